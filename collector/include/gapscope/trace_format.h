@@ -1,0 +1,122 @@
+/*
+ * trace_format.h - the gapscope trace database contract (schema v1).
+ *
+ * The collector writes this format and the viewer reads it; this header and
+ * schema.c are its single owner. It holds the schema version, the SQL that
+ * creates the tables, and the numeric codes stored in the tables. It does not
+ * depend on CUDA: codes that mirror CUPTI enums are repeated here (with the
+ * same values) so that the viewer builds on machines without the toolkit.
+ *
+ * Every time in the database is in nanoseconds on CUPTI's clock
+ * (cuptiGetTimestamp). meta holds the offsets to CLOCK_REALTIME and
+ * CLOCK_MONOTONIC so host-side events can be aligned.
+ */
+#ifndef GAPSCOPE_TRACE_FORMAT_H
+#define GAPSCOPE_TRACE_FORMAT_H
+
+#include <sqlite3.h>
+
+#define GS_SCHEMA_VERSION 1
+#define GS_SQLITE_APPLICATION_ID 0x47415053 /* "GAPS", PRAGMA application_id */
+
+/* api_calls.api */
+enum gs_api_kind {
+	GS_API_RUNTIME = 1,
+	GS_API_DRIVER = 2,
+};
+
+/* memcpys.copy_kind: same values as CUpti_ActivityMemcpyKind */
+enum gs_copy_kind {
+	GS_COPY_UNKNOWN = 0,
+	GS_COPY_HTOD = 1,
+	GS_COPY_DTOH = 2,
+	GS_COPY_HTOA = 3,
+	GS_COPY_ATOH = 4,
+	GS_COPY_ATOA = 5,
+	GS_COPY_ATOD = 6,
+	GS_COPY_DTOA = 7,
+	GS_COPY_DTOD = 8,
+	GS_COPY_HTOH = 9,
+	GS_COPY_PTOP = 10,
+};
+
+/* memcpys.src_kind / dst_kind, memsets.mem_kind: same values as
+ * CUpti_ActivityMemoryKind */
+enum gs_mem_kind {
+	GS_MEM_UNKNOWN = 0,
+	GS_MEM_PAGEABLE = 1,
+	GS_MEM_PINNED = 2,
+	GS_MEM_DEVICE = 3,
+	GS_MEM_ARRAY = 4,
+	GS_MEM_MANAGED = 5,
+	GS_MEM_DEVICE_STATIC = 6,
+	GS_MEM_MANAGED_STATIC = 7,
+};
+
+/* syncs.kind. 1..4 are CUPTI's explicit synchronization types (same values as
+ * CUpti_ActivitySynchronizationType); 16.. are implicit synchronizations the
+ * collector recognises from API calls (syncs.implicit = 1, reason says why). */
+enum gs_sync_kind {
+	GS_SYNC_UNKNOWN = 0,
+	GS_SYNC_EVENT = 1,             /* cudaEventSynchronize */
+	GS_SYNC_STREAM_WAIT_EVENT = 2, /* cudaStreamWaitEvent (GPU-side wait) */
+	GS_SYNC_STREAM = 3,            /* cudaStreamSynchronize */
+	GS_SYNC_CONTEXT = 4,           /* cudaDeviceSynchronize / cuCtxSynchronize */
+	GS_SYNC_IMPLICIT_MEMCPY = 16,    /* synchronous (non-Async) copy */
+	GS_SYNC_IMPLICIT_PAGEABLE = 17,  /* Async copy from/to pageable host memory */
+	GS_SYNC_IMPLICIT_MEMSET = 18,    /* cudaMemset on host-visible memory */
+	GS_SYNC_IMPLICIT_ALLOC = 19,     /* cudaMalloc/cudaFree & twins in steady state */
+	GS_SYNC_IMPLICIT_DEVICE_WIDE = 20, /* cudaDeviceSetLimit and other device-wide calls */
+	GS_SYNC_IMPLICIT_LEGACY_STREAM = 21, /* legacy default stream serialising others */
+};
+
+/* nvtx.kind */
+enum gs_nvtx_kind {
+	GS_NVTX_RANGE = 0, /* push/pop or start/end range: [start, end] */
+	GS_NVTX_MARK = 1,  /* instantaneous: end = start */
+};
+
+/* graph_nodes.type: same values as CUgraphNodeType */
+enum gs_graph_node_type {
+	GS_NODE_KERNEL = 0,
+	GS_NODE_MEMCPY = 1,
+	GS_NODE_MEMSET = 2,
+	GS_NODE_HOST = 3,
+	GS_NODE_GRAPH = 4, /* child graph */
+	GS_NODE_EMPTY = 5,
+	GS_NODE_WAIT_EVENT = 6,
+	GS_NODE_EVENT_RECORD = 7,
+	GS_NODE_EXT_SEMAS_SIGNAL = 8,
+	GS_NODE_EXT_SEMAS_WAIT = 9,
+	GS_NODE_MEM_ALLOC = 10,
+	GS_NODE_MEM_FREE = 11,
+	GS_NODE_BATCH_MEM_OP = 12,
+	GS_NODE_CONDITIONAL = 13,
+};
+
+/* The SQL that creates an empty schema-v1 database (tables only; indexes
+ * are in gs_schema_index_sql and are built at finalize, after bulk load). */
+extern const char gs_schema_sql[];
+extern const char gs_schema_index_sql[];
+
+/* Create the tables and write meta.schema_version. Returns 0 or a negative
+ * SQLite error code. */
+int gs_schema_create(sqlite3 *db);
+
+/* Build the indexes (idempotent). Returns 0 or a negative SQLite error code. */
+int gs_schema_create_indexes(sqlite3 *db);
+
+/* Read meta.schema_version. Returns the version (>0), or a negative value:
+ * GS_SCHEMA_ERR_NOT_GAPSCOPE when the file is SQLite but holds no gapscope
+ * meta table, GS_SCHEMA_ERR_CORRUPT when it cannot be read. */
+#define GS_SCHEMA_ERR_NOT_GAPSCOPE (-1000)
+#define GS_SCHEMA_ERR_CORRUPT (-1001)
+int gs_schema_read_version(sqlite3 *db);
+
+/* Printable names for codes (never NULL). */
+const char *gs_sync_kind_name(int kind);
+const char *gs_copy_kind_name(int kind);
+const char *gs_mem_kind_name(int kind);
+const char *gs_graph_node_type_name(int type);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * schema.c - the SQL of trace schema v1 and helpers to create and check it.
+ *
+ * The one place where the table layout is written down in code; docs/schema.md
+ * documents each column. The collector creates the tables at start and the
+ * indexes at finalize; the viewer only checks the version and reads. Nothing
+ * here depends on CUDA.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gapscope/trace_format.h"
+
+const char gs_schema_sql[] =
+	/* key/value facts: schema_version, collector_version, command_line, pid,
+	 * hostname, start_ns, stop_ns, realtime_offset_ns, monotonic_offset_ns,
+	 * config.*, dropped_records, finalized, ... */
+	"CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+	/* interned strings: kernel names, API names, NVTX texts, reasons */
+	"CREATE TABLE IF NOT EXISTS strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL);\n"
+	"CREATE TABLE IF NOT EXISTS devices (\n"
+	"  id INTEGER PRIMARY KEY,        -- CUDA device ordinal\n"
+	"  name TEXT, uuid TEXT,\n"
+	"  cc_major INTEGER, cc_minor INTEGER,\n"
+	"  sm_count INTEGER,\n"
+	"  core_clock_khz INTEGER, memory_clock_khz INTEGER,\n"
+	"  global_memory_bytes INTEGER,\n"
+	"  l2_cache_bytes INTEGER,\n"
+	"  max_threads_per_block INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS processes (\n"
+	"  pid INTEGER PRIMARY KEY, hostname TEXT, command_line TEXT,\n"
+	"  start_ns INTEGER, end_ns INTEGER, exit_reason TEXT);\n"
+	"CREATE TABLE IF NOT EXISTS threads (tid INTEGER PRIMARY KEY, pid INTEGER, name TEXT);\n"
+	"CREATE TABLE IF NOT EXISTS kernels (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  start INTEGER NOT NULL, end INTEGER NOT NULL,   -- ns\n"
+	"  device INTEGER, context INTEGER, stream INTEGER,\n"
+	"  correlation_id INTEGER,                 -- = api_calls.correlation_id of the launch\n"
+	"  name_id INTEGER,                        -- strings.id (mangled name)\n"
+	"  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n"
+	"  block_x INTEGER, block_y INTEGER, block_z INTEGER,\n"
+	"  registers INTEGER,                      -- per thread\n"
+	"  static_shared_bytes INTEGER, dynamic_shared_bytes INTEGER,\n"
+	"  local_memory_bytes INTEGER,             -- per thread\n"
+	"  graph_id INTEGER,                       -- 0 unless launched from a graph\n"
+	"  graph_node_id INTEGER,                  -- 0 unless launched from a graph\n"
+	"  queued INTEGER, submitted INTEGER,      -- ns; NULL unless latency timestamps on\n"
+	"  launch_type INTEGER,                    -- CUpti_ActivityLaunchType\n"
+	"  is_device_launched INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS api_calls (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  api INTEGER NOT NULL,                   -- 1 runtime, 2 driver\n"
+	"  cbid INTEGER,                           -- CUPTI callback id within that API\n"
+	"  name_id INTEGER,                        -- strings.id, e.g. cudaLaunchKernel\n"
+	"  start INTEGER NOT NULL, end INTEGER NOT NULL,\n"
+	"  pid INTEGER, tid INTEGER,\n"
+	"  correlation_id INTEGER,\n"
+	"  return_code INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS memcpys (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  start INTEGER NOT NULL, end INTEGER NOT NULL,\n"
+	"  device INTEGER, context INTEGER, stream INTEGER, correlation_id INTEGER,\n"
+	"  bytes INTEGER, copy_kind INTEGER, src_kind INTEGER, dst_kind INTEGER,\n"
+	"  is_async INTEGER,                       -- 1 for *Async API copies\n"
+	"  src_device INTEGER, dst_device INTEGER, -- peer copies\n"
+	"  graph_id INTEGER, graph_node_id INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS memsets (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  start INTEGER NOT NULL, end INTEGER NOT NULL,\n"
+	"  device INTEGER, context INTEGER, stream INTEGER, correlation_id INTEGER,\n"
+	"  bytes INTEGER, value INTEGER, mem_kind INTEGER, is_async INTEGER,\n"
+	"  graph_id INTEGER, graph_node_id INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS syncs (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  start INTEGER NOT NULL, end INTEGER NOT NULL, -- host time blocked (explicit) or call span (implicit)\n"
+	"  kind INTEGER NOT NULL,                  -- enum gs_sync_kind\n"
+	"  implicit INTEGER NOT NULL,              -- 0 explicit (CUPTI), 1 recognised by gapscope\n"
+	"  reason_id INTEGER,                      -- strings.id, why it is implicit; NULL if explicit\n"
+	"  api_name_id INTEGER,                    -- strings.id of the API call\n"
+	"  device INTEGER, context INTEGER, stream INTEGER, event INTEGER,\n"
+	"  correlation_id INTEGER, pid INTEGER, tid INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS nvtx (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  start INTEGER NOT NULL, end INTEGER NOT NULL, -- end = start for marks\n"
+	"  kind INTEGER NOT NULL,                  -- 0 range, 1 mark\n"
+	"  text_id INTEGER, domain_id INTEGER,     -- strings.id\n"
+	"  category INTEGER, color INTEGER,        -- color as 0xAARRGGBB, NULL if unset\n"
+	"  pid INTEGER, tid INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS graphs (\n"
+	"  graph_id INTEGER PRIMARY KEY,           -- CUPTI graph id\n"
+	"  original_graph_id INTEGER,              -- source of a clone, else NULL\n"
+	"  device INTEGER, context INTEGER,\n"
+	"  created INTEGER,                        -- ns\n"
+	"  origin INTEGER);                        -- 0 created, 1 cloned, 2 stream capture\n"
+	"CREATE TABLE IF NOT EXISTS graph_nodes (\n"
+	"  node_id INTEGER PRIMARY KEY,            -- CUPTI graph node id\n"
+	"  graph_id INTEGER NOT NULL,\n"
+	"  type INTEGER,                           -- enum gs_graph_node_type (CUgraphNodeType)\n"
+	"  name_id INTEGER,                        -- kernel function name (strings.id)\n"
+	"  original_node_id INTEGER,               -- node it was cloned/instantiated from\n"
+	"  child_graph_id INTEGER,                 -- for child-graph nodes\n"
+	"  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n"
+	"  block_x INTEGER, block_y INTEGER, block_z INTEGER,\n"
+	"  bytes INTEGER,                          -- memcpy/memset size\n"
+	"  created INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS graph_edges (\n"
+	"  graph_id INTEGER NOT NULL, from_node INTEGER NOT NULL, to_node INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (from_node, to_node));\n"
+	"CREATE TABLE IF NOT EXISTS graph_execs (\n"
+	"  exec_id INTEGER PRIMARY KEY,            -- CUPTI graph id of the executable graph\n"
+	"  graph_id INTEGER,                       -- graph it was instantiated from\n"
+	"  device INTEGER, created INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS graph_launches (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  exec_id INTEGER, stream INTEGER,\n"
+	"  correlation_id INTEGER,                 -- shared by all kernels of this launch\n"
+	"  start INTEGER, end INTEGER,             -- the launch API call\n"
+	"  tid INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS overhead (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  kind INTEGER,                           -- CUpti_ActivityOverheadKind\n"
+	"  start INTEGER, end INTEGER,\n"
+	"  object_kind INTEGER, object_id INTEGER);\n";
+
+const char gs_schema_index_sql[] =
+	"CREATE INDEX IF NOT EXISTS kernels_start ON kernels(device, start);\n"
+	"CREATE INDEX IF NOT EXISTS kernels_corr ON kernels(correlation_id);\n"
+	"CREATE INDEX IF NOT EXISTS api_calls_corr ON api_calls(correlation_id);\n"
+	"CREATE INDEX IF NOT EXISTS api_calls_start ON api_calls(tid, start);\n"
+	"CREATE INDEX IF NOT EXISTS memcpys_start ON memcpys(device, start);\n"
+	"CREATE INDEX IF NOT EXISTS memsets_start ON memsets(device, start);\n"
+	"CREATE INDEX IF NOT EXISTS syncs_start ON syncs(tid, start);\n"
+	"CREATE INDEX IF NOT EXISTS nvtx_start ON nvtx(start);\n"
+	"CREATE INDEX IF NOT EXISTS graph_nodes_graph ON graph_nodes(graph_id);\n"
+	"CREATE INDEX IF NOT EXISTS graph_edges_graph ON graph_edges(graph_id);\n";
+
+int gs_schema_create(sqlite3 *db)
+{
+	char sql[128];
+	int rc;
+
+	rc = sqlite3_exec(db, gs_schema_sql, NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return -rc;
+	snprintf(sql, sizeof(sql),
+		 "PRAGMA application_id=%d;"
+		 "INSERT OR REPLACE INTO meta VALUES('schema_version','%d');",
+		 GS_SQLITE_APPLICATION_ID, GS_SCHEMA_VERSION);
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : -rc;
+}
+
+int gs_schema_create_indexes(sqlite3 *db)
+{
+	int rc = sqlite3_exec(db, gs_schema_index_sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : -rc;
+}
+
+int gs_schema_read_version(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, version;
+
+	rc = sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='schema_version'", -1,
+				&st, NULL);
+	if (rc != SQLITE_OK) {
+		/* "no such table" means a valid SQLite file that is not ours;
+		 * anything else (SQLITE_NOTADB, SQLITE_CORRUPT) is damage. */
+		int ext = sqlite3_errcode(db);
+		if (ext == SQLITE_ERROR && strstr(sqlite3_errmsg(db), "no such table"))
+			return GS_SCHEMA_ERR_NOT_GAPSCOPE;
+		return GS_SCHEMA_ERR_CORRUPT;
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+		char *end = NULL;
+		long l = v ? strtol(v, &end, 10) : 0;
+		version = (v && end != v && *end == '\0' && l > 0 && l < 1000000)
+				  ? (int)l
+				  : GS_SCHEMA_ERR_CORRUPT;
+	} else if (rc == SQLITE_DONE) {
+		version = GS_SCHEMA_ERR_NOT_GAPSCOPE;
+	} else {
+		version = GS_SCHEMA_ERR_CORRUPT;
+	}
+	sqlite3_finalize(st);
+	return version;
+}
+
+const char *gs_sync_kind_name(int kind)
+{
+	switch (kind) {
+	case GS_SYNC_EVENT: return "event synchronize";
+	case GS_SYNC_STREAM_WAIT_EVENT: return "stream wait event";
+	case GS_SYNC_STREAM: return "stream synchronize";
+	case GS_SYNC_CONTEXT: return "device synchronize";
+	case GS_SYNC_IMPLICIT_MEMCPY: return "synchronous memcpy";
+	case GS_SYNC_IMPLICIT_PAGEABLE: return "async copy with pageable memory";
+	case GS_SYNC_IMPLICIT_MEMSET: return "memset on host-visible memory";
+	case GS_SYNC_IMPLICIT_ALLOC: return "malloc/free in steady state";
+	case GS_SYNC_IMPLICIT_DEVICE_WIDE: return "device-wide call";
+	case GS_SYNC_IMPLICIT_LEGACY_STREAM: return "legacy default stream";
+	default: return "unknown";
+	}
+}
+
+const char *gs_copy_kind_name(int kind)
+{
+	static const char *const names[] = { "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+					     "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP" };
+	return kind >= 0 && kind <= GS_COPY_PTOP ? names[kind] : "unknown";
+}
+
+const char *gs_mem_kind_name(int kind)
+{
+	static const char *const names[] = { "unknown", "pageable", "pinned",        "device",
+					     "array",   "managed",  "device static", "managed static" };
+	return kind >= 0 && kind <= GS_MEM_MANAGED_STATIC ? names[kind] : "unknown";
+}
+
+const char *gs_graph_node_type_name(int type)
+{
+	static const char *const names[] = {
+		"kernel", "memcpy",      "memset",     "host",   "graph",    "empty",       "wait event",
+		"event record", "ext sema signal", "ext sema wait", "mem alloc", "mem free",
+		"batch mem op", "conditional"
+	};
+	return type >= 0 && type <= GS_NODE_CONDITIONAL ? names[type] : "unknown";
+}
