@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds gapscope with warnings as errors and ASan+UBSan, and runs the test
+# suite (unit and CLI tests; GPU tests skip themselves where there is no GPU).
+# Installs the Debian packages it needs first (tools/deps.sh).
+# Usage: tools/test.sh [build-dir]   (default: build-test)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-test}
+tools/deps.sh
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGAPSCOPE_WERROR=ON -DGAPSCOPE_SANITIZE=ON
+cmake --build "$build" -j"$(nproc)"
+# detect_leaks stays on: the tests must not leak. Chromium-based tests set
+# their own environment.
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
