@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs on the GPU test machine (an H200 for us), from the repository root, with a
+# build folder made elsewhere and carried along (${GS_BUILD:-build}): the GPU
+# tests, the overhead benchmarks and the demos, each under the collector.
+# Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.gz,
+# plus the summary log ${OUT:-out}/gpu-session.log.
+# Usage: tools/gpu-session.sh [step...]   steps: info tests bench demos torch (default: all)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export GS_BUILD=${GS_BUILD:-build}
+OUT=${OUT:-out}
+res="$OUT/gpu-results"
+mkdir -p "$res"
+log="$OUT/gpu-session.log"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(info tests bench demos)
+run_step() {
+  local name=$1; shift
+  echo "=== $name: $*" | tee -a "$log"
+  local t0=$(date +%s%N)
+  OUT="$res/$name" "$@" > "$res/$name.log" 2>&1
+  local rc=$?
+  local t1=$(date +%s%N)
+  tail -n 60 "$res/$name.log" >> "$log"
+  echo "=== $name: exit $rc in $(( (t1 - t0) / 1000000 )) ms" | tee -a "$log"
+}
+for s in "${steps[@]}"; do
+  case $s in
+  info) run_step info bash -c 'nvidia-smi; nvcc --version | tail -1; ldconfig -p | grep -E "cupti|sqlite"; python3 -c "import torch;print(torch.__version__, torch.cuda.get_device_name())"' ;;
+  tests) [ -x tests/gpu/run_gpu_tests.sh ] && run_step tests tests/gpu/run_gpu_tests.sh ;;
+  bench) [ -x bench/run_overhead.sh ] && run_step bench bench/run_overhead.sh ;;
+  demos) [ -x demos/run_all ] && run_step demos demos/run_all ;;
+  *) echo "unknown step $s" | tee -a "$log" ;;
+  esac
+done
+tar -C "$OUT" -czf "$OUT/gpu-results.tar.gz" gpu-results && rm -rf "$res"
+ls -la "$OUT"
