@@ -20,6 +20,10 @@ PHASES = {
         "graph_with_copies", "graph_param_update", "graphs_two_streams",
         "graph_fork_join",
     ],
+    "false_timing": [
+        "naive_host_timer", "cuda_events", "host_timer_with_sync",
+        "host_timer_undrained_queue",
+    ],
 }
 
 
