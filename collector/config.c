@@ -1,0 +1,425 @@
+/*
+ * config.c - the collector's configuration (GAPSCOPE_* environment
+ * variables, read once at init), output path templates, and logging.
+ *
+ * Every invalid value produces exactly one warning and falls back to the
+ * default: a typo in an environment variable must never stop the profiled
+ * application. Warnings are also remembered so the writer can store them in
+ * the trace's meta table. Nothing here touches CUDA, CUPTI or SQLite.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------- logging */
+
+#define GS_MAX_WARNINGS 32
+
+static int log_level = GS_LOG_WARN;
+static void (*log_sink)(const char *line, void *ctx);
+static void *log_sink_ctx;
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char key[64];
+	char msg[256];
+} warnings[GS_MAX_WARNINGS];
+static int n_warnings;
+
+void gs_log_set_level(int level)
+{
+	log_level = level;
+}
+
+int gs_log_get_level(void)
+{
+	return log_level;
+}
+
+void gs_log_set_sink(void (*sink)(const char *line, void *ctx), void *ctx)
+{
+	log_sink = sink;
+	log_sink_ctx = ctx;
+}
+
+static void emit(const char *msg)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "gapscope: %s\n", msg);
+	if (log_sink)
+		log_sink(line, log_sink_ctx);
+	else
+		fputs(line, stderr); /* one fputs: lines of threads do not interleave */
+}
+
+void gs_log(int level, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	if (level > log_level || level == GS_LOG_QUIET)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	emit(msg);
+}
+
+void gs_warn(const char *key, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	int i, seen = 0;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	pthread_mutex_lock(&warn_lock);
+	for (i = 0; i < n_warnings; i++)
+		if (strcmp(warnings[i].key, key) == 0)
+			seen = 1;
+	if (!seen && n_warnings < GS_MAX_WARNINGS) {
+		snprintf(warnings[n_warnings].key, sizeof(warnings[0].key), "%s", key);
+		snprintf(warnings[n_warnings].msg, sizeof(warnings[0].msg), "%s", msg);
+		n_warnings++;
+	}
+	pthread_mutex_unlock(&warn_lock);
+	if (!seen && log_level >= GS_LOG_WARN)
+		emit(msg);
+}
+
+int gs_warning_count(void)
+{
+	int n;
+
+	pthread_mutex_lock(&warn_lock);
+	n = n_warnings;
+	pthread_mutex_unlock(&warn_lock);
+	return n;
+}
+
+int gs_warning_get(int i, const char **key, const char **msg)
+{
+	if (i < 0 || i >= gs_warning_count())
+		return -1;
+	/* Entries are never modified once added (until reset), so handing out
+	 * pointers after the count check is safe. */
+	*key = warnings[i].key;
+	*msg = warnings[i].msg;
+	return 0;
+}
+
+void gs_warnings_reset(void)
+{
+	pthread_mutex_lock(&warn_lock);
+	n_warnings = 0;
+	pthread_mutex_unlock(&warn_lock);
+}
+
+/* ------------------------------------------------------------- activities */
+
+static const struct {
+	const char *word;
+	unsigned bit;
+} act_words[] = {
+    {"kernel", GS_ACT_KERNEL},	 {"memcpy", GS_ACT_MEMCPY}, {"memset", GS_ACT_MEMSET},
+    {"runtime", GS_ACT_RUNTIME}, {"driver", GS_ACT_DRIVER}, {"sync", GS_ACT_SYNC},
+    {"nvtx", GS_ACT_NVTX},	 {"graph", GS_ACT_GRAPH},   {"overhead", GS_ACT_OVERHEAD},
+};
+
+#define N_ACT_WORDS (sizeof(act_words) / sizeof(act_words[0]))
+
+int gs_activities_parse(const char *s, unsigned *act)
+{
+	unsigned bits = 0;
+	const char *p = s;
+
+	if (!s)
+		return -1;
+	for (;;) {
+		const char *b, *e;
+		size_t n, i;
+		int found = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		b = p;
+		while (*p && *p != ',')
+			p++;
+		e = p;
+		while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		n = (size_t)(e - b);
+		if (n == 0)
+			return -1; /* empty item: "kernel,,memcpy" or "" */
+		if (n == 3 && strncmp(b, "all", 3) == 0) {
+			bits |= GS_ACT_ALL;
+			found = 1;
+		}
+		for (i = 0; i < N_ACT_WORDS && !found; i++) {
+			if (strlen(act_words[i].word) == n &&
+			    strncmp(b, act_words[i].word, n) == 0) {
+				bits |= act_words[i].bit;
+				found = 1;
+			}
+		}
+		if (!found)
+			return -1;
+		if (*p == '\0')
+			break;
+		p++; /* the comma */
+	}
+	*act = bits;
+	return 0;
+}
+
+void gs_activities_to_string(unsigned act, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < N_ACT_WORDS; i++) {
+		if (!(act & act_words[i].bit))
+			continue;
+		int n =
+		    snprintf(buf + used, len - used, "%s%s", used ? "," : "", act_words[i].word);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+/* ------------------------------------------------------------- env */
+
+void gs_config_defaults(struct gs_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->output, sizeof(c->output), "%s", GS_DEFAULT_OUTPUT);
+	c->activities = GS_ACT_DEFAULT;
+	c->latency = 0;
+	c->flush_ms = GS_DEFAULT_FLUSH_MS;
+	c->log_level = GS_LOG_WARN;
+	c->buffer_kb = GS_DEFAULT_BUFFER_KB;
+}
+
+/* Strict unsigned decimal: digits only, no sign, no trailing junk. */
+static int parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_log_level(const char *s)
+{
+	static const char *const names[] = {"quiet", "warn", "info", "debug"};
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
+{
+	const char *v;
+	int bad = 0;
+
+	gs_config_defaults(c);
+
+	/* The log level first, so that GAPSCOPE_LOG=quiet also silences the
+	 * warnings about the other variables. */
+	v = get("GAPSCOPE_LOG", ctx);
+	if (v && *v) {
+		int l = parse_log_level(v);
+		if (l < 0) {
+			gs_warn("config.log",
+				"GAPSCOPE_LOG=\"%.64s\" is not one of quiet, warn, info, debug; "
+				"using warn",
+				v);
+			bad++;
+		} else {
+			c->log_level = l;
+		}
+	}
+	gs_log_set_level(c->log_level);
+
+	v = get("GAPSCOPE_OUTPUT", ctx);
+	if (v && *v) {
+		char tmp[4096], err[160];
+		/* Check the syntax now (with dummy values) so a bad template
+		 * warns once at init rather than losing the trace at the end. */
+		if (strlen(v) >= sizeof(c->output) ||
+		    gs_path_expand(v, tmp, sizeof(tmp), 1, "h", get, ctx, err, sizeof(err)) != 0) {
+			gs_warn("config.output", "GAPSCOPE_OUTPUT=\"%.128s\": %s; using \"%s\"", v,
+				strlen(v) >= sizeof(c->output) ? "too long" : err,
+				GS_DEFAULT_OUTPUT);
+			bad++;
+		} else {
+			snprintf(c->output, sizeof(c->output), "%s", v);
+		}
+	}
+
+	v = get("GAPSCOPE_ACTIVITIES", ctx);
+	if (v && *v) {
+		unsigned act;
+		if (gs_activities_parse(v, &act) != 0) {
+			gs_warn(
+			    "config.activities",
+			    "GAPSCOPE_ACTIVITIES=\"%.128s\" is not a comma list of kernel, memcpy, "
+			    "memset, runtime, driver, sync, nvtx, graph, overhead or \"all\"; "
+			    "using the default",
+			    v);
+			bad++;
+		} else {
+			c->activities = act;
+		}
+	}
+
+	v = get("GAPSCOPE_LATENCY", ctx);
+	if (v && *v) {
+		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+			c->latency = v[0] == '1';
+		} else {
+			gs_warn("config.latency",
+				"GAPSCOPE_LATENCY=\"%.64s\" is not 0 or 1; using 0", v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_FLUSH_MS", ctx);
+	if (v && *v) {
+		unsigned ms;
+		if (parse_uint(v, 0, GS_MAX_FLUSH_MS, &ms) != 0) {
+			gs_warn("config.flush_ms",
+				"GAPSCOPE_FLUSH_MS=\"%.64s\" is not a number of milliseconds "
+				"(0..%u); using %u",
+				v, GS_MAX_FLUSH_MS, GS_DEFAULT_FLUSH_MS);
+			bad++;
+		} else {
+			c->flush_ms = ms;
+		}
+	}
+
+	v = get("GAPSCOPE_BUFFER_KB", ctx);
+	if (v && *v) {
+		unsigned kb;
+		if (parse_uint(v, GS_MIN_BUFFER_KB, GS_MAX_BUFFER_KB, &kb) != 0) {
+			gs_warn(
+			    "config.buffer_kb",
+			    "GAPSCOPE_BUFFER_KB=\"%.64s\" is not a size in KiB (%u..%u); using %u",
+			    v, GS_MIN_BUFFER_KB, GS_MAX_BUFFER_KB, GS_DEFAULT_BUFFER_KB);
+			bad++;
+		} else {
+			c->buffer_kb = kb;
+		}
+	}
+	return bad;
+}
+
+/* ------------------------------------------------------------- path template */
+
+static int put(char *out, size_t outlen, size_t *used, const char *s, size_t n)
+{
+	if (*used + n >= outlen)
+		return -1;
+	memcpy(out + *used, s, n);
+	*used += n;
+	out[*used] = '\0';
+	return 0;
+}
+
+int gs_path_expand(const char *tmpl, char *out, size_t outlen, long pid, const char *host,
+		   gs_getenv_fn get, void *ctx, char *err, size_t errlen)
+{
+	size_t used = 0;
+	const char *p;
+
+	if (outlen == 0)
+		return -1;
+	out[0] = '\0';
+	if (!tmpl || !*tmpl) {
+		snprintf(err, errlen, "empty path");
+		return -1;
+	}
+	for (p = tmpl; *p; p++) {
+		char num[32];
+		int rc = 0;
+
+		if (*p != '%') {
+			rc = put(out, outlen, &used, p, 1);
+		} else {
+			p++;
+			switch (*p) {
+			case 'p':
+				snprintf(num, sizeof(num), "%ld", pid);
+				rc = put(out, outlen, &used, num, strlen(num));
+				break;
+			case 'h':
+				rc = put(out, outlen, &used, host ? host : "",
+					 host ? strlen(host) : 0);
+				break;
+			case '%': rc = put(out, outlen, &used, "%", 1); break;
+			case 'q': {
+				const char *close, *val;
+				char name[256];
+				size_t n;
+
+				if (p[1] != '{') {
+					snprintf(err, errlen, "%%q must be followed by {VAR}");
+					return -1;
+				}
+				close = strchr(p + 2, '}');
+				if (!close) {
+					snprintf(err, errlen, "unterminated %%q{ (missing })");
+					return -1;
+				}
+				n = (size_t)(close - (p + 2));
+				if (n == 0 || n >= sizeof(name)) {
+					snprintf(err, errlen, "%%q{} needs a variable name");
+					return -1;
+				}
+				memcpy(name, p + 2, n);
+				name[n] = '\0';
+				val = get(name, ctx);
+				if (val)
+					rc = put(out, outlen, &used, val, strlen(val));
+				p = close;
+				break;
+			}
+			case '\0':
+				snprintf(err, errlen,
+					 "lone %% at the end (write %%%% for a literal %%)");
+				return -1;
+			default:
+				snprintf(err, errlen,
+					 "unknown %%%c (use %%p, %%h, %%q{VAR} or %%%%)",
+					 isprint((unsigned char)*p) ? *p : '?');
+				return -1;
+			}
+		}
+		if (rc != 0) {
+			snprintf(err, errlen, "expanded path is too long");
+			return -1;
+		}
+	}
+	return 0;
+}

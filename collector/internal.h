@@ -1,0 +1,410 @@
+/*
+ * internal.h - private interfaces between the parts of libgapscope.
+ *
+ * The collector is split so that everything but the CUPTI glue can be built
+ * and tested on a machine without a GPU:
+ *   config.c    environment variables, output path template, logging
+ *   writer.c    the SQLite writer (plain C structs in, schema-v1 rows out)
+ *   decode.c    CUPTI activity records (const CUpti_Activity *) -> writer structs
+ *   pipeline.c  the bounded buffer queue and the writer thread
+ *   synthetic.c a buffer format for synthetic records (tests, benchmark)
+ *   collector.c the injection entry points and CUPTI calls (libgapscope.so only)
+ * Only collector.c calls into libcupti; the others use CUPTI's headers for
+ * the record layouts and nothing else. Nothing here is public API: the trace
+ * format (gapscope/trace_format.h) is the contract with the viewer.
+ */
+#ifndef GAPSCOPE_COLLECTOR_INTERNAL_H
+#define GAPSCOPE_COLLECTOR_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cupti_activity.h>
+
+#include "gapscope/trace_format.h"
+
+#define GS_COLLECTOR_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- config */
+
+enum gs_log_level {
+	GS_LOG_QUIET = 0,
+	GS_LOG_WARN = 1,
+	GS_LOG_INFO = 2,
+	GS_LOG_DEBUG = 3,
+};
+
+/* GAPSCOPE_ACTIVITIES words, as bits. */
+enum gs_activity {
+	GS_ACT_KERNEL = 1u << 0,
+	GS_ACT_MEMCPY = 1u << 1,
+	GS_ACT_MEMSET = 1u << 2,
+	GS_ACT_RUNTIME = 1u << 3,
+	GS_ACT_DRIVER = 1u << 4,
+	GS_ACT_SYNC = 1u << 5,
+	GS_ACT_NVTX = 1u << 6,
+	GS_ACT_GRAPH = 1u << 7,
+	GS_ACT_OVERHEAD = 1u << 8,
+};
+#define GS_ACT_ALL 0x1ffu
+/* Driver API records double the API rows of every runtime call and cost the
+ * most; they are opt-in. */
+#define GS_ACT_DEFAULT (GS_ACT_ALL & ~GS_ACT_DRIVER)
+
+#define GS_DEFAULT_OUTPUT "gapscope-%p.db"
+#define GS_DEFAULT_FLUSH_MS 1000u
+#define GS_DEFAULT_BUFFER_KB 8192u
+#define GS_MIN_BUFFER_KB 64u
+#define GS_MAX_BUFFER_KB 1048576u
+#define GS_MAX_FLUSH_MS 3600000u
+
+struct gs_config {
+	char output[4096];   /* path template as in effect (not expanded) */
+	unsigned activities; /* enum gs_activity bits */
+	int latency;	     /* 0/1: cuptiActivityEnableLatencyTimestamps */
+	unsigned flush_ms;   /* ms between forced flushes; 0 = off */
+	int log_level;	     /* enum gs_log_level */
+	unsigned buffer_kb;  /* KiB per CUPTI activity buffer */
+};
+
+/* Where environment values come from (getenv in the library, a table in
+ * tests). Returns NULL when the variable is unset. */
+typedef const char *(*gs_getenv_fn)(const char *name, void *ctx);
+
+/* Fill `c` from GAPSCOPE_* variables. Each invalid value gives one warning
+ * (gs_warn) and the default is used. Returns the number of invalid values. */
+int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx);
+void gs_config_defaults(struct gs_config *c);
+
+/* "kernel,memcpy,..." for the bits in `act` (buf always terminated). */
+void gs_activities_to_string(unsigned act, char *buf, size_t len);
+/* Parse a GAPSCOPE_ACTIVITIES value. Returns 0 and sets *act, or -1. */
+int gs_activities_parse(const char *s, unsigned *act);
+
+/* Expand an output path template: %p pid, %h hostname, %q{VAR} the value of
+ * an environment variable (empty when unset), %% a literal %. Returns 0, or
+ * -1 with a reason in err for malformed templates ("%z", "%q{", trailing
+ * "%") and results that do not fit in `out`. */
+int gs_path_expand(const char *tmpl, char *out, size_t outlen, long pid, const char *host,
+		   gs_getenv_fn get, void *ctx, char *err, size_t errlen);
+
+/* Logging: messages go to stderr as "gapscope: <msg>" when the level allows.
+ * gs_warn also remembers the message under `key` so that it ends up in the
+ * trace as meta "warning.<key>"; a key warns only once. */
+void gs_log_set_level(int level);
+int gs_log_get_level(void);
+void gs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gs_warn(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Test seam: where log lines go (NULL restores stderr). */
+void gs_log_set_sink(void (*sink)(const char *line, void *ctx), void *ctx);
+/* Number of remembered warnings, and the i-th (key, message). */
+int gs_warning_count(void);
+int gs_warning_get(int i, const char **key, const char **msg);
+void gs_warnings_reset(void);
+
+/* ---------------------------------------------------------------- writer */
+
+/* Records as the writer takes them. Times are ns on CUPTI's clock. A
+ * negative value in a field marked "-1: NULL" is stored as SQL NULL. String
+ * fields are ids from gs_writer_intern (0: NULL). */
+struct gs_kernel {
+	uint64_t start, end; /* ns */
+	uint32_t device, context, stream;
+	uint32_t correlation_id;
+	int64_t name_id;		   /* strings.id of the mangled name */
+	int32_t grid_x, grid_y, grid_z;	   /* blocks */
+	int32_t block_x, block_y, block_z; /* threads */
+	uint32_t registers;		   /* per thread */
+	int32_t static_shared;		   /* bytes */
+	int32_t dynamic_shared;		   /* bytes */
+	uint32_t local_memory;		   /* bytes per thread */
+	uint32_t graph_id;		   /* 0 unless from a graph launch */
+	uint64_t graph_node_id;		   /* 0 unless from a graph launch */
+	int has_latency;		   /* queued/submitted valid */
+	uint64_t queued, submitted;	   /* ns */
+	uint8_t launch_type;		   /* CUpti_ActivityLaunchType */
+	uint8_t is_device_launched;
+};
+
+struct gs_api_call {
+	int api; /* GS_API_RUNTIME / GS_API_DRIVER */
+	uint32_t cbid;
+	int64_t name_id;
+	uint64_t start, end; /* ns */
+	uint32_t pid, tid;   /* tid: OS thread id */
+	uint32_t correlation_id;
+	int64_t return_code; /* cudaError_t / CUresult */
+};
+
+struct gs_memcpy {
+	uint64_t start, end; /* ns */
+	uint32_t device, context, stream, correlation_id;
+	uint64_t bytes;
+	uint8_t copy_kind;	    /* enum gs_copy_kind */
+	uint8_t src_kind, dst_kind; /* enum gs_mem_kind */
+	int is_async;
+	int64_t src_device, dst_device; /* -1: NULL (peer copies only) */
+	uint32_t graph_id;
+	uint64_t graph_node_id;
+};
+
+struct gs_memset {
+	uint64_t start, end; /* ns */
+	uint32_t device, context, stream, correlation_id;
+	uint64_t bytes;
+	uint32_t value;
+	uint16_t mem_kind; /* enum gs_mem_kind */
+	int is_async;
+	uint32_t graph_id;
+	uint64_t graph_node_id;
+};
+
+struct gs_sync {
+	uint64_t start, end; /* ns */
+	int kind;	     /* enum gs_sync_kind */
+	int implicit;
+	int64_t reason_id, api_name_id;		/* strings.id, 0: NULL */
+	int64_t device, context, stream, event; /* -1: NULL */
+	uint32_t correlation_id;
+	int64_t pid, tid; /* -1: NULL (filled at finalize from the API call) */
+};
+
+struct gs_nvtx {
+	uint64_t start, end;	    /* ns; end = start for marks */
+	int kind;		    /* enum gs_nvtx_kind */
+	int64_t text_id, domain_id; /* strings.id, 0: NULL */
+	int64_t category;	    /* -1: NULL */
+	int64_t color;		    /* 0xAARRGGBB, -1: NULL */
+	int64_t pid, tid;	    /* -1: NULL */
+};
+
+struct gs_overhead {
+	int kind;	     /* CUpti_ActivityOverheadKind */
+	uint64_t start, end; /* ns */
+	int object_kind;     /* CUpti_ActivityObjectKind */
+	int64_t object_id;   /* thread id or device id */
+};
+
+struct gs_device {
+	uint32_t id; /* CUDA device ordinal */
+	const char *name;
+	char uuid[40]; /* "GPU-xxxxxxxx-..." or "" */
+	int cc_major, cc_minor;
+	int64_t sm_count;
+	int64_t core_clock_khz;	     /* kHz */
+	int64_t memory_clock_khz;    /* kHz, -1: NULL */
+	int64_t global_memory_bytes; /* bytes */
+	int64_t l2_cache_bytes;	     /* bytes */
+	int64_t max_threads_per_block;
+};
+
+struct gs_process {
+	int64_t pid;
+	const char *hostname, *command_line;
+	uint64_t start_ns, end_ns; /* ns */
+	const char *exit_reason;
+};
+
+/* Graph topology (CUPTI resource callbacks). */
+struct gs_graph {
+	uint32_t graph_id;
+	int64_t original_graph_id; /* -1: NULL */
+	int64_t device, context;   /* -1: NULL */
+	uint64_t created;	   /* ns */
+	int origin;		   /* 0 created, 1 cloned, 2 stream capture */
+};
+
+struct gs_graph_node {
+	uint64_t node_id;
+	uint32_t graph_id;
+	int type;		   /* CUgraphNodeType, -1: NULL */
+	int64_t name_id;	   /* kernel function name, 0: NULL */
+	int64_t original_node_id;  /* -1: NULL */
+	int64_t child_graph_id;	   /* -1: NULL */
+	int64_t grid[3], block[3]; /* -1: NULL */
+	int64_t bytes;		   /* -1: NULL */
+	uint64_t created;	   /* ns */
+};
+
+struct gs_graph_launch {
+	uint32_t exec_id;
+	int64_t stream; /* -1: NULL */
+	uint32_t correlation_id;
+	int64_t tid;
+};
+
+struct gs_writer;
+
+/* Create the database at `path` (which must not be in use), set WAL and
+ * create the schema. On failure returns a negative value and a sentence in
+ * err. */
+int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t errlen);
+/* Close without finalizing (the file stays a valid, unfinalized WAL db). */
+void gs_writer_close(struct gs_writer *w);
+/* Non-zero once a SQLite error stopped the writer (it warned once). */
+int gs_writer_failed(const struct gs_writer *w);
+
+int gs_writer_begin(struct gs_writer *w);
+int gs_writer_commit(struct gs_writer *w);
+
+/* Intern a string: same text -> same id (>0); NULL -> 0. */
+int64_t gs_writer_intern(struct gs_writer *w, const char *s);
+/* Number of distinct strings interned so far. */
+int64_t gs_writer_string_count(const struct gs_writer *w);
+
+int gs_writer_meta(struct gs_writer *w, const char *key, const char *value);
+int gs_writer_meta_int(struct gs_writer *w, const char *key, int64_t value);
+
+int gs_writer_kernel(struct gs_writer *w, const struct gs_kernel *k);
+int gs_writer_api_call(struct gs_writer *w, const struct gs_api_call *a);
+int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m);
+int gs_writer_memset(struct gs_writer *w, const struct gs_memset *m);
+int gs_writer_sync(struct gs_writer *w, const struct gs_sync *s);
+int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n);
+int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o);
+int gs_writer_device(struct gs_writer *w, const struct gs_device *d);
+int gs_writer_process(struct gs_writer *w, const struct gs_process *p);
+int gs_writer_thread(struct gs_writer *w, int64_t tid, int64_t pid, const char *name);
+int gs_writer_graph(struct gs_writer *w, const struct gs_graph *g);
+int gs_writer_graph_node(struct gs_writer *w, const struct gs_graph_node *n);
+int gs_writer_graph_edge(struct gs_writer *w, uint32_t graph_id, uint64_t from, uint64_t to);
+int gs_writer_graph_exec(struct gs_writer *w, uint32_t exec_id, int64_t graph_id, int64_t device,
+			 uint64_t created);
+int gs_writer_graph_launch(struct gs_writer *w, const struct gs_graph_launch *l);
+
+/* Remember that API calls named by `name_id` are implicit synchronizations of
+ * `kind` (GS_SYNC_IMPLICIT_ALLOC or _DEVICE_WIDE) for `reason`. The rows are
+ * derived at finalize (ALLOC ones only after the first kernel launch). */
+int gs_writer_implicit_api(struct gs_writer *w, int64_t name_id, int kind, const char *reason);
+
+/* Finalize: derive implicit syncs, complete explicit sync rows from their API
+ * calls, complete graph launches, build indexes, write meta stop_ns and
+ * finalized=1, checkpoint and switch the journal back to DELETE so the result
+ * is one self-contained file, then close. Returns 0 or negative; the writer
+ * is freed either way. */
+int gs_writer_finalize(struct gs_writer *w, uint64_t stop_ns);
+
+/* Counters. */
+struct gs_writer_stats {
+	uint64_t rows;	  /* rows inserted */
+	uint64_t batches; /* committed transactions */
+};
+void gs_writer_get_stats(const struct gs_writer *w, struct gs_writer_stats *s);
+
+/* Implicit synchronisation by API name (version suffixes like "_v3020" or
+ * "_v2" ignored). Returns GS_SYNC_IMPLICIT_ALLOC, GS_SYNC_IMPLICIT_DEVICE_WIDE
+ * or 0, and the plain-English reason. */
+int gs_implicit_api_class(const char *api_name, const char **reason);
+
+/* Reasons of the record-derived implicit syncs (also in docs/collector.md). */
+#define GS_REASON_SYNC_MEMCPY "cudaMemcpy is synchronous: host waits for the device"
+#define GS_REASON_PAGEABLE "cudaMemcpyAsync from pageable host memory is staged synchronously"
+#define GS_REASON_MEMSET "cudaMemset on host-visible (pinned or managed) memory is synchronous"
+
+/* ---------------------------------------------------------------- decode */
+
+/* Same signature as cuptiActivityGetNextRecord: the collector passes that;
+ * tests and the benchmark pass gs_synthetic_next. Returns 0 and sets *rec to
+ * the next record (start with *rec = NULL), non-zero at the end. */
+typedef int (*gs_next_record_fn)(uint8_t *buf, size_t valid, CUpti_Activity **rec);
+/* Name of an API callback id (cuptiGetCallbackName in the collector). */
+typedef const char *(*gs_api_name_fn)(int api, uint32_t cbid, void *ctx);
+
+#define GS_MAX_CBID 2048
+
+struct gs_nvtx_pending;
+
+struct gs_decoder {
+	struct gs_writer *w;
+	int latency; /* latency timestamps were enabled */
+	gs_next_record_fn next;
+	gs_api_name_fn api_name;
+	void *api_name_ctx;
+	int64_t api_name_id[2][GS_MAX_CBID]; /* 0 unknown yet */
+	struct gs_nvtx_pending *nvtx;	     /* open NVTX ranges by marker id */
+	uint64_t records;		     /* records decoded */
+	uint64_t skipped;		     /* records of kinds we do not store */
+};
+
+void gs_decoder_init(struct gs_decoder *d, struct gs_writer *w, int latency, gs_next_record_fn next,
+		     gs_api_name_fn api_name, void *api_name_ctx);
+void gs_decoder_free(struct gs_decoder *d);
+/* Decode one record into the writer (inside the caller's transaction). */
+int gs_decode_record(struct gs_decoder *d, const CUpti_Activity *rec);
+/* Decode every record of a completed buffer; returns the number of records. */
+size_t gs_decode_buffer(struct gs_decoder *d, uint8_t *buf, size_t valid);
+/* Count the records of a buffer without decoding (for drop accounting). */
+size_t gs_count_records(gs_next_record_fn next, uint8_t *buf, size_t valid);
+/* Called after each batch and at finalize: write NVTX marks whose data
+ * record has been seen or will not come (end of batch); at finalize
+ * (`final`), ranges never closed are written with end = stop_ns. */
+int gs_decoder_flush_nvtx(struct gs_decoder *d, int final, uint64_t stop_ns);
+
+/* ---------------------------------------------------------------- pipeline */
+
+/* A graph-topology event from a CUPTI callback, queued to the writer thread
+ * in order with the activity buffers. */
+enum gs_event_kind {
+	GS_EV_GRAPH = 1,
+	GS_EV_GRAPH_NODE,
+	GS_EV_GRAPH_EDGE,
+	GS_EV_GRAPH_EXEC,
+	GS_EV_GRAPH_LAUNCH,
+};
+
+struct gs_event {
+	int kind; /* enum gs_event_kind */
+	union {
+		struct gs_graph graph;
+		struct {
+			struct gs_graph_node n; /* name_id unused: name below */
+			char name[256];		/* kernel function name or "" */
+		} node;
+		struct {
+			uint32_t graph_id;
+			uint64_t from, to;
+		} edge;
+		struct {
+			uint32_t exec_id;
+			int64_t graph_id, device;
+			uint64_t created;
+		} exec;
+		struct gs_graph_launch launch;
+	} u;
+};
+
+struct gs_pipeline;
+
+/* Start the writer thread. It owns d->w from now until gs_pipeline_stop.
+ * max_pending: completed buffers waiting to be written before new ones are
+ * dropped (never block the application). */
+int gs_pipeline_start(struct gs_pipeline **out, struct gs_decoder *d, size_t max_pending);
+/* Hand over a completed buffer (malloc'ed; the pipeline frees it). Returns 0,
+ * or -1 when the queue is full: the buffer is dropped and its records
+ * counted. Never blocks on the writer. */
+int gs_pipeline_submit(struct gs_pipeline *p, uint8_t *buf, size_t valid);
+/* Queue an event (copied). Events are never dropped. */
+int gs_pipeline_event(struct gs_pipeline *p, const struct gs_event *ev);
+/* Wait until everything handed over so far is committed, at most
+ * timeout_ms (0: no limit). Returns 0, or -1 on timeout. */
+int gs_pipeline_sync(struct gs_pipeline *p, unsigned timeout_ms);
+/* Records dropped because the queue was full. */
+uint64_t gs_pipeline_dropped(struct gs_pipeline *p);
+/* Drain the queue, stop and join the writer thread, free the pipeline (the
+ * writer is the caller's again). */
+void gs_pipeline_stop(struct gs_pipeline *p);
+
+/* Apply one event to the writer (used by the writer thread; tests). */
+int gs_apply_event(struct gs_writer *w, const struct gs_event *ev);
+
+/* ---------------------------------------------------------------- synthetic */
+
+/* A synthetic activity buffer: each record is stored as an 8-byte header
+ * (its size) followed by the record, 8-byte aligned. Only tests and the
+ * benchmark build these; CUPTI's own buffers are walked by
+ * cuptiActivityGetNextRecord. */
+size_t gs_synthetic_append(uint8_t *buf, size_t cap, size_t used, const void *rec, size_t size);
+int gs_synthetic_next(uint8_t *buf, size_t valid, CUpti_Activity **rec);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * test_collector_config.c - the collector's environment parsing and output
+ * path templates (collector/config.c), without CUDA.
+ *
+ * Environment values come from a table (the getenv seam), warnings are
+ * captured through the log sink so each test checks exactly what a user
+ * would see on stderr.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+/* ---- a fake environment */
+struct env {
+	const char *kv[16][2];
+};
+
+static const char *env_get(const char *name, void *ctx)
+{
+	struct env *e = ctx;
+	int i;
+
+	for (i = 0; i < 16 && e->kv[i][0]; i++)
+		if (strcmp(e->kv[i][0], name) == 0)
+			return e->kv[i][1];
+	return NULL;
+}
+
+/* ---- captured log lines */
+static char last_line[512];
+static int n_lines;
+
+static void sink(const char *line, void *ctx)
+{
+	(void)ctx;
+	snprintf(last_line, sizeof(last_line), "%s", line);
+	n_lines++;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	gs_warnings_reset();
+	gs_log_set_sink(sink, NULL);
+	gs_log_set_level(GS_LOG_WARN);
+	last_line[0] = '\0';
+	n_lines = 0;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	gs_log_set_sink(NULL, NULL);
+	return 0;
+}
+
+/* ---- path templates */
+static void expand_ok(const char *tmpl, struct env *e, const char *want)
+{
+	char out[256], err[128] = "";
+	int rc =
+	    gs_path_expand(tmpl, out, sizeof(out), 4242, "node7", env_get, e, err, sizeof(err));
+	if (rc != 0)
+		fail_msg("template \"%s\" failed: %s", tmpl, err);
+	assert_string_equal(out, want);
+}
+
+static void test_path_pid_host_percent(void **state)
+{
+	struct env e = {{{NULL, NULL}}};
+	(void)state;
+	expand_ok("gapscope-%p.db", &e, "gapscope-4242.db");
+	expand_ok("/tmp/%h/run-%p.db", &e, "/tmp/node7/run-4242.db");
+	expand_ok("100%%-%p", &e, "100%-4242");
+	expand_ok("plain.db", &e, "plain.db");
+}
+
+static void test_path_env_variable(void **state)
+{
+	struct env e = {{{"RANK", "3"}, {"JOB", "abc"}}};
+	(void)state;
+	expand_ok("r%q{RANK}-%q{JOB}.db", &e, "r3-abc.db");
+	/* An unset variable expands to nothing. */
+	expand_ok("r%q{NOPE}.db", &e, "r.db");
+}
+
+static void expand_bad(const char *tmpl, const char *why)
+{
+	struct env e = {{{NULL, NULL}}};
+	char out[256], err[128] = "";
+	assert_int_equal(
+	    gs_path_expand(tmpl, out, sizeof(out), 1, "h", env_get, &e, err, sizeof(err)), -1);
+	if (!strstr(err, why))
+		fail_msg("template \"%s\": error \"%s\" does not mention \"%s\"", tmpl, err, why);
+}
+
+static void test_path_malformed(void **state)
+{
+	(void)state;
+	expand_bad("a%q{", "unterminated");
+	expand_bad("a%q{RANK", "unterminated");
+	expand_bad("a%qRANK", "%q must be followed");
+	expand_bad("a%q{}b", "variable name");
+	expand_bad("a%z", "unknown %z");
+	expand_bad("trailing%", "lone %");
+	expand_bad("", "empty");
+}
+
+static void test_path_too_long(void **state)
+{
+	struct env e = {{{NULL, NULL}}};
+	char out[8], err[128];
+	(void)state;
+	assert_int_equal(
+	    gs_path_expand("abcdefgh", out, sizeof(out), 1, "h", env_get, &e, err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "too long"));
+	/* Exactly 7 characters + NUL fit. */
+	assert_int_equal(
+	    gs_path_expand("abc%p", out, sizeof(out), 1234, "h", env_get, &e, err, sizeof(err)), 0);
+	assert_string_equal(out, "abc1234");
+}
+
+/* ---- environment */
+static void test_env_defaults(void **state)
+{
+	struct env e = {{{NULL, NULL}}};
+	struct gs_config c;
+	char acts[128];
+	(void)state;
+	assert_int_equal(gs_config_from_env(&c, env_get, &e), 0);
+	assert_string_equal(c.output, "gapscope-%p.db");
+	assert_int_equal(c.activities, GS_ACT_ALL & ~GS_ACT_DRIVER);
+	gs_activities_to_string(c.activities, acts, sizeof(acts));
+	assert_string_equal(acts, "kernel,memcpy,memset,runtime,sync,nvtx,graph,overhead");
+	assert_int_equal(c.latency, 0);
+	assert_int_equal(c.flush_ms, 1000);
+	assert_int_equal(c.log_level, GS_LOG_WARN);
+	assert_int_equal(c.buffer_kb, 8192);
+	assert_int_equal(n_lines, 0);
+	assert_int_equal(gs_warning_count(), 0);
+}
+
+static void test_env_valid_values(void **state)
+{
+	struct env e = {{
+	    {"GAPSCOPE_OUTPUT", "out/%q{RANK}-%p.db"},
+	    {"GAPSCOPE_ACTIVITIES", " kernel, runtime ,nvtx"},
+	    {"GAPSCOPE_LATENCY", "1"},
+	    {"GAPSCOPE_FLUSH_MS", "0"},
+	    {"GAPSCOPE_LOG", "debug"},
+	    {"GAPSCOPE_BUFFER_KB", "1024"},
+	}};
+	struct gs_config c;
+	(void)state;
+	assert_int_equal(gs_config_from_env(&c, env_get, &e), 0);
+	assert_string_equal(c.output, "out/%q{RANK}-%p.db");
+	assert_int_equal(c.activities, GS_ACT_KERNEL | GS_ACT_RUNTIME | GS_ACT_NVTX);
+	assert_int_equal(c.latency, 1);
+	assert_int_equal(c.flush_ms, 0);
+	assert_int_equal(c.log_level, GS_LOG_DEBUG);
+	assert_int_equal(gs_log_get_level(), GS_LOG_DEBUG);
+	assert_int_equal(c.buffer_kb, 1024);
+	assert_int_equal(n_lines, 0);
+}
+
+static void test_env_all_activities(void **state)
+{
+	struct env e = {{{"GAPSCOPE_ACTIVITIES", "all"}}};
+	struct gs_config c;
+	(void)state;
+	assert_int_equal(gs_config_from_env(&c, env_get, &e), 0);
+	assert_int_equal(c.activities, 0x1ff);
+	assert_true(c.activities & GS_ACT_DRIVER);
+}
+
+/* One invalid variable: exactly one warning line naming it, default kept. */
+static void check_one_bad(const char *var, const char *value, const char *key)
+{
+	struct env e = {{{var, value}}};
+	struct gs_config c, d;
+	const char *k, *m;
+
+	setup(NULL);
+	gs_config_defaults(&d);
+	assert_int_equal(gs_config_from_env(&c, env_get, &e), 1);
+	assert_int_equal(n_lines, 1);
+	if (strncmp(last_line, "gapscope: ", 10) != 0 || !strstr(last_line, var))
+		fail_msg("warning for %s=%s is \"%s\"", var, value, last_line);
+	assert_int_equal(gs_warning_count(), 1);
+	assert_int_equal(gs_warning_get(0, &k, &m), 0);
+	assert_string_equal(k, key);
+	/* the defaults are in effect */
+	assert_string_equal(c.output, d.output);
+	assert_int_equal(c.activities, d.activities);
+	assert_int_equal(c.latency, d.latency);
+	assert_int_equal(c.flush_ms, d.flush_ms);
+	assert_int_equal(c.buffer_kb, d.buffer_kb);
+}
+
+static void test_env_invalid_values(void **state)
+{
+	(void)state;
+	check_one_bad("GAPSCOPE_OUTPUT", "x%z.db", "config.output");
+	check_one_bad("GAPSCOPE_OUTPUT", "x%q{RANK", "config.output");
+	check_one_bad("GAPSCOPE_ACTIVITIES", "kernel,gpu", "config.activities");
+	check_one_bad("GAPSCOPE_ACTIVITIES", "kernel,,memcpy", "config.activities");
+	check_one_bad("GAPSCOPE_LATENCY", "yes", "config.latency");
+	check_one_bad("GAPSCOPE_LATENCY", "2", "config.latency");
+	check_one_bad("GAPSCOPE_FLUSH_MS", "-5", "config.flush_ms");
+	check_one_bad("GAPSCOPE_FLUSH_MS", "10ms", "config.flush_ms");
+	check_one_bad("GAPSCOPE_FLUSH_MS", "3600001", "config.flush_ms");
+	check_one_bad("GAPSCOPE_BUFFER_KB", "8", "config.buffer_kb");
+	check_one_bad("GAPSCOPE_BUFFER_KB", "lots", "config.buffer_kb");
+	check_one_bad("GAPSCOPE_LOG", "verbose", "config.log");
+}
+
+static void test_env_quiet_silences_warnings(void **state)
+{
+	struct env e = {{{"GAPSCOPE_LOG", "quiet"}, {"GAPSCOPE_LATENCY", "maybe"}}};
+	struct gs_config c;
+	(void)state;
+	assert_int_equal(gs_config_from_env(&c, env_get, &e), 1);
+	assert_int_equal(n_lines, 0);
+	/* still remembered for the trace's meta table */
+	assert_int_equal(gs_warning_count(), 1);
+	gs_log_set_level(GS_LOG_WARN);
+}
+
+static void test_warning_key_warns_once(void **state)
+{
+	(void)state;
+	gs_warn("subscriber", "first");
+	gs_warn("subscriber", "second");
+	gs_warn("writer", "third");
+	assert_int_equal(n_lines, 2);
+	assert_string_equal(last_line, "gapscope: third\n");
+	assert_int_equal(gs_warning_count(), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_path_pid_host_percent, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_path_env_variable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_path_malformed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_path_too_long, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_defaults, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_valid_values, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_all_activities, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_invalid_values, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_quiet_silences_warnings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_warning_key_warns_once, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
