@@ -1,0 +1,322 @@
+/*
+ * test_export_chrome.c - the Chrome trace exporter on the hand-made
+ * fixture (test_export_fixture.c): the output parses as JSON (jansson),
+ * holds exactly the events the fixture's rows call for, with times in µs
+ * from the first event, hostile names intact, flow arrows from launches,
+ * and "X" slices that nest on every track (Perfetto drops overlapping ones).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "export.h"
+#include "test_export_fixture.h"
+
+struct fx {
+	char dir[64];
+	char path[128];
+	struct trace t;
+};
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	char err[256];
+
+	strcpy(fx->dir, "/tmp/gs_test_chrome_XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	snprintf(fx->path, sizeof(fx->path), "%s/run.db", fx->dir);
+	if (fixture_write(fx->path, 0) || trace_open(&fx->t, fx->path, err, sizeof(err)))
+		return -1;
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	trace_close(&fx->t);
+	unlink(fx->path);
+	rmdir(fx->dir);
+	free(fx);
+	return 0;
+}
+
+static json_t *export_parse(struct fx *fx, const struct export_event *gaps, size_t ngaps)
+{
+	char *buf = NULL, err[256] = "";
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	json_error_t jerr;
+	json_t *root;
+
+	assert_int_equal(export_chrome(&fx->t, f, gaps, ngaps, err, sizeof(err)), 0);
+	fclose(f);
+	root = json_loads(buf, 0, &jerr);
+	if (!root)
+		fprintf(stderr, "line %d: %s\n", jerr.line, jerr.text);
+	assert_non_null(root);
+	free(buf);
+	return root;
+}
+
+static int count_ph(json_t *evs, const char *ph)
+{
+	size_t i;
+	json_t *e;
+	int n = 0;
+
+	json_array_foreach(evs, i, e) if (!strcmp(json_string_value(json_object_get(e, "ph")), ph))
+	    n++;
+	return n;
+}
+
+/* the event with this ph and name (exactly one must exist) */
+static json_t *find(json_t *evs, const char *ph, const char *name)
+{
+	size_t i;
+	json_t *e, *found = NULL;
+	int n = 0;
+
+	json_array_foreach(evs, i, e)
+	{
+		const char *nm = json_string_value(json_object_get(e, "name"));
+		if (!strcmp(json_string_value(json_object_get(e, "ph")), ph) && nm &&
+		    !strcmp(nm, name)) {
+			found = e;
+			n++;
+		}
+	}
+	assert_int_equal(n, 1);
+	return found;
+}
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	assert_true(json_is_number(v));
+	return json_number_value(v);
+}
+
+static void assert_close(double got, double want)
+{
+	if (fabs(got - want) > 1e-9) {
+		fprintf(stderr, "got %.9f, want %.9f\n", got, want);
+		fail();
+	}
+}
+
+static void test_chrome_event_counts_match_the_fixture(void **state)
+{
+	json_t *root = export_parse(*state, NULL, 0);
+	json_t *evs = json_object_get(root, "traceEvents");
+
+	/* 7 metadata (GPU process name+sort, 2 streams, host process name+sort,
+	 * 1 thread); 12 slices (4 kernels, 1 copy, 1 memset, 5 API calls,
+	 * 1 NVTX range); 1 mark; 2 syncs as b/e; 4 launches with a recorded
+	 * API call (kernels 1-3, the copy) as s/f flow pairs. */
+	assert_int_equal(json_array_size(evs), 32);
+	assert_int_equal(count_ph(evs, "M"), 7);
+	assert_int_equal(count_ph(evs, "X"), 12);
+	assert_int_equal(count_ph(evs, "i"), 1);
+	assert_int_equal(count_ph(evs, "b"), 2);
+	assert_int_equal(count_ph(evs, "e"), 2);
+	assert_int_equal(count_ph(evs, "s"), 4);
+	assert_int_equal(count_ph(evs, "f"), 4);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(root, "otherData"), "origin_ns")),
+	    "900");
+	json_decref(root);
+}
+
+static void test_chrome_kernel_times_are_us_from_first_event(void **state)
+{
+	json_t *root = export_parse(*state, NULL, 0);
+	json_t *evs = json_object_get(root, "traceEvents");
+	json_t *k = find(evs, "X", FIX_KERNEL_TEMPLATE), *args = json_object_get(k, "args");
+
+	/* kernel 1: [2000, 4000] ns, origin 900 ns */
+	assert_close(num(k, "ts"), 1.1);
+	assert_close(num(k, "dur"), 2.0);
+	assert_int_equal(num(k, "pid"), EXPORT_GPU_PID(0));
+	assert_int_equal(num(k, "tid"), 7);
+	assert_string_equal(json_string_value(json_object_get(args, "grid")), "2x1x1");
+	assert_string_equal(json_string_value(json_object_get(args, "block")), "128x1x1");
+	assert_int_equal(num(args, "registers"), 32);
+	assert_int_equal(num(args, "shared_bytes"), 1024);
+	assert_int_equal(num(args, "correlation_id"), 10);
+
+	/* the memcpy: [5200, 6000] */
+	k = find(evs, "X", "Memcpy HtoD");
+	assert_close(num(k, "ts"), 4.3);
+	assert_close(num(k, "dur"), 0.8);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(k, "args"), "src")),
+			    "pageable");
+	json_decref(root);
+}
+
+static void test_chrome_hostile_names_survive_intact(void **state)
+{
+	json_t *root = export_parse(*state, NULL, 0);
+	json_t *evs = json_object_get(root, "traceEvents");
+	json_t *e;
+
+	e = find(evs, "X", FIX_KERNEL_SCRIPT);
+	assert_close(num(e, "ts"), 9.1); /* [10000, 10500] */
+	e = find(evs, "X", FIX_NVTX_TEXT);
+	assert_close(num(e, "ts"), 0.0); /* [900, 9900] */
+	assert_close(num(e, "dur"), 9.0);
+	find(evs, "X", FIX_KERNEL_UTF8);
+	/* the invalid byte 0xFF became U+FFFD */
+	e = find(evs, "X", "bad\xef\xbf\xbdutf8");
+	assert_int_equal(num(e, "tid"), 13);
+	find(evs, "i", FIX_KERNEL_SCRIPT); /* the NVTX mark */
+	json_decref(root);
+}
+
+static void test_chrome_tracks_are_named(void **state)
+{
+	json_t *root = export_parse(*state, NULL, 0);
+	json_t *evs = json_object_get(root, "traceEvents");
+	const char *want[] = {"GPU 0 (NVIDIA H200)", "process 4242 (./app --n=3)", "stream 7",
+			      "stream 13", "main (thread 4243)"};
+	size_t i, j;
+	json_t *e;
+
+	for (j = 0; j < sizeof(want) / sizeof(want[0]); j++) {
+		int n = 0;
+		json_array_foreach(evs, i, e)
+		{
+			const char *v =
+			    json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+			if (!strcmp(json_string_value(json_object_get(e, "ph")), "M") && v &&
+			    !strcmp(v, want[j]))
+				n++;
+		}
+		assert_int_equal(n, 1);
+	}
+	json_decref(root);
+}
+
+static void test_chrome_flow_goes_from_launch_call_to_kernel(void **state)
+{
+	json_t *root = export_parse(*state, NULL, 0);
+	json_t *evs = json_object_get(root, "traceEvents");
+	json_t *e, *s = NULL, *f = NULL;
+	size_t i;
+
+	/* kernel 1 is row 1 of kernels: flow id 1 * 3 + EXPORT_EV_KERNEL */
+	json_array_foreach(evs, i, e)
+	{
+		json_t *id = json_object_get(e, "id");
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+		if (!id || json_integer_value(id) != 3)
+			continue;
+		if (!strcmp(ph, "s"))
+			s = e;
+		if (!strcmp(ph, "f"))
+			f = e;
+	}
+	assert_non_null(s);
+	assert_non_null(f);
+	/* mid-points: API call [1000, 1500] -> 1250; kernel [2000, 4000] -> 3000 */
+	assert_close(num(s, "ts"), 0.35);
+	assert_int_equal(num(s, "pid"), 4242);
+	assert_int_equal(num(s, "tid"), 4243);
+	assert_close(num(f, "ts"), 2.1);
+	assert_int_equal(num(f, "pid"), EXPORT_GPU_PID(0));
+	assert_int_equal(num(f, "tid"), 7);
+	assert_string_equal(json_string_value(json_object_get(f, "bp")), "e");
+	json_decref(root);
+}
+
+static void test_chrome_slices_nest_on_every_track(void **state)
+{
+	json_t *root = export_parse(*state, NULL, 0);
+	json_t *evs = json_object_get(root, "traceEvents");
+	json_t *a, *b;
+	size_t i, j;
+	int pairs = 0;
+
+	json_array_foreach(evs, i, a)
+	{
+		if (strcmp(json_string_value(json_object_get(a, "ph")), "X"))
+			continue;
+		json_array_foreach(evs, j, b)
+		{
+			double a0, a1, b0, b1;
+			if (j <= i || strcmp(json_string_value(json_object_get(b, "ph")), "X") ||
+			    num(a, "pid") != num(b, "pid") || num(a, "tid") != num(b, "tid"))
+				continue;
+			a0 = num(a, "ts"), a1 = a0 + num(a, "dur");
+			b0 = num(b, "ts"), b1 = b0 + num(b, "dur");
+			/* disjoint, or one inside the other */
+			assert_true(a1 <= b0 || b1 <= a0 || (a0 <= b0 && b1 <= a1) ||
+				    (b0 <= a0 && a1 <= b1));
+			pairs++;
+		}
+	}
+	/* same-track pairs: stream 7 has 5 slices (10 pairs), the host
+	 * thread 6 (15 pairs); stream 13 has one */
+	assert_int_equal(pairs, 25);
+	json_decref(root);
+}
+
+static void test_chrome_gaps_get_their_own_track(void **state)
+{
+	struct export_event gap;
+	json_t *root, *evs, *g;
+
+	memset(&gap, 0, sizeof(gap));
+	gap.kind = EXPORT_EV_GAP;
+	gap.pid = 0;
+	gap.start = 6300;
+	gap.end = 10000;
+	gap.name = "idle";
+	gap.cause_name = "sync-bound";
+	gap.detail = "the host waited in \"cudaStreamSynchronize\"";
+	root = export_parse(*state, &gap, 1);
+	evs = json_object_get(root, "traceEvents");
+	/* 32 + gap track name and sort index + the gap */
+	assert_int_equal(json_array_size(evs), 35);
+	g = find(evs, "X", "idle");
+	assert_close(num(g, "ts"), 5.4);
+	assert_close(num(g, "dur"), 3.7);
+	assert_int_equal(num(g, "pid"), EXPORT_GPU_PID(0));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(g, "args"), "cause")),
+			    "sync-bound");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(g, "args"), "explanation")),
+	    gap.detail);
+	json_decref(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_chrome_event_counts_match_the_fixture, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_kernel_times_are_us_from_first_event, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_hostile_names_survive_intact, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_tracks_are_named, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_flow_goes_from_launch_call_to_kernel, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_slices_nest_on_every_track, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_gaps_get_their_own_track, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

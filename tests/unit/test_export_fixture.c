@@ -1,0 +1,111 @@
+/*
+ * test_export_fixture.c - writes the small trace the render tests read
+ * (see test_export_fixture.h). The rows, all times in ns:
+ *
+ * device 0 "NVIDIA H200"; process 4242 "./app --n=3"; thread 4243 "main".
+ * api_calls (pid 4242, tid 4243):
+ *   1 cudaLaunchKernel       [1000, 1500] corr 10
+ *   2 cudaLaunchKernel       [2000, 2600] corr 11
+ *   3 cudaMemcpyAsync        [3000, 3400] corr 12
+ *   4 cudaStreamSynchronize  [3500, 9000] corr 13
+ *   5 cudaLaunchKernel       [9500, 9800] corr 14
+ * kernels (device 0):
+ *   1 FIX_KERNEL_TEMPLATE  [2000, 4000]   stream 7  corr 10  grid 2x1x1 block 128x1x1
+ *                                                   32 regs, 1024 B static shared
+ *   2 FIX_KERNEL_UTF8      [4100, 5000]   stream 7  corr 11
+ *   3 FIX_KERNEL_SCRIPT    [10000, 10500] stream 7  corr 14
+ *   4 FIX_KERNEL_BAD_UTF8  [11000, 11200] stream 13 corr 0 (no launch recorded)
+ * memcpys: 1 [5200, 6000] stream 7 corr 12, 4096 B HtoD pageable -> device, async
+ * memsets: 1 [6100, 6300] stream 7 corr 0, 256 B device memory
+ * syncs: 1 [3500, 9000] stream synchronize (explicit), api cudaStreamSynchronize,
+ *          stream 7
+ *        2 [3000, 3400] implicit pageable copy, api cudaMemcpyAsync,
+ *          reason "Async copy from pageable memory"
+ * nvtx: 1 range FIX_NVTX_TEXT [900, 9900]; 2 mark FIX_KERNEL_SCRIPT at 950
+ *
+ * So the first event starts at 900 and the last ends at 11200.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+
+#include "gapscope/trace_format.h"
+#include "test_export_fixture.h"
+
+static const char *const strings[] = {
+    NULL,			       /* ids start at 1 */
+    "cudaLaunchKernel",		       /* 1 */
+    "cudaStreamSynchronize",	       /* 2 */
+    FIX_KERNEL_TEMPLATE,	       /* 3 */
+    FIX_KERNEL_SCRIPT,		       /* 4 */
+    FIX_NVTX_TEXT,		       /* 5 */
+    "cudaMemcpyAsync",		       /* 6 */
+    FIX_KERNEL_UTF8,		       /* 7 */
+    "Async copy from pageable memory", /* 8 */
+    FIX_KERNEL_BAD_UTF8,	       /* 9 */
+};
+
+static const char rows_v0[] =
+    "INSERT INTO meta VALUES('pid','4242'),('collector_version','test');"
+    "INSERT INTO devices(id, name, cc_major, cc_minor, sm_count) VALUES(0,'NVIDIA H200',9,0,132);"
+    "INSERT INTO processes(pid, hostname, command_line) VALUES(4242,'host','./app --n=3');"
+    "INSERT INTO threads VALUES(4243, 4242, 'main');"
+    "INSERT INTO api_calls(id, api, cbid, name_id, start, end, pid, tid, correlation_id,"
+    " return_code) VALUES"
+    " (1,1,211,1,1000,1500,4242,4243,10,0),"
+    " (2,1,211,1,2000,2600,4242,4243,11,0),"
+    " (3,1,41,6,3000,3400,4242,4243,12,0),"
+    " (4,1,131,2,3500,9000,4242,4243,13,0),"
+    " (5,1,211,1,9500,9800,4242,4243,14,0);"
+    "INSERT INTO kernels(id, start, end, device, context, stream, correlation_id, name_id,"
+    " grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_shared_bytes,"
+    " dynamic_shared_bytes, graph_id, graph_node_id) VALUES"
+    " (1,2000,4000,0,1,7,10,3,2,1,1,128,1,1,32,1024,0,0,0),"
+    " (2,4100,5000,0,1,7,11,7,1,1,1,32,1,1,16,0,0,0,0),"
+    " (3,10000,10500,0,1,7,14,4,1,1,1,32,1,1,16,0,0,0,0),"
+    " (4,11000,11200,0,1,13,0,9,1,1,1,32,1,1,16,0,0,0,0);"
+    "INSERT INTO memcpys(id, start, end, device, context, stream, correlation_id, bytes,"
+    " copy_kind, src_kind, dst_kind, is_async) VALUES (1,5200,6000,0,1,7,12,4096,1,1,3,1);"
+    "INSERT INTO memsets(id, start, end, device, context, stream, correlation_id, bytes,"
+    " value, mem_kind, is_async) VALUES (1,6100,6300,0,1,7,0,256,0,3,1);"
+    "INSERT INTO syncs(id, start, end, kind, implicit, reason_id, api_name_id, device,"
+    " context, stream, event, correlation_id, pid, tid) VALUES"
+    " (1,3500,9000,3,0,NULL,2,0,1,7,NULL,13,4242,4243),"
+    " (2,3000,3400,17,1,8,6,0,1,7,NULL,12,4242,4243);"
+    "INSERT INTO nvtx(id, start, end, kind, text_id, domain_id, category, color, pid, tid)"
+    " VALUES (1,900,9900,0,5,NULL,0,NULL,4242,4243),(2,950,950,1,4,NULL,0,NULL,4242,4243);";
+
+int fixture_write(const char *path, int variant)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+	size_t i;
+
+	if (variant != 0)
+		return -1;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	if (gs_schema_create(db) != 0)
+		goto out;
+	if (sqlite3_prepare_v2(db, "INSERT INTO strings VALUES(?, ?)", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	for (i = 1; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
+		sqlite3_bind_text(st, 2, strings[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+		sqlite3_reset(st);
+	}
+	if (sqlite3_exec(db, rows_v0, NULL, NULL, NULL) != SQLITE_OK)
+		goto out;
+	if (gs_schema_create_indexes(db) != 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret && db)
+		fprintf(stderr, "fixture: %s\n", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return ret;
+}

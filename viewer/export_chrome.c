@@ -1,0 +1,264 @@
+/*
+ * export_chrome.c - Chrome Trace Event Format JSON ("traceEvents"), for
+ * ui.perfetto.dev and chrome://tracing.
+ *
+ * Layout: one process per GPU ("GPU 0 (NVIDIA H200)") with one thread per
+ * CUDA stream holding its kernels, copies and memsets as complete ("X")
+ * events, plus an "idle gaps" thread when gaps are given; one process per
+ * host process with one thread per host thread holding its API calls and
+ * NVTX ranges ("X"), NVTX marks (instant "i"), and synchronisations as
+ * async events ("b"/"e", because a sync record need not nest exactly inside
+ * the API call around it and Perfetto rejects "X" slices that overlap
+ * without nesting). Each GPU op gets a flow arrow ("s" -> "f") from the API
+ * call that launched it (correlation id); flow points sit mid-slice so that
+ * each binds to its enclosing slice whatever order ties are read in.
+ *
+ * Times are µs (the format's unit) with three decimals, so ns survive,
+ * counted from the trace's first event; otherData.origin_ns gives that
+ * event's absolute CUPTI time. Events are written as they are read: memory
+ * use does not grow with the trace. It does not analyse anything: gaps are
+ * passed in by the caller.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "export.h"
+
+/* A thread id of the GPU process that no CUDA stream uses (stream ids are
+ * small per-context counters), for the per-device "idle gaps" track. */
+#define GAP_TID 2147483647
+
+struct chrome {
+	FILE *f;
+	int64_t origin;	  /* ns */
+	int first;	  /* no event written yet (no comma needed) */
+	int64_t last_pid; /* process whose name was written last */
+	int last_kind;	  /* kind of the track that last_pid belongs to */
+	const struct export_event *gaps;
+	size_t ngaps;
+};
+
+static void sep(struct chrome *c)
+{
+	if (!c->first)
+		fputs(",\n", c->f);
+	c->first = 0;
+}
+
+static void ts(struct chrome *c, const char *key, int64_t ns)
+{
+	fprintf(c->f, ",\"%s\":", key);
+	json_write_ns_as_us(c->f, ns - c->origin);
+}
+
+static void dur(struct chrome *c, int64_t start, int64_t end)
+{
+	fputs(",\"dur\":", c->f);
+	json_write_ns_as_us(c->f, end > start ? end - start : 0);
+}
+
+static void meta(struct chrome *c, const char *what, int64_t pid, int64_t tid, const char *key,
+		 const char *name, int64_t sort)
+{
+	sep(c);
+	fprintf(c->f,
+		"{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+		",\"args\":{\"%s\":",
+		what, pid, tid, key);
+	if (name)
+		json_write_cstr(c->f, name, 0);
+	else
+		fprintf(c->f, "%" PRId64, sort);
+	fputs("}}", c->f);
+}
+
+static int on_begin(void *ctx, const struct export_info *info)
+{
+	struct chrome *c = ctx;
+
+	c->origin = info->origin_ns;
+	fputs(
+	    "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gapscope " GAPSCOPE_VERSION
+	    "\",\"trace\":",
+	    c->f);
+	json_write_cstr(c->f, info->trace_path, 0);
+	fprintf(c->f,
+		",\"origin_ns\":\"%" PRId64 "\",\"time_unit\":\"us from origin_ns\"},"
+		"\n\"traceEvents\":[\n",
+		info->origin_ns);
+	c->first = 1;
+	return 0;
+}
+
+static int on_track(void *ctx, const struct export_track *tr)
+{
+	struct chrome *c = ctx;
+	int64_t pid = tr->kind == EXPORT_TRACK_STREAM ? EXPORT_GPU_PID(tr->pid) : tr->pid;
+
+	if (c->first || pid != c->last_pid || (int)tr->kind != c->last_kind) {
+		meta(c, "process_name", pid, 0, "name", tr->process_name, 0);
+		/* GPUs first, then host processes, in Perfetto's track list */
+		meta(c, "process_sort_index", pid, 0, "sort_index", NULL,
+		     tr->kind == EXPORT_TRACK_STREAM ? tr->pid : 1000 + tr->pid % 1000000);
+		c->last_pid = pid;
+		c->last_kind = tr->kind;
+	}
+	meta(c, "thread_name", pid, tr->tid, "name", tr->name, 0);
+	return 0;
+}
+
+/* Flow arrow from the launching API call to GPU op ev. */
+static void flow(struct chrome *c, const struct export_event *ev, int64_t gpu_pid)
+{
+	/* one id per op: a graph launch shares one correlation id among
+	 * all its kernels, and a flow id may only be finished once */
+	int64_t id = ev->id * 3 + (int64_t)ev->kind;
+
+	sep(c);
+	fprintf(c->f,
+		"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRId64
+		",\"pid\":%" PRId64 ",\"tid\":%" PRId64,
+		id, ev->launch_pid, ev->launch_tid);
+	ts(c, "ts", ev->launch_start + (ev->launch_end - ev->launch_start) / 2);
+	fputs("}", c->f);
+	sep(c);
+	fprintf(c->f,
+		"{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRId64
+		",\"pid\":%" PRId64 ",\"tid\":%" PRId64,
+		id, gpu_pid, ev->tid);
+	ts(c, "ts", ev->start + (ev->end - ev->start) / 2);
+	fputs("}", c->f);
+}
+
+static void complete(struct chrome *c, const char *cat, const struct export_event *ev, int64_t pid,
+		     int64_t tid)
+{
+	sep(c);
+	fprintf(c->f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
+	json_write_cstr(c->f, ev->name, 0);
+	fprintf(c->f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, pid, tid);
+	ts(c, "ts", ev->start);
+	dur(c, ev->start, ev->end);
+}
+
+static int on_event(void *ctx, const struct export_event *ev)
+{
+	struct chrome *c = ctx;
+	FILE *f = c->f;
+	int64_t gpid = EXPORT_GPU_PID(ev->pid);
+
+	switch (ev->kind) {
+	case EXPORT_EV_KERNEL:
+		complete(c, "kernel", ev, gpid, ev->tid);
+		fprintf(f,
+			",\"args\":{\"correlation_id\":%" PRId64
+			",\"grid\":\"%dx%dx%d\",\"block\":\"%dx%dx%d\",\"registers\":%d"
+			",\"shared_bytes\":%" PRId64 ",\"graph_id\":%" PRId64 "}}",
+			ev->correlation_id, ev->grid[0], ev->grid[1], ev->grid[2], ev->block[0],
+			ev->block[1], ev->block[2], ev->registers, ev->shared_bytes, ev->graph_id);
+		break;
+	case EXPORT_EV_MEMCPY:
+		complete(c, "memcpy", ev, gpid, ev->tid);
+		fprintf(f,
+			",\"args\":{\"correlation_id\":%" PRId64 ",\"bytes\":%" PRId64
+			",\"src\":\"%s\",\"dst\":\"%s\"}}",
+			ev->correlation_id, ev->bytes, gs_mem_kind_name(ev->src_kind),
+			gs_mem_kind_name(ev->dst_kind));
+		break;
+	case EXPORT_EV_MEMSET:
+		complete(c, "memset", ev, gpid, ev->tid);
+		fprintf(f,
+			",\"args\":{\"correlation_id\":%" PRId64 ",\"bytes\":%" PRId64
+			",\"memory\":\"%s\"}}",
+			ev->correlation_id, ev->bytes, gs_mem_kind_name(ev->src_kind));
+		break;
+	case EXPORT_EV_API:
+		complete(c, "cuda_api", ev, ev->pid, ev->tid);
+		fprintf(f,
+			",\"args\":{\"correlation_id\":%" PRId64 ",\"return_code\":%" PRId64
+			",\"api\":\"%s\"}}",
+			ev->correlation_id, ev->return_code,
+			ev->api == GS_API_DRIVER ? "driver" : "runtime");
+		return 0;
+	case EXPORT_EV_NVTX:
+		complete(c, "nvtx", ev, ev->pid, ev->tid);
+		fputs("}", f);
+		return 0;
+	case EXPORT_EV_MARK:
+		sep(c);
+		fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"name\":", f);
+		json_write_cstr(f, ev->name, 0);
+		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, ev->pid, ev->tid);
+		ts(c, "ts", ev->start);
+		fputs("}", f);
+		return 0;
+	case EXPORT_EV_SYNC:
+		for (int phase = 0; phase < 2; phase++) {
+			sep(c);
+			fprintf(f, "{\"ph\":\"%s\",\"cat\":\"sync\",\"name\":", phase ? "e" : "b");
+			json_write_cstr(f, ev->name, 0);
+			fprintf(f, ",\"id\":%" PRId64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64,
+				ev->id, ev->pid, ev->tid);
+			ts(c, "ts", phase ? ev->end : ev->start);
+			if (!phase) {
+				fputs(",\"args\":{\"api\":", f);
+				json_write_cstr(f, ev->api_name, 0);
+				fprintf(f, ",\"implicit\":%d,\"reason\":", ev->implicit);
+				json_write_cstr(f, ev->detail, 0);
+				fprintf(f, ",\"stream\":%" PRId64 "}", ev->stream);
+			}
+			fputs("}", f);
+		}
+		return 0;
+	case EXPORT_EV_GAP:
+		complete(c, "gap", ev, gpid, GAP_TID);
+		fputs(",\"args\":{\"cause\":", f);
+		json_write_cstr(f, ev->cause_name, 0);
+		fputs(",\"explanation\":", f);
+		json_write_cstr(f, ev->detail, 0);
+		fputs("}}", f);
+		return 0;
+	default: return 0;
+	}
+	if (ev->has_launch)
+		flow(c, ev, gpid);
+	return ferror(f) ? -1 : 0;
+}
+
+int export_chrome(struct trace *t, FILE *f, const struct export_event *gaps, size_t ngaps,
+		  char *err, size_t errlen)
+{
+	static const struct export_ops ops = {on_begin, on_track, on_event};
+	struct chrome c;
+	int64_t last_dev = -1;
+	size_t i;
+	int rc;
+
+	if (errlen)
+		err[0] = '\0';
+	memset(&c, 0, sizeof(c));
+	c.f = f;
+	c.gaps = gaps;
+	c.ngaps = ngaps;
+	rc = export_walk(t, &ops, &c, err, errlen);
+	/* the gap tracks come last: their GPU processes are named by then */
+	for (i = 0; rc == 0 && i < ngaps; i++) {
+		if (gaps[i].pid != last_dev) {
+			meta(&c, "thread_name", EXPORT_GPU_PID(gaps[i].pid), GAP_TID, "name",
+			     "idle gaps", 0);
+			meta(&c, "thread_sort_index", EXPORT_GPU_PID(gaps[i].pid), GAP_TID,
+			     "sort_index", NULL, -1);
+			last_dev = gaps[i].pid;
+		}
+		rc = on_event(&c, &gaps[i]);
+	}
+	if (rc == 0)
+		fputs("\n]}\n", f);
+	if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
+		snprintf(err, errlen, "write error");
+		rc = -1;
+	} else if (rc != 0 && !*err) {
+		snprintf(err, errlen, "write error");
+	}
+	return rc;
+}

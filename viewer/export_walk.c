@@ -1,0 +1,340 @@
+/*
+ * export_walk.c - reads a trace database row by row and hands each track
+ * and event to a back end (see export.h). Shared by the Chrome exporter and
+ * the HTML page so both show the same tracks and names.
+ *
+ * One SQL statement per table; strings are resolved by a join on `strings`
+ * and each GPU op is joined to the API call that launched it (same
+ * correlation id). The join goes through a GROUP BY on api_calls so that a
+ * correlation id with several API rows still yields one launch per op, and
+ * so that traces without the finalize-time indexes (a recording cut short)
+ * still get an automatic index instead of a quadratic scan. No analysis
+ * happens here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "export.h"
+
+static const char sql_range[] = "SELECT min(s), max(e) FROM ("
+				" SELECT min(start) AS s, max(end) AS e FROM kernels"
+				" UNION ALL SELECT min(start), max(end) FROM memcpys"
+				" UNION ALL SELECT min(start), max(end) FROM memsets"
+				" UNION ALL SELECT min(start), max(end) FROM api_calls"
+				" UNION ALL SELECT min(start), max(end) FROM nvtx"
+				" UNION ALL SELECT min(start), max(end) FROM syncs)";
+
+static const char sql_stream_tracks[] =
+    "SELECT d, s, (SELECT name FROM devices WHERE id = d) FROM ("
+    " SELECT device AS d, stream AS s FROM kernels"
+    " UNION SELECT device, stream FROM memcpys"
+    " UNION SELECT device, stream FROM memsets) ORDER BY d, s";
+
+static const char sql_thread_tracks[] = "SELECT p, t, (SELECT name FROM threads WHERE tid = t),"
+					" (SELECT command_line FROM processes WHERE pid = p) FROM ("
+					" SELECT pid AS p, tid AS t FROM api_calls"
+					" UNION SELECT pid, tid FROM nvtx"
+					" UNION SELECT pid, tid FROM syncs) ORDER BY p, t";
+
+/* The launch of each correlation id: its earliest API call (a runtime call
+ * encloses the driver call it makes). SQLite returns the bare columns of
+ * the row holding min(start). */
+#define LAUNCH_CTE                                                                                 \
+	"WITH launch AS (SELECT correlation_id AS c, pid AS lp, tid AS lt, start AS ls,"           \
+	" end AS le, min(start) FROM api_calls WHERE correlation_id IS NOT NULL"                   \
+	" AND correlation_id != 0 GROUP BY correlation_id) "
+
+/* columns 0..11 are the same for the three GPU op tables */
+static const char sql_kernels[] =
+    LAUNCH_CTE "SELECT k.id, k.start, k.end, k.device, k.stream, k.correlation_id,"
+	       " l.c IS NOT NULL, l.lp, l.lt, l.ls, l.le, k.graph_id,"
+	       " k.name_id, s.value, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y,"
+	       " k.block_z, k.registers,"
+	       " coalesce(k.static_shared_bytes, 0) + coalesce(k.dynamic_shared_bytes, 0)"
+	       " FROM kernels k LEFT JOIN strings s ON s.id = k.name_id"
+	       " LEFT JOIN launch l ON l.c = k.correlation_id ORDER BY k.start, k.id";
+
+static const char sql_memcpys[] =
+    LAUNCH_CTE "SELECT m.id, m.start, m.end, m.device, m.stream, m.correlation_id,"
+	       " l.c IS NOT NULL, l.lp, l.lt, l.ls, l.le, m.graph_id,"
+	       " m.bytes, m.copy_kind, m.src_kind, m.dst_kind"
+	       " FROM memcpys m LEFT JOIN launch l ON l.c = m.correlation_id"
+	       " ORDER BY m.start, m.id";
+
+static const char sql_memsets[] =
+    LAUNCH_CTE "SELECT m.id, m.start, m.end, m.device, m.stream, m.correlation_id,"
+	       " l.c IS NOT NULL, l.lp, l.lt, l.ls, l.le, m.graph_id,"
+	       " m.bytes, m.mem_kind"
+	       " FROM memsets m LEFT JOIN launch l ON l.c = m.correlation_id"
+	       " ORDER BY m.start, m.id";
+
+static const char sql_api[] =
+    "SELECT a.id, a.start, a.end, a.pid, a.tid, a.correlation_id, a.name_id, s.value,"
+    " a.return_code, a.api FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
+    " ORDER BY a.start, a.id";
+
+static const char sql_nvtx[] =
+    "SELECT n.id, n.start, n.end, n.pid, n.tid, n.text_id, s.value, n.kind"
+    " FROM nvtx n LEFT JOIN strings s ON s.id = n.text_id ORDER BY n.start, n.id";
+
+static const char sql_syncs[] =
+    "SELECT y.id, y.start, y.end, y.pid, y.tid, y.correlation_id, y.kind, y.implicit,"
+    " r.value, a.value, y.stream FROM syncs y"
+    " LEFT JOIN strings r ON r.id = y.reason_id"
+    " LEFT JOIN strings a ON a.id = y.api_name_id ORDER BY y.start, y.id";
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	return s ? (const char *)s : "";
+}
+
+static int prepare(struct trace *t, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
+{
+	if (sqlite3_prepare_v2(t->db, sql, -1, st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
+		return -1;
+	}
+	return 0;
+}
+
+/* Step st to completion; returns 0 at SQLITE_DONE, -1 on error. */
+static int step_error(struct trace *t, int rc, char *err, size_t errlen)
+{
+	if (rc == SQLITE_DONE)
+		return 0;
+	snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
+	return -1;
+}
+
+int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(t->db, sql_range, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*origin_ns = sqlite3_column_int64(st, 0);
+		*last_end_ns = sqlite3_column_int64(st, 1);
+		ret = 0;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int walk_tracks(struct trace *t, const struct export_ops *ops, void *ctx, char *err,
+		       size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	char pname[512], tname[512];
+	struct export_track tr;
+	int rc, ret = 0;
+
+	if (prepare(t, sql_stream_tracks, &st, err, errlen))
+		return -1;
+	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&tr, 0, sizeof(tr));
+		tr.kind = EXPORT_TRACK_STREAM;
+		tr.pid = sqlite3_column_int64(st, 0);
+		tr.tid = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			snprintf(pname, sizeof(pname), "GPU %lld (%s)", (long long)tr.pid,
+				 col_text(st, 2));
+		else
+			snprintf(pname, sizeof(pname), "GPU %lld", (long long)tr.pid);
+		snprintf(tname, sizeof(tname), "stream %lld", (long long)tr.tid);
+		tr.process_name = pname;
+		tr.name = tname;
+		ret = ops->track ? ops->track(ctx, &tr) : 0;
+	}
+	if (ret == 0)
+		ret = step_error(t, rc, err, errlen);
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+
+	if (prepare(t, sql_thread_tracks, &st, err, errlen))
+		return -1;
+	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&tr, 0, sizeof(tr));
+		tr.kind = EXPORT_TRACK_THREAD;
+		tr.pid = sqlite3_column_int64(st, 0);
+		tr.tid = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			snprintf(pname, sizeof(pname), "process %lld (%s)", (long long)tr.pid,
+				 col_text(st, 3));
+		else
+			snprintf(pname, sizeof(pname), "process %lld", (long long)tr.pid);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL && *col_text(st, 2))
+			snprintf(tname, sizeof(tname), "%s (thread %lld)", col_text(st, 2),
+				 (long long)tr.tid);
+		else
+			snprintf(tname, sizeof(tname), "thread %lld", (long long)tr.tid);
+		tr.process_name = pname;
+		tr.name = tname;
+		ret = ops->track ? ops->track(ctx, &tr) : 0;
+	}
+	if (ret == 0)
+		ret = step_error(t, rc, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* The columns shared by the three GPU op queries. */
+static void gpu_op_columns(sqlite3_stmt *st, struct export_event *ev)
+{
+	ev->id = sqlite3_column_int64(st, 0);
+	ev->start = sqlite3_column_int64(st, 1);
+	ev->end = sqlite3_column_int64(st, 2);
+	ev->pid = sqlite3_column_int64(st, 3);
+	ev->tid = sqlite3_column_int64(st, 4);
+	ev->correlation_id = sqlite3_column_int64(st, 5);
+	ev->has_launch = sqlite3_column_int(st, 6);
+	ev->launch_pid = sqlite3_column_int64(st, 7);
+	ev->launch_tid = sqlite3_column_int64(st, 8);
+	ev->launch_start = sqlite3_column_int64(st, 9);
+	ev->launch_end = sqlite3_column_int64(st, 10);
+	ev->graph_id = sqlite3_column_int64(st, 11);
+}
+
+static void clear_event(struct export_event *ev, enum export_event_kind kind)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->name_id = -1;
+	ev->name = "";
+	ev->detail = "";
+	ev->api_name = "";
+	ev->cause_name = "";
+}
+
+static void fill_kernel(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
+{
+	(void)buf;
+	(void)buflen;
+	clear_event(ev, EXPORT_EV_KERNEL);
+	gpu_op_columns(st, ev);
+	ev->name_id =
+	    sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
+	ev->name = col_text(st, 13);
+	for (int i = 0; i < 3; i++) {
+		ev->grid[i] = sqlite3_column_int(st, 14 + i);
+		ev->block[i] = sqlite3_column_int(st, 17 + i);
+	}
+	ev->registers = sqlite3_column_int(st, 20);
+	ev->shared_bytes = sqlite3_column_int64(st, 21);
+}
+
+static void fill_memcpy(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
+{
+	clear_event(ev, EXPORT_EV_MEMCPY);
+	gpu_op_columns(st, ev);
+	ev->bytes = sqlite3_column_int64(st, 12);
+	ev->copy_kind = sqlite3_column_int(st, 13);
+	ev->src_kind = sqlite3_column_int(st, 14);
+	ev->dst_kind = sqlite3_column_int(st, 15);
+	snprintf(buf, buflen, "Memcpy %s", gs_copy_kind_name(ev->copy_kind));
+	ev->name = buf;
+}
+
+static void fill_memset(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
+{
+	(void)buf;
+	(void)buflen;
+	clear_event(ev, EXPORT_EV_MEMSET);
+	gpu_op_columns(st, ev);
+	ev->bytes = sqlite3_column_int64(st, 12);
+	ev->src_kind = sqlite3_column_int(st, 13);
+	ev->name = "Memset";
+}
+
+static void fill_api(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
+{
+	(void)buf;
+	(void)buflen;
+	clear_event(ev, EXPORT_EV_API);
+	ev->id = sqlite3_column_int64(st, 0);
+	ev->start = sqlite3_column_int64(st, 1);
+	ev->end = sqlite3_column_int64(st, 2);
+	ev->pid = sqlite3_column_int64(st, 3);
+	ev->tid = sqlite3_column_int64(st, 4);
+	ev->correlation_id = sqlite3_column_int64(st, 5);
+	ev->name_id = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6);
+	ev->name = col_text(st, 7);
+	ev->return_code = sqlite3_column_int64(st, 8);
+	ev->api = sqlite3_column_int(st, 9);
+}
+
+static void fill_nvtx(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
+{
+	(void)buf;
+	(void)buflen;
+	clear_event(ev,
+		    sqlite3_column_int(st, 7) == GS_NVTX_MARK ? EXPORT_EV_MARK : EXPORT_EV_NVTX);
+	ev->id = sqlite3_column_int64(st, 0);
+	ev->start = sqlite3_column_int64(st, 1);
+	ev->end = sqlite3_column_int64(st, 2);
+	ev->pid = sqlite3_column_int64(st, 3);
+	ev->tid = sqlite3_column_int64(st, 4);
+	ev->name_id = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+	ev->name = col_text(st, 6);
+}
+
+static void fill_sync(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
+{
+	(void)buf;
+	(void)buflen;
+	clear_event(ev, EXPORT_EV_SYNC);
+	ev->id = sqlite3_column_int64(st, 0);
+	ev->start = sqlite3_column_int64(st, 1);
+	ev->end = sqlite3_column_int64(st, 2);
+	ev->pid = sqlite3_column_int64(st, 3);
+	ev->tid = sqlite3_column_int64(st, 4);
+	ev->correlation_id = sqlite3_column_int64(st, 5);
+	ev->sync_kind = sqlite3_column_int(st, 6);
+	ev->implicit = sqlite3_column_int(st, 7);
+	ev->detail = col_text(st, 8);
+	ev->api_name = col_text(st, 9);
+	ev->stream = sqlite3_column_int64(st, 10);
+	ev->name = gs_sync_kind_name(ev->sync_kind);
+}
+
+static const struct {
+	const char *sql;
+	void (*fill)(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen);
+} tables[] = {
+    {sql_kernels, fill_kernel}, {sql_memcpys, fill_memcpy}, {sql_memsets, fill_memset},
+    {sql_api, fill_api},	{sql_nvtx, fill_nvtx},	    {sql_syncs, fill_sync},
+};
+
+int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen)
+{
+	struct export_info info;
+	struct export_event ev;
+	char buf[128];
+	size_t i;
+	int ret = 0, rc = SQLITE_DONE;
+
+	memset(&info, 0, sizeof(info));
+	info.trace_path = t->path;
+	if (export_time_range(t, &info.origin_ns, &info.last_end_ns) < 0)
+		info.origin_ns = info.last_end_ns = 0; /* empty trace: still valid output */
+	if (ops->begin && (ret = ops->begin(ctx, &info)) != 0)
+		return ret;
+	ret = walk_tracks(t, ops, ctx, err, errlen);
+	for (i = 0; ret == 0 && i < sizeof(tables) / sizeof(tables[0]); i++) {
+		sqlite3_stmt *st = NULL;
+
+		if (prepare(t, tables[i].sql, &st, err, errlen))
+			return -1;
+		while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			tables[i].fill(st, &ev, buf, sizeof(buf));
+			ret = ops->event ? ops->event(ctx, &ev) : 0;
+		}
+		if (ret == 0)
+			ret = step_error(t, rc, err, errlen);
+		sqlite3_finalize(st);
+	}
+	return ret;
+}
