@@ -1,0 +1,155 @@
+# CLI tests of `gapscope info` and `gapscope record` (no GPU needed).
+# The fixture builds the databases with the real schema (collector_mkdb),
+# each test runs the real binary through collector_expect.sh, which checks
+# the exit code and the output together (%3B in an expected string is ';', %5B is '[').
+add_executable(collector_mkdb ${CMAKE_CURRENT_LIST_DIR}/collector_mkdb.c)
+target_link_libraries(collector_mkdb PRIVATE gs_schema)
+set_target_properties(collector_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+
+set(GS_CLI_DBS ${CMAKE_BINARY_DIR}/tests/collector_dbs)
+set(GS_EXPECT ${CMAKE_CURRENT_LIST_DIR}/collector_expect.sh)
+set(GS_BIN $<TARGET_FILE:gapscope>)
+set(GS_CLI_EXPECTED ${CMAKE_CURRENT_LIST_DIR})
+
+add_test(NAME cli_collector_mkdbs
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/collector_mkdbs.sh $<TARGET_FILE:collector_mkdb> ${GS_CLI_DBS})
+set_tests_properties(cli_collector_mkdbs PROPERTIES FIXTURES_SETUP collector_dbs LABELS cli)
+
+# gs_cli_collector_test(<name> <checks and command...>): runs in the fixture
+# folder, so paths in the output are the short names given on the command line.
+function(gs_cli_collector_test name)
+  add_test(NAME cli_${name} COMMAND ${GS_EXPECT} ${ARGN} WORKING_DIRECTORY ${GS_CLI_DBS})
+  set_tests_properties(cli_${name} PROPERTIES FIXTURES_REQUIRED collector_dbs LABELS cli)
+endfunction()
+
+# ---- gapscope info: good traces, whole output compared with files worked out by hand
+gs_cli_collector_test(info_full
+  --rc 0 --stdout-file ${GS_CLI_EXPECTED}/collector_info_full.expected --stderr-lines 0
+  -- ${GS_BIN} info full.db)
+gs_cli_collector_test(info_full_json
+  --rc 0 --stdout-file ${GS_CLI_EXPECTED}/collector_info_full.json --stderr-lines 0
+  -- ${GS_BIN} info --json full.db)
+gs_cli_collector_test(info_cutshort
+  --rc 0 --stdout-file ${GS_CLI_EXPECTED}/collector_info_cutshort.expected
+  --stderr-exact "gapscope: cutshort.db: warning: recording was cut short (the collector did not finalize: the program was killed or crashed)%3B events after the last flush are missing"
+  -- ${GS_BIN} info cutshort.db)
+gs_cli_collector_test(info_control_chars_replaced
+  --rc 0 --stderr-lines 0
+  "--stdout-line" "command line      ./app ?%5B2J?x? café"
+  "--stdout-line" "host              no?de"
+  -- ${GS_BIN} info ctrl.db)
+gs_cli_collector_test(info_help
+  --rc 0 --stderr-lines 0
+  --stdout-line "usage: gapscope info [--json] trace.db"
+  --stdout-line "  --json      print the same as one JSON object"
+  -- ${GS_BIN} info --help)
+
+# ---- gapscope info: bad input, one line and exit 2 each
+gs_cli_collector_test(info_missing_file
+  --rc 2 --stdout-empty
+  --stderr-exact "gapscope: nosuch.db: cannot open: No such file or directory"
+  -- ${GS_BIN} info nosuch.db)
+gs_cli_collector_test(info_not_sqlite
+  --rc 2 --stdout-empty
+  --stderr-exact "gapscope: notsqlite.db: not a gapscope trace (not an SQLite database)"
+  -- ${GS_BIN} info notsqlite.db)
+gs_cli_collector_test(info_empty_file
+  --rc 2 --stdout-empty
+  --stderr-exact "gapscope: empty.db: not a gapscope trace (file is empty or too short)"
+  -- ${GS_BIN} info empty.db)
+gs_cli_collector_test(info_directory
+  --rc 2 --stdout-empty
+  --stderr-exact "gapscope: adir.db: is a directory, not a trace database"
+  -- ${GS_BIN} info adir.db)
+gs_cli_collector_test(info_truncated
+  --rc 2 --stdout-empty
+  --stderr-match "gapscope: truncated\\.db: truncated database \\(3000 of [0-9]+ bytes\\)%3B was the copy or the recording cut short\\?"
+  -- ${GS_BIN} info truncated.db)
+gs_cli_collector_test(info_foreign_sqlite
+  --rc 2 --stdout-empty
+  --stderr-exact "gapscope: foreign.db: SQLite database, but not a gapscope trace (no meta table)"
+  -- ${GS_BIN} info foreign.db)
+gs_cli_collector_test(info_newer_schema
+  --rc 2 --stdout-empty
+  --stderr-exact "gapscope: v99.db: trace schema version 99 is newer than this gapscope reads (1)%3B upgrade gapscope"
+  -- ${GS_BIN} info v99.db)
+gs_cli_collector_test(info_bad_option
+  --rc 2 --stdout-empty
+  --stderr-exact "gapscope: info: unknown option '--jsn'%3B see 'gapscope info --help'"
+  -- ${GS_BIN} info --jsn full.db)
+gs_cli_collector_test(info_no_file
+  --rc 2 --stdout-empty
+  --stderr-exact "gapscope: info: no trace given%3B usage: gapscope info [--json] trace.db"
+  -- ${GS_BIN} info)
+gs_cli_collector_test(info_two_files
+  --rc 2 --stdout-empty
+  --stderr-exact "gapscope: info: one trace at a time%3B usage: gapscope info [--json] trace.db"
+  -- ${GS_BIN} info full.db cutshort.db)
+
+# ---- gapscope record without a GPU: a non-CUDA program never loads the
+# collector, so these check the wrapper itself. GAPSCOPE_LIB points at a
+# stand-in so they do not depend on the collector being built.
+set(GS_STANDIN GAPSCOPE_LIB=${GS_CLI_DBS}/libgapscope-standin.so)
+gs_cli_collector_test(record_passes_exit_code
+  --rc 7 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: no trace written to rec-none.db (the program did not initialise CUDA, or the collector could not write%3B see any warning above)"
+  -- ${GS_BIN} record -o rec-none.db -- /bin/sh -c "exit 7")
+gs_cli_collector_test(record_signal_exit_code
+  --rc 143 --env ${GS_STANDIN} --stderr-lines 1
+  -- ${GS_BIN} record -o rec-none.db -- /bin/sh -c "kill -TERM $$")
+gs_cli_collector_test(record_sets_environment
+  --rc 0 --env ${GS_STANDIN} --stderr-lines 1
+  --stdout-line "out=run-%p.db act=kernel,runtime lat=1 flush=250 buf=128 log=debug"
+  --stdout-line "inj=${GS_CLI_DBS}/libgapscope-standin.so nvtx=${GS_CLI_DBS}/libgapscope-standin.so"
+  -- ${GS_BIN} record -o run-%p.db --activities kernel,runtime --latency --flush-ms 250
+     --buffer-kb 128 --log debug -- /bin/sh -c
+     "echo out=$GAPSCOPE_OUTPUT act=$GAPSCOPE_ACTIVITIES lat=$GAPSCOPE_LATENCY flush=$GAPSCOPE_FLUSH_MS buf=$GAPSCOPE_BUFFER_KB log=$GAPSCOPE_LOG && echo inj=$CUDA_INJECTION64_PATH nvtx=$NVTX_INJECTION64_PATH")
+gs_cli_collector_test(record_keeps_program_args
+  --rc 0 --env ${GS_STANDIN} --stdout-line "-o x --log y"
+  -- ${GS_BIN} record -- /bin/echo -o x --log y)
+gs_cli_collector_test(record_names_written_trace
+  --rc 0 --env ${GS_STANDIN}
+  --stderr-exact "gapscope: trace written to written.db"
+  -- ${GS_BIN} record -o written.db -- /bin/sh -c "echo x > written.db")
+gs_cli_collector_test(record_missing_program
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: no-such-program-xyz: cannot run: no such program (not found in PATH)"
+  -- ${GS_BIN} record -- no-such-program-xyz)
+gs_cli_collector_test(record_no_program
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: record: no program given%3B usage: gapscope record [options] [--] program [args...]"
+  -- ${GS_BIN} record -o x.db)
+gs_cli_collector_test(record_unknown_option
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: record: unknown option '--activity'%3B see 'gapscope record --help'"
+  -- ${GS_BIN} record --activity kernel -- /bin/true)
+gs_cli_collector_test(record_bad_activity
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: record: --activities: unknown activity 'kernels' (known: kernel, memcpy, memset, runtime, driver, sync, nvtx, graph, overhead, all)"
+  -- ${GS_BIN} record --activities memcpy,kernels -- /bin/true)
+gs_cli_collector_test(record_bad_flush
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: record: --flush-ms: '-5' is not a whole number between 0 and 86400000"
+  -- ${GS_BIN} record --flush-ms -5 -- /bin/true)
+gs_cli_collector_test(record_bad_log_level
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: record: --log: unknown level 'loud' (use quiet, warn, info or debug)"
+  -- ${GS_BIN} record --log loud -- /bin/true)
+gs_cli_collector_test(record_bad_template
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: run-%d.db: bad output template: unknown %-escape (use %p, %h, %q{VAR} or %%)"
+  -- ${GS_BIN} record -o run-%d.db -- /bin/true)
+gs_cli_collector_test(record_missing_output_folder
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: no-such-folder/sub: output folder does not exist"
+  -- ${GS_BIN} record -o no-such-folder/sub/run.db -- /bin/true)
+gs_cli_collector_test(record_library_not_found
+  --rc 2 --env GAPSCOPE_LIB=${GS_CLI_DBS}/no-such-lib.so --stdout-empty
+  --stderr-exact "gapscope: ${GS_CLI_DBS}/no-such-lib.so: GAPSCOPE_LIB: collector library not found (No such file or directory)"
+  -- ${GS_BIN} record -- /bin/true)
+gs_cli_collector_test(record_help
+  --rc 0 --stderr-lines 0
+  --stdout-line "usage: gapscope record [options] [--] program [args...]"
+  --stdout-line "  -o, --output TEMPLATE  database path [GAPSCOPE_OUTPUT] (default gapscope-%p.db)"
+  --stdout-line "                         [GAPSCOPE_FLUSH_MS] (default 1000)"
+  -- ${GS_BIN} record --help)
