@@ -24,6 +24,10 @@ PHASES = {
         "naive_host_timer", "cuda_events", "host_timer_with_sync",
         "host_timer_undrained_queue",
     ],
+    "implicit_sync": [
+        "loss_every_step", "loss_every_50_steps", "pageable_upload",
+        "malloc_free_each_step",
+    ],
 }
 
 
