@@ -4,7 +4,7 @@
 # Debian package here and is used when present). Safe to run twice.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libcmocka-dev
-      libgraphviz-dev graphviz libjansson-dev python3)
+      libgraphviz-dev graphviz libjansson-dev python3 chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
