@@ -28,6 +28,10 @@ PHASES = {
         "loss_every_step", "loss_every_50_steps", "pageable_upload",
         "malloc_free_each_step",
     ],
+    "stream_race": [
+        "race_no_wait", "fixed_with_event", "pipeline_events",
+        "pipeline_device_sync_each_step",
+    ],
 }
 
 
