@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# run_gpu_tests.sh - the collector's GPU tests, run on a machine with an
+# NVIDIA GPU from the repository root with a build folder made elsewhere:
+#
+#   GS_BUILD=build OUT=out tests/gpu/run_gpu_tests.sh
+#
+# GS_BUILD (default build): the build folder (bin/gapscope, lib/libgapscope.so,
+# tests/gs_collector_smoke). OUT (default out): where the databases and logs go
+# (OUT/collector-gpu/). Prints PASS/FAIL per check and a final
+# "N passed, N failed" line; exits 1 if anything failed, 77 (skipped) where
+# `nvidia-smi -L` finds no GPU. The PyTorch checks are skipped (SKIP lines, not
+# failures) when python3 cannot import torch. It does not judge timings: the
+# overhead figures come from bench/run_overhead.sh.
+set -u
+cd "$(dirname "$0")/../.."
+B=${GS_BUILD:-build}
+OUT=${OUT:-out}
+W="$OUT/collector-gpu"
+
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
+	exit 77
+fi
+mkdir -p "$W" || exit 1
+rm -f "$W"/*.db "$W"/*.db-wal "$W"/*.db-shm "$W"/*.log
+
+gs="$B/bin/gapscope"
+lib="$B/lib/libgapscope.so"
+smoke="$B/tests/gs_collector_smoke"
+checker=tests/gpu/check_collector.py
+pass=0
+fail=0
+skip=0
+
+result() { # result <0 = pass> <what>
+	if [ "$1" = 0 ]; then
+		echo "PASS: $2"
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $2"
+		fail=$((fail + 1))
+	fi
+}
+# Run the checker and add its PASS/FAIL lines to the totals.
+run_checker() { # run_checker <label> <args...>
+	local out p f
+	out=$(python3 "$checker" "${@:2}" 2>&1)
+	echo "$out" | sed "s/^/[$1] /"
+	p=$(echo "$out" | grep -c '^PASS: ')
+	f=$(echo "$out" | grep -c '^FAIL: ')
+	pass=$((pass + p))
+	fail=$((fail + f))
+	[ "$p" -gt 0 ] || result 1 "$1: checker ran no checks"
+}
+# Lines the collector printed: "gapscope: ..." on stderr, less record's
+# closing line that names the database(s).
+collector_lines() {
+	grep '^gapscope: ' "$1" | grep -Ev '^gapscope: (trace written to |[0-9]+ traces written: |no trace written to )'
+}
+sql() { # sql <db> <query>: prints the single value
+	python3 -c 'import sqlite3,sys; print(sqlite3.connect("file:"+sys.argv[1]+"?mode=ro",uri=True).execute(sys.argv[2]).fetchone()[0])' "$1" "$2" 2>&1
+}
+
+for f in "$gs" "$lib" "$smoke"; do
+	[ -e "$f" ] || { result 1 "$f exists (build with the CUDA Toolkit and carry the build folder)"; }
+done
+if [ $fail -gt 0 ]; then
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+nvidia-smi -L
+
+# 1. The smoke program under `gapscope record`: exact counts.
+db="$W/smoke.db"
+"$gs" record -o "$db" -- "$smoke" >"$W/smoke.out" 2>"$W/smoke.err"
+rc=$?
+cat "$W/smoke.out" "$W/smoke.err"
+result $rc "record smoke: exit status 0 (got $rc)"
+grep -qx 'result: PASS' "$W/smoke.out"
+result $? "record smoke: the program's own results are right"
+grep -qxF "gapscope: trace written to $db" "$W/smoke.err"
+result $? "record smoke: record names the database it wrote"
+n=$(collector_lines "$W/smoke.err" | wc -l)
+[ "$n" = 0 ]
+result $? "record smoke: no collector warnings (got $n lines)"
+run_checker smoke smoke "$db" "$W/smoke.out"
+
+# 2. gapscope info on it.
+"$gs" info "$db" >"$W/info.out" 2>&1
+rc=$?
+cat "$W/info.out"
+result $rc "info: exit status 0 (got $rc)"
+grep -qxF "  kernels         100" "$W/info.out"
+result $? "info: shows 100 kernels"
+grep -qxF "finalized         yes" "$W/info.out"
+result $? "info: shows the trace finalized"
+
+# 3. Without `record`: the environment variables alone (the issue's 2nd form).
+abs_lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+CUDA_INJECTION64_PATH="$abs_lib" NVTX_INJECTION64_PATH="$abs_lib" GAPSCOPE_OUTPUT="$W/env-%p.db" \
+	"$smoke" >"$W/env.out" 2>"$W/env.err"
+rc=$?
+cat "$W/env.out" "$W/env.err"
+result $rc "env form: exit status 0 (got $rc)"
+envdbs=("$W"/env-*.db)
+[ ${#envdbs[@]} = 1 ] && [ -f "${envdbs[0]}" ]
+result $? "env form: one database env-<pid>.db written (got: ${envdbs[*]})"
+if [ -f "${envdbs[0]}" ]; then run_checker env smoke "${envdbs[0]}" "$W/env.out"; fi
+
+# 4. Options reach the collector: --latency fills queued/submitted;
+#    --activities kernel records kernels and no API calls.
+"$gs" record --latency -o "$W/latency.db" -- "$smoke" >"$W/latency.out" 2>&1
+result $? "record --latency: exit status 0"
+v=$(sql "$W/latency.db" "SELECT count(*) FROM kernels WHERE queued IS NULL OR submitted IS NULL OR queued > submitted OR submitted > start")
+[ "$v" = 0 ]
+result $? "record --latency: every kernel has queued <= submitted <= start (bad rows: $v)"
+"$gs" record --activities kernel -o "$W/konly.db" -- "$smoke" >"$W/konly.out" 2>&1
+result $? "record --activities kernel: exit status 0"
+v=$(sql "$W/konly.db" "SELECT (SELECT count(*) FROM kernels) || ' ' || (SELECT count(*) FROM api_calls) || ' ' || (SELECT count(*) FROM memcpys)")
+[ "$v" = "100 0 0" ]
+result $? "record --activities kernel: 100 kernels, 0 API calls, 0 memcpys (got: $v)"
+v=$(sql "$W/konly.db" "SELECT value FROM meta WHERE key = 'config.activities'")
+[ "$v" = kernel ]
+result $? "record --activities kernel: meta config.activities = kernel (got: $v)"
+
+# 5. Fault: an output path that cannot be written. The program runs on,
+#    right, with its own exit status, and the collector says so once.
+CUDA_INJECTION64_PATH="$abs_lib" NVTX_INJECTION64_PATH="$abs_lib" \
+	GAPSCOPE_OUTPUT=/nonexistent-dir/x.db "$smoke" >"$W/unwritable.out" 2>"$W/unwritable.err"
+rc=$?
+cat "$W/unwritable.out" "$W/unwritable.err"
+result $rc "unwritable output: exit status 0 (got $rc)"
+grep -qx 'result: PASS' "$W/unwritable.out"
+result $? "unwritable output: the program's own results are right"
+n=$(grep -c '^gapscope: ' "$W/unwritable.err")
+[ "$n" = 1 ]
+result $? "unwritable output: exactly one warning line (got $n)"
+
+# 6. SIGTERM in the middle of a run: the collector flushes and finalizes,
+#    chains to the default action, and record passes 128+15 through.
+db="$W/killed.db"
+"$gs" record --flush-ms 200 -o "$db" -- "$smoke" --forever >"$W/killed.out" 2>"$W/killed.err" &
+recpid=$!
+for _ in $(seq 600); do
+	grep -q GS_SMOKE_LOOPING "$W/killed.out" 2>/dev/null && break
+	kill -0 $recpid 2>/dev/null || break
+	sleep 0.1
+done
+sleep 1
+kill -TERM $recpid 2>/dev/null
+for _ in $(seq 300); do kill -0 $recpid 2>/dev/null || break; sleep 0.1; done
+kill -0 $recpid 2>/dev/null && { echo "still running after 30 s: SIGKILL"; kill -KILL $recpid; }
+wait $recpid
+rc=$?
+cat "$W/killed.err"
+[ "$rc" = 143 ]
+result $? "SIGTERM: record exits 143 (got $rc)"
+if [ -f "$db" ]; then run_checker killed killed "$db"; else result 1 "SIGTERM: database $db written"; fi
+
+# 7. PyTorch, unmodified, under record; then with torch.profiler active.
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+	db="$W/torch.db"
+	"$gs" record -o "$db" -- python3 tests/gpu/torch_smoke.py >"$W/torch.out" 2>"$W/torch.err"
+	rc=$?
+	cat "$W/torch.out" "$W/torch.err"
+	result $rc "torch: exit status 0 (got $rc)"
+	grep -qx 'result: PASS' "$W/torch.out"
+	result $? "torch: the script's own results are right"
+	if [ -f "$db" ]; then run_checker torch torch "$db"; else result 1 "torch: database $db written"; fi
+
+	db="$W/torch-profiler.db"
+	"$gs" record -o "$db" -- python3 tests/gpu/torch_smoke.py --profiler \
+		>"$W/torch-profiler.out" 2>"$W/torch-profiler.err"
+	rc=$?
+	cat "$W/torch-profiler.out" "$W/torch-profiler.err"
+	result $rc "torch + torch.profiler: exit status 0 (got $rc)"
+	grep -qx 'result: PASS' "$W/torch-profiler.out"
+	result $? "torch + torch.profiler: the script's own results are right"
+	n=$(collector_lines "$W/torch-profiler.err" | wc -l)
+	[ "$n" = 1 ]
+	result $? "torch + torch.profiler: exactly one collector warning (got $n)"
+	[ -f "$db" ] && "$gs" info "$db" >"$W/torch-profiler.info" 2>&1 && cat "$W/torch-profiler.info"
+else
+	echo "SKIP: PyTorch checks (python3 cannot import torch with CUDA)"
+	skip=$((skip + 1))
+fi
+
+if [ $skip -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ $fail = 0 ]
