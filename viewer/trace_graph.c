@@ -1,0 +1,824 @@
+/*
+ * trace_graph.c - SQL for `gapscope graph`: topology and measurements of
+ * recorded CUDA graphs, and the stream-ordered work of an NVTX range, turned
+ * into graph models (see trace_graph.h).
+ *
+ * Kernels launched from a graph carry the id of the executable graph's node
+ * (kernels.graph_node_id); graph_nodes.original_node_id leads from that node
+ * back to the node of the graph the user built or captured. gm_resolve()
+ * follows that chain, so measurements land on the drawn node whether or not
+ * the collector recorded the executable graph's nodes. Nothing here draws.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_graph.h"
+
+static int prep(struct trace *t, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
+{
+	if (sqlite3_prepare_v2(t->db, sql, -1, st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read graph tables: %s", sqlite3_errmsg(t->db));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int step_err(struct trace *t, int rc, char *err, size_t errlen)
+{
+	if (rc == SQLITE_DONE)
+		return 0;
+	snprintf(err, errlen, "cannot read graph tables: %s", sqlite3_errmsg(t->db));
+	return -EIO;
+}
+
+/* One integer from a query with one int64 parameter (0 when no row). */
+static int64_t query_i64(struct trace *t, const char *sql, int64_t arg)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, arg);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* ---- topology ------------------------------------------------------------ */
+
+/* Nodes of graph_id and, recursively, of its child graphs (one cluster
+ * each), then the edges among them. */
+static int load_tree(struct trace *t, int64_t graph_id, struct gm_graph *g, char *err,
+		     size_t errlen)
+{
+	sqlite3_stmt *nst = NULL, *est = NULL;
+	int64_t *todo = NULL; /* graph ids, in load order */
+	int *todo_cluster = NULL;
+	size_t n_todo = 1, cap = 16, k;
+	struct gm_map seen = {0};
+	int rc;
+
+	todo = malloc(cap * sizeof(*todo));
+	todo_cluster = malloc(cap * sizeof(*todo_cluster));
+	if (!todo || !todo_cluster) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	todo[0] = graph_id;
+	todo_cluster[0] = -1;
+	if ((rc = gm_map_put(&seen, graph_id, 0)) < 0)
+		goto out;
+	rc = prep(t,
+		  "SELECT n.node_id, n.type, s.value, n.child_graph_id, n.grid_x, n.grid_y, "
+		  "n.grid_z, n.block_x, n.block_y, n.block_z, n.bytes "
+		  "FROM graph_nodes n LEFT JOIN strings s ON s.id = n.name_id "
+		  "WHERE n.graph_id = ? ORDER BY n.node_id",
+		  &nst, err, errlen);
+	if (rc < 0)
+		goto out;
+	for (k = 0; k < n_todo; k++) {
+		sqlite3_bind_int64(nst, 1, todo[k]);
+		while ((rc = sqlite3_step(nst)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(nst, 0), child;
+			int type = sqlite3_column_type(nst, 1) == SQLITE_NULL
+				       ? -1
+				       : sqlite3_column_int(nst, 1);
+			int idx, c, j;
+			struct gm_node *n;
+
+			idx = gm_add_node(g, id, type, (const char *)sqlite3_column_text(nst, 2),
+					  todo_cluster[k]);
+			if (idx == -EEXIST)
+				continue; /* node ids are unique; a bad file may say otherwise */
+			if (idx < 0) {
+				rc = idx;
+				goto out;
+			}
+			n = &g->nodes[idx];
+			for (j = 0; j < 3; j++) {
+				n->grid[j] = (unsigned)sqlite3_column_int64(nst, 4 + j);
+				n->block[j] = (unsigned)sqlite3_column_int64(nst, 7 + j);
+			}
+			n->bytes = (uint64_t)sqlite3_column_int64(nst, 10);
+			child = sqlite3_column_int64(nst, 3);
+			if (!child || gm_map_get(&seen, child) >= 0)
+				continue;
+			{
+				char label[64];
+				snprintf(label, sizeof(label), "child graph %" PRId64, child);
+				c = gm_add_cluster(g, child, todo_cluster[k], idx, label);
+			}
+			if (c < 0 || gm_map_put(&seen, child, 0) < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			if (n_todo == cap) {
+				int64_t *nt;
+				int *nc;
+				cap *= 2;
+				nt = realloc(todo, cap * sizeof(*todo));
+				if (nt)
+					todo = nt;
+				nc = realloc(todo_cluster, cap * sizeof(*todo_cluster));
+				if (nc)
+					todo_cluster = nc;
+				if (!nt || !nc) {
+					rc = -ENOMEM;
+					goto out;
+				}
+			}
+			todo[n_todo] = child;
+			todo_cluster[n_todo++] = c;
+		}
+		if ((rc = step_err(t, rc, err, errlen)) < 0)
+			goto out;
+		sqlite3_reset(nst);
+	}
+	rc = prep(t, "SELECT from_node, to_node FROM graph_edges WHERE graph_id = ?", &est, err,
+		  errlen);
+	if (rc < 0)
+		goto out;
+	for (k = 0; k < n_todo; k++) {
+		sqlite3_bind_int64(est, 1, todo[k]);
+		while ((rc = sqlite3_step(est)) == SQLITE_ROW) {
+			int a = gm_find(g, sqlite3_column_int64(est, 0));
+			int b = gm_find(g, sqlite3_column_int64(est, 1));
+			/* an edge to a node that was never recorded cannot be drawn */
+			if (a < 0 || b < 0)
+				continue;
+			if (gm_add_edge(g, a, b, GM_EDGE_DEPENDENCY) < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		if ((rc = step_err(t, rc, err, errlen)) < 0)
+			goto out;
+		sqlite3_reset(est);
+	}
+	rc = 0;
+out:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	sqlite3_finalize(nst);
+	sqlite3_finalize(est);
+	free(todo);
+	free(todo_cluster);
+	gm_map_free(&seen);
+	return rc;
+}
+
+static int load_origins(struct trace *t, struct gm_origins *o, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = prep(t,
+		  "SELECT node_id, original_node_id FROM graph_nodes "
+		  "WHERE original_node_id IS NOT NULL AND original_node_id != 0",
+		  &st, err, errlen);
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (gm_origins_add(o, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)) <
+		    0) {
+			sqlite3_finalize(st);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	rc = step_err(t, rc, err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* GPU operations that ran as graph nodes: all three op tables carry
+ * graph_node_id. Negative spans (clock glitches) are dropped. */
+static const char graph_ops_sql[] =
+    "SELECT graph_node_id, end - start FROM kernels "
+    "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start "
+    "UNION ALL SELECT graph_node_id, end - start FROM memcpys "
+    "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start "
+    "UNION ALL SELECT graph_node_id, end - start FROM memsets "
+    "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start";
+
+static const char graph_ops_grouped_sql[] =
+    "SELECT graph_node_id, COUNT(*), SUM(d) FROM ("
+    "SELECT graph_node_id, end - start AS d FROM kernels "
+    "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start "
+    "UNION ALL SELECT graph_node_id, end - start FROM memcpys "
+    "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start "
+    "UNION ALL SELECT graph_node_id, end - start FROM memsets "
+    "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start"
+    ") GROUP BY graph_node_id";
+
+/* resolve with a cache: executed node id -> model index + 1 (0 = not ours) */
+static int resolve_cached(const struct gm_graph *g, const struct gm_origins *o,
+			  struct gm_map *cache, int64_t node_id)
+{
+	int v = gm_map_get(cache, node_id);
+
+	if (v >= 0)
+		return v - 1;
+	v = gm_resolve(g, o, node_id);
+	gm_map_put(cache, node_id, v + 1); /* a failed put only costs a re-resolve */
+	return v;
+}
+
+static void fill_counts(struct trace *t, int64_t graph_id, struct tg_info *info)
+{
+	info->graph_id = graph_id;
+	info->origin = -1;
+	{
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(
+			t->db, "SELECT origin, original_graph_id FROM graphs WHERE graph_id=?", -1,
+			&st, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, graph_id);
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+					info->origin = sqlite3_column_int(st, 0);
+				info->original = sqlite3_column_int64(st, 1);
+			}
+		}
+		sqlite3_finalize(st);
+		if (sqlite3_prepare_v2(t->db,
+				       "SELECT graph_id, node_id FROM graph_nodes "
+				       "WHERE child_graph_id = ? ORDER BY node_id LIMIT 1",
+				       -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, graph_id);
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				info->parent_graph = sqlite3_column_int64(st, 0);
+				info->parent_node = sqlite3_column_int64(st, 1);
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	info->nodes =
+	    (size_t)query_i64(t, "SELECT COUNT(*) FROM graph_nodes WHERE graph_id=?", graph_id);
+	info->edges =
+	    (size_t)query_i64(t, "SELECT COUNT(*) FROM graph_edges WHERE graph_id=?", graph_id);
+	info->execs =
+	    (size_t)query_i64(t, "SELECT COUNT(*) FROM graph_execs WHERE graph_id=?", graph_id);
+	info->launches = (size_t)query_i64(t,
+					   "SELECT COUNT(*) FROM graph_launches WHERE exec_id IN "
+					   "(SELECT exec_id FROM graph_execs WHERE graph_id=?)",
+					   graph_id);
+}
+
+static int graph_exists(struct trace *t, int64_t graph_id)
+{
+	return query_i64(t,
+			 "SELECT EXISTS(SELECT 1 FROM graphs WHERE graph_id=?1) OR "
+			 "EXISTS(SELECT 1 FROM graph_nodes WHERE graph_id=?1 AND graph_id NOT IN "
+			 "(SELECT exec_id FROM graph_execs WHERE exec_id IS NOT NULL))",
+			 graph_id) == 1;
+}
+
+int tg_load(struct trace *t, int64_t graph_id, struct gm_graph *g, struct tg_info *info, char *err,
+	    size_t errlen)
+{
+	struct gm_origins o = {0};
+	struct gm_map cache = {0};
+	sqlite3_stmt *st = NULL;
+	size_t ops = 0;
+	int rc;
+
+	if (!graph_exists(t, graph_id)) {
+		snprintf(err, errlen, "no graph with id %" PRId64, graph_id);
+		return -ENOENT;
+	}
+	g->id = graph_id;
+	if ((rc = load_tree(t, graph_id, g, err, errlen)) < 0)
+		goto out;
+	if ((rc = load_origins(t, &o, err, errlen)) < 0)
+		goto out;
+	if ((rc = prep(t, graph_ops_sql, &st, err, errlen)) < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int idx = resolve_cached(g, &o, &cache, sqlite3_column_int64(st, 0));
+		if (idx < 0)
+			continue;
+		if (gm_add_duration(g, idx, (uint64_t)sqlite3_column_int64(st, 1)) < 0) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto out;
+		}
+		ops++;
+	}
+	if ((rc = step_err(t, rc, err, errlen)) < 0)
+		goto out;
+	gm_compute_stats(g);
+	if (info) {
+		memset(info, 0, sizeof(*info));
+		fill_counts(t, graph_id, info);
+		info->ops = ops;
+		info->gpu_ns = g->total_ns;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	gm_origins_free(&o);
+	gm_map_free(&cache);
+	return rc;
+}
+
+int tg_list(struct trace *t, struct tg_info **out, size_t *n, char *err, size_t errlen)
+{
+	struct gm_origins o = {0};
+	sqlite3_stmt *st = NULL;
+	struct tg_info *v = NULL;
+	int64_t *op_node = NULL, *op_count = NULL, *op_sum = NULL;
+	size_t nv = 0, cap = 0, nops = 0, capops = 0, i, k;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = prep(t,
+		  "SELECT graph_id FROM graphs UNION SELECT graph_id FROM graph_nodes "
+		  "EXCEPT SELECT exec_id FROM graph_execs ORDER BY 1",
+		  &st, err, errlen);
+	if (rc < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (nv == cap) {
+			struct tg_info *nvp;
+			cap = cap ? cap * 2 : 16;
+			nvp = realloc(v, cap * sizeof(*v));
+			if (!nvp) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			v = nvp;
+		}
+		memset(&v[nv], 0, sizeof(v[nv]));
+		v[nv++].graph_id = sqlite3_column_int64(st, 0);
+	}
+	if ((rc = step_err(t, rc, err, errlen)) < 0)
+		goto out;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!nv)
+		goto done;
+
+	/* measurements, summed per executed node once for all graphs */
+	if ((rc = prep(t, graph_ops_grouped_sql, &st, err, errlen)) < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (nops == capops) {
+			int64_t *a, *b, *c;
+			capops = capops ? capops * 2 : 256;
+			a = realloc(op_node, capops * sizeof(*a));
+			if (a)
+				op_node = a;
+			b = realloc(op_count, capops * sizeof(*b));
+			if (b)
+				op_count = b;
+			c = realloc(op_sum, capops * sizeof(*c));
+			if (c)
+				op_sum = c;
+			if (!a || !b || !c) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		op_node[nops] = sqlite3_column_int64(st, 0);
+		op_count[nops] = sqlite3_column_int64(st, 1);
+		op_sum[nops++] = sqlite3_column_int64(st, 2);
+	}
+	if ((rc = step_err(t, rc, err, errlen)) < 0)
+		goto out;
+	if ((rc = load_origins(t, &o, err, errlen)) < 0)
+		goto out;
+
+	for (i = 0; i < nv; i++) {
+		struct gm_graph g;
+		gm_init(&g);
+		rc = load_tree(t, v[i].graph_id, &g, err, errlen);
+		if (rc < 0) {
+			gm_free(&g);
+			goto out;
+		}
+		fill_counts(t, v[i].graph_id, &v[i]);
+		for (k = 0; k < nops; k++)
+			if (gm_resolve(&g, &o, op_node[k]) >= 0) {
+				v[i].ops += (size_t)op_count[k];
+				v[i].gpu_ns += (uint64_t)op_sum[k];
+			}
+		gm_free(&g);
+	}
+done:
+	*out = v;
+	*n = nv;
+	v = NULL;
+	rc = 0;
+out:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	sqlite3_finalize(st);
+	gm_origins_free(&o);
+	free(v);
+	free(op_node);
+	free(op_count);
+	free(op_sum);
+	return rc;
+}
+
+/* ---- stream-ordered work of an NVTX range -------------------------------- */
+
+struct op {
+	int64_t
+	    id;	  /* synthetic node id: row id * 4 + table (0 kernel, 1 memcpy, 2 memset, 3 wait) */
+	int type; /* enum gs_graph_node_type */
+	int64_t device; /* CUDA device ordinal */
+	int64_t stream; /* CUPTI stream id */
+	int64_t tid;	/* launching thread, -1 unknown */
+	uint64_t key;	/* ns: launch API start (host submission order), else GPU start */
+	uint64_t start; /* ns, GPU start (0 for waits) */
+	uint64_t end;	/* ns, GPU end */
+	int64_t event;	/* waits: CUPTI event id */
+	int64_t bytes;	/* memcpy/memset bytes */
+	int copy_kind;	/* memcpy: enum gs_copy_kind */
+	char *name;	/* kernel name, owned */
+	int node;	/* model node index, -1 when not drawn */
+};
+
+struct ops {
+	struct op *v;
+	size_t n, cap;
+};
+
+static int ops_push(struct ops *o, const struct op *x)
+{
+	if (o->n == o->cap) {
+		size_t ncap = o->cap ? o->cap * 2 : 64;
+		struct op *nv = realloc(o->v, ncap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		o->v = nv;
+		o->cap = ncap;
+	}
+	o->v[o->n++] = *x;
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct op *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct op *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return cmp_key(a, b);
+}
+
+/* An op belongs to the range when its launch call (same correlation id)
+ * started inside it on the range's thread; ops with no recorded launch call
+ * fall back to their GPU start time. A GPU op never starts before its launch,
+ * so start >= range start prunes early. ?1 start, ?2 end, ?3 tid (NULL = any). */
+#define RANGE_OPS(cols, table, join)                                                               \
+	"SELECT id, start, end, device, stream, name, bytes, ck, ls, lt FROM (SELECT "             \
+	"o.id AS id, o.start AS start, o.end AS end, o.device AS device, "                         \
+	"o.stream AS stream, " cols ", "                                                           \
+	"(SELECT MIN(a.start) FROM api_calls a WHERE a.correlation_id = o.correlation_id) "        \
+	"AS ls, "                                                                                  \
+	"(SELECT MIN(a.tid) FROM api_calls a WHERE a.correlation_id = o.correlation_id) "          \
+	"AS lt FROM " table " o " join " WHERE o.start >= ?1) "                                    \
+	"WHERE CASE WHEN ls IS NULL THEN start <= ?2 "                                             \
+	"ELSE ls BETWEEN ?1 AND ?2 AND (?3 IS NULL OR lt IS NULL OR lt = ?3) END"
+
+static const char *const range_ops_sql[3] = {
+    RANGE_OPS("s.value AS name, 0 AS bytes, 0 AS ck", "kernels",
+	      "LEFT JOIN strings s ON s.id = o.name_id"),
+    RANGE_OPS("NULL AS name, o.bytes AS bytes, o.copy_kind AS ck", "memcpys", ""),
+    RANGE_OPS("NULL AS name, o.bytes AS bytes, 0 AS ck", "memsets", ""),
+};
+
+static const int range_ops_type[3] = {GS_NODE_KERNEL, GS_NODE_MEMCPY, GS_NODE_MEMSET};
+
+static void bind_range(sqlite3_stmt *st, uint64_t r0, uint64_t r1, int64_t tid)
+{
+	sqlite3_bind_int64(st, 1, (int64_t)r0);
+	sqlite3_bind_int64(st, 2, (int64_t)r1);
+	if (tid >= 0)
+		sqlite3_bind_int64(st, 3, tid);
+	else
+		sqlite3_bind_null(st, 3);
+}
+
+static int load_range_ops(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid, struct ops *ops,
+			  char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int table, rc = 0;
+
+	for (table = 0; table < 3; table++) {
+		if ((rc = prep(t, range_ops_sql[table], &st, err, errlen)) < 0)
+			return rc;
+		bind_range(st, r0, r1, tid);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct op x;
+			const char *name = (const char *)sqlite3_column_text(st, 5);
+			memset(&x, 0, sizeof(x));
+			x.id = sqlite3_column_int64(st, 0) * 4 + table;
+			x.type = range_ops_type[table];
+			x.start = (uint64_t)sqlite3_column_int64(st, 1);
+			x.end = (uint64_t)sqlite3_column_int64(st, 2);
+			x.device = sqlite3_column_int64(st, 3);
+			x.stream = sqlite3_column_int64(st, 4);
+			x.bytes = sqlite3_column_int64(st, 6);
+			x.copy_kind = sqlite3_column_int(st, 7);
+			x.key = sqlite3_column_type(st, 8) == SQLITE_NULL
+				    ? x.start
+				    : (uint64_t)sqlite3_column_int64(st, 8);
+			x.tid = sqlite3_column_type(st, 9) == SQLITE_NULL
+				    ? -1
+				    : sqlite3_column_int64(st, 9);
+			x.event = 0;
+			x.node = -1;
+			if ((name && !(x.name = strdup(name))) || ops_push(ops, &x) < 0) {
+				free(x.name);
+				sqlite3_finalize(st);
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+		}
+		rc = step_err(t, rc, err, errlen);
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* cudaStreamWaitEvent calls inside the range (syncs.kind 2). CUPTI's
+ * synchronization record has no thread; take it from the API call. */
+static int load_range_waits(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid, struct ops *ops,
+			    char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = prep(t,
+		  "SELECT id, start, device, stream, event, wt FROM (SELECT y.id AS id, "
+		  "y.start AS start, y.device AS device, y.stream AS stream, y.event AS event, "
+		  "COALESCE(y.tid, (SELECT MIN(a.tid) FROM api_calls a "
+		  "WHERE a.correlation_id = y.correlation_id)) AS wt "
+		  "FROM syncs y WHERE y.kind = 2 AND y.start BETWEEN ?1 AND ?2) "
+		  "WHERE ?3 IS NULL OR wt IS NULL OR wt = ?3",
+		  &st, err, errlen);
+	if (rc < 0)
+		return rc;
+	bind_range(st, r0, r1, tid);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct op x;
+		memset(&x, 0, sizeof(x));
+		x.id = sqlite3_column_int64(st, 0) * 4 + 3;
+		x.type = GS_NODE_WAIT_EVENT;
+		x.key = (uint64_t)sqlite3_column_int64(st, 1);
+		x.device = sqlite3_column_int64(st, 2);
+		x.stream = sqlite3_column_int64(st, 3);
+		x.event = sqlite3_column_int64(st, 4);
+		x.tid =
+		    sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+		x.node = -1;
+		if (ops_push(ops, &x) < 0) {
+			sqlite3_finalize(st);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	rc = step_err(t, rc, err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Schema v1 records where an event was waited for (syncs: stream, event) but
+ * not where it was recorded: cudaEventRecord's stream is in no table. The
+ * best available guess: the last cudaEventRecord/cuEventRecord call on the
+ * waiting thread before the wait recorded the event, into the stream of the
+ * operation that thread launched just before that call (on another stream).
+ * Returns the host time of that record call, or 0 when none was recorded. */
+static uint64_t last_event_record(sqlite3_stmt *st, int64_t tid, uint64_t before)
+{
+	uint64_t v = 0;
+
+	sqlite3_reset(st);
+	if (tid >= 0)
+		sqlite3_bind_int64(st, 1, tid);
+	else
+		sqlite3_bind_null(st, 1);
+	sqlite3_bind_int64(st, 2, (int64_t)before);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = (uint64_t)sqlite3_column_int64(st, 0);
+	return v;
+}
+
+static void ops_free(struct ops *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		free(o->v[i].name);
+	free(o->v);
+	memset(o, 0, sizeof(*o));
+}
+
+static void op_detail(const struct op *x, char *buf, size_t len)
+{
+	switch (x->type) {
+	case GS_NODE_WAIT_EVENT:
+		snprintf(buf, len,
+			 "cudaStreamWaitEvent: stream %" PRId64 " waits for event %" PRId64,
+			 x->stream, x->event);
+		break;
+	case GS_NODE_MEMCPY:
+		snprintf(buf, len, "memcpy %s, %" PRId64 " bytes, stream %" PRId64,
+			 gs_copy_kind_name(x->copy_kind), x->bytes, x->stream);
+		break;
+	case GS_NODE_MEMSET:
+		snprintf(buf, len, "memset, %" PRId64 " bytes, stream %" PRId64, x->bytes,
+			 x->stream);
+		break;
+	default: snprintf(buf, len, "stream %" PRId64 ", device %" PRId64, x->stream, x->device);
+	}
+}
+
+int tg_load_streams(struct trace *t, const char *name, size_t nth, size_t max_ops,
+		    struct gm_graph *g, struct tg_range *r, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL, *rec = NULL;
+	struct ops ops = {0};
+	int64_t tid = -1, prev_dev = 0, prev_stream = 0;
+	size_t i, drawn_ops = 0;
+	int rc, cluster = -1, have_prev = 0, multi_device = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (errlen)
+		err[0] = '\0';
+	rc = prep(t,
+		  "SELECT n.id, n.start, n.end, n.tid FROM nvtx n "
+		  "JOIN strings s ON s.id = n.text_id WHERE n.kind = 0 AND s.value = ? "
+		  "ORDER BY n.start, n.id",
+		  &st, err, errlen);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (r->occurrences++ != nth)
+			continue;
+		r->nvtx_id = sqlite3_column_int64(st, 0);
+		r->start = (uint64_t)sqlite3_column_int64(st, 1);
+		r->end = (uint64_t)sqlite3_column_int64(st, 2);
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			tid = sqlite3_column_int64(st, 3);
+	}
+	rc = step_err(t, rc, err, errlen);
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return rc;
+	if (r->occurrences <= nth) {
+		snprintf(err, errlen, "no NVTX range named '%s'", name);
+		return -ENOENT;
+	}
+	st = NULL;
+	g->id = r->nvtx_id;
+
+	if ((rc = load_range_ops(t, r->start, r->end, tid, &ops, err, errlen)) < 0)
+		goto out;
+	r->ops = ops.n;
+	if ((rc = load_range_waits(t, r->start, r->end, tid, &ops, err, errlen)) < 0)
+		goto out;
+	r->waits = ops.n - r->ops;
+
+	/* keep the first max_ops operations in launch order (waits always) */
+	qsort(ops.v, ops.n, sizeof(*ops.v), cmp_key);
+	for (i = 0; i < ops.n; i++) {
+		if (ops.v[i].type != GS_NODE_WAIT_EVENT && drawn_ops++ >= max_ops)
+			ops.v[i].node = -2; /* dropped */
+	}
+	r->ops_drawn = r->ops < max_ops ? r->ops : max_ops;
+
+	/* clusters per (device, stream), nodes in stream order */
+	qsort(ops.v, ops.n, sizeof(*ops.v), cmp_stream);
+	for (i = 1; i < ops.n; i++)
+		if (ops.v[i].device != ops.v[0].device)
+			multi_device = 1;
+	for (i = 0; i < ops.n; i++) {
+		struct op *x = &ops.v[i];
+		char buf[160];
+		int idx;
+
+		if (x->node == -2)
+			continue;
+		if (!have_prev || x->device != prev_dev || x->stream != prev_stream) {
+			if (multi_device)
+				snprintf(buf, sizeof(buf),
+					 "stream %" PRId64 " (device %" PRId64 ")", x->stream,
+					 x->device);
+			else
+				snprintf(buf, sizeof(buf), "stream %" PRId64, x->stream);
+			cluster = gm_add_cluster(g, x->stream, -1, -1, buf);
+			if (cluster < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			r->streams++;
+		}
+		idx = gm_add_node(g, x->id, x->type, x->name, cluster);
+		if (idx < 0) {
+			rc = idx == -EEXIST ? -EIO : -ENOMEM;
+			goto out;
+		}
+		x->node = idx;
+		g->nodes[idx].bytes = x->bytes > 0 ? (uint64_t)x->bytes : 0;
+		op_detail(x, buf, sizeof(buf));
+		if (gm_set_detail(g, idx, buf) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (x->type != GS_NODE_WAIT_EVENT && x->end >= x->start &&
+		    gm_add_duration(g, idx, x->end - x->start) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		/* stream order: the previous drawn item of the same stream */
+		if (have_prev && x->device == prev_dev && x->stream == prev_stream) {
+			size_t j = i;
+			while (j-- > 0 && ops.v[j].node < 0)
+				;
+			if (gm_add_edge(g, ops.v[j].node, idx, GM_EDGE_STREAM) < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		have_prev = 1;
+		prev_dev = x->device;
+		prev_stream = x->stream;
+	}
+
+	/* inferred event edges */
+	if (r->waits) {
+		rc = prep(t,
+			  "SELECT MAX(a.start) FROM api_calls a JOIN strings s ON s.id = a.name_id "
+			  "WHERE (?1 IS NULL OR a.tid = ?1) AND a.start <= ?2 AND "
+			  "(s.value LIKE 'cudaEventRecord%' OR s.value LIKE 'cuEventRecord%')",
+			  &rec, err, errlen);
+		if (rc < 0)
+			goto out;
+	}
+	for (i = 0; i < ops.n; i++) {
+		struct op *w = &ops.v[i];
+		uint64_t trec;
+		size_t j;
+		int src = -1;
+		uint64_t best = 0;
+
+		if (w->type != GS_NODE_WAIT_EVENT)
+			continue;
+		trec = last_event_record(rec, w->tid, w->key);
+		if (!trec || trec < r->start)
+			continue;
+		for (j = 0; j < ops.n; j++) {
+			const struct op *x = &ops.v[j];
+			if (x->node < 0 || x->type == GS_NODE_WAIT_EVENT || x->key > trec ||
+			    (x->device == w->device && x->stream == w->stream) ||
+			    (w->tid >= 0 && x->tid >= 0 && x->tid != w->tid))
+				continue;
+			if (src < 0 || x->key >= best) {
+				src = x->node;
+				best = x->key;
+			}
+		}
+		if (src < 0)
+			continue;
+		if (gm_add_edge(g, src, w->node, GM_EDGE_EVENT) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		r->waits_linked++;
+	}
+	gm_compute_stats(g);
+	rc = 0;
+out:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (rc == -EIO && !err[0])
+		snprintf(err, errlen, "damaged trace: duplicate operation ids");
+	sqlite3_finalize(st);
+	sqlite3_finalize(rec);
+	ops_free(&ops);
+	return rc;
+}
