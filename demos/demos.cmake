@@ -3,9 +3,7 @@
 # NVTX3 (header-only) to name their phases. Only included when CUDA is found.
 set(GS_DEMOS graph_conversion false_timing implicit_sync stream_race decode_starvation)
 foreach(demo ${GS_DEMOS})
-  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${demo}.cu)
-    add_executable(gs_demo_${demo} ${CMAKE_CURRENT_SOURCE_DIR}/${demo}.cu)
-    target_include_directories(gs_demo_${demo} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-    target_link_libraries(gs_demo_${demo} PRIVATE gs_kernels CUDA::cudart CUDA::nvtx3)
-  endif()
+  add_executable(gs_demo_${demo} ${CMAKE_CURRENT_SOURCE_DIR}/${demo}.cu)
+  target_include_directories(gs_demo_${demo} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(gs_demo_${demo} PRIVATE gs_kernels CUDA::cudart CUDA::nvtx3)
 endforeach()

@@ -32,6 +32,9 @@ PHASES = {
         "race_no_wait", "fixed_with_event", "pipeline_events",
         "pipeline_device_sync_each_step",
     ],
+    "decode_starvation": [
+        "decode_eager", "decode_one_graph", "decode_bucketed_graphs",
+    ],
 }
 
 
