@@ -1,0 +1,7 @@
+# GPU benchmarks (only with the CUDA Toolkit): gs_bench_launch_overhead, the
+# short-kernel loop of DESIGN.md. bench/run_overhead.sh runs it untraced and
+# under `gapscope record` in one go and prints the ratios.
+if(GAPSCOPE_HAVE_CUDA)
+  add_executable(gs_bench_launch_overhead ${CMAKE_CURRENT_SOURCE_DIR}/launch_overhead.cu)
+  target_link_libraries(gs_bench_launch_overhead PRIVATE gs_kernels CUDA::cudart)
+endif()

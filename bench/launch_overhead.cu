@@ -1,0 +1,156 @@
+/*
+ * launch_overhead.cu - per-kernel cost of a loop of short kernels, the
+ * experiment of DESIGN.md's "Facts we measured", in three modes:
+ *   back_to_back  N launches in one stream, one sync at the end
+ *   launch_sync   N times: launch, then cudaStreamSynchronize
+ *   graph_<N>     one CUDA Graph of N kernels (stream capture), replayed
+ * Each mode is timed with the host's CLOCK_MONOTONIC from the first launch to
+ * the return of the closing synchronisation, divided by N; the figure is the
+ * median over --repeats runs after --warmup runs that are not counted.
+ *
+ *   gs_bench_launch_overhead [--n N] [--repeats R] [--warmup W]
+ * prints one line per mode, "mode=<name> per_kernel_us=<median> min_us=...
+ * max_us=...", which bench/run_overhead.sh turns into its table.
+ *
+ * It is a program that prints figures, not a test: it asserts nothing about
+ * timings. It knows nothing of gapscope; run_overhead.sh runs it untraced
+ * and under `gapscope record` to measure the collector's cost.
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "short_kernel.cuh"
+
+#define CHECK(call)                                                                                \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			fprintf(stderr, "launch_overhead: %s failed: %s (line %d)\n", #call,       \
+				cudaGetErrorString(e_), __LINE__);                                 \
+			exit(1);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Print the median, min and max of per-kernel times (µs) of the counted runs. */
+static void report(const char *mode, double *v, int n)
+{
+	double med;
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	printf("mode=%s per_kernel_us=%.3f min_us=%.3f max_us=%.3f\n", mode, med, v[0], v[n - 1]);
+	fflush(stdout);
+}
+
+static long arg_long(int argc, char **argv, const char *name, long dflt)
+{
+	int i;
+
+	for (i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], name)) {
+			char *end;
+			long v = strtol(argv[i + 1], &end, 10);
+			if (*end || v <= 0) {
+				fprintf(stderr, "launch_overhead: %s needs a positive number\n",
+					name);
+				exit(2);
+			}
+			return v;
+		}
+	return dflt;
+}
+
+int main(int argc, char **argv)
+{
+	int n = (int)arg_long(argc, argv, "--n", 1000);
+	int repeats = (int)arg_long(argc, argv, "--repeats", 30);
+	int warmup = (int)arg_long(argc, argv, "--warmup", 3);
+	double *v = (double *)calloc(repeats, sizeof(double));
+	cudaStream_t s;
+	cudaGraph_t graph;
+	cudaGraphExec_t exec;
+	cudaDeviceProp prop;
+	float *d_x, *d_y;
+	int r, i;
+
+	CHECK(cudaGetDeviceProperties(&prop, 0));
+	CHECK(cudaMalloc(&d_x, GS_SHORT_N * sizeof(float)));
+	CHECK(cudaMalloc(&d_y, GS_SHORT_N * sizeof(float)));
+	CHECK(cudaMemset(d_x, 0, GS_SHORT_N * sizeof(float)));
+	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	CHECK(cudaDeviceSynchronize());
+	printf("launch_overhead: %s, N=%d kernels, %d repeats (median) after %d warm-up, "
+	       "short kernel of %d floats, %d threads per block\n",
+	       prop.name, n, repeats, warmup, GS_SHORT_N, GS_SHORT_THREADS);
+
+	/* back to back: the CPU enqueues N launches; the GPU runs them as they
+	 * arrive, so the figure is max(launch cost, kernel time). */
+	for (r = 0; r < warmup + repeats; r++) {
+		double t0 = now_us(), t1;
+		for (i = 0; i < n; i++)
+			CHECK(gs_launch_short(d_y, d_x, GS_SHORT_N, 2.0f, 1.0f, s));
+		CHECK(cudaStreamSynchronize(s));
+		t1 = now_us();
+		if (r >= warmup)
+			v[r - warmup] = (t1 - t0) / n;
+	}
+	report("back_to_back", v, repeats);
+
+	/* launch + sync each: the full round trip per kernel. */
+	for (r = 0; r < warmup + repeats; r++) {
+		double t0 = now_us(), t1;
+		for (i = 0; i < n; i++) {
+			CHECK(gs_launch_short(d_y, d_x, GS_SHORT_N, 2.0f, 1.0f, s));
+			CHECK(cudaStreamSynchronize(s));
+		}
+		t1 = now_us();
+		if (r >= warmup)
+			v[r - warmup] = (t1 - t0) / n;
+	}
+	report("launch_sync", v, repeats);
+
+	/* one graph of N kernels, captured once, replayed. */
+	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+	for (i = 0; i < n; i++)
+		CHECK(gs_launch_short(d_y, d_x, GS_SHORT_N, 2.0f, 1.0f, s));
+	CHECK(cudaStreamEndCapture(s, &graph));
+	CHECK(cudaGraphInstantiate(&exec, graph, 0));
+	CHECK(cudaGraphUpload(exec, s));
+	CHECK(cudaStreamSynchronize(s));
+	for (r = 0; r < warmup + repeats; r++) {
+		double t0 = now_us(), t1;
+		CHECK(cudaGraphLaunch(exec, s));
+		CHECK(cudaStreamSynchronize(s));
+		t1 = now_us();
+		if (r >= warmup)
+			v[r - warmup] = (t1 - t0) / n;
+	}
+	{
+		char name[32];
+		snprintf(name, sizeof(name), "graph_%d", n);
+		report(name, v, repeats);
+	}
+	CHECK(cudaGraphExecDestroy(exec));
+	CHECK(cudaGraphDestroy(graph));
+	CHECK(cudaStreamDestroy(s));
+	CHECK(cudaFree(d_x));
+	CHECK(cudaFree(d_y));
+	free(v);
+	return 0;
+}
