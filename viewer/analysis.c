@@ -1,0 +1,942 @@
+/*
+ * analysis.c - the core of the analysis library: per-device and per-stream
+ * timelines, idle gaps and their causes (docs/metrics.md), the --range
+ * selection, and gs_analyze() which runs every pass.
+ *
+ * Input arrays are never modified; everything is computed in O(n log n)
+ * with one sweep over the ops (sorted by device, start) plus binary
+ * searches into indexes built once. No I/O, no SQLite.
+ *
+ * The statistics that only read the gaps (launch distributions, syncs,
+ * kernels, NVTX, graph advice) are in analysis_stats.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_int.h"
+
+/* ------------------------------------------------------------------ */
+/* small growable array                                                */
+/* ------------------------------------------------------------------ */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* selection (--range)                                                 */
+/* ------------------------------------------------------------------ */
+
+/* First selection interval k with end > t (n_sel if none). */
+static size_t sel_first_after(const struct actx *c, int64_t t)
+{
+	size_t lo = 0, hi = c->n_sel;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->sel[2 * mid + 1] > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b)
+{
+	int64_t sum = 0;
+	size_t k;
+
+	if (b <= a)
+		return 0;
+	if (!c->has_sel)
+		return b - a;
+	for (k = sel_first_after(c, a); k < c->n_sel && c->sel[2 * k] < b; k++) {
+		int64_t s = c->sel[2 * k] > a ? c->sel[2 * k] : a;
+		int64_t e = c->sel[2 * k + 1] < b ? c->sel[2 * k + 1] : b;
+		if (e > s)
+			sum += e - s;
+	}
+	return sum;
+}
+
+/* Closed-interval test: [a,b] meets some [s,e] of the selection. */
+int sel_contains_op(const struct actx *c, int64_t a, int64_t b)
+{
+	size_t k;
+
+	if (!c->has_sel)
+		return 1;
+	/* first interval whose end >= a */
+	k = sel_first_after(c, a - 1);
+	return k < c->n_sel && c->sel[2 * k] <= b;
+}
+
+int sel_contains_point(const struct actx *c, int64_t t)
+{
+	return sel_contains_op(c, t, t);
+}
+
+static int cmp_i64pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	if (x[1] != y[1])
+		return x[1] < y[1] ? -1 : 1;
+	return 0;
+}
+
+static int build_selection(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	const char *name = c->opt->range_name;
+	uint8_t *match = NULL;
+	size_t i, n = 0, m = 0;
+	int rc = 0;
+
+	if (!name)
+		return 0;
+	c->has_sel = 1;
+	c->res->range_applied = 1;
+	if (in->strings.n) {
+		match = calloc(in->strings.n, 1);
+		if (!match)
+			return -ENOMEM;
+		for (i = 1; i < in->strings.n; i++)
+			match[i] = in->strings.v[i] && strcmp(in->strings.v[i], name) == 0;
+	}
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		if (r->kind == 0 && r->text_id < in->strings.n && match && match[r->text_id])
+			n++;
+	}
+	c->res->range_matches = n;
+	if (n == 0)
+		goto out;
+	c->sel = malloc(2 * n * sizeof(int64_t));
+	if (!c->sel) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		if (r->kind == 0 && r->text_id < in->strings.n && match[r->text_id]) {
+			c->sel[2 * m] = r->start;
+			c->sel[2 * m + 1] = r->end > r->start ? r->end : r->start;
+			m++;
+		}
+	}
+	qsort(c->sel, m, 2 * sizeof(int64_t), cmp_i64pair);
+	/* merge overlapping or touching ranges into disjoint ones */
+	n = 0;
+	for (i = 0; i < m; i++) {
+		if (n && c->sel[2 * i] <= c->sel[2 * (n - 1) + 1]) {
+			if (c->sel[2 * i + 1] > c->sel[2 * (n - 1) + 1])
+				c->sel[2 * (n - 1) + 1] = c->sel[2 * i + 1];
+		} else {
+			c->sel[2 * n] = c->sel[2 * i];
+			c->sel[2 * n + 1] = c->sel[2 * i + 1];
+			n++;
+		}
+	}
+	c->n_sel = n;
+	for (i = 0; i < n; i++)
+		c->res->range_total += c->sel[2 * i + 1] - c->sel[2 * i];
+out:
+	free(match);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* indexes                                                             */
+/* ------------------------------------------------------------------ */
+
+static int cmp_stab(const void *a, const void *b)
+{
+	const struct stab_ent *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* equal starts: the longer (outer) first, so the inner one is on top */
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sort and link s->ents[0..n) (key, start, end, idx filled in). */
+static void stab_link(struct stab *s)
+{
+	size_t i;
+	uint32_t top = GS_NONE;
+
+	qsort(s->ents, s->n, sizeof(*s->ents), cmp_stab);
+	for (i = 0; i < s->n; i++) {
+		struct stab_ent *e = &s->ents[i];
+		if (i > 0 && s->ents[i - 1].key != e->key)
+			top = GS_NONE;
+		/* pop what ended before this one starts: the rest of the
+		 * stack is exactly the intervals still open at e->start */
+		while (top != GS_NONE && s->ents[top].end < e->start)
+			top = s->ents[top].parent;
+		e->parent = top;
+		top = (uint32_t)i;
+	}
+}
+
+/* Innermost entry with key, start <= t <= end; its source idx or GS_NONE. */
+static uint32_t stab_find(const struct stab *s, uint32_t key, int64_t t)
+{
+	size_t lo = 0, hi = s->n;
+	uint32_t j;
+
+	/* last entry with (key, start) <= (key, t) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct stab_ent *e = &s->ents[mid];
+		if (e->key < key || (e->key == key && e->start <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || s->ents[lo - 1].key != key)
+		return GS_NONE;
+	for (j = (uint32_t)(lo - 1); j != GS_NONE; j = s->ents[j].parent)
+		if (s->ents[j].end >= t)
+			return s->ents[j].idx;
+	return GS_NONE;
+}
+
+static int cmp_evt(const void *a, const void *b)
+{
+	const struct evt *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The latest event with key and lo < t <= hi: its source idx or GS_NONE. */
+static uint32_t evts_find(const struct evts *e, uint32_t key, int64_t lo_t, int64_t hi_t)
+{
+	size_t lo = 0, hi = e->n;
+
+	if (hi_t <= lo_t)
+		return GS_NONE;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct evt *v = &e->v[mid];
+		if (v->key < key || (v->key == key && v->t <= hi_t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return GS_NONE;
+	if (e->v[lo - 1].key != key || e->v[lo - 1].t <= lo_t)
+		return GS_NONE;
+	return e->v[lo - 1].idx;
+}
+
+static int build_indexes(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	size_t i, nb = 0, nn = 0, nw = 0, nh = 0;
+
+	for (i = 0; i < in->n_syncs; i++) {
+		if (in->syncs[i].kind == 2 /* GS_SYNC_STREAM_WAIT_EVENT */)
+			nw++;
+		else
+			nb++;
+	}
+	for (i = 0; i < in->n_nvtx; i++)
+		nn += in->nvtx[i].kind == 0;
+	for (i = 0; i < in->n_apis; i++)
+		nh += (c->api_cls[i] & GS_APIF_HOST_FUNC) != 0;
+
+	c->blocking.ents = malloc((nb ? nb : 1) * sizeof(struct stab_ent));
+	c->nvtx_tid.ents = malloc((nn ? nn : 1) * sizeof(struct stab_ent));
+	c->nvtx_any.ents = malloc((nn ? nn : 1) * sizeof(struct stab_ent));
+	c->waits.v = malloc((nw ? nw : 1) * sizeof(struct evt));
+	c->hostfn.v = malloc((nh ? nh : 1) * sizeof(struct evt));
+	if (!c->blocking.ents || !c->nvtx_tid.ents || !c->nvtx_any.ents || !c->waits.v ||
+	    !c->hostfn.v)
+		return -ENOMEM;
+
+	for (i = 0; i < in->n_syncs; i++) {
+		const struct gs_sync *s = &in->syncs[i];
+		if (s->kind == 2) {
+			c->waits.v[c->waits.n++] =
+			    (struct evt){.t = s->start, .key = s->stream, .idx = (uint32_t)i};
+		} else {
+			c->blocking.ents[c->blocking.n++] = (struct stab_ent){
+			    .start = s->start, .end = s->end, .key = s->tid, .idx = (uint32_t)i};
+		}
+	}
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		if (r->kind != 0)
+			continue;
+		c->nvtx_tid.ents[c->nvtx_tid.n++] = (struct stab_ent){
+		    .start = r->start, .end = r->end, .key = r->tid, .idx = (uint32_t)i};
+		c->nvtx_any.ents[c->nvtx_any.n++] = (struct stab_ent){
+		    .start = r->start, .end = r->end, .key = 0, .idx = (uint32_t)i};
+	}
+	for (i = 0; i < in->n_apis; i++)
+		if (c->api_cls[i] & GS_APIF_HOST_FUNC)
+			c->hostfn.v[c->hostfn.n++] = (struct evt){
+			    .t = in->apis[i].start, .key = in->apis[i].tid, .idx = (uint32_t)i};
+	stab_link(&c->blocking);
+	stab_link(&c->nvtx_tid);
+	stab_link(&c->nvtx_any);
+	qsort(c->waits.v, c->waits.n, sizeof(struct evt), cmp_evt);
+	qsort(c->hostfn.v, c->hostfn.n, sizeof(struct evt), cmp_evt);
+	return 0;
+}
+
+/* API classes: by name id when the loader did not classify. */
+static int classify_apis(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	uint8_t *by_name = NULL;
+	size_t i;
+
+	c->api_cls = malloc(in->n_apis ? in->n_apis : 1);
+	if (!c->api_cls)
+		return -ENOMEM;
+	if (in->strings.n) {
+		by_name = calloc(in->strings.n, 1);
+		if (!by_name)
+			return -ENOMEM;
+	}
+	for (i = 0; i < in->n_apis; i++) {
+		const struct gs_api *a = &in->apis[i];
+		uint8_t f = a->flags;
+		if (!(f & GS_APIF_CLASSIFIED)) {
+			if (a->name_id < in->strings.n) {
+				if (!by_name[a->name_id])
+					by_name[a->name_id] =
+					    gs_api_classify(gs_str(&in->strings, a->name_id, NULL));
+				f = by_name[a->name_id];
+			} else {
+				f = GS_APIF_CLASSIFIED;
+			}
+		}
+		c->api_cls[i] = f;
+	}
+	free(by_name);
+	return 0;
+}
+
+/* corr -> apis index. Correlation ids are small increasing integers in
+ * practice, so a direct table is used when it is at most ~2x the calls;
+ * otherwise a sorted list with binary search. Several calls can share an id
+ * (a runtime call and the driver call inside it): the earliest-starting,
+ * i.e. outermost, is the launch call. */
+struct corr_ent {
+	uint32_t corr; /* correlation id */
+	uint32_t idx;  /* apis index */
+	int64_t start; /* ns */
+};
+
+static int cmp_corr(const void *a, const void *b)
+{
+	const struct corr_ent *x = a, *y = b;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int build_corr_index(struct gs_result *res)
+{
+	const struct gs_input *in = res->in;
+	uint32_t max_corr = 0;
+	size_t i;
+
+	for (i = 0; i < in->n_apis; i++)
+		if (in->apis[i].corr > max_corr)
+			max_corr = in->apis[i].corr;
+	if ((size_t)max_corr <= 2 * in->n_apis + 4096) {
+		res->corr_index_n = (size_t)max_corr + 1;
+		res->corr_index = malloc(res->corr_index_n * sizeof(uint32_t));
+		if (!res->corr_index)
+			return -ENOMEM;
+		memset(res->corr_index, 0xff, res->corr_index_n * sizeof(uint32_t));
+		for (i = 0; i < in->n_apis; i++) {
+			uint32_t k = in->apis[i].corr, *slot = &res->corr_index[k];
+			if (k == 0)
+				continue;
+			if (*slot == GS_NONE || in->apis[i].start < in->apis[*slot].start)
+				*slot = (uint32_t)i;
+		}
+		return 0;
+	}
+	{
+		struct corr_ent *e = malloc(in->n_apis * sizeof(*e));
+		res->corr_sorted = malloc(in->n_apis * sizeof(uint32_t));
+		if (!e || !res->corr_sorted) {
+			free(e);
+			return -ENOMEM;
+		}
+		for (i = 0; i < in->n_apis; i++)
+			e[i] = (struct corr_ent){.corr = in->apis[i].corr,
+						 .idx = (uint32_t)i,
+						 .start = in->apis[i].start};
+		qsort(e, in->n_apis, sizeof(*e), cmp_corr);
+		for (i = 0; i < in->n_apis; i++)
+			res->corr_sorted[i] = e[i].idx;
+		free(e);
+	}
+	return 0;
+}
+
+uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx)
+{
+	const struct gs_input *in = res->in;
+	uint32_t corr;
+	size_t lo, hi;
+
+	if (!in || op_idx >= in->n_ops)
+		return GS_NONE;
+	corr = in->ops[op_idx].corr;
+	if (corr == 0)
+		return GS_NONE;
+	if (res->corr_index)
+		return corr < res->corr_index_n ? res->corr_index[corr] : GS_NONE;
+	if (!res->corr_sorted)
+		return GS_NONE;
+	lo = 0;
+	hi = in->n_apis;
+	while (lo < hi) { /* first with corr >= wanted: the earliest start */
+		size_t mid = lo + (hi - lo) / 2;
+		if (in->apis[res->corr_sorted[mid]].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < in->n_apis && in->apis[res->corr_sorted[lo]].corr == corr)
+		return res->corr_sorted[lo];
+	return GS_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* gap classification (docs/metrics.md, DESIGN.md rule order)          */
+/* ------------------------------------------------------------------ */
+
+void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, struct gs_gap *g)
+{
+	const struct gs_input *in = c->in;
+	const struct gs_op *op = &c->ops[x];
+	uint32_t call = c->call_of[x], k;
+	const struct gs_api *C;
+	int64_t lo;
+
+	g->op_idx = x;
+	g->explain_idx = GS_NONE;
+	g->explain_kind = GS_EXPLAIN_NONE;
+	g->nvtx_idx = GS_NONE;
+	if (call == GS_NONE) {
+		/* 5. other: no launch call for X; never force a cause */
+		g->cause = GS_CAUSE_OTHER;
+		g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
+		return;
+	}
+	C = &in->apis[call];
+	g->nvtx_idx = stab_find(&c->nvtx_tid, C->tid, g0);
+	if (g->nvtx_idx == GS_NONE)
+		g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
+
+	/* 1. sync-bound: a blocking call on C's thread spans g0 */
+	k = stab_find(&c->blocking, C->tid, g0);
+	if (k != GS_NONE) {
+		g->cause = GS_CAUSE_SYNC_BOUND;
+		g->explain_kind = GS_EXPLAIN_SYNC;
+		g->explain_idx = k;
+		return;
+	}
+	/* 2. launch-bound: the launch call began only after the GPU ran dry */
+	if (C->start >= g0) {
+		g->cause = GS_CAUSE_LAUNCH_BOUND;
+		g->explain_kind = GS_EXPLAIN_LAUNCH;
+		g->explain_idx = call;
+		return;
+	}
+	/* 3. dependency. Program order on X's stream: anything enqueued after
+	 * the previous op's launch and up to X's launch precedes X. A
+	 * cudaStreamWaitEvent on X's stream in that window, a host function
+	 * enqueued by C's thread in it (the schema does not say on which
+	 * stream), or a host node before X's graph node. */
+	if (op->flags & GS_OPF_HOST_NODE_DEP) {
+		g->cause = GS_CAUSE_DEPENDENCY;
+		g->explain_kind = GS_EXPLAIN_HOST_NODE;
+		g->explain_idx = x;
+		return;
+	}
+	if (prev == GS_NONE)
+		lo = INT64_MIN;
+	else if (c->call_of[prev] == call)
+		lo = C->start; /* same launch (graph): waits are graph nodes */
+	else if (c->call_of[prev] != GS_NONE)
+		lo = in->apis[c->call_of[prev]].start;
+	else
+		lo = c->ops[prev].start;
+	k = evts_find(&c->waits, op->stream, lo, C->start);
+	if (k != GS_NONE && (in->syncs[k].device < 0 || in->syncs[k].device == op->device)) {
+		g->cause = GS_CAUSE_DEPENDENCY;
+		g->explain_kind = GS_EXPLAIN_WAIT;
+		g->explain_idx = k;
+		return;
+	}
+	k = evts_find(&c->hostfn, C->tid, lo, C->start);
+	if (k != GS_NONE) {
+		g->cause = GS_CAUSE_DEPENDENCY;
+		g->explain_kind = GS_EXPLAIN_HOST_FUNC;
+		g->explain_idx = k;
+		return;
+	}
+	/* 4. launch-latency: queued in time, started late anyway */
+	g->cause = GS_CAUSE_LAUNCH_LATENCY;
+	g->explain_kind = GS_EXPLAIN_LAUNCH;
+	g->explain_idx = call;
+}
+
+/* ------------------------------------------------------------------ */
+/* timelines                                                           */
+/* ------------------------------------------------------------------ */
+
+static void tl_add(struct gs_timeline *tl, int cause, int64_t len)
+{
+	tl->idle_by_cause[cause] += len;
+	tl->gaps_by_cause[cause]++;
+	tl->n_gaps++;
+}
+
+static void tl_finish(const struct actx *c, struct gs_timeline *tl)
+{
+	int k;
+
+	tl->window = sel_overlap(c, tl->first, tl->last);
+	tl->idle = 0;
+	for (k = 0; k < GS_CAUSE_COUNT; k++)
+		tl->idle += tl->idle_by_cause[k];
+	tl->busy = tl->window - tl->idle;
+	tl->utilisation = tl->window > 0 ? (double)tl->busy / (double)tl->window : 0.0;
+	tl->launch_overhead_share = tl->window > 0
+					? (double)(tl->idle_by_cause[GS_CAUSE_LAUNCH_BOUND] +
+						   tl->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY]) /
+					      (double)tl->window
+					: 0.0;
+}
+
+/* Add the pieces of gap g (whole [g->start, g->end)) that lie in the
+ * selection to tl, and to the device's gap list when gaps/cap != NULL. */
+static int add_gap(const struct actx *c, struct gs_timeline *tl, const struct gs_gap *g,
+		   struct gs_gap **gaps, size_t *n, size_t *cap)
+{
+	size_t k;
+
+	if (!c->has_sel) {
+		tl_add(tl, g->cause, g->end - g->start);
+		if (gaps) {
+			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
+				return -ENOMEM;
+			(*gaps)[(*n)++] = *g;
+		}
+		return 0;
+	}
+	for (k = sel_first_after(c, g->start); k < c->n_sel && c->sel[2 * k] < g->end; k++) {
+		struct gs_gap piece = *g;
+		if (c->sel[2 * k] > piece.start)
+			piece.start = c->sel[2 * k];
+		if (c->sel[2 * k + 1] < piece.end)
+			piece.end = c->sel[2 * k + 1];
+		if (piece.end <= piece.start)
+			continue;
+		tl_add(tl, g->cause, piece.end - piece.start);
+		if (gaps) {
+			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
+				return -ENOMEM;
+			(*gaps)[(*n)++] = piece;
+		}
+	}
+	return 0;
+}
+
+/* tiny u32 -> u32 map (stream id -> local index); streams are few */
+struct u32map {
+	uint32_t *keys, *vals;
+	uint8_t *used;
+	size_t cap, n;
+};
+
+static int u32map_grow(struct u32map *m);
+
+static uint32_t u32map_get(struct u32map *m, uint32_t key, uint32_t new_val, int *err)
+{
+	size_t h;
+
+	if ((m->n + 1) * 2 > m->cap && u32map_grow(m)) {
+		*err = -ENOMEM;
+		return GS_NONE;
+	}
+	h = (key * 2654435761u) & (m->cap - 1);
+	while (m->used[h]) {
+		if (m->keys[h] == key)
+			return m->vals[h];
+		h = (h + 1) & (m->cap - 1);
+	}
+	m->used[h] = 1;
+	m->keys[h] = key;
+	m->vals[h] = new_val;
+	m->n++;
+	return new_val;
+}
+
+static int u32map_grow(struct u32map *m)
+{
+	struct u32map nm = {0};
+	size_t i;
+
+	nm.cap = m->cap ? m->cap * 2 : 16;
+	nm.keys = malloc(nm.cap * sizeof(uint32_t));
+	nm.vals = malloc(nm.cap * sizeof(uint32_t));
+	nm.used = calloc(nm.cap, 1);
+	if (!nm.keys || !nm.vals || !nm.used) {
+		free(nm.keys);
+		free(nm.vals);
+		free(nm.used);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (m->used[i]) {
+			size_t h = (m->keys[i] * 2654435761u) & (nm.cap - 1);
+			while (nm.used[h])
+				h = (h + 1) & (nm.cap - 1);
+			nm.used[h] = 1;
+			nm.keys[h] = m->keys[i];
+			nm.vals[h] = m->vals[i];
+			nm.n++;
+		}
+	}
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	*m = nm;
+	return 0;
+}
+
+static void u32map_free(struct u32map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+struct sstate {
+	int64_t cur_end; /* ns, max end so far on the stream */
+	uint32_t last;	 /* last op on the stream so far */
+	uint64_t count;
+};
+
+static int cmp_stream_result(const void *a, const void *b)
+{
+	const struct gs_stream_result *x = a, *y = b;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, uint32_t b)
+{
+	const struct gs_op *ops = c->ops;
+	struct u32map map = {0};
+	struct sstate *st = NULL;
+	size_t st_cap = 0, sr_cap = 0, n_streams = 0, gap_cap = 0, i, k;
+	int64_t dev_end = 0;
+	int err = 0;
+	uint32_t *remap = NULL;
+
+	d->device = ops[a].device;
+	d->first_op = a;
+	d->end_op = b;
+	d->tl.first = ops[a].start;
+	d->tl.last = ops[a].end;
+
+	for (i = a; i < b; i++) {
+		const struct gs_op *op = &ops[i];
+		uint32_t si = u32map_get(&map, op->stream, (uint32_t)n_streams, &err), prev;
+		struct gs_gap g;
+
+		if (err)
+			goto out;
+		if (si == n_streams) {
+			if (grow((void **)&st, &st_cap, n_streams + 1, sizeof(*st)) ||
+			    grow((void **)&d->streams, &sr_cap, n_streams + 1,
+				 sizeof(*d->streams))) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memset(&st[si], 0, sizeof(st[si]));
+			st[si].last = GS_NONE;
+			memset(&d->streams[si], 0, sizeof(d->streams[si]));
+			d->streams[si].stream = op->stream;
+			d->streams[si].tl.first = op->start;
+			d->streams[si].tl.last = op->end;
+			n_streams++;
+		}
+		c->stream_of[i] = si;
+		prev = st[si].last;
+
+		/* device view: a hole in the union of all streams' ops */
+		if (i > a && op->start > dev_end) {
+			g.start = dev_end;
+			g.end = op->start;
+			classify_gap(c, g.start, (uint32_t)i, prev, &g);
+			err = add_gap(c, &d->tl, &g, &d->gaps, &d->n_gaps, &gap_cap);
+			if (err)
+				goto out;
+		}
+		if (i == a || op->end > dev_end)
+			dev_end = op->end;
+		if (sel_contains_op(c, op->start, op->end))
+			d->tl.n_ops++;
+
+		/* stream view: the same rules on the stream's own holes */
+		if (st[si].count && op->start > st[si].cur_end) {
+			g.start = st[si].cur_end;
+			g.end = op->start;
+			classify_gap(c, g.start, (uint32_t)i, prev, &g);
+			err = add_gap(c, &d->streams[si].tl, &g, NULL, NULL, NULL);
+			if (err)
+				goto out;
+		}
+		if (!st[si].count || op->end > st[si].cur_end)
+			st[si].cur_end = op->end;
+		st[si].last = (uint32_t)i;
+		st[si].count++;
+		if (sel_contains_op(c, op->start, op->end))
+			d->streams[si].tl.n_ops++;
+	}
+	d->tl.last = dev_end;
+	tl_finish(c, &d->tl);
+	for (k = 0; k < n_streams; k++) {
+		d->streams[k].tl.last = st[k].cur_end;
+		tl_finish(c, &d->streams[k].tl);
+	}
+	d->n_streams = n_streams;
+
+	/* streams by id, and stream_of renumbered to match */
+	if (n_streams > 1) {
+		uint32_t *old_ids = malloc(n_streams * sizeof(uint32_t));
+		remap = malloc(n_streams * sizeof(uint32_t));
+		if (!old_ids || !remap) {
+			free(old_ids);
+			err = -ENOMEM;
+			goto out;
+		}
+		for (k = 0; k < n_streams; k++)
+			old_ids[k] = d->streams[k].stream;
+		qsort(d->streams, n_streams, sizeof(*d->streams), cmp_stream_result);
+		for (k = 0; k < n_streams; k++) {
+			size_t j;
+			for (j = 0; j < n_streams; j++)
+				if (d->streams[j].stream == old_ids[k])
+					break;
+			remap[k] = (uint32_t)j;
+		}
+		free(old_ids);
+		for (i = a; i < b; i++)
+			c->stream_of[i] = remap[c->stream_of[i]];
+	}
+
+	/* the top_n largest gaps, largest first; ties keep time order */
+	if (c->opt->top_n && d->n_gaps) {
+		size_t cap = c->opt->top_n < d->n_gaps ? c->opt->top_n : d->n_gaps;
+		d->top_gaps = malloc(cap * sizeof(uint32_t));
+		if (!d->top_gaps) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < d->n_gaps; i++) {
+			int64_t len = d->gaps[i].end - d->gaps[i].start;
+			size_t pos = d->n_top;
+			while (pos > 0 && len > d->gaps[d->top_gaps[pos - 1]].end -
+						    d->gaps[d->top_gaps[pos - 1]].start)
+				pos--;
+			if (pos >= cap)
+				continue;
+			if (d->n_top < cap)
+				d->n_top++;
+			memmove(&d->top_gaps[pos + 1], &d->top_gaps[pos],
+				(d->n_top - 1 - pos) * sizeof(uint32_t));
+			d->top_gaps[pos] = (uint32_t)i;
+		}
+	}
+out:
+	free(remap);
+	free(st);
+	u32map_free(&map);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* driver                                                              */
+/* ------------------------------------------------------------------ */
+
+static void actx_free(struct actx *c)
+{
+	free(c->ops_copy);
+	free(c->call_of);
+	free(c->api_cls);
+	free(c->sel);
+	free(c->blocking.ents);
+	free(c->nvtx_tid.ents);
+	free(c->nvtx_any.ents);
+	free(c->waits.v);
+	free(c->hostfn.v);
+	free(c->stream_of);
+}
+
+int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct gs_result *res)
+{
+	struct gs_options dflt;
+	struct actx c;
+	size_t i, n_dev = 0;
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	if (!opt) {
+		gs_options_init(&dflt);
+		opt = &dflt;
+	}
+	res->in = in;
+	c.in = in;
+	c.opt = opt;
+	c.res = res;
+	c.ops = in->ops;
+	if (in->n_ops >= GS_NONE || in->n_apis >= GS_NONE || in->n_syncs >= GS_NONE ||
+	    in->n_nvtx >= GS_NONE)
+		return -EINVAL;
+	for (i = 1; i < in->n_ops; i++) {
+		const struct gs_op *p = &in->ops[i - 1], *q = &in->ops[i];
+		if (q->device < p->device || (q->device == p->device && q->start < p->start))
+			return -EINVAL;
+	}
+
+	/* Hopper and older: CUPTI times kernels by instrumenting them */
+	res->instrumented = in->gpu_arch_major == 0 ? -1 : in->gpu_arch_major < 10;
+	if (opt->correct_instrumentation && in->kernel_overhead_ns > 0) {
+		c.ops_copy = malloc((in->n_ops ? in->n_ops : 1) * sizeof(struct gs_op));
+		if (!c.ops_copy) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		memcpy(c.ops_copy, in->ops, in->n_ops * sizeof(struct gs_op));
+		for (i = 0; i < in->n_ops; i++) {
+			struct gs_op *o = &c.ops_copy[i];
+			if (o->kind == GS_OP_KERNEL)
+				o->end = o->end - o->start > in->kernel_overhead_ns
+					     ? o->end - in->kernel_overhead_ns
+					     : o->start;
+		}
+		c.ops = c.ops_copy;
+		res->kernel_overhead_ns = in->kernel_overhead_ns;
+	}
+
+	rc = classify_apis(&c);
+	if (!rc)
+		rc = build_corr_index(res);
+	if (rc)
+		goto out;
+	c.call_of = malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
+	c.stream_of = malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
+	if (!c.call_of || !c.stream_of) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < in->n_ops; i++)
+		c.call_of[i] = gs_launch_call(res, (uint32_t)i);
+	rc = build_selection(&c);
+	if (!rc)
+		rc = build_indexes(&c);
+	if (rc)
+		goto out;
+
+	for (i = 0; i < in->n_ops; i++)
+		if (i == 0 || in->ops[i].device != in->ops[i - 1].device)
+			n_dev++;
+	res->devices = calloc(n_dev ? n_dev : 1, sizeof(*res->devices));
+	if (!res->devices) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < in->n_ops;) {
+		size_t j = i + 1;
+		while (j < in->n_ops && in->ops[j].device == in->ops[i].device)
+			j++;
+		rc = device_pass(&c, &res->devices[res->n_devices++], (uint32_t)i, (uint32_t)j);
+		if (rc)
+			goto out;
+		i = j;
+	}
+
+	rc = stats_launches(&c);
+	if (!rc)
+		rc = stats_syncs(&c);
+	if (!rc)
+		rc = stats_kernels(&c);
+	if (!rc)
+		rc = stats_nvtx(&c);
+	if (!rc)
+		rc = stats_graph_advice(&c);
+out:
+	actx_free(&c);
+	if (rc)
+		gs_result_free(res);
+	return rc;
+}
+
+void gs_result_free(struct gs_result *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	for (i = 0; i < res->n_devices; i++) {
+		free(res->devices[i].streams);
+		free(res->devices[i].gaps);
+		free(res->devices[i].top_gaps);
+	}
+	free(res->devices);
+	free(res->launches);
+	free(res->syncs);
+	free(res->kernels);
+	free(res->nvtx);
+	for (i = 0; i < res->n_advice; i++) {
+		free(res->advice[i].names);
+		free(res->advice[i].kinds);
+	}
+	free(res->advice);
+	free(res->corr_index);
+	free(res->corr_sorted);
+	memset(res, 0, sizeof(*res));
+}

@@ -1,0 +1,78 @@
+/*
+ * analysis_int.h - private to analysis*.c: the working context shared by
+ * the passes (indexes built once, the selection, per-op launch calls).
+ * Nothing outside the analysis library includes this.
+ */
+#ifndef GAPSCOPE_ANALYSIS_INT_H
+#define GAPSCOPE_ANALYSIS_INT_H
+
+#include "analysis.h"
+
+/* Interval stabbing index: intervals grouped by key (thread id, or 0 for
+ * "any thread") and sorted by start; parent[] links each entry to the entry
+ * on top of the open-interval stack when it was pushed, so the innermost
+ * interval containing t is found by binary search + a walk up the chain
+ * (the chain is the whole stack of intervals that started earlier and had
+ * not ended at the entry's start, so nothing that contains t is skipped). */
+struct stab_ent {
+	int64_t start;	 /* ns */
+	int64_t end;	 /* ns */
+	uint32_t key;	 /* tid (or 0) */
+	uint32_t idx;	 /* index in the source array */
+	uint32_t parent; /* position in ents[], GS_NONE at the bottom */
+};
+
+struct stab {
+	struct stab_ent *ents;
+	size_t n;
+};
+
+/* Point events (stream waits, host-function calls) by key, sorted by start. */
+struct evt {
+	int64_t t;    /* ns */
+	uint32_t key; /* stream or tid */
+	uint32_t idx; /* source index */
+};
+
+struct evts {
+	struct evt *v;
+	size_t n;
+};
+
+struct actx {
+	const struct gs_input *in;
+	const struct gs_options *opt;
+	struct gs_result *res;
+	const struct gs_op *ops; /* in->ops, or a corrected copy */
+	struct gs_op *ops_copy;
+	uint32_t *call_of; /* per op: apis index of its launch call, GS_NONE */
+	uint8_t *api_cls;  /* per api: GS_APIF_* */
+
+	/* selection: sorted disjoint [sel[2k], sel[2k+1]) ; has_sel 0 = all */
+	int has_sel;
+	int64_t *sel;
+	size_t n_sel;
+
+	struct stab blocking; /* blocking syncs by tid */
+	struct stab nvtx_tid; /* NVTX ranges by tid */
+	struct stab nvtx_any; /* NVTX ranges, key 0 */
+	struct evts waits;    /* stream-wait-event syncs by stream */
+	struct evts hostfn;   /* host function calls by tid */
+
+	uint32_t *stream_of; /* per op: index into its device's streams */
+};
+
+/* analysis.c */
+int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b);
+int sel_contains_op(const struct actx *c, int64_t a, int64_t b);
+int sel_contains_point(const struct actx *c, int64_t t);
+void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, struct gs_gap *g);
+
+/* analysis_stats.c */
+int stats_launches(struct actx *c);
+int stats_syncs(struct actx *c);
+int stats_kernels(struct actx *c);
+int stats_nvtx(struct actx *c);
+int stats_graph_advice(struct actx *c);
+
+#endif

@@ -1,0 +1,777 @@
+/*
+ * analysis_stats.c - the statistics of the analysis library that build on
+ * the per-op launch calls and the device gaps computed in analysis.c:
+ * per-launch-API distributions, synchronisation groups, top kernels,
+ * NVTX breakdown and CUDA Graph advice (definitions: docs/metrics.md).
+ * No I/O.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_int.h"
+
+/* ------------------------------------------------------------------ */
+/* launch distributions                                                */
+/* ------------------------------------------------------------------ */
+
+struct sample {
+	uint32_t call; /* apis index */
+	uint32_t op;   /* first op it launched (earliest start) */
+};
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct gs_launch_stat *x = a, *y = b;
+	if (x->api_dur.n != y->api_dur.n)
+		return x->api_dur.n > y->api_dur.n ? -1 : 1;
+	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
+}
+
+int stats_launches(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	uint8_t *seen = NULL;
+	struct sample *smp = NULL, *ord = NULL;
+	size_t *cnt = NULL, n = 0, i, n_names = 1, g, n_groups = 0, n_kl = 0;
+	int64_t *buf = NULL;
+	int rc = -ENOMEM;
+
+	for (i = 0; i < in->n_apis; i++)
+		if (in->apis[i].name_id >= n_names)
+			n_names = (size_t)in->apis[i].name_id + 1;
+	seen = calloc(in->n_apis ? in->n_apis : 1, 1);
+	smp = malloc((in->n_ops ? in->n_ops : 1) * sizeof(*smp));
+	cnt = calloc(n_names + 1, sizeof(size_t));
+	if (!seen || !smp || !cnt)
+		goto out;
+	/* ops are in (device, start) order and one call launches onto one
+	 * device, so the first op met is the one that starts first */
+	for (i = 0; i < in->n_ops; i++) {
+		uint32_t call = c->call_of[i];
+		if (call == GS_NONE || seen[call])
+			continue;
+		seen[call] = 1;
+		if (!sel_contains_point(c, in->apis[call].start))
+			continue;
+		smp[n++] = (struct sample){.call = call, .op = (uint32_t)i};
+		cnt[in->apis[call].name_id]++;
+	}
+	/* counting sort by API name */
+	ord = malloc((n ? n : 1) * sizeof(*ord));
+	buf = malloc((n ? n : 1) * sizeof(int64_t));
+	if (!ord || !buf)
+		goto out;
+	for (g = 0; g < n_names; g++)
+		n_groups += cnt[g] > 0;
+	res->launches = calloc(n_groups ? n_groups : 1, sizeof(*res->launches));
+	if (!res->launches)
+		goto out;
+	{
+		size_t acc = 0;
+		for (g = 0; g < n_names; g++) {
+			size_t t = cnt[g];
+			cnt[g] = acc;
+			acc += t;
+		}
+		cnt[n_names] = acc;
+	}
+	for (i = 0; i < n; i++)
+		ord[cnt[in->apis[smp[i].call].name_id]++] = smp[i];
+	/* cnt[g] is now the end of group g; its start is the previous end */
+	{
+		size_t begin = 0;
+		for (g = 0; g < n_names; g++) {
+			size_t end = cnt[g], m = end - begin, j;
+			struct gs_launch_stat *ls;
+			if (!m)
+				continue;
+			ls = &res->launches[res->n_launches++];
+			ls->name_id = (uint32_t)g;
+			for (j = 0; j < m; j++) {
+				const struct gs_api *a = &in->apis[ord[begin + j].call];
+				buf[j] = a->end - a->start;
+			}
+			gs_dist_compute(&ls->api_dur, buf, m);
+			for (j = 0; j < m; j++) {
+				const struct gs_api *a = &in->apis[ord[begin + j].call];
+				buf[j] = c->ops[ord[begin + j].op].start - a->end;
+			}
+			gs_dist_compute(&ls->queue, buf, m);
+			for (j = 0; j < m; j++) {
+				const struct gs_api *a = &in->apis[ord[begin + j].call];
+				buf[j] = c->ops[ord[begin + j].op].start - a->start;
+			}
+			gs_dist_compute(&ls->delay, buf, m);
+			begin = end;
+		}
+	}
+	qsort(res->launches, res->n_launches, sizeof(*res->launches), cmp_launch);
+
+	/* the launch cost: p50 host duration of single-kernel launch calls */
+	for (i = 0; i < n; i++) {
+		const struct gs_api *a = &in->apis[smp[i].call];
+		if (c->api_cls[smp[i].call] & GS_APIF_KERNEL_LAUNCH)
+			buf[n_kl++] = a->end - a->start;
+	}
+	if (c->opt->launch_cost_ns >= 0) {
+		res->launch_cost_ns = c->opt->launch_cost_ns;
+	} else if (n_kl) {
+		res->launch_cost_ns = gs_percentile(buf, n_kl, 50);
+		res->launch_cost_measured = 1;
+	} else {
+		res->launch_cost_ns = GS_DEFAULT_LAUNCH_COST_NS;
+	}
+	rc = 0;
+out:
+	free(seen);
+	free(smp);
+	free(ord);
+	free(cnt);
+	free(buf);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* synchronisations                                                    */
+/* ------------------------------------------------------------------ */
+
+static int sync_key_cmp(const struct gs_sync *x, const struct gs_sync *y)
+{
+	if (x->implicit != y->implicit)
+		return x->implicit < y->implicit ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->api_name_id != y->api_name_id)
+		return x->api_name_id < y->api_name_id ? -1 : 1;
+	return 0;
+}
+
+struct sync_ref {
+	const struct gs_sync *s;
+	uint32_t idx;
+};
+
+static int cmp_sync_ref(const void *a, const void *b)
+{
+	const struct sync_ref *x = a, *y = b;
+	int k = sync_key_cmp(x->s, y->s);
+	if (k)
+		return k;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_sync_group(const void *a, const void *b)
+{
+	const struct gs_sync_group *x = a, *y = b;
+	if (x->implicit != y->implicit)
+		return x->implicit < y->implicit ? -1 : 1;
+	if (x->blocked_ns != y->blocked_ns)
+		return x->blocked_ns > y->blocked_ns ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->api_name_id < y->api_name_id ? -1 : x->api_name_id > y->api_name_id;
+}
+
+int stats_syncs(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	struct sync_ref *refs = NULL;
+	uint32_t *group_of = NULL;
+	size_t n = 0, i, d;
+	int rc = -ENOMEM;
+
+	refs = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(*refs));
+	group_of = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(uint32_t));
+	if (!refs || !group_of)
+		goto out;
+	for (i = 0; i < in->n_syncs; i++) {
+		group_of[i] = GS_NONE;
+		if (sel_contains_op(c, in->syncs[i].start, in->syncs[i].end))
+			refs[n++] = (struct sync_ref){.s = &in->syncs[i], .idx = (uint32_t)i};
+	}
+	qsort(refs, n, sizeof(*refs), cmp_sync_ref);
+	res->syncs = calloc(n ? n : 1, sizeof(*res->syncs));
+	if (!res->syncs)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct gs_sync *s = refs[i].s;
+		struct gs_sync_group *g;
+		if (i == 0 || sync_key_cmp(refs[i - 1].s, s) != 0) {
+			g = &res->syncs[res->n_syncs++];
+			g->implicit = s->implicit;
+			g->kind = s->kind;
+			g->api_name_id = s->api_name_id;
+			g->reason_id = s->reason_id;
+		}
+		g = &res->syncs[res->n_syncs - 1];
+		g->count++;
+		g->blocked_ns += s->end - s->start;
+		group_of[refs[i].idx] = (uint32_t)(res->n_syncs - 1);
+	}
+	/* GPU idle they caused: the device gaps they explain */
+	for (d = 0; d < res->n_devices; d++) {
+		const struct gs_device_result *dr = &res->devices[d];
+		for (i = 0; i < dr->n_gaps; i++) {
+			const struct gs_gap *gp = &dr->gaps[i];
+			uint32_t gi;
+			if (gp->explain_kind != GS_EXPLAIN_SYNC &&
+			    gp->explain_kind != GS_EXPLAIN_WAIT)
+				continue;
+			gi = group_of[gp->explain_idx];
+			if (gi == GS_NONE)
+				continue;
+			res->syncs[gi].gpu_idle_ns += gp->end - gp->start;
+			res->syncs[gi].n_gaps++;
+		}
+	}
+	qsort(res->syncs, res->n_syncs, sizeof(*res->syncs), cmp_sync_group);
+	rc = 0;
+out:
+	free(refs);
+	free(group_of);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* kernels                                                             */
+/* ------------------------------------------------------------------ */
+
+static int cmp_kernel(const void *a, const void *b)
+{
+	const struct gs_kernel_stat *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
+}
+
+int stats_kernels(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	size_t *cnt = NULL, n_names = 1, i, g, n = 0, n_groups = 0;
+	int64_t *buf = NULL;
+	uint8_t *in_sel = NULL;
+	int rc = -ENOMEM;
+
+	for (i = 0; i < in->n_ops; i++)
+		if (c->ops[i].kind == GS_OP_KERNEL && c->ops[i].name_id >= n_names)
+			n_names = (size_t)c->ops[i].name_id + 1;
+	cnt = calloc(n_names + 1, sizeof(size_t));
+	in_sel = malloc(in->n_ops ? in->n_ops : 1);
+	if (!cnt || !in_sel)
+		goto out;
+	for (i = 0; i < in->n_ops; i++) {
+		const struct gs_op *o = &c->ops[i];
+		in_sel[i] = o->kind == GS_OP_KERNEL && sel_contains_op(c, o->start, o->end);
+		if (in_sel[i]) {
+			cnt[o->name_id]++;
+			n++;
+			if (o->end - o->start < res->launch_cost_ns)
+				res->n_short_kernels++;
+		}
+	}
+	res->n_kernel_ops = n;
+	res->short_kernel_share = n ? (double)res->n_short_kernels / (double)n : 0.0;
+	for (g = 0; g < n_names; g++)
+		n_groups += cnt[g] > 0;
+	buf = malloc((n ? n : 1) * sizeof(int64_t));
+	res->kernels = calloc(n_groups ? n_groups : 1, sizeof(*res->kernels));
+	if (!buf || !res->kernels)
+		goto out;
+	{
+		size_t acc = 0;
+		for (g = 0; g < n_names; g++) {
+			size_t t = cnt[g];
+			cnt[g] = acc;
+			acc += t;
+		}
+	}
+	for (i = 0; i < in->n_ops; i++)
+		if (in_sel[i])
+			buf[cnt[c->ops[i].name_id]++] = c->ops[i].end - c->ops[i].start;
+	{
+		size_t begin = 0;
+		for (g = 0; g < n_names; g++) {
+			size_t end = cnt[g], j;
+			struct gs_kernel_stat *k;
+			if (end == begin)
+				continue;
+			k = &res->kernels[res->n_kernels++];
+			k->name_id = (uint32_t)g;
+			k->count = end - begin;
+			for (j = begin; j < end; j++)
+				k->total += buf[j];
+			k->p50 = gs_percentile(buf + begin, end - begin, 50);
+			begin = end;
+		}
+	}
+	qsort(res->kernels, res->n_kernels, sizeof(*res->kernels), cmp_kernel);
+	rc = 0;
+out:
+	free(cnt);
+	free(buf);
+	free(in_sel);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* NVTX breakdown                                                      */
+/* ------------------------------------------------------------------ */
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Busy time of the merged union iv[0..n) (pairs) within [a, b]:
+ * F(b) - F(a) with F(t) = union measure in (-inf, t]. */
+static int64_t union_upto(const int64_t *iv, const int64_t *pre, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* number of intervals with start <= t */
+		size_t mid = lo + (hi - lo) / 2;
+		if (iv[2 * mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	if (t < iv[2 * (lo - 1) + 1])
+		return pre[lo] - (iv[2 * (lo - 1) + 1] - t);
+	return pre[lo];
+}
+
+static int cmp_nvtx_stat(const void *a, const void *b)
+{
+	const struct gs_nvtx_stat *x = a, *y = b;
+	if (x->wall != y->wall)
+		return x->wall > y->wall ? -1 : 1;
+	return x->text_id < y->text_id ? -1 : x->text_id > y->text_id;
+}
+
+int stats_nvtx(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	int64_t *iv = NULL, *pre = NULL;
+	size_t n_iv = 0, i, m, n_names = 1, g, n_groups = 0;
+	uint32_t *slot = NULL;
+	int rc = -ENOMEM;
+	int any = 0;
+
+	for (i = 0; i < in->n_nvtx; i++)
+		if (in->nvtx[i].kind == 0 && sel_contains_point(c, in->nvtx[i].start)) {
+			any = 1;
+			if (in->nvtx[i].text_id >= n_names)
+				n_names = (size_t)in->nvtx[i].text_id + 1;
+		}
+	if (!any)
+		return 0;
+	/* union of all GPU ops of all devices: per-device op lists are each
+	 * sorted, so sort the (start, end) pairs globally and merge */
+	iv = malloc((in->n_ops ? in->n_ops : 1) * 2 * sizeof(int64_t));
+	if (!iv)
+		goto out;
+	for (i = 0; i < in->n_ops; i++) {
+		iv[2 * i] = c->ops[i].start;
+		iv[2 * i + 1] = c->ops[i].end;
+	}
+	if (res->n_devices > 1)
+		qsort(iv, in->n_ops, 2 * sizeof(int64_t), cmp_iv);
+	for (i = 0; i < in->n_ops; i++) {
+		if (n_iv && iv[2 * i] <= iv[2 * (n_iv - 1) + 1]) {
+			if (iv[2 * i + 1] > iv[2 * (n_iv - 1) + 1])
+				iv[2 * (n_iv - 1) + 1] = iv[2 * i + 1];
+		} else {
+			iv[2 * n_iv] = iv[2 * i];
+			iv[2 * n_iv + 1] = iv[2 * i + 1];
+			n_iv++;
+		}
+	}
+	pre = malloc((n_iv + 1) * sizeof(int64_t));
+	slot = malloc(n_names * sizeof(uint32_t));
+	if (!pre || !slot)
+		goto out;
+	pre[0] = 0;
+	for (i = 0; i < n_iv; i++)
+		pre[i + 1] = pre[i] + (iv[2 * i + 1] - iv[2 * i]);
+	memset(slot, 0xff, n_names * sizeof(uint32_t));
+	for (i = 0; i < in->n_nvtx; i++)
+		if (in->nvtx[i].kind == 0 && sel_contains_point(c, in->nvtx[i].start) &&
+		    slot[in->nvtx[i].text_id] == GS_NONE)
+			slot[in->nvtx[i].text_id] = (uint32_t)n_groups++;
+	res->nvtx = calloc(n_groups, sizeof(*res->nvtx));
+	if (!res->nvtx)
+		goto out;
+	res->n_nvtx = n_groups;
+	for (g = 0; g < n_names; g++)
+		if (slot[g] != GS_NONE)
+			res->nvtx[slot[g]].text_id = (uint32_t)g;
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		struct gs_nvtx_stat *s;
+		if (r->kind != 0 || !sel_contains_point(c, r->start))
+			continue;
+		s = &res->nvtx[slot[r->text_id]];
+		s->count++;
+		s->wall += r->end - r->start;
+		s->gpu_busy +=
+		    union_upto(iv, pre, n_iv, r->end) - union_upto(iv, pre, n_iv, r->start);
+	}
+	for (m = 0; m < res->n_nvtx; m++)
+		res->nvtx[m].busy_share = res->nvtx[m].wall > 0 ? (double)res->nvtx[m].gpu_busy /
+								      (double)res->nvtx[m].wall
+								: 0.0;
+	qsort(res->nvtx, res->n_nvtx, sizeof(*res->nvtx), cmp_nvtx_stat);
+	rc = 0;
+out:
+	free(iv);
+	free(pre);
+	free(slot);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* graph advice                                                        */
+/* ------------------------------------------------------------------ */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* token of an op for sequence matching: kind and name */
+static uint64_t op_token(const struct gs_op *o)
+{
+	return (uint64_t)o->kind << 32 | o->name_id;
+}
+
+struct tokcount {
+	uint64_t tok;
+	uint32_t count;
+	uint32_t first; /* first position */
+	uint8_t used;
+};
+
+struct seg {
+	uint64_t hash;
+	uint32_t len;
+	uint32_t pos; /* token position of its start */
+};
+
+static int cmp_seg(const void *a, const void *b)
+{
+	const struct seg *x = a, *y = b;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int cmp_advice(const void *a, const void *b)
+{
+	const struct gs_graph_advice *x = a, *y = b;
+	if (x->saving != y->saving)
+		return x->saving > y->saving ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+/* The per-node cost of a graph replay: the option, else the median hole
+ * between consecutive ops of one graph launch in this trace (at least 8
+ * samples), else the documented default. */
+static int measure_node_overhead(struct actx *c, const uint32_t *order, size_t n_order)
+{
+	struct gs_result *res = c->res;
+	int64_t *h = NULL;
+	size_t n = 0, i;
+
+	if (c->opt->graph_node_overhead_ns >= 0) {
+		res->graph_node_overhead_ns = c->opt->graph_node_overhead_ns;
+		res->graph_node_overhead_source = 1;
+		return 0;
+	}
+	res->graph_node_overhead_ns = GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS;
+	res->graph_node_overhead_source = 0;
+	h = malloc((n_order ? n_order : 1) * sizeof(int64_t));
+	if (!h)
+		return -ENOMEM;
+	for (i = 1; i < n_order; i++) {
+		const struct gs_op *p = &c->ops[order[i - 1]], *q = &c->ops[order[i]];
+		if (p->graph_id && q->graph_id && p->corr && p->corr == q->corr &&
+		    p->device == q->device && p->stream == q->stream)
+			h[n++] = q->start > p->end ? q->start - p->end : 0;
+	}
+	if (n >= 8) {
+		qsort(h, n, sizeof(int64_t), cmp_i64);
+		res->graph_node_overhead_ns = h[(n + 1) / 2 - 1]; /* nearest-rank p50 */
+		res->graph_node_overhead_source = 2;
+	}
+	free(h);
+	return 0;
+}
+
+static int launch_caused(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev)
+{
+	struct gs_gap g;
+
+	classify_gap(c, g0, x, prev, &g);
+	return g.cause == GS_CAUSE_LAUNCH_BOUND || g.cause == GS_CAUSE_LAUNCH_LATENCY;
+}
+
+static int push_advice(struct gs_result *res, size_t *cap, const struct gs_graph_advice *a)
+{
+	if (res->n_advice == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		void *p = realloc(res->advice, nc * sizeof(*res->advice));
+		if (!p)
+			return -ENOMEM;
+		res->advice = p;
+		*cap = nc;
+	}
+	res->advice[res->n_advice++] = *a;
+	return 0;
+}
+
+/* Find the repeated sequence of one stream's token list and add advice.
+ * tok/opi: tokens and their op indexes (ops not from graphs, in the
+ * selection), in stream order. */
+static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *opi, size_t n,
+			 size_t *adv_cap)
+{
+	struct gs_result *res = c->res;
+	struct tokcount *tab = NULL;
+	struct seg *segs = NULL;
+	uint32_t *pos = NULL;
+	size_t cap = 16, i, m = 0, n_seg = 0, best = 0, best_n = 0, j;
+	uint64_t anchor = 0;
+	uint32_t anchor_count = UINT32_MAX, anchor_first = UINT32_MAX, len;
+	struct gs_graph_advice a;
+	int rc = -ENOMEM;
+
+	if (n < 2)
+		return 0;
+	while (cap < 2 * n && cap < (1u << 20))
+		cap *= 2;
+	/* token counts (open addressing; if more distinct tokens than slots
+	 * the table stops counting new ones, which only loses anchors) */
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		goto out;
+	{
+		size_t distinct = 0;
+		for (i = 0; i < n; i++) {
+			size_t h = (size_t)((tok[i] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+			while (tab[h].used && tab[h].tok != tok[i])
+				h = (h + 1) & (cap - 1);
+			if (!tab[h].used) {
+				if (distinct + 1 >= cap)
+					continue;
+				distinct++;
+				tab[h].used = 1;
+				tab[h].tok = tok[i];
+				tab[h].first = (uint32_t)i;
+			}
+			tab[h].count++;
+		}
+	}
+	/* anchor: the rarest token that repeats (earliest on ties): it occurs
+	 * once per period in a loop body whenever any token does */
+	for (i = 0; i < cap; i++)
+		if (tab[i].used && tab[i].count >= 2 &&
+		    (tab[i].count < anchor_count ||
+		     (tab[i].count == anchor_count && tab[i].first < anchor_first))) {
+			anchor = tab[i].tok;
+			anchor_count = tab[i].count;
+			anchor_first = tab[i].first;
+		}
+	if (anchor_count == UINT32_MAX) {
+		rc = 0;
+		goto out;
+	}
+	pos = malloc(anchor_count * sizeof(uint32_t));
+	segs = malloc(anchor_count * sizeof(*segs));
+	if (!pos || !segs)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (tok[i] == anchor)
+			pos[m++] = (uint32_t)i;
+	/* segments between consecutive anchors, hashed (FNV-1a on tokens) */
+	for (j = 0; j + 1 < m; j++) {
+		uint64_t h = 1469598103934665603ull;
+		for (i = pos[j]; i < pos[j + 1]; i++) {
+			h ^= tok[i];
+			h *= 1099511628211ull;
+		}
+		segs[n_seg++] = (struct seg){.hash = h, .len = pos[j + 1] - pos[j], .pos = pos[j]};
+	}
+	if (!n_seg) {
+		rc = 0;
+		goto out;
+	}
+	qsort(segs, n_seg, sizeof(*segs), cmp_seg);
+	/* the group covering the most ops */
+	for (i = 0; i < n_seg;) {
+		size_t k = i + 1;
+		while (k < n_seg && segs[k].hash == segs[i].hash && segs[k].len == segs[i].len)
+			k++;
+		if ((k - i) * segs[i].len > best_n * segs[best].len ||
+		    ((k - i) * segs[i].len == best_n * segs[best].len &&
+		     segs[i].pos < segs[best].pos)) {
+			best = i;
+			best_n = k - i;
+		}
+		i = k;
+	}
+	len = segs[best].len;
+	memset(&a, 0, sizeof(a));
+	a.device = c->ops[opi[0]].device;
+	a.length = len;
+	a.first_op_idx = opi[segs[best].pos];
+	/* count every anchor position whose next len tokens equal the template
+	 * (checks the hash, and picks up the last occurrence too); m_occ
+	 * reuses pos[] for the occurrences' start positions */
+	{
+		const uint64_t *tpl = tok + segs[best].pos;
+		size_t m_occ = 0, o;
+		for (j = 0; j < m; j++) {
+			size_t p = pos[j];
+			if (p + len > n || memcmp(tok + p, tpl, len * sizeof(uint64_t)) != 0)
+				continue;
+			pos[m_occ++] = (uint32_t)p;
+		}
+		for (o = 0; o < m_occ; o++) {
+			size_t p = pos[o], k;
+			int64_t first = c->ops[opi[p]].start, end = c->ops[opi[p]].end;
+			a.count++;
+			a.op_time += c->ops[opi[p]].end - c->ops[opi[p]].start;
+			for (k = p + 1; k < p + len; k++) {
+				const struct gs_op *op = &c->ops[opi[k]];
+				a.op_time += op->end - op->start;
+				if (op->start > end && launch_caused(c, end, opi[k], opi[k - 1]))
+					a.launch_idle += op->start - end;
+				if (op->end > end)
+					end = op->end;
+			}
+			a.measured += end - first;
+			/* the hole before the next occurrence when it follows at
+			 * once: launch-caused idle there is what one graph launch
+			 * per body would also remove (a loop of one kernel has
+			 * all its idle there) */
+			if (o + 1 < m_occ && pos[o + 1] == p + len) {
+				const struct gs_op *nx = &c->ops[opi[p + len]];
+				if (nx->start > end &&
+				    launch_caused(c, end, opi[p + len], opi[p + len - 1])) {
+					a.launch_idle += nx->start - end;
+					a.measured += nx->start - end;
+				}
+			}
+		}
+	}
+	if (a.count < 2) {
+		rc = 0;
+		goto out;
+	}
+	a.estimate = a.op_time + (int64_t)a.count * len * res->graph_node_overhead_ns;
+	a.saving = a.measured - a.estimate;
+	a.saving_share = a.measured > 0 ? (double)a.saving / (double)a.measured : 0.0;
+	a.advise = a.saving_share > GS_ADVICE_MIN_SAVING;
+	a.names = malloc(len * sizeof(uint32_t));
+	a.kinds = malloc(len);
+	if (!a.names || !a.kinds) {
+		free(a.names);
+		free(a.kinds);
+		goto out;
+	}
+	for (i = 0; i < len; i++) {
+		a.names[i] = (uint32_t)(tok[segs[best].pos + i] & 0xffffffffu);
+		a.kinds[i] = (uint8_t)(tok[segs[best].pos + i] >> 32);
+	}
+	a.stream = c->ops[opi[0]].stream;
+	rc = push_advice(res, adv_cap, &a);
+	if (rc) {
+		free(a.names);
+		free(a.kinds);
+	}
+out:
+	free(tab);
+	free(segs);
+	free(pos);
+	return rc;
+}
+
+int stats_graph_advice(struct actx *c)
+{
+	struct gs_result *res = c->res;
+	uint32_t *order = NULL, *opi = NULL;
+	uint64_t *tok = NULL;
+	size_t *off = NULL, d, adv_cap = 0;
+	int rc = -ENOMEM;
+
+	order = malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint32_t));
+	if (!order)
+		goto out;
+	/* stream order: counting sort of each device's ops by stream index
+	 * (stable, so each stream stays in start order) */
+	for (d = 0; d < res->n_devices; d++) {
+		const struct gs_device_result *dr = &res->devices[d];
+		size_t s, i;
+		off = calloc(dr->n_streams + 1, sizeof(size_t));
+		if (!off)
+			goto out;
+		for (i = dr->first_op; i < dr->end_op; i++)
+			off[c->stream_of[i] + 1]++;
+		for (s = 0; s < dr->n_streams; s++)
+			off[s + 1] += off[s];
+		for (i = dr->first_op; i < dr->end_op; i++)
+			order[dr->first_op + off[c->stream_of[i]]++] = (uint32_t)i;
+		free(off);
+		off = NULL;
+	}
+	rc = measure_node_overhead(c, order, c->in->n_ops);
+	if (rc)
+		goto out;
+	rc = -ENOMEM;
+	tok = malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint64_t));
+	opi = malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint32_t));
+	if (!tok || !opi)
+		goto out;
+	for (d = 0; d < res->n_devices; d++) {
+		const struct gs_device_result *dr = &res->devices[d];
+		size_t i = dr->first_op;
+		while (i < dr->end_op) {
+			uint32_t s = c->stream_of[order[i]];
+			size_t n = 0;
+			for (; i < dr->end_op && c->stream_of[order[i]] == s; i++) {
+				const struct gs_op *o = &c->ops[order[i]];
+				if (o->graph_id || !sel_contains_op(c, o->start, o->end))
+					continue;
+				tok[n] = op_token(o);
+				opi[n++] = order[i];
+			}
+			rc = advise_stream(c, tok, opi, n, &adv_cap);
+			if (rc)
+				goto out;
+		}
+	}
+	if (res->n_advice)
+		qsort(res->advice, res->n_advice, sizeof(*res->advice), cmp_advice);
+	rc = 0;
+out:
+	free(order);
+	free(tok);
+	free(opi);
+	free(off);
+	return rc;
+}
