@@ -2,6 +2,7 @@
 """demos_check_nvtx.py - does a trace recorded from a demo hold its phases?
 
 usage: demos_check_nvtx.py TRACE.db DEMO
+       demos_check_nvtx.py --phases DEMO    (print the demo's phase names)
 
 Reads the gapscope trace database (schema v1: table nvtx, texts in strings)
 with the standard library's sqlite3 and checks that every phase the demo
@@ -39,6 +40,9 @@ PHASES = {
 
 
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--phases" and argv[2] in PHASES:
+        print("\n".join(PHASES[argv[2]]))
+        return 0
     if len(argv) != 3 or argv[2] not in PHASES:
         print("usage: demos_check_nvtx.py TRACE.db DEMO (DEMO: %s)" % ", ".join(PHASES))
         return 2
