@@ -689,17 +689,30 @@ static int short_plain(const char *s, struct sbuf *b)
 		else if (c == ' ' && depth == 0)
 			beg = i + 1;
 	}
-	/* template arguments at any nesting level of the qualified name */
+	/* template arguments at any nesting level of the qualified name; a '<'
+	 * that opens a name component ("<lambda>", "ns::<unnamed>") is part of
+	 * the name and is kept */
 	depth = 0;
-	for (i = beg; i < end; i++) {
-		char c = s[i];
-		if (c == '<') {
-			if (depth++ == 0)
-				sb_puts(b, "<" ELLIPSIS ">");
-		} else if (c == '>' && depth > 0) {
-			depth--;
-		} else if (depth == 0) {
-			sb_putn(b, &c, 1);
+	{
+		int literal = 0;
+		for (i = beg; i < end; i++) {
+			char c = s[i];
+			if (c == '<') {
+				if (depth++ == 0) {
+					literal = i == beg || (i >= beg + 2 && s[i - 1] == ':' &&
+							       s[i - 2] == ':');
+					if (!literal)
+						sb_puts(b, "<" ELLIPSIS ">");
+				}
+				if (literal)
+					sb_putn(b, &c, 1);
+			} else if (c == '>' && depth > 0) {
+				depth--;
+				if (literal)
+					sb_putn(b, &c, 1);
+			} else if (depth == 0 || literal) {
+				sb_putn(b, &c, 1);
+			}
 		}
 	}
 	return depth == 0 && b->len > 0 ? 0 : -1;
