@@ -9,7 +9,10 @@
 #   the few driver calls we make are looked up with dlsym at run time.
 add_library(gs_collector_core STATIC
             ${CMAKE_CURRENT_SOURCE_DIR}/config.c
-            )
+            ${CMAKE_CURRENT_SOURCE_DIR}/writer.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/decode.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/pipeline.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/synthetic.c)
 target_include_directories(gs_collector_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                            ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(gs_collector_core PUBLIC gs_schema SQLite::SQLite3 Threads::Threads)

@@ -189,7 +189,7 @@ struct gs_overhead {
 struct gs_device {
 	uint32_t id; /* CUDA device ordinal */
 	const char *name;
-	char uuid[40]; /* "GPU-xxxxxxxx-..." or "" */
+	char uuid[48]; /* "GPU-xxxxxxxx-..." or "" */
 	int cc_major, cc_minor;
 	int64_t sm_count;
 	int64_t core_clock_khz;	     /* kHz */
@@ -378,12 +378,20 @@ struct gs_pipeline;
 
 /* Start the writer thread. It owns d->w from now until gs_pipeline_stop.
  * max_pending: completed buffers waiting to be written before new ones are
- * dropped (never block the application). */
-int gs_pipeline_start(struct gs_pipeline **out, struct gs_decoder *d, size_t max_pending);
-/* Hand over a completed buffer (malloc'ed; the pipeline frees it). Returns 0,
- * or -1 when the queue is full: the buffer is dropped and its records
- * counted. Never blocks on the writer. */
-int gs_pipeline_submit(struct gs_pipeline *p, uint8_t *buf, size_t valid);
+ * dropped (never block the application). buffer_bytes: size of the buffers
+ * gs_pipeline_get_buffer hands out. */
+int gs_pipeline_start(struct gs_pipeline **out, struct gs_decoder *d, size_t max_pending,
+		      size_t buffer_bytes);
+/* A buffer of buffer_bytes (8-byte aligned) for CUPTI to fill: a recycled
+ * one when available, so steady-state recording neither mallocs nor
+ * page-faults on the application's threads. NULL when out of memory. */
+uint8_t *gs_pipeline_get_buffer(struct gs_pipeline *p);
+/* Hand over a completed buffer of `size` bytes holding `valid` bytes of
+ * records (from gs_pipeline_get_buffer or malloc; the pipeline recycles or
+ * frees it). Returns 0, or -1 when the queue is full:
+ * the buffer is dropped and its records counted. Never blocks on the
+ * writer. */
+int gs_pipeline_submit(struct gs_pipeline *p, uint8_t *buf, size_t size, size_t valid);
 /* Queue an event (copied). Events are never dropped. */
 int gs_pipeline_event(struct gs_pipeline *p, const struct gs_event *ev);
 /* Wait until everything handed over so far is committed, at most

@@ -4,4 +4,7 @@ if(TARGET gs_collector_core)
   gs_add_unit_test(test_collector_config
                    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_config.c
                    LIBS gs_collector_core)
+  gs_add_unit_test(test_collector_writer
+                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_writer.c
+                   LIBS gs_collector_core gs_viewer)
 endif()

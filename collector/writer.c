@@ -1,0 +1,1054 @@
+/*
+ * writer.c - the SQLite side of the collector: plain C records in, schema-v1
+ * rows out (see gapscope/trace_format.h).
+ *
+ * One connection, owned by whoever holds the writer (the writer thread while
+ * recording). One prepared statement per table, reused with bind/step/reset,
+ * inside one transaction per batch (SQLite's speedtest1 pattern); WAL journal
+ * with synchronous=OFF while recording: a killed application keeps every
+ * committed batch (the WAL is in the page cache), only a power cut can lose
+ * them. Strings are interned in a hash map here so each name is stored once.
+ * Indexes, derived rows (implicit synchronisations, API columns of CUPTI's
+ * sync records) and the switch back to a single-file DELETE journal happen
+ * in gs_writer_finalize.
+ *
+ * It does not know CUPTI: decode.c turns activity records into the structs
+ * of internal.h. On the first SQLite error (disk full, file removed, ...)
+ * the writer warns once and turns every later call into a no-op: the
+ * application must never notice.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "internal.h"
+
+enum {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_STRING,
+	ST_META,
+	ST_KERNEL,
+	ST_API,
+	ST_MEMCPY,
+	ST_MEMSET,
+	ST_SYNC,
+	ST_NVTX,
+	ST_OVERHEAD,
+	ST_DEVICE,
+	ST_PROCESS,
+	ST_THREAD,
+	ST_GRAPH,
+	ST_GRAPH_NODE,
+	ST_GRAPH_EDGE,
+	ST_GRAPH_EXEC,
+	ST_GRAPH_LAUNCH,
+	ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_BEGIN] = "BEGIN",
+    [ST_COMMIT] = "COMMIT",
+    [ST_STRING] = "INSERT INTO strings(id, value) VALUES(?,?)",
+    [ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)",
+    [ST_KERNEL] = "INSERT INTO kernels(start, end, device, context, stream, correlation_id, "
+		  "name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, "
+		  "static_shared_bytes, dynamic_shared_bytes, local_memory_bytes, graph_id, "
+		  "graph_node_id, queued, submitted, launch_type, is_device_launched) "
+		  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_API] = "INSERT INTO api_calls(api, cbid, name_id, start, end, pid, tid, correlation_id, "
+	       "return_code) VALUES(?,?,?,?,?,?,?,?,?)",
+    [ST_MEMCPY] = "INSERT INTO memcpys(start, end, device, context, stream, correlation_id, "
+		  "bytes, copy_kind, src_kind, dst_kind, is_async, src_device, dst_device, "
+		  "graph_id, graph_node_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_MEMSET] = "INSERT INTO memsets(start, end, device, context, stream, correlation_id, "
+		  "bytes, value, mem_kind, is_async, graph_id, graph_node_id) "
+		  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_SYNC] = "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device, "
+		"context, stream, event, correlation_id, pid, tid) "
+		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_NVTX] = "INSERT INTO nvtx(start, end, kind, text_id, domain_id, category, color, pid, "
+		"tid) VALUES(?,?,?,?,?,?,?,?,?)",
+    [ST_OVERHEAD] = "INSERT INTO overhead(kind, start, end, object_kind, object_id) "
+		    "VALUES(?,?,?,?,?)",
+    [ST_DEVICE] = "INSERT OR REPLACE INTO devices(id, name, uuid, cc_major, cc_minor, sm_count, "
+		  "core_clock_khz, memory_clock_khz, global_memory_bytes, l2_cache_bytes, "
+		  "max_threads_per_block) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_PROCESS] = "INSERT OR REPLACE INTO processes(pid, hostname, command_line, start_ns, "
+		   "end_ns, exit_reason) VALUES(?,?,?,?,?,?)",
+    [ST_THREAD] = "INSERT OR IGNORE INTO threads(tid, pid, name) VALUES(?,?,?)",
+    [ST_GRAPH] = "INSERT OR REPLACE INTO graphs(graph_id, original_graph_id, device, context, "
+		 "created, origin) VALUES(?,?,?,?,?,?)",
+    [ST_GRAPH_NODE] = "INSERT OR REPLACE INTO graph_nodes(node_id, graph_id, type, name_id, "
+		      "original_node_id, child_graph_id, grid_x, grid_y, grid_z, block_x, "
+		      "block_y, block_z, bytes, created) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_GRAPH_EDGE] = "INSERT OR IGNORE INTO graph_edges(graph_id, from_node, to_node) "
+		      "VALUES(?,?,?)",
+    [ST_GRAPH_EXEC] = "INSERT OR REPLACE INTO graph_execs(exec_id, graph_id, device, created) "
+		      "VALUES(?,?,?,?)",
+    [ST_GRAPH_LAUNCH] = "INSERT INTO graph_launches(exec_id, stream, correlation_id, tid) "
+			"VALUES(?,?,?,?)",
+};
+
+struct str_slot {
+	uint64_t hash;
+	int64_t id; /* 0: empty slot */
+	char *s;
+};
+
+struct implicit_api {
+	int64_t name_id;
+	int kind;
+	char reason[128];
+};
+
+struct gs_writer {
+	sqlite3 *db;
+	char path[4096];
+	int failed; /* SQLite result code that stopped us, 0 while healthy */
+	int in_tx;
+	sqlite3_stmt *st[ST_COUNT];
+	/* string interning: open addressing, power-of-two capacity */
+	struct str_slot *strs;
+	size_t str_cap, str_n;
+	/* threads already written: open addressing set of tids (+1, 0 = empty) */
+	int64_t *tids;
+	size_t tid_cap, tid_n;
+	long self_pid;
+	struct implicit_api *impl;
+	size_t impl_n, impl_cap;
+	struct gs_writer_stats stats;
+};
+
+/* ---------------------------------------------------------------- errors */
+
+static void fail(struct gs_writer *w, int rc, const char *what)
+{
+	if (w->failed)
+		return;
+	w->failed = rc ? rc : SQLITE_ERROR;
+	if ((rc & 0xff) == SQLITE_FULL)
+		gs_warn("writer",
+			"%s: disk full while %s; recording stops here, the "
+			"application continues (the trace keeps what was committed)",
+			w->path, what);
+	else
+		gs_warn("writer",
+			"%s: SQLite error while %s: %s; recording stops here, the "
+			"application continues",
+			w->path, what, w->db ? sqlite3_errmsg(w->db) : sqlite3_errstr(rc));
+	if (w->in_tx && w->db) {
+		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+		w->in_tx = 0;
+	}
+}
+
+int gs_writer_failed(const struct gs_writer *w)
+{
+	return w->failed;
+}
+
+/* Run a prepared statement whose parameters are bound; reset it. */
+static int step(struct gs_writer *w, int which, const char *what)
+{
+	sqlite3_stmt *st = w->st[which];
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		fail(w, rc, what);
+		return -1;
+	}
+	w->stats.rows++;
+	return 0;
+}
+
+static inline void bind_i64(sqlite3_stmt *st, int i, int64_t v)
+{
+	sqlite3_bind_int64(st, i, v);
+}
+
+/* -1 (or any negative) -> NULL */
+static inline void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* string id: 0 -> NULL */
+static inline void bind_sid(sqlite3_stmt *st, int i, int64_t id)
+{
+	if (id <= 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, id);
+}
+
+static inline void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* ---------------------------------------------------------------- open */
+
+static int exec(struct gs_writer *w, const char *sql, const char *what)
+{
+	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK) {
+		fail(w, rc, what);
+		return -1;
+	}
+	return 0;
+}
+
+int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t errlen)
+{
+	struct gs_writer *w;
+	char side[4200];
+	int rc, i, fd;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	w->self_pid = (long)getpid();
+
+	/* Create the file ourselves first: SQLite's "unable to open database
+	 * file" does not say why, errno does. An existing trace of the same
+	 * name is replaced, together with its WAL and shared-memory files
+	 * (stale ones would be replayed into the new database). */
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+		free(w);
+		return -1;
+	}
+	close(fd);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+
+	/* NOMUTEX: one thread at a time uses the connection (the writer
+	 * thread while recording, the finalizing thread after it is joined),
+	 * so SQLite's per-call mutexes are pure cost (~15% of insert time). */
+	rc = sqlite3_open_v2(
+	    path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open %s as SQLite: %s", path,
+			 w->db ? sqlite3_errmsg(w->db) : sqlite3_errstr(rc));
+		goto out;
+	}
+	/* page_size before the first table; WAL while recording (readers such
+	 * as `gapscope info` can look during the run); synchronous=OFF since
+	 * durability against power loss is not worth a fsync per batch. 64 KiB
+	 * pages and a small (8 MiB) cache measured fastest in
+	 * bench/writer_throughput (fewer page splits and WAL frames; a big
+	 * cache only costs page faults while it grows); checkpoints every 128
+	 * MiB of WAL. */
+	rc = sqlite3_exec(w->db,
+			  "PRAGMA page_size=65536;"
+			  "PRAGMA journal_mode=WAL;"
+			  "PRAGMA synchronous=OFF;"
+			  "PRAGMA temp_store=MEMORY;"
+			  "PRAGMA cache_size=-8192;"
+			  "PRAGMA wal_autocheckpoint=2048;",
+			  NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "cannot write %s: %s", path, sqlite3_errmsg(w->db));
+		goto out;
+	}
+	rc = gs_schema_create(w->db);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot create the trace schema in %s: %s", path,
+			 sqlite3_errmsg(w->db));
+		goto out;
+	}
+	for (i = 0; i < ST_COUNT; i++) {
+		rc = sqlite3_prepare_v3(w->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					&w->st[i], NULL);
+		if (rc != SQLITE_OK) {
+			snprintf(err, errlen, "cannot prepare statement %d in %s: %s", i, path,
+				 sqlite3_errmsg(w->db));
+			goto out;
+		}
+	}
+	w->str_cap = 1024;
+	w->strs = calloc(w->str_cap, sizeof(*w->strs));
+	w->tid_cap = 64;
+	w->tids = calloc(w->tid_cap, sizeof(*w->tids));
+	if (!w->strs || !w->tids) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	*out = w;
+	return 0;
+out:
+	gs_writer_close(w);
+	unlink(path);
+	return -1;
+}
+
+void gs_writer_close(struct gs_writer *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(w->st[i]);
+	if (w->db)
+		sqlite3_close(w->db);
+	for (i = 0; i < w->str_cap && w->strs; i++)
+		free(w->strs[i].s);
+	free(w->strs);
+	free(w->tids);
+	free(w->impl);
+	free(w);
+}
+
+/* ---------------------------------------------------------------- batches */
+
+int gs_writer_begin(struct gs_writer *w)
+{
+	if (w->failed)
+		return -1;
+	if (w->in_tx)
+		return 0;
+	if (sqlite3_step(w->st[ST_BEGIN]) != SQLITE_DONE) {
+		int rc = sqlite3_errcode(w->db);
+		sqlite3_reset(w->st[ST_BEGIN]);
+		fail(w, rc, "starting a batch");
+		return -1;
+	}
+	sqlite3_reset(w->st[ST_BEGIN]);
+	w->in_tx = 1;
+	return 0;
+}
+
+int gs_writer_commit(struct gs_writer *w)
+{
+	int rc;
+
+	if (w->failed)
+		return -1;
+	if (!w->in_tx)
+		return 0;
+	rc = sqlite3_step(w->st[ST_COMMIT]);
+	sqlite3_reset(w->st[ST_COMMIT]);
+	if (rc != SQLITE_DONE) {
+		fail(w, rc, "committing a batch");
+		return -1;
+	}
+	w->in_tx = 0;
+	w->stats.batches++;
+	return 0;
+}
+
+void gs_writer_get_stats(const struct gs_writer *w, struct gs_writer_stats *s)
+{
+	*s = w->stats;
+}
+
+/* ---------------------------------------------------------------- strings */
+
+static uint64_t hash_str(const char *s, size_t *len)
+{
+	/* FNV-1a: kernel names are long C++ templates; a byte loop is cheap
+	 * next to one SQLite insert. */
+	uint64_t h = 1469598103934665603ull;
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		h ^= *p++;
+		h *= 1099511628211ull;
+	}
+	*len = (size_t)(p - (const unsigned char *)s);
+	return h;
+}
+
+static int str_grow(struct gs_writer *w)
+{
+	size_t ncap = w->str_cap * 2, i;
+	struct str_slot *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (i = 0; i < w->str_cap; i++) {
+		size_t j;
+		if (!w->strs[i].id)
+			continue;
+		for (j = w->strs[i].hash & (ncap - 1); n[j].id; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = w->strs[i];
+	}
+	free(w->strs);
+	w->strs = n;
+	w->str_cap = ncap;
+	return 0;
+}
+
+int64_t gs_writer_intern(struct gs_writer *w, const char *s)
+{
+	size_t len, j;
+	uint64_t h;
+	sqlite3_stmt *st;
+	char *copy;
+	int64_t id;
+
+	if (!s || w->failed)
+		return 0;
+	h = hash_str(s, &len);
+	for (j = h & (w->str_cap - 1); w->strs[j].id; j = (j + 1) & (w->str_cap - 1))
+		if (w->strs[j].hash == h && strcmp(w->strs[j].s, s) == 0)
+			return w->strs[j].id;
+
+	copy = malloc(len + 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, s, len + 1);
+	id = (int64_t)w->str_n + 1;
+	st = w->st[ST_STRING];
+	bind_i64(st, 1, id);
+	sqlite3_bind_text(st, 2, copy, (int)len, SQLITE_STATIC);
+	if (step(w, ST_STRING, "storing a string") != 0) {
+		free(copy);
+		return 0;
+	}
+	w->strs[j].hash = h;
+	w->strs[j].id = id;
+	w->strs[j].s = copy;
+	w->str_n++;
+	if (w->str_n * 2 > w->str_cap)
+		str_grow(w); /* on failure the table just gets fuller */
+	return id;
+}
+
+int64_t gs_writer_string_count(const struct gs_writer *w)
+{
+	return (int64_t)w->str_n;
+}
+
+/* ---------------------------------------------------------------- meta */
+
+int gs_writer_meta(struct gs_writer *w, const char *key, const char *value)
+{
+	sqlite3_stmt *st = w->st[ST_META];
+
+	if (w->failed)
+		return -1;
+	bind_text(st, 1, key);
+	bind_text(st, 2, value ? value : "");
+	return step(w, ST_META, "writing meta");
+}
+
+int gs_writer_meta_int(struct gs_writer *w, const char *key, int64_t value)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, value);
+	return gs_writer_meta(w, key, buf);
+}
+
+/* ---------------------------------------------------------------- rows */
+
+static void note_thread(struct gs_writer *w, int64_t tid, int64_t pid)
+{
+	size_t j;
+	int64_t key = tid + 1;
+
+	if (tid < 0)
+		return;
+	for (j = (uint64_t)tid * 0x9e3779b97f4a7c15ull >> 40 & (w->tid_cap - 1); w->tids[j];
+	     j = (j + 1) & (w->tid_cap - 1))
+		if (w->tids[j] == key)
+			return;
+	w->tids[j] = key;
+	w->tid_n++;
+	{
+		/* A thread's name is only readable while it lives, and only for
+		 * our own process; it is a best effort. */
+		char name[64] = "", path[64];
+		int have = 0;
+		if (pid == w->self_pid) {
+			FILE *f;
+			snprintf(path, sizeof(path), "/proc/self/task/%" PRId64 "/comm", tid);
+			f = fopen(path, "r");
+			if (f) {
+				if (fgets(name, sizeof(name), f)) {
+					name[strcspn(name, "\n")] = '\0';
+					have = 1;
+				}
+				fclose(f);
+			}
+		}
+		gs_writer_thread(w, tid, pid, have ? name : NULL);
+	}
+	if (w->tid_n * 2 > w->tid_cap) {
+		size_t ncap = w->tid_cap * 2, i;
+		int64_t *n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return;
+		for (i = 0; i < w->tid_cap; i++) {
+			int64_t t = w->tids[i];
+			if (!t)
+				continue;
+			for (j = (uint64_t)(t - 1) * 0x9e3779b97f4a7c15ull >> 40 & (ncap - 1); n[j];
+			     j = (j + 1) & (ncap - 1))
+				;
+			n[j] = t;
+		}
+		free(w->tids);
+		w->tids = n;
+		w->tid_cap = ncap;
+	}
+}
+
+int gs_writer_thread(struct gs_writer *w, int64_t tid, int64_t pid, const char *name)
+{
+	sqlite3_stmt *st = w->st[ST_THREAD];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, tid);
+	bind_opt(st, 2, pid);
+	bind_text(st, 3, name);
+	return step(w, ST_THREAD, "writing a thread");
+}
+
+int gs_writer_kernel(struct gs_writer *w, const struct gs_kernel *k)
+{
+	sqlite3_stmt *st = w->st[ST_KERNEL];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, (int64_t)k->start);
+	bind_i64(st, 2, (int64_t)k->end);
+	bind_i64(st, 3, k->device);
+	bind_i64(st, 4, k->context);
+	bind_i64(st, 5, k->stream);
+	bind_i64(st, 6, k->correlation_id);
+	bind_sid(st, 7, k->name_id);
+	bind_i64(st, 8, k->grid_x);
+	bind_i64(st, 9, k->grid_y);
+	bind_i64(st, 10, k->grid_z);
+	bind_i64(st, 11, k->block_x);
+	bind_i64(st, 12, k->block_y);
+	bind_i64(st, 13, k->block_z);
+	bind_i64(st, 14, k->registers);
+	bind_i64(st, 15, k->static_shared);
+	bind_i64(st, 16, k->dynamic_shared);
+	bind_i64(st, 17, k->local_memory);
+	bind_i64(st, 18, k->graph_id);
+	bind_i64(st, 19, (int64_t)k->graph_node_id);
+	if (k->has_latency) {
+		bind_i64(st, 20, (int64_t)k->queued);
+		bind_i64(st, 21, (int64_t)k->submitted);
+	} else {
+		sqlite3_bind_null(st, 20);
+		sqlite3_bind_null(st, 21);
+	}
+	bind_i64(st, 22, k->launch_type);
+	bind_i64(st, 23, k->is_device_launched);
+	return step(w, ST_KERNEL, "writing a kernel");
+}
+
+int gs_writer_api_call(struct gs_writer *w, const struct gs_api_call *a)
+{
+	sqlite3_stmt *st = w->st[ST_API];
+
+	if (w->failed)
+		return -1;
+	note_thread(w, a->tid, a->pid);
+	bind_i64(st, 1, a->api);
+	bind_i64(st, 2, a->cbid);
+	bind_sid(st, 3, a->name_id);
+	bind_i64(st, 4, (int64_t)a->start);
+	bind_i64(st, 5, (int64_t)a->end);
+	bind_i64(st, 6, a->pid);
+	bind_i64(st, 7, a->tid);
+	bind_i64(st, 8, a->correlation_id);
+	bind_i64(st, 9, a->return_code);
+	return step(w, ST_API, "writing an API call");
+}
+
+int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m)
+{
+	sqlite3_stmt *st = w->st[ST_MEMCPY];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, (int64_t)m->start);
+	bind_i64(st, 2, (int64_t)m->end);
+	bind_i64(st, 3, m->device);
+	bind_i64(st, 4, m->context);
+	bind_i64(st, 5, m->stream);
+	bind_i64(st, 6, m->correlation_id);
+	bind_i64(st, 7, (int64_t)m->bytes);
+	bind_i64(st, 8, m->copy_kind);
+	bind_i64(st, 9, m->src_kind);
+	bind_i64(st, 10, m->dst_kind);
+	bind_i64(st, 11, m->is_async ? 1 : 0);
+	bind_opt(st, 12, m->src_device);
+	bind_opt(st, 13, m->dst_device);
+	bind_i64(st, 14, m->graph_id);
+	bind_i64(st, 15, (int64_t)m->graph_node_id);
+	return step(w, ST_MEMCPY, "writing a memcpy");
+}
+
+int gs_writer_memset(struct gs_writer *w, const struct gs_memset *m)
+{
+	sqlite3_stmt *st = w->st[ST_MEMSET];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, (int64_t)m->start);
+	bind_i64(st, 2, (int64_t)m->end);
+	bind_i64(st, 3, m->device);
+	bind_i64(st, 4, m->context);
+	bind_i64(st, 5, m->stream);
+	bind_i64(st, 6, m->correlation_id);
+	bind_i64(st, 7, (int64_t)m->bytes);
+	bind_i64(st, 8, m->value);
+	bind_i64(st, 9, m->mem_kind);
+	bind_i64(st, 10, m->is_async ? 1 : 0);
+	bind_i64(st, 11, m->graph_id);
+	bind_i64(st, 12, (int64_t)m->graph_node_id);
+	return step(w, ST_MEMSET, "writing a memset");
+}
+
+int gs_writer_sync(struct gs_writer *w, const struct gs_sync *s)
+{
+	sqlite3_stmt *st = w->st[ST_SYNC];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, (int64_t)s->start);
+	bind_i64(st, 2, (int64_t)s->end);
+	bind_i64(st, 3, s->kind);
+	bind_i64(st, 4, s->implicit ? 1 : 0);
+	bind_sid(st, 5, s->reason_id);
+	bind_sid(st, 6, s->api_name_id);
+	bind_opt(st, 7, s->device);
+	bind_opt(st, 8, s->context);
+	bind_opt(st, 9, s->stream);
+	bind_opt(st, 10, s->event);
+	bind_i64(st, 11, s->correlation_id);
+	bind_opt(st, 12, s->pid);
+	bind_opt(st, 13, s->tid);
+	return step(w, ST_SYNC, "writing a sync");
+}
+
+int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n)
+{
+	sqlite3_stmt *st = w->st[ST_NVTX];
+
+	if (w->failed)
+		return -1;
+	note_thread(w, n->tid, n->pid);
+	bind_i64(st, 1, (int64_t)n->start);
+	bind_i64(st, 2, (int64_t)n->end);
+	bind_i64(st, 3, n->kind);
+	bind_sid(st, 4, n->text_id);
+	bind_sid(st, 5, n->domain_id);
+	bind_opt(st, 6, n->category);
+	bind_opt(st, 7, n->color);
+	bind_opt(st, 8, n->pid);
+	bind_opt(st, 9, n->tid);
+	return step(w, ST_NVTX, "writing an NVTX range");
+}
+
+int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o)
+{
+	sqlite3_stmt *st = w->st[ST_OVERHEAD];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, o->kind);
+	bind_i64(st, 2, (int64_t)o->start);
+	bind_i64(st, 3, (int64_t)o->end);
+	bind_i64(st, 4, o->object_kind);
+	bind_opt(st, 5, o->object_id);
+	return step(w, ST_OVERHEAD, "writing an overhead record");
+}
+
+int gs_writer_device(struct gs_writer *w, const struct gs_device *d)
+{
+	sqlite3_stmt *st = w->st[ST_DEVICE];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, d->id);
+	bind_text(st, 2, d->name);
+	bind_text(st, 3, d->uuid[0] ? d->uuid : NULL);
+	bind_i64(st, 4, d->cc_major);
+	bind_i64(st, 5, d->cc_minor);
+	bind_opt(st, 6, d->sm_count);
+	bind_opt(st, 7, d->core_clock_khz);
+	bind_opt(st, 8, d->memory_clock_khz);
+	bind_opt(st, 9, d->global_memory_bytes);
+	bind_opt(st, 10, d->l2_cache_bytes);
+	bind_opt(st, 11, d->max_threads_per_block);
+	return step(w, ST_DEVICE, "writing a device");
+}
+
+int gs_writer_process(struct gs_writer *w, const struct gs_process *p)
+{
+	sqlite3_stmt *st = w->st[ST_PROCESS];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, p->pid);
+	bind_text(st, 2, p->hostname);
+	bind_text(st, 3, p->command_line);
+	bind_i64(st, 4, (int64_t)p->start_ns);
+	if (p->end_ns)
+		bind_i64(st, 5, (int64_t)p->end_ns);
+	else
+		sqlite3_bind_null(st, 5);
+	bind_text(st, 6, p->exit_reason);
+	return step(w, ST_PROCESS, "writing the process");
+}
+
+int gs_writer_graph(struct gs_writer *w, const struct gs_graph *g)
+{
+	sqlite3_stmt *st = w->st[ST_GRAPH];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, g->graph_id);
+	bind_opt(st, 2, g->original_graph_id);
+	bind_opt(st, 3, g->device);
+	bind_opt(st, 4, g->context);
+	bind_i64(st, 5, (int64_t)g->created);
+	bind_i64(st, 6, g->origin);
+	return step(w, ST_GRAPH, "writing a graph");
+}
+
+int gs_writer_graph_node(struct gs_writer *w, const struct gs_graph_node *n)
+{
+	sqlite3_stmt *st = w->st[ST_GRAPH_NODE];
+	int i;
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, (int64_t)n->node_id);
+	bind_i64(st, 2, n->graph_id);
+	bind_opt(st, 3, n->type);
+	bind_sid(st, 4, n->name_id);
+	bind_opt(st, 5, n->original_node_id);
+	bind_opt(st, 6, n->child_graph_id);
+	for (i = 0; i < 3; i++) {
+		bind_opt(st, 7 + i, n->grid[i]);
+		bind_opt(st, 10 + i, n->block[i]);
+	}
+	bind_opt(st, 13, n->bytes);
+	bind_i64(st, 14, (int64_t)n->created);
+	return step(w, ST_GRAPH_NODE, "writing a graph node");
+}
+
+int gs_writer_graph_edge(struct gs_writer *w, uint32_t graph_id, uint64_t from, uint64_t to)
+{
+	sqlite3_stmt *st = w->st[ST_GRAPH_EDGE];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, graph_id);
+	bind_i64(st, 2, (int64_t)from);
+	bind_i64(st, 3, (int64_t)to);
+	return step(w, ST_GRAPH_EDGE, "writing a graph edge");
+}
+
+int gs_writer_graph_exec(struct gs_writer *w, uint32_t exec_id, int64_t graph_id, int64_t device,
+			 uint64_t created)
+{
+	sqlite3_stmt *st = w->st[ST_GRAPH_EXEC];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, exec_id);
+	bind_opt(st, 2, graph_id);
+	bind_opt(st, 3, device);
+	bind_i64(st, 4, (int64_t)created);
+	return step(w, ST_GRAPH_EXEC, "writing a graph exec");
+}
+
+int gs_writer_graph_launch(struct gs_writer *w, const struct gs_graph_launch *l)
+{
+	sqlite3_stmt *st = w->st[ST_GRAPH_LAUNCH];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, l->exec_id);
+	bind_opt(st, 2, l->stream);
+	bind_i64(st, 3, l->correlation_id);
+	bind_opt(st, 4, l->tid);
+	return step(w, ST_GRAPH_LAUNCH, "writing a graph launch");
+}
+
+/* ---------------------------------------------------------------- implicit syncs */
+
+static const struct {
+	const char *name; /* API name without version suffix */
+	int kind;
+	const char *reason;
+} implicit_apis[] = {
+    {"cudaMalloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaMalloc in steady state (after the first kernel launch)"},
+    {"cudaMallocPitch", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaMallocPitch in steady state (after the first kernel launch)"},
+    {"cudaMallocHost", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaMallocHost (pinned allocation) in steady state synchronizes the device"},
+    {"cudaHostAlloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaHostAlloc (pinned allocation) in steady state synchronizes the device"},
+    {"cudaFree", GS_SYNC_IMPLICIT_ALLOC, "cudaFree synchronizes the device"},
+    {"cudaFreeHost", GS_SYNC_IMPLICIT_ALLOC, "cudaFreeHost synchronizes the device"},
+    {"cuMemAlloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cuMemAlloc in steady state (after the first kernel launch)"},
+    {"cuMemAllocPitch", GS_SYNC_IMPLICIT_ALLOC,
+     "cuMemAllocPitch in steady state (after the first kernel launch)"},
+    {"cuMemAllocHost", GS_SYNC_IMPLICIT_ALLOC,
+     "cuMemAllocHost (pinned allocation) in steady state synchronizes the device"},
+    {"cuMemHostAlloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cuMemHostAlloc (pinned allocation) in steady state synchronizes the device"},
+    {"cuMemFree", GS_SYNC_IMPLICIT_ALLOC, "cuMemFree synchronizes the device"},
+    {"cuMemFreeHost", GS_SYNC_IMPLICIT_ALLOC, "cuMemFreeHost synchronizes the device"},
+    {"cudaDeviceSetLimit", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaDeviceSetLimit is device-wide: it waits for all work on the device"},
+    {"cudaDeviceSetCacheConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaDeviceSetCacheConfig is device-wide: it waits for all work on the device"},
+    {"cudaDeviceSetSharedMemConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaDeviceSetSharedMemConfig is device-wide: it waits for all work on the device"},
+    {"cudaHostRegister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaHostRegister is device-wide: it waits for all work on the device"},
+    {"cudaHostUnregister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaHostUnregister is device-wide: it waits for all work on the device"},
+    {"cuCtxSetLimit", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cuCtxSetLimit is device-wide: it waits for all work on the device"},
+    {"cuCtxSetCacheConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cuCtxSetCacheConfig is device-wide: it waits for all work on the device"},
+    {"cuMemHostRegister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cuMemHostRegister is device-wide: it waits for all work on the device"},
+    {"cuMemHostUnregister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cuMemHostUnregister is device-wide: it waits for all work on the device"},
+};
+
+int gs_implicit_api_class(const char *api_name, const char **reason)
+{
+	size_t n, i;
+	const char *v;
+
+	if (!api_name)
+		return 0;
+	/* cuptiGetCallbackName gives "cudaMalloc_v3020", "cuMemAlloc_v2":
+	 * compare without a trailing "_v<digits>" (and "_ptsz"/"_ptds"). */
+	n = strlen(api_name);
+	v = strstr(api_name, "_v");
+	if (v) {
+		const char *d = v + 2;
+		if (*d >= '0' && *d <= '9') {
+			while (*d >= '0' && *d <= '9')
+				d++;
+			if (*d == '\0' || *d == '_')
+				n = (size_t)(v - api_name);
+		}
+	}
+	for (i = 0; i < sizeof(implicit_apis) / sizeof(implicit_apis[0]); i++) {
+		if (strlen(implicit_apis[i].name) == n &&
+		    strncmp(implicit_apis[i].name, api_name, n) == 0) {
+			if (reason)
+				*reason = implicit_apis[i].reason;
+			return implicit_apis[i].kind;
+		}
+	}
+	return 0;
+}
+
+int gs_writer_implicit_api(struct gs_writer *w, int64_t name_id, int kind, const char *reason)
+{
+	size_t i;
+
+	if (name_id <= 0)
+		return -1;
+	for (i = 0; i < w->impl_n; i++)
+		if (w->impl[i].name_id == name_id)
+			return 0;
+	if (w->impl_n == w->impl_cap) {
+		size_t ncap = w->impl_cap ? w->impl_cap * 2 : 16;
+		struct implicit_api *n = realloc(w->impl, ncap * sizeof(*n));
+		if (!n)
+			return -1;
+		w->impl = n;
+		w->impl_cap = ncap;
+	}
+	w->impl[w->impl_n].name_id = name_id;
+	w->impl[w->impl_n].kind = kind;
+	snprintf(w->impl[w->impl_n].reason, sizeof(w->impl[0].reason), "%s", reason);
+	w->impl_n++;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- finalize */
+
+static int derive_rows(struct gs_writer *w)
+{
+	char sql[4096];
+	int64_t r_memcpy, r_pageable, r_memset;
+	size_t i;
+	/* One API call per correlation id: the runtime call when both the
+	 * runtime and the driver call are recorded (they share the id). */
+	static const char one_api[] =
+	    "(SELECT b.id FROM api_calls b WHERE "
+	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
+	char one_m[256], one_s[256], one_g[256];
+
+	r_memcpy = gs_writer_intern(w, GS_REASON_SYNC_MEMCPY);
+	r_pageable = gs_writer_intern(w, GS_REASON_PAGEABLE);
+	r_memset = gs_writer_intern(w, GS_REASON_MEMSET);
+	if (w->failed)
+		return -1;
+	snprintf(one_m, sizeof(one_m), one_api, "m");
+	snprintf(one_s, sizeof(one_s), one_api, "syncs");
+	snprintf(one_g, sizeof(one_g), one_api, "graph_launches");
+
+	/* CUPTI's sync records carry the correlation id but not the thread or
+	 * the API name, and a context but not a device. */
+	snprintf(
+	    sql, sizeof(sql),
+	    "CREATE TEMP TABLE ctx_dev AS SELECT context, MIN(device) AS device FROM ("
+	    " SELECT context, device FROM kernels UNION SELECT context, device FROM memcpys"
+	    " UNION SELECT context, device FROM memsets) GROUP BY context;"
+	    "UPDATE syncs SET"
+	    " api_name_id = COALESCE(api_name_id, (SELECT name_id FROM api_calls WHERE id = %s)),"
+	    " pid = COALESCE(pid, (SELECT pid FROM api_calls WHERE id = %s)),"
+	    " tid = COALESCE(tid, (SELECT tid FROM api_calls WHERE id = %s)),"
+	    " device = COALESCE(device, (SELECT device FROM temp.ctx_dev c"
+	    "   WHERE c.context = syncs.context))"
+	    " WHERE implicit = 0;",
+	    one_s, one_s, one_s);
+	if (exec(w, sql, "completing sync rows") != 0)
+		return -1;
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE graph_launches SET"
+		 " start = (SELECT start FROM api_calls WHERE id = %s),"
+		 " end = (SELECT end FROM api_calls WHERE id = %s),"
+		 " tid = COALESCE(tid, (SELECT tid FROM api_calls WHERE id = %s));",
+		 one_g, one_g, one_g);
+	if (exec(w, sql, "completing graph launches") != 0)
+		return -1;
+
+	/* Synchronous copies (not device-to-device: those do not block the
+	 * host), async copies touching pageable memory, and synchronous
+	 * memsets of host-visible memory. Graph nodes never block the host. */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, CASE WHEN m.is_async THEN %d ELSE %d END, 1,"
+		 " CASE WHEN m.is_async THEN %" PRId64 " ELSE %" PRId64 " END,"
+		 " a.name_id, m.device, m.context, m.stream, m.correlation_id, a.pid, a.tid"
+		 " FROM memcpys m JOIN api_calls a ON a.id = %s"
+		 " WHERE m.graph_id = 0 AND m.copy_kind <> %d"
+		 " AND (m.is_async = 0 OR m.src_kind = %d OR m.dst_kind = %d)"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_PAGEABLE, GS_SYNC_IMPLICIT_MEMCPY, r_pageable, r_memcpy, one_m,
+		 GS_COPY_DTOD, GS_MEM_PAGEABLE, GS_MEM_PAGEABLE);
+	if (exec(w, sql, "deriving implicit syncs (memcpy)") != 0)
+		return -1;
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, %d, 1, %" PRId64 ", a.name_id, m.device, m.context,"
+		 " m.stream, m.correlation_id, a.pid, a.tid"
+		 " FROM memsets m JOIN api_calls a ON a.id = %s"
+		 " WHERE m.graph_id = 0 AND m.is_async = 0 AND m.mem_kind IN (%d, %d, %d)"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_MEMSET, r_memset, one_m, GS_MEM_PAGEABLE, GS_MEM_PINNED,
+		 GS_MEM_MANAGED);
+	if (exec(w, sql, "deriving implicit syncs (memset)") != 0)
+		return -1;
+
+	if (w->impl_n == 0)
+		return 0;
+	if (exec(w,
+		 "CREATE TEMP TABLE implicit_api(name_id INTEGER PRIMARY KEY, kind INTEGER,"
+		 " reason_id INTEGER);",
+		 "deriving implicit syncs") != 0)
+		return -1;
+	for (i = 0; i < w->impl_n; i++) {
+		int64_t rid = gs_writer_intern(w, w->impl[i].reason);
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO temp.implicit_api VALUES(%" PRId64 ", %d, %" PRId64
+			 ");",
+			 w->impl[i].name_id, w->impl[i].kind, rid);
+		if (exec(w, sql, "deriving implicit syncs") != 0)
+			return -1;
+	}
+	/* Allocation calls count only in steady state: after the first kernel
+	 * launch (start-up allocations are expected and harmless). A driver
+	 * call nested in a recorded runtime call (same correlation id) is the
+	 * same event: keep the runtime one. */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id,"
+		 " correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, i.kind, 1, i.reason_id, a.name_id, a.correlation_id,"
+		 " a.pid, a.tid FROM api_calls a JOIN temp.implicit_api i ON i.name_id = a.name_id"
+		 " WHERE (i.kind <> %d OR a.start > COALESCE((SELECT MIN(b.start) FROM kernels k"
+		 "   JOIN api_calls b ON b.correlation_id = k.correlation_id), %" PRId64 "))"
+		 " AND NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"
+		 "   WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_ALLOC, INT64_MAX, GS_API_DRIVER, GS_API_RUNTIME);
+	return exec(w, sql, "deriving implicit syncs (API calls)");
+}
+
+int gs_writer_finalize(struct gs_writer *w, uint64_t stop_ns)
+{
+	int rc = -1;
+
+	if (!w)
+		return -1;
+	if (w->failed)
+		goto out;
+	if (w->in_tx && gs_writer_commit(w) != 0)
+		goto out;
+	if (gs_writer_begin(w) != 0)
+		goto out;
+	/* Indexes first: the derivations below join on correlation ids. */
+	if (gs_schema_create_indexes(w->db) != 0) {
+		fail(w, sqlite3_errcode(w->db), "building indexes");
+		goto out;
+	}
+	if (derive_rows(w) != 0)
+		goto out;
+	if (gs_writer_meta_int(w, "stop_ns", (int64_t)stop_ns) != 0 ||
+	    gs_writer_meta(w, "finalized", "1") != 0)
+		goto out;
+	if (gs_writer_commit(w) != 0)
+		goto out;
+	/* Fold the WAL into the main file and go back to a rollback journal:
+	 * the trace is then one self-contained file that can be copied. */
+	if (exec(w, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;",
+		 "switching the journal back to DELETE") != 0)
+		goto out;
+	rc = 0;
+out:
+	gs_writer_close(w);
+	return rc;
+}

@@ -1,0 +1,641 @@
+/*
+ * test_collector_writer.c - the collector's SQLite writer (collector/writer.c):
+ * string interning, exact round trips of every row type, finalize (indexes,
+ * single-file journal, trace_open accepts it), the implicit synchronisations
+ * derived at finalize (each case, and the cases that must not fire), and
+ * the unwritable-path fault. Expected values are written out by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "internal.h"
+#include "trace.h"
+
+static char dir[64];
+static char path[128];
+static int n_log_lines;
+static char last_log[512];
+
+static void sink(const char *line, void *ctx)
+{
+	(void)ctx;
+	n_log_lines++;
+	snprintf(last_log, sizeof(last_log), "%s", line);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/gs-writer-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	gs_warnings_reset();
+	gs_log_set_sink(sink, NULL);
+	gs_log_set_level(GS_LOG_WARN);
+	n_log_lines = 0;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char p[160];
+	(void)state;
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+	rmdir(dir);
+	gs_log_set_sink(NULL, NULL);
+	return 0;
+}
+
+static struct gs_writer *open_writer(void)
+{
+	struct gs_writer *w = NULL;
+	char err[256] = "";
+	if (gs_writer_open(&w, path, err, sizeof(err)) != 0)
+		fail_msg("gs_writer_open: %s", err);
+	return w;
+}
+
+static sqlite3 *open_db(void)
+{
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	return db;
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -999;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -777 : sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char *q_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *v = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v ? v : strdup("(null)");
+}
+
+static void assert_text(sqlite3 *db, const char *sql, const char *want)
+{
+	char *got = q_text(db, sql);
+	if (strcmp(got, want) != 0)
+		fail_msg("%s: got \"%s\", want \"%s\"", sql, got, want);
+	free(got);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_intern_same_string_same_id(void **state)
+{
+	struct gs_writer *w = open_writer();
+	char buf[32];
+	int64_t ids[3000];
+	int i;
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	assert_int_equal(gs_writer_intern(w, "alpha"), 1);
+	assert_int_equal(gs_writer_intern(w, "beta"), 2);
+	assert_int_equal(gs_writer_intern(w, "alpha"), 1);
+	assert_int_equal(gs_writer_intern(w, NULL), 0);
+	/* Many distinct strings (forces the table to grow several times):
+	 * all distinct ids, and each found again after the growth. */
+	for (i = 0; i < 3000; i++) {
+		snprintf(buf, sizeof(buf), "kernel_%d<float>", i);
+		ids[i] = gs_writer_intern(w, buf);
+		assert_int_equal(ids[i], 3 + i);
+	}
+	for (i = 0; i < 3000; i++) {
+		snprintf(buf, sizeof(buf), "kernel_%d<float>", i);
+		assert_int_equal(gs_writer_intern(w, buf), ids[i]);
+	}
+	assert_int_equal(gs_writer_intern(w, "beta"), 2);
+	assert_int_equal(gs_writer_string_count(w), 3002);
+	gs_writer_commit(w);
+	gs_writer_close(w);
+
+	db = open_db();
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM strings"), 3002);
+	assert_int_equal(q_int(db, "SELECT COUNT(DISTINCT value) FROM strings"), 3002);
+	assert_text(db, "SELECT value FROM strings WHERE id = 2", "beta");
+	assert_text(db, "SELECT value FROM strings WHERE id = 1002", "kernel_999<float>");
+	sqlite3_close(db);
+}
+
+static void test_round_trip_kernel(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct gs_kernel k = {
+	    .start = 1000000123,
+	    .end = 1000004567,
+	    .device = 1,
+	    .context = 2,
+	    .stream = 13,
+	    .correlation_id = 77,
+	    .grid_x = 1024,
+	    .grid_y = 2,
+	    .grid_z = 3,
+	    .block_x = 512,
+	    .block_y = 1,
+	    .block_z = 1,
+	    .registers = 32,
+	    .static_shared = 4096,
+	    .dynamic_shared = 128,
+	    .local_memory = 16,
+	    .graph_id = 5,
+	    .graph_node_id = 4294967301ull, /* > 32 bits */
+	    .has_latency = 0,
+	    .queued = 999,
+	    .submitted = 998,
+	    .launch_type = 0,
+	    .is_device_launched = 0,
+	};
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	k.name_id = gs_writer_intern(w, "_Z6kernelIfEvPT_i");
+	assert_int_equal(gs_writer_kernel(w, &k), 0);
+	k.start = 2000000000;
+	k.end = 2000000100;
+	k.has_latency = 1;
+	k.queued = 1999999000;
+	k.submitted = 1999999500;
+	assert_int_equal(gs_writer_kernel(w, &k), 0);
+	gs_writer_commit(w);
+	gs_writer_close(w);
+
+	db = open_db();
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM kernels"), 2);
+	assert_text(
+	    db,
+	    "SELECT printf('%d %d %d %d %d %d %s %d %d %d %d %d %d %d %d %d %d %d %d', start, "
+	    "end, device, context, stream, correlation_id, s.value, grid_x, grid_y, grid_z, "
+	    "block_x, block_y, block_z, registers, static_shared_bytes, dynamic_shared_bytes, "
+	    "local_memory_bytes, graph_id, graph_node_id) FROM kernels k JOIN strings s ON "
+	    "s.id = k.name_id ORDER BY start LIMIT 1",
+	    "1000000123 1000004567 1 2 13 77 _Z6kernelIfEvPT_i 1024 2 3 512 1 1 32 4096 128 "
+	    "16 5 4294967301");
+	/* without latency: NULL, not the stale fields */
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM kernels WHERE queued IS NULL AND "
+				   "submitted IS NULL AND start = 1000000123"),
+			 1);
+	assert_int_equal(q_int(db, "SELECT queued FROM kernels WHERE start = 2000000000"),
+			 1999999000);
+	assert_int_equal(q_int(db, "SELECT submitted FROM kernels WHERE start = 2000000000"),
+			 1999999500);
+	sqlite3_close(db);
+}
+
+static void test_round_trip_other_rows(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct gs_api_call a = {.api = GS_API_RUNTIME,
+				.cbid = 211,
+				.start = 10,
+				.end = 25,
+				.pid = 4321,
+				.tid = 4322,
+				.correlation_id = 9,
+				.return_code = 2};
+	struct gs_memcpy m = {.start = 30,
+			      .end = 90,
+			      .device = 0,
+			      .context = 1,
+			      .stream = 7,
+			      .correlation_id = 9,
+			      .bytes = 1 << 20,
+			      .copy_kind = GS_COPY_HTOD,
+			      .src_kind = GS_MEM_PAGEABLE,
+			      .dst_kind = GS_MEM_DEVICE,
+			      .is_async = 1,
+			      .src_device = -1,
+			      .dst_device = -1};
+	struct gs_memset s = {.start = 100,
+			      .end = 110,
+			      .device = 0,
+			      .context = 1,
+			      .stream = 7,
+			      .correlation_id = 11,
+			      .bytes = 4096,
+			      .value = 255,
+			      .mem_kind = GS_MEM_DEVICE,
+			      .is_async = 0,
+			      .graph_id = 3,
+			      .graph_node_id = 4};
+	struct gs_sync y = {.start = 200,
+			    .end = 300,
+			    .kind = GS_SYNC_STREAM,
+			    .device = -1,
+			    .context = 1,
+			    .stream = 7,
+			    .event = -1,
+			    .correlation_id = 12,
+			    .pid = -1,
+			    .tid = -1};
+	struct gs_nvtx n = {.start = 5,
+			    .end = 400,
+			    .kind = GS_NVTX_RANGE,
+			    .category = 3,
+			    .color = 0xff00ff00,
+			    .pid = 4321,
+			    .tid = 4322};
+	struct gs_overhead o = {
+	    .kind = 1, .start = 50, .end = 60, .object_kind = 2, .object_id = 4322};
+	struct gs_device d = {.id = 0,
+			      .name = "NVIDIA H200",
+			      .uuid = "GPU-0011",
+			      .cc_major = 9,
+			      .cc_minor = 0,
+			      .sm_count = 132,
+			      .core_clock_khz = 1980000,
+			      .memory_clock_khz = -1,
+			      .global_memory_bytes = 150000000000ll,
+			      .l2_cache_bytes = 52428800,
+			      .max_threads_per_block = 1024};
+	struct gs_process p = {.pid = 4321,
+			       .hostname = "node7",
+			       .command_line = "./app -n 3",
+			       .start_ns = 1,
+			       .end_ns = 0,
+			       .exit_reason = NULL};
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	a.name_id = gs_writer_intern(w, "cudaMemcpyAsync_v3020");
+	n.text_id = gs_writer_intern(w, "step <1> \"quoted\"");
+	n.domain_id = 0;
+	assert_int_equal(gs_writer_api_call(w, &a), 0);
+	a.start = 40; /* same thread again: still one threads row */
+	a.correlation_id = 10;
+	assert_int_equal(gs_writer_api_call(w, &a), 0);
+	assert_int_equal(gs_writer_memcpy(w, &m), 0);
+	assert_int_equal(gs_writer_memset(w, &s), 0);
+	assert_int_equal(gs_writer_sync(w, &y), 0);
+	assert_int_equal(gs_writer_nvtx(w, &n), 0);
+	assert_int_equal(gs_writer_overhead(w, &o), 0);
+	assert_int_equal(gs_writer_device(w, &d), 0);
+	assert_int_equal(gs_writer_process(w, &p), 0);
+	assert_int_equal(gs_writer_meta(w, "command_line", "./app -n 3"), 0);
+	assert_int_equal(gs_writer_meta_int(w, "pid", 4321), 0);
+	gs_writer_commit(w);
+	gs_writer_close(w);
+
+	db = open_db();
+	assert_text(
+	    db,
+	    "SELECT printf('%d %d %s %d %d %d %d %d %d', api, cbid, s.value, start, end, pid, "
+	    "tid, correlation_id, return_code) FROM api_calls a JOIN strings s ON s.id = "
+	    "a.name_id ORDER BY start LIMIT 1",
+	    "1 211 cudaMemcpyAsync_v3020 10 25 4321 4322 9 2");
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM threads"), 1);
+	assert_int_equal(q_int(db, "SELECT pid FROM threads WHERE tid = 4322"), 4321);
+	assert_text(
+	    db,
+	    "SELECT printf('%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d', start, end, "
+	    "device, context, stream, correlation_id, bytes, copy_kind, src_kind, dst_kind, "
+	    "is_async, src_device IS NULL, dst_device IS NULL, graph_id, graph_node_id) "
+	    "FROM memcpys",
+	    "30 90 0 1 7 9 1048576 1 1 3 1 1 1 0 0");
+	assert_text(db,
+		    "SELECT printf('%d %d %d %d %d %d %d %d %d %d %d %d', start, end, device, "
+		    "context, stream, correlation_id, bytes, value, mem_kind, is_async, graph_id, "
+		    "graph_node_id) FROM memsets",
+		    "100 110 0 1 7 11 4096 255 3 0 3 4");
+	assert_text(db,
+		    "SELECT printf('%d %d %d %d %d %d %d %d %d %d', start, end, kind, implicit, "
+		    "reason_id IS NULL, device IS NULL, context, stream, event IS NULL, "
+		    "correlation_id) FROM syncs",
+		    "200 300 3 0 1 1 1 7 1 12");
+	assert_text(db,
+		    "SELECT printf('%d %d %d %s %d %d %d %d %d', start, end, kind, s.value, "
+		    "domain_id IS NULL, category, color, pid, tid) FROM nvtx n JOIN strings s ON "
+		    "s.id = n.text_id",
+		    "5 400 0 step <1> \"quoted\" 1 3 4278255360 4321 4322");
+	assert_text(db,
+		    "SELECT printf('%d %d %d %d %d', kind, start, end, object_kind, "
+		    "object_id) FROM overhead",
+		    "1 50 60 2 4322");
+	assert_text(db,
+		    "SELECT printf('%d %s %s %d %d %d %d %d %d %d %d', id, name, uuid, cc_major, "
+		    "cc_minor, sm_count, core_clock_khz, memory_clock_khz IS NULL, "
+		    "global_memory_bytes, l2_cache_bytes, max_threads_per_block) FROM devices",
+		    "0 NVIDIA H200 GPU-0011 9 0 132 1980000 1 150000000000 52428800 1024");
+	assert_text(db,
+		    "SELECT printf('%d %s %s %d', pid, hostname, command_line, start_ns) "
+		    "FROM processes",
+		    "4321 node7 ./app -n 3 1");
+	assert_text(db, "SELECT value FROM meta WHERE key = 'pid'", "4321");
+	assert_text(db, "SELECT value FROM meta WHERE key = 'schema_version'", "1");
+	sqlite3_close(db);
+}
+
+static void test_finalize_gives_one_file_trace_open_accepts(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct trace t;
+	char err[256] = "", wal[160], *v;
+	struct stat st;
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	gs_writer_meta(w, "collector_version", GS_COLLECTOR_VERSION);
+	gs_writer_commit(w);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	assert_int_equal(stat(wal, &st), 0); /* WAL while recording */
+	assert_int_equal(gs_writer_finalize(w, 123456789), 0);
+	assert_int_not_equal(stat(wal, &st), 0); /* one self-contained file */
+
+	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(t.schema_version, 1);
+	v = trace_meta(&t, "finalized");
+	assert_string_equal(v, "1");
+	free(v);
+	v = trace_meta(&t, "stop_ns");
+	assert_string_equal(v, "123456789");
+	free(v);
+	trace_close(&t);
+
+	db = open_db();
+	assert_text(db, "PRAGMA journal_mode", "delete");
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND "
+				   "name IN ('kernels_start', 'kernels_corr', 'api_calls_corr', "
+				   "'api_calls_start', 'syncs_start', 'nvtx_start')"),
+			 6);
+	sqlite3_close(db);
+}
+
+static void test_unwritable_path_fails_with_reason(void **state)
+{
+	struct gs_writer *w = (struct gs_writer *)0x1;
+	char err[256] = "", bad[160];
+	(void)state;
+
+	snprintf(bad, sizeof(bad), "%s/no-such-dir/t.db", dir);
+	assert_int_equal(gs_writer_open(&w, bad, err, sizeof(err)), -1);
+	assert_null(w);
+	assert_non_null(strstr(err, "cannot create"));
+	assert_non_null(strstr(err, "No such file or directory"));
+	/* a directory where the file should be */
+	assert_int_equal(gs_writer_open(&w, dir, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "Is a directory"));
+	/* the writer itself never prints: the collector decides */
+	assert_int_equal(n_log_lines, 0);
+}
+
+static void test_sqlite_error_warns_once_and_stops(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct gs_kernel k = {.start = 1, .end = 2};
+	sqlite3 *db;
+	(void)state;
+
+	/* Another connection holds the write lock: our commit fails with
+	 * SQLITE_BUSY, like any SQLite error the writer cannot fix. */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	gs_writer_begin(w);
+	assert_int_equal(gs_writer_kernel(w, &k), -1);
+	assert_int_not_equal(gs_writer_failed(w), 0);
+	assert_int_equal(gs_writer_kernel(w, &k), -1);
+	assert_int_equal(gs_writer_commit(w), -1);
+	assert_int_equal(n_log_lines, 1);
+	assert_non_null(strstr(last_log, "recording stops here, the application continues"));
+	assert_int_equal(gs_writer_finalize(w, 5), -1);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(n_log_lines, 1);
+}
+
+static void test_implicit_api_names(void **state)
+{
+	const char *r = NULL;
+	(void)state;
+	assert_int_equal(gs_implicit_api_class("cudaMalloc_v3020", &r), GS_SYNC_IMPLICIT_ALLOC);
+	assert_string_equal(r, "cudaMalloc in steady state (after the first kernel launch)");
+	assert_int_equal(gs_implicit_api_class("cudaFree_v3020", &r), GS_SYNC_IMPLICIT_ALLOC);
+	assert_string_equal(r, "cudaFree synchronizes the device");
+	assert_int_equal(gs_implicit_api_class("cuMemAlloc_v2", &r), GS_SYNC_IMPLICIT_ALLOC);
+	assert_int_equal(gs_implicit_api_class("cuMemFree_v2", &r), GS_SYNC_IMPLICIT_ALLOC);
+	assert_int_equal(gs_implicit_api_class("cudaDeviceSetLimit_v3020", &r),
+			 GS_SYNC_IMPLICIT_DEVICE_WIDE);
+	assert_int_equal(gs_implicit_api_class("cuCtxSetLimit", &r), GS_SYNC_IMPLICIT_DEVICE_WIDE);
+	/* stream-ordered allocation does not synchronize */
+	assert_int_equal(gs_implicit_api_class("cudaMallocAsync_v11020", &r), 0);
+	assert_int_equal(gs_implicit_api_class("cudaFreeAsync_v11020", &r), 0);
+	assert_int_equal(gs_implicit_api_class("cudaLaunchKernel_v7000", &r), 0);
+	assert_int_equal(gs_implicit_api_class("cudaMallocX", &r), 0);
+	assert_int_equal(gs_implicit_api_class(NULL, &r), 0);
+}
+
+/* helpers for the implicit-sync scenario */
+static void api(struct gs_writer *w, int kind, const char *name, uint64_t start, uint64_t end,
+		uint32_t corr)
+{
+	struct gs_api_call a = {.api = kind,
+				.cbid = 1,
+				.start = start,
+				.end = end,
+				.pid = 100,
+				.tid = 101,
+				.correlation_id = corr};
+	const char *reason;
+	int ik;
+
+	a.name_id = gs_writer_intern(w, name);
+	ik = gs_implicit_api_class(name, &reason);
+	if (ik)
+		gs_writer_implicit_api(w, a.name_id, ik, reason);
+	assert_int_equal(gs_writer_api_call(w, &a), 0);
+}
+
+static void copy(struct gs_writer *w, uint32_t corr, int kind, int src, int dst, int async)
+{
+	struct gs_memcpy m = {.start = corr * 1000 + 10,
+			      .end = corr * 1000 + 20,
+			      .stream = 7,
+			      .correlation_id = corr,
+			      .bytes = 64,
+			      .copy_kind = (uint8_t)kind,
+			      .src_kind = (uint8_t)src,
+			      .dst_kind = (uint8_t)dst,
+			      .is_async = async,
+			      .src_device = -1,
+			      .dst_device = -1};
+	assert_int_equal(gs_writer_memcpy(w, &m), 0);
+}
+
+static void mset(struct gs_writer *w, uint32_t corr, int mem_kind, int async)
+{
+	struct gs_memset m = {.start = corr * 1000 + 10,
+			      .end = corr * 1000 + 20,
+			      .stream = 7,
+			      .correlation_id = corr,
+			      .bytes = 64,
+			      .mem_kind = (uint16_t)mem_kind,
+			      .is_async = async};
+	assert_int_equal(gs_writer_memset(w, &m), 0);
+}
+
+static void test_implicit_syncs_each_case(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct gs_kernel k = {.start = 5500, .end = 5600, .correlation_id = 5};
+	struct gs_sync ex = {.start = 9100,
+			     .end = 9200,
+			     .kind = GS_SYNC_STREAM,
+			     .device = -1,
+			     .context = 1,
+			     .stream = 7,
+			     .event = -1,
+			     .correlation_id = 9,
+			     .pid = -1,
+			     .tid = -1};
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	/* before the first launch: start-up allocation, not flagged ... */
+	api(w, GS_API_RUNTIME, "cudaMalloc_v3020", 1000, 1100, 1);
+	/* ... but device-wide calls are flagged whenever they happen */
+	api(w, GS_API_RUNTIME, "cudaDeviceSetLimit_v3020", 2000, 2300, 2);
+	/* synchronous HtoD copy: flagged with the API call's span */
+	api(w, GS_API_RUNTIME, "cudaMemcpy_v3020", 3000, 3500, 3);
+	copy(w, 3, GS_COPY_HTOD, GS_MEM_PINNED, GS_MEM_DEVICE, 0);
+	/* synchronous DtoD copy: does not block the host */
+	api(w, GS_API_RUNTIME, "cudaMemcpy_v3020", 4000, 4050, 4);
+	copy(w, 4, GS_COPY_DTOD, GS_MEM_DEVICE, GS_MEM_DEVICE, 0);
+	/* the first kernel launch */
+	api(w, GS_API_RUNTIME, "cudaLaunchKernel_v7000", 5000, 5010, 5);
+	k.name_id = gs_writer_intern(w, "k");
+	assert_int_equal(gs_writer_kernel(w, &k), 0);
+	/* async copy from pageable memory: flagged */
+	api(w, GS_API_RUNTIME, "cudaMemcpyAsync_v3020", 6000, 6400, 6);
+	copy(w, 6, GS_COPY_HTOD, GS_MEM_PAGEABLE, GS_MEM_DEVICE, 1);
+	/* async copy from pinned memory: fine */
+	api(w, GS_API_RUNTIME, "cudaMemcpyAsync_v3020", 7000, 7010, 7);
+	copy(w, 7, GS_COPY_HTOD, GS_MEM_PINNED, GS_MEM_DEVICE, 1);
+	/* steady-state cudaMalloc with its nested driver call (same id) */
+	api(w, GS_API_RUNTIME, "cudaMalloc_v3020", 8000, 8200, 8);
+	api(w, GS_API_DRIVER, "cuMemAlloc_v2", 8050, 8150, 8);
+	/* explicit stream sync from CUPTI: completed with the API call */
+	api(w, GS_API_RUNTIME, "cudaStreamSynchronize_v3020", 9000, 9300, 9);
+	assert_int_equal(gs_writer_sync(w, &ex), 0);
+	/* steady-state cudaFree */
+	api(w, GS_API_RUNTIME, "cudaFree_v3020", 10000, 10700, 10);
+	/* memsets: sync on managed memory flagged; on device memory, and
+	 * async on managed memory, not */
+	api(w, GS_API_RUNTIME, "cudaMemset_v3020", 11000, 11100, 11);
+	mset(w, 11, GS_MEM_MANAGED, 0);
+	api(w, GS_API_RUNTIME, "cudaMemset_v3020", 12000, 12010, 12);
+	mset(w, 12, GS_MEM_DEVICE, 0);
+	api(w, GS_API_RUNTIME, "cudaMemsetAsync_v3020", 13000, 13010, 13);
+	mset(w, 13, GS_MEM_MANAGED, 1);
+	gs_writer_commit(w);
+	assert_int_equal(gs_writer_finalize(w, 20000), 0);
+
+	db = open_db();
+	/* exactly: 2 DeviceSetLimit, 3 memcpy, 6 pageable, 8 malloc, 10 free,
+	 * 11 memset; plus the explicit one (9) */
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM syncs WHERE implicit = 1"), 6);
+	assert_text(
+	    db,
+	    "SELECT group_concat(printf('%d:%d:%d-%d', correlation_id, kind, start, end), ' ') "
+	    "FROM (SELECT * FROM syncs WHERE implicit = 1 ORDER BY correlation_id)",
+	    "2:20:2000-2300 3:16:3000-3500 6:17:6000-6400 8:19:8000-8200 10:19:10000-10700 "
+	    "11:18:11000-11100");
+	assert_text(db,
+		    "SELECT s.value FROM syncs y JOIN strings s ON s.id = y.reason_id "
+		    "WHERE correlation_id = 3",
+		    "cudaMemcpy is synchronous: host waits for the device");
+	assert_text(db,
+		    "SELECT s.value FROM syncs y JOIN strings s ON s.id = y.reason_id "
+		    "WHERE correlation_id = 6",
+		    "cudaMemcpyAsync from pageable host memory is staged synchronously");
+	assert_text(db,
+		    "SELECT s.value FROM syncs y JOIN strings s ON s.id = y.reason_id "
+		    "WHERE correlation_id = 8",
+		    "cudaMalloc in steady state (after the first kernel launch)");
+	assert_text(db,
+		    "SELECT s.value FROM syncs y JOIN strings s ON s.id = y.reason_id "
+		    "WHERE correlation_id = 10",
+		    "cudaFree synchronizes the device");
+	assert_text(db,
+		    "SELECT s.value FROM syncs y JOIN strings s ON s.id = y.api_name_id "
+		    "WHERE correlation_id = 8",
+		    "cudaMalloc_v3020");
+	assert_text(db,
+		    "SELECT printf('%d %d %d', tid, pid, stream) FROM syncs "
+		    "WHERE correlation_id = 6",
+		    "101 100 7");
+	/* the explicit row got its thread and API name */
+	assert_text(db,
+		    "SELECT printf('%d %d %s', implicit, tid, s.value) FROM syncs y JOIN "
+		    "strings s ON s.id = y.api_name_id WHERE correlation_id = 9",
+		    "0 101 cudaStreamSynchronize_v3020");
+	assert_text(db, "SELECT value FROM meta WHERE key = 'finalized'", "1");
+	sqlite3_close(db);
+}
+
+static void test_no_kernels_no_steady_state(void **state)
+{
+	struct gs_writer *w = open_writer();
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	api(w, GS_API_RUNTIME, "cudaMalloc_v3020", 1000, 1100, 1);
+	api(w, GS_API_RUNTIME, "cudaFree_v3020", 2000, 2100, 2);
+	gs_writer_commit(w);
+	assert_int_equal(gs_writer_finalize(w, 3000), 0);
+	db = open_db();
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM syncs"), 0);
+	sqlite3_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_intern_same_string_same_id, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_round_trip_kernel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_round_trip_other_rows, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_finalize_gives_one_file_trace_open_accepts, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_unwritable_path_fails_with_reason, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_sqlite_error_warns_once_and_stops, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_implicit_api_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_implicit_syncs_each_case, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_kernels_no_steady_state, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
