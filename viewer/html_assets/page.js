@@ -1,0 +1,363 @@
+/*
+ * page.js - the timeline of the page `gapscope html` writes (embedded at
+ * build time by html_assets/embed.cmake; nothing is fetched).
+ *
+ * Each run's events sit in a JSON script element (class gs-data)
+ * block as compact per-row arrays (render_html.c documents the layout). This
+ * script decodes them once, then draws only what is visible: per row and
+ * lane, events narrower than a pixel are merged into one rect per pixel
+ * column, so the SVG holds at most a few rects per column whatever the trace
+ * size. Wheel zooms around the cursor, drag pans, double-click resets; hover
+ * shows a tooltip, clicking an idle gap shows why the GPU was idle.
+ * Trace strings only ever reach the DOM through textContent.
+ *
+ * For tests it writes its state on <body>: data-status ("ok" or
+ * "error: ..."), data-rects (event rects drawn), data-events (decoded).
+ * "#w=<px>" in the URL fixes the plot width.
+ */
+(function () {
+	'use strict';
+	var body = document.body;
+	window.addEventListener('error', function (e) {
+		body.setAttribute('data-status', 'error: ' + e.message);
+	});
+
+	var SVGNS = 'http://www.w3.org/2000/svg';
+	var LABEL_W = 190, AXIS_H = 20, LANE_H = 13, ROW_GAP = 5, MAX_LANES = 4;
+	var CAUSES = ['sync-bound', 'launch-bound', 'dependency', 'launch-latency', 'other'];
+	var CAUSE_COLORS = ['#d62728', '#e377c2', '#8c564b', '#bcbd22', '#7f7f7f'];
+	var OP_KINDS = ['kernel', 'memcpy', 'memset'];
+	var OP_COLORS = ['#4c78a8', '#f58518', '#54a24b'];
+	var STRIDE = { gap: 10, ops: 4, api: 3, sync: 4, nvtx: 4 };
+	var forcedWidth = (/[#&]w=(\d+)/.exec(location.hash) || [])[1];
+
+	function fmt(ns) {
+		var a = Math.abs(ns);
+		if (a < 1e3) return ns.toFixed(0) + ' ns';
+		if (a < 1e6) return (ns / 1e3).toPrecision(3) + ' \u00b5s';
+		if (a < 1e9) return (ns / 1e6).toPrecision(3) + ' ms';
+		return (ns / 1e9).toPrecision(4) + ' s';
+	}
+
+	function lowerBound(arr, n, v) {
+		var lo = 0, hi = n;
+		while (lo < hi) {
+			var mid = (lo + hi) >> 1;
+			if (arr[mid] < v) lo = mid + 1; else hi = mid;
+		}
+		return lo;
+	}
+
+	/* Decode one row: absolute starts/ends, then lanes (first fit) so that
+	 * nested or overlapping events are drawn one above the other. */
+	function decodeRow(row) {
+		var st = STRIDE[row.k], d = row.d, n = d.length / st;
+		var starts = new Float64Array(n), ends = new Float64Array(n);
+		var lanes = [], laneEnd = [], t = 0, i, l;
+		for (i = 0; i < n; i++) {
+			t += d[i * st];
+			starts[i] = t;
+			ends[i] = t + d[i * st + 1];
+		}
+		for (i = 0; i < n; i++) {
+			for (l = 0; l < laneEnd.length; l++)
+				if (laneEnd[l] <= starts[i]) break;
+			if (l === laneEnd.length) {
+				if (l < MAX_LANES) { laneEnd.push(0); lanes.push([]); }
+				else l = MAX_LANES - 1; /* overflow: overlaps in the last lane */
+			}
+			lanes[l].push(i);
+			if (ends[i] > laneEnd[l]) laneEnd[l] = ends[i];
+		}
+		if (!lanes.length) lanes.push([]);
+		row.count = n;
+		row.starts = starts;
+		row.ends = ends;
+		row.lanes = lanes.map(function (idx) {
+			var m = idx.length, s = new Float64Array(m), maxDur = 0, j;
+			for (j = 0; j < m; j++) {
+				s[j] = starts[idx[j]];
+				maxDur = Math.max(maxDur, ends[idx[j]] - starts[idx[j]]);
+			}
+			return { idx: Int32Array.from(idx), s: s, maxDur: maxDur };
+		});
+		return n;
+	}
+
+	function str(run, id) {
+		var s = run.data.strings[id];
+		return s === null || s === undefined ? '' : s;
+	}
+
+	function eventColor(row, i) {
+		var d = row.d, st = STRIDE[row.k];
+		switch (row.k) {
+		case 'gap': return CAUSE_COLORS[d[i * st + 3]] || '#999';
+		case 'ops': return OP_COLORS[d[i * st + 3]] || '#999';
+		case 'api': return '#9aa5b8';
+		case 'sync': return '#9467bd';
+		default: return d[i * st + 3] ? '#0b6f7a' : '#17becf';
+		}
+	}
+
+	function eventText(run, row, i) {
+		var d = row.d, st = STRIDE[row.k], b = i * st;
+		var when = 'start ' + fmt(row.starts[i]) + ', duration ' + fmt(row.ends[i] - row.starts[i]);
+		switch (row.k) {
+		case 'gap':
+			return 'idle ' + fmt(row.ends[i] - row.starts[i]) + ' \u00b7 ' +
+				(CAUSES[d[b + 3]] || '?') + '\nbefore ' + opName(run, d[b + 2], d[b + 9]) +
+				'\n' + when + '\nclick for the explanation';
+		case 'ops':
+			return str(run, d[b + 2]) + '\n' + (OP_KINDS[d[b + 3]] || '') + ' \u00b7 ' + when;
+		case 'api':
+			return str(run, d[b + 2]) + '\n' + when;
+		case 'sync':
+			return (run.data.syncKinds[d[b + 3]] || 'sync') + ' \u00b7 ' +
+				str(run, d[b + 2]) + '\n' + when;
+		default:
+			return (d[b + 3] ? 'NVTX mark: ' : 'NVTX range: ') + str(run, d[b + 2]) + '\n' + when;
+		}
+	}
+
+	function opName(run, nameId, kind) {
+		if (kind === 0) return 'kernel ' + str(run, nameId);
+		return OP_KINDS[kind] || 'op';
+	}
+
+	/* Why the GPU was idle: the sentence for one gap (rules of
+	 * docs/metrics.md, in the analysis library's terms). */
+	function explainGap(run, row, i) {
+		var d = row.d, b = i * 10, cause = d[b + 3], ek = d[b + 4];
+		var op = opName(run, d[b + 2], d[b + 9]);
+		var call = str(run, d[b + 5]) || 'an API call';
+		var tid = d[b + 6], cs = d[b + 7], ce = d[b + 8];
+		var span = cs >= 0 ? ' (' + fmt(cs) + ' \u2192 ' + fmt(ce) + ')' : '';
+		var head = 'Idle ' + fmt(row.ends[i] - row.starts[i]) + ' from ' + fmt(row.starts[i]) +
+			' to ' + fmt(row.ends[i]) + ' \u2014 ' + (CAUSES[cause] || '?') + '\n';
+		switch (cause) {
+		case 0:
+			return head + 'Host thread ' + tid + ' was blocked in ' + call + span +
+				' when the GPU ran out of work: the host waited for the GPU to drain and ' +
+				'then had to refill the queue. The gap ends when ' + op + ' starts.';
+		case 1:
+			return head + 'The launch call ' + call + ' on thread ' + tid + span +
+				' began only after the GPU had gone idle: the CPU was late (launch-bound). ' +
+				'It launched ' + op + '.';
+		case 2:
+			if (ek === 3)
+				return head + op + ' waited on an event (' + call + span + ') of another ' +
+					'stream or device.';
+			if (ek === 4)
+				return head + op + ' waited for a host function or callback (' + call +
+					span + ').';
+			return head + op + ' follows a host node of its CUDA graph.';
+		case 3:
+			return head + 'The launch call ' + call + ' on thread ' + tid + span +
+				' was made before the GPU went idle, yet ' + op + ' started only after: ' +
+				'submission and dispatch latency.';
+		default:
+			return head + 'No launch call was recorded for ' + op + ' (another process, or ' +
+				'missing API records): gapscope does not guess a cause.';
+		}
+	}
+
+	function Timeline(run, box) {
+		this.run = run;
+		this.box = box;
+		this.svg = box.querySelector('svg');
+		this.explain = document.getElementById('explain-' + run.index);
+		this.v0 = 0;
+		this.v1 = Math.max(run.data.span, 1);
+		this.info = [];
+		this.pending = false;
+		var self = this, drag = null;
+		this.svg.addEventListener('wheel', function (e) {
+			e.preventDefault();
+			var t = self.timeAt(e.clientX), f = Math.pow(1.0015, e.deltaY);
+			var w = Math.max((self.v1 - self.v0) * f, 50);
+			var frac = (t - self.v0) / (self.v1 - self.v0);
+			self.v0 = t - frac * w;
+			self.v1 = self.v0 + w;
+			self.schedule();
+		}, { passive: false });
+		this.svg.addEventListener('mousedown', function (e) {
+			drag = { x: e.clientX, v0: self.v0, v1: self.v1, moved: false };
+			self.svg.classList.add('drag');
+		});
+		window.addEventListener('mousemove', function (e) {
+			if (!drag) return;
+			var dt = (e.clientX - drag.x) / self.scale();
+			if (Math.abs(e.clientX - drag.x) > 2) drag.moved = true;
+			self.v0 = drag.v0 - dt;
+			self.v1 = drag.v1 - dt;
+			self.schedule();
+		});
+		window.addEventListener('mouseup', function () {
+			if (drag) {
+				self.svg.classList.remove('drag');
+				self.wasDrag = drag.moved;
+			}
+			drag = null;
+		});
+		this.svg.addEventListener('dblclick', function () {
+			self.v0 = 0;
+			self.v1 = Math.max(run.data.span, 1);
+			self.schedule();
+		});
+		this.svg.addEventListener('mousemove', function (e) { self.tip(e); });
+		this.svg.addEventListener('mouseleave', function () { tipEl.style.display = 'none'; });
+		this.svg.addEventListener('click', function (e) {
+			if (self.wasDrag) { self.wasDrag = false; return; }
+			var k = e.target.getAttribute && e.target.getAttribute('data-k');
+			if (k === null || !self.info[k]) return;
+			var it = self.info[k], row = run.data.rows[it.row];
+			if (row.k === 'gap' && it.count === 1) {
+				self.explain.textContent = explainGap(run, row, it.i);
+				self.explain.style.display = 'block';
+			}
+		});
+	}
+
+	Timeline.prototype.plotWidth = function () {
+		if (forcedWidth) return +forcedWidth;
+		return Math.max((this.box.clientWidth || 1000) - LABEL_W - 10, 100);
+	};
+	Timeline.prototype.scale = function () {
+		return this.plotWidth() / (this.v1 - this.v0);
+	};
+	Timeline.prototype.timeAt = function (clientX) {
+		var r = this.svg.getBoundingClientRect();
+		return this.v0 + (clientX - r.left - LABEL_W) / this.scale();
+	};
+	Timeline.prototype.schedule = function () {
+		var self = this;
+		if (this.pending) return;
+		this.pending = true;
+		requestAnimationFrame(function () { self.pending = false; self.draw(); });
+	};
+
+	function el(name, attrs, parent) {
+		var e = document.createElementNS(SVGNS, name);
+		for (var a in attrs) e.setAttribute(a, attrs[a]);
+		if (parent) parent.appendChild(e);
+		return e;
+	}
+
+	/* Draw the visible window. Returns the number of event rects. */
+	Timeline.prototype.draw = function () {
+		var run = this.run, rows = run.data.rows, W = this.plotWidth();
+		var v0 = this.v0, v1 = this.v1, scale = W / (v1 - v0);
+		var svg = this.svg, y = AXIS_H, nrects = 0, info = [];
+		var g, r, l, height = AXIS_H;
+		for (r = 0; r < rows.length; r++) height += rows[r].lanes.length * LANE_H + ROW_GAP;
+		while (svg.firstChild) svg.removeChild(svg.firstChild);
+		svg.setAttribute('width', LABEL_W + W + 10);
+		svg.setAttribute('height', height);
+		svg.setAttribute('viewBox', '0 0 ' + (LABEL_W + W + 10) + ' ' + height);
+		this.drawAxis(svg, W, v0, v1, height);
+		g = el('g', { transform: 'translate(' + LABEL_W + ',0)' }, svg);
+		for (r = 0; r < rows.length; r++) {
+			var row = rows[r], rh = row.lanes.length * LANE_H;
+			var label = el('text', { x: 4 - LABEL_W, y: y + 10, 'class': 'label',
+						 'font-size': 11, fill: '#333' }, g);
+			label.textContent = row.name;
+			el('rect', { x: 0, y: y, width: W, height: rh, fill: r % 2 ? '#fbfbfb' : '#f3f5f8' }, g);
+			for (l = 0; l < row.lanes.length; l++) {
+				var lane = row.lanes[l], ly = y + l * LANE_H + 1, m = lane.s.length;
+				var i = lowerBound(lane.s, m, v0 - lane.maxDur), col = -1, agg = null;
+				var flush = function () {
+					if (!agg) return;
+					var e = el('rect', { x: agg.col, y: ly, width: 1, height: LANE_H - 2,
+							     fill: agg.color, 'data-k': info.length }, g);
+					info.push({ row: agg.row, i: agg.i, count: agg.count, t0: agg.t0, t1: agg.t1 });
+					nrects++;
+					agg = null;
+					return e;
+				};
+				for (; i < m && lane.s[i] <= v1; i++) {
+					var ei = lane.idx[i], s = row.starts[ei], e = row.ends[ei];
+					if (e < v0) continue;
+					var x0 = (s - v0) * scale, x1 = (e - v0) * scale;
+					if (x1 - x0 < 1) {
+						col = Math.floor(x0);
+						if (agg && agg.col === col) {
+							agg.count++;
+							agg.t1 = Math.max(agg.t1, e);
+						} else {
+							flush();
+							agg = { col: col, row: r, i: ei, count: 1, t0: s, t1: e,
+								color: eventColor(row, ei) };
+						}
+						continue;
+					}
+					flush();
+					x0 = Math.max(x0, -1);
+					x1 = Math.min(x1, W + 1);
+					el('rect', { x: x0.toFixed(1), y: ly, width: (x1 - x0).toFixed(1),
+						     height: LANE_H - 2, fill: eventColor(row, ei),
+						     'data-k': info.length }, g);
+					info.push({ row: r, i: ei, count: 1 });
+					nrects++;
+				}
+				flush();
+			}
+			y += rh + ROW_GAP;
+		}
+		this.info = info;
+		this.nrects = nrects;
+		return nrects;
+	};
+
+	Timeline.prototype.drawAxis = function (svg, W, v0, v1, height) {
+		var span = v1 - v0, step = Math.pow(10, Math.floor(Math.log10(span / 8)));
+		if (span / step > 16) step *= 5; else if (span / step > 8) step *= 2;
+		var t = Math.ceil(v0 / step) * step;
+		for (; t <= v1; t += step) {
+			var x = LABEL_W + (t - v0) * W / span;
+			el('line', { x1: x, x2: x, y1: AXIS_H - 4, y2: height, stroke: '#e2e2e2' }, svg);
+			var tx = el('text', { x: x + 2, y: 12, 'font-size': 10, fill: '#555' }, svg);
+			tx.textContent = fmt(t);
+		}
+	};
+
+	var tipEl = document.createElement('div');
+	tipEl.id = 'gs-tip';
+	body.appendChild(tipEl);
+
+	Timeline.prototype.tip = function (e) {
+		var k = e.target.getAttribute && e.target.getAttribute('data-k');
+		if (k === null || !this.info[k]) { tipEl.style.display = 'none'; return; }
+		var it = this.info[k], row = this.run.data.rows[it.row];
+		tipEl.textContent = it.count > 1
+			? it.count + ' events merged at this zoom (zoom in to separate)\n' + row.name +
+			  '\nfrom ' + fmt(it.t0) + ' to ' + fmt(it.t1) + '\nfirst: ' +
+			  eventText(this.run, row, it.i)
+			: row.name + '\n' + eventText(this.run, row, it.i);
+		tipEl.style.display = 'block';
+		tipEl.style.left = Math.min(e.clientX + 14, window.innerWidth - 360) + 'px';
+		tipEl.style.top = (e.clientY + 14) + 'px';
+	};
+
+	try {
+		var blocks = document.querySelectorAll('script.gs-data'), total = 0, rects = 0;
+		for (var b = 0; b < blocks.length; b++) {
+			var run = { index: +blocks[b].getAttribute('data-run'),
+				    data: JSON.parse(blocks[b].textContent) };
+			for (var r = 0; r < run.data.rows.length; r++) {
+				var row = run.data.rows[r];
+				row.name = row.n;
+				total += decodeRow(row);
+			}
+			var box = document.querySelector('.timeline[data-run="' + run.index + '"]');
+			var tl = new Timeline(run, box);
+			rects += tl.draw();
+		}
+		body.setAttribute('data-events', total);
+		body.setAttribute('data-rects', rects);
+		body.setAttribute('data-status', 'ok');
+	} catch (err) {
+		body.setAttribute('data-status', 'error: ' + err.message);
+		throw err;
+	}
+})();
