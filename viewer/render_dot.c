@@ -56,7 +56,7 @@ char *render_dot_escape(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = strlen(s), o = 0;
-	char *out = malloc(2 * len + 1);
+	char *out = malloc(5 * len + 1);
 
 	if (!out)
 		return NULL;
@@ -65,6 +65,12 @@ char *render_dot_escape(const char *s)
 		if (*p == '\\') {
 			out[o++] = '\\';
 			out[o++] = '\\';
+			p++;
+		} else if (*p == '&') {
+			/* Graphviz decodes entities in every label ("&lt;" draws
+			 * '<'), so a literal '&' must be one */
+			memcpy(out + o, "&amp;", 5);
+			o += 5;
 			p++;
 		} else if (*p < 0x20 || *p == 0x7f || n == 0) {
 			/* a raw newline would be a line break, other control bytes
@@ -86,12 +92,15 @@ struct text {
 	size_t len;	/* bytes used */
 };
 
-/* Append raw text (our own, already safe) */
+/* Append our own (already safe) text, all or nothing: half of a "\\n"
+ * would leave a lone backslash at the end of the value, and cgraph's DOT
+ * writer escapes quotes but not backslashes, so the closing quote would be
+ * read as escaped and the file would not parse. */
 static void text_raw(struct text *t, const char *s)
 {
 	size_t n = strlen(s);
 	if (t->len + n >= sizeof(t->buf))
-		n = sizeof(t->buf) - 1 - t->len;
+		return;
 	memcpy(t->buf + t->len, s, n);
 	t->len += n;
 	t->buf[t->len] = '\0';
@@ -104,15 +113,23 @@ static void text_str(struct text *t, const char *s)
 	char *e = render_dot_escape(s);
 	size_t n, room = sizeof(t->buf) - 1 - t->len;
 
+	/* leave room for the lines that follow a name (ids, figures) */
+	room = room > 512 ? room - 512 : 0;
+
 	if (!e)
 		return;
 	n = strlen(e);
 	if (n > room) {
-		n = room > 4 ? room - 4 : 0;
+		n = room > 4 ? room - 4 : 0; /* 3 bytes of "…" */
 		while (n > 0 && ((unsigned char)e[n] & 0xc0) == 0x80)
 			n--;
-		if (n > 0 && e[n - 1] == '\\' && (n < 2 || e[n - 2] != '\\'))
-			n--; /* never end on half of an escaped backslash */
+		{
+			/* never end on half of an escaped (doubled) backslash */
+			size_t k = 0;
+			while (k < n && e[n - 1 - k] == '\\')
+				k++;
+			n -= k % 2;
+		}
 		memcpy(t->buf + t->len, e, n);
 		t->len += n;
 		t->buf[t->len] = '\0';

@@ -41,7 +41,8 @@ int render_dot_write(Agraph_t *ag, const char *format, const char *path, char *e
 
 /* A trace string made safe as a Graphviz escString attribute value (labels,
  * tooltips): backslashes doubled (so "\N", "\G", "\l" in a name are not
- * expanded), control characters and invalid UTF-8 bytes replaced by '?'.
+ * expanded), '&' written as "&amp;" (Graphviz decodes entities in labels),
+ * control characters and invalid UTF-8 bytes replaced by '?'.
  * DOT quoting itself is cgraph's job. Returns a malloc'ed string or NULL. */
 char *render_dot_escape(const char *s);
 

@@ -2,3 +2,8 @@
 # the loader (on databases built in the test with the real schema).
 gs_add_unit_test(test_graph_model SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_graph_model.c
                  LIBS gs_viewer)
+gs_add_unit_test(test_graph_render SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_graph_render.c
+                 LIBS gs_viewer)
+# libgvc/fontconfig caches are never freed (see the file)
+set_tests_properties(test_graph_render PROPERTIES ENVIRONMENT
+  "LSAN_OPTIONS=suppressions=${CMAKE_SOURCE_DIR}/tests/cli/graph/lsan.supp:print_suppressions=0")
