@@ -405,7 +405,7 @@ int gs_decoder_flush_nvtx(struct gs_decoder *d, int final, uint64_t stop_ns)
 			if (nvtx_write(d, e, stop_ns) != 0)
 				rc = -1;
 			p->e[i] = p->e[--p->n];
-		} else if (final || !e->have_end) {
+		} else if (final || (!e->have_start && !e->have_end)) {
 			/* Data whose range was already written (its data record
 			 * came in a later batch), or anything left at the end.
 			 * An END alone may still meet its START (a range ended on
