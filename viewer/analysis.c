@@ -491,14 +491,12 @@ void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, s
 		g->explain_idx = x;
 		return;
 	}
-	if (prev == GS_NONE)
-		lo = INT64_MIN;
+	if (prev == GS_NONE || c->call_of[prev] == GS_NONE)
+		lo = INT64_MIN; /* first op of the stream (with a known launch) */
 	else if (c->call_of[prev] == call)
 		lo = C->start; /* same launch (graph): waits are graph nodes */
-	else if (c->call_of[prev] != GS_NONE)
-		lo = in->apis[c->call_of[prev]].start;
 	else
-		lo = c->ops[prev].start;
+		lo = in->apis[c->call_of[prev]].start;
 	k = evts_find(&c->waits, op->stream, lo, C->start);
 	if (k != GS_NONE && (in->syncs[k].device < 0 || in->syncs[k].device == op->device)) {
 		g->cause = GS_CAUSE_DEPENDENCY;
@@ -730,7 +728,8 @@ static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, u
 		}
 		if (!st[si].count || op->end > st[si].cur_end)
 			st[si].cur_end = op->end;
-		st[si].last = (uint32_t)i;
+		if (c->call_of[i] != GS_NONE)
+			st[si].last = (uint32_t)i;
 		st[si].count++;
 		if (sel_contains_op(c, op->start, op->end))
 			d->streams[si].tl.n_ops++;

@@ -62,7 +62,10 @@ struct actx {
 	uint32_t *stream_of; /* per op: index into its device's streams */
 };
 
-/* analysis.c */
+/* analysis.c. classify_gap: gap [g0, X.start) ending at op x; prev is the
+ * latest earlier op on X's stream whose launch call is known (GS_NONE if
+ * none): its launch call opens the window in which a stream wait or host
+ * function enqueued before X's launch counts as X's dependency. */
 int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b);
 int sel_contains_op(const struct actx *c, int64_t a, int64_t b);
 int sel_contains_point(const struct actx *c, int64_t t);

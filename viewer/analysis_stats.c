@@ -530,6 +530,17 @@ static int launch_caused(const struct actx *c, int64_t g0, uint32_t x, uint32_t 
 	return g.cause == GS_CAUSE_LAUNCH_BOUND || g.cause == GS_CAUSE_LAUNCH_LATENCY;
 }
 
+/* the latest op before opi[k] (from position lo on) with a known launch */
+static uint32_t prev_called(const struct actx *c, const uint32_t *opi, size_t lo, size_t k)
+{
+	while (k > lo) {
+		k--;
+		if (c->call_of[opi[k]] != GS_NONE)
+			return opi[k];
+	}
+	return GS_NONE;
+}
+
 static int push_advice(struct gs_result *res, size_t *cap, const struct gs_graph_advice *a)
 {
 	if (res->n_advice == *cap) {
@@ -659,7 +670,8 @@ static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *op
 			for (k = p + 1; k < p + len; k++) {
 				const struct gs_op *op = &c->ops[opi[k]];
 				a.op_time += op->end - op->start;
-				if (op->start > end && launch_caused(c, end, opi[k], opi[k - 1]))
+				if (op->start > end &&
+				    launch_caused(c, end, opi[k], prev_called(c, opi, p, k)))
 					a.launch_idle += op->start - end;
 				if (op->end > end)
 					end = op->end;
@@ -672,7 +684,8 @@ static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *op
 			if (o + 1 < m_occ && pos[o + 1] == p + len) {
 				const struct gs_op *nx = &c->ops[opi[p + len]];
 				if (nx->start > end &&
-				    launch_caused(c, end, opi[p + len], opi[p + len - 1])) {
+				    launch_caused(c, end, opi[p + len],
+						  prev_called(c, opi, p, p + len))) {
 					a.launch_idle += nx->start - end;
 					a.measured += nx->start - end;
 				}

@@ -1,0 +1,832 @@
+/*
+ * test_analysis.c - cmocka tests of the analysis library on synthetic
+ * timelines. Every expected figure is worked out by hand in the comment
+ * next to the assertion (docs/metrics.md has the definitions); nothing is
+ * copied from the code's output. No database, no I/O.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "gapscope/trace_format.h"
+
+/* string ids of the synthetic string table */
+enum {
+	S_LAUNCH = 1,
+	S_GRAPHLAUNCH,
+	S_STREAMSYNC,
+	S_KA,
+	S_KB,
+	S_KC,
+	S_STEP,
+	S_WAIT,
+	S_HOSTFN,
+	S_MEMCPY,
+	S_OTHER,
+	S_N
+};
+
+static const char *strtab[S_N] = {
+    NULL,
+    "cudaLaunchKernel",
+    "cudaGraphLaunch",
+    "cudaStreamSynchronize",
+    "kA<float, 4>",
+    "kB",
+    "kC",
+    "step",
+    "cudaStreamWaitEvent",
+    "cudaLaunchHostFunc",
+    "cudaMemcpy",
+    "other",
+};
+
+struct tb {
+	struct gs_op ops[64];
+	struct gs_api apis[64];
+	struct gs_sync syncs[16];
+	struct gs_nvtx nvtx[16];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+};
+
+static struct tb *tb_new(void)
+{
+	struct tb *t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	t->in.ops = t->ops;
+	t->in.apis = t->apis;
+	t->in.syncs = t->syncs;
+	t->in.nvtx = t->nvtx;
+	t->in.strings.v = strtab;
+	t->in.strings.n = S_N;
+	t->in.kernel_overhead_ns = -1;
+	gs_options_init(&t->opt);
+	return t;
+}
+
+static void tb_free(struct tb *t)
+{
+	gs_result_free(&t->res);
+	free(t);
+}
+
+/* Ops must be added in (device, start) order. */
+static uint32_t kern(struct tb *t, int dev, uint32_t stream, int64_t s, int64_t e, uint32_t corr,
+		     uint32_t name)
+{
+	struct gs_op *o = &t->ops[t->in.n_ops];
+	o->start = s;
+	o->end = e;
+	o->device = (int16_t)dev;
+	o->stream = stream;
+	o->corr = corr;
+	o->name_id = name;
+	o->kind = GS_OP_KERNEL;
+	return (uint32_t)t->in.n_ops++;
+}
+
+static uint32_t api(struct tb *t, uint32_t name, int64_t s, int64_t e, uint32_t corr, uint32_t tid)
+{
+	struct gs_api *a = &t->apis[t->in.n_apis];
+	a->start = s;
+	a->end = e;
+	a->corr = corr;
+	a->name_id = name;
+	a->tid = tid;
+	a->api = GS_API_RUNTIME;
+	return (uint32_t)t->in.n_apis++;
+}
+
+static uint32_t sync_row(struct tb *t, int kind, int implicit, uint32_t name, int64_t s, int64_t e,
+			 uint32_t tid, uint32_t stream)
+{
+	struct gs_sync *y = &t->syncs[t->in.n_syncs];
+	y->start = s;
+	y->end = e;
+	y->kind = (uint8_t)kind;
+	y->implicit = (uint8_t)implicit;
+	y->api_name_id = name;
+	y->tid = tid;
+	y->stream = stream;
+	y->device = 0;
+	return (uint32_t)t->in.n_syncs++;
+}
+
+static uint32_t range(struct tb *t, uint32_t text, int64_t s, int64_t e, uint32_t tid)
+{
+	struct gs_nvtx *r = &t->nvtx[t->in.n_nvtx];
+	r->start = s;
+	r->end = e;
+	r->text_id = text;
+	r->tid = tid;
+	r->kind = GS_NVTX_RANGE;
+	return (uint32_t)t->in.n_nvtx++;
+}
+
+static void run(struct tb *t)
+{
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+}
+
+static const struct gs_device_result *dev0(struct tb *t)
+{
+	assert_true(t->res.n_devices >= 1);
+	return &t->res.devices[0];
+}
+
+static void test_back_to_back_kernels_have_no_gap(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 200, 300, 2, S_KB);
+	run(t);
+	/* window [100,300] = 200, all busy */
+	assert_int_equal(dev0(t)->tl.window, 200);
+	assert_int_equal(dev0(t)->tl.busy, 200);
+	assert_int_equal(dev0(t)->tl.idle, 0);
+	assert_int_equal(dev0(t)->n_gaps, 0);
+	assert_int_equal(dev0(t)->tl.n_ops, 2);
+	assert_true(dev0(t)->tl.utilisation == 1.0);
+	tb_free(t);
+}
+
+static void test_gap_after_late_launch_is_launch_bound(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 50, 60, 1, 1);
+	api(t, S_LAUNCH, 250, 260, 2, 1); /* starts after g0 = 200 */
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 2, S_KB);
+	run(t);
+	/* window [100,400] = 300; gap [200,300) = 100 launch-bound */
+	assert_int_equal(dev0(t)->tl.window, 300);
+	assert_int_equal(dev0(t)->tl.busy, 200);
+	assert_int_equal(dev0(t)->n_gaps, 1);
+	assert_int_equal(dev0(t)->gaps[0].start, 200);
+	assert_int_equal(dev0(t)->gaps[0].end, 300);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_LAUNCH);
+	assert_int_equal(dev0(t)->gaps[0].explain_idx, 1);
+	assert_int_equal(dev0(t)->gaps[0].op_idx, 1);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 100);
+	/* launch overhead share = 100 / 300 */
+	assert_true(dev0(t)->tl.launch_overhead_share > 0.33333 &&
+		    dev0(t)->tl.launch_overhead_share < 0.33334);
+	tb_free(t);
+}
+
+static void test_gap_with_early_launch_is_launch_latency(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 50, 60, 1, 1);
+	api(t, S_LAUNCH, 150, 160, 2, 1); /* before g0 = 200, op starts at 300 */
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 2, S_KB);
+	run(t);
+	assert_int_equal(dev0(t)->n_gaps, 1);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 0);
+	tb_free(t);
+}
+
+static void test_sync_covering_gap_is_sync_bound(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 50, 60, 1, 1);
+	api(t, S_LAUNCH, 260, 270, 2, 1);
+	/* another thread's sync also spans g0: must not count */
+	sync_row(t, GS_SYNC_CONTEXT, 0, S_STREAMSYNC, 100, 400, 2, 0);
+	/* thread 1 blocked in cudaStreamSynchronize [190,255] spans g0 = 200 */
+	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 190, 255, 1, 7);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 2, S_KB);
+	run(t);
+	/* rule 1 comes before rule 2 (C.start 260 >= g0 would be launch-bound) */
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_BOUND);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_SYNC);
+	assert_int_equal(dev0(t)->gaps[0].explain_idx, 1);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_BOUND], 100);
+	/* the explicit groups: stream sync (1 row, blocked 65, caused 100 idle)
+	 * and device sync (1 row, blocked 300, caused none) */
+	assert_int_equal(t->res.n_syncs, 2);
+	/* explicit first, by blocked time: device sync 300 then stream sync 65 */
+	assert_int_equal(t->res.syncs[0].kind, GS_SYNC_CONTEXT);
+	assert_int_equal(t->res.syncs[0].blocked_ns, 300);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 0);
+	assert_int_equal(t->res.syncs[1].kind, GS_SYNC_STREAM);
+	assert_int_equal(t->res.syncs[1].count, 1);
+	assert_int_equal(t->res.syncs[1].blocked_ns, 65);
+	assert_int_equal(t->res.syncs[1].gpu_idle_ns, 100);
+	tb_free(t);
+}
+
+static void test_sync_on_other_thread_does_not_make_sync_bound(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 50, 60, 1, 1);
+	api(t, S_LAUNCH, 260, 270, 2, 1);
+	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 190, 255, 2, 7);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 2, S_KB);
+	run(t);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_BOUND);
+	tb_free(t);
+}
+
+static void test_implicit_sync_is_sync_bound(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 50, 60, 1, 1);
+	api(t, S_LAUNCH, 150, 160, 2, 1);
+	/* a synchronous cudaMemcpy [180,290] on thread 1 spans g0 = 200 */
+	sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 180, 290, 1, 0);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 2, S_KB);
+	run(t);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_BOUND);
+	assert_int_equal(t->res.n_syncs, 1);
+	assert_int_equal(t->res.syncs[0].implicit, 1);
+	assert_int_equal(t->res.syncs[0].blocked_ns, 110);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 100);
+	tb_free(t);
+}
+
+static void test_stream_wait_event_is_dependency(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1); /* early: without the wait, launch-latency */
+	/* cudaStreamWaitEvent on stream 8 enqueued at 25, before K2's launch */
+	sync_row(t, GS_SYNC_STREAM_WAIT_EVENT, 0, S_WAIT, 25, 28, 1, 8);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 8, 300, 400, 2, S_KB);
+	run(t);
+	assert_int_equal(dev0(t)->n_gaps, 1);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_DEPENDENCY);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_WAIT);
+	assert_int_equal(dev0(t)->gaps[0].explain_idx, 0);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 100);
+	/* the wait group caused 100 ns of idle */
+	assert_int_equal(t->res.syncs[0].kind, GS_SYNC_STREAM_WAIT_EVENT);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 100);
+	tb_free(t);
+}
+
+static void test_wait_before_previous_launch_is_not_dependency(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* stream 8: K0 launched at 15, then K2 launched at 30. The wait at 12
+	 * precedes K0's launch, so it is K0's dependency, not K2's. */
+	api(t, S_LAUNCH, 10, 11, 1, 1);
+	api(t, S_LAUNCH, 15, 16, 3, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	sync_row(t, GS_SYNC_STREAM_WAIT_EVENT, 0, S_WAIT, 12, 13, 1, 8);
+	kern(t, 0, 8, 50, 60, 3, S_KC);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 8, 300, 400, 2, S_KB);
+	run(t);
+	/* device gaps: [60,100) before K1 (C.start 10 < 60, stream 7 has no
+	 * wait: latency) and [200,300) before K2: latency */
+	assert_int_equal(dev0(t)->n_gaps, 2);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->gaps[1].start, 200);
+	tb_free(t);
+}
+
+static void test_host_node_before_graph_kernel_is_dependency(void **state)
+{
+	struct tb *t = tb_new();
+	uint32_t k;
+	(void)state;
+	api(t, S_GRAPHLAUNCH, 10, 20, 5, 1);
+	kern(t, 0, 7, 100, 200, 5, S_KA);
+	k = kern(t, 0, 7, 300, 400, 5, S_KB);
+	t->ops[0].graph_id = t->ops[1].graph_id = 3;
+	t->ops[k].flags |= GS_OPF_HOST_NODE_DEP;
+	run(t);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_DEPENDENCY);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_HOST_NODE);
+	tb_free(t);
+}
+
+static void test_op_without_launch_call_is_other(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 50, 60, 1, 1);
+	/* corr 99 has no API call, even though a sync spans g0 on thread 1 */
+	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 150, 250, 1, 7);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 99, S_KB);
+	run(t);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_OTHER);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_NONE);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 100);
+	tb_free(t);
+}
+
+static void test_overlap_between_streams_covers_gap(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	api(t, S_LAUNCH, 250, 260, 3, 1);
+	kern(t, 0, 1, 100, 200, 1, S_KA);
+	kern(t, 0, 2, 150, 350, 2, S_KB);
+	kern(t, 0, 1, 300, 400, 3, S_KC);
+	run(t);
+	/* device: union [100,400], no hole */
+	assert_int_equal(dev0(t)->n_gaps, 0);
+	assert_int_equal(dev0(t)->tl.idle, 0);
+	assert_int_equal(dev0(t)->tl.busy, 300);
+	/* per stream: stream 1 has its own hole [200,300) launch-bound (C 250 >= 200),
+	 * window [100,400] = 300, busy 200; stream 2: [150,350], no hole */
+	assert_int_equal(dev0(t)->n_streams, 2);
+	assert_int_equal(dev0(t)->streams[0].stream, 1);
+	assert_int_equal(dev0(t)->streams[0].tl.window, 300);
+	assert_int_equal(dev0(t)->streams[0].tl.busy, 200);
+	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 100);
+	assert_int_equal(dev0(t)->streams[0].tl.n_ops, 2);
+	assert_int_equal(dev0(t)->streams[1].stream, 2);
+	assert_int_equal(dev0(t)->streams[1].tl.window, 200);
+	assert_int_equal(dev0(t)->streams[1].tl.idle, 0);
+	tb_free(t);
+}
+
+static void test_graph_launch_kernels_share_correlation_id(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_GRAPHLAUNCH, 10, 20, 5, 1);
+	api(t, S_LAUNCH, 400, 410, 6, 1);
+	kern(t, 0, 7, 100, 150, 5, S_KA);
+	kern(t, 0, 7, 170, 220, 5, S_KB);
+	kern(t, 0, 7, 220, 300, 5, S_KC);
+	kern(t, 0, 7, 420, 430, 6, S_KA);
+	t->ops[0].graph_id = t->ops[1].graph_id = t->ops[2].graph_id = 9;
+	run(t);
+	/* gap [150,170) inside the graph launch: its call started at 10 < 150,
+	 * so not launch-bound: launch-latency. Gap [300,420): the next
+	 * cudaLaunchKernel started at 400 >= 300: launch-bound. */
+	assert_int_equal(dev0(t)->n_gaps, 2);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->gaps[0].explain_idx, 0);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 20);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 120);
+	/* one sample per launch call: cudaGraphLaunch api 10, queue 100-20 =
+	 * 80, delay 100-10 = 90 (its first kernel) */
+	assert_int_equal(t->res.n_launches, 2);
+	{
+		size_t i, found = 0;
+		for (i = 0; i < t->res.n_launches; i++) {
+			const struct gs_launch_stat *l = &t->res.launches[i];
+			if (l->name_id == S_GRAPHLAUNCH) {
+				found = 1;
+				assert_int_equal(l->api_dur.n, 1);
+				assert_int_equal(l->api_dur.p50, 10);
+				assert_int_equal(l->queue.p50, 80);
+				assert_int_equal(l->delay.p50, 90);
+			}
+		}
+		assert_true(found);
+	}
+	assert_int_equal(gs_launch_call(&t->res, 2), 0);
+	tb_free(t);
+}
+
+static void test_idle_by_cause_sums_exactly_to_idle(void **state)
+{
+	struct tb *t = tb_new();
+	int64_t sum = 0;
+	int k;
+	(void)state;
+	/* K1 [0,100]; gap [100,150) launch-bound (C2 at 120);
+	 * K2 [150,200]; gap [200,270) latency (C3 at 50);
+	 * K3 [270,300]; gap [300,333) sync-bound (sync [290,310] on tid 1);
+	 * K4 [333,400]; gap [400,500) other (corr 77 unknown);
+	 * K5 [500,510]; gap [510,600) dependency: a wait on stream 7 at 405,
+	 * after the launch of the last op with a known call (K4, 320) and
+	 * before K6's launch at 406 */
+	api(t, S_LAUNCH, 0, 1, 1, 1);
+	api(t, S_LAUNCH, 120, 130, 2, 1);
+	api(t, S_LAUNCH, 50, 60, 3, 1);
+	api(t, S_LAUNCH, 320, 321, 4, 1);
+	api(t, S_LAUNCH, 400, 401, 5, 1);
+	api(t, S_LAUNCH, 406, 407, 6, 1);
+	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 290, 310, 1, 7);
+	sync_row(t, GS_SYNC_STREAM_WAIT_EVENT, 0, S_WAIT, 405, 405, 1, 7);
+	kern(t, 0, 7, 0, 100, 1, S_KA);
+	kern(t, 0, 7, 150, 200, 2, S_KA);
+	kern(t, 0, 7, 270, 300, 3, S_KA);
+	kern(t, 0, 7, 333, 400, 4, S_KA);
+	kern(t, 0, 7, 500, 510, 77, S_KA);
+	kern(t, 0, 7, 600, 700, 6, S_KA);
+	run(t);
+	assert_int_equal(dev0(t)->tl.window, 700);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 50);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 70);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_BOUND], 33);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 100);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 90);
+	for (k = 0; k < GS_CAUSE_COUNT; k++)
+		sum += dev0(t)->tl.idle_by_cause[k];
+	/* 50+70+33+100+90 = 343; busy = 100+50+30+67+10+100 = 357 */
+	assert_int_equal(dev0(t)->tl.idle, 343);
+	assert_int_equal(sum, 343);
+	assert_int_equal(dev0(t)->tl.busy, 357);
+	/* largest gaps first: other 100, dependency 90, latency 70 */
+	assert_int_equal(dev0(t)->n_top, 5);
+	assert_int_equal(dev0(t)->gaps[dev0(t)->top_gaps[0]].cause, GS_CAUSE_OTHER);
+	assert_int_equal(dev0(t)->gaps[dev0(t)->top_gaps[1]].cause, GS_CAUSE_DEPENDENCY);
+	assert_int_equal(dev0(t)->gaps[dev0(t)->top_gaps[2]].cause, GS_CAUSE_LAUNCH_LATENCY);
+	tb_free(t);
+}
+
+static void test_percentile_is_nearest_rank(void **state)
+{
+	int64_t v[] = {50, 15, 40, 35, 20}; /* sorted: 15 20 35 40 50 */
+	int64_t w[10] = {7, 3, 10, 1, 9, 2, 8, 4, 6, 5};
+	struct gs_dist d;
+	(void)state;
+	/* rank = ceil(p/100 * n): p50 of 5 -> rank 3 -> 35; p90 -> rank 5 -> 50;
+	 * p20 -> rank 1 -> 15; p40 -> rank 2 -> 20 */
+	assert_int_equal(gs_percentile(v, 5, 50), 35);
+	assert_int_equal(gs_percentile(v, 5, 90), 50);
+	assert_int_equal(gs_percentile(v, 5, 20), 15);
+	assert_int_equal(gs_percentile(v, 5, 40), 20);
+	/* 1..10: p50 -> rank 5 -> 5; p90 -> rank 9 -> 9; p99 -> rank 10 */
+	gs_dist_compute(&d, w, 10);
+	assert_int_equal(d.n, 10);
+	assert_int_equal(d.min, 1);
+	assert_int_equal(d.p50, 5);
+	assert_int_equal(d.p90, 9);
+	assert_int_equal(d.p99, 10);
+	assert_int_equal(d.max, 10);
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void test_percentile_matches_sorting_on_random_data(void **state)
+{
+	enum { N = 1001 };
+	int64_t *a = malloc(N * sizeof(int64_t)), *b = malloc(N * sizeof(int64_t));
+	unsigned seed = 12345;
+	size_t i, n;
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	for (n = 1; n <= N; n += 97) {
+		struct gs_dist d;
+		for (i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			a[i] = b[i] = (int64_t)(seed >> 16) % 50; /* many duplicates */
+		}
+		qsort(b, n, sizeof(int64_t), cmp64);
+		gs_dist_compute(&d, a, n);
+		/* rank ceil(p n / 100), 1-based, in the sorted copy */
+		assert_int_equal(d.p50, b[(50 * n + 99) / 100 - 1]);
+		assert_int_equal(d.p90, b[(90 * n + 99) / 100 - 1]);
+		assert_int_equal(d.p99, b[(99 * n + 99) / 100 - 1]);
+		assert_int_equal(d.min, b[0]);
+		assert_int_equal(d.max, b[n - 1]);
+	}
+	free(a);
+	free(b);
+}
+
+static void test_nvtx_range_restricts_window(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 90, 95, 1, 1);
+	api(t, S_LAUNCH, 260, 270, 2, 1);
+	range(t, S_STEP, 0, 250, 1);
+	range(t, S_OTHER, 250, 1000, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 2, S_KB);
+	t->opt.range_name = "step";
+	run(t);
+	/* selection [0,250]: window = [100,400] & [0,250] = [100,250] = 150;
+	 * the launch-bound gap [200,300) clipped to [200,250) = 50; busy 100;
+	 * one op (K1) overlaps the selection */
+	assert_int_equal(t->res.range_matches, 1);
+	assert_int_equal(t->res.range_total, 250);
+	assert_int_equal(dev0(t)->tl.window, 150);
+	assert_int_equal(dev0(t)->tl.idle, 50);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 50);
+	assert_int_equal(dev0(t)->tl.busy, 100);
+	assert_int_equal(dev0(t)->tl.n_ops, 1);
+	assert_int_equal(dev0(t)->n_gaps, 1);
+	assert_int_equal(dev0(t)->gaps[0].end, 250);
+	/* the gap's NVTX range: innermost on thread 1 containing g0 = 200 */
+	assert_int_equal(dev0(t)->gaps[0].nvtx_idx, 0);
+	/* launches are sampled by call start in the selection: only C1 (90),
+	 * not C2 (260) */
+	assert_int_equal(t->res.n_launches, 1);
+	assert_int_equal(t->res.launches[0].api_dur.n, 1);
+	assert_int_equal(t->res.n_kernel_ops, 1);
+	tb_free(t);
+}
+
+static void test_nvtx_range_that_matches_nothing_selects_nothing(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 90, 95, 1, 1);
+	range(t, S_STEP, 0, 250, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	t->opt.range_name = "no such range";
+	run(t);
+	assert_int_equal(t->res.range_applied, 1);
+	assert_int_equal(t->res.range_matches, 0);
+	assert_int_equal(dev0(t)->tl.window, 0);
+	assert_int_equal(dev0(t)->tl.n_ops, 0);
+	tb_free(t);
+}
+
+static void test_nvtx_breakdown_busy_share(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 90, 95, 1, 1);
+	api(t, S_LAUNCH, 250, 260, 2, 1);
+	range(t, S_STEP, 0, 250, 1);
+	range(t, S_OTHER, 250, 1000, 1);
+	range(t, S_STEP, 300, 350, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 2, S_KB);
+	run(t);
+	/* "other" [250,1000]: wall 750, busy = [300,400] = 100.
+	 * "step": [0,250] busy 100 + [300,350] busy 50 -> 2 ranges, wall 300,
+	 * busy 150, share 0.5. Sorted by wall: other, step. */
+	assert_int_equal(t->res.n_nvtx, 2);
+	assert_int_equal(t->res.nvtx[0].text_id, S_OTHER);
+	assert_int_equal(t->res.nvtx[0].wall, 750);
+	assert_int_equal(t->res.nvtx[0].gpu_busy, 100);
+	assert_int_equal(t->res.nvtx[1].text_id, S_STEP);
+	assert_int_equal(t->res.nvtx[1].count, 2);
+	assert_int_equal(t->res.nvtx[1].wall, 300);
+	assert_int_equal(t->res.nvtx[1].gpu_busy, 150);
+	assert_true(t->res.nvtx[1].busy_share == 0.5);
+	tb_free(t);
+}
+
+static void test_graph_advice_detects_repeated_sequence(void **state)
+{
+	struct tb *t = tb_new();
+	static const uint32_t seq[3] = {S_KA, S_KB, S_KC};
+	int i;
+	(void)state;
+	/* A B C repeated 3 times; op i runs [500 i, 500 i + 100]; each launch
+	 * call starts 50 ns before its op, i.e. after the previous op ended
+	 * (400 ns earlier): every hole is launch-bound. */
+	for (i = 0; i < 9; i++)
+		api(t, S_LAUNCH, 500 * i - 50, 500 * i - 40, (uint32_t)(i + 1), 1);
+	for (i = 0; i < 9; i++)
+		kern(t, 0, 7, 500 * i, 500 * i + 100, (uint32_t)(i + 1), seq[i % 3]);
+	t->opt.graph_node_overhead_ns = 50;
+	run(t);
+	assert_int_equal(t->res.n_advice, 1);
+	{
+		const struct gs_graph_advice *a = &t->res.advice[0];
+		assert_int_equal(a->length, 3);
+		assert_int_equal(a->count, 3);
+		assert_int_equal(a->names[0], S_KA);
+		assert_int_equal(a->names[1], S_KB);
+		assert_int_equal(a->names[2], S_KC);
+		/* per occurrence: span 0..1100 = 1100 with two inner holes of
+		 * 400; the hole to the next occurrence (400) counts for the
+		 * first two. measured = 3*1100 + 2*400 = 4100;
+		 * launch idle = 3*800 + 2*400 = 3200; op time = 9*100 = 900;
+		 * estimate = 900 + 9 * 50 = 1350; saving = 2750 */
+		assert_int_equal(a->measured, 4100);
+		assert_int_equal(a->launch_idle, 3200);
+		assert_int_equal(a->op_time, 900);
+		assert_int_equal(a->estimate, 1350);
+		assert_int_equal(a->saving, 2750);
+		assert_int_equal(a->advise, 1);
+	}
+	assert_int_equal(t->res.graph_node_overhead_ns, 50);
+	assert_int_equal(t->res.graph_node_overhead_source, 1);
+	tb_free(t);
+}
+
+static void test_graph_advice_not_given_when_back_to_back(void **state)
+{
+	struct tb *t = tb_new();
+	int i;
+	(void)state;
+	/* kA kB kA kB back to back: nothing to save */
+	for (i = 0; i < 4; i++) {
+		api(t, S_LAUNCH, i, i + 1, (uint32_t)(i + 1), 1);
+		kern(t, 0, 7, 100 + 100 * i, 200 + 100 * i, (uint32_t)(i + 1), i % 2 ? S_KB : S_KA);
+	}
+	t->opt.graph_node_overhead_ns = 10;
+	run(t);
+	assert_int_equal(t->res.n_advice, 1);
+	/* measured 2 x 200 = 400, estimate 400 + 4 * 10 = 440: saving -40 */
+	assert_int_equal(t->res.advice[0].measured, 400);
+	assert_int_equal(t->res.advice[0].saving, -40);
+	assert_int_equal(t->res.advice[0].advise, 0);
+	tb_free(t);
+}
+
+static void test_graph_node_overhead_measured_from_graph_launches(void **state)
+{
+	struct tb *t = tb_new();
+	int i;
+	(void)state;
+	/* one graph launch of 10 kernels, holes 30 30 30 30 30 40 40 40 40:
+	 * sorted 30x5, 40x4 -> nearest-rank p50 of 9 = rank 5 = 30 */
+	api(t, S_GRAPHLAUNCH, 0, 10, 1, 1);
+	{
+		int64_t s = 100;
+		for (i = 0; i < 10; i++) {
+			kern(t, 0, 7, s, s + 100, 1, S_KA);
+			t->ops[i].graph_id = 2;
+			s += 100 + (i < 5 ? 30 : 40);
+		}
+	}
+	run(t);
+	assert_int_equal(t->res.graph_node_overhead_source, 2);
+	assert_int_equal(t->res.graph_node_overhead_ns, 30);
+	tb_free(t);
+}
+
+static void test_top_kernels_and_short_kernel_share(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	kern(t, 0, 7, 0, 100, 0, S_KA);
+	kern(t, 0, 7, 200, 500, 0, S_KA);
+	kern(t, 0, 7, 600, 800, 0, S_KA);
+	kern(t, 0, 7, 900, 1900, 0, S_KB);
+	t->opt.launch_cost_ns = 250;
+	run(t);
+	/* kB: 1 x 1000; kA: 3, total 600, durations 100 300 200 -> p50 rank 2
+	 * = 200. Shorter than 250: 100 and 200 -> 2 of 4 */
+	assert_int_equal(t->res.n_kernels, 2);
+	assert_int_equal(t->res.kernels[0].name_id, S_KB);
+	assert_int_equal(t->res.kernels[0].total, 1000);
+	assert_int_equal(t->res.kernels[1].name_id, S_KA);
+	assert_int_equal(t->res.kernels[1].count, 3);
+	assert_int_equal(t->res.kernels[1].total, 600);
+	assert_int_equal(t->res.kernels[1].p50, 200);
+	assert_int_equal(t->res.n_short_kernels, 2);
+	assert_true(t->res.short_kernel_share == 0.5);
+	assert_int_equal(t->res.launch_cost_ns, 250);
+	assert_int_equal(t->res.launch_cost_measured, 0);
+	tb_free(t);
+}
+
+static void test_launch_distributions_per_api(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* three cudaLaunchKernel calls: durations 10, 30, 20; ops start
+	 * 100 after each call's start: queue = 100 - duration */
+	api(t, S_LAUNCH, 0, 10, 1, 1);
+	api(t, S_LAUNCH, 1000, 1030, 2, 1);
+	api(t, S_LAUNCH, 2000, 2020, 3, 1);
+	kern(t, 0, 7, 100, 150, 1, S_KA);
+	kern(t, 0, 7, 1100, 1150, 2, S_KA);
+	kern(t, 0, 7, 2100, 2150, 3, S_KA);
+	run(t);
+	assert_int_equal(t->res.n_launches, 1);
+	/* durations 10 20 30: p50 rank 2 = 20, p90 rank 3 = 30;
+	 * queue 90 70 80 -> sorted 70 80 90: p50 80; delay all 100 */
+	assert_int_equal(t->res.launches[0].api_dur.p50, 20);
+	assert_int_equal(t->res.launches[0].api_dur.p90, 30);
+	assert_int_equal(t->res.launches[0].queue.p50, 80);
+	assert_int_equal(t->res.launches[0].queue.min, 70);
+	assert_int_equal(t->res.launches[0].delay.p99, 100);
+	/* measured launch cost = p50 of kernel launch durations = 20;
+	 * kernels are 50 long, none shorter */
+	assert_int_equal(t->res.launch_cost_ns, 20);
+	assert_int_equal(t->res.launch_cost_measured, 1);
+	assert_int_equal(t->res.n_short_kernels, 0);
+	tb_free(t);
+}
+
+static void test_instrumentation_overhead_is_subtracted(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 200, 300, 2, S_KA);
+	t->in.kernel_overhead_ns = 20;
+	t->in.gpu_arch_major = 9;
+	run(t);
+	/* kernels become [100,180] and [200,280]: window 180, busy 160, one
+	 * 20 ns gap (launch-latency: C 30 < 180) */
+	assert_int_equal(t->res.instrumented, 1);
+	assert_int_equal(t->res.kernel_overhead_ns, 20);
+	assert_int_equal(dev0(t)->tl.window, 180);
+	assert_int_equal(dev0(t)->tl.busy, 160);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 20);
+	tb_free(t);
+}
+
+static void test_devices_are_separate_timelines(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	api(t, S_LAUNCH, 50, 60, 3, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 3, S_KA);
+	kern(t, 1, 9, 150, 350, 2, S_KB); /* busy on device 1 does not cover device 0 */
+	run(t);
+	assert_int_equal(t->res.n_devices, 2);
+	assert_int_equal(t->res.devices[0].device, 0);
+	assert_int_equal(t->res.devices[0].tl.idle, 100);
+	assert_int_equal(t->res.devices[1].device, 1);
+	assert_int_equal(t->res.devices[1].tl.window, 200);
+	assert_int_equal(t->res.devices[1].tl.idle, 0);
+	tb_free(t);
+}
+
+static void test_unsorted_ops_are_rejected(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	kern(t, 0, 7, 300, 400, 1, S_KA);
+	kern(t, 0, 7, 100, 200, 2, S_KA);
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), -EINVAL);
+	tb_free(t);
+}
+
+static void test_api_classification(void **state)
+{
+	(void)state;
+	assert_true(gs_api_classify("cudaLaunchKernel") & GS_APIF_KERNEL_LAUNCH);
+	assert_true(gs_api_classify("cuLaunchKernel_ptsz") & GS_APIF_KERNEL_LAUNCH);
+	assert_true(gs_api_classify("cudaGraphLaunch") & GS_APIF_LAUNCH);
+	assert_false(gs_api_classify("cudaGraphLaunch") & GS_APIF_KERNEL_LAUNCH);
+	assert_true(gs_api_classify("cudaLaunchHostFunc") & GS_APIF_HOST_FUNC);
+	assert_false(gs_api_classify("cudaLaunchHostFunc") & GS_APIF_LAUNCH);
+	assert_int_equal(gs_api_classify("cudaMalloc"), GS_APIF_CLASSIFIED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_back_to_back_kernels_have_no_gap),
+	    cmocka_unit_test(test_gap_after_late_launch_is_launch_bound),
+	    cmocka_unit_test(test_gap_with_early_launch_is_launch_latency),
+	    cmocka_unit_test(test_sync_covering_gap_is_sync_bound),
+	    cmocka_unit_test(test_sync_on_other_thread_does_not_make_sync_bound),
+	    cmocka_unit_test(test_implicit_sync_is_sync_bound),
+	    cmocka_unit_test(test_stream_wait_event_is_dependency),
+	    cmocka_unit_test(test_wait_before_previous_launch_is_not_dependency),
+	    cmocka_unit_test(test_host_node_before_graph_kernel_is_dependency),
+	    cmocka_unit_test(test_op_without_launch_call_is_other),
+	    cmocka_unit_test(test_overlap_between_streams_covers_gap),
+	    cmocka_unit_test(test_graph_launch_kernels_share_correlation_id),
+	    cmocka_unit_test(test_idle_by_cause_sums_exactly_to_idle),
+	    cmocka_unit_test(test_percentile_is_nearest_rank),
+	    cmocka_unit_test(test_percentile_matches_sorting_on_random_data),
+	    cmocka_unit_test(test_nvtx_range_restricts_window),
+	    cmocka_unit_test(test_nvtx_range_that_matches_nothing_selects_nothing),
+	    cmocka_unit_test(test_nvtx_breakdown_busy_share),
+	    cmocka_unit_test(test_graph_advice_detects_repeated_sequence),
+	    cmocka_unit_test(test_graph_advice_not_given_when_back_to_back),
+	    cmocka_unit_test(test_graph_node_overhead_measured_from_graph_launches),
+	    cmocka_unit_test(test_top_kernels_and_short_kernel_share),
+	    cmocka_unit_test(test_launch_distributions_per_api),
+	    cmocka_unit_test(test_instrumentation_overhead_is_subtracted),
+	    cmocka_unit_test(test_devices_are_separate_timelines),
+	    cmocka_unit_test(test_unsorted_ops_are_rejected),
+	    cmocka_unit_test(test_api_classification),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
