@@ -271,14 +271,26 @@ static void row(FILE *f, const char *label, double b, double a, int kind)
 	fprintf(f, "  %-28s %12s %12s %12s %9s\n", label, sb, sa, sd, sr);
 }
 
-/* a name, at most `max` bytes, control characters as '?' */
-static void put_name(FILE *f, const char *s, size_t max)
+/* a name, at most about `max` bytes; control characters and bytes that
+ * are not valid UTF-8 as '?', so a name cannot drive the terminal */
+static void put_name(FILE *f, const char *str, size_t max)
 {
-	size_t i;
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len = strlen(str), i = 0;
 
-	for (i = 0; s[i] && i < max; i++)
-		putc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
-	if (s[i])
+	while (i < len && i < max) {
+		int n = utf8_sequence_length(s + i, len - i);
+		if (n == 1 && (s[i] < 0x20 || s[i] == 0x7f))
+			n = 0;
+		if (n > 0) {
+			fwrite(s + i, 1, (size_t)n, f);
+			i += (size_t)n;
+		} else {
+			putc('?', f);
+			i++;
+		}
+	}
+	if (i < len)
 		fputs("...", f);
 }
 

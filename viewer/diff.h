@@ -78,7 +78,8 @@ double diff_rel(double before, double after);
 
 /* The comparison as text (the default of `gapscope diff`); top = rows per
  * table (kernels, launches, NVTX). Names are printed with control
- * characters replaced, so a hostile name cannot move the terminal cursor. */
+ * characters and invalid UTF-8 bytes as '?', so a hostile name cannot drive the
+ * terminal. */
 void diff_write_text(FILE *f, const struct diff_result *d, const char *name_before,
 		     const char *name_after, size_t top);
 /* The comparison as one JSON document (jansson does the escaping).

@@ -10,3 +10,7 @@ gs_add_unit_test(test_export_chrome SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_expor
                  LIBS gs_viewer gs_render_fixture PkgConfig::JANSSON m)
 gs_add_unit_test(test_export_csv SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_export_csv.c
                  LIBS gs_viewer gs_render_fixture)
+gs_add_unit_test(test_html SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_html.c
+                 LIBS gs_viewer gs_render_fixture PkgConfig::JANSSON)
+gs_add_unit_test(test_diff SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_diff.c
+                 LIBS gs_viewer gs_render_fixture PkgConfig::JANSSON m)

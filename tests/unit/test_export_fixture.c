@@ -24,6 +24,19 @@
  * nvtx: 1 range FIX_NVTX_TEXT [900, 9900]; 2 mark FIX_KERNEL_SCRIPT at 950
  *
  * So the first event starts at 900 and the last ends at 11200.
+ *
+ * Variant 1, "after": the same program with the copy from pinned memory,
+ * the second kernel faster and the work queued sooner (same names):
+ * api_calls: 1 cudaLaunchKernel [1000, 1500] corr 10; 2 cudaLaunchKernel
+ *   [1600, 2100] corr 11; 3 cudaMemcpyAsync [2200, 2600] corr 12;
+ *   5 cudaLaunchKernel [2700, 3000] corr 14; 4 cudaStreamSynchronize
+ *   [3100, 5800] corr 13
+ * kernels: 1 [2000, 4000] s7; 2 [4000, 4700] s7; 3 [5200, 5700] s7;
+ *   4 [5700, 5900] s13 (corr 0)
+ * memcpys: 1 [4700, 4900] s7 corr 12, 4096 B HtoD pinned -> device
+ * memsets: 1 [4900, 5100] s7 corr 0
+ * syncs: 1 [3100, 5800] stream synchronize (explicit) only
+ * nvtx: 1 range [900, 6000]; 2 mark at 950
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -74,6 +87,35 @@ static const char rows_v0[] =
     "INSERT INTO nvtx(id, start, end, kind, text_id, domain_id, category, color, pid, tid)"
     " VALUES (1,900,9900,0,5,NULL,0,NULL,4242,4243),(2,950,950,1,4,NULL,0,NULL,4242,4243);";
 
+static const char rows_v1[] =
+    "INSERT INTO meta VALUES('pid','4242'),('collector_version','test');"
+    "INSERT INTO devices(id, name, cc_major, cc_minor, sm_count) VALUES(0,'NVIDIA H200',9,0,132);"
+    "INSERT INTO processes(pid, hostname, command_line) VALUES(4242,'host','./app --n=3');"
+    "INSERT INTO threads VALUES(4243, 4242, 'main');"
+    "INSERT INTO api_calls(id, api, cbid, name_id, start, end, pid, tid, correlation_id,"
+    " return_code) VALUES"
+    " (1,1,211,1,1000,1500,4242,4243,10,0),"
+    " (2,1,211,1,1600,2100,4242,4243,11,0),"
+    " (3,1,41,6,2200,2600,4242,4243,12,0),"
+    " (4,1,131,2,3100,5800,4242,4243,13,0),"
+    " (5,1,211,1,2700,3000,4242,4243,14,0);"
+    "INSERT INTO kernels(id, start, end, device, context, stream, correlation_id, name_id,"
+    " grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_shared_bytes,"
+    " dynamic_shared_bytes, graph_id, graph_node_id) VALUES"
+    " (1,2000,4000,0,1,7,10,3,2,1,1,128,1,1,32,1024,0,0,0),"
+    " (2,4000,4700,0,1,7,11,7,1,1,1,32,1,1,16,0,0,0,0),"
+    " (3,5200,5700,0,1,7,14,4,1,1,1,32,1,1,16,0,0,0,0),"
+    " (4,5700,5900,0,1,13,0,9,1,1,1,32,1,1,16,0,0,0,0);"
+    "INSERT INTO memcpys(id, start, end, device, context, stream, correlation_id, bytes,"
+    " copy_kind, src_kind, dst_kind, is_async) VALUES (1,4700,4900,0,1,7,12,4096,1,2,3,1);"
+    "INSERT INTO memsets(id, start, end, device, context, stream, correlation_id, bytes,"
+    " value, mem_kind, is_async) VALUES (1,4900,5100,0,1,7,0,256,0,3,1);"
+    "INSERT INTO syncs(id, start, end, kind, implicit, reason_id, api_name_id, device,"
+    " context, stream, event, correlation_id, pid, tid) VALUES"
+    " (1,3100,5800,3,0,NULL,2,0,1,7,NULL,13,4242,4243);"
+    "INSERT INTO nvtx(id, start, end, kind, text_id, domain_id, category, color, pid, tid)"
+    " VALUES (1,900,6000,0,5,NULL,0,NULL,4242,4243),(2,950,950,1,4,NULL,0,NULL,4242,4243);";
+
 int fixture_write(const char *path, int variant)
 {
 	sqlite3 *db = NULL;
@@ -81,7 +123,7 @@ int fixture_write(const char *path, int variant)
 	int ret = -1;
 	size_t i;
 
-	if (variant != 0)
+	if (variant != 0 && variant != 1)
 		return -1;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK)
@@ -97,7 +139,7 @@ int fixture_write(const char *path, int variant)
 			goto out;
 		sqlite3_reset(st);
 	}
-	if (sqlite3_exec(db, rows_v0, NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(db, variant ? rows_v1 : rows_v0, NULL, NULL, NULL) != SQLITE_OK)
 		goto out;
 	if (gs_schema_create_indexes(db) != 0)
 		goto out;

@@ -1,0 +1,306 @@
+/*
+ * test_html.c - the HTML page: escaping of trace strings in markup, the gap
+ * histogram bins, and the page written for the hand-made fixture (one run
+ * and the before/after comparison): exact card figures (worked out by hand
+ * from the rows in test_export_fixture.c), the embedded JSON data parsed
+ * back with jansson, no hostile string reaching the markup unescaped, and
+ * nothing that would load from the network. The browser test
+ * (tests/browser/check_html.py) runs the page's JavaScript.
+ *
+ * By hand, fixture "before": GPU ops on device 0 cover [2000,4000]
+ * [4100,5000] [5200,6000] [6100,6300] [10000,10500] [11000,11200]; window
+ * 9200 ns, busy 4600 ns (50.0%), 5 gaps: [4000,4100) [5000,5200)
+ * [6300,10000) sync-bound (cudaStreamSynchronize [3500,9000] in progress),
+ * [6000,6100) and [10500,11000) other (their ops have no launch call):
+ * sync-bound 4000 ns in 3 gaps, other 600 ns in 2.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "render_html.h"
+#include "test_export_fixture.h"
+
+struct fx {
+	char dir[64];
+	char path[2][128];
+	struct html_loaded run[2];
+};
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	struct gs_options opt;
+
+	strcpy(fx->dir, "/tmp/gs_test_html_XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	gs_options_init(&opt);
+	for (int i = 0; i < 2; i++) {
+		snprintf(fx->path[i], sizeof(fx->path[i]), "%s/run%d.db", fx->dir, i);
+		if (fixture_write(fx->path[i], i) || html_load(&fx->run[i], fx->path[i], &opt))
+			return -1;
+	}
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	for (int i = 0; i < 2; i++) {
+		html_unload(&fx->run[i]);
+		unlink(fx->path[i]);
+	}
+	rmdir(fx->dir);
+	free(fx);
+	return 0;
+}
+
+static char *escaped(const char *s)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	html_escape(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void test_html_escape_turns_markup_into_text(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = escaped("<script>alert('x')</script> & \"q\"");
+	assert_string_equal(s,
+			    "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");
+	free(s);
+	/* control characters and invalid UTF-8 become U+FFFD; \n, \t and valid
+	 * UTF-8 stay */
+	s = escaped("a\x01"
+		    "b\n\tc\xff" FIX_KERNEL_UTF8);
+	assert_string_equal(s, "a\xef\xbf\xbd"
+			       "b\n\tc\xef\xbf\xbd" FIX_KERNEL_UTF8);
+	free(s);
+	s = escaped(NULL);
+	assert_string_equal(s, "");
+	free(s);
+}
+
+static void test_histogram_bins_are_decades_from_100ns(void **state)
+{
+	(void)state;
+	assert_int_equal(html_hist_bin(0), 0);
+	assert_int_equal(html_hist_bin(99), 0);
+	assert_int_equal(html_hist_bin(100), 1);
+	assert_int_equal(html_hist_bin(999), 1);
+	assert_int_equal(html_hist_bin(1000), 2);
+	assert_int_equal(html_hist_bin(99999), 3);
+	assert_int_equal(html_hist_bin(100000), 4);
+	assert_int_equal(html_hist_bin(9999999), 5);
+	assert_int_equal(html_hist_bin(10000000), 6);
+	assert_int_equal(html_hist_bin(INT64_C(1000000000000)), 6);
+}
+
+static void test_fixture_gap_histogram(void **state)
+{
+	struct fx *fx = *state;
+	uint64_t c[HTML_HIST_BINS][GS_CAUSE_COUNT];
+
+	html_gap_histogram(&fx->run[0].res, c);
+	/* 100, 200 ns sync-bound and 100, 500 ns other in [100 ns, 1 us);
+	 * 3700 ns sync-bound in [1, 10 us) */
+	assert_int_equal(c[1][GS_CAUSE_SYNC_BOUND], 2);
+	assert_int_equal(c[1][GS_CAUSE_OTHER], 2);
+	assert_int_equal(c[2][GS_CAUSE_SYNC_BOUND], 1);
+	uint64_t total = 0;
+	for (int b = 0; b < HTML_HIST_BINS; b++)
+		for (int k = 0; k < GS_CAUSE_COUNT; k++)
+			total += c[b][k];
+	assert_int_equal(total, 5);
+}
+
+static char *page(struct fx *fx, int nruns)
+{
+	struct html_run hr[2];
+	struct diff_result d;
+	char *buf = NULL, err[256] = "";
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	for (int i = 0; i < nruns; i++) {
+		hr[i].path = fx->path[i];
+		hr[i].t = &fx->run[i].t;
+		hr[i].in = &fx->run[i].in;
+		hr[i].res = &fx->run[i].res;
+	}
+	if (nruns == 2)
+		assert_int_equal(diff_compute(&fx->run[0].res, &fx->run[1].res, &d), 0);
+	assert_int_equal(
+	    render_html(f, hr, (size_t)nruns, nruns == 2 ? &d : NULL, err, sizeof(err)), 0);
+	fclose(f);
+	if (nruns == 2)
+		diff_free(&d);
+	return buf;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* the JSON data block of run idx, parsed */
+static json_t *data_block(const char *html, int idx)
+{
+	char open[96];
+	const char *a, *b;
+	json_error_t jerr;
+	json_t *j;
+	char *text;
+
+	snprintf(open, sizeof(open), "class=\"gs-data\" data-run=\"%d\">\n", idx);
+	a = strstr(html, open);
+	assert_non_null(a);
+	a += strlen(open);
+	b = strstr(a, "</script>");
+	assert_non_null(b);
+	text = strndup(a, (size_t)(b - a));
+	j = json_loads(text, 0, &jerr);
+	if (!j)
+		fprintf(stderr, "data block: %s\n", jerr.text);
+	assert_non_null(j);
+	free(text);
+	return j;
+}
+
+static void test_page_cards_show_the_fixture_figures(void **state)
+{
+	char *html = page(*state, 1);
+
+	assert_non_null(
+	    strstr(html, "<div class=\"k\">GPU window</div><div class=\"v\">9.2 \xc2\xb5s</div>"));
+	assert_non_null(
+	    strstr(html, "<div class=\"k\">GPU utilisation</div><div class=\"v\">50.0%</div>"));
+	assert_non_null(strstr(
+	    html, "<div class=\"k\">Launch overhead share</div><div class=\"v\">0.0%</div>"));
+	assert_non_null(
+	    strstr(html, "<div class=\"k\">GPU idle</div><div class=\"v\">4.6 \xc2\xb5s</div>"));
+	assert_non_null(strstr(html, "sync-bound: 4 \xc2\xb5s (3)</li>"));
+	assert_non_null(strstr(html, "other: 600 ns (2)</li>"));
+	free(html);
+}
+
+static void test_page_escapes_hostile_names_and_loads_nothing(void **state)
+{
+	char *html = page(*state, 1);
+
+	/* our two script elements only: the data block and the page's JS */
+	assert_int_equal(count(html, "<script"), 2);
+	assert_null(strstr(html, "<script>alert"));
+	/* in the kernels table and as the op after the largest gap */
+	assert_int_equal(count(html, "&lt;script&gt;alert(1)&lt;/script&gt;"), 2);
+	assert_non_null(strstr(html, "void gemm&lt;float, 128&gt;(float const*, int)"));
+	/* nothing to fetch: no external resource of any kind */
+	assert_null(strstr(html, " src="));
+	assert_null(strstr(html, "<link"));
+	assert_null(strstr(html, "url("));
+	assert_null(strstr(html, "@import"));
+	assert_non_null(strstr(html, "default-src 'none'"));
+	free(html);
+}
+
+static void test_page_data_block_holds_every_event(void **state)
+{
+	char *html = page(*state, 1);
+	json_t *d = data_block(html, 0), *rows = json_object_get(d, "rows"), *gap;
+	static const char *const names[] = {
+	    "GPU 0 \xc2\xb7 idle gaps",	  "GPU 0 \xc2\xb7 stream 7",
+	    "GPU 0 \xc2\xb7 stream 13",	  "main (4243) \xc2\xb7 CUDA API",
+	    "main (4243) \xc2\xb7 syncs", "main (4243) \xc2\xb7 NVTX"};
+	/* 5 gaps x 10, 5 ops x 4, 1 op x 4, 5 API calls x 3, 2 syncs x 4,
+	 * 2 NVTX x 4 */
+	static const size_t lens[] = {50, 20, 4, 15, 8, 8};
+	/* first gap [4000, 4100) before kernel 2 (name id 7), sync-bound (0),
+	 * explained by sync (2) cudaStreamSynchronize (id 2) of thread 4243
+	 * [3500, 9000]; times from the origin 900 */
+	static const json_int_t first_gap[] = {3100, 100, 7, 0, 2, 2, 4243, 2600, 8100, 0};
+
+	assert_string_equal(json_string_value(json_object_get(d, "t0")), "900");
+	assert_int_equal(json_integer_value(json_object_get(d, "span")), 10300);
+	assert_int_equal(json_array_size(rows), 6);
+	for (size_t i = 0; i < 6; i++) {
+		json_t *r = json_array_get(rows, i);
+		assert_string_equal(json_string_value(json_object_get(r, "n")), names[i]);
+		assert_int_equal(json_array_size(json_object_get(r, "d")), lens[i]);
+	}
+	gap = json_object_get(json_array_get(rows, 0), "d");
+	for (size_t i = 0; i < 10; i++)
+		assert_int_equal(json_integer_value(json_array_get(gap, i)), first_gap[i]);
+	/* strings survive the HTML-safe escaping exactly */
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "strings"), 4)),
+			    FIX_KERNEL_SCRIPT);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "strings"), 5)),
+			    FIX_NVTX_TEXT);
+	json_decref(d);
+	free(html);
+}
+
+static void test_comparison_page_has_both_runs_and_the_changes(void **state)
+{
+	char *html = page(*state, 2);
+	json_t *d;
+
+	assert_int_equal(count(html, "<script"), 3);
+	assert_non_null(strstr(html, "<h2>What changed</h2>"));
+	/* 9.2 us -> 3.9 us: -5.3 us, -57.6% */
+	assert_non_null(strstr(html, "<td class=\"name\">wall time (GPU span)</td><td>9.2 \xc2\xb5s"
+				     "</td><td>3.9 \xc2\xb5s</td><td>-5.3 \xc2\xb5s</td>"
+				     "<td class=\"better\">-57.6%</td>"));
+	/* utilisation 50.0% -> 97.4% (3800 / 3900) */
+	assert_non_null(strstr(html, "<td class=\"name\">GPU utilisation</td><td>50.0%</td>"
+				     "<td>97.4%</td><td>+47.4 pt</td>"));
+	/* the after card says how the utilisation moved */
+	assert_non_null(strstr(html, "<div class=\"d better\">+47.4 pt vs before</div>"));
+	assert_non_null(strstr(html, "<div class=\"timeline\" data-run=\"0\">"));
+	assert_non_null(strstr(html, "<div class=\"timeline\" data-run=\"1\">"));
+	d = data_block(html, 1);
+	/* after: one gap [5100, 5200), origin 900 */
+	assert_int_equal(
+	    json_array_size(json_object_get(json_array_get(json_object_get(d, "rows"), 0), "d")),
+	    10);
+	json_decref(d);
+	free(html);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_html_escape_turns_markup_into_text),
+	    cmocka_unit_test(test_histogram_bins_are_decades_from_100ns),
+	    cmocka_unit_test_setup_teardown(test_fixture_gap_histogram, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_page_cards_show_the_fixture_figures, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_page_escapes_hostile_names_and_loads_nothing,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_page_data_block_holds_every_event, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_comparison_page_has_both_runs_and_the_changes,
+					    setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
