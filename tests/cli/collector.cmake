@@ -33,6 +33,13 @@ gs_cli_collector_test(info_cutshort
   --rc 0 --stdout-file ${GS_CLI_EXPECTED}/collector_info_cutshort.expected
   --stderr-exact "gapscope: cutshort.db: warning: recording was cut short (the collector did not finalize: the program was killed or crashed)%3B events after the last flush are missing"
   -- ${GS_BIN} info cutshort.db)
+# A killed collector leaves its last batches in the -wal file: they count.
+gs_cli_collector_test(info_cut_short_wal
+  --rc 0 --stdout-line "  kernels         2"
+  --stdout-line "GPU window        device 0: 3.500 µs (3500 ns, first op start 6000 .. last op end 9500, 2 GPU ops)"
+  --stdout-line "finalized         no: recording was cut short"
+  --stderr-exact "gapscope: walcut.db: warning: recording was cut short (the collector did not finalize: the program was killed or crashed)%3B events after the last flush are missing"
+  -- ${GS_BIN} info walcut.db)
 gs_cli_collector_test(info_control_chars_replaced
   --rc 0 --stderr-lines 0
   "--stdout-line" "command line      ./app ?%5B2J?x? café"

@@ -15,12 +15,16 @@
  *   foreign   a valid SQLite database that is not a gapscope trace
  *   ctrl      command line and host name holding control characters and an
  *             invalid UTF-8 byte
- * It does not write WAL files (default rollback journal), so the header's
- * page count is valid and a `head -c` copy reads as truncated.
+ *   walcut    cutshort written in WAL mode, then one more kernel committed to
+ *             the WAL, and the process exits without closing the database,
+ *             as a killed collector leaves it (-wal and -shm files beside it)
+ * Except walcut, it does not write WAL files (default rollback journal), so
+ * the header's page count is valid and a `head -c` copy reads as truncated.
  */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gapscope/trace_format.h"
 
@@ -90,7 +94,8 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: collector_mkdb <out.db> full|cutshort|v99|foreign|ctrl\n");
+		fprintf(stderr,
+			"usage: collector_mkdb <out.db> full|cutshort|v99|foreign|ctrl|walcut\n");
 		return 2;
 	}
 	variant = argv[2];
@@ -110,6 +115,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "collector_mkdb: gs_schema_create failed\n");
 		goto out;
 	}
+	if (!strcmp(variant, "walcut") && exec(db, "PRAGMA journal_mode=WAL"))
+		goto out;
 	if (exec(db, "BEGIN"))
 		goto out;
 	if (!strcmp(variant, "full")) {
@@ -126,7 +133,7 @@ int main(int argc, char **argv)
 			     " ' caf' || char(233));"
 			     "INSERT INTO meta VALUES('hostname', CAST(X'6E6FFF6465' AS TEXT));"))
 			goto out;
-	} else if (!strcmp(variant, "cutshort")) {
+	} else if (!strcmp(variant, "cutshort") || !strcmp(variant, "walcut")) {
 		if (exec(db, "INSERT INTO meta VALUES('collector_version','0.1.0');"
 			     "INSERT INTO meta VALUES('command_line','python3 train.py');"
 			     "INSERT INTO meta VALUES('hostname','h200-test');"
@@ -148,6 +155,14 @@ int main(int argc, char **argv)
 	}
 	if (exec(db, "COMMIT"))
 		goto out;
+	if (!strcmp(variant, "walcut")) {
+		/* A second batch, in the WAL only; then die without closing. */
+		if (exec(db, "INSERT INTO kernels(start,end,device,correlation_id,name_id)"
+			     " VALUES(9000,9500,0,2,1)"))
+			goto out;
+		fflush(NULL);
+		_exit(0);
+	}
 	rc = 0;
 out:
 	sqlite3_close(db);

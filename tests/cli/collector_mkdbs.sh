@@ -7,7 +7,7 @@ mkdb=$1
 dir=$2
 rm -rf "$dir"
 mkdir -p "$dir"
-for v in full cutshort v99 foreign ctrl; do
+for v in full cutshort v99 foreign ctrl walcut; do
   "$mkdb" "$dir/$v.db" "$v"
 done
 # A multi-page database cut inside its first page, as a copy interrupted
