@@ -405,7 +405,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (activities && record_check_activities(activities) < 0)
 		return GS_EXIT_BAD_INPUT;
-	if (flush && record_parse_uint("--flush-ms", flush, 86400000L, &v) < 0)
+	if (flush &&
+	    record_parse_uint("--flush-ms", flush, 3600000L, &v) < 0) /* as GAPSCOPE_FLUSH_MS */
 		return GS_EXIT_BAD_INPUT;
 	/* Same bounds as the collector's GAPSCOPE_BUFFER_KB (64 KiB .. 1 GiB). */
 	if (buffer && record_parse_uint("--buffer-kb", buffer, 1048576L, &v) < 0)

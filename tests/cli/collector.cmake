@@ -136,7 +136,7 @@ gs_cli_collector_test(record_bad_activity
   -- ${GS_BIN} record --activities memcpy,kernels -- /bin/true)
 gs_cli_collector_test(record_bad_flush
   --rc 2 --env ${GS_STANDIN} --stdout-empty
-  --stderr-exact "gapscope: record: --flush-ms: '-5' is not a whole number between 0 and 86400000"
+  --stderr-exact "gapscope: record: --flush-ms: '-5' is not a whole number between 0 and 3600000"
   -- ${GS_BIN} record --flush-ms -5 -- /bin/true)
 gs_cli_collector_test(record_bad_log_level
   --rc 2 --env ${GS_STANDIN} --stdout-empty
