@@ -171,9 +171,14 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 		for (i = 0; i < d->n_top; i++) {
 			const struct gs_gap *g = &d->gaps[d->top_gaps[i]];
 			const struct gs_op *x = &in->ops[g->op_idx];
-			fprintf(f, "    %2zu. at +%s: %s %s before %s on stream %u; ", i + 1,
+			fprintf(f, "    %2zu. at +%s: %s %s before %s ", i + 1,
 				D(g->start - d->tl.first), D(g->end - g->start),
-				gs_cause_name(g->cause), report_op_kind_name(x->kind), x->stream);
+				gs_cause_name(g->cause), report_op_kind_name(x->kind));
+			if (x->kind == GS_OP_KERNEL) {
+				put_escaped(f, gs_str(&in->strings, x->name_id, "?"));
+				fputc(' ', f);
+			}
+			fprintf(f, "on stream %u; ", x->stream);
 			explain(r, g);
 			if (g->nvtx_idx != GS_NONE) {
 				fprintf(f, "; in NVTX \"");

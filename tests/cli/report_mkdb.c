@@ -1,0 +1,105 @@
+/*
+ * report_mkdb.c - writes the databases of the `gapscope report` CLI tests
+ * with the real schema (gs_schema_create) and plain INSERTs:
+ *   report_mkdb <out.db> basic|empty|newer|foreign|notsqlite|truncated
+ * The "basic" timeline and every figure the tests expect from it are worked
+ * out by hand in tests/cli/report_check.py. Replaces an existing file.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "gapscope/trace_format.h"
+
+/* Device 0. Stream 7: K1 gemm [1000,2000] K2 relu [2000,2500] (back to
+ * back), K3 gemm [3000,4000] (launch-bound hole 500), K4 relu [6000,6200]
+ * (sync-bound hole 2000: cudaStreamSynchronize [3900,5000] on tid 11),
+ * K5 gemm [6500,7500] (launch-latency hole 300: launched at 5100), a
+ * memcpy [8000,8100] with no API record (other, 500). Stream 8: K6 relu
+ * [8050,8300]. All launches by tid 11, 100 ns each. */
+static const char basic_sql[] =
+    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'cudaStreamSynchronize'),"
+    "(3,'void gemm<float, 128>(float*, int)'),(4,'relu'),(5,'step'),(6,'cudaMemcpy'),"
+    "(7,'synchronous copy'),(8,'tail'),(9,'odd \"name\"' || char(10) || char(27) || '[31m');"
+    "INSERT INTO devices(id,name,cc_major,cc_minor,sm_count) VALUES(0,'Test GPU',9,0,132);"
+    "INSERT INTO api_calls(api,cbid,name_id,start,end,pid,tid,correlation_id,return_code) VALUES"
+    "(1,211,1,100,200,1,11,1,0),(1,211,1,300,400,1,11,2,0),(1,211,1,2700,2800,1,11,3,0),"
+    "(1,211,1,3500,3600,1,11,4,0),(1,211,1,5100,5200,1,11,5,0),(1,211,1,5300,5400,1,11,6,0);"
+    "INSERT INTO kernels(start,end,device,context,stream,correlation_id,name_id,graph_id,"
+    "graph_node_id) VALUES"
+    "(1000,2000,0,1,7,1,3,0,0),(2000,2500,0,1,7,2,4,0,0),(3000,4000,0,1,7,3,3,0,0),"
+    "(6000,6200,0,1,7,4,4,0,0),(6500,7500,0,1,7,5,3,0,0),(8050,8300,0,1,8,6,4,0,0);"
+    "INSERT INTO memcpys(start,end,device,context,stream,correlation_id,bytes,copy_kind,"
+    "src_kind,dst_kind,is_async) VALUES(8000,8100,0,1,7,99,4096,1,2,3,1);"
+    "INSERT INTO syncs(start,end,kind,implicit,reason_id,api_name_id,device,stream,event,"
+    "correlation_id,pid,tid) VALUES(3900,5000,3,0,NULL,2,0,7,NULL,50,1,11),"
+    "(7000,7200,16,1,7,6,0,0,NULL,51,1,11);"
+    "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES(0,3500,0,5,1,11),"
+    "(3500,9000,0,8,1,11),(50,100,0,9,1,12);";
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+		fprintf(stderr, "report_mkdb: %s\n", err ? err : "sqlite error");
+		sqlite3_free(err);
+		return 1;
+	}
+	return 0;
+}
+
+static int make(const char *path, const char *kind)
+{
+	sqlite3 *db = NULL;
+	int rc = 1;
+
+	if (!strcmp(kind, "notsqlite")) {
+		FILE *f = fopen(path, "w");
+		if (!f)
+			return 1;
+		fputs("this is a text file, not a trace\n", f);
+		return fclose(f) != 0;
+	}
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		goto out;
+	if (!strcmp(kind, "foreign")) {
+		rc = exec(db, "CREATE TABLE x(a); INSERT INTO x VALUES(1);");
+		goto out;
+	}
+	if (gs_schema_create(db) != 0)
+		goto out;
+	if (!strcmp(kind, "newer")) {
+		rc = exec(db, "UPDATE meta SET value='99' WHERE key='schema_version';");
+		goto out;
+	}
+	if (!strcmp(kind, "empty")) {
+		rc = exec(db, "INSERT INTO strings VALUES(1,'cudaMalloc');"
+			      "INSERT INTO api_calls(api,name_id,start,end,tid,correlation_id) "
+			      "VALUES(1,1,10,20,11,1);");
+		goto out;
+	}
+	if (!strcmp(kind, "basic") || !strcmp(kind, "truncated")) {
+		rc = exec(db, "BEGIN;") || exec(db, basic_sql) || exec(db, "COMMIT;") ||
+		     gs_schema_create_indexes(db) != 0;
+		goto out;
+	}
+	fprintf(stderr, "report_mkdb: unknown kind '%s'\n", kind);
+out:
+	sqlite3_close(db);
+	if (!rc && !strcmp(kind, "truncated"))
+		rc = truncate(path, 8192) != 0; /* header says more pages than there are */
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: report_mkdb <out.db> basic|empty|newer|foreign|notsqlite|"
+				"truncated\n");
+		return 2;
+	}
+	unlink(argv[1]);
+	return make(argv[1], argv[2]);
+}
