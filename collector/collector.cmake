@@ -3,7 +3,8 @@
 # gs_collector_core: everything that needs only CUPTI's *headers* (config,
 #   SQLite writer, record decoding, writer thread, synthetic buffers). No
 #   CUDA library is linked, so unit tests and benchmarks run without a GPU.
-# gapscope (libgapscope.so): the injection library loaded through
+# gapscope_collector (<build>/lib/libgapscope.so; the target name differs
+#   from the file name because `gapscope` is the CLI executable): the injection library loaded through
 #   CUDA_INJECTION64_PATH; core + collector.c, linked to libcupti only.
 #   libcuda is never linked: the process that loads us already has it, and
 #   the few driver calls we make are looked up with dlsym at run time.
@@ -18,3 +19,11 @@ target_include_directories(gs_collector_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
 target_link_libraries(gs_collector_core PUBLIC gs_schema SQLite::SQLite3 Threads::Threads)
 set_target_properties(gs_collector_core PROPERTIES C_VISIBILITY_PRESET hidden)
 
+
+add_library(gapscope_collector SHARED ${CMAKE_CURRENT_SOURCE_DIR}/collector.c)
+target_link_libraries(gapscope_collector PRIVATE gs_collector_core CUDA::cupti SQLite::SQLite3
+                      Threads::Threads ${CMAKE_DL_LIBS})
+set_target_properties(gapscope_collector PROPERTIES C_VISIBILITY_PRESET hidden OUTPUT_NAME gapscope)
+# Keep the static archives' symbols (gs_writer_*, gs_schema_*) out of the
+# dynamic symbol table: only the injection entry points are exported.
+target_link_options(gapscope_collector PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)

@@ -265,6 +265,9 @@ int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n);
 int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o);
 int gs_writer_device(struct gs_writer *w, const struct gs_device *d);
 int gs_writer_process(struct gs_writer *w, const struct gs_process *p);
+/* devices.memory_clock_khz of an existing device row (not in CUPTI's
+ * device record; the collector asks the driver). */
+int gs_writer_device_memory_clock(struct gs_writer *w, uint32_t device, int64_t khz);
 int gs_writer_thread(struct gs_writer *w, int64_t tid, int64_t pid, const char *name);
 int gs_writer_graph(struct gs_writer *w, const struct gs_graph *g);
 int gs_writer_graph_node(struct gs_writer *w, const struct gs_graph_node *n);

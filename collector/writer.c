@@ -707,6 +707,18 @@ int gs_writer_device(struct gs_writer *w, const struct gs_device *d)
 	return step(w, ST_DEVICE, "writing a device");
 }
 
+int gs_writer_device_memory_clock(struct gs_writer *w, uint32_t device, int64_t khz)
+{
+	char sql[128];
+
+	if (w->failed)
+		return -1;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE devices SET memory_clock_khz = %" PRId64 " WHERE id = %" PRIu32 ";", khz,
+		 device);
+	return exec(w, sql, "writing a device");
+}
+
 int gs_writer_process(struct gs_writer *w, const struct gs_process *p)
 {
 	sqlite3_stmt *st = w->st[ST_PROCESS];

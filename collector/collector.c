@@ -1,0 +1,951 @@
+/*
+ * collector.c - libgapscope.so's entry points and everything that talks to
+ * CUPTI: InitializeInjection (CUDA_INJECTION64_PATH), InitializeInjectionNvtx2
+ * (NVTX_INJECTION64_PATH), activity buffers, callbacks (cudaDeviceReset,
+ * context teardown, CUDA graph topology), the periodic flush, and the one
+ * finalize at exit / exit() / SIGINT / SIGTERM.
+ *
+ * What it does not do: decode records or touch SQLite on an application
+ * thread. bufferCompleted hands the buffer to the writer thread
+ * (pipeline.c) and returns; decoding and inserts happen there. It never
+ * exits, aborts or blocks the application: every failure is one warning
+ * (config.c's gs_warn) and the application runs on.
+ *
+ * Locks: ours (hand_lock, fin_lock, the pipeline's) are never held while
+ * calling CUPTI - CUPTI calls our callbacks with its own lock held, and the
+ * reverse order deadlocks.
+ */
+#define _GNU_SOURCE /* pipe2 */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#include <cupti.h> /* also brings the generated_*_meta.h parameter structs */
+
+#include "internal.h"
+
+#define GS_EXPORT __attribute__((visibility("default")))
+
+/* Queue bound: completed buffers waiting for the writer, in bytes. */
+#define GS_MAX_QUEUED_BYTES (256u << 20)
+/* How long a fatal signal may wait for the finalize before the process
+ * dies anyway (see the signal section). */
+#define GS_SIGNAL_FINALIZE_MS 3000
+#define GS_MAX_DEVICES 64
+
+enum fin_state { FIN_NONE, FIN_RUNNING, FIN_DONE };
+
+static struct {
+	atomic_int init; /* 0 never, 1 in progress/done */
+	int init_result; /* InitializeInjection's return value */
+	int active;	 /* recording */
+	struct gs_config cfg;
+	char path[PATH_MAX]; /* expanded output path */
+	char host[256];
+	char *cmdline;
+	long pid;
+	size_t buf_bytes; /* activity buffer size, bytes */
+	struct gs_writer *w;
+	struct gs_decoder dec;
+	struct gs_pipeline *pipe;
+	CUpti_SubscriberHandle sub;
+	int subscribed;
+	uint64_t start_ns;		       /* CUPTI clock */
+	atomic_ullong cupti_dropped;	       /* records CUPTI reported dropped */
+	atomic_int first_context;	       /* device facts queried once */
+	int64_t mem_clock_khz[GS_MAX_DEVICES]; /* from the driver, -1 unknown */
+
+	/* buffer hand-off vs finalize */
+	pthread_mutex_t hand_lock;
+	int accepting;
+
+	/* periodic flush */
+	pthread_t flush_thread;
+	int flush_running;
+	pthread_mutex_t flush_lock;
+	pthread_cond_t flush_cond;
+	int flush_stop;
+
+	/* finalize */
+	pthread_mutex_t fin_lock;
+	pthread_cond_t fin_cond;
+	int fin_state;
+
+	/* signals */
+	struct sigaction old_int, old_term;
+	int sig_pipe[2];  /* handler -> signal thread: 'F' finalize, 'f' flush */
+	int done_pipe[2]; /* signal thread -> handler: finalize done */
+	pthread_t sig_thread;
+	int sig_installed;
+} G = {
+    .hand_lock = PTHREAD_MUTEX_INITIALIZER,
+    .flush_lock = PTHREAD_MUTEX_INITIALIZER,
+    .flush_cond = PTHREAD_COND_INITIALIZER,
+    .fin_lock = PTHREAD_MUTEX_INITIALIZER,
+    .fin_cond = PTHREAD_COND_INITIALIZER,
+    .sig_pipe = {-1, -1},
+    .done_pipe = {-1, -1},
+};
+
+/* Set while this thread is inside a runtime cudaGraphLaunch, so the nested
+ * driver cuGraphLaunch is not recorded a second time. */
+static __thread int in_runtime_graph_launch;
+
+static void finalize(const char *reason);
+
+/* ------------------------------------------------------------- helpers */
+
+static const char *cupti_err(CUptiResult r)
+{
+	const char *s = NULL;
+
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+static const char *env_get(const char *name, void *ctx)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+static uint64_t cupti_now(void)
+{
+	uint64_t t = 0;
+
+	cuptiGetTimestamp(&t);
+	return t;
+}
+
+/* /proc/self/cmdline with the NULs turned into spaces. */
+static char *read_cmdline(void)
+{
+	char buf[16384];
+	ssize_t n, i;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return strdup("");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return strdup("");
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* The driver is already loaded in the process that loaded us; look up a
+ * function without linking libcuda (RTLD_NOLOAD: never load a second one). */
+static void *driver_sym(const char *name)
+{
+	static void *h;
+
+	if (!h)
+		h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	return h ? dlsym(h, name) : NULL;
+}
+
+/* ------------------------------------------------------------- seams for decode */
+
+static int next_record(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+	return cuptiActivityGetNextRecord(buf, valid, rec) != CUPTI_SUCCESS;
+}
+
+static const char *api_name(int api, uint32_t cbid, void *ctx)
+{
+	const char *name = NULL;
+	(void)ctx;
+
+	if (cuptiGetCallbackName(api == GS_API_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API
+						       : CUPTI_CB_DOMAIN_DRIVER_API,
+				 cbid, &name) != CUPTI_SUCCESS)
+		return NULL;
+	return name;
+}
+
+/* ------------------------------------------------------------- buffers */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*max_records = 0; /* as many as fit */
+	*buffer = G.pipe ? gs_pipeline_get_buffer(G.pipe) : NULL;
+	*size = *buffer ? G.buf_bytes : 0; /* size 0: CUPTI drops and counts */
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				      size_t valid)
+{
+	size_t dropped = 0;
+
+	/* CUPTI's own drop count for this buffer's context/stream. Not under
+	 * any lock of ours. */
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+		atomic_fetch_add(&G.cupti_dropped, dropped);
+
+	pthread_mutex_lock(&G.hand_lock);
+	if (G.accepting) {
+		/* Only a queue append: never decode or write here. */
+		gs_pipeline_submit(G.pipe, buffer, size, valid);
+		buffer = NULL;
+	}
+	pthread_mutex_unlock(&G.hand_lock);
+	free(buffer); /* after finalize */
+}
+
+/* Flush CUPTI's buffers and wait (bounded) until the writer committed them. */
+static void flush_and_commit(uint32_t flag, unsigned wait_ms)
+{
+	CUptiResult r = cuptiActivityFlushAll(flag);
+
+	if (r != CUPTI_SUCCESS)
+		gs_log(GS_LOG_DEBUG, "cuptiActivityFlushAll: %s", cupti_err(r));
+	pthread_mutex_lock(&G.hand_lock);
+	if (G.accepting) {
+		struct gs_pipeline *p = G.pipe;
+		pthread_mutex_unlock(&G.hand_lock);
+		gs_pipeline_sync(p, wait_ms);
+		return;
+	}
+	pthread_mutex_unlock(&G.hand_lock);
+}
+
+/* ------------------------------------------------------------- periodic flush */
+
+static void *flush_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&G.flush_lock);
+	while (!G.flush_stop) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += G.cfg.flush_ms / 1000;
+		until.tv_nsec += (long)(G.cfg.flush_ms % 1000) * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&G.flush_cond, &G.flush_lock, &until);
+		if (G.flush_stop)
+			break;
+		pthread_mutex_unlock(&G.flush_lock);
+		/* Default flush (0): only buffers whose records are complete,
+		 * so no half-filled kernel record is written. A killed process
+		 * loses at most about one period. */
+		cuptiActivityFlushAll(0);
+		pthread_mutex_lock(&G.flush_lock);
+	}
+	pthread_mutex_unlock(&G.flush_lock);
+	return NULL;
+}
+
+static void stop_flush_thread(void)
+{
+	if (!G.flush_running)
+		return;
+	pthread_mutex_lock(&G.flush_lock);
+	G.flush_stop = 1;
+	pthread_cond_signal(&G.flush_cond);
+	pthread_mutex_unlock(&G.flush_lock);
+	pthread_join(G.flush_thread, NULL);
+	G.flush_running = 0;
+}
+
+/* ------------------------------------------------------------- callbacks */
+
+static void query_devices(void)
+{
+	CUresult (*get_count)(int *) = (CUresult(*)(int *))driver_sym("cuDeviceGetCount");
+	CUresult (*get_attr)(int *, CUdevice_attribute, CUdevice) =
+	    (CUresult(*)(int *, CUdevice_attribute, CUdevice))driver_sym("cuDeviceGetAttribute");
+	int n = 0, i;
+
+	/* The memory clock is not in CUPTI's device record. Asked once, at
+	 * the first context creation (the driver is initialised by then; in
+	 * InitializeInjection it is not). */
+	if (!get_count || !get_attr || get_count(&n) != CUDA_SUCCESS)
+		return;
+	for (i = 0; i < n && i < GS_MAX_DEVICES; i++) {
+		int khz = 0;
+		if (get_attr(&khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, i) == CUDA_SUCCESS)
+			G.mem_clock_khz[i] = khz;
+	}
+}
+
+static void graph_event(const CUpti_GraphData *g, CUpti_CallbackId cbid)
+{
+	struct gs_event ev;
+	uint32_t gid = 0, ogid = 0, eid = 0;
+	uint64_t nid = 0, onid = 0, dep = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	if (g->graph)
+		cuptiGetGraphId(g->graph, &gid);
+	switch (cbid) {
+	case CUPTI_CBID_RESOURCE_GRAPH_CREATED:
+	case CUPTI_CBID_RESOURCE_GRAPH_CLONED:
+		ev.kind = GS_EV_GRAPH;
+		ev.u.graph.graph_id = gid;
+		ev.u.graph.original_graph_id = -1;
+		if (cbid == CUPTI_CBID_RESOURCE_GRAPH_CLONED && g->originalGraph &&
+		    cuptiGetGraphId(g->originalGraph, &ogid) == CUPTI_SUCCESS)
+			ev.u.graph.original_graph_id = ogid;
+		ev.u.graph.device = -1;
+		ev.u.graph.context = -1;
+		ev.u.graph.created = cupti_now();
+		ev.u.graph.origin = cbid == CUPTI_CBID_RESOURCE_GRAPH_CLONED ? 1 : 0;
+		break;
+	case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+	case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+		if (!g->node || cuptiGetGraphNodeId(g->node, &nid) != CUPTI_SUCCESS)
+			return;
+		ev.kind = GS_EV_GRAPH_NODE;
+		ev.u.node.n.node_id = nid;
+		ev.u.node.n.graph_id = gid;
+		ev.u.node.n.type = (int)g->nodeType;
+		ev.u.node.n.original_node_id = -1;
+		/* Cloning happens for cuGraphClone and for every node of an
+		 * instantiation: kernel records carry the instantiated node's
+		 * id, this maps it back to the node the user built. */
+		if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED && g->originalNode &&
+		    cuptiGetGraphNodeId(g->originalNode, &onid) == CUPTI_SUCCESS)
+			ev.u.node.n.original_node_id = (int64_t)onid;
+		ev.u.node.n.child_graph_id = -1;
+		for (int i = 0; i < 3; i++)
+			ev.u.node.n.grid[i] = ev.u.node.n.block[i] = -1;
+		ev.u.node.n.bytes = -1;
+		ev.u.node.n.created = cupti_now();
+		break;
+	case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED:
+		if (!g->node || !g->dependency ||
+		    cuptiGetGraphNodeId(g->node, &nid) != CUPTI_SUCCESS ||
+		    cuptiGetGraphNodeId(g->dependency, &dep) != CUPTI_SUCCESS)
+			return;
+		ev.kind = GS_EV_GRAPH_EDGE;
+		ev.u.edge.graph_id = gid;
+		ev.u.edge.from = dep; /* node depends on dependency */
+		ev.u.edge.to = nid;
+		break;
+	case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
+		if (!g->graphExec || cuptiGetGraphExecId(g->graphExec, &eid) != CUPTI_SUCCESS)
+			return;
+		ev.kind = GS_EV_GRAPH_EXEC;
+		ev.u.exec.exec_id = eid;
+		ev.u.exec.graph_id = g->graph ? (int64_t)gid : -1;
+		ev.u.exec.device = -1;
+		ev.u.exec.created = cupti_now();
+		break;
+	default: return;
+	}
+	pthread_mutex_lock(&G.hand_lock);
+	if (G.accepting)
+		gs_pipeline_event(G.pipe, &ev);
+	pthread_mutex_unlock(&G.hand_lock);
+}
+
+static void graph_launch(const CUpti_CallbackData *cb, CUgraphExec exec, CUstream stream,
+			 int per_thread)
+{
+	struct gs_event ev;
+	uint32_t eid = 0, sid = 0;
+
+	if (!exec || cuptiGetGraphExecId(exec, &eid) != CUPTI_SUCCESS)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = GS_EV_GRAPH_LAUNCH;
+	ev.u.launch.exec_id = eid;
+	ev.u.launch.stream = -1;
+	if (cb->context &&
+	    cuptiGetStreamIdEx(cb->context, stream, (uint8_t)per_thread, &sid) == CUPTI_SUCCESS)
+		ev.u.launch.stream = sid;
+	ev.u.launch.correlation_id = cb->correlationId;
+	ev.u.launch.tid = (int64_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&G.hand_lock);
+	if (G.accepting)
+		gs_pipeline_event(G.pipe, &ev);
+	pthread_mutex_unlock(&G.hand_lock);
+}
+
+static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			      const void *data)
+{
+	(void)userdata;
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		const CUpti_CallbackData *cb = data;
+		if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+			/* The reset destroys the context and with it records
+			 * not yet delivered: hand over what is complete now
+			 * and make it durable. */
+			if (cb->callbackSite == CUPTI_API_ENTER)
+				flush_and_commit(0, 2000);
+		} else if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+			   cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000) {
+			if (cb->callbackSite == CUPTI_API_ENTER) {
+				const cudaGraphLaunch_v10000_params *p = cb->functionParams;
+				in_runtime_graph_launch = 1;
+				graph_launch(
+				    cb, (CUgraphExec)p->graphExec, (CUstream)p->stream,
+				    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000);
+			} else {
+				in_runtime_graph_launch = 0;
+			}
+		}
+	} else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+		const CUpti_CallbackData *cb = data;
+		if ((cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+		     cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) &&
+		    cb->callbackSite == CUPTI_API_ENTER && !in_runtime_graph_launch) {
+			const cuGraphLaunch_params *p = cb->functionParams;
+			graph_launch(cb, p->hGraph, p->hStream,
+				     cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
+		}
+	} else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		const CUpti_ResourceData *rd = data;
+		switch (cbid) {
+		case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+			if (atomic_exchange(&G.first_context, 1) == 0)
+				query_devices();
+			break;
+		case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+			/* The context's work is done (destroy synchronizes), so
+			 * a forced flush delivers complete records only. */
+			flush_and_commit(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, 2000);
+			break;
+		default: graph_event((const CUpti_GraphData *)rd->resourceDescriptor, cbid); break;
+		}
+	}
+}
+
+/* ------------------------------------------------------------- activities */
+
+static const struct {
+	unsigned act;
+	CUpti_ActivityKind kind;
+	const char *name;
+} kinds[] = {
+    {GS_ACT_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernel"},
+    {GS_ACT_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"},
+    {GS_ACT_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, "memcpy2"},
+    {GS_ACT_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET, "memset"},
+    {GS_ACT_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, "runtime"},
+    {GS_ACT_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, "driver"},
+    {GS_ACT_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"},
+    {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER, "nvtx"},
+    {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA, "nvtx_data"},
+    {GS_ACT_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, "overhead"},
+    {GS_ACT_ALL, CUPTI_ACTIVITY_KIND_DEVICE, "device"},
+};
+
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static void enable_activities(int on)
+{
+	size_t i;
+
+	for (i = 0; i < N_KINDS; i++) {
+		CUptiResult r;
+		char key[64];
+
+		if (!(G.cfg.activities & kinds[i].act))
+			continue;
+		r = on ? cuptiActivityEnable(kinds[i].kind) : cuptiActivityDisable(kinds[i].kind);
+		if (r != CUPTI_SUCCESS && on) {
+			snprintf(key, sizeof(key), "activity.%s", kinds[i].name);
+			gs_warn(key, "cannot enable CUPTI %s records: %s; they are not recorded",
+				kinds[i].name, cupti_err(r));
+		}
+	}
+}
+
+static int enable_callbacks(void)
+{
+	static const CUpti_CallbackId graph_cbids[] = {
+	    CUPTI_CBID_RESOURCE_GRAPH_CREATED,
+	    CUPTI_CBID_RESOURCE_GRAPH_CLONED,
+	    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+	    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+	    CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED,
+	    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+	};
+	CUptiResult r;
+	size_t i;
+
+	/* Callbacks only for what needs them: per-call callbacks on the hot
+	 * path would cost every launch. */
+	r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+				CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE,
+					CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE,
+					CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+	if (r != CUPTI_SUCCESS) {
+		gs_warn("callbacks",
+			"cannot enable CUPTI callbacks: %s; cudaDeviceReset will not "
+			"flush",
+			cupti_err(r));
+		return -1;
+	}
+	if (!(G.cfg.activities & GS_ACT_GRAPH))
+		return 0;
+	for (i = 0; i < sizeof(graph_cbids) / sizeof(graph_cbids[0]) && r == CUPTI_SUCCESS; i++)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, graph_cbids[i]);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+					CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+					CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+					CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+					CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
+	if (r != CUPTI_SUCCESS)
+		gs_warn("callbacks.graph",
+			"cannot enable CUDA graph callbacks: %s; graph topology "
+			"is not recorded",
+			cupti_err(r));
+	return 0;
+}
+
+/* ------------------------------------------------------------- meta */
+
+static void write_start_meta(void)
+{
+	struct gs_writer *w = G.w;
+	struct timespec rt, mono;
+	uint64_t t0, t1;
+	char buf[256];
+	uint32_t cupti_version = 0;
+	int driver_version = 0;
+	CUresult (*get_driver_version)(int *) =
+	    (CUresult(*)(int *))driver_sym("cuDriverGetVersion");
+	struct gs_process p;
+
+	/* Offsets: sample the host clocks between two CUPTI timestamps and
+	 * use the midpoint, so host-side events can be aligned to ±(t1-t0)/2. */
+	t0 = cupti_now();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	t1 = cupti_now();
+	G.start_ns = t0 + (t1 - t0) / 2;
+
+	gs_writer_begin(w);
+	gs_writer_meta(w, "collector_version", GS_COLLECTOR_VERSION);
+	gs_writer_meta(w, "command_line", G.cmdline);
+	gs_writer_meta_int(w, "pid", G.pid);
+	gs_writer_meta(w, "hostname", G.host);
+	gs_writer_meta_int(w, "start_ns", (int64_t)G.start_ns);
+	gs_writer_meta_int(w, "realtime_offset_ns",
+			   (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (int64_t)G.start_ns);
+	gs_writer_meta_int(w, "monotonic_offset_ns",
+			   (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec - (int64_t)G.start_ns);
+	gs_writer_meta(w, "config.output", G.cfg.output);
+	gs_writer_meta(w, "config.output_path", G.path);
+	gs_activities_to_string(G.cfg.activities, buf, sizeof(buf));
+	gs_writer_meta(w, "config.activities", buf);
+	gs_writer_meta_int(w, "config.latency", G.cfg.latency);
+	gs_writer_meta_int(w, "config.flush_ms", G.cfg.flush_ms);
+	gs_writer_meta(w, "config.log",
+		       (const char *[]){"quiet", "warn", "info", "debug"}[G.cfg.log_level]);
+	gs_writer_meta_int(w, "config.buffer_kb", G.cfg.buffer_kb);
+	if (cuptiGetVersion(&cupti_version) == CUPTI_SUCCESS)
+		gs_writer_meta_int(w, "cupti_version", cupti_version);
+	if (get_driver_version && get_driver_version(&driver_version) == CUDA_SUCCESS)
+		gs_writer_meta_int(w, "cuda_driver_version", driver_version);
+	gs_writer_meta(w, "finalized", "0");
+	memset(&p, 0, sizeof(p));
+	p.pid = G.pid;
+	p.hostname = G.host;
+	p.command_line = G.cmdline;
+	p.start_ns = G.start_ns;
+	gs_writer_process(w, &p);
+	gs_writer_commit(w);
+}
+
+static void write_warnings(struct gs_writer *w)
+{
+	int i, n = gs_warning_count();
+
+	for (i = 0; i < n; i++) {
+		const char *k, *m;
+		char key[96];
+		if (gs_warning_get(i, &k, &m) != 0)
+			continue;
+		snprintf(key, sizeof(key), "warning.%s", k);
+		gs_writer_meta(w, key, m);
+	}
+}
+
+/* ------------------------------------------------------------- finalize */
+
+static void finalize(const char *reason)
+{
+	struct timespec until;
+	uint64_t dropped_cupti, dropped_queue, stop_ns;
+	struct gs_process p;
+	struct gs_writer *w;
+	int i;
+
+	pthread_mutex_lock(&G.fin_lock);
+	if (!G.active || G.fin_state == FIN_DONE) {
+		pthread_mutex_unlock(&G.fin_lock);
+		return;
+	}
+	if (G.fin_state == FIN_RUNNING) {
+		/* Another thread (a signal, exit() elsewhere) is finalizing:
+		 * wait for it, bounded, rather than returning to a process
+		 * that exits under a half-written trace. */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 10;
+		while (G.fin_state == FIN_RUNNING)
+			if (pthread_cond_timedwait(&G.fin_cond, &G.fin_lock, &until) == ETIMEDOUT)
+				break;
+		pthread_mutex_unlock(&G.fin_lock);
+		return;
+	}
+	G.fin_state = FIN_RUNNING;
+	pthread_mutex_unlock(&G.fin_lock);
+
+	stop_flush_thread();
+	/* No new records, then everything CUPTI holds (forced: at the end a
+	 * record still incomplete will never complete). */
+	enable_activities(0);
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	stop_ns = cupti_now();
+
+	pthread_mutex_lock(&G.hand_lock);
+	G.accepting = 0;
+	pthread_mutex_unlock(&G.hand_lock);
+	dropped_queue = gs_pipeline_dropped(G.pipe);
+	gs_pipeline_stop(G.pipe); /* drains the queue, joins the writer */
+	G.pipe = NULL;
+	dropped_cupti = atomic_load(&G.cupti_dropped);
+
+	w = G.w;
+	gs_writer_begin(w);
+	gs_decoder_flush_nvtx(&G.dec, 1, stop_ns);
+	gs_decoder_free(&G.dec);
+	gs_writer_meta_int(w, "dropped_records", (int64_t)(dropped_cupti + dropped_queue));
+	gs_writer_meta_int(w, "dropped_records.cupti", (int64_t)dropped_cupti);
+	gs_writer_meta_int(w, "dropped_records.queue", (int64_t)dropped_queue);
+	gs_writer_meta(w, "exit_reason", reason);
+	for (i = 0; i < GS_MAX_DEVICES; i++)
+		if (G.mem_clock_khz[i] > 0)
+			gs_writer_device_memory_clock(w, (uint32_t)i, G.mem_clock_khz[i]);
+	memset(&p, 0, sizeof(p));
+	p.pid = G.pid;
+	p.hostname = G.host;
+	p.command_line = G.cmdline;
+	p.start_ns = G.start_ns;
+	p.end_ns = stop_ns;
+	p.exit_reason = reason;
+	gs_writer_process(w, &p);
+	if (dropped_cupti + dropped_queue)
+		gs_warn("dropped",
+			"%llu activity records were dropped (%llu by CUPTI, %llu because "
+			"the writer fell behind); try a larger GAPSCOPE_BUFFER_KB",
+			(unsigned long long)(dropped_cupti + dropped_queue),
+			(unsigned long long)dropped_cupti, (unsigned long long)dropped_queue);
+	write_warnings(w);
+	gs_writer_commit(w);
+	if (gs_writer_finalize(w, stop_ns) == 0)
+		gs_log(GS_LOG_INFO, "trace written to %s", G.path);
+	G.w = NULL;
+
+	pthread_mutex_lock(&G.fin_lock);
+	G.fin_state = FIN_DONE;
+	pthread_cond_broadcast(&G.fin_cond);
+	pthread_mutex_unlock(&G.fin_lock);
+}
+
+static void at_exit(void)
+{
+	finalize("exit");
+}
+
+/* ------------------------------------------------------------- signals */
+
+/*
+ * SIGINT/SIGTERM. Finalizing inside a signal handler is not
+ * async-signal-safe (SQLite, malloc, CUPTI locks), so the handler only
+ * writes a byte to a pipe; a dedicated thread does the work.
+ *  - If the application had its own handler, it decides what happens
+ *    (Python turns SIGINT into KeyboardInterrupt and exits normally, and
+ *    atexit finalizes). We ask for a flush and call its handler.
+ *  - If the disposition was the default (the process is about to die), we
+ *    wake the finalizer thread, wait for it at most GS_SIGNAL_FINALIZE_MS
+ *    (poll() is async-signal-safe), restore the default and re-raise, so the
+ *    exit status is what it would have been without us. If the signal
+ *    interrupted a thread holding a CUPTI or SQLite lock, the finalize may
+ *    not finish in time: the trace then stays an unfinalized WAL database
+ *    holding every batch committed so far.
+ *  - SIG_IGN: nothing.
+ */
+static void on_signal(int sig, siginfo_t *info, void *uctx)
+{
+	const struct sigaction *old = sig == SIGINT ? &G.old_int : &G.old_term;
+	int saved_errno = errno;
+	char c;
+
+	if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN)
+		goto out;
+	if ((old->sa_flags & SA_SIGINFO) || old->sa_handler != SIG_DFL) {
+		c = 'f';
+		if (write(G.sig_pipe[1], &c, 1) < 0) {
+			/* best effort */
+		}
+		if (old->sa_flags & SA_SIGINFO)
+			old->sa_sigaction(sig, info, uctx);
+		else
+			old->sa_handler(sig);
+		goto out;
+	}
+	c = 'F';
+	if (write(G.sig_pipe[1], &c, 1) == 1) {
+		struct pollfd pfd = {.fd = G.done_pipe[0], .events = POLLIN};
+		poll(&pfd, 1, GS_SIGNAL_FINALIZE_MS);
+	}
+	sigaction(sig, old, NULL);
+	raise(sig); /* blocked until we return, then default action */
+out:
+	errno = saved_errno;
+}
+
+static void *signal_main(void *arg)
+{
+	char c;
+	(void)arg;
+
+	while (read(G.sig_pipe[0], &c, 1) == 1) {
+		if (c == 'F') {
+			finalize("signal");
+			c = 'd';
+			if (write(G.done_pipe[1], &c, 1) < 0) {
+				/* the handler times out */
+			}
+		} else {
+			flush_and_commit(0, 1000);
+		}
+	}
+	return NULL;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	sigset_t all, old;
+
+	if (pipe2(G.sig_pipe, O_CLOEXEC) != 0 || pipe2(G.done_pipe, O_CLOEXEC) != 0) {
+		gs_warn("signals",
+			"cannot create a pipe (%s); SIGINT/SIGTERM will not finalize the "
+			"trace",
+			strerror(errno));
+		return;
+	}
+	/* The signal thread must not receive the signals itself. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (pthread_create(&G.sig_thread, NULL, signal_main, NULL) != 0) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		gs_warn("signals", "cannot start the signal thread; SIGINT/SIGTERM will not "
+				   "finalize the trace");
+		return;
+	}
+	pthread_detach(G.sig_thread);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &G.old_int);
+	sigaction(SIGTERM, &sa, &G.old_term);
+	G.sig_installed = 1;
+}
+
+/* ------------------------------------------------------------- init */
+
+static int start(void)
+{
+	char err[512];
+	size_t max_pending;
+	CUptiResult r;
+
+	gs_config_from_env(&G.cfg, env_get, NULL);
+	G.pid = (long)getpid();
+	if (gethostname(G.host, sizeof(G.host) - 1) != 0)
+		snprintf(G.host, sizeof(G.host), "unknown");
+	G.cmdline = read_cmdline();
+	for (int i = 0; i < GS_MAX_DEVICES; i++)
+		G.mem_clock_khz[i] = -1;
+
+	if (gs_path_expand(G.cfg.output, G.path, sizeof(G.path), G.pid, G.host, env_get, NULL, err,
+			   sizeof(err)) != 0) {
+		gs_warn("output",
+			"GAPSCOPE_OUTPUT=\"%.200s\": %s; this run is not recorded, the "
+			"application continues",
+			G.cfg.output, err);
+		return 0;
+	}
+	if (gs_writer_open(&G.w, G.path, err, sizeof(err)) != 0) {
+		gs_warn("output", "%s; this run is not recorded, the application continues", err);
+		return 0;
+	}
+	{
+		/* Store the absolute path: `gapscope record` and users look for it
+		 * after the application may have changed directory. */
+		char abs[PATH_MAX];
+		if (realpath(G.path, abs))
+			snprintf(G.path, sizeof(G.path), "%s", abs);
+	}
+
+	r = cuptiSubscribe(&G.sub, (CUpti_CallbackFunc)callback, NULL);
+	if (r != CUPTI_SUCCESS) {
+		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+			gs_warn(
+			    "subscriber",
+			    "another CUPTI client is already active in this process "
+			    "(torch.profiler, Nsight Systems, ...); gapscope records nothing here, "
+			    "the application continues");
+		else
+			gs_warn("subscriber",
+				"cannot subscribe to CUPTI: %s; gapscope records "
+				"nothing here, the application continues",
+				cupti_err(r));
+		/* Leave a finalized trace that says why it is empty. */
+		write_start_meta();
+		gs_writer_begin(G.w);
+		write_warnings(G.w);
+		gs_writer_commit(G.w);
+		gs_writer_finalize(G.w, cupti_now());
+		G.w = NULL;
+		return 0;
+	}
+	G.subscribed = 1;
+
+	/* OS thread ids (gettid), so api_calls.tid matches /proc and NVTX. */
+	r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	if (r != CUPTI_SUCCESS)
+		gs_warn("thread_id", "cannot select OS thread ids: %s", cupti_err(r));
+
+	G.buf_bytes = (size_t)G.cfg.buffer_kb * 1024;
+	max_pending = GS_MAX_QUEUED_BYTES / G.buf_bytes;
+	if (max_pending < 4)
+		max_pending = 4;
+	gs_decoder_init(&G.dec, G.w, G.cfg.latency, next_record, api_name, NULL);
+	write_start_meta();
+	if (gs_pipeline_start(&G.pipe, &G.dec, max_pending, G.buf_bytes) != 0) {
+		gs_warn("writer_thread", "cannot start the writer thread; this run is not "
+					 "recorded, the application continues");
+		goto fail;
+	}
+	G.accepting = 1;
+
+	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	if (r != CUPTI_SUCCESS) {
+		gs_warn("buffers",
+			"cannot register CUPTI buffer callbacks: %s; this run is not "
+			"recorded, the application continues",
+			cupti_err(r));
+		goto fail;
+	}
+	if (G.cfg.latency) {
+		r = cuptiActivityEnableLatencyTimestamps(1);
+		if (r != CUPTI_SUCCESS)
+			gs_warn("latency", "cannot enable latency timestamps: %s", cupti_err(r));
+	}
+	enable_callbacks();
+	enable_activities(1);
+	G.active = 1;
+
+	if (G.cfg.flush_ms > 0) {
+		if (pthread_create(&G.flush_thread, NULL, flush_main, NULL) == 0)
+			G.flush_running = 1;
+		else
+			gs_warn("flush", "cannot start the flush thread; records are flushed at "
+					 "exit only");
+	}
+	if (atexit(at_exit) != 0)
+		gs_warn("atexit", "cannot register the exit handler; the trace may stay "
+				  "unfinalized");
+	install_signals();
+	gs_log(GS_LOG_INFO, "recording to %s", G.path);
+	return 1;
+
+fail:
+	if (G.pipe) {
+		pthread_mutex_lock(&G.hand_lock);
+		G.accepting = 0;
+		pthread_mutex_unlock(&G.hand_lock);
+		gs_pipeline_stop(G.pipe);
+		G.pipe = NULL;
+	}
+	gs_decoder_free(&G.dec);
+	cuptiUnsubscribe(G.sub);
+	G.subscribed = 0;
+	gs_writer_begin(G.w);
+	write_warnings(G.w);
+	gs_writer_commit(G.w);
+	gs_writer_finalize(G.w, cupti_now());
+	G.w = NULL;
+	return 0;
+}
+
+/* Called by the CUDA driver during cuInit for CUDA_INJECTION64_PATH. The
+ * driver may call it more than once (several cuInit paths); only the first
+ * call does anything. Returns 1 when recording. */
+GS_EXPORT int InitializeInjection(void)
+{
+	int expected = 0;
+
+	if (!atomic_compare_exchange_strong(&G.init, &expected, 1))
+		return G.init_result;
+	G.init_result = start();
+	return G.init_result;
+}
+
+/* Called by NVTX for NVTX_INJECTION64_PATH (`gapscope record` points it at
+ * this library). NVTX support lives in libcupti, which exports the same
+ * entry point: hand the export table over to it, so NVTX calls become
+ * CUPTI_ACTIVITY_KIND_MARKER records. Looked up at run time because our
+ * own symbol of the same name would shadow a direct call. */
+GS_EXPORT int InitializeInjectionNvtx2(const void *get_export_table)
+{
+	typedef int (*nvtx_init_fn)(const void *);
+	void *h = dlopen("libcupti.so.13", RTLD_LAZY | RTLD_NOLOAD);
+	nvtx_init_fn fn;
+
+	if (!h)
+		h = dlopen("libcupti.so", RTLD_LAZY | RTLD_NOLOAD);
+	fn = h ? (nvtx_init_fn)dlsym(h, "InitializeInjectionNvtx2") : NULL;
+	if (!fn) {
+		gs_warn("nvtx",
+			"libcupti's InitializeInjectionNvtx2 not found; NVTX ranges are not "
+			"recorded");
+		return 0;
+	}
+	return fn(get_export_table);
+}
