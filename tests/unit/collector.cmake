@@ -11,3 +11,12 @@ if(TARGET gs_collector_core)
                    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_decode.c
                    LIBS gs_collector_core)
 endif()
+if(TARGET gapscope_collector)
+  # Loads the real libgapscope.so (path baked in: it runs from the build tree).
+  gs_add_unit_test(test_collector_inject
+                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_inject.c
+                   LIBS SQLite::SQLite3 ${CMAKE_DL_LIBS})
+  target_compile_definitions(test_collector_inject
+                             PRIVATE GS_LIBGAPSCOPE="$<TARGET_FILE:gapscope_collector>")
+  add_dependencies(test_collector_inject gapscope_collector)
+endif()
