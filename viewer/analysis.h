@@ -289,9 +289,12 @@ struct gs_graph_advice {
 	uint32_t length;       /* ops per occurrence */
 	uint64_t count;	       /* occurrences */
 	uint32_t first_op_idx; /* first op of the first occurrence */
-	int64_t measured;      /* ns, sum over occurrences of last end - first start */
+	int64_t measured;      /* ns, sum over occurrences of (last end - first start),
+				  plus the launch-caused hole before the next
+				  occurrence when it follows at once */
 	int64_t op_time;       /* ns, sum of op durations in occurrences */
-	int64_t launch_idle;   /* ns, stream holes inside occurrences that are
+	int64_t launch_idle;   /* ns, stream holes inside occurrences (and the
+				  counted holes between them) that are
 				  launch-bound or launch-latency */
 	int64_t estimate;      /* ns, op_time + count * length * node overhead */
 	int64_t saving;	       /* ns, measured - estimate (may be <= 0) */
@@ -331,7 +334,8 @@ struct gs_result {
 	int graph_node_overhead_source; /* 0 default, 1 option, 2 measured in trace */
 
 	/* instrumentation (Hopper: CUPTI instruments every kernel) */
-	int instrumented;	    /* 1 if kernels carry CUPTI's instrumentation */
+	int instrumented;	    /* 1 kernels carry CUPTI's instrumentation (cc < 10),
+				       0 not, -1 unknown */
 	int64_t kernel_overhead_ns; /* ns subtracted per kernel, 0 if none */
 
 	/* lookup built by the analysis: apis index of an op's launch call */
