@@ -965,6 +965,51 @@ static int derive_rows(struct gs_writer *w)
 	if (exec(w, sql, "completing graph launches") != 0)
 		return -1;
 
+	/* Graph nodes: CUPTI's node callbacks give ids and types only. The
+	 * kernel name and launch configuration (and memcpy/memset sizes) come
+	 * from the activity records of launched nodes, which carry the id of
+	 * the *instantiated* node; clones point back at the node the user
+	 * built (original_node_id), which gets the same facts. No driver call
+	 * is made from inside CUPTI's callbacks for this. */
+	if (exec(
+		w,
+		"CREATE TEMP TABLE node_facts AS SELECT node, MIN(name_id) AS name_id,"
+		" MIN(gx) AS gx, MIN(gy) AS gy, MIN(gz) AS gz, MIN(bx) AS bx, MIN(by) AS by,"
+		" MIN(bz) AS bz, MIN(bytes) AS bytes FROM ("
+		"  SELECT graph_node_id AS node, name_id, grid_x AS gx, grid_y AS gy, grid_z AS gz,"
+		"   block_x AS bx, block_y AS by, block_z AS bz, NULL AS bytes FROM kernels"
+		"   WHERE graph_node_id <> 0"
+		"  UNION ALL SELECT graph_node_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, bytes"
+		"   FROM memcpys WHERE graph_node_id <> 0"
+		"  UNION ALL SELECT graph_node_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, bytes"
+		"   FROM memsets WHERE graph_node_id <> 0) GROUP BY node;"
+		"CREATE TEMP TABLE node_src AS"
+		" SELECT n.node_id AS node_id, f.* FROM graph_nodes n JOIN temp.node_facts f"
+		"  ON f.node = n.node_id"
+		" UNION ALL SELECT n.original_node_id, f.* FROM graph_nodes n JOIN temp.node_facts "
+		"f"
+		"  ON f.node = n.node_id WHERE n.original_node_id IS NOT NULL;"
+		"UPDATE graph_nodes SET"
+		" name_id = COALESCE(name_id, (SELECT MIN(name_id) FROM temp.node_src s"
+		"  WHERE s.node_id = graph_nodes.node_id)),"
+		" grid_x = COALESCE(grid_x, (SELECT MIN(gx) FROM temp.node_src s"
+		"  WHERE s.node_id = graph_nodes.node_id)),"
+		" grid_y = COALESCE(grid_y, (SELECT MIN(gy) FROM temp.node_src s"
+		"  WHERE s.node_id = graph_nodes.node_id)),"
+		" grid_z = COALESCE(grid_z, (SELECT MIN(gz) FROM temp.node_src s"
+		"  WHERE s.node_id = graph_nodes.node_id)),"
+		" block_x = COALESCE(block_x, (SELECT MIN(bx) FROM temp.node_src s"
+		"  WHERE s.node_id = graph_nodes.node_id)),"
+		" block_y = COALESCE(block_y, (SELECT MIN(by) FROM temp.node_src s"
+		"  WHERE s.node_id = graph_nodes.node_id)),"
+		" block_z = COALESCE(block_z, (SELECT MIN(bz) FROM temp.node_src s"
+		"  WHERE s.node_id = graph_nodes.node_id)),"
+		" bytes = COALESCE(bytes, (SELECT MIN(bytes) FROM temp.node_src s"
+		"  WHERE s.node_id = graph_nodes.node_id))"
+		" WHERE node_id IN (SELECT node_id FROM temp.node_src);",
+		"completing graph nodes") != 0)
+		return -1;
+
 	/* Synchronous copies (not device-to-device: those do not block the
 	 * host), async copies touching pageable memory, and synchronous
 	 * memsets of host-visible memory. Graph nodes never block the host. */

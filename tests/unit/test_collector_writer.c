@@ -621,6 +621,84 @@ static void test_no_kernels_no_steady_state(void **state)
 	sqlite3_close(db);
 }
 
+static void test_graph_nodes_completed_from_records(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct gs_graph g = {
+	    .graph_id = 1, .original_graph_id = -1, .device = -1, .context = -1, .created = 10};
+	struct gs_graph_node n = {.graph_id = 1,
+				  .type = GS_NODE_KERNEL,
+				  .original_node_id = -1,
+				  .child_graph_id = -1,
+				  .grid = {-1, -1, -1},
+				  .block = {-1, -1, -1},
+				  .bytes = -1,
+				  .created = 11};
+	struct gs_kernel k = {.start = 500,
+			      .end = 600,
+			      .correlation_id = 5,
+			      .grid_x = 4,
+			      .grid_y = 1,
+			      .grid_z = 1,
+			      .block_x = 128,
+			      .block_y = 1,
+			      .block_z = 1,
+			      .graph_id = 2,
+			      .graph_node_id = 20};
+	struct gs_memset ms = {.start = 610,
+			       .end = 620,
+			       .correlation_id = 5,
+			       .bytes = 256,
+			       .mem_kind = GS_MEM_DEVICE,
+			       .is_async = 1,
+			       .graph_id = 2,
+			       .graph_node_id = 21};
+	struct gs_graph_launch l = {.exec_id = 2, .stream = 7, .correlation_id = 5, .tid = -1};
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	assert_int_equal(gs_writer_graph(w, &g), 0);
+	n.node_id = 10; /* kernel node as built */
+	assert_int_equal(gs_writer_graph_node(w, &n), 0);
+	n.node_id = 11; /* memset node as built */
+	n.type = GS_NODE_MEMSET;
+	assert_int_equal(gs_writer_graph_node(w, &n), 0);
+	n.node_id = 12; /* never launched: stays without facts */
+	n.type = GS_NODE_KERNEL;
+	assert_int_equal(gs_writer_graph_node(w, &n), 0);
+	assert_int_equal(gs_writer_graph_edge(w, 1, 10, 11), 0);
+	assert_int_equal(gs_writer_graph_exec(w, 2, 1, 0, 30), 0);
+	n.node_id = 20; /* instantiated clones */
+	n.original_node_id = 10;
+	assert_int_equal(gs_writer_graph_node(w, &n), 0);
+	n.node_id = 21;
+	n.original_node_id = 11;
+	n.type = GS_NODE_MEMSET;
+	assert_int_equal(gs_writer_graph_node(w, &n), 0);
+	k.name_id = gs_writer_intern(w, "_Z4stepPf");
+	assert_int_equal(gs_writer_kernel(w, &k), 0);
+	assert_int_equal(gs_writer_memset(w, &ms), 0);
+	api(w, GS_API_RUNTIME, "cudaGraphLaunch_v10000", 400, 450, 5);
+	assert_int_equal(gs_writer_graph_launch(w, &l), 0);
+	gs_writer_commit(w);
+	assert_int_equal(gs_writer_finalize(w, 1000), 0);
+
+	db = open_db();
+	assert_text(
+	    db,
+	    "SELECT group_concat(printf('%d:%s:%s:%s:%s', node_id, IFNULL((SELECT value FROM "
+	    "strings WHERE id = name_id), 'N'), IFNULL(grid_x, 'N'), IFNULL(block_x, 'N'), "
+	    "IFNULL(bytes, 'N')), ' ') FROM (SELECT * FROM graph_nodes ORDER BY node_id)",
+	    "10:_Z4stepPf:4:128:N 11:N:N:N:256 12:N:N:N:N 20:_Z4stepPf:4:128:N "
+	    "21:N:N:N:256");
+	assert_text(db,
+		    "SELECT printf('%d %d %d %d %d %d', exec_id, stream, correlation_id, "
+		    "start, end, tid) FROM graph_launches",
+		    "2 7 5 400 450 101");
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +714,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_implicit_api_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_implicit_syncs_each_case, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_kernels_no_steady_state, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_graph_nodes_completed_from_records, setup,
+					    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
