@@ -52,19 +52,21 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-char *render_dot_escape(const char *s)
+/* backslashes: copies written per backslash of the input */
+static char *escape(const char *s, int backslashes)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = strlen(s), o = 0;
 	char *out = malloc(5 * len + 1);
+	int k;
 
 	if (!out)
 		return NULL;
 	while (*p) {
 		size_t n = utf8_len(p);
 		if (*p == '\\') {
-			out[o++] = '\\';
-			out[o++] = '\\';
+			for (k = 0; k < backslashes; k++)
+				out[o++] = '\\';
 			p++;
 		} else if (*p == '&') {
 			/* Graphviz decodes entities in every label ("&lt;" draws
@@ -85,6 +87,11 @@ char *render_dot_escape(const char *s)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+char *render_dot_escape(const char *s)
+{
+	return escape(s, 2);
 }
 
 struct text {
@@ -108,9 +115,12 @@ static void text_raw(struct text *t, const char *s)
 
 /* Append a string from a trace, escaped; cut (on a character boundary) when
  * the buffer is full, as a 10 kB template name would make a useless tooltip. */
-static void text_str(struct text *t, const char *s)
+static void text_str(struct text *t, const char *s, int tooltip)
 {
-	char *e = render_dot_escape(s);
+	/* libgvc (2.42, 2.43) expands backslash sequences in a tooltip twice
+	 * (found by the hostile-name tests: "\\\\N" still became the node's
+	 * name), so a literal backslash takes four there */
+	char *e = escape(s, tooltip ? 4 : 2);
 	size_t n, room = sizeof(t->buf) - 1 - t->len;
 
 	/* leave room for the lines that follow a name (ids, figures) */
@@ -240,8 +250,8 @@ static void node_label(struct build *b, int i, struct text *label, struct text *
 	if (n->name && *n->name) {
 		gm_short_name(n->name, tmp, sizeof(tmp), max_name);
 		text_raw(label, NL);
-		text_str(label, tmp);
-		text_str(tip, n->name);
+		text_str(label, tmp, 0);
+		text_str(tip, n->name, 1);
 		text_raw(tip, NL);
 	}
 	if ((n->type == GS_NODE_MEMCPY || n->type == GS_NODE_MEMSET) && n->bytes) {
@@ -258,12 +268,12 @@ static void node_label(struct build *b, int i, struct text *label, struct text *
 		} else if (n->n_dur) {
 			fmt_ns(n->mean_ns, t1, sizeof(t1));
 			fmt_ns((double)n->p90_ns, t2, sizeof(t2));
-			text_fmt(label, NL "mean %s  p90 %s" NL "%.1f%% of graph time", t1, t2,
+			text_fmt(label, NL "mean %s, p90 %s" NL "%.1f%% of graph time", t1, t2,
 				 100.0 * n->share);
 		}
 	}
 	if (n->detail) {
-		text_str(tip, n->detail);
+		text_str(tip, n->detail, 1);
 		text_raw(tip, NL);
 	}
 	if (n->grid[0])

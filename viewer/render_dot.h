@@ -43,7 +43,8 @@ int render_dot_write(Agraph_t *ag, const char *format, const char *path, char *e
  * tooltips): backslashes doubled (so "\N", "\G", "\l" in a name are not
  * expanded), '&' written as "&amp;" (Graphviz decodes entities in labels),
  * control characters and invalid UTF-8 bytes replaced by '?'.
- * DOT quoting itself is cgraph's job. Returns a malloc'ed string or NULL. */
+ * DOT quoting itself is cgraph's job. Returns a malloc'ed string or NULL.
+ * (Tooltips get four backslashes per backslash: see render_dot.c.) */
 char *render_dot_escape(const char *s);
 
 #endif

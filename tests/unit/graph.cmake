@@ -7,3 +7,7 @@ gs_add_unit_test(test_graph_render SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_graph_
 # libgvc/fontconfig caches are never freed (see the file)
 set_tests_properties(test_graph_render PROPERTIES ENVIRONMENT
   "LSAN_OPTIONS=suppressions=${CMAKE_SOURCE_DIR}/tests/cli/graph/lsan.supp:print_suppressions=0")
+gs_add_unit_test(test_graph_trace SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_graph_trace.c
+                 LIBS gs_viewer)
+target_compile_definitions(test_graph_trace PRIVATE
+                           GS_GRAPH_FIXTURES="${CMAKE_SOURCE_DIR}/tests/cli/graph")

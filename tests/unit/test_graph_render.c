@@ -91,11 +91,11 @@ static void test_diamond_nodes_edges_labels_heat_and_bold(void **state)
 	assert_string_equal(attr(ag, "label"), "graph 1");
 	/* labels: type, short name, mean and p90, share (12/22 = 54.5%) */
 	assert_string_equal(attr(find(ag, "n0"), "label"),
-			    "kernel\\nscale<…>\\nmean 2.0 µs  p90 3.0 µs\\n18.2% of graph time");
+			    "kernel\\nscale<…>\\nmean 2.0 µs, p90 3.0 µs\\n18.2% of graph time");
 	assert_string_equal(attr(find(ag, "n1"), "label"),
-			    "kernel\\ngemm\\nmean 6.0 µs  p90 7.0 µs\\n54.5% of graph time");
+			    "kernel\\ngemm\\nmean 6.0 µs, p90 7.0 µs\\n54.5% of graph time");
 	assert_string_equal(attr(find(ag, "n2"), "label"),
-			    "memcpy 4.0 KiB\\nmean 1.0 µs  p90 1.5 µs\\n9.1% of graph time");
+			    "memcpy 4.0 KiB\\nmean 1.0 µs, p90 1.5 µs\\n9.1% of graph time");
 	/* full name in the tooltip */
 	assert_non_null(
 	    strstr(attr(find(ag, "n0"), "tooltip"), "void scale<float, 4>(float*, int)\\nnode 11"));
@@ -244,7 +244,7 @@ static void test_dot_output_parses_back_with_same_counts(void **state)
 	assert_int_equal(agnnodes(back), 4);
 	assert_int_equal(agnedges(back), 4);
 	assert_string_equal(attr(find(back, "n1"), "label"),
-			    "kernel\\ngemm\\nmean 6.0 µs  p90 7.0 µs\\n54.5% of graph time");
+			    "kernel\\ngemm\\nmean 6.0 µs, p90 7.0 µs\\n54.5% of graph time");
 	agclose(back);
 	free(text);
 	unlink(path);
@@ -319,7 +319,7 @@ static void test_hostile_names_survive_dot(void **state)
 	assert_non_null(strstr(text, "label=\"kernel\\n<lambda>\""));
 	assert_non_null(
 	    strstr(attr(find(back, "n0"), "tooltip"),
-		   "void hostile<\"quoted\">(char const*, {braces}) \\\\N back\\\\slash"));
+		   "void hostile<\"quoted\">(char const*, {braces}) \\\\\\\\N back\\\\\\\\slash"));
 	assert_non_null(strstr(attr(find(back, "n2"), "tooltip"),
 			       "line1?line2 </text></svg> &amp; &amp;amp; ]]>"));
 	/* the 6000-character name: label shortened, tooltip cut with "…" */
