@@ -54,7 +54,7 @@ run_checker() { # run_checker <label> <args...>
 	f=$(echo "$out" | grep -c '^FAIL: ')
 	pass=$((pass + p))
 	fail=$((fail + f))
-	[ "$p" -gt 0 ] || result 1 "$1: checker ran no checks"
+	[ $((p + f)) -gt 0 ] || result 1 "$1: checker ran no checks"
 }
 # Lines the collector printed: "gapscope: ..." on stderr, less record's
 # closing line that names the database(s).
@@ -62,7 +62,7 @@ collector_lines() {
 	grep '^gapscope: ' "$1" | grep -Ev '^gapscope: (trace written to |[0-9]+ traces written: |no trace written to )'
 }
 sql() { # sql <db> <query>: prints the single value
-	python3 -c 'import sqlite3,sys; print(sqlite3.connect("file:"+sys.argv[1]+"?mode=ro",uri=True).execute(sys.argv[2]).fetchone()[0])' "$1" "$2" 2>&1
+	python3 -c 'import sqlite3,sys; print(sqlite3.connect("file:"+sys.argv[1]+"?mode=ro",uri=True).execute(sys.argv[2]).fetchone()[0])' "$1" "$2" 2>&1 | tail -1
 }
 
 for f in "$gs" "$lib" "$smoke"; do
