@@ -185,10 +185,18 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	result $rc "torch + torch.profiler: exit status 0 (got $rc)"
 	grep -qx 'result: PASS' "$W/torch-profiler.out"
 	result $? "torch + torch.profiler: the script's own results are right"
+	# The collector is first here (CUDA is initialised before the profiler
+	# starts), so torch.profiler is the client that finds CUPTI taken: the
+	# collector may warn once, never more. What each side recorded is shown
+	# for the record (INFO lines), not judged.
 	n=$(collector_lines "$W/torch-profiler.err" | wc -l)
-	[ "$n" = 1 ]
-	result $? "torch + torch.profiler: exactly one collector warning (got $n)"
-	[ -f "$db" ] && "$gs" info "$db" >"$W/torch-profiler.info" 2>&1 && cat "$W/torch-profiler.info"
+	[ "$n" -le 1 ]
+	result $? "torch + torch.profiler: at most one collector warning (got $n)"
+	echo "INFO: torch + torch.profiler: collector lines: $n; other stderr lines naming CUPTI: $(grep -ci cupti "$W/torch-profiler.err")"
+	if [ -f "$db" ]; then
+		"$gs" info "$db" >"$W/torch-profiler.info" 2>&1
+		echo "INFO: torch + torch.profiler: trace $(grep -E '^  kernels |^finalized|^warnings' "$W/torch-profiler.info" | tr -s ' ' | tr '\n' ';')"
+	fi
 else
 	echo "SKIP: PyTorch checks (python3 cannot import torch with CUDA)"
 	skip=$((skip + 1))
