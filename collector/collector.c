@@ -69,7 +69,9 @@ static struct {
 
 	/* buffer hand-off vs finalize */
 	pthread_mutex_t hand_lock;
-	int accepting;
+	pthread_cond_t hand_cond; /* signalled when syncers drops to 0 */
+	int accepting;		  /* G.pipe may be used */
+	int syncers;		  /* threads waiting in gs_pipeline_sync */
 
 	/* periodic flush */
 	pthread_t flush_thread;
@@ -187,8 +189,12 @@ static const char *api_name(int api, uint32_t cbid, void *ctx)
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	*max_records = 0; /* as many as fit */
-	*buffer = G.pipe ? gs_pipeline_get_buffer(G.pipe) : NULL;
-	*size = *buffer ? G.buf_bytes : 0; /* size 0: CUPTI drops and counts */
+	*buffer = NULL;
+	pthread_mutex_lock(&G.hand_lock);
+	if (G.accepting)
+		*buffer = gs_pipeline_get_buffer(G.pipe);
+	pthread_mutex_unlock(&G.hand_lock);
+	*size = *buffer ? G.buf_bytes : 0; /* NULL: CUPTI drops and counts */
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
@@ -219,12 +225,18 @@ static void flush_and_commit(uint32_t flag, unsigned wait_ms)
 	if (r != CUPTI_SUCCESS)
 		gs_log(GS_LOG_DEBUG, "cuptiActivityFlushAll: %s", cupti_err(r));
 	pthread_mutex_lock(&G.hand_lock);
-	if (G.accepting) {
-		struct gs_pipeline *p = G.pipe;
+	if (!G.accepting) {
 		pthread_mutex_unlock(&G.hand_lock);
-		gs_pipeline_sync(p, wait_ms);
 		return;
 	}
+	/* Wait outside the lock (bufferCompleted must not queue behind us);
+	 * finalize waits for syncers to leave before freeing the pipeline. */
+	G.syncers++;
+	pthread_mutex_unlock(&G.hand_lock);
+	gs_pipeline_sync(G.pipe, wait_ms);
+	pthread_mutex_lock(&G.hand_lock);
+	if (--G.syncers == 0)
+		pthread_cond_broadcast(&G.hand_cond);
 	pthread_mutex_unlock(&G.hand_lock);
 }
 
@@ -638,6 +650,8 @@ static void finalize(const char *reason)
 
 	pthread_mutex_lock(&G.hand_lock);
 	G.accepting = 0;
+	while (G.syncers > 0)
+		pthread_cond_wait(&G.hand_cond, &G.hand_lock);
 	pthread_mutex_unlock(&G.hand_lock);
 	dropped_queue = gs_pipeline_dropped(G.pipe);
 	gs_pipeline_stop(G.pipe); /* drains the queue, joins the writer */
