@@ -944,7 +944,12 @@ static void diff_row(FILE *f, const char *label, double b, double a, int kind, i
 		fprintf(f, "%.1f%%</td><td>%.1f%%</td><td>%+.1f pt", b * 100, a * 100,
 			(a - b) * 100);
 	}
-	fprintf(f, "</td><td class=\"%s\">", a == b ? "" : better ? "better" : "worse");
+	/* lower_better < 0: neither direction is good in itself (GPU busy
+	 * falls when kernels get faster and when work is removed) */
+	fprintf(f, "</td><td class=\"%s\">",
+		a == b || lower_better < 0 ? ""
+		: better		   ? "better"
+					   : "worse");
 	if (isnan(r))
 		fputs(a == b ? "=" : "new", f);
 	else
@@ -961,7 +966,7 @@ static void write_diff(FILE *f, const struct diff_result *d)
 	      "<th>after</th><th>change</th><th>relative</th></tr>\n",
 	      f);
 	diff_row(f, "wall time (GPU span)", (double)b->wall, (double)a->wall, 0, 1);
-	diff_row(f, "GPU busy", (double)b->busy, (double)a->busy, 0, 0);
+	diff_row(f, "GPU busy", (double)b->busy, (double)a->busy, 0, -1);
 	diff_row(f, "GPU utilisation", b->utilisation, a->utilisation, 2, 0);
 	diff_row(f, "launch overhead share", b->launch_overhead_share, a->launch_overhead_share, 2,
 		 1);

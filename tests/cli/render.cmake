@@ -15,3 +15,15 @@ if(Python3_Interpreter_FOUND)
     set_tests_properties(cli_render_${check} PROPERTIES LABELS cli)
   endforeach()
 endif()
+
+# The page in a real browser (headless Chromium): its JavaScript runs without
+# error and draws the expected number of timeline elements. Skips (77) when
+# Chromium is not installed.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME browser_render_html
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/browser/check_html.py
+                   ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/render_mkdb
+                   ${CMAKE_BINARY_DIR}/bin/render_gen ${CMAKE_CURRENT_BINARY_DIR}/browser_render)
+  set_tests_properties(browser_render_html PROPERTIES LABELS browser SKIP_RETURN_CODE 77
+                       TIMEOUT 900)
+endif()

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Checks pages written by `gapscope html` in headless Chromium.
+
+usage: check_html.py <gapscope> <render_mkdb> <render_gen> <work dir> [--screenshot-dir DIR]
+
+Loads each page with `chromium --headless --dump-dom` and reads back what
+the page's own JavaScript (viewer/html_assets/page.js) wrote on <body>:
+data-status ("ok", or "error: <message>" when any script error happened),
+data-events (events decoded from the embedded JSON) and data-rects (event
+rectangles in the SVG timeline). Expected counts are worked out by hand:
+
+* fixture "before" (tests/unit/test_export_fixture.c): 5 gaps + 4 kernels +
+  1 memcpy + 1 memset + 5 API calls + 2 syncs + 2 NVTX = 20 events, each
+  wider than a pixel at full zoom, so 20 rects;
+* fixture "after": 1 gap + 6 ops + 5 API + 1 sync + 2 NVTX = 15; the
+  comparison page draws both: 35;
+* render_gen with S steps (bench/render_gen.c): 19 S rows + 8 S - 1 gaps;
+  at a fixed plot width of 1000 px (URL "#w=1000") each of the 5 rows
+  (gaps, stream 7, API, syncs, NVTX; one lane each) holds at most one rect
+  per pixel column (+1 at the edge), so at most 5 * 1001 rects.
+
+It also checks that no element came from a trace string (the hostile kernel
+name "<script>alert(1)</script>" must stay text) and, with
+--screenshot-dir, saves PNGs of the pages. Exit 0 pass, 1 fail, 77 when no
+Chromium is installed (ctest SKIP_RETURN_CODE).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def fail(msg):
+    sys.stderr.write("FAIL: %s\n" % msg)
+    sys.exit(1)
+
+
+def chromium():
+    for n in CHROMIUM_NAMES:
+        p = shutil.which(n)
+        if p:
+            return p
+    return None
+
+
+def chrome_args(browser, work):
+    # --no-sandbox: the tests may run as root in a container, where
+    # Chromium's sandbox cannot start; the pages are our own files.
+    return [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            "--no-first-run", "--user-data-dir=" + os.path.join(work, "chromium-profile")]
+
+
+def dump_dom(browser, work, url):
+    r = subprocess.run(chrome_args(browser, work) + ["--window-size=1300,1000", "--dump-dom", url],
+                       capture_output=True, timeout=300)
+    if r.returncode != 0:
+        fail("chromium exit %d on %s: %s" % (r.returncode, url, r.stderr[-2000:]))
+    return r.stdout.decode("utf-8", "replace")
+
+
+def screenshot(browser, work, url, png, height):
+    r = subprocess.run(chrome_args(browser, work) +
+                       ["--window-size=1300,%d" % height, "--screenshot=" + png, url],
+                       capture_output=True, timeout=300)
+    if r.returncode != 0 or not os.path.exists(png):
+        fail("screenshot of %s failed: %s" % (url, r.stderr[-2000:]))
+
+
+def body_attrs(dom):
+    m = re.search(r"<body([^>]*)>", dom)
+    if not m:
+        fail("no <body> in the dumped DOM")
+    return dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(1)))
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True)
+    if r.returncode != 0:
+        fail("%s: exit %d: %s" % (" ".join(cmd), r.returncode, r.stderr.decode()))
+
+
+def check_page(browser, work, html, runs, want_events, want_rects=None, rects_max=None, hash_=""):
+    dom = dump_dom(browser, work, "file://" + os.path.abspath(html) + hash_)
+    a = body_attrs(dom)
+    if a.get("data-status") != "ok":
+        fail("%s: page status %r (JavaScript did not finish)" % (html, a.get("data-status")))
+    events, rects = int(a["data-events"]), int(a["data-rects"])
+    if events != want_events:
+        fail("%s: %d events decoded, want %d" % (html, events, want_events))
+    if want_rects is not None and rects != want_rects:
+        fail("%s: %d rects, want %d" % (html, rects, want_rects))
+    if rects_max is not None and not (1 <= rects <= rects_max):
+        fail("%s: %d rects, want 1..%d (per-pixel aggregation)" % (html, rects, rects_max))
+    # the SVG must hold exactly the rects the script counted, plus one
+    # background rect per row
+    svg_rects = len(re.findall(r"<rect [^>]*data-k=\"\d+\"", dom))
+    if svg_rects != rects:
+        fail("%s: %d rects with data-k in the DOM, page says %d" % (html, svg_rects, rects))
+    # trace strings never became markup
+    if "<script>alert" in dom:
+        fail("%s: a kernel name became a <script> element" % html)
+    # one JSON data block per run and the page's script: nothing else
+    scripts = len(re.findall(r"<script[\s>]", dom))
+    if scripts != runs + 1:
+        fail("%s: %d <script> elements, want %d" % (html, scripts, runs + 1))
+    print("ok: %s: %d events, %d rects, draw %s ms" % (os.path.basename(html), events, rects,
+                                                    a.get("data-draw-ms", "?")))
+
+
+def main():
+    args = sys.argv[1:]
+    shots = None
+    if "--screenshot-dir" in args:
+        i = args.index("--screenshot-dir")
+        shots = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 4:
+        sys.stderr.write(__doc__)
+        return 2
+    gs, mkdb, gen, work = args
+    browser = chromium()
+    if not browser:
+        print("skip: no chromium installed (Debian package 'chromium')")
+        return 77
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    before, after = os.path.join(work, "before.db"), os.path.join(work, "after.db")
+    run([mkdb, before, "0"])
+    run([mkdb, after, "1"])
+    one, cmp_ = os.path.join(work, "run.html"), os.path.join(work, "cmp.html")
+    run([gs, "html", before, "-o", one])
+    run([gs, "html", before, after, "-o", cmp_])
+    check_page(browser, work, one, 1, 20, want_rects=20)
+    check_page(browser, work, cmp_, 2, 35, want_rects=35)
+
+    steps = 2000
+    big_db, big = os.path.join(work, "big.db"), os.path.join(work, "big.html")
+    run([gen, big_db, str(steps)])
+    run([gs, "html", big_db, "-o", big])
+    check_page(browser, work, big, 1, 19 * steps + 8 * steps - 1, rects_max=5 * 1001,
+               hash_="#w=1000")
+
+    if shots:
+        os.makedirs(shots, exist_ok=True)
+        screenshot(browser, work, "file://" + os.path.abspath(one), os.path.join(shots, "html-run.png"), 1500)
+        screenshot(browser, work, "file://" + os.path.abspath(cmp_), os.path.join(shots, "html-compare.png"), 1700)
+        screenshot(browser, work, "file://" + os.path.abspath(big), os.path.join(shots, "html-big.png"), 900)
+        print("screenshots in %s" % shots)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
