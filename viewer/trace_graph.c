@@ -17,6 +17,14 @@
 
 #include "trace_graph.h"
 
+/* A node of graph_nodes alias n that belongs to its graph's topology. During
+ * instantiation CUPTI clones every node; should the clone be reported in the
+ * same graph as the node it copies, it is a node of the executable graph,
+ * not one the user built, and is left out of the counts and the picture. */
+#define TOPO_NODE                                                                                  \
+	"NOT EXISTS (SELECT 1 FROM graph_nodes o WHERE o.node_id = n.original_node_id "            \
+	"AND o.graph_id = n.graph_id)"
+
 static int prep(struct trace *t, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
 {
 	if (sqlite3_prepare_v2(t->db, sql, -1, st, NULL) != SQLITE_OK) {
@@ -77,7 +85,7 @@ static int load_tree(struct trace *t, int64_t graph_id, struct gm_graph *g, char
 		  "SELECT n.node_id, n.type, s.value, n.child_graph_id, n.grid_x, n.grid_y, "
 		  "n.grid_z, n.block_x, n.block_y, n.block_z, n.bytes "
 		  "FROM graph_nodes n LEFT JOIN strings s ON s.id = n.name_id "
-		  "WHERE n.graph_id = ? ORDER BY n.node_id",
+		  "WHERE n.graph_id = ? AND " TOPO_NODE " ORDER BY n.node_id",
 		  &nst, err, errlen);
 	if (rc < 0)
 		goto out;
@@ -257,10 +265,16 @@ static void fill_counts(struct trace *t, int64_t graph_id, struct tg_info *info)
 		}
 		sqlite3_finalize(st);
 	}
-	info->nodes =
-	    (size_t)query_i64(t, "SELECT COUNT(*) FROM graph_nodes WHERE graph_id=?", graph_id);
-	info->edges =
-	    (size_t)query_i64(t, "SELECT COUNT(*) FROM graph_edges WHERE graph_id=?", graph_id);
+	info->nodes = (size_t)query_i64(
+	    t, "SELECT COUNT(*) FROM graph_nodes n WHERE n.graph_id = ? AND " TOPO_NODE, graph_id);
+	/* edges between nodes that are drawn (as in load_tree) */
+	info->edges = (size_t)query_i64(
+	    t,
+	    "SELECT COUNT(*) FROM graph_edges e WHERE e.graph_id = ?1 AND "
+	    "EXISTS (SELECT 1 FROM graph_nodes n WHERE n.node_id = e.from_node AND " TOPO_NODE
+	    ") AND EXISTS (SELECT 1 FROM graph_nodes n WHERE n.node_id = e.to_node AND " TOPO_NODE
+	    ")",
+	    graph_id);
 	info->execs =
 	    (size_t)query_i64(t, "SELECT COUNT(*) FROM graph_execs WHERE graph_id=?", graph_id);
 	info->launches = (size_t)query_i64(t,
@@ -273,7 +287,8 @@ static int graph_exists(struct trace *t, int64_t graph_id)
 {
 	return query_i64(t,
 			 "SELECT EXISTS(SELECT 1 FROM graphs WHERE graph_id=?1) OR "
-			 "EXISTS(SELECT 1 FROM graph_nodes WHERE graph_id=?1 AND graph_id NOT IN "
+			 "EXISTS(SELECT 1 FROM graph_nodes WHERE graph_id=?1 AND "
+			 "(original_node_id IS NULL OR original_node_id = 0) AND graph_id NOT IN "
 			 "(SELECT exec_id FROM graph_execs WHERE exec_id IS NOT NULL))",
 			 graph_id) == 1;
 }
@@ -338,7 +353,11 @@ int tg_list(struct trace *t, struct tg_info **out, size_t *n, char *err, size_t 
 	*out = NULL;
 	*n = 0;
 	rc = prep(t,
+		  /* graph ids seen only in graph_nodes count when some node was
+		   * built there, not cloned (a clone-only id is an executable
+		   * graph's copy) */
 		  "SELECT graph_id FROM graphs UNION SELECT graph_id FROM graph_nodes "
+		  "WHERE original_node_id IS NULL OR original_node_id = 0 "
 		  "EXCEPT SELECT exec_id FROM graph_execs ORDER BY 1",
 		  &st, err, errlen);
 	if (rc < 0)

@@ -55,7 +55,7 @@ static void test_list_counts_nodes_launches_and_time(void **state)
 	(void)state;
 	open_fixture(&t, "basic.sql");
 	assert_int_equal(tg_list(&t, &v, &n, err, sizeof(err)), 0);
-	assert_int_equal(n, 3); /* exec 100 is not listed */
+	assert_int_equal(n, 4); /* execs 100, 400 and the copy 500 are not listed */
 	assert_int_equal(v[0].graph_id, 1);
 	assert_int_equal(v[0].origin, 0);
 	assert_int_equal(v[0].nodes, 4);
@@ -74,6 +74,13 @@ static void test_list_counts_nodes_launches_and_time(void **state)
 	assert_int_equal(v[2].original, 9);
 	assert_int_equal(v[2].parent_graph, 2);
 	assert_int_equal(v[2].parent_node, 211);
+	/* graph 4: its instantiation's clones, reported in graph 4, are left out */
+	assert_int_equal(v[3].graph_id, 4);
+	assert_int_equal(v[3].nodes, 2);
+	assert_int_equal(v[3].edges, 1);
+	assert_int_equal(v[3].launches, 1);
+	assert_int_equal(v[3].ops, 3);
+	assert_int_equal(v[3].gpu_ns, 2000);
 	free(v);
 	sqlite3_close(t.db);
 }
@@ -146,6 +153,16 @@ static void test_load_child_graph_as_cluster(void **state)
 	gm_free(&g);
 
 	gm_init(&g);
+	assert_int_equal(tg_load(&t, 4, &g, NULL, err, sizeof(err)), 0);
+	assert_int_equal(g.n_nodes, 2);
+	assert_int_equal(g.n_edges, 1);
+	assert_int_equal(g.nodes[gm_find(&g, 41)].n_dur, 2); /* from 441 and 551 */
+	assert_true(g.nodes[gm_find(&g, 41)].mean_ns == 650.0);
+	assert_int_equal(g.total_ns, 2000);
+	gm_free(&g);
+
+	gm_init(&g);
+	assert_int_equal(tg_load(&t, 500, &g, NULL, err, sizeof(err)), -ENOENT);
 	assert_int_equal(tg_load(&t, 9, &g, NULL, err, sizeof(err)), -ENOENT);
 	assert_int_equal(tg_load(&t, 100, &g, NULL, err, sizeof(err)), -ENOENT); /* an exec */
 	gm_free(&g);

@@ -42,3 +42,19 @@ INSERT INTO graph_edges VALUES (2, 201, 202), (2, 202, 203), (2, 203, 204), (2, 
   (2, 205, 206), (2, 206, 207), (2, 207, 208), (2, 208, 209), (2, 209, 210), (2, 210, 211);
 INSERT INTO graph_nodes (node_id, graph_id, type, name_id) VALUES (31, 3, 0, 5), (32, 3, 5, NULL);
 INSERT INTO graph_edges VALUES (3, 31, 32);
+-- Graph 4 (created): 41 -> 42. Its instantiation's clones 441, 442 (and
+-- their edge) are reported in graph 4 itself: they are the executable
+-- graph's nodes, not the user's, so graph 4 lists 2 nodes and 1 edge.
+-- Graph id 500 holds only a clone (551 of 41): an executable graph's copy,
+-- not listed. Measured: 441: 300, 442: 700, 551: 1000 -> graph 4 has 3 GPU
+-- ops, 2000 ns = 2.000 us in its 1 launch (exec 400).
+INSERT INTO graphs VALUES (4, NULL, 0, 1, 400, 0);
+INSERT INTO graph_nodes (node_id, graph_id, type, name_id, original_node_id) VALUES
+  (41, 4, 0, 3, NULL), (42, 4, 0, 3, NULL), (441, 4, 0, 3, 41), (442, 4, 0, 3, 42),
+  (551, 500, 0, 3, 41);
+INSERT INTO graph_edges VALUES (4, 41, 42), (4, 441, 442);
+INSERT INTO graph_execs VALUES (400, 4, 0, 450);
+INSERT INTO graph_launches VALUES (3, 400, 7, 600, 40000, 40010, 42);
+INSERT INTO kernels (start, end, stream, correlation_id, name_id, graph_id, graph_node_id) VALUES
+  (41000, 41300, 7, 600, 3, 400, 441), (41300, 42000, 7, 600, 3, 400, 442),
+  (43000, 44000, 7, 601, 3, 500, 551);
