@@ -130,10 +130,15 @@ int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 
 /* ---- back ends ------------------------------------------------------ */
 
-/* Chrome trace event JSON, streamed to f. gaps/ngaps may be NULL/0: they
- * are idle gaps (kind EXPORT_EV_GAP, pid = device) written to a per-device
- * "idle gaps" track. Returns 0 or -1 (err filled). */
-int export_chrome(struct trace *t, FILE *f, const struct export_event *gaps, size_t ngaps,
+/* Fills *ev with idle gap number idx (0 <= idx < ngaps) of the caller's
+ * analysis: kind EXPORT_EV_GAP, pid = device, start, end, name, cause_name,
+ * detail (strings valid until the next call). Returns 0 or negative. */
+typedef int (*export_gap_fn)(void *ctx, size_t idx, struct export_event *ev);
+
+/* Chrome trace event JSON, streamed to f. When gap is not NULL, ngaps idle
+ * gaps (sorted by device) are fetched one at a time and written to a
+ * per-device "idle gaps" track. Returns 0 or -1 (err filled). */
+int export_chrome(struct trace *t, FILE *f, export_gap_fn gap, void *gap_ctx, size_t ngaps,
 		  char *err, size_t errlen);
 
 /* One CSV file per table of schema v1 in directory dir (created if

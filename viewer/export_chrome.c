@@ -225,9 +225,10 @@ static int on_event(void *ctx, const struct export_event *ev)
 	return ferror(f) ? -1 : 0;
 }
 
-int export_chrome(struct trace *t, FILE *f, const struct export_event *gaps, size_t ngaps,
+int export_chrome(struct trace *t, FILE *f, export_gap_fn gap, void *gap_ctx, size_t ngaps,
 		  char *err, size_t errlen)
 {
+	struct export_event ev;
 	static const struct export_ops ops = {on_begin, on_track, on_event};
 	struct chrome c;
 	int64_t last_dev = -1;
@@ -238,19 +239,22 @@ int export_chrome(struct trace *t, FILE *f, const struct export_event *gaps, siz
 		err[0] = '\0';
 	memset(&c, 0, sizeof(c));
 	c.f = f;
-	c.gaps = gaps;
-	c.ngaps = ngaps;
 	rc = export_walk(t, &ops, &c, err, errlen);
 	/* the gap tracks come last: their GPU processes are named by then */
-	for (i = 0; rc == 0 && i < ngaps; i++) {
-		if (gaps[i].pid != last_dev) {
-			meta(&c, "thread_name", EXPORT_GPU_PID(gaps[i].pid), GAP_TID, "name",
-			     "idle gaps", 0);
-			meta(&c, "thread_sort_index", EXPORT_GPU_PID(gaps[i].pid), GAP_TID,
-			     "sort_index", NULL, -1);
-			last_dev = gaps[i].pid;
+	for (i = 0; rc == 0 && gap && i < ngaps; i++) {
+		if (gap(gap_ctx, i, &ev) < 0) {
+			snprintf(err, errlen, "cannot describe idle gap %zu", i);
+			rc = -1;
+			break;
 		}
-		rc = on_event(&c, &gaps[i]);
+		if (ev.pid != last_dev) {
+			meta(&c, "thread_name", EXPORT_GPU_PID(ev.pid), GAP_TID, "name",
+			     "idle gaps", 0);
+			meta(&c, "thread_sort_index", EXPORT_GPU_PID(ev.pid), GAP_TID, "sort_index",
+			     NULL, -1);
+			last_dev = ev.pid;
+		}
+		rc = on_event(&c, &ev);
 	}
 	if (rc == 0)
 		fputs("\n]}\n", f);

@@ -37,6 +37,21 @@ def run(args, **kw):
     return subprocess.run(args, capture_output=True, **kw)
 
 
+MKDB = None  # path of render_mkdb, set by main()
+
+
+def mkdb_after(path):
+    """the fixture's 'after' variant"""
+    expect(run([MKDB, path, "1"]).returncode == 0, "render_mkdb %s 1 failed" % path)
+
+
+def count_ph(evs):
+    counts = {}
+    for e in evs:
+        counts[e["ph"]] = counts.get(e["ph"], 0) + 1
+    return counts
+
+
 def check_export_chrome(gs, db, work):
     out = os.path.join(work, "run.json")
     r = run([gs, "export", db, "--format", "chrome", "-o", out])
@@ -44,12 +59,27 @@ def check_export_chrome(gs, db, work):
     with open(out, encoding="utf-8") as f:
         doc = json.load(f)
     evs = doc["traceEvents"]
-    counts = {}
-    for e in evs:
-        counts[e["ph"]] = counts.get(e["ph"], 0) + 1
-    # see tests/unit/test_export_chrome.c for how these follow from the rows
-    want = {"M": 7, "X": 12, "i": 1, "b": 2, "e": 2, "s": 4, "f": 4}
+    # see tests/unit/test_export_chrome.c for how these follow from the
+    # rows; the analysis adds 5 idle gaps (test_html.c lists them) on a
+    # track of their own (its name and sort index: 2 more "M")
+    want = {"M": 9, "X": 17, "i": 1, "b": 2, "e": 2, "s": 4, "f": 4}
+    counts = count_ph(evs)
     expect(counts == want, "event counts %s, want %s" % (counts, want))
+    gaps = sorted((e for e in evs if e.get("cat") == "gap"), key=lambda e: e["ts"])
+    want_gaps = [(3.1, 0.1, "sync-bound"), (4.1, 0.2, "sync-bound"), (5.1, 0.1, "other"),
+                 (5.4, 3.7, "sync-bound"), (9.6, 0.5, "other")]
+    got = [(round(g["ts"], 3), round(g["dur"], 3), g["args"]["cause"]) for g in gaps]
+    expect(got == want_gaps, "gaps %s, want %s" % (got, want_gaps))
+    expect(gaps[3]["args"]["explanation"].endswith("before kernel " + KERNEL_SCRIPT),
+           "explanation %r" % gaps[3]["args"]["explanation"])
+    # without the analysis: the trace's own events only
+    out2 = os.path.join(work, "nogaps.json")
+    r = run([gs, "export", db, "--format", "chrome", "--no-gaps", "-o", out2])
+    expect(r.returncode == 0, "--no-gaps exit %d" % r.returncode)
+    with open(out2, encoding="utf-8") as f:
+        counts = count_ph(json.load(f)["traceEvents"])
+    want = {"M": 7, "X": 12, "i": 1, "b": 2, "e": 2, "s": 4, "f": 4}
+    expect(counts == want, "--no-gaps event counts %s, want %s" % (counts, want))
     names = {e["name"] for e in evs if e["ph"] == "X"}
     for n in (KERNEL_TEMPLATE, KERNEL_SCRIPT, NVTX_TEXT, KERNEL_UTF8, KERNEL_BAD_UTF8):
         expect(n in names, "slice %r missing" % n)
@@ -157,6 +187,123 @@ def check_export_bad_input(gs, db, work):
     expect(r.returncode == 0 and b"--format" in r.stdout, "--help")
 
 
+def bad_traces(db, work):
+    """(path, what the error line must say) for each kind of bad trace"""
+    out = []
+    missing = os.path.join(work, "missing.db")
+    out.append((missing, missing + ": cannot open"))
+    text = os.path.join(work, "notes.txt")
+    with open(text, "w") as f:
+        f.write("this is not a database, just some text that is long enough\n" * 4)
+    out.append((text, "not an SQLite database"))
+    trunc = os.path.join(work, "trunc.db")
+    with open(db, "rb") as f:
+        data = f.read()
+    with open(trunc, "wb") as f:
+        f.write(data[: len(data) // 2])
+    out.append((trunc, "truncated database"))
+    foreign = os.path.join(work, "foreign.db")
+    if not os.path.exists(foreign):
+        c = sqlite3.connect(foreign)
+        c.execute("CREATE TABLE t(x)")
+        c.commit()
+        c.close()
+    out.append((foreign, "not a gapscope trace"))
+    newer = os.path.join(work, "newer.db")
+    shutil.copy(db, newer)
+    c = sqlite3.connect(newer)
+    c.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    c.commit()
+    c.close()
+    out.append((newer, "schema version 99 is newer"))
+    empty = os.path.join(work, "nogpu.db")
+    shutil.copy(db, empty)
+    c = sqlite3.connect(empty)
+    for t in ("kernels", "memcpys", "memsets"):
+        c.execute("DELETE FROM " + t)
+    c.commit()
+    c.close()
+    out.append((empty, "no GPU activity"))
+    return out
+
+
+def check_html(gs, db, work):
+    after = os.path.join(work, "after.db")
+    mkdb_after(after)
+    page = os.path.join(work, "run.html")
+    r = run([gs, "html", db, "-o", page])
+    expect(r.returncode == 0, "html exit %d: %s" % (r.returncode, r.stderr))
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    expect(text.startswith("<!DOCTYPE html>"), "not an HTML document")
+    expect(text.count("<script") == 2, "%d script elements" % text.count("<script"))
+    expect("<script>alert" not in text, "hostile kernel name not escaped")
+    expect('<div class="v">50.0%</div>' in text, "utilisation card")
+    r = run([gs, "html", db, "-o", "-"])
+    expect(r.returncode == 0 and r.stdout.decode("utf-8") == text, "-o - differs from the file")
+    cmp_ = os.path.join(work, "cmp.html")
+    r = run([gs, "html", db, after, "-o", cmp_])
+    expect(r.returncode == 0, "html compare exit %d: %s" % (r.returncode, r.stderr))
+    with open(cmp_, encoding="utf-8") as f:
+        text = f.read()
+    expect(text.count("<script") == 3 and "What changed" in text, "comparison page")
+
+
+def check_html_bad_input(gs, db, work):
+    out = os.path.join(work, "x.html")
+    for path, says in bad_traces(db, work):
+        one_line_exit2([gs, "html", path, "-o", out], "html " + os.path.basename(path), says)
+        one_line_exit2([gs, "html", db, path, "-o", out], "html compare with " +
+                       os.path.basename(path), says)
+    one_line_exit2([gs, "html", db], "no -o", "say where to write")
+    one_line_exit2([gs, "html", db, "-o"], "no value", "needs a value")
+    one_line_exit2([gs, "html", db, "--bogus", "-o", out], "unknown option",
+                   "unknown option '--bogus'")
+    one_line_exit2([gs, "html", db, db, db, "-o", out], "three traces", "one trace, or two")
+    one_line_exit2([gs, "html", "-o", out], "no trace", "which trace?")
+    one_line_exit2([gs, "html", db, "--range", "", "-o", out], "empty range", "--range needs")
+    one_line_exit2([gs, "html", db, "-o", work + "/no/such/dir/x.html"], "unwritable output",
+                   "cannot write")
+    expect(not os.path.exists(out), "a failed html left %s behind" % out)
+    r = run([gs, "html", "--help"])
+    expect(r.returncode == 0 and b"--output" in r.stdout, "--help")
+
+
+def check_diff(gs, db, work):
+    after = os.path.join(work, "after.db")
+    mkdb_after(after)
+    r = run([gs, "diff", db, after])
+    expect(r.returncode == 0, "diff exit %d: %s" % (r.returncode, r.stderr))
+    out = r.stdout.decode("utf-8")
+    # figures worked out by hand in tests/unit/test_diff.c
+    for line in ("  wall time (GPU span)               9.2 us       3.9 us      -5.3 us    -57.6%",
+                 "  idle gaps                               5            1           -4    -80.0%",
+                 "     900 ns ->    700 ns   -22.2%       1 ->      1  " + KERNEL_UTF8):
+        expect(line + "\n" in out, "diff output lacks %r:\n%s" % (line, out))
+    r = run([gs, "diff", "--json", db, after])
+    expect(r.returncode == 0, "diff --json exit %d" % r.returncode)
+    doc = json.loads(r.stdout.decode("utf-8"))
+    t = doc["totals"]
+    expect((t["wall_ns"]["before"], t["wall_ns"]["after"]) == (9200, 3900), "json wall")
+    expect((t["busy_ns"]["before"], t["busy_ns"]["after"]) == (4600, 3800), "json busy")
+    expect(t["idle_by_cause_ns"]["sync-bound"]["after"] == 100, "json sync-bound")
+    names = [k["name"] for k in doc["kernels"]]
+    expect(names == [KERNEL_TEMPLATE, KERNEL_UTF8, KERNEL_SCRIPT, KERNEL_BAD_UTF8],
+           "json kernel order %s" % names)
+    expect(doc["nvtx"][0]["name"] == NVTX_TEXT, "json NVTX name")
+
+
+def check_diff_bad_input(gs, db, work):
+    for path, says in bad_traces(db, work):
+        one_line_exit2([gs, "diff", db, path], "diff with " + os.path.basename(path), says)
+        one_line_exit2([gs, "diff", path, db], "diff of " + os.path.basename(path), says)
+    one_line_exit2([gs, "diff", db], "one trace", "two traces needed")
+    one_line_exit2([gs, "diff", db, db, "--top", "x"], "bad --top", "--top needs")
+    one_line_exit2([gs, "diff", db, db, "--bogus"], "unknown option", "unknown option")
+    r = run([gs, "diff", "--help"])
+    expect(r.returncode == 0 and b"--json" in r.stdout, "--help")
+
+
 def main():
     if len(sys.argv) != 5:
         sys.stderr.write(__doc__)
@@ -167,6 +314,8 @@ def main():
     db = os.path.join(work, "run.db")
     r = run([mkdb, db])
     expect(r.returncode == 0, "render_mkdb failed: %s" % r.stderr)
+    global MKDB
+    MKDB = mkdb
     globals()["check_" + check](gs, db, work)
     print("ok: %s" % check)
     return 0

@@ -53,7 +53,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-static json_t *export_parse(struct fx *fx, const struct export_event *gaps, size_t ngaps)
+static int one_gap(void *ctx, size_t idx, struct export_event *ev)
+{
+	assert_int_equal(idx, 0);
+	*ev = *(const struct export_event *)ctx;
+	return 0;
+}
+
+static json_t *export_parse(struct fx *fx, struct export_event *gap)
 {
 	char *buf = NULL, err[256] = "";
 	size_t n = 0;
@@ -61,7 +68,8 @@ static json_t *export_parse(struct fx *fx, const struct export_event *gaps, size
 	json_error_t jerr;
 	json_t *root;
 
-	assert_int_equal(export_chrome(&fx->t, f, gaps, ngaps, err, sizeof(err)), 0);
+	assert_int_equal(
+	    export_chrome(&fx->t, f, gap ? one_gap : NULL, gap, gap ? 1 : 0, err, sizeof(err)), 0);
 	fclose(f);
 	root = json_loads(buf, 0, &jerr);
 	if (!root)
@@ -119,7 +127,7 @@ static void assert_close(double got, double want)
 
 static void test_chrome_event_counts_match_the_fixture(void **state)
 {
-	json_t *root = export_parse(*state, NULL, 0);
+	json_t *root = export_parse(*state, NULL);
 	json_t *evs = json_object_get(root, "traceEvents");
 
 	/* 7 metadata (GPU process name+sort, 2 streams, host process name+sort,
@@ -142,7 +150,7 @@ static void test_chrome_event_counts_match_the_fixture(void **state)
 
 static void test_chrome_kernel_times_are_us_from_first_event(void **state)
 {
-	json_t *root = export_parse(*state, NULL, 0);
+	json_t *root = export_parse(*state, NULL);
 	json_t *evs = json_object_get(root, "traceEvents");
 	json_t *k = find(evs, "X", FIX_KERNEL_TEMPLATE), *args = json_object_get(k, "args");
 
@@ -168,7 +176,7 @@ static void test_chrome_kernel_times_are_us_from_first_event(void **state)
 
 static void test_chrome_hostile_names_survive_intact(void **state)
 {
-	json_t *root = export_parse(*state, NULL, 0);
+	json_t *root = export_parse(*state, NULL);
 	json_t *evs = json_object_get(root, "traceEvents");
 	json_t *e;
 
@@ -187,7 +195,7 @@ static void test_chrome_hostile_names_survive_intact(void **state)
 
 static void test_chrome_tracks_are_named(void **state)
 {
-	json_t *root = export_parse(*state, NULL, 0);
+	json_t *root = export_parse(*state, NULL);
 	json_t *evs = json_object_get(root, "traceEvents");
 	const char *want[] = {"GPU 0 (NVIDIA H200)", "process 4242 (./app --n=3)", "stream 7",
 			      "stream 13", "main (thread 4243)"};
@@ -211,7 +219,7 @@ static void test_chrome_tracks_are_named(void **state)
 
 static void test_chrome_flow_goes_from_launch_call_to_kernel(void **state)
 {
-	json_t *root = export_parse(*state, NULL, 0);
+	json_t *root = export_parse(*state, NULL);
 	json_t *evs = json_object_get(root, "traceEvents");
 	json_t *e, *s = NULL, *f = NULL;
 	size_t i;
@@ -243,7 +251,7 @@ static void test_chrome_flow_goes_from_launch_call_to_kernel(void **state)
 
 static void test_chrome_slices_nest_on_every_track(void **state)
 {
-	json_t *root = export_parse(*state, NULL, 0);
+	json_t *root = export_parse(*state, NULL);
 	json_t *evs = json_object_get(root, "traceEvents");
 	json_t *a, *b;
 	size_t i, j;
@@ -286,7 +294,7 @@ static void test_chrome_gaps_get_their_own_track(void **state)
 	gap.name = "idle";
 	gap.cause_name = "sync-bound";
 	gap.detail = "the host waited in \"cudaStreamSynchronize\"";
-	root = export_parse(*state, &gap, 1);
+	root = export_parse(*state, &gap);
 	evs = json_object_get(root, "traceEvents");
 	/* 32 + gap track name and sort index + the gap */
 	assert_int_equal(json_array_size(evs), 35);
