@@ -2,6 +2,8 @@
 # Runs on the GPU test machine (an H200 for us), from the repository root, with a
 # build folder made elsewhere and carried along (${GS_BUILD:-build}): the GPU
 # tests, the overhead benchmarks and the demos, each under the collector.
+# Before carrying the build, run tools/bundle-runtime.sh on it here (the GPU
+# machine may lack Graphviz and jansson, which bin/gapscope links).
 # Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.gz,
 # plus the summary log ${OUT:-out}/gpu-session.log.
 # Usage: tools/gpu-session.sh [step...]   steps: info tests bench demos torch (default: all)
