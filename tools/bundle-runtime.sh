@@ -13,7 +13,7 @@ mkdir -p "$dest"
 ldd "$build/bin/gapscope" | awk '/=> \//{print $1, $3}' | while read -r name path; do
   case "$name" in
   libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libutil.so*|ld-linux*|libgcc_s.so*|libsqlite3.so*) ;;
-  *) cp -L "$path" "$dest/$name" ;;
+  *) [ "$path" -ef "$dest/$name" ] || cp -L "$path" "$dest/$name" ;;
   esac
 done
 ls "$dest"
