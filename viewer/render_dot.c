@@ -497,7 +497,15 @@ int render_dot_write(Agraph_t *ag, const char *format, const char *path, char *e
 		snprintf(err, errlen, "cannot write: %s", strerror(errno));
 		return -EIO;
 	}
-	gvc = gvContext();
+	/* One context for the whole process: libgvc 2.42's text layout keeps a
+	 * static cache of the last font name, which gvFreeContext frees and
+	 * the next context's layout reads (a heap use-after-free ASan found
+	 * when a test drew twice). A context lives until exit; the gapscope
+	 * command draws once anyway. */
+	static GVC_t *shared;
+	if (!shared)
+		shared = gvContext();
+	gvc = shared;
 	if (!gvc) {
 		snprintf(err, errlen, "cannot start Graphviz (gvContext failed)");
 		rc = -ENOMEM;
@@ -512,9 +520,8 @@ int render_dot_write(Agraph_t *ag, const char *format, const char *path, char *e
 		snprintf(err, errlen, "this Graphviz cannot render %s (plugin missing)", format);
 		rc = -ENOTSUP;
 	}
-	gvFreeLayout(gvc, ag);
 out_ctx:
-	gvFreeContext(gvc);
+	gvFreeLayout(gvc, ag);
 out:
 	if (!to_stdout) {
 		if (fclose(f) != 0 && !rc) {
