@@ -19,6 +19,9 @@ pairs=$(echo "$list" | awk 'NR > 2 { print $3, $4 }')
 rc=0 n=0
 for f in "$dir"/graph_conversion_*.dot; do
 	[ -e "$f" ] || { echo "no graph_conversion_*.dot in $dir" >&2; exit 2; }
+	case $(basename "$f") in # DOT that demos/run_all drew with gapscope itself
+	graph_conversion_graph_*.dot | graph_conversion_streams_*.dot) continue ;;
+	esac
 	n=$((n + 1))
 	nodes=$(gc -n "$f" | awk '{ s += $1 } END { print s }')
 	edges=$(gc -e "$f" | awk '{ s += $1 } END { print s }')
