@@ -35,11 +35,40 @@ static void step_reset(sqlite3 *db, sqlite3_stmt *st, const char *what)
 }
 
 struct stream {
-	int64_t next;	/* ns: start of the next kernel */
-	int64_t host;	/* ns: when the host thread is free again */
-	uint64_t count; /* kernels so far */
-	int64_t chunk_start;
+	int64_t next;	     /* ns: earliest start of the next kernel */
+	int64_t host;	     /* ns: when the host thread is free again */
+	uint64_t count;	     /* kernels so far */
+	int64_t chunk_start; /* ns: start of the current NVTX chunk */
+	/* the planned next kernel, so that rows can be written in start order */
+	int64_t p_lstart, p_start, p_dur; /* ns */
+	int p_k;
 };
+
+static uint32_t xorshift(uint32_t *r)
+{
+	*r ^= *r << 13;
+	*r ^= *r >> 17;
+	*r ^= *r << 5;
+	return *r;
+}
+
+/* Plan a stream's next kernel: 2-17 us long; its launch call usually early
+ * (queued 6 us ahead), every 3rd one late (200 ns after the stream could
+ * have started it); never before the host thread is free, and the kernel
+ * never before launch + 4 us. */
+static void plan(struct stream *st, uint32_t *rng)
+{
+	uint32_t r = xorshift(rng);
+
+	st->p_k = (int)(st->count % STEP);
+	st->p_dur = 2000 + 2000 * st->p_k + (r % 500);
+	st->p_lstart = (r % 3 == 0) ? st->next + 200 : st->next - 6000;
+	if (st->p_lstart < st->host)
+		st->p_lstart = st->host;
+	st->p_start = st->next;
+	if (st->p_start < st->p_lstart + 4000)
+		st->p_start = st->p_lstart + 4000;
+}
 
 int main(int argc, char **argv)
 {
@@ -120,25 +149,19 @@ int main(int argc, char **argv)
 	str = calloc((size_t)ns, sizeof(*str));
 	for (s = 0; s < ns; s++)
 		str[s].next = str[s].host = str[s].chunk_start = 1000000 + 1300 * s;
+	for (s = 0; s < ns; s++)
+		plan(&str[s], &rng);
 	for (i = 0; i < n; i++) {
-		/* the stream whose next kernel starts first: rows in start order */
+		/* the stream whose planned kernel starts first: rows in start order */
 		int b = 0;
 		int64_t dur, start, lstart;
 		for (s = 1; s < ns; s++)
-			if (str[s].next < str[b].next)
+			if (str[s].p_start < str[b].p_start)
 				b = s;
-		rng ^= rng << 13;
-		rng ^= rng >> 17;
-		rng ^= rng << 5;
-		k = (int)(str[b].count % STEP);
-		dur = 2000 + 2000 * k + (rng % 500);
-		/* the launch call: usually early (queued), every 3rd one late */
-		lstart = (rng % 3 == 0) ? str[b].next + 200 : str[b].next - 6000;
-		if (lstart < str[b].host)
-			lstart = str[b].host;
-		start = str[b].next;
-		if (start < lstart + 4000)
-			start = lstart + 4000; /* cannot start before launch + latency */
+		k = str[b].p_k;
+		dur = str[b].p_dur;
+		lstart = str[b].p_lstart;
+		start = str[b].p_start;
 		corr++;
 		sqlite3_bind_int64(ast, 1, lstart);
 		sqlite3_bind_int64(ast, 2, lstart + 3000);
@@ -152,7 +175,7 @@ int main(int argc, char **argv)
 		sqlite3_bind_int(kst, 5, 10 + k);
 		step_reset(db, kst, "kernel");
 		str[b].host = lstart + 3000;
-		str[b].next = start + dur + (int64_t)(rng % 40000);
+		str[b].next = start + dur + (int64_t)(xorshift(&rng) % 40000);
 		str[b].count++;
 		if (str[b].count % 1000 == 0) {
 			/* the host drains the stream, then starts a new chunk */
@@ -172,6 +195,7 @@ int main(int argc, char **argv)
 			if (str[b].next < se + 5000)
 				str[b].next = se + 5000;
 		}
+		plan(&str[b], &rng);
 	}
 	sqlite3_finalize(kst);
 	sqlite3_finalize(ast);

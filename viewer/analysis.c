@@ -33,6 +33,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	np = realloc(*p, ncap * elem);
 	if (!np)
 		return -ENOMEM;
+	big_hint((char *)np + *cap * elem, (ncap - *cap) * elem);
 	*p = np;
 	*cap = ncap;
 	return 0;
@@ -377,7 +378,7 @@ static int build_corr_index(struct gs_result *res)
 			max_corr = in->apis[i].corr;
 	if ((size_t)max_corr <= 2 * in->n_apis + 4096) {
 		res->corr_index_n = (size_t)max_corr + 1;
-		res->corr_index = malloc(res->corr_index_n * sizeof(uint32_t));
+		res->corr_index = big_malloc(res->corr_index_n * sizeof(uint32_t));
 		if (!res->corr_index)
 			return -ENOMEM;
 		memset(res->corr_index, 0xff, res->corr_index_n * sizeof(uint32_t));
@@ -442,7 +443,8 @@ uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx)
 /* gap classification (docs/metrics.md, DESIGN.md rule order)          */
 /* ------------------------------------------------------------------ */
 
-void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, struct gs_gap *g)
+void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, int want_nvtx,
+		  struct gs_gap *g)
 {
 	const struct gs_input *in = c->in;
 	const struct gs_op *op = &c->ops[x];
@@ -457,13 +459,16 @@ void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, s
 	if (call == GS_NONE) {
 		/* 5. other: no launch call for X; never force a cause */
 		g->cause = GS_CAUSE_OTHER;
-		g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
+		if (want_nvtx)
+			g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
 		return;
 	}
 	C = &in->apis[call];
-	g->nvtx_idx = stab_find(&c->nvtx_tid, C->tid, g0);
-	if (g->nvtx_idx == GS_NONE)
-		g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
+	if (want_nvtx) {
+		g->nvtx_idx = stab_find(&c->nvtx_tid, C->tid, g0);
+		if (g->nvtx_idx == GS_NONE)
+			g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
+	}
 
 	/* 1. sync-bound: a blocking call on C's thread spans g0 */
 	k = stab_find(&c->blocking, C->tid, g0);
@@ -707,7 +712,7 @@ static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, u
 		if (i > a && op->start > dev_end) {
 			g.start = dev_end;
 			g.end = op->start;
-			classify_gap(c, g.start, (uint32_t)i, prev, &g);
+			classify_gap(c, g.start, (uint32_t)i, prev, 1, &g);
 			err = add_gap(c, &d->tl, &g, &d->gaps, &d->n_gaps, &gap_cap);
 			if (err)
 				goto out;
@@ -721,7 +726,7 @@ static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, u
 		if (st[si].count && op->start > st[si].cur_end) {
 			g.start = st[si].cur_end;
 			g.end = op->start;
-			classify_gap(c, g.start, (uint32_t)i, prev, &g);
+			classify_gap(c, g.start, (uint32_t)i, prev, 0, &g);
 			err = add_gap(c, &d->streams[si].tl, &g, NULL, NULL, NULL);
 			if (err)
 				goto out;
@@ -844,7 +849,7 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 	/* Hopper and older: CUPTI times kernels by instrumenting them */
 	res->instrumented = in->gpu_arch_major == 0 ? -1 : in->gpu_arch_major < 10;
 	if (opt->correct_instrumentation && in->kernel_overhead_ns > 0) {
-		c.ops_copy = malloc((in->n_ops ? in->n_ops : 1) * sizeof(struct gs_op));
+		c.ops_copy = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(struct gs_op));
 		if (!c.ops_copy) {
 			rc = -ENOMEM;
 			goto out;
@@ -866,8 +871,8 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		rc = build_corr_index(res);
 	if (rc)
 		goto out;
-	c.call_of = malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
-	c.stream_of = malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
+	c.call_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
+	c.stream_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
 	if (!c.call_of || !c.stream_of) {
 		rc = -ENOMEM;
 		goto out;

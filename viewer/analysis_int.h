@@ -65,11 +65,20 @@ struct actx {
 /* analysis.c. classify_gap: gap [g0, X.start) ending at op x; prev is the
  * latest earlier op on X's stream whose launch call is known (GS_NONE if
  * none): its launch call opens the window in which a stream wait or host
- * function enqueued before X's launch counts as X's dependency. */
+ * function enqueued before X's launch counts as X's dependency. want_nvtx:
+ * also find the gap's NVTX range (only the device view keeps it). */
 int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b);
 int sel_contains_op(const struct actx *c, int64_t a, int64_t b);
 int sel_contains_point(const struct actx *c, int64_t t);
-void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, struct gs_gap *g);
+void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, int want_nvtx,
+		  struct gs_gap *g);
+
+/* analysis_util.c: malloc for arrays of up to one entry per op. A hint
+ * for transparent huge pages (madvise) before first touch: with 4 KB
+ * pages a 10M-op analysis spends a large part of its time in page faults
+ * on virtual machines. */
+void *big_malloc(size_t bytes);
+void big_hint(void *p, size_t bytes);
 
 /* analysis_stats.c */
 int stats_launches(struct actx *c);

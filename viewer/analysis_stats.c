@@ -42,7 +42,7 @@ int stats_launches(struct actx *c)
 		if (in->apis[i].name_id >= n_names)
 			n_names = (size_t)in->apis[i].name_id + 1;
 	seen = calloc(in->n_apis ? in->n_apis : 1, 1);
-	smp = malloc((in->n_ops ? in->n_ops : 1) * sizeof(*smp));
+	smp = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(*smp));
 	cnt = calloc(n_names + 1, sizeof(size_t));
 	if (!seen || !smp || !cnt)
 		goto out;
@@ -59,8 +59,8 @@ int stats_launches(struct actx *c)
 		cnt[in->apis[call].name_id]++;
 	}
 	/* counting sort by API name */
-	ord = malloc((n ? n : 1) * sizeof(*ord));
-	buf = malloc((n ? n : 1) * sizeof(int64_t));
+	ord = big_malloc((n ? n : 1) * sizeof(*ord));
+	buf = big_malloc((n ? n : 1) * sizeof(int64_t));
 	if (!ord || !buf)
 		goto out;
 	for (g = 0; g < n_names; g++)
@@ -260,7 +260,7 @@ int stats_kernels(struct actx *c)
 		if (c->ops[i].kind == GS_OP_KERNEL && c->ops[i].name_id >= n_names)
 			n_names = (size_t)c->ops[i].name_id + 1;
 	cnt = calloc(n_names + 1, sizeof(size_t));
-	in_sel = malloc(in->n_ops ? in->n_ops : 1);
+	in_sel = big_malloc(in->n_ops ? in->n_ops : 1);
 	if (!cnt || !in_sel)
 		goto out;
 	for (i = 0; i < in->n_ops; i++) {
@@ -277,7 +277,7 @@ int stats_kernels(struct actx *c)
 	res->short_kernel_share = n ? (double)res->n_short_kernels / (double)n : 0.0;
 	for (g = 0; g < n_names; g++)
 		n_groups += cnt[g] > 0;
-	buf = malloc((n ? n : 1) * sizeof(int64_t));
+	buf = big_malloc((n ? n : 1) * sizeof(int64_t));
 	res->kernels = calloc(n_groups ? n_groups : 1, sizeof(*res->kernels));
 	if (!buf || !res->kernels)
 		goto out;
@@ -365,7 +365,7 @@ int stats_nvtx(struct actx *c)
 	size_t n_iv = 0, i, m, n_names = 1, g, n_groups = 0;
 	uint32_t *slot = NULL;
 	int rc = -ENOMEM;
-	int any = 0;
+	int any = 0, pass;
 
 	for (i = 0; i < in->n_nvtx; i++)
 		if (in->nvtx[i].kind == 0 && sel_contains_point(c, in->nvtx[i].start)) {
@@ -375,25 +375,59 @@ int stats_nvtx(struct actx *c)
 		}
 	if (!any)
 		return 0;
-	/* union of all GPU ops of all devices: per-device op lists are each
-	 * sorted, so sort the (start, end) pairs globally and merge */
-	iv = malloc((in->n_ops ? in->n_ops : 1) * 2 * sizeof(int64_t));
-	if (!iv)
-		goto out;
-	for (i = 0; i < in->n_ops; i++) {
-		iv[2 * i] = c->ops[i].start;
-		iv[2 * i + 1] = c->ops[i].end;
+	/* union of all GPU ops of all devices: sweep each device's ops (sorted
+	 * by start) into its busy intervals, then, with several devices, sort
+	 * those (far fewer than ops) and merge them once more */
+	for (pass = 0; pass < 2; pass++) {
+		size_t d;
+		n_iv = 0;
+		for (d = 0; d < res->n_devices; d++) {
+			const struct gs_device_result *dr = &res->devices[d];
+			int64_t cs = 0, ce = 0;
+			for (i = dr->first_op; i < dr->end_op; i++) {
+				const struct gs_op *o = &c->ops[i];
+				if (i > dr->first_op && o->start <= ce) {
+					if (o->end > ce)
+						ce = o->end;
+					continue;
+				}
+				if (i > dr->first_op) {
+					if (pass) {
+						iv[2 * n_iv] = cs;
+						iv[2 * n_iv + 1] = ce;
+					}
+					n_iv++;
+				}
+				cs = o->start;
+				ce = o->end;
+			}
+			if (dr->end_op > dr->first_op) {
+				if (pass) {
+					iv[2 * n_iv] = cs;
+					iv[2 * n_iv + 1] = ce;
+				}
+				n_iv++;
+			}
+		}
+		if (!pass) {
+			iv = big_malloc((n_iv ? n_iv : 1) * 2 * sizeof(int64_t));
+			if (!iv)
+				goto out;
+		}
 	}
-	if (res->n_devices > 1)
-		qsort(iv, in->n_ops, 2 * sizeof(int64_t), cmp_iv);
-	for (i = 0; i < in->n_ops; i++) {
-		if (n_iv && iv[2 * i] <= iv[2 * (n_iv - 1) + 1]) {
-			if (iv[2 * i + 1] > iv[2 * (n_iv - 1) + 1])
-				iv[2 * (n_iv - 1) + 1] = iv[2 * i + 1];
-		} else {
-			iv[2 * n_iv] = iv[2 * i];
-			iv[2 * n_iv + 1] = iv[2 * i + 1];
-			n_iv++;
+	if (res->n_devices > 1) {
+		size_t m2 = n_iv;
+		qsort(iv, m2, 2 * sizeof(int64_t), cmp_iv);
+		n_iv = 0;
+		for (i = 0; i < m2; i++) {
+			if (n_iv && iv[2 * i] <= iv[2 * (n_iv - 1) + 1]) {
+				if (iv[2 * i + 1] > iv[2 * (n_iv - 1) + 1])
+					iv[2 * (n_iv - 1) + 1] = iv[2 * i + 1];
+			} else {
+				iv[2 * n_iv] = iv[2 * i];
+				iv[2 * n_iv + 1] = iv[2 * i + 1];
+				n_iv++;
+			}
 		}
 	}
 	pre = malloc((n_iv + 1) * sizeof(int64_t));
@@ -526,7 +560,7 @@ static int launch_caused(const struct actx *c, int64_t g0, uint32_t x, uint32_t 
 {
 	struct gs_gap g;
 
-	classify_gap(c, g0, x, prev, &g);
+	classify_gap(c, g0, x, prev, 0, &g);
 	return g.cause == GS_CAUSE_LAUNCH_BOUND || g.cause == GS_CAUSE_LAUNCH_LATENCY;
 }
 
@@ -732,7 +766,7 @@ int stats_graph_advice(struct actx *c)
 	size_t *off = NULL, d, adv_cap = 0;
 	int rc = -ENOMEM;
 
-	order = malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint32_t));
+	order = big_malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint32_t));
 	if (!order)
 		goto out;
 	/* stream order: counting sort of each device's ops by stream index
@@ -756,8 +790,8 @@ int stats_graph_advice(struct actx *c)
 	if (rc)
 		goto out;
 	rc = -ENOMEM;
-	tok = malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint64_t));
-	opi = malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint32_t));
+	tok = big_malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint64_t));
+	opi = big_malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint32_t));
 	if (!tok || !opi)
 		goto out;
 	for (d = 0; d < res->n_devices; d++) {

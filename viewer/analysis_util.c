@@ -4,9 +4,11 @@
  * names of causes, option defaults. No I/O.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-#include "analysis.h"
+#include "analysis_int.h"
 
 const char *gs_str(const struct gs_strings *s, uint32_t id, const char *dflt)
 {
@@ -168,4 +170,27 @@ void gs_dist_compute(struct gs_dist *d, int64_t *v, size_t n)
 	d->p90 = v[k90];
 	select_kth(v, k90 + 1, k50);
 	d->p50 = v[k50];
+}
+
+void big_hint(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
+
+	if (p && bytes >= 8 * huge && b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
+void *big_malloc(size_t bytes)
+{
+	void *p = malloc(bytes ? bytes : 1);
+
+	big_hint(p, bytes);
+	return p;
 }

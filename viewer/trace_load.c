@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "trace_load.h"
 
@@ -24,6 +25,24 @@ struct vec {
 	void *p;
 	size_t n, cap, elem;
 };
+
+/* Ask for transparent huge pages on the 2 MB-aligned interior of a big
+ * array before it is first written: on virtual machines every 4 KB page
+ * fault is expensive, and a 10M-op trace touches ~1 GB. Only a hint. */
+static void hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
+
+	if (bytes >= 8 * huge && b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
 
 static void *vec_push(struct vec *v)
 {
@@ -47,6 +66,7 @@ static int vec_reserve(struct vec *v, size_t cap)
 	np = realloc(v->p, cap * v->elem);
 	if (!np)
 		return -ENOMEM;
+	hint_huge((char *)np + v->n * v->elem, (cap - v->n) * v->elem);
 	v->p = np;
 	v->cap = cap;
 	return 0;
@@ -58,6 +78,8 @@ struct job {
 	sqlite3 *db; /* NULL: open our own connection on path */
 	int (*fn)(struct job *j);
 	struct vec out;
+	int fixed;	/* out is a slice of a shared buffer: never grow or free it */
+	int64_t lo, hi; /* kernels: rowid range (lo, hi] */
 	int rc;
 	char err[256];
 };
@@ -103,7 +125,7 @@ static int load_ops_table(struct job *j, sqlite3 *db, const char *table, int kin
 {
 	static const char *const sql[] = {
 	    "SELECT start,end,device,stream,correlation_id,name_id,graph_id,graph_node_id,"
-	    "0,0,0 FROM kernels",
+	    "0,0,0 FROM kernels WHERE rowid > ?1 AND rowid <= ?2",
 	    "SELECT start,end,device,stream,correlation_id,0,graph_id,graph_node_id,"
 	    "src_kind,dst_kind,is_async FROM memcpys",
 	    "SELECT start,end,device,stream,correlation_id,0,graph_id,graph_node_id,"
@@ -112,12 +134,16 @@ static int load_ops_table(struct job *j, sqlite3 *db, const char *table, int kin
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (vec_reserve(&j->out, j->out.n + (size_t)max_rowid(db, table)))
+	if (!j->fixed && vec_reserve(&j->out, j->out.n + (size_t)max_rowid(db, table)))
 		return job_fail(j, NULL, table);
 	if (sqlite3_prepare_v2(db, sql[kind], -1, &st, NULL) != SQLITE_OK)
 		return job_fail(j, db, table);
+	if (kind == GS_OP_KERNEL) {
+		sqlite3_bind_int64(st, 1, j->lo);
+		sqlite3_bind_int64(st, 2, j->hi);
+	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct gs_op *o = vec_push(&j->out);
+		struct gs_op *o = j->fixed && j->out.n == j->out.cap ? NULL : vec_push(&j->out);
 		if (!o) {
 			sqlite3_finalize(st);
 			return job_fail(j, NULL, table);
@@ -237,8 +263,12 @@ static void sort_ops_if_needed(struct gs_op *o, size_t n)
 {
 	size_t i;
 
+	/* the analysis needs (device, start) order only; ties in start may
+	 * stay in table order, so a trace written in time order is not sorted
+	 * again (a sort of 10M ops costs seconds) */
 	for (i = 1; i < n; i++)
-		if (op_before(&o[i], &o[i - 1]))
+		if (o[i].device < o[i - 1].device ||
+		    (o[i].device == o[i - 1].device && o[i].start < o[i - 1].start))
 			break;
 	if (i < n)
 		qsort(o, n, sizeof(*o), cmp_op);
@@ -455,27 +485,55 @@ static void load_meta_facts(struct trace *t, struct gs_input *in)
 int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, size_t errlen)
 {
 	struct job jk = {.path = t->path, .fn = job_kernels, .out.elem = sizeof(struct gs_op)};
+	struct job jk2 = {.path = t->path, .fn = job_kernels, .out.elem = sizeof(struct gs_op)};
 	struct job ja = {.path = t->path, .fn = job_apis, .out.elem = sizeof(struct gs_api)};
 	struct job jc = {.db = t->db, .fn = job_copies, .out.elem = sizeof(struct gs_op)};
 	struct vec vs = {.elem = sizeof(struct gs_sync)}, vn = {.elem = sizeof(struct gs_nvtx)};
-	pthread_t tk, ta;
-	int started_k = 0, started_a = 0, rc = -1;
+	struct job *bg[3];
+	pthread_t th[3];
+	int started[3] = {0, 0, 0}, n_bg = 0, k, rc = -1;
+	struct gs_op *kbuf = NULL;
+	int64_t kmax = 0, mid = 0;
 
 	memset(in, 0, sizeof(*in));
 	in->kernel_overhead_ns = -1;
-	/* the two big tables on their own threads; fall back to this thread
-	 * if a thread cannot be started */
+	/* The kernel table in two halves by rowid, each writing its own slice
+	 * of one buffer, and api_calls, each on a thread of its own with its
+	 * own connection; the small tables on the caller's connection
+	 * meanwhile. If a thread cannot be started, the job runs here. */
 	if (what & GS_LOAD_OPS) {
-		started_k = pthread_create(&tk, NULL, job_thread, &jk) == 0;
-		if (!started_k)
-			job_thread(&jk);
+		kmax = max_rowid(t->db, "kernels");
+		mid = kmax / 2;
+		if (kmax) {
+			kbuf = malloc((size_t)kmax * sizeof(struct gs_op));
+			if (!kbuf) {
+				snprintf(err, errlen, "out of memory for %lld kernels",
+					 (long long)kmax);
+				return -1;
+			}
+			hint_huge(kbuf, (size_t)kmax * sizeof(struct gs_op));
+		}
+		jk.fixed = jk2.fixed = 1;
+		jk.out.p = kbuf;
+		jk.out.cap = (size_t)mid;
+		jk.lo = 0;
+		jk.hi = mid;
+		jk2.out.p = kbuf + mid;
+		jk2.out.cap = (size_t)(kmax - mid);
+		jk2.lo = mid;
+		jk2.hi = kmax;
+		if (mid)
+			bg[n_bg++] = &jk;
+		if (kmax)
+			bg[n_bg++] = &jk2;
 	}
-	if (what & GS_LOAD_APIS) {
-		started_a = pthread_create(&ta, NULL, job_thread, &ja) == 0;
-		if (!started_a)
-			job_thread(&ja);
-	}
-	/* the small tables on the caller's connection meanwhile */
+	if (what & GS_LOAD_APIS)
+		bg[n_bg++] = &ja;
+	for (k = 0; k < n_bg; k++)
+		started[k] = pthread_create(&th[k], NULL, job_thread, bg[k]) == 0;
+	for (k = 0; k < n_bg; k++)
+		if (!started[k])
+			job_thread(bg[k]);
 	if (what & GS_LOAD_OPS)
 		job_thread(&jc);
 	if ((what & GS_LOAD_STRINGS) && load_strings(t->db, &in->strings, err, errlen))
@@ -487,19 +545,30 @@ int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, s
 	load_meta_facts(t, in);
 	rc = 0;
 join:
-	if (started_k)
-		pthread_join(tk, NULL);
-	if (started_a)
-		pthread_join(ta, NULL);
+	for (k = 0; k < n_bg; k++)
+		if (started[k])
+			pthread_join(th[k], NULL);
 	if (rc)
 		goto out;
 	rc = -1;
-	if (jk.rc || ja.rc || jc.rc) {
-		snprintf(err, errlen, "%s", jk.rc ? jk.err : ja.rc ? ja.err : jc.err);
+	if (jk.rc || jk2.rc || ja.rc || jc.rc) {
+		snprintf(err, errlen, "%s",
+			 jk.rc	  ? jk.err
+			 : jk2.rc ? jk2.err
+			 : ja.rc  ? ja.err
+				  : jc.err);
 		goto out;
 	}
 	if (what & GS_LOAD_OPS) {
 		struct gs_op *ops;
+		/* close the hole between the two halves; the buffer becomes a
+		 * plain growable vector again */
+		memmove(kbuf + jk.out.n, kbuf + mid, jk2.out.n * sizeof(struct gs_op));
+		jk.out.p = kbuf;
+		jk.out.n += jk2.out.n;
+		jk.out.cap = (size_t)kmax;
+		jk.fixed = 0;
+		kbuf = NULL;
 		sort_ops_if_needed(jk.out.p, jk.out.n);
 		sort_ops_if_needed(jc.out.p, jc.out.n);
 		if (jc.out.n && vec_reserve(&jk.out, jk.out.n + jc.out.n)) {
@@ -525,7 +594,9 @@ join:
 	vn.p = NULL;
 	rc = 0;
 out:
-	free(jk.out.p);
+	free(kbuf); /* still set only if we failed before taking it over */
+	if (!jk.fixed)
+		free(jk.out.p);
 	free(ja.out.p);
 	free(jc.out.p);
 	free(vs.p);

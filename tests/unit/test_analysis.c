@@ -765,7 +765,11 @@ static void test_devices_are_separate_timelines(void **state)
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	kern(t, 0, 7, 300, 400, 3, S_KA);
 	kern(t, 1, 9, 150, 350, 2, S_KB); /* busy on device 1 does not cover device 0 */
+	range(t, S_STEP, 0, 1000, 1);
 	run(t);
+	/* NVTX busy counts any GPU: [100,200] u [150,350] u [300,400] = [100,400] */
+	assert_int_equal(t->res.n_nvtx, 1);
+	assert_int_equal(t->res.nvtx[0].gpu_busy, 300);
 	assert_int_equal(t->res.n_devices, 2);
 	assert_int_equal(t->res.devices[0].device, 0);
 	assert_int_equal(t->res.devices[0].tl.idle, 100);
