@@ -51,7 +51,7 @@ static const char usage[] =
 static const int buckets[N_BUCKETS] = {64, 128, 256, MAXLEN}; /* positions */
 
 /* Host copies of the weights (for the CPU reference). */
-static uint32_t h_emb[V * H], h_w[L * 3 * H * H], h_wout[V * H];
+static uint32_t h_emb[V * H], h_w[L * 3 * H * H], h_wout[H * V];
 static int ref_tokens[MAXLEN]; /* CPU reference: token chosen at each position */
 
 /* Deterministic small pseudo-random weights. */
@@ -83,7 +83,7 @@ static void cpu_matvec(const uint32_t *w, const uint32_t *x, const uint32_t *res
 		uint32_t acc = 0;
 
 		for (k = 0; k < H; k++)
-			acc += w[j * H + k] * x[k];
+			acc += w[k * H + j] * x[k]; /* input-major, as on the GPU */
 		tmp[j] = acc + (res ? res[j] : 0);
 	}
 	memcpy(y, tmp, sizeof(tmp));
@@ -131,7 +131,7 @@ static void cpu_decode(int tokens)
 				uint32_t logit = 0;
 
 				for (j = 0; j < H; j++)
-					logit += h_wout[v * H + j] * h[j];
+					logit += h_wout[j * V + v] * h[j];
 				if (v == 0 || logit > best) {
 					best = logit;
 					best_v = v;

@@ -32,22 +32,35 @@ __global__ void gs_dec_norm(const uint32_t *x, uint32_t *y)
 
 /* Cache x at the current position, then y[j] = sum over cached positions p
  * <= pos of kv[p][j] * (p + 1). Walks `span` positions; those past pos are
- * read and multiplied by 0, as padded attention does. Each thread reads
- * only its own column j, which it wrote itself: no barrier needed. */
+ * read and multiplied by 0, as padded attention does. Block (H, GS_DEC_ATT_G):
+ * thread (j, g) walks positions g, g + G, ... of column j, so that a long
+ * span costs G times fewer dependent steps; the G partial sums are added in
+ * shared memory (uint32 addition wraps, so the order does not matter). */
 __global__ void gs_dec_attend(const uint32_t *x, uint32_t *kv, const int *len, int span,
 			      uint32_t *y)
 {
-	unsigned j = threadIdx.x;
+	__shared__ uint32_t part[GS_DEC_ATT_G][H];
+	unsigned j = threadIdx.x, g = threadIdx.y;
 	int pos = *len, p;
 	uint32_t acc = 0;
 
-	kv[pos * H + j] = x[j];
-	for (p = 0; p < span; p++)
+	if (g == 0)
+		kv[pos * H + j] = x[j];
+	__syncthreads(); /* the write above is read by the other g below */
+	for (p = (int)g; p < span; p += GS_DEC_ATT_G)
 		acc += kv[p * H + j] * (uint32_t)(p <= pos) * (uint32_t)(p + 1);
-	y[j] = acc;
+	part[g][j] = acc;
+	__syncthreads();
+	if (g == 0) {
+		for (p = 1; p < GS_DEC_ATT_G; p++)
+			acc += part[p][j];
+		y[j] = acc;
+	}
 }
 
-/* y = W x (+ res): one row per thread. */
+/* y = W x (+ res): one output per thread. W is stored input-major,
+ * w[k * H + j], so that at each k the block reads one contiguous row
+ * (coalesced) instead of each thread striding through its own. */
 __global__ void gs_dec_matvec(const uint32_t *w, const uint32_t *x, const uint32_t *res,
 			      uint32_t *y)
 {
@@ -58,7 +71,7 @@ __global__ void gs_dec_matvec(const uint32_t *w, const uint32_t *x, const uint32
 	xs[j] = x[j];
 	__syncthreads();
 	for (k = 0; k < H; k++)
-		acc += w[j * H + k] * xs[k];
+		acc += w[k * H + j] * xs[k];
 	if (res)
 		acc += res[j];
 	y[j] = acc;
@@ -75,7 +88,8 @@ __global__ void gs_dec_act(uint32_t *x)
 }
 
 /* logits = Wout h; the next token is the arg max (lowest index on ties).
- * One thread per vocabulary entry. Advances the position. */
+ * One thread per vocabulary entry; Wout is input-major, wout[k * V + v]
+ * (coalesced, as in gs_dec_matvec). Advances the position. */
 __global__ void gs_dec_pick(const uint32_t *wout, const uint32_t *h, int *tok, int *len,
 			    int *out_tokens)
 {
@@ -89,7 +103,7 @@ __global__ void gs_dec_pick(const uint32_t *wout, const uint32_t *h, int *tok, i
 		hs[v] = h[v];
 	__syncthreads();
 	for (k = 0; k < H; k++)
-		logit += wout[v * H + k] * hs[k];
+		logit += wout[k * GS_DEC_V + v] * hs[k];
 	val[v] = logit;
 	idx[v] = (int)v;
 	__syncthreads();
@@ -139,7 +153,8 @@ cudaError_t gs_decode_step(const struct gs_decoder *d, int span, cudaStream_t st
 		uint32_t *kv = d->kv + (size_t)l * GS_DEC_MAXLEN * H;
 
 		TIMED(k, (gs_dec_norm<<<1, H, 0, stream>>>(d->h, d->t1)));
-		TIMED(k, (gs_dec_attend<<<1, H, 0, stream>>>(d->t1, kv, d->len, span, d->t2)));
+		TIMED(k, (gs_dec_attend<<<1, dim3(H, GS_DEC_ATT_G), 0, stream>>>(d->t1, kv, d->len,
+										 span, d->t2)));
 		TIMED(k, (gs_dec_matvec<<<1, H, 0, stream>>>(w, d->t2, d->h, d->h2)));
 		TIMED(k, (gs_dec_norm<<<1, H, 0, stream>>>(d->h2, d->t1)));
 		TIMED(k, (gs_dec_matvec<<<1, H, 0, stream>>>(w + H * H, d->t1, NULL, d->t3)));

@@ -29,6 +29,7 @@
 #define GS_DEC_V 512	  /* vocabulary size */
 #define GS_DEC_LAYERS 4	  /* layers per token */
 #define GS_DEC_MAXLEN 512 /* positions in the cache */
+#define GS_DEC_ATT_G 8	  /* threads per hidden column in attention */
 #define GS_DEC_KERNELS_PER_LAYER 7
 #define GS_DEC_KERNELS_PER_TOKEN (2 + GS_DEC_KERNELS_PER_LAYER * GS_DEC_LAYERS)
 
