@@ -920,6 +920,7 @@ static void write_details(FILE *f, const struct html_run *r)
 	write_syncs(f, r);
 	write_nvtx(f, r, 25);
 	write_advice(f, r);
+	html_write_graphs(f, r->t, 4);
 }
 
 /* ---- the comparison table --------------------------------------------- */

@@ -50,6 +50,11 @@ void html_gap_histogram(const struct gs_result *res,
  * ns from this origin. */
 int64_t html_origin(const struct gs_input *in);
 
+/* Inline SVG diagrams of up to `max` recorded CUDA graphs (most launched
+ * first; html_graphs.c, drawn by render_dot.c). Writes nothing when the
+ * trace has no graphs. Returns the number drawn. */
+int html_write_graphs(FILE *f, struct trace *t, size_t max);
+
 /* ---- loading a run (html_load.c), shared by html, diff and export ---- */
 
 /* One trace opened, loaded and analysed. */

@@ -249,6 +249,39 @@ def check_html(gs, db, work):
     expect(text.count("<script") == 3 and "What changed" in text, "comparison page")
 
 
+def check_html_graphs(gs, db, work):
+    """CUDA graph diagrams inline: the graph helper's hostile-name fixture
+    (tests/cli/graph/hostile.sql: graph 5, names with quotes, braces,
+    backslashes, newlines, templates) plus one kernel so the trace has GPU
+    activity, and a graph node named <script>alert(1)</script>."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    c = sqlite3.connect(db)
+    for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type='table' AND name != 'meta'"
+                          ).fetchall():
+        c.execute("DELETE FROM " + t)
+    with open(os.path.join(here, "graph", "hostile.sql"), encoding="utf-8") as f:
+        c.executescript(f.read())
+    c.executescript("""
+        INSERT INTO strings VALUES (99, '<script>alert(1)</script>');
+        INSERT INTO graph_nodes (node_id, graph_id, type, name_id) VALUES (59, 5, 0, 99);
+        INSERT INTO kernels (id, start, end, device, stream, correlation_id, name_id,
+                             graph_id, graph_node_id) VALUES (1, 1000, 2000, 0, 7, 0, 99, 0, 0);
+    """)
+    c.commit()
+    c.close()
+    page = os.path.join(work, "graphs.html")
+    r = run([gs, "html", db, "-o", page])
+    expect(r.returncode == 0, "html exit %d: %s" % (r.returncode, r.stderr))
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    expect("<h3>CUDA graphs</h3>" in text, "no CUDA graphs section")
+    expect("CUDA graph 5:" in text, "graph 5 not drawn")
+    # the timeline's SVG and graph 5's (one kernel: no gap histogram)
+    expect(text.count("<svg") == 2, "%d <svg elements, want 2" % text.count("<svg"))
+    expect("<script>alert" not in text, "a graph node name became markup")
+    expect(text.count("<script") == 2, "%d script elements" % text.count("<script"))
+
+
 def check_html_bad_input(gs, db, work):
     out = os.path.join(work, "x.html")
     for path, says in bad_traces(db, work):
