@@ -14,7 +14,8 @@
  * For tests it writes its state on <body>: data-status ("ok" or
  * "error: ..."), data-rects (event rects drawn), data-events (decoded),
  * data-draw-ms (decoding and first drawing, ms).
- * "#w=<px>" in the URL fixes the plot width.
+ * "#w=<px>" in the URL fixes the plot width; "#probe" hovers and clicks the
+ * first drawn event (see the end of this file).
  */
 (function () {
 	'use strict';
@@ -379,6 +380,16 @@
 		/* decode + first draw, for the benchmark's eyes only */
 		body.setAttribute('data-draw-ms', Math.round(performance.now() - t0));
 		body.setAttribute('data-status', 'ok');
+		/* "#probe": hover and click the first event of the first row (an
+		 * idle gap), so a headless test can read the tooltip and the
+		 * explanation back from the DOM */
+		if (/[#&]probe/.test(location.hash)) {
+			var first = document.querySelector('.timeline svg rect[data-k]');
+			if (first) {
+				first.dispatchEvent(new MouseEvent('mousemove', { bubbles: true }));
+				first.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+			}
+		}
 	} catch (err) {
 		body.setAttribute('data-status', 'error: ' + err.message);
 		throw err;
