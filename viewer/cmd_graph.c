@@ -24,7 +24,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gapscope graph TRACE.db                       list the CUDA graphs\n"
+		"usage: gapscope graph TRACE.db [--all]               list the CUDA graphs\n"
 		"       gapscope graph TRACE.db --id N [options]      draw graph N\n"
 		"       gapscope graph TRACE.db --streams --range NAME [options]\n"
 		"                                  draw the stream-ordered work of an NVTX range\n"
@@ -32,7 +32,12 @@ static void usage(FILE *f)
 		"The list shows each graph's id, how it was made (created, clone, capture),\n"
 		"its nodes and dependency edges (child graphs listed separately), the\n"
 		"executable graphs instantiated from it, their launches, and the GPU time\n"
-		"measured on its nodes over all launches.\n"
+		"measured on its nodes over all launches. Graphs with no nodes and no\n"
+		"launches (CUDA makes some itself when a graph is instantiated) are\n"
+		"counted but not listed unless --all is given.\n"
+		"\n"
+		"option for the list:\n"
+		"  --all              also list the graphs with no nodes and no launches\n"
 		"\n"
 		"options for drawing:\n"
 		"  -o, --output FILE  FILE.dot, FILE.svg or FILE.png (format from the suffix);\n"
@@ -78,11 +83,21 @@ static const char *origin_name(int origin)
 	}
 }
 
-static int list_graphs(struct trace *t, const char *path)
+/* A graph with no nodes and no launches: CUDA creates such graphs itself
+ * (in CUDA 13.0 traces each cudaGraphInstantiate is followed by one empty
+ * graph id), and a graph whose nodes were all instantiation clones has
+ * nothing of its own left. On the graph-conversion demo they are about half
+ * of the list, so the default list leaves them out and says how many. */
+static int graph_is_empty(const struct tg_info *g)
+{
+	return g->nodes == 0 && g->launches == 0;
+}
+
+static int list_graphs(struct trace *t, const char *path, int all)
 {
 	struct tg_info *v = NULL;
 	char err[256];
-	size_t n = 0, i;
+	size_t n = 0, i, hidden = 0;
 
 	if (tg_list(t, &v, &n, err, sizeof(err)) < 0) {
 		gs_error(path, "%s", err);
@@ -93,13 +108,20 @@ static int list_graphs(struct trace *t, const char *path)
 		free(v);
 		return GS_EXIT_OK;
 	}
+	if (!all)
+		for (i = 0; i < n; i++)
+			hidden += graph_is_empty(&v[i]);
 	printf("%s: %zu CUDA graph%s\n", path, n, n == 1 ? "" : "s");
-	printf("%8s  %-7s  %6s  %6s  %5s  %8s  %8s  %12s  %12s  %s\n", "graph", "origin", "nodes",
-	       "edges", "execs", "launches", "GPU ops", "GPU time us", "us/launch", "note");
+	if (hidden < n)
+		printf("%8s  %-7s  %6s  %6s  %5s  %8s  %8s  %12s  %12s  %s\n", "graph", "origin",
+		       "nodes", "edges", "execs", "launches", "GPU ops", "GPU time us", "us/launch",
+		       "note");
 	for (i = 0; i < n; i++) {
 		const struct tg_info *g = &v[i];
 		char per[32], note[96] = "";
 
+		if (!all && graph_is_empty(g))
+			continue;
 		if (g->launches)
 			snprintf(per, sizeof(per), "%.3f",
 				 (double)g->gpu_ns / 1e3 / (double)g->launches);
@@ -115,6 +137,9 @@ static int list_graphs(struct trace *t, const char *path)
 		       g->graph_id, origin_name(g->origin), g->nodes, g->edges, g->execs,
 		       g->launches, g->ops, (double)g->gpu_ns / 1e3, per, *note ? "  " : "", note);
 	}
+	if (hidden)
+		printf("%zu empty graph%s not shown; --all lists them\n", hidden,
+		       hidden == 1 ? "" : "s");
 	free(v);
 	return GS_EXIT_OK;
 }
@@ -170,15 +195,21 @@ static int draw(const char *trace_path, struct gm_graph *g, const char *title, i
 int cmd_graph(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"id", required_argument, NULL, 'i'},  {"output", required_argument, NULL, 'o'},
-	    {"stats", no_argument, NULL, 's'},	   {"collapse", required_argument, NULL, 'c'},
-	    {"streams", no_argument, NULL, 'S'},   {"range", required_argument, NULL, 'r'},
-	    {"nth", required_argument, NULL, 'n'}, {"max-ops", required_argument, NULL, 'm'},
-	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
+	    {"id", required_argument, NULL, 'i'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"stats", no_argument, NULL, 's'},
+	    {"collapse", required_argument, NULL, 'c'},
+	    {"streams", no_argument, NULL, 'S'},
+	    {"range", required_argument, NULL, 'r'},
+	    {"nth", required_argument, NULL, 'n'},
+	    {"max-ops", required_argument, NULL, 'm'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *path = NULL, *out = NULL, *range = NULL, *format;
 	uint64_t id = 0, collapse = DEFAULT_COLLAPSE, nth = 1, max_ops = DEFAULT_MAX_OPS;
-	int have_id = 0, stats = 0, streams = 0, drawing_opt = 0, opt, rc;
+	int have_id = 0, stats = 0, streams = 0, drawing_opt = 0, all = 0, opt, rc;
 	struct trace t;
 	struct gm_graph g;
 	char err[256], title[512];
@@ -228,6 +259,7 @@ int cmd_graph(int argc, char **argv)
 				return GS_EXIT_BAD_INPUT;
 			}
 			break;
+		case 'a': all = 1; break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
 		case ':':
 			gs_error("graph", "option '%s' needs a value; see 'gapscope graph --help'",
@@ -258,6 +290,11 @@ int cmd_graph(int argc, char **argv)
 					  : "--range NAME goes with --streams");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if (all && (have_id || streams)) {
+		gs_error("graph", "--all is for the list; drop it when drawing with --id or "
+				  "--streams");
+		return GS_EXIT_BAD_INPUT;
+	}
 	if (drawing_opt && !have_id && !streams) {
 		gs_error("graph",
 			 "-o, --stats and --collapse are for drawing: add --id N "
@@ -277,7 +314,7 @@ int cmd_graph(int argc, char **argv)
 	if ((rc = gs_cli_open_trace(&t, path)) != 0)
 		return rc;
 	if (!have_id && !streams) {
-		rc = list_graphs(&t, path);
+		rc = list_graphs(&t, path, all);
 		trace_close(&t);
 		return rc;
 	}

@@ -5,7 +5,7 @@ add_executable(graph_mkdb ${CMAKE_CURRENT_LIST_DIR}/graph_mkdb.c)
 target_link_libraries(graph_mkdb PRIVATE gs_schema SQLite::SQLite3)
 set_target_properties(graph_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 
-foreach(case list empty svg_stats png_child collapse_off dot_stdout hostile streams bad_input
+foreach(case list hidden empty svg_stats png_child collapse_off dot_stdout hostile streams bad_input
         help)
   add_test(NAME cli_graph_${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/graph/run.sh $<TARGET_FILE:gapscope>

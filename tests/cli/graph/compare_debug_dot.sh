@@ -15,7 +15,7 @@ command -v gc >/dev/null || { echo "needs Graphviz's gc command" >&2; exit 2; }
 list=$("$gs" graph "$db") || exit 2
 echo "$list"
 # "nodes edges" of every listed graph
-pairs=$(echo "$list" | awk 'NR > 2 { print $3, $4 }')
+pairs=$(echo "$list" | awk 'NR > 2 && $1 ~ /^[0-9]+$/ { print $3, $4 }')
 rc=0 n=0
 for f in "$dir"/graph_conversion_*.dot; do
 	[ -e "$f" ] || { echo "no graph_conversion_*.dot in $dir" >&2; exit 2; }

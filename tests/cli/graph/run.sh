@@ -68,6 +68,25 @@ list)
        3  clone         2       1      0         0         0         0.000             -  child graph of node 211 in graph 2
        4  created       2       1      1         1         3         2.000         2.000" "" -- basic.db
 	;;
+hidden)
+	db hidden
+	expect 0 "hidden.db: 5 CUDA graphs
+   graph  origin    nodes   edges  execs  launches   GPU ops   GPU time us     us/launch  note
+       1  created       2       1      1         1         2         4.000         4.000
+       4  created       0       0      1         1         0         0.000         0.000
+3 empty graphs not shown; --all lists them" "" -- hidden.db
+	expect 0 "hidden.db: 5 CUDA graphs
+   graph  origin    nodes   edges  execs  launches   GPU ops   GPU time us     us/launch  note
+       1  created       2       1      1         1         2         4.000         4.000
+       3  created       0       0      0         0         0         0.000             -
+       4  created       0       0      1         1         0         0.000         0.000
+       6  capture       0       0      1         0         0         0.000             -
+       8  clone         0       0      0         0         0         0.000             -  clone of graph 1" "" -- hidden.db --all
+	db hidden_only
+	expect 0 "hidden_only.db: 1 CUDA graph
+1 empty graph not shown; --all lists them" "" -- hidden_only.db
+	expect 2 "" "gapscope: graph: --all is for the list; drop it when drawing with --id or --streams" -- hidden.db --all --id 1
+	;;
 empty)
 	db empty
 	expect 0 "empty.db: no CUDA graphs in this trace" "" -- empty.db
@@ -151,7 +170,7 @@ bad_input)
 	;;
 help)
 	"$gs" graph --help >help.txt 2>&1 || fail "--help exit $?"
-	for opt in --id --output --stats --collapse --streams --range --nth --max-ops; do
+	for opt in --all --id --output --stats --collapse --streams --range --nth --max-ops; do
 		grep -q -- "$opt" help.txt || fail "--help does not mention $opt"
 	done
 	;;
