@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # run_report_bench.sh - the `gapscope report` benchmark: generate a synthetic
 # trace (default 10M kernels + their launch calls, 4 streams) into a
-# temporary folder, then time `gapscope report` on it (wall and peak RSS)
-# and one sqlite3 scan of the kernel table, and print both and the ratio.
-# Targets (issue 3): report <= 10 s, <= 2 GB peak, <= 3x the scan.
-#   usage: GS_BUILD=build-x bench/run_report_bench.sh [kernels] [streams]
+# temporary folder, then time `gapscope report` on it (wall, CPU and peak
+# RSS) and one scan of the kernel table by SQLite
+# (SELECT count(*), sum(end-start) FROM kernels, with the sqlite3 CLI, or
+# Python's sqlite3 module where there is no CLI), and print both and the
+# ratio. Targets (issue 3): report <= 10 s, <= 2 GB peak, <= 3x the scan.
+#   usage: GS_BUILD=build bench/run_report_bench.sh [kernels] [streams]
 # Run from the repository root. Writes only under a mktemp folder (removed
-# at the end) and "${OUT:-out}/report_bench.txt".
+# at the end) and "${OUT:-out}/report_bench.txt". Set GS_BENCH_DB to an
+# existing trace to skip the generation (it is then not removed).
+# It prints figures; it asserts nothing.
 set -euo pipefail
 BUILD=${GS_BUILD:-build}
 N=${1:-10000000}
@@ -15,40 +19,54 @@ OUTDIR=${OUT:-out}
 mkdir -p "$OUTDIR"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-DB="$TMP/bench.db"
 
 now() { date +%s.%N; }
+sec() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
-t0=$(now)
-"$BUILD/bin/gs_gen_trace" "$DB" "$N" "$S"
-t1=$(now)
-echo "generate: $(echo "$t1 - $t0" | bc) s, $(du -m "$DB" | cut -f1) MB"
+if [ -n "${GS_BENCH_DB:-}" ]; then
+	DB=$GS_BENCH_DB
+else
+	DB="$TMP/bench.db"
+	t0=$(now)
+	"$BUILD/bin/gs_gen_trace" "$DB" "$N" "$S"
+	t1=$(now)
+	echo "generate: $(sec "$t0" "$t1") s, $(du -m "$DB" | cut -f1) MB"
+fi
 
 # warm the page cache the same way for both measurements
 cat "$DB" > /dev/null
-
+Q='SELECT count(*), sum(end-start) FROM kernels'
 t0=$(now)
-scan=$(sqlite3 "$DB" 'SELECT count(*), sum(end-start) FROM kernels')
+if command -v sqlite3 > /dev/null; then
+	scan=$(sqlite3 "$DB" "$Q")
+	how="sqlite3 CLI"
+else
+	scan=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone())' "$DB" "$Q")
+	how="python3 sqlite3 module"
+fi
 t1=$(now)
-scan_s=$(echo "$t1 - $t0" | bc)
-echo "sqlite3 scan: $scan_s s (count|sum = $scan)"
+scan_s=$(sec "$t0" "$t1")
+echo "scan ($how): $scan_s s -> $scan"
 
+rss_kb=unknown cpu_s=unknown
 if [ -x /usr/bin/time ]; then
+	t0=$(now)
 	/usr/bin/time -v "$BUILD/bin/gapscope" report "$DB" > "$TMP/report.txt" 2> "$TMP/time.txt"
-	rep_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$TMP/time.txt")
+	t1=$(now)
 	rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/time.txt")
+	cpu_s=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u + s}' "$TMP/time.txt")
 else
 	t0=$(now)
 	"$BUILD/bin/gapscope" report "$DB" > "$TMP/report.txt"
 	t1=$(now)
-	rep_s=$(echo "$t1 - $t0" | bc)
-	rss_kb=unknown
 fi
-ratio=$(echo "scale=2; $rep_s / $scan_s" | bc)
+rep_s=$(sec "$t0" "$t1")
+ratio=$(awk -v a="$rep_s" -v b="$scan_s" 'BEGIN { printf "%.2f", a / b }')
 {
-	echo "kernels: $N, streams: $S"
-	echo "sqlite3 scan of kernels: $scan_s s"
-	echo "gapscope report: $rep_s s, peak RSS ${rss_kb} kB"
-	echo "ratio report/scan: $ratio (target <= 3), report target <= 10 s and <= 2097152 kB"
+	echo "trace: $(du -m "$DB" | cut -f1) MB; generated with $N kernels, $S streams unless GS_BENCH_DB"
+	echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "scan of kernels ($how): $scan_s s"
+	echo "gapscope report: $rep_s s wall, $cpu_s s CPU (user+sys), peak RSS ${rss_kb} kB"
+	echo "ratio report/scan: $ratio (target <= 3); targets report <= 10 s, peak <= 2097152 kB"
 } | tee "$OUTDIR/report_bench.txt"
-head -20 "$TMP/report.txt"
+head -12 "$TMP/report.txt"

@@ -15,11 +15,6 @@
 /* launch distributions                                                */
 /* ------------------------------------------------------------------ */
 
-struct sample {
-	uint32_t call; /* apis index */
-	uint32_t op;   /* first op it launched (earliest start) */
-};
-
 static int cmp_launch(const void *a, const void *b)
 {
 	const struct gs_launch_stat *x = a, *y = b;
@@ -28,97 +23,97 @@ static int cmp_launch(const void *a, const void *b)
 	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
 }
 
+/* seen[] states of a launch call */
+enum { CALL_NEW = 0, CALL_COUNTED, CALL_FILLED, CALL_SKIPPED };
+
 int stats_launches(struct actx *c)
 {
 	const struct gs_input *in = c->in;
 	struct gs_result *res = c->res;
 	uint8_t *seen = NULL;
-	struct sample *smp = NULL, *ord = NULL;
-	size_t *cnt = NULL, n = 0, i, n_names = 1, g, n_groups = 0, n_kl = 0;
-	int64_t *buf = NULL;
+	size_t *off = NULL, n = 0, i, n_names = 1, g, n_groups = 0, n_kl = 0, k_kl = 0;
+	int64_t *dur = NULL, *queue = NULL, *delay = NULL, *kl = NULL;
 	int rc = -ENOMEM;
 
 	for (i = 0; i < in->n_apis; i++)
 		if (in->apis[i].name_id >= n_names)
 			n_names = (size_t)in->apis[i].name_id + 1;
 	seen = calloc(in->n_apis ? in->n_apis : 1, 1);
-	smp = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(*smp));
-	cnt = calloc(n_names + 1, sizeof(size_t));
-	if (!seen || !smp || !cnt)
+	off = calloc(n_names + 1, sizeof(size_t));
+	if (!seen || !off)
 		goto out;
-	/* ops are in (device, start) order and one call launches onto one
-	 * device, so the first op met is the one that starts first */
+	/* pass 1: one sample per call, counted by API name. Ops are in
+	 * (device, start) order and one call launches onto one device, so the
+	 * first op met is the one that starts first. */
 	for (i = 0; i < in->n_ops; i++) {
 		uint32_t call = c->call_of[i];
-		if (call == GS_NONE || seen[call])
+		if (call == GS_NONE || seen[call] != CALL_NEW)
 			continue;
-		seen[call] = 1;
-		if (!sel_contains_point(c, in->apis[call].start))
+		if (!sel_contains_point(c, in->apis[call].start)) {
+			seen[call] = CALL_SKIPPED;
 			continue;
-		smp[n++] = (struct sample){.call = call, .op = (uint32_t)i};
-		cnt[in->apis[call].name_id]++;
+		}
+		seen[call] = CALL_COUNTED;
+		off[in->apis[call].name_id]++;
+		n_kl += (c->api_cls[call] & GS_APIF_KERNEL_LAUNCH) != 0;
+		n++;
 	}
-	/* counting sort by API name */
-	ord = big_malloc((n ? n : 1) * sizeof(*ord));
-	buf = big_malloc((n ? n : 1) * sizeof(int64_t));
-	if (!ord || !buf)
-		goto out;
 	for (g = 0; g < n_names; g++)
-		n_groups += cnt[g] > 0;
-	res->launches = calloc(n_groups ? n_groups : 1, sizeof(*res->launches));
-	if (!res->launches)
-		goto out;
+		n_groups += off[g] > 0;
 	{
 		size_t acc = 0;
 		for (g = 0; g < n_names; g++) {
-			size_t t = cnt[g];
-			cnt[g] = acc;
+			size_t t = off[g];
+			off[g] = acc;
 			acc += t;
 		}
-		cnt[n_names] = acc;
 	}
-	for (i = 0; i < n; i++)
-		ord[cnt[in->apis[smp[i].call].name_id]++] = smp[i];
-	/* cnt[g] is now the end of group g; its start is the previous end */
+	dur = big_malloc((n ? n : 1) * sizeof(int64_t));
+	queue = big_malloc((n ? n : 1) * sizeof(int64_t));
+	delay = big_malloc((n ? n : 1) * sizeof(int64_t));
+	kl = big_malloc((n_kl ? n_kl : 1) * sizeof(int64_t));
+	res->launches = calloc(n_groups ? n_groups : 1, sizeof(*res->launches));
+	if (!dur || !queue || !delay || !kl || !res->launches)
+		goto out;
+	/* pass 2: the three figures, written straight into their name's slice */
+	for (i = 0; i < in->n_ops; i++) {
+		uint32_t call = c->call_of[i];
+		const struct gs_api *a;
+		size_t pos;
+		if (call == GS_NONE || seen[call] != CALL_COUNTED)
+			continue;
+		seen[call] = CALL_FILLED;
+		a = &in->apis[call];
+		pos = off[a->name_id]++;
+		dur[pos] = a->end - a->start;
+		queue[pos] = c->ops[i].start - a->end;
+		delay[pos] = c->ops[i].start - a->start;
+		if (c->api_cls[call] & GS_APIF_KERNEL_LAUNCH)
+			kl[k_kl++] = dur[pos];
+	}
+	/* off[g] is now the end of group g; its start is the previous end */
 	{
 		size_t begin = 0;
 		for (g = 0; g < n_names; g++) {
-			size_t end = cnt[g], m = end - begin, j;
+			size_t end = off[g], m = end - begin;
 			struct gs_launch_stat *ls;
 			if (!m)
 				continue;
 			ls = &res->launches[res->n_launches++];
 			ls->name_id = (uint32_t)g;
-			for (j = 0; j < m; j++) {
-				const struct gs_api *a = &in->apis[ord[begin + j].call];
-				buf[j] = a->end - a->start;
-			}
-			gs_dist_compute(&ls->api_dur, buf, m);
-			for (j = 0; j < m; j++) {
-				const struct gs_api *a = &in->apis[ord[begin + j].call];
-				buf[j] = c->ops[ord[begin + j].op].start - a->end;
-			}
-			gs_dist_compute(&ls->queue, buf, m);
-			for (j = 0; j < m; j++) {
-				const struct gs_api *a = &in->apis[ord[begin + j].call];
-				buf[j] = c->ops[ord[begin + j].op].start - a->start;
-			}
-			gs_dist_compute(&ls->delay, buf, m);
+			gs_dist_compute(&ls->api_dur, dur + begin, m);
+			gs_dist_compute(&ls->queue, queue + begin, m);
+			gs_dist_compute(&ls->delay, delay + begin, m);
 			begin = end;
 		}
 	}
 	qsort(res->launches, res->n_launches, sizeof(*res->launches), cmp_launch);
 
 	/* the launch cost: p50 host duration of single-kernel launch calls */
-	for (i = 0; i < n; i++) {
-		const struct gs_api *a = &in->apis[smp[i].call];
-		if (c->api_cls[smp[i].call] & GS_APIF_KERNEL_LAUNCH)
-			buf[n_kl++] = a->end - a->start;
-	}
 	if (c->opt->launch_cost_ns >= 0) {
 		res->launch_cost_ns = c->opt->launch_cost_ns;
 	} else if (n_kl) {
-		res->launch_cost_ns = gs_percentile(buf, n_kl, 50);
+		res->launch_cost_ns = gs_percentile(kl, n_kl, 50);
 		res->launch_cost_measured = 1;
 	} else {
 		res->launch_cost_ns = GS_DEFAULT_LAUNCH_COST_NS;
@@ -126,10 +121,11 @@ int stats_launches(struct actx *c)
 	rc = 0;
 out:
 	free(seen);
-	free(smp);
-	free(ord);
-	free(cnt);
-	free(buf);
+	free(off);
+	free(dur);
+	free(queue);
+	free(delay);
+	free(kl);
 	return rc;
 }
 
@@ -607,10 +603,9 @@ static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *op
 
 	if (n < 2)
 		return 0;
-	while (cap < 2 * n && cap < (1u << 20))
-		cap *= 2;
-	/* token counts (open addressing; if more distinct tokens than slots
-	 * the table stops counting new ones, which only loses anchors) */
+	/* token counts: open addressing, grown by doubling at half load (a
+	 * loop body has few distinct ops; a table sized by n would be mostly
+	 * untouched memory that calloc still has to fault in) */
 	tab = calloc(cap, sizeof(*tab));
 	if (!tab)
 		goto out;
@@ -621,8 +616,31 @@ static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *op
 			while (tab[h].used && tab[h].tok != tok[i])
 				h = (h + 1) & (cap - 1);
 			if (!tab[h].used) {
-				if (distinct + 1 >= cap)
-					continue;
+				if (2 * (distinct + 1) > cap) {
+					size_t ncap = cap * 2, q;
+					struct tokcount *nt = calloc(ncap, sizeof(*nt));
+					if (!nt)
+						goto out;
+					for (q = 0; q < cap; q++) {
+						size_t hh;
+						if (!tab[q].used)
+							continue;
+						hh =
+						    (size_t)((tab[q].tok * 0x9E3779B97F4A7C15ull) >>
+							     20) &
+						    (ncap - 1);
+						while (nt[hh].used)
+							hh = (hh + 1) & (ncap - 1);
+						nt[hh] = tab[q];
+					}
+					free(tab);
+					tab = nt;
+					cap = ncap;
+					h = (size_t)((tok[i] * 0x9E3779B97F4A7C15ull) >> 20) &
+					    (cap - 1);
+					while (tab[h].used)
+						h = (h + 1) & (cap - 1);
+				}
 				distinct++;
 				tab[h].used = 1;
 				tab[h].tok = tok[i];

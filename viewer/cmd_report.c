@@ -234,6 +234,11 @@ int cmd_report(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 	}
 	path = argv[optind];
+	/* SQLite's memory statistics take one global mutex on every
+	 * allocation, which serialises trace_load()'s reader threads; we do
+	 * not use them. Must precede the first connection; harmless (an error
+	 * code) if SQLite was already initialised. */
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	rc = gs_cli_open_trace(&t, path);
 	if (rc)
 		return rc;

@@ -518,7 +518,7 @@ int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, s
 		jk.out.cap = (size_t)mid;
 		jk.lo = 0;
 		jk.hi = mid;
-		jk2.out.p = kbuf + mid;
+		jk2.out.p = kbuf ? kbuf + mid : NULL;
 		jk2.out.cap = (size_t)(kmax - mid);
 		jk2.lo = mid;
 		jk2.hi = kmax;
@@ -563,7 +563,8 @@ join:
 		struct gs_op *ops;
 		/* close the hole between the two halves; the buffer becomes a
 		 * plain growable vector again */
-		memmove(kbuf + jk.out.n, kbuf + mid, jk2.out.n * sizeof(struct gs_op));
+		if (jk2.out.n) /* (kbuf is NULL when there are no kernels) */
+			memmove(kbuf + jk.out.n, kbuf + mid, jk2.out.n * sizeof(struct gs_op));
 		jk.out.p = kbuf;
 		jk.out.n += jk2.out.n;
 		jk.out.cap = (size_t)kmax;
