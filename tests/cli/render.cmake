@@ -13,7 +13,8 @@ if(Python3_Interpreter_FOUND)
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/render_check.py ${check}
                      ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/render_mkdb
                      ${CMAKE_CURRENT_BINARY_DIR}/render_${check})
-    set_tests_properties(cli_render_${check} PROPERTIES LABELS cli)
+    set_tests_properties(cli_render_${check} PROPERTIES LABELS cli ENVIRONMENT
+      "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/render_lsan.supp:print_suppressions=0")
   endforeach()
 endif()
 
@@ -26,5 +27,6 @@ if(Python3_Interpreter_FOUND)
                    ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/render_mkdb
                    ${CMAKE_BINARY_DIR}/bin/render_gen ${CMAKE_CURRENT_BINARY_DIR}/browser_render)
   set_tests_properties(browser_render_html PROPERTIES LABELS browser SKIP_RETURN_CODE 77
-                       TIMEOUT 900)
+    TIMEOUT 900 ENVIRONMENT
+    "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/render_lsan.supp:print_suppressions=0")
 endif()
