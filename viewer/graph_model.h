@@ -156,13 +156,4 @@ void gm_origins_free(struct gm_origins *o);
  * ends). -1 when none. */
 int gm_resolve(const struct gm_graph *g, const struct gm_origins *o, int64_t node_id);
 
-/* Short label for a kernel name, written to out (always NUL-terminated):
- * the function's qualified name without return type, parameter list or
- * template arguments, which become "<…>". Mangled (Itanium, "_Z...") names
- * get the same treatment from their encoding. E.g.
- * "void foo<float, 4>(float*, int)" -> "foo<…>", "_Z3fooPfi" -> "foo".
- * Names longer than max_chars characters are cut and end in "…" (max_chars
- * 0: no limit other than outlen). */
-void gm_short_name(const char *name, char *out, size_t outlen, size_t max_chars);
-
 #endif

@@ -21,6 +21,7 @@
 
 #include <graphviz/gvc.h>
 
+#include "names.h"
 #include "render_dot.h"
 
 /* cgraph's API takes char * for strings it copies; the casts are safe. */
@@ -248,9 +249,18 @@ static void node_label(struct build *b, int i, struct text *label, struct text *
 	tip->buf[0] = '\0';
 	text_raw(label, gs_graph_node_type_name(n->type));
 	if (n->name && *n->name) {
-		gm_short_name(n->name, tmp, sizeof(tmp), max_name);
+		char *full = gs_demangle(n->name);
+
+		gs_short_name(n->name, tmp, sizeof(tmp), max_name);
 		text_raw(label, NL);
 		text_str(label, tmp, 0);
+		/* the tooltip holds the whole name: demangled, then as recorded
+		 * (the mangled form is what other tools and the database show) */
+		if (full) {
+			text_str(tip, full, 1);
+			text_raw(tip, NL);
+			free(full);
+		}
 		text_str(tip, n->name, 1);
 		text_raw(tip, NL);
 	}

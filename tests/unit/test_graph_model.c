@@ -1,8 +1,9 @@
 /*
  * test_graph_model.c - unit tests of viewer/graph_model.c: statistics,
  * critical path (by duration, by count, through child graphs, cycles), chain
- * collapse, origin resolution, kernel-name labels. Every expected value is
- * worked out by hand in the comments; nothing here reads a trace or draws.
+ * collapse, origin resolution (kernel-name labels: test_names.c). Every
+ * expected value is worked out by hand in the comments; nothing here reads a
+ * trace or draws.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -368,38 +369,6 @@ static void test_resolve_follows_original_node_ids(void **state)
 	gm_free(&g);
 }
 
-static void check_short(const char *in, size_t max, const char *want)
-{
-	char out[256];
-
-	gm_short_name(in, out, sizeof(out), max);
-	assert_string_equal(out, want);
-}
-
-static void test_short_names(void **state)
-{
-	(void)state;
-	check_short("void foo<float, 4>(float*, int)", 40, "foo<…>");
-	check_short("_Z3fooPfi", 40, "foo");
-	check_short("_Z6kernelIfLi4EEvPT_i", 40, "kernel<…>");
-	check_short("_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_22gpu_kernel_impl_"
-		    "nocastEvE_EEviT1_",
-		    40, "at::native::elementwise_kernel<…>");
-	check_short("_ZN12_GLOBAL__N_16kernelEv", 40, "(anonymous namespace)::kernel");
-	check_short("_ZNSt6vectorIiE4sizeEv", 40, "std::vector<…>");
-	check_short("void (anonymous namespace)::k(int)", 40, "(anonymous namespace)::k");
-	check_short("void ns::A<int>::run<(int)3>(ns::A<int>*)", 40, "ns::A<…>::run<…>");
-	check_short("<lambda>", 40, "<lambda>");
-	check_short("void ns::<unnamed>::k<int>(int)", 40, "ns::<unnamed>::k<…>");
-	check_short("gemm_kernel", 40, "gemm_kernel");
-	check_short("foo<int(", 40, "foo<int("); /* unbalanced: shown as recorded */
-	check_short("_Zxyz", 40, "_Zxyz");	 /* not understood: as recorded */
-	check_short("abcdefghij", 5, "abcd…");	 /* cut to 5 characters with the ellipsis */
-	check_short("abcde", 5, "abcde");
-	check_short("\xc2\xb5\xc2\xb5\xc2\xb5", 2, "\xc2\xb5…"); /* never half a character */
-	check_short(NULL, 40, "");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,7 +382,6 @@ int main(void)
 	    cmocka_unit_test(test_collapse_counts_chains_above_threshold),
 	    cmocka_unit_test(test_collapse_stops_at_branches_and_clusters),
 	    cmocka_unit_test(test_resolve_follows_original_node_ids),
-	    cmocka_unit_test(test_short_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
