@@ -108,15 +108,33 @@ struct implicit_api {
 	char reason[128];
 };
 
+/* What is bound to one prepared statement (see bind_i64). */
+enum { BC_UNKNOWN, BC_INT, BC_NULL };
+#define BC_MAX_PARAMS 24 /* kernels: 23 */
+struct bcache {
+	sqlite3_stmt *st;
+	int64_t v[BC_MAX_PARAMS];     /* value bound to parameter i (1-based) */
+	uint8_t state[BC_MAX_PARAMS]; /* BC_* */
+};
+
 struct gs_writer {
 	sqlite3 *db;
 	char path[4096];
 	int failed; /* SQLite result code that stopped us, 0 while healthy */
 	int in_tx;
 	sqlite3_stmt *st[ST_COUNT];
+	struct bcache bc[ST_COUNT]; /* bc[i].st == st[i] */
 	/* string interning: open addressing, power-of-two capacity */
 	struct str_slot *strs;
 	size_t str_cap, str_n;
+	/* Last id seen for a string *address* (direct-mapped, see
+	 * gs_writer_intern): CUPTI hands every record of one kernel the same
+	 * name pointer. */
+	struct {
+		const char *p;	  /* caller's pointer */
+		const char *copy; /* our copy (strs[].s) */
+		int64_t id;
+	} pcache[256];
 	/* threads already written: open addressing set of tids (+1, 0 = empty) */
 	int64_t *tids;
 	size_t tid_cap, tid_n;
@@ -169,35 +187,58 @@ static int step(struct gs_writer *w, int which, const char *what)
 	return 0;
 }
 
-static inline void bind_i64(sqlite3_stmt *st, int i, int64_t v)
+/*
+ * Bindings survive sqlite3_reset, so a parameter whose value is the one
+ * already bound needs no new bind. Trace rows repeat most columns from one
+ * row to the next (device, context, stream, grid, block, registers, graph
+ * ids, pid, tid, ...); skipping those binds removed about a fifth of the
+ * writer's instructions per record (callgrind, bench/writer_throughput).
+ * Each statement keeps what is bound in `v`/`state`; text binds are never
+ * cached.
+ */
+static inline void bind_i64(struct bcache *c, int i, int64_t v)
 {
-	sqlite3_bind_int64(st, i, v);
+	if (c->state[i] == BC_INT && c->v[i] == v)
+		return;
+	sqlite3_bind_int64(c->st, i, v);
+	c->state[i] = BC_INT;
+	c->v[i] = v;
+}
+
+static inline void bind_null(struct bcache *c, int i)
+{
+	if (c->state[i] == BC_NULL)
+		return;
+	sqlite3_bind_null(c->st, i);
+	c->state[i] = BC_NULL;
 }
 
 /* -1 (or any negative) -> NULL */
-static inline void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+static inline void bind_opt(struct bcache *c, int i, int64_t v)
 {
 	if (v < 0)
-		sqlite3_bind_null(st, i);
+		bind_null(c, i);
 	else
-		sqlite3_bind_int64(st, i, v);
+		bind_i64(c, i, v);
 }
 
 /* string id: 0 -> NULL */
-static inline void bind_sid(sqlite3_stmt *st, int i, int64_t id)
+static inline void bind_sid(struct bcache *c, int i, int64_t id)
 {
 	if (id <= 0)
-		sqlite3_bind_null(st, i);
+		bind_null(c, i);
 	else
-		sqlite3_bind_int64(st, i, id);
+		bind_i64(c, i, id);
 }
 
-static inline void bind_text(sqlite3_stmt *st, int i, const char *s)
+static inline void bind_text(struct bcache *c, int i, const char *s)
 {
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
+	if (s) {
+		sqlite3_bind_text(c->st, i, s, -1, SQLITE_TRANSIENT);
+		c->state[i] = BC_UNKNOWN;
+	} else {
+		bind_null(c, i);
+	}
 }
 
 /* ---------------------------------------------------------------- open */
@@ -244,6 +285,15 @@ int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t e
 	snprintf(side, sizeof(side), "%s-shm", path);
 	unlink(side);
 
+	/* SQLite's memory statistics take a global mutex on every malloc and
+	 * free (this libsqlite3 is built with OMIT_LOOKASIDE, so that is
+	 * several per insert: ~7% of the writer's instructions). Turn them off
+	 * for the process. sqlite3_config only works before SQLite is first
+	 * initialised and returns SQLITE_MISUSE (changing nothing) after, e.g.
+	 * when the application uses SQLite itself and got there first; all the
+	 * setting loses is sqlite3_memory_used() and the soft heap limit. */
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+
 	/* NOMUTEX: one thread at a time uses the connection (the writer
 	 * thread while recording, the finalizing thread after it is joined),
 	 * so SQLite's per-call mutexes are pure cost (~15% of insert time). */
@@ -266,6 +316,7 @@ int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t e
 			  "PRAGMA journal_mode=WAL;"
 			  "PRAGMA synchronous=OFF;"
 			  "PRAGMA temp_store=MEMORY;"
+			  "PRAGMA secure_delete=OFF;"
 			  "PRAGMA cache_size=-8192;"
 			  "PRAGMA wal_autocheckpoint=2048;",
 			  NULL, NULL, NULL);
@@ -285,6 +336,11 @@ int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t e
 		if (rc != SQLITE_OK) {
 			snprintf(err, errlen, "cannot prepare statement %d in %s: %s", i, path,
 				 sqlite3_errmsg(w->db));
+			goto out;
+		}
+		w->bc[i].st = w->st[i];
+		if (sqlite3_bind_parameter_count(w->st[i]) >= BC_MAX_PARAMS) {
+			snprintf(err, errlen, "statement %d has too many parameters", i);
 			goto out;
 		}
 	}
@@ -405,7 +461,7 @@ static int str_grow(struct gs_writer *w)
 
 int64_t gs_writer_intern(struct gs_writer *w, const char *s)
 {
-	size_t len, j;
+	size_t len, j, pc;
 	uint64_t h;
 	sqlite3_stmt *st;
 	char *copy;
@@ -413,10 +469,22 @@ int64_t gs_writer_intern(struct gs_writer *w, const char *s)
 
 	if (!s || w->failed)
 		return 0;
+	/* Kernel names are C++ templates of hundreds of bytes; hashing one per
+	 * kernel record was ~6% of the writer's time. CUPTI shares one name
+	 * string among all records of a kernel, so remember ids by address.
+	 * The strcmp keeps this correct if the address is reused for another
+	 * text (module unloaded, buffer recycled): it is much cheaper than the
+	 * hash (vectorised, no multiply chain). */
+	pc = ((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ull >> 56;
+	if (w->pcache[pc].p == s && strcmp(w->pcache[pc].copy, s) == 0)
+		return w->pcache[pc].id;
 	h = hash_str(s, &len);
 	for (j = h & (w->str_cap - 1); w->strs[j].id; j = (j + 1) & (w->str_cap - 1))
-		if (w->strs[j].hash == h && strcmp(w->strs[j].s, s) == 0)
-			return w->strs[j].id;
+		if (w->strs[j].hash == h && strcmp(w->strs[j].s, s) == 0) {
+			w->pcache[pc].p = s;
+			w->pcache[pc].copy = w->strs[j].s;
+			return w->pcache[pc].id = w->strs[j].id;
+		}
 
 	copy = malloc(len + 1);
 	if (!copy)
@@ -424,7 +492,7 @@ int64_t gs_writer_intern(struct gs_writer *w, const char *s)
 	memcpy(copy, s, len + 1);
 	id = (int64_t)w->str_n + 1;
 	st = w->st[ST_STRING];
-	bind_i64(st, 1, id);
+	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, copy, (int)len, SQLITE_STATIC);
 	if (step(w, ST_STRING, "storing a string") != 0) {
 		free(copy);
@@ -434,6 +502,9 @@ int64_t gs_writer_intern(struct gs_writer *w, const char *s)
 	w->strs[j].id = id;
 	w->strs[j].s = copy;
 	w->str_n++;
+	w->pcache[pc].p = s;
+	w->pcache[pc].copy = copy;
+	w->pcache[pc].id = id;
 	if (w->str_n * 2 > w->str_cap)
 		str_grow(w); /* on failure the table just gets fuller */
 	return id;
@@ -448,7 +519,7 @@ int64_t gs_writer_string_count(const struct gs_writer *w)
 
 int gs_writer_meta(struct gs_writer *w, const char *key, const char *value)
 {
-	sqlite3_stmt *st = w->st[ST_META];
+	struct bcache *st = &w->bc[ST_META];
 
 	if (w->failed)
 		return -1;
@@ -521,7 +592,7 @@ static void note_thread(struct gs_writer *w, int64_t tid, int64_t pid)
 
 int gs_writer_thread(struct gs_writer *w, int64_t tid, int64_t pid, const char *name)
 {
-	sqlite3_stmt *st = w->st[ST_THREAD];
+	struct bcache *st = &w->bc[ST_THREAD];
 
 	if (w->failed)
 		return -1;
@@ -533,7 +604,7 @@ int gs_writer_thread(struct gs_writer *w, int64_t tid, int64_t pid, const char *
 
 int gs_writer_kernel(struct gs_writer *w, const struct gs_kernel *k)
 {
-	sqlite3_stmt *st = w->st[ST_KERNEL];
+	struct bcache *st = &w->bc[ST_KERNEL];
 
 	if (w->failed)
 		return -1;
@@ -560,8 +631,8 @@ int gs_writer_kernel(struct gs_writer *w, const struct gs_kernel *k)
 		bind_i64(st, 20, (int64_t)k->queued);
 		bind_i64(st, 21, (int64_t)k->submitted);
 	} else {
-		sqlite3_bind_null(st, 20);
-		sqlite3_bind_null(st, 21);
+		bind_null(st, 20);
+		bind_null(st, 21);
 	}
 	bind_i64(st, 22, k->launch_type);
 	bind_i64(st, 23, k->is_device_launched);
@@ -570,7 +641,7 @@ int gs_writer_kernel(struct gs_writer *w, const struct gs_kernel *k)
 
 int gs_writer_api_call(struct gs_writer *w, const struct gs_api_call *a)
 {
-	sqlite3_stmt *st = w->st[ST_API];
+	struct bcache *st = &w->bc[ST_API];
 
 	if (w->failed)
 		return -1;
@@ -589,7 +660,7 @@ int gs_writer_api_call(struct gs_writer *w, const struct gs_api_call *a)
 
 int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m)
 {
-	sqlite3_stmt *st = w->st[ST_MEMCPY];
+	struct bcache *st = &w->bc[ST_MEMCPY];
 
 	if (w->failed)
 		return -1;
@@ -613,7 +684,7 @@ int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m)
 
 int gs_writer_memset(struct gs_writer *w, const struct gs_memset *m)
 {
-	sqlite3_stmt *st = w->st[ST_MEMSET];
+	struct bcache *st = &w->bc[ST_MEMSET];
 
 	if (w->failed)
 		return -1;
@@ -634,7 +705,7 @@ int gs_writer_memset(struct gs_writer *w, const struct gs_memset *m)
 
 int gs_writer_sync(struct gs_writer *w, const struct gs_sync *s)
 {
-	sqlite3_stmt *st = w->st[ST_SYNC];
+	struct bcache *st = &w->bc[ST_SYNC];
 
 	if (w->failed)
 		return -1;
@@ -656,7 +727,7 @@ int gs_writer_sync(struct gs_writer *w, const struct gs_sync *s)
 
 int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n)
 {
-	sqlite3_stmt *st = w->st[ST_NVTX];
+	struct bcache *st = &w->bc[ST_NVTX];
 
 	if (w->failed)
 		return -1;
@@ -675,7 +746,7 @@ int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n)
 
 int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o)
 {
-	sqlite3_stmt *st = w->st[ST_OVERHEAD];
+	struct bcache *st = &w->bc[ST_OVERHEAD];
 
 	if (w->failed)
 		return -1;
@@ -689,7 +760,7 @@ int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o)
 
 int gs_writer_device(struct gs_writer *w, const struct gs_device *d)
 {
-	sqlite3_stmt *st = w->st[ST_DEVICE];
+	struct bcache *st = &w->bc[ST_DEVICE];
 
 	if (w->failed)
 		return -1;
@@ -721,7 +792,7 @@ int gs_writer_device_memory_clock(struct gs_writer *w, uint32_t device, int64_t 
 
 int gs_writer_process(struct gs_writer *w, const struct gs_process *p)
 {
-	sqlite3_stmt *st = w->st[ST_PROCESS];
+	struct bcache *st = &w->bc[ST_PROCESS];
 
 	if (w->failed)
 		return -1;
@@ -732,14 +803,14 @@ int gs_writer_process(struct gs_writer *w, const struct gs_process *p)
 	if (p->end_ns)
 		bind_i64(st, 5, (int64_t)p->end_ns);
 	else
-		sqlite3_bind_null(st, 5);
+		bind_null(st, 5);
 	bind_text(st, 6, p->exit_reason);
 	return step(w, ST_PROCESS, "writing the process");
 }
 
 int gs_writer_graph(struct gs_writer *w, const struct gs_graph *g)
 {
-	sqlite3_stmt *st = w->st[ST_GRAPH];
+	struct bcache *st = &w->bc[ST_GRAPH];
 
 	if (w->failed)
 		return -1;
@@ -754,7 +825,7 @@ int gs_writer_graph(struct gs_writer *w, const struct gs_graph *g)
 
 int gs_writer_graph_node(struct gs_writer *w, const struct gs_graph_node *n)
 {
-	sqlite3_stmt *st = w->st[ST_GRAPH_NODE];
+	struct bcache *st = &w->bc[ST_GRAPH_NODE];
 	int i;
 
 	if (w->failed)
@@ -776,7 +847,7 @@ int gs_writer_graph_node(struct gs_writer *w, const struct gs_graph_node *n)
 
 int gs_writer_graph_edge(struct gs_writer *w, uint32_t graph_id, uint64_t from, uint64_t to)
 {
-	sqlite3_stmt *st = w->st[ST_GRAPH_EDGE];
+	struct bcache *st = &w->bc[ST_GRAPH_EDGE];
 
 	if (w->failed)
 		return -1;
@@ -789,7 +860,7 @@ int gs_writer_graph_edge(struct gs_writer *w, uint32_t graph_id, uint64_t from, 
 int gs_writer_graph_exec(struct gs_writer *w, uint32_t exec_id, int64_t graph_id, int64_t device,
 			 uint64_t created)
 {
-	sqlite3_stmt *st = w->st[ST_GRAPH_EXEC];
+	struct bcache *st = &w->bc[ST_GRAPH_EXEC];
 
 	if (w->failed)
 		return -1;
@@ -802,7 +873,7 @@ int gs_writer_graph_exec(struct gs_writer *w, uint32_t exec_id, int64_t graph_id
 
 int gs_writer_graph_launch(struct gs_writer *w, const struct gs_graph_launch *l)
 {
-	sqlite3_stmt *st = w->st[ST_GRAPH_LAUNCH];
+	struct bcache *st = &w->bc[ST_GRAPH_LAUNCH];
 
 	if (w->failed)
 		return -1;
