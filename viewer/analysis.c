@@ -817,6 +817,7 @@ static void actx_free(struct actx *c)
 	free(c->waits.v);
 	free(c->hostfn.v);
 	free(c->stream_of);
+	free(c->scratch);
 }
 
 int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct gs_result *res)
@@ -873,7 +874,8 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		goto out;
 	c.call_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
 	c.stream_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
-	if (!c.call_of || !c.stream_of) {
+	c.scratch = big_malloc((in->n_ops ? in->n_ops : 1) * SCRATCH_PER_OP + 16);
+	if (!c.call_of || !c.stream_of || !c.scratch) {
 		rc = -ENOMEM;
 		goto out;
 	}

@@ -23,24 +23,48 @@ static int cmp_launch(const void *a, const void *b)
 	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
 }
 
-/* seen[] states of a launch call */
-enum { CALL_NEW = 0, CALL_COUNTED, CALL_FILLED, CALL_SKIPPED };
+/* seen[] states of a launch call: counted, then filled once per metric */
+enum { CALL_NEW = 0, CALL_COUNTED = 1, CALL_SKIPPED = 255 };
+
+/* Fill buf with one metric (0 API duration, 1 queue, 2 launch delay) per
+ * sampled call, grouped by API name (slices start at begin[]). */
+static void fill_metric(struct actx *c, uint8_t *seen, const size_t *begin, size_t *pos,
+			size_t n_names, int metric, int64_t *buf)
+{
+	const struct gs_input *in = c->in;
+	size_t i;
+
+	memcpy(pos, begin, n_names * sizeof(size_t));
+	for (i = 0; i < in->n_ops; i++) {
+		uint32_t call = c->call_of[i];
+		const struct gs_api *a;
+		if (call == GS_NONE || seen[call] != CALL_COUNTED + metric)
+			continue;
+		seen[call]++;
+		a = &in->apis[call];
+		buf[pos[a->name_id]++] = metric == 0   ? a->end - a->start
+					 : metric == 1 ? c->ops[i].start - a->end
+						       : c->ops[i].start - a->start;
+	}
+}
 
 int stats_launches(struct actx *c)
 {
 	const struct gs_input *in = c->in;
 	struct gs_result *res = c->res;
-	uint8_t *seen = NULL;
-	size_t *off = NULL, n = 0, i, n_names = 1, g, n_groups = 0, n_kl = 0, k_kl = 0;
-	int64_t *dur = NULL, *queue = NULL, *delay = NULL, *kl = NULL;
-	int rc = -ENOMEM;
+	uint8_t *seen = NULL, *cls = NULL;
+	size_t *begin = NULL, *pos = NULL, n = 0, i, n_names = 1, g, n_groups = 0, n_kl;
+	int64_t *buf = c->scratch; /* 8 bytes per op: at most one sample per op */
+	int rc = -ENOMEM, metric;
 
 	for (i = 0; i < in->n_apis; i++)
 		if (in->apis[i].name_id >= n_names)
 			n_names = (size_t)in->apis[i].name_id + 1;
 	seen = calloc(in->n_apis ? in->n_apis : 1, 1);
-	off = calloc(n_names + 1, sizeof(size_t));
-	if (!seen || !off)
+	begin = calloc(n_names + 1, sizeof(size_t));
+	pos = calloc(n_names + 1, sizeof(size_t));
+	cls = calloc(n_names, 1);
+	if (!seen || !begin || !pos || !cls)
 		goto out;
 	/* pass 1: one sample per call, counted by API name. Ops are in
 	 * (device, start) order and one call launches onto one device, so the
@@ -54,78 +78,63 @@ int stats_launches(struct actx *c)
 			continue;
 		}
 		seen[call] = CALL_COUNTED;
-		off[in->apis[call].name_id]++;
-		n_kl += (c->api_cls[call] & GS_APIF_KERNEL_LAUNCH) != 0;
+		begin[in->apis[call].name_id + 1]++;
+		cls[in->apis[call].name_id] = c->api_cls[call]; /* classes go by name */
 		n++;
 	}
-	for (g = 0; g < n_names; g++)
-		n_groups += off[g] > 0;
-	{
-		size_t acc = 0;
-		for (g = 0; g < n_names; g++) {
-			size_t t = off[g];
-			off[g] = acc;
-			acc += t;
-		}
+	for (g = 0; g < n_names; g++) {
+		n_groups += begin[g + 1] > 0;
+		begin[g + 1] += begin[g];
 	}
-	dur = big_malloc((n ? n : 1) * sizeof(int64_t));
-	queue = big_malloc((n ? n : 1) * sizeof(int64_t));
-	delay = big_malloc((n ? n : 1) * sizeof(int64_t));
-	kl = big_malloc((n_kl ? n_kl : 1) * sizeof(int64_t));
 	res->launches = calloc(n_groups ? n_groups : 1, sizeof(*res->launches));
-	if (!dur || !queue || !delay || !kl || !res->launches)
+	if (!res->launches)
 		goto out;
-	/* pass 2: the three figures, written straight into their name's slice */
-	for (i = 0; i < in->n_ops; i++) {
-		uint32_t call = c->call_of[i];
-		const struct gs_api *a;
-		size_t pos;
-		if (call == GS_NONE || seen[call] != CALL_COUNTED)
-			continue;
-		seen[call] = CALL_FILLED;
-		a = &in->apis[call];
-		pos = off[a->name_id]++;
-		dur[pos] = a->end - a->start;
-		queue[pos] = c->ops[i].start - a->end;
-		delay[pos] = c->ops[i].start - a->start;
-		if (c->api_cls[call] & GS_APIF_KERNEL_LAUNCH)
-			kl[k_kl++] = dur[pos];
-	}
-	/* off[g] is now the end of group g; its start is the previous end */
-	{
-		size_t begin = 0;
+	for (g = 0; g < n_names; g++)
+		if (begin[g + 1] > begin[g])
+			res->launches[res->n_launches++].name_id = (uint32_t)g;
+	/* one metric at a time through the same buffer */
+	for (metric = 0; metric < 3; metric++) {
+		size_t k = 0;
+		fill_metric(c, seen, begin, pos, n_names, metric, buf);
 		for (g = 0; g < n_names; g++) {
-			size_t end = off[g], m = end - begin;
+			size_t m = begin[g + 1] - begin[g];
 			struct gs_launch_stat *ls;
 			if (!m)
 				continue;
-			ls = &res->launches[res->n_launches++];
-			ls->name_id = (uint32_t)g;
-			gs_dist_compute(&ls->api_dur, dur + begin, m);
-			gs_dist_compute(&ls->queue, queue + begin, m);
-			gs_dist_compute(&ls->delay, delay + begin, m);
-			begin = end;
+			ls = &res->launches[k++];
+			gs_dist_compute(metric == 0   ? &ls->api_dur
+					: metric == 1 ? &ls->queue
+						      : &ls->delay,
+					buf + begin[g], m);
+		}
+		if (metric != 0)
+			continue;
+		/* the launch cost: p50 host duration of single-kernel launch
+		 * calls - gather their slices to the front of buf */
+		n_kl = 0;
+		for (g = 0; g < n_names; g++)
+			if (cls[g] & GS_APIF_KERNEL_LAUNCH) {
+				size_t m = begin[g + 1] - begin[g];
+				memmove(buf + n_kl, buf + begin[g], m * sizeof(int64_t));
+				n_kl += m;
+			}
+		if (c->opt->launch_cost_ns >= 0) {
+			res->launch_cost_ns = c->opt->launch_cost_ns;
+		} else if (n_kl) {
+			res->launch_cost_ns = gs_percentile(buf, n_kl, 50);
+			res->launch_cost_measured = 1;
+		} else {
+			res->launch_cost_ns = GS_DEFAULT_LAUNCH_COST_NS;
 		}
 	}
+	(void)n;
 	qsort(res->launches, res->n_launches, sizeof(*res->launches), cmp_launch);
-
-	/* the launch cost: p50 host duration of single-kernel launch calls */
-	if (c->opt->launch_cost_ns >= 0) {
-		res->launch_cost_ns = c->opt->launch_cost_ns;
-	} else if (n_kl) {
-		res->launch_cost_ns = gs_percentile(kl, n_kl, 50);
-		res->launch_cost_measured = 1;
-	} else {
-		res->launch_cost_ns = GS_DEFAULT_LAUNCH_COST_NS;
-	}
 	rc = 0;
 out:
 	free(seen);
-	free(off);
-	free(dur);
-	free(queue);
-	free(delay);
-	free(kl);
+	free(begin);
+	free(pos);
+	free(cls);
 	return rc;
 }
 
@@ -248,21 +257,18 @@ int stats_kernels(struct actx *c)
 	const struct gs_input *in = c->in;
 	struct gs_result *res = c->res;
 	size_t *cnt = NULL, n_names = 1, i, g, n = 0, n_groups = 0;
-	int64_t *buf = NULL;
-	uint8_t *in_sel = NULL;
+	int64_t *buf = c->scratch; /* 8 bytes per op */
 	int rc = -ENOMEM;
 
 	for (i = 0; i < in->n_ops; i++)
 		if (c->ops[i].kind == GS_OP_KERNEL && c->ops[i].name_id >= n_names)
 			n_names = (size_t)c->ops[i].name_id + 1;
 	cnt = calloc(n_names + 1, sizeof(size_t));
-	in_sel = big_malloc(in->n_ops ? in->n_ops : 1);
-	if (!cnt || !in_sel)
+	if (!cnt)
 		goto out;
 	for (i = 0; i < in->n_ops; i++) {
 		const struct gs_op *o = &c->ops[i];
-		in_sel[i] = o->kind == GS_OP_KERNEL && sel_contains_op(c, o->start, o->end);
-		if (in_sel[i]) {
+		if (o->kind == GS_OP_KERNEL && sel_contains_op(c, o->start, o->end)) {
 			cnt[o->name_id]++;
 			n++;
 			if (o->end - o->start < res->launch_cost_ns)
@@ -273,9 +279,8 @@ int stats_kernels(struct actx *c)
 	res->short_kernel_share = n ? (double)res->n_short_kernels / (double)n : 0.0;
 	for (g = 0; g < n_names; g++)
 		n_groups += cnt[g] > 0;
-	buf = big_malloc((n ? n : 1) * sizeof(int64_t));
 	res->kernels = calloc(n_groups ? n_groups : 1, sizeof(*res->kernels));
-	if (!buf || !res->kernels)
+	if (!res->kernels)
 		goto out;
 	{
 		size_t acc = 0;
@@ -286,7 +291,8 @@ int stats_kernels(struct actx *c)
 		}
 	}
 	for (i = 0; i < in->n_ops; i++)
-		if (in_sel[i])
+		if (c->ops[i].kind == GS_OP_KERNEL &&
+		    sel_contains_op(c, c->ops[i].start, c->ops[i].end))
 			buf[cnt[c->ops[i].name_id]++] = c->ops[i].end - c->ops[i].start;
 	{
 		size_t begin = 0;
@@ -308,8 +314,6 @@ int stats_kernels(struct actx *c)
 	rc = 0;
 out:
 	free(cnt);
-	free(buf);
-	free(in_sel);
 	return rc;
 }
 
@@ -405,11 +409,8 @@ int stats_nvtx(struct actx *c)
 				n_iv++;
 			}
 		}
-		if (!pass) {
-			iv = big_malloc((n_iv ? n_iv : 1) * 2 * sizeof(int64_t));
-			if (!iv)
-				goto out;
-		}
+		if (!pass)
+			iv = c->scratch; /* n_iv <= n_ops intervals: 16 of 24 B per op */
 	}
 	if (res->n_devices > 1) {
 		size_t m2 = n_iv;
@@ -426,9 +427,9 @@ int stats_nvtx(struct actx *c)
 			}
 		}
 	}
-	pre = malloc((n_iv + 1) * sizeof(int64_t));
+	pre = (int64_t *)c->scratch + 2 * n_iv; /* the other 8 of 24 B per op */
 	slot = malloc(n_names * sizeof(uint32_t));
-	if (!pre || !slot)
+	if (!slot)
 		goto out;
 	pre[0] = 0;
 	for (i = 0; i < n_iv; i++)
@@ -463,8 +464,7 @@ int stats_nvtx(struct actx *c)
 	qsort(res->nvtx, res->n_nvtx, sizeof(*res->nvtx), cmp_nvtx_stat);
 	rc = 0;
 out:
-	free(iv);
-	free(pre);
+
 	free(slot);
 	return rc;
 }
@@ -534,9 +534,7 @@ static int measure_node_overhead(struct actx *c, const uint32_t *order, size_t n
 	}
 	res->graph_node_overhead_ns = GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS;
 	res->graph_node_overhead_source = 0;
-	h = malloc((n_order ? n_order : 1) * sizeof(int64_t));
-	if (!h)
-		return -ENOMEM;
+	h = (int64_t *)c->scratch + 2 * n_order; /* bytes [16n, 24n): after tok, order */
 	for (i = 1; i < n_order; i++) {
 		const struct gs_op *p = &c->ops[order[i - 1]], *q = &c->ops[order[i]];
 		if (p->graph_id && q->graph_id && p->corr && p->corr == q->corr &&
@@ -548,7 +546,6 @@ static int measure_node_overhead(struct actx *c, const uint32_t *order, size_t n
 		res->graph_node_overhead_ns = h[(n + 1) / 2 - 1]; /* nearest-rank p50 */
 		res->graph_node_overhead_source = 2;
 	}
-	free(h);
 	return 0;
 }
 
@@ -784,9 +781,11 @@ int stats_graph_advice(struct actx *c)
 	size_t *off = NULL, d, adv_cap = 0;
 	int rc = -ENOMEM;
 
-	order = big_malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint32_t));
-	if (!order)
-		goto out;
+	/* scratch layout (bytes, n ops): tok [0, 8n), order [8n, 12n), opi
+	 * [12n, 16n); measure_node_overhead() uses [16n, 24n) */
+	tok = c->scratch;
+	order = (uint32_t *)(tok + c->in->n_ops);
+	opi = order + c->in->n_ops;
 	/* stream order: counting sort of each device's ops by stream index
 	 * (stable, so each stream stays in start order) */
 	for (d = 0; d < res->n_devices; d++) {
@@ -808,10 +807,7 @@ int stats_graph_advice(struct actx *c)
 	if (rc)
 		goto out;
 	rc = -ENOMEM;
-	tok = big_malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint64_t));
-	opi = big_malloc((c->in->n_ops ? c->in->n_ops : 1) * sizeof(uint32_t));
-	if (!tok || !opi)
-		goto out;
+
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_device_result *dr = &res->devices[d];
 		size_t i = dr->first_op;
@@ -834,9 +830,6 @@ int stats_graph_advice(struct actx *c)
 		qsort(res->advice, res->n_advice, sizeof(*res->advice), cmp_advice);
 	rc = 0;
 out:
-	free(order);
-	free(tok);
-	free(opi);
 	free(off);
 	return rc;
 }
