@@ -213,6 +213,100 @@ static void test_round_trip_kernel(void **state)
 	sqlite3_close(db);
 }
 
+/* Parameters whose value did not change are not re-bound (writer.c keeps
+ * what is bound): rows that repeat, change, or go NULL -> value -> NULL must
+ * still come out exactly as given. */
+static void test_rows_repeating_and_changing_values_exact(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct gs_sync s = {
+	    .start = 100,
+	    .end = 200,
+	    .kind = GS_SYNC_EVENT,
+	    .device = -1,
+	    .context = 1,
+	    .stream = -1,
+	    .event = 9,
+	    .correlation_id = 5,
+	    .pid = -1,
+	    .tid = -1,
+	};
+	struct gs_kernel k = {
+	    .start = 10,
+	    .end = 20,
+	    .device = 0,
+	    .context = 1,
+	    .stream = 7,
+	    .correlation_id = 1,
+	    .grid_x = 8,
+	    .grid_y = 1,
+	    .grid_z = 1,
+	    .block_x = 256,
+	    .block_y = 1,
+	    .block_z = 1,
+	};
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	assert_int_equal(gs_writer_sync(w, &s), 0);
+	/* same row again but event NULL, stream set, device set */
+	s.start = 300, s.end = 400, s.event = -1, s.stream = 3, s.device = 2, s.correlation_id = 6;
+	assert_int_equal(gs_writer_sync(w, &s), 0);
+	/* back: event set again to the first value, stream NULL */
+	s.start = 500, s.end = 600, s.event = 9, s.stream = -1, s.correlation_id = 7;
+	assert_int_equal(gs_writer_sync(w, &s), 0);
+
+	assert_int_equal(gs_writer_kernel(w, &k), 0);
+	k.start = 30, k.end = 40, k.correlation_id = 2, k.has_latency = 1, k.queued = 25,
+	k.submitted = 27;
+	assert_int_equal(gs_writer_kernel(w, &k), 0);
+	k.start = 50, k.end = 60, k.correlation_id = 3, k.has_latency = 0, k.stream = 8;
+	assert_int_equal(gs_writer_kernel(w, &k), 0);
+	gs_writer_commit(w);
+	gs_writer_close(w);
+
+	db = open_db();
+	assert_text(db,
+		    "SELECT group_concat(printf('%d-%d e%s s%s d%s c%d', start, end,"
+		    " ifnull(event, 'N'), ifnull(stream, 'N'), ifnull(device, 'N'),"
+		    " correlation_id), ' | ') FROM (SELECT * FROM syncs ORDER BY id)",
+		    "100-200 e9 sN dN c5 | 300-400 eN s3 d2 c6 | 500-600 e9 sN d2 c7");
+	assert_text(db,
+		    "SELECT group_concat(printf('%d s%d q%s u%s g%d b%d', start, stream,"
+		    " ifnull(queued, 'N'), ifnull(submitted, 'N'), grid_x, block_x), ' | ')"
+		    " FROM (SELECT * FROM kernels ORDER BY id)",
+		    "10 s7 qN uN g8 b256 | 30 s7 q25 u27 g8 b256 | 50 s8 qN uN g8 b256");
+	sqlite3_close(db);
+}
+
+/* Ids are remembered by string address too (CUPTI shares a kernel's name
+ * pointer): a buffer reused for another text must get that text's id. */
+static void test_intern_reused_address_new_text(void **state)
+{
+	struct gs_writer *w = open_writer();
+	char buf[64];
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	snprintf(buf, sizeof(buf), "_Z3fooPf");
+	assert_int_equal(gs_writer_intern(w, buf), 1);
+	assert_int_equal(gs_writer_intern(w, buf), 1);
+	snprintf(buf, sizeof(buf), "_Z3barPf");
+	assert_int_equal(gs_writer_intern(w, buf), 2);
+	snprintf(buf, sizeof(buf), "_Z3fooPf");
+	assert_int_equal(gs_writer_intern(w, buf), 1);
+	assert_int_equal(gs_writer_intern(w, "_Z3barPf"), 2);
+	gs_writer_commit(w);
+	gs_writer_close(w);
+
+	db = open_db();
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM strings"), 2);
+	assert_text(db, "SELECT value FROM strings WHERE id = 2", "_Z3barPf");
+	sqlite3_close(db);
+}
+
 static void test_round_trip_other_rows(void **state)
 {
 	struct gs_writer *w = open_writer();
@@ -705,6 +799,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_intern_same_string_same_id, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_round_trip_kernel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_round_trip_other_rows, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rows_repeating_and_changing_values_exact, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_intern_reused_address_new_text, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_finalize_gives_one_file_trace_open_accepts, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_unwritable_path_fails_with_reason, setup,
