@@ -205,12 +205,13 @@ static int load_origins(struct trace *t, struct gm_origins *o, char *err, size_t
 
 /* GPU operations that ran as graph nodes: all three op tables carry
  * graph_node_id. Negative spans (clock glitches) are dropped. */
+/* third column: the node type the record proves (kernel, memcpy, memset) */
 static const char graph_ops_sql[] =
-    "SELECT graph_node_id, end - start FROM kernels "
+    "SELECT graph_node_id, end - start, 0 FROM kernels "
     "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start "
-    "UNION ALL SELECT graph_node_id, end - start FROM memcpys "
+    "UNION ALL SELECT graph_node_id, end - start, 1 FROM memcpys "
     "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start "
-    "UNION ALL SELECT graph_node_id, end - start FROM memsets "
+    "UNION ALL SELECT graph_node_id, end - start, 2 FROM memsets "
     "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start";
 
 static const char graph_ops_grouped_sql[] =
@@ -315,8 +316,16 @@ int tg_load(struct trace *t, int64_t graph_id, struct gm_graph *g, struct tg_inf
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int idx = resolve_cached(g, &o, &cache, sqlite3_column_int64(st, 0));
+		int ran_as = sqlite3_column_int(st, 2);
 		if (idx < 0)
 			continue;
+		/* CUDA 13.0's CUPTI reports nodeType 0 (kernel) for memcpy nodes
+		 * in its node-created callback (H200 trace of the graph-conversion
+		 * demo, 2026-12-02: both copies of the "copies" graph): a nameless
+		 * "kernel" node that ran as a memcpy or memset is one */
+		if (ran_as != GS_NODE_KERNEL && g->nodes[idx].type == GS_NODE_KERNEL &&
+		    !g->nodes[idx].name)
+			g->nodes[idx].type = ran_as == 1 ? GS_NODE_MEMCPY : GS_NODE_MEMSET;
 		if (gm_add_duration(g, idx, (uint64_t)sqlite3_column_int64(st, 1)) < 0) {
 			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;

@@ -122,6 +122,29 @@ static void test_load_maps_exec_nodes_to_graph_nodes(void **state)
 	sqlite3_close(t.db);
 }
 
+/* mistyped.sql: CUPTI's nodeType 0 for memcpy nodes is corrected by what
+ * the node ran as; a node with no executions keeps its recorded type */
+static void test_load_types_nodes_by_what_they_ran_as(void **state)
+{
+	struct trace t;
+	struct gm_graph g;
+	char err[256];
+
+	(void)state;
+	open_fixture(&t, "mistyped.sql");
+	gm_init(&g);
+	assert_int_equal(tg_load(&t, 1, &g, NULL, err, sizeof(err)), 0);
+	assert_int_equal(g.n_nodes, 4);
+	assert_int_equal(g.nodes[gm_find(&g, 11)].type, GS_NODE_MEMCPY);
+	assert_int_equal(g.nodes[gm_find(&g, 11)].bytes, 4096);
+	assert_int_equal(g.nodes[gm_find(&g, 12)].type, GS_NODE_KERNEL);
+	assert_int_equal(g.nodes[gm_find(&g, 13)].type, GS_NODE_MEMSET);
+	assert_int_equal(g.nodes[gm_find(&g, 14)].type, GS_NODE_KERNEL);
+	assert_true(g.nodes[gm_find(&g, 11)].mean_ns == 500.0);
+	gm_free(&g);
+	sqlite3_close(t.db);
+}
+
 static void test_load_child_graph_as_cluster(void **state)
 {
 	struct trace t;
@@ -241,6 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_list_counts_nodes_launches_and_time),
 	    cmocka_unit_test(test_load_maps_exec_nodes_to_graph_nodes),
+	    cmocka_unit_test(test_load_types_nodes_by_what_they_ran_as),
 	    cmocka_unit_test(test_load_child_graph_as_cluster),
 	    cmocka_unit_test(test_streams_view_of_nvtx_range),
 	};
