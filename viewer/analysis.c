@@ -11,6 +11,7 @@
  * kernels, NVTX, graph advice) are in analysis_stats.c.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -818,6 +819,20 @@ static void actx_free(struct actx *c)
 	free(c->hostfn.v);
 	free(c->stream_of);
 	free(c->scratch);
+	free(c->scratch_advice);
+}
+
+struct advice_job {
+	struct actx *c;
+	int rc;
+};
+
+static void *advice_thread(void *arg)
+{
+	struct advice_job *j = arg;
+
+	j->rc = stats_graph_advice(j->c);
+	return NULL;
 }
 
 int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct gs_result *res)
@@ -905,15 +920,35 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		i = j;
 	}
 
-	rc = stats_launches(&c);
-	if (!rc)
-		rc = stats_syncs(&c);
-	if (!rc)
-		rc = stats_kernels(&c);
-	if (!rc)
-		rc = stats_nvtx(&c);
-	if (!rc)
-		rc = stats_graph_advice(&c);
+	/* The graph advice only reads the context and writes res->advice:
+	 * run it beside the other statistics when a second scratch block and
+	 * a thread can be had, else after them. */
+	{
+		struct advice_job job = {.c = &c, .rc = 0};
+		pthread_t th;
+		int threaded = 0;
+
+		c.scratch_advice = big_malloc((in->n_ops ? in->n_ops : 1) * SCRATCH_PER_OP + 16);
+		if (c.scratch_advice)
+			threaded = pthread_create(&th, NULL, advice_thread, &job) == 0;
+		rc = stats_launches(&c);
+		if (!rc)
+			rc = stats_syncs(&c);
+		if (!rc)
+			rc = stats_kernels(&c);
+		if (!rc)
+			rc = stats_nvtx(&c);
+		if (threaded) {
+			pthread_join(th, NULL);
+			if (!rc)
+				rc = job.rc;
+		} else if (!rc) {
+			free(c.scratch_advice);
+			c.scratch_advice = c.scratch;
+			rc = stats_graph_advice(&c);
+			c.scratch_advice = NULL;
+		}
+	}
 out:
 	actx_free(&c);
 	if (rc)

@@ -67,6 +67,10 @@ struct actx {
 	 * machines was a third of a 10M-op report when every pass allocated
 	 * its own arrays. */
 	void *scratch;
+	/* the graph advice runs on a thread of its own beside the other
+	 * statistics (they only read the context), with its own scratch
+	 * block; it is `scratch` itself when it runs after them */
+	void *scratch_advice;
 };
 
 #define SCRATCH_PER_OP 24 /* (+16 bytes of slack at the end) */

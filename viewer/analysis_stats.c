@@ -534,7 +534,7 @@ static int measure_node_overhead(struct actx *c, const uint32_t *order, size_t n
 	}
 	res->graph_node_overhead_ns = GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS;
 	res->graph_node_overhead_source = 0;
-	h = (int64_t *)c->scratch + 2 * n_order; /* bytes [16n, 24n): after tok, order */
+	h = (int64_t *)c->scratch_advice + 2 * n_order; /* bytes [16n, 24n): after tok, order */
 	for (i = 1; i < n_order; i++) {
 		const struct gs_op *p = &c->ops[order[i - 1]], *q = &c->ops[order[i]];
 		if (p->graph_id && q->graph_id && p->corr && p->corr == q->corr &&
@@ -783,7 +783,7 @@ int stats_graph_advice(struct actx *c)
 
 	/* scratch layout (bytes, n ops): tok [0, 8n), order [8n, 12n), opi
 	 * [12n, 16n); measure_node_overhead() uses [16n, 24n) */
-	tok = c->scratch;
+	tok = c->scratch_advice;
 	order = (uint32_t *)(tok + c->in->n_ops);
 	opi = order + c->in->n_ops;
 	/* stream order: counting sort of each device's ops by stream index
