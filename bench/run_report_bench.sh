@@ -56,8 +56,15 @@ if [ -x /usr/bin/time ]; then
 	rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/time.txt")
 	cpu_s=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u + s}' "$TMP/time.txt")
 else
+	# no GNU time (e.g. a bare Ubuntu): the same figures from getrusage()
+	# of the child, through Python's resource module
 	t0=$(now)
-	"$BUILD/bin/gapscope" report "$DB" > "$TMP/report.txt"
+	read -r rss_kb cpu_s < <(python3 -c '
+import resource, subprocess, sys
+with open(sys.argv[2], "w") as out:
+    subprocess.run([sys.argv[1], "report", sys.argv[3]], stdout=out, check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(r.ru_maxrss, "%.2f" % (r.ru_utime + r.ru_stime))' "$BUILD/bin/gapscope" "$TMP/report.txt" "$DB")
 	t1=$(now)
 fi
 rep_s=$(sec "$t0" "$t1")
