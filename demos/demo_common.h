@@ -99,17 +99,24 @@ static inline void gs_phase_end(void)
 /* Options every demo understands. */
 struct gs_demo_opts {
 	int quick;	     /* 1: fewer repeats, for tests and scarce GPU time */
+	int sample;	     /* 1: a run small enough to commit its trace (decode_starvation) */
 	const char *dot_dir; /* folder for DOT files (graph_conversion only) */
 };
 
-/* Parse the common command line. `usage` is the demo's --help text.
+/* Options only some demos take (the `flags` of gs_demo_parse). */
+#define GS_DEMO_TAKES_DOT_DIR 1u /* --dot-dir DIR */
+#define GS_DEMO_TAKES_SAMPLE 2u	 /* --sample */
+
+/* Parse the common command line. `usage` is the demo's --help text; flags:
+ * GS_DEMO_TAKES_* for the options this demo takes beyond --quick/--help.
  * Exits 0 after --help, 2 on an option it does not know. */
-static inline void gs_demo_parse(int argc, char **argv, const char *usage, int takes_dot_dir,
+static inline void gs_demo_parse(int argc, char **argv, const char *usage, unsigned flags,
 				 struct gs_demo_opts *o)
 {
 	int i;
 
 	o->quick = 0;
+	o->sample = 0;
 	o->dot_dir = ".";
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
@@ -117,8 +124,11 @@ static inline void gs_demo_parse(int argc, char **argv, const char *usage, int t
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
 			exit(GS_DEMO_EXIT_PASS);
-		} else if (takes_dot_dir && !strcmp(argv[i], "--dot-dir") && i + 1 < argc) {
+		} else if ((flags & GS_DEMO_TAKES_DOT_DIR) && !strcmp(argv[i], "--dot-dir") &&
+			   i + 1 < argc) {
 			o->dot_dir = argv[++i];
+		} else if ((flags & GS_DEMO_TAKES_SAMPLE) && !strcmp(argv[i], "--sample")) {
+			o->sample = 1;
 		} else {
 			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", argv[0], argv[i]);
 			exit(GS_DEMO_EXIT_USAGE);

@@ -488,7 +488,7 @@ int main(int argc, char **argv)
 	double us[3];
 	int i;
 
-	gs_demo_parse(argc, argv, usage, 1, &o);
+	gs_demo_parse(argc, argv, usage, GS_DEMO_TAKES_DOT_DIR, &o);
 	repeats = o.quick ? 3 : 10;
 	dot_dir = o.dot_dir;
 	gs_demo_require_gpu("graph_conversion");
