@@ -80,6 +80,14 @@ const char gs_schema_sql[] =
 	"  api_name_id INTEGER,                    -- strings.id of the API call\n"
 	"  device INTEGER, context INTEGER, stream INTEGER, event INTEGER,\n"
 	"  correlation_id INTEGER, pid INTEGER, tid INTEGER);\n"
+	/* one row per cudaEventRecord (CUPTI_ACTIVITY_KIND_CUDA_EVENT): ties a
+	 * stream-wait-event or event sync to the stream that recorded it */
+	"CREATE TABLE IF NOT EXISTS events (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  event INTEGER,                          -- CUPTI event id (= syncs.event)\n"
+	"  stream INTEGER, device INTEGER, context INTEGER, -- where it was recorded\n"
+	"  correlation_id INTEGER,                 -- of the cudaEventRecord call\n"
+	"  start INTEGER);                         -- ns, start of that call; NULL if not recorded\n"
 	"CREATE TABLE IF NOT EXISTS nvtx (\n"
 	"  id INTEGER PRIMARY KEY,\n"
 	"  start INTEGER NOT NULL, end INTEGER NOT NULL, -- end = start for marks\n"
@@ -131,6 +139,7 @@ const char gs_schema_index_sql[] =
 	"CREATE INDEX IF NOT EXISTS memcpys_start ON memcpys(device, start);\n"
 	"CREATE INDEX IF NOT EXISTS memsets_start ON memsets(device, start);\n"
 	"CREATE INDEX IF NOT EXISTS syncs_start ON syncs(tid, start);\n"
+	"CREATE INDEX IF NOT EXISTS events_event ON events(event, start);\n"
 	"CREATE INDEX IF NOT EXISTS nvtx_start ON nvtx(start);\n"
 	"CREATE INDEX IF NOT EXISTS graph_nodes_graph ON graph_nodes(graph_id);\n"
 	"CREATE INDEX IF NOT EXISTS graph_edges_graph ON graph_edges(graph_id);\n";
