@@ -5,8 +5,9 @@
  * Each file holds every column of its table in schema order, then extra
  * columns that resolve ids and codes into names (kernels.name from
  * strings, memcpys.copy_kind_name, ...), so a spreadsheet needs no joins.
- * A header row names the columns; NULL is an empty field. Rows stream from
- * SQLite straight to the file. It writes no analysis results.
+ * A header row names the columns; NULL is an empty field. Tables the list
+ * below does not know are written as they are. Rows stream from SQLite
+ * straight to the file. It writes no analysis results.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +39,7 @@ static const struct {
     {"syncs", "SELECT y.*, gs_sync_kind_name(y.kind) AS kind_name, r.value AS reason,"
 	      " a.value AS api_name FROM syncs y LEFT JOIN strings r ON r.id = y.reason_id"
 	      " LEFT JOIN strings a ON a.id = y.api_name_id ORDER BY y.id"},
+    {"events", "SELECT * FROM events ORDER BY id"},
     {"nvtx", "SELECT n.*, CASE n.kind WHEN 0 THEN 'range' WHEN 1 THEN 'mark' END AS kind_name,"
 	     " t.value AS text, d.value AS domain FROM nvtx n"
 	     " LEFT JOIN strings t ON t.id = n.text_id"
@@ -228,6 +230,42 @@ out:
 	return ret;
 }
 
+/* Tables of the file that the list above does not know (a later, additive
+ * schema, or the collector's extras): exported as they are. Only names of
+ * letters, digits and '_' are used, as they become file names. */
+static int write_other_tables(struct trace *t, const char *dir, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[160];
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT name FROM sqlite_master WHERE type = 'table'"
+			       " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot list tables: %s", sqlite3_errmsg(t->db));
+		return -1;
+	}
+	while (ret == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		size_t i, known = 0;
+
+		if (!name || !*name || strlen(name) > 64 ||
+		    strspn(name,
+			   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+			strlen(name))
+			continue;
+		for (i = 0; i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
+			known |= !strcmp(csv_tables[i].table, name);
+		if (known)
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" ORDER BY rowid", name);
+		ret = write_table(t, dir, name, sql, err, errlen);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int export_csv(struct trace *t, const char *dir, char *err, size_t errlen)
 {
 	size_t i;
@@ -241,5 +279,5 @@ int export_csv(struct trace *t, const char *dir, char *err, size_t errlen)
 	for (i = 0; i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
 		if (write_table(t, dir, csv_tables[i].table, csv_tables[i].sql, err, errlen))
 			return -1;
-	return 0;
+	return write_other_tables(t, dir, err, errlen);
 }
