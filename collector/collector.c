@@ -461,6 +461,8 @@ static const struct {
     {GS_ACT_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, "runtime"},
     {GS_ACT_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, "driver"},
     {GS_ACT_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"},
+    /* which stream recorded each event, for the waits in syncs */
+    {GS_ACT_SYNC, CUPTI_ACTIVITY_KIND_CUDA_EVENT, "cuda_event"},
     {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER, "nvtx"},
     {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA, "nvtx_data"},
     {GS_ACT_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, "overhead"},

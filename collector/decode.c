@@ -3,8 +3,8 @@
  *
  * Runs on the writer thread, never on an application thread. It reads the
  * record layouts of CUDA 13's CUPTI (CUpti_ActivityKernel10, Memcpy6,
- * MemcpyPtoP4, Memset4, API, Synchronization2, Marker2, MarkerData2,
- * Overhead3, Device5) and calls no CUPTI function: buffers are walked with
+ * MemcpyPtoP4, Memset4, API, Synchronization2, CudaEvent2, Marker2,
+ * MarkerData2, Overhead3, Device5) and calls no CUPTI function: buffers are walked with
  * the gs_next_record_fn it is given (cuptiActivityGetNextRecord in the
  * collector), API names come from the gs_api_name_fn (cuptiGetCallbackName),
  * so tests feed it records they build themselves.
@@ -224,6 +224,18 @@ static int decode_sync(struct gs_decoder *d, const CUpti_ActivitySynchronization
 	return gs_writer_sync(d->w, &s);
 }
 
+static int decode_cuda_event(struct gs_decoder *d, const CUpti_ActivityCudaEvent2 *r)
+{
+	struct gs_cuda_event e;
+
+	e.event = r->eventId;
+	e.stream = r->streamId;
+	e.device = r->deviceId;
+	e.context = r->contextId;
+	e.correlation_id = r->correlationId;
+	return gs_writer_cuda_event(d->w, &e);
+}
+
 static int decode_overhead(struct gs_decoder *d, const CUpti_ActivityOverhead3 *r)
 {
 	struct gs_overhead o;
@@ -439,6 +451,8 @@ int gs_decode_record(struct gs_decoder *d, const CUpti_Activity *rec)
 		return decode_api(d, (const CUpti_ActivityAPI *)rec, GS_API_DRIVER);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
 		return decode_sync(d, (const CUpti_ActivitySynchronization2 *)rec);
+	case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+		return decode_cuda_event(d, (const CUpti_ActivityCudaEvent2 *)rec);
 	case CUPTI_ACTIVITY_KIND_MARKER:
 		return decode_marker(d, (const CUpti_ActivityMarker2 *)rec);
 	case CUPTI_ACTIVITY_KIND_MARKER_DATA:

@@ -170,6 +170,15 @@ struct gs_sync {
 	int64_t pid, tid; /* -1: NULL (filled at finalize from the API call) */
 };
 
+/* A cudaEventRecord (CUPTI_ACTIVITY_KIND_CUDA_EVENT): where an event was
+ * recorded. The record API call's start is filled at finalize. */
+struct gs_cuda_event {
+	uint32_t event;	 /* CUPTI event id, as in gs_sync.event */
+	uint32_t stream; /* CUPTI stream id where it was recorded */
+	uint32_t device, context;
+	uint32_t correlation_id; /* of the record API call */
+};
+
 struct gs_nvtx {
 	uint64_t start, end;	    /* ns; end = start for marks */
 	int kind;		    /* enum gs_nvtx_kind */
@@ -261,6 +270,7 @@ int gs_writer_api_call(struct gs_writer *w, const struct gs_api_call *a);
 int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m);
 int gs_writer_memset(struct gs_writer *w, const struct gs_memset *m);
 int gs_writer_sync(struct gs_writer *w, const struct gs_sync *s);
+int gs_writer_cuda_event(struct gs_writer *w, const struct gs_cuda_event *e);
 int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n);
 int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o);
 int gs_writer_device(struct gs_writer *w, const struct gs_device *d);

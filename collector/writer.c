@@ -39,6 +39,7 @@ enum {
 	ST_MEMCPY,
 	ST_MEMSET,
 	ST_SYNC,
+	ST_CUDA_EVENT,
 	ST_NVTX,
 	ST_OVERHEAD,
 	ST_DEVICE,
@@ -73,6 +74,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_SYNC] = "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device, "
 		"context, stream, event, correlation_id, pid, tid) "
 		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_CUDA_EVENT] = "INSERT INTO events(event, stream, device, context, correlation_id) "
+		      "VALUES(?,?,?,?,?)",
     [ST_NVTX] = "INSERT INTO nvtx(start, end, kind, text_id, domain_id, category, color, pid, "
 		"tid) VALUES(?,?,?,?,?,?,?,?,?)",
     [ST_OVERHEAD] = "INSERT INTO overhead(kind, start, end, object_kind, object_id) "
@@ -725,6 +728,20 @@ int gs_writer_sync(struct gs_writer *w, const struct gs_sync *s)
 	return step(w, ST_SYNC, "writing a sync");
 }
 
+int gs_writer_cuda_event(struct gs_writer *w, const struct gs_cuda_event *e)
+{
+	struct bcache *st = &w->bc[ST_CUDA_EVENT];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, e->event);
+	bind_i64(st, 2, e->stream);
+	bind_i64(st, 3, e->device);
+	bind_i64(st, 4, e->context);
+	bind_i64(st, 5, e->correlation_id);
+	return step(w, ST_CUDA_EVENT, "writing a CUDA event record");
+}
+
 int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n)
 {
 	struct bcache *st = &w->bc[ST_NVTX];
@@ -998,7 +1015,7 @@ static int derive_rows(struct gs_writer *w)
 	static const char one_api[] =
 	    "(SELECT b.id FROM api_calls b WHERE "
 	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
-	char one_m[256], one_s[256], one_g[256];
+	char one_m[256], one_s[256], one_g[256], one_e[256];
 
 	r_memcpy = gs_writer_intern(w, GS_REASON_SYNC_MEMCPY);
 	r_pageable = gs_writer_intern(w, GS_REASON_PAGEABLE);
@@ -1008,6 +1025,7 @@ static int derive_rows(struct gs_writer *w)
 	snprintf(one_m, sizeof(one_m), one_api, "m");
 	snprintf(one_s, sizeof(one_s), one_api, "syncs");
 	snprintf(one_g, sizeof(one_g), one_api, "graph_launches");
+	snprintf(one_e, sizeof(one_e), one_api, "events");
 
 	/* CUPTI's sync records carry the correlation id but not the thread or
 	 * the API name, and a context but not a device. */
@@ -1025,6 +1043,12 @@ static int derive_rows(struct gs_writer *w)
 	    " WHERE implicit = 0;",
 	    one_s, one_s, one_s);
 	if (exec(w, sql, "completing sync rows") != 0)
+		return -1;
+
+	/* CUPTI's event records carry no host time: take the record call's. */
+	snprintf(sql, sizeof(sql),
+		 "UPDATE events SET start = (SELECT start FROM api_calls WHERE id = %s);", one_e);
+	if (exec(w, sql, "completing CUDA event records") != 0)
 		return -1;
 
 	snprintf(sql, sizeof(sql),

@@ -387,6 +387,95 @@ static void test_sync2_explicit(void **state)
 	sqlite3_close(db);
 }
 
+/* CUDA event records: where each cudaEventRecord happened, with the record
+ * call's start filled at finalize, so that a stream-wait-event ties to the
+ * stream of the latest record before it (the join docs/schema.md shows). */
+static CUpti_ActivityAPI api_rec(uint32_t corr, uint64_t start)
+{
+	CUpti_ActivityAPI a;
+	memset(&a, 0, sizeof(a));
+	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.cbid = 999; /* any: the join uses correlation ids */
+	a.start = start;
+	a.end = start + 100;
+	a.processId = 700;
+	a.threadId = 702;
+	a.correlationId = corr;
+	return a;
+}
+
+static void test_cuda_event2_records_and_wait_join(void **state)
+{
+	struct fx f;
+	CUpti_ActivityCudaEvent2 e;
+	CUpti_ActivitySynchronization2 s;
+	CUpti_ActivityAPI a;
+	sqlite3 *db;
+	(void)state;
+
+	fx_open(&f, 0);
+	memset(&e, 0, sizeof(e));
+	e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+	e.eventId = 4;
+	e.streamId = 13;
+	e.contextId = 1;
+	e.deviceId = 0;
+	e.correlationId = 70;
+	fx_add(&f, &e, sizeof(e));
+	e.streamId = 14; /* the same event recorded again, on another stream */
+	e.correlationId = 72;
+	fx_add(&f, &e, sizeof(e));
+	e.eventId = 5; /* no API record: start stays NULL */
+	e.streamId = 15;
+	e.deviceId = 1;
+	e.contextId = 2;
+	e.correlationId = 80;
+	fx_add(&f, &e, sizeof(e));
+	a = api_rec(70, 1000);
+	fx_add(&f, &a, sizeof(a));
+	a = api_rec(71, 2000);
+	fx_add(&f, &a, sizeof(a));
+	a = api_rec(72, 3000);
+	fx_add(&f, &a, sizeof(a));
+	a = api_rec(73, 4000);
+	fx_add(&f, &a, sizeof(a));
+	memset(&s, 0, sizeof(s));
+	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+	s.contextId = 1;
+	s.streamId = 20;
+	s.cudaEventId = 4;
+	s.start = 2010;
+	s.end = 2050;
+	s.correlationId = 71;
+	fx_add(&f, &s, sizeof(s));
+	s.start = 4010;
+	s.end = 4050;
+	s.correlationId = 73;
+	fx_add(&f, &s, sizeof(s));
+	assert_int_equal(fx_batch(&f), 9);
+	assert_int_equal(f.d.skipped, 0);
+	db = fx_finish(&f, 10000);
+	assert_text(db,
+		    "SELECT group_concat(printf('%d s%d d%d c%d k%d t%s', event, stream, device,"
+		    " context, correlation_id, IFNULL(start, 'N')), '|')"
+		    " FROM (SELECT * FROM events ORDER BY id)",
+		    "4 s13 d0 c1 k70 t1000|4 s14 d0 c1 k72 t3000|5 s15 d1 c2 k80 tN");
+	/* docs/schema.md's query: the wait at 2000 is on the record at 1000
+	 * (stream 13), the one at 4000 on the record at 3000 (stream 14). */
+	assert_text(db,
+		    "SELECT group_concat(printf('%d<-%d', waiting_stream, recorded_on), ' ') FROM ("
+		    "SELECT y.stream AS waiting_stream,"
+		    " (SELECT e.stream FROM events e"
+		    "  WHERE e.event = y.event AND e.start <= a.start"
+		    "  ORDER BY e.start DESC LIMIT 1) AS recorded_on, y.start"
+		    " FROM syncs y"
+		    " JOIN api_calls a ON a.correlation_id = y.correlation_id AND a.api = 1"
+		    " WHERE y.kind = 2 ORDER BY y.start)",
+		    "20<-13 20<-14");
+	sqlite3_close(db);
+}
+
 static CUpti_ActivityMarker2 marker(uint32_t id, CUpti_ActivityFlag flags, uint64_t ts,
 				    const char *name, const char *domain)
 {
@@ -736,6 +825,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_memcpy6_memset4_p2p, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_api_records_and_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sync2_explicit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cuda_event2_records_and_wait_join, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_marker2_ranges_and_marks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_overhead3_and_device5, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unknown_kinds_skipped, setup, teardown),
