@@ -6,7 +6,9 @@
 # machine may lack Graphviz and jansson, which bin/gapscope links).
 # Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.gz,
 # plus the summary log ${OUT:-out}/gpu-session.log.
-# Usage: tools/gpu-session.sh [step...]   steps: info tests bench demos torch (default: all)
+# Usage: tools/gpu-session.sh [step...]
+#   steps: info tests graphs bench reportbench demos untraced sample
+#   (default: info tests graphs bench demos)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export GS_BUILD=${GS_BUILD:-build}
@@ -15,7 +17,7 @@ res="$OUT/gpu-results"
 mkdir -p "$res"
 log="$OUT/gpu-session.log"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(info tests bench demos)
+[ ${#steps[@]} -eq 0 ] && steps=(info tests graphs bench demos)
 run_step() {
   local name=$1; shift
   echo "=== $name: $*" | tee -a "$log"
@@ -29,9 +31,14 @@ run_step() {
 for s in "${steps[@]}"; do
   case $s in
   info) run_step info bash -c 'nvidia-smi; nvcc --version | tail -1; ldconfig -p | grep -E "cupti|sqlite"; python3 -c "import torch;print(torch.__version__, torch.cuda.get_device_name())"' ;;
-  tests) [ -x tests/gpu/run_gpu_tests.sh ] && run_step tests tests/gpu/run_gpu_tests.sh ;;
-  bench) [ -x bench/run_overhead.sh ] && run_step bench bench/run_overhead.sh ;;
-  demos) [ -x demos/run_all ] && run_step demos demos/run_all ;;
+  tests) run_step tests tests/gpu/run_gpu_tests.sh ;;
+  bench) run_step bench bench/run_overhead.sh ;;
+  graphs) run_step graphs tests/gpu/graphs_gpu.sh ;;
+  reportbench) run_step reportbench bench/run_report_gpu.sh ;;
+  demos) run_step demos demos/run_all ;;
+  untraced) run_step untraced demos/run_all --untraced ;;
+  # the small trace committed as samples/h200-decode-starvation.db
+  sample) run_step sample bash -c 'mkdir -p "$OUT" && "$GS_BUILD/bin/gapscope" record -o "$OUT/h200-decode-starvation.db" -- "$GS_BUILD/bin/gs_demo_decode_starvation" --sample' ;;
   *) echo "unknown step $s" | tee -a "$log" ;;
   esac
 done
