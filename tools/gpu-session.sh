@@ -4,7 +4,7 @@
 # tests, the overhead benchmarks and the demos, each under the collector.
 # Before carrying the build, run tools/bundle-runtime.sh on it here (the GPU
 # machine may lack Graphviz and jansson, which bin/gapscope links).
-# Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.gz,
+# Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.xz.N (split),
 # plus the summary log ${OUT:-out}/gpu-session.log.
 # Usage: tools/gpu-session.sh [step...]
 #   steps: info tests graphs bench reportbench demos untraced sample
@@ -42,5 +42,9 @@ for s in "${steps[@]}"; do
   *) echo "unknown step $s" | tee -a "$log" ;;
   esac
 done
-tar -C "$OUT" -czf "$OUT/gpu-results.tar.gz" gpu-results && rm -rf "$res"
+# What comes back from the GPU machine is limited to a few files of 16 MiB:
+# leave out what can be remade here (the overhead runs' databases, HTML pages)
+# and split the compressed archive. Reassemble: cat gpu-results.tar.xz.* | xz -d | tar x
+tar -C "$OUT" --exclude='overhead/*.db' --exclude='*.html' -cf - gpu-results |
+  xz -T0 -6 | split -b 15M -a 1 -d - "$OUT/gpu-results.tar.xz." && rm -rf "$res"
 ls -la "$OUT"
