@@ -467,6 +467,11 @@ static const struct {
     {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA, "nvtx_data"},
     {GS_ACT_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, "overhead"},
     {GS_ACT_ALL, CUPTI_ACTIVITY_KIND_DEVICE, "device"},
+    /* each context's NULL (legacy default) stream id, and which streams
+     * are non-blocking: for the legacy-default-stream derivation; one
+     * record per context/stream creation */
+    {GS_ACT_ALL, CUPTI_ACTIVITY_KIND_CONTEXT, "context"},
+    {GS_ACT_SYNC, CUPTI_ACTIVITY_KIND_STREAM, "stream"},
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))

@@ -3,11 +3,11 @@
  *
  * Runs on the writer thread, never on an application thread. It reads the
  * record layouts of CUDA 13's CUPTI (CUpti_ActivityKernel10, Memcpy6,
- * MemcpyPtoP4, Memset4, API, Synchronization2, CudaEvent2, Marker2,
- * MarkerData2, Overhead3, Device5) and calls no CUPTI function: buffers are walked with
- * the gs_next_record_fn it is given (cuptiActivityGetNextRecord in the
- * collector), API names come from the gs_api_name_fn (cuptiGetCallbackName),
- * so tests feed it records they build themselves.
+ * MemcpyPtoP4, Memset4, API, Synchronization2, CudaEvent2, Context3,
+ * Stream, Marker2, MarkerData2, Overhead3, Device5) and calls no CUPTI function: buffers are walked
+ * with the gs_next_record_fn it is given (cuptiActivityGetNextRecord in the collector), API names
+ * come from the gs_api_name_fn (cuptiGetCallbackName), so tests feed it records they build
+ * themselves.
  *
  * NVTX: CUPTI reports a range as two MARKER records (START with the text,
  * END without) sharing an id, possibly in different buffers and even on
@@ -236,6 +236,21 @@ static int decode_cuda_event(struct gs_decoder *d, const CUpti_ActivityCudaEvent
 	return gs_writer_cuda_event(d->w, &e);
 }
 
+static int decode_context(struct gs_decoder *d, const CUpti_ActivityContext3 *r)
+{
+	return gs_writer_context(d->w, r->contextId, r->deviceId, r->nullStreamId);
+}
+
+static int decode_stream(struct gs_decoder *d, const CUpti_ActivityStream *r)
+{
+	uint32_t flag = (uint32_t)r->flag & CUPTI_ACTIVITY_STREAM_CREATE_MASK;
+
+	if (flag == CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL)
+		return gs_writer_context(d->w, r->contextId, UINT32_MAX, r->streamId);
+	return gs_writer_stream(d->w, r->contextId, r->streamId,
+				flag == CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING);
+}
+
 static int decode_overhead(struct gs_decoder *d, const CUpti_ActivityOverhead3 *r)
 {
 	struct gs_overhead o;
@@ -451,6 +466,9 @@ int gs_decode_record(struct gs_decoder *d, const CUpti_Activity *rec)
 		return decode_api(d, (const CUpti_ActivityAPI *)rec, GS_API_DRIVER);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
 		return decode_sync(d, (const CUpti_ActivitySynchronization2 *)rec);
+	case CUPTI_ACTIVITY_KIND_CONTEXT:
+		return decode_context(d, (const CUpti_ActivityContext3 *)rec);
+	case CUPTI_ACTIVITY_KIND_STREAM: return decode_stream(d, (const CUpti_ActivityStream *)rec);
 	case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
 		return decode_cuda_event(d, (const CUpti_ActivityCudaEvent2 *)rec);
 	case CUPTI_ACTIVITY_KIND_MARKER:

@@ -271,6 +271,14 @@ int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m);
 int gs_writer_memset(struct gs_writer *w, const struct gs_memset *m);
 int gs_writer_sync(struct gs_writer *w, const struct gs_sync *s);
 int gs_writer_cuda_event(struct gs_writer *w, const struct gs_cuda_event *e);
+/* Context and stream facts for the legacy-default-stream derivation
+ * (GS_SYNC_IMPLICIT_LEGACY_STREAM): the CUPTI stream id of a context's NULL
+ * (legacy default) stream, from CUPTI_ACTIVITY_KIND_CONTEXT (also written to
+ * meta as "context.<id>.null_stream"), and streams created with
+ * cudaStreamNonBlocking (CUPTI_ACTIVITY_KIND_STREAM), which the legacy
+ * stream does not wait for. Kept in memory until finalize. */
+int gs_writer_context(struct gs_writer *w, uint32_t context, uint32_t device, uint32_t null_stream);
+int gs_writer_stream(struct gs_writer *w, uint32_t context, uint32_t stream, int non_blocking);
 int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n);
 int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o);
 int gs_writer_device(struct gs_writer *w, const struct gs_device *d);
@@ -313,6 +321,9 @@ int gs_implicit_api_class(const char *api_name, const char **reason);
 /* Reasons of the record-derived implicit syncs (also in docs/collector.md). */
 #define GS_REASON_SYNC_MEMCPY "cudaMemcpy is synchronous: host waits for the device"
 #define GS_REASON_PAGEABLE "cudaMemcpyAsync from pageable host memory is staged synchronously"
+#define GS_REASON_LEGACY_STREAM                                                                    \
+	"work on the legacy default stream waits for the work in flight on the context's other "   \
+	"streams (use a stream created with cudaStreamNonBlocking, or per-thread default streams)"
 #define GS_REASON_MEMSET "cudaMemset on host-visible (pinned or managed) memory is synchronous"
 
 /* ---------------------------------------------------------------- decode */

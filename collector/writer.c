@@ -144,6 +144,12 @@ struct gs_writer {
 	long self_pid;
 	struct implicit_api *impl;
 	size_t impl_n, impl_cap;
+	/* contexts' NULL streams and non-blocking streams (gs_writer_context,
+	 * gs_writer_stream): a handful per process */
+	struct ctx_stream {
+		uint32_t context, stream;
+	} * nulls, *nonblocking;
+	size_t nulls_n, nulls_cap, nb_n, nb_cap;
 	struct gs_writer_stats stats;
 };
 
@@ -378,6 +384,8 @@ void gs_writer_close(struct gs_writer *w)
 	free(w->strs);
 	free(w->tids);
 	free(w->impl);
+	free(w->nulls);
+	free(w->nonblocking);
 	free(w);
 }
 
@@ -901,6 +909,48 @@ int gs_writer_graph_launch(struct gs_writer *w, const struct gs_graph_launch *l)
 	return step(w, ST_GRAPH_LAUNCH, "writing a graph launch");
 }
 
+static int ctx_stream_add(struct ctx_stream **a, size_t *n, size_t *cap, uint32_t context,
+			  uint32_t stream)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*a)[i].context == context && (*a)[i].stream == stream)
+			return 0;
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		struct ctx_stream *r = realloc(*a, ncap * sizeof(**a));
+		if (!r)
+			return -1;
+		*a = r;
+		*cap = ncap;
+	}
+	(*a)[*n].context = context;
+	(*a)[*n].stream = stream;
+	(*n)++;
+	return 1;
+}
+
+int gs_writer_context(struct gs_writer *w, uint32_t context, uint32_t device, uint32_t null_stream)
+{
+	char key[64];
+	int rc;
+
+	(void)device;
+	rc = ctx_stream_add(&w->nulls, &w->nulls_n, &w->nulls_cap, context, null_stream);
+	if (rc <= 0)
+		return rc;
+	snprintf(key, sizeof(key), "context.%" PRIu32 ".null_stream", context);
+	return gs_writer_meta_int(w, key, null_stream);
+}
+
+int gs_writer_stream(struct gs_writer *w, uint32_t context, uint32_t stream, int non_blocking)
+{
+	if (!non_blocking)
+		return 0;
+	return ctx_stream_add(&w->nonblocking, &w->nb_n, &w->nb_cap, context, stream) < 0 ? -1 : 0;
+}
+
 /* ---------------------------------------------------------------- implicit syncs */
 
 static const struct {
@@ -1005,6 +1055,90 @@ int gs_writer_implicit_api(struct gs_writer *w, int64_t name_id, int kind, const
 
 /* ---------------------------------------------------------------- finalize */
 
+/*
+ * Kind 21: an operation X on a context's legacy default (NULL) stream
+ * cannot start before the work already issued to the context's other
+ * blocking streams has finished (and later work there waits for X). A
+ * launch is flagged when some operation Y of another blocking stream of the
+ * same context was still running when X's API call began (Y.end >
+ * call.start) and had started before X (Y.start < X.start: with legacy
+ * semantics Y issued after X would start after X's end). The stream of X is
+ * known to be the legacy one from CUPTI's context record (nullStreamId);
+ * streams created non-blocking (CUPTI stream records) are not waited for.
+ * Per-thread default streams have their own stream id, so work sent there
+ * is not flagged. One row per API call; graph launches are left out (a
+ * graph's nodes are ordered by the graph, not by the stream rules).
+ *
+ * The search for Y uses the (device, start) indexes: Y.start lies in
+ * (call.start - longest op on that device, X.start).
+ */
+static int derive_legacy_stream(struct gs_writer *w, const char *one_x)
+{
+	char sql[6144], y[3][900];
+	static const char *const tables[3] = {"kernels", "memcpys", "memsets"};
+	int64_t rid;
+	size_t i;
+
+	if (w->nulls_n == 0)
+		return 0;
+	if (exec(w,
+		 "CREATE TEMP TABLE legacy(context INTEGER PRIMARY KEY, stream INTEGER);"
+		 "CREATE TEMP TABLE nonblocking(context INTEGER, stream INTEGER,"
+		 " PRIMARY KEY(context, stream));"
+		 "CREATE TEMP TABLE op_max(device INTEGER PRIMARY KEY, dur INTEGER);"
+		 "INSERT INTO temp.op_max SELECT device, MAX(dur) FROM ("
+		 " SELECT device, MAX(end - start) AS dur FROM kernels GROUP BY device"
+		 " UNION ALL SELECT device, MAX(end - start) FROM memcpys GROUP BY device"
+		 " UNION ALL SELECT device, MAX(end - start) FROM memsets GROUP BY device)"
+		 " GROUP BY device;",
+		 "deriving implicit syncs (legacy stream)") != 0)
+		return -1;
+	for (i = 0; i < w->nulls_n; i++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR REPLACE INTO temp.legacy VALUES(%" PRIu32 ", %" PRIu32 ");",
+			 w->nulls[i].context, w->nulls[i].stream);
+		if (exec(w, sql, "deriving implicit syncs (legacy stream)") != 0)
+			return -1;
+	}
+	for (i = 0; i < w->nb_n; i++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO temp.nonblocking VALUES(%" PRIu32 ", %" PRIu32 ");",
+			 w->nonblocking[i].context, w->nonblocking[i].stream);
+		if (exec(w, sql, "deriving implicit syncs (legacy stream)") != 0)
+			return -1;
+	}
+	rid = gs_writer_intern(w, GS_REASON_LEGACY_STREAM);
+	if (w->failed)
+		return -1;
+	for (i = 0; i < 3; i++)
+		snprintf(y[i], sizeof(y[i]),
+			 "EXISTS (SELECT 1 FROM %s y WHERE y.device = x.device"
+			 " AND y.start < x.start"
+			 " AND y.start >= a.start - (SELECT dur FROM temp.op_max o"
+			 "  WHERE o.device = x.device)"
+			 " AND y.end > a.start AND y.context = x.context AND y.stream <> x.stream"
+			 " AND NOT EXISTS (SELECT 1 FROM temp.nonblocking n"
+			 "  WHERE n.context = y.context AND n.stream = y.stream))",
+			 tables[i]);
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, %d, 1, %" PRId64 ", a.name_id, x.device, x.context,"
+		 " x.stream, x.correlation_id, a.pid, a.tid FROM ("
+		 "  SELECT device, context, stream, correlation_id, start FROM kernels"
+		 "   WHERE graph_id = 0"
+		 "  UNION ALL SELECT device, context, stream, correlation_id, start FROM memcpys"
+		 "   WHERE graph_id = 0"
+		 "  UNION ALL SELECT device, context, stream, correlation_id, start FROM memsets"
+		 "   WHERE graph_id = 0) x"
+		 " JOIN temp.legacy l ON l.context = x.context AND l.stream = x.stream"
+		 " JOIN api_calls a ON a.id = %s"
+		 " WHERE %s OR %s OR %s"
+		 " GROUP BY a.id ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_LEGACY_STREAM, rid, one_x, y[0], y[1], y[2]);
+	return exec(w, sql, "deriving implicit syncs (legacy stream)");
+}
+
 static int derive_rows(struct gs_writer *w)
 {
 	char sql[4096];
@@ -1015,7 +1149,7 @@ static int derive_rows(struct gs_writer *w)
 	static const char one_api[] =
 	    "(SELECT b.id FROM api_calls b WHERE "
 	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
-	char one_m[256], one_s[256], one_g[256], one_e[256];
+	char one_m[256], one_s[256], one_g[256], one_e[256], one_x[256];
 
 	r_memcpy = gs_writer_intern(w, GS_REASON_SYNC_MEMCPY);
 	r_pageable = gs_writer_intern(w, GS_REASON_PAGEABLE);
@@ -1026,6 +1160,7 @@ static int derive_rows(struct gs_writer *w)
 	snprintf(one_s, sizeof(one_s), one_api, "syncs");
 	snprintf(one_g, sizeof(one_g), one_api, "graph_launches");
 	snprintf(one_e, sizeof(one_e), one_api, "events");
+	snprintf(one_x, sizeof(one_x), one_api, "x");
 
 	/* CUPTI's sync records carry the correlation id but not the thread or
 	 * the API name, and a context but not a device. */
@@ -1134,6 +1269,9 @@ static int derive_rows(struct gs_writer *w)
 		 GS_SYNC_IMPLICIT_MEMSET, r_memset, one_m, GS_MEM_PAGEABLE, GS_MEM_PINNED,
 		 GS_MEM_MANAGED);
 	if (exec(w, sql, "deriving implicit syncs (memset)") != 0)
+		return -1;
+
+	if (derive_legacy_stream(w, one_x) != 0)
 		return -1;
 
 	if (w->impl_n == 0)

@@ -476,6 +476,136 @@ static void test_cuda_event2_records_and_wait_join(void **state)
 	sqlite3_close(db);
 }
 
+/* Kind 21 (legacy default stream), from context/stream records + ops. */
+static void add_kernel(struct fx *f, uint32_t ctx, uint32_t stream, uint32_t corr, uint64_t start,
+		       uint64_t end, uint32_t graph)
+{
+	CUpti_ActivityKernel10 k = kernel_rec();
+	k.contextId = ctx;
+	k.streamId = stream;
+	k.correlationId = corr;
+	k.start = start;
+	k.end = end;
+	k.graphId = graph;
+	k.graphNodeId = graph ? 500 + corr : 0;
+	fx_add(f, &k, sizeof(k));
+}
+
+static void add_api(struct fx *f, uint32_t corr, uint64_t start)
+{
+	CUpti_ActivityAPI a = api_rec(corr, start);
+	a.cbid = 211; /* cudaLaunchKernel */
+	fx_add(f, &a, sizeof(a));
+}
+
+static void test_legacy_default_stream_serialising(void **state)
+{
+	struct fx f;
+	CUpti_ActivityContext3 c;
+	CUpti_ActivityStream st;
+	CUpti_ActivityMemcpy6 m;
+	CUpti_ActivityMemset4 ms;
+	sqlite3 *db;
+	(void)state;
+
+	fx_open(&f, 0);
+	memset(&c, 0, sizeof(c));
+	c.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
+	c.contextId = 1;
+	c.deviceId = 0;
+	c.nullStreamId = 7;
+	fx_add(&f, &c, sizeof(c));
+	memset(&st, 0, sizeof(st));
+	st.kind = CUPTI_ACTIVITY_KIND_STREAM;
+	st.contextId = 1;
+	st.streamId = 30;
+	st.flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING;
+	fx_add(&f, &st, sizeof(st));
+	st.streamId = 20;
+	st.flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT;
+	fx_add(&f, &st, sizeof(st));
+	/* context 2 learns its NULL stream from a stream record */
+	st.contextId = 2;
+	st.streamId = 7;
+	st.flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL;
+	fx_add(&f, &st, sizeof(st));
+
+	/* Y1 on blocking stream 20 runs 1000..5000; X (corr 2) on the legacy
+	 * stream is called at 2000 and starts at 5100: flagged. */
+	add_kernel(&f, 1, 20, 1, 1000, 5000, 0);
+	add_api(&f, 1, 900);
+	add_kernel(&f, 1, 7, 2, 5100, 5200, 0);
+	add_api(&f, 2, 2000);
+	/* a graph kernel on the legacy stream while Y1 runs: not flagged */
+	add_kernel(&f, 1, 7, 11, 5050, 5090, 3);
+	add_api(&f, 11, 1500);
+	/* Y2 on the non-blocking stream 30 runs 6000..9000; legacy launch at
+	 * 6500: not flagged. Legacy launch at 10000, nothing in flight: not
+	 * flagged. */
+	add_kernel(&f, 1, 30, 3, 6000, 9000, 0);
+	add_api(&f, 3, 5900);
+	add_kernel(&f, 1, 7, 4, 6600, 6700, 0);
+	add_api(&f, 4, 6500);
+	add_kernel(&f, 1, 7, 5, 10100, 10200, 0);
+	add_api(&f, 5, 10000);
+	/* a copy on stream 20 (10400..12000) in flight when a memset on the
+	 * legacy stream is called at 10500: flagged (Y from memcpys). */
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
+	m.flags = CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
+	m.contextId = 1;
+	m.streamId = 20;
+	m.correlationId = 6;
+	m.start = 10400;
+	m.end = 12000;
+	fx_add(&f, &m, sizeof(m));
+	add_api(&f, 6, 10300);
+	memset(&ms, 0, sizeof(ms));
+	ms.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	ms.flags = CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC;
+	ms.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	ms.contextId = 1;
+	ms.streamId = 7;
+	ms.correlationId = 7;
+	ms.start = 12100;
+	ms.end = 12200;
+	fx_add(&f, &ms, sizeof(ms));
+	add_api(&f, 7, 10500);
+	/* context 2's stream 21 runs 12900..14000: it does not hold back
+	 * context 1's legacy launch at 13000, but does context 2's at 13500.
+	 * Y3 on stream 20 issued after the launch at 13000 starts after it:
+	 * not a cause. */
+	add_kernel(&f, 2, 21, 10, 12900, 14000, 0);
+	add_api(&f, 10, 12800);
+	add_kernel(&f, 1, 7, 8, 13100, 13200, 0);
+	add_api(&f, 8, 13000);
+	add_kernel(&f, 1, 20, 9, 13300, 13400, 0);
+	add_api(&f, 9, 13050);
+	add_kernel(&f, 2, 7, 12, 14100, 14200, 0);
+	add_api(&f, 12, 13500);
+	fx_batch(&f);
+	db = fx_finish(&f, 20000);
+	assert_text(
+	    db,
+	    "SELECT group_concat(printf('%d-%d c%d s%d k%d t%d %s', start, end, context,"
+	    " stream, correlation_id, tid, (SELECT value FROM strings WHERE id ="
+	    " api_name_id)), '|') FROM (SELECT * FROM syncs WHERE kind = 21 ORDER BY start)",
+	    "2000-2100 c1 s7 k2 t702 cudaLaunchKernel_v7000|"
+	    "10500-10600 c1 s7 k7 t702 cudaLaunchKernel_v7000|"
+	    "13500-13600 c2 s7 k12 t702 cudaLaunchKernel_v7000");
+	assert_text(db,
+		    "SELECT DISTINCT s.value FROM syncs y JOIN strings s ON s.id = y.reason_id"
+		    " WHERE y.kind = 21",
+		    GS_REASON_LEGACY_STREAM);
+	assert_text(db, "SELECT COUNT(*) FROM syncs WHERE kind = 21 AND implicit = 1", "3");
+	assert_text(db,
+		    "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM meta"
+		    " WHERE key LIKE 'context.%' ORDER BY key)",
+		    "context.1.null_stream=7 context.2.null_stream=7");
+	sqlite3_close(db);
+}
+
 static CUpti_ActivityMarker2 marker(uint32_t id, CUpti_ActivityFlag flags, uint64_t ts,
 				    const char *name, const char *domain)
 {
@@ -612,7 +742,7 @@ static void test_unknown_kinds_skipped(void **state)
 
 	fx_open(&f, 0);
 	memset(&a, 0, sizeof(a));
-	a.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
+	a.kind = CUPTI_ACTIVITY_KIND_NAME;
 	fx_add(&f, &a, sizeof(a));
 	assert_int_equal(fx_batch(&f), 1);
 	assert_int_equal(f.d.skipped, 1);
@@ -826,6 +956,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_api_records_and_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sync2_explicit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cuda_event2_records_and_wait_join, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_legacy_default_stream_serialising, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_marker2_ranges_and_marks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_overhead3_and_device5, setup, teardown),
