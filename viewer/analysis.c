@@ -257,6 +257,100 @@ static uint32_t evts_find(const struct evts *e, uint32_t key, int64_t lo_t, int6
 	return e->v[lo - 1].idx;
 }
 
+/* A cudaStreamWaitEvent on X's stream (and device) enqueued in (lo, hi]
+ * that explains a gap before X: the latest such wait whose event was
+ * recorded elsewhere - on another device (device view), or on another
+ * stream (stream view). A wait whose record is unknown (no events rows)
+ * counts, as the schema cannot say more. */
+static uint32_t wait_find(const struct actx *c, const struct gs_op *x, int64_t lo_t, int64_t hi_t,
+			  int flags)
+{
+	const struct evts *e = &c->waits;
+	size_t lo = 0, hi = e->n;
+
+	if (hi_t <= lo_t)
+		return GS_NONE;
+	while (lo < hi) { /* first past (stream, hi_t) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct evt *v = &e->v[mid];
+		if (v->key < x->stream || (v->key == x->stream && v->t <= hi_t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo > 0 && e->v[lo - 1].key == x->stream && e->v[lo - 1].t > lo_t; lo--) {
+		uint32_t k = e->v[lo - 1].idx;
+		int16_t rd = c->wait_rec_dev[k];
+		const struct gs_sync *s = &c->in->syncs[k];
+		if (s->device >= 0 && s->device != x->device)
+			continue; /* a stream id of another device */
+		if (rd == -2)
+			return k;
+		if (rd != x->device)
+			return k;
+		if ((flags & CG_STREAM_VIEW) && c->wait_rec_stream[k] != x->stream)
+			return k;
+	}
+	return GS_NONE;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct gs_event *x = *(const struct gs_event *const *)a;
+	const struct gs_event *y = *(const struct gs_event *const *)b;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* For every stream wait: the latest record of its event issued no later
+ * than the wait (CUDA waits for the most recent cudaEventRecord). */
+static int resolve_wait_records(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	const struct gs_event **ev = NULL;
+	size_t i;
+
+	c->wait_rec_dev = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(int16_t));
+	c->wait_rec_stream = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(uint32_t));
+	if (!c->wait_rec_dev || !c->wait_rec_stream)
+		return -ENOMEM;
+	for (i = 0; i < in->n_syncs; i++) {
+		c->wait_rec_dev[i] = -2;
+		c->wait_rec_stream[i] = 0;
+	}
+	if (!in->n_events)
+		return 0;
+	ev = malloc(in->n_events * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	for (i = 0; i < in->n_events; i++)
+		ev[i] = &in->events[i];
+	qsort(ev, in->n_events, sizeof(*ev), cmp_event);
+	for (i = 0; i < in->n_syncs; i++) {
+		const struct gs_sync *s = &in->syncs[i];
+		size_t lo = 0, hi = in->n_events;
+		if (s->kind != 2 /* GS_SYNC_STREAM_WAIT_EVENT */)
+			continue;
+		while (lo < hi) { /* first past (event, s->start) */
+			size_t mid = lo + (hi - lo) / 2;
+			if (ev[mid]->event < s->event ||
+			    (ev[mid]->event == s->event && ev[mid]->start <= s->start))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && ev[lo - 1]->event == s->event) {
+			c->wait_rec_dev[i] = ev[lo - 1]->device;
+			c->wait_rec_stream[i] = ev[lo - 1]->stream;
+		}
+	}
+	free(ev);
+	return 0;
+}
+
 static int build_indexes(struct actx *c)
 {
 	const struct gs_input *in = c->in;
@@ -444,7 +538,7 @@ uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx)
 /* gap classification (docs/metrics.md, DESIGN.md rule order)          */
 /* ------------------------------------------------------------------ */
 
-void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, int want_nvtx,
+void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, int flags,
 		  struct gs_gap *g)
 {
 	const struct gs_input *in = c->in;
@@ -460,12 +554,12 @@ void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, i
 	if (call == GS_NONE) {
 		/* 5. other: no launch call for X; never force a cause */
 		g->cause = GS_CAUSE_OTHER;
-		if (want_nvtx)
+		if (flags & CG_NVTX)
 			g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
 		return;
 	}
 	C = &in->apis[call];
-	if (want_nvtx) {
+	if (flags & CG_NVTX) {
 		g->nvtx_idx = stab_find(&c->nvtx_tid, C->tid, g0);
 		if (g->nvtx_idx == GS_NONE)
 			g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
@@ -503,8 +597,8 @@ void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, i
 		lo = C->start; /* same launch (graph): waits are graph nodes */
 	else
 		lo = in->apis[c->call_of[prev]].start;
-	k = evts_find(&c->waits, op->stream, lo, C->start);
-	if (k != GS_NONE && (in->syncs[k].device < 0 || in->syncs[k].device == op->device)) {
+	k = wait_find(c, op, lo, C->start, flags);
+	if (k != GS_NONE) {
 		g->cause = GS_CAUSE_DEPENDENCY;
 		g->explain_kind = GS_EXPLAIN_WAIT;
 		g->explain_idx = k;
@@ -713,7 +807,7 @@ static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, u
 		if (i > a && op->start > dev_end) {
 			g.start = dev_end;
 			g.end = op->start;
-			classify_gap(c, g.start, (uint32_t)i, prev, 1, &g);
+			classify_gap(c, g.start, (uint32_t)i, prev, CG_NVTX, &g);
 			err = add_gap(c, &d->tl, &g, &d->gaps, &d->n_gaps, &gap_cap);
 			if (err)
 				goto out;
@@ -727,7 +821,7 @@ static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, u
 		if (st[si].count && op->start > st[si].cur_end) {
 			g.start = st[si].cur_end;
 			g.end = op->start;
-			classify_gap(c, g.start, (uint32_t)i, prev, 0, &g);
+			classify_gap(c, g.start, (uint32_t)i, prev, CG_STREAM_VIEW, &g);
 			err = add_gap(c, &d->streams[si].tl, &g, NULL, NULL, NULL);
 			if (err)
 				goto out;
@@ -820,6 +914,8 @@ static void actx_free(struct actx *c)
 	free(c->stream_of);
 	free(c->scratch);
 	free(c->scratch_advice);
+	free(c->wait_rec_dev);
+	free(c->wait_rec_stream);
 }
 
 struct advice_job {
@@ -899,6 +995,8 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 	rc = build_selection(&c);
 	if (!rc)
 		rc = build_indexes(&c);
+	if (!rc)
+		rc = resolve_wait_records(&c);
 	if (rc)
 		goto out;
 

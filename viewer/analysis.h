@@ -97,6 +97,15 @@ struct gs_sync {
 	uint8_t implicit;     /* 0 explicit, 1 implicit */
 };
 
+/* One CUDA event record (events table): where an event was recorded, so a
+ * stream-wait-event can be tied to the stream whose work it waited for. */
+struct gs_event {
+	int64_t start;	 /* ns, start of the record call */
+	uint64_t event;	 /* CUPTI event id (= gs_sync.event) */
+	uint32_t stream; /* stream it was recorded on */
+	int16_t device;	 /* device ordinal */
+};
+
 /* One NVTX range or mark. */
 struct gs_nvtx {
 	int64_t start;	    /* ns */
@@ -121,6 +130,8 @@ struct gs_input {
 	size_t n_syncs;
 	const struct gs_nvtx *nvtx;
 	size_t n_nvtx;
+	const struct gs_event *events; /* any order; may be empty (older traces) */
+	size_t n_events;
 	struct gs_strings strings;
 	/* meta facts the report repeats */
 	int64_t kernel_overhead_ns; /* ns measured CUPTI instrumentation per kernel

@@ -57,7 +57,11 @@ struct actx {
 	struct stab nvtx_tid; /* NVTX ranges by tid */
 	struct stab nvtx_any; /* NVTX ranges, key 0 */
 	struct evts waits;    /* stream-wait-event syncs by stream */
-	struct evts hostfn;   /* host function calls by tid */
+	/* per sync row: where the event a stream wait waits for was recorded
+	 * (the latest record of it before the wait); rec_dev -2 = unknown */
+	int16_t *wait_rec_dev;
+	uint32_t *wait_rec_stream;
+	struct evts hostfn; /* host function calls by tid */
 
 	uint32_t *stream_of; /* per op: index into its device's streams */
 
@@ -78,12 +82,13 @@ struct actx {
 /* analysis.c. classify_gap: gap [g0, X.start) ending at op x; prev is the
  * latest earlier op on X's stream whose launch call is known (GS_NONE if
  * none): its launch call opens the window in which a stream wait or host
- * function enqueued before X's launch counts as X's dependency. want_nvtx:
- * also find the gap's NVTX range (only the device view keeps it). */
+ * function enqueued before X's launch counts as X's dependency. flags: CG_*. */
 int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b);
 int sel_contains_op(const struct actx *c, int64_t a, int64_t b);
 int sel_contains_point(const struct actx *c, int64_t t);
-void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, int want_nvtx,
+#define CG_NVTX 0x1	   /* find the gap's NVTX range (device view keeps it) */
+#define CG_STREAM_VIEW 0x2 /* per-stream rules: a wait on another stream counts */
+void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, int flags,
 		  struct gs_gap *g);
 
 /* analysis_util.c: malloc for arrays of up to one entry per op. A hint

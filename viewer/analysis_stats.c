@@ -553,7 +553,7 @@ static int launch_caused(const struct actx *c, int64_t g0, uint32_t x, uint32_t 
 {
 	struct gs_gap g;
 
-	classify_gap(c, g0, x, prev, 0, &g);
+	classify_gap(c, g0, x, prev, CG_STREAM_VIEW, &g);
 	return g.cause == GS_CAUSE_LAUNCH_BOUND || g.cause == GS_CAUSE_LAUNCH_LATENCY;
 }
 

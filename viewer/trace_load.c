@@ -415,6 +415,46 @@ fail:
 	return -1;
 }
 
+/* The events table came after the first schema-v1 traces (an additive
+ * change): a trace without it simply has no records to resolve. */
+static int load_events(sqlite3 *db, struct vec *v, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, exists = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM sqlite_master WHERE type='table' AND name='events'",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	exists = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!exists)
+		return 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT start,event,stream,coalesce(device,-1) FROM events "
+			       "WHERE start IS NOT NULL",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gs_event *e = vec_push(v);
+		if (!e)
+			goto fail;
+		e->start = i64(st, 0);
+		e->event = (uint64_t)i64(st, 1);
+		e->stream = u32(st, 2);
+		e->device = (int16_t)i32(st, 3);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot read events: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return -1;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -489,6 +529,7 @@ int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, s
 	struct job ja = {.path = t->path, .fn = job_apis, .out.elem = sizeof(struct gs_api)};
 	struct job jc = {.db = t->db, .fn = job_copies, .out.elem = sizeof(struct gs_op)};
 	struct vec vs = {.elem = sizeof(struct gs_sync)}, vn = {.elem = sizeof(struct gs_nvtx)};
+	struct vec ve = {.elem = sizeof(struct gs_event)};
 	struct job *bg[3];
 	pthread_t th[3];
 	int started[3] = {0, 0, 0}, n_bg = 0, k, rc = -1;
@@ -538,7 +579,8 @@ int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, s
 		job_thread(&jc);
 	if ((what & GS_LOAD_STRINGS) && load_strings(t->db, &in->strings, err, errlen))
 		goto join;
-	if ((what & GS_LOAD_SYNCS) && load_syncs(t->db, &vs, err, errlen))
+	if ((what & GS_LOAD_SYNCS) &&
+	    (load_syncs(t->db, &vs, err, errlen) || load_events(t->db, &ve, err, errlen)))
 		goto join;
 	if ((what & GS_LOAD_NVTX) && load_nvtx(t->db, &vn, err, errlen))
 		goto join;
@@ -593,6 +635,9 @@ join:
 	in->nvtx = vn.p;
 	in->n_nvtx = vn.n;
 	vn.p = NULL;
+	in->events = ve.p;
+	in->n_events = ve.n;
+	ve.p = NULL;
 	rc = 0;
 out:
 	free(kbuf); /* still set only if we failed before taking it over */
@@ -602,6 +647,7 @@ out:
 	free(jc.out.p);
 	free(vs.p);
 	free(vn.p);
+	free(ve.p);
 	if (rc)
 		trace_input_free(in);
 	return rc;
@@ -613,6 +659,7 @@ void trace_input_free(struct gs_input *in)
 	free((void *)in->apis);
 	free((void *)in->syncs);
 	free((void *)in->nvtx);
+	free((void *)in->events);
 	free((void *)in->strings.v);
 	memset(in, 0, sizeof(*in));
 }

@@ -19,7 +19,7 @@
 /* What to load (bit set); GS_LOAD_ALL for the report. */
 #define GS_LOAD_OPS 0x01     /* kernels, memcpys, memsets */
 #define GS_LOAD_APIS 0x02    /* api_calls */
-#define GS_LOAD_SYNCS 0x04   /* syncs */
+#define GS_LOAD_SYNCS 0x04   /* syncs, and events (where waited-for events were recorded) */
 #define GS_LOAD_NVTX 0x08    /* nvtx */
 #define GS_LOAD_STRINGS 0x10 /* strings (needed to print any name) */
 #define GS_LOAD_ALL 0x1f

@@ -136,6 +136,22 @@ def check_json():
     expect(j["instrumentation"]["kernels_instrumented"] is True, "instrumented (cc 9)")
 
 
+def check_deps():
+    # deps: the device-0 hole [2000,5000) waits on an event recorded on device 1
+    j = json.loads(report(mkdb("deps"), "--json").stdout)
+    d0, d1 = j["devices"]
+    expect(d0["device"] == 0 and d0["idle_by_cause_ns"]["dependency"] == 3000, "cross-device dependency")
+    expect(d0["top_gaps"][0]["explained_by"]["type"] == "stream-wait"
+           and d0["top_gaps"][0]["explained_by"]["api"] == "cudaStreamWaitEvent", "wait explanation")
+    expect(d1["device"] == 1 and d1["idle_ns"] == 0 and d1["window_ns"] == 3400, "device 1")
+    ex = j["syncs"]["explicit"]
+    expect(len(ex) == 1 and ex[0]["kind"] == "stream wait event" and ex[0]["gpu_idle_ns"] == 3000,
+           "wait group idle")
+    # a schema-v1 trace written before the events table still reports
+    p = report(mkdb("noevents"), "--json")
+    expect(p.returncode == 0 and json.loads(p.stdout)["devices"][0]["idle_ns"] == 3300, "no events table")
+
+
 def check_range():
     db = mkdb("basic")
     p = report(db, "--json", "--range", "step")
@@ -211,7 +227,7 @@ def check_bad_input():
     one_line_exit2(report(db, db), "two files", "exactly one trace")
 
 
-{"text": check_text, "json": check_json, "range": check_range, "range_nomatch": check_range_nomatch,
+{"text": check_text, "json": check_json, "deps": check_deps, "range": check_range, "range_nomatch": check_range_nomatch,
  "options": check_options, "bad_input": check_bad_input}[CHECK]()
 if failures:
     for f in failures:

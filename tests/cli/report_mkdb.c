@@ -1,7 +1,7 @@
 /*
  * report_mkdb.c - writes the databases of the `gapscope report` CLI tests
  * with the real schema (gs_schema_create) and plain INSERTs:
- *   report_mkdb <out.db> basic|empty|newer|foreign|notsqlite|truncated
+ *   report_mkdb <out.db> basic|deps|noevents|empty|newer|foreign|notsqlite|truncated
  * The "basic" timeline and every figure the tests expect from it are worked
  * out by hand in tests/cli/report_check.py. Replaces an existing file.
  */
@@ -38,6 +38,22 @@ static const char basic_sql[] =
     "(7000,7200,16,1,7,6,0,0,NULL,51,1,11);"
     "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES(0,3500,0,5,1,11),"
     "(3500,9000,0,8,1,11),(50,100,0,9,1,12);";
+
+/* Two devices. Device 1, stream 20: K3 [1500,4900], launched at 230; event
+ * 77 recorded on it at 240. Device 0: K1 [1000,2000] on stream 7 (launched
+ * at 100), then stream 8 waits for event 77 (cudaStreamWaitEvent at 250)
+ * and K2 [5000,6000] is launched on it at 300: the device-0 hole
+ * [2000,5000) is a dependency on device 1 (3000 ns). */
+static const char deps_sql[] =
+    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'cudaStreamWaitEvent'),(3,'k');"
+    "INSERT INTO devices(id,name,cc_major) VALUES(0,'A',9),(1,'B',9);"
+    "INSERT INTO api_calls(api,name_id,start,end,tid,correlation_id) VALUES"
+    "(1,1,100,200,11,1),(1,1,300,400,11,2),(1,1,230,235,11,3);"
+    "INSERT INTO kernels(start,end,device,stream,correlation_id,name_id,graph_id) VALUES"
+    "(1000,2000,0,7,1,3,0),(5000,6000,0,8,2,3,0),(1500,4900,1,20,3,3,0);"
+    "INSERT INTO syncs(start,end,kind,implicit,api_name_id,device,stream,event,"
+    "correlation_id,tid) VALUES(250,260,2,0,2,0,8,77,4,11);"
+    "INSERT INTO events(event,stream,device,correlation_id,start) VALUES(77,20,1,5,240);";
 
 static int exec(sqlite3 *db, const char *sql)
 {
@@ -80,6 +96,14 @@ static int make(const char *path, const char *kind)
 			      "VALUES(1,1,10,20,11,1);");
 		goto out;
 	}
+	if (!strcmp(kind, "deps")) {
+		rc = exec(db, deps_sql);
+		goto out;
+	}
+	if (!strcmp(kind, "noevents")) { /* a v1 trace from before the events table */
+		rc = exec(db, "DROP TABLE events;") || exec(db, basic_sql);
+		goto out;
+	}
 	if (!strcmp(kind, "basic") || !strcmp(kind, "truncated")) {
 		rc = exec(db, "BEGIN;") || exec(db, basic_sql) || exec(db, "COMMIT;") ||
 		     gs_schema_create_indexes(db) != 0;
@@ -96,8 +120,9 @@ out:
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: report_mkdb <out.db> basic|empty|newer|foreign|notsqlite|"
-				"truncated\n");
+		fprintf(stderr,
+			"usage: report_mkdb <out.db> basic|deps|noevents|empty|newer|foreign|"
+			"notsqlite|truncated\n");
 		return 2;
 	}
 	unlink(argv[1]);

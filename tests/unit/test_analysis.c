@@ -52,6 +52,7 @@ struct tb {
 	struct gs_api apis[64];
 	struct gs_sync syncs[16];
 	struct gs_nvtx nvtx[16];
+	struct gs_event events[8];
 	struct gs_input in;
 	struct gs_options opt;
 	struct gs_result res;
@@ -65,6 +66,7 @@ static struct tb *tb_new(void)
 	t->in.apis = t->apis;
 	t->in.syncs = t->syncs;
 	t->in.nvtx = t->nvtx;
+	t->in.events = t->events;
 	t->in.strings.v = strtab;
 	t->in.strings.n = S_N;
 	t->in.kernel_overhead_ns = -1;
@@ -129,6 +131,15 @@ static uint32_t range(struct tb *t, uint32_t text, int64_t s, int64_t e, uint32_
 	r->tid = tid;
 	r->kind = GS_NVTX_RANGE;
 	return (uint32_t)t->in.n_nvtx++;
+}
+
+static void event_record(struct tb *t, uint64_t event, int dev, uint32_t stream, int64_t start)
+{
+	struct gs_event *e = &t->events[t->in.n_events++];
+	e->event = event;
+	e->device = (int16_t)dev;
+	e->stream = stream;
+	e->start = start;
 }
 
 static void run(struct tb *t)
@@ -287,6 +298,69 @@ static void test_stream_wait_event_is_dependency(void **state)
 	/* the wait group caused 100 ns of idle */
 	assert_int_equal(t->res.syncs[0].kind, GS_SYNC_STREAM_WAIT_EVENT);
 	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 100);
+	tb_free(t);
+}
+
+/* The same timeline as test_stream_wait_event_is_dependency, with the
+ * waited-for event's record known: stream 8 waits (at 25) for event 5. */
+static struct tb *wait_timeline(int rec_dev, uint32_t rec_stream)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	sync_row(t, GS_SYNC_STREAM_WAIT_EVENT, 0, S_WAIT, 25, 28, 1, 8);
+	t->syncs[0].event = 5;
+	event_record(t, 5, rec_dev, rec_stream, 5); /* the record the wait sees */
+	event_record(t, 5, 0, 8, 26);		    /* a later one: ignored */
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 8, 300, 400, 2, S_KB);
+	run(t);
+	return t;
+}
+
+static void test_wait_on_event_of_another_device_is_dependency(void **state)
+{
+	struct tb *t = wait_timeline(1, 20);
+	(void)state;
+	/* recorded on device 1: the device-0 gap [200,300) is a dependency */
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_DEPENDENCY);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_WAIT);
+	tb_free(t);
+}
+
+static void test_wait_on_event_of_same_device_is_not_device_dependency(void **state)
+{
+	struct tb *t = wait_timeline(0, 7);
+	(void)state;
+	/* recorded on stream 7 of device 0: in the device view that work was
+	 * done when the device went idle, so no dependency: K2 was launched
+	 * at 30 < 200, launch-latency */
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 0);
+	tb_free(t);
+}
+
+static void test_stream_view_counts_wait_on_other_stream(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* stream 8: K0 [50,60], then K2 [300,400] launched at 30 after a wait
+	 * (at 25) for event 5, recorded on stream 7 of the same device.
+	 * Stream 7: K1 [40,320]. Device: busy [40,400], no gap. Stream 8's
+	 * own hole [60,300) = 240 is a dependency in its view. */
+	api(t, S_LAUNCH, 10, 11, 3, 1);
+	api(t, S_LAUNCH, 12, 13, 1, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	sync_row(t, GS_SYNC_STREAM_WAIT_EVENT, 0, S_WAIT, 25, 28, 1, 8);
+	t->syncs[0].event = 5;
+	event_record(t, 5, 0, 7, 20);
+	kern(t, 0, 7, 40, 320, 1, S_KA);
+	kern(t, 0, 8, 50, 60, 3, S_KC);
+	kern(t, 0, 8, 300, 400, 2, S_KB);
+	run(t);
+	assert_int_equal(dev0(t)->n_gaps, 0);
+	assert_int_equal(dev0(t)->streams[1].stream, 8);
+	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 240);
 	tb_free(t);
 }
 
@@ -812,6 +886,9 @@ int main(void)
 	    cmocka_unit_test(test_implicit_sync_is_sync_bound),
 	    cmocka_unit_test(test_stream_wait_event_is_dependency),
 	    cmocka_unit_test(test_wait_before_previous_launch_is_not_dependency),
+	    cmocka_unit_test(test_wait_on_event_of_another_device_is_dependency),
+	    cmocka_unit_test(test_wait_on_event_of_same_device_is_not_device_dependency),
+	    cmocka_unit_test(test_stream_view_counts_wait_on_other_stream),
 	    cmocka_unit_test(test_host_node_before_graph_kernel_is_dependency),
 	    cmocka_unit_test(test_op_without_launch_call_is_other),
 	    cmocka_unit_test(test_overlap_between_streams_covers_gap),
