@@ -397,6 +397,26 @@ static void graph_launch(const CUpti_CallbackData *cb, CUgraphExec exec, CUstrea
 	pthread_mutex_unlock(&G.hand_lock);
 }
 
+/* A stream capture ended and returned `graph`: mark it as made by capture.
+ * CUDA 13's CUPTI has no capture resource callback; the graph is created
+ * (GRAPH_CREATED) when the capture begins, so by now its row is queued. */
+static void graph_captured(CUgraph graph)
+{
+	struct gs_event ev;
+	uint32_t gid = 0;
+
+	if (!graph || cuptiGetGraphId(graph, &gid) != CUPTI_SUCCESS)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = GS_EV_GRAPH_CAPTURED;
+	ev.u.captured.graph_id = gid;
+	ev.u.captured.when = cupti_now();
+	pthread_mutex_lock(&G.hand_lock);
+	if (G.accepting)
+		gs_pipeline_event(G.pipe, &ev);
+	pthread_mutex_unlock(&G.hand_lock);
+}
+
 static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 			      const void *data)
 {
@@ -420,6 +440,14 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain, CUpti
 			} else {
 				in_runtime_graph_launch = 0;
 			}
+		} else if ((cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000 ||
+			    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000) &&
+			   cb->callbackSite == CUPTI_API_EXIT && cb->functionReturnValue &&
+			   *(const cudaError_t *)cb->functionReturnValue == cudaSuccess) {
+			/* same layout for the _ptsz variant */
+			const cudaStreamEndCapture_v10000_params *p = cb->functionParams;
+			if (p && p->pGraph)
+				graph_captured((CUgraph)*p->pGraph);
 		}
 	} else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
 		const CUpti_CallbackData *cb = data;
@@ -429,6 +457,15 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain, CUpti
 			const cuGraphLaunch_params *p = cb->functionParams;
 			graph_launch(cb, p->hGraph, p->hStream,
 				     cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
+		} else if ((cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture ||
+			    cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz) &&
+			   cb->callbackSite == CUPTI_API_EXIT && cb->functionReturnValue &&
+			   *(const CUresult *)cb->functionReturnValue == CUDA_SUCCESS) {
+			/* also reached nested in cudaStreamEndCapture: marking
+			 * twice is harmless */
+			const cuStreamEndCapture_params *p = cb->functionParams;
+			if (p && p->phGraph)
+				graph_captured(*p->phGraph);
 		}
 	} else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
 		const CUpti_ResourceData *rd = data;
@@ -541,6 +578,19 @@ static int enable_callbacks(void)
 	if (r == CUPTI_SUCCESS)
 		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
 					CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
+	/* end of stream capture: graphs.origin = 2 (rare calls, no hot path) */
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+					CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+					CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+					CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+					CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz);
 	if (r != CUPTI_SUCCESS)
 		gs_warn("callbacks.graph",
 			"cannot enable CUDA graph callbacks: %s; graph topology "

@@ -293,6 +293,10 @@ int gs_writer_graph_edge(struct gs_writer *w, uint32_t graph_id, uint64_t from, 
 int gs_writer_graph_exec(struct gs_writer *w, uint32_t exec_id, int64_t graph_id, int64_t device,
 			 uint64_t created);
 int gs_writer_graph_launch(struct gs_writer *w, const struct gs_graph_launch *l);
+/* The graph was made by stream capture (cudaStreamEndCapture returned it):
+ * graphs.origin = 2. Adds the row (created = `when`) if the graph is not
+ * known yet. */
+int gs_writer_graph_captured(struct gs_writer *w, uint32_t graph_id, uint64_t when);
 
 /* Remember that API calls named by `name_id` are implicit synchronizations of
  * `kind` (GS_SYNC_IMPLICIT_ALLOC or _DEVICE_WIDE) for `reason`. The rows are
@@ -375,6 +379,7 @@ enum gs_event_kind {
 	GS_EV_GRAPH_EDGE,
 	GS_EV_GRAPH_EXEC,
 	GS_EV_GRAPH_LAUNCH,
+	GS_EV_GRAPH_CAPTURED, /* a stream capture ended with this graph */
 };
 
 struct gs_event {
@@ -395,6 +400,10 @@ struct gs_event {
 			uint64_t created;
 		} exec;
 		struct gs_graph_launch launch;
+		struct {
+			uint32_t graph_id;
+			uint64_t when; /* ns, end of the capture */
+		} captured;
 	} u;
 };
 

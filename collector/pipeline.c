@@ -63,6 +63,8 @@ int gs_apply_event(struct gs_writer *w, const struct gs_event *ev)
 		return gs_writer_graph_exec(w, ev->u.exec.exec_id, ev->u.exec.graph_id,
 					    ev->u.exec.device, ev->u.exec.created);
 	case GS_EV_GRAPH_LAUNCH: return gs_writer_graph_launch(w, &ev->u.launch);
+	case GS_EV_GRAPH_CAPTURED:
+		return gs_writer_graph_captured(w, ev->u.captured.graph_id, ev->u.captured.when);
 	default: return -1;
 	}
 }

@@ -50,6 +50,7 @@ enum {
 	ST_GRAPH_EDGE,
 	ST_GRAPH_EXEC,
 	ST_GRAPH_LAUNCH,
+	ST_GRAPH_CAPTURED,
 	ST_COUNT
 };
 
@@ -97,6 +98,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 		      "VALUES(?,?,?,?)",
     [ST_GRAPH_LAUNCH] = "INSERT INTO graph_launches(exec_id, stream, correlation_id, tid) "
 			"VALUES(?,?,?,?)",
+    /* the graph row normally exists (created when the capture began) */
+    [ST_GRAPH_CAPTURED] = "INSERT INTO graphs(graph_id, created, origin) VALUES(?,?,2) "
+			  "ON CONFLICT(graph_id) DO UPDATE SET origin = 2",
 };
 
 struct str_slot {
@@ -949,6 +953,17 @@ int gs_writer_stream(struct gs_writer *w, uint32_t context, uint32_t stream, int
 	if (!non_blocking)
 		return 0;
 	return ctx_stream_add(&w->nonblocking, &w->nb_n, &w->nb_cap, context, stream) < 0 ? -1 : 0;
+}
+
+int gs_writer_graph_captured(struct gs_writer *w, uint32_t graph_id, uint64_t when)
+{
+	struct bcache *st = &w->bc[ST_GRAPH_CAPTURED];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, graph_id);
+	bind_i64(st, 2, (int64_t)when);
+	return step(w, ST_GRAPH_CAPTURED, "marking a captured graph");
 }
 
 /* ---------------------------------------------------------------- implicit syncs */

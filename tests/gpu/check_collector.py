@@ -126,6 +126,27 @@ def smoke(db, log):
               "nvtx o JOIN strings so ON so.id = o.text_id WHERE si.value = 'gs_smoke_step' "
               "AND so.value = 'gs_smoke_outer' AND NOT (o.start <= i.start AND i.end <= o.end)", 0)
     expect_eq(db, "kernels on streams", "SELECT count(DISTINCT stream) FROM kernels", 2)
+    # CUDA event records (collector_smoke.cu records ev_a on stream a and
+    # ev_b on stream b, once each; b waits for ev_a).
+    expect_eq(db, "events rows (cudaEventRecord calls)", "SELECT count(*) FROM events", 2)
+    expect_eq(db, "events rows without the record call's start",
+              "SELECT count(*) FROM events WHERE start IS NULL", 0)
+    expect_eq(db, "events recorded on a stream no kernel ran on",
+              "SELECT count(*) FROM events WHERE stream NOT IN (SELECT stream FROM kernels)", 0)
+    expect_eq(db, "stream-wait-event not tied to a record on another stream "
+              "(docs/schema.md's join)",
+              "SELECT count(*) FROM (SELECT y.stream AS waiting, (SELECT e.stream FROM events e "
+              "WHERE e.event = y.event AND e.start <= a.start ORDER BY e.start DESC LIMIT 1) "
+              "AS recorded_on FROM syncs y JOIN api_calls a ON a.correlation_id = "
+              "y.correlation_id AND a.api = 1 WHERE y.kind = 2) "
+              "WHERE recorded_on IS NULL OR recorded_on = waiting", 0)
+    # Context records: the legacy default stream is known; the smoke
+    # program's two streams are non-blocking, so nothing is serialised by
+    # its synchronous copies on the legacy stream.
+    n = one(db, "SELECT count(*) FROM meta WHERE key LIKE 'context.%.null_stream'")
+    check("meta context.<id>.null_stream present", n >= 1, f"got {n} keys")
+    expect_eq(db, "implicit syncs of kind 21 (legacy default stream; streams are non-blocking)",
+              "SELECT count(*) FROM syncs WHERE implicit = 1 AND kind = 21", 0)
 
 
 def torch(db):
@@ -143,6 +164,17 @@ def torch(db):
     check("explicit stream/device syncs > 0 (torch.cuda.synchronize)", syncs > 0, f"got {syncs}")
 
 
+def captured(db):
+    """tests/gpu/torch_cudagraph.py: torch.cuda.CUDAGraph is made by stream
+    capture, so its graph has origin 2, and that graph is the one launched."""
+    common(db)
+    n = one(db, "SELECT count(*) FROM graphs WHERE origin = 2")
+    check("graphs made by stream capture (origin 2) >= 1", n >= 1, f"got {n}")
+    n = one(db, "SELECT count(*) FROM graph_launches l JOIN graph_execs x ON x.exec_id = l.exec_id "
+            "JOIN graphs g ON g.graph_id = x.graph_id WHERE g.origin = 2")
+    check("launches of an exec instantiated from a captured graph >= 1", n >= 1, f"got {n}")
+
+
 def killed(db):
     check("meta finalized = 1 after SIGTERM", meta(db, "finalized") == "1",
           f"got {meta(db, 'finalized')!r}")
@@ -152,7 +184,7 @@ def killed(db):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("smoke", "torch", "killed"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("smoke", "torch", "killed", "captured"):
         print(__doc__, file=sys.stderr)
         return 2
     mode, path = sys.argv[1], sys.argv[2]
@@ -167,6 +199,8 @@ def main():
             smoke(db, sys.argv[3])
         elif mode == "torch":
             torch(db)
+        elif mode == "captured":
+            captured(db)
         else:
             killed(db)
     except sqlite3.Error as e:

@@ -197,6 +197,14 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 		"$gs" info "$db" >"$W/torch-profiler.info" 2>&1
 		echo "INFO: torch + torch.profiler: trace $(grep -E '^  kernels |^finalized|^warnings' "$W/torch-profiler.info" | tr -s ' ' | tr '\n' ';')"
 	fi
+	# torch.cuda.CUDAGraph: a graph made by stream capture (graphs.origin 2).
+	db="$W/torch-cudagraph.db"
+	"$gs" record -o "$db" -- python3 tests/gpu/torch_cudagraph.py \
+		>"$W/torch-cudagraph.out" 2>"$W/torch-cudagraph.err"
+	rc=$?
+	cat "$W/torch-cudagraph.out" "$W/torch-cudagraph.err"
+	result $rc "torch CUDAGraph: exit status 0 (got $rc)"
+	if [ -f "$db" ]; then run_checker cudagraph captured "$db"; else result 1 "torch CUDAGraph: database $db written"; fi
 else
 	echo "SKIP: PyTorch checks (python3 cannot import torch with CUDA)"
 	skip=$((skip + 1))

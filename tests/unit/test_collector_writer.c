@@ -307,6 +307,47 @@ static void test_intern_reused_address_new_text(void **state)
 	sqlite3_close(db);
 }
 
+/* Stream capture: the graph is created when the capture begins (origin 0 at
+ * first) and marked when cudaStreamEndCapture returns it. */
+static void test_captured_graph_origin_2(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct gs_event ev;
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = GS_EV_GRAPH;
+	ev.u.graph.original_graph_id = -1;
+	ev.u.graph.device = -1;
+	ev.u.graph.context = -1;
+	ev.u.graph.graph_id = 3; /* built with cudaGraphCreate: stays 0 */
+	ev.u.graph.created = 100;
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	ev.u.graph.graph_id = 4; /* created at cudaStreamBeginCapture */
+	ev.u.graph.created = 200;
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = GS_EV_GRAPH_CAPTURED;
+	ev.u.captured.graph_id = 4;
+	ev.u.captured.when = 900;
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	assert_int_equal(gs_apply_event(w, &ev), 0); /* runtime + nested driver call */
+	ev.u.captured.graph_id = 5;		     /* creation not seen: row added */
+	ev.u.captured.when = 950;
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	gs_writer_commit(w);
+	gs_writer_close(w);
+
+	db = open_db();
+	assert_text(db,
+		    "SELECT group_concat(printf('%d:%d@%d', graph_id, origin, created), ' ')"
+		    " FROM (SELECT * FROM graphs ORDER BY graph_id)",
+		    "3:0@100 4:2@200 5:2@950");
+	sqlite3_close(db);
+}
+
 static void test_round_trip_other_rows(void **state)
 {
 	struct gs_writer *w = open_writer();
@@ -802,6 +843,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rows_repeating_and_changing_values_exact, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_intern_reused_address_new_text, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_captured_graph_origin_2, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_finalize_gives_one_file_trace_open_accepts, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_unwritable_path_fails_with_reason, setup,
