@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "names.h"
 #include "report.h"
 #include "trace_load.h"
 
@@ -72,6 +73,14 @@ const char *report_explain_name(int k)
 	}
 }
 
+const char *report_kernel_name(const struct report_ctx *r, uint32_t name_id, char **tofree)
+{
+	const char *raw = gs_str(&r->in->strings, name_id, "?");
+
+	*tofree = gs_demangle(raw);
+	return *tofree ? *tofree : raw;
+}
+
 const char *report_op_kind_name(int kind)
 {
 	switch (kind) {
@@ -94,8 +103,8 @@ static void fmt_dur(char *b, size_t n, int64_t ns)
 
 char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_advice *a)
 {
-	char meas[32], est[32], *buf = NULL;
-	const char *first = a->kinds[0] == GS_OP_KERNEL ? gs_str(&r->in->strings, a->names[0], "?")
+	char meas[32], est[32], *buf = NULL, *dem = NULL;
+	const char *first = a->kinds[0] == GS_OP_KERNEL ? report_kernel_name(r, a->names[0], &dem)
 							: report_op_kind_name(a->kinds[0]);
 	int n;
 
@@ -113,6 +122,7 @@ char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_a
 			     "No graph advice for the %u-op sequence starting with %s on stream %u "
 			     "(device %d): the estimated saving (%.1f%%) is not above 5%%.",
 			     a->length, first, a->stream, a->device, 100.0 * a->saving_share);
+	free(dem);
 	return n < 0 ? NULL : buf;
 }
 

@@ -47,6 +47,11 @@ const char *report_explain_name(int explain_kind); /* "launch", "sync", ... */
 /* The advice sentence for a, newly allocated (names whole, never cut);
  * NULL on ENOMEM. */
 char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_advice *a);
+/* A kernel name for people: the demangled form (names.h) when the name is
+ * mangled and the demangler knows it, else the name as recorded; whole,
+ * never cut. *tofree receives what the caller must free (may be NULL). */
+const char *report_kernel_name(const struct report_ctx *r, uint32_t name_id, char **tofree);
+
 /* Name of op kind for display: "kernel", "memcpy", "memset". */
 const char *report_op_kind_name(int kind);
 

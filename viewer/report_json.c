@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "names.h"
 #include "report.h"
 
 struct jstate {
@@ -68,6 +69,16 @@ static json_t *jstrid(const struct report_ctx *r, uint32_t id)
 {
 	const char *s = gs_str(&r->in->strings, id, NULL);
 	return s ? jstr(s) : json_null();
+}
+
+/* the demangled form of a kernel name, or null when it is not mangled */
+static json_t *jdemangled(const struct report_ctx *r, uint32_t id)
+{
+	char *d = gs_demangle(gs_str(&r->in->strings, id, NULL));
+	json_t *j = d ? jstr(d) : json_null();
+
+	free(d);
+	return j;
 }
 
 static json_t *jint(int64_t v)
@@ -206,6 +217,9 @@ static int j_device(struct report_ctx *r, const struct gs_device_result *d)
 		json_object_set_new(op, "kind", json_string(report_op_kind_name(x->kind)));
 		json_object_set_new(op, "name",
 				    x->kind == GS_OP_KERNEL ? jstrid(r, x->name_id) : json_null());
+		json_object_set_new(op, "demangled",
+				    x->kind == GS_OP_KERNEL ? jdemangled(r, x->name_id)
+							    : json_null());
 		json_object_set_new(op, "stream", jint(x->stream));
 		json_object_set_new(op, "correlation_id", jint(x->corr));
 		json_object_set_new(op, "start_ns", jint(x->start));
@@ -285,6 +299,7 @@ static int j_kernels(struct report_ctx *r)
 		const struct gs_kernel_stat *k = &res->kernels[i];
 		json_t *ko = json_object();
 		json_object_set_new(ko, "name", jstrid(r, k->name_id));
+		json_object_set_new(ko, "demangled", jdemangled(r, k->name_id));
 		json_object_set_new(ko, "count", jint((int64_t)k->count));
 		json_object_set_new(ko, "total_ns", jint(k->total));
 		json_object_set_new(ko, "p50_ns", jint(k->p50));

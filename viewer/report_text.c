@@ -175,7 +175,9 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 				D(g->start - d->tl.first), D(g->end - g->start),
 				gs_cause_name(g->cause), report_op_kind_name(x->kind));
 			if (x->kind == GS_OP_KERNEL) {
-				put_escaped(f, gs_str(&in->strings, x->name_id, "?"));
+				char *dem;
+				put_escaped(f, report_kernel_name(r, x->name_id, &dem));
+				free(dem);
 				fputc(' ', f);
 			}
 			fprintf(f, "on stream %u; ", x->stream);
@@ -281,7 +283,11 @@ static int t_kernels(struct report_ctx *r)
 		const struct gs_kernel_stat *k = &res->kernels[i];
 		fprintf(f, "  %14s %6.1f%% %10llu %12s  ", D(k->total), pct(k->total, all),
 			(unsigned long long)k->count, D(k->p50));
-		put_escaped(f, gs_str(&r->in->strings, k->name_id, "?"));
+		{
+			char *dem;
+			put_escaped(f, report_kernel_name(r, k->name_id, &dem));
+			free(dem);
+		}
 		fputc('\n', f);
 	}
 	return 0;

@@ -117,8 +117,8 @@ def check_json():
     k = j["kernels"]
     expect((k["count"], k["launch_cost_ns"], k["launch_cost_source"], k["short_count"]) ==
            (6, 100, "measured", 0), "kernel summary")
-    expect(k["top"][0] == {"name": "void gemm<float, 128>(float*, int)", "count": 3,
-                           "total_ns": 3000, "p50_ns": 1000}, "top kernel")
+    expect(k["top"][0] == {"name": "void gemm<float, 128>(float*, int)", "demangled": None,
+                           "count": 3, "total_ns": 3000, "p50_ns": 1000}, "top kernel")
     expect(k["top"][1]["p50_ns"] == 250, "relu p50")
     nv = {x["name"]: x for x in j["nvtx"]}
     # tail [3500,9000]: busy 500+200+1000+300 = 2000; step [0,3500]: 1500+500 = 2000
@@ -147,6 +147,11 @@ def check_deps():
     ex = j["syncs"]["explicit"]
     expect(len(ex) == 1 and ex[0]["kind"] == "stream wait event" and ex[0]["gpu_idle_ns"] == 3000,
            "wait group idle")
+    # the kernel's mangled name is shown demangled, and kept as recorded in "name"
+    top = j["kernels"]["top"][0]
+    expect(top["name"] == "_Z6kernelPfi" and top["demangled"] == "kernel(float*, int)", "demangled json")
+    expect(d0["top_gaps"][0]["op"]["demangled"] == "kernel(float*, int)", "demangled gap op")
+    expect("kernel(float*, int)" in report(mkdb("deps")).stdout, "demangled text")
     # a schema-v1 trace written before the events table still reports
     p = report(mkdb("noevents"), "--json")
     expect(p.returncode == 0 and json.loads(p.stdout)["devices"][0]["idle_ns"] == 3300, "no events table")

@@ -45,7 +45,7 @@ static const char basic_sql[] =
  * and K2 [5000,6000] is launched on it at 300: the device-0 hole
  * [2000,5000) is a dependency on device 1 (3000 ns). */
 static const char deps_sql[] =
-    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'cudaStreamWaitEvent'),(3,'k');"
+    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'cudaStreamWaitEvent'),(3,'_Z6kernelPfi');"
     "INSERT INTO devices(id,name,cc_major) VALUES(0,'A',9),(1,'B',9);"
     "INSERT INTO api_calls(api,name_id,start,end,tid,correlation_id) VALUES"
     "(1,1,100,200,11,1),(1,1,300,400,11,2),(1,1,230,235,11,3);"
