@@ -307,6 +307,43 @@ static int record_is_side_file(const char *path)
 	return 0;
 }
 
+/*
+ * The template the program gets: a relative one is made absolute against our
+ * working directory, so a program that changes directory before it
+ * initialises CUDA still writes where the user asked (and where
+ * record_report_outputs, which runs here, looks). The directory is literal
+ * text in a template: its '%' are doubled. Returns 0, or -1 when the
+ * directory cannot be read or the result does not fit.
+ */
+static int record_absolute_template(const char *tmpl, char *out, size_t outlen)
+{
+	char cwd[PATH_MAX];
+	size_t o = 0;
+	const char *p;
+
+	if (tmpl[0] == '/') {
+		if (strlen(tmpl) >= outlen)
+			return -1;
+		strcpy(out, tmpl);
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	for (p = cwd; *p; p++) {
+		if (o + 3 >= outlen)
+			return -1;
+		if (*p == '%')
+			out[o++] = '%';
+		out[o++] = *p;
+	}
+	if (o > 0 && out[o - 1] != '/')
+		out[o++] = '/';
+	if (o + strlen(tmpl) >= outlen)
+		return -1;
+	strcpy(out + o, tmpl);
+	return 0;
+}
+
 /* Name on stderr the databases the run wrote: the program's own (template
  * with its pid), and any other file matching the template with %p as a
  * wildcard that was modified since the start (processes it started). */
@@ -367,7 +404,7 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *output = NULL, *activities = NULL, *log = NULL;
 	const char *flush = NULL, *buffer = NULL, *tmpl, *why = NULL, *old;
-	char lib[PATH_MAX], probe[PATH_MAX], dir[PATH_MAX];
+	char lib[PATH_MAX], probe[PATH_MAX], dir[PATH_MAX], abs_tmpl[PATH_MAX * 2];
 	struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
 	struct timespec t0;
 	int latency = 0, c, status, pipefd[2], child_errno = 0;
@@ -434,6 +471,12 @@ int cmd_record(int argc, char **argv)
 	}
 	if (record_find_lib(lib, sizeof(lib)) < 0)
 		return GS_EXIT_BAD_INPUT;
+	errno = 0;
+	if (record_absolute_template(tmpl, abs_tmpl, sizeof(abs_tmpl)) < 0) {
+		gs_error(tmpl, "cannot make the output path absolute: %s",
+			 errno ? strerror(errno) : "path too long");
+		return GS_EXIT_BAD_INPUT;
+	}
 
 	/* Another injection (e.g. Nsight Systems') would be replaced: say so. */
 	old = getenv("CUDA_INJECTION64_PATH");
@@ -443,7 +486,7 @@ int cmd_record(int argc, char **argv)
 			"collector (only one CUDA injection library can be active)\n",
 			old);
 	if (setenv("CUDA_INJECTION64_PATH", lib, 1) || setenv("NVTX_INJECTION64_PATH", lib, 1) ||
-	    (output && setenv("GAPSCOPE_OUTPUT", output, 1)) ||
+	    setenv("GAPSCOPE_OUTPUT", abs_tmpl, 1) ||
 	    (activities && setenv("GAPSCOPE_ACTIVITIES", activities, 1)) ||
 	    (latency && setenv("GAPSCOPE_LATENCY", "1", 1)) ||
 	    (flush && setenv("GAPSCOPE_FLUSH_MS", flush, 1)) ||

@@ -106,7 +106,7 @@ gs_cli_collector_test(record_signal_exit_code
   -- ${GS_BIN} record -o rec-none.db -- /bin/sh -c "kill -TERM $$")
 gs_cli_collector_test(record_sets_environment
   --rc 0 --env ${GS_STANDIN} --stderr-lines 1
-  --stdout-line "out=run-%p.db act=kernel,runtime lat=1 flush=250 buf=128 log=debug"
+  --stdout-line "out=${GS_CLI_DBS}/run-%p.db act=kernel,runtime lat=1 flush=250 buf=128 log=debug"
   --stdout-line "inj=${GS_CLI_DBS}/libgapscope-standin.so nvtx=${GS_CLI_DBS}/libgapscope-standin.so"
   -- ${GS_BIN} record -o run-%p.db --activities kernel,runtime --latency --flush-ms 250
      --buffer-kb 128 --log debug -- /bin/sh -c
@@ -118,6 +118,22 @@ gs_cli_collector_test(record_names_written_trace
   --rc 0 --env ${GS_STANDIN}
   --stderr-exact "gapscope: trace written to written.db"
   -- ${GS_BIN} record -o written.db -- /bin/sh -c "echo x > written.db")
+# A relative output template reaches the program made absolute against the
+# working directory (from -o and from GAPSCOPE_OUTPUT alike), so a program
+# that changes directory still writes where asked and the closing line
+# finds it; a '%' in the directory is doubled (literal in a template).
+gs_cli_collector_test(record_relative_output_survives_cd
+  --rc 0 --env ${GS_STANDIN}
+  --stderr-exact "gapscope: trace written to moved.db"
+  -- ${GS_BIN} record -o moved.db -- /bin/sh -c "cd / && echo x > \"$GAPSCOPE_OUTPUT\"")
+gs_cli_collector_test(record_relative_env_output_survives_cd
+  --rc 0 --env ${GS_STANDIN} --env GAPSCOPE_OUTPUT=envmoved.db
+  --stderr-exact "gapscope: trace written to envmoved.db"
+  -- ${GS_BIN} record -- /bin/sh -c "cd / && echo x > \"$GAPSCOPE_OUTPUT\"")
+gs_cli_collector_test(record_absolute_output_escapes_percent
+  --rc 0 --env ${GS_STANDIN} --stdout-line "out=${GS_CLI_DBS}/pct%%dir/t-%p.db"
+  -- /bin/sh -c "mkdir -p pct%dir && cd pct%dir && exec \"$0\" record -o t-%p.db -- /bin/sh -c 'echo out=$GAPSCOPE_OUTPUT'"
+     ${GS_BIN})
 gs_cli_collector_test(record_missing_program
   --rc 2 --env ${GS_STANDIN} --stdout-empty
   --stderr-exact "gapscope: no-such-program-xyz: cannot run: no such program (not found in PATH)"
