@@ -22,7 +22,7 @@ run_step() {
   local name=$1; shift
   echo "=== $name: $*" | tee -a "$log"
   local t0=$(date +%s%N)
-  OUT="$res/$name" "$@" > "$res/$name.log" 2>&1
+  OUT="$res/$name" timeout "${STEP_TIMEOUT:-240}" "$@" > "$res/$name.log" 2>&1
   local rc=$?
   local t1=$(date +%s%N)
   tail -n 60 "$res/$name.log" >> "$log"
@@ -37,6 +37,7 @@ for s in "${steps[@]}"; do
   reportbench) run_step reportbench bench/run_report_gpu.sh ;;
   demos) run_step demos demos/run_all ;;
   untraced) run_step untraced demos/run_all --untraced ;;
+  untraced-decode) run_step untraced-decode demos/run_all --untraced decode_starvation ;;
   # the small trace committed as samples/h200-decode-starvation.db
   sample) run_step sample bash -c 'mkdir -p "$OUT" && "$GS_BUILD/bin/gapscope" record -o "$OUT/h200-decode-starvation.db" -- "$GS_BUILD/bin/gs_demo_decode_starvation" --sample' ;;
   *) echo "unknown step $s" | tee -a "$log" ;;
