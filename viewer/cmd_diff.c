@@ -1,6 +1,7 @@
 /*
  * cmd_diff.c - `gapscope diff before.db after.db`: what changed between two
- * runs of a program, as text or --json. Loads and analyses both traces
+ * runs of a program, or between two phases (NVTX ranges, --before-range and
+ * --after-range) of one run, as text or --json. Loads and analyses both traces
  * (html_load.c), compares the results (diff.c) and prints; no figure is
  * computed here.
  */
@@ -17,54 +18,84 @@
 static void usage(FILE *f)
 {
 	fputs("usage: gapscope diff [options] <before.db> <after.db>\n"
+	      "       gapscope diff [options] --before-range A --after-range B <run.db>\n"
 	      "\n"
-	      "Compares two runs: wall time (first to last GPU op), GPU busy time and\n"
-	      "utilisation, launch overhead share, idle time by cause, idle gaps, launch\n"
-	      "calls and kernels; then launch APIs, kernels and NVTX ranges matched by\n"
-	      "name. Every row gives before, after, the change and the relative change.\n"
+	      "Compares two runs, or two phases (NVTX ranges) of one run: wall time,\n"
+	      "GPU busy time and utilisation, launch overhead share, idle time by cause,\n"
+	      "idle gaps, launch calls and kernels; then launch APIs, kernels and NVTX\n"
+	      "ranges matched by name. Every row gives before, after, the change and\n"
+	      "the relative change.\n"
 	      "\n"
-	      "  --json           print the comparison as JSON (docs/diff.md)\n"
-	      "  --range NAME     only the time inside NVTX ranges whose text is NAME,\n"
-	      "                   in both runs\n"
-	      "  --top N          rows per name table in the text output (default 10)\n"
-	      "  -h, --help       this text\n"
+	      "  --json               print the comparison as JSON (docs/diff.md)\n"
+	      "  --range NAME         only the time inside NVTX ranges whose text is\n"
+	      "                       NAME, in both runs\n"
+	      "  --before-range NAME  the before side: only inside NVTX ranges NAME\n"
+	      "  --after-range NAME   the after side: only inside NVTX ranges NAME\n"
+	      "                       (with one trace, both are needed: its two phases\n"
+	      "                       are compared; they override --range)\n"
+	      "  --top N              rows per name table in the text output (default 10)\n"
+	      "  -h, --help           this text\n"
 	      "\n"
-	      "exit status: 0 printed, 2 bad input (file, option, or no GPU activity),\n"
-	      "1 internal failure.\n",
+	      "With a range, the wall time row is the length of the selected ranges\n"
+	      "(else the span from the first to the last GPU op).\n"
+	      "\n"
+	      "exit status: 0 printed, 2 bad input (file, option, no GPU activity, or a\n"
+	      "range name that matches no NVTX range of its trace), 1 internal failure.\n",
 	      f);
 }
 
-enum { OPT_JSON = 1000, OPT_RANGE, OPT_TOP };
+enum { OPT_JSON = 1000, OPT_RANGE, OPT_BEFORE_RANGE, OPT_AFTER_RANGE, OPT_TOP };
+
+/* The NVTX range option's value, or NULL after printing why it is bad. */
+static const char *range_arg(const char *opt, const char *val)
+{
+	if (!*val) {
+		gs_error("diff", "%s needs a non-empty NVTX range name", opt);
+		return NULL;
+	}
+	return val;
+}
 
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"before-range", required_argument, NULL, OPT_BEFORE_RANGE},
+	    {"after-range", required_argument, NULL, OPT_AFTER_RANGE},
 	    {"top", required_argument, NULL, OPT_TOP},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct html_loaded runs[2];
 	struct diff_result d;
-	struct gs_options opt;
+	struct gs_options opt[2];
+	struct diff_side side[2];
+	const char *range = NULL, *side_range[2] = {NULL, NULL}, *paths[2];
 	int c, rc, json = 0, i;
 	long top = 10;
 	char *end;
 
-	gs_options_init(&opt);
 	optind = 0; /* glibc: full re-initialisation */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_JSON: json = 1; break;
 		case OPT_RANGE:
-			if (!*optarg) {
-				gs_error("diff", "--range needs a non-empty NVTX range name");
+		case OPT_BEFORE_RANGE:
+		case OPT_AFTER_RANGE: {
+			const char *v = range_arg(c == OPT_RANGE	  ? "--range"
+						  : c == OPT_BEFORE_RANGE ? "--before-range"
+									  : "--after-range",
+						  optarg);
+			if (!v)
 				return GS_EXIT_BAD_INPUT;
-			}
-			opt.range_name = optarg;
+			if (c == OPT_RANGE)
+				range = v;
+			else
+				side_range[c == OPT_AFTER_RANGE] = v;
 			break;
+		}
 		case OPT_TOP:
 			errno = 0;
 			top = strtol(optarg, &end, 10);
@@ -86,28 +117,36 @@ int cmd_diff(int argc, char **argv)
 			return GS_EXIT_BAD_INPUT;
 		}
 	}
-	if (argc - optind != 2) {
+	if (argc - optind == 1 && !(side_range[0] && side_range[1])) {
+		gs_error("diff", "two traces needed, or one with --before-range NAME and "
+				 "--after-range NAME to compare two of its phases");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (argc - optind < 1 || argc - optind > 2) {
 		gs_error("diff", "two traces needed: gapscope diff <before.db> <after.db>");
 		return GS_EXIT_BAD_INPUT;
 	}
+	paths[0] = argv[optind];
+	paths[1] = argv[argc - 1]; /* the same file when only one is given */
 	for (i = 0; i < 2; i++) {
-		rc = html_load(&runs[i], argv[optind + i], &opt);
-		if (rc) {
-			if (i)
-				html_unload(&runs[0]);
-			return rc;
-		}
+		gs_options_init(&opt[i]);
+		opt[i].range_name = side_range[i] ? side_range[i] : range;
+		side[i].path = paths[i];
+		side[i].range = opt[i].range_name;
 	}
+	rc = html_load_pair(runs, paths, opt);
+	if (rc)
+		return rc;
 	rc = GS_EXIT_OK;
 	if (diff_compute(&runs[0].res, &runs[1].res, &d) < 0) {
 		gs_error("diff", "out of memory");
 		rc = GS_EXIT_INTERNAL;
 	} else {
 		if (json) {
-			if (diff_write_json(stdout, &d, argv[optind], argv[optind + 1]) < 0)
+			if (diff_write_json(stdout, &d, side) < 0)
 				rc = GS_EXIT_INTERNAL;
 		} else {
-			diff_write_text(stdout, &d, argv[optind], argv[optind + 1], (size_t)top);
+			diff_write_text(stdout, &d, side, (size_t)top);
 		}
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			gs_error("diff", "write error on standard output");
@@ -115,7 +154,7 @@ int cmd_diff(int argc, char **argv)
 		}
 		diff_free(&d);
 	}
+	html_unload(&runs[1]); /* may share runs[0]'s trace */
 	html_unload(&runs[0]);
-	html_unload(&runs[1]);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /*
- * cmd_html.c - `gapscope html`: one trace, or a before/after pair, to one
- * self-contained HTML page (render_html.c). Parses options, loads and
+ * cmd_html.c - `gapscope html`: one trace, or a before/after pair (two
+ * traces, or two NVTX ranges of one), to one self-contained HTML page
+ * (render_html.c). Parses options, loads and
  * analyses each trace (html_load.c), computes the comparison for two
  * (diff.c), and removes a partly written page on failure.
  */
@@ -16,6 +17,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: gapscope html <trace.db> -o <page.html>\n"
 	      "       gapscope html <before.db> <after.db> -o <compare.html>\n"
+	      "       gapscope html --before-range A --after-range B <run.db> -o <compare.html>\n"
 	      "\n"
 	      "Writes one self-contained HTML file (no network access, opens offline):\n"
 	      "summary cards (GPU window, utilisation, launch overhead share, idle time by\n"
@@ -23,49 +25,65 @@ static void usage(FILE *f)
 	      "host threads with CUDA API calls, syncs and NVTX ranges), a histogram of\n"
 	      "gap durations by cause, and tables of the largest gaps, top kernels,\n"
 	      "launches, synchronisations, NVTX ranges and CUDA Graph advice. With two\n"
-	      "traces: what changed, and both runs side by side.\n"
+	      "traces, or two NVTX ranges of one: what changed, and both side by side.\n"
 	      "\n"
 	      "  -o, --output FILE  where to write ('-': standard output; required)\n"
 	      "      --range NAME   only the time inside NVTX ranges whose text is NAME\n"
-	      "                     (the timeline still shows the whole run)\n"
+	      "                     (in both runs; the timeline opens on the selected\n"
+	      "                     ranges, a double-click shows the whole run)\n"
+	      "      --before-range NAME, --after-range NAME\n"
+	      "                     the same for one side of a comparison; with one\n"
+	      "                     trace and both, its two phases are compared\n"
 	      "  -h, --help         this text\n"
 	      "\n"
-	      "exit status: 0 written, 2 bad input (file, option, or no GPU activity),\n"
-	      "1 internal failure.\n",
+	      "Without a range the timeline opens on the GPU window (first to last GPU\n"
+	      "op); a double-click switches to the whole run and back.\n"
+	      "\n"
+	      "exit status: 0 written, 2 bad input (file, option, no GPU activity, or a\n"
+	      "range name that matches no NVTX range of its trace), 1 internal failure.\n",
 	      f);
 }
 
-enum { OPT_RANGE = 1000 };
+enum { OPT_RANGE = 1000, OPT_BEFORE_RANGE, OPT_AFTER_RANGE };
 
 int cmd_html(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"before-range", required_argument, NULL, OPT_BEFORE_RANGE},
+	    {"after-range", required_argument, NULL, OPT_AFTER_RANGE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct html_loaded runs[2];
 	struct html_run hr[2];
 	struct diff_result d;
-	struct gs_options opt;
-	const char *out = NULL;
+	struct gs_options opt[2];
+	const char *out = NULL, *range = NULL, *side_range[2] = {NULL, NULL}, *paths[2];
 	char err[512] = "";
 	int c, rc, nruns, i, to_stdout, have_diff = 0;
 	FILE *f;
 
-	gs_options_init(&opt);
 	optind = 0; /* glibc: full re-initialisation */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case OPT_RANGE:
+		case OPT_BEFORE_RANGE:
+		case OPT_AFTER_RANGE:
 			if (!*optarg) {
-				gs_error("html", "--range needs a non-empty NVTX range name");
+				gs_error("html", "%s needs a non-empty NVTX range name",
+					 c == OPT_RANGE		 ? "--range"
+					 : c == OPT_BEFORE_RANGE ? "--before-range"
+								 : "--after-range");
 				return GS_EXIT_BAD_INPUT;
 			}
-			opt.range_name = optarg;
+			if (c == OPT_RANGE)
+				range = optarg;
+			else
+				side_range[c == OPT_AFTER_RANGE] = optarg;
 			break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
 		case ':':
@@ -90,16 +108,27 @@ int cmd_html(int argc, char **argv)
 		gs_error("html", "say where to write: -o <page.html> (or - for standard output)");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if ((side_range[0] != NULL) != (side_range[1] != NULL) && nruns == 1) {
+		gs_error("html", "to compare two phases of one trace give both --before-range "
+				 "and --after-range");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (nruns == 1 && side_range[0])
+		nruns = 2; /* one file, two ranges */
+	paths[0] = argv[optind];
+	paths[1] = argv[argc - 1];
 	for (i = 0; i < nruns; i++) {
-		rc = html_load(&runs[i], argv[optind + i], &opt);
-		if (rc) {
-			while (--i >= 0)
-				html_unload(&runs[i]);
-			return rc;
-		}
-		hr[i].path = argv[optind + i];
-		hr[i].t = &runs[i].t;
-		hr[i].in = &runs[i].in;
+		gs_options_init(&opt[i]);
+		opt[i].range_name = side_range[i] ? side_range[i] : range;
+	}
+	rc = nruns == 2 ? html_load_pair(runs, paths, opt) : html_load(&runs[0], paths[0], &opt[0]);
+	if (rc)
+		return rc;
+	for (i = 0; i < nruns; i++) {
+		hr[i].path = paths[i];
+		hr[i].range = opt[i].range_name;
+		hr[i].t = runs[i].trace;
+		hr[i].in = runs[i].input;
 		hr[i].res = &runs[i].res;
 	}
 	rc = GS_EXIT_OK;
@@ -132,7 +161,7 @@ int cmd_html(int argc, char **argv)
 out:
 	if (have_diff)
 		diff_free(&d);
-	for (i = 0; i < nruns; i++)
-		html_unload(&runs[i]);
+	while (nruns-- > 0) /* a shared run before the run it shares */
+		html_unload(&runs[nruns]);
 	return rc;
 }

@@ -41,6 +41,13 @@ void run_totals_compute(const struct gs_result *res, struct run_totals *t)
 		}
 	}
 	t->wall = any ? last - first : 0;
+	t->range_applied = res->range_applied;
+	t->range_matches = res->range_matches;
+	t->range_total = res->range_total;
+	/* The GPU span of a whole trace includes every other phase; what a
+	 * phase took is the length of its ranges. */
+	if (res->range_applied)
+		t->wall = res->range_total;
 	t->kernels = res->n_kernel_ops;
 	for (i = 0; i < res->n_launches; i++)
 		t->launches += res->launches[i].api_dur.n;
@@ -294,18 +301,53 @@ static void put_name(FILE *f, const char *str, size_t max)
 		fputs("...", f);
 }
 
-void diff_write_text(FILE *f, const struct diff_result *d, const char *name_before,
-		     const char *name_after, size_t top)
+/* "before: run.db, NVTX range "x": 3 ranges, 1.2 ms in all" */
+static void put_side(FILE *f, const char *role, const struct diff_side *s,
+		     const struct run_totals *t)
+{
+	char len[32];
+
+	fprintf(f, "  %-7s ", role);
+	put_name(f, s->path, 200);
+	if (!s->range) {
+		fputs(", whole trace\n", f);
+		return;
+	}
+	fmt_ns(len, sizeof(len), (double)t->range_total);
+	fputs(", NVTX range \"", f);
+	put_name(f, s->range, 100);
+	fprintf(f, "\": %llu range%s, %s in all\n", (unsigned long long)t->range_matches,
+		t->range_matches == 1 ? "" : "s", len);
+}
+
+void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_side side[2],
+		     size_t top)
 {
 	const struct run_totals *b = &d->run[0], *a = &d->run[1];
+	const char *wall_label = "wall time (GPU span)";
 	size_t i, c;
 
-	fputs("gapscope diff: before = ", f);
-	put_name(f, name_before, 200);
-	fputs(", after = ", f);
-	put_name(f, name_after, 200);
-	fprintf(f, "\n\n  %-28s %12s %12s %12s %9s\n", "", "before", "after", "change", "rel");
-	row(f, "wall time (GPU span)", (double)b->wall, (double)a->wall, 0);
+	if (!side[0].range && !side[1].range) {
+		fputs("gapscope diff: before = ", f);
+		put_name(f, side[0].path, 200);
+		fputs(", after = ", f);
+		put_name(f, side[1].path, 200);
+		fputc('\n', f);
+	} else {
+		fputs("gapscope diff\n", f);
+		put_side(f, "before:", &side[0], b);
+		put_side(f, "after:", &side[1], a);
+		if (side[0].range && side[1].range) {
+			wall_label = "wall time (selected ranges)";
+		} else {
+			wall_label = "wall time";
+			fputs("  (wall time: the ranges' length where a range is selected, else "
+			      "the GPU span)\n",
+			      f);
+		}
+	}
+	fprintf(f, "\n  %-28s %12s %12s %12s %9s\n", "", "before", "after", "change", "rel");
+	row(f, wall_label, (double)b->wall, (double)a->wall, 0);
 	row(f, "GPU busy", (double)b->busy, (double)a->busy, 0);
 	row(f, "GPU utilisation", b->utilisation, a->utilisation, 2);
 	row(f, "launch overhead share", b->launch_overhead_share, a->launch_overhead_share, 2);
@@ -417,16 +459,20 @@ static json_t *pair_real(double b, double a)
 	return o;
 }
 
-int diff_write_json(FILE *f, const struct diff_result *d, const char *name_before,
-		    const char *name_after)
+int diff_write_json(FILE *f, const struct diff_result *d, const struct diff_side side[2])
 {
 	const struct run_totals *b = &d->run[0], *a = &d->run[1];
 	json_t *root = json_object(), *tot = json_object(), *idle = json_object(), *arr;
 	size_t i, c;
 	int rc;
 
-	json_object_set_new(root, "before", jstr(name_before));
-	json_object_set_new(root, "after", jstr(name_after));
+	json_object_set_new(root, "before", jstr(side[0].path));
+	json_object_set_new(root, "after", jstr(side[1].path));
+	json_object_set_new(root, "before_range",
+			    side[0].range ? jstr(side[0].range) : json_null());
+	json_object_set_new(root, "after_range", side[1].range ? jstr(side[1].range) : json_null());
+	json_object_set_new(tot, "selected_ranges",
+			    pair_int((int64_t)b->range_matches, (int64_t)a->range_matches));
 	json_object_set_new(tot, "wall_ns", pair_int(b->wall, a->wall));
 	json_object_set_new(tot, "window_ns", pair_int(b->window, a->window));
 	json_object_set_new(tot, "busy_ns", pair_int(b->busy, a->busy));

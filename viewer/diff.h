@@ -19,7 +19,12 @@
 /* One run's totals over all its devices. */
 struct run_totals {
 	int64_t wall;			       /* ns, first GPU op start to last GPU op end,
-						  over all devices (0 if no ops) */
+						  over all devices (0 if no ops); with a
+						  --range selection the selection's length
+						  (range_total) */
+	int range_applied;		       /* 1: the run was analysed with --range */
+	uint64_t range_matches;		       /* NVTX ranges selected */
+	int64_t range_total;		       /* ns, length of their union */
 	int64_t window;			       /* ns, sum of the devices' windows */
 	int64_t busy;			       /* ns, sum of the devices' busy time */
 	int64_t idle;			       /* ns, window - busy */
@@ -73,6 +78,13 @@ int diff_compute(const struct gs_result *before, const struct gs_result *after,
 		 struct diff_result *d);
 void diff_free(struct diff_result *d);
 
+/* What each side of a comparison is: a trace file, and the NVTX range
+ * text its analysis was restricted to (NULL: the whole trace). */
+struct diff_side {
+	const char *path;
+	const char *range;
+};
+
 /* (after - before) / before; NAN when before is 0 (no relative change). */
 double diff_rel(double before, double after);
 
@@ -80,11 +92,10 @@ double diff_rel(double before, double after);
  * table (kernels, launches, NVTX). Names are printed with control
  * characters and invalid UTF-8 bytes as '?', so a hostile name cannot drive the
  * terminal. */
-void diff_write_text(FILE *f, const struct diff_result *d, const char *name_before,
-		     const char *name_after, size_t top);
+void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_side side[2],
+		     size_t top);
 /* The comparison as one JSON document (jansson does the escaping).
  * Returns 0 or -1. */
-int diff_write_json(FILE *f, const struct diff_result *d, const char *name_before,
-		    const char *name_after);
+int diff_write_json(FILE *f, const struct diff_result *d, const struct diff_side side[2]);
 
 #endif

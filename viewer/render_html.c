@@ -229,7 +229,7 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 
 	fputs("<div class=\"cards\">\n", f);
 	fmt_ns(v, sizeof(v), tot->wall);
-	card(f, "GPU window", v);
+	card(f, tot->range_applied ? "Selected time" : "GPU window", v);
 	if (before)
 		card_change(f, (double)before->wall, (double)tot->wall, 1, 0);
 	fprintf(f, "<div class=\"d\">%" PRIu64 " GPU ops</div></div>\n", tot->ops);
@@ -284,6 +284,16 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 	}
 }
 
+/* "run.db", or "run.db · range" when the run is one NVTX range of it */
+static void put_run_label(FILE *f, const struct html_run *r)
+{
+	html_escape(f, r->path);
+	if (r->range) {
+		fputs(" \xC2\xB7 ", f);
+		html_escape(f, r->range);
+	}
+}
+
 static void write_run_header(FILE *f, const struct html_run *r, const char *role)
 {
 	char *cmd = r->t ? trace_meta(r->t, "command_line") : NULL;
@@ -292,8 +302,16 @@ static void write_run_header(FILE *f, const struct html_run *r, const char *role
 	fputs("<h2>", f);
 	if (role)
 		fprintf(f, "%s: ", role);
-	html_escape(f, r->path);
+	put_run_label(f, r);
 	fputs("</h2>\n<p class=\"meta\">", f);
+	if (r->range) {
+		fputs("selection: NVTX range \xE2\x80\x9C", f);
+		html_escape(f, r->range);
+		fprintf(f, "\xE2\x80\x9D, %" PRIu64 " range%s, ", r->res->range_matches,
+			r->res->range_matches == 1 ? "" : "s");
+		put_ns(f, r->res->range_total);
+		fputs(" in all<br>", f);
+	}
 	if (cmd) {
 		fputs("command: ", f);
 		html_escape(f, cmd);
@@ -841,10 +859,40 @@ nomem:
 	return -1;
 }
 
+void html_home_view(const struct html_run *r, int64_t t0, int64_t last, int64_t *v0, int64_t *v1)
+{
+	const struct gs_input *in = r->in;
+	int64_t a = INT64_MAX, b = INT64_MIN, margin;
+	size_t i;
+
+	if (r->range) {
+		for (i = 0; i < in->n_nvtx; i++) {
+			const struct gs_nvtx *n = &in->nvtx[i];
+			if (n->kind != 0 || strcmp(gs_str(&in->strings, n->text_id, ""), r->range))
+				continue;
+			a = n->start < a ? n->start : a;
+			b = n->end > b ? n->end : b;
+		}
+	} else {
+		for (i = 0; i < in->n_ops; i++) {
+			a = in->ops[i].start < a ? in->ops[i].start : a;
+			b = in->ops[i].end > b ? in->ops[i].end : b;
+		}
+	}
+	if (a >= b) { /* nothing to frame: the whole run */
+		*v0 = t0;
+		*v1 = last > t0 ? last : t0 + 1;
+		return;
+	}
+	margin = (b - a) / 100; /* so the first and last op do not touch the edges */
+	*v0 = a - margin > t0 ? a - margin : t0;
+	*v1 = b + margin < last ? b + margin : last;
+}
+
 static int write_data(FILE *f, const struct html_run *r, int idx)
 {
 	const struct gs_input *in = r->in;
-	int64_t t0 = html_origin(in), last = t0;
+	int64_t t0 = html_origin(in), last = t0, v0, v1;
 	static const int sync_kinds[] = {0, 1, 2, 3, 4, 16, 17, 18, 19, 20, 21};
 	int first_row = 1;
 	size_t i;
@@ -862,10 +910,12 @@ static int write_data(FILE *f, const struct html_run *r, int idx)
 		if (in->nvtx[i].end > last)
 			last = in->nvtx[i].end;
 
+	html_home_view(r, t0, last, &v0, &v1);
 	fprintf(f,
 		"<script type=\"application/json\" class=\"gs-data\" data-run=\"%d\">\n"
-		"{\"t0\":\"%" PRId64 "\",\"span\":%" PRId64 ",\"strings\":[",
-		idx, t0, last - t0);
+		"{\"t0\":\"%" PRId64 "\",\"span\":%" PRId64 ",\"view\":[%" PRId64 ",%" PRId64
+		"],\"strings\":[",
+		idx, t0, last - t0, v0 - t0, v1 - t0);
 	for (i = 0; i < in->strings.n; i++) {
 		if (i)
 			putc(',', f);
@@ -888,7 +938,7 @@ static int write_data(FILE *f, const struct html_run *r, int idx)
 	return 0;
 }
 
-static void write_timeline(FILE *f, int idx)
+static void write_timeline(FILE *f, int idx, const char *range)
 {
 	int c;
 
@@ -903,12 +953,14 @@ static void write_timeline(FILE *f, int idx)
 		fprintf(f,
 			"<span><span class=\"sw\" style=\"background:%s\"></span>idle: %s</span>",
 			cause_colors[c], gs_cause_name(c));
-	fprintf(f,
-		"</div>\n<div class=\"timeline\" data-run=\"%d\"><svg></svg></div>\n"
-		"<p class=\"hint\">Wheel: zoom; drag: pan; double-click: whole run; hover: "
-		"details; click an idle gap: why. Events narrower than a pixel are merged "
-		"per pixel column.</p>\n<div class=\"explain\" id=\"explain-%d\"></div>\n",
-		idx, idx);
+	fprintf(
+	    f,
+	    "</div>\n<div class=\"timeline\" data-run=\"%d\"><svg></svg></div>\n"
+	    "<p class=\"hint\">Opens on %s; double-click: the whole trace (from the "
+	    "first recorded call, CUDA initialisation included) and back. Wheel: zoom; drag: pan; "
+	    "hover: details; click an idle gap: why. Events narrower than a pixel are "
+	    "merged per pixel column.</p>\n<div class=\"explain\" id=\"explain-%d\"></div>\n",
+	    idx, range ? "the selected NVTX ranges" : "the GPU window (first to last GPU op)", idx);
 }
 
 static void write_details(FILE *f, const struct html_run *r)
@@ -961,12 +1013,18 @@ static void diff_row(FILE *f, const char *label, double b, double a, int kind, i
 static void write_diff(FILE *f, const struct diff_result *d)
 {
 	const struct run_totals *b = &d->run[0], *a = &d->run[1];
+	const char *wall = "wall time (GPU span)";
 	size_t i, c;
+
+	if (b->range_applied && a->range_applied)
+		wall = "wall time (selected ranges)";
+	else if (b->range_applied || a->range_applied)
+		wall = "wall time (selected ranges, else GPU span)";
 
 	fputs("<h2>What changed</h2>\n<table><tr><th class=\"name\"></th><th>before</th>"
 	      "<th>after</th><th>change</th><th>relative</th></tr>\n",
 	      f);
-	diff_row(f, "wall time (GPU span)", (double)b->wall, (double)a->wall, 0, 1);
+	diff_row(f, wall, (double)b->wall, (double)a->wall, 0, 1);
 	diff_row(f, "GPU busy", (double)b->busy, (double)a->busy, 0, -1);
 	diff_row(f, "GPU utilisation", b->utilisation, a->utilisation, 2, 0);
 	diff_row(f, "launch overhead share", b->launch_overhead_share, a->launch_overhead_share, 2,
@@ -1058,12 +1116,12 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
 	      f);
 	if (nruns == 2) {
 		fputs("gapscope: ", f);
-		html_escape(f, runs[0].path);
+		put_run_label(f, &runs[0]);
 		fputs(" vs ", f);
-		html_escape(f, runs[1].path);
+		put_run_label(f, &runs[1]);
 	} else {
 		fputs("gapscope: ", f);
-		html_escape(f, runs[0].path);
+		put_run_label(f, &runs[0]);
 	}
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body data-status=\"loading\">\n",
 		html_page_css);
@@ -1084,10 +1142,10 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
 		fputs("<h2>Timeline", f);
 		if (nruns == 2) {
 			fprintf(f, " \xE2\x80\x94 %s: ", roles[i]);
-			html_escape(f, runs[i].path);
+			put_run_label(f, &runs[i]);
 		}
 		fputs("</h2>\n", f);
-		write_timeline(f, (int)i);
+		write_timeline(f, (int)i, runs[i].range);
 	}
 
 	fputs(nruns == 2 ? "<div class=\"runs\">\n" : "", f);
@@ -1095,7 +1153,7 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
 		fputs("<section>\n", f);
 		if (nruns == 2) {
 			fprintf(f, "<h2>%s: ", roles[i]);
-			html_escape(f, runs[i].path);
+			put_run_label(f, &runs[i]);
 			fputs("</h2>\n", f);
 		} else {
 			fputs("<h2>Details</h2>\n", f);

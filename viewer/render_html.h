@@ -21,6 +21,8 @@
 
 struct html_run {
 	const char *path;	     /* trace file: the run's title */
+	const char *range;	     /* NVTX range text res was restricted to,
+					NULL: the whole trace */
 	struct trace *t;	     /* open trace: device names, command line, threads */
 	const struct gs_input *in;   /* loaded arrays (trace_load) */
 	const struct gs_result *res; /* gs_analyze() of in */
@@ -50,6 +52,13 @@ void html_gap_histogram(const struct gs_result *res,
  * ns from this origin. */
 int64_t html_origin(const struct gs_input *in);
 
+/* The part of the run the timeline opens on, in trace ns: the extent of
+ * the NVTX ranges named r->range, else the GPU window (first op start to
+ * last op end), with a 1% margin, within [t0, last]; [t0, last] when there
+ * is nothing to frame. The whole run (CUDA initialisation before the first
+ * GPU op can take seconds) is a double-click away in the page. */
+void html_home_view(const struct html_run *r, int64_t t0, int64_t last, int64_t *v0, int64_t *v1);
+
 /* Inline SVG diagrams of up to `max` recorded CUDA graphs (most launched
  * first; html_graphs.c, drawn by render_dot.c). Writes nothing when the
  * trace has no graphs. Returns the number drawn. */
@@ -59,16 +68,31 @@ int html_write_graphs(FILE *f, struct trace *t, size_t max);
 
 /* One trace opened, loaded and analysed. */
 struct html_loaded {
-	struct trace t;
-	struct gs_input in;
-	struct gs_result res;
-	int state; /* private: what to free */
+	struct trace t;		      /* private: the trace this run opened */
+	struct gs_input in;	      /* private: its loaded arrays */
+	struct gs_result res;	      /* gs_analyze() of *input */
+	struct trace *trace;	      /* the open trace: &t, or the run's it shares */
+	const struct gs_input *input; /* the loaded arrays: &in, or shared */
+	int state;		      /* private: what to free */
 };
 
 /* Open path, load it and analyse it (options opt). On failure prints the
  * one-line error (gs_error) and returns the exit code (2 bad input, also
- * for a trace without GPU activity; 1 internal); 0 on success. */
+ * for a trace without GPU activity, and for opt->range_name matching no
+ * NVTX range: the line names the ranges the trace has; 1 internal); 0 on
+ * success. */
 int html_load(struct html_loaded *r, const char *path, const struct gs_options *opt);
+/* Analyse the trace `from` already loaded again with other options (another
+ * --range of the same file), sharing its trace and arrays: `from` must
+ * outlive r. Errors and return values as html_load. */
+int html_load_again(struct html_loaded *r, const struct html_loaded *from, const char *path,
+		    const struct gs_options *opt);
+/* The two runs of a comparison: paths[i] analysed with opts[i]; when both
+ * paths are the same string the file is loaded once (html_load_again).
+ * On failure nothing stays loaded; errors and return values as html_load. */
+int html_load_pair(struct html_loaded runs[2], const char *const paths[2],
+		   const struct gs_options opts[2]);
+/* Free r (for a shared run only its own analysis). */
 void html_unload(struct html_loaded *r);
 
 #endif

@@ -11,9 +11,19 @@ rectangles in the SVG timeline). Expected counts are worked out by hand:
 
 * fixture "before" (tests/unit/test_export_fixture.c): 5 gaps + 4 kernels +
   1 memcpy + 1 memset + 5 API calls + 2 syncs + 2 NVTX = 20 events, each
-  wider than a pixel at full zoom, so 20 rects;
-* fixture "after": 1 gap + 6 ops + 5 API + 1 sync + 2 NVTX = 15; the
-  comparison page draws both: 35;
+  wider than a pixel; the page opens on the GPU window [2000, 11200] (+1%
+  = 92 ns before), which leaves out the first launch call [1000, 1500] and
+  the NVTX mark at 950: 18 rects; with "#all" (whole trace) 20;
+* fixture "after": 1 gap + 6 ops + 5 API + 1 sync + 2 NVTX = 15; its GPU
+  window [2000, 5900] (-39 ns) leaves out launch call 1 [1000, 1500] and the
+  mark: 13 rects; the comparison page draws both: 35 events, 31 rects;
+* fixture "phases" (variant 2) compared with itself, before_phase vs
+  after_phase: each run decodes the whole trace, its gap row holding the
+  gaps of its selection: 12 ops + 10 API + 3 syncs + 6 NVTX (2 ranges, 2
+  marks, 2 phases) = 31, + 5 gaps before, + 2 after: 36 + 33 = 69 events.
+  The before view [800, 11304] draws phase one's 5 gaps, 6 ops, 5 API, 2
+  syncs and 3 NVTX (its range, mark, before_phase) = 21; the after view
+  [20748, 26000] its 2 gaps, 6 ops, 5 API, 1 sync, 3 NVTX = 17: 38 rects;
 * render_gen with S steps (bench/render_gen.c): 19 S rows + 8 S - 1 gaps;
   at a fixed plot width of 1000 px (URL "#w=1000") each of the 5 rows
   (gaps, stream 7, API, syncs, NVTX; one lane each) holds at most one rect
@@ -154,9 +164,15 @@ def main():
     one, cmp_ = os.path.join(work, "run.html"), os.path.join(work, "cmp.html")
     run([gs, "html", before, "-o", one])
     run([gs, "html", before, after, "-o", cmp_])
-    check_page(browser, work, one, 1, 20, want_rects=20)
+    check_page(browser, work, one, 1, 20, want_rects=18)
+    check_page(browser, work, one, 1, 20, want_rects=20, hash_="#all")
     check_probe(browser, work, one)
-    check_page(browser, work, cmp_, 2, 35, want_rects=35)
+    check_page(browser, work, cmp_, 2, 35, want_rects=31)
+    phases_db, phases = os.path.join(work, "phases.db"), os.path.join(work, "phases.html")
+    run([mkdb, phases_db, "2"])
+    run([gs, "html", phases_db, "--before-range", "before_phase", "--after-range", "after_phase",
+         "-o", phases])
+    check_page(browser, work, phases, 2, 69, want_rects=38)
 
     steps = 2000
     big_db, big = os.path.join(work, "big.db"), os.path.join(work, "big.html")

@@ -8,7 +8,7 @@ set_target_properties(render_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BI
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   foreach(check export_chrome export_csv export_bad_input html html_bad_input html_graphs
-                diff diff_bad_input)
+                diff diff_bad_input diff_ranges)
     add_test(NAME cli_render_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/render_check.py ${check}
                      ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/render_mkdb

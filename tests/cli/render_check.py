@@ -342,6 +342,85 @@ def check_diff_bad_input(gs, db, work):
     expect(r.returncode == 0 and b"--json" in r.stdout, "--help")
 
 
+def data_blocks(html):
+    """the JSON data blocks of a page, by run index"""
+    import re
+    return [json.loads(m) for m in
+            re.findall(r'<script type="application/json" class="gs-data" data-run="\d">\n(.*?)\n</script>',
+                       html, re.S)]
+
+
+def check_diff_ranges(gs, db, work):
+    """two phases (NVTX ranges) of one trace: fixture variant 2; the
+    figures are derived by hand in tests/unit/test_diff.c's comment"""
+    p = os.path.join(work, "phases.db")
+    expect(run([MKDB, p, "2"]).returncode == 0, "render_mkdb phases failed")
+    sel = ["--before-range", "before_phase", "--after-range", "after_phase"]
+    r = run([gs, "diff", p] + sel)
+    expect(r.returncode == 0, "diff of phases exit %d: %s" % (r.returncode, r.stderr))
+    out = r.stdout.decode("utf-8")
+    want = ("gapscope diff\n"
+            "  before: %s, NVTX range \"before_phase\": 1 range, 10.4 us in all\n"
+            "  after:  %s, NVTX range \"after_phase\": 1 range, 5.2 us in all\n" % (p, p))
+    expect(out.startswith(want), "phase diff header:\n%s" % out)
+    for line in ("  wall time (selected ranges)       10.4 us       5.2 us      -5.2 us    -50.0%",
+                 "  GPU busy                           4.6 us       3.8 us      -800 ns    -17.4%",
+                 "  launch overhead share                0.0%        23.5%     +23.5 pt       new",
+                 "    idle launch-bound                  0 ns       1.2 us      +1.2 us       new",
+                 "  idle gaps                               5            2           -3    -60.0%"):
+        expect(line + "\n" in out, "phase diff lacks %r:\n%s" % (line, out))
+    # the same file named twice, options after the traces: the same output
+    r2 = run([gs, "diff", p, p] + sel)
+    expect(r2.returncode == 0 and r2.stdout.decode("utf-8") == out, "diff P P differs")
+    r = run([gs, "diff", "--json", p] + sel)
+    doc = json.loads(r.stdout.decode("utf-8"))
+    t = doc["totals"]
+    expect((doc["before_range"], doc["after_range"]) == ("before_phase", "after_phase"),
+           "json range names")
+    expect((t["wall_ns"]["before"], t["wall_ns"]["after"]) == (10400, 5200), "json wall")
+    expect((t["window_ns"]["before"], t["window_ns"]["after"]) == (9200, 5100), "json window")
+    expect(t["idle_by_cause_ns"]["launch-bound"]["after"] == 1200, "json launch-bound")
+    expect((t["selected_ranges"]["before"], t["selected_ranges"]["after"]) == (1, 1),
+           "json selected ranges")
+    # --range applies to both sides: a phase against itself changes nothing
+    r = run([gs, "diff", "--json", "--range", "after_phase", p, p])
+    t = json.loads(r.stdout.decode("utf-8"))["totals"]
+    expect(t["wall_ns"]["change"] == 0 and t["busy_ns"]["after"] == 3800, "--range both")
+    # bad input: a range that is not there names the ones that are
+    one_line_exit2([gs, "diff", p, "--before-range", "nope", "--after-range", "after_phase"],
+                   "missing range", p + ': no NVTX range named "nope"; its ranges: ')
+    one_line_exit2([gs, "diff", p, "--before-range", "nope", "--after-range", "after_phase"],
+                   "missing range lists", '"before_phase"')
+    one_line_exit2([gs, "diff", db, p, "--range", "after_phase"], "range missing in one run",
+                   db + ': no NVTX range named "after_phase"; its ranges: "step \\"one\\"')
+    one_line_exit2([gs, "diff", p, "--before-range", "before_phase"], "one side only",
+                   "two traces needed, or one with --before-range")
+    one_line_exit2([gs, "diff", p, p, "--after-range", ""], "empty range", "--after-range needs")
+
+    # the comparison page of the two phases
+    page = os.path.join(work, "phases.html")
+    r = run([gs, "html", p] + sel + ["-o", page])
+    expect(r.returncode == 0, "html of phases exit %d: %s" % (r.returncode, r.stderr))
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    expect("<h2>What changed</h2>" in html, "no comparison")
+    expect("<td class=\"name\">wall time (selected ranges)</td><td>10.4 \u00b5s</td>"
+           "<td>5.2 \u00b5s</td>" in html, "page wall row")
+    expect("<h2>Before: %s \u00b7 before_phase</h2>" % p in html, "before heading")
+    expect("selection: NVTX range \u201cafter_phase\u201d, 1 range, 5.2 \u00b5s in all" in html,
+           "after selection line")
+    blocks = data_blocks(html)
+    expect(len(blocks) == 2, "%d data blocks" % len(blocks))
+    # each timeline opens on its phase: [800, 11200] -/+ 104 ns and
+    # [20800, 26000] -/+ 52 ns, within the trace [800, 26000], from t0 800
+    expect(blocks[0]["view"] == [0, 10504], "before view %s" % blocks[0]["view"])
+    expect(blocks[1]["view"] == [19948, 25200], "after view %s" % blocks[1]["view"])
+    one_line_exit2([gs, "html", p, "--before-range", "before_phase", "-o", page], "html one side",
+                   "give both --before-range and --after-range")
+    one_line_exit2([gs, "html", p, "--range", "nope", "-o", page], "html missing range",
+                   'no NVTX range named "nope"')
+
+
 def main():
     if len(sys.argv) != 5:
         sys.stderr.write(__doc__)

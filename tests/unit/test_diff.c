@@ -10,6 +10,21 @@
  * progress), 4 launch calls, 4 kernels. Kernel "ядро_λ" 900 -> 700 ns;
  * the NVTX range 9000 -> 5100 ns of wall time, GPU busy inside it 3900
  * ([2000,9900] minus the gaps) -> 3800 ns.
+ *
+ * Phases of one trace (fixture variant 2, --before-range before_phase
+ * [800, 11200], --after-range after_phase [20800, 26000]): the device
+ * window of the whole trace is [2000, 25900]; a selection keeps its part
+ * inside the ranges (docs/metrics.md, --range). Before: [2000, 11200] =
+ * 9200 ns, the same gaps as variant 0 (the idle stretch between the phases,
+ * [11200, 22000), leaves an empty piece in [800, 11200]): busy 4600, idle
+ * 4600, 5 gaps. After: [20800, 25900] = 5100 ns; idle = [20800, 22000)
+ * launch-bound 1200 (the launch call [21000, 21500] began after the GPU
+ * went idle at 11200) + [25100, 25200) sync-bound 100 = 1300 in 2 gaps;
+ * busy 3800; utilisation 3800/5100; launch overhead share 1200/5100. Wall
+ * time is the ranges' length: 10400 -> 5200. Kernels and launch calls:
+ * those of each phase, 4 and 4. NVTX ranges starting in each selection:
+ * before_phase 10400 (busy 4600 inside), the fixture's range 9000 (busy
+ * 3900) -> 5100 ([20900, 26000], busy 3800), after_phase 5200 (busy 3800).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -136,13 +151,15 @@ static void test_names_are_matched_across_runs(void **state)
 	assert_true(fabs(d->nvtx[0].busy_share[1] - 3800.0 / 5100.0) < 1e-9);
 }
 
+static const struct diff_side runs_side[2] = {{"before.db", NULL}, {"after.db", NULL}};
+
 static char *text(struct fx *fx)
 {
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 
-	diff_write_text(f, &fx->d, "before.db", "after.db", 10);
+	diff_write_text(f, &fx->d, runs_side, 10);
 	fclose(f);
 	return buf;
 }
@@ -175,7 +192,7 @@ static void test_json_output_parses_back(void **state)
 	json_error_t jerr;
 	json_t *j, *wall, *k;
 
-	assert_int_equal(diff_write_json(f, &fx->d, "before.db", "after.db"), 0);
+	assert_int_equal(diff_write_json(f, &fx->d, runs_side), 0);
 	fclose(f);
 	j = json_loads(buf, 0, &jerr);
 	assert_non_null(j);
@@ -199,8 +216,192 @@ static void test_json_output_parses_back(void **state)
 	assert_string_equal(json_string_value(json_object_get(
 				json_array_get(json_object_get(j, "nvtx"), 0), "name")),
 			    FIX_NVTX_TEXT);
+	assert_true(json_is_null(json_object_get(j, "before_range")));
+	assert_true(json_is_null(json_object_get(j, "after_range")));
 	json_decref(j);
 	free(buf);
+}
+
+/* ---- two phases (NVTX ranges) of one trace ---------------------------- */
+
+static int setup_phases(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	struct gs_options opt[2];
+	const char *paths[2];
+
+	strcpy(fx->dir, "/tmp/gs_test_diff_XXXXXX");
+	if (!fx || !mkdtemp(fx->dir))
+		return -1;
+	snprintf(fx->path[0], sizeof(fx->path[0]), "%s/phases.db", fx->dir);
+	if (fixture_write(fx->path[0], 2))
+		return -1;
+	paths[0] = paths[1] = fx->path[0];
+	gs_options_init(&opt[0]);
+	gs_options_init(&opt[1]);
+	opt[0].range_name = FIX_PHASE_BEFORE;
+	opt[1].range_name = FIX_PHASE_AFTER;
+	if (html_load_pair(fx->run, paths, opt) ||
+	    diff_compute(&fx->run[0].res, &fx->run[1].res, &fx->d))
+		return -1;
+	*state = fx;
+	return 0;
+}
+
+static int teardown_phases(void **state)
+{
+	struct fx *fx = *state;
+
+	diff_free(&fx->d);
+	html_unload(&fx->run[1]); /* shares run[0]'s trace */
+	html_unload(&fx->run[0]);
+	unlink(fx->path[0]);
+	rmdir(fx->dir);
+	free(fx);
+	return 0;
+}
+
+static void test_phases_share_one_loaded_trace(void **state)
+{
+	struct fx *fx = *state;
+
+	assert_ptr_equal(fx->run[1].input, fx->run[0].input);
+	assert_ptr_equal(fx->run[1].trace, fx->run[0].trace);
+	assert_int_equal(fx->run[0].res.range_matches, 1);
+	assert_int_equal(fx->run[1].res.range_matches, 1);
+}
+
+static void test_phase_totals(void **state)
+{
+	struct fx *fx = *state;
+	const struct run_totals *b = &fx->d.run[0], *a = &fx->d.run[1];
+
+	assert_int_equal(b->range_applied, 1);
+	assert_int_equal(b->range_total, 10400);
+	assert_int_equal(b->wall, 10400);
+	assert_int_equal(b->window, 9200);
+	assert_int_equal(b->busy, 4600);
+	assert_int_equal(b->idle, 4600);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_SYNC_BOUND], 4000);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_OTHER], 600);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 0);
+	assert_int_equal(b->gaps, 5);
+	assert_int_equal(b->launches, 4);
+	assert_int_equal(b->kernels, 4);
+
+	assert_int_equal(a->range_total, 5200);
+	assert_int_equal(a->wall, 5200);
+	assert_int_equal(a->window, 5100);
+	assert_int_equal(a->busy, 3800);
+	assert_int_equal(a->idle, 1300);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 1200);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_SYNC_BOUND], 100);
+	assert_int_equal(a->gaps, 2);
+	assert_int_equal(a->launches, 4);
+	assert_int_equal(a->kernels, 4);
+	assert_true(fabs(a->utilisation - 3800.0 / 5100.0) < 1e-12);
+	assert_true(fabs(a->launch_overhead_share - 1200.0 / 5100.0) < 1e-12);
+}
+
+static void test_phase_nvtx_and_kernels(void **state)
+{
+	struct fx *fx = *state;
+	const struct diff_result *d = &fx->d;
+
+	assert_int_equal(d->n_nvtx, 3);
+	assert_string_equal(d->nvtx[0].name, FIX_PHASE_BEFORE);
+	assert_int_equal(d->nvtx[0].wall[0], 10400);
+	assert_int_equal(d->nvtx[0].wall[1], 0);
+	assert_true(fabs(d->nvtx[0].busy_share[0] - 4600.0 / 10400.0) < 1e-9);
+	assert_string_equal(d->nvtx[1].name, FIX_NVTX_TEXT);
+	assert_int_equal(d->nvtx[1].wall[0], 9000);
+	assert_int_equal(d->nvtx[1].wall[1], 5100);
+	assert_true(fabs(d->nvtx[1].busy_share[1] - 3800.0 / 5100.0) < 1e-9);
+	assert_string_equal(d->nvtx[2].name, FIX_PHASE_AFTER);
+	assert_int_equal(d->nvtx[2].wall[0], 0);
+	assert_int_equal(d->nvtx[2].wall[1], 5200);
+
+	assert_int_equal(d->n_kernels, 4);
+	assert_string_equal(d->kernels[1].name, FIX_KERNEL_UTF8);
+	assert_int_equal(d->kernels[1].total[0], 900);
+	assert_int_equal(d->kernels[1].total[1], 700);
+}
+
+static void test_phase_text_output(void **state)
+{
+	struct fx *fx = *state;
+	const struct diff_side side[2] = {{"phases.db", FIX_PHASE_BEFORE},
+					  {"phases.db", FIX_PHASE_AFTER}};
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	diff_write_text(f, &fx->d, side, 10);
+	fclose(f);
+	assert_non_null(strstr(s, "gapscope diff\n"
+				  "  before: phases.db, NVTX range \"before_phase\": 1 range, "
+				  "10.4 us in all\n"
+				  "  after:  phases.db, NVTX range \"after_phase\": 1 range, "
+				  "5.2 us in all\n\n"));
+	assert_non_null(strstr(s, "\n  wall time (selected ranges)       10.4 us       5.2 us"
+				  "      -5.2 us    -50.0%\n"));
+	assert_non_null(strstr(s, "\n  GPU utilisation                     50.0%        74.5%"
+				  "     +24.5 pt    +49.0%\n"));
+	assert_non_null(strstr(s, "\n  launch overhead share                0.0%        23.5%"
+				  "     +23.5 pt       new\n"));
+	assert_non_null(strstr(s, "\n  idle                               4.6 us       1.3 us"
+				  "      -3.3 us    -71.7%\n"));
+	assert_non_null(strstr(s, "\n    idle launch-bound                  0 ns       1.2 us"
+				  "      +1.2 us       new\n"));
+	assert_non_null(strstr(s, "\n  idle gaps                               5            2"
+				  "           -3    -60.0%\n"));
+	free(s);
+}
+
+static void test_phase_json_names_the_ranges(void **state)
+{
+	struct fx *fx = *state;
+	const struct diff_side side[2] = {{"phases.db", FIX_PHASE_BEFORE},
+					  {"phases.db", FIX_PHASE_AFTER}};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	json_error_t jerr;
+	json_t *j, *tot;
+
+	assert_int_equal(diff_write_json(f, &fx->d, side), 0);
+	fclose(f);
+	j = json_loads(buf, 0, &jerr);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "before_range")),
+			    FIX_PHASE_BEFORE);
+	assert_string_equal(json_string_value(json_object_get(j, "after_range")), FIX_PHASE_AFTER);
+	tot = json_object_get(j, "totals");
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(tot, "wall_ns"), "after")), 5200);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(tot, "selected_ranges"), "before")),
+	    1);
+	json_decref(j);
+	free(buf);
+}
+
+static void test_range_not_in_trace_is_bad_input(void **state)
+{
+	char dir[64] = "/tmp/gs_test_diff_XXXXXX", path[128];
+	struct html_loaded r;
+	struct gs_options opt;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/phases.db", dir);
+	assert_int_equal(fixture_write(path, 2), 0);
+	gs_options_init(&opt);
+	opt.range_name = "no_such_phase";
+	assert_int_equal(html_load(&r, path, &opt), 2);
+	assert_int_equal(r.state, 0); /* nothing left loaded */
+	unlink(path);
+	rmdir(dir);
 }
 
 int main(void)
@@ -211,6 +412,15 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_names_are_matched_across_runs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_text_output, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_json_output_parses_back, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_phases_share_one_loaded_trace, setup_phases,
+					    teardown_phases),
+	    cmocka_unit_test_setup_teardown(test_phase_totals, setup_phases, teardown_phases),
+	    cmocka_unit_test_setup_teardown(test_phase_nvtx_and_kernels, setup_phases,
+					    teardown_phases),
+	    cmocka_unit_test_setup_teardown(test_phase_text_output, setup_phases, teardown_phases),
+	    cmocka_unit_test_setup_teardown(test_phase_json_names_the_ranges, setup_phases,
+					    teardown_phases),
+	    cmocka_unit_test(test_range_not_in_trace_is_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,14 @@
  * memsets: 1 [4900, 5100] s7 corr 0
  * syncs: 1 [3100, 5800] stream synchronize (explicit) only
  * nvtx: 1 range [900, 6000]; 2 mark at 950
+ *
+ * Variant 2, "phases": both runs in one trace, as two phases of one
+ * program: every row of variant 0, then every row of variant 1 with all
+ * times + 20000 ns (ids + 10, correlation ids 20..24 for 10..14, 0 stays
+ * 0), and two more NVTX ranges: "before_phase" [800, 11200] and
+ * "after_phase" [20800, 26000]. Between the phases the GPU is idle
+ * [11200, 22000): the launch of kernel 1 of phase two, cudaLaunchKernel
+ * [21000, 21500], began after the GPU went idle (launch-bound).
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -55,6 +63,8 @@ static const char *const strings[] = {
     FIX_KERNEL_UTF8,		       /* 7 */
     "Async copy from pageable memory", /* 8 */
     FIX_KERNEL_BAD_UTF8,	       /* 9 */
+    FIX_PHASE_BEFORE,		       /* 10 */
+    FIX_PHASE_AFTER,		       /* 11 */
 };
 
 static const char rows_v0[] =
@@ -116,6 +126,34 @@ static const char rows_v1[] =
     "INSERT INTO nvtx(id, start, end, kind, text_id, domain_id, category, color, pid, tid)"
     " VALUES (1,900,6000,0,5,NULL,0,NULL,4242,4243),(2,950,950,1,4,NULL,0,NULL,4242,4243);";
 
+/* variant 2: variant 1 shifted by 20000 ns, after all of variant 0 */
+static const char rows_v2_extra[] =
+    "INSERT INTO api_calls(id, api, cbid, name_id, start, end, pid, tid, correlation_id,"
+    " return_code) VALUES"
+    " (11,1,211,1,21000,21500,4242,4243,20,0),"
+    " (12,1,211,1,21600,22100,4242,4243,21,0),"
+    " (13,1,41,6,22200,22600,4242,4243,22,0),"
+    " (14,1,131,2,23100,25800,4242,4243,23,0),"
+    " (15,1,211,1,22700,23000,4242,4243,24,0);"
+    "INSERT INTO kernels(id, start, end, device, context, stream, correlation_id, name_id,"
+    " grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_shared_bytes,"
+    " dynamic_shared_bytes, graph_id, graph_node_id) VALUES"
+    " (11,22000,24000,0,1,7,20,3,2,1,1,128,1,1,32,1024,0,0,0),"
+    " (12,24000,24700,0,1,7,21,7,1,1,1,32,1,1,16,0,0,0,0),"
+    " (13,25200,25700,0,1,7,24,4,1,1,1,32,1,1,16,0,0,0,0),"
+    " (14,25700,25900,0,1,13,0,9,1,1,1,32,1,1,16,0,0,0,0);"
+    "INSERT INTO memcpys(id, start, end, device, context, stream, correlation_id, bytes,"
+    " copy_kind, src_kind, dst_kind, is_async) VALUES (11,24700,24900,0,1,7,22,4096,1,2,3,1);"
+    "INSERT INTO memsets(id, start, end, device, context, stream, correlation_id, bytes,"
+    " value, mem_kind, is_async) VALUES (11,24900,25100,0,1,7,0,256,0,3,1);"
+    "INSERT INTO syncs(id, start, end, kind, implicit, reason_id, api_name_id, device,"
+    " context, stream, event, correlation_id, pid, tid) VALUES"
+    " (11,23100,25800,3,0,NULL,2,0,1,7,NULL,23,4242,4243);"
+    "INSERT INTO nvtx(id, start, end, kind, text_id, domain_id, category, color, pid, tid)"
+    " VALUES (11,20900,26000,0,5,NULL,0,NULL,4242,4243),(12,20950,20950,1,4,NULL,0,NULL,4242,"
+    "4243),(21,800,11200,0,10,NULL,0,NULL,4242,4243),"
+    "(22,20800,26000,0,11,NULL,0,NULL,4242,4243);";
+
 int fixture_write(const char *path, int variant)
 {
 	sqlite3 *db = NULL;
@@ -123,7 +161,7 @@ int fixture_write(const char *path, int variant)
 	int ret = -1;
 	size_t i;
 
-	if (variant != 0 && variant != 1)
+	if (variant < 0 || variant > 2)
 		return -1;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK)
@@ -132,14 +170,18 @@ int fixture_write(const char *path, int variant)
 		goto out;
 	if (sqlite3_prepare_v2(db, "INSERT INTO strings VALUES(?, ?)", -1, &st, NULL) != SQLITE_OK)
 		goto out;
-	for (i = 1; i < sizeof(strings) / sizeof(strings[0]); i++) {
+	/* the phase names only in variant 2, so 0 and 1 hold the strings their
+	 * rows use */
+	for (i = 1; i < sizeof(strings) / sizeof(strings[0]) - (variant == 2 ? 0 : 2); i++) {
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
 		sqlite3_bind_text(st, 2, strings[i], -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto out;
 		sqlite3_reset(st);
 	}
-	if (sqlite3_exec(db, variant ? rows_v1 : rows_v0, NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(db, variant == 1 ? rows_v1 : rows_v0, NULL, NULL, NULL) != SQLITE_OK)
+		goto out;
+	if (variant == 2 && sqlite3_exec(db, rows_v2_extra, NULL, NULL, NULL) != SQLITE_OK)
 		goto out;
 	if (gs_schema_create_indexes(db) != 0)
 		goto out;

@@ -133,7 +133,7 @@ static void test_fixture_gap_histogram(void **state)
 
 static char *page(struct fx *fx, int nruns)
 {
-	struct html_run hr[2];
+	struct html_run hr[2] = {{0}};
 	struct diff_result d;
 	char *buf = NULL, err[256] = "";
 	size_t n = 0;
@@ -242,6 +242,10 @@ static void test_page_data_block_holds_every_event(void **state)
 
 	assert_string_equal(json_string_value(json_object_get(d, "t0")), "900");
 	assert_int_equal(json_integer_value(json_object_get(d, "span")), 10300);
+	/* opens on the GPU window [2000, 11200] with 1% (92 ns) each side, cut
+	 * at the trace's end 11200: [1908, 11200] - origin 900 */
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(d, "view"), 0)), 1008);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(d, "view"), 1)), 10300);
 	assert_int_equal(json_array_size(rows), 6);
 	for (size_t i = 0; i < 6; i++) {
 		json_t *r = json_array_get(rows, i);

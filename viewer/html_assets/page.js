@@ -7,15 +7,19 @@
  * script decodes them once, then draws only what is visible: per row and
  * lane, events narrower than a pixel are merged into one rect per pixel
  * column, so the SVG holds at most a few rects per column whatever the trace
- * size. Wheel zooms around the cursor, drag pans, double-click resets; hover
+ * size. The view opens on data.view (the GPU window, or the selected NVTX
+ * ranges: the CUDA initialisation before the first GPU op can take seconds
+ * of a run whose GPU work lasts milliseconds); double-click switches to
+ * the whole trace and back. Wheel zooms around the cursor, drag pans; hover
  * shows a tooltip, clicking an idle gap shows why the GPU was idle.
  * Trace strings only ever reach the DOM through textContent.
  *
  * For tests it writes its state on <body>: data-status ("ok" or
  * "error: ..."), data-rects (event rects drawn), data-events (decoded),
  * data-draw-ms (decoding and first drawing, ms).
- * "#w=<px>" in the URL fixes the plot width; "#probe" hovers and clicks the
- * first drawn event (see the end of this file).
+ * "#w=<px>" in the URL fixes the plot width; "#all" opens on the whole
+ * trace; "#probe" hovers and clicks the first drawn event (see the end of
+ * this file).
  */
 (function () {
 	'use strict';
@@ -32,6 +36,7 @@
 	var OP_COLORS = ['#4c78a8', '#f58518', '#54a24b'];
 	var STRIDE = { gap: 10, ops: 4, api: 3, sync: 4, nvtx: 4 };
 	var forcedWidth = (/[#&]w=(\d+)/.exec(location.hash) || [])[1];
+	var openAll = /[#&]all/.test(location.hash);
 
 	function fmt(ns) {
 		var a = Math.abs(ns);
@@ -169,8 +174,10 @@
 		this.box = box;
 		this.svg = box.querySelector('svg');
 		this.explain = document.getElementById('explain-' + run.index);
-		this.v0 = 0;
-		this.v1 = Math.max(run.data.span, 1);
+		var whole = [0, Math.max(run.data.span, 1)], view = run.data.view || whole;
+		var home = view[1] > view[0] ? [view[0], view[1]] : whole;
+		this.v0 = openAll ? whole[0] : home[0];
+		this.v1 = openAll ? whole[1] : home[1];
 		this.info = [];
 		this.pending = false;
 		var self = this, drag = null;
@@ -202,9 +209,12 @@
 			}
 			drag = null;
 		});
+		/* whole trace, or back to the home view when already there */
 		this.svg.addEventListener('dblclick', function () {
-			self.v0 = 0;
-			self.v1 = Math.max(run.data.span, 1);
+			var atWhole = self.v0 === whole[0] && self.v1 === whole[1];
+			var to = atWhole ? home : whole;
+			self.v0 = to[0];
+			self.v1 = to[1];
 			self.schedule();
 		});
 		this.svg.addEventListener('mousemove', function (e) { self.tip(e); });
