@@ -371,9 +371,9 @@ int cmd_graph(int argc, char **argv)
 			goto out;
 		}
 		snprintf(title, sizeof(title),
-			 "CUDA graph %" PRIu64 " (%s): %zu nodes, %zu launches, %.3f us GPU time",
+			 "CUDA graph %" PRIu64 " (%s): %zu nodes, %zu launch%s, %.3f us GPU time",
 			 id, origin_name(info.origin), g.n_nodes, info.launches,
-			 (double)info.gpu_ns / 1e3);
+			 info.launches == 1 ? "" : "es", (double)info.gpu_ns / 1e3);
 	}
 	rc = draw(path, &g, title, stats, (int)collapse, out, format);
 out:

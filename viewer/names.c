@@ -179,6 +179,33 @@ static int short_plain(const char *s, struct sbuf *b)
 	return depth == 0 && b->len > 0 ? 0 : -1;
 }
 
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Length of the first "name::" outside brackets (so "A<x::y>::" and
+ * "(anonymous namespace)::" are one qualifier), or 0 when there is none. */
+static size_t first_qualifier(const char *s)
+{
+	int depth = 0;
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		char c = s[i];
+		if (c == '<' || c == '(' || c == '[')
+			depth++;
+		else if ((c == '>' || c == ')' || c == ']') && depth > 0)
+			depth--;
+		else if (c == ':' && s[i + 1] == ':' && depth == 0 && i > 0)
+			return i + 2;
+	}
+	return 0;
+}
+
 void gs_short_name(const char *name, char *out, size_t outlen, size_t max_chars)
 {
 	struct sbuf b = {out, 0, outlen};
@@ -206,6 +233,16 @@ void gs_short_name(const char *name, char *out, size_t outlen, size_t max_chars)
 	} else if (short_plain(name, &b) < 0) {
 		b.len = 0;
 		sb_puts(&b, name);
+	}
+	/* too long: drop leading qualifiers ("at::native::") first, as the
+	 * last component is the name people know the kernel by; the tooltip
+	 * keeps the full name */
+	while (max_chars > 0 && utf8_chars(out) > max_chars) {
+		size_t q = first_qualifier(out);
+		if (!q)
+			break;
+		memmove(out, out + q, b.len - q + 1);
+		b.len -= q;
 	}
 	/* cut at max_chars characters (UTF-8 aware), leaving room for "…" */
 	for (i = 0; max_chars > 0 && i < b.len; i++) {

@@ -25,8 +25,9 @@ char *gs_demangle(const char *name);
  * "void foo<float, 4>(float*, int)" -> "foo<…>",
  * "_Z13gs_dec_matvecPKjS0_S0_Pj" -> "gs_dec_matvec",
  * "_ZNSt6vectorIiE4sizeEv" -> "std::vector<…>::size".
- * Names longer than max_chars characters are cut and end in "…" (max_chars
- * 0: no limit other than outlen). */
+ * A short name longer than max_chars characters loses its leading
+ * qualifiers ("at::native::") one by one while it is too long and has any;
+ * then it is cut and ends in "…" (max_chars 0: no limit other than outlen). */
 void gs_short_name(const char *name, char *out, size_t outlen, size_t max_chars);
 
 #endif

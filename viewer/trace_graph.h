@@ -51,7 +51,8 @@ struct tg_range {
 	size_t occurrences;  /* ranges with that name */
 	size_t ops;	     /* kernels/memcpys/memsets inside it */
 	size_t ops_drawn;    /* of those, in the model (max_ops) */
-	size_t waits;	     /* stream-wait-event syncs inside it */
+	size_t waits;	     /* stream-wait-event syncs drawn (inside it, before the
+				last operation drawn) */
 	size_t waits_linked; /* waits for which an event-record source was inferred */
 	size_t streams;	     /* distinct (device, stream) pairs */
 };
@@ -60,8 +61,8 @@ struct tg_range {
  * named `name`, as a DAG: one node per kernel/memcpy/memset, one per
  * cudaStreamWaitEvent, a cluster per stream, stream-order edges and inferred
  * event edges (see docs/graphs.md). At most max_ops operations (the first in
- * launch order). Returns 0, -ENOENT when there is no such range, or another
- * negative value with a message in err. */
+ * launch order) and the waits launched among them. Returns 0, -ENOENT when there is no such range,
+ * or another negative value with a message in err. */
 int tg_load_streams(struct trace *t, const char *name, size_t nth, size_t max_ops,
 		    struct gm_graph *g, struct tg_range *r, char *err, size_t errlen);
 

@@ -243,18 +243,49 @@ static void test_streams_view_of_nvtx_range(void **state)
 	assert_int_equal(g.critical_nodes, 5);
 	gm_free(&g);
 
-	/* --max-ops 2 keeps the first two launched (k1, k2) and the wait */
-	gm_init(&g);
-	assert_int_equal(tg_load_streams(&t, "step", 0, 2, &g, &r, err, sizeof(err)), 0);
-	assert_int_equal(r.ops_drawn, 2);
-	assert_int_equal(g.n_nodes, 3);
-	gm_free(&g);
-
+	/* --max-ops: test_streams_view_max_ops_drops_later_waits */
 	gm_init(&g);
 	assert_int_equal(tg_load_streams(&t, "step", 1, 1000, &g, &r, err, sizeof(err)), -ENOENT);
 	assert_int_equal(r.occurrences, 1);
 	assert_int_equal(tg_load_streams(&t, "nope", 0, 1000, &g, &r, err, sizeof(err)), -ENOENT);
 	assert_int_equal(r.occurrences, 0);
+	gm_free(&g);
+	sqlite3_close(t.db);
+}
+
+/* --max-ops cuts operations in launch order, and the waits after the last
+ * operation kept go with them (streams.sql: k1 1100, k2 1200, wait 1400,
+ * k3 1500, memcpy 1600) */
+static void test_streams_view_max_ops_drops_later_waits(void **state)
+{
+	struct trace t;
+	struct gm_graph g;
+	struct tg_range r;
+	char err[256];
+
+	(void)state;
+	open_fixture(&t, "streams.sql");
+	gm_init(&g);
+	/* 2: k1, k2; the wait comes after k2, so it is dropped */
+	assert_int_equal(tg_load_streams(&t, "step", 0, 2, &g, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.ops, 4);
+	assert_int_equal(r.ops_drawn, 2);
+	assert_int_equal(r.waits, 0);
+	assert_int_equal(r.waits_linked, 0);
+	assert_int_equal(r.streams, 1);
+	assert_int_equal(g.n_nodes, 2);
+	assert_int_equal(g.n_edges, 1); /* k1 -> k2 */
+	gm_free(&g);
+	/* 3: k1, k2, wait, k3; edges k1->k2, wait->k3 and the event edge k2->wait */
+	gm_init(&g);
+	assert_int_equal(tg_load_streams(&t, "step", 0, 3, &g, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.ops_drawn, 3);
+	assert_int_equal(r.waits, 1);
+	assert_int_equal(r.waits_linked, 1);
+	assert_int_equal(r.streams, 2);
+	assert_int_equal(g.n_nodes, 4);
+	assert_int_equal(g.n_edges, 3);
+	assert_int_equal(gm_find(&g, 1 * 4 + 1), -1); /* the memcpy is not drawn */
 	gm_free(&g);
 	sqlite3_close(t.db);
 }
@@ -267,6 +298,7 @@ int main(void)
 	    cmocka_unit_test(test_load_types_nodes_by_what_they_ran_as),
 	    cmocka_unit_test(test_load_child_graph_as_cluster),
 	    cmocka_unit_test(test_streams_view_of_nvtx_range),
+	    cmocka_unit_test(test_streams_view_max_ops_drops_later_waits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,6 +114,16 @@ static void test_short_names(void **state)
 	    "RNS_18TensorIteratorBaseENS0_8GeluTypeEENKUlvE0_clEvENKUlvE0_clEvEUlfE_St5arrayI"
 	    "PcLm2EEEEviT0_T1_",
 	    0, "at::native::vectorized_elementwise_kernel<…>");
+	/* over 40 characters: "at::" dropped, then it fits (8 + 29 + 3 = 40) */
+	check_short(
+	    "_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_18GeluCUDAKernelImplE"
+	    "RNS_18TensorIteratorBaseENS0_8GeluTypeEENKUlvE0_clEvENKUlvE0_clEvEUlfE_St5arrayI"
+	    "PcLm2EEEEviT0_T1_",
+	    40, "native::vectorized_elementwise_kernel<…>");
+	/* qualifiers in brackets are not split: "ns::A<…>::" goes as a whole
+	 * only after "ns::" (the two leave "run<…>") */
+	check_short("void ns::A<int>::run<(int)3>(ns::A<int>*)", 8, "run<…>");
+	check_short("(anonymous namespace)::kernel_with_long_name", 10, "kernel_wi…");
 	/* refused by the demangler (cut short): read from the encoding */
 	check_short("_ZN2at6native18elementwise_kernelILi128ELi4E", 40,
 		    "at::native::elementwise_kernel<…>");
