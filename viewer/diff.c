@@ -13,6 +13,7 @@
 
 #include "diff.h"
 #include "export.h"
+#include "names.h"
 
 void run_totals_compute(const struct gs_result *res, struct run_totals *t)
 {
@@ -57,6 +58,13 @@ void run_totals_compute(const struct gs_result *res, struct run_totals *t)
 						    t->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY]) /
 					   (double)t->window;
 	}
+}
+
+int diff_nvtx_is_selection(const char *name, const char *range_before, const char *range_after)
+{
+	if (!range_before || !range_after || !strcmp(range_before, range_after))
+		return 0;
+	return !strcmp(name, range_before) || !strcmp(name, range_after);
 }
 
 double diff_rel(double before, double after)
@@ -386,23 +394,29 @@ void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_sid
 			fmt_rel(r, sizeof(r), (double)k->total[0], (double)k->total[1]);
 			fprintf(f, "  %9s -> %9s %8s  %6llu -> %6llu  ", t0, t1, r,
 				(unsigned long long)k->count[0], (unsigned long long)k->count[1]);
-			put_name(f, k->name, 100);
+			{
+				/* as the report shows it: demangled when mangled */
+				char *dm = gs_demangle(k->name);
+				put_name(f, dm ? dm : k->name, 100);
+				free(dm);
+			}
 			putc('\n', f);
 		}
 	}
-	if (d->n_nvtx) {
-		fprintf(f, "\nNVTX ranges (wall before -> after, GPU busy share)\n");
-		for (i = 0; i < d->n_nvtx && i < top; i++) {
-			const struct diff_nvtx *n = &d->nvtx[i];
-			char w0[32], w1[32], r[32];
-			fmt_ns(w0, sizeof(w0), (double)n->wall[0]);
-			fmt_ns(w1, sizeof(w1), (double)n->wall[1]);
-			fmt_rel(r, sizeof(r), (double)n->wall[0], (double)n->wall[1]);
-			fprintf(f, "  %9s -> %9s %8s  %5.1f%% -> %5.1f%%  ", w0, w1, r,
-				n->busy_share[0] * 100, n->busy_share[1] * 100);
-			put_name(f, n->name, 100);
-			putc('\n', f);
-		}
+	for (i = 0, c = 0; i < d->n_nvtx && c < top; i++) {
+		const struct diff_nvtx *n = &d->nvtx[i];
+		char w0[32], w1[32], r[32];
+		if (diff_nvtx_is_selection(n->name, side[0].range, side[1].range))
+			continue;
+		if (c++ == 0)
+			fprintf(f, "\nNVTX ranges (wall before -> after, GPU busy share)\n");
+		fmt_ns(w0, sizeof(w0), (double)n->wall[0]);
+		fmt_ns(w1, sizeof(w1), (double)n->wall[1]);
+		fmt_rel(r, sizeof(r), (double)n->wall[0], (double)n->wall[1]);
+		fprintf(f, "  %9s -> %9s %8s  %5.1f%% -> %5.1f%%  ", w0, w1, r,
+			n->busy_share[0] * 100, n->busy_share[1] * 100);
+		put_name(f, n->name, 100);
+		putc('\n', f);
 	}
 }
 
@@ -492,7 +506,10 @@ int diff_write_json(FILE *f, const struct diff_result *d, const struct diff_side
 	arr = json_array();
 	for (i = 0; i < d->n_kernels; i++) {
 		json_t *o = json_object();
+		char *dm = gs_demangle(d->kernels[i].name);
 		json_object_set_new(o, "name", jstr(d->kernels[i].name));
+		json_object_set_new(o, "demangled", dm ? jstr(dm) : json_null());
+		free(dm);
 		json_object_set_new(
 		    o, "count",
 		    pair_int((int64_t)d->kernels[i].count[0], (int64_t)d->kernels[i].count[1]));

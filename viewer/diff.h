@@ -85,6 +85,13 @@ struct diff_side {
 	const char *range;
 };
 
+/* 1 when NVTX range text `name` is one of the two selections of a
+ * comparison of two different ranges (range_before != range_after, both
+ * set): its row would only say "-100%" and "new"; the totals already
+ * compare the two. The text and HTML writers leave such rows out, JSON
+ * keeps every row. */
+int diff_nvtx_is_selection(const char *name, const char *range_before, const char *range_after);
+
 /* (after - before) / before; NAN when before is 0 (no relative change). */
 double diff_rel(double before, double after);
 

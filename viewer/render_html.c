@@ -31,6 +31,7 @@
 
 #include "export.h"
 #include "html_assets.h"
+#include "names.h"
 #include "render_html.h"
 
 static const char *const cause_colors[GS_CAUSE_COUNT] = {"#d62728", "#e377c2", "#8c564b", "#bcbd22",
@@ -151,6 +152,14 @@ int64_t html_origin(const struct gs_input *in)
 		if (in->nvtx[i].start < t)
 			t = in->nvtx[i].start;
 	return t == INT64_MAX ? 0 : t;
+}
+
+void html_escape_kernel(FILE *f, const char *name)
+{
+	char *dm = gs_demangle(name);
+
+	html_escape(f, dm ? dm : name);
+	free(dm);
 }
 
 static const char *str(const struct gs_input *in, uint32_t id, const char *dflt)
@@ -428,7 +437,7 @@ static void write_top_gaps(FILE *f, const struct html_run *r)
 			continue;
 		fprintf(f,
 			"<h3>Largest idle gaps, GPU %d</h3>\n<table><tr><th>start</th><th>idle</th>"
-			"<th class=\"name\">cause</th><th class=\"name\">next GPU op</th>"
+			"<th class=\"tag\">cause</th><th class=\"name\">next GPU op</th>"
 			"<th class=\"name\">because of</th></tr>\n",
 			dv->device);
 		for (i = 0; i < dv->n_top; i++) {
@@ -438,13 +447,12 @@ static void write_top_gaps(FILE *f, const struct html_run *r)
 			put_ns(f, g->start - t0);
 			fputs("</td><td>", f);
 			put_ns(f, g->end - g->start);
-			fprintf(
-			    f,
-			    "</td><td class=\"name\"><span class=\"sw\" style=\"background:%s\">"
-			    "</span>%s</td><td class=\"name\">",
-			    cause_colors[g->cause % GS_CAUSE_COUNT], gs_cause_name(g->cause));
+			fprintf(f,
+				"</td><td class=\"tag\"><span class=\"sw\" style=\"background:%s\">"
+				"</span>%s</td><td class=\"name\">",
+				cause_colors[g->cause % GS_CAUSE_COUNT], gs_cause_name(g->cause));
 			if (op->kind == GS_OP_KERNEL)
-				html_escape(f, str(in, op->name_id, "(kernel)"));
+				html_escape_kernel(f, str(in, op->name_id, "(kernel)"));
 			else
 				fputs(op->kind == GS_OP_MEMCPY ? "memcpy" : "memset", f);
 			fputs("</td><td class=\"name\">", f);
@@ -493,7 +501,7 @@ static void write_kernels(FILE *f, const struct html_run *r, size_t top)
 	for (i = 0; i < res->n_kernels && i < top; i++) {
 		const struct gs_kernel_stat *k = &res->kernels[i];
 		fputs("<tr><td class=\"name\">", f);
-		html_escape(f, str(r->in, k->name_id, "(unnamed)"));
+		html_escape_kernel(f, str(r->in, k->name_id, "(unnamed)"));
 		fprintf(f, "</td><td>%" PRIu64 "</td><td>", k->count);
 		put_ns(f, k->total);
 		fputs("</td><td>", f);
@@ -919,9 +927,12 @@ static int write_data(FILE *f, const struct html_run *r, int idx)
 	for (i = 0; i < in->strings.n; i++) {
 		if (i)
 			putc(',', f);
-		if (in->strings.v && in->strings.v[i])
-			json_write_cstr(f, in->strings.v[i], JSON_HTML_SAFE);
-		else
+		if (in->strings.v && in->strings.v[i]) {
+			/* kernel names demangled for the tooltips, as in the tables */
+			char *dm = gs_demangle(in->strings.v[i]);
+			json_write_cstr(f, dm ? dm : in->strings.v[i], JSON_HTML_SAFE);
+			free(dm);
+		} else
 			fputs("null", f);
 	}
 	fputs("],\"syncKinds\":{", f);
@@ -1010,7 +1021,7 @@ static void diff_row(FILE *f, const char *label, double b, double a, int kind, i
 	fputs("</td></tr>\n", f);
 }
 
-static void write_diff(FILE *f, const struct diff_result *d)
+static void write_diff(FILE *f, const struct diff_result *d, const struct html_run runs[2])
 {
 	const struct run_totals *b = &d->run[0], *a = &d->run[1];
 	const char *wall = "wall time (GPU span)";
@@ -1049,7 +1060,7 @@ static void write_diff(FILE *f, const struct diff_result *d)
 			const struct diff_kernel *k = &d->kernels[i];
 			double r = diff_rel((double)k->total[0], (double)k->total[1]);
 			fputs("<tr><td class=\"name\">", f);
-			html_escape(f, k->name);
+			html_escape_kernel(f, k->name);
 			fprintf(f, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>", k->count[0],
 				k->count[1]);
 			put_ns(f, k->total[0]);
@@ -1062,15 +1073,20 @@ static void write_diff(FILE *f, const struct diff_result *d)
 		}
 		fputs("</table>\n", f);
 	}
-	if (d->n_nvtx) {
+	for (i = 0, c = 0; i < d->n_nvtx; i++)
+		c += !diff_nvtx_is_selection(d->nvtx[i].name, runs[0].range, runs[1].range);
+	if (c) {
 		fputs("<h3>NVTX ranges, matched by name</h3>\n<table><tr><th "
 		      "class=\"name\">range</th>"
 		      "<th>count before</th><th>after</th><th>wall before</th><th>after</th>"
 		      "<th>relative</th><th>GPU busy before</th><th>after</th></tr>\n",
 		      f);
-		for (i = 0; i < d->n_nvtx && i < 25; i++) {
+		for (i = 0, c = 0; i < d->n_nvtx && c < 25; i++) {
 			const struct diff_nvtx *n = &d->nvtx[i];
 			double r = diff_rel((double)n->wall[0], (double)n->wall[1]);
+			if (diff_nvtx_is_selection(n->name, runs[0].range, runs[1].range))
+				continue;
+			c++;
 			fputs("<tr><td class=\"name\">", f);
 			html_escape(f, n->name);
 			fprintf(f, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>", n->count[0],
@@ -1128,7 +1144,7 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
 	fputs("<h1>gapscope \xE2\x80\x94 where the GPU waited, and why</h1>\n", f);
 
 	if (nruns == 2)
-		write_diff(f, d);
+		write_diff(f, d, runs);
 	fputs(nruns == 2 ? "<div class=\"runs\">\n" : "", f);
 	for (i = 0; i < nruns; i++) {
 		fputs("<section>\n", f);

@@ -39,6 +39,10 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
  * valid UTF-8 as U+FFFD. s may be NULL. */
 void html_escape(FILE *f, const char *s);
 
+/* html_escape() of a kernel name, demangled first when it is an
+ * Itanium-mangled one (names.h), as the report shows it. */
+void html_escape_kernel(FILE *f, const char *name);
+
 /* Gap-duration histogram bins: [0,100 ns) [100 ns,1 us) [1,10 us)
  * [10,100 us) [100 us,1 ms) [1,10 ms) [10 ms, inf). */
 #define HTML_HIST_BINS 7

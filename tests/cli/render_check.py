@@ -409,6 +409,10 @@ def check_diff_ranges(gs, db, work):
     expect("<h2>Before: %s \u00b7 before_phase</h2>" % p in html, "before heading")
     expect("selection: NVTX range \u201cafter_phase\u201d, 1 range, 5.2 \u00b5s in all" in html,
            "after selection line")
+    matched = html[html.index("<h3>NVTX ranges, matched by name</h3>"):]
+    matched = matched[:matched.index("</table>")]
+    expect("before_phase" not in matched and "after_phase" not in matched and
+           "step &quot;one&quot;" in matched, "NVTX comparison rows: %s" % matched)
     blocks = data_blocks(html)
     expect(len(blocks) == 2, "%d data blocks" % len(blocks))
     # each timeline opens on its phase: [800, 11200] -/+ 104 ns and

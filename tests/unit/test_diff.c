@@ -222,6 +222,41 @@ static void test_json_output_parses_back(void **state)
 	free(buf);
 }
 
+static void test_text_shows_kernels_demangled_json_keeps_both(void **state)
+{
+	struct diff_kernel k = {.name = "_Z15gs_short_kernelPfPKfiff",
+				.count = {2, 1},
+				.total = {3000, 1000},
+				.p50 = {1500, 1000}};
+	struct diff_result d = {.kernels = &k, .n_kernels = 1};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	json_error_t jerr;
+	json_t *j, *jk;
+
+	(void)state;
+	diff_write_text(f, &d, runs_side, 10);
+	fclose(f);
+	/* 3 us -> 1 us is -66.7% */
+	assert_non_null(strstr(buf, "\n       3 us ->      1 us   -66.7%       2 ->      1  "
+				    "gs_short_kernel(float*, float const*, int, float, float)\n"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &n);
+	assert_int_equal(diff_write_json(f, &d, runs_side), 0);
+	fclose(f);
+	j = json_loads(buf, 0, &jerr);
+	assert_non_null(j);
+	jk = json_array_get(json_object_get(j, "kernels"), 0);
+	assert_string_equal(json_string_value(json_object_get(jk, "name")),
+			    "_Z15gs_short_kernelPfPKfiff");
+	assert_string_equal(json_string_value(json_object_get(jk, "demangled")),
+			    "gs_short_kernel(float*, float const*, int, float, float)");
+	json_decref(j);
+	free(buf);
+}
+
 /* ---- two phases (NVTX ranges) of one trace ---------------------------- */
 
 static int setup_phases(void **state)
@@ -355,6 +390,19 @@ static void test_phase_text_output(void **state)
 				  "      +1.2 us       new\n"));
 	assert_non_null(strstr(s, "\n  idle gaps                               5            2"
 				  "           -3    -60.0%\n"));
+	/* the NVTX table leaves out the two selections (only -100% and new)
+	 * and keeps the range both phases have */
+	assert_non_null(strstr(s,
+			       "\nNVTX ranges (wall before -> after, GPU busy share)\n"
+			       "       9 us ->    5.1 us   -43.3%   43.3% ->  74.5%  step \"one\", "
+			       "back\\slash?line2?\n"));
+	assert_null(strstr(s, "  " FIX_PHASE_BEFORE "\n"));
+	assert_null(strstr(s, "  " FIX_PHASE_AFTER "\n"));
+	assert_true(diff_nvtx_is_selection(FIX_PHASE_AFTER, FIX_PHASE_BEFORE, FIX_PHASE_AFTER));
+	assert_false(diff_nvtx_is_selection(FIX_NVTX_TEXT, FIX_PHASE_BEFORE, FIX_PHASE_AFTER));
+	/* one range on both sides: its row is a real comparison */
+	assert_false(diff_nvtx_is_selection(FIX_PHASE_AFTER, FIX_PHASE_AFTER, FIX_PHASE_AFTER));
+	assert_false(diff_nvtx_is_selection(FIX_PHASE_AFTER, NULL, FIX_PHASE_AFTER));
 	free(s);
 }
 
@@ -412,6 +460,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_names_are_matched_across_runs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_text_output, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_json_output_parses_back, setup, teardown),
+	    cmocka_unit_test(test_text_shows_kernels_demangled_json_keeps_both),
 	    cmocka_unit_test_setup_teardown(test_phases_share_one_loaded_trace, setup_phases,
 					    teardown_phases),
 	    cmocka_unit_test_setup_teardown(test_phase_totals, setup_phases, teardown_phases),

@@ -291,11 +291,34 @@ static void test_comparison_page_has_both_runs_and_the_changes(void **state)
 	free(html);
 }
 
+static void test_kernel_names_are_demangled_then_escaped(void **state)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	(void)state;
+	/* a mangled name as CUPTI records it (a demo's kernel) */
+	html_escape_kernel(f, "_Z15gs_short_kernelPfPKfiff");
+	fputc('|', f);
+	/* a template instance: demangled, then its <> escaped */
+	html_escape_kernel(f, "_Z4gemmIfLi128EEvPKfi");
+	fputc('|', f);
+	/* not mangled: as recorded, escaped */
+	html_escape_kernel(f, FIX_KERNEL_SCRIPT);
+	fclose(f);
+	assert_string_equal(buf, "gs_short_kernel(float*, float const*, int, float, float)|"
+				 "void gemm&lt;float, 128&gt;(float const*, int)|"
+				 "&lt;script&gt;alert(1)&lt;/script&gt;");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_html_escape_turns_markup_into_text),
 	    cmocka_unit_test(test_histogram_bins_are_decades_from_100ns),
+	    cmocka_unit_test(test_kernel_names_are_demangled_then_escaped),
 	    cmocka_unit_test_setup_teardown(test_fixture_gap_histogram, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_page_cards_show_the_fixture_figures, setup,
 					    teardown),

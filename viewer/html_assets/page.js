@@ -29,7 +29,7 @@
 	});
 
 	var SVGNS = 'http://www.w3.org/2000/svg';
-	var LABEL_W = 190, AXIS_H = 20, LANE_H = 13, ROW_GAP = 5, MAX_LANES = 4;
+	var LABEL_W = 230, AXIS_H = 20, LANE_H = 13, ROW_GAP = 5, MAX_LANES = 4;
 	var CAUSES = ['sync-bound', 'launch-bound', 'dependency', 'launch-latency', 'other'];
 	var CAUSE_COLORS = ['#d62728', '#e377c2', '#8c564b', '#bcbd22', '#7f7f7f'];
 	var OP_KINDS = ['kernel', 'memcpy', 'memset'];
@@ -256,6 +256,20 @@
 		return e;
 	}
 
+	/* Put text into an SVG text element, cutting the middle (thread names
+	 * are long, the "· CUDA API" kind at the end matters) until it fits. */
+	function fitLabel(node, text, maxW) {
+		node.textContent = text;
+		if (!node.getComputedTextLength || node.getComputedTextLength() <= maxW) return;
+		var tail = text.lastIndexOf(' \u00b7 '), keep = tail > 0 ? text.slice(tail) : '';
+		var head = tail > 0 ? text.slice(0, tail) : text;
+		while (head.length > 1) {
+			head = head.slice(0, -1);
+			node.textContent = head + '\u2026' + keep;
+			if (node.getComputedTextLength() <= maxW) return;
+		}
+	}
+
 	/* Draw the visible window. Returns the number of event rects.
 	 * The rects are built as one markup string holding only numbers and
 	 * our own colours (several times faster than createElementNS per
@@ -265,7 +279,7 @@
 	Timeline.prototype.draw = function () {
 		var run = this.run, rows = run.data.rows, W = this.plotWidth();
 		var v0 = this.v0, v1 = this.v1, scale = W / (v1 - v0);
-		var svg = this.svg, y = AXIS_H, nrects = 0, info = [], parts = [];
+		var svg = this.svg, y = AXIS_H, nrects = 0, info = [], parts = [], names = [];
 		var g, labels, r, l, height = AXIS_H, H = LANE_H - 2;
 		for (r = 0; r < rows.length; r++) height += rows[r].lanes.length * LANE_H + ROW_GAP;
 		while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -278,7 +292,7 @@
 		for (r = 0; r < rows.length; r++) {
 			var row = rows[r], rh = row.lanes.length * LANE_H;
 			var label = el('text', { x: 4, y: y + 10, 'font-size': 11, fill: '#333' }, labels);
-			label.textContent = row.name;
+			fitLabel(label, row.name, LABEL_W - 8);
 			parts.push('<rect x="0" y="' + y + '" width="' + W + '" height="' + rh +
 				   '" fill="' + (r % 2 ? '#fbfbfb' : '#f3f5f8') + '"/>');
 			for (l = 0; l < row.lanes.length; l++) {
@@ -327,7 +341,15 @@
 					x1 = Math.min(x1, W + 1);
 					parts.push('<rect x="' + x0.toFixed(1) + '" y="' + ly + '" width="' +
 						   (x1 - x0).toFixed(1) + '" height="' + H + '" fill="' +
-						   eventColor(row, ei) + '" data-k="' + info.length + '"/>');
+						   eventColor(row, ei) + '" data-k="' + info.length + '"' +
+						   (row.k === 'nvtx' ? ' stroke="#fff" stroke-width="1"' : '') +
+						   '/>');
+					/* an NVTX range wide enough gets its text: phases that
+					 * follow each other would otherwise read as one bar */
+					if (row.k === 'nvtx' && x1 - x0 >= 40)
+						names.push({ x: Math.max(x0, 0) + 3, y: ly + H - 2,
+							     w: Math.min(x1, W) - Math.max(x0, 0) - 6,
+							     text: str(run, row.d[ei * STRIDE.nvtx + 2]) });
 					info.push({ row: r, i: ei, count: 1 });
 					nrects++;
 				}
@@ -335,6 +357,16 @@
 			y += rh + ROW_GAP;
 		}
 		g.innerHTML = parts.join('');
+		/* trace text only through textContent, cut to the range's width
+		 * (about 6 px a character at 10 px); pointer-events off so hover
+		 * and click reach the rect underneath */
+		for (var n = 0; n < names.length; n++) {
+			var nm = names[n], max = Math.floor(nm.w / 6);
+			if (max < 3) continue;
+			var t = el('text', { x: nm.x, y: nm.y, 'font-size': 10, fill: '#fff',
+					     'pointer-events': 'none' }, g);
+			t.textContent = nm.text.length > max ? nm.text.slice(0, max - 1) + '\u2026' : nm.text;
+		}
 		this.info = info;
 		this.nrects = nrects;
 		return nrects;
@@ -347,6 +379,7 @@
 		for (; t <= v1; t += step) {
 			var x = LABEL_W + (t - v0) * W / span;
 			el('line', { x1: x, x2: x, y1: AXIS_H - 4, y2: height, stroke: '#e2e2e2' }, svg);
+			if (x > LABEL_W + W - 40) continue; /* its label would be cut off */
 			var tx = el('text', { x: x + 2, y: 12, 'font-size': 10, fill: '#555' }, svg);
 			tx.textContent = fmt(t);
 		}
