@@ -397,7 +397,8 @@ static void write_histogram(FILE *f, const struct gs_result *res)
 		uint64_t total = 0;
 		int x = left + 8 + b * (bw + 8);
 		for (c = 0; c < GS_CAUSE_COUNT; c++) {
-			double h = (double)counts[b][c] * (H - bottom - 24) / (double)max;
+			/* 36 px headroom: the tallest bar's count stays below the title */
+			double h = (double)counts[b][c] * (H - bottom - 36) / (double)max;
 			total += counts[b][c];
 			if (!counts[b][c])
 				continue;

@@ -31,7 +31,8 @@ rectangles in the SVG timeline). Expected counts are worked out by hand:
 
 It also checks that no element came from a trace string (the hostile kernel
 name "<script>alert(1)</script>" must stay text) and, with
---screenshot-dir, saves PNGs of the pages. Exit 0 pass, 1 fail, 77 when no
+--screenshot-dir, saves PNGs of the synthetic pages (for a look; the
+pictures in docs/ come from real traces, see docs/html.md). Exit 0 pass, 1 fail, 77 when no
 Chromium is installed (ctest SKIP_RETURN_CODE).
 """
 import os
@@ -183,9 +184,9 @@ def main():
 
     if shots:
         os.makedirs(shots, exist_ok=True)
-        screenshot(browser, work, "file://" + os.path.abspath(one), os.path.join(shots, "html-run.png"), 1500)
-        screenshot(browser, work, "file://" + os.path.abspath(cmp_), os.path.join(shots, "html-compare.png"), 1700)
-        screenshot(browser, work, "file://" + os.path.abspath(big), os.path.join(shots, "html-big.png"), 900)
+        screenshot(browser, work, "file://" + os.path.abspath(one), os.path.join(shots, "fixture-run.png"), 1500)
+        screenshot(browser, work, "file://" + os.path.abspath(cmp_), os.path.join(shots, "fixture-compare.png"), 1700)
+        screenshot(browser, work, "file://" + os.path.abspath(big), os.path.join(shots, "fixture-big.png"), 900)
         print("screenshots in %s" % shots)
     return 0
 
