@@ -166,6 +166,7 @@ struct gs_options {
 #define GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS 1000 /* see docs/metrics.md */
 #define GS_DEFAULT_LAUNCH_COST_NS 4500	       /* see docs/metrics.md */
 #define GS_ADVICE_MIN_SAVING 0.05	       /* advise when saving > 5% */
+#define GS_ADVICE_MIN_WINDOW_SHARE 0.01 /* ... and >= 1% of the device window */
 
 void gs_options_init(struct gs_options *o);
 
@@ -307,10 +308,11 @@ struct gs_graph_advice {
 	int64_t launch_idle;   /* ns, stream holes inside occurrences (and the
 				  counted holes between them) that are
 				  launch-bound or launch-latency */
-	int64_t estimate;      /* ns, op_time + count * length * node overhead */
+	int64_t estimate;      /* ns, measured - launch_idle + count * length * node overhead */
 	int64_t saving;	       /* ns, measured - estimate (may be <= 0) */
 	double saving_share;   /* saving / measured */
-	int advise;	       /* 1 when saving_share > GS_ADVICE_MIN_SAVING */
+	int advise;	       /* 1 when saving_share > GS_ADVICE_MIN_SAVING and saving >=
+				  GS_ADVICE_MIN_WINDOW_SHARE of the device window */
 };
 
 struct gs_result {

@@ -77,6 +77,7 @@ struct actx {
 	void *scratch_advice;
 };
 
+#define GS_ADVICE_ANCHORS 8 /* candidate anchors tried per stream in the graph advice */
 #define SCRATCH_PER_OP 24 /* (+16 bytes of slack at the end) */
 
 /* analysis.c. classify_gap: gap [g0, X.start) ending at op x; prev is the

@@ -568,6 +568,23 @@ static uint32_t prev_called(const struct actx *c, const uint32_t *opi, size_t lo
 	return GS_NONE;
 }
 
+/* 1 when no op of the device starts inside (t0, t1): the device's ops are
+ * sorted by start, so a binary search finds the first one after t0. */
+static int device_quiet(const struct actx *c, const struct gs_device_result *dr, int64_t t0,
+			int64_t t1)
+{
+	size_t lo = dr->first_op, hi = dr->end_op;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->ops[mid].start <= t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == dr->end_op || c->ops[lo].start >= t1;
+}
+
 static int push_advice(struct gs_result *res, size_t *cap, const struct gs_graph_advice *a)
 {
 	if (res->n_advice == *cap) {
@@ -585,16 +602,17 @@ static int push_advice(struct gs_result *res, size_t *cap, const struct gs_graph
 /* Find the repeated sequence of one stream's token list and add advice.
  * tok/opi: tokens and their op indexes (ops not from graphs, in the
  * selection), in stream order. */
-static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *opi, size_t n,
-			 size_t *adv_cap)
+static int advise_stream(struct actx *c, const struct gs_device_result *dr, const uint64_t *tok,
+			 const uint32_t *opi, size_t n, size_t *adv_cap)
 {
 	struct gs_result *res = c->res;
 	struct tokcount *tab = NULL;
 	struct seg *segs = NULL;
 	uint32_t *pos = NULL;
-	size_t cap = 16, i, m = 0, n_seg = 0, best = 0, best_n = 0, j;
+	size_t cap = 16, i, m = 0, j;
 	uint64_t anchor = 0;
-	uint32_t anchor_count = UINT32_MAX, anchor_first = UINT32_MAX, len;
+	uint32_t len;
+	struct seg best_seg = {0};
 	struct gs_graph_advice a;
 	int rc = -ENOMEM;
 
@@ -646,64 +664,114 @@ static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *op
 			tab[h].count++;
 		}
 	}
-	/* anchor: the rarest token that repeats (earliest on ties): it occurs
-	 * once per period in a loop body whenever any token does */
-	for (i = 0; i < cap; i++)
-		if (tab[i].used && tab[i].count >= 2 &&
-		    (tab[i].count < anchor_count ||
-		     (tab[i].count == anchor_count && tab[i].first < anchor_first))) {
-			anchor = tab[i].tok;
-			anchor_count = tab[i].count;
-			anchor_first = tab[i].first;
+	/* anchor candidates: the rarest tokens that repeat (earliest on
+	 * ties). A loop body's rarest token occurs once per period, but one
+	 * rare op elsewhere on the stream (a set-up kernel, a timing gate
+	 * launched a few times) would make a poor anchor whose segments never
+	 * repeat: so up to GS_ADVICE_ANCHORS candidates are tried and the one
+	 * whose repeated segment covers the most ops wins. */
+	{
+		struct tokcount cand[GS_ADVICE_ANCHORS];
+		size_t n_cand = 0, ci, q;
+		size_t best_cover = 0;
+		for (i = 0; i < cap; i++) {
+			if (!tab[i].used || tab[i].count < 2)
+				continue;
+			/* insertion into the sorted candidate list (count, first) */
+			for (q = n_cand; q > 0; q--) {
+				const struct tokcount *p = &cand[q - 1];
+				if (p->count < tab[i].count ||
+				    (p->count == tab[i].count && p->first < tab[i].first))
+					break;
+				if (q < GS_ADVICE_ANCHORS)
+					cand[q] = cand[q - 1];
+			}
+			if (q < GS_ADVICE_ANCHORS) {
+				cand[q] = tab[i];
+				if (n_cand < GS_ADVICE_ANCHORS)
+					n_cand++;
+			}
 		}
-	if (anchor_count == UINT32_MAX) {
-		rc = 0;
-		goto out;
-	}
-	pos = malloc(anchor_count * sizeof(uint32_t));
-	segs = malloc(anchor_count * sizeof(*segs));
-	if (!pos || !segs)
-		goto out;
-	for (i = 0; i < n; i++)
-		if (tok[i] == anchor)
-			pos[m++] = (uint32_t)i;
-	/* segments between consecutive anchors, hashed (FNV-1a on tokens) */
-	for (j = 0; j + 1 < m; j++) {
-		uint64_t h = 1469598103934665603ull;
-		for (i = pos[j]; i < pos[j + 1]; i++) {
-			h ^= tok[i];
-			h *= 1099511628211ull;
+		if (!n_cand) {
+			rc = 0;
+			goto out;
 		}
-		segs[n_seg++] = (struct seg){.hash = h, .len = pos[j + 1] - pos[j], .pos = pos[j]};
-	}
-	if (!n_seg) {
-		rc = 0;
-		goto out;
-	}
-	qsort(segs, n_seg, sizeof(*segs), cmp_seg);
-	/* the group covering the most ops */
-	for (i = 0; i < n_seg;) {
-		size_t k = i + 1;
-		while (k < n_seg && segs[k].hash == segs[i].hash && segs[k].len == segs[i].len)
-			k++;
-		if ((k - i) * segs[i].len > best_n * segs[best].len ||
-		    ((k - i) * segs[i].len == best_n * segs[best].len &&
-		     segs[i].pos < segs[best].pos)) {
-			best = i;
-			best_n = k - i;
+		pos = malloc(cand[n_cand - 1].count * sizeof(uint32_t));
+		segs = malloc(cand[n_cand - 1].count * sizeof(*segs));
+		if (!pos || !segs)
+			goto out;
+		for (ci = 0; ci < n_cand; ci++) {
+			size_t cover = 0, g_best = 0, g_n = 0, mm = 0, ns = 0;
+			for (i = 0; i < n; i++)
+				if (tok[i] == cand[ci].tok)
+					pos[mm++] = (uint32_t)i;
+			/* segments between consecutive anchors, hashed (FNV-1a) */
+			for (j = 0; j + 1 < mm; j++) {
+				uint64_t h = 1469598103934665603ull;
+				for (i = pos[j]; i < pos[j + 1]; i++) {
+					h ^= tok[i];
+					h *= 1099511628211ull;
+				}
+				segs[ns++] = (struct seg){
+				    .hash = h, .len = pos[j + 1] - pos[j], .pos = pos[j]};
+			}
+			if (!ns)
+				continue;
+			qsort(segs, ns, sizeof(*segs), cmp_seg);
+			/* the group covering the most ops */
+			for (i = 0; i < ns;) {
+				size_t k = i + 1;
+				while (k < ns && segs[k].hash == segs[i].hash &&
+				       segs[k].len == segs[i].len)
+					k++;
+				size_t occ = k - i;
+				/* a piece between two anchors seen once repeats only
+				 * if it also follows itself at once (A B A B: one
+				 * piece [A B], two occurrences); otherwise it is no
+				 * repetition, however many ops it covers */
+				if (occ == 1) {
+					size_t p0 = segs[i].pos, l = segs[i].len;
+					if (p0 + 2 * l <= n &&
+					    !memcmp(tok + p0, tok + p0 + l, l * sizeof(uint64_t)))
+						occ = 2;
+					else {
+						i = k;
+						continue;
+					}
+				}
+				if (occ * segs[i].len > g_n * segs[g_best].len ||
+				    (occ * segs[i].len == g_n * segs[g_best].len &&
+				     segs[i].pos < segs[g_best].pos)) {
+					g_best = i;
+					g_n = occ;
+				}
+				i = k;
+			}
+			cover = g_n ? g_n * segs[g_best].len : 0;
+			if (cover > best_cover) {
+				best_cover = cover;
+				anchor = cand[ci].tok;
+				best_seg = segs[g_best];
+			}
 		}
-		i = k;
+		if (!best_cover) {
+			rc = 0;
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			if (tok[i] == anchor)
+				pos[m++] = (uint32_t)i;
 	}
-	len = segs[best].len;
+	len = best_seg.len;
 	memset(&a, 0, sizeof(a));
 	a.device = c->ops[opi[0]].device;
 	a.length = len;
-	a.first_op_idx = opi[segs[best].pos];
+	a.first_op_idx = opi[best_seg.pos];
 	/* count every anchor position whose next len tokens equal the template
 	 * (checks the hash, and picks up the last occurrence too); m_occ
 	 * reuses pos[] for the occurrences' start positions */
 	{
-		const uint64_t *tpl = tok + segs[best].pos;
+		const uint64_t *tpl = tok + best_seg.pos;
 		size_t m_occ = 0, o;
 		for (j = 0; j < m; j++) {
 			size_t p = pos[j];
@@ -729,10 +797,14 @@ static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *op
 			/* the hole before the next occurrence when it follows at
 			 * once: launch-caused idle there is what one graph launch
 			 * per body would also remove (a loop of one kernel has
-			 * all its idle there) */
+			 * all its idle there) - but only when the device ran
+			 * nothing else meanwhile: when other streams' work fills
+			 * the hole (a per-token copy between a decode step's
+			 * kernels), consecutive occurrences cannot be captured
+			 * together and a graph per occurrence leaves the hole. */
 			if (o + 1 < m_occ && pos[o + 1] == p + len) {
 				const struct gs_op *nx = &c->ops[opi[p + len]];
-				if (nx->start > end &&
+				if (nx->start > end && device_quiet(c, dr, end, nx->start) &&
 				    launch_caused(c, end, opi[p + len],
 						  prev_called(c, opi, p, p + len))) {
 					a.launch_idle += nx->start - end;
@@ -745,10 +817,18 @@ static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *op
 		rc = 0;
 		goto out;
 	}
-	a.estimate = a.op_time + (int64_t)a.count * len * res->graph_node_overhead_ns;
+	/* A replay removes the launch-caused idle and adds the graph's own
+	 * per-node cost; sync-bound and dependency holes inside an occurrence
+	 * stay (the host still waits, the event still has to fire). */
+	a.estimate =
+	    a.measured - a.launch_idle + (int64_t)a.count * len * res->graph_node_overhead_ns;
 	a.saving = a.measured - a.estimate;
 	a.saving_share = a.measured > 0 ? (double)a.saving / (double)a.measured : 0.0;
-	a.advise = a.saving_share > GS_ADVICE_MIN_SAVING;
+	/* worth a sentence only when it saves > 5% of the sequence's time and
+	 * at least GS_ADVICE_MIN_WINDOW_SHARE of the device's window: 20 us
+	 * saved in a 1 s run is not advice */
+	a.advise = a.saving_share > GS_ADVICE_MIN_SAVING &&
+		   (double)a.saving >= GS_ADVICE_MIN_WINDOW_SHARE * (double)dr->tl.window;
 	a.names = malloc(len * sizeof(uint32_t));
 	a.kinds = malloc(len);
 	if (!a.names || !a.kinds) {
@@ -757,8 +837,8 @@ static int advise_stream(struct actx *c, const uint64_t *tok, const uint32_t *op
 		goto out;
 	}
 	for (i = 0; i < len; i++) {
-		a.names[i] = (uint32_t)(tok[segs[best].pos + i] & 0xffffffffu);
-		a.kinds[i] = (uint8_t)(tok[segs[best].pos + i] >> 32);
+		a.names[i] = (uint32_t)(tok[best_seg.pos + i] & 0xffffffffu);
+		a.kinds[i] = (uint8_t)(tok[best_seg.pos + i] >> 32);
 	}
 	a.stream = c->ops[opi[0]].stream;
 	rc = push_advice(res, adv_cap, &a);
@@ -821,7 +901,7 @@ int stats_graph_advice(struct actx *c)
 				tok[n] = op_token(o);
 				opi[n++] = order[i];
 			}
-			rc = advise_stream(c, tok, opi, n, &adv_cap);
+			rc = advise_stream(c, dr, tok, opi, n, &adv_cap);
 			if (rc)
 				goto out;
 		}

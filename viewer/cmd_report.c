@@ -95,7 +95,7 @@ static void fmt_dur(char *b, size_t n, int64_t ns)
 {
 	if (ns < 10000)
 		snprintf(b, n, "%lld ns", (long long)ns);
-	else if (ns < 10000000)
+	else if (ns < 1000000)
 		snprintf(b, n, "%.1f us", (double)ns / 1e3);
 	else
 		snprintf(b, n, "%.2f ms", (double)ns / 1e6);
@@ -117,11 +117,18 @@ char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_a
 			     "about %s as graph replays (%.1f%% less).",
 			     a->length, first, a->stream, a->device, (unsigned long long)a->count,
 			     meas, est, 100.0 * a->saving_share);
-	else
+	else if (a->saving_share <= GS_ADVICE_MIN_SAVING)
 		n = asprintf(&buf,
 			     "No graph advice for the %u-op sequence starting with %s on stream %u "
 			     "(device %d): the estimated saving (%.1f%%) is not above 5%%.",
 			     a->length, first, a->stream, a->device, 100.0 * a->saving_share);
+	else
+		n = asprintf(&buf,
+			     "No graph advice for the %u-op sequence starting with %s on stream %u "
+			     "(device %d): it would save about %s, less than 1%% of the device's "
+			     "window.",
+			     a->length, first, a->stream, a->device,
+			     (fmt_dur(meas, sizeof(meas), a->saving), meas));
 	free(dem);
 	return n < 0 ? NULL : buf;
 }
