@@ -61,7 +61,7 @@ static int64_t api_name_id(struct gs_decoder *d, int api, uint32_t cbid)
 {
 	int64_t *slot = cbid < GS_MAX_CBID ? &d->api_name_id[api - 1][cbid] : NULL;
 	const char *name = NULL, *reason = NULL;
-	char fallback[48];
+	char fallback[48], plain[128];
 	int64_t id;
 	int kind;
 
@@ -73,6 +73,19 @@ static int64_t api_name_id(struct gs_decoder *d, int api, uint32_t cbid)
 		snprintf(fallback, sizeof(fallback), "%s API %u",
 			 api == GS_API_RUNTIME ? "runtime" : "driver", cbid);
 		name = fallback;
+	}
+	/* cuptiGetCallbackName gives the versioned entry point
+	 * ("cudaLaunchKernel_v7000"); users know the API by its plain name,
+	 * and the version is kept in cbid. Variants (_ptsz, _ptds) stay. */
+	{
+		const char *v = strrchr(name, '_');
+		size_t len = v ? (size_t)(v - name) : 0;
+		if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9' &&
+		    strspn(v + 2, "0123456789") == strlen(v + 2) && len < sizeof(plain)) {
+			memcpy(plain, name, len);
+			plain[len] = '\0';
+			name = plain;
+		}
 	}
 	id = gs_writer_intern(d->w, name);
 	/* Implicit synchronisations that depend on the API alone (allocation,

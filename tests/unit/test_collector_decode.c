@@ -328,10 +328,10 @@ static void test_api_records_and_names(void **state)
 		    "SELECT group_concat(printf('%d %d %s %d %d %d %d %d %d', api, cbid, s.value, "
 		    "start, end, pid, tid, correlation_id, return_code), '|') FROM (SELECT * FROM "
 		    "api_calls ORDER BY start) a JOIN strings s ON s.id = a.name_id",
-		    "1 211 cudaLaunchKernel_v7000 10 30 700 701 1 0|2 307 cuLaunchKernel 12 28 700 "
-		    "701 1 0|1 211 cudaLaunchKernel_v7000 40 50 700 701 2 700|1 4000 runtime API "
+		    "1 211 cudaLaunchKernel 10 30 700 701 1 0|2 307 cuLaunchKernel 12 28 700 "
+		    "701 1 0|1 211 cudaLaunchKernel 40 50 700 701 2 700|1 4000 runtime API "
 		    "4000 60 61 700 701 3 0");
-	assert_text(db, "SELECT COUNT(*) FROM strings WHERE value = 'cudaLaunchKernel_v7000'", "1");
+	assert_text(db, "SELECT COUNT(*) FROM strings WHERE value = 'cudaLaunchKernel'", "1");
 	assert_text(db, "SELECT printf('%d %d', tid, pid) FROM threads", "701 700");
 	sqlite3_close(db);
 }
@@ -382,7 +382,7 @@ static void test_sync2_explicit(void **state)
 	    "id = api_name_id), 'N'), device, IFNULL(stream, 'N'), IFNULL(event, 'N'), "
 	    "correlation_id, IFNULL(pid, 'N'), IFNULL(tid, 'N')), '|') FROM (SELECT * FROM "
 	    "syncs ORDER BY start)",
-	    "8010 8990 3 0 N cudaStreamSynchronize_v3020 0 13 N 60 700 702|"
+	    "8010 8990 3 0 N cudaStreamSynchronize 0 13 N 60 700 702|"
 	    "9500 9600 1 0 N N 0 N 4 61 N N");
 	sqlite3_close(db);
 }
@@ -591,9 +591,9 @@ static void test_legacy_default_stream_serialising(void **state)
 	    "SELECT group_concat(printf('%d-%d c%d s%d k%d t%d %s', start, end, context,"
 	    " stream, correlation_id, tid, (SELECT value FROM strings WHERE id ="
 	    " api_name_id)), '|') FROM (SELECT * FROM syncs WHERE kind = 21 ORDER BY start)",
-	    "2000-2100 c1 s7 k2 t702 cudaLaunchKernel_v7000|"
-	    "10500-10600 c1 s7 k7 t702 cudaLaunchKernel_v7000|"
-	    "13500-13600 c2 s7 k12 t702 cudaLaunchKernel_v7000");
+	    "2000-2100 c1 s7 k2 t702 cudaLaunchKernel|"
+	    "10500-10600 c1 s7 k7 t702 cudaLaunchKernel|"
+	    "13500-13600 c2 s7 k12 t702 cudaLaunchKernel");
 	assert_text(db,
 		    "SELECT DISTINCT s.value FROM syncs y JOIN strings s ON s.id = y.reason_id"
 		    " WHERE y.kind = 21",
