@@ -334,19 +334,12 @@ static void graph_event(const CUpti_GraphData *g, CUpti_CallbackId cbid)
 		ev.u.node.n.node_id = nid;
 		ev.u.node.n.graph_id = gid;
 		ev.u.node.n.type = (int)g->nodeType;
-		/* CUDA 13.0's CUPTI reports nodeType 0 (kernel) for memcpy nodes
-		 * (seen on the H200, 2026-12-02: the graph-conversion demo's
-		 * copy nodes came out as kernels). Ask the driver, which only
-		 * reads the node; keep CUPTI's value if that fails. */
-		{
-			static CUresult (*node_type)(CUgraphNode, CUgraphNodeType *);
-			CUgraphNodeType t;
-			if (!node_type)
-				node_type = (CUresult(*)(CUgraphNode, CUgraphNodeType *))driver_sym(
-				    "cuGraphNodeGetType");
-			if (node_type && node_type(g->node, &t) == CUDA_SUCCESS)
-				ev.u.node.n.type = (int)t;
-		}
+		/* Known issue (H200, CUDA 13.0, 2026-12-02): CUPTI reports
+		 * nodeType 0 (kernel) for memcpy nodes; the viewer corrects nodes
+		 * that ran as copies (trace_graph.c). Asking the driver here
+		 * (cuGraphNodeGetType) would fix it at the source, but a driver
+		 * call from inside CUPTI's resource callback has not been run
+		 * on a GPU yet, and the application must never block on us. */
 		ev.u.node.n.original_node_id = -1;
 		/* Cloning happens for cuGraphClone and for every node of an
 		 * instantiation: kernel records carry the instantiated node's
