@@ -12,6 +12,8 @@
 # Prints tables of per-kernel (per-step) times with traced/untraced ratios
 # beside DESIGN.md's reference figures. Logs and databases go to
 # ${OUT:-out}/overhead/. Exits 77 without a GPU, 1 if a run failed.
+# The PyTorch part runs ROUNDS (default 3) interleaved rounds and compares
+# medians; GS_LIB_B=<libgapscope.so> adds a second collector build to it.
 # It prints figures; it does not pass or fail on them.
 set -u
 cd "$(dirname "$0")/.."
@@ -77,26 +79,47 @@ for db in traced traced_kernel; do
 done
 
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-	echo
-	run torch_plain python3 bench/torch_overhead.py
-	run torch_traced "$gs" record -o "$W/torch_traced.db" -- python3 bench/torch_overhead.py
-	run torch_prof_cuda python3 bench/torch_overhead.py --profiler cuda
-	run torch_prof_cpu python3 bench/torch_overhead.py --profiler cpu+cuda
-	tfig() { sed -n 's/^torch_eager mode=.* us_per_step=\([0-9.]*\)$/\1/p' "$W/$1.txt"; }
+	# A Python process's step time drifts from run to run by more than the
+	# collector costs: ROUNDS rounds, each running every configuration once
+	# in turn, and the median of the rounds' figures is compared.
+	# GS_LIB_B=<another libgapscope.so> adds "gapscope record" with that
+	# library (e.g. the build before a collector change) to every round.
+	rounds=${ROUNDS:-3}
+	labels="torch_plain torch_traced torch_prof_cuda torch_prof_cpu"
+	[ -n "${GS_LIB_B:-}" ] && labels="$labels torch_traced_b"
+	for r in $(seq 1 "$rounds"); do
+		echo
+		echo "--- round $r of $rounds"
+		run torch_plain.$r python3 bench/torch_overhead.py
+		run torch_traced.$r "$gs" record -o "$W/torch_traced.db" -- python3 bench/torch_overhead.py
+		run torch_prof_cuda.$r python3 bench/torch_overhead.py --profiler cuda
+		run torch_prof_cpu.$r python3 bench/torch_overhead.py --profiler cpu+cuda
+		if [ -n "${GS_LIB_B:-}" ]; then
+			GAPSCOPE_LIB=$GS_LIB_B run torch_traced_b.$r "$gs" record -o "$W/torch_traced_b.db" -- \
+				python3 bench/torch_overhead.py
+		fi
+	done
+	tfig() { # the median over the rounds of one configuration
+		for r in $(seq 1 "$rounds"); do
+			sed -n 's/^torch_eager mode=.* us_per_step=\([0-9.]*\)$/\1/p' "$W/$1.$r.txt"
+		done | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	}
+	tall() { for r in $(seq 1 "$rounds"); do sed -n 's/^torch_eager mode=.* us_per_step=\([0-9.]*\)$/\1/p' "$W/$1.$r.txt"; done | tr '\n' ' '; }
 	p=$(tfig torch_plain)
 	echo
-	echo "PyTorch eager step (8 x matmul+gelu, synchronized), median µs per step:"
-	printf '%-28s %9s %6s  %s\n' run us/step ratio "DESIGN.md reference (H200)"
-	for l in torch_plain torch_traced torch_prof_cuda torch_prof_cpu; do
+	echo "PyTorch eager step (8 x matmul+gelu, synchronized), µs per step: median of $rounds rounds (each round's figure):"
+	printf '%-28s %9s %6s  %-34s %s\n' run us/step ratio "rounds" "DESIGN.md reference (H200)"
+	for l in $labels; do
 		case $l in
 		torch_plain) name=untraced ref="~300-325" ;;
 		torch_traced) name="gapscope record" ref="goal: below torch.profiler CUDA-only" ;;
+		torch_traced_b) name="gapscope record (GS_LIB_B)" ref="" ;;
 		torch_prof_cuda) name="torch.profiler CUDA only" ref="~477" ;;
 		torch_prof_cpu) name="torch.profiler CPU+CUDA" ref="~783" ;;
 		esac
 		v=$(tfig $l)
-		awk -v n="$name" -v v="${v:-nan}" -v p="${p:-nan}" -v ref="$ref" \
-			'BEGIN { printf "%-28s %9s %6.2f  %s\n", n, v, v / p, ref }'
+		awk -v n="$name" -v v="${v:-nan}" -v p="${p:-nan}" -v ref="$ref" -v all="$(tall $l)" \
+			'BEGIN { printf "%-28s %9s %6.2f  %-34s %s\n", n, v, v / p, all, ref }'
 	done
 else
 	echo "(python3 cannot import torch with CUDA: PyTorch comparison skipped)"

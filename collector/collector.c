@@ -334,12 +334,19 @@ static void graph_event(const CUpti_GraphData *g, CUpti_CallbackId cbid)
 		ev.u.node.n.node_id = nid;
 		ev.u.node.n.graph_id = gid;
 		ev.u.node.n.type = (int)g->nodeType;
-		/* Known issue (H200, CUDA 13.0, 2026-12-02): CUPTI reports
-		 * nodeType 0 (kernel) for memcpy nodes; the viewer corrects nodes
-		 * that ran as copies (trace_graph.c). Asking the driver here
-		 * (cuGraphNodeGetType) would fix it at the source, but a driver
-		 * call from inside CUPTI's resource callback has not been run
-		 * on a GPU yet, and the application must never block on us. */
+		/* CUDA 13.0's CUPTI reports nodeType 0 (kernel) for memcpy nodes
+		 * (seen on the H200, 2026-12-02: the graph-conversion demo's
+		 * copy nodes came out as kernels). Ask the driver, which only
+		 * reads the node; keep CUPTI's value if that fails. */
+		{
+			static CUresult (*node_type)(CUgraphNode, CUgraphNodeType *);
+			CUgraphNodeType t;
+			if (!node_type)
+				node_type = (CUresult(*)(CUgraphNode, CUgraphNodeType *))driver_sym(
+				    "cuGraphNodeGetType");
+			if (node_type && node_type(g->node, &t) == CUDA_SUCCESS)
+				ev.u.node.n.type = (int)t;
+		}
 		ev.u.node.n.original_node_id = -1;
 		/* Cloning happens for cuGraphClone and for every node of an
 		 * instantiation: kernel records carry the instantiated node's
@@ -538,6 +545,39 @@ static void enable_activities(int on)
 	}
 }
 
+/* Libraries that launch through the driver API (cuBLAS, Triton, ...) have
+ * no runtime launch call: without the driver's launch entry points their
+ * kernels show no launch call at all. Tracing every driver call costs a
+ * record per runtime call as well; these few ids are enough
+ * (cuptiActivityEnableDriverApi works without CUPTI_ACTIVITY_KIND_DRIVER). */
+static void enable_driver_launches(int on)
+{
+	static const CUpti_CallbackId ids[] = {
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+	    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+	    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+	};
+	size_t i;
+
+	if (!(G.cfg.activities & GS_ACT_RUNTIME) || (G.cfg.activities & GS_ACT_DRIVER))
+		return;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		CUptiResult r = cuptiActivityEnableDriverApi(ids[i], on);
+		if (r != CUPTI_SUCCESS && on) {
+			gs_warn("activity.driver_launch",
+				"cannot record driver-API launches: %s; kernels launched "
+				"through the driver API will show no launch call",
+				cupti_err(r));
+			return;
+		}
+	}
+}
+
 static int enable_callbacks(void)
 {
 	static const CUpti_CallbackId graph_cbids[] = {
@@ -708,6 +748,7 @@ static void finalize(const char *reason)
 	/* No new records, then everything CUPTI holds (forced: at the end a
 	 * record still incomplete will never complete). */
 	enable_activities(0);
+	enable_driver_launches(0);
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	stop_ns = cupti_now();
 
@@ -956,6 +997,7 @@ static int start(void)
 	}
 	enable_callbacks();
 	enable_activities(1);
+	enable_driver_launches(1);
 	G.active = 1;
 
 	if (G.cfg.flush_ms > 0) {

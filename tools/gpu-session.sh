@@ -7,7 +7,7 @@
 # Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.xz.N (split),
 # plus the summary log ${OUT:-out}/gpu-session.log.
 # Usage: tools/gpu-session.sh [step...]
-#   steps: info tests graphs bench reportbench demos untraced sample
+#   steps: info tests graphs bench diag reportbench demos untraced untraced-decode sample
 #   (default: info tests graphs bench demos)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +39,8 @@ for s in "${steps[@]}"; do
   untraced) run_step untraced demos/run_all --untraced ;;
   untraced-decode) run_step untraced-decode demos/run_all --untraced decode_starvation ;;
   # the small trace committed as samples/h200-decode-starvation.db
+  # launch-call coverage of the overhead runs' databases (too big to bring back)
+  diag) run_step diag bash -c 'r=$(dirname "$OUT"); python3 tools/gpu-diag.py "$r"/bench/overhead/*.db "$r"/tests/collector-gpu/*.db; for d in "$r"/bench/overhead/torch_traced*.db; do [ -f "$d" ] && "$GS_BUILD/bin/gapscope" report "$d" | head -n 40; done' ;;
   sample) run_step sample bash -c 'mkdir -p "$OUT" && "$GS_BUILD/bin/gapscope" record -o "$OUT/h200-decode-starvation.db" -- "$GS_BUILD/bin/gs_demo_decode_starvation" --sample' ;;
   *) echo "unknown step $s" | tee -a "$log" ;;
   esac

@@ -321,8 +321,9 @@ int tg_load(struct trace *t, int64_t graph_id, struct gm_graph *g, struct tg_inf
 			continue;
 		/* CUDA 13.0's CUPTI reports nodeType 0 (kernel) for memcpy nodes
 		 * in its node-created callback (H200 trace of the graph-conversion
-		 * demo, 2026-12-02: both copies of the "copies" graph): a nameless
-		 * "kernel" node that ran as a memcpy or memset is one */
+		 * demo, 2026-12-02: both copies of the "copies" graph). The
+		 * collector now asks the driver; for traces recorded before that,
+		 * a nameless "kernel" node that ran as a memcpy or memset is one */
 		if (ran_as != GS_NODE_KERNEL && g->nodes[idx].type == GS_NODE_KERNEL &&
 		    !g->nodes[idx].name)
 			g->nodes[idx].type = ran_as == 1 ? GS_NODE_MEMCPY : GS_NODE_MEMSET;
