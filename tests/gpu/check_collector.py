@@ -149,8 +149,9 @@ def smoke(db, log):
               "SELECT count(*) FROM syncs WHERE implicit = 1 AND kind = 21", 0)
 
 
-def torch(db):
-    common(db)
+def every_kernel_launched(db):
+    """Every kernel has a launch call of its correlation id: runtime, or the
+    driver's for libraries such as cuBLAS that launch through cuLaunchKernel."""
     n = one(db, "SELECT count(*) FROM kernels")
     check("kernels > 0", n > 0, f"got {n}")
     orphans = db.execute(
@@ -160,6 +161,11 @@ def torch(db):
     ).fetchone()
     check("every kernel has a launch API call of its correlation id", orphans[0] == 0,
           f"{orphans[0]} of {n} without: {orphans[1]}" if orphans[0] else f"{n} kernels")
+
+
+def torch(db):
+    common(db)
+    every_kernel_launched(db)
     syncs = one(db, "SELECT count(*) FROM syncs WHERE implicit = 0 AND kind IN (3, 4)")
     check("explicit stream/device syncs > 0 (torch.cuda.synchronize)", syncs > 0, f"got {syncs}")
 
@@ -173,6 +179,11 @@ def captured(db):
     n = one(db, "SELECT count(*) FROM graph_launches l JOIN graph_execs x ON x.exec_id = l.exec_id "
             "JOIN graphs g ON g.graph_id = x.graph_id WHERE g.origin = 2")
     check("launches of an exec instantiated from a captured graph >= 1", n >= 1, f"got {n}")
+    # the script's eager part runs cuBLAS GEMMs, launched through the driver
+    every_kernel_launched(db)
+    n = one(db, "SELECT count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id "
+            "WHERE a.api = 2 AND s.value LIKE 'cuLaunchKernel%'")
+    check("driver launch calls (cuLaunchKernel*, api 2) recorded by default", n > 0, f"got {n}")
 
 
 def killed(db):
