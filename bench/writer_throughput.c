@@ -34,12 +34,23 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static double cpu_s(void)
+/* Process CPU time split into user and system (kernel: page faults, copies
+ * into the page cache) and the minor page faults so far. */
+struct cpu {
+	double user, sys; /* s */
+	long minflt;	  /* minor page faults */
+};
+
+static struct cpu cpu_now(void)
 {
 	struct rusage ru;
+	struct cpu c;
+
 	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	c.user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+	c.sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	c.minflt = ru.ru_minflt;
+	return c;
 }
 
 static const char *api_name(int api, uint32_t cbid, void *ctx)
@@ -70,7 +81,10 @@ int main(int argc, char **argv)
 	char err[256];
 	long made = 0, launches = 0;
 	uint64_t ts = 1000000000ull;
-	double t0, t1, t2, c0, c1;
+	double t0, t1, t2;
+	struct cpu c0, c1;
+	char wal[4200];
+	double wal_bytes;
 	struct stat st;
 	int nbuf = 0, i;
 	uint8_t **bufs = NULL;
@@ -166,12 +180,14 @@ int main(int argc, char **argv)
 	}
 
 	t0 = now_s();
-	c0 = cpu_s();
+	c0 = cpu_now();
 	for (i = 0; i < nbuf; i++)
 		gs_pipeline_submit(p, bufs[i], BUF_BYTES, lens[i]);
 	gs_pipeline_sync(p, 0);
 	t1 = now_s();
-	c1 = cpu_s();
+	c1 = cpu_now();
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	wal_bytes = stat(wal, &st) == 0 ? (double)st.st_size : 0;
 	free(bufs);
 	free(lens);
 	if (gs_pipeline_dropped(p) != 0)
@@ -191,8 +207,11 @@ int main(int argc, char **argv)
 	       nbuf, BUF_BYTES >> 20);
 	printf("recording (wall):   %.3f s  %.2f M records/s  (decode + insert + commit)\n",
 	       t1 - t0, (double)made / (t1 - t0) / 1e6);
-	printf("recording (CPU):    %.3f s  %.2f M records/s\n", c1 - c0,
-	       (double)made / (c1 - c0) / 1e6);
+	printf("recording (CPU):    %.3f s  %.2f M records/s  (user %.3f s, sys %.3f s, "
+	       "%ld page faults, WAL %.1f MiB)\n",
+	       c1.user + c1.sys - c0.user - c0.sys,
+	       (double)made / (c1.user + c1.sys - c0.user - c0.sys) / 1e6, c1.user - c0.user,
+	       c1.sys - c0.sys, c1.minflt - c0.minflt, (double)wal_bytes / (1 << 20));
 	printf("finalize:           %.3f s  (indexes, derived rows, WAL -> DELETE)\n", t2 - t1);
 	printf("end to end:         %.2f M records/s\n", (double)made / (t2 - t0) / 1e6);
 	printf("file:               %s, %.1f MiB (%.1f bytes/record)\n", path,

@@ -63,9 +63,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 		  "name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, "
 		  "static_shared_bytes, dynamic_shared_bytes, local_memory_bytes, graph_id, "
 		  "graph_node_id, queued, submitted, launch_type, is_device_launched) "
-		  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		  "SELECT * FROM gs_batch_kernels",
     [ST_API] = "INSERT INTO api_calls(api, cbid, name_id, start, end, pid, tid, correlation_id, "
-	       "return_code) VALUES(?,?,?,?,?,?,?,?,?)",
+	       "return_code) SELECT * FROM gs_batch_api_calls",
     [ST_MEMCPY] = "INSERT INTO memcpys(start, end, device, context, stream, correlation_id, "
 		  "bytes, copy_kind, src_kind, dst_kind, is_async, src_device, dst_device, "
 		  "graph_id, graph_node_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -124,13 +124,37 @@ struct bcache {
 	uint8_t state[BC_MAX_PARAMS]; /* BC_* */
 };
 
+/*
+ * Rows of the two tables that take nearly every record (kernels, api_calls)
+ * are collected here and inserted BATCH_ROWS at a time with one
+ * "INSERT INTO t SELECT * FROM gs_batch_t" whose source is an eponymous
+ * virtual table reading this array. One sqlite3_step per row paid SQLite's
+ * per-statement work (OP_Transaction, opening and seeking a write cursor,
+ * VdbeHalt, reset, freeing the statement's memory cells) for every row:
+ * about a fifth of the writer's instructions for the 9-column api_calls
+ * rows. The rows keep their order, so ids are the same as row-by-row
+ * inserts; pending rows are inserted before every COMMIT.
+ */
+#define BATCH_ROWS 4096
+#define BATCH_NULL INT64_MIN /* a column value stored as SQL NULL */
+#define KERNEL_COLS 23
+#define API_COLS 9
+struct row_batch {
+	const char *table; /* "gs_batch_kernels", ... */
+	int ncol;	   /* columns per row */
+	int n;		   /* rows pending */
+	int64_t *v;	   /* BATCH_ROWS * ncol values, BATCH_NULL = NULL */
+};
+
 struct gs_writer {
 	sqlite3 *db;
 	char path[4096];
 	int failed; /* SQLite result code that stopped us, 0 while healthy */
 	int in_tx;
 	sqlite3_stmt *st[ST_COUNT];
-	struct bcache bc[ST_COUNT]; /* bc[i].st == st[i] */
+	struct bcache bc[ST_COUNT];	/* bc[i].st == st[i] */
+	struct row_batch kernels, apis; /* pending rows (see BATCH_ROWS) */
+	int tx_locked;			/* a batched row was inserted in this transaction */
 	/* string interning: open addressing, power-of-two capacity */
 	struct str_slot *strs;
 	size_t str_cap, str_n;
@@ -254,6 +278,184 @@ static inline void bind_text(struct bcache *c, int i, const char *s)
 	}
 }
 
+/* ---------------------------------------------------------------- batches of rows */
+
+/* The virtual table that hands a row_batch to SQLite: eponymous-only (no
+ * CREATE VIRTUAL TABLE, nothing stored in the trace), read-only, full scan. */
+struct batch_vtab {
+	sqlite3_vtab base;
+	struct row_batch *b;
+};
+
+struct batch_cursor {
+	sqlite3_vtab_cursor base;
+	const struct row_batch *b;
+	int row;
+};
+
+static int batch_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+			 sqlite3_vtab **out, char **err)
+{
+	struct row_batch *b = aux;
+	struct batch_vtab *t;
+	char sql[256];
+	size_t len;
+	int i, rc;
+
+	(void)argc;
+	(void)argv;
+	(void)err;
+	len = (size_t)snprintf(sql, sizeof(sql), "CREATE TABLE x(");
+	for (i = 0; i < b->ncol && len < sizeof(sql); i++)
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%sc%d", i ? "," : "", i);
+	if (len + 2 >= sizeof(sql))
+		return SQLITE_ERROR;
+	snprintf(sql + len, sizeof(sql) - len, ")");
+	rc = sqlite3_declare_vtab(db, sql);
+	if (rc != SQLITE_OK)
+		return rc;
+	t = sqlite3_malloc(sizeof(*t));
+	if (!t)
+		return SQLITE_NOMEM;
+	memset(t, 0, sizeof(*t));
+	t->b = b;
+	*out = &t->base;
+	return SQLITE_OK;
+}
+
+static int batch_disconnect(sqlite3_vtab *t)
+{
+	sqlite3_free(t);
+	return SQLITE_OK;
+}
+
+static int batch_best_index(sqlite3_vtab *t, sqlite3_index_info *info)
+{
+	info->estimatedCost = (double)BATCH_ROWS;
+	info->estimatedRows = ((struct batch_vtab *)t)->b->n;
+	return SQLITE_OK;
+}
+
+static int batch_open(sqlite3_vtab *t, sqlite3_vtab_cursor **out)
+{
+	struct batch_cursor *c = sqlite3_malloc(sizeof(*c));
+
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->b = ((struct batch_vtab *)t)->b;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int batch_close(sqlite3_vtab_cursor *c)
+{
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+static int batch_filter(sqlite3_vtab_cursor *c, int idx, const char *idxs, int argc,
+			sqlite3_value **argv)
+{
+	(void)idx;
+	(void)idxs;
+	(void)argc;
+	(void)argv;
+	((struct batch_cursor *)c)->row = 0;
+	return SQLITE_OK;
+}
+
+static int batch_next(sqlite3_vtab_cursor *c)
+{
+	((struct batch_cursor *)c)->row++;
+	return SQLITE_OK;
+}
+
+static int batch_eof(sqlite3_vtab_cursor *c)
+{
+	const struct batch_cursor *bc = (const struct batch_cursor *)c;
+	return bc->row >= bc->b->n;
+}
+
+static int batch_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
+{
+	const struct batch_cursor *bc = (const struct batch_cursor *)c;
+	int64_t v = bc->b->v[(size_t)bc->row * (size_t)bc->b->ncol + (size_t)col];
+
+	if (v == BATCH_NULL)
+		sqlite3_result_null(ctx);
+	else
+		sqlite3_result_int64(ctx, v);
+	return SQLITE_OK;
+}
+
+static int batch_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
+{
+	*rowid = ((const struct batch_cursor *)c)->row;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module batch_module = {
+    .iVersion = 1,
+    .xConnect = batch_connect, /* no xCreate: eponymous-only */
+    .xBestIndex = batch_best_index,
+    .xDisconnect = batch_disconnect,
+    .xOpen = batch_open,
+    .xClose = batch_close,
+    .xFilter = batch_filter,
+    .xNext = batch_next,
+    .xEof = batch_eof,
+    .xColumn = batch_column,
+    .xRowid = batch_rowid,
+};
+
+/* Insert the pending rows of `b` with statement `which`. */
+static int batch_flush(struct gs_writer *w, struct row_batch *b, int which, const char *what)
+{
+	sqlite3_stmt *st = w->st[which];
+	int rc;
+
+	if (b->n == 0 || w->failed)
+		return w->failed ? -1 : 0;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	b->n = 0;
+	if (rc != SQLITE_DONE) {
+		fail(w, rc, what);
+		return -1;
+	}
+	return 0;
+}
+
+static int flush_rows(struct gs_writer *w)
+{
+	if (batch_flush(w, &w->kernels, ST_KERNEL, "writing kernels") != 0 ||
+	    batch_flush(w, &w->apis, ST_API, "writing API calls") != 0)
+		return -1;
+	return 0;
+}
+
+/* The next row slot of `b` (flushing a full batch first), or NULL. */
+static inline int64_t *batch_row(struct gs_writer *w, struct row_batch *b, int which,
+				 const char *what)
+{
+	if (b->n == BATCH_ROWS && batch_flush(w, b, which, what) != 0)
+		return NULL;
+	w->stats.rows++;
+	return b->v + (size_t)b->n++ * (size_t)b->ncol;
+}
+
+static int batch_init(struct gs_writer *w, struct row_batch *b, const char *table, int ncol)
+{
+	b->table = table;
+	b->ncol = ncol;
+	b->n = 0;
+	b->v = malloc((size_t)BATCH_ROWS * (size_t)ncol * sizeof(*b->v));
+	if (!b->v)
+		return SQLITE_NOMEM;
+	return sqlite3_create_module_v2(w->db, table, &batch_module, b, NULL);
+}
+
 /* ---------------------------------------------------------------- open */
 
 static int exec(struct gs_writer *w, const char *sql, const char *what)
@@ -346,6 +548,11 @@ int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t e
 			 sqlite3_errmsg(w->db));
 		goto out;
 	}
+	if (batch_init(w, &w->kernels, "gs_batch_kernels", KERNEL_COLS) != SQLITE_OK ||
+	    batch_init(w, &w->apis, "gs_batch_api_calls", API_COLS) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot set up the row batches for %s: out of memory", path);
+		goto out;
+	}
 	for (i = 0; i < ST_COUNT; i++) {
 		rc = sqlite3_prepare_v3(w->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 					&w->st[i], NULL);
@@ -389,6 +596,8 @@ void gs_writer_close(struct gs_writer *w)
 	for (i = 0; i < w->str_cap && w->strs; i++)
 		free(w->strs[i].s);
 	free(w->strs);
+	free(w->kernels.v);
+	free(w->apis.v);
 	free(w->tids);
 	free(w->impl);
 	free(w->nulls);
@@ -412,6 +621,7 @@ int gs_writer_begin(struct gs_writer *w)
 	}
 	sqlite3_reset(w->st[ST_BEGIN]);
 	w->in_tx = 1;
+	w->tx_locked = 0;
 	return 0;
 }
 
@@ -423,6 +633,8 @@ int gs_writer_commit(struct gs_writer *w)
 		return -1;
 	if (!w->in_tx)
 		return 0;
+	if (flush_rows(w) != 0)
+		return -1;
 	rc = sqlite3_step(w->st[ST_COMMIT]);
 	sqlite3_reset(w->st[ST_COMMIT]);
 	if (rc != SQLITE_DONE) {
@@ -620,60 +832,74 @@ int gs_writer_thread(struct gs_writer *w, int64_t tid, int64_t pid, const char *
 	return step(w, ST_THREAD, "writing a thread");
 }
 
+/* Outside a transaction a row is inserted at once (autocommit, as a
+ * single-row INSERT would be); inside one, at the next full batch or
+ * COMMIT - except the transaction's first batched row, which goes in at
+ * once: that takes SQLite's write lock, so a locked, read-only or vanished
+ * database is still reported on the first row written, not a batch later. */
+static inline int batch_done(struct gs_writer *w, struct row_batch *b, int which, const char *what)
+{
+	if (w->in_tx && w->tx_locked)
+		return 0;
+	w->tx_locked = w->in_tx;
+	return batch_flush(w, b, which, what);
+}
+
 int gs_writer_kernel(struct gs_writer *w, const struct gs_kernel *k)
 {
-	struct bcache *st = &w->bc[ST_KERNEL];
+	int64_t *v;
 
 	if (w->failed)
 		return -1;
-	bind_i64(st, 1, (int64_t)k->start);
-	bind_i64(st, 2, (int64_t)k->end);
-	bind_i64(st, 3, k->device);
-	bind_i64(st, 4, k->context);
-	bind_i64(st, 5, k->stream);
-	bind_i64(st, 6, k->correlation_id);
-	bind_sid(st, 7, k->name_id);
-	bind_i64(st, 8, k->grid_x);
-	bind_i64(st, 9, k->grid_y);
-	bind_i64(st, 10, k->grid_z);
-	bind_i64(st, 11, k->block_x);
-	bind_i64(st, 12, k->block_y);
-	bind_i64(st, 13, k->block_z);
-	bind_i64(st, 14, k->registers);
-	bind_i64(st, 15, k->static_shared);
-	bind_i64(st, 16, k->dynamic_shared);
-	bind_i64(st, 17, k->local_memory);
-	bind_i64(st, 18, k->graph_id);
-	bind_i64(st, 19, (int64_t)k->graph_node_id);
-	if (k->has_latency) {
-		bind_i64(st, 20, (int64_t)k->queued);
-		bind_i64(st, 21, (int64_t)k->submitted);
-	} else {
-		bind_null(st, 20);
-		bind_null(st, 21);
-	}
-	bind_i64(st, 22, k->launch_type);
-	bind_i64(st, 23, k->is_device_launched);
-	return step(w, ST_KERNEL, "writing a kernel");
+	v = batch_row(w, &w->kernels, ST_KERNEL, "writing kernels");
+	if (!v)
+		return -1;
+	v[0] = (int64_t)k->start;
+	v[1] = (int64_t)k->end;
+	v[2] = k->device;
+	v[3] = k->context;
+	v[4] = k->stream;
+	v[5] = k->correlation_id;
+	v[6] = k->name_id > 0 ? k->name_id : BATCH_NULL;
+	v[7] = k->grid_x;
+	v[8] = k->grid_y;
+	v[9] = k->grid_z;
+	v[10] = k->block_x;
+	v[11] = k->block_y;
+	v[12] = k->block_z;
+	v[13] = k->registers;
+	v[14] = k->static_shared;
+	v[15] = k->dynamic_shared;
+	v[16] = k->local_memory;
+	v[17] = k->graph_id;
+	v[18] = (int64_t)k->graph_node_id;
+	v[19] = k->has_latency ? (int64_t)k->queued : BATCH_NULL;
+	v[20] = k->has_latency ? (int64_t)k->submitted : BATCH_NULL;
+	v[21] = k->launch_type;
+	v[22] = k->is_device_launched;
+	return batch_done(w, &w->kernels, ST_KERNEL, "writing kernels");
 }
 
 int gs_writer_api_call(struct gs_writer *w, const struct gs_api_call *a)
 {
-	struct bcache *st = &w->bc[ST_API];
+	int64_t *v;
 
 	if (w->failed)
 		return -1;
 	note_thread(w, a->tid, a->pid);
-	bind_i64(st, 1, a->api);
-	bind_i64(st, 2, a->cbid);
-	bind_sid(st, 3, a->name_id);
-	bind_i64(st, 4, (int64_t)a->start);
-	bind_i64(st, 5, (int64_t)a->end);
-	bind_i64(st, 6, a->pid);
-	bind_i64(st, 7, a->tid);
-	bind_i64(st, 8, a->correlation_id);
-	bind_i64(st, 9, a->return_code);
-	return step(w, ST_API, "writing an API call");
+	v = batch_row(w, &w->apis, ST_API, "writing API calls");
+	if (!v)
+		return -1;
+	v[0] = a->api;
+	v[1] = a->cbid;
+	v[2] = a->name_id > 0 ? a->name_id : BATCH_NULL;
+	v[3] = (int64_t)a->start;
+	v[4] = (int64_t)a->end;
+	v[5] = a->pid;
+	v[6] = a->tid;
+	v[7] = a->correlation_id;
+	v[8] = a->return_code;
+	return batch_done(w, &w->apis, ST_API, "writing API calls");
 }
 
 int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m)
