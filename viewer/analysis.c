@@ -752,7 +752,7 @@ static void u32map_free(struct u32map *m)
 
 struct sstate {
 	int64_t cur_end; /* ns, max end so far on the stream */
-	uint32_t last;	 /* last op on the stream so far */
+	uint32_t last;	 /* last op on the stream so far with a known launch call */
 	uint64_t count;
 };
 
@@ -762,66 +762,119 @@ static int cmp_stream_result(const void *a, const void *b)
 	return x->stream < y->stream ? -1 : x->stream > y->stream;
 }
 
-static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, uint32_t b)
+/* One device's ops [a, b) seen two ways: the device view (holes in the
+ * union of all streams, with the gap list) and the stream views (each
+ * stream's own holes). They share nothing but the input, so they run on
+ * two threads; each keeps its own stream map, because both need the
+ * previous op of X's stream for the dependency rule. */
+struct view_job {
+	struct actx *c;
+	struct gs_device_result *d;
+	uint32_t a, b;
+	int err;
+};
+
+/* Local index of op->stream in map/st (new streams appended, with
+ * n_streams counting them); GS_NONE and *err set on failure. */
+static uint32_t view_stream(struct u32map *map, struct sstate **st, size_t *st_cap,
+			    size_t *n_streams, uint32_t stream, int *err)
 {
+	uint32_t si = u32map_get(map, stream, (uint32_t)*n_streams, err);
+
+	if (*err)
+		return GS_NONE;
+	if (si == *n_streams) {
+		if (grow((void **)st, st_cap, *n_streams + 1, sizeof(**st))) {
+			*err = -ENOMEM;
+			return GS_NONE;
+		}
+		memset(&(*st)[si], 0, sizeof((*st)[si]));
+		(*st)[si].last = GS_NONE;
+		(*n_streams)++;
+	}
+	return si;
+}
+
+static void *device_view(void *arg)
+{
+	struct view_job *j = arg;
+	struct actx *c = j->c;
+	struct gs_device_result *d = j->d;
 	const struct gs_op *ops = c->ops;
 	struct u32map map = {0};
 	struct sstate *st = NULL;
-	size_t st_cap = 0, sr_cap = 0, n_streams = 0, gap_cap = 0, i, k;
+	size_t st_cap = 0, n_streams = 0, gap_cap = 0, i;
 	int64_t dev_end = 0;
 	int err = 0;
-	uint32_t *remap = NULL;
 
-	d->device = ops[a].device;
-	d->first_op = a;
-	d->end_op = b;
-	d->tl.first = ops[a].start;
-	d->tl.last = ops[a].end;
-
-	for (i = a; i < b; i++) {
+	d->tl.first = ops[j->a].start;
+	for (i = j->a; i < j->b; i++) {
 		const struct gs_op *op = &ops[i];
-		uint32_t si = u32map_get(&map, op->stream, (uint32_t)n_streams, &err), prev;
+		uint32_t si = view_stream(&map, &st, &st_cap, &n_streams, op->stream, &err);
 		struct gs_gap g;
 
 		if (err)
 			goto out;
-		if (si == n_streams) {
-			if (grow((void **)&st, &st_cap, n_streams + 1, sizeof(*st)) ||
-			    grow((void **)&d->streams, &sr_cap, n_streams + 1,
-				 sizeof(*d->streams))) {
-				err = -ENOMEM;
-				goto out;
-			}
-			memset(&st[si], 0, sizeof(st[si]));
-			st[si].last = GS_NONE;
-			memset(&d->streams[si], 0, sizeof(d->streams[si]));
-			d->streams[si].stream = op->stream;
-			d->streams[si].tl.first = op->start;
-			d->streams[si].tl.last = op->end;
-			n_streams++;
-		}
-		c->stream_of[i] = si;
-		prev = st[si].last;
-
-		/* device view: a hole in the union of all streams' ops */
-		if (i > a && op->start > dev_end) {
+		/* a hole in the union of all streams' ops */
+		if (i > j->a && op->start > dev_end) {
 			g.start = dev_end;
 			g.end = op->start;
-			classify_gap(c, g.start, (uint32_t)i, prev, CG_NVTX, &g);
+			classify_gap(c, g.start, (uint32_t)i, st[si].last, CG_NVTX, &g);
 			err = add_gap(c, &d->tl, &g, &d->gaps, &d->n_gaps, &gap_cap);
 			if (err)
 				goto out;
 		}
-		if (i == a || op->end > dev_end)
+		if (i == j->a || op->end > dev_end)
 			dev_end = op->end;
 		if (sel_contains_op(c, op->start, op->end))
 			d->tl.n_ops++;
+		if (c->call_of[i] != GS_NONE)
+			st[si].last = (uint32_t)i;
+	}
+	d->tl.last = dev_end;
+	tl_finish(c, &d->tl);
+out:
+	free(st);
+	u32map_free(&map);
+	j->err = err;
+	return NULL;
+}
 
-		/* stream view: the same rules on the stream's own holes */
+/* The stream views; also fills c->stream_of[a, b) (local stream index,
+ * in first-seen order: the caller renumbers by stream id). */
+static void stream_views(struct view_job *j)
+{
+	struct actx *c = j->c;
+	struct gs_device_result *d = j->d;
+	const struct gs_op *ops = c->ops;
+	struct u32map map = {0};
+	struct sstate *st = NULL;
+	size_t st_cap = 0, sr_cap = 0, n_streams = 0, i, k;
+	int err = 0;
+
+	for (i = j->a; i < j->b; i++) {
+		const struct gs_op *op = &ops[i];
+		uint32_t si = view_stream(&map, &st, &st_cap, &n_streams, op->stream, &err);
+		struct gs_gap g;
+
+		if (err)
+			goto out;
+		if (si + 1 == n_streams && !st[si].count) {
+			if (grow((void **)&d->streams, &sr_cap, n_streams, sizeof(*d->streams))) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memset(&d->streams[si], 0, sizeof(d->streams[si]));
+			d->streams[si].stream = op->stream;
+			d->streams[si].tl.first = op->start;
+			d->streams[si].tl.last = op->end;
+			d->n_streams = n_streams;
+		}
+		c->stream_of[i] = si;
 		if (st[si].count && op->start > st[si].cur_end) {
 			g.start = st[si].cur_end;
 			g.end = op->start;
-			classify_gap(c, g.start, (uint32_t)i, prev, CG_STREAM_VIEW, &g);
+			classify_gap(c, g.start, (uint32_t)i, st[si].last, CG_STREAM_VIEW, &g);
 			err = add_gap(c, &d->streams[si].tl, &g, NULL, NULL, NULL);
 			if (err)
 				goto out;
@@ -834,13 +887,39 @@ static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, u
 		if (sel_contains_op(c, op->start, op->end))
 			d->streams[si].tl.n_ops++;
 	}
-	d->tl.last = dev_end;
-	tl_finish(c, &d->tl);
 	for (k = 0; k < n_streams; k++) {
 		d->streams[k].tl.last = st[k].cur_end;
 		tl_finish(c, &d->streams[k].tl);
 	}
-	d->n_streams = n_streams;
+out:
+	free(st);
+	u32map_free(&map);
+	j->err = err;
+}
+
+static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, uint32_t b)
+{
+	struct view_job dv = {.c = c, .d = d, .a = a, .b = b}, sv = dv;
+	size_t n_streams, i, k;
+	uint32_t *remap = NULL;
+	pthread_t th;
+	int err = 0, threaded;
+
+	d->device = c->ops[a].device;
+	d->first_op = a;
+	d->end_op = b;
+	/* the device view on a thread of its own (on a 10M-op trace each
+	 * view is a second of binary searches), the stream views here */
+	threaded = pthread_create(&th, NULL, device_view, &dv) == 0;
+	stream_views(&sv);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		device_view(&dv);
+	err = dv.err ? dv.err : sv.err;
+	if (err)
+		goto out;
+	n_streams = d->n_streams;
 
 	/* streams by id, and stream_of renumbered to match */
 	if (n_streams > 1) {
@@ -891,8 +970,6 @@ static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, u
 	}
 out:
 	free(remap);
-	free(st);
-	u32map_free(&map);
 	return err;
 }
 

@@ -69,15 +69,16 @@ struct gs_op {
 #define GS_APIF_HOST_FUNC 0x04	   /* cudaLaunchHostFunc, cudaStreamAddCallback, twins */
 #define GS_APIF_KERNEL_LAUNCH 0x08 /* a single-kernel launch (cost of one launch) */
 
-/* One CUDA runtime or driver API call. 32 bytes. */
+/* One CUDA runtime or driver API call. 32 bytes (with padding). The
+ * analysis goes by name, never by CUPTI callback id or API kind, so those
+ * columns are not carried: every column read costs the loader a tenth of a
+ * second per 10M calls (the benchmark in bench/run_report_bench.sh). */
 struct gs_api {
 	int64_t start;	  /* ns, host entry */
 	int64_t end;	  /* ns, host return */
 	uint32_t corr;	  /* correlation id (shared with the ops it launched) */
 	uint32_t name_id; /* strings id, e.g. "cudaLaunchKernel" */
 	uint32_t tid;	  /* host thread id */
-	uint16_t cbid;	  /* CUPTI callback id within its API */
-	uint8_t api;	  /* 1 runtime, 2 driver (enum gs_api_kind) */
 	uint8_t flags;	  /* GS_APIF_* */
 };
 
@@ -166,7 +167,7 @@ struct gs_options {
 #define GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS 1000 /* see docs/metrics.md */
 #define GS_DEFAULT_LAUNCH_COST_NS 4500	       /* see docs/metrics.md */
 #define GS_ADVICE_MIN_SAVING 0.05	       /* advise when saving > 5% */
-#define GS_ADVICE_MIN_WINDOW_SHARE 0.01 /* ... and >= 1% of the device window */
+#define GS_ADVICE_MIN_WINDOW_SHARE 0.01	       /* ... and >= 1% of the device window */
 
 void gs_options_init(struct gs_options *o);
 

@@ -498,14 +498,37 @@ struct seg {
 	uint32_t pos; /* token position of its start */
 };
 
-static int cmp_seg(const void *a, const void *b)
+/* segments with the same (hash, length), in a table with open addressing */
+struct seggroup {
+	uint64_t hash;
+	uint32_t len;
+	uint32_t pos;	/* token position of the group's first segment */
+	uint32_t count; /* segments; 0 = empty slot */
+};
+
+static struct seggroup *seggroup_find(struct seggroup *t, size_t cap, uint64_t hash, uint32_t len)
 {
-	const struct seg *x = a, *y = b;
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+	size_t h = (size_t)((hash ^ len) * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
+
+	while (t[h].count && (t[h].hash != hash || t[h].len != len))
+		h = (h + 1) & (cap - 1);
+	return &t[h];
+}
+
+static int seggroup_grow(struct seggroup **t, size_t *cap)
+{
+	size_t nc = *cap * 2, i;
+	struct seggroup *nt = calloc(nc, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < *cap; i++)
+		if ((*t)[i].count)
+			*seggroup_find(nt, nc, (*t)[i].hash, (*t)[i].len) = (*t)[i];
+	free(*t);
+	*t = nt;
+	*cap = nc;
+	return 0;
 }
 
 static int cmp_advice(const void *a, const void *b)
@@ -607,7 +630,8 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 {
 	struct gs_result *res = c->res;
 	struct tokcount *tab = NULL;
-	struct seg *segs = NULL;
+	struct seggroup *grp = NULL;
+	size_t grp_cap = 64, n_grp = 0;
 	uint32_t *pos = NULL;
 	size_t cap = 16, i, m = 0, j;
 	uint64_t anchor = 0;
@@ -697,61 +721,77 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 			goto out;
 		}
 		pos = malloc(cand[n_cand - 1].count * sizeof(uint32_t));
-		segs = malloc(cand[n_cand - 1].count * sizeof(*segs));
-		if (!pos || !segs)
+		grp = calloc(grp_cap, sizeof(*grp));
+		if (!grp)
+			goto out;
+		if (!pos)
 			goto out;
 		for (ci = 0; ci < n_cand; ci++) {
-			size_t cover = 0, g_best = 0, g_n = 0, mm = 0, ns = 0;
+			size_t cover = 0, mm = 0;
+			struct seg best = {0};
 			for (i = 0; i < n; i++)
 				if (tok[i] == cand[ci].tok)
 					pos[mm++] = (uint32_t)i;
-			/* segments between consecutive anchors, hashed (FNV-1a) */
+			/* segments between consecutive anchors, hashed (FNV-1a),
+			 * grouped by (hash, length) in a hash table: a sort of
+			 * the segments cost a second per 10M ops */
+			if (mm < 2)
+				continue;
+			n_grp = 0;
+			memset(grp, 0, grp_cap * sizeof(*grp));
 			for (j = 0; j + 1 < mm; j++) {
 				uint64_t h = 1469598103934665603ull;
+				struct seggroup *e;
 				for (i = pos[j]; i < pos[j + 1]; i++) {
 					h ^= tok[i];
 					h *= 1099511628211ull;
 				}
-				segs[ns++] = (struct seg){
-				    .hash = h, .len = pos[j + 1] - pos[j], .pos = pos[j]};
+				e = seggroup_find(grp, grp_cap, h, pos[j + 1] - pos[j]);
+				if (!e->count) {
+					if (2 * (n_grp + 1) > grp_cap) {
+						if (seggroup_grow(&grp, &grp_cap))
+							goto out;
+						e = seggroup_find(grp, grp_cap, h,
+								  pos[j + 1] - pos[j]);
+					}
+					n_grp++;
+					e->hash = h;
+					e->len = pos[j + 1] - pos[j];
+					e->pos = pos[j]; /* segments come in position order */
+				}
+				e->count++;
 			}
-			if (!ns)
-				continue;
-			qsort(segs, ns, sizeof(*segs), cmp_seg);
-			/* the group covering the most ops */
-			for (i = 0; i < ns;) {
-				size_t k = i + 1;
-				while (k < ns && segs[k].hash == segs[i].hash &&
-				       segs[k].len == segs[i].len)
-					k++;
-				size_t occ = k - i;
+			/* the group covering the most ops; on a tie the one that
+			 * starts first (groups start at distinct positions, so
+			 * the order of the table does not matter) */
+			for (i = 0; i < grp_cap; i++) {
+				const struct seggroup *e = &grp[i];
+				size_t occ = e->count;
+				if (!occ)
+					continue;
 				/* a piece between two anchors seen once repeats only
 				 * if it also follows itself at once (A B A B: one
 				 * piece [A B], two occurrences); otherwise it is no
 				 * repetition, however many ops it covers */
 				if (occ == 1) {
-					size_t p0 = segs[i].pos, l = segs[i].len;
+					size_t p0 = e->pos, l = e->len;
 					if (p0 + 2 * l <= n &&
 					    !memcmp(tok + p0, tok + p0 + l, l * sizeof(uint64_t)))
 						occ = 2;
-					else {
-						i = k;
+					else
 						continue;
-					}
 				}
-				if (occ * segs[i].len > g_n * segs[g_best].len ||
-				    (occ * segs[i].len == g_n * segs[g_best].len &&
-				     segs[i].pos < segs[g_best].pos)) {
-					g_best = i;
-					g_n = occ;
+				if (occ * e->len > cover ||
+				    (occ * e->len == cover && e->pos < best.pos)) {
+					cover = occ * e->len;
+					best = (struct seg){
+					    .hash = e->hash, .len = e->len, .pos = e->pos};
 				}
-				i = k;
 			}
-			cover = g_n ? g_n * segs[g_best].len : 0;
 			if (cover > best_cover) {
 				best_cover = cover;
 				anchor = cand[ci].tok;
-				best_seg = segs[g_best];
+				best_seg = best;
 			}
 		}
 		if (!best_cover) {
@@ -848,7 +888,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	}
 out:
 	free(tab);
-	free(segs);
+	free(grp);
 	free(pos);
 	return rc;
 }

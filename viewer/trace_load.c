@@ -72,6 +72,14 @@ static int vec_reserve(struct vec *v, size_t cap)
 	return 0;
 }
 
+/* The next row slot of a job's output: a slice of a shared buffer (fixed:
+ * never grown; NULL when full) or a growable vector. */
+#define JOB_SLOT(j)                                                                                \
+	((j)->fixed ? ((j)->out.n < (j)->out.cap                                                   \
+			   ? (void *)((char *)(j)->out.p + (j)->out.elem * (j)->out.n++)           \
+			   : NULL)                                                                 \
+		    : vec_push(&(j)->out))
+
 /* one loading job: a table read on one connection */
 struct job {
 	const char *path;
@@ -79,7 +87,7 @@ struct job {
 	int (*fn)(struct job *j);
 	struct vec out;
 	int fixed;	/* out is a slice of a shared buffer: never grow or free it */
-	int64_t lo, hi; /* kernels: rowid range (lo, hi] */
+	int64_t lo, hi; /* kernels, api_calls: rowid range [lo, hi] */
 	int rc;
 	char err[256];
 };
@@ -125,7 +133,7 @@ static int load_ops_table(struct job *j, sqlite3 *db, const char *table, int kin
 {
 	static const char *const sql[] = {
 	    "SELECT start,end,device,stream,correlation_id,name_id,graph_id,graph_node_id,"
-	    "0,0,0 FROM kernels WHERE rowid > ?1 AND rowid <= ?2",
+	    "0,0,0 FROM kernels WHERE rowid >= ?1 AND rowid <= ?2",
 	    "SELECT start,end,device,stream,correlation_id,0,graph_id,graph_node_id,"
 	    "src_kind,dst_kind,is_async FROM memcpys",
 	    "SELECT start,end,device,stream,correlation_id,0,graph_id,graph_node_id,"
@@ -134,7 +142,8 @@ static int load_ops_table(struct job *j, sqlite3 *db, const char *table, int kin
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (!j->fixed && vec_reserve(&j->out, j->out.n + (size_t)max_rowid(db, table)))
+	if (!j->fixed && kind != GS_OP_KERNEL &&
+	    vec_reserve(&j->out, j->out.n + (size_t)max_rowid(db, table)))
 		return job_fail(j, NULL, table);
 	if (sqlite3_prepare_v2(db, sql[kind], -1, &st, NULL) != SQLITE_OK)
 		return job_fail(j, db, table);
@@ -143,7 +152,7 @@ static int load_ops_table(struct job *j, sqlite3 *db, const char *table, int kin
 		sqlite3_bind_int64(st, 2, j->hi);
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct gs_op *o = j->fixed && j->out.n == j->out.cap ? NULL : vec_push(&j->out);
+		struct gs_op *o = JOB_SLOT(j);
 		if (!o) {
 			sqlite3_finalize(st);
 			return job_fail(j, NULL, table);
@@ -189,14 +198,15 @@ static int job_apis(struct job *j)
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (vec_reserve(&j->out, (size_t)max_rowid(j->db, "api_calls")))
-		return job_fail(j, NULL, "api_calls");
-	if (sqlite3_prepare_v2(
-		j->db, "SELECT start,end,correlation_id,name_id,tid,cbid,api FROM api_calls", -1,
-		&st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(j->db,
+			       "SELECT start,end,correlation_id,name_id,tid FROM api_calls "
+			       "WHERE rowid >= ?1 AND rowid <= ?2",
+			       -1, &st, NULL) != SQLITE_OK)
 		return job_fail(j, j->db, "api_calls");
+	sqlite3_bind_int64(st, 1, j->lo);
+	sqlite3_bind_int64(st, 2, j->hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct gs_api *a = vec_push(&j->out);
+		struct gs_api *a = JOB_SLOT(j);
 		if (!a) {
 			sqlite3_finalize(st);
 			return job_fail(j, NULL, "api_calls");
@@ -208,8 +218,6 @@ static int job_apis(struct job *j)
 		a->corr = u32(st, 2);
 		a->name_id = u32(st, 3);
 		a->tid = u32(st, 4);
-		a->cbid = (uint16_t)i32(st, 5);
-		a->api = (uint8_t)i32(st, 6);
 		a->flags = 0;
 	}
 	sqlite3_finalize(st);
@@ -522,54 +530,153 @@ static void load_meta_facts(struct trace *t, struct gs_input *in)
 	sqlite3_finalize(st);
 }
 
+/* A big table read as two rowid halves, (0, mid] and (mid, max], on two
+ * threads with connections of their own, each writing its own slice of one
+ * buffer sized from max(rowid). */
+struct split {
+	struct job half[2];
+	char *buf;   /* max rows of elem bytes; NULL when the table is empty */
+	int64_t max; /* rows at most (rowid span); -1: one unbounded job */
+	int64_t mid; /* rows of the first half */
+};
+
+static int split_setup(struct split *sp, struct trace *t, const char *table,
+		       int (*fn)(struct job *j), size_t elem, char *err, size_t errlen)
+{
+	char sql[96];
+	sqlite3_stmt *st = NULL;
+	int64_t lo = 0, hi = 0;
+	int h, any = 0;
+
+	memset(sp, 0, sizeof(*sp));
+	for (h = 0; h < 2; h++) {
+		sp->half[h].path = t->path;
+		sp->half[h].fn = fn;
+		sp->half[h].out.elem = elem;
+	}
+	/* min and max of the rowid: two b-tree descents, no scan. (Two
+	 * statements: SQLite's min/max optimisation only applies to a query
+	 * with a single min() or max(); "SELECT min(rowid), max(rowid)"
+	 * scans the whole table.) */
+	for (h = 0; h < 2; h++) {
+		snprintf(sql, sizeof(sql), "SELECT %s(rowid) FROM %s", h ? "max" : "min", table);
+		if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+			*(h ? &hi : &lo) = sqlite3_column_int64(st, 0);
+			any++;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (any < 2)
+		return 0; /* empty table: nothing to read */
+	if ((uint64_t)hi - (uint64_t)lo >= (uint64_t)1 << 31) {
+		/* rowids too spread out to size a buffer from them (not
+		 * something the collector writes): one unbounded job, grown
+		 * as it goes */
+		sp->half[0].lo = INT64_MIN;
+		sp->half[0].hi = INT64_MAX;
+		sp->half[0].out.cap = 0;
+		sp->max = -1;
+		return 0;
+	}
+	/* the halves are rowids [lo, lo + mid) and [lo + mid, hi] */
+	sp->max = hi - lo + 1;
+	sp->mid = sp->max / 2;
+	sp->buf = malloc((size_t)sp->max * elem);
+	if (!sp->buf) {
+		snprintf(err, errlen, "out of memory for %lld rows of %s", (long long)sp->max,
+			 table);
+		return -1;
+	}
+	hint_huge(sp->buf, (size_t)sp->max * elem);
+	for (h = 0; h < 2; h++) {
+		struct job *j = &sp->half[h];
+		size_t first = h ? (size_t)sp->mid : 0;
+		j->fixed = 1;
+		j->lo = lo + (int64_t)first;
+		j->hi = h ? hi : lo + sp->mid - 1;
+		j->out.p = sp->buf + first * elem;
+		j->out.cap = (h ? (size_t)sp->max : (size_t)sp->mid) - first;
+	}
+	return 0;
+}
+
+/* Jobs of a split to run: the halves with rows to read (or the one
+ * unbounded job). */
+static int split_jobs(struct split *sp, struct job **bg)
+{
+	int n = 0, h;
+
+	if (sp->max < 0) {
+		bg[n++] = &sp->half[0];
+		return n;
+	}
+	for (h = 0; h < 2; h++)
+		if (sp->half[h].out.cap)
+			bg[n++] = &sp->half[h];
+	return n;
+}
+
+/* Close the hole between the halves (only where rowids had gaps) and
+ * hand the buffer over as a vector of n rows with room for max. */
+static void split_take(struct split *sp, struct vec *v)
+{
+	struct job *a = &sp->half[0], *b = &sp->half[1];
+	size_t elem = a->out.elem;
+
+	if (sp->max < 0) { /* the unbounded job's own vector */
+		*v = a->out;
+		memset(&a->out, 0, sizeof(a->out));
+		return;
+	}
+	if (b->out.n && a->out.n != (size_t)sp->mid)
+		memmove(sp->buf + a->out.n * elem, sp->buf + (size_t)sp->mid * elem,
+			b->out.n * elem);
+	v->p = sp->buf;
+	v->n = a->out.n + b->out.n;
+	v->cap = (size_t)sp->max;
+	v->elem = elem;
+	sp->buf = NULL;
+}
+
+static const char *split_err(const struct split *sp)
+{
+	return sp->half[0].rc ? sp->half[0].err : sp->half[1].rc ? sp->half[1].err : NULL;
+}
+
 int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, size_t errlen)
 {
-	struct job jk = {.path = t->path, .fn = job_kernels, .out.elem = sizeof(struct gs_op)};
-	struct job jk2 = {.path = t->path, .fn = job_kernels, .out.elem = sizeof(struct gs_op)};
-	struct job ja = {.path = t->path, .fn = job_apis, .out.elem = sizeof(struct gs_api)};
+	struct split sk, sa;
 	struct job jc = {.db = t->db, .fn = job_copies, .out.elem = sizeof(struct gs_op)};
+	struct vec vk = {.elem = sizeof(struct gs_op)}, va = {.elem = sizeof(struct gs_api)};
 	struct vec vs = {.elem = sizeof(struct gs_sync)}, vn = {.elem = sizeof(struct gs_nvtx)};
 	struct vec ve = {.elem = sizeof(struct gs_event)};
-	struct job *bg[3];
-	pthread_t th[3];
-	int started[3] = {0, 0, 0}, n_bg = 0, k, rc = -1;
-	struct gs_op *kbuf = NULL;
-	int64_t kmax = 0, mid = 0;
+	struct job *bg[4];
+	pthread_t th[4];
+	int started[4] = {0, 0, 0, 0}, n_bg = 0, k, rc = -1;
+	const char *jerr;
 
 	memset(in, 0, sizeof(*in));
+	memset(&sk, 0, sizeof(sk));
+	memset(&sa, 0, sizeof(sa));
 	in->kernel_overhead_ns = -1;
-	/* The kernel table in two halves by rowid, each writing its own slice
-	 * of one buffer, and api_calls, each on a thread of its own with its
-	 * own connection; the small tables on the caller's connection
-	 * meanwhile. If a thread cannot be started, the job runs here. */
-	if (what & GS_LOAD_OPS) {
-		kmax = max_rowid(t->db, "kernels");
-		mid = kmax / 2;
-		if (kmax) {
-			kbuf = malloc((size_t)kmax * sizeof(struct gs_op));
-			if (!kbuf) {
-				snprintf(err, errlen, "out of memory for %lld kernels",
-					 (long long)kmax);
-				return -1;
-			}
-			hint_huge(kbuf, (size_t)kmax * sizeof(struct gs_op));
-		}
-		jk.fixed = jk2.fixed = 1;
-		jk.out.p = kbuf;
-		jk.out.cap = (size_t)mid;
-		jk.lo = 0;
-		jk.hi = mid;
-		jk2.out.p = kbuf ? kbuf + mid : NULL;
-		jk2.out.cap = (size_t)(kmax - mid);
-		jk2.lo = mid;
-		jk2.hi = kmax;
-		if (mid)
-			bg[n_bg++] = &jk;
-		if (kmax)
-			bg[n_bg++] = &jk2;
+	/* kernels and api_calls, the two big tables, each in two halves on
+	 * threads of their own (four threads: on two cores they share the
+	 * CPU evenly, so all finish together); the small tables on the
+	 * caller's connection meanwhile. If a thread cannot be started, its
+	 * job runs here. */
+	if ((what & GS_LOAD_OPS) &&
+	    split_setup(&sk, t, "kernels", job_kernels, sizeof(struct gs_op), err, errlen))
+		return -1;
+	if ((what & GS_LOAD_APIS) &&
+	    split_setup(&sa, t, "api_calls", job_apis, sizeof(struct gs_api), err, errlen)) {
+		free(sk.buf);
+		return -1;
 	}
-	if (what & GS_LOAD_APIS)
-		bg[n_bg++] = &ja;
+	n_bg = split_jobs(&sk, bg);
+	n_bg += split_jobs(&sa, bg + n_bg);
 	for (k = 0; k < n_bg; k++)
 		started[k] = pthread_create(&th[k], NULL, job_thread, bg[k]) == 0;
 	for (k = 0; k < n_bg; k++)
@@ -593,42 +700,30 @@ join:
 	if (rc)
 		goto out;
 	rc = -1;
-	if (jk.rc || jk2.rc || ja.rc || jc.rc) {
-		snprintf(err, errlen, "%s",
-			 jk.rc	  ? jk.err
-			 : jk2.rc ? jk2.err
-			 : ja.rc  ? ja.err
-				  : jc.err);
+	jerr = split_err(&sk) ? split_err(&sk) : split_err(&sa) ? split_err(&sa) : NULL;
+	if (jerr || jc.rc) {
+		snprintf(err, errlen, "%s", jerr ? jerr : jc.err);
 		goto out;
 	}
+	split_take(&sa, &va);
 	if (what & GS_LOAD_OPS) {
-		struct gs_op *ops;
-		/* close the hole between the two halves; the buffer becomes a
-		 * plain growable vector again */
-		if (jk2.out.n) /* (kbuf is NULL when there are no kernels) */
-			memmove(kbuf + jk.out.n, kbuf + mid, jk2.out.n * sizeof(struct gs_op));
-		jk.out.p = kbuf;
-		jk.out.n += jk2.out.n;
-		jk.out.cap = (size_t)kmax;
-		jk.fixed = 0;
-		kbuf = NULL;
-		sort_ops_if_needed(jk.out.p, jk.out.n);
+		split_take(&sk, &vk);
+		sort_ops_if_needed(vk.p, vk.n);
 		sort_ops_if_needed(jc.out.p, jc.out.n);
-		if (jc.out.n && vec_reserve(&jk.out, jk.out.n + jc.out.n)) {
+		if (jc.out.n && vec_reserve(&vk, vk.n + jc.out.n)) {
 			snprintf(err, errlen, "out of memory merging GPU operations");
 			goto out;
 		}
-		merge_ops_into(jk.out.p, jk.out.n, jc.out.p, jc.out.n);
-		ops = jk.out.p;
-		jk.out.p = NULL;
-		in->ops = ops;
-		in->n_ops = jk.out.n + jc.out.n;
-		if (mark_host_node_deps(t->db, ops, in->n_ops, err, errlen))
+		merge_ops_into(vk.p, vk.n, jc.out.p, jc.out.n);
+		in->ops = vk.p;
+		in->n_ops = vk.n + jc.out.n;
+		vk.p = NULL;
+		if (mark_host_node_deps(t->db, (struct gs_op *)in->ops, in->n_ops, err, errlen))
 			goto out;
 	}
-	in->apis = ja.out.p;
-	in->n_apis = ja.out.n;
-	ja.out.p = NULL;
+	in->apis = va.p;
+	in->n_apis = va.n;
+	va.p = NULL;
 	in->syncs = vs.p;
 	in->n_syncs = vs.n;
 	vs.p = NULL;
@@ -640,10 +735,12 @@ join:
 	ve.p = NULL;
 	rc = 0;
 out:
-	free(kbuf); /* still set only if we failed before taking it over */
-	if (!jk.fixed)
-		free(jk.out.p);
-	free(ja.out.p);
+	free(sk.buf); /* still set only if we failed before taking it over */
+	free(sa.buf);
+	free(sk.max < 0 ? sk.half[0].out.p : NULL); /* likewise an unbounded job's */
+	free(sa.max < 0 ? sa.half[0].out.p : NULL);
+	free(vk.p);
+	free(va.p);
 	free(jc.out.p);
 	free(vs.p);
 	free(vn.p);

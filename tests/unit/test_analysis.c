@@ -103,7 +103,6 @@ static uint32_t api(struct tb *t, uint32_t name, int64_t s, int64_t e, uint32_t 
 	a->corr = corr;
 	a->name_id = name;
 	a->tid = tid;
-	a->api = GS_API_RUNTIME;
 	return (uint32_t)t->in.n_apis++;
 }
 
