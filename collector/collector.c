@@ -42,15 +42,16 @@
 #define GS_MAX_QUEUED_BYTES (256u << 20)
 /* How long a fatal signal may wait for the finalize before the process
  * dies anyway (see the signal section). */
-#define GS_SIGNAL_FINALIZE_MS 3000
+#define GS_SIGNAL_FINALIZE_MS 10000
 #define GS_MAX_DEVICES 64
 
 enum fin_state { FIN_NONE, FIN_RUNNING, FIN_DONE };
 
 static struct {
-	atomic_int init; /* 0 never, 1 in progress/done */
-	int init_result; /* InitializeInjection's return value */
-	int active;	 /* recording */
+	atomic_int init;     /* 0 never, 1 in progress/done */
+	int init_result;     /* InitializeInjection's return value */
+	int active;	     /* recording */
+	int queries_skipped; /* skip_query_calls() took effect */
 	struct gs_config cfg;
 	char path[PATH_MAX]; /* expanded output path */
 	char host[256];
@@ -578,6 +579,94 @@ static void enable_driver_launches(int on)
 	}
 }
 
+/* Query calls that change nothing on the GPU and take well under a
+ * microsecond, made by frameworks around every operation: PyTorch's eager
+ * step of 24 kernels made 123 cudaGetDevice calls (H200, torch 2.11), and a
+ * record each costs more than the call. Leaving them out loses no gap, cause
+ * or sync. Switching the RUNTIME kind on again resets this, so it follows
+ * every enable_activities(1). */
+#define QUERY_CALL(x)                                                                              \
+	{                                                                                          \
+		CUPTI_RUNTIME_TRACE_CBID_##x, #x                                                   \
+	}
+static const struct {
+	CUpti_CallbackId id;
+	const char *name; /* CUPTI's versioned name */
+} query_calls[] = {
+    QUERY_CALL(cudaGetDevice_v3020),
+    QUERY_CALL(cudaGetDeviceCount_v3020),
+    QUERY_CALL(cudaGetDeviceFlags_v7000),
+    QUERY_CALL(cudaGetLastError_v3020),
+    QUERY_CALL(cudaPeekAtLastError_v3020),
+    QUERY_CALL(cudaDeviceGetAttribute_v5000),
+    QUERY_CALL(cudaDeviceGetLimit_v3020),
+    QUERY_CALL(cudaThreadGetLimit_v3020),
+    QUERY_CALL(cudaFuncGetAttributes_v3020),
+    QUERY_CALL(cudaPointerGetAttributes_v4000),
+    QUERY_CALL(cudaStreamIsCapturing_v10000),
+    QUERY_CALL(cudaStreamIsCapturing_ptsz_v10000),
+    QUERY_CALL(cudaStreamGetCaptureInfo_v10010),
+    QUERY_CALL(cudaStreamGetCaptureInfo_ptsz_v10010),
+    QUERY_CALL(cudaStreamGetCaptureInfo_v2_v11030),
+    QUERY_CALL(cudaStreamGetCaptureInfo_v2_ptsz_v11030),
+    QUERY_CALL(cudaStreamGetCaptureInfo_v12030),
+    QUERY_CALL(cudaStreamGetCaptureInfo_ptsz_v12030),
+};
+#undef QUERY_CALL
+
+static void skip_query_calls(void)
+{
+	size_t i;
+
+	if (!(G.cfg.activities & GS_ACT_RUNTIME))
+		return;
+	for (i = 0; i < sizeof(query_calls) / sizeof(query_calls[0]); i++) {
+		CUptiResult r = cuptiActivityEnableRuntimeApi(query_calls[i].id, 0);
+		if (r != CUPTI_SUCCESS) {
+			/* only a cost: every call is still recorded */
+			gs_log(GS_LOG_DEBUG, "cannot leave out runtime query calls: %s",
+			       cupti_err(r));
+			return;
+		}
+	}
+	G.queries_skipped = 1;
+}
+
+/* Whether the comma-separated list holds the name n[0..k). */
+static int name_listed(const char *list, const char *n, size_t k)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		if (len == k && memcmp(p, n, k) == 0)
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+/* meta config.runtime_calls_left_out: the plain names (CUPTI's version
+ * suffix dropped, as in api_calls), comma-separated, each once */
+static void query_calls_string(char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(query_calls) / sizeof(query_calls[0]); i++) {
+		const char *n = query_calls[i].name, *v = strrchr(n, '_');
+		size_t k = v && v[1] == 'v' ? (size_t)(v - n) : strlen(n);
+		int w;
+
+		if (name_listed(buf, n, k))
+			continue;
+		w = snprintf(buf + used, len - used, "%s%.*s", used ? "," : "", (int)k, n);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+}
+
 static int enable_callbacks(void)
 {
 	static const CUpti_CallbackId graph_cbids[] = {
@@ -770,6 +859,11 @@ static void finalize(const char *reason)
 	gs_writer_meta_int(w, "dropped_records.cupti", (int64_t)dropped_cupti);
 	gs_writer_meta_int(w, "dropped_records.queue", (int64_t)dropped_queue);
 	gs_writer_meta(w, "exit_reason", reason);
+	if (G.queries_skipped) {
+		char names[1024];
+		query_calls_string(names, sizeof(names));
+		gs_writer_meta(w, "config.runtime_calls_left_out", names);
+	}
 	for (i = 0; i < GS_MAX_DEVICES; i++)
 		if (G.mem_clock_khz[i] > 0)
 			gs_writer_device_memory_clock(w, (uint32_t)i, G.mem_clock_khz[i]);
@@ -799,9 +893,17 @@ static void finalize(const char *reason)
 	pthread_mutex_unlock(&G.fin_lock);
 }
 
+/* a default-action SIGINT/SIGTERM being finalized (signal section) */
+static volatile sig_atomic_t fatal_sig;
+static void die_by(int sig);
+
 static void at_exit(void)
 {
 	finalize("exit");
+	/* exit() while a SIGINT/SIGTERM was being finalized: the process was
+	 * to die by that signal, and its status says so */
+	if (fatal_sig)
+		die_by(fatal_sig);
 }
 
 /* ------------------------------------------------------------- signals */
@@ -813,18 +915,42 @@ static void at_exit(void)
  *  - If the application had its own handler, it decides what happens
  *    (Python turns SIGINT into KeyboardInterrupt and exits normally, and
  *    atexit finalizes). We ask for a flush and call its handler.
- *  - If the disposition was the default (the process is about to die), we
- *    wake the finalizer thread, wait for it at most GS_SIGNAL_FINALIZE_MS
- *    (poll() is async-signal-safe), restore the default and re-raise, so the
- *    exit status is what it would have been without us. If the signal
- *    interrupted a thread holding a CUPTI or SQLite lock, the finalize may
- *    not finish in time: the trace then stays an unfinalized WAL database
- *    holding every batch committed so far.
+ *  - If the disposition was the default (the process is about to die), the
+ *    handler wakes the signal thread and returns at once: the interrupted
+ *    thread may hold a CUPTI lock (it was inside a launch), and holding it
+ *    in the handler while the finalize needs that lock loses the trace
+ *    (seen on the H200: a SIGTERM'd launch loop left finalized = 0). The
+ *    application runs on for the moment the finalize takes, unrecorded;
+ *    then the signal thread restores the default and sends the signal
+ *    again, so the exit status is what it would have been without us. The
+ *    finalize gets at most GS_SIGNAL_FINALIZE_MS; a second signal, or an
+ *    exit() meanwhile, ends the process at once with the same status.
  *  - SIG_IGN: nothing.
  */
+static const struct sigaction *old_action(int sig)
+{
+	return sig == SIGINT ? &G.old_int : &G.old_term;
+}
+
+/* The signal's own default action, now (async-signal-safe). */
+static void die_by(int sig)
+{
+	sigset_t set;
+
+	sigaction(sig, old_action(sig), NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	kill(getpid(), sig);
+	/* the signal thread blocks every signal: another thread takes it;
+	 * should none, end as that signal would have */
+	sleep(1);
+	_exit(128 + sig);
+}
+
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
-	const struct sigaction *old = sig == SIGINT ? &G.old_int : &G.old_term;
+	const struct sigaction *old = old_action(sig);
 	int saved_errno = errno;
 	char c;
 
@@ -841,15 +967,31 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 			old->sa_handler(sig);
 		goto out;
 	}
-	c = 'F';
-	if (write(G.sig_pipe[1], &c, 1) == 1) {
-		struct pollfd pfd = {.fd = G.done_pipe[0], .events = POLLIN};
-		poll(&pfd, 1, GS_SIGNAL_FINALIZE_MS);
+	if (fatal_sig) { /* a second one: the user insists */
+		sigaction(sig, old, NULL);
+		raise(sig); /* blocked until we return, then default action */
+		goto out;
 	}
-	sigaction(sig, old, NULL);
-	raise(sig); /* blocked until we return, then default action */
+	fatal_sig = sig;
+	c = 'F';
+	if (write(G.sig_pipe[1], &c, 1) != 1) {
+		sigaction(sig, old, NULL);
+		raise(sig);
+	}
 out:
 	errno = saved_errno;
+}
+
+static void *finalize_main(void *arg)
+{
+	char c = 'd';
+	(void)arg;
+
+	finalize("signal");
+	if (write(G.done_pipe[1], &c, 1) < 0) {
+		/* the signal thread times out */
+	}
+	return NULL;
 }
 
 static void *signal_main(void *arg)
@@ -859,11 +1001,16 @@ static void *signal_main(void *arg)
 
 	while (read(G.sig_pipe[0], &c, 1) == 1) {
 		if (c == 'F') {
-			finalize("signal");
-			c = 'd';
-			if (write(G.done_pipe[1], &c, 1) < 0) {
-				/* the handler times out */
+			pthread_t t;
+			struct pollfd pfd = {.fd = G.done_pipe[0], .events = POLLIN};
+
+			/* in a thread of its own, so a stuck finalize cannot keep
+			 * the process from dying */
+			if (pthread_create(&t, NULL, finalize_main, NULL) == 0) {
+				pthread_detach(t);
+				poll(&pfd, 1, GS_SIGNAL_FINALIZE_MS);
 			}
+			die_by(fatal_sig);
 		} else {
 			flush_and_commit(0, 1000);
 		}
@@ -997,6 +1144,7 @@ static int start(void)
 	}
 	enable_callbacks();
 	enable_activities(1);
+	skip_query_calls();
 	enable_driver_launches(1);
 	G.active = 1;
 

@@ -43,6 +43,15 @@ LAUNCH_NAME = ("(s.value LIKE 'cudaLaunch%' OR s.value LIKE 'cuLaunch%' OR "
                "s.value LIKE 'cudaGraphLaunch%' OR s.value LIKE 'cuGraphLaunch%')")
 
 
+# docs/record.md's list of runtime calls gapscope does not record
+QUERY_CALLS_LEFT_OUT = ("cudaGetDevice,cudaGetDeviceCount,cudaGetDeviceFlags,cudaGetLastError,"
+                        "cudaPeekAtLastError,cudaDeviceGetAttribute,cudaDeviceGetLimit,"
+                        "cudaThreadGetLimit,cudaFuncGetAttributes,cudaPointerGetAttributes,"
+                        "cudaStreamIsCapturing,cudaStreamIsCapturing_ptsz,cudaStreamGetCaptureInfo,"
+                        "cudaStreamGetCaptureInfo_ptsz,cudaStreamGetCaptureInfo_v2,"
+                        "cudaStreamGetCaptureInfo_v2_ptsz")
+
+
 def common(db):
     """Checks every finished recording must pass."""
     check("meta finalized = 1", meta(db, "finalized") == "1", f"got {meta(db, 'finalized')!r}")
@@ -81,6 +90,14 @@ def smoke(db, log):
               "SELECT count(*) FROM kernels k JOIN api_calls a ON a.correlation_id = "
               "k.correlation_id JOIN strings s ON s.id = a.name_id "
               "WHERE s.value LIKE 'cudaLaunchKernel%' AND k.start < a.start", 0)
+    # Query calls are left out (collector.c's query_calls); the program made
+    # cudaGetDevice, cudaGetLastError and cudaPeekAtLastError calls.
+    check("meta config.runtime_calls_left_out lists the query calls",
+          meta(db, "config.runtime_calls_left_out") == QUERY_CALLS_LEFT_OUT,
+          f"got {meta(db, 'config.runtime_calls_left_out')!r}")
+    expect_eq(db, "api_calls of the query calls left out",
+              "SELECT count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id "
+              "WHERE s.value IN ('cudaGetDevice', 'cudaGetLastError', 'cudaPeekAtLastError')", 0)
     expect_eq(db, "kernels named gs_short_kernel",
               "SELECT count(*) FROM kernels k JOIN strings s ON s.id = k.name_id "
               "WHERE s.value LIKE '%gs_short_kernel%'", want["kernels"])
