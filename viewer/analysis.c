@@ -202,27 +202,71 @@ static void stab_link(struct stab *s)
 	}
 }
 
-/* Innermost entry with key, start <= t <= end; its source idx or GS_NONE. */
-static uint32_t stab_find(const struct stab *s, uint32_t key, int64_t t)
+static int stab_at_or_before(const struct stab_ent *e, uint32_t key, int64_t t)
+{
+	return e->key < key || (e->key == key && e->start <= t);
+}
+
+/* Innermost entry with key, start <= t <= end; its source idx or GS_NONE.
+ * hint: the caller's last position for this key (GS_NONE: none); tried
+ * first, a few steps forward, before a binary search. Either way the
+ * position is the same: the first entry past (key, t). */
+static uint32_t stab_find(const struct stab *s, uint32_t key, int64_t t, uint32_t *hint)
 {
 	size_t lo = 0, hi = s->n;
 	uint32_t j;
 
+	if (hint && *hint <= s->n) {
+		size_t p = *hint, steps = 0;
+		while (p < s->n && steps < 8 && stab_at_or_before(&s->ents[p], key, t)) {
+			p++;
+			steps++;
+		}
+		if ((p == s->n || !stab_at_or_before(&s->ents[p], key, t)) &&
+		    (p == 0 || stab_at_or_before(&s->ents[p - 1], key, t))) {
+			lo = p;
+			goto found;
+		}
+		lo = 0;
+	}
 	/* last entry with (key, start) <= (key, t) */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct stab_ent *e = &s->ents[mid];
-		if (e->key < key || (e->key == key && e->start <= t))
+		if (stab_at_or_before(&s->ents[mid], key, t))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+found:
+	if (hint)
+		*hint = (uint32_t)lo;
 	if (lo == 0 || s->ents[lo - 1].key != key)
 		return GS_NONE;
 	for (j = (uint32_t)(lo - 1); j != GS_NONE; j = s->ents[j].parent)
 		if (s->ents[j].end >= t)
 			return s->ents[j].idx;
 	return GS_NONE;
+}
+
+void cg_cache_init(struct cg_cache *cc)
+{
+	memset(cc->key, 0, sizeof(cc->key));
+	memset(cc->lo, 0xff, sizeof(cc->lo));
+}
+
+/* stab_find through the cache slot of (index which, key) */
+static uint32_t stab_find_cached(const struct stab *s, struct cg_cache *cc, int which, uint32_t key,
+				 int64_t t)
+{
+	uint32_t slot = key % CG_CACHE_SLOTS;
+
+	if (!cc)
+		return stab_find(s, key, t, NULL);
+	if (cc->key[which][slot] != key) {
+		cc->key[which][slot] = key;
+		cc->lo[which][slot] = GS_NONE;
+	}
+	return stab_find(s, key, t, &cc->lo[which][slot]);
 }
 
 static int cmp_evt(const void *a, const void *b)
@@ -538,8 +582,8 @@ uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx)
 /* gap classification (docs/metrics.md, DESIGN.md rule order)          */
 /* ------------------------------------------------------------------ */
 
-void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, int flags,
-		  struct gs_gap *g)
+void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x, uint32_t prev,
+		  int flags, struct gs_gap *g)
 {
 	const struct gs_input *in = c->in;
 	const struct gs_op *op = &c->ops[x];
@@ -555,18 +599,18 @@ void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, i
 		/* 5. other: no launch call for X; never force a cause */
 		g->cause = GS_CAUSE_OTHER;
 		if (flags & CG_NVTX)
-			g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
+			g->nvtx_idx = stab_find_cached(&c->nvtx_any, cc, 2, 0, g0);
 		return;
 	}
 	C = &in->apis[call];
 	if (flags & CG_NVTX) {
-		g->nvtx_idx = stab_find(&c->nvtx_tid, C->tid, g0);
+		g->nvtx_idx = stab_find_cached(&c->nvtx_tid, cc, 1, C->tid, g0);
 		if (g->nvtx_idx == GS_NONE)
-			g->nvtx_idx = stab_find(&c->nvtx_any, 0, g0);
+			g->nvtx_idx = stab_find_cached(&c->nvtx_any, cc, 2, 0, g0);
 	}
 
 	/* 1. sync-bound: a blocking call on C's thread spans g0 */
-	k = stab_find(&c->blocking, C->tid, g0);
+	k = stab_find_cached(&c->blocking, cc, 0, C->tid, g0);
 	if (k != GS_NONE) {
 		g->cause = GS_CAUSE_SYNC_BOUND;
 		g->explain_kind = GS_EXPLAIN_SYNC;
@@ -806,7 +850,18 @@ static void *device_view(void *arg)
 	size_t st_cap = 0, n_streams = 0, gap_cap = 0, i;
 	int64_t dev_end = 0;
 	int err = 0;
+	struct cg_cache cc;
 
+	cg_cache_init(&cc);
+	/* Without a selection each op ends at most one gap: room for that
+	 * many up front, as address space only (pages are touched as gaps
+	 * are written), saves the copies of a doubling array - 100 MB of
+	 * them on a 10M-op trace. */
+	if (!c->has_sel && j->b - j->a > 4096) {
+		d->gaps = big_malloc((size_t)(j->b - j->a) * sizeof(*d->gaps));
+		if (d->gaps)
+			gap_cap = j->b - j->a;
+	}
 	d->tl.first = ops[j->a].start;
 	for (i = j->a; i < j->b; i++) {
 		const struct gs_op *op = &ops[i];
@@ -819,7 +874,7 @@ static void *device_view(void *arg)
 		if (i > j->a && op->start > dev_end) {
 			g.start = dev_end;
 			g.end = op->start;
-			classify_gap(c, g.start, (uint32_t)i, st[si].last, CG_NVTX, &g);
+			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_NVTX, &g);
 			err = add_gap(c, &d->tl, &g, &d->gaps, &d->n_gaps, &gap_cap);
 			if (err)
 				goto out;
@@ -851,7 +906,9 @@ static void stream_views(struct view_job *j)
 	struct sstate *st = NULL;
 	size_t st_cap = 0, sr_cap = 0, n_streams = 0, i, k;
 	int err = 0;
+	struct cg_cache cc;
 
+	cg_cache_init(&cc);
 	for (i = j->a; i < j->b; i++) {
 		const struct gs_op *op = &ops[i];
 		uint32_t si = view_stream(&map, &st, &st_cap, &n_streams, op->stream, &err);
@@ -874,7 +931,7 @@ static void stream_views(struct view_job *j)
 		if (st[si].count && op->start > st[si].cur_end) {
 			g.start = st[si].cur_end;
 			g.end = op->start;
-			classify_gap(c, g.start, (uint32_t)i, st[si].last, CG_STREAM_VIEW, &g);
+			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_STREAM_VIEW, &g);
 			err = add_gap(c, &d->streams[si].tl, &g, NULL, NULL, NULL);
 			if (err)
 				goto out;

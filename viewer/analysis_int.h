@@ -78,7 +78,7 @@ struct actx {
 };
 
 #define GS_ADVICE_ANCHORS 8 /* candidate anchors tried per stream in the graph advice */
-#define SCRATCH_PER_OP 24 /* (+16 bytes of slack at the end) */
+#define SCRATCH_PER_OP 24   /* (+16 bytes of slack at the end) */
 
 /* analysis.c. classify_gap: gap [g0, X.start) ending at op x; prev is the
  * latest earlier op on X's stream whose launch call is known (GS_NONE if
@@ -89,8 +89,20 @@ int sel_contains_op(const struct actx *c, int64_t a, int64_t b);
 int sel_contains_point(const struct actx *c, int64_t t);
 #define CG_NVTX 0x1	   /* find the gap's NVTX range (device view keeps it) */
 #define CG_STREAM_VIEW 0x2 /* per-stream rules: a wait on another stream counts */
-void classify_gap(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev, int flags,
-		  struct gs_gap *g);
+/* Where the last lookups of a caller landed in the stabbing indexes
+ * (blocking syncs, NVTX by thread, NVTX any thread), by key: one sweep
+ * asks for ever later times, so the next answer is usually at or just
+ * after the last one and the binary search can be skipped. Per thread of
+ * the analysis; cg_cache_init() before first use. */
+#define CG_CACHE_SLOTS 8
+struct cg_cache {
+	uint32_t key[3][CG_CACHE_SLOTS]; /* tid (or 0) */
+	uint32_t lo[3][CG_CACHE_SLOTS];	 /* position after the last entry with
+					    start <= t; GS_NONE = empty */
+};
+void cg_cache_init(struct cg_cache *cc);
+void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x, uint32_t prev,
+		  int flags, struct gs_gap *g);
 
 /* analysis_util.c: malloc for arrays of up to one entry per op. A hint
  * for transparent huge pages (madvise) before first touch: with 4 KB

@@ -572,11 +572,12 @@ static int measure_node_overhead(struct actx *c, const uint32_t *order, size_t n
 	return 0;
 }
 
-static int launch_caused(const struct actx *c, int64_t g0, uint32_t x, uint32_t prev)
+static int launch_caused(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x,
+			 uint32_t prev)
 {
 	struct gs_gap g;
 
-	classify_gap(c, g0, x, prev, CG_STREAM_VIEW, &g);
+	classify_gap(c, cc, g0, x, prev, CG_STREAM_VIEW, &g);
 	return g.cause == GS_CAUSE_LAUNCH_BOUND || g.cause == GS_CAUSE_LAUNCH_LATENCY;
 }
 
@@ -638,6 +639,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	uint32_t len;
 	struct seg best_seg = {0};
 	struct gs_graph_advice a;
+	struct cg_cache cc;
 	int rc = -ENOMEM;
 
 	if (n < 2)
@@ -803,6 +805,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 				pos[m++] = (uint32_t)i;
 	}
 	len = best_seg.len;
+	cg_cache_init(&cc);
 	memset(&a, 0, sizeof(a));
 	a.device = c->ops[opi[0]].device;
 	a.length = len;
@@ -828,7 +831,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 				const struct gs_op *op = &c->ops[opi[k]];
 				a.op_time += op->end - op->start;
 				if (op->start > end &&
-				    launch_caused(c, end, opi[k], prev_called(c, opi, p, k)))
+				    launch_caused(c, &cc, end, opi[k], prev_called(c, opi, p, k)))
 					a.launch_idle += op->start - end;
 				if (op->end > end)
 					end = op->end;
@@ -845,7 +848,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 			if (o + 1 < m_occ && pos[o + 1] == p + len) {
 				const struct gs_op *nx = &c->ops[opi[p + len]];
 				if (nx->start > end && device_quiet(c, dr, end, nx->start) &&
-				    launch_caused(c, end, opi[p + len],
+				    launch_caused(c, &cc, end, opi[p + len],
 						  prev_called(c, opi, p, p + len))) {
 					a.launch_idle += nx->start - end;
 					a.measured += nx->start - end;
