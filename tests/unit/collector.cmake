@@ -7,6 +7,9 @@ if(TARGET gs_collector_core)
   gs_add_unit_test(test_collector_writer
                    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_writer.c
                    LIBS gs_collector_core gs_viewer)
+  gs_add_unit_test(test_collector_writer_batch
+                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_writer_batch.c
+                   LIBS gs_collector_core)
   gs_add_unit_test(test_collector_decode
                    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_decode.c
                    LIBS gs_collector_core)
