@@ -466,9 +466,12 @@ static int classify_apis(struct actx *c)
 		if (!by_name)
 			return -ENOMEM;
 	}
+	c->api_name_end = 1;
 	for (i = 0; i < in->n_apis; i++) {
 		const struct gs_api *a = &in->apis[i];
 		uint8_t f = a->flags;
+		if (a->name_id >= c->api_name_end)
+			c->api_name_end = (size_t)a->name_id + 1;
 		if (!(f & GS_APIF_CLASSIFIED)) {
 			if (a->name_id < in->strings.n) {
 				if (!by_name[a->name_id])
