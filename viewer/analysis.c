@@ -472,6 +472,8 @@ static int classify_apis(struct actx *c)
 		uint8_t f = a->flags;
 		if (a->name_id >= c->api_name_end)
 			c->api_name_end = (size_t)a->name_id + 1;
+		if (a->corr > c->api_corr_max)
+			c->api_corr_max = a->corr;
 		if (!(f & GS_APIF_CLASSIFIED)) {
 			if (a->name_id < in->strings.n) {
 				if (!by_name[a->name_id])
@@ -509,15 +511,13 @@ static int cmp_corr(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static int build_corr_index(struct gs_result *res)
+/* max_corr: the largest correlation id of in->apis (classify_apis() finds
+ * it in its pass over the calls) */
+static int build_corr_index(struct gs_result *res, uint32_t max_corr)
 {
 	const struct gs_input *in = res->in;
-	uint32_t max_corr = 0;
 	size_t i;
 
-	for (i = 0; i < in->n_apis; i++)
-		if (in->apis[i].corr > max_corr)
-			max_corr = in->apis[i].corr;
 	if ((size_t)max_corr <= 2 * in->n_apis + 4096) {
 		res->corr_index_n = (size_t)max_corr + 1;
 		res->corr_index = big_malloc(res->corr_index_n * sizeof(uint32_t));
@@ -1055,6 +1055,22 @@ static void actx_free(struct actx *c)
 	free(c->wait_rec_stream);
 }
 
+struct call_of_job {
+	const struct gs_result *res;
+	uint32_t *call_of;
+	size_t a, b; /* ops [a, b) */
+};
+
+static void *call_of_thread(void *arg)
+{
+	struct call_of_job *j = arg;
+	size_t i;
+
+	for (i = j->a; i < j->b; i++)
+		j->call_of[i] = gs_launch_call(j->res, (uint32_t)i);
+	return NULL;
+}
+
 struct advice_job {
 	struct actx *c;
 	int rc;
@@ -1117,7 +1133,7 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 
 	rc = classify_apis(&c);
 	if (!rc)
-		rc = build_corr_index(res);
+		rc = build_corr_index(res, c.api_corr_max);
 	if (rc)
 		goto out;
 	c.call_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
@@ -1127,13 +1143,26 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < in->n_ops; i++)
-		c.call_of[i] = gs_launch_call(res, (uint32_t)i);
-	rc = build_selection(&c);
-	if (!rc)
-		rc = build_indexes(&c);
-	if (!rc)
-		rc = resolve_wait_records(&c);
+	/* the launch call of every op: the second half on a thread while
+	 * this one does the first half and then the (small) indexes */
+	{
+		struct call_of_job half = {
+		    .res = res, .call_of = c.call_of, .a = in->n_ops / 2, .b = in->n_ops};
+		pthread_t th;
+		int threaded =
+		    in->n_ops >= 65536 && pthread_create(&th, NULL, call_of_thread, &half) == 0;
+		if (!threaded)
+			half.a = in->n_ops;
+		for (i = 0; i < half.a; i++)
+			c.call_of[i] = gs_launch_call(res, (uint32_t)i);
+		rc = build_selection(&c);
+		if (!rc)
+			rc = build_indexes(&c);
+		if (!rc)
+			rc = resolve_wait_records(&c);
+		if (threaded)
+			pthread_join(th, NULL);
+	}
 	if (rc)
 		goto out;
 

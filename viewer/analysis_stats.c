@@ -750,6 +750,19 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 			 * the segments cost a second per 10M ops */
 			if (mm < 2)
 				continue;
+			/* A group of k >= 2 segments covers at most the span
+			 * between the first and last anchor, a single piece that
+			 * follows itself twice its length: a candidate that
+			 * cannot beat the best so far is not hashed at all (on a
+			 * loop of 8 kernels, 6 of the 8 candidates). */
+			{
+				size_t span = pos[mm - 1] - pos[0], longest = 0;
+				for (j = 0; j + 1 < mm; j++)
+					if (pos[j + 1] - pos[j] > longest)
+						longest = pos[j + 1] - pos[j];
+				if (span <= best_cover && 2 * longest <= best_cover)
+					continue;
+			}
 			n_grp = 0;
 			memset(grp, 0, grp_cap * sizeof(*grp));
 			for (j = 0; j + 1 < mm; j++) {
