@@ -918,6 +918,74 @@ static void test_unsorted_ops_are_rejected(void **state)
 	tb_free(t);
 }
 
+/* Lookups of syncs and NVTX ranges for gaps that alternate between two
+ * host threads (tids 1 and 9: the same slot of the analysis's lookup
+ * cache) and, in the stream views, go back in time for one thread (stream
+ * 9's hole starts at 120, after stream 8's at 250 was looked up, past the
+ * sync [140,200]): every answer must be the one a fresh search gives. */
+static void test_lookups_alternate_threads_and_go_back_in_time(void **state)
+{
+	struct tb *t = tb_new();
+	uint32_t r0, r1, r2, s_late;
+	(void)state;
+	r0 = range(t, S_STEP, 0, 1000, 1);
+	r1 = range(t, S_OTHER, 400, 600, 1); /* inside r0 */
+	r2 = range(t, S_OTHER, 250, 700, 9);
+	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 140, 200, 9, 9);
+	s_late = sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 320, 390, 9, 8);
+	api(t, S_LAUNCH, 1, 5, 7, 9);	  /* H0 */
+	api(t, S_LAUNCH, 10, 20, 1, 1);	  /* A */
+	api(t, S_LAUNCH, 30, 40, 2, 9);	  /* B */
+	api(t, S_LAUNCH, 290, 295, 3, 1); /* C */
+	api(t, S_LAUNCH, 330, 335, 4, 9); /* D */
+	api(t, S_LAUNCH, 410, 415, 8, 9); /* H */
+	api(t, S_LAUNCH, 460, 470, 5, 1); /* E */
+	api(t, S_LAUNCH, 560, 565, 6, 9); /* F */
+	kern(t, 0, 9, 50, 120, 7, S_KA);  /* 0 H0 */
+	kern(t, 0, 7, 100, 200, 1, S_KA); /* 1 A */
+	kern(t, 0, 8, 150, 250, 2, S_KA); /* 2 B */
+	kern(t, 0, 7, 300, 380, 3, S_KB); /* 3 C */
+	kern(t, 0, 8, 400, 450, 4, S_KB); /* 4 D */
+	kern(t, 0, 9, 420, 440, 8, S_KB); /* 5 H */
+	kern(t, 0, 7, 500, 550, 5, S_KC); /* 6 E */
+	kern(t, 0, 8, 600, 650, 6, S_KC); /* 7 F */
+	run(t);
+	/* device holes: [250,300) [380,400) [450,500) [550,600) */
+	assert_int_equal(dev0(t)->n_gaps, 4);
+	/* before C (tid 1, no syncs): call at 290 >= 250, launch-bound; tid
+	 * 1's innermost range at 250 is r0 (r1 starts at 400) */
+	assert_int_equal(dev0(t)->gaps[0].op_idx, 3);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[0].nvtx_idx, r0);
+	/* before D (tid 9): its sync [320,390] spans 380; range r2 */
+	assert_int_equal(dev0(t)->gaps[1].op_idx, 4);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_SYNC_BOUND);
+	assert_int_equal(dev0(t)->gaps[1].explain_idx, s_late);
+	assert_int_equal(dev0(t)->gaps[1].nvtx_idx, r2);
+	/* before E (tid 1): call at 460 >= 450; innermost range r1 */
+	assert_int_equal(dev0(t)->gaps[2].op_idx, 6);
+	assert_int_equal(dev0(t)->gaps[2].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[2].nvtx_idx, r1);
+	/* before F (tid 9): no sync spans 550, call at 560; range r2 */
+	assert_int_equal(dev0(t)->gaps[3].op_idx, 7);
+	assert_int_equal(dev0(t)->gaps[3].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[3].nvtx_idx, r2);
+	/* stream views, by stream id 7, 8, 9:
+	 * 7: [200,300) call 290 >= 200, [380,500) call 460: launch-bound 220
+	 * 8: [250,400) no sync spans 250, call 330; [450,600) call 560:
+	 *    launch-bound 300
+	 * 9: [120,420) asked after stream 8's 250: the sync [140,200] began
+	 *    after 120, so no sync spans it; call at 410: launch-bound 300 */
+	assert_int_equal(dev0(t)->n_streams, 3);
+	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 220);
+	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 300);
+	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_SYNC_BOUND], 0);
+	assert_int_equal(dev0(t)->streams[2].stream, 9);
+	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_SYNC_BOUND], 0);
+	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 300);
+	tb_free(t);
+}
+
 static void test_api_classification(void **state)
 {
 	(void)state;
@@ -964,6 +1032,7 @@ int main(void)
 	    cmocka_unit_test(test_instrumentation_overhead_is_subtracted),
 	    cmocka_unit_test(test_devices_are_separate_timelines),
 	    cmocka_unit_test(test_unsorted_ops_are_rejected),
+	    cmocka_unit_test(test_lookups_alternate_threads_and_go_back_in_time),
 	    cmocka_unit_test(test_api_classification),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

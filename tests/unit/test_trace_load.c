@@ -1,0 +1,168 @@
+/*
+ * test_trace_load.c - cmocka tests of the trace loader (viewer/trace_load.c)
+ * on small databases written here with the real schema: rows whose rowids
+ * are not 1..n (negative, with holes, or spread too far to size a buffer
+ * from), which the loader's split of a table into two rowid halves must
+ * still read completely and in order. Every expected value is the one
+ * inserted by the test. Writes only temporary files (removed).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+
+#include "gapscope/trace_format.h"
+#include "trace.h"
+#include "trace_load.h"
+
+/* Write a schema-v1 trace to a new temporary file with `rows` (SQL) after
+ * the schema; returns its path (free it, and unlink it). */
+static char *make_db(const char *rows)
+{
+	char *path = strdup("/tmp/gs_test_trace_load_XXXXXX");
+	sqlite3 *db = NULL;
+	int fd;
+
+	assert_non_null(path);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(gs_schema_create(db), 0);
+	assert_int_equal(sqlite3_exec(db, rows, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(gs_schema_create_indexes(db), 0);
+	sqlite3_close(db);
+	return path;
+}
+
+static void load(const char *path, struct trace *t, struct gs_input *in)
+{
+	char err[256];
+
+	assert_int_equal(trace_open(t, path, err, sizeof(err)), 0);
+	assert_int_equal(trace_load(t, GS_LOAD_ALL, in, err, sizeof(err)), 0);
+}
+
+/* kernels with rowids -3, 2, 9 (a negative one and holes: the halves of
+ * the span [-3, 9] hold 1 and 2 rows, the hole between them is closed),
+ * one memcpy merged in by start, and API calls with rowids 5, 6, 40. */
+static void test_rowids_with_holes_and_negative_are_all_read(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'k');"
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(-3,100,150,0,7,11,2,0,0),"
+	    "(2,300,340,0,7,12,2,5,6),(9,500,520,0,8,13,2,0,0);"
+	    "INSERT INTO memcpys(id,start,end,device,stream,correlation_id,bytes,"
+	    "src_kind,dst_kind,is_async) VALUES(1,200,260,0,7,14,64,1,2,1);"
+	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
+	    " VALUES(5,1,211,1,90,95,1,42,11),(6,1,211,1,290,299,1,42,12),"
+	    "(40,1,211,1,480,530,1,43,13);";
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+
+	(void)state;
+	load(path, &t, &in);
+	/* 3 kernels + 1 memcpy, by start: 100, 200 (the copy), 300, 500 */
+	assert_int_equal(in.n_ops, 4);
+	assert_int_equal(in.ops[0].start, 100);
+	assert_int_equal(in.ops[0].end, 150);
+	assert_int_equal(in.ops[0].corr, 11);
+	assert_int_equal(in.ops[1].start, 200);
+	assert_int_equal(in.ops[1].kind, GS_OP_MEMCPY);
+	/* src_kind 1 is pageable (enum gs_mem_kind), is_async 1 */
+	assert_int_equal(in.ops[1].flags, GS_OPF_PAGEABLE | GS_OPF_ASYNC);
+	assert_int_equal(in.ops[2].start, 300);
+	assert_int_equal(in.ops[2].graph_id, 5);
+	assert_int_equal(in.ops[2].graph_node_id, 6);
+	assert_int_equal(in.ops[3].start, 500);
+	assert_int_equal(in.ops[3].stream, 8);
+	assert_int_equal(in.ops[3].name_id, 2);
+	/* the API calls in rowid order, every column carried */
+	assert_int_equal(in.n_apis, 3);
+	assert_int_equal(in.apis[0].start, 90);
+	assert_int_equal(in.apis[0].end, 95);
+	assert_int_equal(in.apis[0].tid, 42);
+	assert_int_equal(in.apis[1].corr, 12);
+	assert_int_equal(in.apis[2].start, 480);
+	assert_int_equal(in.apis[2].end, 530);
+	assert_int_equal(in.apis[2].tid, 43);
+	assert_int_equal(in.apis[2].name_id, 1);
+	assert_string_equal(gs_str(&in.strings, in.apis[2].name_id, NULL), "cudaLaunchKernel");
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
+/* rowids 1 and 2^40: a span no buffer can be sized from; the table is
+ * read by one unbounded job instead, still completely. One kernel only:
+ * the first half is empty. */
+static void test_rowids_spread_too_far_are_read_by_one_job(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'k');"
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(1099511627776,10,20,1,3,1,2,0,0);"
+	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
+	    " VALUES(1,1,211,1,1,4,1,9,1),(1099511627776,1,211,1,30,31,1,9,2);";
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+
+	(void)state;
+	load(path, &t, &in);
+	assert_int_equal(in.n_ops, 1);
+	assert_int_equal(in.ops[0].start, 10);
+	assert_int_equal(in.ops[0].device, 1);
+	assert_int_equal(in.n_apis, 2);
+	assert_int_equal(in.apis[0].start, 1);
+	assert_int_equal(in.apis[1].start, 30);
+	assert_int_equal(in.apis[1].corr, 2);
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
+/* a damaged row (end before start) loads as a zero-length op/call */
+static void test_end_before_start_is_clamped(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(1,50,40,0,1,1,0,0,0);"
+	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
+	    " VALUES(1,1,211,0,30,20,1,9,1);";
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+
+	(void)state;
+	load(path, &t, &in);
+	assert_int_equal(in.n_ops, 1);
+	assert_int_equal(in.ops[0].end, 50);
+	assert_int_equal(in.n_apis, 1);
+	assert_int_equal(in.apis[0].end, 30);
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_rowids_with_holes_and_negative_are_all_read),
+	    cmocka_unit_test(test_rowids_spread_too_far_are_read_by_one_job),
+	    cmocka_unit_test(test_end_before_start_is_clamped),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
