@@ -144,9 +144,32 @@ int64_t gs_percentile(int64_t *v, size_t n, double p)
 	return v[k];
 }
 
+/* Value of rank k (0-based) of v[0..n), all in [min, min + (NB << shift)):
+ * by the histogram of (v - min) >> shift, counts[NB]. The bucket holding
+ * rank k is moved to the front of v and selected in; with shift 0 a
+ * bucket holds one value and is the answer. Reorders v. */
+#define DIST_BUCKETS 4096
+static int64_t hist_rank(int64_t *v, size_t n, size_t k, int64_t min, unsigned shift,
+			 const size_t *counts)
+{
+	size_t b = 0, before = 0, m = 0, i;
+
+	while (before + counts[b] <= k)
+		before += counts[b++];
+	if (shift == 0)
+		return (int64_t)((uint64_t)min + b);
+	for (i = 0; i < n; i++)
+		if ((((uint64_t)v[i] - (uint64_t)min) >> shift) == b)
+			swap64(&v[i], &v[m++]);
+	select_kth(v, m, k - before);
+	return v[k - before];
+}
+
 void gs_dist_compute(struct gs_dist *d, int64_t *v, size_t n)
 {
-	size_t i, k99, k90, k50;
+	size_t i, k99, k90, k50, *counts;
+	uint64_t range;
+	unsigned shift = 0;
 
 	memset(d, 0, sizeof(*d));
 	if (n == 0)
@@ -159,11 +182,28 @@ void gs_dist_compute(struct gs_dist *d, int64_t *v, size_t n)
 		if (v[i] > d->max)
 			d->max = v[i];
 	}
-	/* Select the highest rank first: afterwards v[0..k99] holds the k99+1
-	 * smallest values, so the lower ranks can be selected inside it. */
 	k99 = nearest_rank(99, n) - 1;
 	k90 = nearest_rank(90, n) - 1;
 	k50 = nearest_rank(50, n) - 1;
+	/* Many samples: one histogram pass finds the bucket of each rank, so
+	 * the selections run on those buckets only instead of three
+	 * quickselects over all samples (a second per 10M launches x three
+	 * metrics). The values are the same order statistics. */
+	counts = n >= 4 * DIST_BUCKETS ? calloc(DIST_BUCKETS, sizeof(size_t)) : NULL;
+	if (counts) {
+		range = (uint64_t)d->max - (uint64_t)d->min;
+		while ((range >> shift) >= DIST_BUCKETS)
+			shift++;
+		for (i = 0; i < n; i++)
+			counts[((uint64_t)v[i] - (uint64_t)d->min) >> shift]++;
+		d->p99 = hist_rank(v, n, k99, d->min, shift, counts);
+		d->p90 = hist_rank(v, n, k90, d->min, shift, counts);
+		d->p50 = hist_rank(v, n, k50, d->min, shift, counts);
+		free(counts);
+		return;
+	}
+	/* Select the highest rank first: afterwards v[0..k99] holds the k99+1
+	 * smallest values, so the lower ranks can be selected inside it. */
 	select_kth(v, n, k99);
 	d->p99 = v[k99];
 	select_kth(v, k99 + 1, k90);

@@ -593,6 +593,49 @@ static void test_percentile_matches_sorting_on_random_data(void **state)
 	free(b);
 }
 
+/* Large sample counts take the histogram path of gs_dist_compute: values
+ * within a narrow range (one value per bucket), a wide range with
+ * negative values and one far outlier (most samples in one bucket), and
+ * the whole int64 range. Expected: ranks of a sorted copy. */
+static void test_percentile_histogram_path_matches_sorting(void **state)
+{
+	enum { N = 50000 };
+	int64_t *a = malloc(N * sizeof(int64_t)), *b = malloc(N * sizeof(int64_t));
+	unsigned seed = 777;
+	size_t i, n = N;
+	int shape;
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	for (shape = 0; shape < 3; shape++) {
+		struct gs_dist d;
+		for (i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			if (shape == 0)
+				a[i] = 3000 + (int64_t)(seed >> 16) % 700;
+			else if (shape == 1)
+				a[i] = i == 17 ? (int64_t)1 << 40
+					       : (int64_t)(seed >> 8) % 100000 - 5000;
+			else
+				a[i] = i == 0 ? INT64_MIN
+				       : i == 1
+					   ? INT64_MAX
+					   : ((int64_t)seed << 32) ^ (int64_t)(seed * 2654435761u);
+			b[i] = a[i];
+		}
+		qsort(b, n, sizeof(int64_t), cmp64);
+		gs_dist_compute(&d, a, n);
+		assert_int_equal(d.n, n);
+		assert_int_equal(d.p50, b[(50 * n + 99) / 100 - 1]);
+		assert_int_equal(d.p90, b[(90 * n + 99) / 100 - 1]);
+		assert_int_equal(d.p99, b[(99 * n + 99) / 100 - 1]);
+		assert_int_equal(d.min, b[0]);
+		assert_int_equal(d.max, b[n - 1]);
+	}
+	free(a);
+	free(b);
+}
+
 static void test_nvtx_range_restricts_window(void **state)
 {
 	struct tb *t = tb_new();
@@ -1019,6 +1062,7 @@ int main(void)
 	    cmocka_unit_test(test_idle_by_cause_sums_exactly_to_idle),
 	    cmocka_unit_test(test_percentile_is_nearest_rank),
 	    cmocka_unit_test(test_percentile_matches_sorting_on_random_data),
+	    cmocka_unit_test(test_percentile_histogram_path_matches_sorting),
 	    cmocka_unit_test(test_nvtx_range_restricts_window),
 	    cmocka_unit_test(test_nvtx_range_that_matches_nothing_selects_nothing),
 	    cmocka_unit_test(test_nvtx_breakdown_busy_share),
