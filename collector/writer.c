@@ -4,7 +4,9 @@
  *
  * One connection, owned by whoever holds the writer (the writer thread while
  * recording). One prepared statement per table, reused with bind/step/reset,
- * inside one transaction per batch (SQLite's speedtest1 pattern); WAL journal
+ * inside one transaction per batch (SQLite's speedtest1 pattern); kernels and
+ * API calls, nearly every record, are collected and inserted 4096 rows per
+ * statement instead (see "batches of rows"); WAL journal
  * with synchronous=OFF while recording: a killed application keeps every
  * committed batch (the WAL is in the page cache), only a power cut can lose
  * them. Strings are interned in a hash map here so each name is stored once.
@@ -51,6 +53,7 @@ enum {
 	ST_GRAPH_EXEC,
 	ST_GRAPH_LAUNCH,
 	ST_GRAPH_CAPTURED,
+	ST_GRAPH_NODE_UPDATE,
 	ST_COUNT
 };
 
@@ -99,6 +102,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_GRAPH_LAUNCH] = "INSERT INTO graph_launches(exec_id, stream, correlation_id, tid) "
 			"VALUES(?,?,?,?)",
     /* the graph row normally exists (created when the capture began) */
+    [ST_GRAPH_NODE_UPDATE] = "INSERT INTO graph_node_updates(time, kind, node_id, graph_id, "
+			     "exec_id) VALUES(?,?,?,?,?)",
     [ST_GRAPH_CAPTURED] = "INSERT INTO graphs(graph_id, created, origin) VALUES(?,?,2) "
 			  "ON CONFLICT(graph_id) DO UPDATE SET origin = 2",
 };
@@ -1193,6 +1198,27 @@ int gs_writer_graph_captured(struct gs_writer *w, uint32_t graph_id, uint64_t wh
 	bind_i64(st, 1, graph_id);
 	bind_i64(st, 2, (int64_t)when);
 	return step(w, ST_GRAPH_CAPTURED, "marking a captured graph");
+}
+
+int gs_writer_graph_node_update(struct gs_writer *w, uint64_t time, int kind, uint64_t node_id,
+				int64_t graph_id, int64_t exec_id)
+{
+	struct bcache *st = &w->bc[ST_GRAPH_NODE_UPDATE];
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, (int64_t)time);
+	bind_i64(st, 2, kind);
+	bind_i64(st, 3, (int64_t)node_id);
+	if (graph_id < 0)
+		bind_null(st, 4);
+	else
+		bind_i64(st, 4, graph_id);
+	if (exec_id < 0)
+		bind_null(st, 5);
+	else
+		bind_i64(st, 5, exec_id);
+	return step(w, ST_GRAPH_NODE_UPDATE, "writing a graph node update");
 }
 
 /* ---------------------------------------------------------------- implicit syncs */
