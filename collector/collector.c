@@ -310,6 +310,8 @@ static void graph_event(const CUpti_GraphData *g, CUpti_CallbackId cbid)
 	uint32_t gid = 0, ogid = 0, eid = 0;
 	uint64_t nid = 0, onid = 0, dep = 0;
 
+	if (!g)
+		return;
 	memset(&ev, 0, sizeof(ev));
 	if (g->graph)
 		cuptiGetGraphId(g->graph, &gid);
@@ -370,6 +372,23 @@ static void graph_event(const CUpti_GraphData *g, CUpti_CallbackId cbid)
 		ev.u.edge.graph_id = gid;
 		ev.u.edge.from = dep; /* node depends on dependency */
 		ev.u.edge.to = nid;
+		break;
+	case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
+	case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS:
+		/* cudaGraphExec*NodeSetParams, cudaGraphExecUpdate, ...: the
+		 * cheap alternative to re-instantiating, worth seeing */
+		if (!g->node || cuptiGetGraphNodeId(g->node, &nid) != CUPTI_SUCCESS)
+			return;
+		ev.kind = GS_EV_GRAPH_NODE_UPDATE;
+		ev.u.update.time = cupti_now();
+		ev.u.update.kind = cbid == CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED
+				       ? GS_NODE_UPDATE_NODE
+				       : GS_NODE_UPDATE_PARAMS;
+		ev.u.update.node_id = nid;
+		ev.u.update.graph_id = g->graph ? (int64_t)gid : -1;
+		ev.u.update.exec_id = -1;
+		if (g->graphExec && cuptiGetGraphExecId(g->graphExec, &eid) == CUPTI_SUCCESS)
+			ev.u.update.exec_id = eid;
 		break;
 	case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
 		if (!g->graphExec || cuptiGetGraphExecId(g->graphExec, &eid) != CUPTI_SUCCESS)
@@ -676,6 +695,8 @@ static int enable_callbacks(void)
 	    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
 	    CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED,
 	    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+	    CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED,
+	    CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS,
 	};
 	CUptiResult r;
 	size_t i;

@@ -297,6 +297,10 @@ int gs_writer_graph_launch(struct gs_writer *w, const struct gs_graph_launch *l)
  * graphs.origin = 2. Adds the row (created = `when`) if the graph is not
  * known yet. */
 int gs_writer_graph_captured(struct gs_writer *w, uint32_t graph_id, uint64_t when);
+/* A node changed after creation: kind GS_NODE_UPDATE_*; graph_id, exec_id
+ * -1 when unknown (stored as NULL). */
+int gs_writer_graph_node_update(struct gs_writer *w, uint64_t time, int kind, uint64_t node_id,
+				int64_t graph_id, int64_t exec_id);
 
 /* Remember that API calls named by `name_id` are implicit synchronizations of
  * `kind` (GS_SYNC_IMPLICIT_ALLOC or _DEVICE_WIDE) for `reason`. The rows are
@@ -379,7 +383,8 @@ enum gs_event_kind {
 	GS_EV_GRAPH_EDGE,
 	GS_EV_GRAPH_EXEC,
 	GS_EV_GRAPH_LAUNCH,
-	GS_EV_GRAPH_CAPTURED, /* a stream capture ended with this graph */
+	GS_EV_GRAPH_CAPTURED,	 /* a stream capture ended with this graph */
+	GS_EV_GRAPH_NODE_UPDATE, /* a node's parameters changed */
 };
 
 struct gs_event {
@@ -404,6 +409,12 @@ struct gs_event {
 			uint32_t graph_id;
 			uint64_t when; /* ns, end of the capture */
 		} captured;
+		struct {
+			uint64_t time;		   /* ns */
+			int kind;		   /* GS_NODE_UPDATE_* */
+			uint64_t node_id;	   /* CUPTI graph node id */
+			int64_t graph_id, exec_id; /* -1: unknown */
+		} update;
 	} u;
 };
 

@@ -65,6 +65,10 @@ int gs_apply_event(struct gs_writer *w, const struct gs_event *ev)
 	case GS_EV_GRAPH_LAUNCH: return gs_writer_graph_launch(w, &ev->u.launch);
 	case GS_EV_GRAPH_CAPTURED:
 		return gs_writer_graph_captured(w, ev->u.captured.graph_id, ev->u.captured.when);
+	case GS_EV_GRAPH_NODE_UPDATE:
+		return gs_writer_graph_node_update(w, ev->u.update.time, ev->u.update.kind,
+						   ev->u.update.node_id, ev->u.update.graph_id,
+						   ev->u.update.exec_id);
 	default: return -1;
 	}
 }

@@ -133,6 +133,11 @@ static int list_graphs(struct trace *t, const char *path, int all)
 				 g->parent_node, g->parent_graph);
 		else if (g->origin == 1 && g->original)
 			snprintf(note, sizeof(note), "clone of graph %" PRId64, g->original);
+		if (g->updates) {
+			size_t used = strlen(note);
+			snprintf(note + used, sizeof(note) - used, "%s%zu node update%s in place",
+				 used ? "; " : "", g->updates, g->updates == 1 ? "" : "s");
+		}
 		printf("%8" PRId64 "  %-7s  %6zu  %6zu  %5zu  %8zu  %8zu  %12.3f  %12s%s%s\n",
 		       g->graph_id, origin_name(g->origin), g->nodes, g->edges, g->execs,
 		       g->launches, g->ops, (double)g->gpu_ns / 1e3, per, *note ? "  " : "", note);

@@ -282,6 +282,16 @@ static void fill_counts(struct trace *t, int64_t graph_id, struct tg_info *info)
 					   "SELECT COUNT(*) FROM graph_launches WHERE exec_id IN "
 					   "(SELECT exec_id FROM graph_execs WHERE graph_id=?)",
 					   graph_id);
+	/* parameters changed in place (cudaGraphExec*NodeSetParams, ...); the
+	 * table is absent from traces recorded before it existed: -1 */
+	{
+		int64_t u = query_i64(t,
+				      "SELECT COUNT(*) FROM graph_node_updates WHERE node_id IN "
+				      "(SELECT node_id FROM graph_nodes WHERE graph_id=?1) OR exec_id IN "
+				      "(SELECT exec_id FROM graph_execs WHERE graph_id=?1)",
+				      graph_id);
+		info->updates = u > 0 ? (size_t)u : 0;
+	}
 }
 
 static int graph_exists(struct trace *t, int64_t graph_id)

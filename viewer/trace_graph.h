@@ -28,6 +28,7 @@ struct tg_info {
 	size_t edges;	      /* graph_edges rows of this graph */
 	size_t execs;	      /* graph_execs instantiated from it */
 	size_t launches;      /* graph_launches of those execs */
+	size_t updates;	      /* graph_node_updates on its nodes or execs (0 in older traces) */
 	size_t ops;	      /* GPU operations measured on its nodes (and child graphs') */
 	uint64_t gpu_ns;      /* ns, sum of those operations' durations */
 };

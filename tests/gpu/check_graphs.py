@@ -193,6 +193,7 @@ def check_demo(db_path, dot_dir, list_path):
            f"in {dot_dir}: copies, chain10, producer, consumer, fork_join)")
     summaries = {g: t.summary(g) for g in t.graphs}
     used = set()
+    chain_gid = None
     for path in dots:
         name = os.path.basename(path)
         d = parse_cuda_dot(path)
@@ -229,11 +230,49 @@ def check_demo(db_path, dot_dir, list_path):
                f"{name}: graph {gid} launched ({s['launches']} times) and its GPU ops = "
                f"{work} nodes x {s['launches']} launches = {work * s['launches']} "
                f"(recorded {len(ops)})")
+        if name == "graph_conversion_chain10.dot":
+            chain_gid = gid
         if listed is not None:
             row = listed.get(gid)
             result(row is not None and row[:2] == (want[0], want[1]),
                    f"{name}: `gapscope graph` lists graph {gid} with {want[0]} nodes, "
                    f"{want[1]} edges (lists {row[:2] if row else 'no such row'})")
+    check_node_updates(t, chain_gid, list_path)
+
+
+def check_node_updates(t, chain_gid, list_path):
+    """demos/graph_conversion.cu's parameter-update phase calls
+    cudaGraphExecKernelNodeSetParams on one node of the chain10 graph's exec:
+    one graph_node_updates row of kind 2 per call, naming that node and exec."""
+    q = t.db.execute
+    calls = q("SELECT count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id "
+              "WHERE s.value LIKE 'cudaGraphExecKernelNodeSetParams%'").fetchone()[0]
+    try:
+        rows = q("SELECT kind, node_id, graph_id, exec_id FROM graph_node_updates").fetchall()
+    except sqlite3.Error as e:
+        result(False, f"graph_node_updates readable ({e})")
+        return
+    print(f"  graph_node_updates: {collections.Counter(r[0] for r in rows)} by kind; "
+          f"{calls} cudaGraphExecKernelNodeSetParams calls")
+    sets = [r for r in rows if r[0] == 2]
+    result(calls > 0 and len(sets) == calls,
+           f"one 'parameters set' row per cudaGraphExecKernelNodeSetParams call "
+           f"({calls} calls, {len(sets)} rows)")
+    if chain_gid is None:
+        result(False, "the chain10 graph was matched (for the node updates)")
+        return
+    nodes = {t.resolve(r[1], chain_gid) for r in sets}
+    result(len(nodes) == 1 and None not in nodes,
+           f"every update names the same node of the chain10 graph {chain_gid} "
+           f"(resolved to {sorted(map(str, nodes))})")
+    execs = {r[3] for r in sets}
+    result(len(execs) == 1 and execs <= set(t.execs[chain_gid]),
+           f"every update names the chain10 graph's exec {t.execs[chain_gid]} (got {execs})")
+    if list_path:
+        with open(list_path) as f:
+            line = next((l for l in f if l.split()[:1] == [str(chain_gid)]), "")
+        want = f"{len(sets)} node updates in place"
+        result(want in line, f"`gapscope graph` notes '{want}' for graph {chain_gid}: {line.strip()!r}")
 
 
 def check_torch(db_path, list_path):

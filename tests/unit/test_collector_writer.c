@@ -348,6 +348,41 @@ static void test_captured_graph_origin_2(void **state)
 	sqlite3_close(db);
 }
 
+/* Node changes after creation (cudaGraphExec*NodeSetParams and the like):
+ * one row each, exact values, unknown graph/exec stored as NULL. */
+static void test_graph_node_updates(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct gs_event ev;
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = GS_EV_GRAPH_NODE_UPDATE;
+	ev.u.update.time = 1000;
+	ev.u.update.kind = GS_NODE_UPDATE_PARAMS;
+	ev.u.update.node_id = 0x1c00000007ull; /* CUPTI node ids are 64-bit */
+	ev.u.update.graph_id = 28;
+	ev.u.update.exec_id = 29;
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	ev.u.update.time = 1500;
+	ev.u.update.kind = GS_NODE_UPDATE_NODE;
+	ev.u.update.graph_id = -1;
+	ev.u.update.exec_id = -1;
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	gs_writer_commit(w);
+	gs_writer_close(w);
+
+	db = open_db();
+	assert_text(db,
+		    "SELECT group_concat(printf('%d:%d:%d:%s:%s', time, kind, node_id,"
+		    " ifnull(graph_id, 'null'), ifnull(exec_id, 'null')), ' ')"
+		    " FROM (SELECT * FROM graph_node_updates ORDER BY time)",
+		    "1000:2:120259084295:28:29 1500:1:120259084295:null:null");
+	sqlite3_close(db);
+}
+
 static void test_round_trip_other_rows(void **state)
 {
 	struct gs_writer *w = open_writer();
@@ -844,6 +879,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_intern_reused_address_new_text, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_captured_graph_origin_2, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_graph_node_updates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_finalize_gives_one_file_trace_open_accepts, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_unwritable_path_fails_with_reason, setup,

@@ -94,6 +94,12 @@ enum gs_graph_node_type {
 	GS_NODE_CONDITIONAL = 13,
 };
 
+/* graph_node_updates.kind: which CUPTI resource callback reported it */
+enum gs_node_update_kind {
+	GS_NODE_UPDATE_NODE = 1,   /* CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED */
+	GS_NODE_UPDATE_PARAMS = 2, /* CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS: in an exec */
+};
+
 /* The SQL that creates an empty schema-v1 database (tables only; indexes
  * are in gs_schema_index_sql and are built at finalize, after bulk load). */
 extern const char gs_schema_sql[];
