@@ -617,10 +617,11 @@ static void test_percentile_histogram_path_matches_sorting(void **state)
 				a[i] = i == 17 ? (int64_t)1 << 40
 					       : (int64_t)(seed >> 8) % 100000 - 5000;
 			else
-				a[i] = i == 0 ? INT64_MIN
-				       : i == 1
-					   ? INT64_MAX
-					   : ((int64_t)seed << 32) ^ (int64_t)(seed * 2654435761u);
+				a[i] =
+				    i == 0 ? INT64_MIN
+				    : i == 1
+					? INT64_MAX
+					: (int64_t)(((uint64_t)seed << 32) ^ (seed * 2654435761u));
 			b[i] = a[i];
 		}
 		qsort(b, n, sizeof(int64_t), cmp64);
