@@ -1105,10 +1105,13 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 	if (in->n_ops >= GS_NONE || in->n_apis >= GS_NONE || in->n_syncs >= GS_NONE ||
 	    in->n_nvtx >= GS_NONE)
 		return -EINVAL;
+	/* one pass over the ops: the order check, and the devices counted */
+	n_dev = in->n_ops > 0;
 	for (i = 1; i < in->n_ops; i++) {
 		const struct gs_op *p = &in->ops[i - 1], *q = &in->ops[i];
 		if (q->device < p->device || (q->device == p->device && q->start < p->start))
 			return -EINVAL;
+		n_dev += q->device != p->device;
 	}
 
 	/* Hopper and older: CUPTI times kernels by instrumenting them */
@@ -1166,18 +1169,22 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 	if (rc)
 		goto out;
 
-	for (i = 0; i < in->n_ops; i++)
-		if (i == 0 || in->ops[i].device != in->ops[i - 1].device)
-			n_dev++;
 	res->devices = calloc(n_dev ? n_dev : 1, sizeof(*res->devices));
 	if (!res->devices) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < in->n_ops;) {
-		size_t j = i + 1;
-		while (j < in->n_ops && in->ops[j].device == in->ops[i].device)
-			j++;
+		/* end of this device's ops: ops are sorted by device, so a
+		 * binary search instead of a walk over them */
+		size_t j = i + 1, hi = in->n_ops;
+		while (j < hi) {
+			size_t mid = j + (hi - j) / 2;
+			if (in->ops[mid].device == in->ops[i].device)
+				j = mid + 1;
+			else
+				hi = mid;
+		}
 		rc = device_pass(&c, &res->devices[res->n_devices++], (uint32_t)i, (uint32_t)j);
 		if (rc)
 			goto out;
