@@ -56,7 +56,6 @@ struct gs_op {
 	uint32_t name_id;	/* strings id: kernel (mangled) name; 0 for copies/sets */
 	uint32_t stream;	/* CUPTI stream id */
 	uint32_t graph_id;	/* CUPTI graph id, 0 unless launched from a graph */
-	uint32_t graph_node_id; /* CUPTI graph node id, 0 unless from a graph */
 	int16_t device;		/* CUDA device ordinal */
 	uint8_t kind;		/* enum gs_op_kind */
 	uint8_t flags;		/* GS_OPF_* */

@@ -81,6 +81,13 @@ static int vec_reserve(struct vec *v, size_t cap)
 		    : vec_push(&(j)->out))
 
 /* one loading job: a table read on one connection */
+/* Graph node ids (CUPTI's 64-bit ids) with a host-function node as a direct
+ * predecessor, or cloned from such a node: sorted, read before the ops. */
+struct node_set {
+	int64_t *v;
+	size_t n;
+};
+
 struct job {
 	const char *path;
 	sqlite3 *db; /* NULL: open our own connection on path */
@@ -89,6 +96,7 @@ struct job {
 	int fixed;	/* out is a slice of a shared buffer: never grow or free it */
 	int64_t lo, hi; /* kernels, api_calls: rowid range [lo, hi] */
 	int kind;	/* ops tables: enum gs_op_kind of the rows */
+	const struct node_set *host_deps; /* ops tables: GS_OPF_HOST_NODE_DEP nodes */
 	int rc;
 	char err[256];
 };
@@ -117,6 +125,12 @@ static int64_t max_rowid(sqlite3 *db, const char *table)
 static int i32(sqlite3_stmt *st, int col)
 {
 	return sqlite3_column_int(st, col);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 static uint32_t u32(sqlite3_stmt *st, int col)
@@ -199,9 +213,14 @@ static void row_op(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	o->corr = (uint32_t)sqlite3_value_int64(v[4]);
 	o->name_id = (uint32_t)sqlite3_value_int64(v[5]);
 	o->graph_id = (uint32_t)sqlite3_value_int64(v[6]);
-	o->graph_node_id = (uint32_t)sqlite3_value_int64(v[7]);
 	o->kind = (uint8_t)j->kind;
 	o->flags = 0;
+	if (j->host_deps && j->host_deps->n) {
+		int64_t node = sqlite3_value_int64(v[7]);
+		if (node &&
+		    bsearch(&node, j->host_deps->v, j->host_deps->n, sizeof(int64_t), cmp_i64))
+			o->flags |= GS_OPF_HOST_NODE_DEP;
+	}
 	if (j->kind != GS_OP_KERNEL) {
 		if (sqlite3_value_int(v[8]) == GS_MEM_PAGEABLE ||
 		    sqlite3_value_int(v[9]) == GS_MEM_PAGEABLE)
@@ -505,15 +524,11 @@ fail:
 	return -1;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Mark graph ops whose node (or the node it was instantiated from) has a
- * host-function node as a direct predecessor. */
-static int mark_host_node_deps(sqlite3 *db, struct gs_op *ops, size_t n, char *err, size_t errlen)
+/* The graph nodes whose ops get GS_OPF_HOST_NODE_DEP: a host-function node
+ * is a direct predecessor of the node or of the node it was instantiated
+ * from. Node ids are 64-bit (CUPTI puts the graph id in the high half), so
+ * they are matched whole while the rows are read. */
+static int load_host_deps(sqlite3 *db, struct node_set *hd, char *err, size_t errlen)
 {
 	static const char sql[] =
 	    "WITH h(node) AS (SELECT e.to_node FROM graph_edges e JOIN graph_nodes n "
@@ -521,29 +536,23 @@ static int mark_host_node_deps(sqlite3 *db, struct gs_op *ops, size_t n, char *e
 	    "SELECT node FROM h UNION SELECT node_id FROM graph_nodes "
 	    "WHERE original_node_id IN (SELECT node FROM h)";
 	sqlite3_stmt *st = NULL;
-	struct vec v = {.elem = sizeof(uint32_t)};
-	size_t i;
+	struct vec v = {.elem = sizeof(int64_t)};
 	int rc;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t *p = vec_push(&v);
+		int64_t *p = vec_push(&v);
 		if (!p)
 			goto fail;
-		*p = u32(st, 0);
+		*p = sqlite3_column_int64(st, 0);
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
 	sqlite3_finalize(st);
-	if (v.n) {
-		qsort(v.p, v.n, sizeof(uint32_t), cmp_u32);
-		for (i = 0; i < n; i++)
-			if (ops[i].graph_node_id &&
-			    bsearch(&ops[i].graph_node_id, v.p, v.n, sizeof(uint32_t), cmp_u32))
-				ops[i].flags |= GS_OPF_HOST_NODE_DEP;
-	}
-	free(v.p);
+	qsort(v.p, v.n, sizeof(int64_t), cmp_i64); /* UNION's order is not promised */
+	hd->v = v.p;
+	hd->n = v.n;
 	return 0;
 fail:
 	snprintf(err, errlen, "cannot read graph nodes: %s", sqlite3_errmsg(db));
@@ -695,6 +704,7 @@ int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, s
 	struct vec vk = {.elem = sizeof(struct gs_op)}, va = {.elem = sizeof(struct gs_api)};
 	struct vec vs = {.elem = sizeof(struct gs_sync)}, vn = {.elem = sizeof(struct gs_nvtx)};
 	struct vec ve = {.elem = sizeof(struct gs_event)};
+	struct node_set hd = {NULL, 0};
 	struct job *bg[4];
 	pthread_t th[4];
 	int started[4] = {0, 0, 0, 0}, n_bg = 0, k, rc = -1;
@@ -709,12 +719,18 @@ int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, s
 	 * CPU evenly, so all finish together); the small tables on the
 	 * caller's connection meanwhile. If a thread cannot be started, its
 	 * job runs here. */
-	if ((what & GS_LOAD_OPS) &&
-	    split_setup(&sk, t, "kernels", job_kernels, sizeof(struct gs_op), err, errlen))
+	if ((what & GS_LOAD_OPS) && load_host_deps(t->db, &hd, err, errlen))
 		return -1;
+	if ((what & GS_LOAD_OPS) &&
+	    split_setup(&sk, t, "kernels", job_kernels, sizeof(struct gs_op), err, errlen)) {
+		free(hd.v);
+		return -1;
+	}
+	sk.half[0].host_deps = sk.half[1].host_deps = jc.host_deps = &hd;
 	if ((what & GS_LOAD_APIS) &&
 	    split_setup(&sa, t, "api_calls", job_apis, sizeof(struct gs_api), err, errlen)) {
 		free(sk.buf);
+		free(hd.v);
 		return -1;
 	}
 	n_bg = split_jobs(&sk, bg);
@@ -760,8 +776,6 @@ join:
 		in->ops = vk.p;
 		in->n_ops = vk.n + jc.out.n;
 		vk.p = NULL;
-		if (mark_host_node_deps(t->db, (struct gs_op *)in->ops, in->n_ops, err, errlen))
-			goto out;
 	}
 	in->apis = va.p;
 	in->n_apis = va.n;
@@ -777,6 +791,7 @@ join:
 	ve.p = NULL;
 	rc = 0;
 out:
+	free(hd.v);
 	free(sk.buf); /* still set only if we failed before taking it over */
 	free(sa.buf);
 	free(sk.max < 0 ? sk.half[0].out.p : NULL); /* likewise an unbounded job's */

@@ -82,7 +82,7 @@ static void test_rowids_with_holes_and_negative_are_all_read(void **state)
 	assert_int_equal(in.ops[1].flags, GS_OPF_PAGEABLE | GS_OPF_ASYNC);
 	assert_int_equal(in.ops[2].start, 300);
 	assert_int_equal(in.ops[2].graph_id, 5);
-	assert_int_equal(in.ops[2].graph_node_id, 6);
+	assert_int_equal(in.ops[2].flags, 0); /* node 6 has no host-node predecessor */
 	assert_int_equal(in.ops[3].start, 500);
 	assert_int_equal(in.ops[3].stream, 8);
 	assert_int_equal(in.ops[3].name_id, 2);
@@ -157,12 +157,47 @@ static void test_end_before_start_is_clamped(void **state)
 	free(path);
 }
 
+/* GS_OPF_HOST_NODE_DEP goes by the whole 64-bit node id. CUPTI's node ids
+ * carry the graph id in the high half (0x1c00000007 is node 7 of graph 28,
+ * seen on the H200): graph 28 has host node 28:0 -> kernel node 28:1, and
+ * its exec 29 ran the clone 29:1 of 28:1; graph 30 has a kernel node 30:1
+ * with the same low half and no host predecessor. Only the ops of 28:1 and
+ * 29:1 are marked. */
+static void test_host_node_dep_by_full_node_id(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO graph_nodes(node_id,graph_id,type,original_node_id) VALUES"
+	    "(120259084288,28,3,NULL),(120259084289,28,0,NULL),"
+	    "(124554051585,29,0,120259084289),(128849018881,30,0,NULL);"
+	    "INSERT INTO graph_edges VALUES(28,120259084288,120259084289);"
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(1,100,110,0,7,1,0,28,120259084289),"
+	    "(2,200,210,0,7,2,0,29,124554051585),(3,300,310,0,7,3,0,30,128849018881),"
+	    "(4,400,410,0,7,4,0,0,0);";
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+
+	(void)state;
+	load(path, &t, &in);
+	assert_int_equal(in.n_ops, 4);
+	assert_int_equal(in.ops[0].flags, GS_OPF_HOST_NODE_DEP);
+	assert_int_equal(in.ops[1].flags, GS_OPF_HOST_NODE_DEP);
+	assert_int_equal(in.ops[2].flags, 0);
+	assert_int_equal(in.ops[3].flags, 0);
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rowids_with_holes_and_negative_are_all_read),
 	    cmocka_unit_test(test_rowids_spread_too_far_are_read_by_one_job),
 	    cmocka_unit_test(test_end_before_start_is_clamped),
+	    cmocka_unit_test(test_host_node_dep_by_full_node_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
