@@ -58,3 +58,9 @@ INSERT INTO graph_launches VALUES (3, 400, 7, 600, 40000, 40010, 42);
 INSERT INTO kernels (start, end, stream, correlation_id, name_id, graph_id, graph_node_id) VALUES
   (41000, 41300, 7, 600, 3, 400, 441), (41300, 42000, 7, 600, 3, 400, 442),
   (43000, 44000, 7, 601, 3, 500, 551);
+-- Node updates in place (graph_node_updates): node 41 of graph 4 had its
+-- parameters set twice in exec 400 -> graph 4 notes 2; node 31 of the child
+-- graph 3 was updated once (no exec) -> graph 3 notes 1 after its child-graph
+-- note; graph 2, which holds graph 3, has none of its own.
+INSERT INTO graph_node_updates VALUES (45000, 2, 41, 4, 400), (46000, 2, 41, 4, 400),
+  (47000, 1, 31, 3, NULL);

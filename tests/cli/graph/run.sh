@@ -65,8 +65,8 @@ list)
    graph  origin    nodes   edges  execs  launches   GPU ops   GPU time us     us/launch  note
        1  created       4       4      1         2         8        22.000        11.000
        2  capture      11      10      0         0         0         0.000             -
-       3  clone         2       1      0         0         0         0.000             -  child graph of node 211 in graph 2
-       4  created       2       1      1         1         3         2.000         2.000" "" -- basic.db
+       3  clone         2       1      0         0         0         0.000             -  child graph of node 211 in graph 2; 1 node update in place
+       4  created       2       1      1         1         3         2.000         2.000  2 node updates in place" "" -- basic.db
 	;;
 hidden)
 	db hidden
