@@ -520,16 +520,18 @@ static int build_corr_index(struct gs_result *res, uint32_t max_corr)
 
 	if ((size_t)max_corr <= 2 * in->n_apis + 4096) {
 		res->corr_index_n = (size_t)max_corr + 1;
-		res->corr_index = big_malloc(res->corr_index_n * sizeof(uint32_t));
+		/* slots hold apis index + 1, 0 = none: calloc'd fresh pages
+		 * are zero already, where a fill with GS_NONE would write the
+		 * whole table once more (40 MB on a 10M-call trace) */
+		res->corr_index = big_calloc(res->corr_index_n, sizeof(uint32_t));
 		if (!res->corr_index)
 			return -ENOMEM;
-		memset(res->corr_index, 0xff, res->corr_index_n * sizeof(uint32_t));
 		for (i = 0; i < in->n_apis; i++) {
 			uint32_t k = in->apis[i].corr, *slot = &res->corr_index[k];
 			if (k == 0)
 				continue;
-			if (*slot == GS_NONE || in->apis[i].start < in->apis[*slot].start)
-				*slot = (uint32_t)i;
+			if (*slot == 0 || in->apis[i].start < in->apis[*slot - 1].start)
+				*slot = (uint32_t)i + 1;
 		}
 		return 0;
 	}
@@ -564,7 +566,8 @@ uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx)
 	if (corr == 0)
 		return GS_NONE;
 	if (res->corr_index)
-		return corr < res->corr_index_n ? res->corr_index[corr] : GS_NONE;
+		return corr < res->corr_index_n ? res->corr_index[corr] - 1 /* 0 - 1 = GS_NONE */
+						: GS_NONE;
 	if (!res->corr_sorted)
 		return GS_NONE;
 	lo = 0;

@@ -47,18 +47,23 @@ enum gs_op_kind {
 #define GS_OPF_PAGEABLE 0x02	  /* memcpy/memset touching pageable host memory */
 #define GS_OPF_ASYNC 0x04	  /* memcpy/memset issued by an *Async API */
 
-/* One GPU operation (kernel, memcpy, memset). 40 bytes: the 10M-kernel
- * benchmark keeps all of them in memory at once. */
-struct gs_op {
-	int64_t start;		/* ns */
-	int64_t end;		/* ns, >= start */
-	uint32_t corr;		/* correlation id of the launching API call (0: unknown) */
-	uint32_t name_id;	/* strings id: kernel (mangled) name; 0 for copies/sets */
-	uint32_t stream;	/* CUPTI stream id */
-	uint32_t graph_id;	/* CUPTI graph id, 0 unless launched from a graph */
-	int16_t device;		/* CUDA device ordinal */
-	uint8_t kind;		/* enum gs_op_kind */
-	uint8_t flags;		/* GS_OPF_* */
+/* One GPU operation (kernel, memcpy, memset). 36 bytes, packed with
+ * 4-byte alignment (naturally aligned it would be 40, 4 of them padding):
+ * the 10M-kernel benchmark keeps all of them in memory at once, and on
+ * virtual machines fresh memory costs ~1.6 s per GB to fault in. x86-64
+ * loads the then only 4-aligned 64-bit fields without a fault (one that
+ * straddles a cache line costs a little, far less than the memory). Do
+ * not take the address of a field (it may be misaligned for its type). */
+struct __attribute__((packed, aligned(4))) gs_op {
+	int64_t start;	   /* ns */
+	int64_t end;	   /* ns, >= start */
+	uint32_t corr;	   /* correlation id of the launching API call (0: unknown) */
+	uint32_t name_id;  /* strings id: kernel (mangled) name; 0 for copies/sets */
+	uint32_t stream;   /* CUPTI stream id */
+	uint32_t graph_id; /* CUPTI graph id, 0 unless launched from a graph */
+	int16_t device;	   /* CUDA device ordinal */
+	uint8_t kind;	   /* enum gs_op_kind */
+	uint8_t flags;	   /* GS_OPF_* */
 };
 
 /* gs_api.flags: set by gs_api_classify() from the name (the analysis calls

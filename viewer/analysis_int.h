@@ -111,6 +111,9 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
  * pages a 10M-op analysis spends a large part of its time in page faults
  * on virtual machines. */
 void *big_malloc(size_t bytes);
+/* calloc for the same: fresh memory from the kernel is zero already, so
+ * a table whose "empty" is 0 costs no writing pass of its own */
+void *big_calloc(size_t n, size_t size);
 void big_hint(void *p, size_t bytes);
 
 /* analysis_stats.c */

@@ -499,7 +499,9 @@ static uint64_t op_token(const struct gs_op *o)
 struct tokcount {
 	uint64_t tok;
 	uint32_t count;
-	uint32_t first; /* first position */
+	uint32_t first;	  /* first position */
+	uint32_t last;	  /* last position */
+	uint32_t longest; /* longest distance between consecutive positions */
 	uint8_t used;
 };
 
@@ -697,7 +699,11 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 				tab[h].used = 1;
 				tab[h].tok = tok[i];
 				tab[h].first = (uint32_t)i;
+				tab[h].last = (uint32_t)i;
 			}
+			if ((uint32_t)i - tab[h].last > tab[h].longest)
+				tab[h].longest = (uint32_t)i - tab[h].last;
+			tab[h].last = (uint32_t)i;
 			tab[h].count++;
 		}
 	}
@@ -742,27 +748,22 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 		for (ci = 0; ci < n_cand; ci++) {
 			size_t cover = 0, mm = 0;
 			struct seg best = {0};
+			/* A group of k >= 2 segments covers at most the span
+			 * between the first and last anchor, a single piece that
+			 * follows itself twice its length: a candidate that
+			 * cannot beat the best so far is not hashed at all (on a
+			 * loop of 8 kernels, 6 of the 8 candidates), nor are its
+			 * positions looked for (span and longest distance come
+			 * from the counting pass). Candidates occur >= 2 times. */
+			if ((size_t)(cand[ci].last - cand[ci].first) <= best_cover &&
+			    2 * (size_t)cand[ci].longest <= best_cover)
+				continue;
 			for (i = 0; i < n; i++)
 				if (tok[i] == cand[ci].tok)
 					pos[mm++] = (uint32_t)i;
 			/* segments between consecutive anchors, hashed (FNV-1a),
 			 * grouped by (hash, length) in a hash table: a sort of
 			 * the segments cost a second per 10M ops */
-			if (mm < 2)
-				continue;
-			/* A group of k >= 2 segments covers at most the span
-			 * between the first and last anchor, a single piece that
-			 * follows itself twice its length: a candidate that
-			 * cannot beat the best so far is not hashed at all (on a
-			 * loop of 8 kernels, 6 of the 8 candidates). */
-			{
-				size_t span = pos[mm - 1] - pos[0], longest = 0;
-				for (j = 0; j + 1 < mm; j++)
-					if (pos[j + 1] - pos[j] > longest)
-						longest = pos[j + 1] - pos[j];
-				if (span <= best_cover && 2 * longest <= best_cover)
-					continue;
-			}
 			n_grp = 0;
 			memset(grp, 0, grp_cap * sizeof(*grp));
 			for (j = 0; j + 1 < mm; j++) {
@@ -928,11 +929,13 @@ int stats_graph_advice(struct actx *c)
 	size_t *off = NULL, d, adv_cap = 0;
 	int rc = -ENOMEM;
 
-	/* scratch layout (bytes, n ops): tok [0, 8n), order [8n, 12n), opi
-	 * [12n, 16n); measure_node_overhead() uses [16n, 24n) */
+	/* scratch layout (bytes, n ops): tok [0, 8n), order [8n, 12n);
+	 * measure_node_overhead() uses [16n, 24n). A stream's op indexes
+	 * (opi) are compacted in place over its own slice of order, which
+	 * is read ahead of every write: no third array of 4 bytes per op
+	 * to fault in. */
 	tok = c->scratch_advice;
 	order = (uint32_t *)(tok + c->in->n_ops);
-	opi = order + c->in->n_ops;
 	/* stream order: counting sort of each device's ops by stream index
 	 * (stable, so each stream stays in start order) */
 	for (d = 0; d < res->n_devices; d++) {
@@ -961,6 +964,7 @@ int stats_graph_advice(struct actx *c)
 		while (i < dr->end_op) {
 			uint32_t s = c->stream_of[order[i]];
 			size_t n = 0;
+			opi = order + i;
 			for (; i < dr->end_op && c->stream_of[order[i]] == s; i++) {
 				const struct gs_op *o = &c->ops[order[i]];
 				if (o->graph_id || !sel_contains_op(c, o->start, o->end))

@@ -234,3 +234,13 @@ void *big_malloc(size_t bytes)
 	big_hint(p, bytes);
 	return p;
 }
+
+void *big_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	/* glibc's calloc of a block it gets from mmap does not write it
+	 * (fresh pages are zero): the hint still comes before first touch */
+	big_hint(p, n * size);
+	return p;
+}
