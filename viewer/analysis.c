@@ -451,29 +451,41 @@ static int build_indexes(struct actx *c)
 	return 0;
 }
 
-/* API classes: by name id when the loader did not classify. */
-static int classify_apis(struct actx *c)
+/* API classes: by name id when the loader did not classify. One half of
+ * the calls per thread (a 10M-call trace spends a tenth of a second here
+ * on one core while the other would idle), each with its own by-name
+ * cache so that no byte is written by both. */
+struct cls_job {
+	const struct gs_input *in;
+	uint8_t *api_cls;
+	size_t a, b;	   /* apis [a, b) */
+	size_t name_end;   /* out: 1 + the largest name id seen (at least 1) */
+	uint32_t corr_max; /* out: the largest correlation id seen */
+	int err;
+};
+
+static void *classify_half(void *arg)
 {
-	const struct gs_input *in = c->in;
+	struct cls_job *j = arg;
+	const struct gs_input *in = j->in;
 	uint8_t *by_name = NULL;
 	size_t i;
 
-	c->api_cls = malloc(in->n_apis ? in->n_apis : 1);
-	if (!c->api_cls)
-		return -ENOMEM;
 	if (in->strings.n) {
 		by_name = calloc(in->strings.n, 1);
-		if (!by_name)
-			return -ENOMEM;
+		if (!by_name) {
+			j->err = -ENOMEM;
+			return NULL;
+		}
 	}
-	c->api_name_end = 1;
-	for (i = 0; i < in->n_apis; i++) {
+	j->name_end = 1;
+	for (i = j->a; i < j->b; i++) {
 		const struct gs_api *a = &in->apis[i];
 		uint8_t f = a->flags;
-		if (a->name_id >= c->api_name_end)
-			c->api_name_end = (size_t)a->name_id + 1;
-		if (a->corr > c->api_corr_max)
-			c->api_corr_max = a->corr;
+		if (a->name_id >= j->name_end)
+			j->name_end = (size_t)a->name_id + 1;
+		if (a->corr > j->corr_max)
+			j->corr_max = a->corr;
 		if (!(f & GS_APIF_CLASSIFIED)) {
 			if (a->name_id < in->strings.n) {
 				if (!by_name[a->name_id])
@@ -484,10 +496,36 @@ static int classify_apis(struct actx *c)
 				f = GS_APIF_CLASSIFIED;
 			}
 		}
-		c->api_cls[i] = f;
+		j->api_cls[i] = f;
 	}
 	free(by_name);
-	return 0;
+	return NULL;
+}
+
+static int classify_apis(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct cls_job half[2];
+	pthread_t th;
+	int threaded, h;
+
+	c->api_cls = malloc(in->n_apis ? in->n_apis : 1);
+	if (!c->api_cls)
+		return -ENOMEM;
+	for (h = 0; h < 2; h++)
+		half[h] = (struct cls_job){.in = in,
+					   .api_cls = c->api_cls,
+					   .a = h ? in->n_apis / 2 : 0,
+					   .b = h ? in->n_apis : in->n_apis / 2};
+	threaded = in->n_apis >= 65536 && pthread_create(&th, NULL, classify_half, &half[1]) == 0;
+	classify_half(&half[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		classify_half(&half[1]);
+	c->api_name_end = half[0].name_end > half[1].name_end ? half[0].name_end : half[1].name_end;
+	c->api_corr_max = half[0].corr_max > half[1].corr_max ? half[0].corr_max : half[1].corr_max;
+	return half[0].err ? half[0].err : half[1].err;
 }
 
 /* corr -> apis index. Correlation ids are small increasing integers in
@@ -511,6 +549,29 @@ static int cmp_corr(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Direct corr table: the slots of ids [lo, hi] (apis index + 1, 0 none). */
+struct corr_job {
+	struct gs_result *res;
+	uint32_t lo, hi; /* correlation ids */
+};
+
+static void *corr_fill(void *arg)
+{
+	const struct corr_job *j = arg;
+	const struct gs_input *in = j->res->in;
+	uint32_t *tab = j->res->corr_index;
+	size_t i;
+
+	for (i = 0; i < in->n_apis; i++) {
+		uint32_t k = in->apis[i].corr, *slot = &tab[k];
+		if (k < j->lo || k > j->hi)
+			continue;
+		if (*slot == 0 || in->apis[i].start < in->apis[*slot - 1].start)
+			*slot = (uint32_t)i + 1;
+	}
+	return NULL;
+}
+
 /* max_corr: the largest correlation id of in->apis (classify_apis() finds
  * it in its pass over the calls) */
 static int build_corr_index(struct gs_result *res, uint32_t max_corr)
@@ -526,12 +587,24 @@ static int build_corr_index(struct gs_result *res, uint32_t max_corr)
 		res->corr_index = big_calloc(res->corr_index_n, sizeof(uint32_t));
 		if (!res->corr_index)
 			return -ENOMEM;
-		for (i = 0; i < in->n_apis; i++) {
-			uint32_t k = in->apis[i].corr, *slot = &res->corr_index[k];
-			if (k == 0)
-				continue;
-			if (*slot == 0 || in->apis[i].start < in->apis[*slot - 1].start)
-				*slot = (uint32_t)i + 1;
+		/* two threads, each owning the slots of one half of the id
+		 * range (both read all calls: the table, not the calls, is
+		 * what one slot's earliest-start rule must not share) */
+		{
+			struct corr_job half[2];
+			pthread_t th;
+			int threaded, h;
+			for (h = 0; h < 2; h++)
+				half[h] = (struct corr_job){.res = res,
+							    .lo = h ? max_corr / 2 + 1 : 1,
+							    .hi = h ? max_corr : max_corr / 2};
+			threaded = in->n_apis >= 65536 &&
+				   pthread_create(&th, NULL, corr_fill, &half[1]) == 0;
+			corr_fill(&half[0]);
+			if (threaded)
+				pthread_join(th, NULL);
+			else
+				corr_fill(&half[1]);
 		}
 		return 0;
 	}
