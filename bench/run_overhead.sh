@@ -13,7 +13,8 @@
 # beside DESIGN.md's reference figures. Logs and databases go to
 # ${OUT:-out}/overhead/. Exits 77 without a GPU, 1 if a run failed.
 # The PyTorch part runs ROUNDS (default 3) interleaved rounds and compares
-# medians; GS_LIB_B=<libgapscope.so> adds a second collector build to it.
+# medians; GS_LIB_B=<libgapscope.so> adds a second collector build to it,
+# GS_ACTIVITY_SETS="kernel,runtime kernel,runtime,sync" one run per list.
 # It prints figures; it does not pass or fail on them.
 set -u
 cd "$(dirname "$0")/.."
@@ -84,9 +85,13 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	# in turn, and the median of the rounds' figures is compared.
 	# GS_LIB_B=<another libgapscope.so> adds "gapscope record" with that
 	# library (e.g. the build before a collector change) to every round.
+	# GS_ACTIVITY_SETS="LIST LIST ..." adds "gapscope record --activities
+	# LIST" for each (which activity costs what).
 	rounds=${ROUNDS:-3}
 	labels="torch_plain torch_traced torch_prof_cuda torch_prof_cpu"
 	[ -n "${GS_LIB_B:-}" ] && labels="$labels torch_traced_b"
+	read -r -a act_sets <<<"${GS_ACTIVITY_SETS:-}"
+	for a in "${!act_sets[@]}"; do labels="$labels torch_act$a"; done
 	for r in $(seq 1 "$rounds"); do
 		echo
 		echo "--- round $r of $rounds"
@@ -98,6 +103,10 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 			GAPSCOPE_LIB=$GS_LIB_B run torch_traced_b.$r "$gs" record -o "$W/torch_traced_b.db" -- \
 				python3 bench/torch_overhead.py
 		fi
+		for a in "${!act_sets[@]}"; do
+			run torch_act$a.$r "$gs" record --activities "${act_sets[$a]}" -o "$W/torch_act$a.db" -- \
+				python3 bench/torch_overhead.py
+		done
 	done
 	tfig() { # the median over the rounds of one configuration
 		for r in $(seq 1 "$rounds"); do
@@ -116,6 +125,7 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 		torch_traced_b) name="gapscope record (GS_LIB_B)" ref="" ;;
 		torch_prof_cuda) name="torch.profiler CUDA only" ref="~477" ;;
 		torch_prof_cpu) name="torch.profiler CPU+CUDA" ref="~783" ;;
+		torch_act*) name="--activities ${act_sets[${l#torch_act}]}" ref="" ;;
 		esac
 		v=$(tfig $l)
 		awk -v n="$name" -v v="${v:-nan}" -v p="${p:-nan}" -v ref="$ref" -v all="$(tall $l)" \
