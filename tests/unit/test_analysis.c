@@ -1030,6 +1030,85 @@ static void test_lookups_alternate_threads_and_go_back_in_time(void **state)
 	tb_free(t);
 }
 
+/* 100k launches: enough for the analysis to split the API classification
+ * and the correlation table over two threads (halves of the calls, halves
+ * of the id range). Driver twins appended at the end (second half of the
+ * calls) that start earlier than the runtime call of the same id must win
+ * in both halves of the id range; one that starts later must not. */
+static void test_launch_calls_of_many_calls_with_twins(void **state)
+{
+	enum { N = 100000 };
+	const uint32_t twin_corr[3] = {3, N / 2 + 7, N - 2}; /* earlier twins */
+	const uint32_t late_corr = N / 2 + 9;		     /* later twin */
+	struct gs_op *ops = calloc(N, sizeof(*ops));
+	struct gs_api *apis = calloc(N + 4, sizeof(*apis));
+	struct gs_input in;
+	struct gs_result res;
+	uint32_t i, k;
+
+	(void)state;
+	assert_non_null(ops);
+	assert_non_null(apis);
+	memset(&in, 0, sizeof(in));
+	for (i = 0; i < N; i++) {
+		/* call i: [1000i + 500, +10], corr i + 1; its kernel
+		 * [1000i + 800, +100] */
+		apis[i] = (struct gs_api){.start = 1000 * (int64_t)i + 500,
+					  .end = 1000 * (int64_t)i + 510,
+					  .corr = i + 1,
+					  .name_id = S_LAUNCH,
+					  .tid = 1};
+		ops[i] = (struct gs_op){.start = 1000 * (int64_t)i + 800,
+					.end = 1000 * (int64_t)i + 900,
+					.corr = i + 1,
+					.name_id = S_KA,
+					.stream = 7,
+					.kind = GS_OP_KERNEL};
+	}
+	for (k = 0; k < 3; k++) /* [1000(c-1) + 300, +400]: 200 ns earlier */
+		apis[N + k] = (struct gs_api){.start = 1000 * (int64_t)(twin_corr[k] - 1) + 300,
+					      .end = 1000 * (int64_t)(twin_corr[k] - 1) + 700,
+					      .corr = twin_corr[k],
+					      .name_id = S_LAUNCH,
+					      .tid = 1};
+	apis[N + 3] = (struct gs_api){.start = 1000 * (int64_t)(late_corr - 1) + 505,
+				      .end = 1000 * (int64_t)(late_corr - 1) + 520,
+				      .corr = late_corr,
+				      .name_id = S_LAUNCH,
+				      .tid = 1};
+	in.ops = ops;
+	in.n_ops = N;
+	in.apis = apis;
+	in.n_apis = N + 4;
+	in.strings.v = strtab;
+	in.strings.n = S_N;
+	in.kernel_overhead_ns = -1;
+	assert_int_equal(gs_analyze(&in, NULL, &res), 0);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(gs_launch_call(&res, twin_corr[k] - 1), N + k);
+	assert_int_equal(gs_launch_call(&res, late_corr - 1), late_corr - 1);
+	assert_int_equal(gs_launch_call(&res, 0), 0);
+	assert_int_equal(gs_launch_call(&res, N / 2 - 1), N / 2 - 1); /* corr N/2: last of half 1 */
+	assert_int_equal(gs_launch_call(&res, N / 2), N / 2);
+	assert_int_equal(gs_launch_call(&res, N - 1), N - 1);
+	/* every hole [1000i + 900, 1000(i+1) + 800) is launch-bound: the next
+	 * call starts at 1000(i+1) + 500 (a twin at + 300), after g0 */
+	assert_int_equal(res.devices[0].n_gaps, N - 1);
+	assert_int_equal(res.devices[0].tl.gaps_by_cause[GS_CAUSE_LAUNCH_BOUND], N - 1);
+	assert_int_equal(res.devices[0].gaps[twin_corr[1] - 2].explain_idx, N + 1);
+	/* one sample per launching call, all classified cudaLaunchKernel
+	 * (both halves): N samples, three of 400 ns, the rest 10 ns */
+	assert_int_equal(res.n_launches, 1);
+	assert_int_equal(res.launches[0].name_id, S_LAUNCH);
+	assert_int_equal(res.launches[0].api_dur.n, N);
+	assert_int_equal(res.launches[0].api_dur.p99, 10);
+	assert_int_equal(res.launches[0].api_dur.max, 400);
+	assert_int_equal(res.launch_cost_ns, 10);
+	gs_result_free(&res);
+	free(ops);
+	free(apis);
+}
+
 static void test_api_classification(void **state)
 {
 	(void)state;
@@ -1060,6 +1139,7 @@ int main(void)
 	    cmocka_unit_test(test_op_without_launch_call_is_other),
 	    cmocka_unit_test(test_overlap_between_streams_covers_gap),
 	    cmocka_unit_test(test_graph_launch_kernels_share_correlation_id),
+	    cmocka_unit_test(test_launch_calls_of_many_calls_with_twins),
 	    cmocka_unit_test(test_idle_by_cause_sums_exactly_to_idle),
 	    cmocka_unit_test(test_percentile_is_nearest_rank),
 	    cmocka_unit_test(test_percentile_matches_sorting_on_random_data),
