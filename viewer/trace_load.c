@@ -550,7 +550,8 @@ static int load_host_deps(sqlite3 *db, struct node_set *hd, char *err, size_t er
 	if (rc != SQLITE_DONE)
 		goto fail;
 	sqlite3_finalize(st);
-	qsort(v.p, v.n, sizeof(int64_t), cmp_i64); /* UNION's order is not promised */
+	if (v.n > 1) /* (qsort of a NULL array is undefined even when empty: UBSan) */
+		qsort(v.p, v.n, sizeof(int64_t), cmp_i64); /* UNION's order is not promised */
 	hd->v = v.p;
 	hd->n = v.n;
 	return 0;
