@@ -25,10 +25,32 @@
 
 /* Tables of schema v1, in the order the docs list them. */
 static const char *const info_tables[] = {
-    "strings",	   "devices",	  "processes",	    "threads",	"kernels", "api_calls",
-    "memcpys",	   "memsets",	  "syncs",	    "nvtx",	"graphs",  "graph_nodes",
-    "graph_edges", "graph_execs", "graph_launches", "overhead",
+    "strings",
+    "devices",
+    "processes",
+    "threads",
+    "kernels",
+    "api_calls",
+    "memcpys",
+    "memsets",
+    "syncs",
+    "events",
+    "nvtx",
+    "graphs",
+    "graph_nodes",
+    "graph_edges",
+    "graph_execs",
+    "graph_launches",
+    "graph_node_updates",
+    "overhead",
 };
+
+/* Tables added to schema v1 later (additively): older traces lack them,
+ * which is not damage. */
+static int info_table_is_later(const char *name)
+{
+	return !strcmp(name, "events") || !strcmp(name, "graph_node_updates");
+}
 #define INFO_NTABLES (sizeof(info_tables) / sizeof(info_tables[0]))
 
 struct info_device {
@@ -437,7 +459,10 @@ static void info_print_text(const struct info *in, const char *path_clean)
 	printf("rows\n");
 	for (i = 0; i < INFO_NTABLES; i++) {
 		if (in->rows[i] < 0) {
-			printf("  %-15s %s\n", info_tables[i], "(table missing)");
+			printf("  %-15s %s\n", info_tables[i],
+			       info_table_is_later(info_tables[i])
+				   ? "(not in traces of this collector version)"
+				   : "(table missing)");
 			continue;
 		}
 		printf("  %-15s %" PRId64, info_tables[i], in->rows[i]);
