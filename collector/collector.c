@@ -673,8 +673,8 @@ static void query_calls_string(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < sizeof(query_calls) / sizeof(query_calls[0]); i++) {
-		const char *n = query_calls[i].name, *v = strrchr(n, '_');
-		size_t k = v && v[1] == 'v' ? (size_t)(v - n) : strlen(n);
+		const char *n = query_calls[i].name;
+		size_t k = gs_api_plain_len(n);
 		int w;
 
 		if (name_listed(buf, n, k))

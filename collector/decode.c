@@ -57,6 +57,16 @@ void gs_decoder_free(struct gs_decoder *d)
 
 /* ------------------------------------------------------------- kinds */
 
+size_t gs_api_plain_len(const char *name)
+{
+	const char *v = strrchr(name, '_');
+
+	if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9' &&
+	    strspn(v + 2, "0123456789") == strlen(v + 2))
+		return (size_t)(v - name);
+	return strlen(name);
+}
+
 static int64_t api_name_id(struct gs_decoder *d, int api, uint32_t cbid)
 {
 	int64_t *slot = cbid < GS_MAX_CBID ? &d->api_name_id[api - 1][cbid] : NULL;
@@ -78,10 +88,8 @@ static int64_t api_name_id(struct gs_decoder *d, int api, uint32_t cbid)
 	 * ("cudaLaunchKernel_v7000"); users know the API by its plain name,
 	 * and the version is kept in cbid. Variants (_ptsz, _ptds) stay. */
 	{
-		const char *v = strrchr(name, '_');
-		size_t len = v ? (size_t)(v - name) : 0;
-		if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9' &&
-		    strspn(v + 2, "0123456789") == strlen(v + 2) && len < sizeof(plain)) {
+		size_t len = gs_api_plain_len(name);
+		if (name[len] && len < sizeof(plain)) {
 			memcpy(plain, name, len);
 			plain[len] = '\0';
 			name = plain;

@@ -321,6 +321,11 @@ struct gs_writer_stats {
 };
 void gs_writer_get_stats(const struct gs_writer *w, struct gs_writer_stats *s);
 
+/* Length of an API name without CUPTI's version suffix ("_v" and digits at
+ * the end): "cudaLaunchKernel_v7000" -> 16; variants such as "_ptsz" or
+ * "_v2" before the suffix stay. The plain name is how traces store it. */
+size_t gs_api_plain_len(const char *name);
+
 /* Implicit synchronisation by API name (version suffixes like "_v3020" or
  * "_v2" ignored). Returns GS_SYNC_IMPLICIT_ALLOC, GS_SYNC_IMPLICIT_DEVICE_WIDE
  * or 0, and the plain-English reason. */

@@ -1210,14 +1210,8 @@ int gs_writer_graph_node_update(struct gs_writer *w, uint64_t time, int kind, ui
 	bind_i64(st, 1, (int64_t)time);
 	bind_i64(st, 2, kind);
 	bind_i64(st, 3, (int64_t)node_id);
-	if (graph_id < 0)
-		bind_null(st, 4);
-	else
-		bind_i64(st, 4, graph_id);
-	if (exec_id < 0)
-		bind_null(st, 5);
-	else
-		bind_i64(st, 5, exec_id);
+	bind_opt(st, 4, graph_id);
+	bind_opt(st, 5, exec_id);
 	return step(w, ST_GRAPH_NODE_UPDATE, "writing a graph node update");
 }
 

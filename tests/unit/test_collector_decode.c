@@ -336,6 +336,19 @@ static void test_api_records_and_names(void **state)
 	sqlite3_close(db);
 }
 
+/* The plain API name: CUPTI's "_v<digits>" suffix goes, variants stay
+ * (lengths counted by hand). */
+static void test_api_plain_len(void **state)
+{
+	(void)state;
+	assert_int_equal(gs_api_plain_len("cudaLaunchKernel_v7000"), 16);
+	assert_int_equal(gs_api_plain_len("cudaStreamIsCapturing_ptsz_v10000"), 26);
+	assert_int_equal(gs_api_plain_len("cudaStreamGetCaptureInfo_v2_v11030"), 27);
+	assert_int_equal(gs_api_plain_len("cuLaunchKernel"), 14);
+	assert_int_equal(gs_api_plain_len("cudaGetDevice_vX"), 16);
+	assert_int_equal(gs_api_plain_len("cudaFoo_v"), 9);
+}
+
 static void test_sync2_explicit(void **state)
 {
 	struct fx f;
@@ -954,6 +967,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_kernel10_latency_timestamps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_memcpy6_memset4_p2p, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_api_records_and_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_api_plain_len, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sync2_explicit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cuda_event2_records_and_wait_join, setup,
 					    teardown),
