@@ -108,12 +108,14 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 				python3 bench/torch_overhead.py
 		done
 	done
-	tfig() { # the median over the rounds of one configuration
+	tall() { # each round's figure of one configuration
 		for r in $(seq 1 "$rounds"); do
 			sed -n 's/^torch_eager mode=.* us_per_step=\([0-9.]*\)$/\1/p' "$W/$1.$r.txt"
-		done | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		done
 	}
-	tall() { for r in $(seq 1 "$rounds"); do sed -n 's/^torch_eager mode=.* us_per_step=\([0-9.]*\)$/\1/p' "$W/$1.$r.txt"; done | tr '\n' ' '; }
+	tfig() { # their median
+		tall "$1" | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	}
 	p=$(tfig torch_plain)
 	echo
 	echo "PyTorch eager step (8 x matmul+gelu, synchronized), µs per step: median of $rounds rounds (each round's figure):"
@@ -128,7 +130,7 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 		torch_act*) name="--activities ${act_sets[${l#torch_act}]}" ref="" ;;
 		esac
 		v=$(tfig $l)
-		awk -v n="$name" -v v="${v:-nan}" -v p="${p:-nan}" -v ref="$ref" -v all="$(tall $l)" \
+		awk -v n="$name" -v v="${v:-nan}" -v p="${p:-nan}" -v ref="$ref" -v all="$(tall $l | tr '\n' ' ')" \
 			'BEGIN { printf "%-28s %9s %6.2f  %-34s %s\n", n, v, v / p, all, ref }'
 	done
 else
