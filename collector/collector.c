@@ -532,7 +532,7 @@ static const struct {
     {GS_ACT_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, "driver"},
     {GS_ACT_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"},
     /* which stream recorded each event, for the waits in syncs */
-    {GS_ACT_SYNC, CUPTI_ACTIVITY_KIND_CUDA_EVENT, "cuda_event"},
+    {GS_ACT_EVENT, CUPTI_ACTIVITY_KIND_CUDA_EVENT, "cuda_event"},
     {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER, "nvtx"},
     {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA, "nvtx_data"},
     {GS_ACT_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, "overhead"},
@@ -541,7 +541,7 @@ static const struct {
      * are non-blocking: for the legacy-default-stream derivation; one
      * record per context/stream creation */
     {GS_ACT_ALL, CUPTI_ACTIVITY_KIND_CONTEXT, "context"},
-    {GS_ACT_SYNC, CUPTI_ACTIVITY_KIND_STREAM, "stream"},
+    {GS_ACT_STREAM, CUPTI_ACTIVITY_KIND_STREAM, "stream"},
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))

@@ -129,9 +129,10 @@ static const struct {
 	const char *word;
 	unsigned bit;
 } act_words[] = {
-    {"kernel", GS_ACT_KERNEL},	 {"memcpy", GS_ACT_MEMCPY}, {"memset", GS_ACT_MEMSET},
-    {"runtime", GS_ACT_RUNTIME}, {"driver", GS_ACT_DRIVER}, {"sync", GS_ACT_SYNC},
-    {"nvtx", GS_ACT_NVTX},	 {"graph", GS_ACT_GRAPH},   {"overhead", GS_ACT_OVERHEAD},
+    {"kernel", GS_ACT_KERNEL},	 {"memcpy", GS_ACT_MEMCPY},	{"memset", GS_ACT_MEMSET},
+    {"runtime", GS_ACT_RUNTIME}, {"driver", GS_ACT_DRIVER},	{"sync", GS_ACT_SYNC},
+    {"event", GS_ACT_EVENT},	 {"stream", GS_ACT_STREAM},	{"nvtx", GS_ACT_NVTX},
+    {"graph", GS_ACT_GRAPH},	 {"overhead", GS_ACT_OVERHEAD},
 };
 
 #define N_ACT_WORDS (sizeof(act_words) / sizeof(act_words[0]))

@@ -46,8 +46,10 @@ enum gs_activity {
 	GS_ACT_NVTX = 1u << 6,
 	GS_ACT_GRAPH = 1u << 7,
 	GS_ACT_OVERHEAD = 1u << 8,
+	GS_ACT_EVENT = 1u << 9,	  /* CUDA_EVENT records: the stream of each event */
+	GS_ACT_STREAM = 1u << 10, /* STREAM records: which streams are non-blocking */
 };
-#define GS_ACT_ALL 0x1ffu
+#define GS_ACT_ALL 0x7ffu
 /* Driver API records double the API rows of every runtime call and cost the
  * most; they are opt-in. */
 #define GS_ACT_DEFAULT (GS_ACT_ALL & ~GS_ACT_DRIVER)

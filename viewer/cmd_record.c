@@ -35,8 +35,9 @@
 #define RECORD_LIB_NAME "libgapscope.so"
 
 /* The activity names the collector understands (GAPSCOPE_ACTIVITIES). */
-static const char *const record_activities[] = {"kernel", "memcpy", "memset", "runtime", "driver",
-						"sync",	  "nvtx",   "graph",  "overhead"};
+static const char *const record_activities[] = {"kernel", "memcpy", "memset",  "runtime",
+						"driver", "sync",   "event",   "stream",
+						"nvtx",	  "graph",  "overhead"};
 
 static const char *const record_log_levels[] = {"quiet", "warn", "info", "debug"};
 
@@ -56,8 +57,9 @@ static void record_usage(FILE *f)
 		"                         %%p pid, %%h hostname, %%q{VAR} environment variable\n"
 		"                         VAR, %%%% a literal %%\n"
 		"      --activities LIST  what to record [GAPSCOPE_ACTIVITIES]: comma list of\n"
-		"                         kernel, memcpy, memset, runtime, driver, sync, nvtx,\n"
-		"                         graph, overhead, or all (default: all but driver).\n"
+		"                         kernel, memcpy, memset, runtime, driver, sync, event,\n"
+		"                         stream, nvtx, graph, overhead, or all (default: all\n"
+		"                         but driver).\n"
 		"                         runtime: cuda* calls but query calls such as\n"
 		"                         cudaGetDevice, cudaGetLastError (docs/record.md),\n"
 		"                         and the driver's launch calls (cuLaunchKernel*)\n"
@@ -107,10 +109,12 @@ static int record_check_activities(const char *list)
 		if (!(n == 3 && !strncmp(p, "all", 3)) &&
 		    !record_in_list(p, n, record_activities,
 				    sizeof(record_activities) / sizeof(record_activities[0]))) {
-			gs_error("record",
-				 "--activities: unknown activity '%.*s' (known: kernel, memcpy, "
-				 "memset, runtime, driver, sync, nvtx, graph, overhead, all)",
-				 (int)n, p);
+			gs_error(
+			    "record",
+			    "--activities: unknown activity '%.*s' (known: kernel, memcpy, "
+			    "memset, runtime, driver, sync, event, stream, nvtx, graph, overhead, "
+			    "all)",
+			    (int)n, p);
 			return -1;
 		}
 		if (!comma)

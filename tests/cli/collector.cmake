@@ -154,7 +154,7 @@ gs_cli_collector_test(record_unknown_option
   -- ${GS_BIN} record --activity kernel -- /bin/true)
 gs_cli_collector_test(record_bad_activity
   --rc 2 --env ${GS_STANDIN} --stdout-empty
-  --stderr-exact "gapscope: record: --activities: unknown activity 'kernels' (known: kernel, memcpy, memset, runtime, driver, sync, nvtx, graph, overhead, all)"
+  --stderr-exact "gapscope: record: --activities: unknown activity 'kernels' (known: kernel, memcpy, memset, runtime, driver, sync, event, stream, nvtx, graph, overhead, all)"
   -- ${GS_BIN} record --activities memcpy,kernels -- /bin/true)
 gs_cli_collector_test(record_bad_flush
   --rc 2 --env ${GS_STANDIN} --stdout-empty

@@ -140,7 +140,8 @@ static void test_env_defaults(void **state)
 	assert_string_equal(c.output, "gapscope-%p.db");
 	assert_int_equal(c.activities, GS_ACT_ALL & ~GS_ACT_DRIVER);
 	gs_activities_to_string(c.activities, acts, sizeof(acts));
-	assert_string_equal(acts, "kernel,memcpy,memset,runtime,sync,nvtx,graph,overhead");
+	assert_string_equal(acts,
+			    "kernel,memcpy,memset,runtime,sync,event,stream,nvtx,graph,overhead");
 	assert_int_equal(c.latency, 0);
 	assert_int_equal(c.flush_ms, 1000);
 	assert_int_equal(c.log_level, GS_LOG_WARN);
@@ -178,7 +179,7 @@ static void test_env_all_activities(void **state)
 	struct gs_config c;
 	(void)state;
 	assert_int_equal(gs_config_from_env(&c, env_get, &e), 0);
-	assert_int_equal(c.activities, 0x1ff);
+	assert_int_equal(c.activities, 0x7ff);
 	assert_true(c.activities & GS_ACT_DRIVER);
 }
 
