@@ -15,6 +15,9 @@
 # The PyTorch part runs ROUNDS (default 3) interleaved rounds and compares
 # medians; GS_LIB_B=<libgapscope.so> adds a second collector build to it,
 # GS_ACTIVITY_SETS="kernel,runtime kernel,runtime,sync" one run per list.
+# GS_PIN="taskset -c 2,3" runs every program under that command prefix (the
+# same cores for every configuration: a Python process's step time depends
+# on where its threads land).
 # It prints figures; it does not pass or fail on them.
 set -u
 cd "$(dirname "$0")/.."
@@ -40,11 +43,12 @@ rm -f "$W"/*.db "$W"/*.db-wal "$W"/*.db-shm "$W"/*.txt
 nvidia-smi -L
 failed=0
 
+read -r -a pin <<<"${GS_PIN:-}"
 run() { # run <label> <command...>: output to $W/<label>.txt
 	local label=$1
 	shift
-	echo "--- $label: $*"
-	"$@" >"$W/$label.txt" 2>"$W/$label.err"
+	echo "--- $label: ${pin[*]} $*"
+	"${pin[@]}" "$@" >"$W/$label.txt" 2>"$W/$label.err"
 	local rc=$?
 	cat "$W/$label.txt" "$W/$label.err"
 	[ $rc = 0 ] || { echo "!!! $label exited $rc"; failed=1; }

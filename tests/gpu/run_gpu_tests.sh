@@ -131,6 +131,14 @@ result $? "record --activities kernel: 100 kernels, 0 API calls, 0 memcpys (got:
 v=$(sql "$W/konly.db" "SELECT value FROM meta WHERE key = 'config.activities'")
 [ "$v" = kernel ]
 result $? "record --activities kernel: meta config.activities = kernel (got: $v)"
+# sync, event and stream are separate CUPTI kinds: sync alone gives the same
+# explicit sync rows as the default recording and no event rows.
+"$gs" record --activities kernel,runtime,sync -o "$W/sync.db" -- "$smoke" >"$W/sync.out" 2>&1
+result $? "record --activities kernel,runtime,sync: exit status 0"
+want=$(sql "$db" "SELECT count(*) FROM syncs WHERE implicit = 0")
+v=$(sql "$W/sync.db" "SELECT (SELECT count(*) FROM syncs WHERE implicit = 0) || ' ' || (SELECT count(*) FROM events)")
+[ -n "$want" ] && [ "$want" -gt 0 ] && [ "$v" = "$want 0" ]
+result $? "record --activities kernel,runtime,sync: $want explicit syncs as by default, 0 events (got: $v)"
 
 # 5. Fault: an output path that cannot be written. The program runs on,
 #    right, with its own exit status, and the collector says so once.
