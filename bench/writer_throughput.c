@@ -9,15 +9,19 @@
  * -> decode -> SQLite, one transaction per batch) and waits until everything
  * is committed, then finalizes (indexes, derived rows, journal switch).
  * Prints records/s by wall clock and by CPU time (the process's CPU time in
- * the timed phase, where only the writer thread works: this figure holds
- * better than wall time when other jobs share the cores), split into user
- * and system time with the page faults and the WAL size at the end of the
- * recording phase (to tell SQLite's own work from page-cache copies,
- * page faults and checkpoints), the finalize time with the same split,
- * and the file size. It prints figures; it asserts nothing.
+ * the timed phase, where only the writer's two threads work - decode and
+ * SQLite, see pipeline.c - split into user and system time with the page
+ * faults and the WAL size at the end of the recording phase, to tell
+ * SQLite's own work from page-cache copies, page faults and checkpoints),
+ * each stage's own CPU time (from /proc/self/task: the SQLite stage's
+ * figure is the rate the writer can sustain with a core of its own, and
+ * holds better than wall time when other jobs share the cores), the
+ * finalize time with the same split, and the file size. It prints figures;
+ * it asserts nothing.
  *
  * usage: writer_throughput [records (default 4000000)] [output.db]
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +60,53 @@ static struct cpu cpu_now(void)
 	return c;
 }
 
+/* CPU time (s) of this process's thread named `comm` (pipeline.c names
+ * its threads), or -1 when there is none. */
+static double thread_cpu(const char *comm)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+	double t = -1;
+
+	if (!dir)
+		return -1;
+	while ((e = readdir(dir)) != NULL) {
+		char p[300], name[64] = "", stat[1024];
+		unsigned long ut, st;
+		const char *c;
+		FILE *f;
+		size_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(p, "r");
+		if (!f)
+			continue;
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		fclose(f);
+		name[strcspn(name, "\n")] = '\0';
+		if (strcmp(name, comm) != 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/self/task/%s/stat", e->d_name);
+		f = fopen(p, "r");
+		if (!f)
+			continue;
+		n = fread(stat, 1, sizeof(stat) - 1, f);
+		fclose(f);
+		stat[n] = '\0';
+		/* fields 14 and 15 (utime, stime) follow the ")" that ends
+		 * field 2 */
+		c = strrchr(stat, ')');
+		if (c && sscanf(c + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
+				&st) == 2)
+			t = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	}
+	closedir(dir);
+	return t;
+}
+
 static const char *api_name(int api, uint32_t cbid, void *ctx)
 {
 	(void)ctx;
@@ -85,6 +136,7 @@ int main(int argc, char **argv)
 	long made = 0, launches = 0;
 	uint64_t ts = 1000000000ull;
 	double t0, t1, t2;
+	double sq0, sq1, de0, de1; /* s: CPU time of the SQLite and decode stages */
 	struct cpu c0, c1, c2;
 	char wal[4200];
 	double wal_bytes;
@@ -184,11 +236,15 @@ int main(int argc, char **argv)
 
 	t0 = now_s();
 	c0 = cpu_now();
+	sq0 = thread_cpu("gs-sqlite");
+	de0 = thread_cpu("gs-decode");
 	for (i = 0; i < nbuf; i++)
 		gs_pipeline_submit(p, bufs[i], BUF_BYTES, lens[i]);
 	gs_pipeline_sync(p, 0);
 	t1 = now_s();
 	c1 = cpu_now();
+	sq1 = thread_cpu("gs-sqlite");
+	de1 = thread_cpu("gs-decode");
 	snprintf(wal, sizeof(wal), "%s-wal", path);
 	wal_bytes = stat(wal, &st) == 0 ? (double)st.st_size : 0;
 	free(bufs);
@@ -216,6 +272,12 @@ int main(int argc, char **argv)
 	       c1.user + c1.sys - c0.user - c0.sys,
 	       (double)made / (c1.user + c1.sys - c0.user - c0.sys) / 1e6, c1.user - c0.user,
 	       c1.sys - c0.sys, c1.minflt - c0.minflt, (double)wal_bytes / (1 << 20));
+	if (sq0 >= 0 && sq1 > sq0)
+		printf(
+		    "stages (CPU):       SQLite %.2f s  %.2f M records/s;  decode %.2f s  %.2f M "
+		    "records/s  (clock ticks of %ld Hz)\n",
+		    sq1 - sq0, (double)made / (sq1 - sq0) / 1e6, de1 - de0,
+		    de1 > de0 ? (double)made / (de1 - de0) / 1e6 : 0.0, sysconf(_SC_CLK_TCK));
 	printf("finalize:           %.3f s  (indexes, derived rows, WAL -> DELETE; user %.3f s, "
 	       "sys %.3f s, %ld page faults)\n",
 	       t2 - t1, c2.user - c1.user, c2.sys - c1.sys, c2.minflt - c1.minflt);

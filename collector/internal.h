@@ -323,6 +323,24 @@ struct gs_writer_stats {
 };
 void gs_writer_get_stats(const struct gs_writer *w, struct gs_writer_stats *s);
 
+/* Pipelined writing (pipeline.c): a chunk holds rows logged by the row
+ * functions above, to be executed later on the thread that owns the
+ * connection. Between gs_writer_set_chunk(w, c) and gs_writer_set_chunk(w,
+ * NULL) the row functions, gs_writer_intern and gs_writer_meta only log
+ * into c (they touch no SQLite object); gs_writer_apply(w, c) then
+ * executes c's rows in order, inside the caller's transaction. The two
+ * may run on two threads at once (one logging into one chunk, the other
+ * applying another); nothing else of the writer may be called meanwhile. */
+struct gs_chunk;
+struct gs_chunk *gs_chunk_new(void);
+void gs_chunk_free(struct gs_chunk *c);
+/* Empty a chunk for reuse. */
+void gs_chunk_reset(struct gs_chunk *c);
+/* Non-zero once a chunk holds enough rows to be handed on. */
+int gs_chunk_full(const struct gs_chunk *c);
+void gs_writer_set_chunk(struct gs_writer *w, struct gs_chunk *c);
+int gs_writer_apply(struct gs_writer *w, const struct gs_chunk *c);
+
 /* Length of an API name without CUPTI's version suffix ("_v" and digits at
  * the end): "cudaLaunchKernel_v7000" -> 16; variants such as "_ptsz" or
  * "_v2" before the suffix stay. The plain name is how traces store it. */

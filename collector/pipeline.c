@@ -1,15 +1,31 @@
 /*
- * pipeline.c - the hand-off between CUPTI's callbacks and the writer thread.
+ * pipeline.c - the hand-off between CUPTI's callbacks and the writer, and
+ * the writer's two stages.
  *
  * bufferCompleted (an application or CUPTI thread) only appends the buffer
- * to a queue under a short mutex and signals; the writer thread takes
- * everything queued, decodes it and commits it as one transaction. The
- * queue is bounded in buffers: when the writer falls behind, new buffers
- * are dropped and their records counted, so the application is never
- * blocked by SQLite or the disk. Graph-topology events from CUPTI callbacks
- * travel through the same queue so that they stay in order with the
- * records. No CUPTI function is called here (and so none under our lock).
+ * to a queue under a short mutex and signals. The queue is bounded in
+ * buffers: when the writer falls behind, new buffers are dropped and their
+ * records counted, so the application is never blocked by SQLite or the
+ * disk. Graph-topology events from CUPTI callbacks travel through the same
+ * queue so that they stay in order with the records.
+ *
+ * Behind the queue the work runs on two threads, so that decoding buffer
+ * k+1 overlaps SQLite's work on buffer k:
+ *   stage 1 (decode) takes everything queued, decodes it record by record
+ *     into chunks (writer.c, "pipelined writing": rows as plain values,
+ *     strings interned here) and hands each chunk on as it fills; the last
+ *     chunk of what it took is marked "commit" with the hand-off count it
+ *     covers;
+ *   stage 2 (SQLite, the only thread that touches the connection) applies
+ *     the chunks in order inside one transaction and commits at each
+ *     "commit" chunk; only then does gs_pipeline_sync see the items as
+ *     done.
+ * At most MAX_CHUNKS chunks exist: stage 1 waits for a free one when stage
+ * 2 is behind (the application never waits; the input queue fills and
+ * drops instead). No CUPTI function is called here (and so none under our
+ * locks).
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -44,8 +60,28 @@ struct gs_pipeline {
 	size_t buffer_bytes;	/* size of pooled buffers */
 	struct item *free_bufs; /* recycled buffers (it->buf), at most MAX_FREE */
 	size_t n_free;
-	pthread_t thread;
+	pthread_t thread;     /* stage 1: decode */
+	pthread_t sql_thread; /* stage 2: SQLite */
 	struct gs_decoder *d;
+	/* stage 1 -> stage 2, under slock */
+	pthread_mutex_t slock;
+	pthread_cond_t ready;		  /* a chunk was handed on, or stage 1 ended */
+	pthread_cond_t room;		  /* a chunk was given back */
+	struct stage_item *rhead, *rtail; /* chunks to apply, in order */
+	struct stage_item *spare;	  /* applied chunks for reuse */
+	int n_chunks;			  /* chunks allocated */
+	int decode_done;		  /* stage 1 has handed on its last chunk */
+};
+
+/* Chunks in existence: one being filled, one being applied, two waiting
+ * (about 1 MiB each with CHUNK_ROWS kernel and API rows). */
+#define MAX_CHUNKS 4
+
+struct stage_item {
+	struct gs_chunk *c;
+	int commit;    /* commit after applying c */
+	uint64_t upto; /* with commit: items handed over that this covers */
+	struct stage_item *next;
 };
 
 int gs_apply_event(struct gs_writer *w, const struct gs_event *ev)
@@ -115,12 +151,84 @@ uint8_t *gs_pipeline_get_buffer(struct gs_pipeline *p)
 	return malloc(p->buffer_bytes);
 }
 
-static void *writer_main(void *arg)
+/* Stage 1: a chunk to fill (waits while MAX_CHUNKS are in use), or NULL
+ * when out of memory. */
+static struct stage_item *chunk_get(struct gs_pipeline *p)
+{
+	struct stage_item *it = NULL;
+
+	pthread_mutex_lock(&p->slock);
+	while (!p->spare && p->n_chunks >= MAX_CHUNKS)
+		pthread_cond_wait(&p->room, &p->slock);
+	if (p->spare) {
+		it = p->spare;
+		p->spare = it->next;
+	} else {
+		p->n_chunks++; /* reserved; given back below on failure */
+	}
+	pthread_mutex_unlock(&p->slock);
+	if (!it) {
+		it = calloc(1, sizeof(*it));
+		if (it)
+			it->c = gs_chunk_new();
+		if (!it || !it->c) {
+			free(it);
+			pthread_mutex_lock(&p->slock);
+			p->n_chunks--;
+			pthread_mutex_unlock(&p->slock);
+			return NULL;
+		}
+	}
+	it->commit = 0;
+	it->upto = 0;
+	it->next = NULL;
+	gs_writer_set_chunk(p->d->w, it->c);
+	return it;
+}
+
+/* Stage 1: hand a chunk on to stage 2. */
+static void chunk_put(struct gs_pipeline *p, struct stage_item *it, int commit, uint64_t upto)
+{
+	gs_writer_set_chunk(p->d->w, NULL);
+	it->commit = commit;
+	it->upto = upto;
+	it->next = NULL;
+	pthread_mutex_lock(&p->slock);
+	if (p->rtail)
+		p->rtail->next = it;
+	else
+		p->rhead = it;
+	p->rtail = it;
+	pthread_cond_signal(&p->ready);
+	pthread_mutex_unlock(&p->slock);
+}
+
+/* Decode one buffer into chunks, handing each on as it fills. Returns the
+ * chunk being filled (NULL if none could be had: the rest is lost). */
+static struct stage_item *decode_buffer(struct gs_pipeline *p, struct stage_item *cur, uint8_t *buf,
+					size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+
+	while (cur && p->d->next(buf, valid, &rec) == 0) {
+		gs_decode_record(p->d, rec);
+		if (gs_chunk_full(cur->c)) {
+			chunk_put(p, cur, 0, 0);
+			cur = chunk_get(p);
+		}
+	}
+	return cur;
+}
+
+static void *decode_main(void *arg)
 {
 	struct gs_pipeline *p = arg;
 
+	/* named for top -H and for the benchmark's per-stage CPU times */
+	pthread_setname_np(pthread_self(), "gs-decode");
 	for (;;) {
 		struct item *list, *it;
+		struct stage_item *cur;
 		uint64_t upto;
 		size_t nbufs = 0;
 
@@ -140,25 +248,106 @@ static void *writer_main(void *arg)
 		upto = p->queued_seq;
 		pthread_mutex_unlock(&p->lock);
 
-		gs_writer_begin(p->d->w);
+		cur = chunk_get(p);
 		while (list) {
 			it = list;
 			list = it->next;
-			if (it->buf)
-				gs_decode_buffer(p->d, it->buf, it->valid);
-			else if (it->ev)
+			if (it->buf && cur)
+				cur = decode_buffer(p, cur, it->buf, it->valid);
+			else if (it->ev && cur) {
 				gs_apply_event(p->d->w, it->ev);
+				if (gs_chunk_full(cur->c)) {
+					chunk_put(p, cur, 0, 0);
+					cur = chunk_get(p);
+				}
+			}
 			recycle(p, it);
 		}
-		gs_decoder_flush_nvtx(p->d, 0, 0);
-		gs_writer_commit(p->d->w);
+		if (!cur)
+			cur = chunk_get(p);
+		if (cur) {
+			gs_decoder_flush_nvtx(p->d, 0, 0);
+			chunk_put(p, cur, 1, upto);
+		} else {
+			/* Out of memory: what was taken is lost, but syncs must
+			 * not wait for it forever. */
+			pthread_mutex_lock(&p->lock);
+			p->done_seq = upto;
+			pthread_cond_broadcast(&p->committed);
+			pthread_mutex_unlock(&p->lock);
+		}
+	}
+	pthread_mutex_lock(&p->slock);
+	p->decode_done = 1;
+	pthread_cond_signal(&p->ready);
+	pthread_mutex_unlock(&p->slock);
+	return NULL;
+}
 
-		pthread_mutex_lock(&p->lock);
-		p->done_seq = upto;
-		pthread_cond_broadcast(&p->committed);
-		pthread_mutex_unlock(&p->lock);
+static void *sql_main(void *arg)
+{
+	struct gs_pipeline *p = arg;
+	struct gs_writer *w = p->d->w;
+
+	pthread_setname_np(pthread_self(), "gs-sqlite");
+	for (;;) {
+		struct stage_item *it;
+
+		pthread_mutex_lock(&p->slock);
+		while (!p->rhead && !p->decode_done)
+			pthread_cond_wait(&p->ready, &p->slock);
+		it = p->rhead;
+		if (it) {
+			p->rhead = it->next;
+			if (!p->rhead)
+				p->rtail = NULL;
+		}
+		pthread_mutex_unlock(&p->slock);
+		if (!it)
+			break;
+
+		/* After a SQLite error these are no-ops; the items still count
+		 * as done so that syncs return. */
+		gs_writer_begin(w);
+		gs_writer_apply(w, it->c);
+		if (it->commit) {
+			gs_writer_commit(w);
+			pthread_mutex_lock(&p->lock);
+			p->done_seq = it->upto;
+			pthread_cond_broadcast(&p->committed);
+			pthread_mutex_unlock(&p->lock);
+		}
+		gs_chunk_reset(it->c);
+		pthread_mutex_lock(&p->slock);
+		it->next = p->spare;
+		p->spare = it;
+		pthread_cond_signal(&p->room);
+		pthread_mutex_unlock(&p->slock);
 	}
 	return NULL;
+}
+
+static void pipeline_free(struct gs_pipeline *p)
+{
+	while (p->free_bufs) {
+		struct item *it = p->free_bufs;
+		p->free_bufs = it->next;
+		free(it->buf);
+		free(it);
+	}
+	while (p->spare) {
+		struct stage_item *it = p->spare;
+		p->spare = it->next;
+		gs_chunk_free(it->c);
+		free(it);
+	}
+	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->slock);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->committed);
+	pthread_cond_destroy(&p->ready);
+	pthread_cond_destroy(&p->room);
+	free(p);
 }
 
 int gs_pipeline_start(struct gs_pipeline **out, struct gs_decoder *d, size_t max_pending,
@@ -171,20 +360,29 @@ int gs_pipeline_start(struct gs_pipeline **out, struct gs_decoder *d, size_t max
 	if (!p)
 		return -1;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->slock, NULL);
 	pthread_condattr_init(&ca);
 	/* timed waits in gs_pipeline_sync measure a duration, not a date */
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->committed, &ca);
 	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&p->ready, NULL);
+	pthread_cond_init(&p->room, NULL);
 	p->max_pending = max_pending ? max_pending : 1;
 	p->buffer_bytes = buffer_bytes;
 	p->d = d;
-	if (pthread_create(&p->thread, NULL, writer_main, p) != 0) {
-		pthread_mutex_destroy(&p->lock);
-		pthread_cond_destroy(&p->work);
-		pthread_cond_destroy(&p->committed);
-		free(p);
+	if (pthread_create(&p->sql_thread, NULL, sql_main, p) != 0) {
+		pipeline_free(p);
+		return -1;
+	}
+	if (pthread_create(&p->thread, NULL, decode_main, p) != 0) {
+		pthread_mutex_lock(&p->slock);
+		p->decode_done = 1;
+		pthread_cond_signal(&p->ready);
+		pthread_mutex_unlock(&p->slock);
+		pthread_join(p->sql_thread, NULL);
+		pipeline_free(p);
 		return -1;
 	}
 	*out = p;
@@ -308,15 +506,9 @@ void gs_pipeline_stop(struct gs_pipeline *p)
 	p->stop = 1;
 	pthread_cond_signal(&p->work);
 	pthread_mutex_unlock(&p->lock);
+	/* stage 1 drains the queue and hands on its last chunk, then stage 2
+	 * applies and commits everything before it ends */
 	pthread_join(p->thread, NULL);
-	while (p->free_bufs) {
-		struct item *it = p->free_bufs;
-		p->free_bufs = it->next;
-		free(it->buf);
-		free(it);
-	}
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->work);
-	pthread_cond_destroy(&p->committed);
-	free(p);
+	pthread_join(p->sql_thread, NULL);
+	pipeline_free(p);
 }

@@ -14,6 +14,10 @@
  * sync records) and the switch back to a single-file DELETE journal happen
  * in gs_writer_finalize.
  *
+ * While the pipeline runs, the row functions are called on the decode
+ * thread and only log rows into chunks that the SQLite thread applies (see
+ * "pipelined writing"): same rows, same order, same ids.
+ *
  * It does not know CUPTI: decode.c turns activity records into the structs
  * of internal.h. On the first SQLite error (disk full, file removed, ...)
  * the writer warns once and turns every later call into a no-op: the
@@ -108,6 +112,32 @@ static const char *const stmt_sql[ST_COUNT] = {
 			  "ON CONFLICT(graph_id) DO UPDATE SET origin = 2",
 };
 
+/* What a statement was doing, for the one warning of a failed write. */
+static const char *const stmt_what[ST_COUNT] = {
+    [ST_BEGIN] = "starting a batch",
+    [ST_COMMIT] = "committing a batch",
+    [ST_STRING] = "storing a string",
+    [ST_META] = "writing meta",
+    [ST_KERNEL] = "writing kernels",
+    [ST_API] = "writing API calls",
+    [ST_MEMCPY] = "writing a memcpy",
+    [ST_MEMSET] = "writing a memset",
+    [ST_SYNC] = "writing a sync",
+    [ST_CUDA_EVENT] = "writing a CUDA event record",
+    [ST_NVTX] = "writing an NVTX range",
+    [ST_OVERHEAD] = "writing an overhead record",
+    [ST_DEVICE] = "writing a device",
+    [ST_PROCESS] = "writing the process",
+    [ST_THREAD] = "writing a thread",
+    [ST_GRAPH] = "writing a graph",
+    [ST_GRAPH_NODE] = "writing a graph node",
+    [ST_GRAPH_EDGE] = "writing a graph edge",
+    [ST_GRAPH_EXEC] = "writing a graph exec",
+    [ST_GRAPH_LAUNCH] = "writing a graph launch",
+    [ST_GRAPH_CAPTURED] = "marking a captured graph",
+    [ST_GRAPH_NODE_UPDATE] = "writing a graph node update",
+};
+
 struct str_slot {
 	uint64_t hash;
 	int64_t id; /* 0: empty slot */
@@ -120,11 +150,15 @@ struct implicit_api {
 	char reason[128];
 };
 
-/* What is bound to one prepared statement (see bind_i64). */
-enum { BC_UNKNOWN, BC_INT, BC_NULL };
+/* What is bound to one prepared statement (see bind_i64). BC_TEXT only in
+ * a staging cache (st == NULL, see "pipelined writing"): v is the offset of
+ * the text in the chunk's text arena. */
+enum { BC_UNKNOWN, BC_INT, BC_NULL, BC_TEXT };
 #define BC_MAX_PARAMS 24 /* kernels: 23 */
+struct gs_writer;
 struct bcache {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st;	      /* NULL: a staging cache (values logged, not bound) */
+	struct gs_writer *owner;      /* staging caches: whose chunk takes the text */
 	int64_t v[BC_MAX_PARAMS];     /* value bound to parameter i (1-based) */
 	uint8_t state[BC_MAX_PARAMS]; /* BC_* */
 };
@@ -148,16 +182,57 @@ struct row_batch {
 	const char *table; /* "gs_batch_kernels", ... */
 	int ncol;	   /* columns per row */
 	int n;		   /* rows pending */
-	int64_t *v;	   /* BATCH_ROWS * ncol values, BATCH_NULL = NULL */
+	int cap;	   /* rows allocated at v (BATCH_ROWS in the writer) */
+	int64_t *v;	   /* cap * ncol values, BATCH_NULL = NULL */
+};
+
+/*
+ * Pipelined writing. While the pipeline runs, decoding (stage 1) and SQLite
+ * (stage 2) are on two threads: stage 1 calls the gs_writer_* row functions
+ * as always, but with a chunk set (gs_writer_set_chunk) they only log the
+ * row - kernels and API calls into the chunk's own row arrays, every other
+ * row as an `op` (statement + parameter values, text copied into the
+ * chunk) - and stage 2 executes a chunk's rows with gs_writer_apply, in
+ * order. String interning, the thread set, the implicit-API list and the
+ * context/stream facts stay on stage 1 (ids are assigned there, once); a
+ * new string is logged as a strings row in the same chunk as its first
+ * user, and a chunk's rows are applied in one transaction, so no row ever
+ * refers to a string that is not stored. The connection, the prepared
+ * statements and their bind caches belong to stage 2 alone.
+ */
+#define OP_EXEC ST_COUNT /* an op whose v[0] is SQL text to sqlite3_exec */
+struct op {
+	int which;		      /* ST_* or OP_EXEC */
+	int n;			      /* parameters */
+	uint8_t state[BC_MAX_PARAMS]; /* BC_INT, BC_NULL or BC_TEXT, 1-based */
+	int64_t v[BC_MAX_PARAMS];     /* values; BC_TEXT: offset in text */
+};
+
+#define CHUNK_ROWS BATCH_ROWS /* rows per table before a chunk is handed on */
+#define CHUNK_OPS 4096	      /* other rows before a chunk is handed on */
+#define CHUNK_TEXT (1u << 20) /* bytes of text before a chunk is handed on */
+struct gs_chunk {
+	struct row_batch kernels, apis; /* rows as the writer's own batches hold them */
+	struct op *ops;			/* other rows, in call order */
+	size_t n_ops, ops_cap;
+	char *text; /* text parameters of ops, NUL-terminated */
+	size_t text_len, text_cap;
 };
 
 struct gs_writer {
 	sqlite3 *db;
 	char path[4096];
-	int failed; /* SQLite result code that stopped us, 0 while healthy */
+	/* SQLite result code that stopped us, 0 while healthy. Atomic: set by
+	 * the SQLite stage, read by the decode stage while pipelined. */
+	_Atomic int failed;
 	int in_tx;
 	sqlite3_stmt *st[ST_COUNT];
-	struct bcache bc[ST_COUNT];	/* bc[i].st == st[i] */
+	struct bcache bc[ST_COUNT]; /* bc[i].st == st[i] */
+	int nparam[ST_COUNT];	    /* parameters of st[i] */
+	/* While pipelined (chunk != NULL), the decode stage's row calls are
+	 * logged into `chunk` through these staging caches (st == NULL). */
+	struct gs_chunk *chunk;
+	struct bcache stage[ST_COUNT];
 	struct row_batch kernels, apis; /* pending rows (see BATCH_ROWS) */
 	int tx_locked;			/* a batched row was inserted in this transaction */
 	/* string interning: open addressing, power-of-two capacity */
@@ -215,7 +290,7 @@ int gs_writer_failed(const struct gs_writer *w)
 }
 
 /* Run a prepared statement whose parameters are bound; reset it. */
-static int step(struct gs_writer *w, int which, const char *what)
+static int step_now(struct gs_writer *w, int which, const char *what)
 {
 	sqlite3_stmt *st = w->st[which];
 	int rc = sqlite3_step(st);
@@ -242,7 +317,8 @@ static inline void bind_i64(struct bcache *c, int i, int64_t v)
 {
 	if (c->state[i] == BC_INT && c->v[i] == v)
 		return;
-	sqlite3_bind_int64(c->st, i, v);
+	if (c->st)
+		sqlite3_bind_int64(c->st, i, v);
 	c->state[i] = BC_INT;
 	c->v[i] = v;
 }
@@ -251,7 +327,8 @@ static inline void bind_null(struct bcache *c, int i)
 {
 	if (c->state[i] == BC_NULL)
 		return;
-	sqlite3_bind_null(c->st, i);
+	if (c->st)
+		sqlite3_bind_null(c->st, i);
 	c->state[i] = BC_NULL;
 }
 
@@ -273,14 +350,85 @@ static inline void bind_sid(struct bcache *c, int i, int64_t id)
 		bind_i64(c, i, id);
 }
 
+static void stage_text(struct bcache *c, int i, const char *s);
+
 static inline void bind_text(struct bcache *c, int i, const char *s)
 {
-	if (s) {
+	if (s && !c->st) {
+		stage_text(c, i, s);
+	} else if (s) {
 		sqlite3_bind_text(c->st, i, s, -1, SQLITE_TRANSIENT);
 		c->state[i] = BC_UNKNOWN;
 	} else {
 		bind_null(c, i);
 	}
+}
+
+/* ---------------------------------------------------------------- pipelined writing */
+
+/* Where a row function binds: the statement itself, or while pipelined
+ * the staging cache of the chunk being filled. */
+static inline struct bcache *params(struct gs_writer *w, int which)
+{
+	return w->chunk ? &w->stage[which] : &w->bc[which];
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t ncap = *cap ? *cap : first;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(*p, ncap * elem);
+	if (!n)
+		return -1;
+	*p = n;
+	*cap = ncap;
+	return 0;
+}
+
+static void stage_text(struct bcache *c, int i, const char *s)
+{
+	struct gs_chunk *k = c->owner->chunk;
+	size_t len = strlen(s) + 1;
+
+	if (grow((void **)&k->text, &k->text_cap, k->text_len + len, 1, 4096) != 0) {
+		/* out of memory: the row gets NULL rather than a wrong text */
+		c->state[i] = BC_NULL;
+		return;
+	}
+	memcpy(k->text + k->text_len, s, len);
+	c->state[i] = BC_TEXT;
+	c->v[i] = (int64_t)k->text_len;
+	k->text_len += len;
+}
+
+/* Log the staged parameters of statement `which` as one op of the chunk. */
+static int log_op(struct gs_writer *w, int which, const struct bcache *c, int n)
+{
+	struct gs_chunk *k = w->chunk;
+	struct op *o;
+
+	if (grow((void **)&k->ops, &k->ops_cap, k->n_ops + 1, sizeof(*k->ops), 64) != 0)
+		return -1;
+	o = &k->ops[k->n_ops++];
+	o->which = which;
+	o->n = n;
+	memcpy(o->state + 1, c->state + 1, (size_t)n);
+	memcpy(o->v + 1, c->v + 1, (size_t)n * sizeof(o->v[0]));
+	return 0;
+}
+
+/* A row function's last step: run the statement, or log it while
+ * pipelined. */
+static int step(struct gs_writer *w, int which, const char *what)
+{
+	if (w->chunk)
+		return log_op(w, which, &w->stage[which], w->nparam[which]);
+	return step_now(w, which, what);
 }
 
 /* ---------------------------------------------------------------- batches of rows */
@@ -424,6 +572,7 @@ static int batch_flush(struct gs_writer *w, struct row_batch *b, int which, cons
 		return w->failed ? -1 : 0;
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
+	w->stats.rows += (uint64_t)b->n;
 	b->n = 0;
 	if (rc != SQLITE_DONE) {
 		fail(w, rc, what);
@@ -440,13 +589,26 @@ static int flush_rows(struct gs_writer *w)
 	return 0;
 }
 
-/* The next row slot of `b` (flushing a full batch first), or NULL. */
+/* The next row slot of `b` (flushing a full batch first), or NULL. While
+ * pipelined, the slot is in the chunk's batch of the same table instead
+ * (the pipeline hands a chunk on once it holds CHUNK_ROWS rows, so it
+ * grows only if a caller goes on without asking gs_chunk_full). */
 static inline int64_t *batch_row(struct gs_writer *w, struct row_batch *b, int which,
 				 const char *what)
 {
-	if (b->n == BATCH_ROWS && batch_flush(w, b, which, what) != 0)
+	if (w->chunk) {
+		b = which == ST_KERNEL ? &w->chunk->kernels : &w->chunk->apis;
+		if (b->n == b->cap) {
+			size_t cap = (size_t)b->cap;
+			if (grow((void **)&b->v, &cap, cap + 1, (size_t)b->ncol * sizeof(*b->v),
+				 CHUNK_ROWS) != 0)
+				return NULL;
+			b->cap = (int)cap;
+		}
+		return b->v + (size_t)b->n++ * (size_t)b->ncol;
+	}
+	if (b->n == b->cap && batch_flush(w, b, which, what) != 0)
 		return NULL;
-	w->stats.rows++;
 	return b->v + (size_t)b->n++ * (size_t)b->ncol;
 }
 
@@ -455,6 +617,7 @@ static int batch_init(struct gs_writer *w, struct row_batch *b, const char *tabl
 	b->table = table;
 	b->ncol = ncol;
 	b->n = 0;
+	b->cap = BATCH_ROWS;
 	b->v = malloc((size_t)BATCH_ROWS * (size_t)ncol * sizeof(*b->v));
 	if (!b->v)
 		return SQLITE_NOMEM;
@@ -567,6 +730,8 @@ int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t e
 			goto out;
 		}
 		w->bc[i].st = w->st[i];
+		w->stage[i].owner = w;
+		w->nparam[i] = sqlite3_bind_parameter_count(w->st[i]);
 		if (sqlite3_bind_parameter_count(w->st[i]) >= BC_MAX_PARAMS) {
 			snprintf(err, errlen, "statement %d has too many parameters", i);
 			goto out;
@@ -656,6 +821,114 @@ void gs_writer_get_stats(const struct gs_writer *w, struct gs_writer_stats *s)
 	*s = w->stats;
 }
 
+/* ---------------------------------------------------------------- chunks */
+
+struct gs_chunk *gs_chunk_new(void)
+{
+	struct gs_chunk *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->kernels.ncol = KERNEL_COLS;
+	k->apis.ncol = API_COLS;
+	k->kernels.cap = k->apis.cap = CHUNK_ROWS;
+	k->kernels.v = malloc((size_t)CHUNK_ROWS * KERNEL_COLS * sizeof(int64_t));
+	k->apis.v = malloc((size_t)CHUNK_ROWS * API_COLS * sizeof(int64_t));
+	if (!k->kernels.v || !k->apis.v) {
+		gs_chunk_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+void gs_chunk_free(struct gs_chunk *k)
+{
+	if (!k)
+		return;
+	free(k->kernels.v);
+	free(k->apis.v);
+	free(k->ops);
+	free(k->text);
+	free(k);
+}
+
+void gs_chunk_reset(struct gs_chunk *k)
+{
+	k->kernels.n = k->apis.n = 0;
+	k->n_ops = 0;
+	k->text_len = 0;
+}
+
+int gs_chunk_full(const struct gs_chunk *k)
+{
+	return k->kernels.n >= CHUNK_ROWS || k->apis.n >= CHUNK_ROWS || k->n_ops >= CHUNK_OPS ||
+	       k->text_len >= CHUNK_TEXT;
+}
+
+void gs_writer_set_chunk(struct gs_writer *w, struct gs_chunk *k)
+{
+	w->chunk = k;
+}
+
+/* Insert a chunk's rows of one batched table through the writer's own
+ * batch (whose virtual table SQLite reads) pointed at the chunk's array. */
+static int apply_batch(struct gs_writer *w, struct row_batch *b, const struct row_batch *from,
+		       int which, const char *what)
+{
+	int64_t *own = b->v;
+	int rc;
+
+	if (from->n == 0)
+		return 0;
+	b->v = from->v;
+	b->n = from->n;
+	rc = batch_flush(w, b, which, what);
+	b->v = own;
+	b->n = 0;
+	return rc;
+}
+
+int gs_writer_apply(struct gs_writer *w, const struct gs_chunk *k)
+{
+	size_t i;
+	int j;
+
+	if (w->failed)
+		return -1;
+	/* rows batched before the pipeline started go first (none in practice) */
+	if (flush_rows(w) != 0)
+		return -1;
+	for (i = 0; i < k->n_ops; i++) {
+		const struct op *o = &k->ops[i];
+		struct bcache *c;
+
+		if (o->which == OP_EXEC) {
+			if (exec(w, k->text + o->v[1], "writing a device") != 0)
+				return -1;
+			continue;
+		}
+		c = &w->bc[o->which];
+		for (j = 1; j <= o->n; j++) {
+			if (o->state[j] == BC_INT) {
+				bind_i64(c, j, o->v[j]);
+			} else if (o->state[j] == BC_TEXT) {
+				/* TRANSIENT: the binding outlives the chunk's text */
+				sqlite3_bind_text(c->st, j, k->text + o->v[j], -1,
+						  SQLITE_TRANSIENT);
+				c->state[j] = BC_UNKNOWN;
+			} else {
+				bind_null(c, j);
+			}
+		}
+		if (step_now(w, o->which, stmt_what[o->which]) != 0)
+			return -1;
+	}
+	if (apply_batch(w, &w->kernels, &k->kernels, ST_KERNEL, "writing kernels") != 0 ||
+	    apply_batch(w, &w->apis, &k->apis, ST_API, "writing API calls") != 0)
+		return -1;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- strings */
 
 static uint64_t hash_str(const char *s, size_t *len)
@@ -726,12 +999,23 @@ int64_t gs_writer_intern(struct gs_writer *w, const char *s)
 		return 0;
 	memcpy(copy, s, len + 1);
 	id = (int64_t)w->str_n + 1;
-	st = w->st[ST_STRING];
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, copy, (int)len, SQLITE_STATIC);
-	if (step(w, ST_STRING, "storing a string") != 0) {
-		free(copy);
-		return 0;
+	if (w->chunk) {
+		/* pipelined: the strings row goes in the chunk of its first user */
+		struct bcache *c = &w->stage[ST_STRING];
+		bind_i64(c, 1, id);
+		bind_text(c, 2, copy);
+		if (c->state[2] != BC_TEXT || log_op(w, ST_STRING, c, 2) != 0) {
+			free(copy);
+			return 0;
+		}
+	} else {
+		st = w->st[ST_STRING];
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, copy, (int)len, SQLITE_STATIC);
+		if (step_now(w, ST_STRING, "storing a string") != 0) {
+			free(copy);
+			return 0;
+		}
 	}
 	w->strs[j].hash = h;
 	w->strs[j].id = id;
@@ -754,7 +1038,7 @@ int64_t gs_writer_string_count(const struct gs_writer *w)
 
 int gs_writer_meta(struct gs_writer *w, const char *key, const char *value)
 {
-	struct bcache *st = &w->bc[ST_META];
+	struct bcache *st = params(w, ST_META);
 
 	if (w->failed)
 		return -1;
@@ -827,7 +1111,7 @@ static void note_thread(struct gs_writer *w, int64_t tid, int64_t pid)
 
 int gs_writer_thread(struct gs_writer *w, int64_t tid, int64_t pid, const char *name)
 {
-	struct bcache *st = &w->bc[ST_THREAD];
+	struct bcache *st = params(w, ST_THREAD);
 
 	if (w->failed)
 		return -1;
@@ -844,6 +1128,8 @@ int gs_writer_thread(struct gs_writer *w, int64_t tid, int64_t pid, const char *
  * database is still reported on the first row written, not a batch later. */
 static inline int batch_done(struct gs_writer *w, struct row_batch *b, int which, const char *what)
 {
+	if (w->chunk)
+		return 0; /* logged: gs_writer_apply inserts it */
 	if (w->in_tx && w->tx_locked)
 		return 0;
 	w->tx_locked = w->in_tx;
@@ -909,7 +1195,7 @@ int gs_writer_api_call(struct gs_writer *w, const struct gs_api_call *a)
 
 int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m)
 {
-	struct bcache *st = &w->bc[ST_MEMCPY];
+	struct bcache *st = params(w, ST_MEMCPY);
 
 	if (w->failed)
 		return -1;
@@ -933,7 +1219,7 @@ int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m)
 
 int gs_writer_memset(struct gs_writer *w, const struct gs_memset *m)
 {
-	struct bcache *st = &w->bc[ST_MEMSET];
+	struct bcache *st = params(w, ST_MEMSET);
 
 	if (w->failed)
 		return -1;
@@ -954,7 +1240,7 @@ int gs_writer_memset(struct gs_writer *w, const struct gs_memset *m)
 
 int gs_writer_sync(struct gs_writer *w, const struct gs_sync *s)
 {
-	struct bcache *st = &w->bc[ST_SYNC];
+	struct bcache *st = params(w, ST_SYNC);
 
 	if (w->failed)
 		return -1;
@@ -976,7 +1262,7 @@ int gs_writer_sync(struct gs_writer *w, const struct gs_sync *s)
 
 int gs_writer_cuda_event(struct gs_writer *w, const struct gs_cuda_event *e)
 {
-	struct bcache *st = &w->bc[ST_CUDA_EVENT];
+	struct bcache *st = params(w, ST_CUDA_EVENT);
 
 	if (w->failed)
 		return -1;
@@ -990,7 +1276,7 @@ int gs_writer_cuda_event(struct gs_writer *w, const struct gs_cuda_event *e)
 
 int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n)
 {
-	struct bcache *st = &w->bc[ST_NVTX];
+	struct bcache *st = params(w, ST_NVTX);
 
 	if (w->failed)
 		return -1;
@@ -1009,7 +1295,7 @@ int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n)
 
 int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o)
 {
-	struct bcache *st = &w->bc[ST_OVERHEAD];
+	struct bcache *st = params(w, ST_OVERHEAD);
 
 	if (w->failed)
 		return -1;
@@ -1023,7 +1309,7 @@ int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o)
 
 int gs_writer_device(struct gs_writer *w, const struct gs_device *d)
 {
-	struct bcache *st = &w->bc[ST_DEVICE];
+	struct bcache *st = params(w, ST_DEVICE);
 
 	if (w->failed)
 		return -1;
@@ -1050,12 +1336,21 @@ int gs_writer_device_memory_clock(struct gs_writer *w, uint32_t device, int64_t 
 	snprintf(sql, sizeof(sql),
 		 "UPDATE devices SET memory_clock_khz = %" PRId64 " WHERE id = %" PRIu32 ";", khz,
 		 device);
+	if (w->chunk) {
+		struct bcache c; /* a staging cache for this one text */
+		memset(&c, 0, sizeof(c));
+		c.owner = w;
+		bind_text(&c, 1, sql);
+		if (c.state[1] != BC_TEXT)
+			return -1;
+		return log_op(w, OP_EXEC, &c, 1);
+	}
 	return exec(w, sql, "writing a device");
 }
 
 int gs_writer_process(struct gs_writer *w, const struct gs_process *p)
 {
-	struct bcache *st = &w->bc[ST_PROCESS];
+	struct bcache *st = params(w, ST_PROCESS);
 
 	if (w->failed)
 		return -1;
@@ -1073,7 +1368,7 @@ int gs_writer_process(struct gs_writer *w, const struct gs_process *p)
 
 int gs_writer_graph(struct gs_writer *w, const struct gs_graph *g)
 {
-	struct bcache *st = &w->bc[ST_GRAPH];
+	struct bcache *st = params(w, ST_GRAPH);
 
 	if (w->failed)
 		return -1;
@@ -1088,7 +1383,7 @@ int gs_writer_graph(struct gs_writer *w, const struct gs_graph *g)
 
 int gs_writer_graph_node(struct gs_writer *w, const struct gs_graph_node *n)
 {
-	struct bcache *st = &w->bc[ST_GRAPH_NODE];
+	struct bcache *st = params(w, ST_GRAPH_NODE);
 	int i;
 
 	if (w->failed)
@@ -1110,7 +1405,7 @@ int gs_writer_graph_node(struct gs_writer *w, const struct gs_graph_node *n)
 
 int gs_writer_graph_edge(struct gs_writer *w, uint32_t graph_id, uint64_t from, uint64_t to)
 {
-	struct bcache *st = &w->bc[ST_GRAPH_EDGE];
+	struct bcache *st = params(w, ST_GRAPH_EDGE);
 
 	if (w->failed)
 		return -1;
@@ -1123,7 +1418,7 @@ int gs_writer_graph_edge(struct gs_writer *w, uint32_t graph_id, uint64_t from, 
 int gs_writer_graph_exec(struct gs_writer *w, uint32_t exec_id, int64_t graph_id, int64_t device,
 			 uint64_t created)
 {
-	struct bcache *st = &w->bc[ST_GRAPH_EXEC];
+	struct bcache *st = params(w, ST_GRAPH_EXEC);
 
 	if (w->failed)
 		return -1;
@@ -1136,7 +1431,7 @@ int gs_writer_graph_exec(struct gs_writer *w, uint32_t exec_id, int64_t graph_id
 
 int gs_writer_graph_launch(struct gs_writer *w, const struct gs_graph_launch *l)
 {
-	struct bcache *st = &w->bc[ST_GRAPH_LAUNCH];
+	struct bcache *st = params(w, ST_GRAPH_LAUNCH);
 
 	if (w->failed)
 		return -1;
@@ -1191,7 +1486,7 @@ int gs_writer_stream(struct gs_writer *w, uint32_t context, uint32_t stream, int
 
 int gs_writer_graph_captured(struct gs_writer *w, uint32_t graph_id, uint64_t when)
 {
-	struct bcache *st = &w->bc[ST_GRAPH_CAPTURED];
+	struct bcache *st = params(w, ST_GRAPH_CAPTURED);
 
 	if (w->failed)
 		return -1;
@@ -1203,7 +1498,7 @@ int gs_writer_graph_captured(struct gs_writer *w, uint32_t graph_id, uint64_t wh
 int gs_writer_graph_node_update(struct gs_writer *w, uint64_t time, int kind, uint64_t node_id,
 				int64_t graph_id, int64_t exec_id)
 {
-	struct bcache *st = &w->bc[ST_GRAPH_NODE_UPDATE];
+	struct bcache *st = params(w, ST_GRAPH_NODE_UPDATE);
 
 	if (w->failed)
 		return -1;
