@@ -768,16 +768,63 @@ static void tl_finish(const struct actx *c, struct gs_timeline *tl)
 					: 0.0;
 }
 
+/* Which gaps a device's list keeps when options.all_gaps is 0: the gaps
+ * a sync or a stream wait explains (stats_syncs() sums them), and every
+ * gap that can still be among the top_n largest. h is a min-heap of the
+ * top_n largest lengths seen so far: a gap no longer than its smallest
+ * has top_n earlier gaps at least as long, and the top list breaks ties
+ * by time, so it can never enter the list. The top list picked from the
+ * kept gaps (same relative order) is the one picked from all of them.
+ * On a 10M-op trace this keeps a few thousand of 3.4M gaps: 100 MB of
+ * fresh memory not written (the report reads nothing else). */
+struct gap_keep {
+	int64_t *h; /* ns, min-heap of the cap largest lengths so far */
+	size_t n, cap;
+};
+
+static int gap_keep(struct gap_keep *k, const struct gs_gap *g)
+{
+	int64_t len = g->end - g->start;
+	int need = g->explain_kind == GS_EXPLAIN_SYNC || g->explain_kind == GS_EXPLAIN_WAIT;
+	size_t i, m;
+
+	if (k->n < k->cap) { /* sift up */
+		i = k->n++;
+		while (i > 0 && k->h[(i - 1) / 2] > len) {
+			k->h[i] = k->h[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		k->h[i] = len;
+		return 1;
+	}
+	if (!k->cap || len <= k->h[0])
+		return need;
+	/* replace the smallest: sift down */
+	for (i = 0;; i = m) {
+		m = 2 * i + 1;
+		if (m >= k->n)
+			break;
+		if (m + 1 < k->n && k->h[m + 1] < k->h[m])
+			m++;
+		if (k->h[m] >= len)
+			break;
+		k->h[i] = k->h[m];
+	}
+	k->h[i] = len;
+	return 1;
+}
+
 /* Add the pieces of gap g (whole [g->start, g->end)) that lie in the
- * selection to tl, and to the device's gap list when gaps/cap != NULL. */
+ * selection to tl, and to the device's gap list when gaps/cap != NULL
+ * (those that keep lets through, when keep != NULL). */
 static int add_gap(const struct actx *c, struct gs_timeline *tl, const struct gs_gap *g,
-		   struct gs_gap **gaps, size_t *n, size_t *cap)
+		   struct gs_gap **gaps, size_t *n, size_t *cap, struct gap_keep *keep)
 {
 	size_t k;
 
 	if (!c->has_sel) {
 		tl_add(tl, g->cause, g->end - g->start);
-		if (gaps) {
+		if (gaps && (!keep || gap_keep(keep, g))) {
 			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
 				return -ENOMEM;
 			(*gaps)[(*n)++] = *g;
@@ -793,7 +840,7 @@ static int add_gap(const struct actx *c, struct gs_timeline *tl, const struct gs
 		if (piece.end <= piece.start)
 			continue;
 		tl_add(tl, g->cause, piece.end - piece.start);
-		if (gaps) {
+		if (gaps && (!keep || gap_keep(keep, &piece))) {
 			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
 				return -ENOMEM;
 			(*gaps)[(*n)++] = piece;
@@ -930,13 +977,22 @@ static void *device_view(void *arg)
 	int64_t dev_end = 0;
 	int err = 0;
 	struct cg_cache cc;
+	struct gap_keep keep = {NULL, 0, 0};
 
 	cg_cache_init(&cc);
+	if (!c->opt->all_gaps && c->opt->top_n) {
+		keep.cap = c->opt->top_n < j->b - j->a ? c->opt->top_n : j->b - j->a;
+		keep.h = malloc(keep.cap * sizeof(int64_t));
+		if (!keep.h) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
 	/* Without a selection each op ends at most one gap: room for that
 	 * many up front, as address space only (pages are touched as gaps
 	 * are written), saves the copies of a doubling array - 100 MB of
 	 * them on a 10M-op trace. */
-	if (!c->has_sel && j->b - j->a > 4096) {
+	if (c->opt->all_gaps && !c->has_sel && j->b - j->a > 4096) {
 		d->gaps = big_malloc((size_t)(j->b - j->a) * sizeof(*d->gaps));
 		if (d->gaps)
 			gap_cap = j->b - j->a;
@@ -954,7 +1010,8 @@ static void *device_view(void *arg)
 			g.start = dev_end;
 			g.end = op->start;
 			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_NVTX, &g);
-			err = add_gap(c, &d->tl, &g, &d->gaps, &d->n_gaps, &gap_cap);
+			err = add_gap(c, &d->tl, &g, &d->gaps, &d->n_gaps, &gap_cap,
+				      c->opt->all_gaps ? NULL : &keep);
 			if (err)
 				goto out;
 		}
@@ -968,6 +1025,7 @@ static void *device_view(void *arg)
 	d->tl.last = dev_end;
 	tl_finish(c, &d->tl);
 out:
+	free(keep.h);
 	free(st);
 	u32map_free(&map);
 	j->err = err;
@@ -1011,7 +1069,7 @@ static void stream_views(struct view_job *j)
 			g.start = st[si].cur_end;
 			g.end = op->start;
 			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_STREAM_VIEW, &g);
-			err = add_gap(c, &d->streams[si].tl, &g, NULL, NULL, NULL);
+			err = add_gap(c, &d->streams[si].tl, &g, NULL, NULL, NULL, NULL);
 			if (err)
 				goto out;
 		}

@@ -165,6 +165,12 @@ struct gs_options {
 					   duration, else GS_DEFAULT_LAUNCH_COST_NS */
 	int correct_instrumentation;	/* 1: shorten each kernel by
 					   in->kernel_overhead_ns when known */
+	int all_gaps;			/* 1 (default): gs_device_result.gaps holds
+					   every device gap; 0: only the gaps that
+					   top_gaps and the synchronisation figures
+					   need (the largest candidates and the gaps
+					   a sync or stream wait explains), for
+					   callers that read nothing else (report) */
 };
 
 #define GS_DEFAULT_TOP_N 10
@@ -238,9 +244,10 @@ struct gs_device_result {
 	struct gs_timeline tl;		  /* device view */
 	struct gs_stream_result *streams; /* per-stream views, by stream id */
 	size_t n_streams;
-	struct gs_gap *gaps; /* every device gap in the selection, time order */
-	size_t n_gaps;
-	uint32_t *top_gaps; /* indexes into gaps, largest first (top_n) */
+	struct gs_gap *gaps; /* every device gap in the selection, time order
+				(with options.all_gaps 0: the subset kept) */
+	size_t n_gaps;	     /* entries in gaps (the timeline's n_gaps counts all) */
+	uint32_t *top_gaps;  /* indexes into gaps, largest first (top_n) */
 	size_t n_top;
 	uint32_t first_op, end_op; /* this device's ops: in->ops[first_op, end_op) */
 };

@@ -62,6 +62,7 @@ void gs_options_init(struct gs_options *o)
 	o->graph_node_overhead_ns = -1;
 	o->launch_cost_ns = -1;
 	o->correct_instrumentation = 1;
+	o->all_gaps = 1;
 }
 
 static void swap64(int64_t *a, int64_t *b)

@@ -192,6 +192,7 @@ int cmd_report(int argc, char **argv)
 	int c, rc;
 
 	gs_options_init(&opt);
+	opt.all_gaps = 0; /* the renderers read top_gaps only */
 	memset(&in, 0, sizeof(in));
 	opterr = 0; /* our own one-line messages */
 	optind = 0; /* full re-initialisation (glibc), in case of a second call */

@@ -637,6 +637,62 @@ static void test_percentile_histogram_path_matches_sorting(void **state)
 	free(b);
 }
 
+/* options.all_gaps 0 (the report): the device keeps only the gaps that can
+ * be among the top_n largest when met, and those a sync explains; the top
+ * list and the sync figures are those of the full list. */
+static void build_top_gap_timeline(struct tb *t)
+{
+	/* kernels of 100 ns on one stream, holes (in time order)
+	 * 50, 10, 70, 70, 20, 90, 10 (sync-bound), 30 */
+	static const int64_t starts[9] = {0, 150, 260, 430, 600, 720, 910, 1020, 1150};
+	int i;
+
+	for (i = 0; i < 9; i++) {
+		/* each launch begins at the start of the hole before its kernel */
+		int64_t g0 = i ? starts[i - 1] + 100 : -20;
+		if (i == 7)
+			g0 = 1015; /* after the sync below */
+		api(t, S_LAUNCH, g0, g0 + 3, (uint32_t)i + 1, 1);
+		kern(t, 0, 7, starts[i], starts[i] + 100, (uint32_t)i + 1, S_KA);
+	}
+	/* thread 1 blocked over g0 = 1010 of the hole before the 8th kernel */
+	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 1000, 1015, 1, 7);
+	t->opt.top_n = 2;
+}
+
+static void test_report_keeps_top_gap_candidates_and_sync_gaps(void **state)
+{
+	struct tb *t = tb_new(), *all = tb_new();
+	(void)state;
+	build_top_gap_timeline(t);
+	build_top_gap_timeline(all);
+	t->opt.all_gaps = 0;
+	run(t);
+	run(all);
+	/* all 8 holes count in the timeline either way */
+	assert_int_equal(dev0(all)->n_gaps, 8);
+	assert_int_equal(dev0(t)->tl.n_gaps, 8);
+	/* kept: 50, 10 (heap not full), 70 (> 10), 70 (> 50), 90 (> 70) and
+	 * the sync-bound 10; dropped: 20 and 30 (<= the 2nd largest so far) */
+	assert_int_equal(dev0(t)->n_gaps, 6);
+	/* top 2: 90 at [820, 910), then the first 70 at [360, 430) */
+	assert_int_equal(dev0(t)->n_top, 2);
+	assert_int_equal(dev0(t)->gaps[dev0(t)->top_gaps[0]].start, 820);
+	assert_int_equal(dev0(t)->gaps[dev0(t)->top_gaps[0]].end, 910);
+	assert_int_equal(dev0(t)->gaps[dev0(t)->top_gaps[1]].start, 360);
+	assert_int_equal(dev0(t)->gaps[dev0(t)->top_gaps[1]].end, 430);
+	assert_int_equal(dev0(all)->gaps[dev0(all)->top_gaps[0]].start, 820);
+	assert_int_equal(dev0(all)->gaps[dev0(all)->top_gaps[1]].start, 360);
+	/* the sync explains the 10 ns hole [1010, 1020) in both */
+	assert_int_equal(dev0(t)->gaps[5].cause, GS_CAUSE_SYNC_BOUND);
+	assert_int_equal(t->res.n_syncs, 1);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 10);
+	assert_int_equal(t->res.syncs[0].n_gaps, 1);
+	assert_int_equal(all->res.syncs[0].gpu_idle_ns, 10);
+	tb_free(t);
+	tb_free(all);
+}
+
 static void test_nvtx_range_restricts_window(void **state)
 {
 	struct tb *t = tb_new();
@@ -1145,6 +1201,7 @@ int main(void)
 	    cmocka_unit_test(test_percentile_matches_sorting_on_random_data),
 	    cmocka_unit_test(test_percentile_histogram_path_matches_sorting),
 	    cmocka_unit_test(test_nvtx_range_restricts_window),
+	    cmocka_unit_test(test_report_keeps_top_gap_candidates_and_sync_gaps),
 	    cmocka_unit_test(test_nvtx_range_that_matches_nothing_selects_nothing),
 	    cmocka_unit_test(test_nvtx_breakdown_busy_share),
 	    cmocka_unit_test(test_graph_advice_detects_repeated_sequence),
