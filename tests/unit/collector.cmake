@@ -23,3 +23,8 @@ if(TARGET gapscope_collector)
                              PRIVATE GS_LIBGAPSCOPE="$<TARGET_FILE:gapscope_collector>")
   add_dependencies(test_collector_inject gapscope_collector)
 endif()
+if(TARGET gs_collector_core)
+  gs_add_unit_test(test_collector_pipeline
+                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_pipeline.c
+                   LIBS gs_collector_core)
+endif()

@@ -1,0 +1,378 @@
+/*
+ * test_collector_pipeline.c - the writer's two stages (collector/pipeline.c
+ * and writer.c's "pipelined writing"): records decoded on one thread into
+ * chunks and inserted on another must give the rows a single thread gives.
+ *
+ * The records are built here (synthetic CUPTI buffers) so that the rows
+ * cross several chunk boundaries (CHUNK_ROWS = 4096 rows per table), new
+ * strings first appear in later chunks, an NVTX range opens in the first
+ * buffer and closes in the last, and graph events sit between buffers.
+ * Expected values are computed here from how the records were made;
+ * the same records are also written without the pipeline and every table
+ * compared row by row. No GPU needed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "internal.h"
+
+#define LAUNCHES 20000	     /* one API and one kernel record each */
+#define PER_NAME 6000	     /* launches per kernel name: k0, k1, k2, k3 */
+#define PER_BUFFER 5000	     /* launches per buffer (> 4096 rows): 4 buffers */
+#define BUF_BYTES (2u << 20) /* holds PER_BUFFER launches and a few more */
+
+static char dir[64], path_p[128], path_d[128];
+static const char *const knames[] = {"k0", "k1", "k2", "k3"};
+
+static void rm_db(const char *p)
+{
+	char s[160];
+	unlink(p);
+	snprintf(s, sizeof(s), "%s-wal", p);
+	unlink(s);
+	snprintf(s, sizeof(s), "%s-shm", p);
+	unlink(s);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/gs-pipe-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path_p, sizeof(path_p), "%s/pipe.db", dir);
+	snprintf(path_d, sizeof(path_d), "%s/direct.db", dir);
+	gs_warnings_reset();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_db(path_p);
+	rm_db(path_d);
+	rmdir(dir);
+	return 0;
+}
+
+static const char *names(int api, uint32_t cbid, void *ctx)
+{
+	(void)ctx;
+	(void)api;
+	return cbid == 211 ? "cudaLaunchKernel_v7000" : NULL;
+}
+
+static size_t add(uint8_t *buf, size_t used, const void *rec, size_t size)
+{
+	size_t n = gs_synthetic_append(buf, BUF_BYTES, used, rec, size);
+	assert_int_not_equal(n, 0);
+	return n;
+}
+
+/* Buffer b (0..3): launches [b*PER_BUFFER, (b+1)*PER_BUFFER), a memcpy every
+ * 1000 launches; the NVTX range (id 5) starts in buffer 0 with its data
+ * record, ends in buffer 3. */
+static uint8_t *make_buffer(int b, size_t *valid)
+{
+	uint8_t *buf = calloc(1, BUF_BYTES);
+	size_t used = 0;
+	int i;
+
+	assert_non_null(buf);
+	for (i = b * PER_BUFFER; i < (b + 1) * PER_BUFFER; i++) {
+		CUpti_ActivityAPI a;
+		CUpti_ActivityKernel10 k;
+		uint64_t t = 1000000u + 1000u * (uint64_t)i;
+
+		memset(&a, 0, sizeof(a));
+		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+		a.cbid = 211;
+		a.start = t;
+		a.end = t + 100;
+		a.processId = 77;
+		a.threadId = 78;
+		a.correlationId = (uint32_t)i + 1;
+		used = add(buf, used, &a, sizeof(a));
+
+		memset(&k, 0, sizeof(k));
+		k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		k.start = t + 200;
+		k.end = t + 200 + (uint64_t)(i % 7);
+		k.contextId = 1;
+		k.streamId = 7;
+		k.correlationId = (uint32_t)i + 1;
+		k.gridX = i % 100 + 1;
+		k.gridY = k.gridZ = 1;
+		k.blockX = 128;
+		k.blockY = k.blockZ = 1;
+		k.name = knames[i / PER_NAME];
+		used = add(buf, used, &k, sizeof(k));
+
+		if (i % 1000 == 999) {
+			CUpti_ActivityMemcpy6 m;
+			memset(&m, 0, sizeof(m));
+			m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+			m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
+			m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+			m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+			m.flags = CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
+			m.bytes = (uint64_t)i;
+			m.start = t + 500;
+			m.end = t + 600;
+			m.contextId = 1;
+			m.streamId = 7;
+			m.correlationId = (uint32_t)i + 1;
+			used = add(buf, used, &m, sizeof(m));
+		}
+		if (i == 10 || i == LAUNCHES - 10) {
+			CUpti_ActivityMarker2 r;
+			memset(&r, 0, sizeof(r));
+			r.kind = CUPTI_ACTIVITY_KIND_MARKER;
+			r.id = 5;
+			r.timestamp = t + 50;
+			r.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+			r.objectId.pt.processId = 77;
+			r.objectId.pt.threadId = 78;
+			if (i == 10) {
+				CUpti_ActivityMarkerData2 d;
+				r.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+				r.name = "step <0>";
+				r.domain = NULL;
+				used = add(buf, used, &r, sizeof(r));
+				memset(&d, 0, sizeof(d));
+				d.kind = CUPTI_ACTIVITY_KIND_MARKER_DATA;
+				d.id = 5;
+				d.flags = CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB;
+				d.color = 0xff00ff00u;
+				d.category = 3;
+				used = add(buf, used, &d, sizeof(d));
+			} else {
+				r.flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
+				used = add(buf, used, &r, sizeof(r));
+			}
+		}
+	}
+	*valid = used;
+	return buf;
+}
+
+static struct gs_event graph_event(uint32_t graph_id)
+{
+	struct gs_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = GS_EV_GRAPH_NODE;
+	ev.u.node.n = (struct gs_graph_node){.node_id = 100 + graph_id,
+					     .graph_id = graph_id,
+					     .type = 0,
+					     .original_node_id = -1,
+					     .child_graph_id = -1,
+					     .grid = {2, 1, 1},
+					     .block = {32, 1, 1},
+					     .bytes = -1,
+					     .created = graph_id};
+	/* a name no record uses: interned by the event, between buffers */
+	snprintf(ev.u.node.name, sizeof(ev.u.node.name), "node_kernel_%u", graph_id);
+	return ev;
+}
+
+#define STOP_NS 99000000u
+
+/* Through the pipeline: buffers and events handed over as the collector
+ * does, then sync, stop, finalize. */
+static void write_pipelined(void)
+{
+	struct gs_writer *w;
+	struct gs_decoder d;
+	struct gs_pipeline *p;
+	char err[256];
+	int b;
+
+	assert_int_equal(gs_writer_open(&w, path_p, err, sizeof(err)), 0);
+	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
+	assert_int_equal(gs_pipeline_start(&p, &d, 16, BUF_BYTES), 0);
+	for (b = 0; b < LAUNCHES / PER_BUFFER; b++) {
+		size_t valid;
+		uint8_t *buf = make_buffer(b, &valid);
+		struct gs_event ev = graph_event((uint32_t)b + 1);
+		assert_int_equal(gs_pipeline_submit(p, buf, BUF_BYTES, valid), 0);
+		assert_int_equal(gs_pipeline_event(p, &ev), 0);
+		if (b == 1) /* a sync in the middle: a commit between chunks */
+			assert_int_equal(gs_pipeline_sync(p, 0), 0);
+	}
+	assert_int_equal(gs_pipeline_sync(p, 0), 0);
+	assert_int_equal(gs_pipeline_dropped(p), 0);
+	gs_pipeline_stop(p);
+	gs_writer_begin(w);
+	gs_decoder_flush_nvtx(&d, 1, STOP_NS);
+	gs_writer_commit(w);
+	gs_decoder_free(&d);
+	assert_int_equal(gs_writer_finalize(w, STOP_NS), 0);
+}
+
+/* The same records and events, decoded and written on this thread. */
+static void write_direct(void)
+{
+	struct gs_writer *w;
+	struct gs_decoder d;
+	char err[256];
+	int b;
+
+	assert_int_equal(gs_writer_open(&w, path_d, err, sizeof(err)), 0);
+	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
+	for (b = 0; b < LAUNCHES / PER_BUFFER; b++) {
+		size_t valid;
+		uint8_t *buf = make_buffer(b, &valid);
+		struct gs_event ev = graph_event((uint32_t)b + 1);
+		gs_writer_begin(w);
+		gs_decode_buffer(&d, buf, valid);
+		gs_apply_event(w, &ev);
+		gs_decoder_flush_nvtx(&d, 0, 0);
+		gs_writer_commit(w);
+		free(buf);
+	}
+	gs_writer_begin(w);
+	gs_decoder_flush_nvtx(&d, 1, STOP_NS);
+	gs_writer_commit(w);
+	gs_decoder_free(&d);
+	assert_int_equal(gs_writer_finalize(w, STOP_NS), 0);
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -999;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void assert_q_text(sqlite3 *db, const char *sql, const char *want)
+{
+	sqlite3_stmt *st;
+	const char *got = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		got = (const char *)sqlite3_column_text(st, 0);
+	if (!got || strcmp(got, want) != 0)
+		fail_msg("%s:\n got \"%s\"\nwant \"%s\"", sql, got ? got : "(null)", want);
+	sqlite3_finalize(st);
+}
+
+static void test_pipelined_rows_have_the_expected_values(void **state)
+{
+	sqlite3 *db;
+	(void)state;
+
+	write_pipelined();
+	assert_int_equal(sqlite3_open_v2(path_p, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	/* every record once, in order: ids follow the correlation ids */
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM kernels"), LAUNCHES);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM api_calls"), LAUNCHES);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM kernels WHERE id <> correlation_id"), 0);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM api_calls WHERE id <> correlation_id"), 0);
+	/* values across chunk boundaries (4096 rows): launch i = corr - 1 */
+	assert_int_equal(
+	    q_int(db, "SELECT COUNT(*) FROM kernels WHERE start <> 1000200 + 1000 * (id - 1)"
+		      " OR end - start <> (id - 1) % 7 OR grid_x <> (id - 1) % 100 + 1"),
+	    0);
+	assert_int_equal(
+	    q_int(db, "SELECT COUNT(*) FROM api_calls WHERE start <> 1000000 + 1000 * (id - 1)"
+		      " OR end <> start + 100 OR tid <> 78"),
+	    0);
+	/* strings in order of first use, each once: the API name (first
+	 * record), k0, the range's text, the graph node after buffer 0, k1
+	 * (launch 6000, buffer 1), ... */
+	assert_q_text(db,
+		      "SELECT group_concat(value, '|') FROM (SELECT value FROM strings "
+		      "WHERE id <= 10 ORDER BY id)",
+		      "cudaLaunchKernel|k0|step <0>|node_kernel_1|k1|node_kernel_2|k2|"
+		      "node_kernel_3|k3|node_kernel_4");
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id = "
+				   "k.name_id WHERE s.value <> 'k' || ((k.id - 1) / 6000)"),
+			 0);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM graph_nodes g JOIN strings s ON s.id = "
+				   "g.name_id WHERE s.value = 'node_kernel_' || g.graph_id"),
+			 4);
+	/* memcpys every 1000 launches; the range from launch 10 to 9990 */
+	assert_q_text(db, "SELECT group_concat(bytes) FROM (SELECT bytes FROM memcpys ORDER BY id)",
+		      "999,1999,2999,3999,4999,5999,6999,7999,8999,9999,10999,11999,12999,"
+		      "13999,14999,15999,16999,17999,18999,19999");
+	assert_q_text(db,
+		      "SELECT printf('%d %d %d %d %s', start, end, color, category, (SELECT value "
+		      "FROM strings WHERE id = text_id)) FROM nvtx",
+		      "1010050 20990050 4278255360 3 step <0>");
+	sqlite3_close(db);
+}
+
+static void compare_table(sqlite3 *a, sqlite3 *b, const char *table)
+{
+	char sql[128];
+	sqlite3_stmt *sa, *sb;
+	int ra, rb, rows = 0;
+
+	snprintf(sql, sizeof(sql), "SELECT * FROM %s ORDER BY rowid", table);
+	assert_int_equal(sqlite3_prepare_v2(a, sql, -1, &sa, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(b, sql, -1, &sb, NULL), SQLITE_OK);
+	for (;;) {
+		int i, n;
+		ra = sqlite3_step(sa);
+		rb = sqlite3_step(sb);
+		if (ra != rb)
+			fail_msg("%s: row %d exists in only one database", table, rows + 1);
+		if (ra != SQLITE_ROW)
+			break;
+		rows++;
+		n = sqlite3_column_count(sa);
+		for (i = 0; i < n; i++) {
+			const unsigned char *va = sqlite3_column_text(sa, i);
+			const unsigned char *vb = sqlite3_column_text(sb, i);
+			if ((va == NULL) != (vb == NULL) ||
+			    (va && strcmp((const char *)va, (const char *)vb) != 0))
+				fail_msg("%s row %d column %d: pipelined %s, direct %s", table,
+					 rows, i, va ? (const char *)va : "NULL",
+					 vb ? (const char *)vb : "NULL");
+		}
+	}
+	sqlite3_finalize(sa);
+	sqlite3_finalize(sb);
+}
+
+static void test_pipelined_equals_single_thread(void **state)
+{
+	static const char *const tables[] = {"kernels", "api_calls", "memcpys",	    "strings",
+					     "nvtx",	"threads",   "graph_nodes", "syncs"};
+	sqlite3 *a, *b;
+	size_t i;
+	(void)state;
+
+	write_pipelined();
+	write_direct();
+	assert_int_equal(sqlite3_open_v2(path_p, &a, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_open_v2(path_d, &b, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		compare_table(a, b, tables[i]);
+	sqlite3_close(a);
+	sqlite3_close(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_pipelined_rows_have_the_expected_values, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_pipelined_equals_single_thread, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
