@@ -367,12 +367,87 @@ static void test_pipelined_equals_single_thread(void **state)
 	sqlite3_close(b);
 }
 
+/* Three runtime API records, correlation ids first..first+2. */
+static uint8_t *small_buffer(uint32_t first, size_t *valid)
+{
+	uint8_t *buf = calloc(1, 4096);
+	size_t used = 0;
+	uint32_t i;
+
+	assert_non_null(buf);
+	for (i = first; i < first + 3; i++) {
+		CUpti_ActivityAPI a;
+		memset(&a, 0, sizeof(a));
+		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+		a.cbid = 211;
+		a.start = 100 * i;
+		a.end = a.start + 10;
+		a.correlationId = i;
+		used = gs_synthetic_append(buf, 4096, used, &a, sizeof(a));
+		assert_int_not_equal(used, 0);
+	}
+	*valid = used;
+	return buf;
+}
+
+/* Another process holds the database's write lock: the SQLite thread's
+ * first insert fails. One warning, later hand-overs are discarded, syncs
+ * still return (the flush thread and finalize must not hang), and the
+ * rows decoded while the lock was held are not stored. */
+static void test_pipelined_sqlite_error_warns_once_and_never_hangs(void **state)
+{
+	struct gs_writer *w;
+	struct gs_decoder d;
+	struct gs_pipeline *p;
+	sqlite3 *other;
+	char err[256];
+	const char *key, *msg;
+	size_t valid;
+	uint8_t *buf;
+	(void)state;
+
+	assert_int_equal(gs_writer_open(&w, path_p, err, sizeof(err)), 0);
+	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
+	assert_int_equal(gs_pipeline_start(&p, &d, 4, 4096), 0);
+	assert_int_equal(sqlite3_open(path_p, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+
+	buf = small_buffer(1, &valid);
+	assert_int_equal(gs_pipeline_submit(p, buf, 4096, valid), 0);
+	assert_int_equal(gs_pipeline_sync(p, 5000), 0);
+	assert_int_not_equal(gs_writer_failed(w), 0);
+	buf = small_buffer(4, &valid);
+	assert_int_equal(gs_pipeline_submit(p, buf, 4096, valid), 0);
+	assert_int_equal(gs_pipeline_sync(p, 5000), 0);
+	assert_int_equal(gs_warning_count(), 1);
+	assert_int_equal(gs_warning_get(0, &key, &msg), 0);
+	assert_string_equal(key, "writer");
+	assert_non_null(strstr(msg, "recording stops here"));
+
+	assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	gs_pipeline_stop(p);
+	gs_decoder_free(&d);
+	assert_int_equal(gs_writer_finalize(w, 1000), -1);
+	{
+		sqlite3_stmt *st;
+		assert_int_equal(
+		    sqlite3_prepare_v2(other, "SELECT COUNT(*) FROM api_calls", -1, &st, NULL),
+		    SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_pipelined_rows_have_the_expected_values, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_pipelined_equals_single_thread, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pipelined_sqlite_error_warns_once_and_never_hangs,
+					    setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
