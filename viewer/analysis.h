@@ -368,6 +368,8 @@ struct gs_result {
 	uint32_t *corr_index;  /* private */
 	size_t corr_index_n;   /* private */
 	uint32_t *corr_sorted; /* private (fallback when corr ids are sparse) */
+	uint32_t *call_of;     /* private: per op, its launch call (GS_NONE);
+				  once filled the two lookups above are freed */
 };
 
 /* Run the whole analysis. Returns 0, or a negative errno-style value

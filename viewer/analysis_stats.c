@@ -60,7 +60,7 @@ int stats_launches(struct actx *c)
 	int rc = -ENOMEM, metric;
 
 	n_names = c->api_name_end;
-	seen = calloc(in->n_apis ? in->n_apis : 1, 1);
+	seen = big_calloc(in->n_apis ? in->n_apis : 1, 1);
 	begin = calloc(n_names + 1, sizeof(size_t));
 	pos = calloc(n_names + 1, sizeof(size_t));
 	cls = calloc(n_names, 1);
