@@ -1,7 +1,7 @@
 /*
  * decode.c - CUPTI activity records -> writer structs (internal.h).
  *
- * Runs on the writer thread, never on an application thread. It reads the
+ * Runs on the writer's decode thread, never on an application thread. It reads the
  * record layouts of CUDA 13's CUPTI (CUpti_ActivityKernel10, Memcpy6,
  * MemcpyPtoP4, Memset4, API, Synchronization2, CudaEvent2, Context3,
  * Stream, Marker2, MarkerData2, Overhead3, Device5) and calls no CUPTI function: buffers are walked

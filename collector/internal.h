@@ -6,7 +6,7 @@
  *   config.c    environment variables, output path template, logging
  *   writer.c    the SQLite writer (plain C structs in, schema-v1 rows out)
  *   decode.c    CUPTI activity records (const CUpti_Activity *) -> writer structs
- *   pipeline.c  the bounded buffer queue and the writer thread
+ *   pipeline.c  the bounded buffer queue and the writer's two threads (decode, SQLite)
  *   synthetic.c a buffer format for synthetic records (tests, benchmark)
  *   collector.c the injection entry points and CUPTI calls (libgapscope.so only)
  * Only collector.c calls into libcupti; the others use CUPTI's headers for
@@ -445,7 +445,8 @@ struct gs_event {
 
 struct gs_pipeline;
 
-/* Start the writer thread. It owns d->w from now until gs_pipeline_stop.
+/* Start the writer's threads (decode and SQLite, see pipeline.c). They own
+ * d and d->w from now until gs_pipeline_stop.
  * max_pending: completed buffers waiting to be written before new ones are
  * dropped (never block the application). buffer_bytes: size of the buffers
  * gs_pipeline_get_buffer hands out. */
@@ -468,11 +469,11 @@ int gs_pipeline_event(struct gs_pipeline *p, const struct gs_event *ev);
 int gs_pipeline_sync(struct gs_pipeline *p, unsigned timeout_ms);
 /* Records dropped because the queue was full. */
 uint64_t gs_pipeline_dropped(struct gs_pipeline *p);
-/* Drain the queue, stop and join the writer thread, free the pipeline (the
+/* Drain the queue, stop and join the writer's threads, free the pipeline (the
  * writer is the caller's again). */
 void gs_pipeline_stop(struct gs_pipeline *p);
 
-/* Apply one event to the writer (used by the writer thread; tests). */
+/* Apply one event to the writer (used by the decode thread; tests). */
 int gs_apply_event(struct gs_writer *w, const struct gs_event *ev);
 
 /* ---------------------------------------------------------------- synthetic */

@@ -2,7 +2,7 @@
  * writer.c - the SQLite side of the collector: plain C records in, schema-v1
  * rows out (see gapscope/trace_format.h).
  *
- * One connection, owned by whoever holds the writer (the writer thread while
+ * One connection, owned by whoever holds the writer (the SQLite thread while
  * recording). One prepared statement per table, reused with bind/step/reset,
  * inside one transaction per batch (SQLite's speedtest1 pattern); kernels and
  * API calls, nearly every record, are collected and inserted 4096 rows per
