@@ -48,13 +48,17 @@ t1=$(now)
 scan_s=$(sec "$t0" "$t1")
 echo "scan ($how): $scan_s s -> $scan"
 
-rss_kb=unknown cpu_s=unknown
+rss_kb=unknown cpu_s=unknown faults=unknown
 if [ -x /usr/bin/time ]; then
 	t0=$(now)
 	/usr/bin/time -v "$BUILD/bin/gapscope" report "$DB" > "$TMP/report.txt" 2> "$TMP/time.txt"
 	t1=$(now)
 	rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/time.txt")
-	cpu_s=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u + s}' "$TMP/time.txt")
+	cpu_s=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f s (user %.2f s, sys %.2f s)", u + s, u, s}' "$TMP/time.txt")
+	# first touches of fresh memory (4 KB pages, or 2 MB ones where
+	# transparent huge pages are used): on virtual machines these cost
+	# seconds of kernel time per GB, docs/report.md "Speed"
+	faults=$(awk -F': ' '/Minor \(reclaiming a frame\) page faults/ {print $2}' "$TMP/time.txt")
 else
 	# no GNU time (e.g. a bare Ubuntu): the same figures from getrusage()
 	# of the child, through Python's resource module
@@ -65,6 +69,7 @@ with open(sys.argv[2], "w") as out:
     subprocess.run([sys.argv[1], "report", sys.argv[3]], stdout=out, check=True)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(r.ru_maxrss, "%.2f" % (r.ru_utime + r.ru_stime))' "$BUILD/bin/gapscope" "$TMP/report.txt" "$DB")
+	cpu_s="$cpu_s s"
 	t1=$(now)
 fi
 rep_s=$(sec "$t0" "$t1")
@@ -73,7 +78,7 @@ ratio=$(awk -v a="$rep_s" -v b="$scan_s" 'BEGIN { printf "%.2f", a / b }')
 	echo "trace: $(du -m "$DB" | cut -f1) MB; generated with $N kernels, $S streams unless GS_BENCH_DB"
 	echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "scan of kernels ($how): $scan_s s"
-	echo "gapscope report: $rep_s s wall, $cpu_s s CPU (user+sys), peak RSS ${rss_kb} kB"
+	echo "gapscope report: $rep_s s wall, CPU $cpu_s, peak RSS ${rss_kb} kB, minor page faults $faults"
 	echo "ratio report/scan: $ratio (target <= 3); targets report <= 10 s, peak <= 2097152 kB"
 } | tee "$OUTDIR/report_bench.txt"
 head -12 "$TMP/report.txt"
