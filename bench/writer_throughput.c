@@ -19,7 +19,13 @@
  * finalize time with the same split, and the file size. It prints figures;
  * it asserts nothing.
  *
- * usage: writer_throughput [records (default 4000000)] [output.db]
+ * The kernels of the default mix share one launch configuration (grid,
+ * block, registers, shared memory), so most of their columns repeat from
+ * row to row, which the writer exploits (writer.c, batch_const_mask);
+ * "varied" gives each of the four kernel names its own configuration, as
+ * real traces do, and every 8th launch a driver API record.
+ *
+ * usage: writer_throughput [records (default 4000000)] [output.db] [uniform|varied]
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -110,7 +116,8 @@ static double thread_cpu(const char *comm)
 static const char *api_name(int api, uint32_t cbid, void *ctx)
 {
 	(void)ctx;
-	(void)api;
+	if (api == GS_API_DRIVER)
+		return cbid == 307 ? "cuLaunchKernel" : "cuMemcpyDtoHAsync_v2";
 	return cbid == 211 ? "cudaLaunchKernel_v7000" : "cudaMemcpyAsync_v3020";
 }
 
@@ -118,6 +125,7 @@ int main(int argc, char **argv)
 {
 	long total = argc > 1 ? atol(argv[1]) : 4000000;
 	const char *path = argc > 2 ? argv[2] : "writer_throughput.db";
+	int varied = argc > 3 && strcmp(argv[3], "varied") == 0;
 	static const char *const names[] = {
 	    "_Z10short_kernelPfi",
 	    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl"
@@ -145,8 +153,8 @@ int main(int argc, char **argv)
 	uint8_t **bufs = NULL;
 	size_t *lens = NULL;
 
-	if (total <= 0) {
-		fprintf(stderr, "usage: %s [records] [output.db]\n", argv[0]);
+	if (total <= 0 || (argc > 3 && !varied && strcmp(argv[3], "uniform") != 0)) {
+		fprintf(stderr, "usage: %s [records] [output.db] [uniform|varied]\n", argv[0]);
 		return 2;
 	}
 	if (gs_writer_open(&w, path, err, sizeof(err)) != 0) {
@@ -175,6 +183,10 @@ int main(int argc, char **argv)
 			memset(&a, 0, sizeof(a));
 			a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
 			a.cbid = 211;
+			if (varied && launches % 8 == 7) { /* cuLaunchKernel, as cuBLAS calls */
+				a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+				a.cbid = 307;
+			}
 			a.start = ts;
 			a.end = ts + 2500;
 			a.processId = 4242;
@@ -200,6 +212,15 @@ int main(int argc, char **argv)
 			k.blockY = k.blockZ = 1;
 			k.registersPerThread = 16;
 			k.name = names[launches % 4];
+			if (varied) {
+				int n = (int)(launches % 4);
+				k.gridX = (uint32_t)(977 + 1000 * n);
+				k.gridY = (uint32_t)(1 + n % 2);
+				k.blockX = (int32_t)(128 << n);
+				k.registersPerThread = (uint16_t)(16 + 24 * n);
+				k.staticSharedMemory = (int32_t)(1024 * n);
+				k.dynamicSharedMemory = (int32_t)(n == 2 ? 49152 : 0);
+			}
 			nu = gs_synthetic_append(buf, BUF_BYTES, used, &k, sizeof(k));
 			if (!nu)
 				break;
@@ -263,8 +284,8 @@ int main(int argc, char **argv)
 	c2 = cpu_now();
 	if (stat(path, &st) != 0)
 		st.st_size = 0;
-	printf("records:            %ld (%ld launches, %d buffers of %u MiB)\n", made, launches,
-	       nbuf, BUF_BYTES >> 20);
+	printf("records:            %ld (%ld launches, %d buffers of %u MiB, %s mix)\n", made,
+	       launches, nbuf, BUF_BYTES >> 20, varied ? "varied" : "uniform");
 	printf("recording (wall):   %.3f s  %.2f M records/s  (decode + insert + commit)\n",
 	       t1 - t0, (double)made / (t1 - t0) / 1e6);
 	printf("recording (CPU):    %.3f s  %.2f M records/s  (user %.3f s, sys %.3f s, "

@@ -176,6 +176,7 @@ struct bcache {
  */
 #define BATCH_ROWS 4096
 #define BATCH_NULL INT64_MIN /* a column value stored as SQL NULL */
+#define BATCH_VARIANTS 8     /* prepared INSERTs kept per batched table */
 #define KERNEL_COLS 23
 #define API_COLS 9
 struct row_batch {
@@ -184,6 +185,15 @@ struct row_batch {
 	int n;		   /* rows pending */
 	int cap;	   /* rows allocated at v (BATCH_ROWS in the writer) */
 	int64_t *v;	   /* cap * ncol values, BATCH_NULL = NULL */
+	/* The writer's batches: INSERT statements by mask of the columns that
+	 * are bound as parameters (see batch_stmt), least recently used
+	 * replaced. */
+	struct {
+		uint32_t mask;	  /* bit i: column i is parameter ?(i+1) */
+		sqlite3_stmt *st; /* NULL: slot free */
+		uint64_t used;	  /* tick of last use */
+	} var[BATCH_VARIANTS];
+	uint64_t tick;
 };
 
 /*
@@ -562,14 +572,103 @@ static const sqlite3_module batch_module = {
     .xRowid = batch_rowid,
 };
 
+/*
+ * Columns whose value is the same in every pending row (device, context,
+ * graph ids, launch type, often grid/block, pid, tid, return code, ...) are
+ * bound once as parameters instead of being read from the virtual table
+ * row by row: SQLite's OP_Variable copies a bound value (~20 instructions)
+ * where OP_VColumn calls xColumn, sqlite3_result_int64 and more (~90).
+ * One prepared statement per mask of such columns; the masks repeat from
+ * batch to batch, so a handful are kept (BATCH_VARIANTS).
+ */
+static uint32_t batch_const_mask(const struct row_batch *b)
+{
+	uint32_t mask = 0;
+	int c, r;
+
+	for (c = 0; c < b->ncol; c++) {
+		int64_t v0 = b->v[c];
+		for (r = 1; r < b->n; r++)
+			if (b->v[(size_t)r * (size_t)b->ncol + (size_t)c] != v0)
+				break;
+		if (r == b->n)
+			mask |= 1u << c;
+	}
+	return mask;
+}
+
+/* The INSERT for `b` with the columns of `mask` as parameters, or NULL
+ * (the writer has failed). */
+static sqlite3_stmt *batch_stmt(struct gs_writer *w, struct row_batch *b, int which, uint32_t mask,
+				const char *what)
+{
+	const char *sel = strstr(stmt_sql[which], "SELECT * FROM");
+	char sql[1024];
+	size_t len;
+	int i, slot = -1, rc;
+
+	if (mask == 0)
+		return w->st[which];
+	for (i = 0; i < BATCH_VARIANTS; i++)
+		if (b->var[i].st && b->var[i].mask == mask) {
+			b->var[i].used = ++b->tick;
+			return b->var[i].st;
+		}
+	for (i = 0; i < BATCH_VARIANTS && slot < 0; i++)
+		if (!b->var[i].st)
+			slot = i;
+	if (slot < 0) /* all taken: replace the least recently used */
+		for (slot = 0, i = 1; i < BATCH_VARIANTS; i++)
+			if (b->var[i].used < b->var[slot].used)
+				slot = i;
+	len = sel ? (size_t)(sel - stmt_sql[which]) : sizeof(sql);
+	if (len + 16 >= sizeof(sql)) {
+		fail(w, SQLITE_ERROR, what);
+		return NULL;
+	}
+	memcpy(sql, stmt_sql[which], len);
+	len += (size_t)snprintf(sql + len, sizeof(sql) - len, "SELECT ");
+	for (i = 0; i < b->ncol && len < sizeof(sql); i++)
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%s%s%d", i ? "," : "",
+					(mask >> i) & 1 ? "?" : "c", (mask >> i) & 1 ? i + 1 : i);
+	if (len < sizeof(sql))
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, " FROM %s", b->table);
+	if (len >= sizeof(sql)) {
+		fail(w, SQLITE_ERROR, what);
+		return NULL;
+	}
+	sqlite3_finalize(b->var[slot].st);
+	b->var[slot].st = NULL;
+	rc = sqlite3_prepare_v3(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &b->var[slot].st, NULL);
+	if (rc != SQLITE_OK) {
+		fail(w, rc, what);
+		return NULL;
+	}
+	b->var[slot].mask = mask;
+	b->var[slot].used = ++b->tick;
+	return b->var[slot].st;
+}
+
 /* Insert the pending rows of `b` with statement `which`. */
 static int batch_flush(struct gs_writer *w, struct row_batch *b, int which, const char *what)
 {
-	sqlite3_stmt *st = w->st[which];
-	int rc;
+	sqlite3_stmt *st;
+	uint32_t mask;
+	int rc, i;
 
 	if (b->n == 0 || w->failed)
 		return w->failed ? -1 : 0;
+	mask = batch_const_mask(b);
+	st = batch_stmt(w, b, which, mask, what);
+	if (!st)
+		return -1;
+	for (i = 0; i < b->ncol; i++)
+		if ((mask >> i) & 1) {
+			if (b->v[i] == BATCH_NULL)
+				sqlite3_bind_null(st, i + 1);
+			else
+				sqlite3_bind_int64(st, i + 1, b->v[i]);
+		}
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	w->stats.rows += (uint64_t)b->n;
@@ -761,6 +860,10 @@ void gs_writer_close(struct gs_writer *w)
 		return;
 	for (i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(w->st[i]);
+	for (i = 0; i < BATCH_VARIANTS; i++) {
+		sqlite3_finalize(w->kernels.var[i].st);
+		sqlite3_finalize(w->apis.var[i].st);
+	}
 	if (w->db)
 		sqlite3_close(w->db);
 	for (i = 0; i < w->str_cap && w->strs; i++)

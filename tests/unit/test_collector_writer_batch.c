@@ -4,7 +4,10 @@
  * from a virtual table over the pending rows): rows across batch
  * boundaries keep their order, ids and exact values, NULL columns stay
  * NULL, rows written outside a transaction are in the database at once,
- * and pending rows are in the database after COMMIT. It does not test
+ * pending rows are in the database after COMMIT, and columns that repeat
+ * in every row of a batch (bound once as parameters, one prepared INSERT
+ * per set of such columns, at most 8 kept) get the right values as the
+ * set changes from batch to batch. It does not test
  * the other row types (test_collector_writer.c does). Expected values are
  * written out by hand.
  */
@@ -256,12 +259,65 @@ static void test_pending_rows_are_committed_not_before(void **state)
 	gs_writer_close(w);
 }
 
+/* Batch m (0..11) holds three kernels; bit b of m makes column b of
+ * {grid_x, block_x, registers, stream} differ between the rows, otherwise
+ * it repeats. The first row of a transaction is inserted alone, the other
+ * two at COMMIT: twelve sets of repeating columns, more than the eight
+ * statements kept, so some are replaced and prepared again (m = 0..11
+ * then 0..3 once more). */
+static void test_repeating_columns_per_batch_get_their_values(void **state)
+{
+	struct gs_writer *w = open_writer();
+	sqlite3 *db;
+	int pass, m, r, id = 0;
+	char sql[512];
+	(void)state;
+
+	for (pass = 0; pass < 2; pass++)
+		for (m = 0; m < (pass ? 4 : 12); m++) {
+			assert_int_equal(gs_writer_begin(w), 0);
+			for (r = 0; r < 3; r++) {
+				struct gs_kernel k;
+				memset(&k, 0, sizeof(k));
+				k.start = (uint64_t)(1000 * ++id);
+				k.end = k.start + 10;
+				k.correlation_id = (uint32_t)id;
+				k.grid_x = (m & 1) ? 100 + r : 100;
+				k.block_x = (m & 2) ? 200 + r : 200;
+				k.registers = (m & 4) ? 30u + (uint32_t)r : 30u;
+				k.stream = (m & 8) ? 7u + (uint32_t)r : 7u;
+				k.grid_y = k.grid_z = k.block_y = k.block_z = 1;
+				k.has_latency = (m & 1) && r == 2;
+				k.queued = 5;
+				k.submitted = 6;
+				assert_int_equal(gs_writer_kernel(w, &k), 0);
+			}
+			assert_int_equal(gs_writer_commit(w), 0);
+		}
+	assert_int_equal(gs_writer_finalize(w, 1), 0);
+	db = open_db();
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM kernels"), 48);
+	/* row id = 3 * batch + r + 1, batch = 0..15, m = batch % 12 */
+	snprintf(sql, sizeof(sql),
+		 "SELECT COUNT(*) FROM (SELECT *, (id - 1) / 3 %% 12 AS m, (id - 1) %% 3 AS r "
+		 "FROM kernels) WHERE start = 1000 * id AND end = start + 10"
+		 " AND correlation_id = id AND grid_x = 100 + (m & 1) * r"
+		 " AND block_x = 200 + (m & 2) / 2 * r AND registers = 30 + (m & 4) / 4 * r"
+		 " AND stream = 7 + (m & 8) / 8 * r AND grid_y = 1 AND block_z = 1"
+		 " AND ((m & 1 AND r = 2 AND queued = 5 AND submitted = 6)"
+		 "  OR (NOT (m & 1 AND r = 2) AND queued IS NULL AND submitted IS NULL))");
+	assert_int_equal(q_int(db, sql), 48);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_rows_across_batches_keep_ids_and_exact_values,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_row_outside_transaction_is_in_the_database_at_once,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_repeating_columns_per_batch_get_their_values,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pending_rows_are_committed_not_before, setup,
 					    teardown),
