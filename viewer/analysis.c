@@ -481,20 +481,16 @@ static void *classify_half(void *arg)
 	j->name_end = 1;
 	for (i = j->a; i < j->b; i++) {
 		const struct gs_api *a = &in->apis[i];
-		uint8_t f = a->flags;
+		uint8_t f = GS_APIF_CLASSIFIED;
 		if (a->name_id >= j->name_end)
 			j->name_end = (size_t)a->name_id + 1;
 		if (a->corr > j->corr_max)
 			j->corr_max = a->corr;
-		if (!(f & GS_APIF_CLASSIFIED)) {
-			if (a->name_id < in->strings.n) {
-				if (!by_name[a->name_id])
-					by_name[a->name_id] =
-					    gs_api_classify(gs_str(&in->strings, a->name_id, NULL));
-				f = by_name[a->name_id];
-			} else {
-				f = GS_APIF_CLASSIFIED;
-			}
+		if (a->name_id < in->strings.n) {
+			if (!by_name[a->name_id])
+				by_name[a->name_id] =
+				    gs_api_classify(gs_str(&in->strings, a->name_id, NULL));
+			f = by_name[a->name_id];
 		}
 		j->api_cls[i] = f;
 	}

@@ -66,24 +66,27 @@ struct __attribute__((packed, aligned(4))) gs_op {
 	uint8_t flags;	   /* GS_OPF_* */
 };
 
-/* gs_api.flags: set by gs_api_classify() from the name (the analysis calls
- * it itself when GS_APIF_CLASSIFIED is not set). */
+/* API classes: gs_api_classify() of the call's name (the analysis keeps
+ * them in an array of its own, one byte per call). */
 #define GS_APIF_CLASSIFIED 0x01
 #define GS_APIF_LAUNCH 0x02	   /* puts work on a stream: kernel/graph launch, copy, set */
 #define GS_APIF_HOST_FUNC 0x04	   /* cudaLaunchHostFunc, cudaStreamAddCallback, twins */
 #define GS_APIF_KERNEL_LAUNCH 0x08 /* a single-kernel launch (cost of one launch) */
 
-/* One CUDA runtime or driver API call. 32 bytes (with padding). The
- * analysis goes by name, never by CUPTI callback id or API kind, so those
- * columns are not carried: every column read costs the loader a tenth of a
- * second per 10M calls (the benchmark in bench/run_report_bench.sh). */
-struct gs_api {
+/* One CUDA runtime or driver API call. 28 bytes, packed with 4-byte
+ * alignment like gs_op (naturally aligned it would be 32, 4 of them
+ * padding): the 10M-kernel benchmark holds 10M of them, and fresh memory
+ * costs seconds per GB on virtual machines (docs/report.md, "Speed").
+ * The analysis goes by name, never by CUPTI callback id or API kind, so
+ * those columns are not carried: every column read costs the loader a
+ * tenth of a second per 10M calls (bench/run_report_bench.sh). Do not
+ * take the address of a field (it may be misaligned for its type). */
+struct __attribute__((packed, aligned(4))) gs_api {
 	int64_t start;	  /* ns, host entry */
 	int64_t end;	  /* ns, host return */
 	uint32_t corr;	  /* correlation id (shared with the ops it launched) */
 	uint32_t name_id; /* strings id, e.g. "cudaLaunchKernel" */
 	uint32_t tid;	  /* host thread id */
-	uint8_t flags;	  /* GS_APIF_* */
 };
 
 /* One synchronisation (syncs table): explicit (CUPTI) or implicit

@@ -308,7 +308,6 @@ static void row_api(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	a->corr = (uint32_t)sqlite3_value_int64(v[2]);
 	a->name_id = (uint32_t)sqlite3_value_int64(v[3]);
 	a->tid = (uint32_t)sqlite3_value_int64(v[4]);
-	a->flags = 0;
 }
 
 static int job_apis(struct job *j)
