@@ -440,6 +440,95 @@ static void test_pipelined_sqlite_error_warns_once_and_never_hangs(void **state)
 	sqlite3_close(other);
 }
 
+/* Rows logged into a chunk (the decode thread's side) and applied later
+ * (the SQLite thread's side), called here on one thread: text parameters
+ * (copied into the chunk, even when the caller's buffer changes before
+ * apply), NULLs, a string interned while logging, the device's memory
+ * clock (logged as SQL) after the device row, and nothing stored before
+ * gs_writer_apply. */
+static void test_logged_rows_of_every_kind_applied_with_their_values(void **state)
+{
+	struct gs_writer *w;
+	struct gs_chunk *c;
+	char err[256], host[32];
+	struct gs_device dev = {.id = 1,
+				.name = "NVIDIA H200",
+				.uuid = "GPU-00aa",
+				.cc_major = 9,
+				.cc_minor = 0,
+				.sm_count = 132,
+				.core_clock_khz = 1980000,
+				.memory_clock_khz = -1,
+				.global_memory_bytes = 150000000000ll,
+				.l2_cache_bytes = 52428800,
+				.max_threads_per_block = 1024};
+	struct gs_process proc = {.pid = 4321,
+				  .command_line = "./app --x 'a b'",
+				  .start_ns = 10,
+				  .end_ns = 0,
+				  .exit_reason = NULL};
+	struct gs_nvtx n = {.start = 5,
+			    .end = 9,
+			    .kind = GS_NVTX_MARK,
+			    .domain_id = 0,
+			    .category = -1,
+			    .color = -1,
+			    .pid = -1,
+			    .tid = -1};
+	sqlite3 *db;
+	(void)state;
+
+	assert_int_equal(gs_writer_open(&w, path_p, err, sizeof(err)), 0);
+	c = gs_chunk_new();
+	assert_non_null(c);
+	gs_writer_set_chunk(w, c);
+	snprintf(host, sizeof(host), "node7");
+	proc.hostname = host;
+	assert_int_equal(gs_writer_meta(w, "k", "v \"quoted\""), 0);
+	assert_int_equal(gs_writer_device(w, &dev), 0);
+	assert_int_equal(gs_writer_device_memory_clock(w, 1, 2619000), 0);
+	assert_int_equal(gs_writer_process(w, &proc), 0);
+	assert_int_equal(gs_writer_thread(w, 99, 4321, "worker <1>"), 0);
+	n.text_id = gs_writer_intern(w, "mark <T>");
+	assert_int_equal(n.text_id, 1);
+	assert_int_equal(gs_writer_nvtx(w, &n), 0);
+	assert_int_equal(gs_writer_graph_captured(w, 5, 77), 0);
+	gs_writer_set_chunk(w, NULL);
+	snprintf(host, sizeof(host), "changed"); /* the chunk has its own copy */
+
+	/* nothing is in the database yet */
+	assert_int_equal(sqlite3_open_v2(path_p, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM devices"), 0);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM strings"), 0);
+	sqlite3_close(db);
+
+	assert_int_equal(gs_writer_begin(w), 0);
+	assert_int_equal(gs_writer_apply(w, c), 0);
+	assert_int_equal(gs_writer_commit(w), 0);
+	gs_chunk_free(c);
+	assert_int_equal(gs_writer_finalize(w, 100), 0);
+
+	assert_int_equal(sqlite3_open_v2(path_p, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_q_text(db, "SELECT value FROM meta WHERE key = 'k'", "v \"quoted\"");
+	assert_q_text(db,
+		      "SELECT printf('%d %s %s %d %d %d', id, name, uuid, sm_count, "
+		      "core_clock_khz, memory_clock_khz) FROM devices",
+		      "1 NVIDIA H200 GPU-00aa 132 1980000 2619000");
+	assert_q_text(db,
+		      "SELECT printf('%d %s %s %d %d %d', pid, hostname, command_line, start_ns, "
+		      "end_ns IS NULL, exit_reason IS NULL) FROM processes",
+		      "4321 node7 ./app --x 'a b' 10 1 1");
+	assert_q_text(db, "SELECT printf('%d %d %s', tid, pid, name) FROM threads",
+		      "99 4321 worker <1>");
+	assert_q_text(db,
+		      "SELECT printf('%d %d %d %s %d %d', start, end, kind, s.value, "
+		      "category IS NULL, tid IS NULL) FROM nvtx JOIN strings s ON s.id = text_id",
+		      "5 9 1 mark <T> 1 1");
+	assert_q_text(db, "SELECT printf('%d %d %d', graph_id, created, origin) FROM graphs",
+		      "5 77 2");
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +537,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pipelined_equals_single_thread, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pipelined_sqlite_error_warns_once_and_never_hangs,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_logged_rows_of_every_kind_applied_with_their_values, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
