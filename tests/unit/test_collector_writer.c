@@ -869,6 +869,58 @@ static void test_graph_nodes_completed_from_records(void **state)
 	sqlite3_close(db);
 }
 
+/* The index builds at finalize sort through a temporary file; where none
+ * can be written they sort in memory. SQLite puts temporary files in
+ * sqlite3_temp_directory when that passes its access() check: /proc does
+ * (as root; creating a file there fails), otherwise SQLite picks a
+ * writable directory and the first attempt succeeds. Either way finalize
+ * succeeds and every index is there. 600000 kernels: more keys than one
+ * in-memory sort run (16 MiB), so the sorter does open its file. */
+static void test_finalize_indexes_without_a_writable_temp_dir(void **state)
+{
+	struct gs_writer *w = open_writer();
+	sqlite3 *db;
+	char *saved = sqlite3_temp_directory;
+	int i, rc;
+	(void)state;
+
+	sqlite3_temp_directory = sqlite3_mprintf("/proc");
+	assert_int_equal(gs_writer_begin(w), 0);
+	for (i = 0; i < 600000; i++) {
+		struct gs_kernel k;
+		memset(&k, 0, sizeof(k));
+		k.start = (uint64_t)(600000 - i) * 1000; /* descending: a real sort */
+		k.end = k.start + 10;
+		k.correlation_id = (uint32_t)((int64_t)i * 7919 % 600000);
+		k.device = (uint32_t)(i % 3);
+		assert_int_equal(gs_writer_kernel(w, &k), 0);
+	}
+	assert_int_equal(gs_writer_commit(w), 0);
+	rc = gs_writer_finalize(w, 1);
+	sqlite3_free(sqlite3_temp_directory);
+	sqlite3_temp_directory = saved;
+	assert_int_equal(rc, 0);
+	db = open_db();
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND "
+				   "name IN ('kernels_start', 'kernels_corr', 'api_calls_corr')"),
+			 3);
+	assert_int_equal(q_int(db, "SELECT start FROM kernels INDEXED BY kernels_start WHERE "
+				   "device = 2 ORDER BY start LIMIT 1"),
+			 1000); /* i = 599999 (599999 % 3 = 2): the smallest start */
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM kernels INDEXED BY kernels_corr WHERE "
+				   "correlation_id < 1000"),
+			 1000);
+	/* every row in each index (not PRAGMA integrity_check: a random-order
+	 * table lookup per key, 600000 page reads with a reader's cache) */
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM kernels INDEXED BY kernels_start "
+				   "WHERE device >= 0"),
+			 600000);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM kernels INDEXED BY kernels_corr "
+				   "WHERE correlation_id >= 0"),
+			 600000);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -884,6 +936,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_unwritable_path_fails_with_reason, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_finalize_indexes_without_a_writable_temp_dir,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sqlite_error_warns_once_and_stops, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_implicit_api_names, setup, teardown),
