@@ -9,8 +9,9 @@
  * max(rowid); the rows are then sorted in memory only if they were not
  * already in (device, start) order, which the collector's append order
  * nearly always gives. kernels and api_calls, the two big tables, are read
- * on their own threads with their own read-only connections (SQLite
- * connections must not be shared across threads without its mutexes).
+ * each in several rowid ranges (more on machines with more cores) on
+ * threads with their own read-only connections (SQLite connections must
+ * not be shared across threads without its mutexes).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "trace_load.h"
 
@@ -620,29 +622,30 @@ static void load_meta_facts(struct trace *t, struct gs_input *in)
 	sqlite3_finalize(st);
 }
 
-/* A big table read as two rowid halves, (0, mid] and (mid, max], on two
- * threads with connections of their own, each writing its own slice of one
- * buffer sized from max(rowid). */
+/* A big table read as `n` rowid ranges ("parts") on threads with
+ * connections of their own, each writing its own slice of one buffer sized
+ * from the rowid span: part p holds the rows of rowids
+ * [lo + first(p), lo + first(p + 1)), first(p) = span * p / n. */
 struct split {
-	struct job half[2];
+	struct job part[GS_LOAD_MAX_PARTS];
+	int n;	     /* parts set up (1 for the one unbounded job) */
 	char *buf;   /* max rows of elem bytes; NULL when the table is empty */
 	int64_t max; /* rows at most (rowid span); -1: one unbounded job */
-	int64_t mid; /* rows of the first half */
 };
 
 static int split_setup(struct split *sp, struct trace *t, const char *table,
-		       int (*fn)(struct job *j), size_t elem, char *err, size_t errlen)
+		       int (*fn)(struct job *j), size_t elem, int nparts, char *err, size_t errlen)
 {
 	char sql[96];
 	sqlite3_stmt *st = NULL;
 	int64_t lo = 0, hi = 0;
-	int h, any = 0;
+	int h, p, any = 0;
 
 	memset(sp, 0, sizeof(*sp));
-	for (h = 0; h < 2; h++) {
-		sp->half[h].path = t->path;
-		sp->half[h].fn = fn;
-		sp->half[h].out.elem = elem;
+	for (p = 0; p < GS_LOAD_MAX_PARTS; p++) {
+		sp->part[p].path = t->path;
+		sp->part[p].fn = fn;
+		sp->part[p].out.elem = elem;
 	}
 	/* min and max of the rowid: two b-tree descents, no scan. (Two
 	 * statements: SQLite's min/max optimisation only applies to a query
@@ -665,15 +668,15 @@ static int split_setup(struct split *sp, struct trace *t, const char *table,
 		/* rowids too spread out to size a buffer from them (not
 		 * something the collector writes): one unbounded job, grown
 		 * as it goes */
-		sp->half[0].lo = INT64_MIN;
-		sp->half[0].hi = INT64_MAX;
-		sp->half[0].out.cap = 0;
+		sp->part[0].lo = INT64_MIN;
+		sp->part[0].hi = INT64_MAX;
+		sp->part[0].out.cap = 0;
+		sp->n = 1;
 		sp->max = -1;
 		return 0;
 	}
-	/* the halves are rowids [lo, lo + mid) and [lo + mid, hi] */
+	sp->n = nparts < 1 ? 1 : nparts > GS_LOAD_MAX_PARTS ? GS_LOAD_MAX_PARTS : nparts;
 	sp->max = hi - lo + 1;
-	sp->mid = sp->max / 2;
 	sp->buf = malloc((size_t)sp->max * elem);
 	if (!sp->buf) {
 		snprintf(err, errlen, "out of memory for %lld rows of %s", (long long)sp->max,
@@ -681,51 +684,56 @@ static int split_setup(struct split *sp, struct trace *t, const char *table,
 		return -1;
 	}
 	hint_huge(sp->buf, (size_t)sp->max * elem);
-	for (h = 0; h < 2; h++) {
-		struct job *j = &sp->half[h];
-		size_t first = h ? (size_t)sp->mid : 0;
+	for (p = 0; p < sp->n; p++) {
+		struct job *j = &sp->part[p];
+		/* max < 2^31 and n <= 8: the products fit in 64 bits */
+		int64_t first = sp->max * p / sp->n, next = sp->max * (p + 1) / sp->n;
 		j->fixed = 1;
-		j->lo = lo + (int64_t)first;
-		j->hi = h ? hi : lo + sp->mid - 1;
-		j->out.p = sp->buf + first * elem;
-		j->out.cap = (h ? (size_t)sp->max : (size_t)sp->mid) - first;
+		j->lo = lo + first;
+		j->hi = lo + next - 1;
+		j->out.p = sp->buf + (size_t)first * elem;
+		j->out.cap = (size_t)(next - first); /* 0 when span < n: not run */
 	}
 	return 0;
 }
 
-/* Jobs of a split to run: the halves with rows to read (or the one
+/* Jobs of a split to run: the parts with rows to read (or the one
  * unbounded job). */
 static int split_jobs(struct split *sp, struct job **bg)
 {
-	int n = 0, h;
+	int n = 0, p;
 
 	if (sp->max < 0) {
-		bg[n++] = &sp->half[0];
+		bg[n++] = &sp->part[0];
 		return n;
 	}
-	for (h = 0; h < 2; h++)
-		if (sp->half[h].out.cap)
-			bg[n++] = &sp->half[h];
+	for (p = 0; p < sp->n; p++)
+		if (sp->part[p].out.cap)
+			bg[n++] = &sp->part[p];
 	return n;
 }
 
-/* Close the hole between the halves (only where rowids had gaps) and
- * hand the buffer over as a vector of n rows with room for max. */
+/* Move each part's rows down to follow the previous part's (closing the
+ * holes left where rowids had gaps; nothing moves when they had none)
+ * and hand the buffer over as a vector of n rows with room for max. */
 static void split_take(struct split *sp, struct vec *v)
 {
-	struct job *a = &sp->half[0], *b = &sp->half[1];
-	size_t elem = a->out.elem;
+	size_t elem = sp->part[0].out.elem, n = 0;
+	int p;
 
 	if (sp->max < 0) { /* the unbounded job's own vector */
-		*v = a->out;
-		memset(&a->out, 0, sizeof(a->out));
+		*v = sp->part[0].out;
+		memset(&sp->part[0].out, 0, sizeof(sp->part[0].out));
 		return;
 	}
-	if (b->out.n && a->out.n != (size_t)sp->mid)
-		memmove(sp->buf + a->out.n * elem, sp->buf + (size_t)sp->mid * elem,
-			b->out.n * elem);
+	for (p = 0; p < sp->n; p++) {
+		const struct job *j = &sp->part[p];
+		if (j->out.n && (char *)j->out.p != sp->buf + n * elem)
+			memmove(sp->buf + n * elem, j->out.p, j->out.n * elem);
+		n += j->out.n;
+	}
 	v->p = sp->buf;
-	v->n = a->out.n + b->out.n;
+	v->n = n;
 	v->cap = (size_t)sp->max;
 	v->elem = elem;
 	sp->buf = NULL;
@@ -733,10 +741,35 @@ static void split_take(struct split *sp, struct vec *v)
 
 static const char *split_err(const struct split *sp)
 {
-	return sp->half[0].rc ? sp->half[0].err : sp->half[1].rc ? sp->half[1].err : NULL;
+	int p;
+
+	for (p = 0; p < sp->n; p++)
+		if (sp->part[p].rc)
+			return sp->part[p].err;
+	return NULL;
+}
+
+/* Parts per big table: half the online cores, so that the 2K reader
+ * threads of the two big tables have a core each, and at least 2 (on a
+ * 2-core machine the four threads share the CPU evenly, so all finish
+ * together; measured in docs/report.md, Speed). At most
+ * GS_LOAD_MAX_PARTS: each part opens its own connection and descends the
+ * b-tree once, and more than 16 reader threads were never measured. */
+static int load_parts_default(void)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long k = cores > 0 ? cores / 2 : 2;
+
+	return k < 2 ? 2 : k > GS_LOAD_MAX_PARTS ? GS_LOAD_MAX_PARTS : (int)k;
 }
 
 int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, size_t errlen)
+{
+	return trace_load_parts(t, what, load_parts_default(), in, err, errlen);
+}
+
+int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
+		     size_t errlen)
 {
 	struct split sk, sa;
 	struct job jc = {.db = t->db, .fn = job_copies, .out.elem = sizeof(struct gs_op)};
@@ -744,30 +777,32 @@ int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, s
 	struct vec vs = {.elem = sizeof(struct gs_sync)}, vn = {.elem = sizeof(struct gs_nvtx)};
 	struct vec ve = {.elem = sizeof(struct gs_event)};
 	struct node_set hd = {NULL, 0};
-	struct job *bg[4];
-	pthread_t th[4];
-	int started[4] = {0, 0, 0, 0}, n_bg = 0, k, rc = -1;
+	struct job *bg[2 * GS_LOAD_MAX_PARTS];
+	pthread_t th[2 * GS_LOAD_MAX_PARTS];
+	int started[2 * GS_LOAD_MAX_PARTS] = {0}, n_bg = 0, k, rc = -1;
 	const char *jerr;
 
 	memset(in, 0, sizeof(*in));
 	memset(&sk, 0, sizeof(sk));
 	memset(&sa, 0, sizeof(sa));
 	in->kernel_overhead_ns = -1;
-	/* kernels and api_calls, the two big tables, each in two halves on
-	 * threads of their own (four threads: on two cores they share the
-	 * CPU evenly, so all finish together); the small tables on the
+	/* kernels and api_calls, the two big tables, each in `parts` rowid
+	 * ranges on threads of their own (load_parts_default()); the small
+	 * tables on the
 	 * caller's connection meanwhile. If a thread cannot be started, its
 	 * job runs here. */
 	if ((what & GS_LOAD_OPS) && load_host_deps(t->db, &hd, err, errlen))
 		return -1;
 	if ((what & GS_LOAD_OPS) &&
-	    split_setup(&sk, t, "kernels", job_kernels, sizeof(struct gs_op), err, errlen)) {
+	    split_setup(&sk, t, "kernels", job_kernels, sizeof(struct gs_op), parts, err, errlen)) {
 		free(hd.v);
 		return -1;
 	}
-	sk.half[0].host_deps = sk.half[1].host_deps = jc.host_deps = &hd;
+	for (k = 0; k < GS_LOAD_MAX_PARTS; k++)
+		sk.part[k].host_deps = &hd;
+	jc.host_deps = &hd;
 	if ((what & GS_LOAD_APIS) &&
-	    split_setup(&sa, t, "api_calls", job_apis, sizeof(struct gs_api), err, errlen)) {
+	    split_setup(&sa, t, "api_calls", job_apis, sizeof(struct gs_api), parts, err, errlen)) {
 		free(sk.buf);
 		free(hd.v);
 		return -1;
@@ -833,8 +868,8 @@ out:
 	free(hd.v);
 	free(sk.buf); /* still set only if we failed before taking it over */
 	free(sa.buf);
-	free(sk.max < 0 ? sk.half[0].out.p : NULL); /* likewise an unbounded job's */
-	free(sa.max < 0 ? sa.half[0].out.p : NULL);
+	free(sk.max < 0 ? sk.part[0].out.p : NULL); /* likewise an unbounded job's */
+	free(sa.max < 0 ? sa.part[0].out.p : NULL);
 	free(vk.p);
 	free(va.p);
 	free(jc.out.p);

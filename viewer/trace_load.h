@@ -4,8 +4,9 @@
  *
  * One sequential query per table, decoded into compact arrays grown by
  * doubling (no per-row malloc); ops are returned sorted by (device, start,
- * end). Tables are read on parallel connections (one thread per big
- * table) because a 10M-kernel trace is dominated by SQLite row decoding.
+ * end). Tables are read on parallel connections (each big table in
+ * several rowid ranges, one thread each) because a 10M-kernel trace is
+ * dominated by SQLite row decoding.
  * This module only reads; it does not analyse or print.
  */
 #ifndef GAPSCOPE_TRACE_LOAD_H
@@ -28,6 +29,17 @@
  * value with a one-line reason in err (no file name, no newline). A trace
  * with zero GPU ops is NOT an error here (callers decide). */
 int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, size_t errlen);
+
+/* Most rowid ranges ("parts") one big table is read in. */
+#define GS_LOAD_MAX_PARTS 8
+
+/* trace_load() with each big table (kernels, api_calls) read in `parts`
+ * rowid ranges on as many threads (clamped to 1..GS_LOAD_MAX_PARTS);
+ * trace_load() picks parts from the number of online cores. Internal:
+ * for the loader's tests, which check every part count gives the same
+ * rows. */
+int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
+		     size_t errlen);
 
 /* Free everything trace_load() allocated in *in and zero it. */
 void trace_input_free(struct gs_input *in);

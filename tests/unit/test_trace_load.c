@@ -2,9 +2,10 @@
  * test_trace_load.c - cmocka tests of the trace loader (viewer/trace_load.c)
  * on small databases written here with the real schema: rows whose rowids
  * are not 1..n (negative, with holes, or spread too far to size a buffer
- * from), which the loader's split of a table into two rowid halves must
- * still read completely and in order. Every expected value is the one
- * inserted by the test. Writes only temporary files (removed).
+ * from), which the loader's split of a table into rowid ranges ("parts",
+ * one thread each) must still read completely and in order, whatever the
+ * number of parts. Every expected value is the one inserted by the test. Writes only temporary
+ * files (removed).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -191,6 +192,106 @@ static void test_host_node_dep_by_full_node_id(void **state)
 	free(path);
 }
 
+/* One table split into 1, 2, 3 and 5 parts reads the same rows in the
+ * same order. Kernels have rowids -3, -2, 5, 6, 7, 8, 12, 17 (span 21);
+ * with 5 parts the ranges are [-3,0] [1,4] [5,8] [9,12] [13,17], holding
+ * 2, 0, 4, 1, 1 rows; with 3 parts [-3,3] [4,10] [11,17] (2, 4, 2); with 2
+ * [-3,6] [7,17] (4, 4): every part but the first leaves a hole before it
+ * to close. API calls have rowids 1, 2, 4, 9, 10 (5 parts: 2, 1, 0, 0, 2
+ * rows) and starts out of order, so their rowid order shows (API calls
+ * are never sorted). Kernel starts rise with rowid, so the ops are not
+ * re-sorted either and their order is the order the parts were joined. */
+static void test_any_number_of_parts_reads_rows_in_rowid_order(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'k');"
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(-3,100,110,0,1,47,2,0,0),"
+	    "(-2,200,210,0,2,48,2,0,0),(5,300,310,0,1,55,2,0,0),(6,400,410,0,2,56,2,0,0),"
+	    "(7,500,510,0,1,57,2,0,0),(8,600,610,0,2,58,2,0,0),(12,700,710,0,1,62,2,0,0),"
+	    "(17,800,810,0,2,67,2,0,0);"
+	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
+	    " VALUES(1,1,211,1,500,505,1,31,1),(2,1,211,1,100,105,1,32,2),"
+	    "(4,1,211,1,400,405,1,34,4),(9,1,211,1,200,205,1,39,9),"
+	    "(10,1,211,1,300,305,1,40,10);";
+	static const uint32_t op_corr[] = {47, 48, 55, 56, 57, 58, 62, 67};
+	static const uint32_t api_corr[] = {1, 2, 4, 9, 10};
+	static const int64_t api_start[] = {500, 100, 400, 200, 300};
+	static const int parts[] = {1, 2, 3, 5};
+	char *path = make_db(rows);
+	char err[256];
+	size_t p, i;
+
+	(void)state;
+	for (p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
+		struct trace t;
+		struct gs_input in;
+
+		assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+		assert_int_equal(trace_load_parts(&t, GS_LOAD_ALL, parts[p], &in, err, sizeof(err)),
+				 0);
+		assert_int_equal(in.n_ops, 8);
+		for (i = 0; i < 8; i++) {
+			assert_int_equal(in.ops[i].corr, op_corr[i]);
+			assert_int_equal(in.ops[i].start, 100 * (i + 1));
+			assert_int_equal(in.ops[i].end, 100 * (i + 1) + 10);
+			assert_int_equal(in.ops[i].stream, i % 2 ? 2 : 1);
+			assert_int_equal(in.ops[i].kind, GS_OP_KERNEL);
+		}
+		assert_int_equal(in.n_apis, 5);
+		for (i = 0; i < 5; i++) {
+			assert_int_equal(in.apis[i].corr, api_corr[i]);
+			assert_int_equal(in.apis[i].start, api_start[i]);
+			assert_int_equal(in.apis[i].end, api_start[i] + 5);
+			assert_int_equal(in.apis[i].tid, 30 + api_corr[i]);
+		}
+		trace_input_free(&in);
+		trace_close(&t);
+	}
+	unlink(path);
+	free(path);
+}
+
+/* More parts than rowids: API calls with rowids 40 and 42 (span 3) in 5
+ * parts are the ranges [40,39] [40,40] [41,40] [41,41] [42,42] (empty
+ * ranges are not read), and 64 parts are clamped to GS_LOAD_MAX_PARTS. */
+static void test_more_parts_than_rowids(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(3,10,20,0,1,7,0,0,0);"
+	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
+	    " VALUES(40,1,211,0,9,9,1,5,7),(42,1,211,0,1,2,1,6,8);";
+	static const int parts[] = {5, 64};
+	char *path = make_db(rows);
+	char err[256];
+	size_t p;
+
+	(void)state;
+	for (p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
+		struct trace t;
+		struct gs_input in;
+
+		assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+		assert_int_equal(trace_load_parts(&t, GS_LOAD_ALL, parts[p], &in, err, sizeof(err)),
+				 0);
+		assert_int_equal(in.n_ops, 1);
+		assert_int_equal(in.ops[0].corr, 7);
+		assert_int_equal(in.ops[0].start, 10);
+		assert_int_equal(in.n_apis, 2);
+		assert_int_equal(in.apis[0].corr, 7);
+		assert_int_equal(in.apis[0].tid, 5);
+		assert_int_equal(in.apis[1].corr, 8);
+		assert_int_equal(in.apis[1].start, 1);
+		assert_int_equal(in.apis[1].end, 2);
+		assert_int_equal(in.apis[1].tid, 6);
+		trace_input_free(&in);
+		trace_close(&t);
+	}
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +299,8 @@ int main(void)
 	    cmocka_unit_test(test_rowids_spread_too_far_are_read_by_one_job),
 	    cmocka_unit_test(test_end_before_start_is_clamped),
 	    cmocka_unit_test(test_host_node_dep_by_full_node_id),
+	    cmocka_unit_test(test_any_number_of_parts_reads_rows_in_rowid_order),
+	    cmocka_unit_test(test_more_parts_than_rowids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
