@@ -21,7 +21,7 @@
  *
  * The kernels of the default mix share one launch configuration (grid,
  * block, registers, shared memory), so most of their columns repeat from
- * row to row, which the writer exploits (writer.c, batch_const_mask);
+ * row to row, which the writer exploits (writer.c, row_filled);
  * "varied" gives each of the four kernel names its own configuration, as
  * real traces do, and every 8th launch a driver API record.
  *

@@ -184,7 +184,7 @@ struct row_batch {
 	int ncol;	   /* columns per row */
 	int n;		   /* rows pending */
 	int cap;	   /* rows allocated at v (BATCH_ROWS in the writer) */
-	uint32_t same;	   /* chunks: bit i set while column i equals row 0's */
+	uint32_t same;	   /* bit i set while column i equals row 0's (row_filled) */
 	int64_t *v;	   /* cap * ncol values, BATCH_NULL = NULL */
 	/* The writer's batches: INSERT statements by mask of the columns that
 	 * are bound as parameters (see batch_stmt), least recently used
@@ -580,24 +580,9 @@ static const sqlite3_module batch_module = {
  * row by row: SQLite's OP_Variable copies a bound value (~20 instructions)
  * where OP_VColumn calls xColumn, sqlite3_result_int64 and more (~90).
  * One prepared statement per mask of such columns; the masks repeat from
- * batch to batch, so a handful are kept (BATCH_VARIANTS).
+ * batch to batch, so a handful are kept (BATCH_VARIANTS). Each batch keeps
+ * its mask up to date as rows are filled (row_filled).
  */
-static uint32_t batch_const_mask(const struct row_batch *b)
-{
-	uint32_t mask = 0;
-	int c, r;
-
-	for (c = 0; c < b->ncol; c++) {
-		int64_t v0 = b->v[c];
-		for (r = 1; r < b->n; r++)
-			if (b->v[(size_t)r * (size_t)b->ncol + (size_t)c] != v0)
-				break;
-		if (r == b->n)
-			mask |= 1u << c;
-	}
-	return mask;
-}
-
 /* The INSERT for `b` with the columns of `mask` as parameters, or NULL
  * (the writer has failed). */
 static sqlite3_stmt *batch_stmt(struct gs_writer *w, struct row_batch *b, int which, uint32_t mask,
@@ -650,19 +635,16 @@ static sqlite3_stmt *batch_stmt(struct gs_writer *w, struct row_batch *b, int wh
 	return b->var[slot].st;
 }
 
-/* Insert the pending rows of `b` with statement `which`; `mask` as
- * batch_const_mask(b) gives it (a chunk's, tracked while its rows were
- * logged), or UINT32_MAX: find it here. */
-static int batch_flush_mask(struct gs_writer *w, struct row_batch *b, int which, const char *what,
-			    uint32_t mask)
+/* Insert the pending rows of `b` with statement `which`, the columns of
+ * b->same bound as parameters. */
+static int batch_flush(struct gs_writer *w, struct row_batch *b, int which, const char *what)
 {
+	const uint32_t mask = b->same;
 	sqlite3_stmt *st;
 	int rc, i;
 
 	if (b->n == 0 || w->failed)
 		return w->failed ? -1 : 0;
-	if (mask == UINT32_MAX)
-		mask = batch_const_mask(b);
 	st = batch_stmt(w, b, which, mask, what);
 	if (!st)
 		return -1;
@@ -684,16 +666,12 @@ static int batch_flush_mask(struct gs_writer *w, struct row_batch *b, int which,
 	return 0;
 }
 
-static int batch_flush(struct gs_writer *w, struct row_batch *b, int which, const char *what)
-{
-	return batch_flush_mask(w, b, which, what, UINT32_MAX);
-}
-
-/* A row was filled in a chunk's batch: keep its `same` mask, so that the
- * decode thread, not the SQLite thread, pays for batch_const_mask's scan
- * (a column-wise pass over the batch: ~5% of the SQLite thread's time in
- * perf, from cache misses). */
-static inline void chunk_row_filled(struct row_batch *b)
+/* A row was filled in `b`: keep its `same` mask up to date. Row by row,
+ * on the thread that fills the batch (the decode thread while pipelined),
+ * rather than a column-wise pass over the batch on the SQLite thread at
+ * flush (that pass was ~5% of the SQLite thread's time in perf, from cache
+ * misses). */
+static inline void row_filled(struct row_batch *b)
 {
 	const int64_t *row = b->v + (size_t)(b->n - 1) * (size_t)b->ncol;
 	int c;
@@ -715,15 +693,17 @@ static int flush_rows(struct gs_writer *w)
 	return 0;
 }
 
-/* The next row slot of `b` (flushing a full batch first), or NULL. While
- * pipelined, the slot is in the chunk's batch of the same table instead
- * (the pipeline hands a chunk on once it holds CHUNK_ROWS rows, so it
- * grows only if a caller goes on without asking gs_chunk_full). */
+/* The next row slot of `b` (flushing a full batch first), or NULL; *in
+ * says which batch holds it. While pipelined, the slot is in the chunk's
+ * batch of the same table instead (the pipeline hands a chunk on once it
+ * holds CHUNK_ROWS rows, so it grows only if a caller goes on without
+ * asking gs_chunk_full). */
 static inline int64_t *batch_row(struct gs_writer *w, struct row_batch *b, int which,
-				 const char *what)
+				 const char *what, struct row_batch **in)
 {
 	if (w->chunk) {
 		b = which == ST_KERNEL ? &w->chunk->kernels : &w->chunk->apis;
+		*in = b;
 		if (b->n == b->cap) {
 			size_t cap = (size_t)b->cap;
 			if (grow((void **)&b->v, &cap, cap + 1, (size_t)b->ncol * sizeof(*b->v),
@@ -733,6 +713,7 @@ static inline int64_t *batch_row(struct gs_writer *w, struct row_batch *b, int w
 		}
 		return b->v + (size_t)b->n++ * (size_t)b->ncol;
 	}
+	*in = b;
 	if (b->n == b->cap && batch_flush(w, b, which, what) != 0)
 		return NULL;
 	return b->v + (size_t)b->n++ * (size_t)b->ncol;
@@ -1012,7 +993,8 @@ static int apply_batch(struct gs_writer *w, struct row_batch *b, const struct ro
 		return 0;
 	b->v = from->v;
 	b->n = from->n;
-	rc = batch_flush_mask(w, b, which, what, from->same);
+	b->same = from->same;
+	rc = batch_flush(w, b, which, what);
 	b->v = own;
 	b->n = 0;
 	return rc;
@@ -1268,11 +1250,12 @@ static inline int batch_done(struct gs_writer *w, struct row_batch *b, int which
 
 int gs_writer_kernel(struct gs_writer *w, const struct gs_kernel *k)
 {
+	struct row_batch *in;
 	int64_t *v;
 
 	if (w->failed)
 		return -1;
-	v = batch_row(w, &w->kernels, ST_KERNEL, "writing kernels");
+	v = batch_row(w, &w->kernels, ST_KERNEL, "writing kernels", &in);
 	if (!v)
 		return -1;
 	v[0] = (int64_t)k->start;
@@ -1298,19 +1281,19 @@ int gs_writer_kernel(struct gs_writer *w, const struct gs_kernel *k)
 	v[20] = k->has_latency ? (int64_t)k->submitted : BATCH_NULL;
 	v[21] = k->launch_type;
 	v[22] = k->is_device_launched;
-	if (w->chunk)
-		chunk_row_filled(&w->chunk->kernels);
+	row_filled(in);
 	return batch_done(w, &w->kernels, ST_KERNEL, "writing kernels");
 }
 
 int gs_writer_api_call(struct gs_writer *w, const struct gs_api_call *a)
 {
+	struct row_batch *in;
 	int64_t *v;
 
 	if (w->failed)
 		return -1;
 	note_thread(w, a->tid, a->pid);
-	v = batch_row(w, &w->apis, ST_API, "writing API calls");
+	v = batch_row(w, &w->apis, ST_API, "writing API calls", &in);
 	if (!v)
 		return -1;
 	v[0] = a->api;
@@ -1322,8 +1305,7 @@ int gs_writer_api_call(struct gs_writer *w, const struct gs_api_call *a)
 	v[6] = a->tid;
 	v[7] = a->correlation_id;
 	v[8] = a->return_code;
-	if (w->chunk)
-		chunk_row_filled(&w->chunk->apis);
+	row_filled(in);
 	return batch_done(w, &w->apis, ST_API, "writing API calls");
 }
 
@@ -1584,14 +1566,8 @@ static int ctx_stream_add(struct ctx_stream **a, size_t *n, size_t *cap, uint32_
 	for (i = 0; i < *n; i++)
 		if ((*a)[i].context == context && (*a)[i].stream == stream)
 			return 0;
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		struct ctx_stream *r = realloc(*a, ncap * sizeof(**a));
-		if (!r)
-			return -1;
-		*a = r;
-		*cap = ncap;
-	}
+	if (grow((void **)a, cap, *n + 1, sizeof(**a), 8) != 0)
+		return -1;
 	(*a)[*n].context = context;
 	(*a)[*n].stream = stream;
 	(*n)++;
@@ -1731,14 +1707,8 @@ int gs_writer_implicit_api(struct gs_writer *w, int64_t name_id, int kind, const
 	for (i = 0; i < w->impl_n; i++)
 		if (w->impl[i].name_id == name_id)
 			return 0;
-	if (w->impl_n == w->impl_cap) {
-		size_t ncap = w->impl_cap ? w->impl_cap * 2 : 16;
-		struct implicit_api *n = realloc(w->impl, ncap * sizeof(*n));
-		if (!n)
-			return -1;
-		w->impl = n;
-		w->impl_cap = ncap;
-	}
+	if (grow((void **)&w->impl, &w->impl_cap, w->impl_n + 1, sizeof(*w->impl), 16) != 0)
+		return -1;
 	w->impl[w->impl_n].name_id = name_id;
 	w->impl[w->impl_n].kind = kind;
 	snprintf(w->impl[w->impl_n].reason, sizeof(w->impl[0].reason), "%s", reason);
