@@ -203,6 +203,16 @@ static void chunk_put(struct gs_pipeline *p, struct stage_item *it, int commit, 
 	pthread_mutex_unlock(&p->slock);
 }
 
+/* Stage 1, after each row logged: hand a full chunk on and take the next
+ * (NULL if none could be had). */
+static struct stage_item *chunk_next(struct gs_pipeline *p, struct stage_item *cur)
+{
+	if (!gs_chunk_full(cur->c))
+		return cur;
+	chunk_put(p, cur, 0, 0);
+	return chunk_get(p);
+}
+
 /* Decode one buffer into chunks, handing each on as it fills. Returns the
  * chunk being filled (NULL if none could be had: the rest is lost). */
 static struct stage_item *decode_buffer(struct gs_pipeline *p, struct stage_item *cur, uint8_t *buf,
@@ -212,10 +222,7 @@ static struct stage_item *decode_buffer(struct gs_pipeline *p, struct stage_item
 
 	while (cur && p->d->next(buf, valid, &rec) == 0) {
 		gs_decode_record(p->d, rec);
-		if (gs_chunk_full(cur->c)) {
-			chunk_put(p, cur, 0, 0);
-			cur = chunk_get(p);
-		}
+		cur = chunk_next(p, cur);
 	}
 	return cur;
 }
@@ -256,10 +263,7 @@ static void *decode_main(void *arg)
 				cur = decode_buffer(p, cur, it->buf, it->valid);
 			else if (it->ev && cur) {
 				gs_apply_event(p->d->w, it->ev);
-				if (gs_chunk_full(cur->c)) {
-					chunk_put(p, cur, 0, 0);
-					cur = chunk_get(p);
-				}
+				cur = chunk_next(p, cur);
 			}
 			recycle(p, it);
 		}
