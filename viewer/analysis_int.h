@@ -114,6 +114,7 @@ void *big_malloc(size_t bytes);
 /* calloc for the same: fresh memory from the kernel is zero already, so
  * a table whose "empty" is 0 costs no writing pass of its own */
 void *big_calloc(size_t n, size_t size);
+/* the hint alone, for big arrays allocated elsewhere (the loader's rows) */
 void big_hint(void *p, size_t bytes);
 
 /* analysis_stats.c */

@@ -21,30 +21,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "analysis_int.h" /* big_hint: huge pages for the row arrays */
 #include "trace_load.h"
 
 struct vec {
 	void *p;
 	size_t n, cap, elem;
 };
-
-/* Ask for transparent huge pages on the 2 MB-aligned interior of a big
- * array before it is first written: on virtual machines every 4 KB page
- * fault is expensive, and a 10M-op trace touches ~1 GB. Only a hint. */
-static void hint_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-	uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
-
-	if (bytes >= 8 * huge && b > a)
-		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
 
 /* Fault in [p, p + bytes) for writing in one call (MADV_POPULATE_WRITE,
  * Linux 5.14) instead of one page fault per page as the rows are written:
@@ -91,7 +74,7 @@ static int vec_reserve(struct vec *v, size_t cap)
 	np = realloc(v->p, cap * v->elem);
 	if (!np)
 		return -ENOMEM;
-	hint_huge((char *)np + v->n * v->elem, (cap - v->n) * v->elem);
+	big_hint((char *)np + v->n * v->elem, (cap - v->n) * v->elem);
 	v->p = np;
 	v->cap = cap;
 	return 0;
@@ -683,7 +666,7 @@ static int split_setup(struct split *sp, struct trace *t, const char *table,
 			 table);
 		return -1;
 	}
-	hint_huge(sp->buf, (size_t)sp->max * elem);
+	big_hint(sp->buf, (size_t)sp->max * elem);
 	for (p = 0; p < sp->n; p++) {
 		struct job *j = &sp->part[p];
 		/* max < 2^31 and n <= 8: the products fit in 64 bits */
