@@ -105,6 +105,7 @@ struct job {
 	int64_t lo, hi; /* kernels, api_calls: rowid range [lo, hi] */
 	int kind;	/* ops tables: enum gs_op_kind of the rows */
 	const struct node_set *host_deps; /* ops tables: GS_OPF_HOST_NODE_DEP nodes */
+	uint32_t strings_end;		  /* 1 + the largest strings.id (string_ref) */
 	int rc;
 	char err[256];
 };
@@ -128,6 +129,16 @@ static int64_t max_rowid(sqlite3 *db, const char *table)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return n > 0 && n < (int64_t)1 << 32 ? n : 0;
+}
+
+/* A string id read from a row (kernel and API names, NVTX texts, sync
+ * reasons): an id the strings table does not hold - negative, or beyond
+ * its largest id - becomes 0, "no string", as the analysis expects of
+ * every id (analysis.h). A damaged row then shows as an unknown name,
+ * instead of making the analysis size its per-name tables from the id. */
+static uint32_t string_ref(int64_t id, uint32_t strings_end)
+{
+	return id > 0 && id < (int64_t)strings_end ? (uint32_t)id : 0;
 }
 
 static int i32(sqlite3_stmt *st, int col)
@@ -219,7 +230,7 @@ static void row_op(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	o->device = (int16_t)sqlite3_value_int(v[2]);
 	o->stream = (uint32_t)sqlite3_value_int64(v[3]);
 	o->corr = (uint32_t)sqlite3_value_int64(v[4]);
-	o->name_id = (uint32_t)sqlite3_value_int64(v[5]);
+	o->name_id = string_ref(sqlite3_value_int64(v[5]), j->strings_end);
 	o->graph_id = (uint32_t)sqlite3_value_int64(v[6]);
 	o->kind = (uint8_t)j->kind;
 	o->flags = 0;
@@ -281,7 +292,8 @@ static int job_copies(struct job *j)
 /* gs_row(start, end, correlation_id, name_id, tid) -> one gs_api */
 static void row_api(sqlite3_context *ctx, int argc, sqlite3_value **v)
 {
-	struct gs_api *a = row_slot(ctx, sqlite3_user_data(ctx));
+	struct job *j = sqlite3_user_data(ctx);
+	struct gs_api *a = row_slot(ctx, j);
 
 	(void)argc;
 	if (!a)
@@ -291,7 +303,7 @@ static void row_api(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	if (a->end < a->start)
 		a->end = a->start;
 	a->corr = (uint32_t)sqlite3_value_int64(v[2]);
-	a->name_id = (uint32_t)sqlite3_value_int64(v[3]);
+	a->name_id = string_ref(sqlite3_value_int64(v[3]), j->strings_end);
 	a->tid = (uint32_t)sqlite3_value_int64(v[4]);
 }
 
@@ -380,32 +392,50 @@ static void merge_ops_into(struct gs_op *a, size_t na, const struct gs_op *b, si
 	}
 }
 
-static int load_strings(sqlite3 *db, struct gs_strings *s, char *err, size_t errlen)
+/* 1 + the largest strings.id (1 for an empty table) in *end, read before
+ * anything that refers to strings (string_ref); -1 and err set when it is
+ * out of range or unreadable. */
+static int strings_end(sqlite3 *db, uint32_t *end, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t max_id = 0, bytes = 0;
-	char *arena;
-	size_t used = 0;
-	int rc;
+	int64_t max_id = 0;
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT max(id), sum(length(CAST(value AS BLOB))+1) FROM strings",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto sqlerr;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		max_id = sqlite3_column_int64(st, 0);
-		bytes = sqlite3_column_int64(st, 1);
+	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM strings", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read strings: %s", sqlite3_errmsg(db));
+		return -1;
 	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		max_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	st = NULL;
 	if (max_id < 0 || max_id >= (int64_t)1 << 31) {
 		snprintf(err, errlen, "strings table has an out-of-range id (%lld)",
 			 (long long)max_id);
 		return -1;
 	}
+	*end = (uint32_t)max_id + 1;
+	return 0;
+}
+
+/* The strings with ids below `end` (strings_end). */
+static int load_strings(sqlite3 *db, uint32_t end, struct gs_strings *s, char *err,
+			size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t max_id = (int64_t)end - 1, bytes = 0;
+	char *arena;
+	size_t used = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT sum(length(CAST(value AS BLOB))+1) FROM strings", -1,
+			       &st, NULL) != SQLITE_OK)
+		goto sqlerr;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		bytes = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
 	/* one block: the pointer table followed by the text arena, so the
 	 * whole table is freed with one free(s->v) */
-	s->n = (uint32_t)max_id + 1;
+	s->n = end;
 	s->v = calloc(1, s->n * sizeof(char *) + (size_t)bytes + 1);
 	if (!s->v) {
 		snprintf(err, errlen, "out of memory reading strings");
@@ -438,7 +468,8 @@ sqlerr2:
 	return -1;
 }
 
-static int load_syncs(sqlite3 *db, struct vec *v, char *err, size_t errlen)
+static int load_syncs(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err,
+		      size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -460,8 +491,8 @@ static int load_syncs(sqlite3 *db, struct vec *v, char *err, size_t errlen)
 		s->tid = u32(st, 3);
 		s->stream = u32(st, 4);
 		s->corr = u32(st, 5);
-		s->api_name_id = u32(st, 6);
-		s->reason_id = u32(st, 7);
+		s->api_name_id = string_ref(i64(st, 6), strings_end);
+		s->reason_id = string_ref(i64(st, 7), strings_end);
 		s->device = (int16_t)i32(st, 8);
 		s->kind = (uint8_t)i32(st, 9);
 		s->implicit = i32(st, 10) != 0;
@@ -476,7 +507,8 @@ fail:
 	return -1;
 }
 
-static int load_nvtx(sqlite3 *db, struct vec *v, char *err, size_t errlen)
+static int load_nvtx(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err,
+		     size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -493,8 +525,8 @@ static int load_nvtx(sqlite3 *db, struct vec *v, char *err, size_t errlen)
 		if (r->end < r->start)
 			r->end = r->start;
 		r->kind = (uint8_t)i32(st, 2);
-		r->text_id = u32(st, 3);
-		r->domain_id = u32(st, 4);
+		r->text_id = string_ref(i64(st, 3), strings_end);
+		r->domain_id = string_ref(i64(st, 4), strings_end);
 		r->tid = u32(st, 5);
 	}
 	if (rc != SQLITE_DONE)
@@ -763,6 +795,7 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 	struct job *bg[2 * GS_LOAD_MAX_PARTS];
 	pthread_t th[2 * GS_LOAD_MAX_PARTS];
 	int started[2 * GS_LOAD_MAX_PARTS] = {0}, n_bg = 0, k, rc = -1;
+	uint32_t str_end = 1;
 	const char *jerr;
 
 	memset(in, 0, sizeof(*in));
@@ -774,6 +807,8 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 	 * tables on the
 	 * caller's connection meanwhile. If a thread cannot be started, its
 	 * job runs here. */
+	if (strings_end(t->db, &str_end, err, errlen))
+		return -1;
 	if ((what & GS_LOAD_OPS) && load_host_deps(t->db, &hd, err, errlen))
 		return -1;
 	if ((what & GS_LOAD_OPS) &&
@@ -781,15 +816,20 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 		free(hd.v);
 		return -1;
 	}
-	for (k = 0; k < GS_LOAD_MAX_PARTS; k++)
+	for (k = 0; k < GS_LOAD_MAX_PARTS; k++) {
 		sk.part[k].host_deps = &hd;
+		sk.part[k].strings_end = str_end;
+	}
 	jc.host_deps = &hd;
+	jc.strings_end = str_end;
 	if ((what & GS_LOAD_APIS) &&
 	    split_setup(&sa, t, "api_calls", job_apis, sizeof(struct gs_api), parts, err, errlen)) {
 		free(sk.buf);
 		free(hd.v);
 		return -1;
 	}
+	for (k = 0; k < GS_LOAD_MAX_PARTS; k++)
+		sa.part[k].strings_end = str_end;
 	n_bg = split_jobs(&sk, bg);
 	n_bg += split_jobs(&sa, bg + n_bg);
 	for (k = 0; k < n_bg; k++)
@@ -799,12 +839,12 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 			job_thread(bg[k]);
 	if (what & GS_LOAD_OPS)
 		job_thread(&jc);
-	if ((what & GS_LOAD_STRINGS) && load_strings(t->db, &in->strings, err, errlen))
+	if ((what & GS_LOAD_STRINGS) && load_strings(t->db, str_end, &in->strings, err, errlen))
 		goto join;
 	if ((what & GS_LOAD_SYNCS) &&
-	    (load_syncs(t->db, &vs, err, errlen) || load_events(t->db, &ve, err, errlen)))
+	    (load_syncs(t->db, str_end, &vs, err, errlen) || load_events(t->db, &ve, err, errlen)))
 		goto join;
-	if ((what & GS_LOAD_NVTX) && load_nvtx(t->db, &vn, err, errlen))
+	if ((what & GS_LOAD_NVTX) && load_nvtx(t->db, str_end, &vn, err, errlen))
 		goto join;
 	load_meta_facts(t, in);
 	rc = 0;

@@ -158,6 +158,57 @@ static void test_end_before_start_is_clamped(void **state)
 	free(path);
 }
 
+/* String ids that the strings table (ids 1..3) does not hold - negative,
+ * past its largest id, or past 32 bits - are read as 0 ("no string") in
+ * every table that names strings; ids it holds are kept. (A damaged row
+ * with name_id -5 made the analysis ask for a 32 GB per-name table.) */
+static void test_string_ids_outside_the_strings_table_read_as_none(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'k'),(3,'why');"
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(1,100,110,0,1,1,-5,0,0),"
+	    "(2,200,210,0,1,2,2,0,0),(3,300,310,0,1,3,4,0,0),(4,400,410,0,1,4,4294967298,0,0);"
+	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
+	    " VALUES(1,1,211,1,90,95,1,9,1),(2,1,211,-7,190,195,1,9,2),"
+	    "(3,1,211,3,290,295,1,9,3),(4,1,211,1000,390,395,1,9,4);"
+	    "INSERT INTO syncs(id,start,end,kind,implicit,reason_id,api_name_id,tid)"
+	    " VALUES(1,500,600,1,1,3,1,9),(2,700,800,1,1,-1,99,9);"
+	    "INSERT INTO nvtx(id,start,end,kind,text_id,domain_id,tid)"
+	    " VALUES(1,0,1000,0,2,3,9),(2,10,20,0,4,-2,9);";
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+
+	(void)state;
+	load(path, &t, &in);
+	assert_int_equal(in.strings.n, 4);
+	assert_int_equal(in.n_ops, 4);
+	assert_int_equal(in.ops[0].name_id, 0);
+	assert_int_equal(in.ops[1].name_id, 2);
+	assert_int_equal(in.ops[2].name_id, 0);
+	assert_int_equal(in.ops[3].name_id, 0);
+	assert_int_equal(in.n_apis, 4);
+	assert_int_equal(in.apis[0].name_id, 1);
+	assert_int_equal(in.apis[1].name_id, 0);
+	assert_int_equal(in.apis[2].name_id, 3);
+	assert_int_equal(in.apis[3].name_id, 0);
+	assert_int_equal(in.n_syncs, 2);
+	assert_int_equal(in.syncs[0].reason_id, 3);
+	assert_int_equal(in.syncs[0].api_name_id, 1);
+	assert_int_equal(in.syncs[1].reason_id, 0);
+	assert_int_equal(in.syncs[1].api_name_id, 0);
+	assert_int_equal(in.n_nvtx, 2);
+	assert_int_equal(in.nvtx[0].text_id, 2);
+	assert_int_equal(in.nvtx[0].domain_id, 3);
+	assert_int_equal(in.nvtx[1].text_id, 0);
+	assert_int_equal(in.nvtx[1].domain_id, 0);
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
 /* GS_OPF_HOST_NODE_DEP goes by the whole 64-bit node id. CUPTI's node ids
  * carry the graph id in the high half (0x1c00000007 is node 7 of graph 28,
  * seen on the H200): graph 28 has host node 28:0 -> kernel node 28:1, and
@@ -298,6 +349,7 @@ int main(void)
 	    cmocka_unit_test(test_rowids_with_holes_and_negative_are_all_read),
 	    cmocka_unit_test(test_rowids_spread_too_far_are_read_by_one_job),
 	    cmocka_unit_test(test_end_before_start_is_clamped),
+	    cmocka_unit_test(test_string_ids_outside_the_strings_table_read_as_none),
 	    cmocka_unit_test(test_host_node_dep_by_full_node_id),
 	    cmocka_unit_test(test_any_number_of_parts_reads_rows_in_rowid_order),
 	    cmocka_unit_test(test_more_parts_than_rowids),
