@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -605,6 +607,63 @@ static void test_sqlite_error_warns_once_and_stops(void **state)
 	assert_int_equal(n_log_lines, 1);
 }
 
+/* A write that the system refuses mid-recording, made with RLIMIT_FSIZE
+ * 192 KiB above the files' sizes once the writer is open (SIGXFSZ
+ * ignored; SQLite retries a short write, and the retry fails with EFBIG:
+ * SQLITE_IOERR_WRITE): 10 batches of 100 kernels, each committed, grow the
+ * WAL by one 64 KiB page or more per commit, so a commit fails after a
+ * few. One warning, every later call fails quietly, finalize fails, and
+ * the batches committed before the failure are in the trace, whole. (A
+ * full disk, ENOSPC, is SQLite's SQLITE_FULL and the same path with the
+ * words "disk full"; it cannot be made here without mounting a file
+ * system.) */
+static void test_write_refused_warns_once_keeps_committed_rows(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct rlimit old, lim;
+	struct stat st;
+	void (*old_sig)(int);
+	char wal[160];
+	off_t biggest;
+	int i, failed_at = -1;
+	sqlite3 *db;
+	int64_t rows;
+	(void)state;
+
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	assert_int_equal(stat(path, &st), 0);
+	biggest = st.st_size;
+	if (stat(wal, &st) == 0 && st.st_size > biggest)
+		biggest = st.st_size;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)biggest + 192 * 1024;
+	old_sig = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (i = 0; i < 1000 && failed_at < 0; i++) {
+		struct gs_kernel k = {.start = 1000 + 10 * i, .end = 1005 + 10 * i};
+		if (i % 100 == 0 && gs_writer_begin(w) != 0)
+			failed_at = i;
+		else if (gs_writer_kernel(w, &k) != 0)
+			failed_at = i;
+		else if (i % 100 == 99 && gs_writer_commit(w) != 0)
+			failed_at = i;
+	}
+	assert_int_equal(gs_writer_finalize(w, 5), -1);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_sig);
+
+	assert_true(failed_at >= 199 && failed_at < 1000);
+	assert_int_equal(n_log_lines, 1);
+	assert_non_null(strstr(last_log, "SQLite error while committing a batch: disk I/O error; "
+					 "recording stops here, the application continues"));
+	db = open_db();
+	rows = q_int(db, "SELECT count(*) FROM kernels");
+	assert_true(rows >= 100 && rows % 100 == 0 && rows <= failed_at);
+	assert_int_equal(q_int(db, "SELECT max(start) FROM kernels"), 1000 + 10 * (rows - 1));
+	sqlite3_close(db);
+}
+
 static void test_implicit_api_names(void **state)
 {
 	const char *r = NULL;
@@ -940,6 +999,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sqlite_error_warns_once_and_stops, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_write_refused_warns_once_keeps_committed_rows,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_implicit_api_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_implicit_syncs_each_case, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_kernels_no_steady_state, setup, teardown),
