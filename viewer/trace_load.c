@@ -13,8 +13,10 @@
  * threads with their own read-only connections (SQLite connections must
  * not be shared across threads without its mutexes).
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,8 +419,7 @@ static int strings_end(sqlite3 *db, uint32_t *end, char *err, size_t errlen)
 }
 
 /* The strings with ids below `end` (strings_end). */
-static int load_strings(sqlite3 *db, uint32_t end, struct gs_strings *s, char *err,
-			size_t errlen)
+static int load_strings(sqlite3 *db, uint32_t end, struct gs_strings *s, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t max_id = (int64_t)end - 1, bytes = 0;
@@ -468,8 +469,7 @@ sqlerr2:
 	return -1;
 }
 
-static int load_syncs(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err,
-		      size_t errlen)
+static int load_syncs(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -507,8 +507,7 @@ fail:
 	return -1;
 }
 
-static int load_nvtx(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err,
-		     size_t errlen)
+static int load_nvtx(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -764,7 +763,7 @@ static const char *split_err(const struct split *sp)
 	return NULL;
 }
 
-/* Parts per big table: half the online cores, so that the 2K reader
+/* Parts per big table: half the usable cores, so that the 2K reader
  * threads of the two big tables have a core each, and at least 2 (on a
  * 2-core machine the four threads share the CPU evenly, so all finish
  * together; measured in docs/report.md, Speed). At most
@@ -772,7 +771,11 @@ static const char *split_err(const struct split *sp)
  * b-tree once, and more than 16 reader threads were never measured. */
 static int load_parts_default(void)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	/* the cores this process may run on (taskset, a container's cpuset),
+	 * as nproc counts them, not all the machine has */
+	cpu_set_t set;
+	long cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+								  : sysconf(_SC_NPROCESSORS_ONLN);
 	long k = cores > 0 ? cores / 2 : 2;
 
 	return k < 2 ? 2 : k > GS_LOAD_MAX_PARTS ? GS_LOAD_MAX_PARTS : (int)k;
