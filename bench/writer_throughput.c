@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [records] [output.db] [uniform|varied]\n", argv[0]);
 		return 2;
 	}
-	if (gs_writer_open(&w, path, err, sizeof(err)) != 0) {
+	if (gs_writer_open(&w, path, 0, err, sizeof(err)) != 0) {
 		fprintf(stderr, "writer_throughput: %s\n", err);
 		return 1;
 	}

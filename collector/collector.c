@@ -1096,14 +1096,16 @@ static int start(void)
 			G.cfg.output, err);
 		return 0;
 	}
-	if (gs_writer_open(&G.w, G.path, err, sizeof(err)) != 0) {
+	if (gs_writer_open(&G.w, G.path, G.cfg.run_start_ns, err, sizeof(err)) != 0) {
 		gs_warn("output", "%s; this run is not recorded, the application continues", err);
 		return 0;
 	}
 	{
-		/* Store the absolute path: `gapscope record` and users look for it
-		 * after the application may have changed directory. */
+		/* Store the absolute path of the file the writer took: `gapscope
+		 * record` and users look for it after the application may have
+		 * changed directory. */
 		char abs[PATH_MAX];
+		snprintf(G.path, sizeof(G.path), "%s", gs_writer_path(G.w));
 		if (realpath(G.path, abs))
 			snprintf(G.path, sizeof(G.path), "%s", abs);
 	}

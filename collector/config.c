@@ -320,6 +320,17 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		}
 	}
 
+	/* set by `gapscope record`, not by users: no warning, 0 if unusable */
+	v = get("GAPSCOPE_RECORD_START_NS", ctx);
+	if (v && *v) {
+		char *end = NULL;
+		long long ns;
+		errno = 0;
+		ns = strtoll(v, &end, 10);
+		if (errno == 0 && end != v && *end == '\0' && ns > 0)
+			c->run_start_ns = ns;
+	}
+
 	v = get("GAPSCOPE_BUFFER_KB", ctx);
 	if (v && *v) {
 		unsigned kb;

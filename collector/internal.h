@@ -68,6 +68,9 @@ struct gs_config {
 	unsigned flush_ms;   /* ms between forced flushes; 0 = off */
 	int log_level;	     /* enum gs_log_level */
 	unsigned buffer_kb;  /* KiB per CUPTI activity buffer */
+	int64_t run_start_ns; /* ns since the epoch (CLOCK_REALTIME): when the
+				 `gapscope record` run this process belongs to
+				 began (GAPSCOPE_RECORD_START_NS), 0 outside one */
 };
 
 /* Where environment values come from (getenv in the library, a table in
@@ -247,10 +250,18 @@ struct gs_graph_launch {
 
 struct gs_writer;
 
-/* Create the database at `path` (which must not be in use), set WAL and
- * create the schema. On failure returns a negative value and a sentence in
- * err. */
-int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t errlen);
+/* Create the database at `path`, set WAL and create the schema. A `path`
+ * that holds another process's trace of this run - one a live writer
+ * holds (flock), or, with run_start_ns > 0, a file written since then (a
+ * process of the same `gapscope record` run that has finished) - is left
+ * alone: the writer takes gs_trace_alt_path(path, pid) instead and warns
+ * once; gs_writer_path() says which. Any older file there is replaced. On
+ * failure returns a negative value and a sentence in err. */
+int gs_writer_open(struct gs_writer **out, const char *path, int64_t run_start_ns, char *err,
+		   size_t errlen);
+
+/* The database the writer records to (see gs_writer_open). */
+const char *gs_writer_path(const struct gs_writer *w);
 /* Close without finalizing (the file stays a valid, unfinalized WAL db). */
 void gs_writer_close(struct gs_writer *w);
 /* Non-zero once a SQLite error stopped the writer (it warned once). */

@@ -243,3 +243,16 @@ const char *gs_graph_node_type_name(int type)
 	};
 	return type >= 0 && type <= GS_NODE_CONDITIONAL ? names[type] : "unknown";
 }
+
+int gs_trace_alt_path(const char *path, const char *tag, char *out, size_t outlen)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	size_t stem;
+	int n;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+	n = snprintf(out, outlen, "%.*s-%s%s", (int)stem, path, tag, path + stem);
+	return n >= 0 && (size_t)n < outlen ? 0 : -1;
+}

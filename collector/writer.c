@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -71,13 +73,15 @@ static const char *const stmt_sql[ST_COUNT] = {
      * and check every page written against it; with FAIL it need not (a
      * failing batch fails the writer either way). 2.3% fewer instructions
      * on the SQLite thread (callgrind, bench/writer_throughput 200000). */
-    [ST_KERNEL] = "INSERT OR FAIL INTO kernels(start, end, device, context, stream, correlation_id, "
-		  "name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, "
-		  "static_shared_bytes, dynamic_shared_bytes, local_memory_bytes, graph_id, "
-		  "graph_node_id, queued, submitted, launch_type, is_device_launched) "
-		  "SELECT * FROM gs_batch_kernels",
-    [ST_API] = "INSERT OR FAIL INTO api_calls(api, cbid, name_id, start, end, pid, tid, correlation_id, "
-	       "return_code) SELECT * FROM gs_batch_api_calls",
+    [ST_KERNEL] =
+	"INSERT OR FAIL INTO kernels(start, end, device, context, stream, correlation_id, "
+	"name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, "
+	"static_shared_bytes, dynamic_shared_bytes, local_memory_bytes, graph_id, "
+	"graph_node_id, queued, submitted, launch_type, is_device_launched) "
+	"SELECT * FROM gs_batch_kernels",
+    [ST_API] =
+	"INSERT OR FAIL INTO api_calls(api, cbid, name_id, start, end, pid, tid, correlation_id, "
+	"return_code) SELECT * FROM gs_batch_api_calls",
     [ST_MEMCPY] = "INSERT INTO memcpys(start, end, device, context, stream, correlation_id, "
 		  "bytes, copy_kind, src_kind, dst_kind, is_async, src_device, dst_device, "
 		  "graph_id, graph_node_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -266,6 +270,7 @@ struct gs_writer {
 	int64_t *tids;
 	size_t tid_cap, tid_n;
 	long self_pid;
+	int lock_fd; /* the trace file, flock()ed while we record it; -1 none */
 	struct implicit_api *impl;
 	size_t impl_n, impl_cap;
 	/* contexts' NULL streams and non-blocking streams (gs_writer_context,
@@ -749,11 +754,38 @@ static int exec(struct gs_writer *w, const char *sql, const char *what)
 	return 0;
 }
 
-int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t errlen)
+/* Open (creating) `path` and take an exclusive flock() on it without
+ * waiting: the fd, or -1 with errno (EWOULDBLOCK: another live recording
+ * holds it). A file system without flock() counts as free. flock() locks
+ * are apart from the POSIX record locks SQLite takes, and the fd stays open
+ * until after sqlite3_close (closing any fd of a file drops the process's
+ * POSIX locks on it). */
+static int claim(const char *path, int64_t run_start_ns)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+		goto taken;
+	/* a trace that a finished process of this run wrote */
+	if (run_start_ns > 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec >= run_start_ns)
+		goto taken;
+	return fd;
+taken:
+	close(fd);
+	errno = EWOULDBLOCK;
+	return -1;
+}
+
+int gs_writer_open(struct gs_writer **out, const char *path, int64_t run_start_ns, char *err,
+		   size_t errlen)
 {
 	struct gs_writer *w;
 	char side[4200];
-	int rc, i, fd;
+	int rc, i;
 
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
@@ -765,16 +797,37 @@ int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t e
 	w->self_pid = (long)getpid();
 
 	/* Create the file ourselves first: SQLite's "unable to open database
-	 * file" does not say why, errno does. An existing trace of the same
-	 * name is replaced, together with its WAL and shared-memory files
-	 * (stale ones would be replayed into the new database). */
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+	 * file" does not say why, errno does. A trace of the same name that
+	 * another process is recording (several CUDA processes given one
+	 * fixed name) is left alone: this process records to the name with
+	 * its pid added instead, and says so. Any other file of that name (a
+	 * trace of an earlier run) is replaced, together with its WAL and
+	 * shared-memory files (stale ones would be replayed into the new
+	 * database). */
+	w->lock_fd = claim(w->path, run_start_ns);
+	if (w->lock_fd < 0 && errno == EWOULDBLOCK) {
+		char pid[24], alt[sizeof(w->path)];
+		snprintf(pid, sizeof(pid), "%ld", w->self_pid);
+		if (gs_trace_alt_path(path, pid, alt, sizeof(alt)) == 0 &&
+		    (w->lock_fd = claim(alt, run_start_ns)) >= 0) {
+			snprintf(w->path, sizeof(w->path), "%s", alt);
+			gs_warn("output",
+				"%s holds another process's trace of this run; this process "
+				"(pid %ld) records to %s (put %%p in the output name for one "
+				"trace per process)",
+				path, w->self_pid, w->path);
+		} else if (errno == EWOULDBLOCK) {
+			errno = EBUSY;
+		}
+	}
+	if (w->lock_fd < 0 || ftruncate(w->lock_fd, 0) != 0) {
+		snprintf(err, errlen, "cannot create %s: %s", w->path, strerror(errno));
+		if (w->lock_fd >= 0)
+			close(w->lock_fd);
 		free(w);
 		return -1;
 	}
-	close(fd);
+	path = w->path;
 	snprintf(side, sizeof(side), "%s-wal", path);
 	unlink(side);
 	snprintf(side, sizeof(side), "%s-shm", path);
@@ -860,9 +913,15 @@ int gs_writer_open(struct gs_writer **out, const char *path, char *err, size_t e
 	*out = w;
 	return 0;
 out:
+	snprintf(side, sizeof(side), "%s", w->path);
 	gs_writer_close(w);
-	unlink(path);
+	unlink(side);
 	return -1;
+}
+
+const char *gs_writer_path(const struct gs_writer *w)
+{
+	return w->path;
 }
 
 void gs_writer_close(struct gs_writer *w)
@@ -879,6 +938,8 @@ void gs_writer_close(struct gs_writer *w)
 	}
 	if (w->db)
 		sqlite3_close(w->db);
+	if (w->lock_fd >= 0)
+		close(w->lock_fd); /* after SQLite's own fds: see claim() */
 	for (i = 0; i < w->str_cap && w->strs; i++)
 		free(w->strs[i].s);
 	free(w->strs);

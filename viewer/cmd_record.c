@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gapscope/trace_format.h"
 
 #define RECORD_DEFAULT_OUTPUT "gapscope-%p.db" /* the collector's own default */
 #define RECORD_LIB_NAME "libgapscope.so"
@@ -55,7 +56,9 @@ static void record_usage(FILE *f)
 		"without the option, a value already in the environment is kept):\n"
 		"  -o, --output TEMPLATE  database path [GAPSCOPE_OUTPUT] (default %s)\n"
 		"                         %%p pid, %%h hostname, %%q{VAR} environment variable\n"
-		"                         VAR, %%%% a literal %%\n"
+		"                         VAR, %%%% a literal %%. A process that finds the\n"
+		"                         name taken by another of this run records to\n"
+		"                         NAME-<pid>.EXT instead (and says so)\n"
 		"      --activities LIST  what to record [GAPSCOPE_ACTIVITIES]: comma list of\n"
 		"                         kernel, memcpy, memset, runtime, driver, sync, event,\n"
 		"                         stream, nvtx, graph, overhead, or all (default: all\n"
@@ -351,25 +354,48 @@ static int record_absolute_template(const char *tmpl, char *out, size_t outlen)
 	return 0;
 }
 
+/* Does the template use %p (not the literal "%%p")? */
+static int record_has_pid(const char *tmpl)
+{
+	for (; *tmpl; tmpl++)
+		if (*tmpl == '%') {
+			if (tmpl[1] == 'p')
+				return 1;
+			if (tmpl[1])
+				tmpl++;
+		}
+	return 0;
+}
+
 /* Name on stderr the databases the run wrote: the program's own (template
  * with its pid), and any other file matching the template with %p as a
- * wildcard that was modified since the start (processes it started). */
+ * wildcard that was modified since the start (processes it started). A
+ * template without %p also matches the names that processes take when
+ * another one holds the given name (gs_trace_alt_path: "run-<pid>.db"). */
 static void record_report_outputs(const char *tmpl, pid_t child, const struct timespec *t0)
 {
-	char own[PATH_MAX], pat[PATH_MAX * 2];
+	char own[PATH_MAX], pat[2][PATH_MAX * 2];
 	const char *why = NULL;
 	char line[4096];
 	size_t used = 0;
-	int found = 0;
-	glob_t g;
+	int found = 0, n_pat = 1, k;
 	size_t i;
 
 	if (record_expand(tmpl, child, own, sizeof(own), &why) < 0 ||
-	    record_expand(tmpl, 0, pat, sizeof(pat), &why) < 0)
+	    record_expand(tmpl, 0, pat[0], sizeof(pat[0]), &why) < 0)
 		return;
+	if (!record_has_pid(tmpl) &&
+	    gs_trace_alt_path(pat[0], "[0-9]*", pat[1], sizeof(pat[1])) == 0)
+		n_pat = 2;
 	line[0] = '\0';
-	memset(&g, 0, sizeof(g));
-	if (glob(pat, 0, NULL, &g) == 0) {
+	for (k = 0; k < n_pat; k++) {
+		glob_t g;
+
+		memset(&g, 0, sizeof(g));
+		if (glob(pat[k], 0, NULL, &g) != 0) {
+			globfree(&g);
+			continue;
+		}
 		for (i = 0; i < g.gl_pathc; i++) {
 			const char *p = g.gl_pathv[i];
 			struct stat st;
@@ -384,8 +410,8 @@ static void record_report_outputs(const char *tmpl, pid_t child, const struct ti
 							 found ? ", " : "", p);
 			found++;
 		}
+		globfree(&g);
 	}
-	globfree(&g);
 	if (found == 1)
 		fprintf(stderr, "gapscope: trace written to %s\n", line);
 	else if (found > 1)
@@ -414,6 +440,7 @@ int cmd_record(int argc, char **argv)
 	char lib[PATH_MAX], probe[PATH_MAX], dir[PATH_MAX], abs_tmpl[PATH_MAX * 2];
 	struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
 	struct timespec t0;
+	char start_ns[24];
 	int latency = 0, c, status, pipefd[2], child_errno = 0;
 	long v;
 	pid_t pid;
@@ -492,8 +519,15 @@ int cmd_record(int argc, char **argv)
 			"gapscope: warning: CUDA_INJECTION64_PATH was %s; replaced by the gapscope "
 			"collector (only one CUDA injection library can be active)\n",
 			old);
+	/* The kernel stamps files with the coarse clock: compare like with
+	 * like, here and in the collector, which leaves alone a trace that a
+	 * process of this run wrote since (GAPSCOPE_RECORD_START_NS). */
+	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
+	snprintf(start_ns, sizeof(start_ns), "%lld",
+		 (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec);
 	if (setenv("CUDA_INJECTION64_PATH", lib, 1) || setenv("NVTX_INJECTION64_PATH", lib, 1) ||
 	    setenv("GAPSCOPE_OUTPUT", abs_tmpl, 1) ||
+	    setenv("GAPSCOPE_RECORD_START_NS", start_ns, 1) ||
 	    (activities && setenv("GAPSCOPE_ACTIVITIES", activities, 1)) ||
 	    (latency && setenv("GAPSCOPE_LATENCY", "1", 1)) ||
 	    (flush && setenv("GAPSCOPE_FLUSH_MS", flush, 1)) ||
@@ -502,9 +536,6 @@ int cmd_record(int argc, char **argv)
 		gs_error("record", "cannot set the environment: %s", strerror(errno));
 		return GS_EXIT_INTERNAL;
 	}
-
-	/* The kernel stamps files with the coarse clock: compare like with like. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
 
 	/* A close-on-exec pipe tells us whether exec worked: it is closed by a
 	 * successful exec, and carries errno when exec fails. */

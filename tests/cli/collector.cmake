@@ -124,6 +124,14 @@ gs_cli_collector_test(record_names_written_trace
   --rc 0 --env ${GS_STANDIN}
   --stderr-exact "gapscope: trace written to written.db"
   -- ${GS_BIN} record -o written.db -- /bin/sh -c "echo x > written.db")
+# Several CUDA processes under one fixed name: the collector gives each
+# later one <name>-<pid>.db (gs_trace_alt_path, tested in
+# test_collector_writer); the closing line names those too, not files of
+# other names.
+gs_cli_collector_test(record_names_traces_of_other_processes
+  --rc 0 --env ${GS_STANDIN}
+  --stderr-exact "gapscope: 2 traces written: multi.db, multi-4242.db"
+  -- ${GS_BIN} record -o multi.db -- /bin/sh -c "echo x > multi.db && echo y > multi-4242.db && echo z > multi-old.db")
 # A relative output template reaches the program made absolute against the
 # working directory (from -o and from GAPSCOPE_OUTPUT alike), so a program
 # that changes directory still writes where asked and the closing line

@@ -140,6 +140,37 @@ v=$(sql "$W/sync.db" "SELECT (SELECT count(*) FROM syncs WHERE implicit = 0) || 
 [ -n "$want" ] && [ "$want" -gt 0 ] && [ "$v" = "$want 0" ]
 result $? "record --activities kernel,runtime,sync: $want explicit syncs as by default, 0 events (got: $v)"
 
+# 4b. Several CUDA processes given one fixed name: none replaces another's
+#     trace. Two at once (the later one finds the name held: flock), and two
+#     one after the other (the later one finds a trace written in this run):
+#     each time two traces of 100 kernels, one warning, and record's closing
+#     line names both.
+for mode in together sequence; do
+	rm -f "$W"/two-$mode*.db
+	if [ $mode = together ]; then
+		cmd='"$0" >/dev/null & "$0" >/dev/null; wait'
+	else
+		cmd='"$0" >/dev/null && "$0" >/dev/null'
+	fi
+	"$gs" record -o "$W/two-$mode.db" -- sh -c "$cmd" "$smoke" >"$W/two-$mode.out" 2>"$W/two-$mode.err"
+	rc=$?
+	cat "$W/two-$mode.err"
+	result $rc "two processes, one name ($mode): exit status 0 (got $rc)"
+	dbs=$(ls "$W"/two-$mode.db "$W"/two-$mode-[0-9]*.db 2>/dev/null)
+	n=$(echo "$dbs" | grep -c .)
+	[ "$n" = 2 ]
+	result $? "two processes, one name ($mode): two traces (got: $(echo $dbs))"
+	counts=""
+	for d in $dbs; do counts="$counts $(sql "$d" "SELECT count(*) FROM kernels")"; done
+	[ "$counts" = " 100 100" ]
+	result $? "two processes, one name ($mode): 100 kernels in each (got:$counts)"
+	n=$(grep -c "holds another process's trace of this run; this process (pid [0-9]*) records to .*/two-$mode-[0-9]*\.db " "$W/two-$mode.err")
+	[ "$n" = 1 ]
+	result $? "two processes, one name ($mode): one warning naming the other file (got $n)"
+	grep -q "^gapscope: 2 traces written: " "$W/two-$mode.err"
+	result $? "two processes, one name ($mode): record names both traces"
+done
+
 # 5. Fault: an output path that cannot be written. The program runs on,
 #    right, with its own exit status, and the collector says so once.
 CUDA_INJECTION64_PATH="$abs_lib" NVTX_INJECTION64_PATH="$abs_lib" \

@@ -236,6 +236,28 @@ static void test_env_quiet_silences_warnings(void **state)
 	gs_log_set_level(GS_LOG_WARN);
 }
 
+/* GAPSCOPE_RECORD_START_NS, set by `gapscope record`: a positive decimal
+ * number of ns, else 0 (outside a run) without a warning. */
+static void test_env_record_start(void **state)
+{
+	struct env ok = {{{"GAPSCOPE_RECORD_START_NS", "1796211816159485182"}}};
+	struct env bad = {{{"GAPSCOPE_RECORD_START_NS", "12x"}}};
+	struct env neg = {{{"GAPSCOPE_RECORD_START_NS", "-5"}}};
+	struct env none = {{{NULL, NULL}}};
+	struct gs_config c;
+	(void)state;
+
+	assert_int_equal(gs_config_from_env(&c, env_get, &ok), 0);
+	assert_true(c.run_start_ns == 1796211816159485182LL);
+	assert_int_equal(gs_config_from_env(&c, env_get, &bad), 0);
+	assert_true(c.run_start_ns == 0);
+	assert_int_equal(gs_config_from_env(&c, env_get, &neg), 0);
+	assert_true(c.run_start_ns == 0);
+	assert_int_equal(gs_config_from_env(&c, env_get, &none), 0);
+	assert_true(c.run_start_ns == 0);
+	assert_int_equal(n_lines, 0);
+}
+
 static void test_warning_key_warns_once(void **state)
 {
 	(void)state;
@@ -259,6 +281,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_env_all_activities, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_env_invalid_values, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_env_quiet_silences_warnings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_record_start, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_warning_key_warns_once, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,7 +73,7 @@ static void fx_open(struct fx *f, int latency)
 {
 	char err[256];
 	memset(f, 0, sizeof(*f));
-	if (gs_writer_open(&f->w, path, err, sizeof(err)) != 0)
+	if (gs_writer_open(&f->w, path, 0, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
 	gs_decoder_init(&f->d, f->w, latency, gs_synthetic_next, names, NULL);
 }
@@ -848,7 +848,7 @@ static void test_pipeline_drops_and_counts_when_writer_behind(void **state)
 	sqlite3 *db;
 	(void)state;
 
-	assert_int_equal(gs_writer_open(&w, path, err, sizeof(err)), 0);
+	assert_int_equal(gs_writer_open(&w, path, 0, err, sizeof(err)), 0);
 	gs_decoder_init(&d, w, 0, gs_synthetic_next, gated_names, NULL);
 	assert_int_equal(gs_pipeline_start(&p, &d, 1, 4096), 0);
 	b1 = api_buffer(3, 1, &v1);
@@ -891,7 +891,7 @@ static void test_pipeline_events_in_order(void **state)
 	sqlite3 *db;
 	(void)state;
 
-	assert_int_equal(gs_writer_open(&w, path, err, sizeof(err)), 0);
+	assert_int_equal(gs_writer_open(&w, path, 0, err, sizeof(err)), 0);
 	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
 	assert_int_equal(gs_pipeline_start(&p, &d, 4, 4096), 0);
 	memset(&ev, 0, sizeof(ev));

@@ -195,7 +195,7 @@ static void write_pipelined(void)
 	char err[256];
 	int b;
 
-	assert_int_equal(gs_writer_open(&w, path_p, err, sizeof(err)), 0);
+	assert_int_equal(gs_writer_open(&w, path_p, 0, err, sizeof(err)), 0);
 	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
 	assert_int_equal(gs_pipeline_start(&p, &d, 16, BUF_BYTES), 0);
 	for (b = 0; b < LAUNCHES / PER_BUFFER; b++) {
@@ -225,7 +225,7 @@ static void write_direct(void)
 	char err[256];
 	int b;
 
-	assert_int_equal(gs_writer_open(&w, path_d, err, sizeof(err)), 0);
+	assert_int_equal(gs_writer_open(&w, path_d, 0, err, sizeof(err)), 0);
 	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
 	for (b = 0; b < LAUNCHES / PER_BUFFER; b++) {
 		size_t valid;
@@ -406,7 +406,7 @@ static void test_pipelined_sqlite_error_warns_once_and_never_hangs(void **state)
 	uint8_t *buf;
 	(void)state;
 
-	assert_int_equal(gs_writer_open(&w, path_p, err, sizeof(err)), 0);
+	assert_int_equal(gs_writer_open(&w, path_p, 0, err, sizeof(err)), 0);
 	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
 	assert_int_equal(gs_pipeline_start(&p, &d, 4, 4096), 0);
 	assert_int_equal(sqlite3_open(path_p, &other), SQLITE_OK);
@@ -478,7 +478,7 @@ static void test_logged_rows_of_every_kind_applied_with_their_values(void **stat
 	sqlite3 *db;
 	(void)state;
 
-	assert_int_equal(gs_writer_open(&w, path_p, err, sizeof(err)), 0);
+	assert_int_equal(gs_writer_open(&w, path_p, 0, err, sizeof(err)), 0);
 	c = gs_chunk_new();
 	assert_non_null(c);
 	gs_writer_set_chunk(w, c);

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -66,7 +67,7 @@ static struct gs_writer *open_writer(void)
 {
 	struct gs_writer *w = NULL;
 	char err[256] = "";
-	if (gs_writer_open(&w, path, err, sizeof(err)) != 0)
+	if (gs_writer_open(&w, path, 0, err, sizeof(err)) != 0)
 		fail_msg("gs_writer_open: %s", err);
 	return w;
 }
@@ -148,6 +149,118 @@ static void test_intern_same_string_same_id(void **state)
 	assert_text(db, "SELECT value FROM strings WHERE id = 2", "beta");
 	assert_text(db, "SELECT value FROM strings WHERE id = 1002", "kernel_999<float>");
 	sqlite3_close(db);
+}
+
+/* The name a second process takes: "-<tag>" before the extension of the
+ * last path component, appended where it has none. */
+static void test_trace_alt_path(void **state)
+{
+	char out[64];
+	(void)state;
+
+	assert_int_equal(gs_trace_alt_path("run.db", "7", out, sizeof(out)), 0);
+	assert_string_equal(out, "run-7.db");
+	assert_int_equal(gs_trace_alt_path("/t/a.b/trace", "7", out, sizeof(out)), 0);
+	assert_string_equal(out, "/t/a.b/trace-7");
+	assert_int_equal(gs_trace_alt_path("x.tar.gz", "[0-9]*", out, sizeof(out)), 0);
+	assert_string_equal(out, "x.tar-[0-9]*.gz");
+	assert_int_equal(gs_trace_alt_path("d/.hidden", "7", out, sizeof(out)), 0);
+	assert_string_equal(out, "d/.hidden-7");
+	assert_int_equal(gs_trace_alt_path("run.db", "1234", out, 11), -1); /* run-1234.db + NUL */
+	assert_int_equal(gs_trace_alt_path("run.db", "1234", out, 12), 0);
+}
+
+/* Two writers given one name, as two CUDA processes under one fixed
+ * `-o run.db` (flock() locks belong to an open file, so two opens in one
+ * process conflict like two processes): the second takes t-<pid>.db and
+ * warns once, neither disturbs the other's rows; once the first has
+ * closed, the name is free again. */
+static void test_second_writer_of_a_name_takes_its_own(void **state)
+{
+	struct gs_writer *a = open_writer(), *b, *c;
+	struct gs_kernel k = {.start = 100, .end = 200};
+	char alt[160];
+	sqlite3 *db;
+	(void)state;
+
+	b = open_writer();
+	snprintf(alt, sizeof(alt), "%s/t-%ld.db", dir, (long)getpid());
+	assert_string_equal(gs_writer_path(a), path);
+	assert_string_equal(gs_writer_path(b), alt);
+	assert_int_equal(n_log_lines, 1);
+	assert_non_null(strstr(last_log, "t.db holds another process's trace of this run; this "
+					 "process (pid"));
+	assert_non_null(strstr(last_log, alt));
+
+	gs_writer_begin(a);
+	assert_int_equal(gs_writer_kernel(a, &k), 0);
+	assert_int_equal(gs_writer_kernel(a, &k), 0);
+	assert_int_equal(gs_writer_commit(a), 0);
+	gs_writer_begin(b);
+	assert_int_equal(gs_writer_kernel(b, &k), 0);
+	assert_int_equal(gs_writer_commit(b), 0);
+	assert_int_equal(gs_writer_finalize(b, 5), 0);
+	assert_int_equal(gs_writer_finalize(a, 5), 0);
+
+	db = open_db();
+	assert_int_equal(q_int(db, "SELECT count(*) FROM kernels"), 2);
+	sqlite3_close(db);
+	assert_int_equal(sqlite3_open_v2(alt, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM kernels"), 1);
+	sqlite3_close(db);
+
+	c = open_writer(); /* a has finished: the name is free, and replaced */
+	assert_string_equal(gs_writer_path(c), path);
+	assert_int_equal(n_log_lines, 1);
+	gs_writer_close(c);
+	unlink(alt);
+}
+
+/* Within one `gapscope record` run (run_start_ns), a trace that a process
+ * of the run wrote and closed is not replaced by a later process given the
+ * same name (a script running two CUDA programs one after the other): the
+ * later one takes t-<pid>.db. A file written before the run began is
+ * replaced, as outside a run. */
+static void test_trace_of_this_run_is_kept(void **state)
+{
+	struct gs_writer *a, *b;
+	struct gs_kernel k = {.start = 100, .end = 200};
+	struct timespec now;
+	char err[256] = "", alt[160];
+	int64_t start_ns;
+	sqlite3 *db;
+	FILE *f;
+	(void)state;
+
+	/* an old file: written, then the run begins */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("an earlier run's trace", f);
+	fclose(f);
+	usleep(20000); /* file times use the coarse clock: 4 ms ticks at most */
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	usleep(20000);
+
+	assert_int_equal(gs_writer_open(&a, path, start_ns, err, sizeof(err)), 0);
+	assert_string_equal(gs_writer_path(a), path); /* older: replaced */
+	gs_writer_begin(a);
+	assert_int_equal(gs_writer_kernel(a, &k), 0);
+	assert_int_equal(gs_writer_commit(a), 0);
+	assert_int_equal(gs_writer_finalize(a, 5), 0);
+	assert_int_equal(n_log_lines, 0);
+
+	assert_int_equal(gs_writer_open(&b, path, start_ns, err, sizeof(err)), 0);
+	snprintf(alt, sizeof(alt), "%s/t-%ld.db", dir, (long)getpid());
+	assert_string_equal(gs_writer_path(b), alt);
+	assert_int_equal(n_log_lines, 1);
+	assert_non_null(strstr(last_log, "holds another process's trace of this run"));
+	assert_int_equal(gs_writer_finalize(b, 5), 0);
+
+	db = open_db();
+	assert_int_equal(q_int(db, "SELECT count(*) FROM kernels"), 1);
+	sqlite3_close(db);
+	unlink(alt);
 }
 
 static void test_round_trip_kernel(void **state)
@@ -572,12 +685,12 @@ static void test_unwritable_path_fails_with_reason(void **state)
 	(void)state;
 
 	snprintf(bad, sizeof(bad), "%s/no-such-dir/t.db", dir);
-	assert_int_equal(gs_writer_open(&w, bad, err, sizeof(err)), -1);
+	assert_int_equal(gs_writer_open(&w, bad, 0, err, sizeof(err)), -1);
 	assert_null(w);
 	assert_non_null(strstr(err, "cannot create"));
 	assert_non_null(strstr(err, "No such file or directory"));
 	/* a directory where the file should be */
-	assert_int_equal(gs_writer_open(&w, dir, err, sizeof(err)), -1);
+	assert_int_equal(gs_writer_open(&w, dir, 0, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "Is a directory"));
 	/* the writer itself never prints: the collector decides */
 	assert_int_equal(n_log_lines, 0);
@@ -984,6 +1097,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_intern_same_string_same_id, setup, teardown),
+	    cmocka_unit_test(test_trace_alt_path),
+	    cmocka_unit_test_setup_teardown(test_second_writer_of_a_name_takes_its_own, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_of_this_run_is_kept, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_round_trip_kernel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_round_trip_other_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rows_repeating_and_changing_values_exact, setup,

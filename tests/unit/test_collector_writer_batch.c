@@ -55,7 +55,7 @@ static struct gs_writer *open_writer(void)
 {
 	struct gs_writer *w = NULL;
 	char err[256] = "";
-	if (gs_writer_open(&w, path, err, sizeof(err)) != 0)
+	if (gs_writer_open(&w, path, 0, err, sizeof(err)) != 0)
 		fail_msg("gs_writer_open: %s", err);
 	return w;
 }

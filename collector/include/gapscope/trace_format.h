@@ -14,6 +14,8 @@
 #ifndef GAPSCOPE_TRACE_FORMAT_H
 #define GAPSCOPE_TRACE_FORMAT_H
 
+#include <stddef.h>
+
 #include <sqlite3.h>
 
 #define GS_SCHEMA_VERSION 1
@@ -118,6 +120,14 @@ int gs_schema_create_indexes(sqlite3 *db);
 #define GS_SCHEMA_ERR_NOT_GAPSCOPE (-1000)
 #define GS_SCHEMA_ERR_CORRUPT (-1001)
 int gs_schema_read_version(sqlite3 *db);
+
+/* The trace name a process takes when another live recording holds the
+ * one it was given (several CUDA processes under one fixed output name):
+ * "-<tag>" inserted before the extension of the last path component
+ * ("run.db" -> "run-1234.db", "out/trace" -> "out/trace-1234"). The
+ * collector's tag is its pid; `gapscope record` passes a glob to find
+ * them. Returns 0, or -1 when the result does not fit in outlen bytes. */
+int gs_trace_alt_path(const char *path, const char *tag, char *out, size_t outlen);
 
 /* Printable names for codes (never NULL). */
 const char *gs_sync_kind_name(int kind);
