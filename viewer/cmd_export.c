@@ -248,7 +248,10 @@ int cmd_export(int argc, char **argv)
 		if (rc)
 			unlink(out);
 	}
-	if (rc) {
+	if (rc == EXPORT_ERR_INPUT) {
+		gs_error(db, "%s", err);
+		rc = GS_EXIT_BAD_INPUT;
+	} else if (rc) {
 		gs_error(to_stdout ? db : out, "%s", err);
 		rc = GS_EXIT_INTERNAL;
 	}

@@ -123,9 +123,15 @@ struct export_ops {
  * table with times. Returns 0, or -1 when the trace holds no events. */
 int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns);
 
+/* export_walk() and export_chrome(): the trace is damaged (err says how),
+ * bad input rather than a failure of ours. */
+#define EXPORT_ERR_INPUT (-2)
+
 /* Walk a trace: begin(), every track, then every event table by table
  * (each ordered by start). Returns 0, the first negative callback result,
- * or -1 on an SQLite error (message in err). */
+ * -1 on an SQLite error (message in err), or EXPORT_ERR_INPUT before
+ * anything is handed on when a time of the trace lies outside [0,
+ * TRACE_TIME_MAX] (err names the row). */
 int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen);
 
 /* ---- back ends ------------------------------------------------------ */
@@ -137,7 +143,8 @@ typedef int (*export_gap_fn)(void *ctx, size_t idx, struct export_event *ev);
 
 /* Chrome trace event JSON, streamed to f. When gap is not NULL, ngaps idle
  * gaps (sorted by device) are fetched one at a time and written to a
- * per-device "idle gaps" track. Returns 0 or -1 (err filled). */
+ * per-device "idle gaps" track. Returns 0, EXPORT_ERR_INPUT (a damaged
+ * trace, see export_walk) or -1 (err filled). */
 int export_chrome(struct trace *t, FILE *f, export_gap_fn gap, void *gap_ctx, size_t ngaps,
 		  char *err, size_t errlen);
 

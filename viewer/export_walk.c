@@ -16,13 +16,19 @@
 
 #include "export.h"
 
-static const char sql_range[] = "SELECT min(s), max(e) FROM ("
-				" SELECT min(start) AS s, max(end) AS e FROM kernels"
-				" UNION ALL SELECT min(start), max(end) FROM memcpys"
-				" UNION ALL SELECT min(start), max(end) FROM memsets"
-				" UNION ALL SELECT min(start), max(end) FROM api_calls"
-				" UNION ALL SELECT min(start), max(end) FROM nvtx"
-				" UNION ALL SELECT min(start), max(end) FROM syncs)";
+/* Per table: min and max of start and of end, read as integers the way
+ * sqlite3_column_int64 reads each row (text 'abc' is 0, a real 1e300 is
+ * 2^63-1), so that the range check below sees every value the walk will
+ * hand on. (start and end of a well-formed trace are integers: CAST
+ * changes nothing there.) */
+#define RANGE_OF(table)                                                                            \
+	"SELECT '" table "', min(CAST(start AS INTEGER)), max(CAST(end AS INTEGER)),"              \
+	" min(CAST(end AS INTEGER)), max(CAST(start AS INTEGER)) FROM " table
+static const char sql_range[] =
+    RANGE_OF("kernels") " UNION ALL " RANGE_OF("memcpys") " UNION ALL " RANGE_OF(
+	"memsets") " UNION ALL " RANGE_OF("api_calls") " UNION ALL " RANGE_OF("nvtx") " UNION "
+										      "ALL"
+										      " " RANGE_OF("syncs");
 
 static const char sql_stream_tracks[] =
     "SELECT d, s, (SELECT name FROM devices WHERE id = d) FROM ("
@@ -107,20 +113,54 @@ static int step_error(struct trace *t, int rc, char *err, size_t errlen)
 	return -1;
 }
 
-int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns)
+/* Time range over every table with times (export_time_range): 0, 1 when
+ * the trace holds no times, -1 on an SQLite error, or EXPORT_ERR_INPUT
+ * with err naming the row when a time lies outside [0, TRACE_TIME_MAX].
+ * Checked before anything is written, so the exporters then subtract and
+ * add times without overflow (a damaged row with start -2^63 or end
+ * 2^63-1 overflowed them). */
+static int time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns, char *err,
+		      size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	int ret = -1;
+	int ret = 1, rc, c;
 
-	if (sqlite3_prepare_v2(t->db, sql_range, -1, &st, NULL) != SQLITE_OK)
+	*origin_ns = INT64_MAX;
+	*last_end_ns = 0;
+	if (sqlite3_prepare_v2(t->db, sql_range, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*origin_ns = sqlite3_column_int64(st, 0);
-		*last_end_ns = sqlite3_column_int64(st, 1);
-		ret = 0;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (c = 1; c <= 4; c++)
+			if (sqlite3_column_type(st, c) != SQLITE_NULL &&
+			    !TRACE_TIME_OK(sqlite3_column_int64(st, c))) {
+				trace_time_error(t->db, (const char *)sqlite3_column_text(st, 0),
+						 "start", "end", err, errlen);
+				sqlite3_finalize(st);
+				return EXPORT_ERR_INPUT;
+			}
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+			if (sqlite3_column_int64(st, 1) < *origin_ns)
+				*origin_ns = sqlite3_column_int64(st, 1);
+			ret = 0;
+		}
+		if (sqlite3_column_int64(st, 2) > *last_end_ns)
+			*last_end_ns = sqlite3_column_int64(st, 2);
+	}
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
+		ret = -1;
 	}
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns)
+{
+	char err[256];
+
+	return time_range(t, origin_ns, last_end_ns, err, sizeof(err)) == 0 ? 0 : -1;
 }
 
 static int walk_tracks(struct trace *t, const struct export_ops *ops, void *ctx, char *err,
@@ -318,8 +358,12 @@ int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 
 	memset(&info, 0, sizeof(info));
 	info.trace_path = t->path;
-	if (export_time_range(t, &info.origin_ns, &info.last_end_ns) < 0)
+	ret = time_range(t, &info.origin_ns, &info.last_end_ns, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (ret > 0)
 		info.origin_ns = info.last_end_ns = 0; /* empty trace: still valid output */
+	ret = 0;
 	if (ops->begin && (ret = ops->begin(ctx, &info)) != 0)
 		return ret;
 	ret = walk_tracks(t, ops, ctx, err, errlen);

@@ -132,3 +132,41 @@ char *trace_meta(struct trace *t, const char *key)
 	sqlite3_finalize(st);
 	return out;
 }
+
+int trace_time_error(sqlite3 *db, const char *table, const char *col1, const char *col2, char *err,
+		     size_t errlen)
+{
+	char sql[512];
+	sqlite3_stmt *st = NULL;
+	int found = 0, c;
+
+	/* CAST AS INTEGER converts text, blobs and reals as
+	 * sqlite3_column_int64 does (1e300 -> 2^63-1), NULL reads as 0 */
+	for (c = 0; c < 2 && !found; c++) {
+		const char *col = c ? col2 : col1;
+		if (!col)
+			continue;
+		snprintf(sql, sizeof(sql),
+			 "SELECT rowid, v FROM (SELECT rowid, coalesce(CAST(\"%s\" AS INTEGER), 0) "
+			 "AS v FROM \"%s\") WHERE v NOT BETWEEN 0 AND %lld "
+			 "ORDER BY rowid LIMIT 1",
+			 col, table, (long long)TRACE_TIME_MAX);
+		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW) {
+			/* the value as read, not as stored: stored text could hold
+			 * anything, a newline too, and the message is one line */
+			snprintf(err, errlen,
+				 "damaged trace: %s row %lld has %s %lld, out of range "
+				 "(0 to 2^62 ns)",
+				 table, (long long)sqlite3_column_int64(st, 0), col,
+				 (long long)sqlite3_column_int64(st, 1));
+			found = 1;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (!found)
+		snprintf(err, errlen, "damaged trace: a time in %s is out of range (0 to 2^62 ns)",
+			 table);
+	return found;
+}

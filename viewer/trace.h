@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gapscope/trace_format.h"
 
@@ -39,5 +40,22 @@ void trace_close(struct trace *t);
 
 /* Value of meta.key as a newly allocated string, or NULL. */
 char *trace_meta(struct trace *t, const char *key);
+
+/* The latest time a trace may hold: 2^62 ns on CUPTI's clock (nanoseconds
+ * since the epoch) is the year 2116. Readers reject a row with a time
+ * outside [0, TRACE_TIME_MAX] as damage: with every time in that range,
+ * the difference or sum of two times cannot overflow int64 (a damaged row
+ * with start -2^63 made the analysis and the exporters overflow). */
+#define TRACE_TIME_MAX ((int64_t)1 << 62)
+#define TRACE_TIME_OK(ns) ((uint64_t)(ns) <= (uint64_t)TRACE_TIME_MAX)
+
+/* After a reader met a time outside [0, TRACE_TIME_MAX] in `table`: find
+ * the first such row (time columns col1 and, unless NULL, col2, read as
+ * sqlite3_column_int64 reads them: a real 1e300 is 2^63-1) and describe it
+ * in err, e.g. "damaged trace: kernels row 17 has end 9223372036854775807,
+ * out of range (0 to 2^62 ns)". Returns 1 when a row was found, else 0
+ * (err then says only that some time in the table is out of range). */
+int trace_time_error(sqlite3 *db, const char *table, const char *col1, const char *col2, char *err,
+		     size_t errlen);
 
 #endif

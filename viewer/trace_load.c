@@ -108,6 +108,7 @@ struct job {
 	int kind;	/* ops tables: enum gs_op_kind of the rows */
 	const struct node_set *host_deps; /* ops tables: GS_OPF_HOST_NODE_DEP nodes */
 	uint32_t strings_end;		  /* 1 + the largest strings.id (string_ref) */
+	int bad_time; /* a row had a time outside [0, TRACE_TIME_MAX]: the scan stopped */
 	int rc;
 	char err[256];
 };
@@ -191,7 +192,10 @@ static int scan_rows(struct job *j, sqlite3 *db, const char *table, const char *
 		sqlite3_bind_int64(st, 2, j->hi);
 	}
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		job_fail(j, db, table); /* before finalize: keep SQLite's message */
+		if (j->bad_time) /* say which row: only on this path, the scan stays lean */
+			trace_time_error(db, table, "start", "end", j->err, sizeof(j->err));
+		else
+			job_fail(j, db, table); /* before finalize: keep SQLite's message */
 		goto out;
 	}
 	rc = 0;
@@ -215,6 +219,17 @@ static void *row_slot(sqlite3_context *ctx, struct job *j)
 	return p;
 }
 
+/* A time outside [0, TRACE_TIME_MAX] stops the scan (scan_rows names the
+ * row): the analysis subtracts times, and start -2^63 overflowed it. */
+static int row_time_bad(sqlite3_context *ctx, struct job *j, int64_t start, int64_t end)
+{
+	if (TRACE_TIME_OK(start) && TRACE_TIME_OK(end))
+		return 0;
+	j->bad_time = 1;
+	sqlite3_result_error(ctx, "time out of range", -1);
+	return 1;
+}
+
 /* gs_row(start, end, device, stream, correlation_id, name_id, graph_id,
  * graph_node_id, src_kind, dst_kind, is_async) -> one gs_op of j->kind */
 static void row_op(sqlite3_context *ctx, int argc, sqlite3_value **v)
@@ -227,6 +242,8 @@ static void row_op(sqlite3_context *ctx, int argc, sqlite3_value **v)
 		return;
 	o->start = sqlite3_value_int64(v[0]);
 	o->end = sqlite3_value_int64(v[1]);
+	if (row_time_bad(ctx, j, o->start, o->end))
+		return;
 	if (o->end < o->start)
 		o->end = o->start; /* a damaged row must not make negative time */
 	o->device = (int16_t)sqlite3_value_int(v[2]);
@@ -302,6 +319,8 @@ static void row_api(sqlite3_context *ctx, int argc, sqlite3_value **v)
 		return;
 	a->start = sqlite3_value_int64(v[0]);
 	a->end = sqlite3_value_int64(v[1]);
+	if (row_time_bad(ctx, j, a->start, a->end))
+		return;
 	if (a->end < a->start)
 		a->end = a->start;
 	a->corr = (uint32_t)sqlite3_value_int64(v[2]);
@@ -485,6 +504,8 @@ static int load_syncs(sqlite3 *db, uint32_t strings_end, struct vec *v, char *er
 			goto fail;
 		s->start = i64(st, 0);
 		s->end = i64(st, 1);
+		if (!TRACE_TIME_OK(s->start) || !TRACE_TIME_OK(s->end))
+			goto bad_time;
 		if (s->end < s->start)
 			s->end = s->start;
 		s->event = (uint64_t)i64(st, 2);
@@ -505,6 +526,10 @@ fail:
 	snprintf(err, errlen, "cannot read syncs: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return -1;
+bad_time:
+	sqlite3_finalize(st);
+	trace_time_error(db, "syncs", "start", "end", err, errlen);
+	return -1;
 }
 
 static int load_nvtx(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err, size_t errlen)
@@ -521,6 +546,8 @@ static int load_nvtx(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err
 			goto fail;
 		r->start = i64(st, 0);
 		r->end = i64(st, 1);
+		if (!TRACE_TIME_OK(r->start) || !TRACE_TIME_OK(r->end))
+			goto bad_time;
 		if (r->end < r->start)
 			r->end = r->start;
 		r->kind = (uint8_t)i32(st, 2);
@@ -535,6 +562,10 @@ static int load_nvtx(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err
 fail:
 	snprintf(err, errlen, "cannot read nvtx: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
+	return -1;
+bad_time:
+	sqlite3_finalize(st);
+	trace_time_error(db, "nvtx", "start", "end", err, errlen);
 	return -1;
 }
 
@@ -564,6 +595,8 @@ static int load_events(sqlite3 *db, struct vec *v, char *err, size_t errlen)
 		if (!e)
 			goto fail;
 		e->start = i64(st, 0);
+		if (!TRACE_TIME_OK(e->start))
+			goto bad_time;
 		e->event = (uint64_t)i64(st, 1);
 		e->stream = u32(st, 2);
 		e->device = (int16_t)i32(st, 3);
@@ -575,6 +608,10 @@ static int load_events(sqlite3 *db, struct vec *v, char *err, size_t errlen)
 fail:
 	snprintf(err, errlen, "cannot read events: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
+	return -1;
+bad_time:
+	sqlite3_finalize(st);
+	trace_time_error(db, "events", "start", NULL, err, errlen);
 	return -1;
 }
 

@@ -1,0 +1,20 @@
+# CLI tests of every viewer verb on damaged or hostile traces (helper
+# "fuzz"): the real binary on databases written by damaged_mkdb (real schema,
+# then damage), checked by damaged_check.py: one line
+# "gapscope: <file>: <what>" and exit 2, or exit 0 with the damaged rows
+# read as documented - never a crash or a sanitizer report.
+add_executable(damaged_mkdb ${CMAKE_CURRENT_LIST_DIR}/damaged_mkdb.c)
+target_link_libraries(damaged_mkdb PRIVATE gs_schema SQLite::SQLite3)
+set_target_properties(damaged_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  foreach(check times)
+    add_test(NAME cli_damaged_${check}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/damaged_check.py ${check}
+                     ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/damaged_mkdb
+                     ${CMAKE_CURRENT_BINARY_DIR}/damaged_${check})
+    set_tests_properties(cli_damaged_${check} PROPERTIES LABELS cli ENVIRONMENT
+      "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/graph/lsan.supp:print_suppressions=0")
+  endforeach()
+endif()

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""CLI checks of the viewer verbs on damaged traces written by damaged_mkdb.
+
+usage: damaged_check.py CHECK GAPSCOPE DAMAGED_MKDB WORKDIR
+
+Each case takes the small valid trace BASE (below), damages it with a few
+SQL statements, runs the verbs and checks the outcome the project promises
+for bad input: exactly one line "gapscope: <file>: <what>" on stderr and exit
+2, or - where the damage is confined to some rows and documented so - exit 0
+with those rows read as stated. A sanitizer report on stderr fails the case
+(the tests also run under ASan/UBSan).
+
+BASE, device 0, stream 7, times in ns: kernel K1 [1000,2000] launched by
+cudaLaunchKernel [100,200] (tid 11, correlation 1), K2 [3000,4000] launched
+at [2700,2800] (correlation 2); a memcpy [5000,5100] and a memset
+[5200,5300] with no API record; cudaStreamSynchronize blocked [4100,4900]
+on tid 11; event 77 recorded at 150; NVTX range "step" [0,6000] on tid 11.
+"""
+import json
+import os
+import subprocess
+import sys
+
+CHECK, GAPSCOPE, MKDB, WORK = sys.argv[1:5]
+os.makedirs(WORK, exist_ok=True)
+failures = []
+
+BASE = (
+    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'cudaStreamSynchronize'),"
+    "(3,'gemm'),(4,'step');"
+    "INSERT INTO devices(id,name,cc_major) VALUES(0,'Test GPU',9);"
+    "INSERT INTO api_calls(id,api,name_id,start,end,pid,tid,correlation_id) VALUES"
+    "(1,1,1,100,200,1,11,1),(2,1,1,2700,2800,1,11,2);"
+    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,graph_id) VALUES"
+    "(1,1000,2000,0,7,1,3,0),(2,3000,4000,0,7,2,3,0);"
+    "INSERT INTO memcpys(id,start,end,device,stream,correlation_id,bytes,copy_kind) VALUES"
+    "(1,5000,5100,0,7,90,64,1);"
+    "INSERT INTO memsets(id,start,end,device,stream,correlation_id,bytes) VALUES"
+    "(1,5200,5300,0,7,91,64);"
+    "INSERT INTO syncs(id,start,end,kind,implicit,api_name_id,device,stream,correlation_id,"
+    "pid,tid) VALUES(1,4100,4900,3,0,2,0,7,50,1,11);"
+    "INSERT INTO events(id,event,stream,device,correlation_id,start) VALUES(1,77,7,0,60,150);"
+    "INSERT INTO nvtx(id,start,end,kind,text_id,pid,tid) VALUES(1,0,6000,0,4,1,11);"
+)
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def mkdb(name, damage=""):
+    path = os.path.join(WORK, name + ".db")
+    subprocess.run([MKDB, path, BASE + damage], check=True)
+    return path
+
+
+def run(*args):
+    return subprocess.run([GAPSCOPE, *args], capture_output=True, text=True, errors="replace")
+
+
+def sanitizer(p):
+    return "Sanitizer" in p.stderr or "runtime error:" in p.stderr
+
+
+def one_line_exit2(p, what, line):
+    """exit 2 and stderr exactly `line` (plus its newline)"""
+    expect(not sanitizer(p), f"{what}: sanitizer report: {p.stderr[:300]!r}")
+    expect(p.returncode == 2, f"{what}: exit {p.returncode}, want 2; stderr {p.stderr[:300]!r}")
+    expect(p.stderr == line + "\n", f"{what}: stderr {p.stderr[:300]!r}, want {line!r}")
+
+
+def verbs_reading_times(db):
+    """(label, argv) of every verb that reads the time columns"""
+    out = os.path.join(WORK, "out")
+    return [
+        ("report", ["report", db]),
+        ("report --json", ["report", "--json", db]),
+        ("report --range", ["report", "--range", "step", db]),
+        ("html", ["html", db, "-o", out + ".html"]),
+        ("diff", ["diff", db, db]),
+        ("export chrome", ["export", db, "--format", "chrome", "-o", out + ".json"]),
+        ("export chrome --no-gaps", ["export", db, "--format", "chrome", "--no-gaps", "-o",
+                                     out + ".json"]),
+    ]
+
+
+def check_times():
+    # A time outside [0, 2^62] ns in any time column read by the analysis
+    # or the exporters: every verb names the table, the row and the value
+    # as read (a real 1e300 reads as 2^63-1).
+    cases = [
+        ("kernels", 2, "start", "-9223372036854775808", "-9223372036854775808"),
+        ("kernels", 2, "end", "9223372036854775807", "9223372036854775807"),
+        ("kernels", 1, "end", "1e300", "9223372036854775807"),
+        ("memcpys", 1, "start", "-1", "-1"),
+        ("memsets", 1, "end", "4611686018427387905", "4611686018427387905"),  # 2^62 + 1
+        ("api_calls", 2, "start", "-9223372036854775808", "-9223372036854775808"),
+        ("api_calls", 1, "end", "9223372036854775807", "9223372036854775807"),
+        ("syncs", 1, "start", "-9223372036854775808", "-9223372036854775808"),
+        ("nvtx", 1, "end", "9223372036854775807", "9223372036854775807"),
+    ]
+    for table, row, col, value, read in cases:
+        db = mkdb(f"{table}_{col}_{row}", f"UPDATE {table} SET {col}={value} WHERE id={row};")
+        line = (f"gapscope: {db}: damaged trace: {table} row {row} has {col} {read}, "
+                f"out of range (0 to 2^62 ns)")
+        for label, argv in verbs_reading_times(db):
+            one_line_exit2(run(*argv), f"{table}.{col}={value}: {label}", line)
+    # events are read by the analysis only
+    db = mkdb("events_start", "UPDATE events SET start=-5 WHERE id=1;")
+    one_line_exit2(run("report", db), "events.start=-5: report",
+                   f"gapscope: {db}: damaged trace: events row 1 has start -5, "
+                   "out of range (0 to 2^62 ns)")
+    # 2^62 itself is a valid time: K2 ends then, so device 0's window is
+    # [1000, 2^62] = 4611686018427387904 - 1000 ns
+    db = mkdb("edge", "UPDATE kernels SET end=4611686018427387904 WHERE id=2;")
+    p = run("report", "--json", db)
+    expect(p.returncode == 0 and not sanitizer(p), f"2^62: exit {p.returncode} {p.stderr[:300]!r}")
+    if p.returncode == 0:
+        dev = json.loads(p.stdout)["devices"][0]
+        expect(dev["window_start_ns"] == 1000, f"2^62: window start {dev['window_start_ns']}")
+        expect(dev["window_ns"] == 4611686018427386904, f"2^62: window {dev['window_ns']}")
+    for label, argv in verbs_reading_times(db):
+        p = run(*argv)
+        expect(p.returncode == 0 and not sanitizer(p),
+               f"2^62: {label}: exit {p.returncode} {p.stderr[:300]!r}")
+
+
+{"times": check_times}[CHECK]()
+if failures:
+    for f in failures:
+        print("FAIL:", f)
+    sys.exit(1)
+print("ok:", CHECK)
