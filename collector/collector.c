@@ -110,6 +110,16 @@ static void finalize(const char *reason);
 
 /* ------------------------------------------------------------- helpers */
 
+/* A child forked from the recorded process (without exec) inherits the
+ * collector's memory, but none of its threads, and must not use CUPTI or
+ * the parent's SQLite connection: it neither flushes nor finalizes (that
+ * would write the parent's trace through a copied connection, or wait for
+ * threads that are not there). getpid() is async-signal-safe. */
+static int in_forked_child(void)
+{
+	return G.pid != 0 && (long)getpid() != G.pid;
+}
+
 static const char *cupti_err(CUptiResult r)
 {
 	const char *s = NULL;
@@ -834,6 +844,8 @@ static void finalize(const char *reason)
 	struct gs_writer *w;
 	int i;
 
+	if (in_forked_child())
+		return;
 	pthread_mutex_lock(&G.fin_lock);
 	if (!G.active || G.fin_state == FIN_DONE) {
 		pthread_mutex_unlock(&G.fin_lock);
@@ -977,6 +989,17 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 
 	if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN)
 		goto out;
+	if (in_forked_child()) { /* the parent's recording is not ours */
+		if (old->sa_flags & SA_SIGINFO)
+			old->sa_sigaction(sig, info, uctx);
+		else if (old->sa_handler != SIG_DFL)
+			old->sa_handler(sig);
+		else {
+			sigaction(sig, old, NULL);
+			raise(sig); /* blocked until we return, then default action */
+		}
+		goto out;
+	}
 	if ((old->sa_flags & SA_SIGINFO) || old->sa_handler != SIG_DFL) {
 		c = 'f';
 		if (write(G.sig_pipe[1], &c, 1) < 0) {

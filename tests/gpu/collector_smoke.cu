@@ -22,6 +22,12 @@
  * --forever: after the above, launch kernels (with a stream sync every 1000)
  * until killed, printing "GS_SMOKE_LOOPING" once; for the SIGTERM test.
  *
+ * --fork-exit / --fork-term: once CUDA is initialised, fork a child that
+ * makes no CUDA call and ends at once, by exit(0) or by a SIGTERM to itself
+ * (default action); wait for it, print "GS_SMOKE_CHILD exit=N" or
+ * "GS_SMOKE_CHILD signal=N", then go on as above. For the test that a
+ * forked child leaves the recording alone (and is not held up by it).
+ *
  * It knows nothing of gapscope: run alone, it is an ordinary CUDA program.
  * It frees nothing before exit (cudaFree's implicit synchronisation would add
  * rows whose number is not part of the test); the process exit releases all.
@@ -29,8 +35,11 @@
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "short_kernel.cuh"
 
@@ -56,6 +65,8 @@
 int main(int argc, char **argv)
 {
 	int forever = argc > 1 && !strcmp(argv[1], "--forever");
+	int fork_exit = argc > 1 && !strcmp(argv[1], "--fork-exit");
+	int fork_term = argc > 1 && !strcmp(argv[1], "--fork-term");
 	cudaStream_t a, b;
 	cudaEvent_t ev_a, ev_b;
 	float *pageable_in, *pageable_out, *pinned_in, *pinned_out;
@@ -88,6 +99,25 @@ int main(int argc, char **argv)
 	CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
 	CHECK(cudaEventCreateWithFlags(&ev_a, cudaEventDisableTiming));
 	CHECK(cudaEventCreateWithFlags(&ev_b, cudaEventDisableTiming));
+	if (fork_exit || fork_term) {
+		int status = 0;
+		pid_t child;
+		fflush(stdout);
+		child = fork();
+		if (child == 0) {
+			if (fork_term)
+				kill(getpid(), SIGTERM);
+			exit(0); /* runs the atexit handlers, the collector's among them */
+		}
+		if (child < 0 || waitpid(child, &status, 0) != child) {
+			printf("result: FAIL (fork)\n");
+			return 1;
+		}
+		if (WIFSIGNALED(status))
+			printf("GS_SMOKE_CHILD signal=%d\n", WTERMSIG(status));
+		else
+			printf("GS_SMOKE_CHILD exit=%d\n", WEXITSTATUS(status));
+	}
 
 	nvtxRangePushA("gs_smoke_outer");
 	/* Copies in. Synchronous copies from pageable memory: each is an

@@ -171,6 +171,27 @@ for mode in together sequence; do
 	result $? "two processes, one name ($mode): record names both traces"
 done
 
+# 4c. A child forked from the recorded program (no exec, no CUDA in it)
+#     that ends by exit() or by a SIGTERM to itself: it neither finalizes
+#     the parent's trace nor hangs in the collector; the parent's recording
+#     goes on and is complete (the smoke checker's exact counts).
+for how in exit term; do
+	db="$W/fork-$how.db"
+	timeout 120 "$gs" record -o "$db" -- "$smoke" --fork-$how >"$W/fork-$how.out" 2>"$W/fork-$how.err"
+	rc=$?
+	cat "$W/fork-$how.out" "$W/fork-$how.err"
+	result $rc "forked child ($how): exit status 0 (got $rc)"
+	if [ $how = exit ]; then want="GS_SMOKE_CHILD exit=0"; else want="GS_SMOKE_CHILD signal=15"; fi
+	grep -qx "$want" "$W/fork-$how.out"
+	result $? "forked child ($how): the child ended by itself ($want)"
+	grep -qx 'result: PASS' "$W/fork-$how.out"
+	result $? "forked child ($how): the program's own results are right"
+	n=$(collector_lines "$W/fork-$how.err" | wc -l)
+	[ "$n" = 0 ]
+	result $? "forked child ($how): no collector warnings (got $n lines)"
+	if [ -f "$db" ]; then run_checker "fork-$how" smoke "$db" "$W/fork-$how.out"; else result 1 "forked child ($how): database $db written"; fi
+done
+
 # 5. Fault: an output path that cannot be written. The program runs on,
 #    right, with its own exit status, and the collector says so once.
 CUDA_INJECTION64_PATH="$abs_lib" NVTX_INJECTION64_PATH="$abs_lib" \
