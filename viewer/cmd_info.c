@@ -14,6 +14,7 @@
  * with control characters and invalid UTF-8 replaced by '?', so a hostile
  * command line cannot drive the terminal.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -77,7 +78,8 @@ struct info_kv {
 
 struct info {
 	struct trace t;
-	int failed; /* a query failed: the database is damaged */
+	int failed;	   /* a query failed: the database is damaged */
+	char damaged[256]; /* a time outside [0, TRACE_TIME_MAX] (info_check_times) */
 	char *collector_version, *command_line, *hostname, *pid;
 	char *cupti_version, *driver_version, *finalized, *dropped;
 	char *start_ns, *stop_ns;
@@ -275,8 +277,38 @@ static void info_load_windows(struct info *in)
 		w->start = sqlite3_column_int64(st, 1);
 		w->end = sqlite3_column_int64(st, 2);
 		w->ops = sqlite3_column_int64(st, 3);
+		/* the window's length is end - start: a time out of range (a
+		 * kernel starting at -2^63) overflowed it; the same row is bad
+		 * input to every verb (trace.h) */
+		if (!in->damaged[0] && (!TRACE_TIME_OK(w->start) || !TRACE_TIME_OK(w->end)) &&
+		    !trace_time_error(in->t.db, "kernels", "start", "end", in->damaged,
+				      sizeof(in->damaged)) &&
+		    !trace_time_error(in->t.db, "memcpys", "start", "end", in->damaged,
+				      sizeof(in->damaged)))
+			trace_time_error(in->t.db, "memsets", "start", "end", in->damaged,
+					 sizeof(in->damaged));
 	}
 	info_finish(in, st, rc == SQLITE_ROW ? SQLITE_DONE : rc);
+}
+
+/* meta start_ns and stop_ns, when both are numbers, give the recording's
+ * duration stop - start: outside [0, TRACE_TIME_MAX] (start_ns -2^63)
+ * that overflowed, and no clock gives such a time. */
+static void info_check_meta_time(struct info *in, const char *key, const char *value)
+{
+	char *end = NULL;
+	long long l;
+
+	if (in->damaged[0] || !value || !*value)
+		return;
+	errno = 0;
+	l = strtoll(value, &end, 10);
+	if (*end) /* not a number: printed as unknown */
+		return;
+	if (errno == ERANGE || !TRACE_TIME_OK(l))
+		snprintf(in->damaged, sizeof(in->damaged),
+			 "damaged trace: meta %s is %.40s, out of range (0 to 2^62 ns)", key,
+			 value);
 }
 
 static void info_load_rows(struct info *in)
@@ -637,6 +669,13 @@ int cmd_info(int argc, char **argv)
 	if (in.failed) {
 		/* trace_open's checks passed but a page could not be read. */
 		gs_error(path, "damaged database: %s", sqlite3_errmsg(in.t.db));
+		info_free(&in);
+		return GS_EXIT_BAD_INPUT;
+	}
+	info_check_meta_time(&in, "start_ns", in.start_ns);
+	info_check_meta_time(&in, "stop_ns", in.stop_ns);
+	if (in.damaged[0]) {
+		gs_error(path, "%s", in.damaged);
 		info_free(&in);
 		return GS_EXIT_BAD_INPUT;
 	}

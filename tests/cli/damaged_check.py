@@ -126,7 +126,45 @@ def check_times():
                f"2^62: {label}: exit {p.returncode} {p.stderr[:300]!r}")
 
 
-{"times": check_times}[CHECK]()
+def check_info_times():
+    # info's GPU window is last end - first start per device, and its
+    # duration stop_ns - start_ns from meta: an out-of-range time is named
+    # as the other verbs name it
+    db = mkdb("info_kernel", "UPDATE kernels SET start=-9223372036854775808 WHERE id=2;")
+    line = (f"gapscope: {db}: damaged trace: kernels row 2 has start -9223372036854775808, "
+            "out of range (0 to 2^62 ns)")
+    one_line_exit2(run("info", db), "info, kernel start -2^63", line)
+    one_line_exit2(run("info", "--json", db), "info --json, kernel start -2^63", line)
+    db = mkdb("info_memset", "UPDATE memsets SET end=9223372036854775807 WHERE id=1;")
+    one_line_exit2(run("info", db), "info, memset end 2^63-1",
+                   f"gapscope: {db}: damaged trace: memsets row 1 has end 9223372036854775807, "
+                   "out of range (0 to 2^62 ns)")
+    db = mkdb("info_meta_start", "INSERT OR REPLACE INTO meta VALUES('start_ns',"
+              "'-9223372036854775808'),('stop_ns','5000');")
+    line = (f"gapscope: {db}: damaged trace: meta start_ns is -9223372036854775808, "
+            "out of range (0 to 2^62 ns)")
+    one_line_exit2(run("info", db), "info, meta start_ns -2^63", line)
+    one_line_exit2(run("info", "--json", db), "info --json, meta start_ns -2^63", line)
+    db = mkdb("info_meta_stop", "INSERT OR REPLACE INTO meta VALUES('start_ns','100'),"
+              "('stop_ns','99999999999999999999');")
+    one_line_exit2(run("info", db), "info, meta stop_ns past int64",
+                   f"gapscope: {db}: damaged trace: meta stop_ns is 99999999999999999999, "
+                   "out of range (0 to 2^62 ns)")
+    # in range: the base trace's device 0 window is [1000, 5300] (the
+    # memset ends last), and start_ns 100 .. stop_ns 6100 is 6000 ns
+    db = mkdb("info_ok", "INSERT OR REPLACE INTO meta VALUES('start_ns','100'),"
+              "('stop_ns','6100');")
+    p = run("info", "--json", db)
+    expect(p.returncode == 0 and not sanitizer(p), f"info ok: exit {p.returncode} {p.stderr!r}")
+    if p.returncode == 0:
+        j = json.loads(p.stdout)
+        expect(j.get("duration_ns") == 6000, f"info ok: duration_ns {j.get('duration_ns')}")
+        w = j.get("gpu_windows", [{}])[0]
+        expect(w.get("start_ns") == 1000 and w.get("duration_ns") == 4300,
+               f"info ok: window {w}")
+
+
+{"times": check_times, "info_times": check_info_times}[CHECK]()
 if failures:
     for f in failures:
         print("FAIL:", f)
