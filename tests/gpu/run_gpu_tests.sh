@@ -74,20 +74,34 @@ if [ $fail -gt 0 ]; then
 fi
 nvidia-smi -L
 
+# Record the smoke program (further arguments passed on to it) into
+# $W/<name>.db, and check what every clean run gives: exit status 0 (within
+# 120 s), the program's own PASS, no collector warnings, and the checker's
+# exact counts.
+record_smoke() { # record_smoke <name> <label> [smoke args...]
+	local name=$1 label=$2 rc n
+	shift 2
+	timeout 120 "$gs" record -o "$W/$name.db" -- "$smoke" "$@" >"$W/$name.out" 2>"$W/$name.err"
+	rc=$?
+	cat "$W/$name.out" "$W/$name.err"
+	result $rc "$label: exit status 0 (got $rc)"
+	grep -qx 'result: PASS' "$W/$name.out"
+	result $? "$label: the program's own results are right"
+	n=$(collector_lines "$W/$name.err" | wc -l)
+	[ "$n" = 0 ]
+	result $? "$label: no collector warnings (got $n lines)"
+	if [ -f "$W/$name.db" ]; then
+		run_checker "$name" smoke "$W/$name.db" "$W/$name.out"
+	else
+		result 1 "$label: database $W/$name.db written"
+	fi
+}
+
 # 1. The smoke program under `gapscope record`: exact counts.
 db="$W/smoke.db"
-"$gs" record -o "$db" -- "$smoke" >"$W/smoke.out" 2>"$W/smoke.err"
-rc=$?
-cat "$W/smoke.out" "$W/smoke.err"
-result $rc "record smoke: exit status 0 (got $rc)"
-grep -qx 'result: PASS' "$W/smoke.out"
-result $? "record smoke: the program's own results are right"
+record_smoke smoke "record smoke"
 grep -qxF "gapscope: trace written to $db" "$W/smoke.err"
 result $? "record smoke: record names the database it wrote"
-n=$(collector_lines "$W/smoke.err" | wc -l)
-[ "$n" = 0 ]
-result $? "record smoke: no collector warnings (got $n lines)"
-run_checker smoke smoke "$db" "$W/smoke.out"
 
 # 2. gapscope info on it.
 "$gs" info "$db" >"$W/info.out" 2>&1
@@ -176,20 +190,10 @@ done
 #     the parent's trace nor hangs in the collector; the parent's recording
 #     goes on and is complete (the smoke checker's exact counts).
 for how in exit term; do
-	db="$W/fork-$how.db"
-	timeout 120 "$gs" record -o "$db" -- "$smoke" --fork-$how >"$W/fork-$how.out" 2>"$W/fork-$how.err"
-	rc=$?
-	cat "$W/fork-$how.out" "$W/fork-$how.err"
-	result $rc "forked child ($how): exit status 0 (got $rc)"
+	record_smoke fork-$how "forked child ($how)" --fork-$how
 	if [ $how = exit ]; then want="GS_SMOKE_CHILD exit=0"; else want="GS_SMOKE_CHILD signal=15"; fi
 	grep -qx "$want" "$W/fork-$how.out"
 	result $? "forked child ($how): the child ended by itself ($want)"
-	grep -qx 'result: PASS' "$W/fork-$how.out"
-	result $? "forked child ($how): the program's own results are right"
-	n=$(collector_lines "$W/fork-$how.err" | wc -l)
-	[ "$n" = 0 ]
-	result $? "forked child ($how): no collector warnings (got $n lines)"
-	if [ -f "$db" ]; then run_checker "fork-$how" smoke "$db" "$W/fork-$how.out"; else result 1 "forked child ($how): database $db written"; fi
 done
 
 # 5. Fault: an output path that cannot be written. The program runs on,
