@@ -51,12 +51,15 @@ static void usage(FILE *f)
 		"  --nth K            with --range: the K-th range of that name (default 1)\n"
 		"  --max-ops N        with --streams: at most N operations, the first\n"
 		"                     launched (default %d)\n"
+		"  --max-nodes N      with --id: refuse to lay out more than N nodes (after\n"
+		"                     collapsing chains; default %d): Graphviz can take\n"
+		"                     minutes to hours on wide graphs of thousands of nodes\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"The critical path (longest path by measured mean durations, by node count\n"
 		"when nothing was measured) is drawn bold; child graphs are drawn as boxes\n"
 		"around their nodes. See docs/graphs.md.\n",
-		DEFAULT_COLLAPSE, DEFAULT_MAX_OPS);
+		DEFAULT_COLLAPSE, DEFAULT_MAX_OPS, RENDER_DOT_MAX_NODES);
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -150,9 +153,11 @@ static int list_graphs(struct trace *t, const char *path, int all)
 	return GS_EXIT_OK;
 }
 
-/* Analyse the loaded model, render it, print a one-line summary. */
+/* Analyse the loaded model, render it, print a one-line summary. `what`
+ * names the picture in the error for more than max_nodes drawn nodes. */
 static int draw(const char *trace_path, struct gm_graph *g, const char *title, int stats,
-		int collapse, const char *out, const char *format)
+		int collapse, size_t max_nodes, const char *what, const char *out,
+		const char *format)
 {
 	struct render_dot_options ro = {0};
 	char err[256], crit[64];
@@ -165,6 +170,16 @@ static int draw(const char *trace_path, struct gm_graph *g, const char *title, i
 	if (chains < 0) {
 		gs_error(NULL, "out of memory");
 		return GS_EXIT_INTERNAL;
+	}
+	/* checked before the layout, which could run for hours on a wide
+	 * graph (render_dot.h) */
+	if (gm_count_drawn(g) > max_nodes) {
+		gs_error(trace_path,
+			 "%s has %zu nodes to draw after collapsing chains, more than "
+			 "--max-nodes %zu (Graphviz takes minutes or more on that many); "
+			 "raise --max-nodes to draw it anyway",
+			 what, gm_count_drawn(g), max_nodes);
+		return GS_EXIT_BAD_INPUT;
 	}
 	ro.stats = stats;
 	ro.title = title;
@@ -209,16 +224,18 @@ int cmd_graph(int argc, char **argv)
 	    {"range", required_argument, NULL, 'r'},
 	    {"nth", required_argument, NULL, 'n'},
 	    {"max-ops", required_argument, NULL, 'm'},
+	    {"max-nodes", required_argument, NULL, 'N'},
 	    {"all", no_argument, NULL, 'a'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *path = NULL, *out = NULL, *range = NULL, *format;
 	uint64_t id = 0, collapse = DEFAULT_COLLAPSE, nth = 1, max_ops = DEFAULT_MAX_OPS;
+	uint64_t max_nodes = RENDER_DOT_MAX_NODES;
 	int have_id = 0, stats = 0, streams = 0, drawing_opt = 0, all = 0, opt, rc;
 	struct trace t;
 	struct gm_graph g;
-	char err[256], title[512];
+	char err[256], title[512], what[64];
 
 	opterr = 0; /* we print our own one-line errors */
 	optind = 1;
@@ -264,6 +281,16 @@ int cmd_graph(int argc, char **argv)
 					 optarg);
 				return GS_EXIT_BAD_INPUT;
 			}
+			break;
+		case 'N':
+			if (parse_u64(optarg, &max_nodes) < 0 || max_nodes < 1 ||
+			    max_nodes > 100000000) {
+				gs_error("graph",
+					 "--max-nodes wants a count of 1 or more, not '%s'",
+					 optarg);
+				return GS_EXIT_BAD_INPUT;
+			}
+			drawing_opt = 1;
 			break;
 		case 'a': all = 1; break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
@@ -381,7 +408,10 @@ int cmd_graph(int argc, char **argv)
 			 id, origin_name(info.origin), g.n_nodes, info.launches,
 			 info.launches == 1 ? "" : "es", (double)info.gpu_ns / 1e3);
 	}
-	rc = draw(path, &g, title, stats, (int)collapse, out, format);
+	/* --streams is bounded by --max-ops already */
+	snprintf(what, sizeof(what), "graph %" PRIu64, id);
+	rc = draw(path, &g, title, stats, (int)collapse, streams ? SIZE_MAX : (size_t)max_nodes,
+		  what, out, format);
 out:
 	gm_free(&g);
 	trace_close(&t);

@@ -52,6 +52,10 @@ static int inline_graph(FILE *f, struct trace *t, const struct tg_info *info)
 	gm_critical_path(&g); /* a cycle only means no path is marked */
 	if (gm_collapse(&g, GRAPH_COLLAPSE) < 0)
 		goto out;
+	/* too big to lay out in reasonable time (render_dot.h): listed as
+	 * not drawn, as a graph that fails to draw */
+	if (gm_count_drawn(&g) > RENDER_DOT_MAX_NODES)
+		goto out;
 	snprintf(title, sizeof(title), "CUDA graph %lld: %zu nodes, %zu launches",
 		 (long long)info->graph_id, g.n_nodes, info->launches);
 	ro.stats = 1;

@@ -23,6 +23,14 @@ struct render_dot_options {
 	size_t max_name;   /* characters of a shortened kernel name in a label (0: 40) */
 };
 
+/* The most drawn nodes (gm_count_drawn) that callers hand to the layout by
+ * default. Graphviz's dot layout grows much faster than the node count on
+ * wide graphs: one node with N dependants took 2.6 s at N = 2000, 7.7 s at
+ * 3000, 26 s at 5000 and 150 s at 10000 (Graphviz 2.42, this project's
+ * development VM); a damaged or hostile trace can claim any number of
+ * nodes. A chain of 5000 distinct nodes took 5 s. */
+#define RENDER_DOT_MAX_NODES 3000
+
 /* Build the cgraph graph for g (call gm_compute_stats, gm_critical_path and
  * gm_collapse on g first). Drawn nodes are named "n<index>" after their model
  * index. Returns NULL when out of memory. Free with render_dot_free(). */

@@ -164,7 +164,56 @@ def check_info_times():
                f"info ok: window {w}")
 
 
-{"times": check_times, "info_times": check_info_times}[CHECK]()
+def star_sql(graph, leaves):
+    """graph `graph`: kernel node 1 with `leaves` dependants (kernels 2..),
+    all named gemm - nothing to collapse, every node is drawn"""
+    nodes = ",".join(f"({i},{graph},0,3)" for i in range(1, leaves + 2))
+    edges = ",".join(f"({graph},1,{i})" for i in range(2, leaves + 2))
+    return (f"INSERT INTO graphs(graph_id,origin) VALUES({graph},0);"
+            f"INSERT INTO graph_nodes(node_id,graph_id,type,name_id) VALUES{nodes};"
+            f"INSERT INTO graph_edges(graph_id,from_node,to_node) VALUES{edges};")
+
+
+def check_graph_size():
+    # Graphviz's layout of a wide graph takes hours at tens of thousands of
+    # nodes: `graph --id` refuses more than --max-nodes (default 3000)
+    # drawn nodes before laying anything out
+    db = mkdb("star10", star_sql(1, 10))
+    out = os.path.join(WORK, "star.dot")
+    one_line_exit2(run("graph", db, "--id", "1", "--max-nodes", "10", "-o", out),
+                   "11 nodes, --max-nodes 10",
+                   f"gapscope: {db}: graph 1 has 11 nodes to draw after collapsing chains, "
+                   "more than --max-nodes 10 (Graphviz takes minutes or more on that many); "
+                   "raise --max-nodes to draw it anyway")
+    expect(not os.path.exists(out), "refused drawing left a file behind")
+    p = run("graph", db, "--id", "1", "--max-nodes", "11", "-o", out)
+    expect(p.returncode == 0 and not sanitizer(p), f"--max-nodes 11: exit {p.returncode}")
+    if p.returncode == 0:
+        dot = open(out).read()
+        # 11 nodes n0..n10, 10 edges
+        expect(sum(1 for i in range(11) if f"n{i} [" in dot or f"n{i}\t[" in dot) == 11,
+               "--max-nodes 11: nodes n0..n10 in the DOT")
+        expect(dot.count("->") == 10, f"--max-nodes 11: {dot.count('->')} edges, want 10")
+    for bad in ("0", "abc", "-1"):
+        one_line_exit2(run("graph", db, "--id", "1", "--max-nodes", bad), f"--max-nodes {bad}",
+                       f"gapscope: graph: --max-nodes wants a count of 1 or more, not '{bad}'")
+    # the default limit: 3001 nodes are refused at once (no layout)
+    db = mkdb("star3000", star_sql(1, 3000))
+    one_line_exit2(run("graph", db, "--id", "1", "-o", out), "3001 nodes, default limit",
+                   f"gapscope: {db}: graph 1 has 3001 nodes to draw after collapsing chains, "
+                   "more than --max-nodes 3000 (Graphviz takes minutes or more on that many); "
+                   "raise --max-nodes to draw it anyway")
+    # the HTML page leaves such a graph out and says so
+    page = os.path.join(WORK, "star.html")
+    p = run("html", db, "-o", page)
+    expect(p.returncode == 0 and not sanitizer(p), f"html: exit {p.returncode} {p.stderr!r}")
+    if p.returncode == 0:
+        h = open(page).read()
+        expect("1 graph not drawn here" in h, "html: graph not listed as not drawn")
+        expect('class="graphsvg"' not in h, "html: a graph was drawn")
+
+
+{"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size}[CHECK]()
 if failures:
     for f in failures:
         print("FAIL:", f)
