@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis_int.h" /* big_hint: huge pages for the row arrays */
@@ -120,6 +121,27 @@ static int job_fail(struct job *j, sqlite3 *db, const char *what)
 	return -1;
 }
 
+/* The most rows the trace's files can hold: every row of a table takes at
+ * least 5 bytes of a page (a 2-byte cell pointer, the payload size and the
+ * rowid as varints of at least a byte each, a record header of at least a
+ * byte), in the database or in its write-ahead log (a recording that was
+ * cut short may still have rows there). */
+static int64_t rows_files_can_hold(const char *path)
+{
+	char wal[4096];
+	struct stat st;
+	int64_t bytes = 0;
+
+	if (stat(path, &st) == 0)
+		bytes += st.st_size;
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (stat(wal, &st) == 0)
+		bytes += st.st_size;
+	return bytes / 5 + 1;
+}
+
+/* The largest rowid of table as a capacity hint: 0 (none) when it is more
+ * than the files can hold (a damaged rowid of 10^8 would reserve gigabytes). */
 static int64_t max_rowid(sqlite3 *db, const char *table)
 {
 	char sql[96];
@@ -131,7 +153,10 @@ static int64_t max_rowid(sqlite3 *db, const char *table)
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return n > 0 && n < (int64_t)1 << 32 ? n : 0;
+	if (n > 0 && n < (int64_t)1 << 32 && sqlite3_db_filename(db, "main") &&
+	    n < rows_files_can_hold(sqlite3_db_filename(db, "main")))
+		return n;
+	return 0;
 }
 
 /* A string id read from a row (kernel and API names, NVTX texts, sync
@@ -415,11 +440,15 @@ static void merge_ops_into(struct gs_op *a, size_t na, const struct gs_op *b, si
 
 /* 1 + the largest strings.id (1 for an empty table) in *end, read before
  * anything that refers to strings (string_ref); -1 and err set when it is
- * out of range or unreadable. */
+ * unreadable. Ids beyond the rows the files can hold exist only in a
+ * damaged table (the collector numbers strings from 1): those strings are
+ * left out, and rows that name them show as unknown, like rows naming ids
+ * the table does not hold (string_ref). Sizing the name table from such
+ * an id (2^31 - 1) made every verb allocate 16 GB and run for minutes. */
 static int strings_end(sqlite3 *db, uint32_t *end, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t max_id = 0;
+	int64_t max_id = 0, can_hold;
 
 	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM strings", -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot read strings: %s", sqlite3_errmsg(db));
@@ -428,11 +457,15 @@ static int strings_end(sqlite3 *db, uint32_t *end, char *err, size_t errlen)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		max_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	if (max_id < 0 || max_id >= (int64_t)1 << 31) {
-		snprintf(err, errlen, "strings table has an out-of-range id (%lld)",
-			 (long long)max_id);
-		return -1;
-	}
+	can_hold = sqlite3_db_filename(db, "main")
+		       ? rows_files_can_hold(sqlite3_db_filename(db, "main"))
+		       : 0;
+	if (max_id > can_hold)
+		max_id = can_hold;
+	if (max_id > ((int64_t)1 << 31) - 2) /* name ids are 32-bit in the analysis */
+		max_id = ((int64_t)1 << 31) - 2;
+	if (max_id < 0)
+		max_id = 0;
 	*end = (uint32_t)max_id + 1;
 	return 0;
 }
@@ -715,10 +748,13 @@ static int split_setup(struct split *sp, struct trace *t, const char *table,
 	}
 	if (any < 2)
 		return 0; /* empty table: nothing to read */
-	if ((uint64_t)hi - (uint64_t)lo >= (uint64_t)1 << 31) {
+	if ((uint64_t)hi - (uint64_t)lo >= (uint64_t)1 << 31 ||
+	    hi - lo >= rows_files_can_hold(t->path)) {
 		/* rowids too spread out to size a buffer from them (not
-		 * something the collector writes): one unbounded job, grown
-		 * as it goes */
+		 * something the collector writes; a damaged file with rowids
+		 * 1 and 10^8 had a 500 KB trace allocate and fault in 3.5 GB):
+		 * one unbounded job, grown as it goes, so memory follows the
+		 * rows there are */
 		sp->part[0].lo = INT64_MIN;
 		sp->part[0].hi = INT64_MAX;
 		sp->part[0].out.cap = 0;

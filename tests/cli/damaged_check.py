@@ -18,6 +18,7 @@ on tid 11; event 77 recorded at 150; NVTX range "step" [0,6000] on tid 11.
 """
 import json
 import os
+import resource
 import subprocess
 import sys
 
@@ -213,7 +214,50 @@ def check_graph_size():
         expect('class="graphsvg"' not in h, "html: a graph was drawn")
 
 
-{"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size}[CHECK]()
+def peak_rss_mb():
+    """largest peak RSS of the children waited for so far, MB (Linux: KB)"""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def check_sparse_ids():
+    # Row ids far beyond the rows a file can hold (a table's rowids 1 and
+    # 2*10^7, a strings id of 2^31 - 1) must not size buffers: the 500 KB
+    # files below read in a few MB, with the base trace's figures - device
+    # 0's window [1000, 5300] = 4300 ns, busy 1000 + 1000 + 100 + 100 =
+    # 2200 ns over 4 ops - and the kernel name intact (2 kernels "gemm").
+    cases = [
+        ("kernel_id", "UPDATE kernels SET id=20000000 WHERE id=2;"),
+        ("api_id", "UPDATE api_calls SET id=2147483646 WHERE id=2;"),
+        ("memcpy_id", "UPDATE memcpys SET id=100000000 WHERE id=1;"),
+        ("string_id", "INSERT INTO strings VALUES(2147483647,'far');"),
+        ("string_id_2p31", "INSERT INTO strings VALUES(2147483648,'farther');"),
+        ("string_id_neg", "DELETE FROM strings WHERE id=4; INSERT INTO strings VALUES(-5,'neg');"
+                          "UPDATE nvtx SET text_id=-5;"),
+    ]
+    for name, damage in cases:
+        db = mkdb("sparse_" + name, damage)
+        p = run("report", "--json", db)
+        expect(p.returncode == 0 and not sanitizer(p),
+               f"{name}: exit {p.returncode} {p.stderr[:300]!r}")
+        expect(peak_rss_mb() < 200, f"{name}: peak RSS {peak_rss_mb():.0f} MB")
+        if p.returncode != 0:
+            continue
+        j = json.loads(p.stdout)
+        dev = j["devices"][0]
+        expect((dev["window_start_ns"], dev["window_ns"], dev["busy_ns"], dev["ops"]) ==
+               (1000, 4300, 2200, 4), f"{name}: device figures {dev}")
+        names = [k["name"] for k in j["kernels"]["top"]]
+        expect(names == ["gemm"] and j["kernels"]["count"] == 2, f"{name}: kernels {names}")
+        for argv in (["html", db, "-o", os.path.join(WORK, "sparse.html")], ["diff", db, db],
+                     ["export", db, "--format", "chrome", "-o", os.path.join(WORK, "s.json")]):
+            p = run(*argv)
+            expect(p.returncode == 0 and not sanitizer(p),
+                   f"{name}: {argv[0]}: exit {p.returncode} {p.stderr[:300]!r}")
+            expect(peak_rss_mb() < 300, f"{name}: {argv[0]}: peak RSS {peak_rss_mb():.0f} MB")
+
+
+{"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size,
+ "sparse_ids": check_sparse_ids}[CHECK]()
 if failures:
     for f in failures:
         print("FAIL:", f)
