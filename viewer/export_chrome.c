@@ -111,8 +111,11 @@ static int on_track(void *ctx, const struct export_track *tr)
 static void flow(struct chrome *c, const struct export_event *ev, int64_t gpu_pid)
 {
 	/* one id per op: a graph launch shares one correlation id among
-	 * all its kernels, and a flow id may only be finished once */
-	int64_t id = ev->id * 3 + (int64_t)ev->kind;
+	 * all its kernels, and a flow id may only be finished once. In
+	 * unsigned arithmetic, wrapping: a row id is any int64 (a damaged
+	 * kernels row with id -2^63 overflowed the signed product); ids
+	 * below 2^63 / 3 come out as before */
+	int64_t id = (int64_t)((uint64_t)ev->id * 3 + (uint64_t)ev->kind);
 
 	sep(c);
 	fprintf(c->f,

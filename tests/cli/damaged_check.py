@@ -256,8 +256,29 @@ def check_sparse_ids():
             expect(peak_rss_mb() < 300, f"{name}: {argv[0]}: peak RSS {peak_rss_mb():.0f} MB")
 
 
+def check_chrome_ids():
+    # Chrome flow arrows are numbered row id * 3 + kind (kernel 0, memcpy 1,
+    # memset 2), wrapping modulo 2^64 for extreme row ids: K1 (id -2^63)
+    # gets -3 * 2^63 = -2^63 (mod 2^64) = -9223372036854775808, K2 (id
+    # 2^63 - 1) gets 3 * 2^63 - 3 = 2^63 - 3 (mod 2^64) =
+    # 9223372036854775805. The memcpy and memset have no launch call: no flow.
+    db = mkdb("chrome_ids", "UPDATE kernels SET id=-9223372036854775808 WHERE id=1;"
+              "UPDATE kernels SET id=9223372036854775807 WHERE id=2;")
+    out = os.path.join(WORK, "ids.json")
+    p = run("export", db, "--format", "chrome", "-o", out)
+    expect(p.returncode == 0 and not sanitizer(p), f"chrome ids: exit {p.returncode} {p.stderr!r}")
+    if p.returncode != 0:
+        return
+
+    want = {-9223372036854775808, 9223372036854775805}
+    events = json.load(open(out))["traceEvents"]
+    starts = {e["id"] for e in events if e.get("ph") == "s"}
+    ends = {e["id"] for e in events if e.get("ph") == "f"}
+    expect(starts == want and ends == want, f"chrome ids: flows {starts} {ends}, want {want}")
+
+
 {"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size,
- "sparse_ids": check_sparse_ids}[CHECK]()
+ "sparse_ids": check_sparse_ids, "chrome_ids": check_chrome_ids}[CHECK]()
 if failures:
     for f in failures:
         print("FAIL:", f)
