@@ -285,11 +285,12 @@ static void fill_counts(struct trace *t, int64_t graph_id, struct tg_info *info)
 	/* parameters changed in place (cudaGraphExec*NodeSetParams, ...); the
 	 * table is absent from traces recorded before it existed: -1 */
 	{
-		int64_t u = query_i64(t,
-				      "SELECT COUNT(*) FROM graph_node_updates WHERE node_id IN "
-				      "(SELECT node_id FROM graph_nodes WHERE graph_id=?1) OR exec_id IN "
-				      "(SELECT exec_id FROM graph_execs WHERE graph_id=?1)",
-				      graph_id);
+		int64_t u =
+		    query_i64(t,
+			      "SELECT COUNT(*) FROM graph_node_updates WHERE node_id IN "
+			      "(SELECT node_id FROM graph_nodes WHERE graph_id=?1) OR exec_id IN "
+			      "(SELECT exec_id FROM graph_execs WHERE graph_id=?1)",
+			      graph_id);
 		info->updates = u > 0 ? (size_t)u : 0;
 	}
 }
@@ -745,8 +746,10 @@ int tg_load_streams(struct trace *t, const char *name, size_t nth, size_t max_op
 	/* keep the first max_ops operations in launch order and the waits
 	 * among them; waits after the last one kept go too (a range with 22013
 	 * operations and 2200 waits on the H200 kept every wait and took dot
-	 * hours to lay out) */
-	qsort(ops.v, ops.n, sizeof(*ops.v), cmp_key);
+	 * hours to lay out). (qsort of the NULL array of a range without
+	 * operations is undefined even when empty: UBSan) */
+	if (ops.n > 1)
+		qsort(ops.v, ops.n, sizeof(*ops.v), cmp_key);
 	r->waits = 0;
 	for (i = 0; i < ops.n; i++) {
 		if (drawn_ops >= max_ops)
@@ -759,7 +762,8 @@ int tg_load_streams(struct trace *t, const char *name, size_t nth, size_t max_op
 	r->ops_drawn = drawn_ops;
 
 	/* clusters per (device, stream), nodes in stream order */
-	qsort(ops.v, ops.n, sizeof(*ops.v), cmp_stream);
+	if (ops.n > 1)
+		qsort(ops.v, ops.n, sizeof(*ops.v), cmp_stream);
 	for (i = 1; i < ops.n; i++)
 		if (ops.v[i].device != ops.v[0].device)
 			multi_device = 1;

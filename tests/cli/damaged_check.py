@@ -277,8 +277,25 @@ def check_chrome_ids():
     expect(starts == want and ends == want, f"chrome ids: flows {starts} {ends}, want {want}")
 
 
+def check_empty_range():
+    # an NVTX range "idle" [10000, 20000] on tid 11 after all GPU work
+    # (the base trace ends at 5300): its stream picture has no operation
+    db = mkdb("empty_range", "INSERT INTO strings VALUES(5,'idle');"
+              "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES(10000,20000,0,5,1,11);")
+    out = os.path.join(WORK, "idle.dot")
+    p = run("graph", db, "--streams", "--range", "idle", "-o", out)
+    expect(p.returncode == 0 and p.stderr == "",
+           f"empty range: exit {p.returncode}, stderr {p.stderr[:300]!r}")
+    expect(p.stdout == f"{out}: 0 nodes, 0 edges; 0 drawn (0 chains collapsed); "
+           "critical path 0 nodes, unmeasured\n", f"empty range: stdout {p.stdout!r}")
+    if p.returncode == 0:
+        expect("NVTX range 'idle' (1 of 1): 0 operations on 0 streams, 0 event waits"
+               in open(out).read(), "empty range: DOT title")
+
+
 {"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size,
- "sparse_ids": check_sparse_ids, "chrome_ids": check_chrome_ids}[CHECK]()
+ "sparse_ids": check_sparse_ids, "chrome_ids": check_chrome_ids,
+ "empty_range": check_empty_range}[CHECK]()
 if failures:
     for f in failures:
         print("FAIL:", f)
