@@ -8,6 +8,20 @@
 
 #include "analysis.h"
 
+/* a + b, held at INT64_MAX / INT64_MIN instead of overflowing. For sums
+ * of durations over many rows: each time of a trace lies in [0, 2^62]
+ * (trace.h), so one difference cannot overflow, but two syncs of 2^62 ns
+ * each did (UBSan in gs_analyze on a damaged trace); a saturated figure
+ * is printed as it is. */
+static inline int64_t gs_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 /* Interval stabbing index: intervals grouped by key (thread id, or 0 for
  * "any thread") and sorted by start; parent[] links each entry to the entry
  * on top of the open-interval stack when it was pushed, so the innermost

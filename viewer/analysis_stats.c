@@ -224,7 +224,7 @@ int stats_syncs(struct actx *c)
 		}
 		g = &res->syncs[res->n_syncs - 1];
 		g->count++;
-		g->blocked_ns += s->end - s->start;
+		g->blocked_ns = gs_sat_add(g->blocked_ns, s->end - s->start);
 		group_of[refs[i].idx] = (uint32_t)(res->n_syncs - 1);
 	}
 	/* GPU idle they caused: the device gaps they explain */
@@ -239,7 +239,8 @@ int stats_syncs(struct actx *c)
 			gi = group_of[gp->explain_idx];
 			if (gi == GS_NONE)
 				continue;
-			res->syncs[gi].gpu_idle_ns += gp->end - gp->start;
+			res->syncs[gi].gpu_idle_ns =
+			    gs_sat_add(res->syncs[gi].gpu_idle_ns, gp->end - gp->start);
 			res->syncs[gi].n_gaps++;
 		}
 	}
@@ -316,7 +317,7 @@ int stats_kernels(struct actx *c)
 			k->name_id = (uint32_t)g;
 			k->count = end - begin;
 			for (j = begin; j < end; j++)
-				k->total += buf[j];
+				k->total = gs_sat_add(k->total, buf[j]);
 			k->p50 = gs_percentile(buf + begin, end - begin, 50);
 			begin = end;
 		}
@@ -464,9 +465,9 @@ int stats_nvtx(struct actx *c)
 			continue;
 		s = &res->nvtx[slot[r->text_id]];
 		s->count++;
-		s->wall += r->end - r->start;
-		s->gpu_busy +=
-		    union_upto(iv, pre, n_iv, r->end) - union_upto(iv, pre, n_iv, r->start);
+		s->wall = gs_sat_add(s->wall, r->end - r->start);
+		s->gpu_busy = gs_sat_add(s->gpu_busy, union_upto(iv, pre, n_iv, r->end) -
+							  union_upto(iv, pre, n_iv, r->start));
 	}
 	for (m = 0; m < res->n_nvtx; m++)
 		res->nvtx[m].busy_share = res->nvtx[m].wall > 0 ? (double)res->nvtx[m].gpu_busy /
@@ -851,17 +852,18 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 			size_t p = pos[o], k;
 			int64_t first = c->ops[opi[p]].start, end = c->ops[opi[p]].end;
 			a.count++;
-			a.op_time += c->ops[opi[p]].end - c->ops[opi[p]].start;
+			a.op_time =
+			    gs_sat_add(a.op_time, c->ops[opi[p]].end - c->ops[opi[p]].start);
 			for (k = p + 1; k < p + len; k++) {
 				const struct gs_op *op = &c->ops[opi[k]];
-				a.op_time += op->end - op->start;
+				a.op_time = gs_sat_add(a.op_time, op->end - op->start);
 				if (op->start > end &&
 				    launch_caused(c, &cc, end, opi[k], prev_called(c, opi, p, k)))
-					a.launch_idle += op->start - end;
+					a.launch_idle = gs_sat_add(a.launch_idle, op->start - end);
 				if (op->end > end)
 					end = op->end;
 			}
-			a.measured += end - first;
+			a.measured = gs_sat_add(a.measured, end - first);
 			/* the hole before the next occurrence when it follows at
 			 * once: launch-caused idle there is what one graph launch
 			 * per body would also remove (a loop of one kernel has
@@ -875,8 +877,8 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 				if (nx->start > end && device_quiet(c, dr, end, nx->start) &&
 				    launch_caused(c, &cc, end, opi[p + len],
 						  prev_called(c, opi, p, p + len))) {
-					a.launch_idle += nx->start - end;
-					a.measured += nx->start - end;
+					a.launch_idle = gs_sat_add(a.launch_idle, nx->start - end);
+					a.measured = gs_sat_add(a.measured, nx->start - end);
 				}
 			}
 		}
@@ -888,8 +890,8 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	/* A replay removes the launch-caused idle and adds the graph's own
 	 * per-node cost; sync-bound and dependency holes inside an occurrence
 	 * stay (the host still waits, the event still has to fire). */
-	a.estimate =
-	    a.measured - a.launch_idle + (int64_t)a.count * len * res->graph_node_overhead_ns;
+	a.estimate = gs_sat_add(a.measured - a.launch_idle,
+				(int64_t)a.count * len * res->graph_node_overhead_ns);
 	a.saving = a.measured - a.estimate;
 	a.saving_share = a.measured > 0 ? (double)a.saving / (double)a.measured : 0.0;
 	/* worth a sentence only when it saves > 5% of the sequence's time and

@@ -293,9 +293,50 @@ def check_empty_range():
                in open(out).read(), "empty range: DOT title")
 
 
+def check_sums():
+    # Every time lies in [0, 2^62], yet sums of durations over rows can
+    # pass 2^63: they are held at 2^63 - 1 = 9223372036854775807.
+    big = 4611686018427387904  # 2^62
+    top = 9223372036854775807
+    # two more stream syncs (kind 3) of 2^62 ns each: with the base's
+    # [4100, 4900] the group blocked 800 + 2 * 2^62 > 2^63 - 1 ns
+    db = mkdb("sums_syncs", "INSERT INTO syncs(start,end,kind,implicit,api_name_id,device,"
+              f"stream,correlation_id,pid,tid) VALUES(0,{big},3,0,2,0,7,51,1,11),"
+              f"(0,{big},3,0,2,0,7,52,1,11);")
+    p = run("report", "--json", db)
+    expect(p.returncode == 0 and not sanitizer(p), f"sums syncs: {p.returncode} {p.stderr[:300]!r}")
+    if p.returncode == 0:
+        groups = json.loads(p.stdout)["syncs"]["explicit"]
+        expect([(g["count"], g["blocked_ns"]) for g in groups] == [(3, top)],
+               f"sums syncs: {groups}")
+    # two more "step" ranges of 2^62 ns: wall 6000 + 2 * 2^62 held at 2^63 - 1
+    db = mkdb("sums_nvtx", "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES"
+              f"(0,{big},0,4,1,11),(0,{big},0,4,1,11);")
+    p = run("report", "--json", db)
+    expect(p.returncode == 0 and not sanitizer(p), f"sums nvtx: {p.returncode} {p.stderr[:300]!r}")
+    if p.returncode == 0:
+        ranges = json.loads(p.stdout)["nvtx"]
+        expect([(r["count"], r["wall_ns"]) for r in ranges] == [(3, top)], f"sums nvtx: {ranges}")
+    # both kernels [0, 2^62]: "gemm" total 2 * 2^62 held at 2^63 - 1
+    db = mkdb("sums_kernels", f"UPDATE kernels SET start=0, end={big};")
+    p = run("report", "--json", db)
+    expect(p.returncode == 0 and not sanitizer(p),
+           f"sums kernels: {p.returncode} {p.stderr[:300]!r}")
+    if p.returncode == 0:
+        top_k = json.loads(p.stdout)["kernels"]["top"]
+        expect([(k["count"], k["total_ns"]) for k in top_k] == [(2, top)], f"sums kernels: {top_k}")
+    for name in ("sums_syncs", "sums_nvtx", "sums_kernels"):
+        db = os.path.join(WORK, name + ".db")
+        for label, argv in (("report", ["report", db]), ("html", ["html", db, "-o", db + ".html"]),
+                            ("diff", ["diff", db, db])):
+            p = run(*argv)
+            expect(p.returncode == 0 and not sanitizer(p),
+                   f"{name}: {label}: exit {p.returncode} {p.stderr[:300]!r}")
+
+
 {"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size,
  "sparse_ids": check_sparse_ids, "chrome_ids": check_chrome_ids,
- "empty_range": check_empty_range}[CHECK]()
+ "empty_range": check_empty_range, "sums": check_sums}[CHECK]()
 if failures:
     for f in failures:
         print("FAIL:", f)
