@@ -59,26 +59,35 @@ static int64_t query_i64(struct trace *t, const char *sql, int64_t arg)
 
 /* ---- topology ------------------------------------------------------------ */
 
+/* Child graphs nested deeper than this are not loaded: their child-graph
+ * node is drawn without the box of its nodes. A damaged trace with 3000
+ * child graphs each inside the next overflowed Graphviz's stack (its
+ * cluster code recurses) and made `graph` list for minutes (every graph
+ * loaded the whole chain below it); real graphs nest a few levels. */
+#define TG_MAX_CHILD_DEPTH 32
+
 /* Nodes of graph_id and, recursively, of its child graphs (one cluster
  * each), then the edges among them. */
 static int load_tree(struct trace *t, int64_t graph_id, struct gm_graph *g, char *err,
 		     size_t errlen)
 {
 	sqlite3_stmt *nst = NULL, *est = NULL;
-	int64_t *todo = NULL; /* graph ids, in load order */
-	int *todo_cluster = NULL;
+	int64_t *todo = NULL;			      /* graph ids, in load order */
+	int *todo_cluster = NULL, *todo_depth = NULL; /* depth: 0 for graph_id */
 	size_t n_todo = 1, cap = 16, k;
 	struct gm_map seen = {0};
 	int rc;
 
 	todo = malloc(cap * sizeof(*todo));
 	todo_cluster = malloc(cap * sizeof(*todo_cluster));
-	if (!todo || !todo_cluster) {
+	todo_depth = malloc(cap * sizeof(*todo_depth));
+	if (!todo || !todo_cluster || !todo_depth) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	todo[0] = graph_id;
 	todo_cluster[0] = -1;
+	todo_depth[0] = 0;
 	if ((rc = gm_map_put(&seen, graph_id, 0)) < 0)
 		goto out;
 	rc = prep(t,
@@ -114,7 +123,8 @@ static int load_tree(struct trace *t, int64_t graph_id, struct gm_graph *g, char
 			}
 			n->bytes = (uint64_t)sqlite3_column_int64(nst, 10);
 			child = sqlite3_column_int64(nst, 3);
-			if (!child || gm_map_get(&seen, child) >= 0)
+			if (!child || gm_map_get(&seen, child) >= 0 ||
+			    todo_depth[k] >= TG_MAX_CHILD_DEPTH)
 				continue;
 			{
 				char label[64];
@@ -127,7 +137,7 @@ static int load_tree(struct trace *t, int64_t graph_id, struct gm_graph *g, char
 			}
 			if (n_todo == cap) {
 				int64_t *nt;
-				int *nc;
+				int *nc, *nd;
 				cap *= 2;
 				nt = realloc(todo, cap * sizeof(*todo));
 				if (nt)
@@ -135,12 +145,16 @@ static int load_tree(struct trace *t, int64_t graph_id, struct gm_graph *g, char
 				nc = realloc(todo_cluster, cap * sizeof(*todo_cluster));
 				if (nc)
 					todo_cluster = nc;
-				if (!nt || !nc) {
+				nd = realloc(todo_depth, cap * sizeof(*todo_depth));
+				if (nd)
+					todo_depth = nd;
+				if (!nt || !nc || !nd) {
 					rc = -ENOMEM;
 					goto out;
 				}
 			}
 			todo[n_todo] = child;
+			todo_depth[n_todo] = todo_depth[k] + 1;
 			todo_cluster[n_todo++] = c;
 		}
 		if ((rc = step_err(t, rc, err, errlen)) < 0)
@@ -176,6 +190,7 @@ out:
 	sqlite3_finalize(est);
 	free(todo);
 	free(todo_cluster);
+	free(todo_depth);
 	gm_map_free(&seen);
 	return rc;
 }

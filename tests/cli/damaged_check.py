@@ -181,6 +181,8 @@ def check_graph_size():
     # drawn nodes before laying anything out
     db = mkdb("star10", star_sql(1, 10))
     out = os.path.join(WORK, "star.dot")
+    if os.path.exists(out):  # from an earlier run
+        os.remove(out)
     one_line_exit2(run("graph", db, "--id", "1", "--max-nodes", "10", "-o", out),
                    "11 nodes, --max-nodes 10",
                    f"gapscope: {db}: graph 1 has 11 nodes to draw after collapsing chains, "
@@ -334,9 +336,30 @@ def check_sums():
                    f"{name}: {label}: exit {p.returncode} {p.stderr[:300]!r}")
 
 
+def check_nested_children():
+    # graphs 1..41, graph g holding one child-graph node (node id g) whose
+    # child graph is g + 1 (graph 41's node has none): child graphs are
+    # loaded 32 levels deep - graphs 2..33 become the 32 boxes (clusters),
+    # graphs 1..33 give the 33 nodes, of which only graph 33's is drawn as a
+    # node (the others are drawn as the boxes of their child graphs); graph
+    # 34 and below are not loaded (3000 levels overflowed Graphviz's stack)
+    nodes = ",".join(f"({g},{g},4,{g + 1 if g < 41 else 'NULL'})" for g in range(1, 42))
+    db = mkdb("nested", "INSERT INTO graphs(graph_id,origin) VALUES(1,0);"
+              f"INSERT INTO graph_nodes(node_id,graph_id,type,child_graph_id) VALUES{nodes};")
+    out = os.path.join(WORK, "nested.dot")
+    p = run("graph", db, "--id", "1", "-o", out)
+    expect(p.returncode == 0 and p.stderr == "", f"nested: exit {p.returncode} {p.stderr[:300]!r}")
+    expect(p.stdout.startswith(f"{out}: 33 nodes, 0 edges; 1 drawn "), f"nested: {p.stdout!r}")
+    if p.returncode == 0:
+        dot = open(out).read()
+        expect(dot.count("subgraph cluster_") == 32,
+               f"nested: {dot.count('subgraph cluster_')} clusters, want 32")
+
+
 {"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size,
  "sparse_ids": check_sparse_ids, "chrome_ids": check_chrome_ids,
- "empty_range": check_empty_range, "sums": check_sums}[CHECK]()
+ "empty_range": check_empty_range, "sums": check_sums,
+ "nested_children": check_nested_children}[CHECK]()
 if failures:
     for f in failures:
         print("FAIL:", f)
