@@ -97,15 +97,25 @@ static int graph_is_empty(const struct tg_info *g)
 	return g->nodes == 0 && g->launches == 0;
 }
 
+/* Exit status for a failed trace_graph.c call: -EIO is SQLite failing to
+ * read the file (a damaged database, "database disk image is malformed":
+ * bad input, as trace_open's checks would have said had they seen it),
+ * anything else (out of memory) ours. */
+static int exit_code(int rc)
+{
+	return rc == -EIO ? GS_EXIT_BAD_INPUT : GS_EXIT_INTERNAL;
+}
+
 static int list_graphs(struct trace *t, const char *path, int all)
 {
 	struct tg_info *v = NULL;
 	char err[256];
 	size_t n = 0, i, hidden = 0;
+	int rc = tg_list(t, &v, &n, err, sizeof(err));
 
-	if (tg_list(t, &v, &n, err, sizeof(err)) < 0) {
+	if (rc < 0) {
 		gs_error(path, "%s", err);
-		return GS_EXIT_INTERNAL;
+		return exit_code(rc);
 	}
 	if (!n) {
 		printf("%s: no CUDA graphs in this trace\n", path);
@@ -369,7 +379,7 @@ int cmd_graph(int argc, char **argv)
 		}
 		if (rc < 0) {
 			gs_error(path, "%s", err);
-			rc = GS_EXIT_INTERNAL;
+			rc = exit_code(rc);
 			goto out;
 		}
 		if (r.ops_drawn < r.ops)
@@ -400,7 +410,7 @@ int cmd_graph(int argc, char **argv)
 		}
 		if (rc < 0) {
 			gs_error(path, "%s", err);
-			rc = GS_EXIT_INTERNAL;
+			rc = exit_code(rc);
 			goto out;
 		}
 		snprintf(title, sizeof(title),

@@ -310,14 +310,31 @@ static void fill_counts(struct trace *t, int64_t graph_id, struct tg_info *info)
 	}
 }
 
-static int graph_exists(struct trace *t, int64_t graph_id)
+/* 1 when the trace holds graph graph_id, 0 when not, -EIO (err set) when
+ * the tables cannot be read: a damaged page must not read as "no graph
+ * with id N" */
+static int graph_exists(struct trace *t, int64_t graph_id, char *err, size_t errlen)
 {
-	return query_i64(t,
-			 "SELECT EXISTS(SELECT 1 FROM graphs WHERE graph_id=?1) OR "
-			 "EXISTS(SELECT 1 FROM graph_nodes WHERE graph_id=?1 AND "
-			 "(original_node_id IS NULL OR original_node_id = 0) AND graph_id NOT IN "
-			 "(SELECT exec_id FROM graph_execs WHERE exec_id IS NOT NULL))",
-			 graph_id) == 1;
+	sqlite3_stmt *st = NULL;
+	int rc, found = 0;
+
+	rc = prep(t,
+		  "SELECT EXISTS(SELECT 1 FROM graphs WHERE graph_id=?1) OR "
+		  "EXISTS(SELECT 1 FROM graph_nodes WHERE graph_id=?1 AND "
+		  "(original_node_id IS NULL OR original_node_id = 0) AND graph_id NOT IN "
+		  "(SELECT exec_id FROM graph_execs WHERE exec_id IS NOT NULL))",
+		  &st, err, errlen);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, graph_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		found = sqlite3_column_int64(st, 0) == 1;
+		rc = SQLITE_DONE;
+	}
+	rc = step_err(t, rc, err, errlen);
+	sqlite3_finalize(st);
+	return rc < 0 ? rc : found;
 }
 
 int tg_load(struct trace *t, int64_t graph_id, struct gm_graph *g, struct tg_info *info, char *err,
@@ -329,7 +346,10 @@ int tg_load(struct trace *t, int64_t graph_id, struct gm_graph *g, struct tg_inf
 	size_t ops = 0;
 	int rc;
 
-	if (!graph_exists(t, graph_id)) {
+	rc = graph_exists(t, graph_id, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (!rc) {
 		snprintf(err, errlen, "no graph with id %" PRId64, graph_id);
 		return -ENOENT;
 	}

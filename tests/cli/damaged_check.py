@@ -356,7 +356,29 @@ def check_nested_children():
                f"nested: {dot.count('subgraph cluster_')} clusters, want 32")
 
 
+def check_corrupt_page():
+    # The root page of graph_nodes overwritten with 0xff bytes: trace_open's
+    # header checks pass, SQLite fails on that page. Reading the graph
+    # tables is then bad input (exit 2, one line), as for every other verb.
+    import sqlite3
+    db = mkdb("corrupt_page", star_sql(1, 3))
+    con = sqlite3.connect(db)
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name='graph_nodes'").fetchone()[0]
+    page = con.execute("PRAGMA page_size").fetchone()[0]
+    con.close()
+    with open(db, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(b"\xff" * page)
+    line = f"gapscope: {db}: cannot read graph tables: database disk image is malformed"
+    one_line_exit2(run("graph", db), "corrupt graph_nodes: graph (list)", line)
+    one_line_exit2(run("graph", db, "--id", "1", "-o", os.path.join(WORK, "c.dot")),
+                   "corrupt graph_nodes: graph --id 1", line)
+    one_line_exit2(run("report", db), "corrupt graph_nodes: report",
+                   f"gapscope: {db}: cannot read graph nodes: database disk image is malformed")
+
+
 {"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size,
+ "corrupt_page": check_corrupt_page,
  "sparse_ids": check_sparse_ids, "chrome_ids": check_chrome_ids,
  "empty_range": check_empty_range, "sums": check_sums,
  "nested_children": check_nested_children}[CHECK]()
