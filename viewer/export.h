@@ -129,9 +129,9 @@ int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns)
 
 /* Walk a trace: begin(), every track, then every event table by table
  * (each ordered by start). Returns 0, the first negative callback result,
- * -1 on an SQLite error (message in err), or EXPORT_ERR_INPUT before
- * anything is handed on when a time of the trace lies outside [0,
- * TRACE_TIME_MAX] (err names the row). */
+ * or EXPORT_ERR_INPUT (message in err) on an SQLite error - a damaged
+ * trace - and, before anything is handed on, when a time of the trace
+ * lies outside [0, TRACE_TIME_MAX] (err names the row). */
 int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen);
 
 /* ---- back ends ------------------------------------------------------ */

@@ -28,7 +28,8 @@ static const char sql_range[] =
     RANGE_OF("kernels") " UNION ALL " RANGE_OF("memcpys") " UNION ALL " RANGE_OF(
 	"memsets") " UNION ALL " RANGE_OF("api_calls") " UNION ALL " RANGE_OF("nvtx") " UNION "
 										      "ALL"
-										      " " RANGE_OF("syncs");
+										      " " RANGE_OF(
+											  "syncs");
 
 static const char sql_stream_tracks[] =
     "SELECT d, s, (SELECT name FROM devices WHERE id = d) FROM ("
@@ -99,23 +100,27 @@ static int prepare(struct trace *t, const char *sql, sqlite3_stmt **st, char *er
 {
 	if (sqlite3_prepare_v2(t->db, sql, -1, st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
-		return -1;
+		return EXPORT_ERR_INPUT;
 	}
 	return 0;
 }
 
-/* Step st to completion; returns 0 at SQLITE_DONE, -1 on error. */
+/* Step st to completion; returns 0 at SQLITE_DONE, EXPORT_ERR_INPUT on
+ * error. Every SQLite error here is about the trace (a page that cannot
+ * be read, a table missing): bad input, like trace_open's findings, not a
+ * failure of ours (a zeroed page made export --format chrome exit 1 and
+ * name the output file). */
 static int step_error(struct trace *t, int rc, char *err, size_t errlen)
 {
 	if (rc == SQLITE_DONE)
 		return 0;
 	snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
-	return -1;
+	return EXPORT_ERR_INPUT;
 }
 
 /* Time range over every table with times (export_time_range): 0, 1 when
- * the trace holds no times, -1 on an SQLite error, or EXPORT_ERR_INPUT
- * with err naming the row when a time lies outside [0, TRACE_TIME_MAX].
+ * the trace holds no times, or EXPORT_ERR_INPUT: an SQLite error, or a
+ * time outside [0, TRACE_TIME_MAX] (err names the row).
  * Checked before anything is written, so the exporters then subtract and
  * add times without overflow (a damaged row with start -2^63 or end
  * 2^63-1 overflowed them). */
@@ -129,7 +134,7 @@ static int time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns,
 	*last_end_ns = 0;
 	if (sqlite3_prepare_v2(t->db, sql_range, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
-		return -1;
+		return EXPORT_ERR_INPUT;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (c = 1; c <= 4; c++)
@@ -150,7 +155,7 @@ static int time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns,
 	}
 	if (rc != SQLITE_DONE) {
 		snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
-		ret = -1;
+		ret = EXPORT_ERR_INPUT;
 	}
 	sqlite3_finalize(st);
 	return ret;
@@ -172,7 +177,7 @@ static int walk_tracks(struct trace *t, const struct export_ops *ops, void *ctx,
 	int rc, ret = 0;
 
 	if (prepare(t, sql_stream_tracks, &st, err, errlen))
-		return -1;
+		return EXPORT_ERR_INPUT;
 	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&tr, 0, sizeof(tr));
 		tr.kind = EXPORT_TRACK_STREAM;
@@ -195,7 +200,7 @@ static int walk_tracks(struct trace *t, const struct export_ops *ops, void *ctx,
 		return ret;
 
 	if (prepare(t, sql_thread_tracks, &st, err, errlen))
-		return -1;
+		return EXPORT_ERR_INPUT;
 	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&tr, 0, sizeof(tr));
 		tr.kind = EXPORT_TRACK_THREAD;
@@ -371,7 +376,7 @@ int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 		sqlite3_stmt *st = NULL;
 
 		if (prepare(t, tables[i].sql, &st, err, errlen))
-			return -1;
+			return EXPORT_ERR_INPUT;
 		while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 			tables[i].fill(st, &ev, buf, sizeof(buf));
 			ret = ops->event ? ops->event(ctx, &ev) : 0;

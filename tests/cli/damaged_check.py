@@ -375,6 +375,20 @@ def check_corrupt_page():
                    "corrupt graph_nodes: graph --id 1", line)
     one_line_exit2(run("report", db), "corrupt graph_nodes: report",
                    f"gapscope: {db}: cannot read graph nodes: database disk image is malformed")
+    # the threads table's root page (read for the Chrome track names only)
+    db = mkdb("corrupt_threads")
+    con = sqlite3.connect(db)
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name='threads'").fetchone()[0]
+    con.close()
+    with open(db, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(b"\xff" * page)
+    out = os.path.join(WORK, "c.json")
+    for extra in ([], ["--no-gaps"]):
+        one_line_exit2(run("export", db, "--format", "chrome", *extra, "-o", out),
+                       f"corrupt threads: export chrome {extra}",
+                       f"gapscope: {db}: cannot read trace: database disk image is malformed")
+        expect(not os.path.exists(out), "corrupt threads: a partial JSON file was left")
 
 
 {"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size,
