@@ -79,6 +79,7 @@ struct info_kv {
 struct info {
 	struct trace t;
 	int failed;	   /* a query failed: the database is damaged */
+	char failure[256]; /* SQLite's message for the first failed query */
 	char damaged[256]; /* a time outside [0, TRACE_TIME_MAX] (info_check_times) */
 	char *collector_version, *command_line, *hostname, *pid;
 	char *cupti_version, *driver_version, *finalized, *dropped;
@@ -171,10 +172,19 @@ static char *info_col_text(sqlite3_stmt *st, int i)
 	return info_clean(v ? v : "");
 }
 
+/* A query failed: keep SQLite's message now, while it is the current one
+ * (read after later statements were finalized it said "not an error"). */
+static void info_failed(struct info *in)
+{
+	if (!in->failed)
+		snprintf(in->failure, sizeof(in->failure), "%s", sqlite3_errmsg(in->t.db));
+	in->failed = 1;
+}
+
 static int info_prepare(struct info *in, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(in->t.db, sql, -1, st, NULL) != SQLITE_OK) {
-		in->failed = 1;
+		info_failed(in);
 		return -1;
 	}
 	return 0;
@@ -184,7 +194,7 @@ static int info_prepare(struct info *in, const char *sql, sqlite3_stmt **st)
 static void info_finish(struct info *in, sqlite3_stmt *st, int last_rc)
 {
 	if (last_rc != SQLITE_DONE)
-		in->failed = 1;
+		info_failed(in);
 	sqlite3_finalize(st);
 }
 
@@ -325,14 +335,14 @@ static void info_load_rows(struct info *in)
 		if (sqlite3_prepare_v2(in->t.db, sql, -1, &st, NULL) != SQLITE_OK) {
 			/* A missing table is reported as such; anything else is damage. */
 			if (!strstr(sqlite3_errmsg(in->t.db), "no such table"))
-				in->failed = 1;
+				info_failed(in);
 			continue;
 		}
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW)
 			in->rows[i] = sqlite3_column_int64(st, 0);
 		else
-			in->failed = 1;
+			info_failed(in);
 		sqlite3_finalize(st);
 	}
 	in->syncs_implicit = 0;
@@ -343,7 +353,7 @@ static void info_load_rows(struct info *in)
 			if (sqlite3_step(st) == SQLITE_ROW)
 				in->syncs_implicit = sqlite3_column_int64(st, 0);
 			else
-				in->failed = 1;
+				info_failed(in);
 		}
 		sqlite3_finalize(st);
 	}
@@ -668,7 +678,7 @@ int cmd_info(int argc, char **argv)
 	info_load_rows(&in);
 	if (in.failed) {
 		/* trace_open's checks passed but a page could not be read. */
-		gs_error(path, "damaged database: %s", sqlite3_errmsg(in.t.db));
+		gs_error(path, "damaged database: %s", in.failure);
 		info_free(&in);
 		return GS_EXIT_BAD_INPUT;
 	}

@@ -151,6 +151,15 @@ def check_info_times():
     one_line_exit2(run("info", db), "info, meta stop_ns past int64",
                    f"gapscope: {db}: damaged trace: meta stop_ns is 99999999999999999999, "
                    "out of range (0 to 2^62 ns)")
+    # a query that fails names SQLite's reason (it said "not an error")
+    db = mkdb("info_no_devices", "DROP TABLE devices;")
+    one_line_exit2(run("info", db), "info, no devices table",
+                   f"gapscope: {db}: damaged database: no such table: devices")
+    db = mkdb("info_no_start", "CREATE TABLE k2 AS SELECT * FROM kernels;"
+              "ALTER TABLE k2 DROP COLUMN start; DROP TABLE kernels;"
+              "ALTER TABLE k2 RENAME TO kernels;")
+    one_line_exit2(run("info", db), "info, kernels without start",
+                   f"gapscope: {db}: damaged database: no such column: start")
     # in range: the base trace's device 0 window is [1000, 5300] (the
     # memset ends last), and start_ns 100 .. stop_ns 6100 is 6000 ns
     db = mkdb("info_ok", "INSERT OR REPLACE INTO meta VALUES('start_ns','100'),"
