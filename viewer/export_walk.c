@@ -24,12 +24,16 @@
 #define RANGE_OF(table)                                                                            \
 	"SELECT '" table "', min(CAST(start AS INTEGER)), max(CAST(end AS INTEGER)),"              \
 	" min(CAST(end AS INTEGER)), max(CAST(start AS INTEGER)) FROM " table
+/* one table per line */
+/* clang-format off */
 static const char sql_range[] =
-    RANGE_OF("kernels") " UNION ALL " RANGE_OF("memcpys") " UNION ALL " RANGE_OF(
-	"memsets") " UNION ALL " RANGE_OF("api_calls") " UNION ALL " RANGE_OF("nvtx") " UNION "
-										      "ALL"
-										      " " RANGE_OF(
-											  "syncs");
+	RANGE_OF("kernels")
+	" UNION ALL " RANGE_OF("memcpys")
+	" UNION ALL " RANGE_OF("memsets")
+	" UNION ALL " RANGE_OF("api_calls")
+	" UNION ALL " RANGE_OF("nvtx")
+	" UNION ALL " RANGE_OF("syncs");
+/* clang-format on */
 
 static const char sql_stream_tracks[] =
     "SELECT d, s, (SELECT name FROM devices WHERE id = d) FROM ("
