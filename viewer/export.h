@@ -72,7 +72,12 @@ enum export_event_kind {
 	EXPORT_EV_COUNT
 };
 
-/* One row, valid only during the callback (strings point into SQLite). */
+/* One row, valid only during the callback. Exception: the name of a
+ * kernel, API call or NVTX range/mark (and a sync's detail and api_name)
+ * comes from a table of the walk that holds each distinct strings id once,
+ * so that pointer stays valid, its text unchanged, until export_walk()
+ * returns (one pointer per strings id, and "" for no name): a back end may
+ * key a cache on it. */
 struct export_event {
 	enum export_event_kind kind;
 	int64_t id;		/* row id in its table */
@@ -131,7 +136,8 @@ int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns)
  * (each ordered by start). Returns 0, the first negative callback result,
  * or EXPORT_ERR_INPUT (message in err) on an SQLite error - a damaged
  * trace - and, before anything is handed on, when a time of the trace
- * lies outside [0, TRACE_TIME_MAX] (err names the row). */
+ * lies outside [0, TRACE_TIME_MAX] (err names the row); -1 (err filled)
+ * when out of memory. */
 int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen);
 
 /* ---- back ends ------------------------------------------------------ */

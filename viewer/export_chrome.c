@@ -20,6 +20,7 @@
  * passed in by the caller.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "export.h"
@@ -28,15 +29,102 @@
  * small per-context counters), for the per-device "idle gaps" track. */
 #define GAP_TID 2147483647
 
+/* A name written before, as its JSON string literal (quotes included). */
+struct esc_slot {
+	const char *name; /* the walker's pointer (export.h: stable for the walk) */
+	char *json;	  /* escaped, owned */
+	size_t len;	  /* bytes of json */
+};
+
 struct chrome {
 	FILE *f;
-	int64_t origin;	  /* ns */
-	int first;	  /* no event written yet (no comma needed) */
-	int64_t last_pid; /* process whose name was written last */
-	int last_kind;	  /* kind of the track that last_pid belongs to */
+	/* names of kernels, API calls and NVTX ranges, escaped once each: a
+	 * trace of 1700 kernels sharing a 2 MB name escaped it 1700 times */
+	struct esc_slot *esc; /* open addressing on the pointer */
+	size_t esc_cap;	      /* slots, a power of two (0 before the first) */
+	size_t esc_len;	      /* used slots */
+	int64_t origin;	      /* ns */
+	int first;	      /* no event written yet (no comma needed) */
+	int64_t last_pid;     /* process whose name was written last */
+	int last_kind;	      /* kind of the track that last_pid belongs to */
 	const struct export_event *gaps;
 	size_t ngaps;
 };
+
+static size_t esc_hash(const char *p, size_t cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL;
+	return (size_t)(x >> 32 ^ x) & (cap - 1);
+}
+
+static int esc_grow(struct chrome *c)
+{
+	size_t ncap = c->esc_cap ? c->esc_cap * 2 : 64, i, j;
+	struct esc_slot *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	for (i = 0; i < c->esc_cap; i++) {
+		if (!c->esc[i].name)
+			continue;
+		for (j = esc_hash(c->esc[i].name, ncap); ns[j].name; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = c->esc[i];
+	}
+	free(c->esc);
+	c->esc = ns;
+	c->esc_cap = ncap;
+	return 0;
+}
+
+static void esc_free(struct chrome *c)
+{
+	for (size_t i = 0; i < c->esc_cap; i++)
+		free(c->esc[i].json);
+	free(c->esc);
+	c->esc = NULL;
+	c->esc_cap = c->esc_len = 0;
+}
+
+/* Write the name of a walker event whose name pointer is stable (kernel,
+ * API call, NVTX): from the cache, escaping it the first time. The bytes
+ * are those json_write_cstr() writes. Without memory for the cache, the
+ * name is escaped in place as before. */
+static void write_name(struct chrome *c, const char *name)
+{
+	struct esc_slot *e;
+	size_t j;
+
+	if (c->esc_cap)
+		for (j = esc_hash(name, c->esc_cap); c->esc[j].name; j = (j + 1) & (c->esc_cap - 1))
+			if (c->esc[j].name == name) {
+				fwrite(c->esc[j].json, 1, c->esc[j].len, c->f);
+				return;
+			}
+	if ((c->esc_len + 1) * 2 > c->esc_cap && esc_grow(c) < 0)
+		goto plain;
+	for (j = esc_hash(name, c->esc_cap); c->esc[j].name; j = (j + 1) & (c->esc_cap - 1))
+		;
+	e = &c->esc[j];
+	{
+		FILE *m = open_memstream(&e->json, &e->len);
+
+		if (!m)
+			goto plain;
+		json_write_cstr(m, name, 0);
+		if (fclose(m) != 0 || !e->json) {
+			free(e->json);
+			e->json = NULL;
+			goto plain;
+		}
+	}
+	e->name = name;
+	c->esc_len++;
+	fwrite(e->json, 1, e->len, c->f);
+	return;
+plain:
+	json_write_cstr(c->f, name, 0);
+}
 
 static void sep(struct chrome *c)
 {
@@ -138,7 +226,10 @@ static void complete(struct chrome *c, const char *cat, const struct export_even
 {
 	sep(c);
 	fprintf(c->f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
-	json_write_cstr(c->f, ev->name, 0);
+	if (ev->kind == EXPORT_EV_KERNEL || ev->kind == EXPORT_EV_API || ev->kind == EXPORT_EV_NVTX)
+		write_name(c, ev->name);
+	else
+		json_write_cstr(c->f, ev->name, 0);
 	fprintf(c->f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, pid, tid);
 	ts(c, "ts", ev->start);
 	dur(c, ev->start, ev->end);
@@ -190,7 +281,7 @@ static int on_event(void *ctx, const struct export_event *ev)
 	case EXPORT_EV_MARK:
 		sep(c);
 		fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"name\":", f);
-		json_write_cstr(f, ev->name, 0);
+		write_name(c, ev->name);
 		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, ev->pid, ev->tid);
 		ts(c, "ts", ev->start);
 		fputs("}", f);
@@ -259,6 +350,7 @@ int export_chrome(struct trace *t, FILE *f, export_gap_fn gap, void *gap_ctx, si
 		}
 		rc = on_event(&c, &ev);
 	}
+	esc_free(&c);
 	if (rc == 0)
 		fputs("\n]}\n", f);
 	if (rc == 0 && (fflush(f) != 0 || ferror(f))) {

@@ -3,15 +3,18 @@
  * and event to a back end (see export.h). Shared by the Chrome exporter and
  * the HTML page so both show the same tracks and names.
  *
- * One SQL statement per table; strings are resolved by a join on `strings`
- * and each GPU op is joined to the API call that launched it (same
- * correlation id). The join goes through a GROUP BY on api_calls so that a
- * correlation id with several API rows still yields one launch per op, and
- * so that traces without the finalize-time indexes (a recording cut short)
- * still get an automatic index instead of a quadratic scan. No analysis
- * happens here.
+ * One SQL statement per table; each GPU op is joined to the API call that
+ * launched it (same correlation id). Names (strings ids) are looked up once
+ * per distinct id and kept for the walk, not joined into the sorted rows:
+ * a trace of 1700 kernels sharing one 2 MB name made SQLite's ORDER BY
+ * sorter copy the name with every row (3.5 GB in memory and temporary
+ * files, 45 s for `export --format chrome --no-gaps`). The join goes through a GROUP BY on
+ * api_calls so that a correlation id with several API rows still yields one launch per op, and so
+ * that traces without the finalize-time indexes (a recording cut short) still get an automatic
+ * index instead of a quadratic scan. No analysis happens here.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "export.h"
@@ -59,11 +62,11 @@ static const char sql_thread_tracks[] = "SELECT p, t, (SELECT name FROM threads 
 static const char sql_kernels[] =
     LAUNCH_CTE "SELECT k.id, k.start, k.end, k.device, k.stream, k.correlation_id,"
 	       " l.c IS NOT NULL, l.lp, l.lt, l.ls, l.le, k.graph_id,"
-	       " k.name_id, s.value, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y,"
+	       " k.name_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y,"
 	       " k.block_z, k.registers,"
 	       " coalesce(k.static_shared_bytes, 0) + coalesce(k.dynamic_shared_bytes, 0)"
-	       " FROM kernels k LEFT JOIN strings s ON s.id = k.name_id"
-	       " LEFT JOIN launch l ON l.c = k.correlation_id ORDER BY k.start, k.id";
+	       " FROM kernels k LEFT JOIN launch l ON l.c = k.correlation_id"
+	       " ORDER BY k.start, k.id";
 
 static const char sql_memcpys[] =
     LAUNCH_CTE "SELECT m.id, m.start, m.end, m.device, m.stream, m.correlation_id,"
@@ -80,24 +83,140 @@ static const char sql_memsets[] =
 	       " ORDER BY m.start, m.id";
 
 static const char sql_api[] =
-    "SELECT a.id, a.start, a.end, a.pid, a.tid, a.correlation_id, a.name_id, s.value,"
-    " a.return_code, a.api FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
-    " ORDER BY a.start, a.id";
+    "SELECT a.id, a.start, a.end, a.pid, a.tid, a.correlation_id, a.name_id,"
+    " a.return_code, a.api FROM api_calls a ORDER BY a.start, a.id";
 
-static const char sql_nvtx[] =
-    "SELECT n.id, n.start, n.end, n.pid, n.tid, n.text_id, s.value, n.kind"
-    " FROM nvtx n LEFT JOIN strings s ON s.id = n.text_id ORDER BY n.start, n.id";
+static const char sql_nvtx[] = "SELECT n.id, n.start, n.end, n.pid, n.tid, n.text_id, n.kind"
+			       " FROM nvtx n ORDER BY n.start, n.id";
 
+/* columns 8 and 9: the strings ids of the reason and of the API name */
 static const char sql_syncs[] =
     "SELECT y.id, y.start, y.end, y.pid, y.tid, y.correlation_id, y.kind, y.implicit,"
-    " r.value, a.value, y.stream FROM syncs y"
-    " LEFT JOIN strings r ON r.id = y.reason_id"
-    " LEFT JOIN strings a ON a.id = y.api_name_id ORDER BY y.start, y.id";
+    " y.reason_id, y.api_name_id, y.stream FROM syncs y ORDER BY y.start, y.id";
+
+static const char sql_string[] = "SELECT value FROM strings WHERE id = ?";
+
+/* The strings the walk has looked up, by strings id (open addressing):
+ * each distinct id is read from the database once and its text kept until
+ * the walk ends, so a name shared by many rows costs its length once. */
+struct name_slot {
+	int64_t id; /* strings.id */
+	char *text; /* its value as text ("" when the id is not in the table), owned */
+	size_t len; /* bytes of text */
+	int used;   /* 1 when the slot holds an id */
+};
+
+struct names {
+	sqlite3_stmt *st;	/* sql_string */
+	struct name_slot *slot; /* cap slots */
+	size_t cap, len;	/* cap: a power of two (0 before the first lookup) */
+};
+
+static size_t name_hash(int64_t id, size_t cap)
+{
+	uint64_t x = (uint64_t)id * 0x9e3779b97f4a7c15ULL; /* ids are mostly consecutive */
+	return (size_t)(x >> 32 ^ x) & (cap - 1);
+}
+
+static int names_grow(struct names *n)
+{
+	size_t ncap = n->cap ? n->cap * 2 : 64, i;
+	struct name_slot *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	for (i = 0; i < n->cap; i++) {
+		size_t j;
+		if (!n->slot[i].used)
+			continue;
+		for (j = name_hash(n->slot[i].id, ncap); ns[j].used; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = n->slot[i];
+	}
+	free(n->slot);
+	n->slot = ns;
+	n->cap = ncap;
+	return 0;
+}
+
+static void names_free(struct names *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->cap; i++)
+		free(n->slot[i].text);
+	free(n->slot);
+	sqlite3_finalize(n->st);
+	memset(n, 0, sizeof(*n));
+}
 
 static const char *col_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
 	return s ? (const char *)s : "";
+}
+
+/* The text of the strings id in column col of row, in *out (valid until
+ * names_free): "" when the column is NULL or not an integer, or when the
+ * strings table has no such id - what the LEFT JOIN on strings this
+ * replaces gave. Returns 0, -1 when out of memory, or EXPORT_ERR_INPUT
+ * (an SQLite error reading strings). */
+static int name_of(struct names *n, struct trace *t, sqlite3_stmt *row, int col, const char **out,
+		   char *err, size_t errlen)
+{
+	int64_t id;
+	size_t j;
+	int rc;
+
+	*out = "";
+	if (sqlite3_column_type(row, col) != SQLITE_INTEGER)
+		return 0;
+	id = sqlite3_column_int64(row, col);
+	if (n->cap) {
+		for (j = name_hash(id, n->cap); n->slot[j].used; j = (j + 1) & (n->cap - 1))
+			if (n->slot[j].id == id) {
+				*out = n->slot[j].text;
+				return 0;
+			}
+	}
+	if ((n->len + 1) * 2 > n->cap && names_grow(n) < 0)
+		goto oom;
+	if (!n->st && sqlite3_prepare_v2(t->db, sql_string, -1, &n->st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
+		return EXPORT_ERR_INPUT;
+	}
+	sqlite3_reset(n->st);
+	sqlite3_bind_int64(n->st, 1, id);
+	rc = sqlite3_step(n->st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
+		return EXPORT_ERR_INPUT;
+	}
+	for (j = name_hash(id, n->cap); n->slot[j].used; j = (j + 1) & (n->cap - 1))
+		;
+	{
+		const char *v =
+		    rc == SQLITE_ROW ? (const char *)sqlite3_column_text(n->st, 0) : NULL;
+		size_t len = v ? (size_t)sqlite3_column_bytes(n->st, 0) : 0;
+		char *text = malloc(len + 1);
+
+		if (!text)
+			goto oom;
+		if (len)
+			memcpy(text, v, len);
+		text[len] = '\0';
+		n->slot[j].id = id;
+		n->slot[j].text = text;
+		n->slot[j].len = len;
+		n->slot[j].used = 1;
+		n->len++;
+		*out = text;
+	}
+	sqlite3_reset(n->st); /* no read lock or row kept between lookups */
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 static int prepare(struct trace *t, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
@@ -258,6 +377,7 @@ static void clear_event(struct export_event *ev, enum export_event_kind kind)
 	ev->cause_name = "";
 }
 
+/* A row's event; names are looked up (name_of) by the caller. */
 static void fill_kernel(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
 {
 	(void)buf;
@@ -266,13 +386,12 @@ static void fill_kernel(sqlite3_stmt *st, struct export_event *ev, char *buf, si
 	gpu_op_columns(st, ev);
 	ev->name_id =
 	    sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
-	ev->name = col_text(st, 13);
 	for (int i = 0; i < 3; i++) {
-		ev->grid[i] = sqlite3_column_int(st, 14 + i);
-		ev->block[i] = sqlite3_column_int(st, 17 + i);
+		ev->grid[i] = sqlite3_column_int(st, 13 + i);
+		ev->block[i] = sqlite3_column_int(st, 16 + i);
 	}
-	ev->registers = sqlite3_column_int(st, 20);
-	ev->shared_bytes = sqlite3_column_int64(st, 21);
+	ev->registers = sqlite3_column_int(st, 19);
+	ev->shared_bytes = sqlite3_column_int64(st, 20);
 }
 
 static void fill_memcpy(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
@@ -310,9 +429,8 @@ static void fill_api(sqlite3_stmt *st, struct export_event *ev, char *buf, size_
 	ev->tid = sqlite3_column_int64(st, 4);
 	ev->correlation_id = sqlite3_column_int64(st, 5);
 	ev->name_id = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6);
-	ev->name = col_text(st, 7);
-	ev->return_code = sqlite3_column_int64(st, 8);
-	ev->api = sqlite3_column_int(st, 9);
+	ev->return_code = sqlite3_column_int64(st, 7);
+	ev->api = sqlite3_column_int(st, 8);
 }
 
 static void fill_nvtx(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
@@ -320,14 +438,13 @@ static void fill_nvtx(sqlite3_stmt *st, struct export_event *ev, char *buf, size
 	(void)buf;
 	(void)buflen;
 	clear_event(ev,
-		    sqlite3_column_int(st, 7) == GS_NVTX_MARK ? EXPORT_EV_MARK : EXPORT_EV_NVTX);
+		    sqlite3_column_int(st, 6) == GS_NVTX_MARK ? EXPORT_EV_MARK : EXPORT_EV_NVTX);
 	ev->id = sqlite3_column_int64(st, 0);
 	ev->start = sqlite3_column_int64(st, 1);
 	ev->end = sqlite3_column_int64(st, 2);
 	ev->pid = sqlite3_column_int64(st, 3);
 	ev->tid = sqlite3_column_int64(st, 4);
 	ev->name_id = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
-	ev->name = col_text(st, 6);
 }
 
 static void fill_sync(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
@@ -343,24 +460,28 @@ static void fill_sync(sqlite3_stmt *st, struct export_event *ev, char *buf, size
 	ev->correlation_id = sqlite3_column_int64(st, 5);
 	ev->sync_kind = sqlite3_column_int(st, 6);
 	ev->implicit = sqlite3_column_int(st, 7);
-	ev->detail = col_text(st, 8);
-	ev->api_name = col_text(st, 9);
 	ev->stream = sqlite3_column_int64(st, 10);
 	ev->name = gs_sync_kind_name(ev->sync_kind);
 }
 
+/* Per table: its query, the fill function, and the columns holding
+ * strings ids (-1: none) that name_of() resolves into ev->name and, for
+ * syncs, ev->detail (the reason) and ev->api_name. */
 static const struct {
 	const char *sql;
 	void (*fill)(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen);
+	int name_col, detail_col, api_name_col;
 } tables[] = {
-    {sql_kernels, fill_kernel}, {sql_memcpys, fill_memcpy}, {sql_memsets, fill_memset},
-    {sql_api, fill_api},	{sql_nvtx, fill_nvtx},	    {sql_syncs, fill_sync},
+    {sql_kernels, fill_kernel, 12, -1, -1}, {sql_memcpys, fill_memcpy, -1, -1, -1},
+    {sql_memsets, fill_memset, -1, -1, -1}, {sql_api, fill_api, 6, -1, -1},
+    {sql_nvtx, fill_nvtx, 5, -1, -1},	    {sql_syncs, fill_sync, -1, 8, 9},
 };
 
 int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen)
 {
 	struct export_info info;
 	struct export_event ev;
+	struct names names = {0};
 	char buf[128];
 	size_t i;
 	int ret = 0, rc = SQLITE_DONE;
@@ -379,15 +500,28 @@ int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 	for (i = 0; ret == 0 && i < sizeof(tables) / sizeof(tables[0]); i++) {
 		sqlite3_stmt *st = NULL;
 
-		if (prepare(t, tables[i].sql, &st, err, errlen))
-			return EXPORT_ERR_INPUT;
+		if (prepare(t, tables[i].sql, &st, err, errlen)) {
+			ret = EXPORT_ERR_INPUT;
+			break;
+		}
 		while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 			tables[i].fill(st, &ev, buf, sizeof(buf));
-			ret = ops->event ? ops->event(ctx, &ev) : 0;
+			if (tables[i].name_col >= 0)
+				ret = name_of(&names, t, st, tables[i].name_col, &ev.name, err,
+					      errlen);
+			if (ret == 0 && tables[i].detail_col >= 0)
+				ret = name_of(&names, t, st, tables[i].detail_col, &ev.detail, err,
+					      errlen);
+			if (ret == 0 && tables[i].api_name_col >= 0)
+				ret = name_of(&names, t, st, tables[i].api_name_col, &ev.api_name,
+					      err, errlen);
+			if (ret == 0)
+				ret = ops->event ? ops->event(ctx, &ev) : 0;
 		}
 		if (ret == 0)
 			ret = step_error(t, rc, err, errlen);
 		sqlite3_finalize(st);
 	}
+	names_free(&names);
 	return ret;
 }

@@ -128,12 +128,14 @@ void gm_free(struct gm_graph *g)
 	size_t i;
 
 	for (i = 0; i < g->n_nodes; i++) {
-		free(g->nodes[i].name);
 		free(g->nodes[i].detail);
 		free(g->nodes[i].dur);
 	}
 	for (i = 0; i < g->n_clusters; i++)
 		free(g->clusters[i].label);
+	for (i = 0; i < g->n_names; i++)
+		free(g->names[i]);
+	free(g->names);
 	free(g->nodes);
 	free(g->edges);
 	free(g->clusters);
@@ -141,7 +143,34 @@ void gm_free(struct gm_graph *g)
 	memset(g, 0, sizeof(*g));
 }
 
+const char *gm_add_name(struct gm_graph *g, const char *name, size_t len)
+{
+	char *copy;
+
+	if (grow((void **)&g->names, &g->cap_names, g->n_names + 1, sizeof(*g->names)) < 0)
+		return NULL;
+	copy = malloc(len + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, name, len);
+	copy[len] = '\0';
+	g->names[g->n_names++] = copy;
+	return copy;
+}
+
 int gm_add_node(struct gm_graph *g, int64_t id, int type, const char *name, int cluster)
+{
+	const char *copy = NULL;
+
+	if (gm_map_get(&g->by_id, id) >= 0)
+		return -EEXIST;
+	if (name && !(copy = gm_add_name(g, name, strlen(name))))
+		return -ENOMEM;
+	/* (the copy stays in g->names if adding fails; gm_free frees it) */
+	return gm_add_node_named(g, id, type, copy, cluster);
+}
+
+int gm_add_node_named(struct gm_graph *g, int64_t id, int type, const char *name, int cluster)
 {
 	struct gm_node *n;
 	int idx;
@@ -159,12 +188,9 @@ int gm_add_node(struct gm_graph *g, int64_t id, int type, const char *name, int 
 	n->child_cluster = -1;
 	n->rep = idx;
 	n->chain_len = 1;
-	if (name && !(n->name = strdup(name)))
+	n->name = name;
+	if (gm_map_put(&g->by_id, id, idx) < 0)
 		return -ENOMEM;
-	if (gm_map_put(&g->by_id, id, idx) < 0) {
-		free(n->name);
-		return -ENOMEM;
-	}
 	g->n_nodes++;
 	return idx;
 }
@@ -436,6 +462,8 @@ static int same_kind(const struct gm_node *a, const struct gm_node *b)
 {
 	if (a->type != b->type)
 		return 0;
+	if (a->name == b->name) /* shared (gm_add_node_named), or both NULL */
+		return 1;
 	if (!a->name || !b->name)
 		return !a->name && !b->name;
 	return strcmp(a->name, b->name) == 0;

@@ -40,7 +40,8 @@ enum gm_edge_kind {
 struct gm_node {
 	int64_t id;	   /* graph_nodes.node_id; in --streams views the op's row id */
 	int type;	   /* enum gs_graph_node_type */
-	char *name;	   /* full kernel name as recorded (often mangled), or NULL; owned */
+	const char *name;  /* full kernel name as recorded (often mangled), or NULL; in
+			      gm_graph.names (nodes of one name may share it) */
 	char *detail;	   /* extra tooltip text (e.g. "stream 7"), or NULL; owned */
 	int cluster;	   /* index in gm_graph.clusters, -1 = top level */
 	int child_cluster; /* child-graph node: the cluster drawing its child graph, else -1 */
@@ -91,6 +92,8 @@ struct gm_graph {
 	struct gm_cluster *clusters;
 	size_t n_clusters, cap_clusters;
 	struct gm_map by_id; /* node id -> node index */
+	char **names;	     /* node names (gm_add_name), owned */
+	size_t n_names, cap_names;
 
 	/* gm_compute_stats() */
 	uint64_t total_ns;    /* ns, sum of all nodes' total_ns */
@@ -103,9 +106,18 @@ struct gm_graph {
 void gm_init(struct gm_graph *g);
 void gm_free(struct gm_graph *g);
 
-/* Add a node; name and detail are copied (may be NULL). Returns its index,
- * -EEXIST when the id is already in the model, or -ENOMEM. */
+/* Add a node; name is copied (may be NULL). Returns its index, -EEXIST
+ * when the id is already in the model, or -ENOMEM. */
 int gm_add_node(struct gm_graph *g, int64_t id, int type, const char *name, int cluster);
+/* A copy of len bytes of name (plus a NUL) kept by the graph until
+ * gm_free, or NULL when out of memory: for gm_add_node_named, so that many
+ * nodes of one name hold one copy - a range of 1700 kernels sharing a 2 MB
+ * name made two copies per kernel (5.5 GB, 25 s for graph --streams). */
+const char *gm_add_name(struct gm_graph *g, const char *name, size_t len);
+/* gm_add_node with a name from gm_add_name(g, ...) (or NULL), not copied:
+ * nodes with the same pointer have the same name (gm_collapse compares
+ * pointers first, render_dot draws each name once). */
+int gm_add_node_named(struct gm_graph *g, int64_t id, int type, const char *name, int cluster);
 int gm_set_detail(struct gm_graph *g, int node, const char *detail);
 /* Node index for a node id, or -1. */
 int gm_find(const struct gm_graph *g, int64_t id);

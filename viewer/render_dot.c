@@ -53,17 +53,20 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-/* backslashes: copies written per backslash of the input */
-static char *escape(const char *s, int backslashes)
+/* backslashes: copies written per backslash of the input. At most the
+ * characters that start in the first max_in bytes of s are escaped (each
+ * gives at least one byte of output, so the result is a prefix of the
+ * whole escaped string at least that long, or all of it). */
+static char *escape_n(const char *s, size_t max_in, int backslashes)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s), o = 0;
-	char *out = malloc(5 * len + 1);
+	size_t len = strnlen(s, max_in), o = 0;
+	char *out = malloc(5 * (len + 3) + 1); /* + a character begun before max_in */
 	int k;
 
 	if (!out)
 		return NULL;
-	while (*p) {
+	while (*p && (size_t)(p - (const unsigned char *)s) < len) {
 		size_t n = utf8_len(p);
 		if (*p == '\\') {
 			for (k = 0; k < backslashes; k++)
@@ -88,6 +91,11 @@ static char *escape(const char *s, int backslashes)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+static char *escape(const char *s, int backslashes)
+{
+	return escape_n(s, SIZE_MAX, backslashes);
 }
 
 char *render_dot_escape(const char *s)
@@ -121,11 +129,14 @@ static void text_str(struct text *t, const char *s, int tooltip)
 	/* libgvc (2.42, 2.43) expands backslash sequences in a tooltip twice
 	 * (found by the hostile-name tests: "\\\\N" still became the node's
 	 * name), so a literal backslash takes four there */
-	char *e = escape(s, tooltip ? 4 : 2);
 	size_t n, room = sizeof(t->buf) - 1 - t->len;
+	char *e;
 
 	/* leave room for the lines that follow a name (ids, figures) */
 	room = room > 512 ? room - 512 : 0;
+	/* only what can fit is escaped: the text is the same, and a 2 MB name
+	 * is not escaped whole (into 10 MB) to keep 3.5 kB of it */
+	e = escape_n(s, room + 1, tooltip ? 4 : 2);
 
 	if (!e)
 		return;
@@ -194,9 +205,22 @@ static void fmt_bytes(uint64_t b, char *buf, size_t len)
 
 /* ---- building ------------------------------------------------------------ */
 
+/* What a kernel name puts in a node's picture: its short form (label) and
+ * the tooltip's first lines (demangled and recorded name, escaped, cut).
+ * Made once per name pointer: nodes of one kernel share the pointer
+ * (gm_add_node_named), and 1000 nodes drawn with 2 MB names spent 6 s
+ * shortening and escaping the same two names again and again. */
+struct name_draw {
+	const char *name;     /* the node's name pointer (key) */
+	char short_name[512]; /* gs_short_name, unescaped */
+	struct text tip;      /* tooltip text for the name, from an empty tooltip */
+};
+
 struct build {
 	const struct gm_graph *g;
 	const struct render_dot_options *o;
+	struct name_draw **names; /* open addressing on the pointer, names_cap slots */
+	size_t names_cap;	  /* a power of two, 0 when there is no cache */
 	Agraph_t *root;
 	Agraph_t **sub;	  /* per cluster */
 	char *drawn_crit; /* per node: a node it stands for is critical */
@@ -237,11 +261,57 @@ static int anchor(struct build *b, int node, int in)
 	return g->nodes[node].rep;
 }
 
-static void node_label(struct build *b, int i, struct text *label, struct text *tip)
+static void name_draw_fill(struct build *b, struct name_draw *d, const char *name)
+{
+	size_t max_name = b->o->max_name ? b->o->max_name : 40;
+	char *full = gs_demangle(name);
+
+	d->name = name;
+	gs_short_name(name, d->short_name, sizeof(d->short_name), max_name);
+	d->tip.len = 0;
+	d->tip.buf[0] = '\0';
+	/* the tooltip holds the whole name: demangled, then as recorded
+	 * (the mangled form is what other tools and the database show) */
+	if (full) {
+		text_str(&d->tip, full, 1);
+		text_raw(&d->tip, NL);
+		free(full);
+	}
+	text_str(&d->tip, name, 1);
+	text_raw(&d->tip, NL);
+}
+
+/* The drawing of name from the cache, made on first use; NULL when out of
+ * memory (the caller then makes it in *scratch). */
+static const struct name_draw *name_draw_get(struct build *b, const char *name,
+					     struct name_draw *scratch)
+{
+	uint64_t x = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL;
+	size_t j;
+
+	if (!b->names_cap) {
+		name_draw_fill(b, scratch, name);
+		return scratch;
+	}
+	/* names_cap > number of nodes: a free slot is always found */
+	for (j = (size_t)(x >> 32 ^ x) & (b->names_cap - 1); b->names[j];
+	     j = (j + 1) & (b->names_cap - 1))
+		if (b->names[j]->name == name)
+			return b->names[j];
+	b->names[j] = malloc(sizeof(*b->names[j]));
+	if (!b->names[j]) {
+		name_draw_fill(b, scratch, name);
+		return scratch;
+	}
+	name_draw_fill(b, b->names[j], name);
+	return b->names[j];
+}
+
+static void node_label(struct build *b, int i, struct text *label, struct text *tip,
+		       struct name_draw *scratch)
 {
 	const struct gm_node *n = &b->g->nodes[i];
-	char tmp[512], t1[64], t2[64];
-	size_t max_name = b->o->max_name ? b->o->max_name : 40;
+	char t1[64], t2[64];
 
 	label->len = 0;
 	label->buf[0] = '\0';
@@ -249,20 +319,12 @@ static void node_label(struct build *b, int i, struct text *label, struct text *
 	tip->buf[0] = '\0';
 	text_raw(label, gs_graph_node_type_name(n->type));
 	if (n->name && *n->name) {
-		char *full = gs_demangle(n->name);
+		const struct name_draw *d = name_draw_get(b, n->name, scratch);
 
-		gs_short_name(n->name, tmp, sizeof(tmp), max_name);
 		text_raw(label, NL);
-		text_str(label, tmp, 0);
-		/* the tooltip holds the whole name: demangled, then as recorded
-		 * (the mangled form is what other tools and the database show) */
-		if (full) {
-			text_str(tip, full, 1);
-			text_raw(tip, NL);
-			free(full);
-		}
-		text_str(tip, n->name, 1);
-		text_raw(tip, NL);
+		text_str(label, d->short_name, 0);
+		memcpy(tip->buf, d->tip.buf, d->tip.len + 1);
+		tip->len = d->tip.len;
 	}
 	if ((n->type == GS_NODE_MEMCPY || n->type == GS_NODE_MEMSET) && n->bytes) {
 		fmt_bytes(n->bytes, t1, sizeof(t1));
@@ -306,17 +368,18 @@ static int add_node(struct build *b, int i)
 {
 	const struct gm_node *n = &b->g->nodes[i];
 	struct text *label = malloc(sizeof(*label)), *tip = malloc(sizeof(*tip));
+	struct name_draw *scratch = malloc(sizeof(*scratch));
 	char name[32], style[64];
 	Agnode_t *an;
 	int rc = -ENOMEM;
 
-	if (!label || !tip)
+	if (!label || !tip || !scratch)
 		goto out;
 	snprintf(name, sizeof(name), "n%d", i);
 	an = agnode(graph_of(b, n->cluster), name, 1);
 	if (!an)
 		goto out;
-	node_label(b, i, label, tip);
+	node_label(b, i, label, tip, scratch);
 	set(an, "label", label->buf);
 	set(an, "tooltip", tip->buf);
 	snprintf(style, sizeof(style), "rounded,filled%s", b->drawn_crit[i] ? ",bold" : "");
@@ -337,6 +400,7 @@ static int add_node(struct build *b, int i)
 out:
 	free(label);
 	free(tip);
+	free(scratch);
 	return rc;
 }
 
@@ -356,6 +420,11 @@ Agraph_t *render_dot_build(const struct gm_graph *g, const struct render_dot_opt
 	b.cl_size = calloc(g->n_clusters + 1, sizeof(*b.cl_size));
 	if (!b.root || !b.sub || !b.drawn_crit || !b.expanded || !b.cl_size)
 		goto out;
+	for (b.names_cap = 16; b.names_cap <= 2 * g->n_nodes; b.names_cap *= 2)
+		;
+	b.names = calloc(b.names_cap, sizeof(*b.names));
+	if (!b.names)
+		b.names_cap = 0; /* no cache: each node's name is drawn on its own */
 
 	/* graph-wide defaults, declared so that every node/edge has them */
 	agattr(b.root, AGRAPH, (char *)"compound", (char *)"true");
@@ -457,6 +526,9 @@ Agraph_t *render_dot_build(const struct gm_graph *g, const struct render_dot_opt
 	}
 	ok = 1;
 out:
+	for (i = 0; i < b.names_cap; i++)
+		free(b.names[i]);
+	free(b.names);
 	free(b.sub);
 	free(b.drawn_crit);
 	free(b.expanded);

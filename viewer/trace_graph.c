@@ -57,6 +57,61 @@ static int64_t query_i64(struct trace *t, const char *sql, int64_t arg)
 	return v;
 }
 
+/* Names by strings id: each id is read once and its text kept in the
+ * graph (gm_add_name), so nodes of one kernel share one copy. Joining
+ * strings into the row queries copied the name with every row: a range of
+ * 1700 kernels sharing a 2 MB name took 25 s and 5.5 GB for graph
+ * --streams. */
+struct tg_names {
+	sqlite3_stmt *st;  /* SELECT value FROM strings WHERE id = ? */
+	struct gm_map ids; /* strings id -> index in g->names */
+};
+
+static void tg_names_free(struct tg_names *n)
+{
+	sqlite3_finalize(n->st);
+	gm_map_free(&n->ids);
+	memset(n, 0, sizeof(*n));
+}
+
+/* The name whose strings id is in column col of row, in *out: NULL when
+ * the column is NULL or not an integer or the strings table lacks the id
+ * (as the LEFT JOIN on strings gave). 0 or a negative errno (err filled). */
+static int tg_name(struct trace *t, struct tg_names *n, struct gm_graph *g, sqlite3_stmt *row,
+		   int col, const char **out, char *err, size_t errlen)
+{
+	int64_t id;
+	int k, rc;
+
+	*out = NULL;
+	if (sqlite3_column_type(row, col) != SQLITE_INTEGER)
+		return 0;
+	id = sqlite3_column_int64(row, col);
+	if ((k = gm_map_get(&n->ids, id)) >= 0) {
+		*out = g->names[k];
+		return 0;
+	}
+	if (!n->st &&
+	    (rc = prep(t, "SELECT value FROM strings WHERE id = ?", &n->st, err, errlen)) < 0)
+		return rc;
+	sqlite3_bind_int64(n->st, 1, id);
+	rc = sqlite3_step(n->st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(n->st, 0) != SQLITE_NULL) {
+		const char *v = (const char *)sqlite3_column_text(n->st, 0);
+		/* as text, up to the first NUL (what strdup of the joined value kept) */
+		if (v && (!(*out = gm_add_name(g, v, strlen(v))) ||
+			  gm_map_put(&n->ids, id, (int)g->n_names - 1) < 0)) {
+			sqlite3_reset(n->st);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		rc = SQLITE_DONE;
+	}
+	rc = step_err(t, rc, err, errlen); /* before the reset, which keeps no message */
+	sqlite3_reset(n->st);
+	return rc;
+}
+
 /* ---- topology ------------------------------------------------------------ */
 
 /* Child graphs nested deeper than this are not loaded: their child-graph
@@ -76,6 +131,7 @@ static int load_tree(struct trace *t, int64_t graph_id, struct gm_graph *g, char
 	int *todo_cluster = NULL, *todo_depth = NULL; /* depth: 0 for graph_id */
 	size_t n_todo = 1, cap = 16, k;
 	struct gm_map seen = {0};
+	struct tg_names names = {0};
 	int rc;
 
 	todo = malloc(cap * sizeof(*todo));
@@ -91,10 +147,9 @@ static int load_tree(struct trace *t, int64_t graph_id, struct gm_graph *g, char
 	if ((rc = gm_map_put(&seen, graph_id, 0)) < 0)
 		goto out;
 	rc = prep(t,
-		  "SELECT n.node_id, n.type, s.value, n.child_graph_id, n.grid_x, n.grid_y, "
+		  "SELECT n.node_id, n.type, n.name_id, n.child_graph_id, n.grid_x, n.grid_y, "
 		  "n.grid_z, n.block_x, n.block_y, n.block_z, n.bytes "
-		  "FROM graph_nodes n LEFT JOIN strings s ON s.id = n.name_id "
-		  "WHERE n.graph_id = ? AND " TOPO_NODE " ORDER BY n.node_id",
+		  "FROM graph_nodes n WHERE n.graph_id = ? AND " TOPO_NODE " ORDER BY n.node_id",
 		  &nst, err, errlen);
 	if (rc < 0)
 		goto out;
@@ -107,9 +162,11 @@ static int load_tree(struct trace *t, int64_t graph_id, struct gm_graph *g, char
 				       : sqlite3_column_int(nst, 1);
 			int idx, c, j;
 			struct gm_node *n;
+			const char *name;
 
-			idx = gm_add_node(g, id, type, (const char *)sqlite3_column_text(nst, 2),
-					  todo_cluster[k]);
+			if ((rc = tg_name(t, &names, g, nst, 2, &name, err, errlen)) < 0)
+				goto out;
+			idx = gm_add_node_named(g, id, type, name, todo_cluster[k]);
 			if (idx == -EEXIST)
 				continue; /* node ids are unique; a bad file may say otherwise */
 			if (idx < 0) {
@@ -192,6 +249,7 @@ out:
 	free(todo_cluster);
 	free(todo_depth);
 	gm_map_free(&seen);
+	tg_names_free(&names);
 	return rc;
 }
 
@@ -508,17 +566,17 @@ struct op {
 	int64_t
 	    id;	  /* synthetic node id: row id * 4 + table (0 kernel, 1 memcpy, 2 memset, 3 wait) */
 	int type; /* enum gs_graph_node_type */
-	int64_t device; /* CUDA device ordinal */
-	int64_t stream; /* CUPTI stream id */
-	int64_t tid;	/* launching thread, -1 unknown */
-	uint64_t key;	/* ns: launch API start (host submission order), else GPU start */
-	uint64_t start; /* ns, GPU start (0 for waits) */
-	uint64_t end;	/* ns, GPU end */
-	int64_t event;	/* waits: CUPTI event id */
-	int64_t bytes;	/* memcpy/memset bytes */
-	int copy_kind;	/* memcpy: enum gs_copy_kind */
-	char *name;	/* kernel name, owned */
-	int node;	/* model node index, -1 when not drawn */
+	int64_t device;	  /* CUDA device ordinal */
+	int64_t stream;	  /* CUPTI stream id */
+	int64_t tid;	  /* launching thread, -1 unknown */
+	uint64_t key;	  /* ns: launch API start (host submission order), else GPU start */
+	uint64_t start;	  /* ns, GPU start (0 for waits) */
+	uint64_t end;	  /* ns, GPU end */
+	int64_t event;	  /* waits: CUPTI event id */
+	int64_t bytes;	  /* memcpy/memset bytes */
+	int copy_kind;	  /* memcpy: enum gs_copy_kind */
+	const char *name; /* kernel name, in the graph's names (tg_name), or NULL */
+	int node;	  /* model node index, -1 when not drawn */
 };
 
 struct ops {
@@ -574,8 +632,7 @@ static int cmp_stream(const void *a, const void *b)
 	"ELSE ls BETWEEN ?1 AND ?2 AND (?3 IS NULL OR lt IS NULL OR lt = ?3) END"
 
 static const char *const range_ops_sql[3] = {
-    RANGE_OPS("s.value AS name, 0 AS bytes, 0 AS ck", "kernels",
-	      "LEFT JOIN strings s ON s.id = o.name_id"),
+    RANGE_OPS("o.name_id AS name, 0 AS bytes, 0 AS ck", "kernels", ""),
     RANGE_OPS("NULL AS name, o.bytes AS bytes, o.copy_kind AS ck", "memcpys", ""),
     RANGE_OPS("NULL AS name, o.bytes AS bytes, 0 AS ck", "memsets", ""),
 };
@@ -592,20 +649,23 @@ static void bind_range(sqlite3_stmt *st, uint64_t r0, uint64_t r1, int64_t tid)
 		sqlite3_bind_null(st, 3);
 }
 
+/* Column 5 of the queries is the kernel's strings id (tg_name). */
 static int load_range_ops(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid, struct ops *ops,
-			  char *err, size_t errlen)
+			  struct gm_graph *g, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
+	struct tg_names names = {0};
 	int table, rc = 0;
 
 	for (table = 0; table < 3; table++) {
 		if ((rc = prep(t, range_ops_sql[table], &st, err, errlen)) < 0)
-			return rc;
+			break;
 		bind_range(st, r0, r1, tid);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			struct op x;
-			const char *name = (const char *)sqlite3_column_text(st, 5);
 			memset(&x, 0, sizeof(x));
+			if ((rc = tg_name(t, &names, g, st, 5, &x.name, err, errlen)) < 0)
+				break;
 			x.id = sqlite3_column_int64(st, 0) * 4 + table;
 			x.type = range_ops_type[table];
 			x.start = (uint64_t)sqlite3_column_int64(st, 1);
@@ -622,20 +682,21 @@ static int load_range_ops(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid
 				    : sqlite3_column_int64(st, 9);
 			x.event = 0;
 			x.node = -1;
-			if ((name && !(x.name = strdup(name))) || ops_push(ops, &x) < 0) {
-				free(x.name);
-				sqlite3_finalize(st);
+			if (ops_push(ops, &x) < 0) {
 				snprintf(err, errlen, "out of memory");
-				return -ENOMEM;
+				rc = -ENOMEM;
+				break;
 			}
 		}
-		rc = step_err(t, rc, err, errlen);
+		if (rc >= 0)
+			rc = step_err(t, rc, err, errlen);
 		sqlite3_finalize(st);
 		st = NULL;
 		if (rc < 0)
-			return rc;
+			break;
 	}
-	return 0;
+	tg_names_free(&names);
+	return rc < 0 ? rc : 0;
 }
 
 /* cudaStreamWaitEvent calls inside the range (syncs.kind 2). CUPTI's
@@ -703,10 +764,6 @@ static uint64_t last_event_record(sqlite3_stmt *st, int64_t tid, uint64_t before
 
 static void ops_free(struct ops *o)
 {
-	size_t i;
-
-	for (i = 0; i < o->n; i++)
-		free(o->v[i].name);
 	free(o->v);
 	memset(o, 0, sizeof(*o));
 }
@@ -771,7 +828,7 @@ int tg_load_streams(struct trace *t, const char *name, size_t nth, size_t max_op
 	st = NULL;
 	g->id = r->nvtx_id;
 
-	if ((rc = load_range_ops(t, r->start, r->end, tid, &ops, err, errlen)) < 0)
+	if ((rc = load_range_ops(t, r->start, r->end, tid, &ops, g, err, errlen)) < 0)
 		goto out;
 	r->ops = ops.n;
 	if ((rc = load_range_waits(t, r->start, r->end, tid, &ops, err, errlen)) < 0)
@@ -823,7 +880,7 @@ int tg_load_streams(struct trace *t, const char *name, size_t nth, size_t max_op
 			}
 			r->streams++;
 		}
-		idx = gm_add_node(g, x->id, x->type, x->name, cluster);
+		idx = gm_add_node_named(g, x->id, x->type, x->name, cluster);
 		if (idx < 0) {
 			rc = idx == -EEXIST ? -EIO : -ENOMEM;
 			goto out;

@@ -18,6 +18,7 @@ on tid 11; event 77 recorded at 150; NVTX range "step" [0,6000] on tid 11.
 """
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -400,11 +401,123 @@ def check_corrupt_page():
         expect(not os.path.exists(out), "corrupt threads: a partial JSON file was left")
 
 
+def run_measured(out_path, *args):
+    """(exit code, stderr text, peak RSS in MB) of one run, its standard
+    output in out_path. The peak a child reports counts this process's peak
+    (exec replaces a memory that fork copied or vfork shared), so this
+    process never holds the big outputs: they are read in pieces
+    (count_in_file)."""
+    err_path = os.path.join(WORK, "stderr.txt")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    pid = os.posix_spawn(GAPSCOPE, [GAPSCOPE, *args], os.environ,
+                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, out_path, flags, 0o644),
+                                       (os.POSIX_SPAWN_OPEN, 2, err_path, flags, 0o644)])
+    _, status, ru = os.wait4(pid, 0)
+    with open(err_path, errors="replace") as f:
+        err = f.read()
+    return os.waitstatus_to_exitcode(status), err, ru.ru_maxrss / 1024
+
+
+def count_in_file(path, needle):
+    """occurrences of bytes needle in the file, reading 4 MB at a time"""
+    count, tail = 0, b""
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(4 << 20)
+            if not chunk:
+                return count
+            buf = tail + chunk
+            # a match needs len(needle) bytes, so none lies within the tail
+            # kept from before (len(needle) - 1 bytes): none is counted twice
+            count += buf.count(needle)
+            tail = buf[-(len(needle) - 1):] if len(needle) > 1 else b""
+
+
+def long_names_sql(n, half):
+    """n kernels in stream 9 alternating between two names of 2 * half + 13
+    bytes each (A = 'void big<"xxx...">(int)', B the same with bog and y),
+    launched on tid 11 inside NVTX range "long" at 10000 + 2000 i ns, each
+    running 1000 ns"""
+    return ("INSERT INTO strings VALUES(10,'void big<\"' || replace(hex(zeroblob("
+            f"{half})),'0','x') || '\">(int)'),(11,'void bog<\"' || replace(hex(zeroblob("
+            f"{half})),'0','y') || '\">(int)'),(12,'long');"
+            f"WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < {n - 1})"
+            " INSERT INTO api_calls(id,api,name_id,start,end,pid,tid,correlation_id)"
+            " SELECT 100 + i, 1, 1, 10000 + 2000 * i, 10100 + 2000 * i, 1, 11, 1000 + i FROM s;"
+            f"WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < {n - 1})"
+            " INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,graph_id)"
+            " SELECT 100 + i, 10500 + 2000 * i, 11500 + 2000 * i, 0, 9, 1000 + i, 10 + i % 2, 0"
+            " FROM s;"
+            f"INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES(10000,{10000 + 2000 * n},"
+            "0,12,1,11);")
+
+
+def check_long_names():
+    # 64 kernels alternating between two names of 1 MiB (long_names_sql).
+    # The names were copied with every row: SQLite sorted the Chrome
+    # export's rows with the name in them, graph --streams copied it twice
+    # per kernel (1700 kernels of a 2 MB name: 45-55 s and 3.5 GB for the
+    # Chrome export, 25 s and 5.5 GB for graph --streams). Each distinct
+    # name is now read once: the same trace with 15-byte names ("short")
+    # must peak at most 32 MB lower (the 64 copies would be 64 MB; before,
+    # the Chrome export peaked 75 MB higher, graph --streams 123 MB).
+    n, half = 64, 524288  # hex(zeroblob(half)) is 2 * half = 1 MiB of '0'
+    names = {"big": 'void big<"' + "x" * (2 * half) + '">(int)',
+             "bog": 'void bog<"' + "y" * (2 * half) + '">(int)'}
+    db = mkdb("long_names", long_names_sql(n, half))
+    short = mkdb("short_names", long_names_sql(n, 0))
+    dot = os.path.join(WORK, "long.dot")
+    runs = [("chrome --no-gaps", ["export", "DB", "--format", "chrome", "--no-gaps", "-o", "-"]),
+            ("chrome", ["export", "DB", "--format", "chrome", "-o", "-"]),
+            ("graph --streams", ["graph", "DB", "--streams", "--range", "long", "-o", dot])]
+    # all runs before reading any output: a child's peak is at least this
+    # process's (run_measured)
+    results = []
+    for i, (what, argv) in enumerate(runs):
+        out = os.path.join(WORK, f"long{i}.out")
+        rc, err, base = run_measured(out, *[short if a == "DB" else a for a in argv])
+        expect(rc == 0 and err == "", f"short names: {what}: exit {rc} {err[:300]!r}")
+        rc, err, rss = run_measured(out, *[db if a == "DB" else a for a in argv])
+        expect(rc == 0 and err == "", f"long names: {what}: exit {rc} {err[:300]!r}")
+        expect(rss - base < 32, f"long names: {what}: peak RSS {rss:.0f} MB, "
+               f"{rss - base:.0f} MB above the short names' {base:.0f} MB (want < 32)")
+        results.append((what, argv, rc, out))
+    for what, argv, rc, out in results:
+        if rc != 0:
+            continue
+        if argv[0] == "export":
+            # every kernel keeps its whole name (JSON-escaped: \" for ")
+            for name in names.values():
+                got = count_in_file(out, b'"name":' + json.dumps(name).encode())
+                expect(got == n // 2, f"long names: {what}: {got} events named {name[:9]}..., "
+                       f"want {n // 2}")
+            continue
+        # 64 nodes, none collapsed (the names alternate), one chain of
+        # 64 x 1000 ns = 64 us
+        stdout = open(out).read()
+        expect(stdout == f"{dot}: 64 nodes, 63 edges; 64 drawn (0 chains collapsed); "
+               "critical path 64 nodes, 64.000 us\n", f"long names: graph: stdout {stdout!r}")
+        text = open(dot).read()
+        # labels: the short form; tooltips: the name cut to 3579 bytes
+        # (a 4096-byte tooltip, 1 for its NUL, 512 kept for the lines after
+        # the name: 3583, less 4 for the ellipsis) = 'void big<"' (10 bytes)
+        # and 3569 x, then "..." (U+2026); cgraph writes the quote as \"
+        for short_name, ch in (("big", "x"), ("bog", "y")):
+            labels = text.count(f'label="kernel\\n{short_name}<\u2026>"')
+            expect(labels == n // 2, f"long names: graph: {labels} labels {short_name}<...>")
+            tips = re.findall(f'tooltip="void {short_name}<\\\\"({ch}*)\u2026', text)
+            expect(len(tips) == n // 2 and all(len(t) == 3569 for t in tips),
+                   f"long names: graph: {len(tips)} tooltips of {short_name}, lengths "
+                   f"{sorted(set(len(t) for t in tips))}")
+    for _, _, _, out in results:
+        os.remove(out)
+
+
 {"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size,
  "corrupt_page": check_corrupt_page,
  "sparse_ids": check_sparse_ids, "chrome_ids": check_chrome_ids,
  "empty_range": check_empty_range, "sums": check_sums,
- "nested_children": check_nested_children}[CHECK]()
+ "nested_children": check_nested_children, "long_names": check_long_names}[CHECK]()
 if failures:
     for f in failures:
         print("FAIL:", f)
