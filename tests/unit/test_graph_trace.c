@@ -290,6 +290,125 @@ static void test_streams_view_max_ops_drops_later_waits(void **state)
 	sqlite3_close(t.db);
 }
 
+/* sqlite3_progress_handler callback: counts thousands of SQLite VM
+ * instructions, a measure of the work of the queries that does not depend
+ * on the machine's speed or load */
+static int count_kilo_ops(void *arg)
+{
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+
+/* n streams 100..100+n-1; for i in 0..n-1, on thread 11 at T = 1000000 +
+ * 1000 i: cudaLaunchKernel [T, T+100] of kernel i on stream 100+i
+ * ([T+500, T+900]), cudaEventRecord [T+200, T+250], cudaStreamWaitEvent
+ * [T+400, T+450] making stream 100+(i+1)%n wait; NVTX range "step" on
+ * thread 11 around all of it. Before the range: `noise` cudaEventRecord
+ * calls at 10 ns intervals (on thread 11, no correlation id). */
+static void open_wide(struct trace *t, int n, int noise)
+{
+	char sql[4096];
+
+	memset(t, 0, sizeof(*t));
+	assert_int_equal(sqlite3_open(":memory:", &t->db), SQLITE_OK);
+	assert_int_equal(gs_schema_create(t->db), 0);
+	snprintf(
+	    sql, sizeof(sql),
+	    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'cudaStreamWaitEvent'),"
+	    "(3,'gemm'),(4,'step'),(5,'cudaEventRecord');"
+	    "WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < %d)"
+	    " INSERT INTO api_calls(api,name_id,start,end,pid,tid) SELECT 1, 5, 10 * i,"
+	    " 10 * i + 5, 1, 11 FROM s WHERE i < %d;"
+	    "WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < %d)"
+	    " INSERT INTO api_calls(api,name_id,start,end,pid,tid,correlation_id)"
+	    " SELECT 1, 1, 1000000 + 1000 * i, 1000100 + 1000 * i, 1, 11, 1 + i FROM s"
+	    " UNION ALL SELECT 1, 5, 1000200 + 1000 * i, 1000250 + 1000 * i, 1, 11,"
+	    " 100000 + i FROM s"
+	    " UNION ALL SELECT 1, 2, 1000400 + 1000 * i, 1000450 + 1000 * i, 1, 11,"
+	    " 200000 + i FROM s;"
+	    "WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < %d)"
+	    " INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,graph_id)"
+	    " SELECT 1 + i, 1000500 + 1000 * i, 1000900 + 1000 * i, 0, 100 + i, 1 + i, 3, 0"
+	    " FROM s;"
+	    "WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < %d)"
+	    " INSERT INTO syncs(id,start,end,kind,implicit,api_name_id,device,stream,event,"
+	    "correlation_id,pid,tid) SELECT 1 + i, 1000400 + 1000 * i, 1000450 + 1000 * i, 2,"
+	    " 0, 2, 0, 100 + (i + 1) %% %d, 1 + i, 200000 + i, 1, 11 FROM s;"
+	    "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES(999000, %d, 0, 4, 1, 11);",
+	    noise, noise, n - 1, n - 1, n - 1, n, 1000000 + 1000 * n);
+	assert_int_equal(sqlite3_exec(t->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	t->path = "wide";
+	t->schema_version = 1;
+}
+
+/* The --streams view of open_wide(): wait i (on stream 100+(i+1)%n) is
+ * linked from kernel i (launched last before record call i, on another
+ * stream); each stream holds its kernel and one wait, so one stream edge
+ * each: 2n nodes, n stream edges, n event edges, n clusters. Returns the
+ * thousands of SQLite VM instructions the load took. */
+static uint64_t load_wide(int n, int noise)
+{
+	struct trace t;
+	struct gm_graph g;
+	struct tg_range r;
+	char err[256];
+	uint64_t kops = 0;
+	int i, event_edges = 0;
+
+	open_wide(&t, n, noise);
+	sqlite3_progress_handler(t.db, 1000, count_kilo_ops, &kops);
+	gm_init(&g);
+	assert_int_equal(tg_load_streams(&t, "step", 0, 1000, &g, &r, err, sizeof(err)), 0);
+	sqlite3_progress_handler(t.db, 0, NULL, NULL);
+	assert_int_equal(r.ops, n);
+	assert_int_equal(r.waits, n);
+	assert_int_equal(r.waits_linked, n);
+	assert_int_equal(r.streams, n);
+	assert_int_equal(g.n_nodes, 2 * n);
+	assert_int_equal(g.n_edges, 2 * n);
+	for (i = 0; i < (int)g.n_edges; i++) {
+		const struct gm_edge *e = &g.edges[i];
+		if (e->kind != GM_EDGE_EVENT)
+			continue;
+		event_edges++;
+		/* node ids: row id * 4 (+ 3 for a wait); kernel i and wait i are
+		 * rows 1 + i */
+		assert_int_equal(g.nodes[e->to].id % 4, 3);
+		assert_int_equal(g.nodes[e->from].id, g.nodes[e->to].id - 3);
+	}
+	assert_int_equal(event_edges, n);
+	gm_free(&g);
+	sqlite3_close(t.db);
+	return kops;
+}
+
+/* A range with 300 operations on 300 streams and 300 waits. The loader
+ * ran one query per wait scanning the API calls before it, and two
+ * subqueries per operation scanning all API calls (no indexes, as in a
+ * recording cut short): work in proportion to waits or operations times
+ * API calls (a range with 1000 streams and waits in a trace of 53000 API
+ * calls took 19 s). Counted in SQLite VM instructions:
+ * - 30000 more API calls (before the range) may cost in proportion to
+ *   them: less than 200 kilo-instructions per 1000 (11400 before, 11 now);
+ * - twice the streams, operations and waits (600) less than three times
+ *   the work (before: 9226 -> 36000 kilo-instructions, four times). */
+static void test_streams_view_work_linear_in_api_calls(void **state)
+{
+	uint64_t quiet, noisy, twice;
+
+	(void)state;
+	quiet = load_wide(300, 0);
+	noisy = load_wide(300, 30000);
+	twice = load_wide(600, 0);
+	print_message("SQLite kilo-instructions: %llu for 300 streams, %llu with 30000 more API "
+		      "calls, %llu for 600 streams\n",
+		      (unsigned long long)quiet, (unsigned long long)noisy,
+		      (unsigned long long)twice);
+	assert_true(noisy >= quiet);
+	assert_true(noisy - quiet < 6000);
+	assert_true(twice < 3 * quiet);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +418,7 @@ int main(void)
 	    cmocka_unit_test(test_load_child_graph_as_cluster),
 	    cmocka_unit_test(test_streams_view_of_nvtx_range),
 	    cmocka_unit_test(test_streams_view_max_ops_drops_later_waits),
+	    cmocka_unit_test(test_streams_view_work_linear_in_api_calls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
