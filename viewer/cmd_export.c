@@ -214,7 +214,10 @@ int cmd_export(int argc, char **argv)
 		rc = export_csv(&t, out, err, sizeof(err));
 		trace_close(&t);
 		if (rc) {
-			gs_error(out, "%s", err);
+			/* a damaged trace is named as the trace (it named the
+			 * output directory); the directory for what cannot be
+			 * made or written there */
+			gs_error(rc == EXPORT_ERR_INPUT ? db : out, "%s", err);
 			return GS_EXIT_BAD_INPUT;
 		}
 		return GS_EXIT_OK;

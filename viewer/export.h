@@ -155,7 +155,10 @@ int export_chrome(struct trace *t, FILE *f, export_gap_fn gap, void *gap_ctx, si
 		  char *err, size_t errlen);
 
 /* One CSV file per table of schema v1 in directory dir (created if
- * missing). Returns 0, -1 (err filled; a write or SQLite failure). */
+ * missing). Returns 0, EXPORT_ERR_INPUT (err filled: an SQLite error
+ * reading the trace - a damaged trace) or -1 (err filled: the directory or
+ * a file cannot be made or written). The file of a table that fails is
+ * removed; those written before it stay. */
 int export_csv(struct trace *t, const char *dir, char *err, size_t errlen);
 
 /* Write one CSV field, RFC 4180: quoted when it holds a comma, a quote, CR

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "export.h"
 
@@ -171,6 +172,7 @@ static int write_table(struct trace *t, const char *dir, const char *table, cons
 
 	if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot read table %s: %s", table, sqlite3_errmsg(t->db));
+		ret = EXPORT_ERR_INPUT;
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/%s.csv", dir, table);
@@ -213,7 +215,11 @@ static int write_table(struct trace *t, const char *dir, const char *table, cons
 		fputs("\r\n", f);
 	}
 	if (rc != SQLITE_DONE) {
+		/* a page SQLite cannot read, a table that is not what the
+		 * schema says: the trace is damaged, bad input (exit 2 naming
+		 * the trace), not a failure to write */
 		snprintf(err, errlen, "cannot read table %s: %s", table, sqlite3_errmsg(t->db));
+		ret = EXPORT_ERR_INPUT;
 		goto out;
 	}
 	if (ferror(f)) {
@@ -226,6 +232,8 @@ out:
 		snprintf(err, errlen, "write error on %s: %s", path, strerror(errno));
 		ret = -1;
 	}
+	if (f && ret != 0)
+		unlink(path); /* a table cut short is not left to be read as whole */
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -237,16 +245,16 @@ static int write_other_tables(struct trace *t, const char *dir, char *err, size_
 {
 	sqlite3_stmt *st = NULL;
 	char sql[160];
-	int ret = 0;
+	int ret = 0, rc = SQLITE_DONE;
 
 	if (sqlite3_prepare_v2(t->db,
 			       "SELECT name FROM sqlite_master WHERE type = 'table'"
 			       " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
 			       -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot list tables: %s", sqlite3_errmsg(t->db));
-		return -1;
+		return EXPORT_ERR_INPUT;
 	}
-	while (ret == 0 && sqlite3_step(st) == SQLITE_ROW) {
+	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		size_t i, known = 0;
 
@@ -262,6 +270,10 @@ static int write_other_tables(struct trace *t, const char *dir, char *err, size_
 		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" ORDER BY rowid", name);
 		ret = write_table(t, dir, name, sql, err, errlen);
 	}
+	if (ret == 0 && rc != SQLITE_DONE) {
+		snprintf(err, errlen, "cannot list tables: %s", sqlite3_errmsg(t->db));
+		ret = EXPORT_ERR_INPUT;
+	}
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -276,8 +288,10 @@ int export_csv(struct trace *t, const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot register SQL functions: %s", sqlite3_errmsg(t->db));
 		return -1;
 	}
-	for (i = 0; i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
-		if (write_table(t, dir, csv_tables[i].table, csv_tables[i].sql, err, errlen))
-			return -1;
+	for (i = 0; i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++) {
+		int rc = write_table(t, dir, csv_tables[i].table, csv_tables[i].sql, err, errlen);
+		if (rc)
+			return rc;
+	}
 	return write_other_tables(t, dir, err, errlen);
 }

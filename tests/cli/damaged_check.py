@@ -20,6 +20,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 
@@ -399,6 +400,18 @@ def check_corrupt_page():
                        f"corrupt threads: export chrome {extra}",
                        f"gapscope: {db}: cannot read trace: database disk image is malformed")
         expect(not os.path.exists(out), "corrupt threads: a partial JSON file was left")
+    # CSV: the tables are written in schema order (meta, strings, devices,
+    # processes, threads, ...): the four before threads are whole and stay,
+    # threads.csv (cut short) goes, nothing after it is written; the line
+    # names the trace (it named the output directory)
+    csv_dir = os.path.join(WORK, "corrupt_csv")
+    if os.path.exists(csv_dir):  # from an earlier run
+        shutil.rmtree(csv_dir)
+    one_line_exit2(run("export", db, "--format", "csv", "-o", csv_dir), "corrupt threads: csv",
+                   f"gapscope: {db}: cannot read table threads: database disk image is malformed")
+    expect(sorted(os.listdir(csv_dir)) == ["devices.csv", "meta.csv", "processes.csv",
+                                          "strings.csv"],
+           f"corrupt threads: csv files {sorted(os.listdir(csv_dir))}")
 
 
 def run_measured(out_path, *args):
