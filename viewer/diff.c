@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "analysis_int.h" /* gs_sat_add only: the analysis' own saturating sum */
 #include "diff.h"
 #include "export.h"
 #include "names.h"
@@ -31,13 +32,17 @@ void run_totals_compute(const struct gs_result *res, struct run_totals *t)
 		if (!any || tl->last > last)
 			last = tl->last;
 		any = 1;
-		t->window += tl->window;
-		t->busy += tl->busy;
-		t->idle += tl->idle;
+		/* sums over devices saturate at 2^63-1 as the analysis' sums do:
+		 * each device's window lies in [0, 2^62] ns, two of them need not
+		 * (two devices busy 2^62 ns each overflowed: UBSan here, and
+		 * diff --json printed -2^63 ns busy) */
+		t->window = gs_sat_add(t->window, tl->window);
+		t->busy = gs_sat_add(t->busy, tl->busy);
+		t->idle = gs_sat_add(t->idle, tl->idle);
 		t->gaps += tl->n_gaps;
 		t->ops += tl->n_ops;
 		for (c = 0; c < GS_CAUSE_COUNT; c++) {
-			t->idle_by_cause[c] += tl->idle_by_cause[c];
+			t->idle_by_cause[c] = gs_sat_add(t->idle_by_cause[c], tl->idle_by_cause[c]);
 			t->gaps_by_cause[c] += tl->gaps_by_cause[c];
 		}
 	}

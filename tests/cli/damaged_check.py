@@ -338,6 +338,37 @@ def check_sums():
     if p.returncode == 0:
         top_k = json.loads(p.stdout)["kernels"]["top"]
         expect([(k["count"], k["total_ns"]) for k in top_k] == [(2, top)], f"sums kernels: {top_k}")
+    # diff sums window, busy and idle time over devices: two devices with a
+    # kernel [0, 2^62] each are busy 2 * 2^62 ns (held at 2^63 - 1, as is
+    # the window sum; utilisation 1); three devices with kernels [0, 1] and
+    # [2^62 - 1, 2^62] each (no launch calls: cause "other") are idle
+    # 3 * (2^62 - 2) ns, held at 2^63 - 1, busy 3 * 2 = 6 ns. It overflowed
+    # (UBSan diff.c:34; diff --json printed busy_ns -9223372036854775808).
+    db2 = mkdb("sums_devices2", "INSERT INTO devices(id,name,cc_major) VALUES(1,'B',9);"
+               f"UPDATE kernels SET start=0, end={big}, device=id - 1;"
+               "DELETE FROM memcpys; DELETE FROM memsets;")
+    db3 = mkdb("sums_devices3", "INSERT INTO devices(id,name,cc_major) VALUES(1,'B',9),"
+               "(2,'C',9); DELETE FROM kernels; DELETE FROM memcpys; DELETE FROM memsets;"
+               "INSERT INTO kernels(start,end,device,stream,correlation_id,name_id,graph_id)"
+               " SELECT 0, 1, d, 7, 0, 3, 0 FROM (SELECT 0 AS d UNION SELECT 1 UNION SELECT 2)"
+               f" UNION ALL SELECT {big - 1}, {big}, d, 7, 0, 3, 0 FROM (SELECT 0 AS d"
+               " UNION SELECT 1 UNION SELECT 2);")
+    for db, want in ((db2, {"window_ns": top, "busy_ns": top, "idle_ns": 0, "utilisation": 1.0,
+                            "other": 0}),
+                     (db3, {"window_ns": top, "busy_ns": 6, "idle_ns": top, "other": top})):
+        p = run("diff", "--json", db, db)
+        expect(p.returncode == 0 and not sanitizer(p),
+               f"diff sums {db}: exit {p.returncode} {p.stderr[:300]!r}")
+        if p.returncode != 0:
+            continue
+        tot = json.loads(p.stdout)["totals"]
+        got = {k: tot[k]["before"] for k in want if k in tot}
+        got["other"] = tot["idle_by_cause_ns"]["other"]["before"]
+        expect(got == want and tot["busy_ns"]["after"] == want["busy_ns"] and
+               tot["busy_ns"]["change"] == 0, f"diff sums {db}: {got}, want {want}")
+        p = run("diff", db, db)
+        expect(p.returncode == 0 and not sanitizer(p),
+               f"diff sums {db}: text: exit {p.returncode} {p.stderr[:300]!r}")
     for name in ("sums_syncs", "sums_nvtx", "sums_kernels"):
         db = os.path.join(WORK, name + ".db")
         for label, argv in (("report", ["report", db]), ("html", ["html", db, "-o", db + ".html"]),
