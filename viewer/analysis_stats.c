@@ -890,8 +890,18 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	/* A replay removes the launch-caused idle and adds the graph's own
 	 * per-node cost; sync-bound and dependency holes inside an occurrence
 	 * stay (the host still waits, the event still has to fire). */
-	a.estimate = gs_sat_add(a.measured - a.launch_idle,
-				(int64_t)a.count * len * res->graph_node_overhead_ns);
+	{
+		/* count x len x node overhead, held at 2^63-1 like the sums:
+		 * len x count is at most the ops of a stream, but the overhead
+		 * measured in a damaged trace's graph launches can be up to
+		 * 2^62 ns (holes of 4e17 ns: 40 x 4e17 overflowed, UBSan) */
+		int64_t replay;
+
+		if (__builtin_mul_overflow((int64_t)a.count, (int64_t)len, &replay) ||
+		    __builtin_mul_overflow(replay, res->graph_node_overhead_ns, &replay))
+			replay = INT64_MAX;
+		a.estimate = gs_sat_add(a.measured - a.launch_idle, replay);
+	}
 	a.saving = a.measured - a.estimate;
 	a.saving_share = a.measured > 0 ? (double)a.saving / (double)a.measured : 0.0;
 	/* worth a sentence only when it saves > 5% of the sequence's time and

@@ -369,6 +369,52 @@ def check_sums():
         p = run("diff", db, db)
         expect(p.returncode == 0 and not sanitizer(p),
                f"diff sums {db}: text: exit {p.returncode} {p.stderr[:300]!r}")
+    # graph advice: a replay costs count x length x node overhead. The
+    # overhead measured in a graph launch (p50 of the holes between its
+    # kernels) of 10 kernels (graph 1, correlation 90, stream 5) 4e17 ns
+    # apart is 4e17; the 40 kernels X, Y, X, Y, ... launched one by one on
+    # stream 8 (K at 10 + 1000 k + [10, 20], launch [10 + 1000 k, +5]) are
+    # the sequence (X, Y) 20 times: 20 x 2 x 4e17 = 1.6e19 > 2^63 - 1
+    # (overflowed: UBSan analysis_stats.c:893), held there. Measured time
+    # 20 .. 39030 = 39010 ns, kernels 40 x 10 = 400 ns, the rest launch
+    # idle (38610 ns), so estimate = 400 + 1.6e19 -> 2^63 - 1 and saving
+    # = 39010 - (2^63 - 1) = -9223372036854736797 ns: no advice.
+    hole = 400000000000000000
+    graph_k = ",".join(f"({100 + (10 + hole) * k},{110 + (10 + hole) * k},0,5,90,{10 + k % 2},1)"
+                       for k in range(10))
+    eager_a = ",".join(f"(1,1,{10 + 1000 * k},{15 + 1000 * k},1,11,{100 + k})" for k in range(40))
+    eager_k = ",".join(f"({20 + 1000 * k},{30 + 1000 * k},0,8,{100 + k},{10 + k % 2},0)"
+                       for k in range(40))
+    db = mkdb("sums_advice", "DELETE FROM kernels; DELETE FROM api_calls; DELETE FROM memcpys;"
+              "DELETE FROM memsets; DELETE FROM syncs; DELETE FROM nvtx;"
+              "INSERT INTO strings VALUES(10,'X'),(11,'Y');"
+              "INSERT INTO api_calls(api,name_id,start,end,pid,tid,correlation_id) VALUES"
+              f"(1,1,0,50,1,11,90),{eager_a};"
+              "INSERT INTO kernels(start,end,device,stream,correlation_id,name_id,graph_id)"
+              f" VALUES{graph_k},{eager_k};")
+    p = run("report", "--json", db)
+    expect(p.returncode == 0 and not sanitizer(p),
+           f"sums advice: exit {p.returncode} {p.stderr[:300]!r}")
+    if p.returncode == 0:
+        adv = json.loads(p.stdout)["graph_advice"]
+        expect((adv["node_overhead_ns"], adv["node_overhead_source"]) == (hole, "measured"),
+               f"sums advice: node overhead {adv['node_overhead_ns']}")
+        got = [(q["stream"], q["length"], q["count"], q["measured_ns"], q["launch_idle_ns"],
+                q["estimate_ns"], q["saving_ns"], q["advise"]) for q in adv["sequences"]]
+        expect(got == [(8, 2, 20, 39010, 38610, top, 39010 - top, False)],
+               f"sums advice: sequences {got}")
+    for label, argv in (("report", ["report", db]), ("html", ["html", db, "-o", db + ".html"]),
+                        ("diff", ["diff", db, db]),
+                        ("option", ["report", "--graph-node-overhead", "1000000000", db])):
+        p = run(*argv)
+        expect(p.returncode == 0 and not sanitizer(p),
+               f"sums advice: {label}: exit {p.returncode} {p.stderr[:300]!r}")
+    # the option's bound: 0 to 1e9 ns (one line, exit 2 past it)
+    one_line_exit2(run("report", "--graph-node-overhead", "1000000001", db), "node overhead 1e9+1",
+                   "gapscope: report: --graph-node-overhead needs a duration in ns (0 to 1e9), "
+                   "not '1000000001'")
+    p = run("report", "--help")
+    expect("advice, 0 to 1e9 ns" in p.stdout, "report --help: the --graph-node-overhead bound")
     for name in ("sums_syncs", "sums_nvtx", "sums_kernels"):
         db = os.path.join(WORK, name + ".db")
         for label, argv in (("report", ["report", db]), ("html", ["html", db, "-o", db + ".html"]),
