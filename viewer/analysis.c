@@ -921,6 +921,7 @@ static void u32map_free(struct u32map *m)
 struct sstate {
 	int64_t cur_end; /* ns, max end so far on the stream */
 	uint32_t last;	 /* last op on the stream so far with a known launch call */
+	uint32_t prev;	 /* last op on the stream so far (stream views only) */
 	uint64_t count;
 };
 
@@ -958,6 +959,7 @@ static uint32_t view_stream(struct u32map *map, struct sstate **st, size_t *st_c
 		}
 		memset(&(*st)[si], 0, sizeof((*st)[si]));
 		(*st)[si].last = GS_NONE;
+		(*st)[si].prev = GS_NONE;
 		(*n_streams)++;
 	}
 	return si;
@@ -1070,11 +1072,22 @@ static void stream_views(struct view_job *j)
 			err = add_gap(c, &d->streams[si].tl, &g, NULL, NULL, NULL, NULL);
 			if (err)
 				goto out;
+			/* the graph advice classifies this gap again from the
+			 * end of the ops it walked since an occurrence began and
+			 * the latest of them with a launch call: the same inputs
+			 * when the predecessor has a call and ends last */
+			if (st[si].last == st[si].prev && ops[st[si].prev].end == st[si].cur_end)
+				c->sv_gap[i] = SV_GAP_SAME |
+					       (g.cause == GS_CAUSE_LAUNCH_BOUND ||
+							g.cause == GS_CAUSE_LAUNCH_LATENCY
+						    ? SV_GAP_LAUNCH
+						    : 0);
 		}
 		if (!st[si].count || op->end > st[si].cur_end)
 			st[si].cur_end = op->end;
 		if (c->call_of[i] != GS_NONE)
 			st[si].last = (uint32_t)i;
+		st[si].prev = (uint32_t)i;
 		st[si].count++;
 		if (sel_contains_op(c, op->start, op->end))
 			d->streams[si].tl.n_ops++;
@@ -1182,6 +1195,7 @@ static void actx_free(struct actx *c)
 	free(c->waits.v);
 	free(c->hostfn.v);
 	free(c->stream_of);
+	free(c->sv_gap);
 	free(c->scratch);
 	free(c->scratch_advice);
 	free(c->wait_rec_dev);
@@ -1274,8 +1288,9 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		goto out;
 	c.call_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
 	c.stream_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
+	c.sv_gap = big_calloc(in->n_ops ? in->n_ops : 1, 1);
 	c.scratch = big_malloc((in->n_ops ? in->n_ops : 1) * SCRATCH_PER_OP + 16);
-	if (!c.call_of || !c.stream_of || !c.scratch) {
+	if (!c.call_of || !c.stream_of || !c.sv_gap || !c.scratch) {
 		rc = -ENOMEM;
 		goto out;
 	}

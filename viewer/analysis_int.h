@@ -80,6 +80,12 @@ struct actx {
 	struct evts hostfn; /* host function calls by tid */
 
 	uint32_t *stream_of; /* per op: index into its device's streams */
+	/* per op, from the stream views: SV_GAP_SAME when the op ends a
+	 * stream gap whose classification any walk of the stream's ops in
+	 * order repeats (its predecessor on the stream has a known launch
+	 * call and ends last), with SV_GAP_LAUNCH when that gap is
+	 * launch-caused (launch-bound or launch latency); else 0 */
+	uint8_t *sv_gap;
 
 	/* One scratch block of SCRATCH_PER_OP bytes per op, shared by the
 	 * statistics passes one after another: fresh memory costs a page
@@ -92,6 +98,9 @@ struct actx {
 	 * block; it is `scratch` itself when it runs after them */
 	void *scratch_advice;
 };
+
+#define SV_GAP_SAME 0x1
+#define SV_GAP_LAUNCH 0x2
 
 #define GS_ADVICE_ANCHORS 8 /* candidate anchors tried per stream in the graph advice */
 #define SCRATCH_PER_OP 24   /* (+16 bytes of slack at the end) */
