@@ -16,12 +16,12 @@ add_library(gs_collector_core STATIC
             ${CMAKE_CURRENT_SOURCE_DIR}/synthetic.c)
 target_include_directories(gs_collector_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                            ${CUDAToolkit_INCLUDE_DIRS})
-target_link_libraries(gs_collector_core PUBLIC gs_schema SQLite::SQLite3 Threads::Threads)
+target_link_libraries(gs_collector_core PUBLIC gs_schema gs_sqlite3 Threads::Threads)
 set_target_properties(gs_collector_core PROPERTIES C_VISIBILITY_PRESET hidden)
 
 
 add_library(gapscope_collector SHARED ${CMAKE_CURRENT_SOURCE_DIR}/collector.c)
-target_link_libraries(gapscope_collector PRIVATE gs_collector_core CUDA::cupti SQLite::SQLite3
+target_link_libraries(gapscope_collector PRIVATE gs_collector_core CUDA::cupti gs_sqlite3
                       Threads::Threads ${CMAKE_DL_LIBS})
 set_target_properties(gapscope_collector PROPERTIES C_VISIBILITY_PRESET hidden OUTPUT_NAME gapscope)
 # Keep the static archives' symbols (gs_writer_*, gs_schema_*) out of the

@@ -4,7 +4,7 @@
 # "gapscope: <file>: <what>" and exit 2, or exit 0 with the damaged rows
 # read as documented - never a crash or a sanitizer report.
 add_executable(damaged_mkdb ${CMAKE_CURRENT_LIST_DIR}/damaged_mkdb.c)
-target_link_libraries(damaged_mkdb PRIVATE gs_schema SQLite::SQLite3)
+target_link_libraries(damaged_mkdb PRIVATE gs_schema gs_sqlite3)
 set_target_properties(damaged_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 
 find_package(Python3 COMPONENTS Interpreter)

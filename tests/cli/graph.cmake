@@ -2,7 +2,7 @@
 # on databases that graph_mkdb builds with the real schema from the fixture
 # SQL files in tests/cli/graph/ (expected figures worked out there by hand).
 add_executable(graph_mkdb ${CMAKE_CURRENT_LIST_DIR}/graph_mkdb.c)
-target_link_libraries(graph_mkdb PRIVATE gs_schema SQLite::SQLite3)
+target_link_libraries(graph_mkdb PRIVATE gs_schema gs_sqlite3)
 set_target_properties(graph_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 
 foreach(case list hidden empty svg_stats png_child collapse_off dot_stdout hostile streams bad_input

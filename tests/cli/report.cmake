@@ -3,7 +3,7 @@
 # checked against values worked out by hand in report_check.py (text output
 # by pattern, --json parsed by Python's json module).
 add_executable(report_mkdb ${CMAKE_CURRENT_LIST_DIR}/report_mkdb.c)
-target_link_libraries(report_mkdb PRIVATE gs_schema SQLite::SQLite3)
+target_link_libraries(report_mkdb PRIVATE gs_schema gs_sqlite3)
 set_target_properties(report_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 
 find_package(Python3 COMPONENTS Interpreter)
