@@ -32,19 +32,25 @@ const char gs_schema_sql[] =
 	"  pid INTEGER PRIMARY KEY, hostname TEXT, command_line TEXT,\n"
 	"  start_ns INTEGER, end_ns INTEGER, exit_reason TEXT);\n"
 	"CREATE TABLE IF NOT EXISTS threads (tid INTEGER PRIMARY KEY, pid INTEGER, name TEXT);\n"
+	/* The columns the report reads come first, graph_id and graph_node_id
+	 * among them: SQLite reaches a column by walking the row's header up
+	 * to it, and graph_id as the 18th column cost the report's loader a
+	 * third of its CPU time on kernel rows (docs/report.md, "Speed").
+	 * Readers and writers name their columns; the order is not part of
+	 * the format. */
 	"CREATE TABLE IF NOT EXISTS kernels (\n"
 	"  id INTEGER PRIMARY KEY,\n"
 	"  start INTEGER NOT NULL, end INTEGER NOT NULL,   -- ns\n"
 	"  device INTEGER, context INTEGER, stream INTEGER,\n"
 	"  correlation_id INTEGER,                 -- = api_calls.correlation_id of the launch\n"
 	"  name_id INTEGER,                        -- strings.id (mangled name)\n"
+	"  graph_id INTEGER,                       -- 0 unless launched from a graph\n"
+	"  graph_node_id INTEGER,                  -- 0 unless launched from a graph\n"
 	"  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n"
 	"  block_x INTEGER, block_y INTEGER, block_z INTEGER,\n"
 	"  registers INTEGER,                      -- per thread\n"
 	"  static_shared_bytes INTEGER, dynamic_shared_bytes INTEGER,\n"
 	"  local_memory_bytes INTEGER,             -- per thread\n"
-	"  graph_id INTEGER,                       -- 0 unless launched from a graph\n"
-	"  graph_node_id INTEGER,                  -- 0 unless launched from a graph\n"
 	"  queued INTEGER, submitted INTEGER,      -- ns; NULL unless latency timestamps on\n"
 	"  launch_type INTEGER,                    -- CUpti_ActivityLaunchType\n"
 	"  is_device_launched INTEGER);\n"
