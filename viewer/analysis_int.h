@@ -144,7 +144,9 @@ void big_hint(void *p, size_t bytes);
 int stats_launches(struct actx *c);
 int stats_syncs(struct actx *c);
 int stats_kernels(struct actx *c);
-int stats_nvtx(struct actx *c);
+/* scratch: a block of SCRATCH_PER_OP bytes per op (c->scratch or, on the
+ * advice thread once the advice is done, c->scratch_advice) */
+int stats_nvtx(struct actx *c, void *scratch);
 int stats_graph_advice(struct actx *c);
 
 #endif

@@ -369,7 +369,7 @@ static int cmp_nvtx_stat(const void *a, const void *b)
 	return x->text_id < y->text_id ? -1 : x->text_id > y->text_id;
 }
 
-int stats_nvtx(struct actx *c)
+int stats_nvtx(struct actx *c, void *scratch)
 {
 	const struct gs_input *in = c->in;
 	struct gs_result *res = c->res;
@@ -422,7 +422,7 @@ int stats_nvtx(struct actx *c)
 			}
 		}
 		if (!pass)
-			iv = c->scratch; /* n_iv <= n_ops intervals: 16 of 24 B per op */
+			iv = scratch; /* n_iv <= n_ops intervals: 16 of 24 B per op */
 	}
 	if (res->n_devices > 1) {
 		size_t m2 = n_iv;
@@ -439,7 +439,7 @@ int stats_nvtx(struct actx *c)
 			}
 		}
 	}
-	pre = (int64_t *)c->scratch + 2 * n_iv; /* the other 8 of 24 B per op */
+	pre = (int64_t *)scratch + 2 * n_iv; /* the other 8 of 24 B per op */
 	slot = malloc(n_names * sizeof(uint32_t));
 	if (!slot)
 		goto out;
