@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,33 +363,68 @@ static int job_apis(struct job *j)
 	    5, row_api);
 }
 
-static void *job_thread(void *arg)
+/* A read-only connection of a reader thread's own; NULL with err set when
+ * it cannot be opened. */
+static sqlite3 *open_reader(const char *path, char *err, size_t errlen)
 {
-	struct job *j = arg;
-	sqlite3 *own = NULL;
+	sqlite3 *db = NULL;
 
-	if (!j->db) {
-		if (sqlite3_open_v2(j->path, &own, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-				    NULL) != SQLITE_OK) {
-			snprintf(j->err, sizeof(j->err), "cannot open database: %s",
-				 own ? sqlite3_errmsg(own) : "out of memory");
-			sqlite3_close(own);
-			j->rc = -1;
-			return NULL;
-		}
-		/* a rowid-order scan reads each page once: a small page cache
-		 * (the root-to-leaf path and little else) touches less fresh
-		 * memory than SQLite's default 2 MB per connection */
-		(void)sqlite3_exec(own, "PRAGMA cache_size=-256", NULL, NULL, NULL);
-		j->db = own;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database: %s",
+			 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
 	}
+	/* a rowid-order scan reads each page once: a small page cache (the
+	 * root-to-leaf path and little else) touches less fresh memory than
+	 * SQLite's default 2 MB per connection */
+	(void)sqlite3_exec(db, "PRAGMA cache_size=-256", NULL, NULL, NULL);
+	return db;
+}
+
+/* Run one job on j->db. */
+static void run_job(struct job *j)
+{
 	if (j->fixed) /* a slice sized from its rowid range: written whole */
 		prefault(j->out.p, j->out.cap * j->out.elem);
 	j->rc = j->fn(j);
-	if (own) {
-		sqlite3_close(own);
+}
+
+/* The rowid ranges of the two big tables, read by a few threads that each
+ * take the next range from the queue until none is left (kernels first:
+ * their rows cost more to decode). With one range per thread the threads
+ * finished up to 0.45 s apart on a 10M-kernel trace, one core idle
+ * meanwhile; ranges of a sixteenth of the table or less leave a shorter
+ * tail. */
+struct job_queue {
+	struct job **jobs;
+	int n;
+	atomic_int next;
+	const char *path;
+};
+
+static void *queue_worker(void *arg)
+{
+	struct job_queue *q = arg;
+	sqlite3 *db = NULL;
+	char err[256] = "";
+	int k;
+
+	while ((k = atomic_fetch_add(&q->next, 1)) < q->n) {
+		struct job *j = q->jobs[k];
+		if (!db && !err[0])
+			db = open_reader(q->path, err, sizeof(err));
+		if (!db) {
+			snprintf(j->err, sizeof(j->err), "%s", err);
+			j->rc = -1;
+			continue;
+		}
+		j->db = db;
+		run_job(j);
 		j->db = NULL;
 	}
+	sqlite3_close(db);
 	return NULL;
 }
 
@@ -773,7 +809,7 @@ static int split_setup(struct split *sp, struct trace *t, const char *table,
 	big_hint(sp->buf, (size_t)sp->max * elem);
 	for (p = 0; p < sp->n; p++) {
 		struct job *j = &sp->part[p];
-		/* max < 2^31 and n <= 8: the products fit in 64 bits */
+		/* max < 2^31 and n <= 64: the products fit in 64 bits */
 		int64_t first = sp->max * p / sp->n, next = sp->max * (p + 1) / sp->n;
 		j->fixed = 1;
 		j->lo = lo + first;
@@ -836,22 +872,34 @@ static const char *split_err(const struct split *sp)
 	return NULL;
 }
 
-/* Parts per big table: half the usable cores, so that the 2K reader
- * threads of the two big tables have a core each, and at least 2 (on a
- * 2-core machine the four threads share the CPU evenly, so all finish
- * together; measured in docs/report.md, Speed). At most
- * GS_LOAD_MAX_PARTS: each part opens its own connection and descends the
- * b-tree once, and more than 16 reader threads were never measured. */
-static int load_parts_default(void)
+/* The cores this process may run on (taskset, a container's cpuset), as
+ * nproc counts them, not all the machine has. */
+static int usable_cores(void)
 {
-	/* the cores this process may run on (taskset, a container's cpuset),
-	 * as nproc counts them, not all the machine has */
 	cpu_set_t set;
 	long cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
 								  : sysconf(_SC_NPROCESSORS_ONLN);
-	long k = cores > 0 ? cores / 2 : 2;
 
-	return k < 2 ? 2 : k > GS_LOAD_MAX_PARTS ? GS_LOAD_MAX_PARTS : (int)k;
+	return cores < 1 ? 1 : cores > 1024 ? 1024 : (int)cores;
+}
+
+/* Reader threads: one per usable core, at least 2 and at most
+ * GS_LOAD_MAX_READERS (more than 16 were never measured). */
+static int load_readers(void)
+{
+	int cores = usable_cores();
+
+	return cores < 2 ? 2 : cores > GS_LOAD_MAX_READERS ? GS_LOAD_MAX_READERS : cores;
+}
+
+/* Rowid ranges per big table: 8 per reader thread, at least 16 and at most
+ * GS_LOAD_MAX_PARTS (each range prepares a statement and descends the
+ * b-tree once: well under a millisecond). */
+static int load_parts_default(void)
+{
+	int k = 8 * load_readers();
+
+	return k < 16 ? 16 : k > GS_LOAD_MAX_PARTS ? GS_LOAD_MAX_PARTS : k;
 }
 
 int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, size_t errlen)
@@ -869,8 +917,9 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 	struct vec ve = {.elem = sizeof(struct gs_event)};
 	struct node_set hd = {NULL, 0};
 	struct job *bg[2 * GS_LOAD_MAX_PARTS];
-	pthread_t th[2 * GS_LOAD_MAX_PARTS];
-	int started[2 * GS_LOAD_MAX_PARTS] = {0}, n_bg = 0, k, rc = -1;
+	struct job_queue q = {.jobs = bg, .path = t->path};
+	pthread_t th[GS_LOAD_MAX_READERS];
+	int started[GS_LOAD_MAX_READERS] = {0}, n_bg = 0, n_th, k, rc = -1;
 	uint32_t str_end = 1;
 	const char *jerr;
 
@@ -879,10 +928,10 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 	memset(&sa, 0, sizeof(sa));
 	in->kernel_overhead_ns = -1;
 	/* kernels and api_calls, the two big tables, each in `parts` rowid
-	 * ranges on threads of their own (load_parts_default()); the small
-	 * tables on the
-	 * caller's connection meanwhile. If a thread cannot be started, its
-	 * job runs here. */
+	 * ranges (load_parts_default()) that reader threads take from a
+	 * queue; the small tables on the caller's connection meanwhile, after
+	 * which this thread reads from the queue too (all of it where no
+	 * thread could be started). */
 	if (strings_end(t->db, &str_end, err, errlen))
 		return -1;
 	if ((what & GS_LOAD_OPS) && load_host_deps(t->db, &hd, err, errlen))
@@ -908,13 +957,13 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 		sa.part[k].strings_end = str_end;
 	n_bg = split_jobs(&sk, bg);
 	n_bg += split_jobs(&sa, bg + n_bg);
-	for (k = 0; k < n_bg; k++)
-		started[k] = pthread_create(&th[k], NULL, job_thread, bg[k]) == 0;
-	for (k = 0; k < n_bg; k++)
-		if (!started[k])
-			job_thread(bg[k]);
+	q.n = n_bg;
+	atomic_init(&q.next, 0);
+	n_th = n_bg < load_readers() ? n_bg : load_readers();
+	for (k = 0; k < n_th; k++)
+		started[k] = pthread_create(&th[k], NULL, queue_worker, &q) == 0;
 	if (what & GS_LOAD_OPS)
-		job_thread(&jc);
+		run_job(&jc);
 	if ((what & GS_LOAD_STRINGS) && load_strings(t->db, str_end, &in->strings, err, errlen))
 		goto join;
 	if ((what & GS_LOAD_SYNCS) &&
@@ -923,9 +972,10 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 	if ((what & GS_LOAD_NVTX) && load_nvtx(t->db, str_end, &vn, err, errlen))
 		goto join;
 	load_meta_facts(t, in);
+	queue_worker(&q);
 	rc = 0;
 join:
-	for (k = 0; k < n_bg; k++)
+	for (k = 0; k < n_th; k++)
 		if (started[k])
 			pthread_join(th[k], NULL);
 	if (rc)

@@ -31,13 +31,15 @@
 int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, size_t errlen);
 
 /* Most rowid ranges ("parts") one big table is read in. */
-#define GS_LOAD_MAX_PARTS 8
+#define GS_LOAD_MAX_PARTS 64
+/* Most reader threads taking those ranges from their queue. */
+#define GS_LOAD_MAX_READERS 16
 
 /* trace_load() with each big table (kernels, api_calls) read in `parts`
- * rowid ranges on as many threads (clamped to 1..GS_LOAD_MAX_PARTS);
- * trace_load() picks parts from the number of online cores. Internal:
- * for the loader's tests, which check every part count gives the same
- * rows. */
+ * rowid ranges (clamped to 1..GS_LOAD_MAX_PARTS), which one reader thread
+ * per usable core (2..GS_LOAD_MAX_READERS) takes from a queue;
+ * trace_load() picks parts from the number of readers. Internal: for the
+ * loader's tests, which check every part count gives the same rows. */
 int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
 		     size_t errlen);
 

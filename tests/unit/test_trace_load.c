@@ -305,7 +305,7 @@ static void test_any_number_of_parts_reads_rows_in_rowid_order(void **state)
 
 /* More parts than rowids: API calls with rowids 40 and 42 (span 3) in 5
  * parts are the ranges [40,39] [40,40] [41,40] [41,41] [42,42] (empty
- * ranges are not read), and 64 parts are clamped to GS_LOAD_MAX_PARTS. */
+ * ranges are not read), and 1000 parts are clamped to GS_LOAD_MAX_PARTS. */
 static void test_more_parts_than_rowids(void **state)
 {
 	static const char rows[] =
@@ -313,7 +313,7 @@ static void test_more_parts_than_rowids(void **state)
 	    "graph_id,graph_node_id) VALUES(3,10,20,0,1,7,0,0,0);"
 	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
 	    " VALUES(40,1,211,0,9,9,1,5,7),(42,1,211,0,1,2,1,6,8);";
-	static const int parts[] = {5, 64};
+	static const int parts[] = {5, 1000};
 	char *path = make_db(rows);
 	char err[256];
 	size_t p;
