@@ -101,8 +101,7 @@ struct node_set {
 };
 
 struct job {
-	const char *path;
-	sqlite3 *db; /* NULL: open our own connection on path */
+	sqlite3 *db; /* the connection it reads on (a reader's own, or the caller's) */
 	int (*fn)(struct job *j);
 	struct vec out;
 	int fixed;	/* out is a slice of a shared buffer: never grow or free it */
@@ -763,7 +762,6 @@ static int split_setup(struct split *sp, struct trace *t, const char *table,
 
 	memset(sp, 0, sizeof(*sp));
 	for (p = 0; p < GS_LOAD_MAX_PARTS; p++) {
-		sp->part[p].path = t->path;
 		sp->part[p].fn = fn;
 		sp->part[p].out.elem = elem;
 	}
