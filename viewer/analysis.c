@@ -970,8 +970,15 @@ static void *device_view(void *arg)
 {
 	struct view_job *j = arg;
 	struct actx *c = j->c;
-	struct gs_device_result *d = j->d;
 	const struct gs_op *ops = c->ops;
+	const uint32_t a = j->a, b = j->b;
+	/* The timeline and the gap list are built here and stored in j->d
+	 * at the end: the stream views, on the other thread, write beside
+	 * them (j->d->streams), and sharing that cache line on every gap
+	 * cost more than the rest of this loop (perf, 10M-op trace). */
+	struct gs_timeline tl = j->d->tl;
+	struct gs_gap *gaps = NULL;
+	size_t n_gaps = 0;
 	struct u32map map = {0};
 	struct sstate *st = NULL;
 	size_t st_cap = 0, n_streams = 0, gap_cap = 0, i;
@@ -982,7 +989,7 @@ static void *device_view(void *arg)
 
 	cg_cache_init(&cc);
 	if (!c->opt->all_gaps && c->opt->top_n) {
-		keep.cap = c->opt->top_n < j->b - j->a ? c->opt->top_n : j->b - j->a;
+		keep.cap = c->opt->top_n < b - a ? c->opt->top_n : b - a;
 		keep.h = malloc(keep.cap * sizeof(int64_t));
 		if (!keep.h) {
 			err = -ENOMEM;
@@ -993,13 +1000,13 @@ static void *device_view(void *arg)
 	 * many up front, as address space only (pages are touched as gaps
 	 * are written), saves the copies of a doubling array - 100 MB of
 	 * them on a 10M-op trace. */
-	if (c->opt->all_gaps && !c->has_sel && j->b - j->a > 4096) {
-		d->gaps = big_malloc((size_t)(j->b - j->a) * sizeof(*d->gaps));
-		if (d->gaps)
-			gap_cap = j->b - j->a;
+	if (c->opt->all_gaps && !c->has_sel && b - a > 4096) {
+		gaps = big_malloc((size_t)(b - a) * sizeof(*gaps));
+		if (gaps)
+			gap_cap = b - a;
 	}
-	d->tl.first = ops[j->a].start;
-	for (i = j->a; i < j->b; i++) {
+	tl.first = ops[a].start;
+	for (i = a; i < b; i++) {
 		const struct gs_op *op = &ops[i];
 		uint32_t si = view_stream(&map, &st, &st_cap, &n_streams, op->stream, &err);
 		struct gs_gap g;
@@ -1007,25 +1014,28 @@ static void *device_view(void *arg)
 		if (err)
 			goto out;
 		/* a hole in the union of all streams' ops */
-		if (i > j->a && op->start > dev_end) {
+		if (i > a && op->start > dev_end) {
 			g.start = dev_end;
 			g.end = op->start;
 			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_NVTX, &g);
-			err = add_gap(c, &d->tl, &g, &d->gaps, &d->n_gaps, &gap_cap,
+			err = add_gap(c, &tl, &g, &gaps, &n_gaps, &gap_cap,
 				      c->opt->all_gaps ? NULL : &keep);
 			if (err)
 				goto out;
 		}
-		if (i == j->a || op->end > dev_end)
+		if (i == a || op->end > dev_end)
 			dev_end = op->end;
 		if (sel_contains_op(c, op->start, op->end))
-			d->tl.n_ops++;
+			tl.n_ops++;
 		if (c->call_of[i] != GS_NONE)
 			st[si].last = (uint32_t)i;
 	}
-	d->tl.last = dev_end;
-	tl_finish(c, &d->tl);
+	tl.last = dev_end;
+	tl_finish(c, &tl);
 out:
+	j->d->tl = tl;
+	j->d->gaps = gaps;
+	j->d->n_gaps = n_gaps;
 	free(keep.h);
 	free(st);
 	u32map_free(&map);
@@ -1038,8 +1048,10 @@ out:
 static void stream_views(struct view_job *j)
 {
 	struct actx *c = j->c;
-	struct gs_device_result *d = j->d;
 	const struct gs_op *ops = c->ops;
+	const uint32_t a = j->a, b = j->b;
+	/* in locals until the end, like the device view's (device_view()) */
+	struct gs_stream_result *streams = NULL;
 	struct u32map map = {0};
 	struct sstate *st = NULL;
 	size_t st_cap = 0, sr_cap = 0, n_streams = 0, i, k;
@@ -1047,7 +1059,7 @@ static void stream_views(struct view_job *j)
 	struct cg_cache cc;
 
 	cg_cache_init(&cc);
-	for (i = j->a; i < j->b; i++) {
+	for (i = a; i < b; i++) {
 		const struct gs_op *op = &ops[i];
 		uint32_t si = view_stream(&map, &st, &st_cap, &n_streams, op->stream, &err);
 		struct gs_gap g;
@@ -1055,22 +1067,21 @@ static void stream_views(struct view_job *j)
 		if (err)
 			goto out;
 		if (si + 1 == n_streams && !st[si].count) {
-			if (grow((void **)&d->streams, &sr_cap, n_streams, sizeof(*d->streams))) {
+			if (grow((void **)&streams, &sr_cap, n_streams, sizeof(*streams))) {
 				err = -ENOMEM;
 				goto out;
 			}
-			memset(&d->streams[si], 0, sizeof(d->streams[si]));
-			d->streams[si].stream = op->stream;
-			d->streams[si].tl.first = op->start;
-			d->streams[si].tl.last = op->end;
-			d->n_streams = n_streams;
+			memset(&streams[si], 0, sizeof(streams[si]));
+			streams[si].stream = op->stream;
+			streams[si].tl.first = op->start;
+			streams[si].tl.last = op->end;
 		}
 		c->stream_of[i] = si;
 		if (st[si].count && op->start > st[si].cur_end) {
 			g.start = st[si].cur_end;
 			g.end = op->start;
 			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_STREAM_VIEW, &g);
-			err = add_gap(c, &d->streams[si].tl, &g, NULL, NULL, NULL, NULL);
+			err = add_gap(c, &streams[si].tl, &g, NULL, NULL, NULL, NULL);
 			if (err)
 				goto out;
 			/* the graph advice classifies this gap again from the
@@ -1091,13 +1102,17 @@ static void stream_views(struct view_job *j)
 		st[si].prev = (uint32_t)i;
 		st[si].count++;
 		if (sel_contains_op(c, op->start, op->end))
-			d->streams[si].tl.n_ops++;
+			streams[si].tl.n_ops++;
 	}
 	for (k = 0; k < n_streams; k++) {
-		d->streams[k].tl.last = st[k].cur_end;
-		tl_finish(c, &d->streams[k].tl);
+		streams[k].tl.last = st[k].cur_end;
+		tl_finish(c, &streams[k].tl);
 	}
 out:
+	/* streams holds the first n_streams entries on every path (an entry
+	 * is added before n_streams can count a second new stream) */
+	j->d->streams = streams;
+	j->d->n_streams = streams ? n_streams : 0;
 	free(st);
 	u32map_free(&map);
 	j->err = err;
