@@ -134,83 +134,116 @@ static size_t nearest_rank(double p, size_t n)
 	return k;
 }
 
+/* Values of the ranks k[0] <= ... <= k[nk - 1] (0-based, nk <= 3) of
+ * v[0..n), all in [min, max], into out[]. Reorders v.
+ *
+ * Many samples: one pass counts a histogram of (v - min) >> shift in
+ * DIST_BUCKETS buckets, which names the bucket of each rank; a second
+ * pass moves the samples of those buckets (at most three) to the front,
+ * and the selections run there only. Every sample of a lower one of
+ * those buckets is smaller than every sample of a higher one, so a rank
+ * inside the front is its rank inside its bucket plus the samples of the
+ * front's lower buckets. Few samples: selections on all of them, the
+ * highest rank first (afterwards v[0..k] holds the k + 1 smallest, so
+ * the lower ranks are selected inside that). Either way the values are
+ * the same order statistics. */
+#define DIST_BUCKETS 4096
+static void ranks_of(int64_t *v, size_t n, int64_t min, int64_t max, const size_t *k, int nk,
+		     int64_t *out)
+{
+	size_t *counts = n >= 4 * DIST_BUCKETS ? calloc(DIST_BUCKETS, sizeof(size_t)) : NULL;
+	size_t kk[3], hi = n, i;
+	int r;
+
+	for (r = 0; r < nk; r++)
+		kk[r] = k[r];
+	if (counts) {
+		uint64_t range = (uint64_t)max - (uint64_t)min;
+		size_t bkt[3], before = 0, below = 0, b = 0, m = 0;
+		unsigned shift = 0;
+
+		while ((range >> shift) >= DIST_BUCKETS)
+			shift++;
+		for (i = 0; i < n; i++)
+			counts[((uint64_t)v[i] - (uint64_t)min) >> shift]++;
+		for (r = 0; r < nk; r++) {
+			while (before + counts[b] <= k[r])
+				before += counts[b++];
+			bkt[r] = b;
+			kk[r] = k[r] - before;
+		}
+		if (shift == 0) { /* one value per bucket: the bucket is the value */
+			for (r = 0; r < nk; r++)
+				out[r] = (int64_t)((uint64_t)min + bkt[r]);
+			free(counts);
+			return;
+		}
+		for (r = 1; r < nk; r++) {
+			if (bkt[r] != bkt[r - 1])
+				below += counts[bkt[r - 1]];
+			kk[r] += below;
+		}
+		for (r = nk; r < 3; r++)
+			bkt[r] = bkt[0];
+		for (i = 0; i < n; i++) {
+			size_t bi = ((uint64_t)v[i] - (uint64_t)min) >> shift;
+			if (bi == bkt[0] || bi == bkt[1] || bi == bkt[2])
+				swap64(&v[i], &v[m++]);
+		}
+		hi = m;
+		free(counts);
+	}
+	for (r = nk - 1; r >= 0; r--) {
+		select_kth(v, hi, kk[r]);
+		out[r] = v[kk[r]];
+		hi = kk[r] + 1;
+	}
+}
+
+static void min_max(const int64_t *v, size_t n, int64_t *min, int64_t *max)
+{
+	size_t i;
+
+	*min = *max = v[0];
+	for (i = 1; i < n; i++) {
+		if (v[i] < *min)
+			*min = v[i];
+		if (v[i] > *max)
+			*max = v[i];
+	}
+}
+
 int64_t gs_percentile(int64_t *v, size_t n, double p)
 {
 	size_t k;
+	int64_t min = 0, max = 0, out;
 
 	if (n == 0)
 		return 0;
 	k = nearest_rank(p, n) - 1;
-	select_kth(v, n, k);
-	return v[k];
-}
-
-/* Value of rank k (0-based) of v[0..n), all in [min, min + (NB << shift)):
- * by the histogram of (v - min) >> shift, counts[NB]. The bucket holding
- * rank k is moved to the front of v and selected in; with shift 0 a
- * bucket holds one value and is the answer. Reorders v. */
-#define DIST_BUCKETS 4096
-static int64_t hist_rank(int64_t *v, size_t n, size_t k, int64_t min, unsigned shift,
-			 const size_t *counts)
-{
-	size_t b = 0, before = 0, m = 0, i;
-
-	while (before + counts[b] <= k)
-		before += counts[b++];
-	if (shift == 0)
-		return (int64_t)((uint64_t)min + b);
-	for (i = 0; i < n; i++)
-		if ((((uint64_t)v[i] - (uint64_t)min) >> shift) == b)
-			swap64(&v[i], &v[m++]);
-	select_kth(v, m, k - before);
-	return v[k - before];
+	if (n >= 4 * DIST_BUCKETS)
+		min_max(v, n, &min, &max);
+	ranks_of(v, n, min, max, &k, 1, &out);
+	return out;
 }
 
 void gs_dist_compute(struct gs_dist *d, int64_t *v, size_t n)
 {
-	size_t i, k99, k90, k50, *counts;
-	uint64_t range;
-	unsigned shift = 0;
+	size_t k[3];
+	int64_t out[3];
 
 	memset(d, 0, sizeof(*d));
 	if (n == 0)
 		return;
 	d->n = n;
-	d->min = d->max = v[0];
-	for (i = 1; i < n; i++) {
-		if (v[i] < d->min)
-			d->min = v[i];
-		if (v[i] > d->max)
-			d->max = v[i];
-	}
-	k99 = nearest_rank(99, n) - 1;
-	k90 = nearest_rank(90, n) - 1;
-	k50 = nearest_rank(50, n) - 1;
-	/* Many samples: one histogram pass finds the bucket of each rank, so
-	 * the selections run on those buckets only instead of three
-	 * quickselects over all samples (a second per 10M launches x three
-	 * metrics). The values are the same order statistics. */
-	counts = n >= 4 * DIST_BUCKETS ? calloc(DIST_BUCKETS, sizeof(size_t)) : NULL;
-	if (counts) {
-		range = (uint64_t)d->max - (uint64_t)d->min;
-		while ((range >> shift) >= DIST_BUCKETS)
-			shift++;
-		for (i = 0; i < n; i++)
-			counts[((uint64_t)v[i] - (uint64_t)d->min) >> shift]++;
-		d->p99 = hist_rank(v, n, k99, d->min, shift, counts);
-		d->p90 = hist_rank(v, n, k90, d->min, shift, counts);
-		d->p50 = hist_rank(v, n, k50, d->min, shift, counts);
-		free(counts);
-		return;
-	}
-	/* Select the highest rank first: afterwards v[0..k99] holds the k99+1
-	 * smallest values, so the lower ranks can be selected inside it. */
-	select_kth(v, n, k99);
-	d->p99 = v[k99];
-	select_kth(v, k99 + 1, k90);
-	d->p90 = v[k90];
-	select_kth(v, k90 + 1, k50);
-	d->p50 = v[k50];
+	min_max(v, n, &d->min, &d->max);
+	k[0] = nearest_rank(50, n) - 1;
+	k[1] = nearest_rank(90, n) - 1;
+	k[2] = nearest_rank(99, n) - 1;
+	ranks_of(v, n, d->min, d->max, k, 3, out);
+	d->p50 = out[0];
+	d->p90 = out[1];
+	d->p99 = out[2];
 }
 
 void big_hint(void *p, size_t bytes)

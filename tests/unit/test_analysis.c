@@ -593,21 +593,26 @@ static void test_percentile_matches_sorting_on_random_data(void **state)
 	free(b);
 }
 
-/* Large sample counts take the histogram path of gs_dist_compute: values
- * within a narrow range (one value per bucket), a wide range with
- * negative values and one far outlier (most samples in one bucket), and
- * the whole int64 range. Expected: ranks of a sorted copy. */
+/* Large sample counts take the histogram path of gs_dist_compute and
+ * gs_percentile: values within a narrow range (one value per bucket), a
+ * wide range with negative values and one far outlier (most samples in
+ * one bucket), the whole int64 range (each rank in a bucket of its own),
+ * and 95% of the samples in a narrow cluster under a thin spread up to
+ * 1e9 (p50 and p90 in one bucket, p99 in a higher one). Expected: ranks
+ * of a sorted copy. */
 static void test_percentile_histogram_path_matches_sorting(void **state)
 {
 	enum { N = 50000 };
 	int64_t *a = malloc(N * sizeof(int64_t)), *b = malloc(N * sizeof(int64_t));
+	int64_t *c = malloc(N * sizeof(int64_t));
 	unsigned seed = 777;
 	size_t i, n = N;
 	int shape;
 	(void)state;
 	assert_non_null(a);
 	assert_non_null(b);
-	for (shape = 0; shape < 3; shape++) {
+	assert_non_null(c);
+	for (shape = 0; shape < 4; shape++) {
 		struct gs_dist d;
 		for (i = 0; i < n; i++) {
 			seed = seed * 1103515245u + 12345u;
@@ -616,15 +621,22 @@ static void test_percentile_histogram_path_matches_sorting(void **state)
 			else if (shape == 1)
 				a[i] = i == 17 ? (int64_t)1 << 40
 					       : (int64_t)(seed >> 8) % 100000 - 5000;
+			else if (shape == 3)
+				a[i] = (seed >> 16) % 100 < 95
+					   ? 1000 + (int64_t)(seed >> 8) % 100
+					   : (int64_t)(seed >> 2) % 1000000000;
 			else
 				a[i] =
 				    i == 0 ? INT64_MIN
 				    : i == 1
 					? INT64_MAX
 					: (int64_t)(((uint64_t)seed << 32) ^ (seed * 2654435761u));
-			b[i] = a[i];
+			b[i] = c[i] = a[i];
 		}
 		qsort(b, n, sizeof(int64_t), cmp64);
+		/* one rank alone (gs_percentile), then p37 of the reordered copy */
+		assert_int_equal(gs_percentile(c, n, 75), b[(75 * n + 99) / 100 - 1]);
+		assert_int_equal(gs_percentile(c, n, 37), b[(37 * n + 99) / 100 - 1]);
 		gs_dist_compute(&d, a, n);
 		assert_int_equal(d.n, n);
 		assert_int_equal(d.p50, b[(50 * n + 99) / 100 - 1]);
@@ -635,6 +647,7 @@ static void test_percentile_histogram_path_matches_sorting(void **state)
 	}
 	free(a);
 	free(b);
+	free(c);
 }
 
 /* options.all_gaps 0 (the report): the device keeps only the gaps that can
