@@ -23,13 +23,12 @@ static int cmp_launch(const void *a, const void *b)
 	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
 }
 
-/* seen[] states of a launch call: counted, then filled once per metric */
-enum { CALL_NEW = 0, CALL_COUNTED = 1, CALL_SKIPPED = 255 };
-
-/* Fill buf with one metric (0 API duration, 1 queue, 2 launch delay) per
- * sampled call, grouped by API name (slices start at begin[]). */
-static void fill_metric(struct actx *c, uint8_t *seen, const size_t *begin, size_t *pos,
-			size_t n_names, int metric, int64_t *buf)
+/* Fill buf[0], buf[1], buf[2] with one sample per counted call of API
+ * duration, queue time and launch delay, grouped by API name (slices
+ * start at begin[]): one pass for the three, each in its own third of the
+ * scratch block (8 bytes per op each). */
+static void fill_metrics(struct actx *c, uint8_t *seen, const size_t *begin, size_t *pos,
+			 size_t n_names, int64_t *const buf[3])
 {
 	const struct gs_input *in = c->in;
 	size_t i;
@@ -38,13 +37,17 @@ static void fill_metric(struct actx *c, uint8_t *seen, const size_t *begin, size
 	for (i = 0; i < in->n_ops; i++) {
 		uint32_t call = c->call_of[i];
 		const struct gs_api *a;
-		if (call == GS_NONE || seen[call] != CALL_COUNTED + metric)
+		size_t k;
+		int64_t start;
+		if (call == GS_NONE || seen[call] != 1)
 			continue;
-		seen[call]++;
+		seen[call] = 2; /* the first op met of a call is its sample */
 		a = &in->apis[call];
-		buf[pos[a->name_id]++] = metric == 0   ? a->end - a->start
-					 : metric == 1 ? c->ops[i].start - a->end
-						       : c->ops[i].start - a->start;
+		k = pos[a->name_id]++;
+		start = c->ops[i].start;
+		buf[0][k] = a->end - a->start;
+		buf[1][k] = start - a->end;
+		buf[2][k] = start - a->start;
 	}
 }
 
@@ -56,7 +59,10 @@ int stats_launches(struct actx *c)
 	size_t *begin = NULL, *pos = NULL, n = 0, i, n_names = 1, g, n_groups = 0, n_kl,
 	       n_kl_groups;
 	int64_t kl_p50 = 0;
-	int64_t *buf = c->scratch; /* 8 bytes per op: at most one sample per op */
+	/* at most one sample per op: three metrics of 8 bytes, SCRATCH_PER_OP */
+	int64_t *const bufs[3] = {c->scratch, (int64_t *)c->scratch + in->n_ops,
+				  (int64_t *)c->scratch + 2 * in->n_ops};
+	int64_t *buf = bufs[0];
 	int rc = -ENOMEM, metric;
 
 	n_names = c->api_name_end;
@@ -68,16 +74,17 @@ int stats_launches(struct actx *c)
 		goto out;
 	/* pass 1: one sample per call, counted by API name. Ops are in
 	 * (device, start) order and one call launches onto one device, so the
-	 * first op met is the one that starts first. */
+	 * first op met is the one that starts first. seen[call]: 0 new, 1
+	 * counted, 2 filled (fill_metrics), 255 outside the selection. */
 	for (i = 0; i < in->n_ops; i++) {
 		uint32_t call = c->call_of[i];
-		if (call == GS_NONE || seen[call] != CALL_NEW)
+		if (call == GS_NONE || seen[call] != 0)
 			continue;
 		if (!sel_contains_point(c, in->apis[call].start)) {
-			seen[call] = CALL_SKIPPED;
+			seen[call] = 255;
 			continue;
 		}
-		seen[call] = CALL_COUNTED;
+		seen[call] = 1;
 		begin[in->apis[call].name_id + 1]++;
 		cls[in->apis[call].name_id] = c->api_cls[call]; /* classes go by name */
 		n++;
@@ -92,10 +99,9 @@ int stats_launches(struct actx *c)
 	for (g = 0; g < n_names; g++)
 		if (begin[g + 1] > begin[g])
 			res->launches[res->n_launches++].name_id = (uint32_t)g;
-	/* one metric at a time through the same buffer */
+	fill_metrics(c, seen, begin, pos, n_names, bufs);
 	for (metric = 0; metric < 3; metric++) {
 		size_t k = 0;
-		fill_metric(c, seen, begin, pos, n_names, metric, buf);
 		for (g = 0; g < n_names; g++) {
 			size_t m = begin[g + 1] - begin[g];
 			struct gs_launch_stat *ls;
@@ -105,7 +111,7 @@ int stats_launches(struct actx *c)
 			gs_dist_compute(metric == 0   ? &ls->api_dur
 					: metric == 1 ? &ls->queue
 						      : &ls->delay,
-					buf + begin[g], m);
+					bufs[metric] + begin[g], m);
 		}
 		if (metric != 0)
 			continue;
@@ -268,27 +274,49 @@ int stats_kernels(struct actx *c)
 {
 	const struct gs_input *in = c->in;
 	struct gs_result *res = c->res;
-	size_t *cnt = NULL, n_names = 1, i, g, n = 0, n_groups = 0;
+	size_t *cnt = NULL, n_names, i, g, n = 0, n_short = 0, n_groups = 0;
+	int64_t *total = NULL, cost = res->launch_cost_ns;
 	int64_t *buf = c->scratch; /* 8 bytes per op */
 	int rc = -ENOMEM;
 
-	for (i = 0; i < in->n_ops; i++)
-		if (c->ops[i].kind == GS_OP_KERNEL && c->ops[i].name_id >= n_names)
-			n_names = (size_t)c->ops[i].name_id + 1;
+	/* count, total and short ones per name in one pass, in locals (a
+	 * counter in *res costs a store per op); name ids are below the
+	 * strings' count when the loader filled the input, and the tables
+	 * grow for any that is not */
+	n_names = (size_t)in->strings.n + 1;
 	cnt = calloc(n_names + 1, sizeof(size_t));
-	if (!cnt)
+	total = calloc(n_names, sizeof(int64_t));
+	if (!cnt || !total)
 		goto out;
 	for (i = 0; i < in->n_ops; i++) {
 		const struct gs_op *o = &c->ops[i];
-		if (o->kind == GS_OP_KERNEL && sel_contains_op(c, o->start, o->end)) {
-			cnt[o->name_id]++;
-			n++;
-			if (o->end - o->start < res->launch_cost_ns)
-				res->n_short_kernels++;
+		int64_t dur;
+		if (o->kind != GS_OP_KERNEL || !sel_contains_op(c, o->start, o->end))
+			continue;
+		if (o->name_id >= n_names) {
+			size_t nn = (size_t)o->name_id + 1;
+			size_t *nc = realloc(cnt, (nn + 1) * sizeof(size_t));
+			int64_t *nt;
+			if (!nc)
+				goto out;
+			cnt = nc;
+			nt = realloc(total, nn * sizeof(int64_t));
+			if (!nt)
+				goto out;
+			total = nt;
+			memset(cnt + n_names + 1, 0, (nn - n_names) * sizeof(size_t));
+			memset(total + n_names, 0, (nn - n_names) * sizeof(int64_t));
+			n_names = nn;
 		}
+		dur = o->end - o->start;
+		cnt[o->name_id]++;
+		total[o->name_id] = gs_sat_add(total[o->name_id], dur);
+		n++;
+		n_short += dur < cost;
 	}
 	res->n_kernel_ops = n;
-	res->short_kernel_share = n ? (double)res->n_short_kernels / (double)n : 0.0;
+	res->n_short_kernels = n_short;
+	res->short_kernel_share = n ? (double)n_short / (double)n : 0.0;
 	for (g = 0; g < n_names; g++)
 		n_groups += cnt[g] > 0;
 	res->kernels = calloc(n_groups ? n_groups : 1, sizeof(*res->kernels));
@@ -309,15 +337,14 @@ int stats_kernels(struct actx *c)
 	{
 		size_t begin = 0;
 		for (g = 0; g < n_names; g++) {
-			size_t end = cnt[g], j;
+			size_t end = cnt[g];
 			struct gs_kernel_stat *k;
 			if (end == begin)
 				continue;
 			k = &res->kernels[res->n_kernels++];
 			k->name_id = (uint32_t)g;
 			k->count = end - begin;
-			for (j = begin; j < end; j++)
-				k->total = gs_sat_add(k->total, buf[j]);
+			k->total = total[g]; /* summed in op order, as buf holds them */
 			k->p50 = gs_percentile(buf + begin, end - begin, 50);
 			begin = end;
 		}
@@ -326,6 +353,7 @@ int stats_kernels(struct actx *c)
 	rc = 0;
 out:
 	free(cnt);
+	free(total);
 	return rc;
 }
 
@@ -556,34 +584,51 @@ static int cmp_advice(const void *a, const void *b)
 }
 
 /* The per-node cost of a graph replay: the option, else the median hole
- * between consecutive ops of one graph launch in this trace (at least 8
- * samples), else the documented default. */
-static int measure_node_overhead(struct actx *c, const uint32_t *order, size_t n_order)
+ * between consecutive ops of one graph launch in this trace (h[0..n),
+ * gathered by stats_graph_advice(); at least 8 samples), else the
+ * documented default. Reorders h. */
+static void node_overhead(struct actx *c, int64_t *h, size_t n)
 {
 	struct gs_result *res = c->res;
-	int64_t *h = NULL;
-	size_t n = 0, i;
 
 	if (c->opt->graph_node_overhead_ns >= 0) {
 		res->graph_node_overhead_ns = c->opt->graph_node_overhead_ns;
 		res->graph_node_overhead_source = 1;
-		return 0;
+		return;
 	}
 	res->graph_node_overhead_ns = GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS;
 	res->graph_node_overhead_source = 0;
-	h = (int64_t *)c->scratch_advice + 2 * n_order; /* bytes [16n, 24n): after tok, order */
-	for (i = 1; i < n_order; i++) {
-		const struct gs_op *p = &c->ops[order[i - 1]], *q = &c->ops[order[i]];
-		if (p->graph_id && q->graph_id && p->corr && p->corr == q->corr &&
-		    p->device == q->device && p->stream == q->stream)
-			h[n++] = q->start > p->end ? q->start - p->end : 0;
-	}
 	if (n >= 8) {
 		qsort(h, n, sizeof(int64_t), cmp_i64);
 		res->graph_node_overhead_ns = h[(n + 1) / 2 - 1]; /* nearest-rank p50 */
 		res->graph_node_overhead_source = 2;
 	}
-	return 0;
+}
+
+/* The estimate of advice a, once the node overhead is known (it is
+ * measured over every stream, and the advice is found stream by stream). */
+static void advice_finish(const struct gs_result *res, struct gs_graph_advice *a, int64_t window)
+{
+	/* A replay removes the launch-caused idle and adds the graph's own
+	 * per-node cost; sync-bound and dependency holes inside an occurrence
+	 * stay (the host still waits, the event still has to fire).
+	 * count x len x node overhead, held at 2^63-1 like the sums: len x
+	 * count is at most the ops of a stream, but the overhead measured in
+	 * a damaged trace's graph launches can be up to 2^62 ns (holes of
+	 * 4e17 ns: 40 x 4e17 overflowed, UBSan) */
+	int64_t replay;
+
+	if (__builtin_mul_overflow((int64_t)a->count, (int64_t)a->length, &replay) ||
+	    __builtin_mul_overflow(replay, res->graph_node_overhead_ns, &replay))
+		replay = INT64_MAX;
+	a->estimate = gs_sat_add(a->measured - a->launch_idle, replay);
+	a->saving = a->measured - a->estimate;
+	a->saving_share = a->measured > 0 ? (double)a->saving / (double)a->measured : 0.0;
+	/* worth a sentence only when it saves > 5% of the sequence's time and
+	 * at least GS_ADVICE_MIN_WINDOW_SHARE of the device's window: 20 us
+	 * saved in a 1 s run is not advice */
+	a->advise = a->saving_share > GS_ADVICE_MIN_SAVING &&
+		    (double)a->saving >= GS_ADVICE_MIN_WINDOW_SHARE * (double)window;
 }
 
 static int launch_caused(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x,
@@ -624,12 +669,27 @@ static int launch_caused_at(const struct actx *c, struct cg_cache *cc, int whole
 }
 
 /* 1 when no op of the device starts inside (t0, t1): the device's ops are
- * sorted by start, so a binary search finds the first one after t0. */
+ * sorted by start, so a search finds the first one after t0. *hint is
+ * where the last search of the caller ended: one stream's occurrences ask
+ * for ever later times, so the search gallops forward from there (a
+ * binary search over the device's ops per occurrence missed the cache on
+ * nearly every step: a fifth of the advice's time on a 10M-op trace). */
 static int device_quiet(const struct actx *c, const struct gs_device_result *dr, int64_t t0,
-			int64_t t1)
+			int64_t t1, size_t *hint)
 {
-	size_t lo = dr->first_op, hi = dr->end_op;
+	size_t lo = dr->first_op, hi = dr->end_op, step = 1;
 
+	/* invariant: every op before lo starts at or before t0, the first
+	 * one after t0 is before hi (or there is none) */
+	if (*hint > lo && *hint <= hi && c->ops[*hint - 1].start <= t0) {
+		lo = *hint;
+		while (lo + step < hi && c->ops[lo + step - 1].start <= t0) {
+			lo += step;
+			step *= 2;
+		}
+		if (lo + step < hi)
+			hi = lo + step;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (c->ops[mid].start <= t0)
@@ -637,6 +697,7 @@ static int device_quiet(const struct actx *c, const struct gs_device_result *dr,
 		else
 			hi = mid;
 	}
+	*hint = lo;
 	return lo == dr->end_op || c->ops[lo].start >= t1;
 }
 
@@ -858,7 +919,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	 * reuses pos[] for the occurrences' start positions */
 	{
 		const uint64_t *tpl = tok + best_seg.pos;
-		size_t m_occ = 0, o;
+		size_t m_occ = 0, o, quiet_hint = 0;
 		for (j = 0; j < m; j++) {
 			size_t p = pos[j];
 			if (p + len > n || memcmp(tok + p, tpl, len * sizeof(uint64_t)) != 0)
@@ -890,7 +951,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 			 * together and a graph per occurrence leaves the hole. */
 			if (o + 1 < m_occ && pos[o + 1] == p + len) {
 				const struct gs_op *nx = &c->ops[opi[p + len]];
-				if (nx->start > end && device_quiet(c, dr, end, nx->start) &&
+				if (nx->start > end && device_quiet(c, dr, end, nx->start, &quiet_hint) &&
 				    launch_caused_at(c, &cc, whole, end, opi, p, p + len)) {
 					a.launch_idle = gs_sat_add(a.launch_idle, nx->start - end);
 					a.measured = gs_sat_add(a.measured, nx->start - end);
@@ -902,28 +963,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 		rc = 0;
 		goto out;
 	}
-	/* A replay removes the launch-caused idle and adds the graph's own
-	 * per-node cost; sync-bound and dependency holes inside an occurrence
-	 * stay (the host still waits, the event still has to fire). */
-	{
-		/* count x len x node overhead, held at 2^63-1 like the sums:
-		 * len x count is at most the ops of a stream, but the overhead
-		 * measured in a damaged trace's graph launches can be up to
-		 * 2^62 ns (holes of 4e17 ns: 40 x 4e17 overflowed, UBSan) */
-		int64_t replay;
-
-		if (__builtin_mul_overflow((int64_t)a.count, (int64_t)len, &replay) ||
-		    __builtin_mul_overflow(replay, res->graph_node_overhead_ns, &replay))
-			replay = INT64_MAX;
-		a.estimate = gs_sat_add(a.measured - a.launch_idle, replay);
-	}
-	a.saving = a.measured - a.estimate;
-	a.saving_share = a.measured > 0 ? (double)a.saving / (double)a.measured : 0.0;
-	/* worth a sentence only when it saves > 5% of the sequence's time and
-	 * at least GS_ADVICE_MIN_WINDOW_SHARE of the device's window: 20 us
-	 * saved in a 1 s run is not advice */
-	a.advise = a.saving_share > GS_ADVICE_MIN_SAVING &&
-		   (double)a.saving >= GS_ADVICE_MIN_WINDOW_SHARE * (double)dr->tl.window;
+	/* estimate, saving and advise: advice_finish(), after every stream */
 	a.names = malloc(len * sizeof(uint32_t));
 	a.kinds = malloc(len);
 	if (!a.names || !a.kinds) {
@@ -953,16 +993,18 @@ int stats_graph_advice(struct actx *c)
 	struct gs_result *res = c->res;
 	uint32_t *order = NULL, *opi = NULL;
 	uint64_t *tok = NULL;
-	size_t *off = NULL, d, adv_cap = 0;
+	int64_t *h;
+	size_t *off = NULL, d, adv_cap = 0, n_h = 0, k;
 	int rc = -ENOMEM;
 
-	/* scratch layout (bytes, n ops): tok [0, 8n), order [8n, 12n);
-	 * measure_node_overhead() uses [16n, 24n). A stream's op indexes
-	 * (opi) are compacted in place over its own slice of order, which
-	 * is read ahead of every write: no third array of 4 bytes per op
-	 * to fault in. */
+	/* scratch layout (bytes, n ops): tok [0, 8n), order [8n, 12n), the
+	 * graph launches' holes h [16n, 24n). A stream's op indexes (opi)
+	 * are compacted in place over its own slice of order, which is read
+	 * ahead of every write: no third array of 4 bytes per op to fault
+	 * in. */
 	tok = c->scratch_advice;
 	order = (uint32_t *)(tok + c->in->n_ops);
+	h = (int64_t *)c->scratch_advice + 2 * c->in->n_ops;
 	/* stream order: counting sort of each device's ops by stream index
 	 * (stable, so each stream stays in start order) */
 	for (d = 0; d < res->n_devices; d++) {
@@ -980,10 +1022,6 @@ int stats_graph_advice(struct actx *c)
 		free(off);
 		off = NULL;
 	}
-	rc = measure_node_overhead(c, order, c->in->n_ops);
-	if (rc)
-		goto out;
-	rc = -ENOMEM;
 
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_device_result *dr = &res->devices[d];
@@ -991,9 +1029,17 @@ int stats_graph_advice(struct actx *c)
 		while (i < dr->end_op) {
 			uint32_t s = c->stream_of[order[i]];
 			size_t n = 0, first = i;
+			const struct gs_op *prev = NULL;
 			opi = order + i;
 			for (; i < dr->end_op && c->stream_of[order[i]] == s; i++) {
 				const struct gs_op *o = &c->ops[order[i]];
+				/* the hole between consecutive ops of one graph
+				 * launch on this stream: a sample of the per-node
+				 * cost (node_overhead) */
+				if (prev && prev->graph_id && o->graph_id && prev->corr &&
+				    prev->corr == o->corr)
+					h[n_h++] = o->start > prev->end ? o->start - prev->end : 0;
+				prev = o;
 				if (o->graph_id || !sel_contains_op(c, o->start, o->end))
 					continue;
 				tok[n] = op_token(o);
@@ -1003,6 +1049,14 @@ int stats_graph_advice(struct actx *c)
 			if (rc)
 				goto out;
 		}
+	}
+	node_overhead(c, h, n_h);
+	for (k = 0; k < res->n_advice; k++) {
+		struct gs_graph_advice *a = &res->advice[k];
+		for (d = 0; d < res->n_devices; d++)
+			if (res->devices[d].device == a->device)
+				break;
+		advice_finish(res, a, d < res->n_devices ? res->devices[d].tl.window : 0);
 	}
 	if (res->n_advice)
 		qsort(res->advice, res->n_advice, sizeof(*res->advice), cmp_advice);
