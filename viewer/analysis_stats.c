@@ -668,37 +668,22 @@ static int launch_caused_at(const struct actx *c, struct cg_cache *cc, int whole
 	return launch_caused(c, cc, g0, opi[k], prev_called(c, opi, lo, k));
 }
 
-/* 1 when no op of the device starts inside (t0, t1): the device's ops are
- * sorted by start, so a search finds the first one after t0. *hint is
- * where the last search of the caller ended: one stream's occurrences ask
- * for ever later times, so the search gallops forward from there (a
- * binary search over the device's ops per occurrence missed the cache on
- * nearly every step: a fifth of the advice's time on a 10M-op trace). */
+/* 1 when no op of the device starts inside (t0, t1), where t1 is the
+ * start of op j of that device and t0 < t1. The device's ops are sorted
+ * by start, so that holds exactly when the latest op before j that
+ * starts before t1 (if any) starts at or before t0: the ops between it
+ * and j all start at t1. Usually that is op j - 1, next to j in memory
+ * (a binary search over the device's ops per occurrence missed the cache
+ * on nearly every step: a fifth of the advice's time on a 10M-op trace). */
 static int device_quiet(const struct actx *c, const struct gs_device_result *dr, int64_t t0,
-			int64_t t1, size_t *hint)
+			uint32_t j)
 {
-	size_t lo = dr->first_op, hi = dr->end_op, step = 1;
+	int64_t t1 = c->ops[j].start;
+	size_t k = j;
 
-	/* invariant: every op before lo starts at or before t0, the first
-	 * one after t0 is before hi (or there is none) */
-	if (*hint > lo && *hint <= hi && c->ops[*hint - 1].start <= t0) {
-		lo = *hint;
-		while (lo + step < hi && c->ops[lo + step - 1].start <= t0) {
-			lo += step;
-			step *= 2;
-		}
-		if (lo + step < hi)
-			hi = lo + step;
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->ops[mid].start <= t0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*hint = lo;
-	return lo == dr->end_op || c->ops[lo].start >= t1;
+	while (k > dr->first_op && c->ops[k - 1].start >= t1)
+		k--;
+	return k == dr->first_op || c->ops[k - 1].start <= t0;
 }
 
 static int push_advice(struct gs_result *res, size_t *cap, const struct gs_graph_advice *a)
@@ -919,7 +904,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	 * reuses pos[] for the occurrences' start positions */
 	{
 		const uint64_t *tpl = tok + best_seg.pos;
-		size_t m_occ = 0, o, quiet_hint = 0;
+		size_t m_occ = 0, o;
 		for (j = 0; j < m; j++) {
 			size_t p = pos[j];
 			if (p + len > n || memcmp(tok + p, tpl, len * sizeof(uint64_t)) != 0)
@@ -951,7 +936,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 			 * together and a graph per occurrence leaves the hole. */
 			if (o + 1 < m_occ && pos[o + 1] == p + len) {
 				const struct gs_op *nx = &c->ops[opi[p + len]];
-				if (nx->start > end && device_quiet(c, dr, end, nx->start, &quiet_hint) &&
+				if (nx->start > end && device_quiet(c, dr, end, opi[p + len]) &&
 				    launch_caused_at(c, &cc, whole, end, opi, p, p + len)) {
 					a.launch_idle = gs_sat_add(a.launch_idle, nx->start - end);
 					a.measured = gs_sat_add(a.measured, nx->start - end);
@@ -988,67 +973,76 @@ out:
 	return rc;
 }
 
+/* Where the token pass is on one stream: the next slot of its slice, and
+ * its previous op (for the graph launches' node-overhead samples). */
+struct tok_cursor {
+	size_t next;	   /* next slot in tok/order */
+	int64_t prev_end;  /* ns */
+	uint32_t prev_graph, prev_corr;
+	int has_prev;
+};
+
 int stats_graph_advice(struct actx *c)
 {
 	struct gs_result *res = c->res;
-	uint32_t *order = NULL, *opi = NULL;
+	uint32_t *order = NULL;
 	uint64_t *tok = NULL;
 	int64_t *h;
 	size_t *off = NULL, d, adv_cap = 0, n_h = 0, k;
+	struct tok_cursor *cur = NULL;
 	int rc = -ENOMEM;
 
 	/* scratch layout (bytes, n ops): tok [0, 8n), order [8n, 12n), the
-	 * graph launches' holes h [16n, 24n). A stream's op indexes (opi)
-	 * are compacted in place over its own slice of order, which is read
-	 * ahead of every write: no third array of 4 bytes per op to fault
-	 * in. */
+	 * graph launches' holes h [16n, 24n). Each stream of a device has a
+	 * slice of tok and order as long as its ops (counting sort by stream
+	 * index), filled in one pass over the device's ops in start order:
+	 * a pass per stream in stream order touched every cache line of the
+	 * ops once per stream. */
 	tok = c->scratch_advice;
 	order = (uint32_t *)(tok + c->in->n_ops);
 	h = (int64_t *)c->scratch_advice + 2 * c->in->n_ops;
-	/* stream order: counting sort of each device's ops by stream index
-	 * (stable, so each stream stays in start order) */
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_device_result *dr = &res->devices[d];
 		size_t s, i;
 		off = calloc(dr->n_streams + 1, sizeof(size_t));
-		if (!off)
+		cur = calloc(dr->n_streams ? dr->n_streams : 1, sizeof(*cur));
+		if (!off || !cur)
 			goto out;
 		for (i = dr->first_op; i < dr->end_op; i++)
 			off[c->stream_of[i] + 1]++;
-		for (s = 0; s < dr->n_streams; s++)
+		for (s = 0; s < dr->n_streams; s++) {
 			off[s + 1] += off[s];
-		for (i = dr->first_op; i < dr->end_op; i++)
-			order[dr->first_op + off[c->stream_of[i]]++] = (uint32_t)i;
-		free(off);
-		off = NULL;
-	}
-
-	for (d = 0; d < res->n_devices; d++) {
-		const struct gs_device_result *dr = &res->devices[d];
-		size_t i = dr->first_op;
-		while (i < dr->end_op) {
-			uint32_t s = c->stream_of[order[i]];
-			size_t n = 0, first = i;
-			const struct gs_op *prev = NULL;
-			opi = order + i;
-			for (; i < dr->end_op && c->stream_of[order[i]] == s; i++) {
-				const struct gs_op *o = &c->ops[order[i]];
-				/* the hole between consecutive ops of one graph
-				 * launch on this stream: a sample of the per-node
-				 * cost (node_overhead) */
-				if (prev && prev->graph_id && o->graph_id && prev->corr &&
-				    prev->corr == o->corr)
-					h[n_h++] = o->start > prev->end ? o->start - prev->end : 0;
-				prev = o;
-				if (o->graph_id || !sel_contains_op(c, o->start, o->end))
-					continue;
-				tok[n] = op_token(o);
-				opi[n++] = order[i];
-			}
-			rc = advise_stream(c, dr, tok, opi, n, n == i - first, &adv_cap);
+			cur[s].next = dr->first_op + off[s];
+		}
+		for (i = dr->first_op; i < dr->end_op; i++) {
+			const struct gs_op *o = &c->ops[i];
+			struct tok_cursor *t = &cur[c->stream_of[i]];
+			/* the hole between consecutive ops of one graph launch on
+			 * this stream: a sample of the per-node cost */
+			if (t->has_prev && t->prev_graph && o->graph_id && t->prev_corr &&
+			    t->prev_corr == o->corr)
+				h[n_h++] = o->start > t->prev_end ? o->start - t->prev_end : 0;
+			t->has_prev = 1;
+			t->prev_graph = o->graph_id;
+			t->prev_corr = o->corr;
+			t->prev_end = o->end;
+			if (o->graph_id || !sel_contains_op(c, o->start, o->end))
+				continue;
+			tok[t->next] = op_token(o);
+			order[t->next++] = (uint32_t)i;
+		}
+		for (s = 0; s < dr->n_streams; s++) {
+			size_t first = dr->first_op + off[s], n = cur[s].next - first;
+			rc = advise_stream(c, dr, tok + first, order + first, n,
+					   n == off[s + 1] - off[s], &adv_cap);
 			if (rc)
 				goto out;
 		}
+		rc = -ENOMEM;
+		free(off);
+		free(cur);
+		off = NULL;
+		cur = NULL;
 	}
 	node_overhead(c, h, n_h);
 	for (k = 0; k < res->n_advice; k++) {
@@ -1063,5 +1057,6 @@ int stats_graph_advice(struct actx *c)
 	rc = 0;
 out:
 	free(off);
+	free(cur);
 	return rc;
 }
