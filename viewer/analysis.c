@@ -452,18 +452,51 @@ static int build_indexes(struct actx *c)
 	return 0;
 }
 
-/* API classes: by name id when the loader did not classify. One half of
- * the calls per thread (a 10M-call trace spends a tenth of a second here
- * on one core while the other would idle), each with its own by-name
- * cache so that no byte is written by both. */
+/* API classes and the corr -> apis index, in one pass over the calls.
+ *
+ * corr -> apis index: correlation ids are small increasing integers in
+ * practice, so a direct table (apis index + 1, 0 none) is used when the
+ * largest id is at most ~2x the calls; otherwise a sorted list with
+ * binary search. Several calls can share an id (a runtime call and the
+ * driver call inside it): the earliest-starting, i.e. outermost, is the
+ * launch call (the earlier index on equal starts).
+ *
+ * The table is allocated at its largest size before the pass (address
+ * space only: calloc'd pages are zero and only touched where ids land)
+ * and filled in that pass; when an id turns out too large for it, the
+ * sorted list replaces it. One half of the calls per thread (a 10M-call
+ * trace took three passes over its 280 MB of calls here: classes, then
+ * each half of the id range read by all calls), each with its own
+ * by-name cache so that no byte is written by both; a slot both halves
+ * write is settled by compare-and-swap on the same earliest rule. */
 struct cls_job {
 	const struct gs_input *in;
 	uint8_t *api_cls;
+	uint32_t *tab;	   /* the direct table, NULL when none */
+	size_t tab_n;	   /* its slots */
 	size_t a, b;	   /* apis [a, b) */
 	size_t name_end;   /* out: 1 + the largest name id seen (at least 1) */
 	uint32_t corr_max; /* out: the largest correlation id seen */
 	int err;
 };
+
+/* call i is the launch call of its id rather than call j (same id) */
+static int corr_earlier(const struct gs_input *in, size_t i, size_t j)
+{
+	return in->apis[i].start < in->apis[j].start ||
+	       (in->apis[i].start == in->apis[j].start && i < j);
+}
+
+static void corr_put(const struct cls_job *j, uint32_t k, size_t i)
+{
+	uint32_t *slot = &j->tab[k];
+	uint32_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+	while (cur == 0 || corr_earlier(j->in, i, cur - 1))
+		if (__atomic_compare_exchange_n(slot, &cur, (uint32_t)i + 1, 1, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return;
+}
 
 static void *classify_half(void *arg)
 {
@@ -483,10 +516,13 @@ static void *classify_half(void *arg)
 	for (i = j->a; i < j->b; i++) {
 		const struct gs_api *a = &in->apis[i];
 		uint8_t f = GS_APIF_CLASSIFIED;
+		uint32_t k = a->corr;
 		if (a->name_id >= j->name_end)
 			j->name_end = (size_t)a->name_id + 1;
-		if (a->corr > j->corr_max)
-			j->corr_max = a->corr;
+		if (k > j->corr_max)
+			j->corr_max = k;
+		if (k && k < j->tab_n)
+			corr_put(j, k, i);
 		if (a->name_id < in->strings.n) {
 			if (!by_name[a->name_id])
 				by_name[a->name_id] =
@@ -499,37 +535,6 @@ static void *classify_half(void *arg)
 	return NULL;
 }
 
-static int classify_apis(struct actx *c)
-{
-	const struct gs_input *in = c->in;
-	struct cls_job half[2];
-	pthread_t th;
-	int threaded, h;
-
-	c->api_cls = big_malloc(in->n_apis ? in->n_apis : 1);
-	if (!c->api_cls)
-		return -ENOMEM;
-	for (h = 0; h < 2; h++)
-		half[h] = (struct cls_job){.in = in,
-					   .api_cls = c->api_cls,
-					   .a = h ? in->n_apis / 2 : 0,
-					   .b = h ? in->n_apis : in->n_apis / 2};
-	threaded = in->n_apis >= 65536 && pthread_create(&th, NULL, classify_half, &half[1]) == 0;
-	classify_half(&half[0]);
-	if (threaded)
-		pthread_join(th, NULL);
-	else
-		classify_half(&half[1]);
-	c->api_name_end = half[0].name_end > half[1].name_end ? half[0].name_end : half[1].name_end;
-	c->api_corr_max = half[0].corr_max > half[1].corr_max ? half[0].corr_max : half[1].corr_max;
-	return half[0].err ? half[0].err : half[1].err;
-}
-
-/* corr -> apis index. Correlation ids are small increasing integers in
- * practice, so a direct table is used when it is at most ~2x the calls;
- * otherwise a sorted list with binary search. Several calls can share an id
- * (a runtime call and the driver call inside it): the earliest-starting,
- * i.e. outermost, is the launch call. */
 struct corr_ent {
 	uint32_t corr; /* correlation id */
 	uint32_t idx;  /* apis index */
@@ -546,82 +551,72 @@ static int cmp_corr(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Direct corr table: the slots of ids [lo, hi] (apis index + 1, 0 none). */
-struct corr_job {
-	struct gs_result *res;
-	uint32_t lo, hi; /* correlation ids */
-};
-
-static void *corr_fill(void *arg)
-{
-	const struct corr_job *j = arg;
-	const struct gs_input *in = j->res->in;
-	uint32_t *tab = j->res->corr_index;
-	size_t i;
-
-	for (i = 0; i < in->n_apis; i++) {
-		uint32_t k = in->apis[i].corr, *slot = &tab[k];
-		if (k < j->lo || k > j->hi)
-			continue;
-		if (*slot == 0 || in->apis[i].start < in->apis[*slot - 1].start)
-			*slot = (uint32_t)i + 1;
-	}
-	return NULL;
-}
-
-/* max_corr: the largest correlation id of in->apis (classify_apis() finds
- * it in its pass over the calls) */
-static int build_corr_index(struct gs_result *res, uint32_t max_corr)
+static int corr_sorted(struct gs_result *res)
 {
 	const struct gs_input *in = res->in;
+	struct corr_ent *e = malloc((in->n_apis ? in->n_apis : 1) * sizeof(*e));
 	size_t i;
 
-	if ((size_t)max_corr <= 2 * in->n_apis + 4096) {
-		res->corr_index_n = (size_t)max_corr + 1;
-		/* slots hold apis index + 1, 0 = none: calloc'd fresh pages
-		 * are zero already, where a fill with GS_NONE would write the
-		 * whole table once more (40 MB on a 10M-call trace) */
-		res->corr_index = big_calloc(res->corr_index_n, sizeof(uint32_t));
-		if (!res->corr_index)
-			return -ENOMEM;
-		/* two threads, each owning the slots of one half of the id
-		 * range (both read all calls: the table, not the calls, is
-		 * what one slot's earliest-start rule must not share) */
-		{
-			struct corr_job half[2];
-			pthread_t th;
-			int threaded, h;
-			for (h = 0; h < 2; h++)
-				half[h] = (struct corr_job){.res = res,
-							    .lo = h ? max_corr / 2 + 1 : 1,
-							    .hi = h ? max_corr : max_corr / 2};
-			threaded = in->n_apis >= 65536 &&
-				   pthread_create(&th, NULL, corr_fill, &half[1]) == 0;
-			corr_fill(&half[0]);
-			if (threaded)
-				pthread_join(th, NULL);
-			else
-				corr_fill(&half[1]);
-		}
+	res->corr_sorted = malloc((in->n_apis ? in->n_apis : 1) * sizeof(uint32_t));
+	if (!e || !res->corr_sorted) {
+		free(e);
+		return -ENOMEM;
+	}
+	for (i = 0; i < in->n_apis; i++)
+		e[i] = (struct corr_ent){
+		    .corr = in->apis[i].corr, .idx = (uint32_t)i, .start = in->apis[i].start};
+	qsort(e, in->n_apis, sizeof(*e), cmp_corr);
+	for (i = 0; i < in->n_apis; i++)
+		res->corr_sorted[i] = e[i].idx;
+	free(e);
+	return 0;
+}
+
+static int classify_apis(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	struct cls_job half[2];
+	size_t tab_n = 2 * in->n_apis + 4096 + 1; /* ids up to 2 x calls + 4096 */
+	uint32_t *tab;
+	pthread_t th;
+	int threaded, h;
+
+	c->api_cls = big_malloc(in->n_apis ? in->n_apis : 1);
+	/* slots hold apis index + 1, 0 = none: calloc'd fresh pages are zero
+	 * already, where a fill with GS_NONE would write the whole table
+	 * (40 MB on a 10M-call trace) */
+	tab = big_calloc(tab_n, sizeof(uint32_t));
+	if (!c->api_cls || !tab) {
+		free(tab);
+		return -ENOMEM;
+	}
+	for (h = 0; h < 2; h++)
+		half[h] = (struct cls_job){.in = in,
+					   .api_cls = c->api_cls,
+					   .tab = tab,
+					   .tab_n = tab_n,
+					   .a = h ? in->n_apis / 2 : 0,
+					   .b = h ? in->n_apis : in->n_apis / 2};
+	threaded = in->n_apis >= 65536 && pthread_create(&th, NULL, classify_half, &half[1]) == 0;
+	classify_half(&half[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		classify_half(&half[1]);
+	c->api_name_end = half[0].name_end > half[1].name_end ? half[0].name_end : half[1].name_end;
+	c->api_corr_max = half[0].corr_max > half[1].corr_max ? half[0].corr_max : half[1].corr_max;
+	if (half[0].err || half[1].err) {
+		free(tab);
+		return half[0].err ? half[0].err : half[1].err;
+	}
+	if ((size_t)c->api_corr_max < tab_n) {
+		res->corr_index = tab;
+		res->corr_index_n = (size_t)c->api_corr_max + 1;
 		return 0;
 	}
-	{
-		struct corr_ent *e = malloc(in->n_apis * sizeof(*e));
-		res->corr_sorted = malloc(in->n_apis * sizeof(uint32_t));
-		if (!e || !res->corr_sorted) {
-			free(e);
-			return -ENOMEM;
-		}
-		for (i = 0; i < in->n_apis; i++)
-			e[i] = (struct corr_ent){.corr = in->apis[i].corr,
-						 .idx = (uint32_t)i,
-						 .start = in->apis[i].start};
-		qsort(e, in->n_apis, sizeof(*e), cmp_corr);
-		for (i = 0; i < in->n_apis; i++)
-			res->corr_sorted[i] = e[i].idx;
-		free(e);
-	}
-	return 0;
+	free(tab); /* an id too large for a direct table */
+	return corr_sorted(res);
 }
 
 uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx)
@@ -1218,19 +1213,31 @@ static void actx_free(struct actx *c)
 	free(c->wait_rec_stream);
 }
 
+/* The launch call of ops [a, b), with the order check of the same ops
+ * (each against the one before it): one pass for both. */
 struct call_of_job {
 	const struct gs_result *res;
 	uint32_t *call_of;
-	size_t a, b; /* ops [a, b) */
+	size_t a, b;	    /* ops [a, b) */
+	size_t dev_changes; /* out: ops whose device differs from the one before */
+	int unsorted;	    /* out: an op before the one before it in (device, start) */
 };
 
 static void *call_of_thread(void *arg)
 {
 	struct call_of_job *j = arg;
+	const struct gs_op *ops = j->res->in->ops;
 	size_t i;
 
-	for (i = j->a; i < j->b; i++)
+	for (i = j->a; i < j->b; i++) {
 		j->call_of[i] = gs_launch_call(j->res, (uint32_t)i);
+		if (i > 0) {
+			const struct gs_op *p = &ops[i - 1], *q = &ops[i];
+			if (q->device < p->device || (q->device == p->device && q->start < p->start))
+				j->unsorted = 1;
+			j->dev_changes += q->device != p->device;
+		}
+	}
 	return NULL;
 }
 
@@ -1281,15 +1288,6 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 	if (in->n_ops >= GS_NONE || in->n_apis >= GS_NONE || in->n_syncs >= GS_NONE ||
 	    in->n_nvtx >= GS_NONE)
 		return -EINVAL;
-	/* one pass over the ops: the order check, and the devices counted */
-	n_dev = in->n_ops > 0;
-	for (i = 1; i < in->n_ops; i++) {
-		const struct gs_op *p = &in->ops[i - 1], *q = &in->ops[i];
-		if (q->device < p->device || (q->device == p->device && q->start < p->start))
-			return -EINVAL;
-		n_dev += q->device != p->device;
-	}
-
 	/* Hopper and older: CUPTI times kernels by instrumenting them */
 	res->instrumented = in->gpu_arch_major == 0 ? -1 : in->gpu_arch_major < 10;
 	if (opt->correct_instrumentation && in->kernel_overhead_ns > 0) {
@@ -1311,8 +1309,6 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 	}
 
 	rc = classify_apis(&c);
-	if (!rc)
-		rc = build_corr_index(res, c.api_corr_max);
 	if (rc)
 		goto out;
 	c.call_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
@@ -1323,18 +1319,19 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* the launch call of every op: the second half on a thread while
-	 * this one does the first half and then the (small) indexes */
+	/* the launch call of every op and the order check (ops sorted by
+	 * device, start; the devices counted): the second half on a thread
+	 * while this one does the first half and then the (small) indexes */
 	{
-		struct call_of_job half = {
-		    .res = res, .call_of = c.call_of, .a = in->n_ops / 2, .b = in->n_ops};
+		struct call_of_job half[2] = {
+		    {.res = res, .call_of = c.call_of, .a = 0, .b = in->n_ops / 2},
+		    {.res = res, .call_of = c.call_of, .a = in->n_ops / 2, .b = in->n_ops}};
 		pthread_t th;
 		int threaded =
-		    in->n_ops >= 65536 && pthread_create(&th, NULL, call_of_thread, &half) == 0;
+		    in->n_ops >= 65536 && pthread_create(&th, NULL, call_of_thread, &half[1]) == 0;
 		if (!threaded)
-			half.a = in->n_ops;
-		for (i = 0; i < half.a; i++)
-			c.call_of[i] = gs_launch_call(res, (uint32_t)i);
+			half[0].b = in->n_ops;
+		call_of_thread(&half[0]);
 		rc = build_selection(&c);
 		if (!rc)
 			rc = build_indexes(&c);
@@ -1342,6 +1339,9 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 			rc = resolve_wait_records(&c);
 		if (threaded)
 			pthread_join(th, NULL);
+		if (!rc && (half[0].unsorted || (threaded && half[1].unsorted)))
+			rc = -EINVAL;
+		n_dev = (in->n_ops > 0) + half[0].dev_changes + (threaded ? half[1].dev_changes : 0);
 	}
 	if (rc)
 		goto out;

@@ -1031,6 +1031,52 @@ static void test_unsorted_ops_are_rejected(void **state)
 	tb_free(t);
 }
 
+/* 100k ops (the order is checked on two threads, one half each): one op
+ * out of order right after the halves meet, near the end, or a device
+ * that goes back: -EINVAL each time; in order, the devices are counted. */
+static void test_unsorted_ops_are_rejected_in_either_half(void **state)
+{
+	enum { N = 100000 };
+	const size_t bad[3] = {N / 2, N - 10, N / 2 + 3};
+	struct gs_op *ops = calloc(N, sizeof(*ops));
+	struct gs_input in;
+	struct gs_result res;
+	size_t i, k;
+
+	(void)state;
+	assert_non_null(ops);
+	memset(&in, 0, sizeof(in));
+	in.ops = ops;
+	in.n_ops = N;
+	in.strings.v = strtab;
+	in.strings.n = S_N;
+	in.kernel_overhead_ns = -1;
+	for (k = 0; k <= 3; k++) {
+		for (i = 0; i < N; i++) /* device 0 for the first 3/4, then 1 */
+			ops[i] = (struct gs_op){.start = 1000 * (int64_t)i,
+						.end = 1000 * (int64_t)i + 100,
+						.stream = 7,
+						.device = i < 3 * N / 4 ? 0 : 1,
+						.kind = GS_OP_KERNEL};
+		if (k < 2) { /* starts before the op before it */
+			ops[bad[k]].start = ops[bad[k] - 1].start - 1;
+			ops[bad[k]].end = ops[bad[k]].start + 10;
+		} else if (k == 2) { /* device 1, then device 0 again */
+			ops[bad[k]].device = 1;
+		}
+		if (k < 3) {
+			assert_int_equal(gs_analyze(&in, NULL, &res), -EINVAL);
+		} else {
+			assert_int_equal(gs_analyze(&in, NULL, &res), 0);
+			assert_int_equal(res.n_devices, 2);
+			assert_int_equal(res.devices[0].end_op, 3 * N / 4);
+			assert_int_equal(res.devices[1].first_op, 3 * N / 4);
+			gs_result_free(&res);
+		}
+	}
+	free(ops);
+}
+
 /* Lookups of syncs and NVTX ranges for gaps that alternate between two
  * host threads (tids 1 and 9: the same slot of the analysis's lookup
  * cache) and, in the stream views, go back in time for one thread (stream
@@ -1100,17 +1146,19 @@ static void test_lookups_alternate_threads_and_go_back_in_time(void **state)
 }
 
 /* 100k launches: enough for the analysis to split the API classification
- * and the correlation table over two threads (halves of the calls, halves
- * of the id range). Driver twins appended at the end (second half of the
- * calls) that start earlier than the runtime call of the same id must win
- * in both halves of the id range; one that starts later must not. */
+ * and the correlation table over two threads (halves of the calls, one
+ * table). Driver twins appended at the end (second half of the calls)
+ * that start earlier than the runtime call of the same id (first half)
+ * must win, at low and high ids; one that starts later must not, nor one
+ * that starts at the same time (the earlier index wins the tie). */
 static void test_launch_calls_of_many_calls_with_twins(void **state)
 {
 	enum { N = 100000 };
 	const uint32_t twin_corr[3] = {3, N / 2 + 7, N - 2}; /* earlier twins */
 	const uint32_t late_corr = N / 2 + 9;		     /* later twin */
+	const uint32_t tie_corr = 11;			     /* twin, same start */
 	struct gs_op *ops = calloc(N, sizeof(*ops));
-	struct gs_api *apis = calloc(N + 4, sizeof(*apis));
+	struct gs_api *apis = calloc(N + 5, sizeof(*apis));
 	struct gs_input in;
 	struct gs_result res;
 	uint32_t i, k;
@@ -1145,10 +1193,17 @@ static void test_launch_calls_of_many_calls_with_twins(void **state)
 				      .corr = late_corr,
 				      .name_id = S_LAUNCH,
 				      .tid = 1};
+	/* same start as the runtime call (first half): the earlier index,
+	 * the runtime call, stays the launch call */
+	apis[N + 4] = (struct gs_api){.start = 1000 * (int64_t)(tie_corr - 1) + 500,
+				      .end = 1000 * (int64_t)(tie_corr - 1) + 505,
+				      .corr = tie_corr,
+				      .name_id = S_LAUNCH,
+				      .tid = 1};
 	in.ops = ops;
 	in.n_ops = N;
 	in.apis = apis;
-	in.n_apis = N + 4;
+	in.n_apis = N + 5;
 	in.strings.v = strtab;
 	in.strings.n = S_N;
 	in.kernel_overhead_ns = -1;
@@ -1156,6 +1211,7 @@ static void test_launch_calls_of_many_calls_with_twins(void **state)
 	for (k = 0; k < 3; k++)
 		assert_int_equal(gs_launch_call(&res, twin_corr[k] - 1), N + k);
 	assert_int_equal(gs_launch_call(&res, late_corr - 1), late_corr - 1);
+	assert_int_equal(gs_launch_call(&res, tie_corr - 1), tie_corr - 1);
 	assert_int_equal(gs_launch_call(&res, 0), 0);
 	assert_int_equal(gs_launch_call(&res, N / 2 - 1), N / 2 - 1); /* corr N/2: last of half 1 */
 	assert_int_equal(gs_launch_call(&res, N / 2), N / 2);
@@ -1227,6 +1283,7 @@ int main(void)
 	    cmocka_unit_test(test_instrumentation_overhead_is_subtracted),
 	    cmocka_unit_test(test_devices_are_separate_timelines),
 	    cmocka_unit_test(test_unsorted_ops_are_rejected),
+	    cmocka_unit_test(test_unsorted_ops_are_rejected_in_either_half),
 	    cmocka_unit_test(test_lookups_alternate_threads_and_go_back_in_time),
 	    cmocka_unit_test(test_api_classification),
 	};
