@@ -467,13 +467,21 @@ static int build_indexes(struct actx *c)
  * sorted list replaces it. One half of the calls per thread (a 10M-call
  * trace took three passes over its 280 MB of calls here: classes, then
  * each half of the id range read by all calls), each with its own
- * by-name cache so that no byte is written by both; a slot both halves
- * write is settled by compare-and-swap on the same earliest rule. */
+ * by-name cache so that no byte is written by both. The table's slots
+ * are split at the id of the second half's first call: each thread
+ * writes the slots of its own ids, and keeps the calls whose id is the
+ * other's (ids follow the calls' order in practice: a few near the
+ * seam) for the caller to put in after both are done. The earliest rule
+ * is a minimum, so the order in which calls are put in does not matter
+ * (compare-and-swap on every slot instead cost twice the pass). */
 struct cls_job {
 	const struct gs_input *in;
 	uint8_t *api_cls;
-	uint32_t *tab;	   /* the direct table, NULL when none */
-	size_t tab_n;	   /* its slots */
+	uint32_t *tab;		 /* the direct table, NULL when none */
+	size_t tab_n;		 /* its slots */
+	uint32_t own_lo, own_hi; /* the ids whose slots this half writes: [lo, hi) */
+	uint32_t *other;	 /* calls whose id is the other half's */
+	size_t n_other, other_cap;
 	size_t a, b;	   /* apis [a, b) */
 	size_t name_end;   /* out: 1 + the largest name id seen (at least 1) */
 	uint32_t corr_max; /* out: the largest correlation id seen */
@@ -487,15 +495,24 @@ static int corr_earlier(const struct gs_input *in, size_t i, size_t j)
 	       (in->apis[i].start == in->apis[j].start && i < j);
 }
 
-static void corr_put(const struct cls_job *j, uint32_t k, size_t i)
+static void corr_put(const struct gs_input *in, uint32_t *tab, uint32_t k, size_t i)
 {
-	uint32_t *slot = &j->tab[k];
-	uint32_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	if (tab[k] == 0 || corr_earlier(in, i, tab[k] - 1))
+		tab[k] = (uint32_t)i + 1;
+}
 
-	while (cur == 0 || corr_earlier(j->in, i, cur - 1))
-		if (__atomic_compare_exchange_n(slot, &cur, (uint32_t)i + 1, 1, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			return;
+static int keep_other(struct cls_job *j, size_t i)
+{
+	if (j->n_other == j->other_cap) {
+		size_t nc = j->other_cap ? 2 * j->other_cap : 256;
+		uint32_t *p = realloc(j->other, nc * sizeof(uint32_t));
+		if (!p)
+			return -ENOMEM;
+		j->other = p;
+		j->other_cap = nc;
+	}
+	j->other[j->n_other++] = (uint32_t)i;
+	return 0;
 }
 
 static void *classify_half(void *arg)
@@ -521,8 +538,12 @@ static void *classify_half(void *arg)
 			j->name_end = (size_t)a->name_id + 1;
 		if (k > j->corr_max)
 			j->corr_max = k;
-		if (k && k < j->tab_n)
-			corr_put(j, k, i);
+		if (k && k < j->tab_n) {
+			if (k >= j->own_lo && k < j->own_hi)
+				corr_put(in, j->tab, k, i);
+			else if (keep_other(j, i))
+				j->err = -ENOMEM;
+		}
 		if (a->name_id < in->strings.n) {
 			if (!by_name[a->name_id])
 				by_name[a->name_id] =
@@ -591,13 +612,19 @@ static int classify_apis(struct actx *c)
 		free(tab);
 		return -ENOMEM;
 	}
-	for (h = 0; h < 2; h++)
-		half[h] = (struct cls_job){.in = in,
-					   .api_cls = c->api_cls,
-					   .tab = tab,
-					   .tab_n = tab_n,
-					   .a = h ? in->n_apis / 2 : 0,
-					   .b = h ? in->n_apis : in->n_apis / 2};
+	{
+		/* the second half owns the ids from its first call's on */
+		uint32_t split = in->n_apis ? in->apis[in->n_apis / 2].corr : 0;
+		for (h = 0; h < 2; h++)
+			half[h] = (struct cls_job){.in = in,
+						   .api_cls = c->api_cls,
+						   .tab = tab,
+						   .tab_n = tab_n,
+						   .own_lo = h ? split : 0,
+						   .own_hi = h ? UINT32_MAX : split,
+						   .a = h ? in->n_apis / 2 : 0,
+						   .b = h ? in->n_apis : in->n_apis / 2};
+	}
 	threaded = in->n_apis >= 65536 && pthread_create(&th, NULL, classify_half, &half[1]) == 0;
 	classify_half(&half[0]);
 	if (threaded)
@@ -606,6 +633,12 @@ static int classify_apis(struct actx *c)
 		classify_half(&half[1]);
 	c->api_name_end = half[0].name_end > half[1].name_end ? half[0].name_end : half[1].name_end;
 	c->api_corr_max = half[0].corr_max > half[1].corr_max ? half[0].corr_max : half[1].corr_max;
+	for (h = 0; h < 2; h++) { /* both done: the calls of the other's ids */
+		size_t q;
+		for (q = 0; q < half[h].n_other; q++)
+			corr_put(in, tab, in->apis[half[h].other[q]].corr, half[h].other[q]);
+		free(half[h].other);
+	}
 	if (half[0].err || half[1].err) {
 		free(tab);
 		return half[0].err ? half[0].err : half[1].err;
