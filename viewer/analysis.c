@@ -876,19 +876,26 @@ static int add_gap(const struct actx *c, struct gs_timeline *tl, const struct gs
 	return 0;
 }
 
-/* tiny u32 -> u32 map (stream id -> local index); streams are few */
+/* tiny u32 -> u32 map (stream id -> local index); streams are few. A
+ * direct-mapped cache of U32MAP_CACHE recent answers in front of it: the
+ * views ask once per op (perf: 2% of a 10M-op report in the lookups). */
+#define U32MAP_CACHE 16
 struct u32map {
 	uint32_t *keys, *vals;
 	uint8_t *used;
 	size_t cap, n;
+	uint32_t ckey[U32MAP_CACHE];
+	uint32_t cval[U32MAP_CACHE]; /* value + 1, 0 = empty */
 };
 
 static int u32map_grow(struct u32map *m);
 
 static uint32_t u32map_get(struct u32map *m, uint32_t key, uint32_t new_val, int *err)
 {
-	size_t h;
+	size_t h, ci = key % U32MAP_CACHE;
 
+	if (m->cval[ci] && m->ckey[ci] == key)
+		return m->cval[ci] - 1;
 	if ((m->n + 1) * 2 > m->cap && u32map_grow(m)) {
 		*err = -ENOMEM;
 		return GS_NONE;
@@ -896,14 +903,20 @@ static uint32_t u32map_get(struct u32map *m, uint32_t key, uint32_t new_val, int
 	h = (key * 2654435761u) & (m->cap - 1);
 	while (m->used[h]) {
 		if (m->keys[h] == key)
-			return m->vals[h];
+			break;
 		h = (h + 1) & (m->cap - 1);
 	}
-	m->used[h] = 1;
-	m->keys[h] = key;
-	m->vals[h] = new_val;
-	m->n++;
-	return new_val;
+	if (!m->used[h]) {
+		m->used[h] = 1;
+		m->keys[h] = key;
+		m->vals[h] = new_val;
+		m->n++;
+	}
+	if (m->vals[h] < UINT32_MAX) {
+		m->ckey[ci] = key;
+		m->cval[ci] = m->vals[h] + 1;
+	}
+	return m->vals[h];
 }
 
 static int u32map_grow(struct u32map *m)
