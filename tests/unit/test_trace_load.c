@@ -303,6 +303,52 @@ static void test_any_number_of_parts_reads_rows_in_rowid_order(void **state)
 	free(path);
 }
 
+/* Kernels not in (device, start) order come out sorted however the table
+ * is split: in the first database a device-1 kernel sits among device 0's
+ * and the starts fall back inside every split; in the second each half
+ * of the rowids is in order and only the halves are not (with 2 parts,
+ * [1,4] and [5,8], only the seam where the parts meet shows it). */
+static void test_kernels_out_of_order_come_out_sorted_in_any_parts(void **state)
+{
+	static const char rows_mixed[] =
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(1,500,510,0,1,1,0,0,0),(2,600,610,0,1,2,0,0,0),"
+	    "(3,50,60,1,1,3,0,0,0),(4,800,810,0,1,4,0,0,0),(5,100,110,0,1,5,0,0,0),"
+	    "(6,200,210,0,1,6,0,0,0),(7,300,310,0,1,7,0,0,0),(8,400,410,0,1,8,0,0,0);";
+	static const char rows_seam[] =
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(1,300,310,0,1,1,0,0,0),(2,400,410,0,1,2,0,0,0),"
+	    "(3,500,510,0,1,3,0,0,0),(4,600,610,0,1,4,0,0,0),(5,100,110,0,1,5,0,0,0),"
+	    "(6,150,160,0,1,6,0,0,0),(7,200,210,0,1,7,0,0,0),(8,250,260,0,1,8,0,0,0);";
+	/* correlation ids (= rowids) in (device, start) order */
+	static const uint32_t want[2][8] = {{5, 6, 7, 8, 1, 2, 4, 3}, {5, 6, 7, 8, 1, 2, 3, 4}};
+	static const int parts[] = {1, 2, 3, 5};
+	const char *const dbs[2] = {rows_mixed, rows_seam};
+	char err[256];
+	size_t d, p, i;
+
+	(void)state;
+	for (d = 0; d < 2; d++) {
+		char *path = make_db(dbs[d]);
+		for (p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
+			struct trace t;
+			struct gs_input in;
+
+			assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+			assert_int_equal(
+			    trace_load_parts(&t, GS_LOAD_ALL, parts[p], &in, err, sizeof(err)), 0);
+			assert_int_equal(in.n_ops, 8);
+			for (i = 0; i < 8; i++)
+				assert_int_equal(in.ops[i].corr, want[d][i]);
+			assert_int_equal(in.ops[7].device, d == 0 ? 1 : 0);
+			trace_input_free(&in);
+			trace_close(&t);
+		}
+		unlink(path);
+		free(path);
+	}
+}
+
 /* More parts than rowids: API calls with rowids 40 and 42 (span 3) in 5
  * parts are the ranges [40,39] [40,40] [41,40] [41,41] [42,42] (empty
  * ranges are not read), and 1000 parts are clamped to GS_LOAD_MAX_PARTS. */
@@ -352,6 +398,7 @@ int main(void)
 	    cmocka_unit_test(test_string_ids_outside_the_strings_table_read_as_none),
 	    cmocka_unit_test(test_host_node_dep_by_full_node_id),
 	    cmocka_unit_test(test_any_number_of_parts_reads_rows_in_rowid_order),
+	    cmocka_unit_test(test_kernels_out_of_order_come_out_sorted_in_any_parts),
 	    cmocka_unit_test(test_more_parts_than_rowids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
