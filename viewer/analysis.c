@@ -1287,6 +1287,19 @@ static void *call_of_thread(void *arg)
 	return NULL;
 }
 
+struct launches_job {
+	struct actx *c;
+	int rc;
+};
+
+static void *launches_thread(void *arg)
+{
+	struct launches_job *j = arg;
+
+	j->rc = stats_launches(j->c);
+	return NULL;
+}
+
 /* The graph advice runs beside the other statistics; the NVTX breakdown,
  * which shares nothing with either, goes to whichever of the two threads
  * is free first (on a 10M-op trace the statistics took 0.3 s longer than
@@ -1408,22 +1421,43 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < in->n_ops;) {
-		/* end of this device's ops: ops are sorted by device, so a
-		 * binary search instead of a walk over them */
-		size_t j = i + 1, hi = in->n_ops;
-		while (j < hi) {
-			size_t mid = j + (hi - j) / 2;
-			if (in->ops[mid].device == in->ops[i].device)
-				j = mid + 1;
-			else
-				hi = mid;
+	/* The launch statistics need the launch calls only, not the views:
+	 * they run on a thread of their own beside the device passes (whose
+	 * device view ends well before the stream views on a 10M-op trace,
+	 * leaving a core idle), or after them where no thread can be had.
+	 * (The kernel statistics too moved there left the advice alone on
+	 * one core after the views: slower.) */
+	{
+		struct launches_job lj = {.c = &c, .rc = 0};
+		pthread_t lth;
+		int lthreaded = pthread_create(&lth, NULL, launches_thread, &lj) == 0;
+
+		for (i = 0; i < in->n_ops;) {
+			/* end of this device's ops: ops are sorted by device,
+			 * so a binary search instead of a walk over them */
+			size_t j = i + 1, hi = in->n_ops;
+			while (j < hi) {
+				size_t mid = j + (hi - j) / 2;
+				if (in->ops[mid].device == in->ops[i].device)
+					j = mid + 1;
+				else
+					hi = mid;
+			}
+			rc = device_pass(&c, &res->devices[res->n_devices++], (uint32_t)i,
+					 (uint32_t)j);
+			if (rc)
+				break;
+			i = j;
 		}
-		rc = device_pass(&c, &res->devices[res->n_devices++], (uint32_t)i, (uint32_t)j);
-		if (rc)
-			goto out;
-		i = j;
+		if (lthreaded)
+			pthread_join(lth, NULL);
+		else if (!rc)
+			launches_thread(&lj);
+		if (!rc)
+			rc = lj.rc;
 	}
+	if (rc)
+		goto out;
 
 	/* The graph advice only reads the context and writes res->advice:
 	 * run it beside the other statistics when a second scratch block and
@@ -1436,9 +1470,7 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		c.scratch_advice = big_malloc((in->n_ops ? in->n_ops : 1) * SCRATCH_PER_OP + 16);
 		if (c.scratch_advice)
 			threaded = pthread_create(&th, NULL, advice_thread, &job) == 0;
-		rc = stats_launches(&c);
-		if (!rc)
-			rc = stats_syncs(&c);
+		rc = stats_syncs(&c);
 		if (!rc)
 			rc = stats_kernels(&c);
 		if (!rc && (!threaded || take_nvtx(&job)))
