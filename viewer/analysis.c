@@ -599,7 +599,7 @@ static int classify_apis(struct actx *c)
 	struct gs_result *res = c->res;
 	struct cls_job half[2];
 	size_t tab_n = 2 * in->n_apis + 4096 + 1; /* ids up to 2 x calls + 4096 */
-	uint32_t *tab;
+	uint32_t *tab, corr_max;
 	pthread_t th;
 	int threaded, h;
 
@@ -632,7 +632,7 @@ static int classify_apis(struct actx *c)
 	else
 		classify_half(&half[1]);
 	c->api_name_end = half[0].name_end > half[1].name_end ? half[0].name_end : half[1].name_end;
-	c->api_corr_max = half[0].corr_max > half[1].corr_max ? half[0].corr_max : half[1].corr_max;
+	corr_max = half[0].corr_max > half[1].corr_max ? half[0].corr_max : half[1].corr_max;
 	for (h = 0; h < 2; h++) { /* both done: the calls of the other's ids */
 		size_t q;
 		for (q = 0; q < half[h].n_other; q++)
@@ -643,9 +643,9 @@ static int classify_apis(struct actx *c)
 		free(tab);
 		return half[0].err ? half[0].err : half[1].err;
 	}
-	if ((size_t)c->api_corr_max < tab_n) {
+	if ((size_t)corr_max < tab_n) {
 		res->corr_index = tab;
-		res->corr_index_n = (size_t)c->api_corr_max + 1;
+		res->corr_index_n = (size_t)corr_max + 1;
 		return 0;
 	}
 	free(tab); /* an id too large for a direct table */

@@ -62,7 +62,6 @@ struct actx {
 	uint32_t *call_of;     /* per op: apis index of its launch call, GS_NONE */
 	uint8_t *api_cls;      /* per api: GS_APIF_* */
 	size_t api_name_end;   /* 1 + the largest API name id (at least 1) */
-	uint32_t api_corr_max; /* the largest API correlation id (0 if none) */
 
 	/* selection: sorted disjoint [sel[2k], sel[2k+1]) ; has_sel 0 = all */
 	int has_sel;

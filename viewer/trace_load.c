@@ -112,7 +112,9 @@ struct job {
 	int bad_time; /* a row had a time outside [0, TRACE_TIME_MAX]: the scan stopped */
 	/* ops tables: whether a row came before the one read before it in
 	 * (device, start) order, checked as rows are written (a pass of its
-	 * own over 10M ops cost 0.1 s with one core idle) */
+	 * own over 10M ops cost 0.1 s with one core idle). The analysis
+	 * needs that order only; ties in start keep table order, so rows
+	 * written in time order are not sorted again (seconds for 10M). */
 	int unsorted;
 	int16_t last_device;
 	int64_t last_start; /* ns; INT64_MIN before the first row */
@@ -453,21 +455,6 @@ static int cmp_op(const void *a, const void *b)
 static int op_before(const struct gs_op *x, const struct gs_op *y)
 {
 	return cmp_op(x, y) < 0;
-}
-
-static void sort_ops_if_needed(struct gs_op *o, size_t n)
-{
-	size_t i;
-
-	/* the analysis needs (device, start) order only; ties in start may
-	 * stay in table order, so a trace written in time order is not sorted
-	 * again (a sort of 10M ops costs seconds) */
-	for (i = 1; i < n; i++)
-		if (o[i].device < o[i - 1].device ||
-		    (o[i].device == o[i - 1].device && o[i].start < o[i - 1].start))
-			break;
-	if (i < n)
-		qsort(o, n, sizeof(*o), cmp_op);
 }
 
 /* Merge sorted b[0..nb) into sorted a[0..na), where a has room for na+nb:
@@ -1029,7 +1016,8 @@ join:
 		split_take(&sk, &vk);
 		if (!split_ops_in_order(&sk, vk.p))
 			qsort(vk.p, vk.n, sizeof(struct gs_op), cmp_op);
-		sort_ops_if_needed(jc.out.p, jc.out.n);
+		if (jc.unsorted) /* copies and sets, as row_op() met them */
+			qsort(jc.out.p, jc.out.n, sizeof(struct gs_op), cmp_op);
 		if (jc.out.n && vec_reserve(&vk, vk.n + jc.out.n)) {
 			snprintf(err, errlen, "out of memory merging GPU operations");
 			goto out;
