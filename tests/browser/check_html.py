@@ -4,7 +4,7 @@
 usage: check_html.py <gapscope> <render_mkdb> <render_gen> <work dir> [--screenshot-dir DIR]
 
 Loads each page with `chromium --headless --dump-dom` and reads back what
-the page's own JavaScript (viewer/html_assets/page.js) wrote on <body>:
+the page's own JavaScript (viewer/render/html_assets/page.js) wrote on <body>:
 data-status ("ok", or "error: <message>" when any script error happened),
 data-events (events decoded from the embedded JSON) and data-rects (event
 rectangles in the SVG timeline). Expected counts are worked out by hand:

@@ -11,5 +11,5 @@ gs_add_unit_test(test_graph_trace SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_graph_t
                  LIBS gs_viewer)
 target_compile_definitions(test_graph_trace PRIVATE
                            GS_GRAPH_FIXTURES="${CMAKE_SOURCE_DIR}/tests/cli/graph")
-# kernel names: demangling and short labels (viewer/names.c)
+# kernel names: demangling and short labels (viewer/trace/names.c)
 gs_add_unit_test(test_names SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_names.c LIBS gs_viewer)

@@ -1,5 +1,5 @@
 /*
- * test_graph_model.c - unit tests of viewer/graph_model.c: statistics,
+ * test_graph_model.c - unit tests of viewer/trace/graph_model.c: statistics,
  * critical path (by duration, by count, through child graphs, cycles), chain
  * collapse, origin resolution (kernel-name labels: test_names.c). Every
  * expected value is worked out by hand in the comments; nothing here reads a

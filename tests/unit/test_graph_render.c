@@ -1,5 +1,5 @@
 /*
- * test_graph_render.c - unit tests of viewer/render_dot.c: the cgraph graph
+ * test_graph_render.c - unit tests of viewer/render/render_dot.c: the cgraph graph
  * built from a hand-made model (nodes, edges, labels, clusters, critical
  * path, collapsed chains), DOT that parses back with the same counts, and
  * hostile kernel names surviving into DOT, SVG and PNG. Expected labels are

@@ -1,5 +1,5 @@
 /*
- * test_graph_trace.c - unit tests of viewer/trace_graph.c: topology tables
+ * test_graph_trace.c - unit tests of viewer/trace/trace_graph.c: topology tables
  * -> model, measurements mapped from executable-graph nodes back to the
  * graph's nodes, the list figures, and the --streams view of an NVTX range.
  * The databases are built here with the real schema (gs_schema_create) from

@@ -1,5 +1,5 @@
 /*
- * test_names.c - unit tests of viewer/names.c: demangling of CUPTI's kernel
+ * test_names.c - unit tests of viewer/trace/names.c: demangling of CUPTI's kernel
  * names (libstdc++'s __cxa_demangle behind gs_demangle) and the short labels
  * of gs_short_name. The expected strings are worked out by hand from the
  * Itanium C++ ABI mangling rules (noted next to each); the mangled names

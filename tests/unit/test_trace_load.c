@@ -1,5 +1,5 @@
 /*
- * test_trace_load.c - cmocka tests of the trace loader (viewer/trace_load.c)
+ * test_trace_load.c - cmocka tests of the trace loader (viewer/trace/trace_load.c)
  * on small databases written here with the real schema: rows whose rowids
  * are not 1..n (negative, with holes, or spread too far to size a buffer
  * from), which the loader's split of a table into rowid ranges ("parts",

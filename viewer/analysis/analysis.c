@@ -1,0 +1,1523 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * analysis.c - the core of the analysis library: per-device and per-stream
+ * timelines, idle gaps and their causes (docs/metrics.md), the --range
+ * selection, and gs_analyze() which runs every pass.
+ *
+ * Input arrays are never modified; everything is computed in O(n log n)
+ * with one sweep over the ops (sorted by device, start) plus binary
+ * searches into indexes built once. No I/O, no SQLite.
+ *
+ * The statistics that only read the gaps (launch distributions, syncs,
+ * kernels, NVTX, graph advice) are in analysis_stats.c.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_int.h"
+
+/* ------------------------------------------------------------------ */
+/* small growable array                                                */
+/* ------------------------------------------------------------------ */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return -ENOMEM;
+	big_hint((char *)np + *cap * elem, (ncap - *cap) * elem);
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* selection (--range)                                                 */
+/* ------------------------------------------------------------------ */
+
+/* First selection interval k with end > t (n_sel if none). */
+static size_t sel_first_after(const struct actx *c, int64_t t)
+{
+	size_t lo = 0, hi = c->n_sel;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->sel[2 * mid + 1] > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b)
+{
+	int64_t sum = 0;
+	size_t k;
+
+	if (b <= a)
+		return 0;
+	if (!c->has_sel)
+		return b - a;
+	for (k = sel_first_after(c, a); k < c->n_sel && c->sel[2 * k] < b; k++) {
+		int64_t s = c->sel[2 * k] > a ? c->sel[2 * k] : a;
+		int64_t e = c->sel[2 * k + 1] < b ? c->sel[2 * k + 1] : b;
+		if (e > s)
+			sum += e - s;
+	}
+	return sum;
+}
+
+/* Closed-interval test: [a,b] meets some [s,e] of the selection. */
+int sel_contains_op(const struct actx *c, int64_t a, int64_t b)
+{
+	size_t k;
+
+	if (!c->has_sel)
+		return 1;
+	/* first interval whose end >= a */
+	k = sel_first_after(c, a - 1);
+	return k < c->n_sel && c->sel[2 * k] <= b;
+}
+
+int sel_contains_point(const struct actx *c, int64_t t)
+{
+	return sel_contains_op(c, t, t);
+}
+
+static int cmp_i64pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	if (x[1] != y[1])
+		return x[1] < y[1] ? -1 : 1;
+	return 0;
+}
+
+static int build_selection(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	const char *name = c->opt->range_name;
+	uint8_t *match = NULL;
+	size_t i, n = 0, m = 0;
+	int rc = 0;
+
+	if (!name)
+		return 0;
+	c->has_sel = 1;
+	c->res->range_applied = 1;
+	if (in->strings.n) {
+		match = calloc(in->strings.n, 1);
+		if (!match)
+			return -ENOMEM;
+		for (i = 1; i < in->strings.n; i++)
+			match[i] = in->strings.v[i] && strcmp(in->strings.v[i], name) == 0;
+	}
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		if (r->kind == 0 && r->text_id < in->strings.n && match && match[r->text_id])
+			n++;
+	}
+	c->res->range_matches = n;
+	if (n == 0)
+		goto out;
+	c->sel = malloc(2 * n * sizeof(int64_t));
+	if (!c->sel) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		if (r->kind == 0 && r->text_id < in->strings.n && match[r->text_id]) {
+			c->sel[2 * m] = r->start;
+			c->sel[2 * m + 1] = r->end > r->start ? r->end : r->start;
+			m++;
+		}
+	}
+	qsort(c->sel, m, 2 * sizeof(int64_t), cmp_i64pair);
+	/* merge overlapping or touching ranges into disjoint ones */
+	n = 0;
+	for (i = 0; i < m; i++) {
+		if (n && c->sel[2 * i] <= c->sel[2 * (n - 1) + 1]) {
+			if (c->sel[2 * i + 1] > c->sel[2 * (n - 1) + 1])
+				c->sel[2 * (n - 1) + 1] = c->sel[2 * i + 1];
+		} else {
+			c->sel[2 * n] = c->sel[2 * i];
+			c->sel[2 * n + 1] = c->sel[2 * i + 1];
+			n++;
+		}
+	}
+	c->n_sel = n;
+	for (i = 0; i < n; i++)
+		c->res->range_total += c->sel[2 * i + 1] - c->sel[2 * i];
+out:
+	free(match);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* indexes                                                             */
+/* ------------------------------------------------------------------ */
+
+static int cmp_stab(const void *a, const void *b)
+{
+	const struct stab_ent *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* equal starts: the longer (outer) first, so the inner one is on top */
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sort and link s->ents[0..n) (key, start, end, idx filled in). */
+static void stab_link(struct stab *s)
+{
+	size_t i;
+	uint32_t top = GS_NONE;
+
+	qsort(s->ents, s->n, sizeof(*s->ents), cmp_stab);
+	for (i = 0; i < s->n; i++) {
+		struct stab_ent *e = &s->ents[i];
+		if (i > 0 && s->ents[i - 1].key != e->key)
+			top = GS_NONE;
+		/* pop what ended before this one starts: the rest of the
+		 * stack is exactly the intervals still open at e->start */
+		while (top != GS_NONE && s->ents[top].end < e->start)
+			top = s->ents[top].parent;
+		e->parent = top;
+		top = (uint32_t)i;
+	}
+}
+
+static int stab_at_or_before(const struct stab_ent *e, uint32_t key, int64_t t)
+{
+	return e->key < key || (e->key == key && e->start <= t);
+}
+
+/* Innermost entry with key, start <= t <= end; its source idx or GS_NONE.
+ * hint: the caller's last position for this key (GS_NONE: none); tried
+ * first, a few steps forward, before a binary search. Either way the
+ * position is the same: the first entry past (key, t). */
+static uint32_t stab_find(const struct stab *s, uint32_t key, int64_t t, uint32_t *hint)
+{
+	size_t lo = 0, hi = s->n;
+	uint32_t j;
+
+	if (hint && *hint <= s->n) {
+		size_t p = *hint, steps = 0;
+		while (p < s->n && steps < 8 && stab_at_or_before(&s->ents[p], key, t)) {
+			p++;
+			steps++;
+		}
+		if ((p == s->n || !stab_at_or_before(&s->ents[p], key, t)) &&
+		    (p == 0 || stab_at_or_before(&s->ents[p - 1], key, t))) {
+			lo = p;
+			goto found;
+		}
+		lo = 0;
+	}
+	/* last entry with (key, start) <= (key, t) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (stab_at_or_before(&s->ents[mid], key, t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+found:
+	if (hint)
+		*hint = (uint32_t)lo;
+	if (lo == 0 || s->ents[lo - 1].key != key)
+		return GS_NONE;
+	for (j = (uint32_t)(lo - 1); j != GS_NONE; j = s->ents[j].parent)
+		if (s->ents[j].end >= t)
+			return s->ents[j].idx;
+	return GS_NONE;
+}
+
+void cg_cache_init(struct cg_cache *cc)
+{
+	memset(cc->key, 0, sizeof(cc->key));
+	memset(cc->lo, 0xff, sizeof(cc->lo));
+}
+
+/* stab_find through the cache slot of (index which, key) */
+static uint32_t stab_find_cached(const struct stab *s, struct cg_cache *cc, int which, uint32_t key,
+				 int64_t t)
+{
+	uint32_t slot = key % CG_CACHE_SLOTS;
+
+	if (!cc)
+		return stab_find(s, key, t, NULL);
+	if (cc->key[which][slot] != key) {
+		cc->key[which][slot] = key;
+		cc->lo[which][slot] = GS_NONE;
+	}
+	return stab_find(s, key, t, &cc->lo[which][slot]);
+}
+
+static int cmp_evt(const void *a, const void *b)
+{
+	const struct evt *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The latest event with key and lo < t <= hi: its source idx or GS_NONE. */
+static uint32_t evts_find(const struct evts *e, uint32_t key, int64_t lo_t, int64_t hi_t)
+{
+	size_t lo = 0, hi = e->n;
+
+	if (hi_t <= lo_t)
+		return GS_NONE;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct evt *v = &e->v[mid];
+		if (v->key < key || (v->key == key && v->t <= hi_t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return GS_NONE;
+	if (e->v[lo - 1].key != key || e->v[lo - 1].t <= lo_t)
+		return GS_NONE;
+	return e->v[lo - 1].idx;
+}
+
+/* A cudaStreamWaitEvent on X's stream (and device) enqueued in (lo, hi]
+ * that explains a gap before X: the latest such wait whose event was
+ * recorded elsewhere - on another device (device view), or on another
+ * stream (stream view). A wait whose record is unknown (no events rows)
+ * counts, as the schema cannot say more. */
+static uint32_t wait_find(const struct actx *c, const struct gs_op *x, int64_t lo_t, int64_t hi_t,
+			  int flags)
+{
+	const struct evts *e = &c->waits;
+	size_t lo = 0, hi = e->n;
+
+	if (hi_t <= lo_t)
+		return GS_NONE;
+	while (lo < hi) { /* first past (stream, hi_t) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct evt *v = &e->v[mid];
+		if (v->key < x->stream || (v->key == x->stream && v->t <= hi_t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo > 0 && e->v[lo - 1].key == x->stream && e->v[lo - 1].t > lo_t; lo--) {
+		uint32_t k = e->v[lo - 1].idx;
+		int16_t rd = c->wait_rec_dev[k];
+		const struct gs_sync *s = &c->in->syncs[k];
+		if (s->device >= 0 && s->device != x->device)
+			continue; /* a stream id of another device */
+		if (rd == -2)
+			return k;
+		if (rd != x->device)
+			return k;
+		if ((flags & CG_STREAM_VIEW) && c->wait_rec_stream[k] != x->stream)
+			return k;
+	}
+	return GS_NONE;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct gs_event *x = *(const struct gs_event *const *)a;
+	const struct gs_event *y = *(const struct gs_event *const *)b;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* For every stream wait: the latest record of its event issued no later
+ * than the wait (CUDA waits for the most recent cudaEventRecord). */
+static int resolve_wait_records(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	const struct gs_event **ev = NULL;
+	size_t i;
+
+	c->wait_rec_dev = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(int16_t));
+	c->wait_rec_stream = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(uint32_t));
+	if (!c->wait_rec_dev || !c->wait_rec_stream)
+		return -ENOMEM;
+	for (i = 0; i < in->n_syncs; i++) {
+		c->wait_rec_dev[i] = -2;
+		c->wait_rec_stream[i] = 0;
+	}
+	if (!in->n_events)
+		return 0;
+	ev = malloc(in->n_events * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	for (i = 0; i < in->n_events; i++)
+		ev[i] = &in->events[i];
+	qsort(ev, in->n_events, sizeof(*ev), cmp_event);
+	for (i = 0; i < in->n_syncs; i++) {
+		const struct gs_sync *s = &in->syncs[i];
+		size_t lo = 0, hi = in->n_events;
+		if (s->kind != 2 /* GS_SYNC_STREAM_WAIT_EVENT */)
+			continue;
+		while (lo < hi) { /* first past (event, s->start) */
+			size_t mid = lo + (hi - lo) / 2;
+			if (ev[mid]->event < s->event ||
+			    (ev[mid]->event == s->event && ev[mid]->start <= s->start))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && ev[lo - 1]->event == s->event) {
+			c->wait_rec_dev[i] = ev[lo - 1]->device;
+			c->wait_rec_stream[i] = ev[lo - 1]->stream;
+		}
+	}
+	free(ev);
+	return 0;
+}
+
+static int build_indexes(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	size_t i, nb = 0, nn = 0, nw = 0, nh = 0;
+
+	for (i = 0; i < in->n_syncs; i++) {
+		if (in->syncs[i].kind == 2 /* GS_SYNC_STREAM_WAIT_EVENT */)
+			nw++;
+		else
+			nb++;
+	}
+	for (i = 0; i < in->n_nvtx; i++)
+		nn += in->nvtx[i].kind == 0;
+	for (i = 0; i < in->n_apis; i++)
+		nh += (c->api_cls[i] & GS_APIF_HOST_FUNC) != 0;
+
+	c->blocking.ents = malloc((nb ? nb : 1) * sizeof(struct stab_ent));
+	c->nvtx_tid.ents = malloc((nn ? nn : 1) * sizeof(struct stab_ent));
+	c->nvtx_any.ents = malloc((nn ? nn : 1) * sizeof(struct stab_ent));
+	c->waits.v = malloc((nw ? nw : 1) * sizeof(struct evt));
+	c->hostfn.v = malloc((nh ? nh : 1) * sizeof(struct evt));
+	if (!c->blocking.ents || !c->nvtx_tid.ents || !c->nvtx_any.ents || !c->waits.v ||
+	    !c->hostfn.v)
+		return -ENOMEM;
+
+	for (i = 0; i < in->n_syncs; i++) {
+		const struct gs_sync *s = &in->syncs[i];
+		if (s->kind == 2) {
+			c->waits.v[c->waits.n++] =
+			    (struct evt){.t = s->start, .key = s->stream, .idx = (uint32_t)i};
+		} else {
+			c->blocking.ents[c->blocking.n++] = (struct stab_ent){
+			    .start = s->start, .end = s->end, .key = s->tid, .idx = (uint32_t)i};
+		}
+	}
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		if (r->kind != 0)
+			continue;
+		c->nvtx_tid.ents[c->nvtx_tid.n++] = (struct stab_ent){
+		    .start = r->start, .end = r->end, .key = r->tid, .idx = (uint32_t)i};
+		c->nvtx_any.ents[c->nvtx_any.n++] = (struct stab_ent){
+		    .start = r->start, .end = r->end, .key = 0, .idx = (uint32_t)i};
+	}
+	for (i = 0; i < in->n_apis; i++)
+		if (c->api_cls[i] & GS_APIF_HOST_FUNC)
+			c->hostfn.v[c->hostfn.n++] = (struct evt){
+			    .t = in->apis[i].start, .key = in->apis[i].tid, .idx = (uint32_t)i};
+	stab_link(&c->blocking);
+	stab_link(&c->nvtx_tid);
+	stab_link(&c->nvtx_any);
+	qsort(c->waits.v, c->waits.n, sizeof(struct evt), cmp_evt);
+	qsort(c->hostfn.v, c->hostfn.n, sizeof(struct evt), cmp_evt);
+	return 0;
+}
+
+/* API classes and the corr -> apis index, in one pass over the calls.
+ *
+ * corr -> apis index: correlation ids are small increasing integers in
+ * practice, so a direct table (apis index + 1, 0 none) is used when the
+ * largest id is at most ~2x the calls; otherwise a sorted list with
+ * binary search. Several calls can share an id (a runtime call and the
+ * driver call inside it): the earliest-starting, i.e. outermost, is the
+ * launch call (the earlier index on equal starts).
+ *
+ * The table is allocated at its largest size before the pass (address
+ * space only: calloc'd pages are zero and only touched where ids land)
+ * and filled in that pass; when an id turns out too large for it, the
+ * sorted list replaces it. One half of the calls per thread (a 10M-call
+ * trace took three passes over its 280 MB of calls here: classes, then
+ * each half of the id range read by all calls), each with its own
+ * by-name cache so that no byte is written by both. The table's slots
+ * are split at the id of the second half's first call: each thread
+ * writes the slots of its own ids, and keeps the calls whose id is the
+ * other's (ids follow the calls' order in practice: a few near the
+ * seam) for the caller to put in after both are done. The earliest rule
+ * is a minimum, so the order in which calls are put in does not matter
+ * (compare-and-swap on every slot instead cost twice the pass). */
+struct cls_job {
+	const struct gs_input *in;
+	uint8_t *api_cls;
+	uint32_t *tab;		 /* the direct table, NULL when none */
+	size_t tab_n;		 /* its slots */
+	uint32_t own_lo, own_hi; /* the ids whose slots this half writes: [lo, hi) */
+	uint32_t *other;	 /* calls whose id is the other half's */
+	size_t n_other, other_cap;
+	size_t a, b;	   /* apis [a, b) */
+	size_t name_end;   /* out: 1 + the largest name id seen (at least 1) */
+	uint32_t corr_max; /* out: the largest correlation id seen */
+	int err;
+};
+
+/* call i is the launch call of its id rather than call j (same id) */
+static int corr_earlier(const struct gs_input *in, size_t i, size_t j)
+{
+	return in->apis[i].start < in->apis[j].start ||
+	       (in->apis[i].start == in->apis[j].start && i < j);
+}
+
+static void corr_put(const struct gs_input *in, uint32_t *tab, uint32_t k, size_t i)
+{
+	if (tab[k] == 0 || corr_earlier(in, i, tab[k] - 1))
+		tab[k] = (uint32_t)i + 1;
+}
+
+static int keep_other(struct cls_job *j, size_t i)
+{
+	if (j->n_other == j->other_cap) {
+		size_t nc = j->other_cap ? 2 * j->other_cap : 256;
+		uint32_t *p = realloc(j->other, nc * sizeof(uint32_t));
+		if (!p)
+			return -ENOMEM;
+		j->other = p;
+		j->other_cap = nc;
+	}
+	j->other[j->n_other++] = (uint32_t)i;
+	return 0;
+}
+
+static void *classify_half(void *arg)
+{
+	struct cls_job *j = arg;
+	const struct gs_input *in = j->in;
+	uint8_t *by_name = NULL;
+	size_t i;
+
+	if (in->strings.n) {
+		by_name = calloc(in->strings.n, 1);
+		if (!by_name) {
+			j->err = -ENOMEM;
+			return NULL;
+		}
+	}
+	j->name_end = 1;
+	for (i = j->a; i < j->b; i++) {
+		const struct gs_api *a = &in->apis[i];
+		uint8_t f = GS_APIF_CLASSIFIED;
+		uint32_t k = a->corr;
+		if (a->name_id >= j->name_end)
+			j->name_end = (size_t)a->name_id + 1;
+		if (k > j->corr_max)
+			j->corr_max = k;
+		if (k && k < j->tab_n) {
+			if (k >= j->own_lo && k < j->own_hi)
+				corr_put(in, j->tab, k, i);
+			else if (keep_other(j, i))
+				j->err = -ENOMEM;
+		}
+		if (a->name_id < in->strings.n) {
+			if (!by_name[a->name_id])
+				by_name[a->name_id] =
+				    gs_api_classify(gs_str(&in->strings, a->name_id, NULL));
+			f = by_name[a->name_id];
+		}
+		j->api_cls[i] = f;
+	}
+	free(by_name);
+	return NULL;
+}
+
+struct corr_ent {
+	uint32_t corr; /* correlation id */
+	uint32_t idx;  /* apis index */
+	int64_t start; /* ns */
+};
+
+static int cmp_corr(const void *a, const void *b)
+{
+	const struct corr_ent *x = a, *y = b;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int corr_sorted(struct gs_result *res)
+{
+	const struct gs_input *in = res->in;
+	struct corr_ent *e = malloc((in->n_apis ? in->n_apis : 1) * sizeof(*e));
+	size_t i;
+
+	res->corr_sorted = malloc((in->n_apis ? in->n_apis : 1) * sizeof(uint32_t));
+	if (!e || !res->corr_sorted) {
+		free(e);
+		return -ENOMEM;
+	}
+	for (i = 0; i < in->n_apis; i++)
+		e[i] = (struct corr_ent){
+		    .corr = in->apis[i].corr, .idx = (uint32_t)i, .start = in->apis[i].start};
+	qsort(e, in->n_apis, sizeof(*e), cmp_corr);
+	for (i = 0; i < in->n_apis; i++)
+		res->corr_sorted[i] = e[i].idx;
+	free(e);
+	return 0;
+}
+
+static int classify_apis(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	struct cls_job half[2];
+	size_t tab_n = 2 * in->n_apis + 4096 + 1; /* ids up to 2 x calls + 4096 */
+	uint32_t *tab, corr_max;
+	pthread_t th;
+	int threaded, h;
+
+	c->api_cls = big_malloc(in->n_apis ? in->n_apis : 1);
+	/* slots hold apis index + 1, 0 = none: calloc'd fresh pages are zero
+	 * already, where a fill with GS_NONE would write the whole table
+	 * (40 MB on a 10M-call trace) */
+	tab = big_calloc(tab_n, sizeof(uint32_t));
+	if (!c->api_cls || !tab) {
+		free(tab);
+		return -ENOMEM;
+	}
+	{
+		/* the second half owns the ids from its first call's on */
+		uint32_t split = in->n_apis ? in->apis[in->n_apis / 2].corr : 0;
+		for (h = 0; h < 2; h++)
+			half[h] = (struct cls_job){.in = in,
+						   .api_cls = c->api_cls,
+						   .tab = tab,
+						   .tab_n = tab_n,
+						   .own_lo = h ? split : 0,
+						   .own_hi = h ? UINT32_MAX : split,
+						   .a = h ? in->n_apis / 2 : 0,
+						   .b = h ? in->n_apis : in->n_apis / 2};
+	}
+	threaded = in->n_apis >= 65536 && pthread_create(&th, NULL, classify_half, &half[1]) == 0;
+	classify_half(&half[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		classify_half(&half[1]);
+	c->api_name_end = half[0].name_end > half[1].name_end ? half[0].name_end : half[1].name_end;
+	corr_max = half[0].corr_max > half[1].corr_max ? half[0].corr_max : half[1].corr_max;
+	for (h = 0; h < 2; h++) { /* both done: the calls of the other's ids */
+		size_t q;
+		for (q = 0; q < half[h].n_other; q++)
+			corr_put(in, tab, in->apis[half[h].other[q]].corr, half[h].other[q]);
+		free(half[h].other);
+	}
+	if (half[0].err || half[1].err) {
+		free(tab);
+		return half[0].err ? half[0].err : half[1].err;
+	}
+	if ((size_t)corr_max < tab_n) {
+		res->corr_index = tab;
+		res->corr_index_n = (size_t)corr_max + 1;
+		return 0;
+	}
+	free(tab); /* an id too large for a direct table */
+	return corr_sorted(res);
+}
+
+uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx)
+{
+	const struct gs_input *in = res->in;
+	uint32_t corr;
+	size_t lo, hi;
+
+	if (!in || op_idx >= in->n_ops)
+		return GS_NONE;
+	if (res->call_of)
+		return res->call_of[op_idx];
+	corr = in->ops[op_idx].corr;
+	if (corr == 0)
+		return GS_NONE;
+	if (res->corr_index)
+		return corr < res->corr_index_n ? res->corr_index[corr] - 1 /* 0 - 1 = GS_NONE */
+						: GS_NONE;
+	if (!res->corr_sorted)
+		return GS_NONE;
+	lo = 0;
+	hi = in->n_apis;
+	while (lo < hi) { /* first with corr >= wanted: the earliest start */
+		size_t mid = lo + (hi - lo) / 2;
+		if (in->apis[res->corr_sorted[mid]].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < in->n_apis && in->apis[res->corr_sorted[lo]].corr == corr)
+		return res->corr_sorted[lo];
+	return GS_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* gap classification (docs/metrics.md, DESIGN.md rule order)          */
+/* ------------------------------------------------------------------ */
+
+void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x, uint32_t prev,
+		  int flags, struct gs_gap *g)
+{
+	const struct gs_input *in = c->in;
+	const struct gs_op *op = &c->ops[x];
+	uint32_t call = c->call_of[x], k;
+	const struct gs_api *C;
+	int64_t lo;
+
+	g->op_idx = x;
+	g->explain_idx = GS_NONE;
+	g->explain_kind = GS_EXPLAIN_NONE;
+	g->nvtx_idx = GS_NONE;
+	if (call == GS_NONE) {
+		/* 5. other: no launch call for X; never force a cause */
+		g->cause = GS_CAUSE_OTHER;
+		if (flags & CG_NVTX)
+			g->nvtx_idx = stab_find_cached(&c->nvtx_any, cc, 2, 0, g0);
+		return;
+	}
+	C = &in->apis[call];
+	if (flags & CG_NVTX) {
+		g->nvtx_idx = stab_find_cached(&c->nvtx_tid, cc, 1, C->tid, g0);
+		if (g->nvtx_idx == GS_NONE)
+			g->nvtx_idx = stab_find_cached(&c->nvtx_any, cc, 2, 0, g0);
+	}
+
+	/* 1. sync-bound: a blocking call on C's thread spans g0 */
+	k = stab_find_cached(&c->blocking, cc, 0, C->tid, g0);
+	if (k != GS_NONE) {
+		g->cause = GS_CAUSE_SYNC_BOUND;
+		g->explain_kind = GS_EXPLAIN_SYNC;
+		g->explain_idx = k;
+		return;
+	}
+	/* 2. launch-bound: the launch call began only after the GPU ran dry */
+	if (C->start >= g0) {
+		g->cause = GS_CAUSE_LAUNCH_BOUND;
+		g->explain_kind = GS_EXPLAIN_LAUNCH;
+		g->explain_idx = call;
+		return;
+	}
+	/* 3. dependency. Program order on X's stream: anything enqueued after
+	 * the previous op's launch and up to X's launch precedes X. A
+	 * cudaStreamWaitEvent on X's stream in that window, a host function
+	 * enqueued by C's thread in it (the schema does not say on which
+	 * stream), or a host node before X's graph node. */
+	if (op->flags & GS_OPF_HOST_NODE_DEP) {
+		g->cause = GS_CAUSE_DEPENDENCY;
+		g->explain_kind = GS_EXPLAIN_HOST_NODE;
+		g->explain_idx = x;
+		return;
+	}
+	if (prev == GS_NONE || c->call_of[prev] == GS_NONE)
+		lo = INT64_MIN; /* first op of the stream (with a known launch) */
+	else if (c->call_of[prev] == call)
+		lo = C->start; /* same launch (graph): waits are graph nodes */
+	else
+		lo = in->apis[c->call_of[prev]].start;
+	k = wait_find(c, op, lo, C->start, flags);
+	if (k != GS_NONE) {
+		g->cause = GS_CAUSE_DEPENDENCY;
+		g->explain_kind = GS_EXPLAIN_WAIT;
+		g->explain_idx = k;
+		return;
+	}
+	k = evts_find(&c->hostfn, C->tid, lo, C->start);
+	if (k != GS_NONE) {
+		g->cause = GS_CAUSE_DEPENDENCY;
+		g->explain_kind = GS_EXPLAIN_HOST_FUNC;
+		g->explain_idx = k;
+		return;
+	}
+	/* 4. launch-latency: queued in time, started late anyway */
+	g->cause = GS_CAUSE_LAUNCH_LATENCY;
+	g->explain_kind = GS_EXPLAIN_LAUNCH;
+	g->explain_idx = call;
+}
+
+/* ------------------------------------------------------------------ */
+/* timelines                                                           */
+/* ------------------------------------------------------------------ */
+
+static void tl_add(struct gs_timeline *tl, int cause, int64_t len)
+{
+	tl->idle_by_cause[cause] += len;
+	tl->gaps_by_cause[cause]++;
+	tl->n_gaps++;
+}
+
+static void tl_finish(const struct actx *c, struct gs_timeline *tl)
+{
+	int k;
+
+	tl->window = sel_overlap(c, tl->first, tl->last);
+	tl->idle = 0;
+	for (k = 0; k < GS_CAUSE_COUNT; k++)
+		tl->idle += tl->idle_by_cause[k];
+	tl->busy = tl->window - tl->idle;
+	tl->utilisation = tl->window > 0 ? (double)tl->busy / (double)tl->window : 0.0;
+	tl->launch_overhead_share = tl->window > 0
+					? (double)(tl->idle_by_cause[GS_CAUSE_LAUNCH_BOUND] +
+						   tl->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY]) /
+					      (double)tl->window
+					: 0.0;
+}
+
+/* Which gaps a device's list keeps when options.all_gaps is 0: the gaps
+ * a sync or a stream wait explains (stats_syncs() sums them), and every
+ * gap that can still be among the top_n largest. h is a min-heap of the
+ * top_n largest lengths seen so far: a gap no longer than its smallest
+ * has top_n earlier gaps at least as long, and the top list breaks ties
+ * by time, so it can never enter the list. The top list picked from the
+ * kept gaps (same relative order) is the one picked from all of them.
+ * On a 10M-op trace this keeps a few thousand of 3.4M gaps: 100 MB of
+ * fresh memory not written (the report reads nothing else). */
+struct gap_keep {
+	int64_t *h; /* ns, min-heap of the cap largest lengths so far */
+	size_t n, cap;
+};
+
+static int gap_keep(struct gap_keep *k, const struct gs_gap *g)
+{
+	int64_t len = g->end - g->start;
+	int need = g->explain_kind == GS_EXPLAIN_SYNC || g->explain_kind == GS_EXPLAIN_WAIT;
+	size_t i, m;
+
+	if (k->n < k->cap) { /* sift up */
+		i = k->n++;
+		while (i > 0 && k->h[(i - 1) / 2] > len) {
+			k->h[i] = k->h[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		k->h[i] = len;
+		return 1;
+	}
+	if (!k->cap || len <= k->h[0])
+		return need;
+	/* replace the smallest: sift down */
+	for (i = 0;; i = m) {
+		m = 2 * i + 1;
+		if (m >= k->n)
+			break;
+		if (m + 1 < k->n && k->h[m + 1] < k->h[m])
+			m++;
+		if (k->h[m] >= len)
+			break;
+		k->h[i] = k->h[m];
+	}
+	k->h[i] = len;
+	return 1;
+}
+
+/* Add the pieces of gap g (whole [g->start, g->end)) that lie in the
+ * selection to tl, and to the device's gap list when gaps/cap != NULL
+ * (those that keep lets through, when keep != NULL). */
+static int add_gap(const struct actx *c, struct gs_timeline *tl, const struct gs_gap *g,
+		   struct gs_gap **gaps, size_t *n, size_t *cap, struct gap_keep *keep)
+{
+	size_t k;
+
+	if (!c->has_sel) {
+		tl_add(tl, g->cause, g->end - g->start);
+		if (gaps && (!keep || gap_keep(keep, g))) {
+			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
+				return -ENOMEM;
+			(*gaps)[(*n)++] = *g;
+		}
+		return 0;
+	}
+	for (k = sel_first_after(c, g->start); k < c->n_sel && c->sel[2 * k] < g->end; k++) {
+		struct gs_gap piece = *g;
+		if (c->sel[2 * k] > piece.start)
+			piece.start = c->sel[2 * k];
+		if (c->sel[2 * k + 1] < piece.end)
+			piece.end = c->sel[2 * k + 1];
+		if (piece.end <= piece.start)
+			continue;
+		tl_add(tl, g->cause, piece.end - piece.start);
+		if (gaps && (!keep || gap_keep(keep, &piece))) {
+			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
+				return -ENOMEM;
+			(*gaps)[(*n)++] = piece;
+		}
+	}
+	return 0;
+}
+
+/* tiny u32 -> u32 map (stream id -> local index); streams are few. A
+ * direct-mapped cache of U32MAP_CACHE recent answers in front of it: the
+ * views ask once per op (perf: 2% of a 10M-op report in the lookups). */
+#define U32MAP_CACHE 16
+struct u32map {
+	uint32_t *keys, *vals;
+	uint8_t *used;
+	size_t cap, n;
+	uint32_t ckey[U32MAP_CACHE];
+	uint32_t cval[U32MAP_CACHE]; /* value + 1, 0 = empty */
+};
+
+static int u32map_grow(struct u32map *m);
+
+static uint32_t u32map_get(struct u32map *m, uint32_t key, uint32_t new_val, int *err)
+{
+	size_t h, ci = key % U32MAP_CACHE;
+
+	if (m->cval[ci] && m->ckey[ci] == key)
+		return m->cval[ci] - 1;
+	if ((m->n + 1) * 2 > m->cap && u32map_grow(m)) {
+		*err = -ENOMEM;
+		return GS_NONE;
+	}
+	h = (key * 2654435761u) & (m->cap - 1);
+	while (m->used[h]) {
+		if (m->keys[h] == key)
+			break;
+		h = (h + 1) & (m->cap - 1);
+	}
+	if (!m->used[h]) {
+		m->used[h] = 1;
+		m->keys[h] = key;
+		m->vals[h] = new_val;
+		m->n++;
+	}
+	if (m->vals[h] < UINT32_MAX) {
+		m->ckey[ci] = key;
+		m->cval[ci] = m->vals[h] + 1;
+	}
+	return m->vals[h];
+}
+
+static int u32map_grow(struct u32map *m)
+{
+	struct u32map nm = {0};
+	size_t i;
+
+	nm.cap = m->cap ? m->cap * 2 : 16;
+	nm.keys = malloc(nm.cap * sizeof(uint32_t));
+	nm.vals = malloc(nm.cap * sizeof(uint32_t));
+	nm.used = calloc(nm.cap, 1);
+	if (!nm.keys || !nm.vals || !nm.used) {
+		free(nm.keys);
+		free(nm.vals);
+		free(nm.used);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (m->used[i]) {
+			size_t h = (m->keys[i] * 2654435761u) & (nm.cap - 1);
+			while (nm.used[h])
+				h = (h + 1) & (nm.cap - 1);
+			nm.used[h] = 1;
+			nm.keys[h] = m->keys[i];
+			nm.vals[h] = m->vals[i];
+			nm.n++;
+		}
+	}
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	*m = nm;
+	return 0;
+}
+
+static void u32map_free(struct u32map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+struct sstate {
+	int64_t cur_end; /* ns, max end so far on the stream */
+	uint32_t last;	 /* last op on the stream so far with a known launch call */
+	uint32_t prev;	 /* last op on the stream so far (stream views only) */
+	uint64_t count;
+};
+
+static int cmp_stream_result(const void *a, const void *b)
+{
+	const struct gs_stream_result *x = a, *y = b;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+/* One device's ops [a, b) seen two ways: the device view (holes in the
+ * union of all streams, with the gap list) and the stream views (each
+ * stream's own holes). They share nothing but the input, so they run on
+ * two threads; each keeps its own stream map, because both need the
+ * previous op of X's stream for the dependency rule. */
+struct view_job {
+	struct actx *c;
+	struct gs_device_result *d;
+	uint32_t a, b;
+	int err;
+};
+
+/* Local index of op->stream in map/st (new streams appended, with
+ * n_streams counting them); GS_NONE and *err set on failure. */
+static uint32_t view_stream(struct u32map *map, struct sstate **st, size_t *st_cap,
+			    size_t *n_streams, uint32_t stream, int *err)
+{
+	uint32_t si = u32map_get(map, stream, (uint32_t)*n_streams, err);
+
+	if (*err)
+		return GS_NONE;
+	if (si == *n_streams) {
+		if (grow((void **)st, st_cap, *n_streams + 1, sizeof(**st))) {
+			*err = -ENOMEM;
+			return GS_NONE;
+		}
+		memset(&(*st)[si], 0, sizeof((*st)[si]));
+		(*st)[si].last = GS_NONE;
+		(*st)[si].prev = GS_NONE;
+		(*n_streams)++;
+	}
+	return si;
+}
+
+static void *device_view(void *arg)
+{
+	struct view_job *j = arg;
+	struct actx *c = j->c;
+	const struct gs_op *ops = c->ops;
+	const uint32_t a = j->a, b = j->b;
+	/* The timeline and the gap list are built here and stored in j->d
+	 * at the end: the stream views, on the other thread, write beside
+	 * them (j->d->streams), and sharing that cache line on every gap
+	 * cost more than the rest of this loop (perf, 10M-op trace). */
+	struct gs_timeline tl = j->d->tl;
+	struct gs_gap *gaps = NULL;
+	size_t n_gaps = 0;
+	struct u32map map = {0};
+	struct sstate *st = NULL;
+	size_t st_cap = 0, n_streams = 0, gap_cap = 0, i;
+	int64_t dev_end = 0;
+	int err = 0;
+	struct cg_cache cc;
+	struct gap_keep keep = {NULL, 0, 0};
+
+	cg_cache_init(&cc);
+	if (!c->opt->all_gaps && c->opt->top_n) {
+		keep.cap = c->opt->top_n < b - a ? c->opt->top_n : b - a;
+		keep.h = malloc(keep.cap * sizeof(int64_t));
+		if (!keep.h) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	/* Without a selection each op ends at most one gap: room for that
+	 * many up front, as address space only (pages are touched as gaps
+	 * are written), saves the copies of a doubling array - 100 MB of
+	 * them on a 10M-op trace. */
+	if (c->opt->all_gaps && !c->has_sel && b - a > 4096) {
+		gaps = big_malloc((size_t)(b - a) * sizeof(*gaps));
+		if (gaps)
+			gap_cap = b - a;
+	}
+	tl.first = ops[a].start;
+	for (i = a; i < b; i++) {
+		const struct gs_op *op = &ops[i];
+		uint32_t si = view_stream(&map, &st, &st_cap, &n_streams, op->stream, &err);
+		struct gs_gap g;
+
+		if (err)
+			goto out;
+		/* a hole in the union of all streams' ops */
+		if (i > a && op->start > dev_end) {
+			g.start = dev_end;
+			g.end = op->start;
+			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_NVTX, &g);
+			err = add_gap(c, &tl, &g, &gaps, &n_gaps, &gap_cap,
+				      c->opt->all_gaps ? NULL : &keep);
+			if (err)
+				goto out;
+		}
+		if (i == a || op->end > dev_end)
+			dev_end = op->end;
+		if (sel_contains_op(c, op->start, op->end))
+			tl.n_ops++;
+		if (c->call_of[i] != GS_NONE)
+			st[si].last = (uint32_t)i;
+	}
+	tl.last = dev_end;
+	tl_finish(c, &tl);
+out:
+	j->d->tl = tl;
+	j->d->gaps = gaps;
+	j->d->n_gaps = n_gaps;
+	free(keep.h);
+	free(st);
+	u32map_free(&map);
+	j->err = err;
+	return NULL;
+}
+
+/* The stream views; also fills c->stream_of[a, b) (local stream index,
+ * in first-seen order: the caller renumbers by stream id). */
+static void stream_views(struct view_job *j)
+{
+	struct actx *c = j->c;
+	const struct gs_op *ops = c->ops;
+	const uint32_t a = j->a, b = j->b;
+	/* in locals until the end, like the device view's (device_view()) */
+	struct gs_stream_result *streams = NULL;
+	struct u32map map = {0};
+	struct sstate *st = NULL;
+	size_t st_cap = 0, sr_cap = 0, n_streams = 0, i, k;
+	int err = 0;
+	struct cg_cache cc;
+
+	cg_cache_init(&cc);
+	for (i = a; i < b; i++) {
+		const struct gs_op *op = &ops[i];
+		uint32_t si = view_stream(&map, &st, &st_cap, &n_streams, op->stream, &err);
+		struct gs_gap g;
+
+		if (err)
+			goto out;
+		if (si + 1 == n_streams && !st[si].count) {
+			if (grow((void **)&streams, &sr_cap, n_streams, sizeof(*streams))) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memset(&streams[si], 0, sizeof(streams[si]));
+			streams[si].stream = op->stream;
+			streams[si].tl.first = op->start;
+			streams[si].tl.last = op->end;
+		}
+		c->stream_of[i] = si;
+		if (st[si].count && op->start > st[si].cur_end) {
+			g.start = st[si].cur_end;
+			g.end = op->start;
+			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_STREAM_VIEW, &g);
+			err = add_gap(c, &streams[si].tl, &g, NULL, NULL, NULL, NULL);
+			if (err)
+				goto out;
+			/* the graph advice classifies this gap again from the
+			 * end of the ops it walked since an occurrence began and
+			 * the latest of them with a launch call: the same inputs
+			 * when the predecessor has a call and ends last */
+			if (st[si].last == st[si].prev && ops[st[si].prev].end == st[si].cur_end)
+				c->sv_gap[i] = SV_GAP_SAME |
+					       (g.cause == GS_CAUSE_LAUNCH_BOUND ||
+							g.cause == GS_CAUSE_LAUNCH_LATENCY
+						    ? SV_GAP_LAUNCH
+						    : 0);
+		}
+		if (!st[si].count || op->end > st[si].cur_end)
+			st[si].cur_end = op->end;
+		if (c->call_of[i] != GS_NONE)
+			st[si].last = (uint32_t)i;
+		st[si].prev = (uint32_t)i;
+		st[si].count++;
+		if (sel_contains_op(c, op->start, op->end))
+			streams[si].tl.n_ops++;
+	}
+	for (k = 0; k < n_streams; k++) {
+		streams[k].tl.last = st[k].cur_end;
+		tl_finish(c, &streams[k].tl);
+	}
+out:
+	/* streams holds the first n_streams entries on every path (an entry
+	 * is added before n_streams can count a second new stream) */
+	j->d->streams = streams;
+	j->d->n_streams = streams ? n_streams : 0;
+	free(st);
+	u32map_free(&map);
+	j->err = err;
+}
+
+static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, uint32_t b)
+{
+	struct view_job dv = {.c = c, .d = d, .a = a, .b = b}, sv = dv;
+	size_t n_streams, i, k;
+	uint32_t *remap = NULL;
+	pthread_t th;
+	int err = 0, threaded;
+
+	d->device = c->ops[a].device;
+	d->first_op = a;
+	d->end_op = b;
+	/* the device view on a thread of its own (on a 10M-op trace each
+	 * view is a second of binary searches), the stream views here */
+	threaded = pthread_create(&th, NULL, device_view, &dv) == 0;
+	stream_views(&sv);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		device_view(&dv);
+	err = dv.err ? dv.err : sv.err;
+	if (err)
+		goto out;
+	n_streams = d->n_streams;
+
+	/* streams by id, and stream_of renumbered to match */
+	if (n_streams > 1) {
+		uint32_t *old_ids = malloc(n_streams * sizeof(uint32_t));
+		remap = malloc(n_streams * sizeof(uint32_t));
+		if (!old_ids || !remap) {
+			free(old_ids);
+			err = -ENOMEM;
+			goto out;
+		}
+		for (k = 0; k < n_streams; k++)
+			old_ids[k] = d->streams[k].stream;
+		qsort(d->streams, n_streams, sizeof(*d->streams), cmp_stream_result);
+		for (k = 0; k < n_streams; k++) {
+			size_t j;
+			for (j = 0; j < n_streams; j++)
+				if (d->streams[j].stream == old_ids[k])
+					break;
+			remap[k] = (uint32_t)j;
+		}
+		free(old_ids);
+		for (i = a; i < b; i++)
+			c->stream_of[i] = remap[c->stream_of[i]];
+	}
+
+	/* the top_n largest gaps, largest first; ties keep time order */
+	if (c->opt->top_n && d->n_gaps) {
+		size_t cap = c->opt->top_n < d->n_gaps ? c->opt->top_n : d->n_gaps;
+		d->top_gaps = malloc(cap * sizeof(uint32_t));
+		if (!d->top_gaps) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < d->n_gaps; i++) {
+			int64_t len = d->gaps[i].end - d->gaps[i].start;
+			size_t pos = d->n_top;
+			while (pos > 0 && len > d->gaps[d->top_gaps[pos - 1]].end -
+						    d->gaps[d->top_gaps[pos - 1]].start)
+				pos--;
+			if (pos >= cap)
+				continue;
+			if (d->n_top < cap)
+				d->n_top++;
+			memmove(&d->top_gaps[pos + 1], &d->top_gaps[pos],
+				(d->n_top - 1 - pos) * sizeof(uint32_t));
+			d->top_gaps[pos] = (uint32_t)i;
+		}
+	}
+out:
+	free(remap);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* driver                                                              */
+/* ------------------------------------------------------------------ */
+
+static void actx_free(struct actx *c)
+{
+	free(c->ops_copy);
+	if (c->call_of != c->res->call_of) /* else the result owns it */
+		free(c->call_of);
+	free(c->api_cls);
+	free(c->sel);
+	free(c->blocking.ents);
+	free(c->nvtx_tid.ents);
+	free(c->nvtx_any.ents);
+	free(c->waits.v);
+	free(c->hostfn.v);
+	free(c->stream_of);
+	free(c->sv_gap);
+	free(c->scratch);
+	free(c->scratch_advice);
+	free(c->wait_rec_dev);
+	free(c->wait_rec_stream);
+}
+
+/* The launch call of ops [a, b), with the order check of the same ops
+ * (each against the one before it): one pass for both. */
+struct call_of_job {
+	const struct gs_result *res;
+	uint32_t *call_of;
+	size_t a, b;	    /* ops [a, b) */
+	size_t dev_changes; /* out: ops whose device differs from the one before */
+	int unsorted;	    /* out: an op before the one before it in (device, start) */
+};
+
+static void *call_of_thread(void *arg)
+{
+	struct call_of_job *j = arg;
+	const struct gs_op *ops = j->res->in->ops;
+	size_t i;
+
+	for (i = j->a; i < j->b; i++) {
+		j->call_of[i] = gs_launch_call(j->res, (uint32_t)i);
+		if (i > 0) {
+			const struct gs_op *p = &ops[i - 1], *q = &ops[i];
+			if (q->device < p->device || (q->device == p->device && q->start < p->start))
+				j->unsorted = 1;
+			j->dev_changes += q->device != p->device;
+		}
+	}
+	return NULL;
+}
+
+struct launches_job {
+	struct actx *c;
+	int rc;
+};
+
+static void *launches_thread(void *arg)
+{
+	struct launches_job *j = arg;
+
+	j->rc = stats_launches(j->c);
+	return NULL;
+}
+
+/* The graph advice runs beside the other statistics; the NVTX breakdown,
+ * which shares nothing with either, goes to whichever of the two threads
+ * is free first (on a 10M-op trace the statistics took 0.3 s longer than
+ * the advice, the NVTX breakdown 0.2 s of that). */
+struct advice_job {
+	struct actx *c;
+	atomic_int nvtx_taken; /* set by the thread that runs stats_nvtx */
+	int rc;		/* of the advice */
+	int nvtx_rc;	/* of stats_nvtx, where the advice thread ran it */
+};
+
+static int take_nvtx(struct advice_job *j)
+{
+	return !atomic_exchange(&j->nvtx_taken, 1);
+}
+
+static void *advice_thread(void *arg)
+{
+	struct advice_job *j = arg;
+
+	j->rc = stats_graph_advice(j->c);
+	if (!j->rc && take_nvtx(j))
+		j->nvtx_rc = stats_nvtx(j->c, j->c->scratch_advice);
+	return NULL;
+}
+
+int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct gs_result *res)
+{
+	struct gs_options dflt;
+	struct actx c;
+	size_t i, n_dev = 0;
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	if (!opt) {
+		gs_options_init(&dflt);
+		opt = &dflt;
+	}
+	res->in = in;
+	c.in = in;
+	c.opt = opt;
+	c.res = res;
+	c.ops = in->ops;
+	if (in->n_ops >= GS_NONE || in->n_apis >= GS_NONE || in->n_syncs >= GS_NONE ||
+	    in->n_nvtx >= GS_NONE)
+		return -EINVAL;
+	/* Hopper and older: CUPTI times kernels by instrumenting them */
+	res->instrumented = in->gpu_arch_major == 0 ? -1 : in->gpu_arch_major < 10;
+	if (opt->correct_instrumentation && in->kernel_overhead_ns > 0) {
+		c.ops_copy = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(struct gs_op));
+		if (!c.ops_copy) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		memcpy(c.ops_copy, in->ops, in->n_ops * sizeof(struct gs_op));
+		for (i = 0; i < in->n_ops; i++) {
+			struct gs_op *o = &c.ops_copy[i];
+			if (o->kind == GS_OP_KERNEL)
+				o->end = o->end - o->start > in->kernel_overhead_ns
+					     ? o->end - in->kernel_overhead_ns
+					     : o->start;
+		}
+		c.ops = c.ops_copy;
+		res->kernel_overhead_ns = in->kernel_overhead_ns;
+	}
+
+	rc = classify_apis(&c);
+	if (rc)
+		goto out;
+	c.call_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
+	c.stream_of = big_malloc((in->n_ops ? in->n_ops : 1) * sizeof(uint32_t));
+	c.sv_gap = big_calloc(in->n_ops ? in->n_ops : 1, 1);
+	c.scratch = big_malloc((in->n_ops ? in->n_ops : 1) * SCRATCH_PER_OP + 16);
+	if (!c.call_of || !c.stream_of || !c.sv_gap || !c.scratch) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* the launch call of every op and the order check (ops sorted by
+	 * device, start; the devices counted): the second half on a thread
+	 * while this one does the first half and then the (small) indexes */
+	{
+		struct call_of_job half[2] = {
+		    {.res = res, .call_of = c.call_of, .a = 0, .b = in->n_ops / 2},
+		    {.res = res, .call_of = c.call_of, .a = in->n_ops / 2, .b = in->n_ops}};
+		pthread_t th;
+		int threaded =
+		    in->n_ops >= 65536 && pthread_create(&th, NULL, call_of_thread, &half[1]) == 0;
+		if (!threaded)
+			half[0].b = in->n_ops;
+		call_of_thread(&half[0]);
+		rc = build_selection(&c);
+		if (!rc)
+			rc = build_indexes(&c);
+		if (!rc)
+			rc = resolve_wait_records(&c);
+		if (threaded)
+			pthread_join(th, NULL);
+		if (!rc && (half[0].unsorted || (threaded && half[1].unsorted)))
+			rc = -EINVAL;
+		n_dev = (in->n_ops > 0) + half[0].dev_changes + (threaded ? half[1].dev_changes : 0);
+	}
+	if (rc)
+		goto out;
+	/* From here on an op's launch call is call_of[op]: the correlation
+	 * table goes back before the views and statistics allocate their
+	 * arrays, which then reuse its just-freed pages (fresh pages cost
+	 * 2-4 s per GB on the virtual machines measured; recently freed ones
+	 * a tenth of that, bench/run_report_bench.sh). */
+	res->call_of = c.call_of;
+	free(res->corr_index);
+	res->corr_index = NULL;
+	res->corr_index_n = 0;
+	free(res->corr_sorted);
+	res->corr_sorted = NULL;
+
+	res->devices = calloc(n_dev ? n_dev : 1, sizeof(*res->devices));
+	if (!res->devices) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* The launch statistics need the launch calls only, not the views:
+	 * they run on a thread of their own beside the device passes (whose
+	 * device view ends well before the stream views on a 10M-op trace,
+	 * leaving a core idle), or after them where no thread can be had.
+	 * (The kernel statistics too moved there left the advice alone on
+	 * one core after the views: slower.) */
+	{
+		struct launches_job lj = {.c = &c, .rc = 0};
+		pthread_t lth;
+		int lthreaded = pthread_create(&lth, NULL, launches_thread, &lj) == 0;
+
+		for (i = 0; i < in->n_ops;) {
+			/* end of this device's ops: ops are sorted by device,
+			 * so a binary search instead of a walk over them */
+			size_t j = i + 1, hi = in->n_ops;
+			while (j < hi) {
+				size_t mid = j + (hi - j) / 2;
+				if (in->ops[mid].device == in->ops[i].device)
+					j = mid + 1;
+				else
+					hi = mid;
+			}
+			rc = device_pass(&c, &res->devices[res->n_devices++], (uint32_t)i,
+					 (uint32_t)j);
+			if (rc)
+				break;
+			i = j;
+		}
+		if (lthreaded)
+			pthread_join(lth, NULL);
+		else if (!rc)
+			launches_thread(&lj);
+		if (!rc)
+			rc = lj.rc;
+	}
+	if (rc)
+		goto out;
+
+	/* The graph advice only reads the context and writes res->advice:
+	 * run it beside the other statistics when a second scratch block and
+	 * a thread can be had, else after them (struct advice_job). */
+	{
+		struct advice_job job = {.c = &c};
+		pthread_t th;
+		int threaded = 0;
+
+		c.scratch_advice = big_malloc((in->n_ops ? in->n_ops : 1) * SCRATCH_PER_OP + 16);
+		if (c.scratch_advice)
+			threaded = pthread_create(&th, NULL, advice_thread, &job) == 0;
+		rc = stats_syncs(&c);
+		if (!rc)
+			rc = stats_kernels(&c);
+		if (!rc && (!threaded || take_nvtx(&job)))
+			rc = stats_nvtx(&c, c.scratch);
+		if (threaded) {
+			pthread_join(th, NULL);
+			if (!rc)
+				rc = job.rc ? job.rc : job.nvtx_rc;
+		} else if (!rc) {
+			free(c.scratch_advice);
+			c.scratch_advice = c.scratch;
+			rc = stats_graph_advice(&c);
+			c.scratch_advice = NULL;
+		}
+	}
+out:
+	actx_free(&c);
+	if (rc)
+		gs_result_free(res);
+	return rc;
+}
+
+void gs_result_free(struct gs_result *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	for (i = 0; i < res->n_devices; i++) {
+		free(res->devices[i].streams);
+		free(res->devices[i].gaps);
+		free(res->devices[i].top_gaps);
+	}
+	free(res->devices);
+	free(res->launches);
+	free(res->syncs);
+	free(res->kernels);
+	free(res->nvtx);
+	for (i = 0; i < res->n_advice; i++) {
+		free(res->advice[i].names);
+		free(res->advice[i].kinds);
+	}
+	free(res->advice);
+	free(res->corr_index);
+	free(res->corr_sorted);
+	free(res->call_of);
+	memset(res, 0, sizeof(*res));
+}

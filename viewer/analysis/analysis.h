@@ -1,0 +1,409 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * analysis.h - the gapscope analysis library: idle gaps, their causes,
+ * launch overhead, synchronisations, top kernels, NVTX breakdown and CUDA
+ * Graph advice, exactly as defined in docs/metrics.md (from DESIGN.md).
+ *
+ * It does no I/O: arrays of intervals come in (struct gs_input, filled by
+ * trace_load() from a database, or by a test by hand), one struct gs_result
+ * comes out; renderers (text, JSON, HTML, Chrome, diff) only read that
+ * result. Nothing here opens files, prints, or knows SQLite. All times are
+ * int64_t nanoseconds on the trace's one clock (CUPTI's timestamps).
+ *
+ * Index conventions: every "*_idx" field is an index into the matching input
+ * array (in->ops, in->apis, in->syncs, in->nvtx); GS_NONE means "none".
+ * Every "*_id" naming a string is an id into in->strings (0 = none).
+ */
+#ifndef GAPSCOPE_ANALYSIS_H
+#define GAPSCOPE_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GS_NONE UINT32_MAX
+
+/* ------------------------------------------------------------------ */
+/* Input model                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Interned strings: v[id] is the text of strings.id = id, NULL where the id
+ * is unused. Ids are small and dense in practice (the collector interns). */
+struct gs_strings {
+	const char **v; /* indexed by id, n entries */
+	uint32_t n;	/* count (max id + 1) */
+};
+
+/* Text of string `id`, or `dflt` if the id is unknown/0. Never NULL if dflt
+ * is not NULL. */
+const char *gs_str(const struct gs_strings *s, uint32_t id, const char *dflt);
+
+enum gs_op_kind {
+	GS_OP_KERNEL = 0,
+	GS_OP_MEMCPY = 1,
+	GS_OP_MEMSET = 2,
+};
+
+/* gs_op.flags */
+#define GS_OPF_HOST_NODE_DEP 0x01 /* graph op whose node has a host-node predecessor */
+#define GS_OPF_PAGEABLE 0x02	  /* memcpy/memset touching pageable host memory */
+#define GS_OPF_ASYNC 0x04	  /* memcpy/memset issued by an *Async API */
+
+/* One GPU operation (kernel, memcpy, memset). 36 bytes, packed with
+ * 4-byte alignment (naturally aligned it would be 40, 4 of them padding):
+ * the 10M-kernel benchmark keeps all of them in memory at once, and on
+ * virtual machines fresh memory costs ~1.6 s per GB to fault in. x86-64
+ * loads the then only 4-aligned 64-bit fields without a fault (one that
+ * straddles a cache line costs a little, far less than the memory). Do
+ * not take the address of a field (it may be misaligned for its type). */
+struct __attribute__((packed, aligned(4))) gs_op {
+	int64_t start;	   /* ns */
+	int64_t end;	   /* ns, >= start */
+	uint32_t corr;	   /* correlation id of the launching API call (0: unknown) */
+	uint32_t name_id;  /* strings id: kernel (mangled) name; 0 for copies/sets */
+	uint32_t stream;   /* CUPTI stream id */
+	uint32_t graph_id; /* CUPTI graph id, 0 unless launched from a graph */
+	int16_t device;	   /* CUDA device ordinal */
+	uint8_t kind;	   /* enum gs_op_kind */
+	uint8_t flags;	   /* GS_OPF_* */
+};
+
+/* API classes: gs_api_classify() of the call's name (the analysis keeps
+ * them in an array of its own, one byte per call). */
+#define GS_APIF_CLASSIFIED 0x01
+#define GS_APIF_LAUNCH 0x02	   /* puts work on a stream: kernel/graph launch, copy, set */
+#define GS_APIF_HOST_FUNC 0x04	   /* cudaLaunchHostFunc, cudaStreamAddCallback, twins */
+#define GS_APIF_KERNEL_LAUNCH 0x08 /* a single-kernel launch (cost of one launch) */
+
+/* One CUDA runtime or driver API call. 28 bytes, packed with 4-byte
+ * alignment like gs_op (naturally aligned it would be 32, 4 of them
+ * padding): the 10M-kernel benchmark holds 10M of them, and fresh memory
+ * costs seconds per GB on virtual machines (docs/report.md, "Speed").
+ * The analysis goes by name, never by CUPTI callback id or API kind, so
+ * those columns are not carried: every column read costs the loader a
+ * tenth of a second per 10M calls (bench/run_report_bench.sh). Do not
+ * take the address of a field (it may be misaligned for its type). */
+struct __attribute__((packed, aligned(4))) gs_api {
+	int64_t start;	  /* ns, host entry */
+	int64_t end;	  /* ns, host return */
+	uint32_t corr;	  /* correlation id (shared with the ops it launched) */
+	uint32_t name_id; /* strings id, e.g. "cudaLaunchKernel" */
+	uint32_t tid;	  /* host thread id */
+};
+
+/* One synchronisation (syncs table): explicit (CUPTI) or implicit
+ * (recognised by the collector). kind is enum gs_sync_kind. */
+struct gs_sync {
+	int64_t start;	      /* ns: host blocked from (explicit) / call entry (implicit) */
+	int64_t end;	      /* ns */
+	uint64_t event;	      /* CUPTI event id (event syncs and stream waits), else 0 */
+	uint32_t tid;	      /* host thread that made the call */
+	uint32_t stream;      /* stream synchronised/waiting, 0 if none */
+	uint32_t corr;	      /* correlation id of the API call */
+	uint32_t api_name_id; /* strings id of the API call */
+	uint32_t reason_id;   /* strings id: why it is implicit, 0 if explicit */
+	int16_t device;	      /* device ordinal, -1 unknown */
+	uint8_t kind;	      /* enum gs_sync_kind */
+	uint8_t implicit;     /* 0 explicit, 1 implicit */
+};
+
+/* One CUDA event record (events table): where an event was recorded, so a
+ * stream-wait-event can be tied to the stream whose work it waited for. */
+struct gs_event {
+	int64_t start;	 /* ns, start of the record call */
+	uint64_t event;	 /* CUPTI event id (= gs_sync.event) */
+	uint32_t stream; /* stream it was recorded on */
+	int16_t device;	 /* device ordinal */
+};
+
+/* One NVTX range or mark. */
+struct gs_nvtx {
+	int64_t start;	    /* ns */
+	int64_t end;	    /* ns, = start for marks */
+	uint32_t text_id;   /* strings id of the message */
+	uint32_t domain_id; /* strings id of the domain, 0 = default */
+	uint32_t tid;	    /* host thread */
+	uint8_t kind;	    /* enum gs_nvtx_kind: 0 range, 1 mark */
+};
+
+/* Everything the analysis reads. Order requirements:
+ *   ops   sorted by (device, start, end) - the loader reads them that way;
+ *   apis, syncs, nvtx: any order (the analysis builds its own indexes).
+ * The analysis never modifies the input; it must outlive the result (the
+ * result points into it by index only, but renderers need both). */
+struct gs_input {
+	const struct gs_op *ops;
+	size_t n_ops;
+	const struct gs_api *apis;
+	size_t n_apis;
+	const struct gs_sync *syncs;
+	size_t n_syncs;
+	const struct gs_nvtx *nvtx;
+	size_t n_nvtx;
+	const struct gs_event *events; /* any order; may be empty (older traces) */
+	size_t n_events;
+	struct gs_strings strings;
+	/* meta facts the report repeats */
+	int64_t kernel_overhead_ns; /* ns measured CUPTI instrumentation per kernel
+				       (meta cupti_kernel_overhead_ns); -1 unknown */
+	int gpu_arch_major;	    /* compute capability major of device 0, 0 unknown
+				       (9 = Hopper: kernels software-instrumented) */
+};
+
+/* Name-based classification of an API call (GS_APIF_* bits incl.
+ * GS_APIF_CLASSIFIED). Pure function, exported for loaders and tests. */
+uint8_t gs_api_classify(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+
+struct gs_options {
+	const char *range_name;		/* NULL: whole trace; else restrict to the
+					   [start,end] windows of NVTX ranges with
+					   exactly this text */
+	size_t top_n;			/* gaps kept per device in top_gaps (default 10) */
+	int64_t graph_node_overhead_ns; /* ns per graph node in replay estimates;
+					   < 0: measure from the trace's graph launches,
+					   else GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS */
+	int64_t launch_cost_ns;		/* ns; < 0: p50 of single-kernel launch API
+					   duration, else GS_DEFAULT_LAUNCH_COST_NS */
+	int correct_instrumentation;	/* 1: shorten each kernel by
+					   in->kernel_overhead_ns when known */
+	int all_gaps;			/* 1 (default): gs_device_result.gaps holds
+					   every device gap; 0: only the gaps that
+					   top_gaps and the synchronisation figures
+					   need (the largest candidates and the gaps
+					   a sync or stream wait explains), for
+					   callers that read nothing else (report) */
+};
+
+#define GS_DEFAULT_TOP_N 10
+#define GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS 1000 /* see docs/metrics.md */
+#define GS_DEFAULT_LAUNCH_COST_NS 4500	       /* see docs/metrics.md */
+#define GS_ADVICE_MIN_SAVING 0.05	       /* advise when saving > 5% */
+#define GS_ADVICE_MIN_WINDOW_SHARE 0.01	       /* ... and >= 1% of the device window */
+
+void gs_options_init(struct gs_options *o);
+
+/* ------------------------------------------------------------------ */
+/* Results                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Causes in DESIGN.md's rule order (first rule that holds wins). */
+enum gs_cause {
+	GS_CAUSE_SYNC_BOUND = 0,
+	GS_CAUSE_LAUNCH_BOUND = 1,
+	GS_CAUSE_DEPENDENCY = 2,
+	GS_CAUSE_LAUNCH_LATENCY = 3,
+	GS_CAUSE_OTHER = 4,
+	GS_CAUSE_COUNT = 5,
+};
+const char *gs_cause_name(int cause); /* "sync-bound", "launch-bound", ... */
+
+/* What explains a gap (gs_gap.explain_kind; explain_idx indexes the array). */
+enum gs_explain {
+	GS_EXPLAIN_NONE = 0,	  /* cause other: no launch call found */
+	GS_EXPLAIN_LAUNCH = 1,	  /* apis[idx]: the launch call C of X */
+	GS_EXPLAIN_SYNC = 2,	  /* syncs[idx]: blocking call in progress at g0 */
+	GS_EXPLAIN_WAIT = 3,	  /* syncs[idx]: stream-wait-event pending for X */
+	GS_EXPLAIN_HOST_FUNC = 4, /* apis[idx]: host function/callback pending for X */
+	GS_EXPLAIN_HOST_NODE = 5, /* ops[X]: X's graph node follows a host node */
+};
+
+/* One idle gap [start, end) on a device (or a stream), ending at op X. 32 B. */
+struct gs_gap {
+	int64_t start;	      /* ns, g0 (clipped to the --range selection) */
+	int64_t end;	      /* ns, g1 = X.start (clipped likewise) */
+	uint32_t op_idx;      /* X, the op whose start ends the gap */
+	uint32_t explain_idx; /* see explain_kind, GS_NONE if none */
+	uint32_t nvtx_idx;    /* innermost NVTX range on X's launching thread
+				 containing g0 (else any thread), GS_NONE */
+	uint8_t cause;	      /* enum gs_cause */
+	uint8_t explain_kind; /* enum gs_explain */
+};
+
+/* Figures of one timeline (a device, or one stream of it). The five
+ * idle_by_cause values sum exactly to idle, and busy + idle = window. */
+struct gs_timeline {
+	int64_t first;			       /* ns, window start (first op start) */
+	int64_t last;			       /* ns, window end (last op end) */
+	int64_t window;			       /* ns, selected time in [first,last] */
+	int64_t busy;			       /* ns, union of op intervals in window */
+	int64_t idle;			       /* ns, window - busy */
+	uint64_t n_ops;			       /* ops overlapping the window */
+	uint64_t n_gaps;		       /* gaps (or gap pieces) in window */
+	int64_t idle_by_cause[GS_CAUSE_COUNT]; /* ns */
+	uint64_t gaps_by_cause[GS_CAUSE_COUNT];
+	double utilisation;	      /* busy / window, 0..1 (0 if window is 0) */
+	double launch_overhead_share; /* (launch-bound + launch-latency) / window */
+};
+
+struct gs_stream_result {
+	uint32_t stream; /* CUPTI stream id */
+	struct gs_timeline tl;
+};
+
+struct gs_device_result {
+	int device;			  /* ordinal */
+	struct gs_timeline tl;		  /* device view */
+	struct gs_stream_result *streams; /* per-stream views, by stream id */
+	size_t n_streams;
+	struct gs_gap *gaps; /* every device gap in the selection, time order
+				(with options.all_gaps 0: the subset kept) */
+	size_t n_gaps;	     /* entries in gaps (the timeline's n_gaps counts all) */
+	uint32_t *top_gaps;  /* indexes into gaps, largest first (top_n) */
+	size_t n_top;
+	uint32_t first_op, end_op; /* this device's ops: in->ops[first_op, end_op) */
+};
+
+/* A distribution: nearest-rank percentiles (docs/metrics.md). */
+struct gs_dist {
+	uint64_t n;  /* samples */
+	int64_t min; /* ns */
+	int64_t p50; /* ns */
+	int64_t p90; /* ns */
+	int64_t p99; /* ns */
+	int64_t max; /* ns */
+};
+
+/* Nearest-rank percentile p (0 < p <= 100) of v[0..n) (n > 0): the value of
+ * rank ceil(p/100 * n) in ascending order. Reorders v (quickselect). */
+int64_t gs_percentile(int64_t *v, size_t n, double p);
+/* Fill d from v[0..n) (reorders v); all zero when n is 0. */
+void gs_dist_compute(struct gs_dist *d, int64_t *v, size_t n);
+
+/* Per launch API name: one sample per launch call that launched at least
+ * one op in the selection (the op that starts first is "the" op). */
+struct gs_launch_stat {
+	uint32_t name_id;	/* strings id of the API */
+	struct gs_dist api_dur; /* ns, C.end - C.start */
+	struct gs_dist queue;	/* ns, op.start - C.end (can be < 0) */
+	struct gs_dist delay;	/* ns, op.start - C.start */
+};
+
+/* Synchronisations grouped by (implicit, kind, API name). */
+struct gs_sync_group {
+	uint8_t implicit;     /* 0 explicit, 1 implicit */
+	uint8_t kind;	      /* enum gs_sync_kind */
+	uint32_t api_name_id; /* strings id, 0 unknown */
+	uint32_t reason_id;   /* strings id of the first row's reason, 0 none */
+	uint64_t count;	      /* rows */
+	int64_t blocked_ns;   /* ns, sum of end - start */
+	int64_t gpu_idle_ns;  /* ns, device idle of sync-bound gaps they explain */
+	uint64_t n_gaps;      /* gaps they explain */
+};
+
+struct gs_kernel_stat {
+	uint32_t name_id; /* strings id */
+	uint64_t count;
+	int64_t total; /* ns, sum of durations */
+	int64_t p50;   /* ns, nearest-rank median duration */
+};
+
+struct gs_nvtx_stat {
+	uint32_t text_id;  /* strings id */
+	uint64_t count;	   /* ranges with this text */
+	int64_t wall;	   /* ns, sum of range durations */
+	int64_t gpu_busy;  /* ns, time inside them when at least one GPU was busy */
+	double busy_share; /* gpu_busy / wall */
+};
+
+/* A repeated op sequence on one stream and what a CUDA Graph would buy. */
+struct gs_graph_advice {
+	int device;
+	uint32_t stream;
+	uint32_t *names;       /* strings ids of the sequence's ops (0: copy/set) */
+	uint8_t *kinds;	       /* enum gs_op_kind per element */
+	uint32_t length;       /* ops per occurrence */
+	uint64_t count;	       /* occurrences */
+	uint32_t first_op_idx; /* first op of the first occurrence */
+	int64_t measured;      /* ns, sum over occurrences of (last end - first start),
+				  plus the launch-caused hole before the next
+				  occurrence when it follows at once */
+	int64_t op_time;       /* ns, sum of op durations in occurrences */
+	int64_t launch_idle;   /* ns, stream holes inside occurrences (and the
+				  counted holes between them) that are
+				  launch-bound or launch-latency */
+	int64_t estimate;      /* ns, measured - launch_idle + count * length * node overhead */
+	int64_t saving;	       /* ns, measured - estimate (may be <= 0) */
+	double saving_share;   /* saving / measured */
+	int advise;	       /* 1 when saving_share > GS_ADVICE_MIN_SAVING and saving >=
+				  GS_ADVICE_MIN_WINDOW_SHARE of the device window */
+};
+
+struct gs_result {
+	/* selection */
+	int range_applied;	/* 1 if options.range_name was given */
+	uint64_t range_matches; /* NVTX ranges with that text */
+	int64_t range_total;	/* ns, length of their union */
+
+	struct gs_device_result *devices; /* by device ordinal */
+	size_t n_devices;
+
+	struct gs_launch_stat *launches; /* by n desc */
+	size_t n_launches;
+
+	struct gs_sync_group *syncs; /* explicit first, then by blocked desc */
+	size_t n_syncs;
+
+	struct gs_kernel_stat *kernels; /* all kernel names, by total desc */
+	size_t n_kernels;
+	uint64_t n_kernel_ops;	   /* kernels in the selection */
+	uint64_t n_short_kernels;  /* of those, duration < launch_cost_ns */
+	double short_kernel_share; /* n_short_kernels / n_kernel_ops */
+	int64_t launch_cost_ns;	   /* ns, used for the share */
+	int launch_cost_measured;  /* 1 measured from the trace, 0 default/option */
+
+	struct gs_nvtx_stat *nvtx; /* by wall desc */
+	size_t n_nvtx;
+
+	struct gs_graph_advice *advice; /* by saving desc */
+	size_t n_advice;
+	int64_t graph_node_overhead_ns; /* ns used in the estimates */
+	int graph_node_overhead_source; /* 0 default, 1 option, 2 measured in trace */
+
+	/* instrumentation (Hopper: CUPTI instruments every kernel) */
+	int instrumented;	    /* 1 kernels carry CUPTI's instrumentation (cc < 10),
+				       0 not, -1 unknown */
+	int64_t kernel_overhead_ns; /* ns subtracted per kernel, 0 if none */
+
+	/* lookup built by the analysis: apis index of an op's launch call */
+	const struct gs_input *in;
+	uint32_t *corr_index;  /* private */
+	size_t corr_index_n;   /* private */
+	uint32_t *corr_sorted; /* private (fallback when corr ids are sparse) */
+	uint32_t *call_of;     /* private: per op, its launch call (GS_NONE);
+				  once filled the two lookups above are freed */
+};
+
+/* Run the whole analysis. Returns 0, or a negative errno-style value
+ * (-ENOMEM, -EINVAL for unsorted ops). On error res is left freed. */
+int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct gs_result *res);
+void gs_result_free(struct gs_result *res);
+
+/* Index in in->apis of the launch call of op `op_idx` (the outermost API
+ * call with its correlation id, i.e. the earliest-starting), or GS_NONE. */
+uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx);
+
+/* ---- helpers shared with the trace reader and the renderers ------------- */
+
+/* a + b, held at INT64_MAX / INT64_MIN instead of overflowing. For sums
+ * of durations over many rows: each time of a trace lies in [0, 2^62]
+ * (trace.h), so one difference cannot overflow, but two syncs of 2^62 ns
+ * each did (UBSan in gs_analyze on a damaged trace); a saturated figure
+ * is printed as it is. */
+static inline int64_t gs_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/* Ask the kernel for huge pages on a big array (madvise; a hint, no error):
+ * the loader's row arrays and the analysis' own (analysis_util.c). */
+void big_hint(void *p, size_t bytes);
+
+#endif

@@ -1,0 +1,1101 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * analysis_stats.c - the statistics of the analysis library that build on
+ * the per-op launch calls and the device gaps computed in analysis.c:
+ * per-launch-API distributions, synchronisation groups, top kernels,
+ * NVTX breakdown and CUDA Graph advice (definitions: docs/metrics.md).
+ * No I/O.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_int.h"
+
+/* ------------------------------------------------------------------ */
+/* launch distributions                                                */
+/* ------------------------------------------------------------------ */
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct gs_launch_stat *x = a, *y = b;
+	if (x->api_dur.n != y->api_dur.n)
+		return x->api_dur.n > y->api_dur.n ? -1 : 1;
+	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
+}
+
+/* Fill buf[0], buf[1], buf[2] with one sample per counted call of API
+ * duration, queue time and launch delay, grouped by API name (slices
+ * start at begin[]): one pass for the three, each in its own third of the
+ * scratch block (8 bytes per op each). */
+static void fill_metrics(struct actx *c, uint8_t *seen, const size_t *begin, size_t *pos,
+			 size_t n_names, int64_t *const buf[3])
+{
+	const struct gs_input *in = c->in;
+	size_t i;
+
+	memcpy(pos, begin, n_names * sizeof(size_t));
+	for (i = 0; i < in->n_ops; i++) {
+		uint32_t call = c->call_of[i];
+		const struct gs_api *a;
+		size_t k;
+		int64_t start;
+		if (call == GS_NONE || seen[call] != 1)
+			continue;
+		seen[call] = 2; /* the first op met of a call is its sample */
+		a = &in->apis[call];
+		k = pos[a->name_id]++;
+		start = c->ops[i].start;
+		buf[0][k] = a->end - a->start;
+		buf[1][k] = start - a->end;
+		buf[2][k] = start - a->start;
+	}
+}
+
+int stats_launches(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	uint8_t *seen = NULL, *cls = NULL;
+	size_t *begin = NULL, *pos = NULL, n = 0, i, n_names = 1, g, n_groups = 0, n_kl,
+	       n_kl_groups;
+	int64_t kl_p50 = 0;
+	/* at most one sample per op: three metrics of 8 bytes, SCRATCH_PER_OP */
+	int64_t *const bufs[3] = {c->scratch, (int64_t *)c->scratch + in->n_ops,
+				  (int64_t *)c->scratch + 2 * in->n_ops};
+	int64_t *buf = bufs[0];
+	int rc = -ENOMEM, metric;
+
+	n_names = c->api_name_end;
+	seen = big_calloc(in->n_apis ? in->n_apis : 1, 1);
+	begin = calloc(n_names + 1, sizeof(size_t));
+	pos = calloc(n_names + 1, sizeof(size_t));
+	cls = calloc(n_names, 1);
+	if (!seen || !begin || !pos || !cls)
+		goto out;
+	/* pass 1: one sample per call, counted by API name. Ops are in
+	 * (device, start) order and one call launches onto one device, so the
+	 * first op met is the one that starts first. seen[call]: 0 new, 1
+	 * counted, 2 filled (fill_metrics), 255 outside the selection. */
+	for (i = 0; i < in->n_ops; i++) {
+		uint32_t call = c->call_of[i];
+		if (call == GS_NONE || seen[call] != 0)
+			continue;
+		if (!sel_contains_point(c, in->apis[call].start)) {
+			seen[call] = 255;
+			continue;
+		}
+		seen[call] = 1;
+		begin[in->apis[call].name_id + 1]++;
+		cls[in->apis[call].name_id] = c->api_cls[call]; /* classes go by name */
+		n++;
+	}
+	for (g = 0; g < n_names; g++) {
+		n_groups += begin[g + 1] > 0;
+		begin[g + 1] += begin[g];
+	}
+	res->launches = calloc(n_groups ? n_groups : 1, sizeof(*res->launches));
+	if (!res->launches)
+		goto out;
+	for (g = 0; g < n_names; g++)
+		if (begin[g + 1] > begin[g])
+			res->launches[res->n_launches++].name_id = (uint32_t)g;
+	fill_metrics(c, seen, begin, pos, n_names, bufs);
+	for (metric = 0; metric < 3; metric++) {
+		size_t k = 0;
+		for (g = 0; g < n_names; g++) {
+			size_t m = begin[g + 1] - begin[g];
+			struct gs_launch_stat *ls;
+			if (!m)
+				continue;
+			ls = &res->launches[k++];
+			gs_dist_compute(metric == 0   ? &ls->api_dur
+					: metric == 1 ? &ls->queue
+						      : &ls->delay,
+					bufs[metric] + begin[g], m);
+		}
+		if (metric != 0)
+			continue;
+		/* the launch cost: p50 host duration of single-kernel launch
+		 * calls - gather their slices to the front of buf */
+		n_kl = 0;
+		n_kl_groups = 0;
+		for (g = 0, k = 0; g < n_names; g++) {
+			size_t m = begin[g + 1] - begin[g];
+			if (!m)
+				continue;
+			if (cls[g] & GS_APIF_KERNEL_LAUNCH) {
+				if (begin[g] != n_kl)
+					memmove(buf + n_kl, buf + begin[g], m * sizeof(int64_t));
+				n_kl += m;
+				n_kl_groups++;
+				kl_p50 = res->launches[k].api_dur.p50;
+			}
+			k++;
+		}
+		if (c->opt->launch_cost_ns >= 0) {
+			res->launch_cost_ns = c->opt->launch_cost_ns;
+		} else if (n_kl) {
+			/* one kernel-launch API (the usual case): its p50 is the
+			 * one just computed, no second selection over all calls */
+			res->launch_cost_ns =
+			    n_kl_groups == 1 ? kl_p50 : gs_percentile(buf, n_kl, 50);
+			res->launch_cost_measured = 1;
+		} else {
+			res->launch_cost_ns = GS_DEFAULT_LAUNCH_COST_NS;
+		}
+	}
+	(void)n;
+	qsort(res->launches, res->n_launches, sizeof(*res->launches), cmp_launch);
+	rc = 0;
+out:
+	free(seen);
+	free(begin);
+	free(pos);
+	free(cls);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* synchronisations                                                    */
+/* ------------------------------------------------------------------ */
+
+static int sync_key_cmp(const struct gs_sync *x, const struct gs_sync *y)
+{
+	if (x->implicit != y->implicit)
+		return x->implicit < y->implicit ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->api_name_id != y->api_name_id)
+		return x->api_name_id < y->api_name_id ? -1 : 1;
+	return 0;
+}
+
+struct sync_ref {
+	const struct gs_sync *s;
+	uint32_t idx;
+};
+
+static int cmp_sync_ref(const void *a, const void *b)
+{
+	const struct sync_ref *x = a, *y = b;
+	int k = sync_key_cmp(x->s, y->s);
+	if (k)
+		return k;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_sync_group(const void *a, const void *b)
+{
+	const struct gs_sync_group *x = a, *y = b;
+	if (x->implicit != y->implicit)
+		return x->implicit < y->implicit ? -1 : 1;
+	if (x->blocked_ns != y->blocked_ns)
+		return x->blocked_ns > y->blocked_ns ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->api_name_id < y->api_name_id ? -1 : x->api_name_id > y->api_name_id;
+}
+
+int stats_syncs(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	struct sync_ref *refs = NULL;
+	uint32_t *group_of = NULL;
+	size_t n = 0, i, d;
+	int rc = -ENOMEM;
+
+	refs = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(*refs));
+	group_of = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(uint32_t));
+	if (!refs || !group_of)
+		goto out;
+	for (i = 0; i < in->n_syncs; i++) {
+		group_of[i] = GS_NONE;
+		if (sel_contains_op(c, in->syncs[i].start, in->syncs[i].end))
+			refs[n++] = (struct sync_ref){.s = &in->syncs[i], .idx = (uint32_t)i};
+	}
+	qsort(refs, n, sizeof(*refs), cmp_sync_ref);
+	res->syncs = calloc(n ? n : 1, sizeof(*res->syncs));
+	if (!res->syncs)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct gs_sync *s = refs[i].s;
+		struct gs_sync_group *g;
+		if (i == 0 || sync_key_cmp(refs[i - 1].s, s) != 0) {
+			g = &res->syncs[res->n_syncs++];
+			g->implicit = s->implicit;
+			g->kind = s->kind;
+			g->api_name_id = s->api_name_id;
+			g->reason_id = s->reason_id;
+		}
+		g = &res->syncs[res->n_syncs - 1];
+		g->count++;
+		g->blocked_ns = gs_sat_add(g->blocked_ns, s->end - s->start);
+		group_of[refs[i].idx] = (uint32_t)(res->n_syncs - 1);
+	}
+	/* GPU idle they caused: the device gaps they explain */
+	for (d = 0; d < res->n_devices; d++) {
+		const struct gs_device_result *dr = &res->devices[d];
+		for (i = 0; i < dr->n_gaps; i++) {
+			const struct gs_gap *gp = &dr->gaps[i];
+			uint32_t gi;
+			if (gp->explain_kind != GS_EXPLAIN_SYNC &&
+			    gp->explain_kind != GS_EXPLAIN_WAIT)
+				continue;
+			gi = group_of[gp->explain_idx];
+			if (gi == GS_NONE)
+				continue;
+			res->syncs[gi].gpu_idle_ns =
+			    gs_sat_add(res->syncs[gi].gpu_idle_ns, gp->end - gp->start);
+			res->syncs[gi].n_gaps++;
+		}
+	}
+	qsort(res->syncs, res->n_syncs, sizeof(*res->syncs), cmp_sync_group);
+	rc = 0;
+out:
+	free(refs);
+	free(group_of);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* kernels                                                             */
+/* ------------------------------------------------------------------ */
+
+static int cmp_kernel(const void *a, const void *b)
+{
+	const struct gs_kernel_stat *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
+}
+
+int stats_kernels(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	size_t *cnt = NULL, n_names, i, g, n = 0, n_short = 0, n_groups = 0;
+	int64_t *total = NULL, cost = res->launch_cost_ns;
+	int64_t *buf = c->scratch; /* 8 bytes per op */
+	int rc = -ENOMEM;
+
+	/* count, total and short ones per name in one pass, in locals (a
+	 * counter in *res costs a store per op); name ids are below the
+	 * strings' count when the loader filled the input, and the tables
+	 * grow for any that is not */
+	n_names = (size_t)in->strings.n + 1;
+	cnt = calloc(n_names + 1, sizeof(size_t));
+	total = calloc(n_names, sizeof(int64_t));
+	if (!cnt || !total)
+		goto out;
+	for (i = 0; i < in->n_ops; i++) {
+		const struct gs_op *o = &c->ops[i];
+		int64_t dur;
+		if (o->kind != GS_OP_KERNEL || !sel_contains_op(c, o->start, o->end))
+			continue;
+		if (o->name_id >= n_names) {
+			size_t nn = (size_t)o->name_id + 1;
+			size_t *nc = realloc(cnt, (nn + 1) * sizeof(size_t));
+			int64_t *nt;
+			if (!nc)
+				goto out;
+			cnt = nc;
+			nt = realloc(total, nn * sizeof(int64_t));
+			if (!nt)
+				goto out;
+			total = nt;
+			memset(cnt + n_names + 1, 0, (nn - n_names) * sizeof(size_t));
+			memset(total + n_names, 0, (nn - n_names) * sizeof(int64_t));
+			n_names = nn;
+		}
+		dur = o->end - o->start;
+		cnt[o->name_id]++;
+		total[o->name_id] = gs_sat_add(total[o->name_id], dur);
+		n++;
+		n_short += dur < cost;
+	}
+	res->n_kernel_ops = n;
+	res->n_short_kernels = n_short;
+	res->short_kernel_share = n ? (double)n_short / (double)n : 0.0;
+	for (g = 0; g < n_names; g++)
+		n_groups += cnt[g] > 0;
+	res->kernels = calloc(n_groups ? n_groups : 1, sizeof(*res->kernels));
+	if (!res->kernels)
+		goto out;
+	{
+		size_t acc = 0;
+		for (g = 0; g < n_names; g++) {
+			size_t t = cnt[g];
+			cnt[g] = acc;
+			acc += t;
+		}
+	}
+	for (i = 0; i < in->n_ops; i++)
+		if (c->ops[i].kind == GS_OP_KERNEL &&
+		    sel_contains_op(c, c->ops[i].start, c->ops[i].end))
+			buf[cnt[c->ops[i].name_id]++] = c->ops[i].end - c->ops[i].start;
+	{
+		size_t begin = 0;
+		for (g = 0; g < n_names; g++) {
+			size_t end = cnt[g];
+			struct gs_kernel_stat *k;
+			if (end == begin)
+				continue;
+			k = &res->kernels[res->n_kernels++];
+			k->name_id = (uint32_t)g;
+			k->count = end - begin;
+			k->total = total[g]; /* summed in op order, as buf holds them */
+			k->p50 = gs_percentile(buf + begin, end - begin, 50);
+			begin = end;
+		}
+	}
+	qsort(res->kernels, res->n_kernels, sizeof(*res->kernels), cmp_kernel);
+	rc = 0;
+out:
+	free(cnt);
+	free(total);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* NVTX breakdown                                                      */
+/* ------------------------------------------------------------------ */
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Busy time of the merged union iv[0..n) (pairs) within [a, b]:
+ * F(b) - F(a) with F(t) = union measure in (-inf, t]. */
+static int64_t union_upto(const int64_t *iv, const int64_t *pre, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* number of intervals with start <= t */
+		size_t mid = lo + (hi - lo) / 2;
+		if (iv[2 * mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	if (t < iv[2 * (lo - 1) + 1])
+		return pre[lo] - (iv[2 * (lo - 1) + 1] - t);
+	return pre[lo];
+}
+
+static int cmp_nvtx_stat(const void *a, const void *b)
+{
+	const struct gs_nvtx_stat *x = a, *y = b;
+	if (x->wall != y->wall)
+		return x->wall > y->wall ? -1 : 1;
+	return x->text_id < y->text_id ? -1 : x->text_id > y->text_id;
+}
+
+int stats_nvtx(struct actx *c, void *scratch)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	int64_t *iv = NULL, *pre = NULL;
+	size_t n_iv = 0, i, m, n_names = 1, g, n_groups = 0;
+	uint32_t *slot = NULL;
+	int rc = -ENOMEM;
+	int any = 0, pass;
+
+	for (i = 0; i < in->n_nvtx; i++)
+		if (in->nvtx[i].kind == 0 && sel_contains_point(c, in->nvtx[i].start)) {
+			any = 1;
+			if (in->nvtx[i].text_id >= n_names)
+				n_names = (size_t)in->nvtx[i].text_id + 1;
+		}
+	if (!any)
+		return 0;
+	/* union of all GPU ops of all devices: sweep each device's ops (sorted
+	 * by start) into its busy intervals, then, with several devices, sort
+	 * those (far fewer than ops) and merge them once more */
+	for (pass = 0; pass < 2; pass++) {
+		size_t d;
+		n_iv = 0;
+		for (d = 0; d < res->n_devices; d++) {
+			const struct gs_device_result *dr = &res->devices[d];
+			int64_t cs = 0, ce = 0;
+			for (i = dr->first_op; i < dr->end_op; i++) {
+				const struct gs_op *o = &c->ops[i];
+				if (i > dr->first_op && o->start <= ce) {
+					if (o->end > ce)
+						ce = o->end;
+					continue;
+				}
+				if (i > dr->first_op) {
+					if (pass) {
+						iv[2 * n_iv] = cs;
+						iv[2 * n_iv + 1] = ce;
+					}
+					n_iv++;
+				}
+				cs = o->start;
+				ce = o->end;
+			}
+			if (dr->end_op > dr->first_op) {
+				if (pass) {
+					iv[2 * n_iv] = cs;
+					iv[2 * n_iv + 1] = ce;
+				}
+				n_iv++;
+			}
+		}
+		if (!pass)
+			iv = scratch; /* n_iv <= n_ops intervals: 16 of 24 B per op */
+	}
+	if (res->n_devices > 1) {
+		size_t m2 = n_iv;
+		qsort(iv, m2, 2 * sizeof(int64_t), cmp_iv);
+		n_iv = 0;
+		for (i = 0; i < m2; i++) {
+			if (n_iv && iv[2 * i] <= iv[2 * (n_iv - 1) + 1]) {
+				if (iv[2 * i + 1] > iv[2 * (n_iv - 1) + 1])
+					iv[2 * (n_iv - 1) + 1] = iv[2 * i + 1];
+			} else {
+				iv[2 * n_iv] = iv[2 * i];
+				iv[2 * n_iv + 1] = iv[2 * i + 1];
+				n_iv++;
+			}
+		}
+	}
+	pre = (int64_t *)scratch + 2 * n_iv; /* the other 8 of 24 B per op */
+	slot = malloc(n_names * sizeof(uint32_t));
+	if (!slot)
+		goto out;
+	pre[0] = 0;
+	for (i = 0; i < n_iv; i++)
+		pre[i + 1] = pre[i] + (iv[2 * i + 1] - iv[2 * i]);
+	memset(slot, 0xff, n_names * sizeof(uint32_t));
+	for (i = 0; i < in->n_nvtx; i++)
+		if (in->nvtx[i].kind == 0 && sel_contains_point(c, in->nvtx[i].start) &&
+		    slot[in->nvtx[i].text_id] == GS_NONE)
+			slot[in->nvtx[i].text_id] = (uint32_t)n_groups++;
+	res->nvtx = calloc(n_groups, sizeof(*res->nvtx));
+	if (!res->nvtx)
+		goto out;
+	res->n_nvtx = n_groups;
+	for (g = 0; g < n_names; g++)
+		if (slot[g] != GS_NONE)
+			res->nvtx[slot[g]].text_id = (uint32_t)g;
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		struct gs_nvtx_stat *s;
+		if (r->kind != 0 || !sel_contains_point(c, r->start))
+			continue;
+		s = &res->nvtx[slot[r->text_id]];
+		s->count++;
+		s->wall = gs_sat_add(s->wall, r->end - r->start);
+		s->gpu_busy = gs_sat_add(s->gpu_busy, union_upto(iv, pre, n_iv, r->end) -
+							  union_upto(iv, pre, n_iv, r->start));
+	}
+	for (m = 0; m < res->n_nvtx; m++)
+		res->nvtx[m].busy_share = res->nvtx[m].wall > 0 ? (double)res->nvtx[m].gpu_busy /
+								      (double)res->nvtx[m].wall
+								: 0.0;
+	qsort(res->nvtx, res->n_nvtx, sizeof(*res->nvtx), cmp_nvtx_stat);
+	rc = 0;
+out:
+
+	free(slot);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* graph advice                                                        */
+/* ------------------------------------------------------------------ */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* token of an op for sequence matching: kind and name */
+static uint64_t op_token(const struct gs_op *o)
+{
+	return (uint64_t)o->kind << 32 | o->name_id;
+}
+
+struct tokcount {
+	uint64_t tok;
+	uint32_t count;
+	uint32_t first;	  /* first position */
+	uint32_t last;	  /* last position */
+	uint32_t longest; /* longest distance between consecutive positions */
+	uint8_t used;
+};
+
+struct seg {
+	uint64_t hash;
+	uint32_t len;
+	uint32_t pos; /* token position of its start */
+};
+
+/* segments with the same (hash, length), in a table with open addressing */
+struct seggroup {
+	uint64_t hash;
+	uint32_t len;
+	uint32_t pos;	/* token position of the group's first segment */
+	uint32_t count; /* segments; 0 = empty slot */
+};
+
+static struct seggroup *seggroup_find(struct seggroup *t, size_t cap, uint64_t hash, uint32_t len)
+{
+	size_t h = (size_t)((hash ^ len) * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
+
+	while (t[h].count && (t[h].hash != hash || t[h].len != len))
+		h = (h + 1) & (cap - 1);
+	return &t[h];
+}
+
+static int seggroup_grow(struct seggroup **t, size_t *cap)
+{
+	size_t nc = *cap * 2, i;
+	struct seggroup *nt = calloc(nc, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < *cap; i++)
+		if ((*t)[i].count)
+			*seggroup_find(nt, nc, (*t)[i].hash, (*t)[i].len) = (*t)[i];
+	free(*t);
+	*t = nt;
+	*cap = nc;
+	return 0;
+}
+
+static int cmp_advice(const void *a, const void *b)
+{
+	const struct gs_graph_advice *x = a, *y = b;
+	if (x->saving != y->saving)
+		return x->saving > y->saving ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+/* The per-node cost of a graph replay: the option, else the median hole
+ * between consecutive ops of one graph launch in this trace (h[0..n),
+ * gathered by stats_graph_advice(); at least 8 samples), else the
+ * documented default. Reorders h. */
+static void node_overhead(struct actx *c, int64_t *h, size_t n)
+{
+	struct gs_result *res = c->res;
+
+	if (c->opt->graph_node_overhead_ns >= 0) {
+		res->graph_node_overhead_ns = c->opt->graph_node_overhead_ns;
+		res->graph_node_overhead_source = 1;
+		return;
+	}
+	res->graph_node_overhead_ns = GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS;
+	res->graph_node_overhead_source = 0;
+	if (n >= 8) {
+		qsort(h, n, sizeof(int64_t), cmp_i64);
+		res->graph_node_overhead_ns = h[(n + 1) / 2 - 1]; /* nearest-rank p50 */
+		res->graph_node_overhead_source = 2;
+	}
+}
+
+/* The estimate of advice a, once the node overhead is known (it is
+ * measured over every stream, and the advice is found stream by stream). */
+static void advice_finish(const struct gs_result *res, struct gs_graph_advice *a, int64_t window)
+{
+	/* A replay removes the launch-caused idle and adds the graph's own
+	 * per-node cost; sync-bound and dependency holes inside an occurrence
+	 * stay (the host still waits, the event still has to fire).
+	 * count x len x node overhead, held at 2^63-1 like the sums: len x
+	 * count is at most the ops of a stream, but the overhead measured in
+	 * a damaged trace's graph launches can be up to 2^62 ns (holes of
+	 * 4e17 ns: 40 x 4e17 overflowed, UBSan) */
+	int64_t replay;
+
+	if (__builtin_mul_overflow((int64_t)a->count, (int64_t)a->length, &replay) ||
+	    __builtin_mul_overflow(replay, res->graph_node_overhead_ns, &replay))
+		replay = INT64_MAX;
+	a->estimate = gs_sat_add(a->measured - a->launch_idle, replay);
+	a->saving = a->measured - a->estimate;
+	a->saving_share = a->measured > 0 ? (double)a->saving / (double)a->measured : 0.0;
+	/* worth a sentence only when it saves > 5% of the sequence's time and
+	 * at least GS_ADVICE_MIN_WINDOW_SHARE of the device's window: 20 us
+	 * saved in a 1 s run is not advice */
+	a->advise = a->saving_share > GS_ADVICE_MIN_SAVING &&
+		    (double)a->saving >= GS_ADVICE_MIN_WINDOW_SHARE * (double)window;
+}
+
+static int launch_caused(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x,
+			 uint32_t prev)
+{
+	struct gs_gap g;
+
+	classify_gap(c, cc, g0, x, prev, CG_STREAM_VIEW, &g);
+	return g.cause == GS_CAUSE_LAUNCH_BOUND || g.cause == GS_CAUSE_LAUNCH_LATENCY;
+}
+
+/* the latest op before opi[k] (from position lo on) with a known launch */
+static uint32_t prev_called(const struct actx *c, const uint32_t *opi, size_t lo, size_t k)
+{
+	while (k > lo) {
+		k--;
+		if (c->call_of[opi[k]] != GS_NONE)
+			return opi[k];
+	}
+	return GS_NONE;
+}
+
+/* Whether the hole [g0, start of opi[k]) is launch-caused, for a walk of
+ * opi from position lo < k on, g0 being the latest end of opi[lo..k).
+ * When opi holds every op of the stream (whole), opi[k - 1] is the op's
+ * predecessor there, and the stream views classified the same hole from
+ * the same inputs where they marked it SV_GAP_SAME: that answer is taken
+ * (on a 10M-op trace, a third of the advice's time went to classifying
+ * again). */
+static int launch_caused_at(const struct actx *c, struct cg_cache *cc, int whole, int64_t g0,
+			    const uint32_t *opi, size_t lo, size_t k)
+{
+	uint8_t sv = c->sv_gap[opi[k]];
+
+	if (whole && (sv & SV_GAP_SAME))
+		return (sv & SV_GAP_LAUNCH) != 0;
+	return launch_caused(c, cc, g0, opi[k], prev_called(c, opi, lo, k));
+}
+
+/* 1 when no op of the device starts inside (t0, t1), where t1 is the
+ * start of op j of that device and t0 < t1. The device's ops are sorted
+ * by start, so that holds exactly when the latest op before j that
+ * starts before t1 (if any) starts at or before t0: the ops between it
+ * and j all start at t1. Usually that is op j - 1, next to j in memory
+ * (a binary search over the device's ops per occurrence missed the cache
+ * on nearly every step: a fifth of the advice's time on a 10M-op trace;
+ * the caller fetches op j - 1 ahead). */
+static int device_quiet(const struct actx *c, const struct gs_device_result *dr, int64_t t0,
+			int64_t t1, uint32_t j)
+{
+	size_t k = j;
+
+	while (k > dr->first_op && c->ops[k - 1].start >= t1)
+		k--;
+	return k == dr->first_op || c->ops[k - 1].start <= t0;
+}
+
+static int push_advice(struct gs_result *res, size_t *cap, const struct gs_graph_advice *a)
+{
+	if (res->n_advice == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		void *p = realloc(res->advice, nc * sizeof(*res->advice));
+		if (!p)
+			return -ENOMEM;
+		res->advice = p;
+		*cap = nc;
+	}
+	res->advice[res->n_advice++] = *a;
+	return 0;
+}
+
+/* occurrences ahead of the walk whose device_quiet() op is prefetched */
+#define ADV_AHEAD 4
+
+/* A duration that does not fit the advice's 32-bit copy: read the op */
+#define ADV_DUR_FAR UINT32_MAX
+
+/* End of the op in slot k of a stream's slice (stats_graph_advice) */
+static int64_t slot_end(const struct actx *c, const int64_t *st, const uint32_t *du,
+			const uint32_t *opi, size_t k)
+{
+	return du[k] != ADV_DUR_FAR ? st[k] + du[k] : c->ops[opi[k]].end;
+}
+
+/* Find the repeated sequence of one stream's token list and add advice.
+ * tok/opi/st/du: tokens, op indexes, starts and durations of its ops
+ * (not from graphs, in the selection), in stream order; whole: they are
+ * all the stream's ops. */
+static int advise_stream(struct actx *c, const struct gs_device_result *dr, const uint64_t *tok,
+			 const uint32_t *opi, const int64_t *st, const uint32_t *du, size_t n,
+			 int whole, size_t *adv_cap)
+{
+	struct gs_result *res = c->res;
+	struct tokcount *tab = NULL;
+	struct seggroup *grp = NULL;
+	size_t grp_cap = 64, n_grp = 0;
+	uint32_t *pos = NULL;
+	size_t cap = 16, i, m = 0, j;
+	uint64_t anchor = 0;
+	uint32_t len;
+	struct seg best_seg = {0};
+	struct gs_graph_advice a;
+	struct cg_cache cc;
+	int rc = -ENOMEM;
+
+	if (n < 2)
+		return 0;
+	/* token counts: open addressing, grown by doubling at half load (a
+	 * loop body has few distinct ops; a table sized by n would be mostly
+	 * untouched memory that calloc still has to fault in) */
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		goto out;
+	{
+		size_t distinct = 0;
+		for (i = 0; i < n; i++) {
+			size_t h = (size_t)((tok[i] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+			while (tab[h].used && tab[h].tok != tok[i])
+				h = (h + 1) & (cap - 1);
+			if (!tab[h].used) {
+				if (2 * (distinct + 1) > cap) {
+					size_t ncap = cap * 2, q;
+					struct tokcount *nt = calloc(ncap, sizeof(*nt));
+					if (!nt)
+						goto out;
+					for (q = 0; q < cap; q++) {
+						size_t hh;
+						if (!tab[q].used)
+							continue;
+						hh =
+						    (size_t)((tab[q].tok * 0x9E3779B97F4A7C15ull) >>
+							     20) &
+						    (ncap - 1);
+						while (nt[hh].used)
+							hh = (hh + 1) & (ncap - 1);
+						nt[hh] = tab[q];
+					}
+					free(tab);
+					tab = nt;
+					cap = ncap;
+					h = (size_t)((tok[i] * 0x9E3779B97F4A7C15ull) >> 20) &
+					    (cap - 1);
+					while (tab[h].used)
+						h = (h + 1) & (cap - 1);
+				}
+				distinct++;
+				tab[h].used = 1;
+				tab[h].tok = tok[i];
+				tab[h].first = (uint32_t)i;
+				tab[h].last = (uint32_t)i;
+			}
+			if ((uint32_t)i - tab[h].last > tab[h].longest)
+				tab[h].longest = (uint32_t)i - tab[h].last;
+			tab[h].last = (uint32_t)i;
+			tab[h].count++;
+		}
+	}
+	/* anchor candidates: the rarest tokens that repeat (earliest on
+	 * ties). A loop body's rarest token occurs once per period, but one
+	 * rare op elsewhere on the stream (a set-up kernel, a timing gate
+	 * launched a few times) would make a poor anchor whose segments never
+	 * repeat: so up to GS_ADVICE_ANCHORS candidates are tried and the one
+	 * whose repeated segment covers the most ops wins. */
+	{
+		struct tokcount cand[GS_ADVICE_ANCHORS];
+		size_t n_cand = 0, ci, q;
+		size_t best_cover = 0;
+		for (i = 0; i < cap; i++) {
+			if (!tab[i].used || tab[i].count < 2)
+				continue;
+			/* insertion into the sorted candidate list (count, first) */
+			for (q = n_cand; q > 0; q--) {
+				const struct tokcount *p = &cand[q - 1];
+				if (p->count < tab[i].count ||
+				    (p->count == tab[i].count && p->first < tab[i].first))
+					break;
+				if (q < GS_ADVICE_ANCHORS)
+					cand[q] = cand[q - 1];
+			}
+			if (q < GS_ADVICE_ANCHORS) {
+				cand[q] = tab[i];
+				if (n_cand < GS_ADVICE_ANCHORS)
+					n_cand++;
+			}
+		}
+		if (!n_cand) {
+			rc = 0;
+			goto out;
+		}
+		pos = malloc(cand[n_cand - 1].count * sizeof(uint32_t));
+		grp = calloc(grp_cap, sizeof(*grp));
+		if (!grp)
+			goto out;
+		if (!pos)
+			goto out;
+		for (ci = 0; ci < n_cand; ci++) {
+			size_t cover = 0, mm = 0;
+			struct seg best = {0};
+			/* A group of k >= 2 segments covers at most the span
+			 * between the first and last anchor, a single piece that
+			 * follows itself twice its length: a candidate that
+			 * cannot beat the best so far is not hashed at all (on a
+			 * loop of 8 kernels, 6 of the 8 candidates), nor are its
+			 * positions looked for (span and longest distance come
+			 * from the counting pass). Candidates occur >= 2 times. */
+			if ((size_t)(cand[ci].last - cand[ci].first) <= best_cover &&
+			    2 * (size_t)cand[ci].longest <= best_cover)
+				continue;
+			for (i = 0; i < n; i++)
+				if (tok[i] == cand[ci].tok)
+					pos[mm++] = (uint32_t)i;
+			/* segments between consecutive anchors, hashed (FNV-1a),
+			 * grouped by (hash, length) in a hash table: a sort of
+			 * the segments cost a second per 10M ops */
+			n_grp = 0;
+			memset(grp, 0, grp_cap * sizeof(*grp));
+			for (j = 0; j + 1 < mm; j++) {
+				uint64_t h = 1469598103934665603ull;
+				struct seggroup *e;
+				for (i = pos[j]; i < pos[j + 1]; i++) {
+					h ^= tok[i];
+					h *= 1099511628211ull;
+				}
+				e = seggroup_find(grp, grp_cap, h, pos[j + 1] - pos[j]);
+				if (!e->count) {
+					if (2 * (n_grp + 1) > grp_cap) {
+						if (seggroup_grow(&grp, &grp_cap))
+							goto out;
+						e = seggroup_find(grp, grp_cap, h,
+								  pos[j + 1] - pos[j]);
+					}
+					n_grp++;
+					e->hash = h;
+					e->len = pos[j + 1] - pos[j];
+					e->pos = pos[j]; /* segments come in position order */
+				}
+				e->count++;
+			}
+			/* the group covering the most ops; on a tie the one that
+			 * starts first (groups start at distinct positions, so
+			 * the order of the table does not matter) */
+			for (i = 0; i < grp_cap; i++) {
+				const struct seggroup *e = &grp[i];
+				size_t occ = e->count;
+				if (!occ)
+					continue;
+				/* a piece between two anchors seen once repeats only
+				 * if it also follows itself at once (A B A B: one
+				 * piece [A B], two occurrences); otherwise it is no
+				 * repetition, however many ops it covers */
+				if (occ == 1) {
+					size_t p0 = e->pos, l = e->len;
+					if (p0 + 2 * l <= n &&
+					    !memcmp(tok + p0, tok + p0 + l, l * sizeof(uint64_t)))
+						occ = 2;
+					else
+						continue;
+				}
+				if (occ * e->len > cover ||
+				    (occ * e->len == cover && e->pos < best.pos)) {
+					cover = occ * e->len;
+					best = (struct seg){
+					    .hash = e->hash, .len = e->len, .pos = e->pos};
+				}
+			}
+			if (cover > best_cover) {
+				best_cover = cover;
+				anchor = cand[ci].tok;
+				best_seg = best;
+			}
+		}
+		if (!best_cover) {
+			rc = 0;
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			if (tok[i] == anchor)
+				pos[m++] = (uint32_t)i;
+	}
+	len = best_seg.len;
+	cg_cache_init(&cc);
+	memset(&a, 0, sizeof(a));
+	a.device = c->ops[opi[0]].device;
+	a.length = len;
+	a.first_op_idx = opi[best_seg.pos];
+	/* count every anchor position whose next len tokens equal the template
+	 * (checks the hash, and picks up the last occurrence too); m_occ
+	 * reuses pos[] for the occurrences' start positions */
+	{
+		const uint64_t *tpl = tok + best_seg.pos;
+		size_t m_occ = 0, o;
+		for (j = 0; j < m; j++) {
+			size_t p = pos[j];
+			if (p + len > n || memcmp(tok + p, tpl, len * sizeof(uint64_t)) != 0)
+				continue;
+			pos[m_occ++] = (uint32_t)p;
+		}
+		for (o = 0; o < m_occ; o++) {
+			size_t p = pos[o], k;
+			int64_t first = st[p], end = slot_end(c, st, du, opi, p);
+			/* the op device_quiet() reads for the occurrence
+			 * ADV_AHEAD on: a cache miss each, fetched early */
+			if (o + ADV_AHEAD + 1 < m_occ) {
+				size_t q = pos[o + ADV_AHEAD] + len;
+				if (pos[o + ADV_AHEAD + 1] == q && opi[q] > 0)
+					__builtin_prefetch(&c->ops[opi[q] - 1]);
+			}
+			a.count++;
+			a.op_time = gs_sat_add(a.op_time, end - first);
+			for (k = p + 1; k < p + len; k++) {
+				int64_t s_k = st[k], e_k = slot_end(c, st, du, opi, k);
+				a.op_time = gs_sat_add(a.op_time, e_k - s_k);
+				if (s_k > end && launch_caused_at(c, &cc, whole, end, opi, p, k))
+					a.launch_idle = gs_sat_add(a.launch_idle, s_k - end);
+				if (e_k > end)
+					end = e_k;
+			}
+			a.measured = gs_sat_add(a.measured, end - first);
+			/* the hole before the next occurrence when it follows at
+			 * once: launch-caused idle there is what one graph launch
+			 * per body would also remove (a loop of one kernel has
+			 * all its idle there) - but only when the device ran
+			 * nothing else meanwhile: when other streams' work fills
+			 * the hole (a per-token copy between a decode step's
+			 * kernels), consecutive occurrences cannot be captured
+			 * together and a graph per occurrence leaves the hole. */
+			if (o + 1 < m_occ && pos[o + 1] == p + len) {
+				int64_t nx = st[p + len];
+				if (nx > end && device_quiet(c, dr, end, nx, opi[p + len]) &&
+				    launch_caused_at(c, &cc, whole, end, opi, p, p + len)) {
+					a.launch_idle = gs_sat_add(a.launch_idle, nx - end);
+					a.measured = gs_sat_add(a.measured, nx - end);
+				}
+			}
+		}
+	}
+	if (a.count < 2) {
+		rc = 0;
+		goto out;
+	}
+	/* estimate, saving and advise: advice_finish(), after every stream */
+	a.names = malloc(len * sizeof(uint32_t));
+	a.kinds = malloc(len);
+	if (!a.names || !a.kinds) {
+		free(a.names);
+		free(a.kinds);
+		goto out;
+	}
+	for (i = 0; i < len; i++) {
+		a.names[i] = (uint32_t)(tok[best_seg.pos + i] & 0xffffffffu);
+		a.kinds[i] = (uint8_t)(tok[best_seg.pos + i] >> 32);
+	}
+	a.stream = c->ops[opi[0]].stream;
+	rc = push_advice(res, adv_cap, &a);
+	if (rc) {
+		free(a.names);
+		free(a.kinds);
+	}
+out:
+	free(tab);
+	free(grp);
+	free(pos);
+	return rc;
+}
+
+/* Where the token pass is on one stream: the next slot of its slice, and
+ * its previous op (for the graph launches' node-overhead samples). */
+struct tok_cursor {
+	size_t next;	   /* next slot in the slices */
+	int64_t prev_end;  /* ns */
+	uint32_t prev_graph, prev_corr;
+	int has_prev;
+};
+
+int stats_graph_advice(struct actx *c)
+{
+	struct gs_result *res = c->res;
+	const size_t n_ops = c->in->n_ops;
+	uint32_t *order, *dur;
+	uint64_t *tok;
+	int64_t *start, *h = NULL;
+	size_t *off = NULL, d, adv_cap = 0, n_h = 0, h_cap = 0, k;
+	struct tok_cursor *cur = NULL;
+	int rc = -ENOMEM;
+
+	/* scratch layout (bytes, n ops): tok [0, 8n), order [8n, 12n), dur
+	 * [12n, 16n), start [16n, 24n). Each stream of a device has a slice
+	 * of each as long as its ops (counting sort by stream index), filled
+	 * in one pass over the device's ops in start order; the advice then
+	 * reads a stream's ops from its slices, one after another. Walking
+	 * the ops themselves in stream order touched every cache line of them
+	 * once per stream (half of the advice's time on a 10M-op trace). */
+	tok = c->scratch_advice;
+	order = (uint32_t *)(tok + n_ops);
+	dur = order + n_ops;
+	start = (int64_t *)(dur + n_ops);
+	for (d = 0; d < res->n_devices; d++) {
+		const struct gs_device_result *dr = &res->devices[d];
+		size_t s, i;
+		off = calloc(dr->n_streams + 1, sizeof(size_t));
+		cur = calloc(dr->n_streams ? dr->n_streams : 1, sizeof(*cur));
+		if (!off || !cur)
+			goto out;
+		for (i = dr->first_op; i < dr->end_op; i++)
+			off[c->stream_of[i] + 1]++;
+		for (s = 0; s < dr->n_streams; s++) {
+			off[s + 1] += off[s];
+			cur[s].next = dr->first_op + off[s];
+		}
+		for (i = dr->first_op; i < dr->end_op; i++) {
+			const struct gs_op *o = &c->ops[i];
+			struct tok_cursor *t = &cur[c->stream_of[i]];
+			int64_t len = o->end - o->start;
+			/* the hole between consecutive ops of one graph launch on
+			 * this stream: a sample of the per-node cost */
+			if (t->has_prev && t->prev_graph && o->graph_id && t->prev_corr &&
+			    t->prev_corr == o->corr) {
+				if (n_h == h_cap) {
+					size_t nc = h_cap ? 2 * h_cap : 1024;
+					int64_t *nh = realloc(h, nc * sizeof(int64_t));
+					if (!nh)
+						goto out;
+					h = nh;
+					h_cap = nc;
+				}
+				h[n_h++] = o->start > t->prev_end ? o->start - t->prev_end : 0;
+			}
+			t->has_prev = 1;
+			t->prev_graph = o->graph_id;
+			t->prev_corr = o->corr;
+			t->prev_end = o->end;
+			if (o->graph_id || !sel_contains_op(c, o->start, o->end))
+				continue;
+			tok[t->next] = op_token(o);
+			order[t->next] = (uint32_t)i;
+			start[t->next] = o->start;
+			dur[t->next++] = len < (int64_t)ADV_DUR_FAR ? (uint32_t)len : ADV_DUR_FAR;
+		}
+		for (s = 0; s < dr->n_streams; s++) {
+			size_t first = dr->first_op + off[s], n = cur[s].next - first;
+			rc = advise_stream(c, dr, tok + first, order + first, start + first,
+					   dur + first, n, n == off[s + 1] - off[s], &adv_cap);
+			if (rc)
+				goto out;
+		}
+		rc = -ENOMEM;
+		free(off);
+		free(cur);
+		off = NULL;
+		cur = NULL;
+	}
+	node_overhead(c, h, n_h);
+	for (k = 0; k < res->n_advice; k++) {
+		struct gs_graph_advice *a = &res->advice[k];
+		for (d = 0; d < res->n_devices; d++)
+			if (res->devices[d].device == a->device)
+				break;
+		advice_finish(res, a, d < res->n_devices ? res->devices[d].tl.window : 0);
+	}
+	if (res->n_advice)
+		qsort(res->advice, res->n_advice, sizeof(*res->advice), cmp_advice);
+	rc = 0;
+out:
+	free(off);
+	free(cur);
+	free(h);
+	return rc;
+}

@@ -1,0 +1,34 @@
+/*
+ * Room viewer/cmd/: the gapscope command, one cmd_<verb>.c per verb.
+ *
+ * cli.h - what every gapscope verb shares: the verb table entry, and the
+ * error conventions (CONVENTIONS.md): "gapscope: <file>: <what>" on stderr,
+ * exit 2 for bad input, 1 for internal failure.
+ */
+#ifndef GAPSCOPE_CLI_H
+#define GAPSCOPE_CLI_H
+
+#include "trace.h"
+
+#define GS_EXIT_OK 0
+#define GS_EXIT_INTERNAL 1
+#define GS_EXIT_BAD_INPUT 2
+
+/* One verb per file: viewer/cmd_<verb>.c defines int cmd_<verb>(int, char **).
+ * argv[0] is the verb's name. */
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_html(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+
+/* Print "gapscope: <what>: <fmt...>" to stderr (what may be NULL). */
+void gs_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Open a trace for a verb; on failure print the one-line error and return
+ * GS_EXIT_BAD_INPUT (2); on success 0. */
+int gs_cli_open_trace(struct trace *t, const char *path);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * Room viewer/cmd/: the gapscope command, one cmd_<verb>.c per verb.
+ *
+ * cmd_html.c - `gapscope html`: one trace, or a before/after pair (two
+ * traces, or two NVTX ranges of one), to one self-contained HTML page
+ * (render_html.c). Parses options, loads and
+ * analyses each trace (html_load.c), computes the comparison for two
+ * (diff.c), and removes a partly written page on failure.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "render_html.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: gapscope html <trace.db> -o <page.html>\n"
+	      "       gapscope html <before.db> <after.db> -o <compare.html>\n"
+	      "       gapscope html --before-range A --after-range B <run.db> -o <compare.html>\n"
+	      "\n"
+	      "Writes one self-contained HTML file (no network access, opens offline):\n"
+	      "summary cards (GPU window, utilisation, launch overhead share, idle time by\n"
+	      "cause), a zoomable SVG timeline (GPU streams, idle gaps coloured by cause,\n"
+	      "host threads with CUDA API calls, syncs and NVTX ranges), a histogram of\n"
+	      "gap durations by cause, and tables of the largest gaps, top kernels,\n"
+	      "launches, synchronisations, NVTX ranges and CUDA Graph advice. With two\n"
+	      "traces, or two NVTX ranges of one: what changed, and both side by side.\n"
+	      "\n"
+	      "  -o, --output FILE  where to write ('-': standard output; required)\n"
+	      "      --range NAME   only the time inside NVTX ranges whose text is NAME\n"
+	      "                     (in both runs; the timeline opens on the selected\n"
+	      "                     ranges, a double-click shows the whole run)\n"
+	      "      --before-range NAME, --after-range NAME\n"
+	      "                     the same for one side of a comparison; with one\n"
+	      "                     trace and both, its two phases are compared\n"
+	      "  -h, --help         this text\n"
+	      "\n"
+	      "Without a range the timeline opens on the GPU window (first to last GPU\n"
+	      "op); a double-click switches to the whole run and back.\n"
+	      "\n"
+	      "exit status: 0 written, 2 bad input (file, option, no GPU activity, or a\n"
+	      "range name that matches no NVTX range of its trace), 1 internal failure.\n",
+	      f);
+}
+
+enum { OPT_RANGE = 1000, OPT_BEFORE_RANGE, OPT_AFTER_RANGE };
+
+int cmd_html(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"before-range", required_argument, NULL, OPT_BEFORE_RANGE},
+	    {"after-range", required_argument, NULL, OPT_AFTER_RANGE},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct html_loaded runs[2];
+	struct html_run hr[2];
+	struct diff_result d;
+	struct gs_options opt[2];
+	const char *out = NULL, *range = NULL, *side_range[2] = {NULL, NULL}, *paths[2];
+	char err[512] = "";
+	int c, rc, nruns, i, to_stdout, have_diff = 0;
+	FILE *f;
+
+	optind = 0; /* glibc: full re-initialisation */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case OPT_RANGE:
+		case OPT_BEFORE_RANGE:
+		case OPT_AFTER_RANGE:
+			if (!*optarg) {
+				gs_error("html", "%s needs a non-empty NVTX range name",
+					 c == OPT_RANGE		 ? "--range"
+					 : c == OPT_BEFORE_RANGE ? "--before-range"
+								 : "--after-range");
+				return GS_EXIT_BAD_INPUT;
+			}
+			if (c == OPT_RANGE)
+				range = optarg;
+			else
+				side_range[c == OPT_AFTER_RANGE] = optarg;
+			break;
+		case 'h': usage(stdout); return GS_EXIT_OK;
+		case ':':
+			gs_error("html", "option '%s' needs a value; see 'gapscope html --help'",
+				 argv[optind - 1]);
+			return GS_EXIT_BAD_INPUT;
+		default:
+			gs_error("html", "unknown option '%s'; see 'gapscope html --help'",
+				 argv[optind - 1]);
+			return GS_EXIT_BAD_INPUT;
+		}
+	}
+	nruns = argc - optind;
+	if (nruns < 1 || nruns > 2) {
+		gs_error("html", nruns < 1
+				     ? "which trace? usage: gapscope html <trace.db> "
+				       "[<after.db>] -o <page.html>"
+				     : "one trace, or two to compare; see 'gapscope html --help'");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (!out) {
+		gs_error("html", "say where to write: -o <page.html> (or - for standard output)");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if ((side_range[0] != NULL) != (side_range[1] != NULL) && nruns == 1) {
+		gs_error("html", "to compare two phases of one trace give both --before-range "
+				 "and --after-range");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (nruns == 1 && side_range[0])
+		nruns = 2; /* one file, two ranges */
+	paths[0] = argv[optind];
+	paths[1] = argv[argc - 1];
+	for (i = 0; i < nruns; i++) {
+		gs_options_init(&opt[i]);
+		opt[i].range_name = side_range[i] ? side_range[i] : range;
+	}
+	rc = nruns == 2 ? html_load_pair(runs, paths, opt) : html_load(&runs[0], paths[0], &opt[0]);
+	if (rc)
+		return rc;
+	for (i = 0; i < nruns; i++) {
+		hr[i].path = paths[i];
+		hr[i].range = opt[i].range_name;
+		hr[i].t = runs[i].trace;
+		hr[i].in = runs[i].input;
+		hr[i].res = &runs[i].res;
+	}
+	rc = GS_EXIT_OK;
+	if (nruns == 2) {
+		if (diff_compute(&runs[0].res, &runs[1].res, &d) < 0) {
+			gs_error("html", "out of memory");
+			rc = GS_EXIT_INTERNAL;
+			goto out;
+		}
+		have_diff = 1;
+	}
+	to_stdout = !strcmp(out, "-");
+	f = to_stdout ? stdout : fopen(out, "w");
+	if (!f) {
+		gs_error(out, "cannot write: %m");
+		rc = GS_EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (render_html(f, hr, (size_t)nruns, have_diff ? &d : NULL, err, sizeof(err)) < 0)
+		rc = GS_EXIT_INTERNAL;
+	if (!to_stdout && fclose(f) != 0 && rc == GS_EXIT_OK) {
+		snprintf(err, sizeof(err), "write error: %m");
+		rc = GS_EXIT_INTERNAL;
+	}
+	if (rc != GS_EXIT_OK) {
+		gs_error(to_stdout ? "html" : out, "%s", err);
+		if (!to_stdout)
+			unlink(out);
+	}
+out:
+	if (have_diff)
+		diff_free(&d);
+	while (nruns-- > 0) /* a shared run before the run it shares */
+		html_unload(&runs[nruns]);
+	return rc;
+}

@@ -1,0 +1,331 @@
+/*
+ * Room viewer/cmd/: the gapscope command, one cmd_<verb>.c per verb.
+ *
+ * cmd_info.c - `gapscope info [--json] trace.db`: what a trace holds.
+ *
+ * Prints the facts the collector stored in meta (schema and collector
+ * versions, command line, host, pid, start/stop, configuration, dropped
+ * records, warnings, whether finalize completed), the devices, the GPU
+ * window per device (first GPU op start .. last GPU op end; GPU ops are
+ * kernels, memcpys and memsets, as in DESIGN.md) and the row count of every
+ * table. With --json the same as one JSON object (jansson).
+ *
+ * It does no analysis (that is `report`) and never changes the file. Bad
+ * input (missing, not SQLite, truncated, foreign, newer schema) is turned into
+ * one line and exit 2 by gs_cli_open_trace(). Text from the trace is printed
+ * with control characters and invalid UTF-8 replaced by '?', so a hostile
+ * command line cannot drive the terminal.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "trace_info.h"
+
+/* Parse a meta integer; 0 when absent or malformed. */
+static int info_int(const char *s, int64_t *v)
+{
+	char *end = NULL;
+	long long l;
+
+	if (!s || !*s)
+		return 0;
+	l = strtoll(s, &end, 10);
+	if (*end)
+		return 0;
+	*v = (int64_t)l;
+	return 1;
+}
+
+/* Human duration: "2.500 s", "12.345 ms", "3.210 µs", "850 ns". */
+static void info_fmt_duration(int64_t ns, char *buf, size_t len)
+{
+	double a = (double)(ns < 0 ? -ns : ns);
+
+	if (a >= 1e9)
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, len, "%.3f µs", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRId64 " ns", ns);
+}
+
+static const char *info_or(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+static int info_is_finalized(const struct info *in)
+{
+	return in->finalized && !strcmp(in->finalized, "1");
+}
+
+static void info_print_text(const struct info *in, const char *path_clean)
+{
+	int64_t start, stop, dropped;
+	char d[64];
+	size_t i;
+
+	printf("%-17s %s\n", "trace", path_clean);
+	printf("%-17s %d\n", "schema version", in->t.schema_version);
+	printf("%-17s %s\n", "collector", info_or(in->collector_version, "(unknown)"));
+	if (in->cupti_version)
+		printf("%-17s %s\n", "CUPTI version", in->cupti_version);
+	if (in->driver_version)
+		printf("%-17s %s\n", "CUDA driver", in->driver_version);
+	printf("%-17s %s\n", "command line", info_or(in->command_line, "(not recorded)"));
+	printf("%-17s %s\n", "host", info_or(in->hostname, "(not recorded)"));
+	printf("%-17s %s\n", "pid", info_or(in->pid, "(not recorded)"));
+	if (in->ndevices == 0)
+		printf("%-17s %s\n", "devices", "none recorded");
+	for (i = 0; i < in->ndevices; i++) {
+		const struct info_device *dv = &in->devices[i];
+		char label[32];
+
+		snprintf(label, sizeof(label), "device %" PRId64, dv->id);
+		printf("%-17s %s, compute capability %" PRId64 ".%" PRId64 ", %" PRId64 " SMs",
+		       label, info_or(dv->name, "(unnamed)"), dv->cc_major, dv->cc_minor,
+		       dv->sm_count);
+		if (dv->have_memory)
+			printf(", %.1f GiB", (double)dv->memory_bytes / (1024.0 * 1024 * 1024));
+		putchar('\n');
+	}
+	if (info_int(in->start_ns, &start) && info_int(in->stop_ns, &stop)) {
+		info_fmt_duration(stop - start, d, sizeof(d));
+		printf("%-17s %s (%" PRId64 " ns, start_ns %" PRId64 " .. stop_ns %" PRId64 ")\n",
+		       "duration", d, stop - start, start, stop);
+	} else if (info_int(in->start_ns, &start)) {
+		printf("%-17s %s\n", "duration",
+		       "unknown (no stop time: the recording did not finish)");
+	} else {
+		printf("%-17s %s\n", "duration", "unknown (no start time recorded)");
+	}
+	if (in->nwindows == 0)
+		printf("%-17s %s\n", "GPU window", "no GPU operations recorded");
+	for (i = 0; i < in->nwindows; i++) {
+		const struct info_window *w = &in->windows[i];
+		char dev[32];
+
+		if (w->device < 0)
+			snprintf(dev, sizeof(dev), "device ?");
+		else
+			snprintf(dev, sizeof(dev), "device %" PRId64, w->device);
+		info_fmt_duration(w->end - w->start, d, sizeof(d));
+		printf("%-17s %s: %s (%" PRId64 " ns, first op start %" PRId64
+		       " .. last op end %" PRId64 ", %" PRId64 " GPU op%s)\n",
+		       "GPU window", dev, d, w->end - w->start, w->start, w->end, w->ops,
+		       w->ops == 1 ? "" : "s");
+	}
+	printf("%-17s %s\n", "finalized",
+	       info_is_finalized(in) ? "yes" : "no: recording was cut short");
+	if (info_int(in->dropped, &dropped))
+		printf("%-17s %" PRId64 "%s\n", "dropped records", dropped,
+		       dropped ? " (CUPTI lost records: try a larger --buffer-kb)" : "");
+	else
+		printf("%-17s %s\n", "dropped records", "(not recorded)");
+	if (in->nwarnings == 0)
+		printf("%-17s %s\n", "warnings", "none");
+	for (i = 0; i < in->nwarnings; i++)
+		printf("%-17s %s: %s\n", i ? "" : "warnings", in->warnings[i].key,
+		       in->warnings[i].value);
+	printf("rows\n");
+	for (i = 0; i < INFO_NTABLES; i++) {
+		if (in->rows[i] < 0) {
+			printf("  %-15s %s\n", info_tables[i],
+			       info_table_is_later(info_tables[i])
+				   ? "(not in traces of this collector version)"
+				   : "(table missing)");
+			continue;
+		}
+		printf("  %-15s %" PRId64, info_tables[i], in->rows[i]);
+		if (!strcmp(info_tables[i], "syncs") && in->rows[i] > 0)
+			printf(" (%" PRId64 " explicit, %" PRId64 " implicit)",
+			       in->rows[i] - in->syncs_implicit, in->syncs_implicit);
+		putchar('\n');
+	}
+	printf("config\n");
+	if (in->nconfig == 0)
+		printf("  (not recorded)\n");
+	for (i = 0; i < in->nconfig; i++)
+		printf("  %-15s %s\n", in->config[i].key, in->config[i].value);
+}
+
+/* json_string() refuses invalid UTF-8; our strings are cleaned, but a NULL
+ * from an allocation failure must not crash json_object_set_new. */
+static json_t *info_jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *info_jint_or_null(const char *s)
+{
+	int64_t v;
+	return info_int(s, &v) ? json_integer(v) : json_null();
+}
+
+static int info_print_json(const struct info *in, const char *path_clean)
+{
+	json_t *o = json_object(), *a, *x;
+	int64_t start, stop;
+	char *text;
+	size_t i;
+
+	if (!o)
+		return -1;
+	json_object_set_new(o, "trace", info_jstr(path_clean));
+	json_object_set_new(o, "schema_version", json_integer(in->t.schema_version));
+	json_object_set_new(o, "collector_version", info_jstr(in->collector_version));
+	json_object_set_new(o, "cupti_version", info_jstr(in->cupti_version));
+	json_object_set_new(o, "cuda_driver_version", info_jstr(in->driver_version));
+	json_object_set_new(o, "command_line", info_jstr(in->command_line));
+	json_object_set_new(o, "hostname", info_jstr(in->hostname));
+	json_object_set_new(o, "pid", info_jint_or_null(in->pid));
+	a = json_array();
+	for (i = 0; i < in->ndevices; i++) {
+		const struct info_device *dv = &in->devices[i];
+		x = json_pack("{sI so sI sI sI}", "id", (json_int_t)dv->id, "name",
+			      info_jstr(dv->name), "cc_major", (json_int_t)dv->cc_major, "cc_minor",
+			      (json_int_t)dv->cc_minor, "sm_count", (json_int_t)dv->sm_count);
+		if (x) {
+			json_object_set_new(x, "global_memory_bytes",
+					    dv->have_memory ? json_integer(dv->memory_bytes)
+							    : json_null());
+			json_array_append_new(a, x);
+		}
+	}
+	json_object_set_new(o, "devices", a);
+	json_object_set_new(o, "start_ns", info_jint_or_null(in->start_ns));
+	json_object_set_new(o, "stop_ns", info_jint_or_null(in->stop_ns));
+	json_object_set_new(o, "duration_ns",
+			    info_int(in->start_ns, &start) && info_int(in->stop_ns, &stop)
+				? json_integer(stop - start)
+				: json_null());
+	a = json_array();
+	for (i = 0; i < in->nwindows; i++) {
+		const struct info_window *w = &in->windows[i];
+		x = json_pack("{so sI sI sI sI}", "device",
+			      w->device < 0 ? json_null() : json_integer(w->device), "start_ns",
+			      (json_int_t)w->start, "end_ns", (json_int_t)w->end, "duration_ns",
+			      (json_int_t)(w->end - w->start), "ops", (json_int_t)w->ops);
+		if (x)
+			json_array_append_new(a, x);
+	}
+	json_object_set_new(o, "gpu_windows", a);
+	json_object_set_new(o, "finalized", json_boolean(info_is_finalized(in)));
+	json_object_set_new(o, "dropped_records", info_jint_or_null(in->dropped));
+	x = json_object();
+	for (i = 0; i < in->nwarnings; i++)
+		json_object_set_new(x, in->warnings[i].key, info_jstr(in->warnings[i].value));
+	json_object_set_new(o, "warnings", x);
+	x = json_object();
+	for (i = 0; i < INFO_NTABLES; i++)
+		json_object_set_new(x, info_tables[i],
+				    in->rows[i] < 0 ? json_null() : json_integer(in->rows[i]));
+	json_object_set_new(o, "rows", x);
+	json_object_set_new(o, "implicit_syncs", json_integer(in->syncs_implicit));
+	x = json_object();
+	for (i = 0; i < in->nconfig; i++)
+		json_object_set_new(x, in->config[i].key, info_jstr(in->config[i].value));
+	json_object_set_new(o, "config", x);
+
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+static void info_usage(FILE *f)
+{
+	fprintf(f, "usage: gapscope info [--json] trace.db\n"
+		   "\n"
+		   "What a trace database holds: schema and collector versions, command line,\n"
+		   "host and pid, devices, duration (recording, and the GPU window from the\n"
+		   "first GPU op start to the last GPU op end, per device), whether the\n"
+		   "recording was finalized, dropped records, warnings the collector stored,\n"
+		   "row counts per table and the collector's configuration.\n"
+		   "\n"
+		   "options:\n"
+		   "  --json      print the same as one JSON object\n"
+		   "  -h, --help  this help\n"
+		   "\n"
+		   "Exit status: 0, or 2 when the file is missing, not a gapscope trace,\n"
+		   "truncated, damaged or of a newer schema version.\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct info in;
+	const char *path = NULL;
+	char *path_clean;
+	int json = 0, i, rc = GS_EXIT_OK, only_args = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!only_args && !strcmp(a, "--")) {
+			only_args = 1;
+		} else if (!only_args && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+			info_usage(stdout);
+			return GS_EXIT_OK;
+		} else if (!only_args && !strcmp(a, "--json")) {
+			json = 1;
+		} else if (!only_args && a[0] == '-' && a[1]) {
+			gs_error("info", "unknown option '%s'; see 'gapscope info --help'", a);
+			return GS_EXIT_BAD_INPUT;
+		} else if (path) {
+			gs_error("info",
+				 "one trace at a time; usage: gapscope info [--json] trace.db");
+			return GS_EXIT_BAD_INPUT;
+		} else {
+			path = a;
+		}
+	}
+	if (!path) {
+		gs_error("info", "no trace given; usage: gapscope info [--json] trace.db");
+		return GS_EXIT_BAD_INPUT;
+	}
+	memset(&in, 0, sizeof(in));
+	if (gs_cli_open_trace(&in.t, path) != 0)
+		return GS_EXIT_BAD_INPUT;
+
+	if (info_load(&in) < 0) {
+		if (in.failed)
+			gs_error(path, "damaged database: %s", in.failure);
+		else
+			gs_error(path, "%s", in.damaged);
+		info_free(&in);
+		return GS_EXIT_BAD_INPUT;
+	}
+	path_clean = info_clean(path);
+	if (!path_clean) {
+		info_free(&in);
+		return GS_EXIT_INTERNAL;
+	}
+	if (json) {
+		if (info_print_json(&in, path_clean) < 0) {
+			gs_error("info", "cannot build JSON output (out of memory)");
+			rc = GS_EXIT_INTERNAL;
+		}
+	} else {
+		info_print_text(&in, path_clean);
+	}
+	if (fflush(stdout) != 0)
+		rc = GS_EXIT_INTERNAL;
+	if (!info_is_finalized(&in))
+		gs_error(path_clean,
+			 "warning: recording was cut short (the collector did not finalize: the "
+			 "program was killed or crashed); events after the last flush are missing");
+	free(path_clean);
+	info_free(&in);
+	return rc;
+}

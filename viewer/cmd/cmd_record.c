@@ -1,0 +1,610 @@
+/*
+ * Room viewer/cmd/: the gapscope command, one cmd_<verb>.c per verb.
+ *
+ * cmd_record.c - `gapscope record [options] [--] program [args...]`.
+ *
+ * Runs a program under the collector: finds libgapscope.so, points
+ * CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at it, turns the options
+ * into the GAPSCOPE_* environment variables the collector reads, then forks,
+ * execs the program and passes its exit status through (128+signo when a
+ * signal killed it, as a shell does). At the end it names on stderr the
+ * trace database(s) the run wrote.
+ *
+ * It does not record anything itself: the collector library does, inside
+ * the program, and only once the program initialises CUDA (a program that
+ * never touches CUDA runs exactly as without gapscope). It does not ptrace,
+ * preload or otherwise touch the program.
+ */
+#define _GNU_SOURCE /* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <glob.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gapscope/trace_format.h"
+
+#define RECORD_DEFAULT_OUTPUT "gapscope-%p.db" /* the collector's own default */
+#define RECORD_LIB_NAME "libgapscope.so"
+
+/* The activity names the collector understands (GAPSCOPE_ACTIVITIES). */
+static const char *const record_activities[] = {"kernel", "memcpy", "memset",  "runtime",
+						"driver", "sync",   "event",   "stream",
+						"nvtx",	  "graph",  "overhead"};
+
+static const char *const record_log_levels[] = {"quiet", "warn", "info", "debug"};
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gapscope record [options] [--] program [args...]\n"
+		"\n"
+		"Runs program with the gapscope collector (libgapscope.so) injected through\n"
+		"CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH, and writes one trace\n"
+		"database per process that initialises CUDA. Exits with the program's exit\n"
+		"status (128+N if signal N killed it); 2 for bad options.\n"
+		"\n"
+		"options (each sets the collector's environment variable in brackets;\n"
+		"without the option, a value already in the environment is kept):\n"
+		"  -o, --output TEMPLATE  database path [GAPSCOPE_OUTPUT] (default %s)\n"
+		"                         %%p pid, %%h hostname, %%q{VAR} environment variable\n"
+		"                         VAR, %%%% a literal %%. A process that finds the\n"
+		"                         name taken by another of this run records to\n"
+		"                         NAME-<pid>.EXT instead (and says so)\n"
+		"      --activities LIST  what to record [GAPSCOPE_ACTIVITIES]: comma list of\n"
+		"                         kernel, memcpy, memset, runtime, driver, sync, event,\n"
+		"                         stream, nvtx, graph, overhead, or all (default: all\n"
+		"                         but driver).\n"
+		"                         runtime: cuda* calls but query calls such as\n"
+		"                         cudaGetDevice, cudaGetLastError (docs/record.md),\n"
+		"                         and the driver's launch calls (cuLaunchKernel*)\n"
+		"      --latency          also record kernels' queued/submitted times (latency\n"
+		"                         timestamps; more overhead) [GAPSCOPE_LATENCY=1]\n"
+		"      --flush-ms N       write to disk every N ms, 0 = only at exit\n"
+		"                         [GAPSCOPE_FLUSH_MS] (default 1000)\n"
+		"      --buffer-kb N      CUPTI activity buffer size in KiB, 64..1048576\n"
+		"                         [GAPSCOPE_BUFFER_KB] (default 8192)\n"
+		"      --log LEVEL        collector messages: quiet, warn, info or debug\n"
+		"                         [GAPSCOPE_LOG] (default warn)\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"The collector is looked up as ../lib/" RECORD_LIB_NAME " beside the gapscope\n"
+		"binary; set GAPSCOPE_LIB=/path/to/" RECORD_LIB_NAME " to use another one.\n"
+		"\n"
+		"example:\n"
+		"  gapscope record -o run.db -- ./my_app --its-args\n"
+		"  gapscope info run.db\n",
+		RECORD_DEFAULT_OUTPUT);
+}
+
+/* Is `word` (of length n) one of `names`? */
+static int record_in_list(const char *word, size_t n, const char *const *names, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		if (strlen(names[i]) == n && !strncmp(word, names[i], n))
+			return 1;
+	return 0;
+}
+
+/* Check an --activities list; on error print why and return -1. */
+static int record_check_activities(const char *list)
+{
+	const char *p = list, *comma;
+	size_t n;
+
+	if (!*list) {
+		gs_error("record", "--activities: empty list (use e.g. 'kernel,runtime' or 'all')");
+		return -1;
+	}
+	for (;;) {
+		comma = strchr(p, ',');
+		n = comma ? (size_t)(comma - p) : strlen(p);
+		if (!(n == 3 && !strncmp(p, "all", 3)) &&
+		    !record_in_list(p, n, record_activities,
+				    sizeof(record_activities) / sizeof(record_activities[0]))) {
+			gs_error(
+			    "record",
+			    "--activities: unknown activity '%.*s' (known: kernel, memcpy, "
+			    "memset, runtime, driver, sync, event, stream, nvtx, graph, overhead, "
+			    "all)",
+			    (int)n, p);
+			return -1;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/* Parse a non-negative decimal integer option; on error print why. */
+static int record_parse_uint(const char *opt, const char *s, long max, long *out)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < 0 || v > max) {
+		gs_error("record", "%s: '%s' is not a whole number between 0 and %ld", opt, s, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * Expand an output template the way the collector does, with `pid` for %p
+ * (or "*" when pid is 0, to build a glob pattern; glob metacharacters in the
+ * literal parts are then escaped). Returns 0, or -1 with `why` set for a
+ * malformed template.
+ */
+static int record_expand(const char *tmpl, pid_t pid, char *out, size_t outlen, const char **why)
+{
+	size_t o = 0;
+	const char *p;
+	char host[256];
+	int pattern = pid == 0;
+
+#define PUT(c)                                                                                     \
+	do {                                                                                       \
+		if (o + 1 >= outlen) {                                                             \
+			*why = "expanded path is too long";                                        \
+			return -1;                                                                 \
+		}                                                                                  \
+		out[o++] = (c);                                                                    \
+	} while (0)
+	/* A literal character; escaped when building a glob pattern. */
+#define PUT_LIT(c)                                                                                 \
+	do {                                                                                       \
+		if (pattern && strchr("*?[\\", (c)))                                               \
+			PUT('\\');                                                                 \
+		PUT(c);                                                                            \
+	} while (0)
+
+	for (p = tmpl; *p; p++) {
+		const char *s = NULL;
+		char num[32];
+
+		if (*p != '%') {
+			PUT_LIT(*p);
+			continue;
+		}
+		switch (p[1]) {
+		case '%':
+			PUT_LIT('%');
+			p++;
+			continue;
+		case 'p':
+			if (pattern) {
+				PUT('*');
+				p++;
+				continue;
+			}
+			snprintf(num, sizeof(num), "%ld", (long)pid);
+			s = num;
+			p++;
+			break;
+		case 'h':
+			if (gethostname(host, sizeof(host)) != 0)
+				strcpy(host, "unknown");
+			host[sizeof(host) - 1] = '\0';
+			s = host;
+			p++;
+			break;
+		case 'q': {
+			const char *close;
+			char var[256];
+			size_t n;
+
+			if (p[2] != '{' || !(close = strchr(p + 3, '}'))) {
+				*why = "%q must be followed by {VARIABLE}";
+				return -1;
+			}
+			n = (size_t)(close - (p + 3));
+			if (n == 0 || n >= sizeof(var)) {
+				*why = "%q{} needs a variable name";
+				return -1;
+			}
+			memcpy(var, p + 3, n);
+			var[n] = '\0';
+			s = getenv(var);
+			if (!s)
+				s = ""; /* an unset variable expands to nothing */
+			p = close;
+			break;
+		}
+		case '\0': *why = "ends with a lone %"; return -1;
+		default: *why = "unknown %-escape (use %p, %h, %q{VAR} or %%)"; return -1;
+		}
+		for (; *s; s++)
+			PUT_LIT(*s);
+	}
+	out[o] = '\0';
+	return 0;
+#undef PUT
+#undef PUT_LIT
+}
+
+/* Does the directory part of `path` exist? (Only checked when it is fixed.) */
+static int record_dir_exists(const char *path, char *dir, size_t dirlen)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	size_t n;
+
+	if (!slash)
+		return 1;
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= dirlen)
+		return 1;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	if (strchr(dir, '%'))
+		return 1; /* depends on the run; the collector will warn if needed */
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Find the collector library: $GAPSCOPE_LIB, else ../lib beside our binary. */
+static int record_find_lib(char *out, size_t outlen)
+{
+	const char *env = getenv("GAPSCOPE_LIB");
+	char exe[PATH_MAX], cand[PATH_MAX + 32];
+	char *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		if (!realpath(env, out) || access(out, R_OK) != 0) {
+			gs_error(env, "GAPSCOPE_LIB: collector library not found (%s)",
+				 strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		gs_error("record",
+			 "cannot find the gapscope binary's folder (%s); set GAPSCOPE_LIB",
+			 strerror(errno));
+		return -1;
+	}
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	/* <prefix>/bin/gapscope -> <prefix>/lib/libgapscope.so, in the build
+	 * tree as in an installed tree. */
+	snprintf(cand, sizeof(cand), "%s/../lib/" RECORD_LIB_NAME, exe);
+	if (outlen < PATH_MAX || !realpath(cand, out) || access(out, R_OK) != 0) {
+		gs_error(cand,
+			 "collector library not found (was gapscope built with the CUDA Toolkit?); "
+			 "set GAPSCOPE_LIB=/path/to/" RECORD_LIB_NAME);
+		return -1;
+	}
+	return 0;
+}
+
+static volatile sig_atomic_t record_child_pid;
+
+/* SIGTERM/SIGHUP to us go on to the program, so that its collector can
+ * flush (it chains the program's handlers) and we still report. */
+static void record_forward(int sig)
+{
+	if (record_child_pid > 0)
+		kill((pid_t)record_child_pid, sig);
+}
+
+/* Is this path a SQLite side file rather than a database? */
+static int record_is_side_file(const char *path)
+{
+	static const char *const sfx[] = {"-wal", "-shm", "-journal"};
+	size_t i, n = strlen(path);
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		size_t m = strlen(sfx[i]);
+		if (n > m && !strcmp(path + n - m, sfx[i]))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The template the program gets: a relative one is made absolute against our
+ * working directory, so a program that changes directory before it
+ * initialises CUDA still writes where the user asked (and where
+ * record_report_outputs, which runs here, looks). The directory is literal
+ * text in a template: its '%' are doubled. Returns 0, or -1 when the
+ * directory cannot be read or the result does not fit.
+ */
+static int record_absolute_template(const char *tmpl, char *out, size_t outlen)
+{
+	char cwd[PATH_MAX];
+	size_t o = 0;
+	const char *p;
+
+	if (tmpl[0] == '/') {
+		if (strlen(tmpl) >= outlen)
+			return -1;
+		strcpy(out, tmpl);
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	for (p = cwd; *p; p++) {
+		if (o + 3 >= outlen)
+			return -1;
+		if (*p == '%')
+			out[o++] = '%';
+		out[o++] = *p;
+	}
+	if (o > 0 && out[o - 1] != '/')
+		out[o++] = '/';
+	if (o + strlen(tmpl) >= outlen)
+		return -1;
+	strcpy(out + o, tmpl);
+	return 0;
+}
+
+/* Does the template use %p (not the literal "%%p")? */
+static int record_has_pid(const char *tmpl)
+{
+	for (; *tmpl; tmpl++)
+		if (*tmpl == '%') {
+			if (tmpl[1] == 'p')
+				return 1;
+			if (tmpl[1])
+				tmpl++;
+		}
+	return 0;
+}
+
+/* Name on stderr the databases the run wrote: the program's own (template
+ * with its pid), and any other file matching the template with %p as a
+ * wildcard that was modified since the start (processes it started). A
+ * template without %p also matches the names that processes take when
+ * another one holds the given name (gs_trace_alt_path: "run-<pid>.db"). */
+static void record_report_outputs(const char *tmpl, pid_t child, const struct timespec *t0)
+{
+	char own[PATH_MAX], pat[2][PATH_MAX * 2];
+	const char *why = NULL;
+	char line[4096];
+	size_t used = 0;
+	int found = 0, n_pat = 1, k;
+	size_t i;
+
+	if (record_expand(tmpl, child, own, sizeof(own), &why) < 0 ||
+	    record_expand(tmpl, 0, pat[0], sizeof(pat[0]), &why) < 0)
+		return;
+	if (!record_has_pid(tmpl) &&
+	    gs_trace_alt_path(pat[0], "[0-9]*", pat[1], sizeof(pat[1])) == 0)
+		n_pat = 2;
+	line[0] = '\0';
+	for (k = 0; k < n_pat; k++) {
+		glob_t g;
+
+		memset(&g, 0, sizeof(g));
+		if (glob(pat[k], 0, NULL, &g) != 0) {
+			globfree(&g);
+			continue;
+		}
+		for (i = 0; i < g.gl_pathc; i++) {
+			const char *p = g.gl_pathv[i];
+			struct stat st;
+
+			if (record_is_side_file(p) || stat(p, &st) != 0 || !S_ISREG(st.st_mode))
+				continue;
+			if (st.st_mtim.tv_sec < t0->tv_sec ||
+			    (st.st_mtim.tv_sec == t0->tv_sec && st.st_mtim.tv_nsec < t0->tv_nsec))
+				continue; /* left over from an earlier run */
+			if (used + strlen(p) + 3 < sizeof(line))
+				used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s",
+							 found ? ", " : "", p);
+			found++;
+		}
+		globfree(&g);
+	}
+	if (found == 1)
+		fprintf(stderr, "gapscope: trace written to %s\n", line);
+	else if (found > 1)
+		fprintf(stderr, "gapscope: %d traces written: %s\n", found, line);
+	else
+		fprintf(stderr,
+			"gapscope: no trace written to %s (the program did not initialise CUDA, "
+			"or the collector could not write; see any warning above)\n",
+			own);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"activities", required_argument, NULL, 'a'},
+	    {"latency", no_argument, NULL, 'l'},
+	    {"flush-ms", required_argument, NULL, 'f'},
+	    {"buffer-kb", required_argument, NULL, 'b'},
+	    {"log", required_argument, NULL, 'L'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *output = NULL, *activities = NULL, *log = NULL;
+	const char *flush = NULL, *buffer = NULL, *tmpl, *why = NULL, *old;
+	char lib[PATH_MAX], probe[PATH_MAX], dir[PATH_MAX], abs_tmpl[PATH_MAX * 2];
+	struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
+	struct timespec t0;
+	char start_ns[24];
+	int latency = 0, c, status, pipefd[2], child_errno = 0;
+	long v;
+	pid_t pid;
+	ssize_t n;
+
+	/* '+': stop at the program's name, so its own options are left alone. */
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 'a': activities = optarg; break;
+		case 'l': latency = 1; break;
+		case 'f': flush = optarg; break;
+		case 'b': buffer = optarg; break;
+		case 'L': log = optarg; break;
+		case 'h': record_usage(stdout); return GS_EXIT_OK;
+		case ':':
+			gs_error("record",
+				 "option '%s' needs a value; see 'gapscope record --help'",
+				 argv[optind - 1]);
+			return GS_EXIT_BAD_INPUT;
+		default:
+			gs_error("record", "unknown option '%s'; see 'gapscope record --help'",
+				 argv[optind - 1]);
+			return GS_EXIT_BAD_INPUT;
+		}
+	}
+	if (optind >= argc) {
+		gs_error("record", "no program given; usage: gapscope record [options] [--] "
+				   "program [args...]");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (activities && record_check_activities(activities) < 0)
+		return GS_EXIT_BAD_INPUT;
+	if (flush &&
+	    record_parse_uint("--flush-ms", flush, 3600000L, &v) < 0) /* as GAPSCOPE_FLUSH_MS */
+		return GS_EXIT_BAD_INPUT;
+	/* Same bounds as the collector's GAPSCOPE_BUFFER_KB (64 KiB .. 1 GiB). */
+	if (buffer && record_parse_uint("--buffer-kb", buffer, 1048576L, &v) < 0)
+		return GS_EXIT_BAD_INPUT;
+	if (buffer && v < 64) { /* v is --buffer-kb's value here */
+		gs_error("record", "--buffer-kb: '%s' is too small (at least 64)", buffer);
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (log && !record_in_list(log, strlen(log), record_log_levels,
+				   sizeof(record_log_levels) / sizeof(record_log_levels[0]))) {
+		gs_error("record", "--log: unknown level '%s' (use quiet, warn, info or debug)",
+			 log);
+		return GS_EXIT_BAD_INPUT;
+	}
+	tmpl = output ? output : getenv("GAPSCOPE_OUTPUT");
+	if (!tmpl || !*tmpl)
+		tmpl = RECORD_DEFAULT_OUTPUT;
+	if (record_expand(tmpl, getpid(), probe, sizeof(probe), &why) < 0) {
+		gs_error(tmpl, "bad output template: %s", why);
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (!record_dir_exists(tmpl, dir, sizeof(dir))) {
+		gs_error(dir, "output folder does not exist");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (record_find_lib(lib, sizeof(lib)) < 0)
+		return GS_EXIT_BAD_INPUT;
+	errno = 0;
+	if (record_absolute_template(tmpl, abs_tmpl, sizeof(abs_tmpl)) < 0) {
+		gs_error(tmpl, "cannot make the output path absolute: %s",
+			 errno ? strerror(errno) : "path too long");
+		return GS_EXIT_BAD_INPUT;
+	}
+
+	/* Another injection (e.g. Nsight Systems') would be replaced: say so. */
+	old = getenv("CUDA_INJECTION64_PATH");
+	if (old && *old && strcmp(old, lib))
+		fprintf(stderr,
+			"gapscope: warning: CUDA_INJECTION64_PATH was %s; replaced by the gapscope "
+			"collector (only one CUDA injection library can be active)\n",
+			old);
+	/* The kernel stamps files with the coarse clock: compare like with
+	 * like, here and in the collector, which leaves alone a trace that a
+	 * process of this run wrote since (GAPSCOPE_RECORD_START_NS). */
+	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
+	snprintf(start_ns, sizeof(start_ns), "%lld",
+		 (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec);
+	if (setenv("CUDA_INJECTION64_PATH", lib, 1) || setenv("NVTX_INJECTION64_PATH", lib, 1) ||
+	    setenv("GAPSCOPE_OUTPUT", abs_tmpl, 1) ||
+	    setenv("GAPSCOPE_RECORD_START_NS", start_ns, 1) ||
+	    (activities && setenv("GAPSCOPE_ACTIVITIES", activities, 1)) ||
+	    (latency && setenv("GAPSCOPE_LATENCY", "1", 1)) ||
+	    (flush && setenv("GAPSCOPE_FLUSH_MS", flush, 1)) ||
+	    (buffer && setenv("GAPSCOPE_BUFFER_KB", buffer, 1)) ||
+	    (log && setenv("GAPSCOPE_LOG", log, 1))) {
+		gs_error("record", "cannot set the environment: %s", strerror(errno));
+		return GS_EXIT_INTERNAL;
+	}
+
+	/* A close-on-exec pipe tells us whether exec worked: it is closed by a
+	 * successful exec, and carries errno when exec fails. */
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		gs_error("record", "pipe: %s", strerror(errno));
+		return GS_EXIT_INTERNAL;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		gs_error("record", "fork: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return GS_EXIT_INTERNAL;
+	}
+	if (pid == 0) {
+		int e;
+
+		close(pipefd[0]);
+		execvp(argv[optind], argv + optind);
+		e = errno;
+		if (write(pipefd[1], &e, sizeof(e)) < 0) {
+			/* nothing more we can say */
+		}
+		_exit(127);
+	}
+	close(pipefd[1]);
+
+	/* Like a shell waiting for a foreground job: the terminal's SIGINT and
+	 * SIGQUIT reach the program directly (same process group); we outlive
+	 * it to report. SIGTERM/SIGHUP sent to us alone are passed on. */
+	record_child_pid = pid;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	memset(&fwd, 0, sizeof(fwd));
+	fwd.sa_handler = record_forward;
+	sigemptyset(&fwd.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
+
+	do
+		n = read(pipefd[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			gs_error("record", "waitpid: %s", strerror(errno));
+			return GS_EXIT_INTERNAL;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	record_child_pid = 0;
+
+	if (n == (ssize_t)sizeof(child_errno)) {
+		gs_error(argv[optind], "cannot run: %s",
+			 child_errno == ENOENT ? "no such program (not found in PATH)"
+					       : strerror(child_errno));
+		return GS_EXIT_BAD_INPUT;
+	}
+	record_report_outputs(tmpl, pid, &t0);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : GS_EXIT_INTERNAL;
+}

@@ -1,0 +1,298 @@
+/*
+ * Room viewer/cmd/: the gapscope command, one cmd_<verb>.c per verb.
+ *
+ * cmd_report.c - `gapscope report`: load a trace, run the analysis
+ * library, hand the result to a renderer (text, or JSON with --json).
+ *
+ * This file owns option parsing, the bad-input rules (one line, exit 2)
+ * and the wording shared by both renderers; it computes no figure itself.
+ */
+#define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "names.h"
+#include "report.h"
+#include "trace_load.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gapscope report [options] TRACE.db\n"
+		"\n"
+		"Where each GPU was idle, why (sync-bound, launch-bound, dependency,\n"
+		"launch-latency, other), launch overhead, synchronisations, top kernels,\n"
+		"NVTX ranges and CUDA Graph advice. Metric definitions: docs/metrics.md.\n"
+		"\n"
+		"options:\n"
+		"  --json                 print the same figures as JSON (docs/report.md)\n"
+		"  --range NAME           only the time inside NVTX ranges whose text is NAME\n"
+		"  --top N                how many largest gaps and kernels to list (default %d)\n"
+		"  --graph-node-overhead NS\n"
+		"                         per-node cost of a CUDA Graph replay in the graph\n"
+		"                         advice, 0 to 1e9 ns (default: measured from the\n"
+		"                         trace's graph launches, else %d ns)\n"
+		"  --launch-cost NS       launch cost for the short-kernel share, 0 to 1e9 ns\n"
+		"                         (default: p50 of the trace's kernel launch calls,\n"
+		"                         else %d ns)\n"
+		"  --no-overhead-correction\n"
+		"                         keep kernel durations as recorded even when the\n"
+		"                         trace holds a measured CUPTI per-kernel overhead\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"exit status: 0 report printed (also when --range matches nothing),\n"
+		"2 bad input (file, option, or no GPU activity), 1 internal failure.\n",
+		GS_DEFAULT_TOP_N, GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS, GS_DEFAULT_LAUNCH_COST_NS);
+}
+
+/* Non-negative integer option value, or -1 if malformed. */
+static long long parse_count(const char *s)
+{
+	char *end = NULL;
+	long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end != '\0' || v < 0)
+		return -1;
+	return v;
+}
+
+const char *report_explain_name(int k)
+{
+	switch (k) {
+	case GS_EXPLAIN_LAUNCH: return "launch";
+	case GS_EXPLAIN_SYNC: return "sync";
+	case GS_EXPLAIN_WAIT: return "stream-wait";
+	case GS_EXPLAIN_HOST_FUNC: return "host-function";
+	case GS_EXPLAIN_HOST_NODE: return "host-node";
+	default: return "none";
+	}
+}
+
+const char *report_kernel_name(const struct report_ctx *r, uint32_t name_id, char **tofree)
+{
+	const char *raw = gs_str(&r->in->strings, name_id, "?");
+
+	*tofree = gs_demangle(raw);
+	return *tofree ? *tofree : raw;
+}
+
+const char *report_op_kind_name(int kind)
+{
+	switch (kind) {
+	case GS_OP_KERNEL: return "kernel";
+	case GS_OP_MEMCPY: return "memcpy";
+	case GS_OP_MEMSET: return "memset";
+	default: return "op";
+	}
+}
+
+static void fmt_dur(char *b, size_t n, int64_t ns)
+{
+	if (ns < 10000)
+		snprintf(b, n, "%lld ns", (long long)ns);
+	else if (ns < 1000000)
+		snprintf(b, n, "%.1f us", (double)ns / 1e3);
+	else
+		snprintf(b, n, "%.2f ms", (double)ns / 1e6);
+}
+
+char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_advice *a)
+{
+	char meas[32], est[32], *buf = NULL, *dem = NULL;
+	const char *first = a->kinds[0] == GS_OP_KERNEL ? report_kernel_name(r, a->names[0], &dem)
+							: report_op_kind_name(a->kinds[0]);
+	int n;
+
+	fmt_dur(meas, sizeof(meas), a->measured);
+	fmt_dur(est, sizeof(est), a->estimate);
+	if (a->advise)
+		n = asprintf(&buf,
+			     "Capture the %u-op sequence starting with %s on stream %u (device %d) "
+			     "as a CUDA Graph: it repeats %llu times and takes %s as launched, "
+			     "about %s as graph replays (%.1f%% less).",
+			     a->length, first, a->stream, a->device, (unsigned long long)a->count,
+			     meas, est, 100.0 * a->saving_share);
+	else if (a->saving_share <= GS_ADVICE_MIN_SAVING)
+		n = asprintf(&buf,
+			     "No graph advice for the %u-op sequence starting with %s on stream %u "
+			     "(device %d): the estimated saving (%.1f%%) is not above 5%%.",
+			     a->length, first, a->stream, a->device, 100.0 * a->saving_share);
+	else
+		n = asprintf(&buf,
+			     "No graph advice for the %u-op sequence starting with %s on stream %u "
+			     "(device %d): it would save about %s, less than 1%% of the device's "
+			     "window.",
+			     a->length, first, a->stream, a->device,
+			     (fmt_dur(meas, sizeof(meas), a->saving), meas));
+	free(dem);
+	return n < 0 ? NULL : buf;
+}
+
+int report_render(const struct report_ops *ops, struct report_ctx *r)
+{
+	size_t i;
+	int rc;
+
+	rc = ops->begin(r);
+	for (i = 0; !rc && i < r->res->n_devices; i++)
+		rc = ops->device(r, &r->res->devices[i]);
+	if (!rc)
+		rc = ops->launches(r);
+	if (!rc)
+		rc = ops->syncs(r);
+	if (!rc)
+		rc = ops->kernels(r);
+	if (!rc)
+		rc = ops->nvtx(r);
+	if (!rc)
+		rc = ops->advice(r);
+	{
+		int rc2 = ops->end(r);
+		if (!rc)
+			rc = rc2;
+	}
+	return rc;
+}
+
+enum {
+	OPT_JSON = 1000,
+	OPT_RANGE,
+	OPT_TOP,
+	OPT_NODE,
+	OPT_LAUNCH,
+	OPT_NOCORR,
+};
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"top", required_argument, NULL, OPT_TOP},
+	    {"graph-node-overhead", required_argument, NULL, OPT_NODE},
+	    {"launch-cost", required_argument, NULL, OPT_LAUNCH},
+	    {"no-overhead-correction", no_argument, NULL, OPT_NOCORR},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const struct report_ops *ops = &report_text_ops;
+	struct gs_options opt;
+	struct gs_input in;
+	struct gs_result res;
+	struct report_ctx rc_ctx;
+	struct trace t;
+	char err[512];
+	const char *path;
+	long long v;
+	int c, rc;
+
+	gs_options_init(&opt);
+	opt.all_gaps = 0; /* the renderers read top_gaps only */
+	memset(&in, 0, sizeof(in));
+	opterr = 0; /* our own one-line messages */
+	optind = 0; /* full re-initialisation (glibc), in case of a second call */
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON: ops = &report_json_ops; break;
+		case OPT_RANGE:
+			if (!*optarg) {
+				gs_error("report", "--range needs a non-empty NVTX range name");
+				return GS_EXIT_BAD_INPUT;
+			}
+			opt.range_name = optarg;
+			break;
+		case OPT_TOP:
+			v = parse_count(optarg);
+			if (v < 0 || v > 1000000) {
+				gs_error("report",
+					 "--top needs a whole number from 0 to 1000000, not '%s'",
+					 optarg);
+				return GS_EXIT_BAD_INPUT;
+			}
+			opt.top_n = (size_t)v;
+			break;
+		case OPT_NODE:
+		case OPT_LAUNCH:
+			v = parse_count(optarg);
+			if (v < 0 || v > 1000000000LL) {
+				gs_error(
+				    "report", "--%s needs a duration in ns (0 to 1e9), not '%s'",
+				    c == OPT_NODE ? "graph-node-overhead" : "launch-cost", optarg);
+				return GS_EXIT_BAD_INPUT;
+			}
+			if (c == OPT_NODE)
+				opt.graph_node_overhead_ns = v;
+			else
+				opt.launch_cost_ns = v;
+			break;
+		case OPT_NOCORR: opt.correct_instrumentation = 0; break;
+		case 'h': usage(stdout); return GS_EXIT_OK;
+		case ':':
+			gs_error("report",
+				 "option '%s' needs a value; see 'gapscope report --help'",
+				 argv[optind - 1]);
+			return GS_EXIT_BAD_INPUT;
+		default:
+			gs_error("report", "unknown option '%s'; see 'gapscope report --help'",
+				 argv[optind - 1]);
+			return GS_EXIT_BAD_INPUT;
+		}
+	}
+	if (optind != argc - 1) {
+		gs_error("report", optind >= argc
+				       ? "no trace given; usage: gapscope report [options] "
+					 "TRACE.db"
+				       : "exactly one trace expected; see 'gapscope report "
+					 "--help'");
+		return GS_EXIT_BAD_INPUT;
+	}
+	path = argv[optind];
+	trace_library_init(); /* before the first connection */
+	rc = gs_cli_open_trace(&t, path);
+	if (rc)
+		return rc;
+	if (trace_load(&t, GS_LOAD_ALL, &in, err, sizeof(err)) < 0) {
+		gs_error(path, "%s", err);
+		trace_close(&t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (in.n_ops == 0) {
+		gs_error(path, "no GPU activity in this trace (no kernels, memcpys or memsets); "
+			       "was the program's CUDA work recorded?");
+		trace_input_free(&in);
+		trace_close(&t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	rc = gs_analyze(&in, &opt, &res);
+	if (rc < 0) {
+		gs_error(path, "analysis failed: %s", strerror(-rc));
+		trace_input_free(&in);
+		trace_close(&t);
+		return GS_EXIT_INTERNAL;
+	}
+	memset(&rc_ctx, 0, sizeof(rc_ctx));
+	rc_ctx.out = stdout;
+	rc_ctx.path = path;
+	rc_ctx.in = &in;
+	rc_ctx.res = &res;
+	rc_ctx.opt = &opt;
+	rc = report_render(ops, &rc_ctx);
+	if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
+		rc = -EIO;
+	gs_result_free(&res);
+	trace_input_free(&in);
+	trace_close(&t);
+	if (rc) {
+		gs_error("report", "cannot write the report: %s", strerror(rc < 0 ? -rc : rc));
+		return GS_EXIT_INTERNAL;
+	}
+	return GS_EXIT_OK;
+}

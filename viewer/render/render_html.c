@@ -1,0 +1,1162 @@
+/*
+ * Room viewer/render/: writing results (text, JSON, HTML, DOT, Chrome); reads no SQLite.
+ *
+ * render_html.c - writes the page of `gapscope html` (see render_html.h).
+ *
+ * The markup (cards, tables, histogram SVG) is printed here from the
+ * analysis results; the timeline is drawn in the browser by
+ * html_assets/page.js from one JSON block per run:
+ *
+ *   {"t0": "<origin, absolute ns>", "span": <ns>, "strings": [null, "..."],
+ *    "syncKinds": {"3": "stream synchronize", ...},
+ *    "rows": [{"n": "<row name>", "k": "<kind>", "d": [flat numbers]}]}
+ *
+ * Each row's events are sorted by start and flattened with a fixed stride
+ * per kind; the first number of each event is its start minus the previous
+ * event's start (ns), which keeps a million events short:
+ *   gap  (10): dt, dur, op name id, cause, explain kind, explain name id,
+ *              explain tid, explain start, explain end (ns from t0, -1 none),
+ *              op kind
+ *   ops  (4):  dt, dur, name id, op kind (0 kernel, 1 memcpy, 2 memset)
+ *   api  (3):  dt, dur, name id
+ *   sync (4):  dt, dur, API name id, sync kind
+ *   nvtx (4):  dt, dur, text id, 0 range / 1 mark
+ * Rows: per device an idle-gap row and one row per stream; per host thread
+ * a CUDA API row, a sync row and an NVTX row when it has any.
+ * Strings go through json_write_string(JSON_HTML_SAFE), so no "</script>"
+ * can close the block whatever a kernel is called.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "html_assets.h"
+#include "names.h"
+#include "render_html.h"
+
+static const char *const cause_colors[GS_CAUSE_COUNT] = {"#d62728", "#e377c2", "#8c564b", "#bcbd22",
+							 "#7f7f7f"};
+
+/* ---- small helpers -------------------------------------------------- */
+
+void html_escape(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len, i = 0;
+
+	if (!s)
+		return;
+	len = strlen(str);
+	while (i < len) {
+		unsigned char c = s[i];
+		int n;
+
+		switch (c) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		case '\n':
+		case '\t': putc(c, f); break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				fputs("\xEF\xBF\xBD", f);
+			} else if (c >= 0x80) {
+				n = utf8_sequence_length(s + i, len - i);
+				if (n > 0) {
+					fwrite(s + i, 1, (size_t)n, f);
+					i += (size_t)n;
+					continue;
+				}
+				fputs("\xEF\xBF\xBD", f);
+			} else {
+				putc(c, f);
+			}
+		}
+		i++;
+	}
+}
+
+/* ns with a unit, three significant digits ("9.2 µs") */
+static void fmt_ns(char *buf, size_t n, int64_t ns)
+{
+	double a = fabs((double)ns);
+
+	if (a < 1e3)
+		snprintf(buf, n, "%" PRId64 " ns", ns);
+	else if (a < 1e6)
+		snprintf(buf, n, "%.3g \xC2\xB5s", (double)ns / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, n, "%.3g ms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%.4g s", (double)ns / 1e9);
+}
+
+static void put_ns(FILE *f, int64_t ns)
+{
+	char b[48];
+
+	fmt_ns(b, sizeof(b), ns);
+	fputs(b, f);
+}
+
+static void put_pct(FILE *f, double share)
+{
+	fprintf(f, "%.1f%%", share * 100.0);
+}
+
+int html_hist_bin(int64_t dur)
+{
+	int64_t lim = 100;
+	int b = 0;
+
+	while (b < HTML_HIST_BINS - 1 && dur >= lim) {
+		lim *= 10;
+		b++;
+	}
+	return b;
+}
+
+void html_gap_histogram(const struct gs_result *res,
+			uint64_t counts[HTML_HIST_BINS][GS_CAUSE_COUNT])
+{
+	size_t d, i;
+
+	memset(counts, 0, sizeof(uint64_t) * HTML_HIST_BINS * GS_CAUSE_COUNT);
+	for (d = 0; d < res->n_devices; d++)
+		for (i = 0; i < res->devices[d].n_gaps; i++) {
+			const struct gs_gap *g = &res->devices[d].gaps[i];
+			if (g->cause < GS_CAUSE_COUNT)
+				counts[html_hist_bin(g->end - g->start)][g->cause]++;
+		}
+}
+
+int64_t html_origin(const struct gs_input *in)
+{
+	int64_t t = INT64_MAX;
+	size_t i;
+
+	/* ops are sorted by (device, start): the first of each device suffices,
+	 * but a linear pass is simple and cheap next to the rest */
+	for (i = 0; i < in->n_ops; i++)
+		if (in->ops[i].start < t)
+			t = in->ops[i].start;
+	for (i = 0; i < in->n_apis; i++)
+		if (in->apis[i].start < t)
+			t = in->apis[i].start;
+	for (i = 0; i < in->n_syncs; i++)
+		if (in->syncs[i].start < t)
+			t = in->syncs[i].start;
+	for (i = 0; i < in->n_nvtx; i++)
+		if (in->nvtx[i].start < t)
+			t = in->nvtx[i].start;
+	return t == INT64_MAX ? 0 : t;
+}
+
+void html_escape_kernel(FILE *f, const char *name)
+{
+	char *dm = gs_demangle(name);
+
+	html_escape(f, dm ? dm : name);
+	free(dm);
+}
+
+static const char *str(const struct gs_input *in, uint32_t id, const char *dflt)
+{
+	return gs_str(&in->strings, id, dflt);
+}
+
+/* ---- cards ---------------------------------------------------------- */
+
+static void card(FILE *f, const char *key, const char *value_html)
+{
+	fprintf(f, "<div class=\"card\"><div class=\"k\">%s</div><div class=\"v\">%s</div>", key,
+		value_html);
+}
+
+/* "−12.3% vs before" line of a card in the comparison page; lower_better
+ * picks the colour */
+static void card_change(FILE *f, double before, double after, int lower_better, int share)
+{
+	double r = diff_rel(before, after);
+	int better = lower_better ? after < before : after > before;
+
+	if (after == before) {
+		fputs("<div class=\"d\">no change</div>", f);
+		return;
+	}
+	fprintf(f, "<div class=\"d %s\">", better ? "better" : "worse");
+	if (share)
+		fprintf(f, "%+.1f pt", (after - before) * 100.0);
+	else if (!isnan(r))
+		fprintf(f, "%+.1f%%", r * 100.0);
+	else
+		fputs("new", f);
+	fputs(" vs before</div>", f);
+}
+
+static void write_cards(FILE *f, const struct html_run *r, const struct run_totals *tot,
+			const struct run_totals *before)
+{
+	char v[96];
+	size_t c;
+
+	fputs("<div class=\"cards\">\n", f);
+	fmt_ns(v, sizeof(v), tot->wall);
+	card(f, tot->range_applied ? "Selected time" : "GPU window", v);
+	if (before)
+		card_change(f, (double)before->wall, (double)tot->wall, 1, 0);
+	fprintf(f, "<div class=\"d\">%" PRIu64 " GPU ops</div></div>\n", tot->ops);
+
+	snprintf(v, sizeof(v), "%.1f%%", tot->utilisation * 100.0);
+	card(f, "GPU utilisation", v);
+	if (before)
+		card_change(f, before->utilisation, tot->utilisation, 0, 1);
+	fputs("<div class=\"d\">busy ", f);
+	put_ns(f, tot->busy);
+	fputs("</div></div>\n", f);
+
+	snprintf(v, sizeof(v), "%.1f%%", tot->launch_overhead_share * 100.0);
+	card(f, "Launch overhead share", v);
+	if (before)
+		card_change(f, before->launch_overhead_share, tot->launch_overhead_share, 1, 1);
+	fputs("<div class=\"d\">launch-bound + launch-latency idle</div></div>\n", f);
+
+	fmt_ns(v, sizeof(v), tot->idle);
+	card(f, "GPU idle", v);
+	if (before)
+		card_change(f, (double)before->idle, (double)tot->idle, 1, 0);
+	fputs("<ul>", f);
+	for (c = 0; c < GS_CAUSE_COUNT; c++) {
+		fprintf(f, "<li><span class=\"sw\" style=\"background:%s\"></span>%s: ",
+			cause_colors[c], gs_cause_name((int)c));
+		put_ns(f, tot->idle_by_cause[c]);
+		fprintf(f, " (%" PRIu64 ")</li>", tot->gaps_by_cause[c]);
+	}
+	fputs("</ul></div>\n</div>\n", f);
+
+	/* several devices: one line each */
+	if (r->res->n_devices > 1) {
+		size_t d;
+		fputs("<table><tr><th class=\"name\">device</th><th>window</th><th>busy</th>"
+		      "<th>utilisation</th><th>launch overhead</th><th>gaps</th></tr>\n",
+		      f);
+		for (d = 0; d < r->res->n_devices; d++) {
+			const struct gs_timeline *tl = &r->res->devices[d].tl;
+			fprintf(f, "<tr><td class=\"name\">GPU %d</td><td>",
+				r->res->devices[d].device);
+			put_ns(f, tl->window);
+			fputs("</td><td>", f);
+			put_ns(f, tl->busy);
+			fputs("</td><td>", f);
+			put_pct(f, tl->utilisation);
+			fputs("</td><td>", f);
+			put_pct(f, tl->launch_overhead_share);
+			fprintf(f, "</td><td>%" PRIu64 "</td></tr>\n", tl->n_gaps);
+		}
+		fputs("</table>\n", f);
+	}
+}
+
+/* "run.db", or "run.db · range" when the run is one NVTX range of it */
+static void put_run_label(FILE *f, const struct html_run *r)
+{
+	html_escape(f, r->path);
+	if (r->range) {
+		fputs(" \xC2\xB7 ", f);
+		html_escape(f, r->range);
+	}
+}
+
+static void write_run_header(FILE *f, const struct html_run *r, const char *role)
+{
+	char *cmd = r->t ? trace_meta(r->t, "command_line") : NULL;
+	size_t d;
+
+	fputs("<h2>", f);
+	if (role)
+		fprintf(f, "%s: ", role);
+	put_run_label(f, r);
+	fputs("</h2>\n<p class=\"meta\">", f);
+	if (r->range) {
+		fputs("selection: NVTX range \xE2\x80\x9C", f);
+		html_escape(f, r->range);
+		fprintf(f, "\xE2\x80\x9D, %" PRIu64 " range%s, ", r->res->range_matches,
+			r->res->range_matches == 1 ? "" : "s");
+		put_ns(f, r->res->range_total);
+		fputs(" in all<br>", f);
+	}
+	if (cmd) {
+		fputs("command: ", f);
+		html_escape(f, cmd);
+		fputs("<br>", f);
+	}
+	for (d = 0; d < r->res->n_devices; d++) {
+		char *name = trace_device_name(r->t, r->res->devices[d].device);
+		fprintf(f, "%sGPU %d", d ? ", " : "devices: ", r->res->devices[d].device);
+		if (name) {
+			fputs(" (", f);
+			html_escape(f, name);
+			fputs(")", f);
+		}
+		free(name);
+	}
+	if (r->res->n_devices == 0)
+		fputs("no GPU activity recorded", f);
+	if (r->res->instrumented && r->res->kernel_overhead_ns > 0)
+		fprintf(f,
+			"<br>kernel durations include CUPTI's instrumentation; %" PRId64
+			" ns (measured) subtracted per kernel",
+			r->res->kernel_overhead_ns);
+	else if (r->res->instrumented)
+		fputs("<br>kernel durations include CUPTI's instrumentation (no measured "
+		      "overhead in the trace, nothing subtracted)",
+		      f);
+	fputs("</p>\n", f);
+	free(cmd);
+}
+
+/* ---- histogram (static SVG) ----------------------------------------- */
+
+static void write_histogram(FILE *f, const struct gs_result *res)
+{
+	static const char *const labels[HTML_HIST_BINS] = {"&lt;100 ns",
+							   "0.1\xE2\x80\x93"
+							   "1 \xC2\xB5s",
+							   "1\xE2\x80\x93"
+							   "10 \xC2\xB5s",
+							   "10\xE2\x80\x93"
+							   "100 \xC2\xB5s",
+							   "0.1\xE2\x80\x93"
+							   "1 ms",
+							   "1\xE2\x80\x93"
+							   "10 ms",
+							   "\xE2\x89\xA5"
+							   "10 ms"};
+	uint64_t counts[HTML_HIST_BINS][GS_CAUSE_COUNT], max = 0;
+	const int W = 620, H = 190, left = 50, bottom = 30, bw = 70;
+	int b, c;
+
+	html_gap_histogram(res, counts);
+	for (b = 0; b < HTML_HIST_BINS; b++) {
+		uint64_t s = 0;
+		for (c = 0; c < GS_CAUSE_COUNT; c++)
+			s += counts[b][c];
+		if (s > max)
+			max = s;
+	}
+	fputs("<h3>Idle gaps by duration and cause</h3>\n", f);
+	if (max == 0) {
+		fputs("<p class=\"hint\">no idle gaps</p>\n", f);
+		return;
+	}
+	fprintf(f,
+		"<svg class=\"hist\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"font-size=\"11\">\n",
+		W, H, W, H);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n", left,
+		H - bottom, W - 10, H - bottom);
+	fprintf(f, "<text x=\"4\" y=\"14\" fill=\"#555\">gaps (max %" PRIu64 ")</text>\n", max);
+	for (b = 0; b < HTML_HIST_BINS; b++) {
+		double y = H - bottom;
+		uint64_t total = 0;
+		int x = left + 8 + b * (bw + 8);
+		for (c = 0; c < GS_CAUSE_COUNT; c++) {
+			/* 36 px headroom: the tallest bar's count stays below the title */
+			double h = (double)counts[b][c] * (H - bottom - 36) / (double)max;
+			total += counts[b][c];
+			if (!counts[b][c])
+				continue;
+			y -= h;
+			fprintf(
+			    f,
+			    "<rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
+			    "fill=\"%s\"><title>%s: %" PRIu64 "</title></rect>\n",
+			    x, y, bw, h, cause_colors[c], gs_cause_name(c), counts[b][c]);
+		}
+		if (total)
+			fprintf(f,
+				"<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\">%" PRIu64
+				"</text>\n",
+				x + bw / 2, y - 3, total);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x + bw / 2,
+			H - bottom + 14, labels[b]);
+	}
+	fputs("</svg>\n<div class=\"legend\">", f);
+	for (c = 0; c < GS_CAUSE_COUNT; c++)
+		fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span>%s</span>",
+			cause_colors[c], gs_cause_name(c));
+	fputs("</div>\n", f);
+}
+
+/* ---- tables ---------------------------------------------------------- */
+
+static void write_top_gaps(FILE *f, const struct html_run *r)
+{
+	const struct gs_input *in = r->in;
+	size_t d, i;
+	int64_t t0 = html_origin(in);
+
+	for (d = 0; d < r->res->n_devices; d++) {
+		const struct gs_device_result *dv = &r->res->devices[d];
+		if (!dv->n_top)
+			continue;
+		fprintf(f,
+			"<h3>Largest idle gaps, GPU %d</h3>\n<table><tr><th>start</th><th>idle</th>"
+			"<th class=\"tag\">cause</th><th class=\"name\">next GPU op</th>"
+			"<th class=\"name\">because of</th></tr>\n",
+			dv->device);
+		for (i = 0; i < dv->n_top; i++) {
+			const struct gs_gap *g = &dv->gaps[dv->top_gaps[i]];
+			const struct gs_op *op = &in->ops[g->op_idx];
+			fputs("<tr><td>", f);
+			put_ns(f, g->start - t0);
+			fputs("</td><td>", f);
+			put_ns(f, g->end - g->start);
+			fprintf(f,
+				"</td><td class=\"tag\"><span class=\"sw\" style=\"background:%s\">"
+				"</span>%s</td><td class=\"name\">",
+				cause_colors[g->cause % GS_CAUSE_COUNT], gs_cause_name(g->cause));
+			if (op->kind == GS_OP_KERNEL)
+				html_escape_kernel(f, str(in, op->name_id, "(kernel)"));
+			else
+				fputs(op->kind == GS_OP_MEMCPY ? "memcpy" : "memset", f);
+			fputs("</td><td class=\"name\">", f);
+			if (g->explain_idx != GS_NONE &&
+			    (g->explain_kind == GS_EXPLAIN_LAUNCH ||
+			     g->explain_kind == GS_EXPLAIN_HOST_FUNC) &&
+			    g->explain_idx < in->n_apis)
+				html_escape(f,
+					    str(in, in->apis[g->explain_idx].name_id, "API call"));
+			else if (g->explain_idx != GS_NONE &&
+				 (g->explain_kind == GS_EXPLAIN_SYNC ||
+				  g->explain_kind == GS_EXPLAIN_WAIT) &&
+				 g->explain_idx < in->n_syncs)
+				html_escape(f,
+					    str(in, in->syncs[g->explain_idx].api_name_id,
+						gs_sync_kind_name(in->syncs[g->explain_idx].kind)));
+			else if (g->explain_kind == GS_EXPLAIN_HOST_NODE)
+				fputs("host node of its graph", f);
+			else
+				fputs("no launch call recorded", f);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+}
+
+static void write_kernels(FILE *f, const struct html_run *r, size_t top)
+{
+	const struct gs_result *res = r->res;
+	int64_t busy = 0;
+	size_t i, d;
+
+	if (!res->n_kernels)
+		return;
+	for (d = 0; d < res->n_devices; d++)
+		busy += res->devices[d].tl.busy;
+	fprintf(f,
+		"<h3>Top kernels by GPU time</h3>\n<p class=\"hint\">%" PRIu64
+		" kernels; %.1f%% shorter than one launch (%s",
+		res->n_kernel_ops, res->short_kernel_share * 100.0,
+		res->launch_cost_measured ? "measured " : "assumed ");
+	put_ns(f, res->launch_cost_ns);
+	fputs(")</p>\n<table><tr><th class=\"name\">kernel</th><th>count</th><th>total</th>"
+	      "<th>median</th><th>share of GPU busy</th></tr>\n",
+	      f);
+	for (i = 0; i < res->n_kernels && i < top; i++) {
+		const struct gs_kernel_stat *k = &res->kernels[i];
+		fputs("<tr><td class=\"name\">", f);
+		html_escape_kernel(f, str(r->in, k->name_id, "(unnamed)"));
+		fprintf(f, "</td><td>%" PRIu64 "</td><td>", k->count);
+		put_ns(f, k->total);
+		fputs("</td><td>", f);
+		put_ns(f, k->p50);
+		fputs("</td><td>", f);
+		put_pct(f, busy > 0 ? (double)k->total / (double)busy : 0.0);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void put_dist(FILE *f, const struct gs_dist *d)
+{
+	fputs("<td>", f);
+	put_ns(f, d->p50);
+	fputs("</td><td>", f);
+	put_ns(f, d->p90);
+	fputs("</td><td>", f);
+	put_ns(f, d->p99);
+	fputs("</td>", f);
+}
+
+static void write_launches(FILE *f, const struct html_run *r)
+{
+	const struct gs_result *res = r->res;
+	size_t i;
+
+	if (!res->n_launches)
+		return;
+	fputs("<h3>Launches</h3>\n<table><tr><th class=\"name\">API</th><th>calls</th>"
+	      "<th>API p50</th><th>p90</th><th>p99</th><th>queue p50</th><th>p90</th>"
+	      "<th>p99</th><th>delay p50</th><th>p90</th><th>p99</th></tr>\n",
+	      f);
+	for (i = 0; i < res->n_launches; i++) {
+		const struct gs_launch_stat *l = &res->launches[i];
+		fputs("<tr><td class=\"name\">", f);
+		html_escape(f, str(r->in, l->name_id, "(unnamed)"));
+		fprintf(f, "</td><td>%" PRIu64 "</td>", l->api_dur.n);
+		put_dist(f, &l->api_dur);
+		put_dist(f, &l->queue);
+		put_dist(f, &l->delay);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<p class=\"hint\">API: host time of the call; queue: call end to GPU "
+	      "start; delay: call start to GPU start.</p>\n",
+	      f);
+}
+
+static void write_syncs(FILE *f, const struct html_run *r)
+{
+	const struct gs_result *res = r->res;
+	size_t i;
+
+	if (!res->n_syncs)
+		return;
+	fputs("<h3>Synchronisations</h3>\n<table><tr><th class=\"name\">type</th>"
+	      "<th class=\"name\">API</th><th class=\"name\">why</th><th>count</th>"
+	      "<th>host blocked</th><th>GPU idle caused</th><th>gaps</th></tr>\n",
+	      f);
+	for (i = 0; i < res->n_syncs; i++) {
+		const struct gs_sync_group *s = &res->syncs[i];
+		fprintf(f, "<tr><td class=\"name\">%s %s</td><td class=\"name\">",
+			s->implicit ? "implicit" : "explicit", gs_sync_kind_name(s->kind));
+		html_escape(f, str(r->in, s->api_name_id, ""));
+		fputs("</td><td class=\"name\">", f);
+		html_escape(f, str(r->in, s->reason_id, ""));
+		fprintf(f, "</td><td>%" PRIu64 "</td><td>", s->count);
+		put_ns(f, s->blocked_ns);
+		fputs("</td><td>", f);
+		put_ns(f, s->gpu_idle_ns);
+		fprintf(f, "</td><td>%" PRIu64 "</td></tr>\n", s->n_gaps);
+	}
+	fputs("</table>\n", f);
+}
+
+static void write_nvtx(FILE *f, const struct html_run *r, size_t top)
+{
+	const struct gs_result *res = r->res;
+	size_t i;
+
+	if (!res->n_nvtx)
+		return;
+	fputs("<h3>NVTX ranges</h3>\n<table><tr><th class=\"name\">range</th><th>count</th>"
+	      "<th>wall</th><th>GPU busy</th><th>busy share</th></tr>\n",
+	      f);
+	for (i = 0; i < res->n_nvtx && i < top; i++) {
+		const struct gs_nvtx_stat *n = &res->nvtx[i];
+		fputs("<tr><td class=\"name\">", f);
+		html_escape(f, str(r->in, n->text_id, "(unnamed)"));
+		fprintf(f, "</td><td>%" PRIu64 "</td><td>", n->count);
+		put_ns(f, n->wall);
+		fputs("</td><td>", f);
+		put_ns(f, n->gpu_busy);
+		fputs("</td><td>", f);
+		put_pct(f, n->busy_share);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void write_advice(FILE *f, const struct html_run *r)
+{
+	const struct gs_result *res = r->res;
+	size_t i;
+	uint32_t k;
+
+	fputs("<h3>CUDA Graph advice</h3>\n", f);
+	if (!res->n_advice) {
+		fputs("<p class=\"hint\">no repeated launch sequence found</p>\n", f);
+		return;
+	}
+	fputs("<table><tr><th>GPU</th><th>stream</th><th class=\"name\">sequence</th>"
+	      "<th>ops</th><th>times</th><th>measured</th><th>launch idle</th>"
+	      "<th>graph estimate</th><th>saving</th><th class=\"name\">advice</th></tr>\n",
+	      f);
+	for (i = 0; i < res->n_advice; i++) {
+		const struct gs_graph_advice *a = &res->advice[i];
+		fprintf(f, "<tr><td>%d</td><td>%" PRIu32 "</td><td class=\"name\">", a->device,
+			a->stream);
+		for (k = 0; k < a->length && k < 6; k++) {
+			if (k)
+				fputs(" \xE2\x86\x92 ", f);
+			if (a->kinds && a->kinds[k] != GS_OP_KERNEL)
+				fputs(a->kinds[k] == GS_OP_MEMCPY ? "memcpy" : "memset", f);
+			else
+				html_escape(f, str(r->in, a->names ? a->names[k] : 0, "(kernel)"));
+		}
+		if (a->length > 6)
+			fprintf(f, " \xE2\x86\x92 \xE2\x80\xA6 (%" PRIu32 " more)", a->length - 6);
+		fprintf(f, "</td><td>%" PRIu32 "</td><td>%" PRIu64 "</td><td>", a->length,
+			a->count);
+		put_ns(f, a->measured);
+		fputs("</td><td>", f);
+		put_ns(f, a->launch_idle);
+		fputs("</td><td>", f);
+		put_ns(f, a->estimate);
+		fputs("</td><td>", f);
+		put_ns(f, a->saving);
+		fputs(" (", f);
+		put_pct(f, a->saving_share);
+		fprintf(f, ")</td><td class=\"name\">%s</td></tr>\n",
+			a->advise ? "<span class=\"advice\">capture as a CUDA Graph</span>"
+				  : "little to gain");
+	}
+	fprintf(f, "</table>\n<p class=\"hint\">estimate: op time + ");
+	put_ns(f, res->graph_node_overhead_ns);
+	fprintf(f, " per graph node (%s).</p>\n",
+		res->graph_node_overhead_source == 2   ? "measured in this trace"
+		: res->graph_node_overhead_source == 1 ? "given option"
+						       : "default");
+}
+
+/* ---- the timeline's data block --------------------------------------- */
+
+struct host_ev {
+	uint32_t tid; /* host thread */
+	uint32_t idx; /* index into apis/syncs/nvtx */
+	int64_t start;
+};
+
+static int cmp_host_ev(const void *a, const void *b)
+{
+	const struct host_ev *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void row_begin(FILE *f, int *first_row, const char *name, const char *kind)
+{
+	fputs(*first_row ? "\n{\"n\":" : ",\n{\"n\":", f);
+	*first_row = 0;
+	json_write_cstr(f, name, JSON_HTML_SAFE);
+	fprintf(f, ",\"k\":\"%s\",\"d\":[", kind);
+}
+
+/* Host rows (API, sync, NVTX) of every thread. kind 0 api, 1 sync, 2 nvtx. */
+static int write_host_rows(FILE *f, const struct html_run *r, int64_t t0, int *first_row)
+{
+	const struct gs_input *in = r->in;
+	size_t n = in->n_apis + in->n_syncs + in->n_nvtx, i, k = 0;
+	struct host_ev *v;
+
+	if (n == 0)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -1;
+	/* one sorted array per kind, concatenated: [apis | syncs | nvtx] */
+	for (i = 0; i < in->n_apis; i++, k++)
+		v[k] = (struct host_ev){in->apis[i].tid, (uint32_t)i, in->apis[i].start};
+	qsort(v, in->n_apis, sizeof(*v), cmp_host_ev);
+	for (i = 0; i < in->n_syncs; i++, k++)
+		v[k] = (struct host_ev){in->syncs[i].tid, (uint32_t)i, in->syncs[i].start};
+	qsort(v + in->n_apis, in->n_syncs, sizeof(*v), cmp_host_ev);
+	for (i = 0; i < in->n_nvtx; i++, k++)
+		v[k] = (struct host_ev){in->nvtx[i].tid, (uint32_t)i, in->nvtx[i].start};
+	qsort(v + in->n_apis + in->n_syncs, in->n_nvtx, sizeof(*v), cmp_host_ev);
+
+	/* walk the threads in tid order across the three sorted ranges */
+	size_t pos[3] = {0, in->n_apis, in->n_apis + in->n_syncs};
+	size_t end[3] = {in->n_apis, in->n_apis + in->n_syncs, n};
+	for (;;) {
+		uint32_t tid = UINT32_MAX;
+		int any = 0, kind;
+		char *tname;
+		char label[512];
+
+		for (kind = 0; kind < 3; kind++)
+			if (pos[kind] < end[kind] && (!any || v[pos[kind]].tid < tid)) {
+				tid = v[pos[kind]].tid;
+				any = 1;
+			}
+		if (!any)
+			break;
+		tname = trace_thread_name(r->t, tid);
+		for (kind = 0; kind < 3; kind++) {
+			static const char *const what[3] = {"CUDA API", "syncs", "NVTX"};
+			static const char *const rk[3] = {"api", "sync", "nvtx"};
+			int64_t prev = 0;
+			int first = 1;
+
+			if (!(pos[kind] < end[kind] && v[pos[kind]].tid == tid))
+				continue;
+			if (tname)
+				snprintf(label, sizeof(label), "%s (%" PRIu32 ") \xC2\xB7 %s",
+					 tname, tid, what[kind]);
+			else
+				snprintf(label, sizeof(label), "thread %" PRIu32 " \xC2\xB7 %s",
+					 tid, what[kind]);
+			row_begin(f, first_row, label, rk[kind]);
+			for (; pos[kind] < end[kind] && v[pos[kind]].tid == tid; pos[kind]++) {
+				uint32_t x = v[pos[kind]].idx;
+				int64_t s, e;
+				if (kind == 0) {
+					s = in->apis[x].start - t0, e = in->apis[x].end - t0;
+					fprintf(f, "%s%" PRId64 ",%" PRId64 ",%" PRIu32,
+						first ? "" : ",", s - prev, e > s ? e - s : 0,
+						in->apis[x].name_id);
+				} else if (kind == 1) {
+					s = in->syncs[x].start - t0, e = in->syncs[x].end - t0;
+					fprintf(f, "%s%" PRId64 ",%" PRId64 ",%" PRIu32 ",%d",
+						first ? "" : ",", s - prev, e > s ? e - s : 0,
+						in->syncs[x].api_name_id, in->syncs[x].kind);
+				} else {
+					s = in->nvtx[x].start - t0, e = in->nvtx[x].end - t0;
+					fprintf(f, "%s%" PRId64 ",%" PRId64 ",%" PRIu32 ",%d",
+						first ? "" : ",", s - prev, e > s ? e - s : 0,
+						in->nvtx[x].text_id, in->nvtx[x].kind ? 1 : 0);
+				}
+				prev = s;
+				first = 0;
+			}
+			fputs("]}", f);
+		}
+		free(tname);
+	}
+	free(v);
+	return 0;
+}
+
+/* The gap row and the stream rows of one device. */
+static int write_device_rows(FILE *f, const struct html_run *r, const struct gs_device_result *dv,
+			     int64_t t0, int *first_row)
+{
+	const struct gs_input *in = r->in;
+	size_t nops = dv->end_op - dv->first_op, i, s;
+	size_t *start_of = NULL, *fill = NULL;
+	uint32_t *order = NULL;
+	char label[128];
+	int64_t prev = 0;
+
+	snprintf(label, sizeof(label), "GPU %d \xC2\xB7 idle gaps", dv->device);
+	row_begin(f, first_row, label, "gap");
+	for (i = 0; i < dv->n_gaps; i++) {
+		const struct gs_gap *g = &dv->gaps[i];
+		const struct gs_op *op = &in->ops[g->op_idx];
+		uint32_t ename = 0, etid = 0;
+		int64_t es = -1, ee = -1, gs = g->start - t0;
+
+		if ((g->explain_kind == GS_EXPLAIN_LAUNCH ||
+		     g->explain_kind == GS_EXPLAIN_HOST_FUNC) &&
+		    g->explain_idx < in->n_apis) {
+			const struct gs_api *a = &in->apis[g->explain_idx];
+			ename = a->name_id, etid = a->tid, es = a->start - t0, ee = a->end - t0;
+		} else if ((g->explain_kind == GS_EXPLAIN_SYNC ||
+			    g->explain_kind == GS_EXPLAIN_WAIT) &&
+			   g->explain_idx < in->n_syncs) {
+			const struct gs_sync *y = &in->syncs[g->explain_idx];
+			ename = y->api_name_id, etid = y->tid, es = y->start - t0, ee = y->end - t0;
+		}
+		fprintf(f,
+			"%s%" PRId64 ",%" PRId64 ",%" PRIu32 ",%d,%d,%" PRIu32 ",%" PRIu32
+			",%" PRId64 ",%" PRId64 ",%d",
+			i ? "," : "", gs - prev, g->end - g->start, op->name_id, g->cause,
+			g->explain_kind, ename, etid, es, ee, op->kind);
+		prev = gs;
+	}
+	fputs("]}", f);
+
+	if (dv->n_streams == 0)
+		return 0;
+	/* counting sort of the device's ops by stream row, stable, so each
+	 * row stays in start order */
+	start_of = calloc(dv->n_streams + 1, sizeof(*start_of));
+	fill = calloc(dv->n_streams + 1, sizeof(*fill));
+	order = malloc((nops ? nops : 1) * sizeof(*order));
+	if (!start_of || !fill || !order)
+		goto nomem;
+	for (i = dv->first_op; i < dv->end_op; i++) {
+		size_t lo = 0, hi = dv->n_streams;
+		while (lo < hi) { /* streams are sorted by id */
+			size_t mid = (lo + hi) / 2;
+			if (dv->streams[mid].stream < in->ops[i].stream)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		order[i - dv->first_op] = (uint32_t)lo; /* row, for now */
+		start_of[lo + 1]++;
+	}
+	for (s = 0; s < dv->n_streams; s++)
+		start_of[s + 1] += start_of[s];
+	{
+		uint32_t *tmp = malloc((nops ? nops : 1) * sizeof(*tmp));
+		if (!tmp)
+			goto nomem;
+		for (i = 0; i < nops; i++) {
+			uint32_t row = order[i];
+			if (row >= dv->n_streams)
+				row = (uint32_t)dv->n_streams - 1; /* not in streams: defensive */
+			tmp[start_of[row] + fill[row]++] = (uint32_t)(dv->first_op + i);
+		}
+		free(order);
+		order = tmp;
+	}
+	for (s = 0; s < dv->n_streams; s++) {
+		snprintf(label, sizeof(label), "GPU %d \xC2\xB7 stream %" PRIu32, dv->device,
+			 dv->streams[s].stream);
+		row_begin(f, first_row, label, "ops");
+		prev = 0;
+		for (i = start_of[s]; i < start_of[s] + fill[s]; i++) {
+			const struct gs_op *op = &in->ops[order[i]];
+			int64_t os = op->start - t0;
+			fprintf(f, "%s%" PRId64 ",%" PRId64 ",%" PRIu32 ",%d",
+				i == start_of[s] ? "" : ",", os - prev, op->end - op->start,
+				op->name_id, op->kind);
+			prev = os;
+		}
+		fputs("]}", f);
+	}
+	free(start_of);
+	free(fill);
+	free(order);
+	return 0;
+nomem:
+	free(start_of);
+	free(fill);
+	free(order);
+	return -1;
+}
+
+void html_home_view(const struct html_run *r, int64_t t0, int64_t last, int64_t *v0, int64_t *v1)
+{
+	const struct gs_input *in = r->in;
+	int64_t a = INT64_MAX, b = INT64_MIN, margin;
+	size_t i;
+
+	if (r->range) {
+		for (i = 0; i < in->n_nvtx; i++) {
+			const struct gs_nvtx *n = &in->nvtx[i];
+			if (n->kind != 0 || strcmp(gs_str(&in->strings, n->text_id, ""), r->range))
+				continue;
+			a = n->start < a ? n->start : a;
+			b = n->end > b ? n->end : b;
+		}
+	} else {
+		for (i = 0; i < in->n_ops; i++) {
+			a = in->ops[i].start < a ? in->ops[i].start : a;
+			b = in->ops[i].end > b ? in->ops[i].end : b;
+		}
+	}
+	if (a >= b) { /* nothing to frame: the whole run */
+		*v0 = t0;
+		*v1 = last > t0 ? last : t0 + 1;
+		return;
+	}
+	margin = (b - a) / 100; /* so the first and last op do not touch the edges */
+	*v0 = a - margin > t0 ? a - margin : t0;
+	*v1 = b + margin < last ? b + margin : last;
+}
+
+static int write_data(FILE *f, const struct html_run *r, int idx)
+{
+	const struct gs_input *in = r->in;
+	int64_t t0 = html_origin(in), last = t0, v0, v1;
+	static const int sync_kinds[] = {0, 1, 2, 3, 4, 16, 17, 18, 19, 20, 21};
+	int first_row = 1;
+	size_t i;
+
+	for (i = 0; i < in->n_ops; i++)
+		if (in->ops[i].end > last)
+			last = in->ops[i].end;
+	for (i = 0; i < in->n_apis; i++)
+		if (in->apis[i].end > last)
+			last = in->apis[i].end;
+	for (i = 0; i < in->n_syncs; i++)
+		if (in->syncs[i].end > last)
+			last = in->syncs[i].end;
+	for (i = 0; i < in->n_nvtx; i++)
+		if (in->nvtx[i].end > last)
+			last = in->nvtx[i].end;
+
+	html_home_view(r, t0, last, &v0, &v1);
+	fprintf(f,
+		"<script type=\"application/json\" class=\"gs-data\" data-run=\"%d\">\n"
+		"{\"t0\":\"%" PRId64 "\",\"span\":%" PRId64 ",\"view\":[%" PRId64 ",%" PRId64
+		"],\"strings\":[",
+		idx, t0, last - t0, v0 - t0, v1 - t0);
+	for (i = 0; i < in->strings.n; i++) {
+		if (i)
+			putc(',', f);
+		if (in->strings.v && in->strings.v[i]) {
+			/* kernel names demangled for the tooltips, as in the tables */
+			char *dm = gs_demangle(in->strings.v[i]);
+			json_write_cstr(f, dm ? dm : in->strings.v[i], JSON_HTML_SAFE);
+			free(dm);
+		} else
+			fputs("null", f);
+	}
+	fputs("],\"syncKinds\":{", f);
+	for (i = 0; i < sizeof(sync_kinds) / sizeof(sync_kinds[0]); i++)
+		fprintf(f, "%s\"%d\":\"%s\"", i ? "," : "", sync_kinds[i],
+			gs_sync_kind_name(sync_kinds[i]));
+	fputs("},\"rows\":[", f);
+	for (i = 0; i < r->res->n_devices; i++)
+		if (write_device_rows(f, r, &r->res->devices[i], t0, &first_row))
+			return -1;
+	if (write_host_rows(f, r, t0, &first_row))
+		return -1;
+	fputs("]}\n</script>\n", f);
+	return 0;
+}
+
+static void write_timeline(FILE *f, int idx, const char *range)
+{
+	int c;
+
+	fputs("<div class=\"legend\"><span><span class=\"sw\" style=\"background:#4c78a8\">"
+	      "</span>kernel</span><span><span class=\"sw\" style=\"background:#f58518\"></span>"
+	      "memcpy</span><span><span class=\"sw\" style=\"background:#54a24b\"></span>"
+	      "memset</span><span><span class=\"sw\" style=\"background:#9aa5b8\"></span>"
+	      "CUDA API</span><span><span class=\"sw\" style=\"background:#9467bd\"></span>"
+	      "sync</span><span><span class=\"sw\" style=\"background:#17becf\"></span>NVTX</span>",
+	      f);
+	for (c = 0; c < GS_CAUSE_COUNT; c++)
+		fprintf(f,
+			"<span><span class=\"sw\" style=\"background:%s\"></span>idle: %s</span>",
+			cause_colors[c], gs_cause_name(c));
+	fprintf(
+	    f,
+	    "</div>\n<div class=\"timeline\" data-run=\"%d\"><svg></svg></div>\n"
+	    "<p class=\"hint\">Opens on %s; double-click: the whole trace (from the "
+	    "first recorded call, CUDA initialisation included) and back. Wheel: zoom; drag: pan; "
+	    "hover: details; click an idle gap: why. Events narrower than a pixel are "
+	    "merged per pixel column.</p>\n<div class=\"explain\" id=\"explain-%d\"></div>\n",
+	    idx, range ? "the selected NVTX ranges" : "the GPU window (first to last GPU op)", idx);
+}
+
+static void write_details(FILE *f, const struct html_run *r)
+{
+	write_histogram(f, r->res);
+	write_top_gaps(f, r);
+	write_kernels(f, r, 25);
+	write_launches(f, r);
+	write_syncs(f, r);
+	write_nvtx(f, r, 25);
+	write_advice(f, r);
+	html_write_graphs(f, r->t, 4);
+}
+
+/* ---- the comparison table --------------------------------------------- */
+
+static void diff_row(FILE *f, const char *label, double b, double a, int kind, int lower_better)
+{
+	double r = diff_rel(b, a);
+	int better = lower_better ? a < b : a > b;
+
+	fprintf(f, "<tr><td class=\"name\">%s</td><td>", label);
+	if (kind == 0) {
+		put_ns(f, (int64_t)b);
+		fputs("</td><td>", f);
+		put_ns(f, (int64_t)a);
+		fputs("</td><td>", f);
+		if (a > b)
+			putc('+', f);
+		put_ns(f, (int64_t)(a - b));
+	} else if (kind == 1) {
+		fprintf(f, "%.0f</td><td>%.0f</td><td>%+.0f", b, a, a - b);
+	} else {
+		fprintf(f, "%.1f%%</td><td>%.1f%%</td><td>%+.1f pt", b * 100, a * 100,
+			(a - b) * 100);
+	}
+	/* lower_better < 0: neither direction is good in itself (GPU busy
+	 * falls when kernels get faster and when work is removed) */
+	fprintf(f, "</td><td class=\"%s\">",
+		a == b || lower_better < 0 ? ""
+		: better		   ? "better"
+					   : "worse");
+	if (isnan(r))
+		fputs(a == b ? "=" : "new", f);
+	else
+		fprintf(f, "%+.1f%%", r * 100);
+	fputs("</td></tr>\n", f);
+}
+
+static void write_diff(FILE *f, const struct diff_result *d, const struct html_run runs[2])
+{
+	const struct run_totals *b = &d->run[0], *a = &d->run[1];
+	const char *wall = "wall time (GPU span)";
+	size_t i, c;
+
+	if (b->range_applied && a->range_applied)
+		wall = "wall time (selected ranges)";
+	else if (b->range_applied || a->range_applied)
+		wall = "wall time (selected ranges, else GPU span)";
+
+	fputs("<h2>What changed</h2>\n<table><tr><th class=\"name\"></th><th>before</th>"
+	      "<th>after</th><th>change</th><th>relative</th></tr>\n",
+	      f);
+	diff_row(f, wall, (double)b->wall, (double)a->wall, 0, 1);
+	diff_row(f, "GPU busy", (double)b->busy, (double)a->busy, 0, -1);
+	diff_row(f, "GPU utilisation", b->utilisation, a->utilisation, 2, 0);
+	diff_row(f, "launch overhead share", b->launch_overhead_share, a->launch_overhead_share, 2,
+		 1);
+	diff_row(f, "GPU idle", (double)b->idle, (double)a->idle, 0, 1);
+	for (c = 0; c < GS_CAUSE_COUNT; c++) {
+		char label[64];
+		snprintf(label, sizeof(label), "&nbsp;&nbsp;idle %s", gs_cause_name((int)c));
+		diff_row(f, label, (double)b->idle_by_cause[c], (double)a->idle_by_cause[c], 0, 1);
+	}
+	diff_row(f, "idle gaps", (double)b->gaps, (double)a->gaps, 1, 1);
+	diff_row(f, "launch calls", (double)b->launches, (double)a->launches, 1, 1);
+	diff_row(f, "kernels", (double)b->kernels, (double)a->kernels, 1, 1);
+	fputs("</table>\n", f);
+
+	if (d->n_kernels) {
+		fputs("<h3>Kernels, matched by name</h3>\n<table><tr><th class=\"name\">kernel</th>"
+		      "<th>count before</th><th>after</th><th>total before</th><th>after</th>"
+		      "<th>relative</th></tr>\n",
+		      f);
+		for (i = 0; i < d->n_kernels && i < 25; i++) {
+			const struct diff_kernel *k = &d->kernels[i];
+			double r = diff_rel((double)k->total[0], (double)k->total[1]);
+			fputs("<tr><td class=\"name\">", f);
+			html_escape_kernel(f, k->name);
+			fprintf(f, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>", k->count[0],
+				k->count[1]);
+			put_ns(f, k->total[0]);
+			fputs("</td><td>", f);
+			put_ns(f, k->total[1]);
+			if (isnan(r))
+				fprintf(f, "</td><td>%s</td></tr>\n", k->total[1] ? "new" : "=");
+			else
+				fprintf(f, "</td><td>%+.1f%%</td></tr>\n", r * 100);
+		}
+		fputs("</table>\n", f);
+	}
+	for (i = 0, c = 0; i < d->n_nvtx; i++)
+		c += !diff_nvtx_is_selection(d->nvtx[i].name, runs[0].range, runs[1].range);
+	if (c) {
+		fputs("<h3>NVTX ranges, matched by name</h3>\n<table><tr><th "
+		      "class=\"name\">range</th>"
+		      "<th>count before</th><th>after</th><th>wall before</th><th>after</th>"
+		      "<th>relative</th><th>GPU busy before</th><th>after</th></tr>\n",
+		      f);
+		for (i = 0, c = 0; i < d->n_nvtx && c < 25; i++) {
+			const struct diff_nvtx *n = &d->nvtx[i];
+			double r = diff_rel((double)n->wall[0], (double)n->wall[1]);
+			if (diff_nvtx_is_selection(n->name, runs[0].range, runs[1].range))
+				continue;
+			c++;
+			fputs("<tr><td class=\"name\">", f);
+			html_escape(f, n->name);
+			fprintf(f, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>", n->count[0],
+				n->count[1]);
+			put_ns(f, n->wall[0]);
+			fputs("</td><td>", f);
+			put_ns(f, n->wall[1]);
+			if (isnan(r))
+				fputs("</td><td>new", f);
+			else
+				fprintf(f, "</td><td>%+.1f%%", r * 100);
+			fputs("</td><td>", f);
+			put_pct(f, n->busy_share[0]);
+			fputs("</td><td>", f);
+			put_pct(f, n->busy_share[1]);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+}
+
+/* ---- the page ---------------------------------------------------------- */
+
+int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct diff_result *d,
+		char *err, size_t errlen)
+{
+	static const char *const roles[2] = {"Before", "After"};
+	struct run_totals tot[2];
+	size_t i;
+
+	if (nruns < 1 || nruns > 2 || (nruns == 2 && !d)) {
+		snprintf(err, errlen, "one or two runs");
+		return -1;
+	}
+	for (i = 0; i < nruns; i++)
+		run_totals_compute(runs[i].res, &tot[i]);
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"generator\" content=\"gapscope " GAPSCOPE_VERSION "\">\n"
+	      /* no network: forbid every fetch, allow only the inline style/script */
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n<title>",
+	      f);
+	if (nruns == 2) {
+		fputs("gapscope: ", f);
+		put_run_label(f, &runs[0]);
+		fputs(" vs ", f);
+		put_run_label(f, &runs[1]);
+	} else {
+		fputs("gapscope: ", f);
+		put_run_label(f, &runs[0]);
+	}
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body data-status=\"loading\">\n",
+		html_page_css);
+	fputs("<h1>gapscope \xE2\x80\x94 where the GPU waited, and why</h1>\n", f);
+
+	if (nruns == 2)
+		write_diff(f, d, runs);
+	fputs(nruns == 2 ? "<div class=\"runs\">\n" : "", f);
+	for (i = 0; i < nruns; i++) {
+		fputs("<section>\n", f);
+		write_run_header(f, &runs[i], nruns == 2 ? roles[i] : NULL);
+		write_cards(f, &runs[i], &tot[i], nruns == 2 && i == 1 ? &tot[0] : NULL);
+		fputs("</section>\n", f);
+	}
+	fputs(nruns == 2 ? "</div>\n" : "", f);
+
+	for (i = 0; i < nruns; i++) {
+		fputs("<h2>Timeline", f);
+		if (nruns == 2) {
+			fprintf(f, " \xE2\x80\x94 %s: ", roles[i]);
+			put_run_label(f, &runs[i]);
+		}
+		fputs("</h2>\n", f);
+		write_timeline(f, (int)i, runs[i].range);
+	}
+
+	fputs(nruns == 2 ? "<div class=\"runs\">\n" : "", f);
+	for (i = 0; i < nruns; i++) {
+		fputs("<section>\n", f);
+		if (nruns == 2) {
+			fprintf(f, "<h2>%s: ", roles[i]);
+			put_run_label(f, &runs[i]);
+			fputs("</h2>\n", f);
+		} else {
+			fputs("<h2>Details</h2>\n", f);
+		}
+		write_details(f, &runs[i]);
+		fputs("</section>\n", f);
+	}
+	fputs(nruns == 2 ? "</div>\n" : "", f);
+
+	for (i = 0; i < nruns; i++)
+		if (write_data(f, &runs[i], (int)i)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", html_page_js);
+	if (fflush(f) != 0 || ferror(f)) {
+		snprintf(err, errlen, "write error");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,60 @@
+/*
+ * Room viewer/render/: writing results (text, JSON, HTML, DOT, Chrome); reads no SQLite.
+ *
+ * report.h - the renderers of `gapscope report`: one ops table, two back
+ * ends (report_text.c for the terminal, report_json.c for --json), both
+ * reading the same struct gs_result. Renderers only format; every figure
+ * comes from the analysis library. Adding a format = one file filling
+ * struct report_ops.
+ */
+#ifndef GAPSCOPE_REPORT_H
+#define GAPSCOPE_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+#include "gapscope/trace_format.h" /* gs_sync_kind_name */
+
+struct report_ctx {
+	FILE *out;
+	const char *path;	      /* the trace file as given */
+	const struct gs_input *in;    /* what was loaded */
+	const struct gs_result *res;  /* what was found */
+	const struct gs_options *opt; /* how (range, top_n, overrides) */
+	void *priv;		      /* the back end's state */
+};
+
+/* Called in this order: begin, one device() per device, then the
+ * whole-trace sections, then end. Each returns 0 or a negative error. */
+struct report_ops {
+	const char *name;
+	int (*begin)(struct report_ctx *r);
+	int (*device)(struct report_ctx *r, const struct gs_device_result *d);
+	int (*launches)(struct report_ctx *r);
+	int (*syncs)(struct report_ctx *r);
+	int (*kernels)(struct report_ctx *r);
+	int (*nvtx)(struct report_ctx *r);
+	int (*advice)(struct report_ctx *r);
+	int (*end)(struct report_ctx *r); /* also frees priv, even after an error */
+};
+
+extern const struct report_ops report_text_ops;
+extern const struct report_ops report_json_ops;
+
+/* Run all callbacks of ops on r. Returns 0 or the first error. */
+int report_render(const struct report_ops *ops, struct report_ctx *r);
+
+/* Shared wording, so both formats say the same thing. */
+const char *report_explain_name(int explain_kind); /* "launch", "sync", ... */
+/* The advice sentence for a, newly allocated (names whole, never cut);
+ * NULL on ENOMEM. */
+char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_advice *a);
+/* A kernel name for people: the demangled form (names.h) when the name is
+ * mangled and the demangler knows it, else the name as recorded; whole,
+ * never cut. *tofree receives what the caller must free (may be NULL). */
+const char *report_kernel_name(const struct report_ctx *r, uint32_t name_id, char **tofree);
+
+/* Name of op kind for display: "kernel", "memcpy", "memset". */
+const char *report_op_kind_name(int kind);
+
+#endif

@@ -1,0 +1,402 @@
+/*
+ * Room viewer/render/: writing results (text, JSON, HTML, DOT, Chrome); reads no SQLite.
+ *
+ * report_json.c - the --json back end of `gapscope report`: the same
+ * figures as the text report, as one JSON object built with jansson and
+ * written at the end. Key names and units are a stable interface, written
+ * down in docs/report.md (format version "gapscope_report": 1); change
+ * them only by adding keys. All durations are integer nanoseconds (keys end
+ * in _ns), shares are fractions 0..1. Strings from the trace are passed
+ * through jansson, which escapes them; bytes that are not valid UTF-8 are
+ * replaced by U+FFFD first because jansson refuses such strings.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "names.h"
+#include "report.h"
+
+struct jstate {
+	json_t *root;
+	json_t *devices;
+};
+
+/* A JSON string from trace bytes: valid UTF-8 kept, anything else U+FFFD. */
+static json_t *jstr(const char *s)
+{
+	size_t n, i, o = 0;
+	char *buf;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	j = json_string(s);
+	if (j)
+		return j;
+	n = strlen(s);
+	buf = malloc(3 * n + 1);
+	if (!buf)
+		return NULL;
+	for (i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = c < 0x80	      ? 1
+			     : (c >> 5) == 6  ? 2
+			     : (c >> 4) == 14 ? 3
+			     : (c >> 3) == 30 ? 4
+					      : 0;
+		size_t k;
+		int ok = len > 0 && i + len <= n;
+		for (k = 1; ok && k < len; k++)
+			ok = ((unsigned char)s[i + k] >> 6) == 2;
+		json_t *t = ok ? json_stringn(s + i, len) : NULL; /* validates overlongs etc. */
+		if (t) {
+			json_decref(t);
+			memcpy(buf + o, s + i, len);
+			o += len;
+			i += len;
+		} else {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+static json_t *jstrid(const struct report_ctx *r, uint32_t id)
+{
+	const char *s = gs_str(&r->in->strings, id, NULL);
+	return s ? jstr(s) : json_null();
+}
+
+/* the demangled form of a kernel name, or null when it is not mangled */
+static json_t *jdemangled(const struct report_ctx *r, uint32_t id)
+{
+	char *d = gs_demangle(gs_str(&r->in->strings, id, NULL));
+	json_t *j = d ? jstr(d) : json_null();
+
+	free(d);
+	return j;
+}
+
+static json_t *jint(int64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+static json_t *timeline(const struct gs_timeline *tl)
+{
+	json_t *o = json_object(), *by = json_object(), *cnt = json_object();
+	int k;
+
+	for (k = 0; k < GS_CAUSE_COUNT; k++) {
+		json_object_set_new(by, gs_cause_name(k), jint(tl->idle_by_cause[k]));
+		json_object_set_new(cnt, gs_cause_name(k), jint((int64_t)tl->gaps_by_cause[k]));
+	}
+	json_object_set_new(o, "window_start_ns", jint(tl->first));
+	json_object_set_new(o, "window_end_ns", jint(tl->last));
+	json_object_set_new(o, "window_ns", jint(tl->window));
+	json_object_set_new(o, "busy_ns", jint(tl->busy));
+	json_object_set_new(o, "idle_ns", jint(tl->idle));
+	json_object_set_new(o, "utilisation", json_real(tl->utilisation));
+	json_object_set_new(o, "ops", jint((int64_t)tl->n_ops));
+	json_object_set_new(o, "gaps", jint((int64_t)tl->n_gaps));
+	json_object_set_new(o, "idle_by_cause_ns", by);
+	json_object_set_new(o, "gaps_by_cause", cnt);
+	json_object_set_new(o, "launch_overhead_share", json_real(tl->launch_overhead_share));
+	return o;
+}
+
+static json_t *dist(const struct gs_dist *d)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "min", jint(d->min));
+	json_object_set_new(o, "p50", jint(d->p50));
+	json_object_set_new(o, "p90", jint(d->p90));
+	json_object_set_new(o, "p99", jint(d->p99));
+	json_object_set_new(o, "max", jint(d->max));
+	return o;
+}
+
+static int j_begin(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	struct jstate *s = calloc(1, sizeof(*s));
+	json_t *sel, *ins;
+
+	if (!s)
+		return -1;
+	r->priv = s;
+	s->root = json_object();
+	s->devices = json_array();
+	if (!s->root || !s->devices)
+		return -1;
+	json_object_set_new(s->root, "gapscope_report", json_integer(1));
+	json_object_set_new(s->root, "trace", jstr(r->path));
+	if (res->range_applied) {
+		sel = json_object();
+		json_object_set_new(sel, "range", jstr(r->opt->range_name));
+		json_object_set_new(sel, "matches", jint((int64_t)res->range_matches));
+		json_object_set_new(sel, "total_ns", jint(res->range_total));
+	} else {
+		sel = json_null();
+	}
+	json_object_set_new(s->root, "selection", sel);
+	ins = json_object();
+	json_object_set_new(ins, "kernels_instrumented",
+			    res->instrumented < 0 ? json_null() : json_boolean(res->instrumented));
+	json_object_set_new(ins, "measured_kernel_overhead_ns",
+			    r->in->kernel_overhead_ns >= 0 ? jint(r->in->kernel_overhead_ns)
+							   : json_null());
+	json_object_set_new(ins, "subtracted_per_kernel_ns", jint(res->kernel_overhead_ns));
+	json_object_set_new(s->root, "instrumentation", ins);
+	json_object_set(s->root, "devices", s->devices);
+	return 0;
+}
+
+static json_t *explained_by(const struct report_ctx *r, const struct gs_gap *g)
+{
+	const struct gs_input *in = r->in;
+	json_t *o;
+
+	if (g->explain_kind == GS_EXPLAIN_NONE)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "type", json_string(report_explain_name(g->explain_kind)));
+	switch (g->explain_kind) {
+	case GS_EXPLAIN_LAUNCH:
+	case GS_EXPLAIN_HOST_FUNC: {
+		const struct gs_api *a = &in->apis[g->explain_idx];
+		json_object_set_new(o, "api", jstrid(r, a->name_id));
+		json_object_set_new(o, "tid", jint(a->tid));
+		json_object_set_new(o, "start_ns", jint(a->start));
+		json_object_set_new(o, "end_ns", jint(a->end));
+		json_object_set_new(o, "correlation_id", jint(a->corr));
+		break;
+	}
+	case GS_EXPLAIN_SYNC:
+	case GS_EXPLAIN_WAIT: {
+		const struct gs_sync *sy = &in->syncs[g->explain_idx];
+		json_object_set_new(o, "api", jstrid(r, sy->api_name_id));
+		json_object_set_new(o, "sync_kind", json_string(gs_sync_kind_name(sy->kind)));
+		json_object_set_new(o, "implicit", json_boolean(sy->implicit));
+		json_object_set_new(o, "tid", jint(sy->tid));
+		json_object_set_new(o, "start_ns", jint(sy->start));
+		json_object_set_new(o, "end_ns", jint(sy->end));
+		json_object_set_new(o, "stream", jint(sy->stream));
+		break;
+	}
+	default: break;
+	}
+	return o;
+}
+
+static int j_device(struct report_ctx *r, const struct gs_device_result *d)
+{
+	struct jstate *s = r->priv;
+	json_t *o = timeline(&d->tl), *streams = json_array(), *gaps = json_array();
+	size_t i;
+
+	json_object_set_new(o, "device", json_integer(d->device));
+	for (i = 0; i < d->n_streams; i++) {
+		json_t *so = timeline(&d->streams[i].tl);
+		json_object_set_new(so, "stream", jint(d->streams[i].stream));
+		json_array_append_new(streams, so);
+	}
+	for (i = 0; i < d->n_top; i++) {
+		const struct gs_gap *g = &d->gaps[d->top_gaps[i]];
+		const struct gs_op *x = &r->in->ops[g->op_idx];
+		json_t *go = json_object(), *op = json_object();
+		json_object_set_new(go, "start_ns", jint(g->start));
+		json_object_set_new(go, "offset_ns", jint(g->start - d->tl.first));
+		json_object_set_new(go, "duration_ns", jint(g->end - g->start));
+		json_object_set_new(go, "cause", json_string(gs_cause_name(g->cause)));
+		json_object_set_new(op, "kind", json_string(report_op_kind_name(x->kind)));
+		json_object_set_new(op, "name",
+				    x->kind == GS_OP_KERNEL ? jstrid(r, x->name_id) : json_null());
+		json_object_set_new(op, "demangled",
+				    x->kind == GS_OP_KERNEL ? jdemangled(r, x->name_id)
+							    : json_null());
+		json_object_set_new(op, "stream", jint(x->stream));
+		json_object_set_new(op, "correlation_id", jint(x->corr));
+		json_object_set_new(op, "start_ns", jint(x->start));
+		json_object_set_new(go, "op", op);
+		json_object_set_new(go, "explained_by", explained_by(r, g));
+		json_object_set_new(go, "nvtx",
+				    g->nvtx_idx == GS_NONE
+					? json_null()
+					: jstrid(r, r->in->nvtx[g->nvtx_idx].text_id));
+		json_array_append_new(gaps, go);
+	}
+	json_object_set_new(o, "streams", streams);
+	json_object_set_new(o, "top_gaps", gaps);
+	return json_array_append_new(s->devices, o) ? -1 : 0;
+}
+
+static int j_launches(struct report_ctx *r)
+{
+	struct jstate *s = r->priv;
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < r->res->n_launches; i++) {
+		const struct gs_launch_stat *l = &r->res->launches[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "api", jstrid(r, l->name_id));
+		json_object_set_new(o, "calls", jint((int64_t)l->api_dur.n));
+		json_object_set_new(o, "api_duration_ns", dist(&l->api_dur));
+		json_object_set_new(o, "queue_ns", dist(&l->queue));
+		json_object_set_new(o, "launch_delay_ns", dist(&l->delay));
+		json_array_append_new(a, o);
+	}
+	return json_object_set_new(s->root, "launch_apis", a) ? -1 : 0;
+}
+
+static int j_syncs(struct report_ctx *r)
+{
+	struct jstate *s = r->priv;
+	json_t *o = json_object(), *ex = json_array(), *im = json_array();
+	size_t i;
+
+	for (i = 0; i < r->res->n_syncs; i++) {
+		const struct gs_sync_group *g = &r->res->syncs[i];
+		json_t *go = json_object();
+		json_object_set_new(go, "kind", json_string(gs_sync_kind_name(g->kind)));
+		json_object_set_new(go, "api", jstrid(r, g->api_name_id));
+		if (g->implicit)
+			json_object_set_new(go, "reason", jstrid(r, g->reason_id));
+		json_object_set_new(go, "count", jint((int64_t)g->count));
+		json_object_set_new(go, "blocked_ns", jint(g->blocked_ns));
+		json_object_set_new(go, "gpu_idle_ns", jint(g->gpu_idle_ns));
+		json_object_set_new(go, "gaps", jint((int64_t)g->n_gaps));
+		json_array_append_new(g->implicit ? im : ex, go);
+	}
+	json_object_set_new(o, "explicit", ex);
+	json_object_set_new(o, "implicit", im);
+	return json_object_set_new(s->root, "syncs", o) ? -1 : 0;
+}
+
+static int j_kernels(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	struct jstate *s = r->priv;
+	json_t *o = json_object(), *top = json_array();
+	size_t i, n = res->n_kernels < r->opt->top_n ? res->n_kernels : r->opt->top_n;
+
+	json_object_set_new(o, "count", jint((int64_t)res->n_kernel_ops));
+	json_object_set_new(o, "names", jint((int64_t)res->n_kernels));
+	json_object_set_new(o, "launch_cost_ns", jint(res->launch_cost_ns));
+	json_object_set_new(o, "launch_cost_source",
+			    json_string(res->launch_cost_measured     ? "measured"
+					: r->opt->launch_cost_ns >= 0 ? "option"
+								      : "default"));
+	json_object_set_new(o, "short_count", jint((int64_t)res->n_short_kernels));
+	json_object_set_new(o, "short_share", json_real(res->short_kernel_share));
+	for (i = 0; i < n; i++) {
+		const struct gs_kernel_stat *k = &res->kernels[i];
+		json_t *ko = json_object();
+		json_object_set_new(ko, "name", jstrid(r, k->name_id));
+		json_object_set_new(ko, "demangled", jdemangled(r, k->name_id));
+		json_object_set_new(ko, "count", jint((int64_t)k->count));
+		json_object_set_new(ko, "total_ns", jint(k->total));
+		json_object_set_new(ko, "p50_ns", jint(k->p50));
+		json_array_append_new(top, ko);
+	}
+	json_object_set_new(o, "top", top);
+	return json_object_set_new(s->root, "kernels", o) ? -1 : 0;
+}
+
+static int j_nvtx(struct report_ctx *r)
+{
+	struct jstate *s = r->priv;
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < r->res->n_nvtx; i++) {
+		const struct gs_nvtx_stat *n = &r->res->nvtx[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "name", jstrid(r, n->text_id));
+		json_object_set_new(o, "count", jint((int64_t)n->count));
+		json_object_set_new(o, "wall_ns", jint(n->wall));
+		json_object_set_new(o, "gpu_busy_ns", jint(n->gpu_busy));
+		json_object_set_new(o, "gpu_busy_share", json_real(n->busy_share));
+		json_array_append_new(a, o);
+	}
+	return json_object_set_new(s->root, "nvtx", a) ? -1 : 0;
+}
+
+static int j_advice(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	struct jstate *s = r->priv;
+	json_t *o = json_object(), *seqs = json_array();
+	size_t i, k;
+
+	json_object_set_new(o, "node_overhead_ns", jint(res->graph_node_overhead_ns));
+	json_object_set_new(o, "node_overhead_source",
+			    json_string(res->graph_node_overhead_source == 2   ? "measured"
+					: res->graph_node_overhead_source == 1 ? "option"
+									       : "default"));
+	for (i = 0; i < res->n_advice; i++) {
+		const struct gs_graph_advice *a = &res->advice[i];
+		json_t *ao = json_object(), *ops = json_array();
+		char *sentence = report_advice_sentence(r, a);
+		for (k = 0; k < a->length; k++)
+			json_array_append_new(ops,
+					      a->kinds[k] == GS_OP_KERNEL
+						  ? jstrid(r, a->names[k])
+						  : json_string(report_op_kind_name(a->kinds[k])));
+		json_object_set_new(ao, "device", json_integer(a->device));
+		json_object_set_new(ao, "stream", jint(a->stream));
+		json_object_set_new(ao, "length", jint(a->length));
+		json_object_set_new(ao, "count", jint((int64_t)a->count));
+		json_object_set_new(ao, "ops", ops);
+		json_object_set_new(ao, "measured_ns", jint(a->measured));
+		json_object_set_new(ao, "op_time_ns", jint(a->op_time));
+		json_object_set_new(ao, "launch_idle_ns", jint(a->launch_idle));
+		json_object_set_new(ao, "estimate_ns", jint(a->estimate));
+		json_object_set_new(ao, "saving_ns", jint(a->saving));
+		json_object_set_new(ao, "saving_share", json_real(a->saving_share));
+		json_object_set_new(ao, "advise", json_boolean(a->advise));
+		json_object_set_new(ao, "sentence", sentence ? jstr(sentence) : json_null());
+		free(sentence);
+		json_array_append_new(seqs, ao);
+	}
+	json_object_set_new(o, "sequences", seqs);
+	return json_object_set_new(s->root, "graph_advice", o) ? -1 : 0;
+}
+
+static int j_end(struct report_ctx *r)
+{
+	struct jstate *s = r->priv;
+	int rc = -1;
+
+	if (!s)
+		return -1;
+	if (s->root && json_dumpf(s->root, r->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0) {
+		fputc('\n', r->out);
+		rc = 0;
+	}
+	json_decref(s->devices);
+	json_decref(s->root);
+	free(s);
+	r->priv = NULL;
+	return rc;
+}
+
+const struct report_ops report_json_ops = {
+    .name = "json",
+    .begin = j_begin,
+    .device = j_device,
+    .launches = j_launches,
+    .syncs = j_syncs,
+    .kernels = j_kernels,
+    .nvtx = j_nvtx,
+    .advice = j_advice,
+    .end = j_end,
+};

@@ -1,0 +1,367 @@
+/*
+ * Room viewer/render/: writing results (text, JSON, HTML, DOT, Chrome); reads no SQLite.
+ *
+ * report_text.c - the terminal back end of `gapscope report`: formats a
+ * struct gs_result as aligned plain text. Durations are scaled to ns/us/ms/s;
+ * shares are percent of the window they belong to. Strings from the trace
+ * (kernel names, NVTX text) are printed whole - templates and all - with
+ * only control characters escaped (\xNN), so a name cannot move the
+ * terminal's cursor or be mistaken for two lines. It computes nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* "850 ns", "12.345 us", "1.234 ms", "2.500 s" */
+static const char *dur(char *b, size_t n, int64_t ns)
+{
+	int64_t a = ns < 0 ? -ns : ns;
+
+	if (a < 1000)
+		snprintf(b, n, "%lld ns", (long long)ns);
+	else if (a < 1000000)
+		snprintf(b, n, "%.3f us", (double)ns / 1e3);
+	else if (a < 1000000000)
+		snprintf(b, n, "%.3f ms", (double)ns / 1e6);
+	else
+		snprintf(b, n, "%.3f s", (double)ns / 1e9);
+	return b;
+}
+
+#define D(ns) dur((char[32]){0}, 32, (ns))
+
+static void put_escaped(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch < 0x20 || ch == 0x7f)
+			fprintf(f, "\\x%02x", ch);
+		else
+			fputc(ch, f);
+	}
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static int t_begin(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	FILE *f = r->out;
+
+	fprintf(f, "gapscope report: ");
+	put_escaped(f, r->path);
+	fputc('\n', f);
+	if (res->range_applied) {
+		fprintf(f, "selection: NVTX ranges named \"");
+		put_escaped(f, r->opt->range_name);
+		if (res->range_matches == 0) {
+			fprintf(f, "\": none in this trace - nothing to report.\n");
+			return 0;
+		}
+		fprintf(f, "\": %llu ranges, %s in all\n", (unsigned long long)res->range_matches,
+			D(res->range_total));
+	} else {
+		fprintf(f, "selection: whole trace\n");
+	}
+	if (res->instrumented != 0) {
+		fprintf(f,
+			"note: %skernel durations include CUPTI's instrumentation (before "
+			"Blackwell, CUPTI times kernels by instrumenting them)",
+			res->instrumented < 0 ? "GPU generation unknown; " : "");
+		if (res->kernel_overhead_ns > 0)
+			fprintf(f, "; the measured %s per kernel is subtracted.\n",
+				D(res->kernel_overhead_ns));
+		else if (r->in->kernel_overhead_ns > 0)
+			fprintf(f,
+				"; the measured %s per kernel is NOT subtracted "
+				"(--no-overhead-correction).\n",
+				D(r->in->kernel_overhead_ns));
+		else
+			fprintf(f, "; the trace holds no measured per-kernel overhead, so "
+				   "nothing is subtracted.\n");
+	}
+	return 0;
+}
+
+static void timeline_line(FILE *f, const struct gs_timeline *tl)
+{
+	fprintf(f, "window %s, busy %s (utilisation %.1f%%), idle %s, %llu ops, %llu gaps\n",
+		D(tl->window), D(tl->busy), 100.0 * tl->utilisation, D(tl->idle),
+		(unsigned long long)tl->n_ops, (unsigned long long)tl->n_gaps);
+}
+
+static void causes_block(FILE *f, const struct gs_timeline *tl, const char *indent)
+{
+	int k;
+
+	for (k = 0; k < GS_CAUSE_COUNT; k++)
+		fprintf(f, "%s%-15s %14s %6.1f%% of window  %llu gaps\n", indent, gs_cause_name(k),
+			D(tl->idle_by_cause[k]), pct(tl->idle_by_cause[k], tl->window),
+			(unsigned long long)tl->gaps_by_cause[k]);
+}
+
+static int streams_differ(const struct gs_device_result *d)
+{
+	return d->n_streams > 1;
+}
+
+static void explain(struct report_ctx *r, const struct gs_gap *g)
+{
+	const struct gs_input *in = r->in;
+	FILE *f = r->out;
+
+	switch (g->explain_kind) {
+	case GS_EXPLAIN_LAUNCH:
+	case GS_EXPLAIN_HOST_FUNC: {
+		const struct gs_api *a = &in->apis[g->explain_idx];
+		put_escaped(f, gs_str(&in->strings, a->name_id, "?"));
+		fprintf(f, " (tid %u, began %s %s the gap, took %s)", a->tid,
+			D(a->start >= g->start ? a->start - g->start : g->start - a->start),
+			a->start >= g->start ? "into" : "before", D(a->end - a->start));
+		break;
+	}
+	case GS_EXPLAIN_SYNC:
+	case GS_EXPLAIN_WAIT: {
+		const struct gs_sync *s = &in->syncs[g->explain_idx];
+		put_escaped(f, gs_str(&in->strings, s->api_name_id, gs_sync_kind_name(s->kind)));
+		fprintf(f, " (%s %s, tid %u, %s)", s->implicit ? "implicit" : "explicit",
+			gs_sync_kind_name(s->kind), s->tid, D(s->end - s->start));
+		break;
+	}
+	case GS_EXPLAIN_HOST_NODE: fprintf(f, "host node before this graph node"); break;
+	default: fprintf(f, "no launch call recorded for this op"); break;
+	}
+}
+
+static int t_device(struct report_ctx *r, const struct gs_device_result *d)
+{
+	const struct gs_input *in = r->in;
+	FILE *f = r->out;
+	size_t i;
+
+	if (r->res->range_applied && r->res->range_matches == 0)
+		return 0;
+	fprintf(f, "\nDevice %d: ", d->device);
+	timeline_line(f, &d->tl);
+	fprintf(f, "  idle by cause:\n");
+	causes_block(f, &d->tl, "    ");
+	fprintf(f,
+		"  launch overhead share: %.1f%% of the window (launch-bound + launch-latency)\n",
+		100.0 * d->tl.launch_overhead_share);
+	if (streams_differ(d)) {
+		fprintf(f, "  per stream (each stream's own holes):\n");
+		fprintf(f, "    %10s %12s %12s %7s %8s %12s %12s %12s %12s %12s\n", "stream",
+			"window", "busy", "util", "ops", "sync-bound", "launch-bound", "dependency",
+			"launch-lat.", "other");
+		for (i = 0; i < d->n_streams; i++) {
+			const struct gs_timeline *tl = &d->streams[i].tl;
+			fprintf(f, "    %10u %12s %12s %6.1f%% %8llu %12s %12s %12s %12s %12s\n",
+				d->streams[i].stream, D(tl->window), D(tl->busy),
+				100.0 * tl->utilisation, (unsigned long long)tl->n_ops,
+				D(tl->idle_by_cause[0]), D(tl->idle_by_cause[1]),
+				D(tl->idle_by_cause[2]), D(tl->idle_by_cause[3]),
+				D(tl->idle_by_cause[4]));
+		}
+	}
+	if (d->n_top) {
+		fprintf(f, "  largest gaps (time from the window start):\n");
+		for (i = 0; i < d->n_top; i++) {
+			const struct gs_gap *g = &d->gaps[d->top_gaps[i]];
+			const struct gs_op *x = &in->ops[g->op_idx];
+			fprintf(f, "    %2zu. at +%s: %s %s before %s ", i + 1,
+				D(g->start - d->tl.first), D(g->end - g->start),
+				gs_cause_name(g->cause), report_op_kind_name(x->kind));
+			if (x->kind == GS_OP_KERNEL) {
+				char *dem;
+				put_escaped(f, report_kernel_name(r, x->name_id, &dem));
+				free(dem);
+				fputc(' ', f);
+			}
+			fprintf(f, "on stream %u; ", x->stream);
+			explain(r, g);
+			if (g->nvtx_idx != GS_NONE) {
+				fprintf(f, "; in NVTX \"");
+				put_escaped(
+				    f, gs_str(&in->strings, in->nvtx[g->nvtx_idx].text_id, ""));
+				fputc('"', f);
+			}
+			fputc('\n', f);
+		}
+	}
+	return 0;
+}
+
+static void dist3(FILE *f, const struct gs_dist *d)
+{
+	fprintf(f, " %10s %10s %10s |", D(d->p50), D(d->p90), D(d->p99));
+}
+
+static int t_launches(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	FILE *f = r->out;
+	size_t i;
+
+	if ((res->range_applied && res->range_matches == 0) || !res->n_launches)
+		return 0;
+	fprintf(f, "\nLaunch calls (one sample per call; p50 / p90 / p99):\n");
+	fprintf(f, "  %8s | %32s | %32s | %32s | api\n", "calls", "API duration (host)",
+		"queue time (API end->op start)", "launch delay (API start->op)");
+	for (i = 0; i < res->n_launches; i++) {
+		const struct gs_launch_stat *l = &res->launches[i];
+		fprintf(f, "  %8llu |", (unsigned long long)l->api_dur.n);
+		dist3(f, &l->api_dur);
+		dist3(f, &l->queue);
+		dist3(f, &l->delay);
+		fputc(' ', f);
+		put_escaped(f, gs_str(&r->in->strings, l->name_id, "?"));
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+static int t_syncs(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	FILE *f = r->out;
+	size_t i;
+	int imp;
+
+	if ((res->range_applied && res->range_matches == 0) || !res->n_syncs)
+		return 0;
+	fprintf(f, "\nSynchronisations:\n");
+	for (imp = 0; imp <= 1; imp++) {
+		int header = 0;
+		for (i = 0; i < res->n_syncs; i++) {
+			const struct gs_sync_group *g = &res->syncs[i];
+			if (g->implicit != imp)
+				continue;
+			if (!header) {
+				fprintf(f, "  %s:\n    %8s %14s %14s  %s\n",
+					imp ? "implicit (flagged by gapscope)" : "explicit",
+					"count", "host blocked", "GPU idle", "kind / api");
+				header = 1;
+			}
+			fprintf(f, "    %8llu %14s %14s  %s / ", (unsigned long long)g->count,
+				D(g->blocked_ns), D(g->gpu_idle_ns), gs_sync_kind_name(g->kind));
+			put_escaped(f, gs_str(&r->in->strings, g->api_name_id, "?"));
+			if (g->reason_id) {
+				fprintf(f, " (");
+				put_escaped(f, gs_str(&r->in->strings, g->reason_id, ""));
+				fputc(')', f);
+			}
+			fputc('\n', f);
+		}
+	}
+	return 0;
+}
+
+static int t_kernels(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	FILE *f = r->out;
+	size_t i, n;
+	int64_t all = 0;
+
+	if ((res->range_applied && res->range_matches == 0) || !res->n_kernel_ops)
+		return 0;
+	fprintf(f, "\nKernels: %llu; %.1f%% are shorter than the launch cost (%s, %s)\n",
+		(unsigned long long)res->n_kernel_ops, 100.0 * res->short_kernel_share,
+		D(res->launch_cost_ns),
+		res->launch_cost_measured     ? "p50 of the kernel launch calls"
+		: r->opt->launch_cost_ns >= 0 ? "--launch-cost"
+					      : "default");
+	n = res->n_kernels < r->opt->top_n ? res->n_kernels : r->opt->top_n;
+	for (i = 0; i < res->n_kernels; i++)
+		all += res->kernels[i].total;
+	if (n)
+		fprintf(f, "  %14s %7s %10s %12s  name\n", "total", "share", "count", "p50");
+	for (i = 0; i < n; i++) {
+		const struct gs_kernel_stat *k = &res->kernels[i];
+		fprintf(f, "  %14s %6.1f%% %10llu %12s  ", D(k->total), pct(k->total, all),
+			(unsigned long long)k->count, D(k->p50));
+		{
+			char *dem;
+			put_escaped(f, report_kernel_name(r, k->name_id, &dem));
+			free(dem);
+		}
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+static int t_nvtx(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	FILE *f = r->out;
+	size_t i;
+
+	if ((res->range_applied && res->range_matches == 0) || !res->n_nvtx)
+		return 0;
+	fprintf(f, "\nNVTX ranges:\n  %8s %14s %14s %9s  name\n", "count", "wall", "GPU busy",
+		"busy");
+	for (i = 0; i < res->n_nvtx; i++) {
+		const struct gs_nvtx_stat *s = &res->nvtx[i];
+		fprintf(f, "  %8llu %14s %14s %8.1f%%  ", (unsigned long long)s->count, D(s->wall),
+			D(s->gpu_busy), 100.0 * s->busy_share);
+		put_escaped(f, gs_str(&r->in->strings, s->text_id, "?"));
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+static int t_advice(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	FILE *f = r->out;
+	size_t i;
+
+	if (res->range_applied && res->range_matches == 0)
+		return 0;
+	fprintf(f, "\nGraph advice (graph node overhead %s, %s):\n", D(res->graph_node_overhead_ns),
+		res->graph_node_overhead_source == 2   ? "measured in this trace's graph launches"
+		: res->graph_node_overhead_source == 1 ? "--graph-node-overhead"
+						       : "default");
+	if (!res->n_advice)
+		fprintf(f, "  no repeated op sequence found outside graphs.\n");
+	for (i = 0; i < res->n_advice; i++) {
+		const struct gs_graph_advice *a = &res->advice[i];
+		fprintf(f,
+			"  stream %u (device %d): %u ops x %llu times; measured %s, ops %s, "
+			"launch idle %s; as graph replays ~%s\n    ",
+			a->stream, a->device, a->length, (unsigned long long)a->count,
+			D(a->measured), D(a->op_time), D(a->launch_idle), D(a->estimate));
+		{
+			char *sentence = report_advice_sentence(r, a);
+			if (!sentence)
+				return -1;
+			put_escaped(f, sentence);
+			free(sentence);
+		}
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+static int t_end(struct report_ctx *r)
+{
+	(void)r;
+	return 0;
+}
+
+const struct report_ops report_text_ops = {
+    .name = "text",
+    .begin = t_begin,
+    .device = t_device,
+    .launches = t_launches,
+    .syncs = t_syncs,
+    .kernels = t_kernels,
+    .nvtx = t_nvtx,
+    .advice = t_advice,
+    .end = t_end,
+};

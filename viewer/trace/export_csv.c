@@ -1,0 +1,337 @@
+/*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
+ * export_csv.c - one CSV file per table of trace schema v1 (RFC 4180), for
+ * pandas and spreadsheets.
+ *
+ * Each file holds every column of its table in schema order, then extra
+ * columns that resolve ids and codes into names (kernels.name from
+ * strings, memcpys.copy_kind_name, ...), so a spreadsheet needs no joins.
+ * A header row names the columns; NULL is an empty field. Tables the list
+ * below does not know are written as they are. Rows stream from SQLite
+ * straight to the file. It writes no analysis results.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "export_walk.h"
+
+static const struct {
+	const char *table; /* file name without .csv */
+	const char *sql;
+} csv_tables[] = {
+    {"meta", "SELECT * FROM meta ORDER BY key"},
+    {"strings", "SELECT * FROM strings ORDER BY id"},
+    {"devices", "SELECT * FROM devices ORDER BY id"},
+    {"processes", "SELECT * FROM processes ORDER BY pid"},
+    {"threads", "SELECT * FROM threads ORDER BY tid"},
+    {"kernels", "SELECT k.*, s.value AS name FROM kernels k"
+		" LEFT JOIN strings s ON s.id = k.name_id ORDER BY k.id"},
+    {"api_calls", "SELECT a.*, s.value AS name,"
+		  " CASE a.api WHEN 1 THEN 'runtime' WHEN 2 THEN 'driver' END AS api_name"
+		  " FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id ORDER BY a.id"},
+    {"memcpys", "SELECT m.*, gs_copy_kind_name(m.copy_kind) AS copy_kind_name,"
+		" gs_mem_kind_name(m.src_kind) AS src_kind_name,"
+		" gs_mem_kind_name(m.dst_kind) AS dst_kind_name FROM memcpys m ORDER BY m.id"},
+    {"memsets", "SELECT m.*, gs_mem_kind_name(m.mem_kind) AS mem_kind_name"
+		" FROM memsets m ORDER BY m.id"},
+    {"syncs", "SELECT y.*, gs_sync_kind_name(y.kind) AS kind_name, r.value AS reason,"
+	      " a.value AS api_name FROM syncs y LEFT JOIN strings r ON r.id = y.reason_id"
+	      " LEFT JOIN strings a ON a.id = y.api_name_id ORDER BY y.id"},
+    {"events", "SELECT * FROM events ORDER BY id"},
+    {"nvtx", "SELECT n.*, CASE n.kind WHEN 0 THEN 'range' WHEN 1 THEN 'mark' END AS kind_name,"
+	     " t.value AS text, d.value AS domain FROM nvtx n"
+	     " LEFT JOIN strings t ON t.id = n.text_id"
+	     " LEFT JOIN strings d ON d.id = n.domain_id ORDER BY n.id"},
+    {"graphs", "SELECT * FROM graphs ORDER BY graph_id"},
+    {"graph_nodes", "SELECT g.*, gs_graph_node_type_name(g.type) AS type_name,"
+		    " s.value AS name FROM graph_nodes g"
+		    " LEFT JOIN strings s ON s.id = g.name_id ORDER BY g.node_id"},
+    {"graph_edges", "SELECT * FROM graph_edges ORDER BY graph_id, from_node, to_node"},
+    {"graph_execs", "SELECT * FROM graph_execs ORDER BY exec_id"},
+    {"graph_launches", "SELECT * FROM graph_launches ORDER BY id"},
+    {"overhead", "SELECT * FROM overhead ORDER BY id"},
+};
+
+void csv_write_field(FILE *f, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i, run = 0;
+	int quote = 0;
+
+	if (!s)
+		return;
+	for (i = 0; i < len; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n') {
+			quote = 1;
+			break;
+		}
+	if (quote)
+		putc('"', f);
+	for (i = 0; i < len;) {
+		const char *rep = NULL;
+		int n = 1;
+
+		if (s[i] == '"') {
+			rep = "\"\"";
+		} else if (s[i] >= 0x80) {
+			n = utf8_sequence_length(s + i, len - i);
+			if (n == 0) {
+				rep = "\xEF\xBF\xBD"; /* U+FFFD: readers decode the file as UTF-8 */
+				n = 1;
+			}
+		}
+		if (rep) {
+			if (i > run)
+				fwrite(s + run, 1, i - run, f);
+			fputs(rep, f);
+			i += (size_t)n;
+			run = i;
+		} else {
+			i += (size_t)n;
+		}
+	}
+	if (len > run)
+		fwrite(s + run, 1, len - run, f);
+	if (quote)
+		putc('"', f);
+}
+
+int utf8_sequence_length(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+	int len, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4;
+	else
+		return 0; /* continuation byte, C0/C1 (overlong) or F5..FF */
+	/* RFC 3629 section 4: the second byte's range excludes overlong forms
+	 * (E0, F0), UTF-16 surrogates (ED) and code points past U+10FFFF (F4). */
+	if (c == 0xE0)
+		lo = 0xA0;
+	else if (c == 0xED)
+		hi = 0x9F;
+	else if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F;
+	if ((size_t)len > n)
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+/* Names for codes, as SQL functions for the queries above. */
+static void sqlfn_name(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	const char *(*fn)(int) = (const char *(*)(int))sqlite3_user_data(cx);
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		sqlite3_result_null(cx);
+	else
+		sqlite3_result_text(cx, fn(sqlite3_value_int(argv[0])), -1, SQLITE_STATIC);
+}
+
+static int register_functions(sqlite3 *db)
+{
+	static const struct {
+		const char *name;
+		const char *(*fn)(int);
+	} fns[] = {
+	    {"gs_copy_kind_name", gs_copy_kind_name},
+	    {"gs_mem_kind_name", gs_mem_kind_name},
+	    {"gs_sync_kind_name", gs_sync_kind_name},
+	    {"gs_graph_node_type_name", gs_graph_node_type_name},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (sqlite3_create_function_v2(
+			db, fns[i].name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, (void *)fns[i].fn,
+			sqlfn_name, NULL, NULL, NULL) != SQLITE_OK)
+			return -1;
+	return 0;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	size_t n = strlen(dir), i;
+	struct stat st;
+
+	if (n == 0 || n >= sizeof(path)) {
+		snprintf(err, errlen, "bad output directory name");
+		return -1;
+	}
+	memcpy(path, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create directory %s: %s", path,
+				 strerror(errno));
+			return -1;
+		}
+		path[i] = dir[i];
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "not a directory");
+		return -1;
+	}
+	return 0;
+}
+
+static int write_table(struct trace *t, const char *dir, const char *table, const char *sql,
+		       char *err, size_t errlen)
+{
+	char path[4096];
+	sqlite3_stmt *st = NULL;
+	FILE *f = NULL;
+	int i, ncol, rc, ret = -1;
+
+	if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read table %s: %s", table, sqlite3_errmsg(t->db));
+		ret = EXPORT_ERR_INPUT;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s.csv", dir, table);
+	f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		goto out;
+	}
+	ncol = sqlite3_column_count(st);
+	for (i = 0; i < ncol; i++) {
+		const char *name = sqlite3_column_name(st, i);
+		if (i)
+			putc(',', f);
+		csv_write_field(f, name, strlen(name));
+	}
+	fputs("\r\n", f); /* RFC 4180 line break */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (i = 0; i < ncol; i++) {
+			if (i)
+				putc(',', f);
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_INTEGER:
+				fprintf(f, "%" PRId64, (int64_t)sqlite3_column_int64(st, i));
+				break;
+			case SQLITE_FLOAT: fprintf(f, "%.17g", sqlite3_column_double(st, i)); break;
+			case SQLITE_TEXT:
+				csv_write_field(f, (const char *)sqlite3_column_text(st, i),
+						(size_t)sqlite3_column_bytes(st, i));
+				break;
+			case SQLITE_BLOB: {
+				const unsigned char *b = sqlite3_column_blob(st, i);
+				int nb = sqlite3_column_bytes(st, i);
+				for (int j = 0; j < nb; j++)
+					fprintf(f, "%02x", b[j]);
+				break;
+			}
+			default: /* NULL: empty field */ break;
+			}
+		}
+		fputs("\r\n", f);
+	}
+	if (rc != SQLITE_DONE) {
+		/* a page SQLite cannot read, a table that is not what the
+		 * schema says: the trace is damaged, bad input (exit 2 naming
+		 * the trace), not a failure to write */
+		snprintf(err, errlen, "cannot read table %s: %s", table, sqlite3_errmsg(t->db));
+		ret = EXPORT_ERR_INPUT;
+		goto out;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "write error on %s", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (f && fclose(f) != 0 && ret == 0) {
+		snprintf(err, errlen, "write error on %s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (f && ret != 0)
+		unlink(path); /* a table cut short is not left to be read as whole */
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Tables of the file that the list above does not know (a later, additive
+ * schema, or the collector's extras): exported as they are. Only names of
+ * letters, digits and '_' are used, as they become file names. */
+static int write_other_tables(struct trace *t, const char *dir, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[160];
+	int ret = 0, rc = SQLITE_DONE;
+
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT name FROM sqlite_master WHERE type = 'table'"
+			       " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot list tables: %s", sqlite3_errmsg(t->db));
+		return EXPORT_ERR_INPUT;
+	}
+	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		size_t i, known = 0;
+
+		if (!name || !*name || strlen(name) > 64 ||
+		    strspn(name,
+			   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+			strlen(name))
+			continue;
+		for (i = 0; i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
+			known |= !strcmp(csv_tables[i].table, name);
+		if (known)
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" ORDER BY rowid", name);
+		ret = write_table(t, dir, name, sql, err, errlen);
+	}
+	if (ret == 0 && rc != SQLITE_DONE) {
+		snprintf(err, errlen, "cannot list tables: %s", sqlite3_errmsg(t->db));
+		ret = EXPORT_ERR_INPUT;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int export_csv(struct trace *t, const char *dir, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (make_dirs(dir, err, errlen))
+		return -1;
+	if (register_functions(t->db)) {
+		snprintf(err, errlen, "cannot register SQL functions: %s", sqlite3_errmsg(t->db));
+		return -1;
+	}
+	for (i = 0; i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++) {
+		int rc = write_table(t, dir, csv_tables[i].table, csv_tables[i].sql, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return write_other_tables(t, dir, err, errlen);
+}

@@ -1,0 +1,73 @@
+/*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
+ * trace_info.h - the facts of one trace as `gapscope info` prints them
+ * (trace_info.c reads them; cmd/cmd_info.c prints text or JSON).
+ */
+#ifndef GAPSCOPE_TRACE_INFO_H
+#define GAPSCOPE_TRACE_INFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+/* Tables of schema v1, in the order the docs list them. */
+#define INFO_NTABLES 18
+extern const char *const info_tables[INFO_NTABLES];
+
+/* Tables added to schema v1 later (additively): older traces lack them,
+ * which is not damage. */
+int info_table_is_later(const char *name);
+
+struct info_device {
+	int64_t id;	  /* CUDA device ordinal */
+	char *name;	  /* cleaned */
+	int64_t cc_major; /* compute capability */
+	int64_t cc_minor;
+	int64_t sm_count;     /* SMs */
+	int64_t memory_bytes; /* bytes of global memory */
+	int have_memory;      /* memory_bytes was not NULL */
+};
+
+struct info_window {
+	int64_t device; /* device ordinal, -1 when NULL in the trace */
+	int64_t start;	/* ns, first GPU op start */
+	int64_t end;	/* ns, last GPU op end */
+	int64_t ops;	/* GPU ops in the window */
+};
+
+struct info_kv {
+	char *key;   /* without the config./warning. prefix, cleaned */
+	char *value; /* cleaned */
+};
+
+struct info {
+	struct trace t;
+	int failed;	   /* a query failed: the database is damaged */
+	char failure[256]; /* SQLite's message for the first failed query */
+	char damaged[256]; /* a time outside [0, TRACE_TIME_MAX] (info_check_times) */
+	char *collector_version, *command_line, *hostname, *pid;
+	char *cupti_version, *driver_version, *finalized, *dropped;
+	char *start_ns, *stop_ns;
+	struct info_device *devices;
+	size_t ndevices;
+	struct info_window *windows;
+	size_t nwindows;
+	int64_t rows[INFO_NTABLES]; /* -1: table missing */
+	int64_t syncs_implicit;	    /* rows of syncs with implicit = 1 */
+	struct info_kv *config, *warnings;
+	size_t nconfig, nwarnings;
+};
+
+/* Read everything into `in`, whose t was opened by trace_open(). Returns 0,
+ * or -1 when the trace is damaged: in->failed with SQLite's message in
+ * in->failure (a page that cannot be read), or in->damaged (a time out of range). */
+int info_load(struct info *in);
+void info_free(struct info *in);
+
+/* Copy of `s` with control characters (C0, DEL, C1) and bytes that are not
+ * valid UTF-8 replaced by '?'; NULL when out of memory. */
+char *info_clean(const char *s);
+
+#endif

@@ -1,0 +1,1073 @@
+/*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
+ * trace_load.c - read a trace database into the analysis input arrays
+ * (trace_load.h). Only reads; never analyses or prints.
+ *
+ * Speed matters (the 10M-kernel benchmark must stay within 3x of one
+ * sqlite3 scan of the kernel table): each table is read with one plain
+ * sequential scan in rowid order (no ORDER BY: walking the (device,start)
+ * index costs a rowid lookup per row), into arrays pre-sized from
+ * max(rowid); the rows are then sorted in memory only if they were not
+ * already in (device, start) order, which the collector's append order
+ * nearly always gives. kernels and api_calls, the two big tables, are read
+ * each in several rowid ranges (more on machines with more cores) on
+ * threads with their own read-only connections (SQLite connections must
+ * not be shared across threads without its mutexes).
+ */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "analysis.h" /* the arrays it fills; big_hint: huge pages for them */
+#include "trace_load.h"
+
+struct vec {
+	void *p;
+	size_t n, cap, elem;
+};
+
+/* Fault in [p, p + bytes) for writing in one call (MADV_POPULATE_WRITE,
+ * Linux 5.14) instead of one page fault per page as the rows are written:
+ * on the virtual machines we measured (bench/run_report_bench.sh), fresh
+ * memory costs 2-4 s of kernel time per GB when faulted page by page, a
+ * quarter to a third less when populated in bulk. Each loader thread
+ * populates its own slice, so this runs on all cores. Only for memory
+ * that is written whole next; a kernel without it (EINVAL) simply faults
+ * as before. */
+static void prefault(void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t page = 4096;
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t b = ((uintptr_t)p + bytes) & ~(page - 1);
+
+	if (bytes >= ((size_t)1 << 20) && b > a)
+		(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
+static void *vec_push(struct vec *v)
+{
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 1024;
+		void *np = realloc(v->p, nc * v->elem);
+		if (!np)
+			return NULL;
+		v->p = np;
+		v->cap = nc;
+	}
+	return (char *)v->p + v->elem * v->n++;
+}
+
+static int vec_reserve(struct vec *v, size_t cap)
+{
+	void *np;
+
+	if (cap <= v->cap)
+		return 0;
+	np = realloc(v->p, cap * v->elem);
+	if (!np)
+		return -ENOMEM;
+	big_hint((char *)np + v->n * v->elem, (cap - v->n) * v->elem);
+	v->p = np;
+	v->cap = cap;
+	return 0;
+}
+
+/* The next row slot of a job's output: a slice of a shared buffer (fixed:
+ * never grown; NULL when full) or a growable vector. */
+#define JOB_SLOT(j)                                                                                \
+	((j)->fixed ? ((j)->out.n < (j)->out.cap                                                   \
+			   ? (void *)((char *)(j)->out.p + (j)->out.elem * (j)->out.n++)           \
+			   : NULL)                                                                 \
+		    : vec_push(&(j)->out))
+
+/* one loading job: a table read on one connection */
+/* Graph node ids (CUPTI's 64-bit ids) with a host-function node as a direct
+ * predecessor, or cloned from such a node: sorted, read before the ops. */
+struct node_set {
+	int64_t *v;
+	size_t n;
+};
+
+struct job {
+	sqlite3 *db; /* the connection it reads on (a reader's own, or the caller's) */
+	int (*fn)(struct job *j);
+	struct vec out;
+	int fixed;	/* out is a slice of a shared buffer: never grow or free it */
+	int64_t lo, hi; /* kernels, api_calls: rowid range [lo, hi] */
+	int kind;	/* ops tables: enum gs_op_kind of the rows */
+	const struct node_set *host_deps; /* ops tables: GS_OPF_HOST_NODE_DEP nodes */
+	uint32_t strings_end;		  /* 1 + the largest strings.id (string_ref) */
+	int bad_time; /* a row had a time outside [0, TRACE_TIME_MAX]: the scan stopped */
+	/* ops tables: whether a row came before the one read before it in
+	 * (device, start) order, checked as rows are written (a pass of its
+	 * own over 10M ops cost 0.1 s with one core idle). The analysis
+	 * needs that order only; ties in start keep table order, so rows
+	 * written in time order are not sorted again (seconds for 10M). */
+	int unsorted;
+	int16_t last_device;
+	int64_t last_start; /* ns; INT64_MIN before the first row */
+	int rc;
+	char err[256];
+};
+
+static int job_fail(struct job *j, sqlite3 *db, const char *what)
+{
+	snprintf(j->err, sizeof(j->err), "cannot read %s: %s", what,
+		 db ? sqlite3_errmsg(db) : "out of memory");
+	return -1;
+}
+
+/* The most rows the trace's files can hold: every row of a table takes at
+ * least 5 bytes of a page (a 2-byte cell pointer, the payload size and the
+ * rowid as varints of at least a byte each, a record header of at least a
+ * byte), in the database or in its write-ahead log (a recording that was
+ * cut short may still have rows there). */
+static int64_t rows_files_can_hold(const char *path)
+{
+	char wal[4096];
+	struct stat st;
+	int64_t bytes = 0;
+
+	if (stat(path, &st) == 0)
+		bytes += st.st_size;
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (stat(wal, &st) == 0)
+		bytes += st.st_size;
+	return bytes / 5 + 1;
+}
+
+/* The largest rowid of table as a capacity hint: 0 (none) when it is more
+ * than the files can hold (a damaged rowid of 10^8 would reserve gigabytes). */
+static int64_t max_rowid(sqlite3 *db, const char *table)
+{
+	char sql[96];
+	sqlite3_stmt *st = NULL;
+	int64_t n = 0;
+
+	snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM %s", table);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (n > 0 && n < (int64_t)1 << 32 && sqlite3_db_filename(db, "main") &&
+	    n < rows_files_can_hold(sqlite3_db_filename(db, "main")))
+		return n;
+	return 0;
+}
+
+/* A string id read from a row (kernel and API names, NVTX texts, sync
+ * reasons): an id the strings table does not hold - negative, or beyond
+ * its largest id - becomes 0, "no string", as the analysis expects of
+ * every id (analysis.h). A damaged row then shows as an unknown name,
+ * instead of making the analysis size its per-name tables from the id. */
+static uint32_t string_ref(int64_t id, uint32_t strings_end)
+{
+	return id > 0 && id < (int64_t)strings_end ? (uint32_t)id : 0;
+}
+
+static int i32(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_int(st, col);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t u32(sqlite3_stmt *st, int col)
+{
+	return (uint32_t)sqlite3_column_int64(st, col);
+}
+
+static int64_t i64(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_int64(st, col);
+}
+
+/* Rows are handed to the loader by SQLite itself: each table is read with
+ * "SELECT count(gs_row(col, ...)) FROM table", gs_row() being an
+ * application-defined function registered on the connection for the
+ * duration of the query, called once per row with the row's values. On a
+ * 10M-row table this costs a quarter less CPU than sqlite3_step() +
+ * sqlite3_column_int64() per value (no result row to build and hand
+ * back per row); the values are the same (sqlite3_column_int64 is
+ * sqlite3_value_int64 of the column). The function stops the query with an
+ * error when the job's output is full or cannot grow. */
+static int scan_rows(struct job *j, sqlite3 *db, const char *table, const char *sql, int nargs,
+		     void (*row)(sqlite3_context *ctx, int argc, sqlite3_value **v))
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (sqlite3_create_function_v2(db, "gs_row", nargs, SQLITE_UTF8 | SQLITE_DIRECTONLY, j, row,
+				       NULL, NULL, NULL) != SQLITE_OK)
+		return job_fail(j, db, table);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		job_fail(j, db, table);
+		goto out;
+	}
+	if (sqlite3_bind_parameter_count(st) == 2) {
+		sqlite3_bind_int64(st, 1, j->lo);
+		sqlite3_bind_int64(st, 2, j->hi);
+	}
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		if (j->bad_time) /* say which row: only on this path, the scan stays lean */
+			trace_time_error(db, table, "start", "end", j->err, sizeof(j->err));
+		else
+			job_fail(j, db, table); /* before finalize: keep SQLite's message */
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	/* unregister: the caller's own connection outlives the load */
+	sqlite3_create_function_v2(db, "gs_row", nargs, SQLITE_UTF8, NULL, NULL, NULL, NULL, NULL);
+	return rc;
+}
+
+static void *row_slot(sqlite3_context *ctx, struct job *j)
+{
+	void *p = JOB_SLOT(j);
+
+	if (!p) {
+		if (j->fixed) /* a slice sized from the rowid range: cannot happen */
+			sqlite3_result_error(ctx, "more rows than the rowid range holds", -1);
+		else
+			sqlite3_result_error_nomem(ctx);
+	}
+	return p;
+}
+
+/* A time outside [0, TRACE_TIME_MAX] stops the scan (scan_rows names the
+ * row): the analysis subtracts times, and start -2^63 overflowed it. */
+static int row_time_bad(sqlite3_context *ctx, struct job *j, int64_t start, int64_t end)
+{
+	if (TRACE_TIME_OK(start) && TRACE_TIME_OK(end))
+		return 0;
+	j->bad_time = 1;
+	sqlite3_result_error(ctx, "time out of range", -1);
+	return 1;
+}
+
+/* gs_row(start, end, device, stream, correlation_id, name_id, graph_id,
+ * graph_node_id, src_kind, dst_kind, is_async) -> one gs_op of j->kind */
+static void row_op(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	struct job *j = sqlite3_user_data(ctx);
+	struct gs_op *o = row_slot(ctx, j);
+
+	(void)argc;
+	if (!o)
+		return;
+	o->start = sqlite3_value_int64(v[0]);
+	o->end = sqlite3_value_int64(v[1]);
+	if (row_time_bad(ctx, j, o->start, o->end))
+		return;
+	if (o->end < o->start)
+		o->end = o->start; /* a damaged row must not make negative time */
+	o->device = (int16_t)sqlite3_value_int(v[2]);
+	o->stream = (uint32_t)sqlite3_value_int64(v[3]);
+	o->corr = (uint32_t)sqlite3_value_int64(v[4]);
+	o->name_id = string_ref(sqlite3_value_int64(v[5]), j->strings_end);
+	o->graph_id = (uint32_t)sqlite3_value_int64(v[6]);
+	o->kind = (uint8_t)j->kind;
+	o->flags = 0;
+	if (o->device < j->last_device ||
+	    (o->device == j->last_device && o->start < j->last_start))
+		j->unsorted = 1;
+	j->last_device = o->device;
+	j->last_start = o->start;
+	if (j->host_deps && j->host_deps->n) {
+		int64_t node = sqlite3_value_int64(v[7]);
+		if (node &&
+		    bsearch(&node, j->host_deps->v, j->host_deps->n, sizeof(int64_t), cmp_i64))
+			o->flags |= GS_OPF_HOST_NODE_DEP;
+	}
+	if (j->kind != GS_OP_KERNEL) {
+		if (sqlite3_value_int(v[8]) == GS_MEM_PAGEABLE ||
+		    sqlite3_value_int(v[9]) == GS_MEM_PAGEABLE)
+			o->flags |= GS_OPF_PAGEABLE;
+		if (sqlite3_value_int(v[10]))
+			o->flags |= GS_OPF_ASYNC;
+	}
+}
+
+/* kernels / memcpys / memsets -> gs_op */
+static int load_ops_table(struct job *j, sqlite3 *db, const char *table, int kind)
+{
+	/* graph_node_id only matters when some node follows a host node: the
+	 * first query leaves it out (SQLite decodes every column named, and
+	 * it is the 20th of a kernel row) */
+	static const char *const sql[] = {
+	    "SELECT count(gs_row(start,end,device,stream,correlation_id,name_id,graph_id,"
+	    "0,0,0,0)) FROM kernels WHERE rowid >= ?1 AND rowid <= ?2",
+	    "SELECT count(gs_row(start,end,device,stream,correlation_id,0,graph_id,graph_node_id,"
+	    "src_kind,dst_kind,is_async)) FROM memcpys",
+	    "SELECT count(gs_row(start,end,device,stream,correlation_id,0,graph_id,graph_node_id,"
+	    "mem_kind,0,is_async)) FROM memsets",
+	};
+
+	if (!j->fixed && kind != GS_OP_KERNEL &&
+	    vec_reserve(&j->out, j->out.n + (size_t)max_rowid(db, table)))
+		return job_fail(j, NULL, table);
+	static const char kernels_nodes[] =
+	    "SELECT count(gs_row(start,end,device,stream,correlation_id,name_id,graph_id,"
+	    "graph_node_id,0,0,0)) FROM kernels WHERE rowid >= ?1 AND rowid <= ?2";
+
+	j->kind = kind;
+	return scan_rows(j, db, table,
+			 kind == GS_OP_KERNEL && j->host_deps && j->host_deps->n ? kernels_nodes
+										 : sql[kind],
+			 11, row_op);
+}
+
+static int job_kernels(struct job *j)
+{
+	return load_ops_table(j, j->db, "kernels", GS_OP_KERNEL);
+}
+
+static int job_copies(struct job *j)
+{
+	int rc = load_ops_table(j, j->db, "memcpys", GS_OP_MEMCPY);
+	return rc ? rc : load_ops_table(j, j->db, "memsets", GS_OP_MEMSET);
+}
+
+/* gs_row(start, end, correlation_id, name_id, tid) -> one gs_api */
+static void row_api(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	struct job *j = sqlite3_user_data(ctx);
+	struct gs_api *a = row_slot(ctx, j);
+
+	(void)argc;
+	if (!a)
+		return;
+	a->start = sqlite3_value_int64(v[0]);
+	a->end = sqlite3_value_int64(v[1]);
+	if (row_time_bad(ctx, j, a->start, a->end))
+		return;
+	if (a->end < a->start)
+		a->end = a->start;
+	a->corr = (uint32_t)sqlite3_value_int64(v[2]);
+	a->name_id = string_ref(sqlite3_value_int64(v[3]), j->strings_end);
+	a->tid = (uint32_t)sqlite3_value_int64(v[4]);
+}
+
+static int job_apis(struct job *j)
+{
+	return scan_rows(
+	    j, j->db, "api_calls",
+	    "SELECT count(gs_row(start,end,correlation_id,name_id,tid)) FROM api_calls "
+	    "WHERE rowid >= ?1 AND rowid <= ?2",
+	    5, row_api);
+}
+
+/* A read-only connection of a reader thread's own; NULL with err set when
+ * it cannot be opened. */
+static sqlite3 *open_reader(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database: %s",
+			 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	/* a rowid-order scan reads each page once: a small page cache (the
+	 * root-to-leaf path and little else) touches less fresh memory than
+	 * SQLite's default 2 MB per connection */
+	(void)sqlite3_exec(db, "PRAGMA cache_size=-256", NULL, NULL, NULL);
+	return db;
+}
+
+/* Run one job on j->db. */
+static void run_job(struct job *j)
+{
+	if (j->fixed) /* a slice sized from its rowid range: written whole */
+		prefault(j->out.p, j->out.cap * j->out.elem);
+	j->rc = j->fn(j);
+}
+
+/* The rowid ranges of the two big tables, read by a few threads that each
+ * take the next range from the queue until none is left (kernels first:
+ * their rows cost more to decode). With one range per thread the threads
+ * finished up to 0.45 s apart on a 10M-kernel trace, one core idle
+ * meanwhile; ranges of a sixteenth of the table or less leave a shorter
+ * tail. */
+struct job_queue {
+	struct job **jobs;
+	int n;
+	atomic_int next;
+	const char *path;
+};
+
+static void *queue_worker(void *arg)
+{
+	struct job_queue *q = arg;
+	sqlite3 *db = NULL;
+	char err[256] = "";
+	int k;
+
+	while ((k = atomic_fetch_add(&q->next, 1)) < q->n) {
+		struct job *j = q->jobs[k];
+		if (!db && !err[0])
+			db = open_reader(q->path, err, sizeof(err));
+		if (!db) {
+			snprintf(j->err, sizeof(j->err), "%s", err);
+			j->rc = -1;
+			continue;
+		}
+		j->db = db;
+		run_job(j);
+		j->db = NULL;
+	}
+	sqlite3_close(db);
+	return NULL;
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct gs_op *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+static int op_before(const struct gs_op *x, const struct gs_op *y)
+{
+	return cmp_op(x, y) < 0;
+}
+
+/* Merge sorted b[0..nb) into sorted a[0..na), where a has room for na+nb:
+ * backwards, so it is done in place without a second big array. */
+static void merge_ops_into(struct gs_op *a, size_t na, const struct gs_op *b, size_t nb)
+{
+	size_t i = na, j = nb, k = na + nb;
+
+	while (j > 0) {
+		if (i > 0 && op_before(&b[j - 1], &a[i - 1]))
+			a[--k] = a[--i];
+		else
+			a[--k] = b[--j];
+	}
+}
+
+/* 1 + the largest strings.id (1 for an empty table) in *end, read before
+ * anything that refers to strings (string_ref); -1 and err set when it is
+ * unreadable. Ids beyond the rows the files can hold exist only in a
+ * damaged table (the collector numbers strings from 1): those strings are
+ * left out, and rows that name them show as unknown, like rows naming ids
+ * the table does not hold (string_ref). Sizing the name table from such
+ * an id (2^31 - 1) made every verb allocate 16 GB and run for minutes. */
+static int strings_end(sqlite3 *db, uint32_t *end, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t max_id = 0, can_hold;
+
+	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM strings", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read strings: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		max_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	can_hold = sqlite3_db_filename(db, "main")
+		       ? rows_files_can_hold(sqlite3_db_filename(db, "main"))
+		       : 0;
+	if (max_id > can_hold)
+		max_id = can_hold;
+	if (max_id > ((int64_t)1 << 31) - 2) /* name ids are 32-bit in the analysis */
+		max_id = ((int64_t)1 << 31) - 2;
+	if (max_id < 0)
+		max_id = 0;
+	*end = (uint32_t)max_id + 1;
+	return 0;
+}
+
+/* The strings with ids below `end` (strings_end). */
+static int load_strings(sqlite3 *db, uint32_t end, struct gs_strings *s, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t max_id = (int64_t)end - 1, bytes = 0;
+	char *arena;
+	size_t used = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT sum(length(CAST(value AS BLOB))+1) FROM strings", -1,
+			       &st, NULL) != SQLITE_OK)
+		goto sqlerr;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		bytes = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	/* one block: the pointer table followed by the text arena, so the
+	 * whole table is freed with one free(s->v) */
+	s->n = end;
+	s->v = calloc(1, s->n * sizeof(char *) + (size_t)bytes + 1);
+	if (!s->v) {
+		snprintf(err, errlen, "out of memory reading strings");
+		return -1;
+	}
+	arena = (char *)(s->v + s->n);
+	if (sqlite3_prepare_v2(db, "SELECT id, CAST(value AS BLOB) FROM strings", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto sqlerr;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const void *txt = sqlite3_column_blob(st, 1);
+		size_t len = (size_t)sqlite3_column_bytes(st, 1);
+		if (id <= 0 || id > max_id || used + len + 1 > (size_t)bytes + 1)
+			continue;
+		if (len)
+			memcpy(arena + used, txt, len);
+		arena[used + len] = '\0';
+		s->v[id] = arena + used;
+		used += len + 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto sqlerr2;
+	return 0;
+sqlerr:
+	sqlite3_finalize(st);
+sqlerr2:
+	snprintf(err, errlen, "cannot read strings: %s", sqlite3_errmsg(db));
+	return -1;
+}
+
+static int load_syncs(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT start,end,event,tid,stream,correlation_id,api_name_id,"
+			       "reason_id,coalesce(device,-1),kind,implicit FROM syncs",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gs_sync *s = vec_push(v);
+		if (!s)
+			goto fail;
+		s->start = i64(st, 0);
+		s->end = i64(st, 1);
+		if (!TRACE_TIME_OK(s->start) || !TRACE_TIME_OK(s->end))
+			goto bad_time;
+		if (s->end < s->start)
+			s->end = s->start;
+		s->event = (uint64_t)i64(st, 2);
+		s->tid = u32(st, 3);
+		s->stream = u32(st, 4);
+		s->corr = u32(st, 5);
+		s->api_name_id = string_ref(i64(st, 6), strings_end);
+		s->reason_id = string_ref(i64(st, 7), strings_end);
+		s->device = (int16_t)i32(st, 8);
+		s->kind = (uint8_t)i32(st, 9);
+		s->implicit = i32(st, 10) != 0;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot read syncs: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return -1;
+bad_time:
+	sqlite3_finalize(st);
+	trace_time_error(db, "syncs", "start", "end", err, errlen);
+	return -1;
+}
+
+static int load_nvtx(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT start,end,kind,text_id,domain_id,tid FROM nvtx", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gs_nvtx *r = vec_push(v);
+		if (!r)
+			goto fail;
+		r->start = i64(st, 0);
+		r->end = i64(st, 1);
+		if (!TRACE_TIME_OK(r->start) || !TRACE_TIME_OK(r->end))
+			goto bad_time;
+		if (r->end < r->start)
+			r->end = r->start;
+		r->kind = (uint8_t)i32(st, 2);
+		r->text_id = string_ref(i64(st, 3), strings_end);
+		r->domain_id = string_ref(i64(st, 4), strings_end);
+		r->tid = u32(st, 5);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot read nvtx: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return -1;
+bad_time:
+	sqlite3_finalize(st);
+	trace_time_error(db, "nvtx", "start", "end", err, errlen);
+	return -1;
+}
+
+/* The events table came after the first schema-v1 traces (an additive
+ * change): a trace without it simply has no records to resolve. */
+static int load_events(sqlite3 *db, struct vec *v, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, exists = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM sqlite_master WHERE type='table' AND name='events'",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	exists = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!exists)
+		return 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT start,event,stream,coalesce(device,-1) FROM events "
+			       "WHERE start IS NOT NULL",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gs_event *e = vec_push(v);
+		if (!e)
+			goto fail;
+		e->start = i64(st, 0);
+		if (!TRACE_TIME_OK(e->start))
+			goto bad_time;
+		e->event = (uint64_t)i64(st, 1);
+		e->stream = u32(st, 2);
+		e->device = (int16_t)i32(st, 3);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot read events: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return -1;
+bad_time:
+	sqlite3_finalize(st);
+	trace_time_error(db, "events", "start", NULL, err, errlen);
+	return -1;
+}
+
+/* The graph nodes whose ops get GS_OPF_HOST_NODE_DEP: a host-function node
+ * is a direct predecessor of the node or of the node it was instantiated
+ * from. Node ids are 64-bit (CUPTI puts the graph id in the high half), so
+ * they are matched whole while the rows are read. */
+static int load_host_deps(sqlite3 *db, struct node_set *hd, char *err, size_t errlen)
+{
+	static const char sql[] =
+	    "WITH h(node) AS (SELECT e.to_node FROM graph_edges e JOIN graph_nodes n "
+	    "ON n.node_id = e.from_node WHERE n.type = 3) "
+	    "SELECT node FROM h UNION SELECT node_id FROM graph_nodes "
+	    "WHERE original_node_id IN (SELECT node FROM h)";
+	sqlite3_stmt *st = NULL;
+	struct vec v = {.elem = sizeof(int64_t)};
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t *p = vec_push(&v);
+		if (!p)
+			goto fail;
+		*p = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	if (v.n > 1) /* (qsort of a NULL array is undefined even when empty: UBSan) */
+		qsort(v.p, v.n, sizeof(int64_t), cmp_i64); /* UNION's order is not promised */
+	hd->v = v.p;
+	hd->n = v.n;
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot read graph nodes: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	free(v.p);
+	return -1;
+}
+
+static void load_meta_facts(struct trace *t, struct gs_input *in)
+{
+	char *v = trace_meta(t, "cupti_kernel_overhead_ns");
+	sqlite3_stmt *st = NULL;
+
+	in->kernel_overhead_ns = -1;
+	if (v) {
+		char *end = NULL;
+		long long x = strtoll(v, &end, 10);
+		if (end != v && *end == '\0' && x >= 0)
+			in->kernel_overhead_ns = x;
+		free(v);
+	}
+	if (sqlite3_prepare_v2(t->db, "SELECT cc_major FROM devices ORDER BY id LIMIT 1", -1, &st,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		in->gpu_arch_major = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+}
+
+/* A big table read as `n` rowid ranges ("parts") on threads with
+ * connections of their own, each writing its own slice of one buffer sized
+ * from the rowid span: part p holds the rows of rowids
+ * [lo + first(p), lo + first(p + 1)), first(p) = span * p / n. */
+struct split {
+	struct job part[GS_LOAD_MAX_PARTS];
+	int n;	     /* parts set up (1 for the one unbounded job) */
+	char *buf;   /* max rows of elem bytes; NULL when the table is empty */
+	int64_t max; /* rows at most (rowid span); -1: one unbounded job */
+};
+
+static int split_setup(struct split *sp, struct trace *t, const char *table,
+		       int (*fn)(struct job *j), size_t elem, int nparts, char *err, size_t errlen)
+{
+	char sql[96];
+	sqlite3_stmt *st = NULL;
+	int64_t lo = 0, hi = 0;
+	int h, p, any = 0;
+
+	memset(sp, 0, sizeof(*sp));
+	for (p = 0; p < GS_LOAD_MAX_PARTS; p++) {
+		sp->part[p].fn = fn;
+		sp->part[p].out.elem = elem;
+		sp->part[p].last_device = INT16_MIN;
+		sp->part[p].last_start = INT64_MIN;
+	}
+	/* min and max of the rowid: two b-tree descents, no scan. (Two
+	 * statements: SQLite's min/max optimisation only applies to a query
+	 * with a single min() or max(); "SELECT min(rowid), max(rowid)"
+	 * scans the whole table.) */
+	for (h = 0; h < 2; h++) {
+		snprintf(sql, sizeof(sql), "SELECT %s(rowid) FROM %s", h ? "max" : "min", table);
+		if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+			*(h ? &hi : &lo) = sqlite3_column_int64(st, 0);
+			any++;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (any < 2)
+		return 0; /* empty table: nothing to read */
+	if ((uint64_t)hi - (uint64_t)lo >= (uint64_t)1 << 31 ||
+	    hi - lo >= rows_files_can_hold(t->path)) {
+		/* rowids too spread out to size a buffer from them (not
+		 * something the collector writes; a damaged file with rowids
+		 * 1 and 10^8 had a 500 KB trace allocate and fault in 3.5 GB):
+		 * one unbounded job, grown as it goes, so memory follows the
+		 * rows there are */
+		sp->part[0].lo = INT64_MIN;
+		sp->part[0].hi = INT64_MAX;
+		sp->part[0].out.cap = 0;
+		sp->n = 1;
+		sp->max = -1;
+		return 0;
+	}
+	sp->n = nparts < 1 ? 1 : nparts > GS_LOAD_MAX_PARTS ? GS_LOAD_MAX_PARTS : nparts;
+	sp->max = hi - lo + 1;
+	sp->buf = malloc((size_t)sp->max * elem);
+	if (!sp->buf) {
+		snprintf(err, errlen, "out of memory for %lld rows of %s", (long long)sp->max,
+			 table);
+		return -1;
+	}
+	big_hint(sp->buf, (size_t)sp->max * elem);
+	for (p = 0; p < sp->n; p++) {
+		struct job *j = &sp->part[p];
+		/* max < 2^31 and n <= 64: the products fit in 64 bits */
+		int64_t first = sp->max * p / sp->n, next = sp->max * (p + 1) / sp->n;
+		j->fixed = 1;
+		j->lo = lo + first;
+		j->hi = lo + next - 1;
+		j->out.p = sp->buf + (size_t)first * elem;
+		j->out.cap = (size_t)(next - first); /* 0 when span < n: not run */
+	}
+	return 0;
+}
+
+/* Jobs of a split to run: the parts with rows to read (or the one
+ * unbounded job). */
+static int split_jobs(struct split *sp, struct job **bg)
+{
+	int n = 0, p;
+
+	if (sp->max < 0) {
+		bg[n++] = &sp->part[0];
+		return n;
+	}
+	for (p = 0; p < sp->n; p++)
+		if (sp->part[p].out.cap)
+			bg[n++] = &sp->part[p];
+	return n;
+}
+
+/* Move each part's rows down to follow the previous part's (closing the
+ * holes left where rowids had gaps; nothing moves when they had none)
+ * and hand the buffer over as a vector of n rows with room for max. */
+static void split_take(struct split *sp, struct vec *v)
+{
+	size_t elem = sp->part[0].out.elem, n = 0;
+	int p;
+
+	if (sp->max < 0) { /* the unbounded job's own vector */
+		*v = sp->part[0].out;
+		memset(&sp->part[0].out, 0, sizeof(sp->part[0].out));
+		return;
+	}
+	for (p = 0; p < sp->n; p++) {
+		const struct job *j = &sp->part[p];
+		if (j->out.n && (char *)j->out.p != sp->buf + n * elem)
+			memmove(sp->buf + n * elem, j->out.p, j->out.n * elem);
+		n += j->out.n;
+	}
+	v->p = sp->buf;
+	v->n = n;
+	v->cap = (size_t)sp->max;
+	v->elem = elem;
+	sp->buf = NULL;
+}
+
+/* Whether the ops split_take() put together are in (device, start)
+ * order: each part's rows were (job.unsorted), and each part's first row
+ * follows the previous part's last. */
+static int split_ops_in_order(const struct split *sp, const struct gs_op *o)
+{
+	size_t n = 0;
+	int p;
+
+	if (sp->max < 0)
+		return !sp->part[0].unsorted;
+	for (p = 0; p < sp->n; p++) {
+		const struct job *j = &sp->part[p];
+		if (j->unsorted)
+			return 0;
+		if (j->out.n && n > 0 &&
+		    (o[n].device < o[n - 1].device ||
+		     (o[n].device == o[n - 1].device && o[n].start < o[n - 1].start)))
+			return 0;
+		n += j->out.n;
+	}
+	return 1;
+}
+
+static const char *split_err(const struct split *sp)
+{
+	int p;
+
+	for (p = 0; p < sp->n; p++)
+		if (sp->part[p].rc)
+			return sp->part[p].err;
+	return NULL;
+}
+
+/* The cores this process may run on (taskset, a container's cpuset), as
+ * nproc counts them, not all the machine has. */
+static int usable_cores(void)
+{
+	cpu_set_t set;
+	long cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+								  : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cores < 1 ? 1 : cores > 1024 ? 1024 : (int)cores;
+}
+
+/* Reader threads: one per usable core, at least 2 and at most
+ * GS_LOAD_MAX_READERS (more than 16 were never measured). */
+static int load_readers(void)
+{
+	int cores = usable_cores();
+
+	return cores < 2 ? 2 : cores > GS_LOAD_MAX_READERS ? GS_LOAD_MAX_READERS : cores;
+}
+
+/* Rowid ranges per big table: 8 per reader thread, at least 16 and at most
+ * GS_LOAD_MAX_PARTS (each range prepares a statement and descends the
+ * b-tree once: well under a millisecond). */
+static int load_parts_default(void)
+{
+	int k = 8 * load_readers();
+
+	return k < 16 ? 16 : k > GS_LOAD_MAX_PARTS ? GS_LOAD_MAX_PARTS : k;
+}
+
+int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, size_t errlen)
+{
+	return trace_load_parts(t, what, load_parts_default(), in, err, errlen);
+}
+
+int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
+		     size_t errlen)
+{
+	struct split sk, sa;
+	struct job jc = {.db = t->db,
+			 .fn = job_copies,
+			 .out.elem = sizeof(struct gs_op),
+			 .last_device = INT16_MIN,
+			 .last_start = INT64_MIN};
+	struct vec vk = {.elem = sizeof(struct gs_op)}, va = {.elem = sizeof(struct gs_api)};
+	struct vec vs = {.elem = sizeof(struct gs_sync)}, vn = {.elem = sizeof(struct gs_nvtx)};
+	struct vec ve = {.elem = sizeof(struct gs_event)};
+	struct node_set hd = {NULL, 0};
+	struct job *bg[2 * GS_LOAD_MAX_PARTS];
+	struct job_queue q = {.jobs = bg, .path = t->path};
+	pthread_t th[GS_LOAD_MAX_READERS];
+	int started[GS_LOAD_MAX_READERS] = {0}, n_bg = 0, n_th, k, rc = -1;
+	uint32_t str_end = 1;
+	const char *jerr;
+
+	memset(in, 0, sizeof(*in));
+	memset(&sk, 0, sizeof(sk));
+	memset(&sa, 0, sizeof(sa));
+	in->kernel_overhead_ns = -1;
+	/* kernels and api_calls, the two big tables, each in `parts` rowid
+	 * ranges (load_parts_default()) that reader threads take from a
+	 * queue; the small tables on the caller's connection meanwhile, after
+	 * which this thread reads from the queue too (all of it where no
+	 * thread could be started). */
+	if (strings_end(t->db, &str_end, err, errlen))
+		return -1;
+	if ((what & GS_LOAD_OPS) && load_host_deps(t->db, &hd, err, errlen))
+		return -1;
+	if ((what & GS_LOAD_OPS) &&
+	    split_setup(&sk, t, "kernels", job_kernels, sizeof(struct gs_op), parts, err, errlen)) {
+		free(hd.v);
+		return -1;
+	}
+	for (k = 0; k < GS_LOAD_MAX_PARTS; k++) {
+		sk.part[k].host_deps = &hd;
+		sk.part[k].strings_end = str_end;
+	}
+	jc.host_deps = &hd;
+	jc.strings_end = str_end;
+	if ((what & GS_LOAD_APIS) &&
+	    split_setup(&sa, t, "api_calls", job_apis, sizeof(struct gs_api), parts, err, errlen)) {
+		free(sk.buf);
+		free(hd.v);
+		return -1;
+	}
+	for (k = 0; k < GS_LOAD_MAX_PARTS; k++)
+		sa.part[k].strings_end = str_end;
+	n_bg = split_jobs(&sk, bg);
+	n_bg += split_jobs(&sa, bg + n_bg);
+	q.n = n_bg;
+	atomic_init(&q.next, 0);
+	n_th = n_bg < load_readers() ? n_bg : load_readers();
+	for (k = 0; k < n_th; k++)
+		started[k] = pthread_create(&th[k], NULL, queue_worker, &q) == 0;
+	if (what & GS_LOAD_OPS)
+		run_job(&jc);
+	if ((what & GS_LOAD_STRINGS) && load_strings(t->db, str_end, &in->strings, err, errlen))
+		goto join;
+	if ((what & GS_LOAD_SYNCS) &&
+	    (load_syncs(t->db, str_end, &vs, err, errlen) || load_events(t->db, &ve, err, errlen)))
+		goto join;
+	if ((what & GS_LOAD_NVTX) && load_nvtx(t->db, str_end, &vn, err, errlen))
+		goto join;
+	load_meta_facts(t, in);
+	queue_worker(&q);
+	rc = 0;
+join:
+	for (k = 0; k < n_th; k++)
+		if (started[k])
+			pthread_join(th[k], NULL);
+	if (rc)
+		goto out;
+	rc = -1;
+	jerr = split_err(&sk) ? split_err(&sk) : split_err(&sa) ? split_err(&sa) : NULL;
+	if (jerr || jc.rc) {
+		snprintf(err, errlen, "%s", jerr ? jerr : jc.err);
+		goto out;
+	}
+	split_take(&sa, &va);
+	if (what & GS_LOAD_OPS) {
+		split_take(&sk, &vk);
+		if (!split_ops_in_order(&sk, vk.p))
+			qsort(vk.p, vk.n, sizeof(struct gs_op), cmp_op);
+		if (jc.unsorted) /* copies and sets, as row_op() met them */
+			qsort(jc.out.p, jc.out.n, sizeof(struct gs_op), cmp_op);
+		if (jc.out.n && vec_reserve(&vk, vk.n + jc.out.n)) {
+			snprintf(err, errlen, "out of memory merging GPU operations");
+			goto out;
+		}
+		merge_ops_into(vk.p, vk.n, jc.out.p, jc.out.n);
+		in->ops = vk.p;
+		in->n_ops = vk.n + jc.out.n;
+		vk.p = NULL;
+	}
+	in->apis = va.p;
+	in->n_apis = va.n;
+	va.p = NULL;
+	in->syncs = vs.p;
+	in->n_syncs = vs.n;
+	vs.p = NULL;
+	in->nvtx = vn.p;
+	in->n_nvtx = vn.n;
+	vn.p = NULL;
+	in->events = ve.p;
+	in->n_events = ve.n;
+	ve.p = NULL;
+	rc = 0;
+out:
+	free(hd.v);
+	free(sk.buf); /* still set only if we failed before taking it over */
+	free(sa.buf);
+	free(sk.max < 0 ? sk.part[0].out.p : NULL); /* likewise an unbounded job's */
+	free(sa.max < 0 ? sa.part[0].out.p : NULL);
+	free(vk.p);
+	free(va.p);
+	free(jc.out.p);
+	free(vs.p);
+	free(vn.p);
+	free(ve.p);
+	if (rc)
+		trace_input_free(in);
+	return rc;
+}
+
+void trace_input_free(struct gs_input *in)
+{
+	free((void *)in->ops);
+	free((void *)in->apis);
+	free((void *)in->syncs);
+	free((void *)in->nvtx);
+	free((void *)in->events);
+	free((void *)in->strings.v);
+	memset(in, 0, sizeof(*in));
+}
