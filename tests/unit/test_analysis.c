@@ -186,11 +186,11 @@ static void test_gap_after_late_launch_is_launch_bound(void **state)
 	assert_int_equal(dev0(t)->n_gaps, 1);
 	assert_int_equal(dev0(t)->gaps[0].start, 200);
 	assert_int_equal(dev0(t)->gaps[0].end, 300);
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_HOST_CODE);
 	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_LAUNCH);
 	assert_int_equal(dev0(t)->gaps[0].explain_idx, 1);
 	assert_int_equal(dev0(t)->gaps[0].op_idx, 1);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 100);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 100);
 	/* launch overhead share = 100 / 300 */
 	assert_true(dev0(t)->tl.launch_overhead_share > 0.33333 &&
 		    dev0(t)->tl.launch_overhead_share < 0.33334);
@@ -209,7 +209,7 @@ static void test_gap_with_early_launch_is_launch_latency(void **state)
 	assert_int_equal(dev0(t)->n_gaps, 1);
 	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 0);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 0);
 	tb_free(t);
 }
 
@@ -227,10 +227,10 @@ static void test_sync_covering_gap_is_sync_bound(void **state)
 	kern(t, 0, 7, 300, 400, 2, S_KB);
 	run(t);
 	/* rule 1 comes before rule 2 (C.start 260 >= g0 would be launch-bound) */
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_BOUND);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_WAIT);
 	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_SYNC);
 	assert_int_equal(dev0(t)->gaps[0].explain_idx, 1);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_BOUND], 100);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 100);
 	/* the explicit groups: stream sync (1 row, blocked 65, caused 100 idle)
 	 * and device sync (1 row, blocked 300, caused none) */
 	assert_int_equal(t->res.n_syncs, 2);
@@ -255,7 +255,7 @@ static void test_sync_on_other_thread_does_not_make_sync_bound(void **state)
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	kern(t, 0, 7, 300, 400, 2, S_KB);
 	run(t);
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_HOST_CODE);
 	tb_free(t);
 }
 
@@ -270,7 +270,7 @@ static void test_implicit_sync_is_sync_bound(void **state)
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	kern(t, 0, 7, 300, 400, 2, S_KB);
 	run(t);
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_BOUND);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_WAIT);
 	assert_int_equal(t->res.n_syncs, 1);
 	assert_int_equal(t->res.syncs[0].implicit, 1);
 	assert_int_equal(t->res.syncs[0].blocked_ns, 110);
@@ -439,7 +439,7 @@ static void test_overlap_between_streams_covers_gap(void **state)
 	assert_int_equal(dev0(t)->streams[0].stream, 1);
 	assert_int_equal(dev0(t)->streams[0].tl.window, 300);
 	assert_int_equal(dev0(t)->streams[0].tl.busy, 200);
-	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 100);
+	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 100);
 	assert_int_equal(dev0(t)->streams[0].tl.n_ops, 2);
 	assert_int_equal(dev0(t)->streams[1].stream, 2);
 	assert_int_equal(dev0(t)->streams[1].tl.window, 200);
@@ -465,9 +465,9 @@ static void test_graph_launch_kernels_share_correlation_id(void **state)
 	assert_int_equal(dev0(t)->n_gaps, 2);
 	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
 	assert_int_equal(dev0(t)->gaps[0].explain_idx, 0);
-	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_HOST_CODE);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 20);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 120);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 120);
 	/* one sample per launch call: cudaGraphLaunch api 10, queue 100-20 =
 	 * 80, delay 100-10 = 90 (its first kernel) */
 	assert_int_equal(t->res.n_launches, 2);
@@ -518,9 +518,9 @@ static void test_idle_by_cause_sums_exactly_to_idle(void **state)
 	kern(t, 0, 7, 600, 700, 6, S_KA);
 	run(t);
 	assert_int_equal(dev0(t)->tl.window, 700);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 50);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 50);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 70);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_BOUND], 33);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 33);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 100);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 90);
 	for (k = 0; k < GS_CAUSE_COUNT; k++)
@@ -697,7 +697,7 @@ static void test_report_keeps_top_gap_candidates_and_sync_gaps(void **state)
 	assert_int_equal(dev0(all)->gaps[dev0(all)->top_gaps[0]].start, 820);
 	assert_int_equal(dev0(all)->gaps[dev0(all)->top_gaps[1]].start, 360);
 	/* the sync explains the 10 ns hole [1010, 1020) in both */
-	assert_int_equal(dev0(t)->gaps[5].cause, GS_CAUSE_SYNC_BOUND);
+	assert_int_equal(dev0(t)->gaps[5].cause, GS_CAUSE_SYNC_WAIT);
 	assert_int_equal(t->res.n_syncs, 1);
 	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 10);
 	assert_int_equal(t->res.syncs[0].n_gaps, 1);
@@ -725,7 +725,7 @@ static void test_nvtx_range_restricts_window(void **state)
 	assert_int_equal(t->res.range_total, 250);
 	assert_int_equal(dev0(t)->tl.window, 150);
 	assert_int_equal(dev0(t)->tl.idle, 50);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 50);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 50);
 	assert_int_equal(dev0(t)->tl.busy, 100);
 	assert_int_equal(dev0(t)->tl.n_ops, 1);
 	assert_int_equal(dev0(t)->n_gaps, 1);
@@ -1114,20 +1114,20 @@ static void test_lookups_alternate_threads_and_go_back_in_time(void **state)
 	/* before C (tid 1, no syncs): call at 290 >= 250, launch-bound; tid
 	 * 1's innermost range at 250 is r0 (r1 starts at 400) */
 	assert_int_equal(dev0(t)->gaps[0].op_idx, 3);
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_HOST_CODE);
 	assert_int_equal(dev0(t)->gaps[0].nvtx_idx, r0);
 	/* before D (tid 9): its sync [320,390] spans 380; range r2 */
 	assert_int_equal(dev0(t)->gaps[1].op_idx, 4);
-	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_SYNC_BOUND);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_SYNC_WAIT);
 	assert_int_equal(dev0(t)->gaps[1].explain_idx, s_late);
 	assert_int_equal(dev0(t)->gaps[1].nvtx_idx, r2);
 	/* before E (tid 1): call at 460 >= 450; innermost range r1 */
 	assert_int_equal(dev0(t)->gaps[2].op_idx, 6);
-	assert_int_equal(dev0(t)->gaps[2].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[2].cause, GS_CAUSE_HOST_CODE);
 	assert_int_equal(dev0(t)->gaps[2].nvtx_idx, r1);
 	/* before F (tid 9): no sync spans 550, call at 560; range r2 */
 	assert_int_equal(dev0(t)->gaps[3].op_idx, 7);
-	assert_int_equal(dev0(t)->gaps[3].cause, GS_CAUSE_LAUNCH_BOUND);
+	assert_int_equal(dev0(t)->gaps[3].cause, GS_CAUSE_HOST_CODE);
 	assert_int_equal(dev0(t)->gaps[3].nvtx_idx, r2);
 	/* stream views, by stream id 7, 8, 9:
 	 * 7: [200,300) call 290 >= 200, [380,500) call 460: launch-bound 220
@@ -1136,12 +1136,12 @@ static void test_lookups_alternate_threads_and_go_back_in_time(void **state)
 	 * 9: [120,420) asked after stream 8's 250: the sync [140,200] began
 	 *    after 120, so no sync spans it; call at 410: launch-bound 300 */
 	assert_int_equal(dev0(t)->n_streams, 3);
-	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 220);
-	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 300);
-	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_SYNC_BOUND], 0);
+	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 220);
+	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 300);
+	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
 	assert_int_equal(dev0(t)->streams[2].stream, 9);
-	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_SYNC_BOUND], 0);
-	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 300);
+	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 300);
 	tb_free(t);
 }
 
@@ -1219,7 +1219,7 @@ static void test_launch_calls_of_many_calls_with_twins(void **state)
 	/* every hole [1000i + 900, 1000(i+1) + 800) is launch-bound: the next
 	 * call starts at 1000(i+1) + 500 (a twin at + 300), after g0 */
 	assert_int_equal(res.devices[0].n_gaps, N - 1);
-	assert_int_equal(res.devices[0].tl.gaps_by_cause[GS_CAUSE_LAUNCH_BOUND], N - 1);
+	assert_int_equal(res.devices[0].tl.gaps_by_cause[GS_CAUSE_HOST_CODE], N - 1);
 	assert_int_equal(res.devices[0].gaps[twin_corr[1] - 2].explain_idx, N + 1);
 	/* one sample per launching call, all classified cudaLaunchKernel
 	 * (both halves): N samples, three of 400 ns, the rest 10 ns */

@@ -101,9 +101,9 @@ static void test_totals_of_both_runs(void **state)
 	assert_int_equal(b->wall, 9200);
 	assert_int_equal(b->busy, 4600);
 	assert_int_equal(b->idle, 4600);
-	assert_int_equal(b->idle_by_cause[GS_CAUSE_SYNC_BOUND], 4000);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_SYNC_WAIT], 4000);
 	assert_int_equal(b->idle_by_cause[GS_CAUSE_OTHER], 600);
-	assert_int_equal(b->gaps_by_cause[GS_CAUSE_SYNC_BOUND], 3);
+	assert_int_equal(b->gaps_by_cause[GS_CAUSE_SYNC_WAIT], 3);
 	assert_int_equal(b->gaps, 5);
 	assert_int_equal(b->launches, 4);
 	assert_int_equal(b->kernels, 4);
@@ -113,7 +113,7 @@ static void test_totals_of_both_runs(void **state)
 	assert_int_equal(a->wall, 3900);
 	assert_int_equal(a->busy, 3800);
 	assert_int_equal(a->idle, 100);
-	assert_int_equal(a->idle_by_cause[GS_CAUSE_SYNC_BOUND], 100);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_SYNC_WAIT], 100);
 	assert_int_equal(a->gaps, 1);
 	assert_int_equal(a->launches, 4);
 	assert_true(fabs(a->utilisation - 3800.0 / 3900.0) < 1e-12);
@@ -317,9 +317,9 @@ static void test_phase_totals(void **state)
 	assert_int_equal(b->window, 9200);
 	assert_int_equal(b->busy, 4600);
 	assert_int_equal(b->idle, 4600);
-	assert_int_equal(b->idle_by_cause[GS_CAUSE_SYNC_BOUND], 4000);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_SYNC_WAIT], 4000);
 	assert_int_equal(b->idle_by_cause[GS_CAUSE_OTHER], 600);
-	assert_int_equal(b->idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 0);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_HOST_CODE], 0);
 	assert_int_equal(b->gaps, 5);
 	assert_int_equal(b->launches, 4);
 	assert_int_equal(b->kernels, 4);
@@ -329,8 +329,8 @@ static void test_phase_totals(void **state)
 	assert_int_equal(a->window, 5100);
 	assert_int_equal(a->busy, 3800);
 	assert_int_equal(a->idle, 1300);
-	assert_int_equal(a->idle_by_cause[GS_CAUSE_LAUNCH_BOUND], 1200);
-	assert_int_equal(a->idle_by_cause[GS_CAUSE_SYNC_BOUND], 100);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_HOST_CODE], 1200);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_SYNC_WAIT], 100);
 	assert_int_equal(a->gaps, 2);
 	assert_int_equal(a->launches, 4);
 	assert_int_equal(a->kernels, 4);

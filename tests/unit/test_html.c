@@ -121,9 +121,9 @@ static void test_fixture_gap_histogram(void **state)
 	html_gap_histogram(&fx->run[0].res, c);
 	/* 100, 200 ns sync-bound and 100, 500 ns other in [100 ns, 1 us);
 	 * 3700 ns sync-bound in [1, 10 us) */
-	assert_int_equal(c[1][GS_CAUSE_SYNC_BOUND], 2);
+	assert_int_equal(c[1][GS_CAUSE_SYNC_WAIT], 2);
 	assert_int_equal(c[1][GS_CAUSE_OTHER], 2);
-	assert_int_equal(c[2][GS_CAUSE_SYNC_BOUND], 1);
+	assert_int_equal(c[2][GS_CAUSE_SYNC_WAIT], 1);
 	uint64_t total = 0;
 	for (int b = 0; b < HTML_HIST_BINS; b++)
 		for (int k = 0; k < GS_CAUSE_COUNT; k++)

@@ -255,6 +255,8 @@ void cg_cache_init(struct cg_cache *cc)
 {
 	memset(cc->key, 0, sizeof(cc->key));
 	memset(cc->lo, 0xff, sizeof(cc->lo));
+	cc->host_thread = GS_NONE;
+	cc->hh.all = cc->hh.sync = 0;
 }
 
 /* stab_find through the cache slot of (index which, key) */
@@ -401,25 +403,20 @@ static int resolve_wait_records(struct actx *c)
 static int build_indexes(struct actx *c)
 {
 	const struct gs_input *in = c->in;
-	size_t i, nb = 0, nn = 0, nw = 0, nh = 0;
+	size_t i, nn = 0, nw = 0, nh = 0;
 
-	for (i = 0; i < in->n_syncs; i++) {
-		if (in->syncs[i].kind == 2 /* GS_SYNC_STREAM_WAIT_EVENT */)
-			nw++;
-		else
-			nb++;
-	}
+	for (i = 0; i < in->n_syncs; i++)
+		nw += in->syncs[i].kind == 2 /* GS_SYNC_STREAM_WAIT_EVENT */;
 	for (i = 0; i < in->n_nvtx; i++)
 		nn += in->nvtx[i].kind == 0;
 	for (i = 0; i < in->n_apis; i++)
 		nh += (c->api_cls[i] & GS_APIF_HOST_FUNC) != 0;
 
-	c->blocking.ents = malloc((nb ? nb : 1) * sizeof(struct stab_ent));
 	c->nvtx_tid.ents = malloc((nn ? nn : 1) * sizeof(struct stab_ent));
 	c->nvtx_any.ents = malloc((nn ? nn : 1) * sizeof(struct stab_ent));
 	c->waits.v = malloc((nw ? nw : 1) * sizeof(struct evt));
 	c->hostfn.v = malloc((nh ? nh : 1) * sizeof(struct evt));
-	if (!c->blocking.ents || !c->nvtx_tid.ents || !c->nvtx_any.ents || !c->waits.v ||
+	if (!c->nvtx_tid.ents || !c->nvtx_any.ents || !c->waits.v ||
 	    !c->hostfn.v)
 		return -ENOMEM;
 
@@ -428,9 +425,6 @@ static int build_indexes(struct actx *c)
 		if (s->kind == 2) {
 			c->waits.v[c->waits.n++] =
 			    (struct evt){.t = s->start, .key = s->stream, .idx = (uint32_t)i};
-		} else {
-			c->blocking.ents[c->blocking.n++] = (struct stab_ent){
-			    .start = s->start, .end = s->end, .key = s->tid, .idx = (uint32_t)i};
 		}
 	}
 	for (i = 0; i < in->n_nvtx; i++) {
@@ -446,7 +440,6 @@ static int build_indexes(struct actx *c)
 		if (c->api_cls[i] & GS_APIF_HOST_FUNC)
 			c->hostfn.v[c->hostfn.n++] = (struct evt){
 			    .t = in->apis[i].start, .key = in->apis[i].tid, .idx = (uint32_t)i};
-	stab_link(&c->blocking);
 	stab_link(&c->nvtx_tid);
 	stab_link(&c->nvtx_any);
 	qsort(c->waits.v, c->waits.n, sizeof(struct evt), cmp_evt);
@@ -690,25 +683,91 @@ uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx)
 /* gap classification (docs/metrics.md, DESIGN.md rule order)          */
 /* ------------------------------------------------------------------ */
 
+int gap_cut_dominant(const struct gap_cut *cut)
+{
+	int k, best = 0;
+
+	for (k = 1; k < GS_CAUSE_COUNT; k++)
+		if (cut->amt[k] > cut->amt[best])
+			best = k;
+	return best;
+}
+
+/* the host thread of call C in the covers, through the cache */
+static const struct host_thread *cut_thread(const struct actx *c, struct cg_cache *cc, uint32_t tid)
+{
+	uint32_t k, hint = cc->host_thread;
+
+	if (!c->host)
+		return NULL;
+	k = host_thread_of(c->host, tid, &hint);
+	if (k == GS_NONE)
+		return NULL;
+	if (k != cc->host_thread) {
+		cc->host_thread = k;
+		cc->hh.all = cc->hh.sync = 0;
+	}
+	return &c->host->t[k];
+}
+
+void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_gap *g, int64_t p0,
+		   int64_t p1, struct gap_cut *cut)
+{
+	const struct gs_api *C;
+	uint32_t call;
+	int64_t cs, h0, h1, l0, l1, sync, api, host, launch;
+
+	memset(cut, 0, sizeof(*cut));
+	if (p1 <= p0)
+		return;
+	call = c->call_of[g->op_idx];
+	if (!g->host_late || call == GS_NONE) {
+		cut->amt[g->cause] = p1 - p0;
+		return;
+	}
+	/* [g0, C.start) by what C's thread did, then [C.start, g1) launch
+	 * latency; a launch call that (by clock skew) starts after X is held
+	 * at g1 */
+	C = &c->in->apis[call];
+	cs = C->start < g->end ? C->start : g->end;
+	h0 = p0;
+	h1 = cs < p1 ? cs : p1;
+	l0 = cs > p0 ? cs : p0;
+	l1 = p1;
+	if (h1 > h0) {
+		host_cut(cut_thread(c, cc, C->tid), h0, h1, &cc->hh, &sync, &api, &host, &launch);
+		cut->amt[GS_CAUSE_SYNC_WAIT] = sync;
+		cut->amt[GS_CAUSE_CUDA_API] = api;
+		cut->amt[GS_CAUSE_HOST_CODE] = host;
+		cut->launch = launch;
+	}
+	if (l1 > l0)
+		cut->amt[GS_CAUSE_LAUNCH_LATENCY] = l1 - l0;
+}
+
 void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x, uint32_t prev,
-		  int flags, struct gs_gap *g)
+		  int flags, struct gs_gap *g, struct gap_cut *cut)
 {
 	const struct gs_input *in = c->in;
 	const struct gs_op *op = &c->ops[x];
 	uint32_t call = c->call_of[x], k;
 	const struct gs_api *C;
 	int64_t lo;
+	struct gap_cut local;
 
+	if (!cut)
+		cut = &local;
 	g->op_idx = x;
 	g->explain_idx = GS_NONE;
 	g->explain_kind = GS_EXPLAIN_NONE;
 	g->nvtx_idx = GS_NONE;
+	g->host_late = 0;
 	if (call == GS_NONE) {
-		/* 5. other: no launch call for X; never force a cause */
+		/* no launch call for X: other, never a forced cause */
 		g->cause = GS_CAUSE_OTHER;
 		if (flags & CG_NVTX)
 			g->nvtx_idx = stab_find_cached(&c->nvtx_any, cc, 2, 0, g0);
-		return;
+		goto cut;
 	}
 	C = &in->apis[call];
 	if (flags & CG_NVTX) {
@@ -716,37 +775,42 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
 		if (g->nvtx_idx == GS_NONE)
 			g->nvtx_idx = stab_find_cached(&c->nvtx_any, cc, 2, 0, g0);
 	}
+	g->explain_kind = GS_EXPLAIN_LAUNCH;
+	g->explain_idx = call;
 
-	/* 1. sync-bound: a blocking call on C's thread spans g0 */
-	k = stab_find_cached(&c->blocking, cc, 0, C->tid, g0);
-	if (k != GS_NONE) {
-		g->cause = GS_CAUSE_SYNC_BOUND;
-		g->explain_kind = GS_EXPLAIN_SYNC;
-		g->explain_idx = k;
-		return;
-	}
-	/* 2. launch-bound: the launch call began only after the GPU ran dry */
+	/* The host was late: X's launch began only once the GPU ran dry.
+	 * The cut says what the thread did meanwhile; a sync in progress at
+	 * g0 explains only the part of the gap it lasted. */
 	if (C->start >= g0) {
-		g->cause = GS_CAUSE_LAUNCH_BOUND;
-		g->explain_kind = GS_EXPLAIN_LAUNCH;
-		g->explain_idx = call;
+		g->host_late = 1;
+		g->cause = GS_CAUSE_HOST_CODE; /* for the cut; set from it below */
+		gap_cut_piece(c, cc, g, g->start, g->end, cut);
+		g->cause = (uint8_t)gap_cut_dominant(cut);
 		return;
 	}
-	/* 3. dependency. Program order on X's stream: anything enqueued after
-	 * the previous op's launch and up to X's launch precedes X. A
-	 * cudaStreamWaitEvent on X's stream in that window, a host function
-	 * enqueued by C's thread in it (the schema does not say on which
-	 * stream), or a host node before X's graph node. */
+	/* X was enqueued before the GPU went idle: the host was not late,
+	 * and no sync of the host explains the gap. A host node before X's
+	 * graph node is a dependency; X and the op before it on its stream
+	 * launched by one call (a graph launch) is node dispatch. */
 	if (op->flags & GS_OPF_HOST_NODE_DEP) {
 		g->cause = GS_CAUSE_DEPENDENCY;
 		g->explain_kind = GS_EXPLAIN_HOST_NODE;
 		g->explain_idx = x;
-		return;
+		goto cut;
 	}
+	if (prev != GS_NONE && c->call_of[prev] == call) {
+		g->cause = GS_CAUSE_GRAPH_INTERNAL;
+		goto cut;
+	}
+	/* Dependency. Program order on X's stream: anything enqueued after
+	 * the previous op's launch and up to X's launch precedes X. A
+	 * cudaStreamWaitEvent on X's stream in that window, or a host
+	 * function enqueued by C's thread in it (the schema does not say on
+	 * which stream). For the first op of a stream there is no previous
+	 * launch: the window opens at g0 (a wait enqueued before the GPU
+	 * went idle and long before X does not explain this gap). */
 	if (prev == GS_NONE || c->call_of[prev] == GS_NONE)
-		lo = INT64_MIN; /* first op of the stream (with a known launch) */
-	else if (c->call_of[prev] == call)
-		lo = C->start; /* same launch (graph): waits are graph nodes */
+		lo = g0;
 	else
 		lo = in->apis[c->call_of[prev]].start;
 	k = wait_find(c, op, lo, C->start, flags);
@@ -754,29 +818,34 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
 		g->cause = GS_CAUSE_DEPENDENCY;
 		g->explain_kind = GS_EXPLAIN_WAIT;
 		g->explain_idx = k;
-		return;
+		goto cut;
 	}
 	k = evts_find(&c->hostfn, C->tid, lo, C->start);
 	if (k != GS_NONE) {
 		g->cause = GS_CAUSE_DEPENDENCY;
 		g->explain_kind = GS_EXPLAIN_HOST_FUNC;
 		g->explain_idx = k;
-		return;
+		goto cut;
 	}
-	/* 4. launch-latency: queued in time, started late anyway */
+	/* queued in time, started late anyway */
 	g->cause = GS_CAUSE_LAUNCH_LATENCY;
-	g->explain_kind = GS_EXPLAIN_LAUNCH;
-	g->explain_idx = call;
+cut:
+	memset(cut, 0, sizeof(*cut));
+	cut->amt[g->cause] = g->end - g->start;
 }
 
 /* ------------------------------------------------------------------ */
 /* timelines                                                           */
 /* ------------------------------------------------------------------ */
 
-static void tl_add(struct gs_timeline *tl, int cause, int64_t len)
+static void tl_add(struct gs_timeline *tl, const struct gap_cut *cut)
 {
-	tl->idle_by_cause[cause] += len;
-	tl->gaps_by_cause[cause]++;
+	int k;
+
+	for (k = 0; k < GS_CAUSE_COUNT; k++)
+		tl->idle_by_cause[k] += cut->amt[k];
+	tl->launch_calls += cut->launch;
+	tl->gaps_by_cause[gap_cut_dominant(cut)]++;
 	tl->n_gaps++;
 }
 
@@ -791,10 +860,14 @@ static void tl_finish(const struct actx *c, struct gs_timeline *tl)
 	tl->busy = tl->window - tl->idle;
 	tl->utilisation = tl->window > 0 ? (double)tl->busy / (double)tl->window : 0.0;
 	tl->launch_overhead_share = tl->window > 0
-					? (double)(tl->idle_by_cause[GS_CAUSE_LAUNCH_BOUND] +
-						   tl->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY]) /
+					? (double)(tl->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY] +
+						   tl->idle_by_cause[GS_CAUSE_GRAPH_INTERNAL] +
+						   tl->launch_calls) /
 					      (double)tl->window
 					: 0.0;
+	tl->host_code_share = tl->window > 0 ? (double)tl->idle_by_cause[GS_CAUSE_HOST_CODE] /
+						   (double)tl->window
+					     : 0.0;
 }
 
 /* Which gaps a device's list keeps when options.all_gaps is 0: the gaps
@@ -814,7 +887,7 @@ struct gap_keep {
 static int gap_keep(struct gap_keep *k, const struct gs_gap *g)
 {
 	int64_t len = g->end - g->start;
-	int need = g->explain_kind == GS_EXPLAIN_SYNC || g->explain_kind == GS_EXPLAIN_WAIT;
+	int need = g->explain_kind == GS_EXPLAIN_WAIT; /* stats_syncs() reads those */
 	size_t i, m;
 
 	if (k->n < k->cap) { /* sift up */
@@ -843,16 +916,34 @@ static int gap_keep(struct gap_keep *k, const struct gs_gap *g)
 	return 1;
 }
 
-/* Add the pieces of gap g (whole [g->start, g->end)) that lie in the
- * selection to tl, and to the device's gap list when gaps/cap != NULL
- * (those that keep lets through, when keep != NULL). */
-static int add_gap(const struct actx *c, struct gs_timeline *tl, const struct gs_gap *g,
-		   struct gs_gap **gaps, size_t *n, size_t *cap, struct gap_keep *keep)
+/* The sync-wait time of a host-late gap piece [p0, p1) goes to the
+ * blocking calls it was spent in (the sync table's "GPU idle" column). */
+static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct gs_gap *g,
+		       int64_t p0, int64_t p1)
+{
+	const struct gs_api *C = &c->in->apis[c->call_of[g->op_idx]];
+	const struct host_thread *t = cut_thread(c, cc, C->tid);
+	int64_t cs = C->start < p1 ? C->start : p1;
+
+	if (t && cs > p0)
+		host_sync_attr(t, p0, cs, c->sync_idle, c->sync_gaps);
+}
+
+/* Add the pieces of gap g (whole [g->start, g->end), cut = its cut) that
+ * lie in the selection to tl, and to the device's gap list when gaps/cap
+ * != NULL (those that keep lets through, when keep != NULL); a piece's
+ * cause is its own largest segment's. attr: credit sync waits to their
+ * calls (the device view). */
+static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline *tl,
+		   const struct gs_gap *g, const struct gap_cut *cut, struct gs_gap **gaps,
+		   size_t *n, size_t *cap, struct gap_keep *keep, int attr)
 {
 	size_t k;
 
 	if (!c->has_sel) {
-		tl_add(tl, g->cause, g->end - g->start);
+		tl_add(tl, cut);
+		if (attr && cut->amt[GS_CAUSE_SYNC_WAIT] > 0)
+			attr_syncs(c, cc, g, g->start, g->end);
 		if (gaps && (!keep || gap_keep(keep, g))) {
 			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
 				return -ENOMEM;
@@ -862,13 +953,18 @@ static int add_gap(const struct actx *c, struct gs_timeline *tl, const struct gs
 	}
 	for (k = sel_first_after(c, g->start); k < c->n_sel && c->sel[2 * k] < g->end; k++) {
 		struct gs_gap piece = *g;
+		struct gap_cut pc;
 		if (c->sel[2 * k] > piece.start)
 			piece.start = c->sel[2 * k];
 		if (c->sel[2 * k + 1] < piece.end)
 			piece.end = c->sel[2 * k + 1];
 		if (piece.end <= piece.start)
 			continue;
-		tl_add(tl, g->cause, piece.end - piece.start);
+		gap_cut_piece(c, cc, g, piece.start, piece.end, &pc);
+		piece.cause = (uint8_t)gap_cut_dominant(&pc);
+		tl_add(tl, &pc);
+		if (attr && pc.amt[GS_CAUSE_SYNC_WAIT] > 0)
+			attr_syncs(c, cc, g, piece.start, piece.end);
 		if (gaps && (!keep || gap_keep(keep, &piece))) {
 			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
 				return -ENOMEM;
@@ -1058,11 +1154,12 @@ static void *device_view(void *arg)
 			goto out;
 		/* a hole in the union of all streams' ops */
 		if (i > a && op->start > dev_end) {
+			struct gap_cut cut;
 			g.start = dev_end;
 			g.end = op->start;
-			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_NVTX, &g);
-			err = add_gap(c, &tl, &g, &gaps, &n_gaps, &gap_cap,
-				      c->opt->all_gaps ? NULL : &keep);
+			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_NVTX, &g, &cut);
+			err = add_gap(c, &cc, &tl, &g, &cut, &gaps, &n_gaps, &gap_cap,
+				      c->opt->all_gaps ? NULL : &keep, 1);
 			if (err)
 				goto out;
 		}
@@ -1121,10 +1218,12 @@ static void stream_views(struct view_job *j)
 		}
 		c->stream_of[i] = si;
 		if (st[si].count && op->start > st[si].cur_end) {
+			struct gap_cut cut;
 			g.start = st[si].cur_end;
 			g.end = op->start;
-			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_STREAM_VIEW, &g);
-			err = add_gap(c, &streams[si].tl, &g, NULL, NULL, NULL, NULL);
+			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_STREAM_VIEW, &g,
+				     &cut);
+			err = add_gap(c, &cc, &streams[si].tl, &g, &cut, NULL, NULL, NULL, NULL, 0);
 			if (err)
 				goto out;
 			/* the graph advice classifies this gap again from the
@@ -1132,11 +1231,8 @@ static void stream_views(struct view_job *j)
 			 * the latest of them with a launch call: the same inputs
 			 * when the predecessor has a call and ends last */
 			if (st[si].last == st[si].prev && ops[st[si].prev].end == st[si].cur_end)
-				c->sv_gap[i] = SV_GAP_SAME |
-					       (g.cause == GS_CAUSE_LAUNCH_BOUND ||
-							g.cause == GS_CAUSE_LAUNCH_LATENCY
-						    ? SV_GAP_LAUNCH
-						    : 0);
+				c->sv_gap[i] =
+				    SV_GAP_SAME | (cause_graph_removes(g.cause) ? SV_GAP_LAUNCH : 0);
 		}
 		if (!st[si].count || op->end > st[si].cur_end)
 			st[si].cur_end = op->end;
@@ -1248,7 +1344,6 @@ static void actx_free(struct actx *c)
 		free(c->call_of);
 	free(c->api_cls);
 	free(c->sel);
-	free(c->blocking.ents);
 	free(c->nvtx_tid.ents);
 	free(c->nvtx_any.ents);
 	free(c->waits.v);
@@ -1259,6 +1354,8 @@ static void actx_free(struct actx *c)
 	free(c->scratch_advice);
 	free(c->wait_rec_dev);
 	free(c->wait_rec_stream);
+	free(c->sync_idle);
+	free(c->sync_gaps);
 }
 
 /* The launch call of ops [a, b), with the order check of the same ops
@@ -1396,6 +1493,16 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		rc = build_selection(&c);
 		if (!rc)
 			rc = build_indexes(&c);
+		if (!rc) {
+			/* what each host thread did, for the host-late cuts;
+			 * the result keeps it for gs_gap_segments() */
+			c.host = calloc(1, sizeof(*c.host));
+			c.sync_idle = calloc(in->n_syncs + 1, sizeof(int64_t));
+			c.sync_gaps = calloc(in->n_syncs + 1, sizeof(uint32_t));
+			rc = c.host && c.sync_idle && c.sync_gaps ? host_index_build(&c, c.host)
+								  : -ENOMEM;
+			res->host = c.host;
+		}
 		if (!rc)
 			rc = resolve_wait_records(&c);
 		if (threaded)
@@ -1519,5 +1626,10 @@ void gs_result_free(struct gs_result *res)
 	free(res->corr_index);
 	free(res->corr_sorted);
 	free(res->call_of);
+	if (res->host) {
+		host_index_free(res->host);
+		free(res->host);
+	}
+	free(res->polls);
 	memset(res, 0, sizeof(*res));
 }

@@ -23,6 +23,8 @@
 
 #define GS_NONE UINT32_MAX
 
+struct gs_result;
+
 /* ------------------------------------------------------------------ */
 /* Input model                                                         */
 /* ------------------------------------------------------------------ */
@@ -74,6 +76,7 @@ struct __attribute__((packed, aligned(4))) gs_op {
 #define GS_APIF_LAUNCH 0x02	   /* puts work on a stream: kernel/graph launch, copy, set */
 #define GS_APIF_HOST_FUNC 0x04	   /* cudaLaunchHostFunc, cudaStreamAddCallback, twins */
 #define GS_APIF_KERNEL_LAUNCH 0x08 /* a single-kernel launch (cost of one launch) */
+#define GS_APIF_POLL 0x10	   /* cudaEventQuery, cudaStreamQuery, twins: a poll, not a sync */
 
 /* One CUDA runtime or driver API call. 28 bytes, packed with 4-byte
  * alignment like gs_op (naturally aligned it would be 32, 4 of them
@@ -190,16 +193,25 @@ void gs_options_init(struct gs_options *o);
 /* Results                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Causes in DESIGN.md's rule order (first rule that holds wins). */
+/* Causes of idle time, gap model v2 (docs/metrics.md): a gap is cut into
+ * consecutive segments, each with one cause, adding up to the gap. The
+ * first three are the host-late cuts of [g0, C.start) by what the launching
+ * thread was doing; the next three are the causes of a gap whose op was
+ * already enqueued (and launch latency is also [C.start, g1) of a
+ * host-late gap). */
 enum gs_cause {
-	GS_CAUSE_SYNC_BOUND = 0,
-	GS_CAUSE_LAUNCH_BOUND = 1,
-	GS_CAUSE_DEPENDENCY = 2,
-	GS_CAUSE_LAUNCH_LATENCY = 3,
-	GS_CAUSE_OTHER = 4,
-	GS_CAUSE_COUNT = 5,
+	GS_CAUSE_SYNC_WAIT = 0,	     /* host blocked in an explicit or implicit sync */
+	GS_CAUSE_CUDA_API = 1,	     /* host inside other CUDA calls */
+	GS_CAUSE_HOST_CODE = 2,	     /* host outside any CUDA call: the program's own work */
+	GS_CAUSE_LAUNCH_LATENCY = 3, /* launch call start (or g0) -> op start */
+	GS_CAUSE_GRAPH_INTERNAL = 4, /* X and the op before it: one graph launch */
+	GS_CAUSE_DEPENDENCY = 5,     /* X waited for an event or a host function */
+	GS_CAUSE_OTHER = 6,	     /* no launch call known for X */
+	GS_CAUSE_COUNT = 7,
 };
-const char *gs_cause_name(int cause); /* "sync-bound", "launch-bound", ... */
+const char *gs_cause_name(int cause); /* "sync wait", "CUDA API", "host code", ... */
+/* machine-readable name of the same ("sync_wait", "cuda_api", ...) for JSON/CSV */
+const char *gs_cause_key(int cause);
 
 /* What explains a gap (gs_gap.explain_kind; explain_idx indexes the array). */
 enum gs_explain {
@@ -211,7 +223,9 @@ enum gs_explain {
 	GS_EXPLAIN_HOST_NODE = 5, /* ops[X]: X's graph node follows a host node */
 };
 
-/* One idle gap [start, end) on a device (or a stream), ending at op X. 32 B. */
+/* One idle gap [start, end) on a device (or a stream), ending at op X. 32 B.
+ * The gap's segments (gs_gap_segments) come from its cut; cause is the
+ * cause holding the most of it (ties: the lower enum value). */
 struct gs_gap {
 	int64_t start;	      /* ns, g0 (clipped to the --range selection) */
 	int64_t end;	      /* ns, g1 = X.start (clipped likewise) */
@@ -219,11 +233,37 @@ struct gs_gap {
 	uint32_t explain_idx; /* see explain_kind, GS_NONE if none */
 	uint32_t nvtx_idx;    /* innermost NVTX range on X's launching thread
 				 containing g0 (else any thread), GS_NONE */
-	uint8_t cause;	      /* enum gs_cause */
+	uint8_t cause;	      /* enum gs_cause: the largest segment's */
 	uint8_t explain_kind; /* enum gs_explain */
+	uint8_t host_late;    /* 1: X's launch call began at or after the gap's
+				 start (g0 of the whole gap): the host was late */
 };
 
-/* Figures of one timeline (a device, or one stream of it). The five
+/* One segment of a gap: [start, end) with one cause. */
+struct gs_segment {
+	int64_t start;	   /* ns */
+	int64_t end;	   /* ns */
+	uint8_t cause;	   /* enum gs_cause */
+	uint8_t ref_kind;  /* enum gs_explain: GS_EXPLAIN_SYNC (ref = syncs index,
+			      the first blocking call of the segment), GS_EXPLAIN_LAUNCH
+			      (ref = apis index: X's launch call for launch latency
+			      and graph-internal, the first call of a CUDA API
+			      segment), GS_EXPLAIN_WAIT/HOST_FUNC/HOST_NODE as for
+			      gaps; GS_EXPLAIN_NONE for host code and other */
+	uint32_t ref_idx;  /* see ref_kind, GS_NONE if none */
+	uint32_t tid;	   /* host thread of a host-late segment, else 0 */
+	uint32_t n_calls;  /* sync wait / CUDA API: blocking calls or stretches of
+			      CUDA calls merged into this segment */
+};
+
+/* The segments of gap g of a device of res, in time order, consecutive
+ * pieces of one cause merged; at most max written to out. Returns how many
+ * there are (may exceed max: the rest are not written). The segments'
+ * lengths add up to g->end - g->start. */
+size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
+		       struct gs_segment *out, size_t max);
+
+/* Figures of one timeline (a device, or one stream of it). The
  * idle_by_cause values sum exactly to idle, and busy + idle = window. */
 struct gs_timeline {
 	int64_t first;			       /* ns, window start (first op start) */
@@ -233,10 +273,14 @@ struct gs_timeline {
 	int64_t idle;			       /* ns, window - busy */
 	uint64_t n_ops;			       /* ops overlapping the window */
 	uint64_t n_gaps;		       /* gaps (or gap pieces) in window */
-	int64_t idle_by_cause[GS_CAUSE_COUNT]; /* ns */
-	uint64_t gaps_by_cause[GS_CAUSE_COUNT];
+	int64_t idle_by_cause[GS_CAUSE_COUNT]; /* ns, segments by cause */
+	uint64_t gaps_by_cause[GS_CAUSE_COUNT]; /* gaps (pieces) by their largest segment */
+	int64_t launch_calls;		       /* ns, of the CUDA API segments: time in
+						  launch calls (kernel, copy, graph) */
 	double utilisation;	      /* busy / window, 0..1 (0 if window is 0) */
-	double launch_overhead_share; /* (launch-bound + launch-latency) / window */
+	double launch_overhead_share; /* (launch latency + graph-internal +
+					 launch_calls) / window */
+	double host_code_share;	      /* host code / window */
 };
 
 struct gs_stream_result {
@@ -290,8 +334,16 @@ struct gs_sync_group {
 	uint32_t reason_id;   /* strings id of the first row's reason, 0 none */
 	uint64_t count;	      /* rows */
 	int64_t blocked_ns;   /* ns, sum of end - start */
-	int64_t gpu_idle_ns;  /* ns, device idle of sync-bound gaps they explain */
-	uint64_t n_gaps;      /* gaps they explain */
+	int64_t gpu_idle_ns;  /* ns, the sync-wait segments they make up (device views) */
+	uint64_t n_gaps;      /* device gaps with a sync-wait segment of theirs */
+};
+
+/* Polls (cudaEventQuery, cudaStreamQuery and their driver twins): they
+ * return at once, so they are not syncs; one entry per API name. */
+struct gs_poll_stat {
+	uint32_t api_name_id; /* strings id */
+	uint64_t count;	      /* calls in the selection */
+	int64_t time_ns;      /* ns, sum of their durations */
 };
 
 struct gs_kernel_stat {
@@ -347,6 +399,9 @@ struct gs_result {
 	struct gs_sync_group *syncs; /* explicit first, then by blocked desc */
 	size_t n_syncs;
 
+	struct gs_poll_stat *polls; /* by count desc */
+	size_t n_polls;
+
 	struct gs_kernel_stat *kernels; /* all kernel names, by total desc */
 	size_t n_kernels;
 	uint64_t n_kernel_ops;	   /* kernels in the selection */
@@ -375,6 +430,7 @@ struct gs_result {
 	uint32_t *corr_sorted; /* private (fallback when corr ids are sparse) */
 	uint32_t *call_of;     /* private: per op, its launch call (GS_NONE);
 				  once filled the two lookups above are freed */
+	void *host;	       /* private: per-thread covers for gs_gap_segments() */
 };
 
 /* Run the whole analysis. Returns 0, or a negative errno-style value

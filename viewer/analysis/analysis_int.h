@@ -41,6 +41,55 @@ struct evts {
 	size_t n;
 };
 
+struct actx;
+
+/* host_cover.c: per host thread, sorted disjoint intervals with prefix
+ * sums of their lengths (cum: covered time before the entry). */
+struct cover_ent {
+	int64_t start; /* ns */
+	int64_t end;   /* ns */
+	int64_t cum;   /* ns, covered time of the entries before this one */
+	uint32_t idx;  /* source index of the first row merged in (apis for the
+			  all cover, GS_NONE for a sync there; syncs for the
+			  sync cover) */
+};
+
+struct cover {
+	struct cover_ent *v;
+	int64_t *cum_launch; /* all cover: n + 1 prefix sums of launch-call time */
+	size_t n;
+};
+
+struct host_thread {
+	uint32_t tid;
+	struct cover all;  /* CUDA API calls and blocking syncs */
+	struct cover sync; /* blocking syncs */
+};
+
+struct host_index {
+	struct host_thread *t; /* sorted by tid */
+	size_t n;
+};
+
+/* where a sweep's last lookups landed in one thread's covers */
+struct host_hints {
+	size_t all, sync;
+};
+
+int host_index_build(struct actx *c, struct host_index *h);
+void host_index_free(struct host_index *h);
+/* 1 when syncs row i blocks its host thread (host_cover.c says which do) */
+int host_sync_blocks(const struct actx *c, size_t i);
+/* index of thread tid in h, GS_NONE if it has no calls; *hint caches */
+uint32_t host_thread_of(const struct host_index *h, uint32_t tid, uint32_t *hint);
+/* cut [a, b) on thread t (NULL: no calls known: all host code) */
+void host_cut(const struct host_thread *t, int64_t a, int64_t b, struct host_hints *hh,
+	      int64_t *sync, int64_t *api, int64_t *host, int64_t *launch);
+/* credit the blocking time of t inside [a, b) to the sync rows it was
+ * spent in (a merged stretch of several rows: its first row) */
+void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t *sync_idle,
+		    uint32_t *sync_gaps);
+
 struct actx {
 	const struct gs_input *in;
 	const struct gs_options *opt;
@@ -56,7 +105,9 @@ struct actx {
 	int64_t *sel;
 	size_t n_sel;
 
-	struct stab blocking; /* blocking syncs by tid */
+	struct host_index *host; /* per-thread covers (owned by res->host) */
+	int64_t *sync_idle;	 /* per syncs row: sync-wait ns it made up (device views) */
+	uint32_t *sync_gaps;	 /* per syncs row: device gaps with such a segment */
 	struct stab nvtx_tid; /* NVTX ranges by tid */
 	struct stab nvtx_any; /* NVTX ranges, key 0 */
 	struct evts waits;    /* stream-wait-event syncs by stream */
@@ -111,10 +162,34 @@ struct cg_cache {
 	uint32_t key[3][CG_CACHE_SLOTS]; /* tid (or 0) */
 	uint32_t lo[3][CG_CACHE_SLOTS];	 /* position after the last entry with
 					    start <= t; GS_NONE = empty */
+	uint32_t host_thread;		 /* host index of the last thread cut */
+	struct host_hints hh;		 /* its covers' last positions */
 };
 void cg_cache_init(struct cg_cache *cc);
+/* The cut of a gap (or of a piece of one): ns per cause, and of the CUDA
+ * API ns, the time in launch calls. */
+struct gap_cut {
+	int64_t amt[GS_CAUSE_COUNT]; /* ns */
+	int64_t launch;		     /* ns */
+};
+/* Classify gap [g0, g1 = X.start) (g->start, g->end set by the caller):
+ * fills g's op, cause (the largest segment's), explain, host_late, NVTX
+ * range, and cut with the whole gap's cut. */
 void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x, uint32_t prev,
-		  int flags, struct gs_gap *g);
+		  int flags, struct gs_gap *g, struct gap_cut *cut);
+/* the cut of [p0, p1) inside classified gap g */
+void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_gap *g, int64_t p0,
+		   int64_t p1, struct gap_cut *cut);
+/* the cause holding the most of a cut (ties: the lower enum value) */
+int gap_cut_dominant(const struct gap_cut *cut);
+/* idle a CUDA Graph of the work would remove: the host's time between
+ * launches (host code, CUDA API), launch latency and graph-internal
+ * dispatch (replaced by the graph's own node overhead) */
+static inline int cause_graph_removes(int cause)
+{
+	return cause == GS_CAUSE_HOST_CODE || cause == GS_CAUSE_CUDA_API ||
+	       cause == GS_CAUSE_LAUNCH_LATENCY || cause == GS_CAUSE_GRAPH_INTERNAL;
+}
 
 /* analysis_util.c: malloc for arrays of up to one entry per op. A hint
  * for transparent huge pages (madvise) before first touch: with 4 KB

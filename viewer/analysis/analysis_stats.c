@@ -198,6 +198,48 @@ static int cmp_sync_group(const void *a, const void *b)
 	return x->api_name_id < y->api_name_id ? -1 : x->api_name_id > y->api_name_id;
 }
 
+static int cmp_poll(const void *a, const void *b)
+{
+	const struct gs_poll_stat *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->api_name_id < y->api_name_id ? -1 : x->api_name_id > y->api_name_id;
+}
+
+/* Polls (GS_APIF_POLL) in the selection, by API name. */
+static int stats_polls(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	size_t i, k, cap = 0;
+
+	for (i = 0; i < in->n_apis; i++) {
+		const struct gs_api *a = &in->apis[i];
+		if (!(c->api_cls[i] & GS_APIF_POLL) || !sel_contains_op(c, a->start, a->end))
+			continue;
+		for (k = 0; k < res->n_polls; k++)
+			if (res->polls[k].api_name_id == a->name_id)
+				break;
+		if (k == res->n_polls) {
+			if (res->n_polls == cap) {
+				size_t ncap = cap ? 2 * cap : 4;
+				struct gs_poll_stat *np = realloc(res->polls, ncap * sizeof(*np));
+				if (!np)
+					return -ENOMEM;
+				res->polls = np;
+				cap = ncap;
+			}
+			res->polls[k] = (struct gs_poll_stat){.api_name_id = a->name_id};
+			res->n_polls++;
+		}
+		res->polls[k].count++;
+		res->polls[k].time_ns = gs_sat_add(res->polls[k].time_ns, a->end - a->start);
+	}
+	if (res->n_polls > 1)
+		qsort(res->polls, res->n_polls, sizeof(*res->polls), cmp_poll);
+	return 0;
+}
+
 int stats_syncs(struct actx *c)
 {
 	const struct gs_input *in = c->in;
@@ -213,6 +255,10 @@ int stats_syncs(struct actx *c)
 		goto out;
 	for (i = 0; i < in->n_syncs; i++) {
 		group_of[i] = GS_NONE;
+		/* a poll is no sync: res->polls lists them */
+		if (gs_api_classify(gs_str(&in->strings, in->syncs[i].api_name_id, NULL)) &
+		    GS_APIF_POLL)
+			continue;
 		if (sel_contains_op(c, in->syncs[i].start, in->syncs[i].end))
 			refs[n++] = (struct sync_ref){.s = &in->syncs[i], .idx = (uint32_t)i};
 	}
@@ -233,16 +279,18 @@ int stats_syncs(struct actx *c)
 		g = &res->syncs[res->n_syncs - 1];
 		g->count++;
 		g->blocked_ns = gs_sat_add(g->blocked_ns, s->end - s->start);
+		/* GPU idle they caused: the sync-wait segments spent in them */
+		g->gpu_idle_ns = gs_sat_add(g->gpu_idle_ns, c->sync_idle[refs[i].idx]);
+		g->n_gaps += c->sync_gaps[refs[i].idx];
 		group_of[refs[i].idx] = (uint32_t)(res->n_syncs - 1);
 	}
-	/* GPU idle they caused: the device gaps they explain */
+	/* stream waits: the device gaps whose dependency they are */
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_device_result *dr = &res->devices[d];
 		for (i = 0; i < dr->n_gaps; i++) {
 			const struct gs_gap *gp = &dr->gaps[i];
 			uint32_t gi;
-			if (gp->explain_kind != GS_EXPLAIN_SYNC &&
-			    gp->explain_kind != GS_EXPLAIN_WAIT)
+			if (gp->explain_kind != GS_EXPLAIN_WAIT)
 				continue;
 			gi = group_of[gp->explain_idx];
 			if (gi == GS_NONE)
@@ -253,7 +301,7 @@ int stats_syncs(struct actx *c)
 		}
 	}
 	qsort(res->syncs, res->n_syncs, sizeof(*res->syncs), cmp_sync_group);
-	rc = 0;
+	rc = stats_polls(c);
 out:
 	free(refs);
 	free(group_of);
@@ -638,8 +686,10 @@ static int launch_caused(const struct actx *c, struct cg_cache *cc, int64_t g0, 
 {
 	struct gs_gap g;
 
-	classify_gap(c, cc, g0, x, prev, CG_STREAM_VIEW, &g);
-	return g.cause == GS_CAUSE_LAUNCH_BOUND || g.cause == GS_CAUSE_LAUNCH_LATENCY;
+	g.start = g0;
+	g.end = c->ops[x].start;
+	classify_gap(c, cc, g0, x, prev, CG_STREAM_VIEW, &g, NULL);
+	return cause_graph_removes(g.cause);
 }
 
 /* the latest op before opi[k] (from position lo on) with a known launch */

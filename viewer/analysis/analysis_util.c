@@ -35,6 +35,12 @@ uint8_t gs_api_classify(const char *name)
 	if (has_prefix(name, "cudaLaunchHostFunc") || has_prefix(name, "cuLaunchHostFunc") ||
 	    has_prefix(name, "cudaStreamAddCallback") || has_prefix(name, "cuStreamAddCallback"))
 		return f | GS_APIF_HOST_FUNC;
+	/* Polls return at once whatever the GPU is doing; CUPTI reports an
+	 * event query as an event synchronization, but the host never waits
+	 * in one (PyTorch's caching allocator calls it constantly). */
+	if (has_prefix(name, "cudaEventQuery") || has_prefix(name, "cuEventQuery") ||
+	    has_prefix(name, "cudaStreamQuery") || has_prefix(name, "cuStreamQuery"))
+		return f | GS_APIF_POLL;
 	if (has_prefix(name, "cudaLaunchKernel") || has_prefix(name, "cuLaunchKernel") ||
 	    has_prefix(name, "cudaLaunchCooperativeKernel") ||
 	    has_prefix(name, "cuLaunchCooperativeKernel") ||
@@ -51,9 +57,18 @@ uint8_t gs_api_classify(const char *name)
 
 const char *gs_cause_name(int cause)
 {
-	static const char *const names[GS_CAUSE_COUNT] = {"sync-bound", "launch-bound",
-							  "dependency", "launch-latency", "other"};
+	static const char *const names[GS_CAUSE_COUNT] = {
+	    "sync wait", "CUDA API", "host code", "launch latency", "graph-internal",
+	    "dependency", "other"};
 	return cause >= 0 && cause < GS_CAUSE_COUNT ? names[cause] : "unknown";
+}
+
+const char *gs_cause_key(int cause)
+{
+	static const char *const keys[GS_CAUSE_COUNT] = {
+	    "sync_wait", "cuda_api", "host_code", "launch_latency", "graph_internal",
+	    "dependency", "other"};
+	return cause >= 0 && cause < GS_CAUSE_COUNT ? keys[cause] : "unknown";
 }
 
 void gs_options_init(struct gs_options *o)

@@ -18,6 +18,7 @@
 #include "analysis.h"
 #include "cli.h"
 #include "export.h"
+#include "report.h" /* gap_segments_text */
 #include "trace_load.h"
 
 /* Hands the analysis' gaps to export_chrome() one at a time, device by
@@ -58,9 +59,7 @@ static int next_gap(void *ctx, size_t idx, struct export_event *ev)
 	const struct gs_input *in = g->in;
 	const struct gs_device_result *dv;
 	const struct gs_gap *gp;
-	const char *call = "an API call";
-	char op[384], callbuf[384];
-	uint32_t tid = 0;
+	char op[384], seg[512];
 
 	while (g->dev < g->res->n_devices && idx >= g->first + g->res->devices[g->dev].n_gaps)
 		g->first += g->res->devices[g->dev++].n_gaps;
@@ -69,48 +68,9 @@ static int next_gap(void *ctx, size_t idx, struct export_event *ev)
 	dv = &g->res->devices[g->dev];
 	gp = &dv->gaps[idx - g->first];
 	op_label(in, &in->ops[gp->op_idx], op, sizeof(op));
-	if ((gp->explain_kind == GS_EXPLAIN_LAUNCH || gp->explain_kind == GS_EXPLAIN_HOST_FUNC) &&
-	    gp->explain_idx < in->n_apis) {
-		call = gs_str(&in->strings, in->apis[gp->explain_idx].name_id, call);
-		tid = in->apis[gp->explain_idx].tid;
-	} else if ((gp->explain_kind == GS_EXPLAIN_SYNC || gp->explain_kind == GS_EXPLAIN_WAIT) &&
-		   gp->explain_idx < in->n_syncs) {
-		call = gs_str(&in->strings, in->syncs[gp->explain_idx].api_name_id,
-			      gs_sync_kind_name(in->syncs[gp->explain_idx].kind));
-		tid = in->syncs[gp->explain_idx].tid;
-	}
-	snprintf(callbuf, sizeof(callbuf), "%.*s", fits(call, sizeof(callbuf) - 1), call);
-	call = callbuf;
-	switch (gp->cause) {
-	case GS_CAUSE_SYNC_BOUND:
-		snprintf(g->detail, sizeof(g->detail),
-			 "host thread %u was blocked in %s when the GPU ran out of work; the "
-			 "queue had to be refilled before %s",
-			 tid, call, op);
-		break;
-	case GS_CAUSE_LAUNCH_BOUND:
-		snprintf(g->detail, sizeof(g->detail),
-			 "the launch call %s on thread %u began only after the GPU had gone idle "
-			 "(the CPU was late); it launched %s",
-			 call, tid, op);
-		break;
-	case GS_CAUSE_DEPENDENCY:
-		snprintf(g->detail, sizeof(g->detail), "%s waited on %s", op,
-			 gp->explain_kind == GS_EXPLAIN_HOST_NODE ? "a host node of its graph"
-								  : call);
-		break;
-	case GS_CAUSE_LAUNCH_LATENCY:
-		snprintf(g->detail, sizeof(g->detail),
-			 "the launch call %s on thread %u was made before the GPU went idle, yet "
-			 "%s started only after: submission and dispatch latency",
-			 call, tid, op);
-		break;
-	default:
-		snprintf(g->detail, sizeof(g->detail),
-			 "no launch call was recorded for %s (another process, or API records "
-			 "missing)",
-			 op);
-	}
+	/* gap model v2: the gap's segments, in time order */
+	gap_segments_text(seg, sizeof(seg), in, g->res, gp);
+	snprintf(g->detail, sizeof(g->detail), "before %s: %s", op, seg);
 	snprintf(g->name, sizeof(g->name), "idle: %s", gs_cause_name(gp->cause));
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = EXPORT_EV_GAP;

@@ -46,6 +46,7 @@ void run_totals_compute(const struct gs_result *res, struct run_totals *t)
 			t->idle_by_cause[c] = gs_sat_add(t->idle_by_cause[c], tl->idle_by_cause[c]);
 			t->gaps_by_cause[c] += tl->gaps_by_cause[c];
 		}
+		t->launch_calls = gs_sat_add(t->launch_calls, tl->launch_calls);
 	}
 	t->wall = any ? last - first : 0;
 	t->range_applied = res->range_applied;
@@ -60,9 +61,12 @@ void run_totals_compute(const struct gs_result *res, struct run_totals *t)
 		t->launches += res->launches[i].api_dur.n;
 	if (t->window > 0) {
 		t->utilisation = (double)t->busy / (double)t->window;
-		t->launch_overhead_share = (double)(t->idle_by_cause[GS_CAUSE_LAUNCH_BOUND] +
-						    t->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY]) /
-					   (double)t->window;
+		t->launch_overhead_share =
+		    (double)(t->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY] +
+			     t->idle_by_cause[GS_CAUSE_GRAPH_INTERNAL] + t->launch_calls) /
+		    (double)t->window;
+		t->host_code_share =
+		    (double)t->idle_by_cause[GS_CAUSE_HOST_CODE] / (double)t->window;
 	}
 }
 
@@ -365,6 +369,7 @@ void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_sid
 	row(f, "GPU busy", (double)b->busy, (double)a->busy, 0);
 	row(f, "GPU utilisation", b->utilisation, a->utilisation, 2);
 	row(f, "launch overhead share", b->launch_overhead_share, a->launch_overhead_share, 2);
+	row(f, "host code share", b->host_code_share, a->host_code_share, 2);
 	row(f, "idle", (double)b->idle, (double)a->idle, 0);
 	for (c = 0; c < GS_CAUSE_COUNT; c++) {
 		char label[48];
@@ -500,11 +505,13 @@ int diff_write_json(FILE *f, const struct diff_result *d, const struct diff_side
 	json_object_set_new(tot, "utilisation", pair_real(b->utilisation, a->utilisation));
 	json_object_set_new(tot, "launch_overhead_share",
 			    pair_real(b->launch_overhead_share, a->launch_overhead_share));
+	json_object_set_new(tot, "host_code_share",
+			    pair_real(b->host_code_share, a->host_code_share));
 	json_object_set_new(tot, "gaps", pair_int((int64_t)b->gaps, (int64_t)a->gaps));
 	json_object_set_new(tot, "launches", pair_int((int64_t)b->launches, (int64_t)a->launches));
 	json_object_set_new(tot, "kernels", pair_int((int64_t)b->kernels, (int64_t)a->kernels));
 	for (c = 0; c < GS_CAUSE_COUNT; c++)
-		json_object_set_new(idle, gs_cause_name((int)c),
+		json_object_set_new(idle, gs_cause_key((int)c),
 				    pair_int(b->idle_by_cause[c], a->idle_by_cause[c]));
 	json_object_set_new(tot, "idle_by_cause_ns", idle);
 	json_object_set_new(root, "totals", tot);

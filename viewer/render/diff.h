@@ -37,7 +37,9 @@ struct run_totals {
 	uint64_t kernels;	      /* kernel ops */
 	uint64_t launches;	      /* launch API calls that launched work */
 	double utilisation;	      /* busy / window, 0..1 */
-	double launch_overhead_share; /* (launch-bound + launch-latency idle) / window */
+	int64_t launch_calls;	      /* ns, time in launch calls inside CUDA API segments */
+	double launch_overhead_share; /* (launch latency + graph-internal + launch_calls) / window */
+	double host_code_share;	      /* host code idle / window */
 };
 
 void run_totals_compute(const struct gs_result *res, struct run_totals *t);

@@ -54,6 +54,15 @@ char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_a
  * never cut. *tofree receives what the caller must free (may be NULL). */
 const char *report_kernel_name(const struct report_ctx *r, uint32_t name_id, char **tofree);
 
+/* gap_text.c: "850 ns", "12.345 us", "1.234 ms", "2.500 s" */
+void gap_dur(char *b, size_t n, int64_t ns);
+/* The segments of gap g as one sentence into buf (n bytes, always
+ * terminated; cut at n): "4.700 us sync wait in cudaStreamSynchronize,
+ * then 3.720 s host code on thread 1063, then 9.000 us launch latency
+ * (cudaLaunchKernel)". Controls in trace names are written as '?'. */
+void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
+		       const struct gs_result *res, const struct gs_gap *g);
+
 /* Name of op kind for display: "kernel", "memcpy", "memset". */
 const char *report_op_kind_name(int kind);
 

@@ -4,8 +4,8 @@
  * report_json.c - the --json back end of `gapscope report`: the same
  * figures as the text report, as one JSON object built with jansson and
  * written at the end. Key names and units are a stable interface, written
- * down in docs/report.md (format version "gapscope_report": 1); change
- * them only by adding keys. All durations are integer nanoseconds (keys end
+ * down in docs/report.md (format version "gapscope_report": 2, since gap
+ * model v2 renamed the causes); otherwise change them only by adding keys. All durations are integer nanoseconds (keys end
  * in _ns), shares are fractions 0..1. Strings from the trace are passed
  * through jansson, which escapes them; bytes that are not valid UTF-8 are
  * replaced by U+FFFD first because jansson refuses such strings.
@@ -94,8 +94,8 @@ static json_t *timeline(const struct gs_timeline *tl)
 	int k;
 
 	for (k = 0; k < GS_CAUSE_COUNT; k++) {
-		json_object_set_new(by, gs_cause_name(k), jint(tl->idle_by_cause[k]));
-		json_object_set_new(cnt, gs_cause_name(k), jint((int64_t)tl->gaps_by_cause[k]));
+		json_object_set_new(by, gs_cause_key(k), jint(tl->idle_by_cause[k]));
+		json_object_set_new(cnt, gs_cause_key(k), jint((int64_t)tl->gaps_by_cause[k]));
 	}
 	json_object_set_new(o, "window_start_ns", jint(tl->first));
 	json_object_set_new(o, "window_end_ns", jint(tl->last));
@@ -108,6 +108,8 @@ static json_t *timeline(const struct gs_timeline *tl)
 	json_object_set_new(o, "idle_by_cause_ns", by);
 	json_object_set_new(o, "gaps_by_cause", cnt);
 	json_object_set_new(o, "launch_overhead_share", json_real(tl->launch_overhead_share));
+	json_object_set_new(o, "launch_calls_in_cuda_api_ns", jint(tl->launch_calls));
+	json_object_set_new(o, "host_code_share", json_real(tl->host_code_share));
 	return o;
 }
 
@@ -136,7 +138,8 @@ static int j_begin(struct report_ctx *r)
 	s->devices = json_array();
 	if (!s->root || !s->devices)
 		return -1;
-	json_object_set_new(s->root, "gapscope_report", json_integer(1));
+	/* 2: gap model v2 (cause keys, segments per gap, polls) */
+	json_object_set_new(s->root, "gapscope_report", json_integer(2));
 	json_object_set_new(s->root, "trace", jstr(r->path));
 	if (res->range_applied) {
 		sel = json_object();
@@ -196,6 +199,42 @@ static json_t *explained_by(const struct report_ctx *r, const struct gs_gap *g)
 	return o;
 }
 
+/* the gap's segments (gap model v2), in time order */
+static json_t *segments(const struct report_ctx *r, const struct gs_gap *g)
+{
+	const struct gs_input *in = r->in;
+	size_t n = gs_gap_segments(r->res, g, NULL, 0), i;
+	struct gs_segment *v = malloc((n ? n : 1) * sizeof(*v));
+	json_t *a = json_array();
+
+	if (!v)
+		return a;
+	n = gs_gap_segments(r->res, g, v, n);
+	for (i = 0; i < n; i++) {
+		json_t *o = json_object();
+		const char *ref = NULL;
+		json_object_set_new(o, "cause", json_string(gs_cause_key(v[i].cause)));
+		json_object_set_new(o, "start_ns", jint(v[i].start));
+		json_object_set_new(o, "duration_ns", jint(v[i].end - v[i].start));
+		if (v[i].tid)
+			json_object_set_new(o, "tid", jint(v[i].tid));
+		if (v[i].n_calls)
+			json_object_set_new(o, "calls", jint(v[i].n_calls));
+		if ((v[i].ref_kind == GS_EXPLAIN_SYNC || v[i].ref_kind == GS_EXPLAIN_WAIT) &&
+		    v[i].ref_idx < in->n_syncs)
+			ref = gs_str(&in->strings, in->syncs[v[i].ref_idx].api_name_id, NULL);
+		else if ((v[i].ref_kind == GS_EXPLAIN_LAUNCH ||
+			  v[i].ref_kind == GS_EXPLAIN_HOST_FUNC) &&
+			 v[i].ref_idx < in->n_apis)
+			ref = gs_str(&in->strings, in->apis[v[i].ref_idx].name_id, NULL);
+		if (ref)
+			json_object_set_new(o, "api", jstr(ref));
+		json_array_append_new(a, o);
+	}
+	free(v);
+	return a;
+}
+
 static int j_device(struct report_ctx *r, const struct gs_device_result *d)
 {
 	struct jstate *s = r->priv;
@@ -215,7 +254,9 @@ static int j_device(struct report_ctx *r, const struct gs_device_result *d)
 		json_object_set_new(go, "start_ns", jint(g->start));
 		json_object_set_new(go, "offset_ns", jint(g->start - d->tl.first));
 		json_object_set_new(go, "duration_ns", jint(g->end - g->start));
-		json_object_set_new(go, "cause", json_string(gs_cause_name(g->cause)));
+		json_object_set_new(go, "cause", json_string(gs_cause_key(g->cause)));
+		json_object_set_new(go, "host_late", json_boolean(g->host_late));
+		json_object_set_new(go, "segments", segments(r, g));
 		json_object_set_new(op, "kind", json_string(report_op_kind_name(x->kind)));
 		json_object_set_new(op, "name",
 				    x->kind == GS_OP_KERNEL ? jstrid(r, x->name_id) : json_null());
@@ -278,6 +319,18 @@ static int j_syncs(struct report_ctx *r)
 	}
 	json_object_set_new(o, "explicit", ex);
 	json_object_set_new(o, "implicit", im);
+	{
+		json_t *pa = json_array();
+		for (i = 0; i < r->res->n_polls; i++) {
+			const struct gs_poll_stat *p = &r->res->polls[i];
+			json_t *po = json_object();
+			json_object_set_new(po, "api", jstrid(r, p->api_name_id));
+			json_object_set_new(po, "count", jint((int64_t)p->count));
+			json_object_set_new(po, "time_ns", jint(p->time_ns));
+			json_array_append_new(pa, po);
+		}
+		json_object_set_new(s->root, "polls", pa);
+	}
 	return json_object_set_new(s->root, "syncs", o) ? -1 : 0;
 }
 

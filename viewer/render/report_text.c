@@ -110,34 +110,6 @@ static int streams_differ(const struct gs_device_result *d)
 	return d->n_streams > 1;
 }
 
-static void explain(struct report_ctx *r, const struct gs_gap *g)
-{
-	const struct gs_input *in = r->in;
-	FILE *f = r->out;
-
-	switch (g->explain_kind) {
-	case GS_EXPLAIN_LAUNCH:
-	case GS_EXPLAIN_HOST_FUNC: {
-		const struct gs_api *a = &in->apis[g->explain_idx];
-		put_escaped(f, gs_str(&in->strings, a->name_id, "?"));
-		fprintf(f, " (tid %u, began %s %s the gap, took %s)", a->tid,
-			D(a->start >= g->start ? a->start - g->start : g->start - a->start),
-			a->start >= g->start ? "into" : "before", D(a->end - a->start));
-		break;
-	}
-	case GS_EXPLAIN_SYNC:
-	case GS_EXPLAIN_WAIT: {
-		const struct gs_sync *s = &in->syncs[g->explain_idx];
-		put_escaped(f, gs_str(&in->strings, s->api_name_id, gs_sync_kind_name(s->kind)));
-		fprintf(f, " (%s %s, tid %u, %s)", s->implicit ? "implicit" : "explicit",
-			gs_sync_kind_name(s->kind), s->tid, D(s->end - s->start));
-		break;
-	}
-	case GS_EXPLAIN_HOST_NODE: fprintf(f, "host node before this graph node"); break;
-	default: fprintf(f, "no launch call recorded for this op"); break;
-	}
-}
-
 static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 {
 	const struct gs_input *in = r->in;
@@ -151,21 +123,24 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 	fprintf(f, "  idle by cause:\n");
 	causes_block(f, &d->tl, "    ");
 	fprintf(f,
-		"  launch overhead share: %.1f%% of the window (launch-bound + launch-latency)\n",
-		100.0 * d->tl.launch_overhead_share);
+		"  launch overhead share: %.1f%% of the window (launch latency + graph-internal + "
+		"%s in launch calls); host code share: %.1f%%\n",
+		100.0 * d->tl.launch_overhead_share, D(d->tl.launch_calls),
+		100.0 * d->tl.host_code_share);
 	if (streams_differ(d)) {
 		fprintf(f, "  per stream (each stream's own holes):\n");
-		fprintf(f, "    %10s %12s %12s %7s %8s %12s %12s %12s %12s %12s\n", "stream",
-			"window", "busy", "util", "ops", "sync-bound", "launch-bound", "dependency",
-			"launch-lat.", "other");
+		fprintf(f, "    %10s %12s %12s %7s %8s %12s %12s %12s %12s %12s %12s %12s\n",
+			"stream", "window", "busy", "util", "ops", "sync wait", "CUDA API",
+			"host code", "launch lat.", "graph-int.", "dependency", "other");
 		for (i = 0; i < d->n_streams; i++) {
 			const struct gs_timeline *tl = &d->streams[i].tl;
-			fprintf(f, "    %10u %12s %12s %6.1f%% %8llu %12s %12s %12s %12s %12s\n",
-				d->streams[i].stream, D(tl->window), D(tl->busy),
-				100.0 * tl->utilisation, (unsigned long long)tl->n_ops,
-				D(tl->idle_by_cause[0]), D(tl->idle_by_cause[1]),
-				D(tl->idle_by_cause[2]), D(tl->idle_by_cause[3]),
-				D(tl->idle_by_cause[4]));
+			int k;
+			fprintf(f, "    %10u %12s %12s %6.1f%% %8llu", d->streams[i].stream,
+				D(tl->window), D(tl->busy), 100.0 * tl->utilisation,
+				(unsigned long long)tl->n_ops);
+			for (k = 0; k < GS_CAUSE_COUNT; k++)
+				fprintf(f, " %12s", D(tl->idle_by_cause[k]));
+			fputc('\n', f);
 		}
 	}
 	if (d->n_top) {
@@ -182,8 +157,11 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 				free(dem);
 				fputc(' ', f);
 			}
-			fprintf(f, "on stream %u; ", x->stream);
-			explain(r, g);
+			{
+				char seg[512];
+				gap_segments_text(seg, sizeof(seg), in, r->res, g);
+				fprintf(f, "on stream %u: %s", x->stream, seg);
+			}
 			if (g->nvtx_idx != GS_NONE) {
 				fprintf(f, "; in NVTX \"");
 				put_escaped(
@@ -232,9 +210,9 @@ static int t_syncs(struct report_ctx *r)
 	size_t i;
 	int imp;
 
-	if ((res->range_applied && res->range_matches == 0) || !res->n_syncs)
+	if ((res->range_applied && res->range_matches == 0) || (!res->n_syncs && !res->n_polls))
 		return 0;
-	fprintf(f, "\nSynchronisations:\n");
+	fprintf(f, "\nSynchronisations (GPU idle: the sync-wait time spent in them):\n");
 	for (imp = 0; imp <= 1; imp++) {
 		int header = 0;
 		for (i = 0; i < res->n_syncs; i++) {
@@ -255,6 +233,16 @@ static int t_syncs(struct report_ctx *r)
 				put_escaped(f, gs_str(&r->in->strings, g->reason_id, ""));
 				fputc(')', f);
 			}
+			fputc('\n', f);
+		}
+	}
+	if (res->n_polls) {
+		fprintf(f, "  polls (return at once; not syncs):\n    %8s %14s  %s\n", "count",
+			"time", "api");
+		for (i = 0; i < res->n_polls; i++) {
+			fprintf(f, "    %8llu %14s  ", (unsigned long long)res->polls[i].count,
+				D(res->polls[i].time_ns));
+			put_escaped(f, gs_str(&r->in->strings, res->polls[i].api_name_id, "?"));
 			fputc('\n', f);
 		}
 	}

@@ -1,0 +1,136 @@
+/*
+ * Room viewer/render/: writing results (text, JSON, HTML, DOT, Chrome); reads no SQLite.
+ *
+ * gap_text.c - one sentence for the segments of an idle gap (gap model v2),
+ * shared by the text report, the HTML tooltips and the Chrome export's gap
+ * track, so they all say the same: "4.700 us sync wait in
+ * cudaStreamSynchronize, then 3.720 s host code on thread 1063, then
+ * 9.000 us launch latency (cudaLaunchKernel)". Names from the trace are
+ * written with control characters (C0, DEL, C1) as '?'; it computes
+ * nothing the analysis did not.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gapscope/trace_format.h"
+#include "report.h"
+
+#define GAP_TEXT_SEGMENTS 5 /* segments named; the rest summed as "more" */
+
+void gap_dur(char *b, size_t n, int64_t ns)
+{
+	int64_t a = ns < 0 ? -ns : ns;
+
+	if (a < 1000)
+		snprintf(b, n, "%lld ns", (long long)ns);
+	else if (a < 1000000)
+		snprintf(b, n, "%.3f us", (double)ns / 1e3);
+	else if (a < 1000000000)
+		snprintf(b, n, "%.3f ms", (double)ns / 1e6);
+	else
+		snprintf(b, n, "%.3f s", (double)ns / 1e9);
+}
+
+/* append s (at most max bytes of it) with controls as '?' */
+static void put_name(char *buf, size_t n, size_t *k, const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s && s[i] && i < max && *k + 1 < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		/* C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F in UTF-8 */
+		if (ch == 0xc2 && (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f) {
+			buf[(*k)++] = '?';
+			i++;
+			continue;
+		}
+		buf[(*k)++] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
+	}
+	buf[*k] = '\0';
+}
+
+static void put(char *buf, size_t n, size_t *k, const char *s)
+{
+	int w = snprintf(buf + *k, n - *k, "%s", s);
+	if (w > 0)
+		*k += (size_t)w < n - *k ? (size_t)w : n - *k - 1;
+}
+
+static const char *api_name(const struct gs_input *in, uint32_t idx, const char *dflt)
+{
+	return idx < in->n_apis ? gs_str(&in->strings, in->apis[idx].name_id, dflt) : dflt;
+}
+
+void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
+		       const struct gs_result *res, const struct gs_gap *g)
+{
+	struct gs_segment seg[GAP_TEXT_SEGMENTS];
+	size_t ns, i, k = 0;
+	char d[32];
+
+	if (!n)
+		return;
+	buf[0] = '\0';
+	ns = gs_gap_segments(res, g, seg, GAP_TEXT_SEGMENTS);
+	for (i = 0; i < ns && i < GAP_TEXT_SEGMENTS; i++) {
+		const struct gs_segment *s = &seg[i];
+		if (i == GAP_TEXT_SEGMENTS - 1 && ns > GAP_TEXT_SEGMENTS) {
+			snprintf(d, sizeof(d), "%zu", ns - i);
+			put(buf, n, &k, ", then ");
+			put(buf, n, &k, d);
+			put(buf, n, &k, " more segments");
+			break;
+		}
+		if (i)
+			put(buf, n, &k, ", then ");
+		gap_dur(d, sizeof(d), s->end - s->start);
+		put(buf, n, &k, d);
+		put(buf, n, &k, " ");
+		put(buf, n, &k, gs_cause_name(s->cause));
+		switch (s->cause) {
+		case GS_CAUSE_SYNC_WAIT:
+			if (s->ref_idx < in->n_syncs) {
+				put(buf, n, &k, " in ");
+				put_name(buf, n, &k,
+					 gs_str(&in->strings, in->syncs[s->ref_idx].api_name_id,
+						gs_sync_kind_name(in->syncs[s->ref_idx].kind)),
+					 64);
+			}
+			break;
+		case GS_CAUSE_CUDA_API:
+			put(buf, n, &k, " in ");
+			put_name(buf, n, &k, api_name(in, s->ref_idx, "CUDA calls"), 64);
+			if (s->n_calls > 1) {
+				snprintf(d, sizeof(d), " and %u more", s->n_calls - 1);
+				put(buf, n, &k, d);
+			}
+			break;
+		case GS_CAUSE_HOST_CODE:
+			snprintf(d, sizeof(d), " on thread %u", s->tid);
+			put(buf, n, &k, d);
+			break;
+		case GS_CAUSE_LAUNCH_LATENCY:
+		case GS_CAUSE_GRAPH_INTERNAL:
+			put(buf, n, &k, " (");
+			put_name(buf, n, &k, api_name(in, s->ref_idx, "?"), 64);
+			put(buf, n, &k, ")");
+			break;
+		case GS_CAUSE_DEPENDENCY:
+			if (s->ref_kind == GS_EXPLAIN_WAIT && s->ref_idx < in->n_syncs) {
+				put(buf, n, &k, " on ");
+				put_name(buf, n, &k,
+					 gs_str(&in->strings, in->syncs[s->ref_idx].api_name_id,
+						"a stream wait"),
+					 64);
+			} else if (s->ref_kind == GS_EXPLAIN_HOST_FUNC) {
+				put(buf, n, &k, " on host function ");
+				put_name(buf, n, &k, api_name(in, s->ref_idx, "?"), 64);
+			} else if (s->ref_kind == GS_EXPLAIN_HOST_NODE) {
+				put(buf, n, &k, " on a host node of its graph");
+			}
+			break;
+		default: put(buf, n, &k, " (no launch call recorded)"); break;
+		}
+	}
+}
