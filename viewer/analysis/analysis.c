@@ -256,7 +256,8 @@ void cg_cache_init(struct cg_cache *cc)
 	memset(cc->key, 0, sizeof(cc->key));
 	memset(cc->lo, 0xff, sizeof(cc->lo));
 	cc->host_thread = GS_NONE;
-	cc->hh.all = cc->hh.sync = 0;
+	memset(cc->host_key, 0xff, sizeof(cc->host_key));
+	memset(cc->hh, 0, sizeof(cc->hh));
 }
 
 /* stab_find through the cache slot of (index which, key) */
@@ -693,20 +694,24 @@ int gap_cut_dominant(const struct gap_cut *cut)
 	return best;
 }
 
-/* the host thread of call C in the covers, through the cache */
-static const struct host_thread *cut_thread(const struct actx *c, struct cg_cache *cc, uint32_t tid)
+/* the host thread of call C in the covers, and its hints, through the cache */
+static const struct host_thread *cut_thread(const struct actx *c, struct cg_cache *cc, uint32_t tid,
+					    struct host_hints **hh)
 {
-	uint32_t k, hint = cc->host_thread;
+	uint32_t k, hint = cc->host_thread, slot;
 
 	if (!c->host)
 		return NULL;
 	k = host_thread_of(c->host, tid, &hint);
 	if (k == GS_NONE)
 		return NULL;
-	if (k != cc->host_thread) {
-		cc->host_thread = k;
-		cc->hh.all = cc->hh.sync = 0;
+	cc->host_thread = k;
+	slot = k % CG_CACHE_SLOTS;
+	if (cc->host_key[slot] != k) {
+		cc->host_key[slot] = k;
+		cc->hh[slot].all = cc->hh[slot].sync = 0;
 	}
+	*hh = &cc->hh[slot];
 	return &c->host->t[k];
 }
 
@@ -735,7 +740,9 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 	l0 = cs > p0 ? cs : p0;
 	l1 = p1;
 	if (h1 > h0) {
-		host_cut(cut_thread(c, cc, C->tid), h0, h1, &cc->hh, &sync, &api, &host, &launch);
+		struct host_hints *hh = NULL;
+		const struct host_thread *t = cut_thread(c, cc, C->tid, &hh);
+		host_cut(t, h0, h1, hh, &sync, &api, &host, &launch);
 		cut->amt[GS_CAUSE_SYNC_WAIT] = sync;
 		cut->amt[GS_CAUSE_CUDA_API] = api;
 		cut->amt[GS_CAUSE_HOST_CODE] = host;
@@ -922,7 +929,8 @@ static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct g
 		       int64_t p0, int64_t p1)
 {
 	const struct gs_api *C = &c->in->apis[c->call_of[g->op_idx]];
-	const struct host_thread *t = cut_thread(c, cc, C->tid);
+	struct host_hints *hh;
+	const struct host_thread *t = cut_thread(c, cc, C->tid, &hh);
 	int64_t cs = C->start < p1 ? C->start : p1;
 
 	if (t && cs > p0)

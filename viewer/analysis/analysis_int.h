@@ -162,8 +162,11 @@ struct cg_cache {
 	uint32_t key[3][CG_CACHE_SLOTS]; /* tid (or 0) */
 	uint32_t lo[3][CG_CACHE_SLOTS];	 /* position after the last entry with
 					    start <= t; GS_NONE = empty */
-	uint32_t host_thread;		 /* host index of the last thread cut */
-	struct host_hints hh;		 /* its covers' last positions */
+	/* per host thread (direct-mapped by its index in the covers): where
+	 * the last cut of that thread's covers landed */
+	uint32_t host_key[CG_CACHE_SLOTS];
+	uint32_t host_thread; /* host index of the last thread looked up */
+	struct host_hints hh[CG_CACHE_SLOTS];
 };
 void cg_cache_init(struct cg_cache *cc);
 /* The cut of a gap (or of a piece of one): ns per cause, and of the CUDA

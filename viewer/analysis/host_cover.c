@@ -23,12 +23,6 @@
 
 #include "analysis_int.h"
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* index of tid in the sorted tids, or GS_NONE */
 static uint32_t thread_of(const struct host_index *h, uint32_t tid)
 {
@@ -169,30 +163,53 @@ int host_index_build(struct actx *c, struct host_index *h)
 	int rc = -ENOMEM;
 
 	memset(h, 0, sizeof(*h));
-	/* the distinct threads */
-	tids = malloc((in->n_apis + in->n_syncs + 1) * sizeof(uint32_t));
+	/* the distinct threads, kept sorted as they are met (threads are few;
+	 * consecutive calls are mostly on one thread) */
 	blocks = malloc(in->n_syncs + 1);
-	if (!tids || !blocks)
+	if (!blocks)
 		goto out;
 	for (i = 0; i < in->n_syncs; i++)
 		blocks[i] = (uint8_t)host_sync_blocks(c, i);
 	{
+		size_t cap = 0, total = in->n_apis + in->n_syncs;
 		uint32_t last = 0;
 		int have = 0;
-		for (i = 0; i < in->n_apis; i++)
-			if (!have || in->apis[i].tid != last) {
-				tids[nt++] = last = in->apis[i].tid;
-				have = 1;
+		for (i = 0; i < total; i++) {
+			uint32_t tid;
+			size_t lo = 0, hi = nt;
+			if (i < in->n_apis) {
+				tid = in->apis[i].tid;
+			} else {
+				if (!blocks[i - in->n_apis])
+					continue;
+				tid = in->syncs[i - in->n_apis].tid;
 			}
-		for (i = 0; i < in->n_syncs; i++)
-			if (blocks[i])
-				tids[nt++] = in->syncs[i].tid;
+			if (have && tid == last)
+				continue;
+			have = 1;
+			last = tid;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (tids[mid] < tid)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < nt && tids[lo] == tid)
+				continue;
+			if (nt == cap) {
+				size_t ncap = cap ? 2 * cap : 16;
+				uint32_t *nv = realloc(tids, ncap * sizeof(uint32_t));
+				if (!nv)
+					goto out;
+				tids = nv;
+				cap = ncap;
+			}
+			memmove(tids + lo + 1, tids + lo, (nt - lo) * sizeof(uint32_t));
+			tids[lo] = tid;
+			nt++;
+		}
 	}
-	qsort(tids, nt, sizeof(uint32_t), cmp_u32);
-	for (i = k = 0; i < nt; i++)
-		if (k == 0 || tids[k - 1] != tids[i])
-			tids[k++] = tids[i];
-	nt = k;
 	h->t = calloc(nt ? nt : 1, sizeof(*h->t));
 	api_off = calloc(nt + 1, sizeof(size_t));
 	sync_off = calloc(nt + 1, sizeof(size_t));
@@ -229,6 +246,16 @@ int host_index_build(struct actx *c, struct host_index *h)
 		struct cover_build ball = {.c = &h->t[k].all, .launch_end = INT64_MIN};
 		struct cover_build bsync = {.c = &h->t[k].sync};
 
+		/* room for every row up front (merging only shrinks): no
+		 * copies of a growing array */
+		ball.cap = na + ns + 1;
+		bsync.cap = ns + 1;
+		h->t[k].all.v = big_malloc(ball.cap * sizeof(struct cover_ent));
+		h->t[k].all.cum_launch = big_malloc((ball.cap + 1) * sizeof(int64_t));
+		h->t[k].sync.v = malloc(bsync.cap * sizeof(struct cover_ent));
+		if (!h->t[k].all.v || !h->t[k].all.cum_launch || !h->t[k].sync.v)
+			goto out;
+
 		for (i = 1; i < na; i++)
 			if (in->apis[a[i]].start < in->apis[a[i - 1]].start)
 				break;
@@ -260,11 +287,6 @@ int host_index_build(struct actx *c, struct host_index *h)
 					goto out;
 				is++;
 			}
-		}
-		if (!h->t[k].all.cum_launch && h->t[k].all.n == 0) {
-			h->t[k].all.cum_launch = calloc(1, sizeof(int64_t));
-			if (!h->t[k].all.cum_launch)
-				goto out;
 		}
 		cover_close(&ball, 1);
 	}
@@ -301,26 +323,25 @@ void host_index_free(struct host_index *h)
  * of the last lookup (a sweep asks for ever later times). */
 static ptrdiff_t cover_pos(const struct cover *c, int64_t t, size_t *hint)
 {
-	size_t lo, hi, p = *hint;
+	size_t lo, hi, p = *hint, step;
 
 	if (!c->n || c->v[0].start > t)
 		return -1;
 	if (p < c->n && c->v[p].start <= t) {
-		size_t step;
-		/* forward a few entries, then gallop */
-		for (step = 0; step < 4; step++) {
-			if (p + 1 >= c->n || c->v[p + 1].start > t) {
-				*hint = p;
-				return (ptrdiff_t)p;
-			}
-			p++;
-		}
+		/* forward: gallop from the last answer */
 		lo = p;
+		for (step = 1; lo + step < c->n && c->v[lo + step].start <= t; step *= 2)
+			lo += step;
+		hi = lo + step < c->n ? lo + step : c->n;
 	} else {
-		lo = 0;
+		/* back (a stream view's gap starts a few calls before the
+		 * last one asked): gallop backward from the last answer */
+		hi = p < c->n ? p : c->n;
+		for (step = 1; hi > step && c->v[hi - step].start > t; step *= 2)
+			hi -= step;
+		lo = hi > step ? hi - step : 0;
 	}
-	hi = c->n;
-	while (hi - lo > 1) { /* v[lo].start <= t; answer in [lo, hi) */
+	while (hi - lo > 1) { /* v[lo].start <= t; the answer is in [lo, hi) */
 		size_t mid = lo + (hi - lo) / 2;
 		if (c->v[mid].start <= t)
 			lo = mid;
@@ -331,35 +352,36 @@ static ptrdiff_t cover_pos(const struct cover *c, int64_t t, size_t *hint)
 	return (ptrdiff_t)lo;
 }
 
-/* covered length before t */
-static int64_t cover_F(const struct cover *c, int64_t t, size_t *hint)
-{
-	ptrdiff_t p = cover_pos(c, t, hint);
-	const struct cover_ent *e;
-
-	if (p < 0)
-		return 0;
-	e = &c->v[p];
-	return e->cum + ((t < e->end ? t : e->end) - e->start);
-}
-
-/* launch-call time before t: whole entries exactly, the entry that t cuts
- * pro rata (exact when an entry holds only launch calls or none) */
-static int64_t cover_G(const struct cover *c, int64_t t, size_t *hint)
+/* covered length before t (*F) and the launch-call time before t (*G):
+ * whole entries exactly, the entry that t cuts pro rata (exact when an
+ * entry holds only launch calls or none); G only when G != NULL */
+static void cover_FG(const struct cover *c, int64_t t, size_t *hint, int64_t *F, int64_t *G)
 {
 	ptrdiff_t p = cover_pos(c, t, hint);
 	const struct cover_ent *e;
 	int64_t len, in, lt;
 
-	if (p < 0 || !c->cum_launch)
-		return 0;
+	if (p < 0) {
+		*F = 0;
+		if (G)
+			*G = 0;
+		return;
+	}
 	e = &c->v[p];
 	len = e->end - e->start;
 	in = (t < e->end ? t : e->end) - e->start;
+	*F = e->cum + in;
+	if (!G)
+		return;
+	if (!c->cum_launch) {
+		*G = 0;
+		return;
+	}
 	lt = c->cum_launch[p + 1] - c->cum_launch[p];
 	if (in >= len || len <= 0)
-		return c->cum_launch[p + 1];
-	return c->cum_launch[p] + (int64_t)((__int128)lt * in / len);
+		*G = c->cum_launch[p + 1];
+	else
+		*G = c->cum_launch[p] + (int64_t)((__int128)lt * in / len);
 }
 
 void host_cut(const struct host_thread *t, int64_t a, int64_t b, struct host_hints *hh,
@@ -376,9 +398,17 @@ void host_cut(const struct host_thread *t, int64_t a, int64_t b, struct host_hin
 		*host = b - a;
 		return;
 	}
-	all = cover_F(&t->all, b, &hh->all) - cover_F(&t->all, a, &hh->all);
-	sy = cover_F(&t->sync, b, &hh->sync) - cover_F(&t->sync, a, &hh->sync);
-	la = cover_G(&t->all, b, &hh->all) - cover_G(&t->all, a, &hh->all);
+	{
+		/* a before b: a sweep's hints only move forward */
+		int64_t fa, fb, ga, gb, sa, sb;
+		cover_FG(&t->all, a, &hh->all, &fa, &ga);
+		cover_FG(&t->all, b, &hh->all, &fb, &gb);
+		cover_FG(&t->sync, a, &hh->sync, &sa, NULL);
+		cover_FG(&t->sync, b, &hh->sync, &sb, NULL);
+		all = fb - fa;
+		la = gb - ga;
+		sy = sb - sa;
+	}
 	if (sy > all) /* cannot happen: every sync is in the all cover */
 		sy = all;
 	*sync = sy;
