@@ -10,6 +10,7 @@
  * nothing the analysis did not.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gapscope/trace_format.h"
@@ -62,75 +63,115 @@ static const char *api_name(const struct gs_input *in, uint32_t idx, const char 
 	return idx < in->n_apis ? gs_str(&in->strings, in->apis[idx].name_id, dflt) : dflt;
 }
 
+/* one segment's words: "<dur> <cause>[ in <call> | on thread <tid> | ...]" */
+static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *in,
+			const struct gs_segment *s, int64_t len)
+{
+	char d[32];
+
+	gap_dur(d, sizeof(d), len);
+	put(buf, n, k, d);
+	put(buf, n, k, " ");
+	put(buf, n, k, gs_cause_name(s->cause));
+	switch (s->cause) {
+	case GS_CAUSE_SYNC_WAIT:
+		if (s->ref_idx < in->n_syncs) {
+			put(buf, n, k, " in ");
+			put_name(buf, n, k,
+				 gs_str(&in->strings, in->syncs[s->ref_idx].api_name_id,
+					gs_sync_kind_name(in->syncs[s->ref_idx].kind)),
+				 64);
+		}
+		break;
+	case GS_CAUSE_CUDA_API:
+		put(buf, n, k, " in ");
+		put_name(buf, n, k, api_name(in, s->ref_idx, "CUDA calls"), 64);
+		if (s->n_calls > 1) {
+			snprintf(d, sizeof(d), " and %u more", s->n_calls - 1);
+			put(buf, n, k, d);
+		}
+		break;
+	case GS_CAUSE_HOST_CODE:
+		snprintf(d, sizeof(d), " on thread %u", s->tid);
+		put(buf, n, k, d);
+		break;
+	case GS_CAUSE_LAUNCH_LATENCY:
+	case GS_CAUSE_GRAPH_INTERNAL:
+		put(buf, n, k, " (");
+		put_name(buf, n, k, api_name(in, s->ref_idx, "?"), 64);
+		put(buf, n, k, ")");
+		break;
+	case GS_CAUSE_DEPENDENCY:
+		if (s->ref_kind == GS_EXPLAIN_WAIT && s->ref_idx < in->n_syncs) {
+			put(buf, n, k, " on ");
+			put_name(buf, n, k,
+				 gs_str(&in->strings, in->syncs[s->ref_idx].api_name_id,
+					"a stream wait"),
+				 64);
+		} else if (s->ref_kind == GS_EXPLAIN_HOST_FUNC) {
+			put(buf, n, k, " on host function ");
+			put_name(buf, n, k, api_name(in, s->ref_idx, "?"), 64);
+		} else if (s->ref_kind == GS_EXPLAIN_HOST_NODE) {
+			put(buf, n, k, " on a host node of its graph");
+		}
+		break;
+	default: put(buf, n, k, " (no launch call recorded)"); break;
+	}
+}
+
 void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
 		       const struct gs_result *res, const struct gs_gap *g)
 {
-	struct gs_segment seg[GAP_TEXT_SEGMENTS];
+	struct gs_segment seg[GAP_TEXT_SEGMENTS], *all = NULL;
 	size_t ns, i, k = 0;
-	char d[32];
 
 	if (!n)
 		return;
 	buf[0] = '\0';
 	ns = gs_gap_segments(res, g, seg, GAP_TEXT_SEGMENTS);
-	for (i = 0; i < ns && i < GAP_TEXT_SEGMENTS; i++) {
-		const struct gs_segment *s = &seg[i];
-		if (i == GAP_TEXT_SEGMENTS - 1 && ns > GAP_TEXT_SEGMENTS) {
-			snprintf(d, sizeof(d), "%zu", ns - i);
-			put(buf, n, &k, ", then ");
-			put(buf, n, &k, d);
-			put(buf, n, &k, " more segments");
-			break;
+	if (ns <= GAP_TEXT_SEGMENTS) { /* in time order */
+		for (i = 0; i < ns; i++) {
+			if (i)
+				put(buf, n, &k, ", then ");
+			put_segment(buf, n, &k, in, &seg[i], seg[i].end - seg[i].start);
 		}
-		if (i)
-			put(buf, n, &k, ", then ");
-		gap_dur(d, sizeof(d), s->end - s->start);
-		put(buf, n, &k, d);
-		put(buf, n, &k, " ");
-		put(buf, n, &k, gs_cause_name(s->cause));
-		switch (s->cause) {
-		case GS_CAUSE_SYNC_WAIT:
-			if (s->ref_idx < in->n_syncs) {
-				put(buf, n, &k, " in ");
-				put_name(buf, n, &k,
-					 gs_str(&in->strings, in->syncs[s->ref_idx].api_name_id,
-						gs_sync_kind_name(in->syncs[s->ref_idx].kind)),
-					 64);
+		return;
+	}
+	/* Many segments (a host-late gap crossing many CUDA calls): each
+	 * cause once, in the order it first appears, with its total, so the
+	 * long segments are never the ones left out. */
+	all = malloc(ns * sizeof(*all));
+	if (!all)
+		return;
+	ns = gs_gap_segments(res, g, all, ns);
+	put(buf, n, &k, "in all: ");
+	{
+		int c, first = 1;
+		size_t order[GS_CAUSE_COUNT], no = 0, j;
+		int64_t tot[GS_CAUSE_COUNT] = {0};
+		size_t firstseg[GS_CAUSE_COUNT];
+		int seen[GS_CAUSE_COUNT] = {0};
+		for (i = 0; i < ns; i++) {
+			c = all[i].cause;
+			if (!seen[c]) {
+				seen[c] = 1;
+				firstseg[c] = i;
+				order[no++] = (size_t)c;
 			}
-			break;
-		case GS_CAUSE_CUDA_API:
-			put(buf, n, &k, " in ");
-			put_name(buf, n, &k, api_name(in, s->ref_idx, "CUDA calls"), 64);
-			if (s->n_calls > 1) {
-				snprintf(d, sizeof(d), " and %u more", s->n_calls - 1);
-				put(buf, n, &k, d);
-			}
-			break;
-		case GS_CAUSE_HOST_CODE:
-			snprintf(d, sizeof(d), " on thread %u", s->tid);
-			put(buf, n, &k, d);
-			break;
-		case GS_CAUSE_LAUNCH_LATENCY:
-		case GS_CAUSE_GRAPH_INTERNAL:
-			put(buf, n, &k, " (");
-			put_name(buf, n, &k, api_name(in, s->ref_idx, "?"), 64);
-			put(buf, n, &k, ")");
-			break;
-		case GS_CAUSE_DEPENDENCY:
-			if (s->ref_kind == GS_EXPLAIN_WAIT && s->ref_idx < in->n_syncs) {
-				put(buf, n, &k, " on ");
-				put_name(buf, n, &k,
-					 gs_str(&in->strings, in->syncs[s->ref_idx].api_name_id,
-						"a stream wait"),
-					 64);
-			} else if (s->ref_kind == GS_EXPLAIN_HOST_FUNC) {
-				put(buf, n, &k, " on host function ");
-				put_name(buf, n, &k, api_name(in, s->ref_idx, "?"), 64);
-			} else if (s->ref_kind == GS_EXPLAIN_HOST_NODE) {
-				put(buf, n, &k, " on a host node of its graph");
-			}
-			break;
-		default: put(buf, n, &k, " (no launch call recorded)"); break;
+			tot[c] += all[i].end - all[i].start;
+		}
+		for (j = 0; j < no; j++) {
+			struct gs_segment s = all[firstseg[order[j]]];
+			uint32_t calls = 0;
+			for (i = 0; i < ns; i++)
+				if (all[i].cause == s.cause)
+					calls += all[i].n_calls;
+			s.n_calls = calls;
+			if (!first)
+				put(buf, n, &k, ", ");
+			first = 0;
+			put_segment(buf, n, &k, in, &s, tot[order[j]]);
 		}
 	}
+	free(all);
 }
