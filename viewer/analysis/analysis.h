@@ -376,7 +376,8 @@ struct gs_graph_advice {
 	int64_t op_time;       /* ns, sum of op durations in occurrences */
 	int64_t launch_idle;   /* ns, stream holes inside occurrences (and the
 				  counted holes between them) that are
-				  launch-bound or launch-latency */
+				  host code, CUDA API, launch latency or
+				  graph-internal (what a graph removes) */
 	int64_t estimate;      /* ns, measured - launch_idle + count * length * node overhead */
 	int64_t saving;	       /* ns, measured - estimate (may be <= 0) */
 	double saving_share;   /* saving / measured */

@@ -122,7 +122,7 @@ struct actx {
 	 * stream gap whose classification any walk of the stream's ops in
 	 * order repeats (its predecessor on the stream has a known launch
 	 * call and ends last), with SV_GAP_LAUNCH when that gap is
-	 * launch-caused (launch-bound or launch latency); else 0 */
+	 * one a graph removes (cause_graph_removes()); else 0 */
 	uint8_t *sv_gap;
 
 	/* One scratch block of SCRATCH_PER_OP bytes per op, shared by the

@@ -660,7 +660,7 @@ static void node_overhead(struct actx *c, int64_t *h, size_t n)
 static void advice_finish(const struct gs_result *res, struct gs_graph_advice *a, int64_t window)
 {
 	/* A replay removes the launch-caused idle and adds the graph's own
-	 * per-node cost; sync-bound and dependency holes inside an occurrence
+	 * per-node cost; sync-wait and dependency holes inside an occurrence
 	 * stay (the host still waits, the event still has to fire).
 	 * count x len x node overhead, held at 2^63-1 like the sums: len x
 	 * count is at most the ops of a stream, but the overhead measured in

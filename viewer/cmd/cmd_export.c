@@ -28,7 +28,7 @@ struct gap_feed {
 	const struct gs_result *res;
 	size_t dev;	   /* device of the next gap */
 	size_t first;	   /* index of that device's first gap */
-	char name[64];	   /* "idle: sync-bound" */
+	char name[64];	   /* "idle: host code" */
 	char detail[1024]; /* the explanation */
 };
 

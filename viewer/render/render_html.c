@@ -14,9 +14,11 @@
  * Each row's events are sorted by start and flattened with a fixed stride
  * per kind; the first number of each event is its start minus the previous
  * event's start (ns), which keeps a million events short:
- *   gap  (10): dt, dur, op name id, cause, explain kind, explain name id,
- *              explain tid, explain start, explain end (ns from t0, -1 none),
- *              op kind
+ *   gap  (10): dt, dur, op name id, cause (enum gs_cause: the largest
+ *              segment's), explain kind, explain name id, explain tid,
+ *              explain start, explain end (ns from t0, -1 none), op kind;
+ *              the gap row also has "t": one sentence per gap naming its
+ *              segments (gap_segments_text, gap model v2)
  *   ops  (4):  dt, dur, name id, op kind (0 kernel, 1 memcpy, 2 memset)
  *   api  (3):  dt, dur, name id
  *   sync (4):  dt, dur, API name id, sync kind
@@ -35,9 +37,21 @@
 #include "html_assets.h"
 #include "names.h"
 #include "render_html.h"
+#include "report.h" /* gap_segments_text */
 
-static const char *const cause_colors[GS_CAUSE_COUNT] = {"#d62728", "#e377c2", "#8c564b", "#bcbd22",
-							 "#7f7f7f"};
+/* One colour per enum gs_cause (gap model v2), distinct from each other and
+ * from the op/API/sync/NVTX colours of the timeline; page.js holds the same
+ * list (CAUSE_COLORS). Host-late causes warm (sync wait red, CUDA API pink,
+ * host code brown), enqueued-in-time causes olive/indigo/orange, other grey. */
+static const char *const cause_colors[GS_CAUSE_COUNT] = {
+    "#d62728", /* sync wait */
+    "#e377c2", /* CUDA API */
+    "#8c564b", /* host code */
+    "#bcbd22", /* launch latency */
+    "#393b79", /* graph-internal */
+    "#ff9f40", /* dependency */
+    "#7f7f7f", /* other */
+};
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -223,7 +237,11 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 	card(f, "Launch overhead share", v);
 	if (before)
 		card_change(f, before->launch_overhead_share, tot->launch_overhead_share, 1, 1);
-	fputs("<div class=\"d\">launch-bound + launch-latency idle</div></div>\n", f);
+	fputs("<div class=\"d\">launch latency + graph-internal idle + launch calls</div>", f);
+	/* the host's own code beside it: CUDA Graphs remove both (DESIGN.md) */
+	fputs("<div class=\"d\">host code share ", f);
+	put_pct(f, tot->host_code_share);
+	fputs("</div></div>\n", f);
 
 	fmt_ns(v, sizeof(v), tot->idle);
 	card(f, "GPU idle", v);
@@ -242,7 +260,7 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 	if (r->res->n_devices > 1) {
 		size_t d;
 		fputs("<table><tr><th class=\"name\">device</th><th>window</th><th>busy</th>"
-		      "<th>utilisation</th><th>launch overhead</th><th>gaps</th></tr>\n",
+		      "<th>utilisation</th><th>launch overhead</th><th>host code</th><th>gaps</th></tr>\n",
 		      f);
 		for (d = 0; d < r->res->n_devices; d++) {
 			const struct gs_timeline *tl = &r->res->devices[d].tl;
@@ -255,6 +273,8 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 			put_pct(f, tl->utilisation);
 			fputs("</td><td>", f);
 			put_pct(f, tl->launch_overhead_share);
+			fputs("</td><td>", f);
+			put_pct(f, tl->host_code_share);
 			fprintf(f, "</td><td>%" PRIu64 "</td></tr>\n", tl->n_gaps);
 		}
 		fputs("</table>\n", f);
@@ -399,6 +419,7 @@ static void write_top_gaps(FILE *f, const struct html_run *r)
 	const struct gs_input *in = r->in;
 	size_t d, i;
 	int64_t t0 = html_origin(in);
+	char seg[1024];
 
 	for (d = 0; d < r->res->n_devices; d++) {
 		const struct gs_device_result *dv = &r->res->devices[d];
@@ -407,7 +428,7 @@ static void write_top_gaps(FILE *f, const struct html_run *r)
 		fprintf(f,
 			"<h3>Largest idle gaps, GPU %d</h3>\n<table><tr><th>start</th><th>idle</th>"
 			"<th class=\"tag\">cause</th><th class=\"name\">next GPU op</th>"
-			"<th class=\"name\">because of</th></tr>\n",
+			"<th class=\"name\">what held it back</th></tr>\n",
 			dv->device);
 		for (i = 0; i < dv->n_top; i++) {
 			const struct gs_gap *g = &dv->gaps[dv->top_gaps[i]];
@@ -424,24 +445,11 @@ static void write_top_gaps(FILE *f, const struct html_run *r)
 				html_escape_kernel(f, str(in, op->name_id, "(kernel)"));
 			else
 				fputs(op->kind == GS_OP_MEMCPY ? "memcpy" : "memset", f);
+			/* gap model v2: what held the op back, segment by segment
+			 * (the sentence of the text report and the tooltips) */
+			gap_segments_text(seg, sizeof(seg), in, r->res, g);
 			fputs("</td><td class=\"name\">", f);
-			if (g->explain_idx != GS_NONE &&
-			    (g->explain_kind == GS_EXPLAIN_LAUNCH ||
-			     g->explain_kind == GS_EXPLAIN_HOST_FUNC) &&
-			    g->explain_idx < in->n_apis)
-				html_escape(f,
-					    str(in, in->apis[g->explain_idx].name_id, "API call"));
-			else if (g->explain_idx != GS_NONE &&
-				 (g->explain_kind == GS_EXPLAIN_SYNC ||
-				  g->explain_kind == GS_EXPLAIN_WAIT) &&
-				 g->explain_idx < in->n_syncs)
-				html_escape(f,
-					    str(in, in->syncs[g->explain_idx].api_name_id,
-						gs_sync_kind_name(in->syncs[g->explain_idx].kind)));
-			else if (g->explain_kind == GS_EXPLAIN_HOST_NODE)
-				fputs("host node of its graph", f);
-			else
-				fputs("no launch call recorded", f);
+			html_escape(f, seg);
 			fputs("</td></tr>\n", f);
 		}
 		fputs("</table>\n", f);
@@ -743,7 +751,7 @@ static int write_device_rows(FILE *f, const struct html_run *r, const struct gs_
 	size_t nops = dv->end_op - dv->first_op, i, s;
 	size_t *start_of = NULL, *fill = NULL;
 	uint32_t *order = NULL;
-	char label[128];
+	char label[128], seg[1024];
 	int64_t prev = 0;
 
 	snprintf(label, sizeof(label), "GPU %d \xC2\xB7 idle gaps", dv->device);
@@ -771,6 +779,15 @@ static int write_device_rows(FILE *f, const struct html_run *r, const struct gs_
 			i ? "," : "", gs - prev, g->end - g->start, op->name_id, g->cause,
 			g->explain_kind, ename, etid, es, ee, op->kind);
 		prev = gs;
+	}
+	/* the gaps' segment sentences (gap model v2), one string per gap in
+	 * the order of d: the tooltip and the explanation box say them */
+	fputs("],\"t\":[", f);
+	for (i = 0; i < dv->n_gaps; i++) {
+		gap_segments_text(seg, sizeof(seg), in, r->res, &dv->gaps[i]);
+		if (i)
+			putc(',', f);
+		json_write_cstr(f, seg, JSON_HTML_SAFE);
 	}
 	fputs("]}", f);
 
@@ -1009,6 +1026,7 @@ static void write_diff(FILE *f, const struct diff_result *d, const struct html_r
 	diff_row(f, "GPU utilisation", b->utilisation, a->utilisation, 2, 0);
 	diff_row(f, "launch overhead share", b->launch_overhead_share, a->launch_overhead_share, 2,
 		 1);
+	diff_row(f, "host code share", b->host_code_share, a->host_code_share, 2, 1);
 	diff_row(f, "GPU idle", (double)b->idle, (double)a->idle, 0, 1);
 	for (c = 0; c < GS_CAUSE_COUNT; c++) {
 		char label[64];

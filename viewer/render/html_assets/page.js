@@ -30,8 +30,12 @@
 
 	var SVGNS = 'http://www.w3.org/2000/svg';
 	var LABEL_W = 230, AXIS_H = 20, LANE_H = 13, ROW_GAP = 5, MAX_LANES = 4;
-	var CAUSES = ['sync-bound', 'launch-bound', 'dependency', 'launch-latency', 'other'];
-	var CAUSE_COLORS = ['#d62728', '#e377c2', '#8c564b', '#bcbd22', '#7f7f7f'];
+	/* gap model v2: enum gs_cause order, gs_cause_name() and the colours of
+	 * render_html.c (cause_colors) */
+	var CAUSES = ['sync wait', 'CUDA API', 'host code', 'launch latency', 'graph-internal',
+		      'dependency', 'other'];
+	var CAUSE_COLORS = ['#d62728', '#e377c2', '#8c564b', '#bcbd22', '#393b79', '#ff9f40',
+			    '#7f7f7f'];
 	var OP_KINDS = ['kernel', 'memcpy', 'memset'];
 	var OP_COLORS = ['#4c78a8', '#f58518', '#54a24b'];
 	var STRIDE = { gap: 10, ops: 4, api: 3, sync: 4, nvtx: 4 };
@@ -114,7 +118,7 @@
 		case 'gap':
 			return 'idle ' + fmt(row.ends[i] - row.starts[i]) + ' \u00b7 ' +
 				(CAUSES[d[b + 3]] || '?') + '\nbefore ' + opName(run, d[b + 2], d[b + 9]) +
-				'\n' + when + '\nclick for the explanation';
+				'\n' + segments(row, i) + '\n' + when + '\nclick for the explanation';
 		case 'ops':
 			return str(run, d[b + 2]) + '\n' + (OP_KINDS[d[b + 3]] || '') + ' \u00b7 ' + when;
 		case 'api':
@@ -132,8 +136,13 @@
 		return OP_KINDS[kind] || 'op';
 	}
 
-	/* Why the GPU was idle: the sentence for one gap (rules of
-	 * docs/metrics.md, in the analysis library's terms). */
+	/* the gap's segments (gap model v2), as render_html.c wrote them */
+	function segments(row, i) {
+		return (row.t && row.t[i]) || '';
+	}
+
+	/* Why the GPU was idle, for one gap (gap model v2, DESIGN.md): its
+	 * segments, then what its largest segment's cause means. */
 	function explainGap(run, row, i) {
 		var d = row.d, b = i * 10, cause = d[b + 3], ek = d[b + 4];
 		var op = opName(run, d[b + 2], d[b + 9]);
@@ -141,17 +150,31 @@
 		var tid = d[b + 6], cs = d[b + 7], ce = d[b + 8];
 		var span = cs >= 0 ? ' (' + fmt(cs) + ' \u2192 ' + fmt(ce) + ')' : '';
 		var head = 'Idle ' + fmt(row.ends[i] - row.starts[i]) + ' from ' + fmt(row.starts[i]) +
-			' to ' + fmt(row.ends[i]) + ' \u2014 ' + (CAUSES[cause] || '?') + '\n';
+			' to ' + fmt(row.ends[i]) + ' before ' + op + ' \u2014 mostly ' +
+			(CAUSES[cause] || '?') + '\n' + segments(row, i) + '\n';
+		var late = 'The launch call ' + call + ' on thread ' + tid + span +
+			' began only after the GPU had gone idle: the host was late. ';
 		switch (cause) {
 		case 0:
-			return head + 'Host thread ' + tid + ' was blocked in ' + call + span +
-				' when the GPU ran out of work: the host waited for the GPU to drain and ' +
-				'then had to refill the queue. The gap ends when ' + op + ' starts.';
+			return head + late + 'Most of the wait the thread was blocked in a ' +
+				'synchronising call that returned before it launched ' + op + '.';
 		case 1:
-			return head + 'The launch call ' + call + ' on thread ' + tid + span +
-				' began only after the GPU had gone idle: the CPU was late (launch-bound). ' +
-				'It launched ' + op + '.';
+			return head + late + 'Most of the wait the thread was inside other CUDA ' +
+				'calls before it launched ' + op + '.';
 		case 2:
+			return head + late + 'Most of the wait the thread ran the program\'s own ' +
+				'code (no CUDA call) before it launched ' + op + '.';
+		case 3:
+			if (ek === 1 && cs >= 0 && cs < row.starts[i])
+				return head + 'The launch call ' + call + ' on thread ' + tid + span +
+					' was made before the GPU went idle, yet ' + op + ' started only ' +
+					'after: submission and dispatch latency.';
+			return head + late + 'Most of the wait was the launch itself: the call ' +
+				'and the queueing until ' + op + ' started.';
+		case 4:
+			return head + op + ' and the op before it belong to one graph launch (' +
+				call + span + '): the gap is node dispatch inside the graph.';
+		case 5:
 			if (ek === 3)
 				return head + op + ' waited on an event (' + call + span + ') of another ' +
 					'stream or device.';
@@ -159,10 +182,6 @@
 				return head + op + ' waited for a host function or callback (' + call +
 					span + ').';
 			return head + op + ' follows a host node of its CUDA graph.';
-		case 3:
-			return head + 'The launch call ' + call + ' on thread ' + tid + span +
-				' was made before the GPU went idle, yet ' + op + ' started only after: ' +
-				'submission and dispatch latency.';
 		default:
 			return head + 'No launch call was recorded for ' + op + ' (another process, or ' +
 				'missing API records): gapscope does not guess a cause.';
