@@ -124,20 +124,22 @@ def check_page(browser, work, html, runs, want_events, want_rects=None, rects_ma
 def check_probe(browser, work, html):
     """Hover and click the first idle gap of the fixture ("#probe"): the
     tooltip and the explanation box must say what test_html.c's comment
-    derives for gap [4000, 4100): sync-bound, host thread 4243 blocked in
-    cudaStreamSynchronize [3500, 9000] (2.60 to 8.10 us from the origin at
-    900 ns), before kernel 2."""
+    derives for gap [4000, 4100) (gap model v2): launch latency, kernel 2's
+    cudaLaunchKernel [2000, 2600] on thread 4243 (1.10 to 1.70 us from the
+    origin at 900 ns) came before the GPU went idle."""
     dom = dump_dom(browser, work, "file://" + os.path.abspath(html) + "#probe")
     if body_attrs(dom).get("data-status") != "ok":
         fail("probe: page status %r" % body_attrs(dom).get("data-status"))
     tip = re.search(r'<div id="gs-tip"[^>]*>(.*?)</div>', dom, re.S)
     box = re.search(r'<div class="explain" id="explain-0"[^>]*>(.*?)</div>', dom, re.S)
-    if not tip or "idle 100 ns \u00b7 sync-bound" not in tip.group(1):
+    if not tip or "idle 100 ns \u00b7 launch latency" not in tip.group(1) or \
+            "\n100 ns launch latency (cudaLaunchKernel)\n" not in tip.group(1):
         fail("probe: tooltip %r" % (tip and tip.group(1)))
-    want = ("Host thread 4243 was blocked in cudaStreamSynchronize (2.60 \u00b5s \u2192 "
-            "8.10 \u00b5s) when the GPU ran out of work")
+    want = ("The launch call cudaLaunchKernel on thread 4243 (1.10 \u00b5s \u2192 "
+            "1.70 \u00b5s) was made before the GPU went idle, yet kernel "
+            "\u044f\u0434\u0440\u043e_\u03bb started only after")
     if not box or want not in box.group(1) or \
-            "The gap ends when kernel \u044f\u0434\u0440\u043e_\u03bb starts." not in box.group(1):
+            "\n100 ns launch latency (cudaLaunchKernel)\n" not in box.group(1):
         fail("probe: explanation %r" % (box and box.group(1)))
     print("ok: tooltip and gap explanation")
 

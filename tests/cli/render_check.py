@@ -66,12 +66,21 @@ def check_export_chrome(gs, db, work):
     counts = count_ph(evs)
     expect(counts == want, "event counts %s, want %s" % (counts, want))
     gaps = sorted((e for e in evs if e.get("cat") == "gap"), key=lambda e: e["ts"])
-    want_gaps = [(3.1, 0.1, "sync-bound"), (4.1, 0.2, "sync-bound"), (5.1, 0.1, "other"),
-                 (5.4, 3.7, "sync-bound"), (9.6, 0.5, "other")]
+    # gap model v2, cut by hand in test_html.c's header (cause = the
+    # largest segment's; times in us from the first event at 900 ns)
+    want_gaps = [(3.1, 0.1, "launch latency"), (4.1, 0.2, "launch latency"), (5.1, 0.1, "other"),
+                 (5.4, 3.7, "sync wait"), (9.6, 0.5, "other")]
     got = [(round(g["ts"], 3), round(g["dur"], 3), g["args"]["cause"]) for g in gaps]
     expect(got == want_gaps, "gaps %s, want %s" % (got, want_gaps))
-    expect(gaps[3]["args"]["explanation"].endswith("before kernel " + KERNEL_SCRIPT),
+    # [6300, 10000): sync wait [6300, 9000), host code [9000, 9500), launch
+    # latency [9500, 10000) (cudaLaunchKernel [9500, 9800])
+    want = ("before kernel " + KERNEL_SCRIPT + ": 2.700 us sync wait in cudaStreamSynchronize, "
+            "then 500 ns host code on thread 4243, then 500 ns launch latency (cudaLaunchKernel)")
+    expect(gaps[3]["args"]["explanation"] == want,
            "explanation %r" % gaps[3]["args"]["explanation"])
+    expect(gaps[0]["args"]["explanation"] == "before kernel " + KERNEL_UTF8 +
+           ": 100 ns launch latency (cudaLaunchKernel)",
+           "explanation %r" % gaps[0]["args"]["explanation"])
     # without the analysis: the trace's own events only
     out2 = os.path.join(work, "nogaps.json")
     r = run([gs, "export", db, "--format", "chrome", "--no-gaps", "-o", out2])
@@ -316,6 +325,8 @@ def check_diff(gs, db, work):
     # figures worked out by hand in tests/unit/test_diff.c
     for line in ("  wall time (GPU span)               9.2 us       3.9 us      -5.3 us    -57.6%",
                  "  idle gaps                               5            1           -4    -80.0%",
+                 "    idle launch latency              800 ns       100 ns      -700 ns    -87.5%",
+                 "  launch overhead share                8.7%         2.6%      -6.1 pt    -70.5%",
                  "     900 ns ->    700 ns   -22.2%       1 ->      1  " + KERNEL_UTF8):
         expect(line + "\n" in out, "diff output lacks %r:\n%s" % (line, out))
     r = run([gs, "diff", "--json", db, after])
@@ -324,7 +335,10 @@ def check_diff(gs, db, work):
     t = doc["totals"]
     expect((t["wall_ns"]["before"], t["wall_ns"]["after"]) == (9200, 3900), "json wall")
     expect((t["busy_ns"]["before"], t["busy_ns"]["after"]) == (4600, 3800), "json busy")
-    expect(t["idle_by_cause_ns"]["sync-bound"]["after"] == 100, "json sync-bound")
+    # after: the one gap [5100, 5200) is launch latency, not the sync in progress
+    expect(t["idle_by_cause_ns"]["sync_wait"]["after"] == 0, "json sync_wait")
+    expect(t["idle_by_cause_ns"]["launch_latency"]["after"] == 100, "json launch_latency")
+    expect(t["idle_by_cause_ns"]["sync_wait"]["before"] == 2700, "json sync_wait before")
     names = [k["name"] for k in doc["kernels"]]
     expect(names == [KERNEL_TEMPLATE, KERNEL_UTF8, KERNEL_SCRIPT, KERNEL_BAD_UTF8],
            "json kernel order %s" % names)
@@ -365,8 +379,10 @@ def check_diff_ranges(gs, db, work):
     expect(out.startswith(want), "phase diff header:\n%s" % out)
     for line in ("  wall time (selected ranges)       10.4 us       5.2 us      -5.2 us    -50.0%",
                  "  GPU busy                           4.6 us       3.8 us      -800 ns    -17.4%",
-                 "  launch overhead share                0.0%        23.5%     +23.5 pt       new",
-                 "    idle launch-bound                  0 ns       1.2 us      +1.2 us       new",
+                 "  launch overhead share                8.7%        21.6%     +12.9 pt   +148.0%",
+                 "  host code share                      5.4%         3.9%      -1.5 pt    -27.8%",
+                 "    idle launch latency              800 ns       1.1 us      +300 ns    +37.5%",
+                 "    idle host code                   500 ns       200 ns      -300 ns    -60.0%",
                  "  idle gaps                               5            2           -3    -60.0%"):
         expect(line + "\n" in out, "phase diff lacks %r:\n%s" % (line, out))
     # the same file named twice, options after the traces: the same output
@@ -379,7 +395,10 @@ def check_diff_ranges(gs, db, work):
            "json range names")
     expect((t["wall_ns"]["before"], t["wall_ns"]["after"]) == (10400, 5200), "json wall")
     expect((t["window_ns"]["before"], t["window_ns"]["after"]) == (9200, 5100), "json window")
-    expect(t["idle_by_cause_ns"]["launch-bound"]["after"] == 1200, "json launch-bound")
+    # after phase: [20800, 21000) host code 200, [21000, 22000) + [25100,
+    # 25200) launch latency 1100 (test_diff.c)
+    expect(t["idle_by_cause_ns"]["host_code"]["after"] == 200, "json host_code")
+    expect(t["idle_by_cause_ns"]["launch_latency"]["after"] == 1100, "json launch_latency")
     expect((t["selected_ranges"]["before"], t["selected_ranges"]["after"]) == (1, 1),
            "json selected ranges")
     # --range applies to both sides: a phase against itself changes nothing

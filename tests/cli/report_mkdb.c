@@ -1,9 +1,11 @@
 /*
  * report_mkdb.c - writes the databases of the `gapscope report` CLI tests
  * with the real schema (gs_schema_create) and plain INSERTs:
- *   report_mkdb <out.db> basic|deps|noevents|empty|newer|foreign|notsqlite|truncated
- * The "basic" timeline and every figure the tests expect from it are worked
- * out by hand in tests/cli/report_check.py. Replaces an existing file.
+ *   report_mkdb <out.db> basic|deps|hostpause|polls|noevents|empty|newer|foreign|
+ *                        notsqlite|truncated
+ * The timelines and every figure the tests expect from them are worked out
+ * by hand (gap model v2, DESIGN.md) in tests/cli/report_check.py. Replaces
+ * an existing file.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,11 +16,14 @@
 #include "gapscope/trace_format.h"
 
 /* Device 0. Stream 7: K1 gemm [1000,2000] K2 relu [2000,2500] (back to
- * back), K3 gemm [3000,4000] (launch-bound hole 500), K4 relu [6000,6200]
- * (sync-bound hole 2000: cudaStreamSynchronize [3900,5000] on tid 11),
- * K5 gemm [6500,7500] (launch-latency hole 300: launched at 5100), a
- * memcpy [8000,8100] with no API record (other, 500). Stream 8: K6 relu
- * [8050,8300]. All launches by tid 11, 100 ns each. */
+ * back), K3 gemm [3000,4000] (hole 500, K3 launched late at 2700: host
+ * code then launch latency), K4 relu [6000,6200] (hole 2000 while
+ * cudaStreamSynchronize [3900,5000] on tid 11 runs - v1 called it
+ * sync-bound; K4 was launched at 3500, before the hole, so in v2 it is
+ * launch latency and the sync explains none of it), K5 gemm [6500,7500]
+ * (launch-latency hole 300: launched at 5100), a memcpy [8000,8100] with
+ * no API record (other, 500). Stream 8: K6 relu [8050,8300]. All launches
+ * by tid 11, 100 ns each. */
 static const char basic_sql[] =
     "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'cudaStreamSynchronize'),"
     "(3,'void gemm<float, 128>(float*, int)'),(4,'relu'),(5,'step'),(6,'cudaMemcpy'),"
@@ -54,6 +59,40 @@ static const char deps_sql[] =
     "INSERT INTO syncs(start,end,kind,implicit,api_name_id,device,stream,event,"
     "correlation_id,tid) VALUES(250,260,2,0,2,0,8,77,4,11);"
     "INSERT INTO events(event,stream,device,correlation_id,start) VALUES(77,20,1,5,240);";
+
+/* Device 0, stream 7, tid 11: a short cudaStreamSynchronize, then a long
+ * host pause. K1 relu [1000,2000] (launched [100,200]); the host blocks in
+ * cudaStreamSynchronize [1200,2300] (sync row and API row), returns 300 ns
+ * after K1 ended, runs its own code for 7000 ns, and launches K2 relu
+ * [9500,10500] at [9300,9400]. */
+static const char hostpause_sql[] =
+    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'cudaStreamSynchronize'),(3,'relu');"
+    "INSERT INTO devices(id,name,cc_major) VALUES(0,'A',9);"
+    "INSERT INTO api_calls(api,name_id,start,end,tid,correlation_id) VALUES"
+    "(1,1,100,200,11,1),(1,2,1200,2300,11,3),(1,1,9300,9400,11,2);"
+    "INSERT INTO kernels(start,end,device,stream,correlation_id,name_id,graph_id) VALUES"
+    "(1000,2000,0,7,1,3,0),(9500,10500,0,7,2,3,0);"
+    "INSERT INTO syncs(start,end,kind,implicit,api_name_id,device,stream,event,"
+    "correlation_id,tid) VALUES(1200,2300,3,0,2,0,7,NULL,3,11);";
+
+/* Device 0, stream 7, tid 11: polling. K1 relu [1000,2000] (launched
+ * [100,200]); cudaEventSynchronize [300,2010] (sync row kind 1 and API
+ * row); three cudaEventQuery [2100,2150] [2400,2450] [2700,2750] (API rows
+ * and, as CUPTI reports them, sync rows of kind 1 too); one
+ * cudaStreamQuery [2900,2920] (API row only); K2 relu [3200,4200]
+ * launched at [3000,3100]. */
+static const char polls_sql[] =
+    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'cudaEventSynchronize'),"
+    "(3,'relu'),(4,'cudaEventQuery'),(5,'cudaStreamQuery');"
+    "INSERT INTO devices(id,name,cc_major) VALUES(0,'A',9);"
+    "INSERT INTO api_calls(api,name_id,start,end,tid,correlation_id) VALUES"
+    "(1,1,100,200,11,1),(1,2,300,2010,11,3),(1,4,2100,2150,11,4),(1,4,2400,2450,11,5),"
+    "(1,4,2700,2750,11,6),(1,5,2900,2920,11,7),(1,1,3000,3100,11,2);"
+    "INSERT INTO kernels(start,end,device,stream,correlation_id,name_id,graph_id) VALUES"
+    "(1000,2000,0,7,1,3,0),(3200,4200,0,7,2,3,0);"
+    "INSERT INTO syncs(start,end,kind,implicit,api_name_id,device,stream,event,"
+    "correlation_id,tid) VALUES(300,2010,1,0,2,0,0,5,3,11),(2100,2150,1,0,4,0,0,5,4,11),"
+    "(2400,2450,1,0,4,0,0,5,5,11),(2700,2750,1,0,4,0,0,5,6,11);";
 
 static int exec(sqlite3 *db, const char *sql)
 {
@@ -100,6 +139,14 @@ static int make(const char *path, const char *kind)
 		rc = exec(db, deps_sql);
 		goto out;
 	}
+	if (!strcmp(kind, "hostpause")) {
+		rc = exec(db, hostpause_sql);
+		goto out;
+	}
+	if (!strcmp(kind, "polls")) {
+		rc = exec(db, polls_sql);
+		goto out;
+	}
 	if (!strcmp(kind, "noevents")) { /* a v1 trace from before the events table */
 		rc = exec(db, "DROP TABLE events;") || exec(db, basic_sql);
 		goto out;
@@ -121,7 +168,8 @@ int main(int argc, char **argv)
 {
 	if (argc != 3) {
 		fprintf(stderr,
-			"usage: report_mkdb <out.db> basic|deps|noevents|empty|newer|foreign|"
+			"usage: report_mkdb <out.db> basic|deps|hostpause|polls|noevents|empty|newer|"
+			"foreign|"
 			"notsqlite|truncated\n");
 		return 2;
 	}

@@ -3,11 +3,17 @@
  * (test_export_fixture.c): totals, names matched across runs, relative
  * changes, and the text and JSON writers (JSON parsed back with jansson).
  *
- * By hand: before = window [2000, 11200] 9200 ns, busy 4600, idle 4600
- * (sync-bound 4000 in 3 gaps, other 600 in 2), 4 launch calls, 4 kernels.
+ * By hand (gap model v2; test_html.c's header cuts each gap): before =
+ * window [2000, 11200] 9200 ns, busy 4600, idle 4600 = sync wait 2700 (1
+ * gap: [6300,9000) of [6300,10000) in cudaStreamSynchronize [3500,9000])
+ * + host code 500 ([9000,9500), 0 gaps) + launch latency 100 + 200 + 500
+ * = 800 (2 gaps) + other 600 (2 gaps); launch overhead share 800/9200,
+ * host code share 500/9200; 4 launch calls, 4 kernels.
  * After = ops cover [2000, 5100] and [5200, 5900]: window 3900, busy 3800,
- * one gap [5100, 5200) sync-bound (cudaStreamSynchronize [3100, 5800] in
- * progress), 4 launch calls, 4 kernels. Kernel "ядро_λ" 900 -> 700 ns;
+ * one gap [5100, 5200) before kernel 3, whose cudaLaunchKernel [2700, 3000]
+ * came before 5100 (the sync [3100, 5800] in progress does not explain an
+ * op already enqueued): launch latency 100; launch overhead share
+ * 100/3900; 4 launch calls, 4 kernels. Kernel "ядро_λ" 900 -> 700 ns;
  * the NVTX range 9000 -> 5100 ns of wall time, GPU busy inside it 3900
  * ([2000,9900] minus the gaps) -> 3800 ns.
  *
@@ -17,10 +23,16 @@
  * inside the ranges (docs/metrics.md, --range). Before: [2000, 11200] =
  * 9200 ns, the same gaps as variant 0 (the idle stretch between the phases,
  * [11200, 22000), leaves an empty piece in [800, 11200]): busy 4600, idle
- * 4600, 5 gaps. After: [20800, 25900] = 5100 ns; idle = [20800, 22000)
- * launch-bound 1200 (the launch call [21000, 21500] began after the GPU
- * went idle at 11200) + [25100, 25200) sync-bound 100 = 1300 in 2 gaps;
- * busy 3800; utilisation 3800/5100; launch overhead share 1200/5100. Wall
+ * 4600, 5 gaps, cut as in variant 0. After: [20800, 25900] = 5100 ns;
+ * idle = [20800, 22000) + [25100, 25200) = 1300 in 2 gaps. The first is
+ * host late (the launch call [21000, 21500] began after the GPU went idle
+ * at 11200; thread 4243 made no CUDA call in [9800, 21000)): host code
+ * [20800, 21000) 200, then launch latency [21000, 22000) 1000 (largest).
+ * The second: kernel 3's call [22700, 23000] came before 25100: launch
+ * latency 100. So host code 200 (0 gaps), launch latency 1100 (2 gaps);
+ * busy 3800; utilisation 3800/5100; launch overhead share 1100/5100 =
+ * 21.6% (before 800/9200 = 8.7%: +12.9 pt, +148.0%); host code share
+ * 200/5100 = 3.9% (before 500/9200 = 5.4%: -1.5 pt, -27.8%). Wall
  * time is the ranges' length: 10400 -> 5200. Kernels and launch calls:
  * those of each phase, 4 and 4. NVTX ranges starting in each selection:
  * before_phase 10400 (busy 4600 inside), the fixture's range 9000 (busy
@@ -101,22 +113,36 @@ static void test_totals_of_both_runs(void **state)
 	assert_int_equal(b->wall, 9200);
 	assert_int_equal(b->busy, 4600);
 	assert_int_equal(b->idle, 4600);
-	assert_int_equal(b->idle_by_cause[GS_CAUSE_SYNC_WAIT], 4000);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_SYNC_WAIT], 2700);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_CUDA_API], 0);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_HOST_CODE], 500);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 800);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_GRAPH_INTERNAL], 0);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_DEPENDENCY], 0);
 	assert_int_equal(b->idle_by_cause[GS_CAUSE_OTHER], 600);
-	assert_int_equal(b->gaps_by_cause[GS_CAUSE_SYNC_WAIT], 3);
+	assert_int_equal(b->gaps_by_cause[GS_CAUSE_SYNC_WAIT], 1);
+	assert_int_equal(b->gaps_by_cause[GS_CAUSE_HOST_CODE], 0);
+	assert_int_equal(b->gaps_by_cause[GS_CAUSE_LAUNCH_LATENCY], 2);
+	assert_int_equal(b->gaps_by_cause[GS_CAUSE_OTHER], 2);
 	assert_int_equal(b->gaps, 5);
 	assert_int_equal(b->launches, 4);
 	assert_int_equal(b->kernels, 4);
+	assert_int_equal(b->launch_calls, 0);
 	assert_true(fabs(b->utilisation - 0.5) < 1e-12);
-	assert_true(fabs(b->launch_overhead_share) < 1e-12);
+	assert_true(fabs(b->launch_overhead_share - 800.0 / 9200.0) < 1e-12);
+	assert_true(fabs(b->host_code_share - 500.0 / 9200.0) < 1e-12);
 
 	assert_int_equal(a->wall, 3900);
 	assert_int_equal(a->busy, 3800);
 	assert_int_equal(a->idle, 100);
-	assert_int_equal(a->idle_by_cause[GS_CAUSE_SYNC_WAIT], 100);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100);
+	assert_int_equal(a->gaps_by_cause[GS_CAUSE_LAUNCH_LATENCY], 1);
 	assert_int_equal(a->gaps, 1);
 	assert_int_equal(a->launches, 4);
 	assert_true(fabs(a->utilisation - 3800.0 / 3900.0) < 1e-12);
+	assert_true(fabs(a->launch_overhead_share - 100.0 / 3900.0) < 1e-12);
+	assert_true(fabs(a->host_code_share) < 1e-12);
 }
 
 static void test_names_are_matched_across_runs(void **state)
@@ -174,6 +200,16 @@ static void test_text_output(void **state)
 				  "+47.4 pt    +94.9%\n"));
 	assert_non_null(strstr(s, "\n    idle other                       600 ns         0 ns      "
 				  "-600 ns   -100.0%\n"));
+	/* 800 ns -> 100 ns: -700 ns, -87.5%; shares 8.7% -> 2.6% (-6.1 pt,
+	 * 0.02564 / 0.08696 - 1 = -70.5%) and 5.4% -> 0.0% */
+	assert_non_null(strstr(s, "\n    idle launch latency              800 ns       100 ns      "
+				  "-700 ns    -87.5%\n"));
+	assert_non_null(strstr(s, "\n    idle sync wait                   2.7 us         0 ns      "
+				  "-2.7 us   -100.0%\n"));
+	assert_non_null(strstr(s, "\n  launch overhead share                8.7%         2.6%      "
+				  "-6.1 pt    -70.5%\n"));
+	assert_non_null(strstr(s, "\n  host code share                      5.4%         0.0%      "
+				  "-5.4 pt   -100.0%\n"));
 	assert_non_null(strstr(
 	    s, "     900 ns ->    700 ns   -22.2%       1 ->      1  " FIX_KERNEL_UTF8 "\n"));
 	/* the NVTX text's newline and \x01 are printed as '?', the invalid
@@ -190,7 +226,7 @@ static void test_json_output_parses_back(void **state)
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	json_error_t jerr;
-	json_t *j, *wall, *k;
+	json_t *j, *wall, *k, *idle;
 
 	assert_int_equal(diff_write_json(f, &fx->d, runs_side), 0);
 	fclose(f);
@@ -202,11 +238,24 @@ static void test_json_output_parses_back(void **state)
 	assert_int_equal(json_integer_value(json_object_get(wall, "change")), -5300);
 	assert_true(fabs(json_real_value(json_object_get(wall, "relative")) + 5300.0 / 9200.0) <
 		    1e-12);
-	/* no relative change from zero: null */
-	assert_true(json_is_null(json_object_get(
-	    json_object_get(json_object_get(json_object_get(j, "totals"), "idle_by_cause_ns"),
-			    "launch-bound"),
-	    "relative")));
+	/* the causes under their JSON keys (gs_cause_key); no relative
+	 * change from zero: null */
+	idle = json_object_get(json_object_get(j, "totals"), "idle_by_cause_ns");
+	assert_int_equal(json_object_size(idle), 7);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(idle, "sync_wait"),
+							    "before")),
+			 2700);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(idle, "host_code"),
+							    "before")),
+			 500);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(idle, "launch_latency"), "after")),
+			 100);
+	assert_true(json_is_null(json_object_get(json_object_get(idle, "dependency"), "relative")));
+	assert_true(fabs(json_real_value(json_object_get(
+			     json_object_get(json_object_get(j, "totals"), "host_code_share"),
+			     "before")) -
+			 500.0 / 9200.0) < 1e-12);
 	k = json_object_get(j, "kernels");
 	assert_int_equal(json_array_size(k), 4);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(k, 2), "name")),
@@ -317,9 +366,10 @@ static void test_phase_totals(void **state)
 	assert_int_equal(b->window, 9200);
 	assert_int_equal(b->busy, 4600);
 	assert_int_equal(b->idle, 4600);
-	assert_int_equal(b->idle_by_cause[GS_CAUSE_SYNC_WAIT], 4000);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_SYNC_WAIT], 2700);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_HOST_CODE], 500);
+	assert_int_equal(b->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 800);
 	assert_int_equal(b->idle_by_cause[GS_CAUSE_OTHER], 600);
-	assert_int_equal(b->idle_by_cause[GS_CAUSE_HOST_CODE], 0);
 	assert_int_equal(b->gaps, 5);
 	assert_int_equal(b->launches, 4);
 	assert_int_equal(b->kernels, 4);
@@ -329,13 +379,17 @@ static void test_phase_totals(void **state)
 	assert_int_equal(a->window, 5100);
 	assert_int_equal(a->busy, 3800);
 	assert_int_equal(a->idle, 1300);
-	assert_int_equal(a->idle_by_cause[GS_CAUSE_HOST_CODE], 1200);
-	assert_int_equal(a->idle_by_cause[GS_CAUSE_SYNC_WAIT], 100);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_HOST_CODE], 200);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 1100);
+	assert_int_equal(a->idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	assert_int_equal(a->gaps_by_cause[GS_CAUSE_LAUNCH_LATENCY], 2);
+	assert_int_equal(a->gaps_by_cause[GS_CAUSE_HOST_CODE], 0);
 	assert_int_equal(a->gaps, 2);
 	assert_int_equal(a->launches, 4);
 	assert_int_equal(a->kernels, 4);
 	assert_true(fabs(a->utilisation - 3800.0 / 5100.0) < 1e-12);
-	assert_true(fabs(a->launch_overhead_share - 1200.0 / 5100.0) < 1e-12);
+	assert_true(fabs(a->launch_overhead_share - 1100.0 / 5100.0) < 1e-12);
+	assert_true(fabs(a->host_code_share - 200.0 / 5100.0) < 1e-12);
 }
 
 static void test_phase_nvtx_and_kernels(void **state)
@@ -382,12 +436,17 @@ static void test_phase_text_output(void **state)
 				  "      -5.2 us    -50.0%\n"));
 	assert_non_null(strstr(s, "\n  GPU utilisation                     50.0%        74.5%"
 				  "     +24.5 pt    +49.0%\n"));
-	assert_non_null(strstr(s, "\n  launch overhead share                0.0%        23.5%"
-				  "     +23.5 pt       new\n"));
+	assert_non_null(strstr(s, "\n  launch overhead share                8.7%        21.6%"
+				  "     +12.9 pt   +148.0%\n"));
+	assert_non_null(strstr(s, "\n  host code share                      5.4%         3.9%"
+				  "      -1.5 pt    -27.8%\n"));
 	assert_non_null(strstr(s, "\n  idle                               4.6 us       1.3 us"
 				  "      -3.3 us    -71.7%\n"));
-	assert_non_null(strstr(s, "\n    idle launch-bound                  0 ns       1.2 us"
-				  "      +1.2 us       new\n"));
+	/* 800 ns -> 1100 ns: +300 ns, +37.5%; 500 -> 200: -300 ns, -60.0% */
+	assert_non_null(strstr(s, "\n    idle launch latency              800 ns       1.1 us"
+				  "      +300 ns    +37.5%\n"));
+	assert_non_null(strstr(s, "\n    idle host code                   500 ns       200 ns"
+				  "      -300 ns    -60.0%\n"));
 	assert_non_null(strstr(s, "\n  idle gaps                               5            2"
 				  "           -3    -60.0%\n"));
 	/* the NVTX table leaves out the two selections (only -100% and new)

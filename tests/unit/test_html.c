@@ -9,10 +9,29 @@
  *
  * By hand, fixture "before": GPU ops on device 0 cover [2000,4000]
  * [4100,5000] [5200,6000] [6100,6300] [10000,10500] [11000,11200]; window
- * 9200 ns, busy 4600 ns (50.0%), 5 gaps: [4000,4100) [5000,5200)
- * [6300,10000) sync-bound (cudaStreamSynchronize [3500,9000] in progress),
- * [6000,6100) and [10500,11000) other (their ops have no launch call):
- * sync-bound 4000 ns in 3 gaps, other 600 ns in 2.
+ * 9200 ns, busy 4600 ns (50.0%), 5 gaps, cut by gap model v2
+ * (DESIGN.md) into segments:
+ *   [4000,4100) before kernel 2: its call cudaLaunchKernel [2000,2600]
+ *     began before g0 = 4000, so the host was not late: launch latency 100;
+ *   [5000,5200) before the memcpy, call cudaMemcpyAsync [3000,3400] < 5000:
+ *     launch latency 200;
+ *   [6000,6100) before the memset and [10500,11000) before kernel 4: no
+ *     launch call (corr 0): other 100 + 500;
+ *   [6300,10000) before kernel 3, call cudaLaunchKernel [9500,9800] began
+ *     after g0 = 6300: host late. [6300,9500) by what thread 4243 did:
+ *     blocked in cudaStreamSynchronize [3500,9000] -> sync wait 9000-6300 =
+ *     2700; no CUDA call in [9000,9500) -> host code 500; then [9500,10000)
+ *     launch latency 500. Largest segment: sync wait.
+ * By cause: sync wait 2700 (1 gap), host code 500 (0 gaps: never the
+ * largest), launch latency 100+200+500 = 800 (2 gaps), other 600 (2 gaps),
+ * CUDA API, graph-internal, dependency 0; 2700+500+800+600 = 4600.
+ * Launch overhead share = (launch latency 800 + graph-internal 0 + launch
+ * calls inside CUDA API segments 0) / 9200 = 8.70%; host code share
+ * 500 / 9200 = 5.43%.
+ * "After" (variant 1): ops cover [2000,5100] [5200,5900], window 3900,
+ * one gap [5100,5200) before kernel 3 whose call [2700,3000] came before
+ * 5100: launch latency 100; launch overhead share 100 / 3900 = 2.56%, so
+ * the after card says 2.6%, -6.1 pt (2.56 - 8.70) vs before.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,10 +138,12 @@ static void test_fixture_gap_histogram(void **state)
 	uint64_t c[HTML_HIST_BINS][GS_CAUSE_COUNT];
 
 	html_gap_histogram(&fx->run[0].res, c);
-	/* 100, 200 ns sync-bound and 100, 500 ns other in [100 ns, 1 us);
-	 * 3700 ns sync-bound in [1, 10 us) */
-	assert_int_equal(c[1][GS_CAUSE_SYNC_WAIT], 2);
+	/* by the gap's largest segment: 100, 200 ns launch latency and 100,
+	 * 500 ns other in [100 ns, 1 us); 3700 ns sync wait (2700 of it) in
+	 * [1, 10 us) */
+	assert_int_equal(c[1][GS_CAUSE_LAUNCH_LATENCY], 2);
 	assert_int_equal(c[1][GS_CAUSE_OTHER], 2);
+	assert_int_equal(c[1][GS_CAUSE_SYNC_WAIT], 0);
 	assert_int_equal(c[2][GS_CAUSE_SYNC_WAIT], 1);
 	uint64_t total = 0;
 	for (int b = 0; b < HTML_HIST_BINS; b++)
@@ -196,12 +217,32 @@ static void test_page_cards_show_the_fixture_figures(void **state)
 	    strstr(html, "<div class=\"k\">GPU window</div><div class=\"v\">9.2 \xc2\xb5s</div>"));
 	assert_non_null(
 	    strstr(html, "<div class=\"k\">GPU utilisation</div><div class=\"v\">50.0%</div>"));
+	/* 800 / 9200 = 8.70%; host code 500 / 9200 = 5.43% */
 	assert_non_null(strstr(
-	    html, "<div class=\"k\">Launch overhead share</div><div class=\"v\">0.0%</div>"));
+	    html, "<div class=\"k\">Launch overhead share</div><div class=\"v\">8.7%</div>"));
+	assert_non_null(strstr(html, "<div class=\"d\">host code share 5.4%</div>"));
 	assert_non_null(
 	    strstr(html, "<div class=\"k\">GPU idle</div><div class=\"v\">4.6 \xc2\xb5s</div>"));
-	assert_non_null(strstr(html, "sync-bound: 4 \xc2\xb5s (3)</li>"));
-	assert_non_null(strstr(html, "other: 600 ns (2)</li>"));
+	/* idle by cause (ns in gaps whose largest segment it is) in enum
+	 * order, one colour each */
+	assert_non_null(strstr(
+	    html, "<li><span class=\"sw\" style=\"background:#d62728\"></span>sync wait: "
+		  "2.7 \xc2\xb5s (1)</li>"
+		  "<li><span class=\"sw\" style=\"background:#e377c2\"></span>CUDA API: 0 ns (0)</li>"
+		  "<li><span class=\"sw\" style=\"background:#8c564b\"></span>host code: 500 ns "
+		  "(0)</li>"
+		  "<li><span class=\"sw\" style=\"background:#bcbd22\"></span>launch latency: "
+		  "800 ns (2)</li>"
+		  "<li><span class=\"sw\" style=\"background:#393b79\"></span>graph-internal: "
+		  "0 ns (0)</li>"
+		  "<li><span class=\"sw\" style=\"background:#ff9f40\"></span>dependency: 0 ns "
+		  "(0)</li>"
+		  "<li><span class=\"sw\" style=\"background:#7f7f7f\"></span>other: 600 ns "
+		  "(2)</li>"));
+	/* the largest gap's row names its segments */
+	assert_non_null(strstr(html, "<td class=\"name\">2.700 us sync wait in "
+				     "cudaStreamSynchronize, then 500 ns host code on thread "
+				     "4243, then 500 ns launch latency (cudaLaunchKernel)</td>"));
 	free(html);
 }
 
@@ -235,10 +276,11 @@ static void test_page_data_block_holds_every_event(void **state)
 	/* 5 gaps x 10, 5 ops x 4, 1 op x 4, 5 API calls x 3, 2 syncs x 4,
 	 * 2 NVTX x 4 */
 	static const size_t lens[] = {50, 20, 4, 15, 8, 8};
-	/* first gap [4000, 4100) before kernel 2 (name id 7), sync-bound (0),
-	 * explained by sync (2) cudaStreamSynchronize (id 2) of thread 4243
-	 * [3500, 9000]; times from the origin 900 */
-	static const json_int_t first_gap[] = {3100, 100, 7, 0, 2, 2, 4243, 2600, 8100, 0};
+	/* first gap [4000, 4100) before kernel 2 (name id 7), launch latency
+	 * (3), explained by its launch (1) cudaLaunchKernel (id 1) of thread
+	 * 4243 [2000, 2600]; times from the origin 900 */
+	static const json_int_t first_gap[] = {3100, 100, 7, 3, 1, 1, 4243, 1100, 1700, 0};
+	json_t *t;
 
 	assert_string_equal(json_string_value(json_object_get(d, "t0")), "900");
 	assert_int_equal(json_integer_value(json_object_get(d, "span")), 10300);
@@ -255,6 +297,16 @@ static void test_page_data_block_holds_every_event(void **state)
 	gap = json_object_get(json_array_get(rows, 0), "d");
 	for (size_t i = 0; i < 10; i++)
 		assert_int_equal(json_integer_value(json_array_get(gap, i)), first_gap[i]);
+	/* one segment sentence per gap, in time order (the header comment) */
+	t = json_object_get(json_array_get(rows, 0), "t");
+	assert_int_equal(json_array_size(t), 5);
+	assert_string_equal(json_string_value(json_array_get(t, 0)),
+			    "100 ns launch latency (cudaLaunchKernel)");
+	assert_string_equal(json_string_value(json_array_get(t, 2)),
+			    "100 ns other (no launch call recorded)");
+	assert_string_equal(json_string_value(json_array_get(t, 3)),
+			    "2.700 us sync wait in cudaStreamSynchronize, then 500 ns host code "
+			    "on thread 4243, then 500 ns launch latency (cudaLaunchKernel)");
 	/* strings survive the HTML-safe escaping exactly */
 	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "strings"), 4)),
 			    FIX_KERNEL_SCRIPT);
@@ -280,10 +332,18 @@ static void test_comparison_page_has_both_runs_and_the_changes(void **state)
 				     "<td>97.4%</td><td>+47.4 pt</td>"));
 	/* the after card says how the utilisation moved */
 	assert_non_null(strstr(html, "<div class=\"d better\">+47.4 pt vs before</div>"));
+	/* launch overhead share 8.7% -> 2.6% (100 / 3900), -6.1 pt; host code
+	 * share 5.4% -> 0.0% */
+	assert_non_null(strstr(html, "<div class=\"v\">2.6%</div><div class=\"d better\">"
+				     "-6.1 pt vs before</div>"));
+	assert_non_null(strstr(html, "<div class=\"d\">host code share 0.0%</div>"));
+	assert_non_null(strstr(html, "<td class=\"name\">&nbsp;&nbsp;idle launch latency</td>"
+				     "<td>800 ns</td><td>100 ns</td><td>-700 ns</td>"
+				     "<td class=\"better\">-87.5%</td>"));
 	assert_non_null(strstr(html, "<div class=\"timeline\" data-run=\"0\">"));
 	assert_non_null(strstr(html, "<div class=\"timeline\" data-run=\"1\">"));
 	d = data_block(html, 1);
-	/* after: one gap [5100, 5200), origin 900 */
+	/* after: one gap [5100, 5200), origin 900, launch latency */
 	assert_int_equal(
 	    json_array_size(json_object_get(json_array_get(json_object_get(d, "rows"), 0), "d")),
 	    10);

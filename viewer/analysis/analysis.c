@@ -760,6 +760,7 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
 	uint32_t call = c->call_of[x], k;
 	const struct gs_api *C;
 	int64_t lo;
+	int first;
 	struct gap_cut local;
 
 	if (!cut)
@@ -814,12 +815,12 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
 	 * cudaStreamWaitEvent on X's stream in that window, or a host
 	 * function enqueued by C's thread in it (the schema does not say on
 	 * which stream). For the first op of a stream there is no previous
-	 * launch: the window opens at g0 (a wait enqueued before the GPU
-	 * went idle and long before X does not explain this gap). */
-	if (prev == GS_NONE || c->call_of[prev] == GS_NONE)
-		lo = g0;
-	else
-		lo = in->apis[c->call_of[prev]].start;
+	 * launch: any earlier wait on X's stream precedes X in program
+	 * order, but a host function, known only by thread, could have been
+	 * enqueued on any stream, so none counts (a host function 20 ms
+	 * earlier on another stream explained such gaps before). */
+	first = prev == GS_NONE || c->call_of[prev] == GS_NONE;
+	lo = first ? INT64_MIN : in->apis[c->call_of[prev]].start;
 	k = wait_find(c, op, lo, C->start, flags);
 	if (k != GS_NONE) {
 		g->cause = GS_CAUSE_DEPENDENCY;
@@ -827,7 +828,7 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
 		g->explain_idx = k;
 		goto cut;
 	}
-	k = evts_find(&c->hostfn, C->tid, lo, C->start);
+	k = first ? GS_NONE : evts_find(&c->hostfn, C->tid, lo, C->start);
 	if (k != GS_NONE) {
 		g->cause = GS_CAUSE_DEPENDENCY;
 		g->explain_kind = GS_EXPLAIN_HOST_FUNC;
@@ -934,7 +935,7 @@ static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct g
 	int64_t cs = C->start < p1 ? C->start : p1;
 
 	if (t && cs > p0)
-		host_sync_attr(t, p0, cs, c->sync_idle, c->sync_gaps);
+		host_sync_attr(t, p0, cs, p1 - p0, c->sync_idle, c->sync_gaps, c->sync_drain);
 }
 
 /* Add the pieces of gap g (whole [g->start, g->end), cut = its cut) that
@@ -1364,6 +1365,7 @@ static void actx_free(struct actx *c)
 	free(c->wait_rec_stream);
 	free(c->sync_idle);
 	free(c->sync_gaps);
+	free(c->sync_drain);
 }
 
 /* The launch call of ops [a, b), with the order check of the same ops
@@ -1507,8 +1509,10 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 			c.host = calloc(1, sizeof(*c.host));
 			c.sync_idle = calloc(in->n_syncs + 1, sizeof(int64_t));
 			c.sync_gaps = calloc(in->n_syncs + 1, sizeof(uint32_t));
-			rc = c.host && c.sync_idle && c.sync_gaps ? host_index_build(&c, c.host)
-								  : -ENOMEM;
+			c.sync_drain = calloc(in->n_syncs + 1, sizeof(int64_t));
+			rc = c.host && c.sync_idle && c.sync_gaps && c.sync_drain
+				 ? host_index_build(&c, c.host)
+				 : -ENOMEM;
 			res->host = c.host;
 		}
 		if (!rc)

@@ -336,6 +336,9 @@ struct gs_sync_group {
 	int64_t blocked_ns;   /* ns, sum of end - start */
 	int64_t gpu_idle_ns;  /* ns, the sync-wait segments they make up (device views) */
 	uint64_t n_gaps;      /* device gaps with a sync-wait segment of theirs */
+	int64_t drain_ns;     /* ns, the whole of those gaps: the GPU idle that
+				 followed a wait in them (the sync drained the
+				 queue; what came after is the cost of refilling it) */
 };
 
 /* Polls (cudaEventQuery, cudaStreamQuery and their driver twins): they
@@ -433,6 +436,47 @@ struct gs_result {
 				  once filled the two lookups above are freed */
 	void *host;	       /* private: per-thread covers for gs_gap_segments() */
 };
+
+/* ---- the verdict: the report's first lines (verdict.c) ------------- */
+
+/* Rules, each with a threshold in docs/report.md ("Verdict"). */
+enum gs_rule {
+	GS_RULE_HOST_CODE = 0,	  /* host code between launches dominates */
+	GS_RULE_LAUNCH = 1,	  /* launch latency of tiny kernels */
+	GS_RULE_SYNC_STEP = 2,	  /* an explicit sync every step drains the queue */
+	GS_RULE_PAGEABLE = 3,	  /* async copies with pageable memory */
+	GS_RULE_SYNC_COPY = 4,	  /* synchronous copies / memsets */
+	GS_RULE_ALLOC = 5,	  /* malloc/free in steady state */
+	GS_RULE_LEGACY = 6,	  /* legacy default stream serialises streams */
+	GS_RULE_DEPENDENCY = 7,	  /* streams waiting on each other / host functions */
+	GS_RULE_SHORT_KERNELS = 8, /* kernels shorter than the launch cost */
+	GS_RULE_COUNT = 9,
+};
+const char *gs_rule_title(int rule); /* "host code between launches", ... */
+const char *gs_rule_key(int rule);   /* "host_code", ... (JSON) */
+const char *gs_rule_fix(int rule);   /* what to change, one short sentence */
+
+struct gs_finding {
+	uint8_t rule;	      /* enum gs_rule */
+	int64_t cost_ns;      /* ns of GPU idle it stands for */
+	double share;	      /* cost_ns / window */
+	uint32_t api_name_id; /* strings id of the call it names, 0 none */
+	uint32_t nvtx_id;     /* strings id of the NVTX range where it happened, 0 none */
+	uint32_t tid;	      /* host thread, 0 none */
+	uint64_t count;	      /* calls (sync rules) or kernels (short kernels) */
+};
+
+#define GS_VERDICT_FINDINGS 4 /* findings the verdict keeps, costliest first */
+struct gs_verdict {
+	int64_t window;			       /* ns, summed over devices */
+	int64_t busy;			       /* ns */
+	double utilisation;		       /* busy / window */
+	int64_t idle_by_cause[GS_CAUSE_COUNT]; /* ns, summed over devices */
+	int cause_order[GS_CAUSE_COUNT];       /* causes by idle, largest first */
+	struct gs_finding findings[GS_VERDICT_FINDINGS];
+	size_t n_findings;
+};
+void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v);
 
 /* Run the whole analysis. Returns 0, or a negative errno-style value
  * (-ENOMEM, -EINVAL for unsorted ops). On error res is left freed. */

@@ -87,8 +87,8 @@ void host_cut(const struct host_thread *t, int64_t a, int64_t b, struct host_hin
 	      int64_t *sync, int64_t *api, int64_t *host, int64_t *launch);
 /* credit the blocking time of t inside [a, b) to the sync rows it was
  * spent in (a merged stretch of several rows: its first row) */
-void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t *sync_idle,
-		    uint32_t *sync_gaps);
+void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t gap_len,
+		    int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain);
 
 struct actx {
 	const struct gs_input *in;
@@ -108,6 +108,7 @@ struct actx {
 	struct host_index *host; /* per-thread covers (owned by res->host) */
 	int64_t *sync_idle;	 /* per syncs row: sync-wait ns it made up (device views) */
 	uint32_t *sync_gaps;	 /* per syncs row: device gaps with such a segment */
+	int64_t *sync_drain;	 /* per syncs row: ns, the whole of those gaps */
 	struct stab nvtx_tid; /* NVTX ranges by tid */
 	struct stab nvtx_any; /* NVTX ranges, key 0 */
 	struct evts waits;    /* stream-wait-event syncs by stream */

@@ -282,6 +282,7 @@ int stats_syncs(struct actx *c)
 		/* GPU idle they caused: the sync-wait segments spent in them */
 		g->gpu_idle_ns = gs_sat_add(g->gpu_idle_ns, c->sync_idle[refs[i].idx]);
 		g->n_gaps += c->sync_gaps[refs[i].idx];
+		g->drain_ns = gs_sat_add(g->drain_ns, c->sync_drain[refs[i].idx]);
 		group_of[refs[i].idx] = (uint32_t)(res->n_syncs - 1);
 	}
 	/* stream waits: the device gaps whose dependency they are */

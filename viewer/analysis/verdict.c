@@ -1,0 +1,196 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * verdict.c - the report's first lines: utilisation, where the idle time
+ * went, and findings, each from a rule with a stated threshold
+ * (docs/report.md, "Verdict"), with the time it cost, where it happened
+ * and the fix. It reads a finished struct gs_result and computes nothing
+ * the analysis did not; the renderers print it.
+ */
+#include <string.h>
+
+#include "analysis_int.h"
+
+#include "gapscope/trace_format.h"
+
+/* Thresholds, as fractions of the window summed over devices. */
+#define RULE_HOST_CODE_SHARE 0.20   /* host code idle */
+#define RULE_LAUNCH_SHARE 0.20	    /* launch latency + graph-internal + launch calls */
+#define RULE_SYNC_MIN_CALLS 20	    /* an explicit sync group called this often ... */
+#define RULE_SYNC_DRAIN_SHARE 0.05  /* ... whose drained gaps hold this much */
+#define RULE_COPY_MIN_CALLS 10	    /* pageable / synchronous copies */
+#define RULE_ALLOC_MIN_CALLS 5	    /* malloc/free in steady state */
+#define RULE_CALLS_COST_SHARE 0.01  /* their drained gaps + blocked time */
+#define RULE_DEP_SHARE 0.20	    /* dependency idle */
+#define RULE_SHORT_SHARE 0.50	    /* kernels shorter than the launch cost ... */
+#define RULE_SHORT_MIN_KERNELS 100  /* ... of at least this many kernels ... */
+#define RULE_SHORT_LAUNCH_SHARE 0.10 /* ... with this launch overhead share */
+
+static const struct {
+	const char *key, *title, *fix;
+} rules[GS_RULE_COUNT] = {
+    [GS_RULE_HOST_CODE] = {"host_code", "host code between launches",
+			   "capture the step: CUDA Graphs, torch.cuda.graphs, "
+			   "torch.compile(mode=\"reduce-overhead\")"},
+    [GS_RULE_LAUNCH] = {"launch_overhead", "launch overhead",
+			"fewer, larger kernels (fusion, torch.compile) or CUDA Graphs"},
+    [GS_RULE_SYNC_STEP] = {"sync_every_step", "a sync every step drains the GPU",
+			   "sync less often: defer .item()/.cpu()/printing to every N steps"},
+    [GS_RULE_PAGEABLE] = {"pageable_copies", "async copies with pageable memory",
+			  "pinned host memory (pin_memory=True, cudaMallocHost)"},
+    [GS_RULE_SYNC_COPY] = {"sync_copies", "synchronous copies or memsets",
+			   "cudaMemcpyAsync/cudaMemsetAsync on a stream, one sync per step"},
+    [GS_RULE_ALLOC] = {"alloc_in_loop", "malloc/free in steady state",
+		       "allocate once and reuse, or a caching/stream-ordered allocator"},
+    [GS_RULE_LEGACY] = {"legacy_stream", "legacy default stream serialises streams",
+			"use created streams (or --default-stream per-thread)"},
+    [GS_RULE_DEPENDENCY] = {"dependency", "streams waiting on each other",
+			    "check the stream DAG (gapscope graph --streams); overlap more"},
+    [GS_RULE_SHORT_KERNELS] = {"short_kernels", "kernels shorter than their launch",
+			       "fuse them or capture them into a CUDA Graph"},
+};
+
+const char *gs_rule_title(int rule)
+{
+	return rule >= 0 && rule < GS_RULE_COUNT ? rules[rule].title : "unknown";
+}
+
+const char *gs_rule_key(int rule)
+{
+	return rule >= 0 && rule < GS_RULE_COUNT ? rules[rule].key : "unknown";
+}
+
+const char *gs_rule_fix(int rule)
+{
+	return rule >= 0 && rule < GS_RULE_COUNT ? rules[rule].fix : "";
+}
+
+/* keep the GS_VERDICT_FINDINGS costliest (ties: the lower rule) */
+static void add_finding(struct gs_verdict *v, const struct gs_finding *f)
+{
+	size_t pos = v->n_findings;
+
+	while (pos > 0 && (f->cost_ns > v->findings[pos - 1].cost_ns ||
+			   (f->cost_ns == v->findings[pos - 1].cost_ns &&
+			    f->rule < v->findings[pos - 1].rule)))
+		pos--;
+	if (pos >= GS_VERDICT_FINDINGS)
+		return;
+	if (v->n_findings < GS_VERDICT_FINDINGS)
+		v->n_findings++;
+	memmove(&v->findings[pos + 1], &v->findings[pos],
+		(v->n_findings - 1 - pos) * sizeof(*f));
+	v->findings[pos] = *f;
+}
+
+/* where the largest top gap whose largest segment is `cause` happened */
+static void where_of(const struct gs_result *res, int cause, struct gs_finding *f)
+{
+	const struct gs_gap *best = NULL;
+	size_t d, i;
+
+	for (d = 0; d < res->n_devices; d++)
+		for (i = 0; i < res->devices[d].n_top; i++) {
+			const struct gs_gap *g = &res->devices[d].gaps[res->devices[d].top_gaps[i]];
+			if (g->cause == cause &&
+			    (!best || g->end - g->start > best->end - best->start))
+				best = g;
+		}
+	if (!best)
+		return;
+	if (best->nvtx_idx != GS_NONE && best->nvtx_idx < res->in->n_nvtx)
+		f->nvtx_id = res->in->nvtx[best->nvtx_idx].text_id;
+	if (best->explain_kind == GS_EXPLAIN_LAUNCH && best->explain_idx < res->in->n_apis)
+		f->tid = res->in->apis[best->explain_idx].tid;
+}
+
+static double share(int64_t part, int64_t whole)
+{
+	return whole > 0 ? (double)part / (double)whole : 0.0;
+}
+
+void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
+{
+	int64_t launch = 0;
+	size_t d, i;
+	int k, j;
+
+	memset(v, 0, sizeof(*v));
+	for (d = 0; d < res->n_devices; d++) {
+		const struct gs_timeline *tl = &res->devices[d].tl;
+		v->window = gs_sat_add(v->window, tl->window);
+		v->busy = gs_sat_add(v->busy, tl->busy);
+		for (k = 0; k < GS_CAUSE_COUNT; k++)
+			v->idle_by_cause[k] = gs_sat_add(v->idle_by_cause[k], tl->idle_by_cause[k]);
+		launch = gs_sat_add(launch, tl->launch_calls);
+	}
+	v->utilisation = share(v->busy, v->window);
+	for (k = 0; k < GS_CAUSE_COUNT; k++) { /* by idle, largest first; ties: enum order */
+		for (j = k; j > 0 && v->idle_by_cause[k] > v->idle_by_cause[v->cause_order[j - 1]];
+		     j--)
+			v->cause_order[j] = v->cause_order[j - 1];
+		v->cause_order[j] = k;
+	}
+
+	if (share(v->idle_by_cause[GS_CAUSE_HOST_CODE], v->window) >= RULE_HOST_CODE_SHARE) {
+		struct gs_finding f = {.rule = GS_RULE_HOST_CODE,
+				       .cost_ns = v->idle_by_cause[GS_CAUSE_HOST_CODE]};
+		where_of(res, GS_CAUSE_HOST_CODE, &f);
+		add_finding(v, &f);
+	}
+	launch = gs_sat_add(launch, gs_sat_add(v->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY],
+					       v->idle_by_cause[GS_CAUSE_GRAPH_INTERNAL]));
+	if (share(launch, v->window) >= RULE_LAUNCH_SHARE) {
+		struct gs_finding f = {.rule = GS_RULE_LAUNCH, .cost_ns = launch};
+		where_of(res, GS_CAUSE_LAUNCH_LATENCY, &f);
+		add_finding(v, &f);
+	}
+	if (share(v->idle_by_cause[GS_CAUSE_DEPENDENCY], v->window) >= RULE_DEP_SHARE) {
+		struct gs_finding f = {.rule = GS_RULE_DEPENDENCY,
+				       .cost_ns = v->idle_by_cause[GS_CAUSE_DEPENDENCY]};
+		where_of(res, GS_CAUSE_DEPENDENCY, &f);
+		add_finding(v, &f);
+	}
+	if (res->n_kernel_ops >= RULE_SHORT_MIN_KERNELS &&
+	    res->short_kernel_share >= RULE_SHORT_SHARE &&
+	    share(launch, v->window) >= RULE_SHORT_LAUNCH_SHARE) {
+		struct gs_finding f = {.rule = GS_RULE_SHORT_KERNELS,
+				       .cost_ns = v->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY],
+				       .count = res->n_short_kernels};
+		add_finding(v, &f);
+	}
+	for (i = 0; i < res->n_syncs; i++) {
+		const struct gs_sync_group *g = &res->syncs[i];
+		struct gs_finding f = {.api_name_id = g->api_name_id, .count = g->count};
+		int64_t cost = gs_sat_add(g->drain_ns, g->blocked_ns);
+
+		if (!g->implicit) {
+			if (g->kind == GS_SYNC_STREAM_WAIT_EVENT || g->count < RULE_SYNC_MIN_CALLS ||
+			    share(g->drain_ns, v->window) < RULE_SYNC_DRAIN_SHARE)
+				continue;
+			f.rule = GS_RULE_SYNC_STEP;
+			f.cost_ns = g->drain_ns;
+		} else if (g->kind == GS_SYNC_IMPLICIT_LEGACY_STREAM) {
+			f.rule = GS_RULE_LEGACY;
+			f.cost_ns = cost;
+		} else {
+			uint64_t min = g->kind == GS_SYNC_IMPLICIT_ALLOC ? RULE_ALLOC_MIN_CALLS
+									 : RULE_COPY_MIN_CALLS;
+			if (g->count < min || share(cost, v->window) < RULE_CALLS_COST_SHARE)
+				continue;
+			if (g->kind == GS_SYNC_IMPLICIT_PAGEABLE)
+				f.rule = GS_RULE_PAGEABLE;
+			else if (g->kind == GS_SYNC_IMPLICIT_MEMCPY ||
+				 g->kind == GS_SYNC_IMPLICIT_MEMSET)
+				f.rule = GS_RULE_SYNC_COPY;
+			else if (g->kind == GS_SYNC_IMPLICIT_ALLOC)
+				f.rule = GS_RULE_ALLOC;
+			else
+				continue;
+			f.cost_ns = cost;
+		}
+		add_finding(v, &f);
+	}
+	for (i = 0; i < v->n_findings; i++)
+		v->findings[i].share = share(v->findings[i].cost_ns, v->window);
+}
