@@ -29,6 +29,10 @@ enum {
 	S_HOSTFN,
 	S_MEMCPY,
 	S_OTHER,
+	S_MALLOC,
+	S_EVENTQUERY,
+	S_CULAUNCH,
+	S_CUMEMALLOC,
 	S_N
 };
 
@@ -45,6 +49,10 @@ static const char *strtab[S_N] = {
     "cudaLaunchHostFunc",
     "cudaMemcpy",
     "other",
+    "cudaMalloc",
+    "cudaEventQuery",
+    "cuLaunchKernel",
+    "cuMemAlloc_v2",
 };
 
 struct tb {
@@ -74,8 +82,74 @@ static struct tb *tb_new(void)
 	return t;
 }
 
+/* The invariants of gap model v2 on a result, checked for every timeline
+ * this file builds (tb_free() runs it): per timeline (device and stream
+ * views) idle_by_cause sums to idle; per device gap, gs_gap_segments()
+ * gives consecutive segments from g0 to g1 whose lengths add up to the
+ * gap, and the gap's cause is its largest segment's (ties: the lower
+ * enum value). With every gap kept (options.all_gaps), the segments of
+ * all gaps add up per cause to the device's idle_by_cause and the gaps
+ * per cause to gaps_by_cause. */
+static void check_invariants(const struct gs_result *res, int all_gaps)
+{
+	size_t d, i, k, n;
+	int c;
+
+	for (d = 0; d < res->n_devices; d++) {
+		const struct gs_device_result *dr = &res->devices[d];
+		int64_t seg_by_cause[GS_CAUSE_COUNT] = {0};
+		uint64_t gaps_by_cause[GS_CAUSE_COUNT] = {0};
+		int64_t sum = 0;
+
+		for (c = 0; c < GS_CAUSE_COUNT; c++)
+			sum += dr->tl.idle_by_cause[c];
+		assert_int_equal(sum, dr->tl.idle);
+		for (k = 0; k < dr->n_streams; k++) {
+			sum = 0;
+			for (c = 0; c < GS_CAUSE_COUNT; c++)
+				sum += dr->streams[k].tl.idle_by_cause[c];
+			assert_int_equal(sum, dr->streams[k].tl.idle);
+		}
+		for (i = 0; i < dr->n_gaps; i++) {
+			const struct gs_gap *g = &dr->gaps[i];
+			struct gs_segment seg[32];
+			int64_t amt[GS_CAUSE_COUNT] = {0}, len = 0;
+			int best = 0;
+
+			n = gs_gap_segments(res, g, seg, 32);
+			assert_true(n >= 1 && n <= 32);
+			assert_int_equal(seg[0].start, g->start);
+			assert_int_equal(seg[n - 1].end, g->end);
+			for (k = 0; k < n; k++) {
+				assert_true(seg[k].end > seg[k].start);
+				if (k)
+					assert_int_equal(seg[k].start, seg[k - 1].end);
+				len += seg[k].end - seg[k].start;
+				amt[seg[k].cause] += seg[k].end - seg[k].start;
+			}
+			assert_int_equal(len, g->end - g->start);
+			for (c = 1; c < GS_CAUSE_COUNT; c++)
+				if (amt[c] > amt[best])
+					best = c;
+			assert_int_equal(g->cause, best);
+			for (c = 0; c < GS_CAUSE_COUNT; c++)
+				seg_by_cause[c] += amt[c];
+			gaps_by_cause[g->cause]++;
+		}
+		if (!all_gaps)
+			continue;
+		assert_int_equal(dr->n_gaps, dr->tl.n_gaps);
+		for (c = 0; c < GS_CAUSE_COUNT; c++) {
+			assert_int_equal(seg_by_cause[c], dr->tl.idle_by_cause[c]);
+			assert_int_equal(gaps_by_cause[c], dr->tl.gaps_by_cause[c]);
+		}
+	}
+}
+
 static void tb_free(struct tb *t)
 {
+	if (t->res.n_devices)
+		check_invariants(&t->res, t->opt.all_gaps);
 	gs_result_free(&t->res);
 	free(t);
 }
@@ -171,7 +245,7 @@ static void test_back_to_back_kernels_have_no_gap(void **state)
 	tb_free(t);
 }
 
-static void test_gap_after_late_launch_is_launch_bound(void **state)
+static void test_gap_after_late_launch_splits_host_code_and_launch_latency(void **state)
 {
 	struct tb *t = tb_new();
 	(void)state;
@@ -180,20 +254,28 @@ static void test_gap_after_late_launch_is_launch_bound(void **state)
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	kern(t, 0, 7, 300, 400, 2, S_KB);
 	run(t);
-	/* window [100,400] = 300; gap [200,300) = 100 launch-bound */
+	/* window [100,400] = 300; gap [200,300) = 100, host late (C2 at
+	 * 250 >= g0 = 200): [200,250) thread 1 in no call = host code 50,
+	 * [250,300) launch latency 50; tie 50/50 -> the lower enum value,
+	 * host code */
 	assert_int_equal(dev0(t)->tl.window, 300);
 	assert_int_equal(dev0(t)->tl.busy, 200);
 	assert_int_equal(dev0(t)->n_gaps, 1);
 	assert_int_equal(dev0(t)->gaps[0].start, 200);
 	assert_int_equal(dev0(t)->gaps[0].end, 300);
+	assert_int_equal(dev0(t)->gaps[0].host_late, 1);
 	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_HOST_CODE);
 	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_LAUNCH);
 	assert_int_equal(dev0(t)->gaps[0].explain_idx, 1);
 	assert_int_equal(dev0(t)->gaps[0].op_idx, 1);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 100);
-	/* launch overhead share = 100 / 300 */
-	assert_true(dev0(t)->tl.launch_overhead_share > 0.33333 &&
-		    dev0(t)->tl.launch_overhead_share < 0.33334);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 50);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 50);
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_HOST_CODE], 1);
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_LAUNCH_LATENCY], 0);
+	/* launch overhead share = 50 / 300 (no launch call inside [200,250)),
+	 * host code share 50 / 300 */
+	assert_true(dev0(t)->tl.launch_overhead_share == 50.0 / 300.0);
+	assert_true(dev0(t)->tl.host_code_share == 50.0 / 300.0);
 	tb_free(t);
 }
 
@@ -213,7 +295,7 @@ static void test_gap_with_early_launch_is_launch_latency(void **state)
 	tb_free(t);
 }
 
-static void test_sync_covering_gap_is_sync_bound(void **state)
+static void test_sync_over_gap_start_is_sync_wait_until_it_returns(void **state)
 {
 	struct tb *t = tb_new();
 	(void)state;
@@ -226,13 +308,20 @@ static void test_sync_covering_gap_is_sync_bound(void **state)
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	kern(t, 0, 7, 300, 400, 2, S_KB);
 	run(t);
-	/* rule 1 comes before rule 2 (C.start 260 >= g0 would be launch-bound) */
+	/* host late (C2 at 260 >= g0 = 200); thread 1's sync [190,255]
+	 * covers [200,255) = 55 sync wait, [255,260) = 5 host code, then
+	 * [260,300) = 40 launch latency: sync wait is the largest. Thread
+	 * 2's sync does not count. */
 	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_WAIT);
-	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_SYNC);
+	assert_int_equal(dev0(t)->gaps[0].host_late, 1);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_LAUNCH);
 	assert_int_equal(dev0(t)->gaps[0].explain_idx, 1);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 100);
-	/* the explicit groups: stream sync (1 row, blocked 65, caused 100 idle)
-	 * and device sync (1 row, blocked 300, caused none) */
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 55);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 5);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 40);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_CUDA_API], 0);
+	/* the explicit groups: stream sync (1 row, blocked 65, its sync wait
+	 * 55) and device sync (1 row, blocked 300, none: another thread) */
 	assert_int_equal(t->res.n_syncs, 2);
 	/* explicit first, by blocked time: device sync 300 then stream sync 65 */
 	assert_int_equal(t->res.syncs[0].kind, GS_SYNC_CONTEXT);
@@ -241,11 +330,13 @@ static void test_sync_covering_gap_is_sync_bound(void **state)
 	assert_int_equal(t->res.syncs[1].kind, GS_SYNC_STREAM);
 	assert_int_equal(t->res.syncs[1].count, 1);
 	assert_int_equal(t->res.syncs[1].blocked_ns, 65);
-	assert_int_equal(t->res.syncs[1].gpu_idle_ns, 100);
+	assert_int_equal(t->res.syncs[1].gpu_idle_ns, 55);
+	assert_int_equal(t->res.syncs[1].n_gaps, 1);
+	assert_int_equal(t->res.syncs[0].n_gaps, 0);
 	tb_free(t);
 }
 
-static void test_sync_on_other_thread_does_not_make_sync_bound(void **state)
+static void test_sync_on_other_thread_is_not_sync_wait(void **state)
 {
 	struct tb *t = tb_new();
 	(void)state;
@@ -255,11 +346,17 @@ static void test_sync_on_other_thread_does_not_make_sync_bound(void **state)
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	kern(t, 0, 7, 300, 400, 2, S_KB);
 	run(t);
+	/* thread 1 (C2's) in no call over [200,260): host code 60; [260,300)
+	 * launch latency 40; thread 2's sync is no sync wait */
 	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 60);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 40);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 0);
 	tb_free(t);
 }
 
-static void test_implicit_sync_is_sync_bound(void **state)
+static void test_implicit_sync_does_not_explain_gap_of_enqueued_op(void **state)
 {
 	struct tb *t = tb_new();
 	(void)state;
@@ -270,11 +367,41 @@ static void test_implicit_sync_is_sync_bound(void **state)
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	kern(t, 0, 7, 300, 400, 2, S_KB);
 	run(t);
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_WAIT);
+	/* K2 was enqueued at 150 < g0 = 200: the host was not late and the
+	 * copy in progress explains nothing: launch latency 100 */
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->gaps[0].host_late, 0);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
 	assert_int_equal(t->res.n_syncs, 1);
 	assert_int_equal(t->res.syncs[0].implicit, 1);
 	assert_int_equal(t->res.syncs[0].blocked_ns, 110);
-	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 100);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 0);
+	assert_int_equal(t->res.syncs[0].n_gaps, 0);
+	tb_free(t);
+}
+
+static void test_implicit_sync_before_late_launch_is_sync_wait(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 50, 60, 1, 1);
+	api(t, S_LAUNCH, 295, 297, 2, 1); /* after the copy returned */
+	/* a synchronous cudaMemcpy [180,290] on thread 1 spans g0 = 200 */
+	sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 180, 290, 1, 0);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 300, 400, 2, S_KB);
+	run(t);
+	/* host late: [200,290) blocked in the copy = sync wait 90, [290,295)
+	 * host code 5, [295,300) launch latency 5 */
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 90);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 5);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 5);
+	assert_int_equal(t->res.n_syncs, 1);
+	assert_int_equal(t->res.syncs[0].implicit, 1);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 90);
+	assert_int_equal(t->res.syncs[0].n_gaps, 1);
 	tb_free(t);
 }
 
@@ -282,18 +409,27 @@ static void test_stream_wait_event_is_dependency(void **state)
 {
 	struct tb *t = tb_new();
 	(void)state;
+	/* stream 8 runs K0 (launched at 5) before K2: K2's dependency
+	 * window is (K0's launch 5, K2's launch 30] (v2: the first op of a
+	 * stream looks only from g0 on) */
+	api(t, S_LAUNCH, 5, 6, 3, 1);
 	api(t, S_LAUNCH, 10, 20, 1, 1);
 	api(t, S_LAUNCH, 30, 40, 2, 1); /* early: without the wait, launch-latency */
 	/* cudaStreamWaitEvent on stream 8 enqueued at 25, before K2's launch */
 	sync_row(t, GS_SYNC_STREAM_WAIT_EVENT, 0, S_WAIT, 25, 28, 1, 8);
+	kern(t, 0, 8, 50, 60, 3, S_KC);
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	kern(t, 0, 8, 300, 400, 2, S_KB);
 	run(t);
-	assert_int_equal(dev0(t)->n_gaps, 1);
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_DEPENDENCY);
-	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_WAIT);
-	assert_int_equal(dev0(t)->gaps[0].explain_idx, 0);
+	/* [60,100) before K1 (launched at 10, first op of stream 7): launch
+	 * latency 40; [200,300) before K2: the wait, dependency 100 */
+	assert_int_equal(dev0(t)->n_gaps, 2);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_DEPENDENCY);
+	assert_int_equal(dev0(t)->gaps[1].explain_kind, GS_EXPLAIN_WAIT);
+	assert_int_equal(dev0(t)->gaps[1].explain_idx, 0);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 100);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 40);
 	/* the wait group caused 100 ns of idle */
 	assert_int_equal(t->res.syncs[0].kind, GS_SYNC_STREAM_WAIT_EVENT);
 	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 100);
@@ -301,16 +437,19 @@ static void test_stream_wait_event_is_dependency(void **state)
 }
 
 /* The same timeline as test_stream_wait_event_is_dependency, with the
- * waited-for event's record known: stream 8 waits (at 25) for event 5. */
+ * waited-for event's record known: stream 8 waits (at 25) for event 5.
+ * Device gaps: [60,100) before K1 (launch latency), [200,300) before K2. */
 static struct tb *wait_timeline(int rec_dev, uint32_t rec_stream)
 {
 	struct tb *t = tb_new();
+	api(t, S_LAUNCH, 5, 6, 3, 1);
 	api(t, S_LAUNCH, 10, 20, 1, 1);
 	api(t, S_LAUNCH, 30, 40, 2, 1);
 	sync_row(t, GS_SYNC_STREAM_WAIT_EVENT, 0, S_WAIT, 25, 28, 1, 8);
 	t->syncs[0].event = 5;
 	event_record(t, 5, rec_dev, rec_stream, 5); /* the record the wait sees */
 	event_record(t, 5, 0, 8, 26);		    /* a later one: ignored */
+	kern(t, 0, 8, 50, 60, 3, S_KC);
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	kern(t, 0, 8, 300, 400, 2, S_KB);
 	run(t);
@@ -322,8 +461,10 @@ static void test_wait_on_event_of_another_device_is_dependency(void **state)
 	struct tb *t = wait_timeline(1, 20);
 	(void)state;
 	/* recorded on device 1: the device-0 gap [200,300) is a dependency */
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_DEPENDENCY);
-	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_WAIT);
+	assert_int_equal(dev0(t)->gaps[1].start, 200);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_DEPENDENCY);
+	assert_int_equal(dev0(t)->gaps[1].explain_kind, GS_EXPLAIN_WAIT);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 100);
 	tb_free(t);
 }
 
@@ -333,9 +474,11 @@ static void test_wait_on_event_of_same_device_is_not_device_dependency(void **st
 	(void)state;
 	/* recorded on stream 7 of device 0: in the device view that work was
 	 * done when the device went idle, so no dependency: K2 was launched
-	 * at 30 < 200, launch-latency */
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	 * at 30 < 200, launch-latency (40 + 100 with [60,100)) */
+	assert_int_equal(dev0(t)->gaps[1].start, 200);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_LAUNCH_LATENCY);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 0);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 140);
 	tb_free(t);
 }
 
@@ -433,13 +576,16 @@ static void test_overlap_between_streams_covers_gap(void **state)
 	assert_int_equal(dev0(t)->n_gaps, 0);
 	assert_int_equal(dev0(t)->tl.idle, 0);
 	assert_int_equal(dev0(t)->tl.busy, 300);
-	/* per stream: stream 1 has its own hole [200,300) launch-bound (C 250 >= 200),
+	/* per stream: stream 1 has its own hole [200,300), host late (C 250
+	 * >= 200): [200,250) host code 50, [250,300) launch latency 50;
 	 * window [100,400] = 300, busy 200; stream 2: [150,350], no hole */
 	assert_int_equal(dev0(t)->n_streams, 2);
 	assert_int_equal(dev0(t)->streams[0].stream, 1);
 	assert_int_equal(dev0(t)->streams[0].tl.window, 300);
 	assert_int_equal(dev0(t)->streams[0].tl.busy, 200);
-	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 100);
+	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 50);
+	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 50);
+	assert_int_equal(dev0(t)->streams[0].tl.gaps_by_cause[GS_CAUSE_HOST_CODE], 1);
 	assert_int_equal(dev0(t)->streams[0].tl.n_ops, 2);
 	assert_int_equal(dev0(t)->streams[1].stream, 2);
 	assert_int_equal(dev0(t)->streams[1].tl.window, 200);
@@ -459,15 +605,20 @@ static void test_graph_launch_kernels_share_correlation_id(void **state)
 	kern(t, 0, 7, 420, 430, 6, S_KA);
 	t->ops[0].graph_id = t->ops[1].graph_id = t->ops[2].graph_id = 9;
 	run(t);
-	/* gap [150,170) inside the graph launch: its call started at 10 < 150,
-	 * so not launch-bound: launch-latency. Gap [300,420): the next
-	 * cudaLaunchKernel started at 400 >= 300: launch-bound. */
+	/* gap [150,170) inside the graph launch (its kernel before it has
+	 * the same call, started at 10 < 150): graph-internal 20. Gap
+	 * [300,420): the next cudaLaunchKernel started at 400 >= 300, host
+	 * late: [300,400) host code 100, [400,420) launch latency 20. */
 	assert_int_equal(dev0(t)->n_gaps, 2);
-	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_GRAPH_INTERNAL);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_LAUNCH);
 	assert_int_equal(dev0(t)->gaps[0].explain_idx, 0);
 	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_GRAPH_INTERNAL], 20);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 20);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 120);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 100);
+	/* window [100,430] = 330: launch overhead (20 + 20 + 0) / 330 */
+	assert_true(dev0(t)->tl.launch_overhead_share == 40.0 / 330.0);
 	/* one sample per launch call: cudaGraphLaunch api 10, queue 100-20 =
 	 * 80, delay 100-10 = 90 (its first kernel) */
 	assert_int_equal(t->res.n_launches, 2);
@@ -495,9 +646,12 @@ static void test_idle_by_cause_sums_exactly_to_idle(void **state)
 	int64_t sum = 0;
 	int k;
 	(void)state;
-	/* K1 [0,100]; gap [100,150) launch-bound (C2 at 120);
-	 * K2 [150,200]; gap [200,270) latency (C3 at 50);
-	 * K3 [270,300]; gap [300,333) sync-bound (sync [290,310] on tid 1);
+	/* K1 [0,100]; gap [100,150) host late (C2 at 120): host code
+	 * [100,120) 20, launch latency [120,150) 30;
+	 * K2 [150,200]; gap [200,270) latency 70 (C3 at 50);
+	 * K3 [270,300]; gap [300,333) host late (C4 at 320): sync wait
+	 * [300,310) 10 (sync [290,310] on tid 1), host code [310,320) 10,
+	 * launch latency [320,333) 13;
 	 * K4 [333,400]; gap [400,500) other (corr 77 unknown);
 	 * K5 [500,510]; gap [510,600) dependency: a wait on stream 7 at 405,
 	 * after the launch of the last op with a known call (K4, 320) and
@@ -518,14 +672,23 @@ static void test_idle_by_cause_sums_exactly_to_idle(void **state)
 	kern(t, 0, 7, 600, 700, 6, S_KA);
 	run(t);
 	assert_int_equal(dev0(t)->tl.window, 700);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 50);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 70);
-	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 33);
+	/* host code 20 + 10 = 30; latency 30 + 70 + 13 = 113 */
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 30);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 113);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 10);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_CUDA_API], 0);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 100);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 90);
+	/* by largest segment: [100,150) latency 30 > 20; [300,333) latency
+	 * 13 > 10, 10 */
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_LAUNCH_LATENCY], 3);
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_OTHER], 1);
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_DEPENDENCY], 1);
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_HOST_CODE], 0);
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_SYNC_WAIT], 0);
 	for (k = 0; k < GS_CAUSE_COUNT; k++)
 		sum += dev0(t)->tl.idle_by_cause[k];
-	/* 50+70+33+100+90 = 343; busy = 100+50+30+67+10+100 = 357 */
+	/* 30+113+10+100+90 = 343; busy = 100+50+30+67+10+100 = 357 */
 	assert_int_equal(dev0(t)->tl.idle, 343);
 	assert_int_equal(sum, 343);
 	assert_int_equal(dev0(t)->tl.busy, 357);
@@ -656,7 +819,8 @@ static void test_percentile_histogram_path_matches_sorting(void **state)
 static void build_top_gap_timeline(struct tb *t)
 {
 	/* kernels of 100 ns on one stream, holes (in time order)
-	 * 50, 10, 70, 70, 20, 90, 10 (sync-bound), 30 */
+	 * 50, 10, 70, 70, 20, 90, 10 (sync wait 5, then latency 5), 30; each
+	 * launch begins at g0, so the other holes are all launch latency */
 	static const int64_t starts[9] = {0, 150, 260, 430, 600, 720, 910, 1020, 1150};
 	int i;
 
@@ -673,7 +837,7 @@ static void build_top_gap_timeline(struct tb *t)
 	t->opt.top_n = 2;
 }
 
-static void test_report_keeps_top_gap_candidates_and_sync_gaps(void **state)
+static void test_report_keeps_top_gap_candidates_and_sync_figures(void **state)
 {
 	struct tb *t = tb_new(), *all = tb_new();
 	(void)state;
@@ -685,9 +849,11 @@ static void test_report_keeps_top_gap_candidates_and_sync_gaps(void **state)
 	/* all 8 holes count in the timeline either way */
 	assert_int_equal(dev0(all)->n_gaps, 8);
 	assert_int_equal(dev0(t)->tl.n_gaps, 8);
-	/* kept: 50, 10 (heap not full), 70 (> 10), 70 (> 50), 90 (> 70) and
-	 * the sync-bound 10; dropped: 20 and 30 (<= the 2nd largest so far) */
-	assert_int_equal(dev0(t)->n_gaps, 6);
+	/* kept: 50, 10 (heap not full), 70 (> 10), 70 (> 50), 90 (> 70);
+	 * dropped: 20, the sync-wait 10 and 30 (<= the 2nd largest so far):
+	 * v2 credits sync waits to their calls as gaps are cut, so the sync
+	 * figures need only the stream-wait gaps kept */
+	assert_int_equal(dev0(t)->n_gaps, 5);
 	/* top 2: 90 at [820, 910), then the first 70 at [360, 430) */
 	assert_int_equal(dev0(t)->n_top, 2);
 	assert_int_equal(dev0(t)->gaps[dev0(t)->top_gaps[0]].start, 820);
@@ -696,12 +862,20 @@ static void test_report_keeps_top_gap_candidates_and_sync_gaps(void **state)
 	assert_int_equal(dev0(t)->gaps[dev0(t)->top_gaps[1]].end, 430);
 	assert_int_equal(dev0(all)->gaps[dev0(all)->top_gaps[0]].start, 820);
 	assert_int_equal(dev0(all)->gaps[dev0(all)->top_gaps[1]].start, 360);
-	/* the sync explains the 10 ns hole [1010, 1020) in both */
-	assert_int_equal(dev0(t)->gaps[5].cause, GS_CAUSE_SYNC_WAIT);
+	/* the hole [1010,1020): launch at 1015, thread 1 blocked in the sync
+	 * [1000,1015] over [1010,1015) = sync wait 5, launch latency
+	 * [1015,1020) 5; tie -> sync wait (lower enum value) */
+	assert_int_equal(dev0(all)->gaps[6].start, 1010);
+	assert_int_equal(dev0(all)->gaps[6].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(dev0(all)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 5);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 5);
+	/* 50+10+70+70+20+90+5+30 = 345 */
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 345);
 	assert_int_equal(t->res.n_syncs, 1);
-	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 10);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 5);
 	assert_int_equal(t->res.syncs[0].n_gaps, 1);
-	assert_int_equal(all->res.syncs[0].gpu_idle_ns, 10);
+	assert_int_equal(all->res.syncs[0].gpu_idle_ns, 5);
+	assert_int_equal(all->res.syncs[0].n_gaps, 1);
 	tb_free(t);
 	tb_free(all);
 }
@@ -719,13 +893,15 @@ static void test_nvtx_range_restricts_window(void **state)
 	t->opt.range_name = "step";
 	run(t);
 	/* selection [0,250]: window = [100,400] & [0,250] = [100,250] = 150;
-	 * the launch-bound gap [200,300) clipped to [200,250) = 50; busy 100;
-	 * one op (K1) overlaps the selection */
+	 * the host-late gap [200,300) (C2 at 260) clipped to [200,250) = 50,
+	 * all before C2: host code 50 (its launch latency [260,300) is out
+	 * of the selection); busy 100; one op (K1) overlaps the selection */
 	assert_int_equal(t->res.range_matches, 1);
 	assert_int_equal(t->res.range_total, 250);
 	assert_int_equal(dev0(t)->tl.window, 150);
 	assert_int_equal(dev0(t)->tl.idle, 50);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 50);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 0);
 	assert_int_equal(dev0(t)->tl.busy, 100);
 	assert_int_equal(dev0(t)->tl.n_ops, 1);
 	assert_int_equal(dev0(t)->n_gaps, 1);
@@ -1077,10 +1253,10 @@ static void test_unsorted_ops_are_rejected_in_either_half(void **state)
 	free(ops);
 }
 
-/* Lookups of syncs and NVTX ranges for gaps that alternate between two
- * host threads (tids 1 and 9: the same slot of the analysis's lookup
+/* Lookups of host covers and NVTX ranges for gaps that alternate between
+ * two host threads (tids 1 and 9: the same slot of the analysis's lookup
  * cache) and, in the stream views, go back in time for one thread (stream
- * 9's hole starts at 120, after stream 8's at 250 was looked up, past the
+ * 9's hole starts at 120, after stream 8's at 250 was cut, before the
  * sync [140,200]): every answer must be the one a fresh search gives. */
 static void test_lookups_alternate_threads_and_go_back_in_time(void **state)
 {
@@ -1096,7 +1272,7 @@ static void test_lookups_alternate_threads_and_go_back_in_time(void **state)
 	api(t, S_LAUNCH, 10, 20, 1, 1);	  /* A */
 	api(t, S_LAUNCH, 30, 40, 2, 9);	  /* B */
 	api(t, S_LAUNCH, 290, 295, 3, 1); /* C */
-	api(t, S_LAUNCH, 330, 335, 4, 9); /* D */
+	api(t, S_LAUNCH, 392, 395, 4, 9); /* D: after its sync returned */
 	api(t, S_LAUNCH, 410, 415, 8, 9); /* H */
 	api(t, S_LAUNCH, 460, 470, 5, 1); /* E */
 	api(t, S_LAUNCH, 560, 565, 6, 9); /* F */
@@ -1111,37 +1287,63 @@ static void test_lookups_alternate_threads_and_go_back_in_time(void **state)
 	run(t);
 	/* device holes: [250,300) [380,400) [450,500) [550,600) */
 	assert_int_equal(dev0(t)->n_gaps, 4);
-	/* before C (tid 1, no syncs): call at 290 >= 250, launch-bound; tid
-	 * 1's innermost range at 250 is r0 (r1 starts at 400) */
+	/* before C (tid 1, no calls in [250,290)): host code 40, launch
+	 * latency [290,300) 10; tid 1's innermost range at 250 is r0 (r1
+	 * starts at 400) */
 	assert_int_equal(dev0(t)->gaps[0].op_idx, 3);
 	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_HOST_CODE);
 	assert_int_equal(dev0(t)->gaps[0].nvtx_idx, r0);
-	/* before D (tid 9): its sync [320,390] spans 380; range r2 */
+	/* before D (tid 9, call at 392): its sync [320,390] gives sync wait
+	 * [380,390) 10, host code [390,392) 2, launch latency [392,400) 8;
+	 * range r2 */
 	assert_int_equal(dev0(t)->gaps[1].op_idx, 4);
 	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_SYNC_WAIT);
-	assert_int_equal(dev0(t)->gaps[1].explain_idx, s_late);
+	assert_int_equal(dev0(t)->gaps[1].explain_idx, 4);
 	assert_int_equal(dev0(t)->gaps[1].nvtx_idx, r2);
-	/* before E (tid 1): call at 460 >= 450; innermost range r1 */
+	{
+		struct gs_segment seg[4];
+		assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[1], seg, 4), 3);
+		assert_int_equal(seg[0].cause, GS_CAUSE_SYNC_WAIT);
+		assert_int_equal(seg[0].ref_kind, GS_EXPLAIN_SYNC);
+		assert_int_equal(seg[0].ref_idx, s_late);
+		assert_int_equal(seg[0].tid, 9);
+		assert_int_equal(seg[0].end, 390);
+	}
+	/* before E (tid 1): call at 460: host code [450,460) 10, launch
+	 * latency [460,500) 40; innermost range r1 */
 	assert_int_equal(dev0(t)->gaps[2].op_idx, 6);
-	assert_int_equal(dev0(t)->gaps[2].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(dev0(t)->gaps[2].cause, GS_CAUSE_LAUNCH_LATENCY);
 	assert_int_equal(dev0(t)->gaps[2].nvtx_idx, r1);
-	/* before F (tid 9): no sync spans 550, call at 560; range r2 */
+	/* before F (tid 9): no call of tid 9 in [550,560): host code 10,
+	 * launch latency [560,600) 40; range r2 */
 	assert_int_equal(dev0(t)->gaps[3].op_idx, 7);
-	assert_int_equal(dev0(t)->gaps[3].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(dev0(t)->gaps[3].cause, GS_CAUSE_LAUNCH_LATENCY);
 	assert_int_equal(dev0(t)->gaps[3].nvtx_idx, r2);
+	/* device: sync 10, host 40 + 2 + 10 + 10 = 62, latency 10+8+40+40 = 98 */
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 10);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 62);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 98);
 	/* stream views, by stream id 7, 8, 9:
-	 * 7: [200,300) call 290 >= 200, [380,500) call 460: launch-bound 220
-	 * 8: [250,400) no sync spans 250, call 330; [450,600) call 560:
-	 *    launch-bound 300
-	 * 9: [120,420) asked after stream 8's 250: the sync [140,200] began
-	 *    after 120, so no sync spans it; call at 410: launch-bound 300 */
+	 * 7 (tid 1): [200,300) call 290: host 90, latency 10; [380,500) call
+	 *    460: host 80, latency 40 -> host 170, latency 50
+	 * 8 (tid 9): [250,400) call 392: sync [320,390] 70, host 72, latency
+	 *    8; [450,600) call 560: host 110, latency 40 -> sync 70, host
+	 *    182, latency 48
+	 * 9 (tid 9): [120,420) cut after stream 8's [250,392) (back in
+	 *    time), call at 410: syncs [140,200] 60 + [320,390] 70 = 130,
+	 *    CUDA API D [392,395] 3, host 290 - 133 = 157, latency 10 */
 	assert_int_equal(dev0(t)->n_streams, 3);
-	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 220);
-	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 300);
-	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 170);
+	assert_int_equal(dev0(t)->streams[0].tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 50);
+	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 70);
+	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 182);
+	assert_int_equal(dev0(t)->streams[1].tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 48);
 	assert_int_equal(dev0(t)->streams[2].stream, 9);
-	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
-	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 300);
+	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 130);
+	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_CUDA_API], 3);
+	assert_int_equal(dev0(t)->streams[2].tl.launch_calls, 3);
+	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 157);
+	assert_int_equal(dev0(t)->streams[2].tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 10);
 	tb_free(t);
 }
 
@@ -1216,10 +1418,19 @@ static void test_launch_calls_of_many_calls_with_twins(void **state)
 	assert_int_equal(gs_launch_call(&res, N / 2 - 1), N / 2 - 1); /* corr N/2: last of half 1 */
 	assert_int_equal(gs_launch_call(&res, N / 2), N / 2);
 	assert_int_equal(gs_launch_call(&res, N - 1), N - 1);
-	/* every hole [1000i + 900, 1000(i+1) + 800) is launch-bound: the next
-	 * call starts at 1000(i+1) + 500 (a twin at + 300), after g0 */
+	/* every hole [1000i + 900, 1000(i+1) + 800) is host late: the next
+	 * call starts at 1000(i+1) + 500, after g0: host code 600, launch
+	 * latency 300. The three holes before a twin's op: the twin starts
+	 * at 1000(i+1) + 300: host code 400, launch latency 500. */
 	assert_int_equal(res.devices[0].n_gaps, N - 1);
-	assert_int_equal(res.devices[0].tl.gaps_by_cause[GS_CAUSE_HOST_CODE], N - 1);
+	assert_int_equal(res.devices[0].tl.gaps_by_cause[GS_CAUSE_HOST_CODE], N - 4);
+	assert_int_equal(res.devices[0].tl.gaps_by_cause[GS_CAUSE_LAUNCH_LATENCY], 3);
+	assert_int_equal(res.devices[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE],
+			 (int64_t)(N - 4) * 600 + 3 * 400);
+	assert_int_equal(res.devices[0].tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY],
+			 (int64_t)(N - 4) * 300 + 3 * 500);
+	assert_int_equal(res.devices[0].gaps[twin_corr[1] - 2].cause, GS_CAUSE_LAUNCH_LATENCY);
+	check_invariants(&res, 1);
 	assert_int_equal(res.devices[0].gaps[twin_corr[1] - 2].explain_idx, N + 1);
 	/* one sample per launching call, all classified cudaLaunchKernel
 	 * (both halves): N samples, three of 400 ns, the rest 10 ns */
@@ -1232,6 +1443,355 @@ static void test_launch_calls_of_many_calls_with_twins(void **state)
 	gs_result_free(&res);
 	free(ops);
 	free(apis);
+}
+
+/* ---- gap model v2: segments ------------------------------------------ */
+
+static void test_gap_after_short_sync_and_long_host_pause_splits_by_segment(void **state)
+{
+	struct tb *t = tb_new();
+	uint32_t c2, y;
+	struct gs_segment seg[4];
+	const struct gs_gap *g;
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	/* cudaStreamSynchronize [195,230] on thread 1: its API row and its
+	 * sync row (one stretch, counted once) */
+	api(t, S_STREAMSYNC, 195, 230, 10, 1);
+	y = sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 195, 230, 1, 7);
+	c2 = api(t, S_LAUNCH, 900, 910, 2, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 950, 1000, 2, S_KB);
+	run(t);
+	/* gap [200,950): sync wait [200,230) 30, host code [230,900) 670,
+	 * launch latency [900,950) 50 */
+	g = &dev0(t)->gaps[0];
+	assert_int_equal(dev0(t)->n_gaps, 1);
+	assert_int_equal(g->host_late, 1);
+	assert_int_equal(g->cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 30);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_CUDA_API], 0);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 670);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 50);
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_HOST_CODE], 1);
+	assert_int_equal(gs_gap_segments(&t->res, g, seg, 4), 3);
+	assert_int_equal(seg[0].start, 200);
+	assert_int_equal(seg[0].end, 230);
+	assert_int_equal(seg[0].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(seg[0].ref_kind, GS_EXPLAIN_SYNC);
+	assert_int_equal(seg[0].ref_idx, y);
+	assert_int_equal(seg[0].tid, 1);
+	assert_int_equal(seg[0].n_calls, 1);
+	assert_int_equal(seg[1].start, 230);
+	assert_int_equal(seg[1].end, 900);
+	assert_int_equal(seg[1].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(seg[1].ref_kind, GS_EXPLAIN_NONE);
+	assert_int_equal(seg[1].ref_idx, GS_NONE);
+	assert_int_equal(seg[2].start, 900);
+	assert_int_equal(seg[2].end, 950);
+	assert_int_equal(seg[2].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(seg[2].ref_kind, GS_EXPLAIN_LAUNCH);
+	assert_int_equal(seg[2].ref_idx, c2);
+	/* room for one: the count is still 3, the first one written */
+	memset(seg, 0, sizeof(seg));
+	assert_int_equal(gs_gap_segments(&t->res, g, seg, 1), 3);
+	assert_int_equal(seg[0].end, 230);
+	assert_int_equal(seg[1].end, 0);
+	/* the sync: blocked 35, its sync wait 30, in one gap */
+	assert_int_equal(t->res.n_syncs, 1);
+	assert_int_equal(t->res.syncs[0].blocked_ns, 35);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 30);
+	assert_int_equal(t->res.syncs[0].n_gaps, 1);
+	/* window [100,1000] = 900 */
+	assert_true(dev0(t)->tl.launch_overhead_share == 50.0 / 900.0);
+	assert_true(dev0(t)->tl.host_code_share == 670.0 / 900.0);
+	tb_free(t);
+}
+
+static void test_cuda_calls_and_polls_in_late_gap_are_cuda_api(void **state)
+{
+	struct tb *t = tb_new();
+	uint32_t m, q1, q2;
+	struct gs_segment seg[10];
+	static const int64_t want[8][3] = {
+	    {200, 250, GS_CAUSE_HOST_CODE}, {250, 300, GS_CAUSE_CUDA_API},
+	    {300, 400, GS_CAUSE_HOST_CODE}, {400, 410, GS_CAUSE_CUDA_API},
+	    {410, 420, GS_CAUSE_HOST_CODE}, {420, 425, GS_CAUSE_CUDA_API},
+	    {425, 500, GS_CAUSE_HOST_CODE}, {500, 600, GS_CAUSE_LAUNCH_LATENCY}};
+	size_t i;
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	m = api(t, S_MALLOC, 250, 300, 20, 1);
+	q1 = api(t, S_EVENTQUERY, 400, 410, 21, 1);
+	q2 = api(t, S_EVENTQUERY, 420, 425, 22, 1);
+	/* CUPTI reports the first query as an event sync: still a poll */
+	sync_row(t, GS_SYNC_EVENT, 0, S_EVENTQUERY, 400, 410, 1, 0);
+	api(t, S_LAUNCH, 500, 510, 2, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 600, 700, 2, S_KB);
+	run(t);
+	/* gap [200,600), C2 at 500: CUDA API = malloc 50 + queries 10 + 5 =
+	 * 65; host code 50 + 100 + 10 + 75 = 235; latency [500,600) 100 */
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_CUDA_API], 65);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 235);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	assert_int_equal(dev0(t)->tl.launch_calls, 0);
+	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 10), 8);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(seg[i].start, want[i][0]);
+		assert_int_equal(seg[i].end, want[i][1]);
+		assert_int_equal(seg[i].cause, want[i][2]);
+	}
+	assert_int_equal(seg[1].ref_kind, GS_EXPLAIN_LAUNCH);
+	assert_int_equal(seg[1].ref_idx, m);
+	assert_int_equal(seg[3].ref_idx, q1);
+	assert_int_equal(seg[5].ref_idx, q2);
+	/* polls are not syncs: no sync group; one poll entry, 2 calls, 15 ns */
+	assert_int_equal(t->res.n_syncs, 0);
+	assert_int_equal(t->res.n_polls, 1);
+	assert_int_equal(t->res.polls[0].api_name_id, S_EVENTQUERY);
+	assert_int_equal(t->res.polls[0].count, 2);
+	assert_int_equal(t->res.polls[0].time_ns, 15);
+	tb_free(t);
+}
+
+static void test_nested_runtime_and_driver_calls_count_once(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	/* a launch to device 1: cudaLaunchKernel [300,340] with its driver
+	 * call cuLaunchKernel [305,335] inside (same corr) */
+	api(t, S_LAUNCH, 300, 340, 5, 1);
+	api(t, S_CULAUNCH, 305, 335, 5, 1);
+	/* cudaMalloc [420,460] with cuMemAlloc_v2 [425,455] inside */
+	api(t, S_MALLOC, 420, 460, 6, 1);
+	api(t, S_CUMEMALLOC, 425, 455, 6, 1);
+	api(t, S_LAUNCH, 500, 510, 2, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 600, 700, 2, S_KB);
+	kern(t, 1, 3, 350, 360, 5, S_KC);
+	run(t);
+	/* device 0 gap [200,600): host [200,300) 100, CUDA API [300,340) 40
+	 * (not 40 + 30), host [340,420) 80, CUDA API [420,460) 40, host
+	 * [460,500) 40, latency [500,600) 100: API 80, host 220; launch
+	 * calls 40 (the launch's union, once) */
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_CUDA_API], 80);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 220);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100);
+	assert_int_equal(dev0(t)->tl.launch_calls, 40);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_HOST_CODE);
+	{
+		struct gs_segment seg[8];
+		assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 8), 6);
+		assert_int_equal(seg[1].start, 300);
+		assert_int_equal(seg[1].end, 340);
+		assert_int_equal(seg[1].cause, GS_CAUSE_CUDA_API);
+		assert_int_equal(seg[1].n_calls, 1);
+		assert_int_equal(seg[3].start, 420);
+		assert_int_equal(seg[3].end, 460);
+	}
+	/* window [100,700] = 600: (100 + 0 + 40) / 600; host 220 / 600 */
+	assert_true(dev0(t)->tl.launch_overhead_share == 140.0 / 600.0);
+	assert_true(dev0(t)->tl.host_code_share == 220.0 / 600.0);
+	tb_free(t);
+}
+
+static void test_gaps_inside_graph_replay_before_sync_are_graph_internal(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_segment seg[2];
+	(void)state;
+	api(t, S_GRAPHLAUNCH, 10, 20, 5, 1);
+	/* then the host waits for the replay: sync [25,320] on thread 1 */
+	api(t, S_STREAMSYNC, 25, 320, 6, 1);
+	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 25, 320, 1, 7);
+	kern(t, 0, 7, 100, 150, 5, S_KA);
+	kern(t, 0, 7, 170, 220, 5, S_KB);
+	kern(t, 0, 7, 260, 300, 5, S_KC);
+	t->ops[0].graph_id = t->ops[1].graph_id = t->ops[2].graph_id = 9;
+	run(t);
+	/* [150,170) and [220,260): the kernels were enqueued (at 10) before
+	 * the gaps; one graph launch: graph-internal 20 + 40. The sync in
+	 * progress explains nothing. */
+	assert_int_equal(dev0(t)->n_gaps, 2);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_GRAPH_INTERNAL);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_GRAPH_INTERNAL);
+	assert_int_equal(dev0(t)->gaps[1].host_late, 0);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_GRAPH_INTERNAL], 60);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_GRAPH_INTERNAL], 2);
+	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[1], seg, 2), 1);
+	assert_int_equal(seg[0].start, 220);
+	assert_int_equal(seg[0].end, 260);
+	assert_int_equal(seg[0].cause, GS_CAUSE_GRAPH_INTERNAL);
+	assert_int_equal(seg[0].ref_kind, GS_EXPLAIN_LAUNCH);
+	assert_int_equal(seg[0].ref_idx, 0);
+	assert_int_equal(t->res.n_syncs, 1);
+	assert_int_equal(t->res.syncs[0].blocked_ns, 295);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 0);
+	assert_int_equal(t->res.syncs[0].n_gaps, 0);
+	/* window [100,300] = 200: launch overhead 60 / 200 */
+	assert_true(dev0(t)->tl.launch_overhead_share == 60.0 / 200.0);
+	assert_true(dev0(t)->tl.host_code_share == 0.0);
+	tb_free(t);
+}
+
+static void test_kernel_launch_reported_as_sync_is_not_sync_wait(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	/* a launch on the legacy default stream [210,260], which CUPTI
+	 * reports as a sync too */
+	api(t, S_LAUNCH, 210, 260, 3, 1);
+	sync_row(t, GS_SYNC_IMPLICIT_LEGACY_STREAM, 1, S_LAUNCH, 210, 260, 1, 0);
+	api(t, S_LAUNCH, 300, 305, 2, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 400, 500, 2, S_KB);
+	run(t);
+	/* gap [200,400): host [200,210) 10, CUDA API (a launch call)
+	 * [210,260) 50, host [260,300) 40, latency [300,400) 100 */
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_CUDA_API], 50);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 50);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100);
+	assert_int_equal(dev0(t)->tl.launch_calls, 50);
+	assert_int_equal(t->res.n_syncs, 1);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 0);
+	/* window [100,500] = 400: (100 + 0 + 50) / 400 = 0.375 */
+	assert_true(dev0(t)->tl.launch_overhead_share == 0.375);
+	assert_true(dev0(t)->tl.host_code_share == 50.0 / 400.0);
+	tb_free(t);
+}
+
+static void test_host_func_long_before_first_op_of_stream_is_not_dependency(void **state)
+{
+	struct tb *t = tb_new(), *u = tb_new();
+	uint32_t h;
+	(void)state;
+	/* K2 is the first op of stream 8, launched at 40; a host function
+	 * enqueued at 30 by the same thread: the dependency window starts
+	 * at g0 = 200, so the host function does not explain [200,300) */
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_HOSTFN, 30, 35, 3, 1);
+	api(t, S_LAUNCH, 40, 45, 2, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 8, 300, 400, 2, S_KB);
+	run(t);
+	assert_int_equal(dev0(t)->n_gaps, 1);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 0);
+	/* the same with K0 on stream 8 launched at 5: the window is (5, 40]
+	 * and the host function at 30 is K2's dependency */
+	api(u, S_LAUNCH, 5, 6, 4, 1);
+	api(u, S_LAUNCH, 10, 20, 1, 1);
+	h = api(u, S_HOSTFN, 30, 35, 3, 1);
+	api(u, S_LAUNCH, 40, 45, 2, 1);
+	kern(u, 0, 8, 50, 60, 4, S_KC);
+	kern(u, 0, 7, 100, 200, 1, S_KA);
+	kern(u, 0, 8, 300, 400, 2, S_KB);
+	run(u);
+	assert_int_equal(dev0(u)->n_gaps, 2);
+	assert_int_equal(dev0(u)->gaps[1].cause, GS_CAUSE_DEPENDENCY);
+	assert_int_equal(dev0(u)->gaps[1].explain_kind, GS_EXPLAIN_HOST_FUNC);
+	assert_int_equal(dev0(u)->gaps[1].explain_idx, h);
+	assert_int_equal(dev0(u)->tl.idle_by_cause[GS_CAUSE_DEPENDENCY], 100);
+	tb_free(t);
+	tb_free(u);
+}
+
+static void test_launch_overhead_share_counts_latency_graph_internal_and_launch_calls(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	api(t, S_GRAPHLAUNCH, 10, 20, 5, 1);
+	api(t, S_LAUNCH, 220, 230, 8, 1); /* a launch to device 1 */
+	api(t, S_LAUNCH, 260, 270, 2, 1);
+	kern(t, 0, 7, 100, 150, 5, S_KA);
+	kern(t, 0, 7, 170, 200, 5, S_KB);
+	kern(t, 0, 7, 300, 400, 2, S_KC);
+	kern(t, 1, 3, 240, 250, 8, S_KA);
+	t->ops[0].graph_id = t->ops[1].graph_id = 4;
+	run(t);
+	/* [150,170) graph-internal 20; [200,300) host late (C at 260): host
+	 * [200,220) 20, CUDA API [220,230) 10 (a launch call), host [230,260)
+	 * 30, latency [260,300) 40. Window [100,400] = 300:
+	 * launch overhead = (40 + 20 + 10) / 300, host code 50 / 300 */
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_GRAPH_INTERNAL], 20);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 40);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_CUDA_API], 10);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 50);
+	assert_int_equal(dev0(t)->tl.launch_calls, 10);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_HOST_CODE);
+	assert_true(dev0(t)->tl.launch_overhead_share == 70.0 / 300.0);
+	assert_true(dev0(t)->tl.host_code_share == 50.0 / 300.0);
+	tb_free(t);
+}
+
+static void test_range_cuts_host_late_gap_segments_per_piece(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_segment seg[4];
+	const struct gs_device_result *d;
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 180, 260, 1, 7);
+	api(t, S_LAUNCH, 400, 410, 2, 1);
+	range(t, S_STEP, 0, 230, 1);
+	range(t, S_STEP, 350, 450, 1);
+	range(t, S_STEP, 480, 1000, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 500, 600, 2, S_KB);
+	t->opt.range_name = "step";
+	run(t);
+	d = dev0(t);
+	/* whole gap [200,500): sync wait [200,260), host [260,400), latency
+	 * [400,500). Pieces in the selection: [200,230) sync wait 30;
+	 * [350,450) host 50 + latency 50 (tie: host code); [480,500) latency
+	 * 20. Window = [100,230] 130 + [350,450] 100 + [480,600] 120 = 350,
+	 * idle 150, busy 200 */
+	assert_int_equal(t->res.range_matches, 3);
+	assert_int_equal(d->tl.window, 350);
+	assert_int_equal(d->tl.idle, 150);
+	assert_int_equal(d->tl.busy, 200);
+	assert_int_equal(d->n_gaps, 3);
+	assert_int_equal(d->tl.n_gaps, 3);
+	assert_int_equal(d->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 30);
+	assert_int_equal(d->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 50);
+	assert_int_equal(d->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 70);
+	assert_int_equal(d->tl.gaps_by_cause[GS_CAUSE_SYNC_WAIT], 1);
+	assert_int_equal(d->tl.gaps_by_cause[GS_CAUSE_HOST_CODE], 1);
+	assert_int_equal(d->tl.gaps_by_cause[GS_CAUSE_LAUNCH_LATENCY], 1);
+	assert_int_equal(d->gaps[0].start, 200);
+	assert_int_equal(d->gaps[0].end, 230);
+	assert_int_equal(d->gaps[0].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(gs_gap_segments(&t->res, &d->gaps[0], seg, 4), 1);
+	assert_int_equal(seg[0].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(seg[0].ref_idx, 0);
+	assert_int_equal(d->gaps[1].start, 350);
+	assert_int_equal(d->gaps[1].end, 450);
+	assert_int_equal(d->gaps[1].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(gs_gap_segments(&t->res, &d->gaps[1], seg, 4), 2);
+	assert_int_equal(seg[0].start, 350);
+	assert_int_equal(seg[0].end, 400);
+	assert_int_equal(seg[0].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(seg[1].start, 400);
+	assert_int_equal(seg[1].end, 450);
+	assert_int_equal(seg[1].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(d->gaps[2].start, 480);
+	assert_int_equal(d->gaps[2].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(gs_gap_segments(&t->res, &d->gaps[2], seg, 4), 1);
+	assert_int_equal(seg[0].start, 480);
+	assert_int_equal(seg[0].end, 500);
+	/* the sync's wait inside the selection: 30 */
+	assert_int_equal(t->res.n_syncs, 1);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 30);
+	assert_int_equal(t->res.syncs[0].n_gaps, 1);
+	tb_free(t);
 }
 
 static void test_api_classification(void **state)
@@ -1250,11 +1810,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_back_to_back_kernels_have_no_gap),
-	    cmocka_unit_test(test_gap_after_late_launch_is_launch_bound),
+	    cmocka_unit_test(test_gap_after_late_launch_splits_host_code_and_launch_latency),
 	    cmocka_unit_test(test_gap_with_early_launch_is_launch_latency),
-	    cmocka_unit_test(test_sync_covering_gap_is_sync_bound),
-	    cmocka_unit_test(test_sync_on_other_thread_does_not_make_sync_bound),
-	    cmocka_unit_test(test_implicit_sync_is_sync_bound),
+	    cmocka_unit_test(test_sync_over_gap_start_is_sync_wait_until_it_returns),
+	    cmocka_unit_test(test_sync_on_other_thread_is_not_sync_wait),
+	    cmocka_unit_test(test_implicit_sync_does_not_explain_gap_of_enqueued_op),
+	    cmocka_unit_test(test_implicit_sync_before_late_launch_is_sync_wait),
 	    cmocka_unit_test(test_stream_wait_event_is_dependency),
 	    cmocka_unit_test(test_wait_before_previous_launch_is_not_dependency),
 	    cmocka_unit_test(test_wait_on_event_of_another_device_is_dependency),
@@ -1270,7 +1831,7 @@ int main(void)
 	    cmocka_unit_test(test_percentile_matches_sorting_on_random_data),
 	    cmocka_unit_test(test_percentile_histogram_path_matches_sorting),
 	    cmocka_unit_test(test_nvtx_range_restricts_window),
-	    cmocka_unit_test(test_report_keeps_top_gap_candidates_and_sync_gaps),
+	    cmocka_unit_test(test_report_keeps_top_gap_candidates_and_sync_figures),
 	    cmocka_unit_test(test_nvtx_range_that_matches_nothing_selects_nothing),
 	    cmocka_unit_test(test_nvtx_breakdown_busy_share),
 	    cmocka_unit_test(test_graph_advice_detects_repeated_sequence),
@@ -1285,6 +1846,14 @@ int main(void)
 	    cmocka_unit_test(test_unsorted_ops_are_rejected),
 	    cmocka_unit_test(test_unsorted_ops_are_rejected_in_either_half),
 	    cmocka_unit_test(test_lookups_alternate_threads_and_go_back_in_time),
+	    cmocka_unit_test(test_gap_after_short_sync_and_long_host_pause_splits_by_segment),
+	    cmocka_unit_test(test_cuda_calls_and_polls_in_late_gap_are_cuda_api),
+	    cmocka_unit_test(test_nested_runtime_and_driver_calls_count_once),
+	    cmocka_unit_test(test_gaps_inside_graph_replay_before_sync_are_graph_internal),
+	    cmocka_unit_test(test_kernel_launch_reported_as_sync_is_not_sync_wait),
+	    cmocka_unit_test(test_host_func_long_before_first_op_of_stream_is_not_dependency),
+	    cmocka_unit_test(test_launch_overhead_share_counts_latency_graph_internal_and_launch_calls),
+	    cmocka_unit_test(test_range_cuts_host_late_gap_segments_per_piece),
 	    cmocka_unit_test(test_api_classification),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
