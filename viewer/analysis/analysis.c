@@ -879,7 +879,7 @@ static void tl_finish(const struct actx *c, struct gs_timeline *tl)
 }
 
 /* Which gaps a device's list keeps when options.all_gaps is 0: the gaps
- * a sync or a stream wait explains (stats_syncs() sums them), and every
+ * a stream wait explains (stats_syncs() sums them), and every
  * gap that can still be among the top_n largest. h is a min-heap of the
  * top_n largest lengths seen so far: a gap no longer than its smallest
  * has top_n earlier gaps at least as long, and the top list breaks ties

@@ -77,6 +77,7 @@ struct __attribute__((packed, aligned(4))) gs_op {
 #define GS_APIF_HOST_FUNC 0x04	   /* cudaLaunchHostFunc, cudaStreamAddCallback, twins */
 #define GS_APIF_KERNEL_LAUNCH 0x08 /* a single-kernel launch (cost of one launch) */
 #define GS_APIF_POLL 0x10	   /* cudaEventQuery, cudaStreamQuery, twins: a poll, not a sync */
+#define GS_APIF_SYNC_COPY 0x20 /* a copy or set without "Async": the host waits in it */
 
 /* One CUDA runtime or driver API call. 28 bytes, packed with 4-byte
  * alignment like gs_op (naturally aligned it would be 32, 4 of them
@@ -177,7 +178,7 @@ struct gs_options {
 					   every device gap; 0: only the gaps that
 					   top_gaps and the synchronisation figures
 					   need (the largest candidates and the gaps
-					   a sync or stream wait explains), for
+					   a stream wait explains), for
 					   callers that read nothing else (report) */
 };
 
@@ -217,7 +218,8 @@ const char *gs_cause_key(int cause);
 enum gs_explain {
 	GS_EXPLAIN_NONE = 0,	  /* cause other: no launch call found */
 	GS_EXPLAIN_LAUNCH = 1,	  /* apis[idx]: the launch call C of X */
-	GS_EXPLAIN_SYNC = 2,	  /* syncs[idx]: blocking call in progress at g0 */
+	GS_EXPLAIN_SYNC = 2,	  /* syncs[idx]: a blocking call (segments only: a
+				     gap is explained by its launch call) */
 	GS_EXPLAIN_WAIT = 3,	  /* syncs[idx]: stream-wait-event pending for X */
 	GS_EXPLAIN_HOST_FUNC = 4, /* apis[idx]: host function/callback pending for X */
 	GS_EXPLAIN_HOST_NODE = 5, /* ops[X]: X's graph node follows a host node */

@@ -50,8 +50,13 @@ uint8_t gs_api_classify(const char *name)
 	    has_prefix(name, "cudaGraphLaunch") || has_prefix(name, "cuGraphLaunch") ||
 	    has_prefix(name, "cudaMemcpy") || has_prefix(name, "cuMemcpy") ||
 	    has_prefix(name, "cudaMemset") || has_prefix(name, "cuMemset") ||
-	    has_prefix(name, "cudaMemPrefetch") || has_prefix(name, "cuMemPrefetch"))
+	    has_prefix(name, "cudaMemPrefetch") || has_prefix(name, "cuMemPrefetch")) {
+		if ((has_prefix(name, "cudaMemcpy") || has_prefix(name, "cuMemcpy") ||
+		     has_prefix(name, "cudaMemset") || has_prefix(name, "cuMemset")) &&
+		    !strstr(name, "Async"))
+			f |= GS_APIF_SYNC_COPY;
 		return f | GS_APIF_LAUNCH;
+	}
 	return f;
 }
 

@@ -276,8 +276,11 @@ int host_index_build(struct actx *c, struct host_index *h)
 				       (ia < na && in->apis[a[ia]].start <= in->syncs[s[is]].start);
 			if (take_api) {
 				const struct gs_api *x = &in->apis[a[ia]];
+				/* a synchronous copy is a wait of the host more
+				 * than a launch: its time is not launch overhead */
+				uint8_t cls = c->api_cls[a[ia]];
 				if (cover_push(&ball, x->start, x->end, a[ia],
-					       (c->api_cls[a[ia]] & GS_APIF_LAUNCH) != 0, 1))
+					       (cls & GS_APIF_LAUNCH) && !(cls & GS_APIF_SYNC_COPY), 1))
 					goto out;
 				ia++;
 			} else {
