@@ -927,15 +927,19 @@ static int gap_keep(struct gap_keep *k, const struct gs_gap *g)
 /* The sync-wait time of a host-late gap piece [p0, p1) goes to the
  * blocking calls it was spent in (the sync table's "GPU idle" column). */
 static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct gs_gap *g,
-		       int64_t p0, int64_t p1)
+		       int64_t p0, int64_t p1, const struct gap_cut *cut)
 {
+	/* what the sync cost the GPU in this gap: the wait, and the launch
+	 * latency of refilling the queue after it (host code after a sync
+	 * would have kept the GPU idle without it too) */
+	int64_t drain = cut->amt[GS_CAUSE_SYNC_WAIT] + cut->amt[GS_CAUSE_LAUNCH_LATENCY];
 	const struct gs_api *C = &c->in->apis[c->call_of[g->op_idx]];
 	struct host_hints *hh;
 	const struct host_thread *t = cut_thread(c, cc, C->tid, &hh);
 	int64_t cs = C->start < p1 ? C->start : p1;
 
 	if (t && cs > p0)
-		host_sync_attr(t, p0, cs, p1 - p0, c->sync_idle, c->sync_gaps, c->sync_drain);
+		host_sync_attr(t, p0, cs, drain, c->sync_idle, c->sync_gaps, c->sync_drain);
 }
 
 /* Add the pieces of gap g (whole [g->start, g->end), cut = its cut) that
@@ -952,7 +956,7 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 	if (!c->has_sel) {
 		tl_add(tl, cut);
 		if (attr && cut->amt[GS_CAUSE_SYNC_WAIT] > 0)
-			attr_syncs(c, cc, g, g->start, g->end);
+			attr_syncs(c, cc, g, g->start, g->end, cut);
 		if (gaps && (!keep || gap_keep(keep, g))) {
 			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
 				return -ENOMEM;
@@ -973,7 +977,7 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		piece.cause = (uint8_t)gap_cut_dominant(&pc);
 		tl_add(tl, &pc);
 		if (attr && pc.amt[GS_CAUSE_SYNC_WAIT] > 0)
-			attr_syncs(c, cc, g, piece.start, piece.end);
+			attr_syncs(c, cc, g, piece.start, piece.end, &pc);
 		if (gaps && (!keep || gap_keep(keep, &piece))) {
 			if (grow((void **)gaps, cap, *n + 1, sizeof(**gaps)))
 				return -ENOMEM;

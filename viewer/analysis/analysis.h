@@ -338,9 +338,9 @@ struct gs_sync_group {
 	int64_t blocked_ns;   /* ns, sum of end - start */
 	int64_t gpu_idle_ns;  /* ns, the sync-wait segments they make up (device views) */
 	uint64_t n_gaps;      /* device gaps with a sync-wait segment of theirs */
-	int64_t drain_ns;     /* ns, the whole of those gaps: the GPU idle that
-				 followed a wait in them (the sync drained the
-				 queue; what came after is the cost of refilling it) */
+	int64_t drain_ns;     /* ns, in those gaps: sync wait + launch latency (the
+				 sync drained the queue; the launch latency after
+				 it is the cost of refilling it) */
 };
 
 /* Polls (cudaEventQuery, cudaStreamQuery and their driver twins): they

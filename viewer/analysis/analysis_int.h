@@ -86,8 +86,9 @@ uint32_t host_thread_of(const struct host_index *h, uint32_t tid, uint32_t *hint
 void host_cut(const struct host_thread *t, int64_t a, int64_t b, struct host_hints *hh,
 	      int64_t *sync, int64_t *api, int64_t *host, int64_t *launch);
 /* credit the blocking time of t inside [a, b) to the sync rows it was
- * spent in (a merged stretch of several rows: its first row) */
-void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t gap_len,
+ * spent in (a merged stretch of several rows: its first row), and drain
+ * (the gap's sync wait + launch latency) to each of them */
+void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t drain,
 		    int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain);
 
 struct actx {
@@ -108,7 +109,7 @@ struct actx {
 	struct host_index *host; /* per-thread covers (owned by res->host) */
 	int64_t *sync_idle;	 /* per syncs row: sync-wait ns it made up (device views) */
 	uint32_t *sync_gaps;	 /* per syncs row: device gaps with such a segment */
-	int64_t *sync_drain;	 /* per syncs row: ns, the whole of those gaps */
+	int64_t *sync_drain;	 /* per syncs row: ns, sync wait + launch latency of those gaps */
 	struct stab nvtx_tid; /* NVTX ranges by tid */
 	struct stab nvtx_any; /* NVTX ranges, key 0 */
 	struct evts waits;    /* stream-wait-event syncs by stream */

@@ -538,7 +538,7 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 	return so.n;
 }
 
-void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t gap_len,
+void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t drain,
 		    int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain)
 {
 	size_t hint = 0, j;
@@ -551,6 +551,6 @@ void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t g
 			continue;
 		sync_idle[y->idx] = gs_sat_add(sync_idle[y->idx], e - s);
 		sync_gaps[y->idx]++;
-		sync_drain[y->idx] = gs_sat_add(sync_drain[y->idx], gap_len);
+		sync_drain[y->idx] = gs_sat_add(sync_drain[y->idx], drain);
 	}
 }

@@ -17,10 +17,10 @@
 #define RULE_HOST_CODE_SHARE 0.20   /* host code idle */
 #define RULE_LAUNCH_SHARE 0.20	    /* launch latency + graph-internal + launch calls */
 #define RULE_SYNC_MIN_CALLS 20	    /* an explicit sync group called this often ... */
-#define RULE_SYNC_DRAIN_SHARE 0.05  /* ... whose drained gaps hold this much */
+#define RULE_SYNC_DRAIN_SHARE 0.05  /* ... whose drain (sync wait + refill latency) is this much */
 #define RULE_COPY_MIN_CALLS 10	    /* pageable / synchronous copies */
 #define RULE_ALLOC_MIN_CALLS 5	    /* malloc/free in steady state */
-#define RULE_CALLS_COST_SHARE 0.01  /* their drained gaps + blocked time */
+#define RULE_CALLS_COST_SHARE 0.01  /* implicit syncs: their drain */
 #define RULE_DEP_SHARE 0.20	    /* dependency idle */
 #define RULE_SHORT_SHARE 0.50	    /* kernels shorter than the launch cost ... */
 #define RULE_SHORT_MIN_KERNELS 100  /* ... of at least this many kernels ... */
@@ -30,22 +30,21 @@ static const struct {
 	const char *key, *title, *fix;
 } rules[GS_RULE_COUNT] = {
     [GS_RULE_HOST_CODE] = {"host_code", "host code between launches",
-			   "capture the step: CUDA Graphs, torch.cuda.graphs, "
-			   "torch.compile(mode=\"reduce-overhead\")"},
+			   "capture the step in a CUDA Graph (torch.compile reduce-overhead)"},
     [GS_RULE_LAUNCH] = {"launch_overhead", "launch overhead",
-			"fewer, larger kernels (fusion, torch.compile) or CUDA Graphs"},
+			"fewer, larger kernels (fusion) or CUDA Graphs"},
     [GS_RULE_SYNC_STEP] = {"sync_every_step", "a sync every step drains the GPU",
-			   "sync less often: defer .item()/.cpu()/printing to every N steps"},
+			   "defer .item()/.cpu()/print to every N steps"},
     [GS_RULE_PAGEABLE] = {"pageable_copies", "async copies with pageable memory",
-			  "pinned host memory (pin_memory=True, cudaMallocHost)"},
+			  "pinned host memory (pin_memory=True)"},
     [GS_RULE_SYNC_COPY] = {"sync_copies", "synchronous copies or memsets",
-			   "cudaMemcpyAsync/cudaMemsetAsync on a stream, one sync per step"},
+			   "async copies on a stream, one sync per step"},
     [GS_RULE_ALLOC] = {"alloc_in_loop", "malloc/free in steady state",
-		       "allocate once and reuse, or a caching/stream-ordered allocator"},
+		       "allocate once and reuse (a caching allocator)"},
     [GS_RULE_LEGACY] = {"legacy_stream", "legacy default stream serialises streams",
-			"use created streams (or --default-stream per-thread)"},
+			"use created streams, not the legacy default"},
     [GS_RULE_DEPENDENCY] = {"dependency", "streams waiting on each other",
-			    "check the stream DAG (gapscope graph --streams); overlap more"},
+			    "check the stream DAG: gapscope graph --streams"},
     [GS_RULE_SHORT_KERNELS] = {"short_kernels", "kernels shorter than their launch",
 			       "fuse them or capture them into a CUDA Graph"},
 };
@@ -66,9 +65,16 @@ const char *gs_rule_fix(int rule)
 }
 
 /* keep the GS_VERDICT_FINDINGS costliest (ties: the lower rule) */
-static void add_finding(struct gs_verdict *v, const struct gs_finding *f)
+static void add_finding(struct gs_verdict *v, const struct gs_finding *fin)
 {
 	size_t pos = v->n_findings;
+	struct gs_finding capped = *fin, *f = &capped;
+	int64_t idle = v->window - v->busy;
+
+	/* a sum over calls can count one gap for two rows of a group:
+	 * never more than the idle time there was */
+	if (f->cost_ns > idle)
+		f->cost_ns = idle;
 
 	while (pos > 0 && (f->cost_ns > v->findings[pos - 1].cost_ns ||
 			   (f->cost_ns == v->findings[pos - 1].cost_ns &&
@@ -151,7 +157,10 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 		where_of(res, GS_CAUSE_DEPENDENCY, &f);
 		add_finding(v, &f);
 	}
-	if (res->n_kernel_ops >= RULE_SHORT_MIN_KERNELS &&
+	/* tiny kernels are a finding of their own only where the launch
+	 * overhead one did not fire (they name the same idle) */
+	if (share(launch, v->window) < RULE_LAUNCH_SHARE &&
+	    res->n_kernel_ops >= RULE_SHORT_MIN_KERNELS &&
 	    res->short_kernel_share >= RULE_SHORT_SHARE &&
 	    share(launch, v->window) >= RULE_SHORT_LAUNCH_SHARE) {
 		struct gs_finding f = {.rule = GS_RULE_SHORT_KERNELS,
@@ -162,7 +171,7 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 	for (i = 0; i < res->n_syncs; i++) {
 		const struct gs_sync_group *g = &res->syncs[i];
 		struct gs_finding f = {.api_name_id = g->api_name_id, .count = g->count};
-		int64_t cost = gs_sat_add(g->drain_ns, g->blocked_ns);
+		int64_t cost = g->drain_ns;
 
 		if (!g->implicit) {
 			if (g->kind == GS_SYNC_STREAM_WAIT_EVENT || g->count < RULE_SYNC_MIN_CALLS ||

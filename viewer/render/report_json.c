@@ -140,6 +140,48 @@ static int j_begin(struct report_ctx *r)
 		return -1;
 	/* 2: gap model v2 (cause keys, segments per gap, polls) */
 	json_object_set_new(s->root, "gapscope_report", json_integer(2));
+	{
+		/* the verdict: rules and thresholds in docs/report.md */
+		struct gs_verdict v;
+		json_t *vo = json_object(), *causes = json_array(), *finds = json_array();
+		size_t i;
+		int j;
+		gs_verdict_compute(r->res, &v);
+		json_object_set_new(vo, "window_ns", jint(v.window));
+		json_object_set_new(vo, "busy_ns", jint(v.busy));
+		json_object_set_new(vo, "utilisation", json_real(v.utilisation));
+		for (j = 0; j < GS_CAUSE_COUNT; j++) {
+			int c = v.cause_order[j];
+			json_t *co;
+			if (!v.idle_by_cause[c])
+				break;
+			co = json_object();
+			json_object_set_new(co, "cause", json_string(gs_cause_key(c)));
+			json_object_set_new(co, "idle_ns", jint(v.idle_by_cause[c]));
+			json_object_set_new(co, "share", json_real(v.window ? (double)v.idle_by_cause[c] /
+									  (double)v.window
+									: 0.0));
+			json_array_append_new(causes, co);
+		}
+		for (i = 0; i < v.n_findings; i++) {
+			const struct gs_finding *f = &v.findings[i];
+			json_t *fo = json_object();
+			json_object_set_new(fo, "rule", json_string(gs_rule_key(f->rule)));
+			json_object_set_new(fo, "title", json_string(gs_rule_title(f->rule)));
+			json_object_set_new(fo, "cost_ns", jint(f->cost_ns));
+			json_object_set_new(fo, "share", json_real(f->share));
+			json_object_set_new(fo, "api", f->api_name_id ? jstrid(r, f->api_name_id)
+								      : json_null());
+			json_object_set_new(fo, "count", jint((int64_t)f->count));
+			json_object_set_new(fo, "tid", f->tid ? jint(f->tid) : json_null());
+			json_object_set_new(fo, "nvtx", f->nvtx_id ? jstrid(r, f->nvtx_id) : json_null());
+			json_object_set_new(fo, "fix", json_string(gs_rule_fix(f->rule)));
+			json_array_append_new(finds, fo);
+		}
+		json_object_set_new(vo, "idle_by_cause", causes);
+		json_object_set_new(vo, "findings", finds);
+		json_object_set_new(s->root, "verdict", vo);
+	}
 	json_object_set_new(s->root, "trace", jstr(r->path));
 	if (res->range_applied) {
 		sel = json_object();

@@ -48,6 +48,8 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+static void verdict_lines(struct report_ctx *r);
+
 static int t_begin(struct report_ctx *r)
 {
 	const struct gs_result *res = r->res;
@@ -85,7 +87,67 @@ static int t_begin(struct report_ctx *r)
 			fprintf(f, "; the trace holds no measured per-kernel overhead, so "
 				   "nothing is subtracted.\n");
 	}
+	fputc('\n', f);
+	verdict_lines(r);
 	return 0;
+}
+
+/* The verdict: at most 1 + GS_VERDICT_FINDINGS lines, each at most
+ * VERDICT_LINE characters (names from the trace are cut to fit). */
+#define VERDICT_LINE 160
+static void verdict_lines(struct report_ctx *r)
+{
+	const struct gs_input *in = r->in;
+	struct gs_verdict v;
+	char line[1024], d[32];
+	size_t i, k;
+	int j, n = 0;
+
+	gs_verdict_compute(r->res, &v);
+	k = (size_t)snprintf(line, sizeof(line), "Verdict: GPU busy %.1f%% of %s; idle:",
+			     100.0 * v.utilisation, D(v.window));
+	for (j = 0; j < GS_CAUSE_COUNT && n < 3; j++) {
+		int c = v.cause_order[j];
+		if (!v.idle_by_cause[c])
+			break;
+		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s %s %.1f%%", n ? "," : "",
+				      gs_cause_name(c), 100.0 * (double)v.idle_by_cause[c] /
+							    (double)(v.window ? v.window : 1));
+		n++;
+	}
+	if (!n)
+		k += (size_t)snprintf(line + k, sizeof(line) - k, " none");
+	fprintf(r->out, "%s\n", line);
+	for (i = 0; i < v.n_findings; i++) {
+		const struct gs_finding *f = &v.findings[i];
+		char where[256] = "";
+		size_t w = 0, room;
+		gap_dur(d, sizeof(d), f->cost_ns);
+		if (f->api_name_id)
+			w += (size_t)snprintf(where + w, sizeof(where) - w, ", %.40s x%llu",
+					      gs_str(&in->strings, f->api_name_id, "?"),
+					      (unsigned long long)f->count);
+		else if (f->count)
+			w += (size_t)snprintf(where + w, sizeof(where) - w, ", %llu kernels",
+					      (unsigned long long)f->count);
+		if (f->tid)
+			w += (size_t)snprintf(where + w, sizeof(where) - w, ", thread %u", f->tid);
+		if (f->nvtx_id)
+			snprintf(where + w, sizeof(where) - w, ", in NVTX \"%.32s\"",
+				 gs_str(&in->strings, f->nvtx_id, ""));
+		k = (size_t)snprintf(line, sizeof(line), "  %zu. %s: %s (%.1f%%)", i + 1,
+				     gs_rule_title(f->rule), d, 100.0 * f->share);
+		/* the fix always shows; the where part gives way */
+		room = VERDICT_LINE - k - 4 - strlen(gs_rule_fix(f->rule));
+		if (strlen(where) > room)
+			where[room] = '\0';
+		snprintf(line + k, sizeof(line) - k, "%s -> %s", where, gs_rule_fix(f->rule));
+		fputs("  ", r->out);
+		put_escaped(r->out, line + 2);
+		fputc('\n', r->out);
+	}
+	if (!v.n_findings)
+		fprintf(r->out, "  no rule fired (thresholds: docs/report.md, \"Verdict\")\n");
 }
 
 static void timeline_line(FILE *f, const struct gs_timeline *tl)
