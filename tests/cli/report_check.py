@@ -26,6 +26,8 @@ described in report_mkdb.c. The "basic" one (device 0, times in ns):
   No launch call lies inside a host-late segment: 0 ns in launch calls.
 """
 import json
+import shutil
+import sqlite3
 import os
 import re
 import subprocess
@@ -62,7 +64,9 @@ def by_cause(**kw):
 
 def check_text():
     db = mkdb("basic")
-    p = report(db)
+    # --full-names: kernel names whole and lines not wrapped, so the sentences
+    # below are matched as single lines; the default form is checked after
+    p = report(db, "--full-names")
     out = p.stdout
     expect(p.returncode == 0, f"exit {p.returncode}, stderr {p.stderr!r}")
     expect("window 7.300 us, busy 4.000 us (utilisation 54.8%), idle 3.300 us, 7 ops, 4 gaps"
@@ -93,8 +97,14 @@ def check_text():
     expect(re.search(r"\n\s+1\s+1\.100 us\s+0 ns\s+stream synchronize / cudaStreamSynchronize\n", out),
            "explicit sync row")
     expect("polls (return at once" not in out, "no polls list without polls")
-    # the template kernel name is printed whole
+    # the template kernel name is printed whole with --full-names
     expect("void gemm<float, 128>(float*, int)" in out, "template name intact")
+    # by default: short (template arguments and parameters dropped), wrapped at 160
+    short = report(db).stdout
+    expect("before kernel gemm<…> on stream 7: 200 ns host code on thread 11, then 300 ns"
+           in short, "short name in the gap line")
+    expect("void gemm<float, 128>" not in short, "no long name by default")
+    expect(max(len(l) for l in short.split("\n")) <= 160, "no line over 160 characters")
     # control characters of an NVTX text are escaped, never raw
     expect('odd "name"\\x0a\\x1b[31m' in out, "escaped NVTX text")
     expect("\x1b" not in out, "raw ESC in output")
@@ -228,8 +238,10 @@ def check_deps():
     top = j["kernels"]["top"][0]
     expect(top["name"] == "_Z6kernelPfi" and top["demangled"] == "kernel(float*, int)", "demangled json")
     expect(g["op"]["demangled"] == "kernel(float*, int)", "demangled gap op")
-    out = report(mkdb("deps")).stdout
+    out = report(mkdb("deps"), "--full-names").stdout
     expect("kernel(float*, int)" in out, "demangled text")
+    out = report(mkdb("deps")).stdout
+    expect(re.search(r"before kernel kernel on stream", out), "short demangled name by default")
     expect("3.000 us dependency on cudaStreamWaitEvent" in out, "dependency sentence")
     # a schema-v1 trace written before the events table still reports
     p = report(mkdb("noevents"), "--json")
@@ -243,7 +255,7 @@ def check_hostpause():
     # wait 300; no CUDA call in [2300,9300) -> host code 7000; [9300,9500) launch
     # latency 200. 300 + 7000 + 200 = 7500.
     db = mkdb("hostpause")
-    p = report(db)
+    p = report(db, "--full-names")  # the gap sentence on one line
     out = p.stdout
     expect(p.returncode == 0, f"exit {p.returncode}, stderr {p.stderr!r}")
     expect("window 9.500 us, busy 2.000 us (utilisation 21.1%), idle 7.500 us, 2 ops, 1 gaps"
@@ -320,7 +332,7 @@ def check_polls():
     # polls by count: cudaEventQuery 3 calls of 50 = 150, cudaStreamQuery 1 of 20
     expect(j["polls"] == [{"api": "cudaEventQuery", "count": 3, "time_ns": 150},
                           {"api": "cudaStreamQuery", "count": 1, "time_ns": 20}], "polls")
-    out = report(db).stdout
+    out = report(db, "--full-names").stdout  # the gap sentence on one line
     expect(re.search(r"polls \(return at once; not syncs\):\n\s+count\s+time\s+api\n"
                      r"\s+3\s+150 ns\s+cudaEventQuery\n\s+1\s+20 ns\s+cudaStreamQuery\n", out),
            "text polls list")
@@ -335,6 +347,36 @@ def check_polls():
            "wait in cudaEventSynchronize, 820 ns host code on thread 11, 170 ns CUDA API in "
            "cudaEventQuery and 3 more, 200 ns launch latency (cudaLaunchKernel)\n" in out,
            "largest gap line")
+
+
+def check_longnames():
+    # basic.db with gemm's name replaced by a 5 kB template instance, as PyTorch's
+    # elementwise kernels have: no report line over 160 characters by default, the
+    # short name "gemm<…>" in the text, the whole name with --full-names and in JSON
+    db = mkdb("basic")
+    long_db = os.path.join(WORK, "longnames.db")
+    shutil.copyfile(db, long_db)
+    args = ", ".join("at::native::Functor<float, %d, std::array<char*, 3ul> >" % i
+                     for i in range(90))
+    name = "void gemm<%s>(float*, int)" % args
+    expect(len(name) > 5000, "a 5 kB name")
+    con = sqlite3.connect(long_db)
+    n = con.execute("UPDATE strings SET value = ? WHERE value = ?",
+                    (name, "void gemm<float, 128>(float*, int)")).rowcount
+    con.commit()
+    con.close()
+    expect(n == 1, "the name replaced")
+    p = report(long_db)
+    expect(p.returncode == 0, f"exit {p.returncode}, stderr {p.stderr!r}")
+    lines = p.stdout.split("\n")
+    expect(max(len(l) for l in lines) <= 160, "no line over 160 characters: %d" %
+           max(len(l) for l in lines))
+    expect("gemm<…>" in p.stdout, "short name")
+    expect(name not in p.stdout, "no whole name")
+    full = report(long_db, "--full-names").stdout
+    expect(name in full, "whole name with --full-names")
+    j = json.loads(report(long_db, "--json").stdout)
+    expect(any(k["name"] == name for k in j["kernels"]["top"]), "whole name in JSON")
 
 
 def check_range():
@@ -416,7 +458,7 @@ def check_bad_input():
 
 
 {"text": check_text, "json": check_json, "deps": check_deps, "hostpause": check_hostpause,
- "polls": check_polls, "range": check_range, "range_nomatch": check_range_nomatch,
+ "polls": check_polls, "longnames": check_longnames, "range": check_range, "range_nomatch": check_range_nomatch,
  "options": check_options, "bad_input": check_bad_input}[CHECK]()
 if failures:
     for f in failures:

@@ -287,9 +287,10 @@ static void test_text_shows_kernels_demangled_json_keeps_both(void **state)
 	(void)state;
 	diff_write_text(f, &d, runs_side, 10);
 	fclose(f);
-	/* 3 us -> 1 us is -66.7% */
+	/* 3 us -> 1 us is -66.7%; the name as the report shows it: short (the
+	 * mangled name demangled, its parameter list dropped) */
 	assert_non_null(strstr(buf, "\n       3 us ->      1 us   -66.7%       2 ->      1  "
-				    "gs_short_kernel(float*, float const*, int, float, float)\n"));
+				    "gs_short_kernel\n"));
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &n);

@@ -43,7 +43,10 @@ static void usage(FILE *f)
 		"                         else %d ns)\n"
 		"  --no-overhead-correction\n"
 		"                         keep kernel durations as recorded even when the\n"
-		"                         trace holds a measured CUPTI per-kernel overhead\n"
+		"                         trace holds a measured CUPTI per-kernel overhead\n"		"  --full-names           kernel names whole and demangled, lines not wrapped\n"
+		"                         (default: short names such as\n"
+		"                         at::native::vectorized_elementwise_kernel<…>, and no\n"
+		"                         line over 160 characters; --json always has both)\n"
 		"  -h, --help             this help\n"
 		"\n"
 		"exit status: 0 report printed (also when --range matches nothing),\n"
@@ -82,8 +85,15 @@ const char *report_kernel_name(const struct report_ctx *r, uint32_t name_id, cha
 {
 	const char *raw = gs_str(&r->in->strings, name_id, "?");
 
-	*tofree = gs_demangle(raw);
-	return *tofree ? *tofree : raw;
+	if (r->full_names) {
+		*tofree = gs_demangle(raw);
+		return *tofree ? *tofree : raw;
+	}
+	*tofree = malloc(4 * REPORT_NAME_CHARS + 8); /* UTF-8: up to 4 bytes a character */
+	if (!*tofree)
+		return raw;
+	gs_short_name(raw, *tofree, 4 * REPORT_NAME_CHARS + 8, REPORT_NAME_CHARS);
+	return *tofree;
 }
 
 const char *report_op_kind_name(int kind)
@@ -171,6 +181,7 @@ enum {
 	OPT_NODE,
 	OPT_LAUNCH,
 	OPT_NOCORR,
+	OPT_FULL,
 };
 
 int cmd_report(int argc, char **argv)
@@ -182,6 +193,7 @@ int cmd_report(int argc, char **argv)
 	    {"graph-node-overhead", required_argument, NULL, OPT_NODE},
 	    {"launch-cost", required_argument, NULL, OPT_LAUNCH},
 	    {"no-overhead-correction", no_argument, NULL, OPT_NOCORR},
+	    {"full-names", no_argument, NULL, OPT_FULL},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -194,7 +206,7 @@ int cmd_report(int argc, char **argv)
 	char err[512];
 	const char *path;
 	long long v;
-	int c, rc;
+	int c, rc, full_names = 0;
 
 	gs_options_init(&opt);
 	opt.all_gaps = 0; /* the renderers read top_gaps only */
@@ -204,6 +216,7 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_JSON: ops = &report_json_ops; break;
+		case OPT_FULL: full_names = 1; break;
 		case OPT_RANGE:
 			if (!*optarg) {
 				gs_error("report", "--range needs a non-empty NVTX range name");
@@ -286,6 +299,7 @@ int cmd_report(int argc, char **argv)
 	rc_ctx.in = &in;
 	rc_ctx.res = &res;
 	rc_ctx.opt = &opt;
+	rc_ctx.full_names = full_names;
 	rc = report_render(ops, &rc_ctx);
 	if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
 		rc = -EIO;

@@ -16,6 +16,7 @@
 #include "diff.h"
 #include "export.h"
 #include "names.h"
+#include "report.h" /* REPORT_NAME_CHARS */
 
 void run_totals_compute(const struct gs_result *res, struct run_totals *t)
 {
@@ -406,10 +407,10 @@ void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_sid
 			fprintf(f, "  %9s -> %9s %8s  %6llu -> %6llu  ", t0, t1, r,
 				(unsigned long long)k->count[0], (unsigned long long)k->count[1]);
 			{
-				/* as the report shows it: demangled when mangled */
-				char *dm = gs_demangle(k->name);
-				put_name(f, dm ? dm : k->name, 100);
-				free(dm);
+				/* as the report shows it: the short name */
+				char sn[4 * REPORT_NAME_CHARS + 8];
+				gs_short_name(k->name, sn, sizeof(sn), REPORT_NAME_CHARS);
+				put_name(f, sn, 100);
 			}
 			putc('\n', f);
 		}

@@ -21,8 +21,16 @@ struct report_ctx {
 	const struct gs_input *in;    /* what was loaded */
 	const struct gs_result *res;  /* what was found */
 	const struct gs_options *opt; /* how (range, top_n, overrides) */
+	int full_names;		      /* 1: kernel names whole (demangled), lines
+					 not wrapped (--full-names) */
 	void *priv;		      /* the back end's state */
 };
+
+/* The text report's longest line without --full-names (names shortened,
+ * long lines wrapped at a space). */
+#define REPORT_LINE_MAX 160
+/* characters of a short kernel name (gs_short_name's max_chars) */
+#define REPORT_NAME_CHARS 80
 
 /* Called in this order: begin, one device() per device, then the
  * whole-trace sections, then end. Each returns 0 or a negative error. */
@@ -49,9 +57,11 @@ const char *report_explain_name(int explain_kind); /* "launch", "sync", ... */
 /* The advice sentence for a, newly allocated (names whole, never cut);
  * NULL on ENOMEM. */
 char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_advice *a);
-/* A kernel name for people: the demangled form (names.h) when the name is
- * mangled and the demangler knows it, else the name as recorded; whole,
- * never cut. *tofree receives what the caller must free (may be NULL). */
+/* A kernel name for people: with r->full_names, the demangled form
+ * (names.h) when the name is mangled and the demangler knows it, else the
+ * name as recorded, whole; else the short form of gs_short_name()
+ * ("at::native::vectorized_elementwise_kernel<…>", at most 80 characters).
+ * *tofree receives what the caller must free (may be NULL). */
 const char *report_kernel_name(const struct report_ctx *r, uint32_t name_id, char **tofree);
 
 /* gap_text.c: "850 ns", "12.345 us", "1.234 ms", "2.500 s" */

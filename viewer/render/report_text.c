@@ -50,10 +50,33 @@ static double pct(int64_t part, int64_t whole)
 
 static void verdict_lines(struct report_ctx *r);
 
+/* the text back end's state (t_end says why it writes to memory first) */
+struct tstate {
+	FILE *real;  /* where the report goes */
+	char *buf;   /* open_memstream's */
+	size_t len;
+};
+
 static int t_begin(struct report_ctx *r)
 {
 	const struct gs_result *res = r->res;
-	FILE *f = r->out;
+	FILE *f;
+
+	if (!r->full_names) {
+		struct tstate *t = calloc(1, sizeof(*t));
+		FILE *m;
+		if (!t)
+			return -1;
+		m = open_memstream(&t->buf, &t->len);
+		if (!m) {
+			free(t);
+			return -1;
+		}
+		t->real = r->out;
+		r->out = m;
+		r->priv = t;
+	}
+	f = r->out;
 
 	fprintf(f, "gapscope report: ");
 	put_escaped(f, r->path);
@@ -398,10 +421,75 @@ static int t_advice(struct report_ctx *r)
 	return 0;
 }
 
+/* The text back end writes into memory and, at the end, copies it out
+ * with every line longer than REPORT_LINE_MAX wrapped: at the last space
+ * that fits (else hard, between UTF-8 characters), the rest indented like
+ * the line plus four spaces. Without --full-names no line is longer. */
+
+static void put_wrapped(FILE *f, const char *s, size_t n)
+{
+	size_t indent = 0, width = REPORT_LINE_MAX, chars, i, cut, space;
+	int first = 1;
+
+	while (indent < n && s[indent] == ' ')
+		indent++;
+	if (indent > 40)
+		indent = 40;
+	while (n) {
+		size_t lead = first ? 0 : indent + 4;
+		/* how many bytes make width - lead characters */
+		for (i = 0, chars = 0, space = 0; i < n && chars < width - lead; chars++) {
+			if (s[i] == ' ' && i > 0)
+				space = i;
+			i++;
+			while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+				i++;
+		}
+		if (i >= n) {
+			cut = n;
+		} else if (space > (first ? indent : 0) + 8) {
+			cut = space;
+		} else {
+			cut = i;
+		}
+		if (!first)
+			fprintf(f, "%*s", (int)lead, "");
+		fwrite(s, 1, cut, f);
+		fputc('\n', f);
+		s += cut;
+		n -= cut;
+		while (n && *s == ' ') { /* the space the line broke at */
+			s++;
+			n--;
+		}
+		first = 0;
+	}
+}
+
 static int t_end(struct report_ctx *r)
 {
-	(void)r;
-	return 0;
+	struct tstate *t = r->priv;
+	const char *p, *e, *nl;
+	int rc = 0;
+
+	if (!t)
+		return 0;
+	if (fclose(r->out) != 0)
+		rc = -1;
+	r->out = t->real;
+	for (p = t->buf, e = t->buf ? t->buf + t->len : NULL; p && p < e; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(e - p));
+		if (!nl)
+			nl = e;
+		if (nl > p)
+			put_wrapped(r->out, p, (size_t)(nl - p));
+		else
+			fputc('\n', r->out);
+	}
+	free(t->buf);
+	free(t);
+	r->priv = NULL;
+	return rc;
 }
 
 const struct report_ops report_text_ops = {
