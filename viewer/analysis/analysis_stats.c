@@ -766,6 +766,158 @@ static int64_t slot_end(const struct actx *c, const int64_t *st, const uint32_t 
 	return du[k] != ADV_DUR_FAR ? st[k] + du[k] : c->ops[opi[k]].end;
 }
 
+/* ---- the step of a loop whose steps differ a little ------------------
+ * A decode loop's per-token step repeats with a few ops that differ from
+ * token to token (a kernel chosen by shape as the KV cache grows, a copy
+ * on some tokens only), so no exact repetition covers it. Period detection
+ * on anchors: an op that occurs once per step is found as a token that
+ * spans the stream; the pieces between its consecutive occurrences are
+ * the steps. The median piece length is the step's length; a piece counts
+ * as an occurrence when its length is within 10% of it and it matches the
+ * template (the first piece of that length) in at least 80% of its ops,
+ * aligned greedily with shifts of one op (an op inserted or dropped). The
+ * anchor whose occurrences cover the most ops wins. Linear in the ops per
+ * candidate (at most TOL_ANCHORS candidates). */
+#define TOL_ANCHORS 16
+#define TOL_LEN_SLACK 10  /* percent of the median length */
+#define TOL_MATCH 80	  /* percent of ops that must match */
+#define TOL_MIN_EXACT_LEN 32 /* an exact unit this long may be several steps */
+
+static int cmp_u32_asc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* ops of b that match a, aligned greedily (equal: both advance; else skip
+ * one op of whichever side then matches; else both advance) */
+static size_t tol_matches(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+	size_t i = 0, j = 0, m = 0;
+
+	while (i < na && j < nb) {
+		if (a[i] == b[j]) {
+			m++;
+			i++;
+			j++;
+		} else if (i + 1 < na && a[i + 1] == b[j]) {
+			i++;
+		} else if (j + 1 < nb && a[i] == b[j + 1]) {
+			j++;
+		} else {
+			i++;
+			j++;
+		}
+	}
+	return m;
+}
+
+struct tol_result {
+	uint32_t *occ_pos, *occ_len; /* occurrences: start position, ops */
+	size_t n_occ;
+	size_t cover;	/* ops in them */
+	uint32_t tpl_pos, tpl_len; /* the template piece */
+};
+
+static int tol_search(const uint64_t *tok, size_t n, const struct tokcount *tab, size_t tab_cap,
+		      struct tol_result *out)
+{
+	struct tokcount cand[TOL_ANCHORS];
+	size_t n_cand = 0, i, q, ci;
+	uint32_t *pos = NULL, *lens = NULL, *occ_pos = NULL, *occ_len = NULL;
+	int rc = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	/* tokens spanning at least half the stream, at least 4 times, rarest
+	 * first: a once-per-step op */
+	for (i = 0; i < tab_cap; i++) {
+		const struct tokcount *t = &tab[i];
+		if (!t->used || t->count < 4 || 2 * (size_t)(t->last - t->first) < n)
+			continue;
+		for (q = n_cand; q > 0; q--) {
+			const struct tokcount *p = &cand[q - 1];
+			if (p->count < t->count || (p->count == t->count && p->first < t->first))
+				break;
+			if (q < TOL_ANCHORS)
+				cand[q] = cand[q - 1];
+		}
+		if (q < TOL_ANCHORS) {
+			cand[q] = *t;
+			if (n_cand < TOL_ANCHORS)
+				n_cand++;
+		}
+	}
+	if (!n_cand)
+		return 0;
+	pos = malloc(cand[n_cand - 1].count * sizeof(uint32_t));
+	lens = malloc(cand[n_cand - 1].count * sizeof(uint32_t));
+	occ_pos = malloc(cand[n_cand - 1].count * sizeof(uint32_t));
+	occ_len = malloc(cand[n_cand - 1].count * sizeof(uint32_t));
+	if (!pos || !lens || !occ_pos || !occ_len)
+		goto out;
+	for (ci = 0; ci < n_cand; ci++) {
+		size_t m = 0, k, cover = 0, n_occ = 0;
+		uint32_t med, tpl = GS_NONE;
+		for (i = 0; i < n && m < cand[ci].count; i++)
+			if (tok[i] == cand[ci].tok)
+				pos[m++] = (uint32_t)i;
+		if (m < 4)
+			continue;
+		for (k = 0; k + 1 < m; k++)
+			lens[k] = pos[k + 1] - pos[k];
+		qsort(lens, m - 1, sizeof(uint32_t), cmp_u32_asc);
+		med = lens[(m - 2) / 2];
+		if (med < 2)
+			continue;
+		for (k = 0; k + 1 < m; k++)
+			if (pos[k + 1] - pos[k] == med) {
+				tpl = pos[k];
+				break;
+			}
+		for (k = 0; k + 1 < m; k++) {
+			uint32_t l = pos[k + 1] - pos[k];
+			uint32_t d = l > med ? l - med : med - l;
+			size_t big = l > med ? l : med;
+			if (100 * (size_t)d > TOL_LEN_SLACK * (size_t)med)
+				continue;
+			if (100 * tol_matches(tok + tpl, med, tok + pos[k], l) < TOL_MATCH * big)
+				continue;
+			occ_pos[n_occ] = pos[k];
+			occ_len[n_occ] = l;
+			n_occ++;
+			cover += l;
+		}
+		if (n_occ >= 2 && cover > out->cover) {
+			uint32_t *t;
+			out->cover = cover;
+			out->tpl_pos = tpl;
+			out->tpl_len = med;
+			out->n_occ = n_occ;
+			/* keep these occurrences: swap the buffers */
+			t = out->occ_pos ? out->occ_pos : NULL;
+			out->occ_pos = occ_pos;
+			occ_pos = t ? t : malloc(cand[n_cand - 1].count * sizeof(uint32_t));
+			t = out->occ_len ? out->occ_len : NULL;
+			out->occ_len = occ_len;
+			occ_len = t ? t : malloc(cand[n_cand - 1].count * sizeof(uint32_t));
+			if (!occ_pos || !occ_len)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(pos);
+	free(lens);
+	free(occ_pos);
+	free(occ_len);
+	if (rc) {
+		free(out->occ_pos);
+		free(out->occ_len);
+		memset(out, 0, sizeof(*out));
+	}
+	return rc;
+}
+
 /* Find the repeated sequence of one stream's token list and add advice.
  * tok/opi/st/du: tokens, op indexes, starts and durations of its ops
  * (not from graphs, in the selection), in stream order; whole: they are
@@ -783,6 +935,8 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	uint64_t anchor = 0;
 	uint32_t len;
 	struct seg best_seg = {0};
+	struct tol_result tol = {0};
+	size_t best_cover = 0;
 	struct gs_graph_advice a;
 	struct cg_cache cc;
 	int rc = -ENOMEM;
@@ -848,7 +1002,6 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	{
 		struct tokcount cand[GS_ADVICE_ANCHORS];
 		size_t n_cand = 0, ci, q;
-		size_t best_cover = 0;
 		for (i = 0; i < cap; i++) {
 			if (!tab[i].used || tab[i].count < 2)
 				continue;
@@ -962,29 +1115,57 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 				pos[m++] = (uint32_t)i;
 	}
 	len = best_seg.len;
+	/* The steps may differ a little (tol_search): when exact repetition
+	 * covers less than half the stream, or found a long unit that may be
+	 * several steps (a decode loop whose kernels change every few tokens
+	 * repeats exactly only every few tokens). The tolerant steps win when
+	 * they cover more, or are shorter and cover at least 90% as much: the
+	 * step to capture is the smallest unit that repeats. */
+	if (n >= 64 && (2 * best_cover < n || len >= TOL_MIN_EXACT_LEN)) {
+		if (tol_search(tok, n, tab, cap, &tol))
+			goto out;
+		if (!(tol.cover > best_cover ||
+		      (tol.tpl_len < len && 10 * tol.cover >= 9 * best_cover))) {
+			free(tol.occ_pos);
+			free(tol.occ_len);
+			memset(&tol, 0, sizeof(tol));
+		}
+	}
 	cg_cache_init(&cc);
 	memset(&a, 0, sizeof(a));
 	a.device = c->ops[opi[0]].device;
+	if (tol.n_occ) {
+		best_seg.pos = tol.tpl_pos;
+		len = tol.tpl_len;
+	}
 	a.length = len;
 	a.first_op_idx = opi[best_seg.pos];
 	/* count every anchor position whose next len tokens equal the template
 	 * (checks the hash, and picks up the last occurrence too); m_occ
-	 * reuses pos[] for the occurrences' start positions */
+	 * reuses pos[] for the occurrences' start positions. With tolerant
+	 * occurrences, those, each with its own length. */
 	{
 		const uint64_t *tpl = tok + best_seg.pos;
 		size_t m_occ = 0, o;
-		for (j = 0; j < m; j++) {
-			size_t p = pos[j];
-			if (p + len > n || memcmp(tok + p, tpl, len * sizeof(uint64_t)) != 0)
-				continue;
-			pos[m_occ++] = (uint32_t)p;
+		const uint32_t *occ = pos;
+		if (tol.n_occ) {
+			occ = tol.occ_pos;
+			m_occ = tol.n_occ;
+		} else {
+			for (j = 0; j < m; j++) {
+				size_t p = pos[j];
+				if (p + len > n || memcmp(tok + p, tpl, len * sizeof(uint64_t)) != 0)
+					continue;
+				pos[m_occ++] = (uint32_t)p;
+			}
 		}
 		for (o = 0; o < m_occ; o++) {
-			size_t p = pos[o], k;
+			size_t p = occ[o], k;
+			size_t len = tol.n_occ ? tol.occ_len[o] : a.length;
 			int64_t first = st[p], end = slot_end(c, st, du, opi, p);
 			/* the op device_quiet() reads for the occurrence
 			 * ADV_AHEAD on: a cache miss each, fetched early */
-			if (o + ADV_AHEAD + 1 < m_occ) {
+			if (!tol.n_occ && o + ADV_AHEAD + 1 < m_occ) {
 				size_t q = pos[o + ADV_AHEAD] + len;
 				if (pos[o + ADV_AHEAD + 1] == q && opi[q] > 0)
 					__builtin_prefetch(&c->ops[opi[q] - 1]);
@@ -1008,7 +1189,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 			 * the hole (a per-token copy between a decode step's
 			 * kernels), consecutive occurrences cannot be captured
 			 * together and a graph per occurrence leaves the hole. */
-			if (o + 1 < m_occ && pos[o + 1] == p + len) {
+			if (o + 1 < m_occ && occ[o + 1] == p + len) {
 				int64_t nx = st[p + len];
 				if (nx > end && device_quiet(c, dr, end, nx, opi[p + len]) &&
 				    launch_caused_at(c, &cc, whole, end, opi, p, p + len)) {
@@ -1023,6 +1204,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 		goto out;
 	}
 	/* estimate, saving and advise: advice_finish(), after every stream */
+	len = a.length;
 	a.names = malloc(len * sizeof(uint32_t));
 	a.kinds = malloc(len);
 	if (!a.names || !a.kinds) {
@@ -1044,6 +1226,8 @@ out:
 	free(tab);
 	free(grp);
 	free(pos);
+	free(tol.occ_pos);
+	free(tol.occ_len);
 	return rc;
 }
 
