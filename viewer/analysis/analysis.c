@@ -742,7 +742,7 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 	if (h1 > h0) {
 		struct host_hints *hh = NULL;
 		const struct host_thread *t = cut_thread(c, cc, C->tid, &hh);
-		host_cut(t, h0, h1, hh, &sync, &api, &host, &launch);
+		host_cut(c->host, t, c->api_cls, h0, h1, hh, &sync, &api, &host, &launch);
 		cut->amt[GS_CAUSE_SYNC_WAIT] = sync;
 		cut->amt[GS_CAUSE_CUDA_API] = api;
 		cut->amt[GS_CAUSE_HOST_CODE] = host;
@@ -939,7 +939,8 @@ static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct g
 	int64_t cs = C->start < p1 ? C->start : p1;
 
 	if (t && cs > p0)
-		host_sync_attr(t, p0, cs, drain, c->sync_idle, c->sync_gaps, c->sync_drain);
+		host_sync_attr(c->host, t, p0, cs, drain, c->sync_idle, c->sync_gaps,
+			       c->sync_drain);
 }
 
 /* Add the pieces of gap g (whole [g->start, g->end), cut = its cut) that

@@ -43,37 +43,34 @@ struct evts {
 
 struct actx;
 
-/* host_cover.c: per host thread, sorted disjoint intervals with prefix
- * sums of their lengths (cum: covered time before the entry). */
-struct cover_ent {
-	int64_t start; /* ns */
-	int64_t end;   /* ns */
-	int64_t cum;   /* ns, covered time of the entries before this one */
-	uint32_t idx;  /* source index of the first row merged in (apis for the
-			  all cover, GS_NONE for a sync there; syncs for the
-			  sync cover) */
-};
-
-struct cover {
-	struct cover_ent *v;
-	int64_t *cum_launch; /* all cover: n + 1 prefix sums of launch-call time */
+/* host_cover.c: per host thread, its CUDA API calls and its blocking syncs,
+ * each sorted by start with the running maximum of their ends, so the
+ * calls that meet any [a, b) are found by one search and a walk. */
+struct host_list {
+	uint32_t *idx;	 /* source indexes (apis or syncs), by start */
+	int64_t *maxend; /* ns, maxend[i]: latest end of idx[0..i] */
 	size_t n;
 };
 
 struct host_thread {
 	uint32_t tid;
-	struct cover all;  /* CUDA API calls and blocking syncs */
-	struct cover sync; /* blocking syncs */
+	struct host_list calls; /* CUDA API calls */
+	struct host_list syncs; /* blocking syncs */
 };
 
 struct host_index {
+	const struct gs_input *in;
 	struct host_thread *t; /* sorted by tid */
 	size_t n;
+	/* the lists of all threads, one block each (the threads' lists are
+	 * slices of them) */
+	uint32_t *call_idx, *sync_idx;
+	int64_t *call_maxend, *sync_maxend;
 };
 
-/* where a sweep's last lookups landed in one thread's covers */
+/* where a sweep's last searches landed in one thread's lists */
 struct host_hints {
-	size_t all, sync;
+	size_t all, sync; /* calls, syncs */
 };
 
 int host_index_build(struct actx *c, struct host_index *h);
@@ -82,14 +79,16 @@ void host_index_free(struct host_index *h);
 int host_sync_blocks(const struct actx *c, size_t i);
 /* index of thread tid in h, GS_NONE if it has no calls; *hint caches */
 uint32_t host_thread_of(const struct host_index *h, uint32_t tid, uint32_t *hint);
-/* cut [a, b) on thread t (NULL: no calls known: all host code) */
-void host_cut(const struct host_thread *t, int64_t a, int64_t b, struct host_hints *hh,
-	      int64_t *sync, int64_t *api, int64_t *host, int64_t *launch);
+/* cut [a, b) on thread t of h (t NULL: no calls known: all host code);
+ * api_cls: the calls' classes (launch calls count in *launch) */
+void host_cut(const struct host_index *h, const struct host_thread *t, const uint8_t *api_cls,
+	      int64_t a, int64_t b, struct host_hints *hh, int64_t *sync, int64_t *api,
+	      int64_t *host, int64_t *launch);
 /* credit the blocking time of t inside [a, b) to the sync rows it was
- * spent in (a merged stretch of several rows: its first row), and drain
- * (the gap's sync wait + launch latency) to each of them */
-void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t drain,
-		    int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain);
+ * spent in (time in two overlapping rows: the earlier-starting one), and
+ * drain (the gap's sync wait + launch latency) to each of them */
+void host_sync_attr(const struct host_index *h, const struct host_thread *t, int64_t a, int64_t b,
+		    int64_t drain, int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain);
 
 struct actx {
 	const struct gs_input *in;

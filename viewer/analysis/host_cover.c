@@ -1,15 +1,18 @@
 /*
  * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
  *
- * host_cover.c - what each host thread was doing, as covers: per thread,
- * the union of its CUDA API calls and blocking syncs ("all"), and the union
- * of its blocking syncs alone ("sync"), each a sorted list of disjoint
- * intervals with prefix sums of their lengths, so that the time a thread
- * spent inside CUDA calls, or blocked in syncs, within any [a, b) is two
- * lookups. Gap model v2 cuts the host-late part of a gap with them
- * (docs/metrics.md): sync wait = sync cover, CUDA API = all cover less the
- * sync cover, host code = the rest. The all cover also carries the time in
- * launch calls, for the launch overhead share.
+ * host_cover.c - what each host thread was doing: per thread, its CUDA API
+ * calls and its blocking syncs, each list sorted by start with the running
+ * maximum of the ends, so that the calls meeting any [a, b) are one search
+ * (galloping from where the last one landed) and a walk over just them.
+ * Gap model v2 cuts the host-late part of a gap with them
+ * (docs/metrics.md): sync wait = time inside blocking syncs, CUDA API = time
+ * inside any call or sync less the sync wait, host code = the rest; the
+ * launch calls' own time is counted for the launch overhead share. Nested
+ * calls (a runtime call and the driver call inside it) count once: the walk
+ * takes the union. 12 bytes a call (no interval list of its own: on a
+ * 10M-call trace an interval cover with prefix sums cost 400 MB of fresh
+ * memory and doubled the report's time).
  *
  * A blocking sync is a row of the syncs table other than a stream wait
  * (which blocks no host), a poll (cudaEventQuery, cudaStreamQuery: they
@@ -38,6 +41,24 @@ static uint32_t thread_of(const struct host_index *h, uint32_t tid)
 	return lo < h->n && h->t[lo].tid == tid ? (uint32_t)lo : GS_NONE;
 }
 
+/* thread_of through a direct-mapped cache of 64 recent answers (the build
+ * asks once per call and row, and threads interleave) */
+struct tid_cache {
+	uint32_t key[64], val[64];
+};
+
+static uint32_t thread_cached(const struct host_index *h, struct tid_cache *tc, uint32_t tid)
+{
+	uint32_t slot = (tid * 2654435761u) >> 26, k;
+
+	if (tc->val[slot] != GS_NONE && tc->key[slot] == tid)
+		return tc->val[slot];
+	k = thread_of(h, tid);
+	tc->key[slot] = tid;
+	tc->val[slot] = k;
+	return k;
+}
+
 uint32_t host_thread_of(const struct host_index *h, uint32_t tid, uint32_t *hint)
 {
 	uint32_t k;
@@ -48,67 +69,6 @@ uint32_t host_thread_of(const struct host_index *h, uint32_t tid, uint32_t *hint
 	if (k != GS_NONE)
 		*hint = k;
 	return k;
-}
-
-/* the interval list being built for one cover */
-struct cover_build {
-	struct cover *c;
-	size_t cap;
-	int64_t launch_end; /* ns, end of the launch calls' union so far */
-	int64_t launch_cum; /* ns, launch time of the entries so far (all cover) */
-};
-
-static int cover_push(struct cover_build *b, int64_t s, int64_t e, uint32_t idx, int launch,
-		      int with_launch)
-{
-	struct cover *c = b->c;
-
-	if (e < s)
-		e = s;
-	if (c->n && s <= c->v[c->n - 1].end) { /* overlaps or touches: merge */
-		if (e > c->v[c->n - 1].end)
-			c->v[c->n - 1].end = e;
-	} else {
-		if (c->n == b->cap) {
-			size_t ncap = b->cap ? 2 * b->cap : 16;
-			struct cover_ent *nv = realloc(c->v, ncap * sizeof(*nv));
-			int64_t *nl = NULL;
-			if (!nv)
-				return -ENOMEM;
-			c->v = nv;
-			if (with_launch) {
-				nl = realloc(c->cum_launch, (ncap + 1) * sizeof(*nl));
-				if (!nl)
-					return -ENOMEM;
-				c->cum_launch = nl;
-			}
-			b->cap = ncap;
-		}
-		c->v[c->n].start = s;
-		c->v[c->n].end = e;
-		c->v[c->n].cum = c->n ? c->v[c->n - 1].cum + (c->v[c->n - 1].end -
-							     c->v[c->n - 1].start)
-				      : 0;
-		c->v[c->n].idx = idx;
-		if (with_launch)
-			c->cum_launch[c->n] = b->launch_cum;
-		c->n++;
-	}
-	if (launch && with_launch) {
-		/* the launch calls' own union, inside the entry just grown */
-		int64_t from = s > b->launch_end ? s : b->launch_end;
-		if (e > from)
-			b->launch_cum += e - from;
-		if (e > b->launch_end)
-			b->launch_end = e;
-	}
-	return 0;
-}
-
-static void cover_close(struct cover_build *b, int with_launch)
-{
-	if (with_launch && b->c->cum_launch)
-		b->c->cum_launch[b->c->n] = b->launch_cum;
 }
 
 /* sort one thread's list of source indexes by start when it is not
@@ -156,7 +116,8 @@ int host_sync_blocks(const struct actx *c, size_t i)
 int host_index_build(struct actx *c, struct host_index *h)
 {
 	const struct gs_input *in = c->in;
-	uint32_t *tids = NULL, *api_ix = NULL, *sync_ix = NULL, hint = 0;
+	uint32_t *tids = NULL, *api_ix = NULL, *sync_ix = NULL;
+	struct tid_cache tc;
 	size_t *api_off = NULL, *sync_off = NULL, *fill = NULL;
 	size_t nt = 0, i, k;
 	uint8_t *blocks = NULL;
@@ -214,47 +175,41 @@ int host_index_build(struct actx *c, struct host_index *h)
 	api_off = calloc(nt + 1, sizeof(size_t));
 	sync_off = calloc(nt + 1, sizeof(size_t));
 	fill = calloc(nt + 1, sizeof(size_t));
-	api_ix = malloc((in->n_apis + 1) * sizeof(uint32_t));
+	api_ix = big_malloc((in->n_apis + 1) * sizeof(uint32_t));
 	sync_ix = malloc((in->n_syncs + 1) * sizeof(uint32_t));
 	if (!h->t || !api_off || !sync_off || !fill || !api_ix || !sync_ix)
 		goto out;
 	h->n = nt;
 	for (i = 0; i < nt; i++)
 		h->t[i].tid = tids[i];
+	memset(tc.val, 0xff, sizeof(tc.val));
 	/* counting sort by thread, keeping the input order within one */
 	for (i = 0; i < in->n_apis; i++)
-		api_off[host_thread_of(h, in->apis[i].tid, &hint) + 1]++;
+		api_off[thread_cached(h, &tc, in->apis[i].tid) + 1]++;
 	for (i = 0; i < in->n_syncs; i++)
 		if (blocks[i])
-			sync_off[host_thread_of(h, in->syncs[i].tid, &hint) + 1]++;
+			sync_off[thread_cached(h, &tc, in->syncs[i].tid) + 1]++;
 	for (i = 0; i < nt; i++) {
 		api_off[i + 1] += api_off[i];
 		sync_off[i + 1] += sync_off[i];
 	}
 	memcpy(fill, api_off, nt * sizeof(size_t));
 	for (i = 0; i < in->n_apis; i++)
-		api_ix[fill[host_thread_of(h, in->apis[i].tid, &hint)]++] = (uint32_t)i;
+		api_ix[fill[thread_cached(h, &tc, in->apis[i].tid)]++] = (uint32_t)i;
 	memcpy(fill, sync_off, nt * sizeof(size_t));
 	for (i = 0; i < in->n_syncs; i++)
 		if (blocks[i])
-			sync_ix[fill[host_thread_of(h, in->syncs[i].tid, &hint)]++] = (uint32_t)i;
+			sync_ix[fill[thread_cached(h, &tc, in->syncs[i].tid)]++] = (uint32_t)i;
 
+	h->in = in;
+	h->call_maxend = big_malloc((in->n_apis + 1) * sizeof(int64_t));
+	h->sync_maxend = malloc((in->n_syncs + 1) * sizeof(int64_t));
+	if (!h->call_maxend || !h->sync_maxend)
+		goto out;
 	for (k = 0; k < nt; k++) {
 		uint32_t *a = api_ix + api_off[k], *s = sync_ix + sync_off[k];
 		size_t na = api_off[k + 1] - api_off[k], ns = sync_off[k + 1] - sync_off[k];
-		size_t ia = 0, is = 0;
-		struct cover_build ball = {.c = &h->t[k].all, .launch_end = INT64_MIN};
-		struct cover_build bsync = {.c = &h->t[k].sync};
-
-		/* room for every row up front (merging only shrinks): no
-		 * copies of a growing array */
-		ball.cap = na + ns + 1;
-		bsync.cap = ns + 1;
-		h->t[k].all.v = big_malloc(ball.cap * sizeof(struct cover_ent));
-		h->t[k].all.cum_launch = big_malloc((ball.cap + 1) * sizeof(int64_t));
-		h->t[k].sync.v = malloc(bsync.cap * sizeof(struct cover_ent));
-		if (!h->t[k].all.v || !h->t[k].all.cum_launch || !h->t[k].sync.v)
-			goto out;
+		int64_t *ma = h->call_maxend + api_off[k], *ms = h->sync_maxend + sync_off[k];
 
 		for (i = 1; i < na; i++)
 			if (in->apis[a[i]].start < in->apis[a[i - 1]].start)
@@ -270,29 +225,21 @@ int host_index_build(struct actx *c, struct host_index *h)
 			sort_syncs = in->syncs;
 			qsort(s, ns, sizeof(uint32_t), cmp_sync_start);
 		}
-		/* all: the calls and the blocking syncs, merged in start order */
-		while (ia < na || is < ns) {
-			int take_api = is == ns ||
-				       (ia < na && in->apis[a[ia]].start <= in->syncs[s[is]].start);
-			if (take_api) {
-				const struct gs_api *x = &in->apis[a[ia]];
-				/* a synchronous copy is a wait of the host more
-				 * than a launch: its time is not launch overhead */
-				uint8_t cls = c->api_cls[a[ia]];
-				if (cover_push(&ball, x->start, x->end, a[ia],
-					       (cls & GS_APIF_LAUNCH) && !(cls & GS_APIF_SYNC_COPY), 1))
-					goto out;
-				ia++;
-			} else {
-				const struct gs_sync *x = &in->syncs[s[is]];
-				if (cover_push(&ball, x->start, x->end, GS_NONE, 0, 1) ||
-				    cover_push(&bsync, x->start, x->end, s[is], 0, 0))
-					goto out;
-				is++;
-			}
+		for (i = 0; i < na; i++) {
+			int64_t e = in->apis[a[i]].end;
+			ma[i] = i && ma[i - 1] > e ? ma[i - 1] : e;
 		}
-		cover_close(&ball, 1);
+		for (i = 0; i < ns; i++) {
+			int64_t e = in->syncs[s[i]].end;
+			ms[i] = i && ms[i - 1] > e ? ms[i - 1] : e;
+		}
+		h->t[k].calls = (struct host_list){.idx = a, .maxend = ma, .n = na};
+		h->t[k].syncs = (struct host_list){.idx = s, .maxend = ms, .n = ns};
 	}
+	/* the index keeps the sorted lists */
+	h->call_idx = api_ix;
+	h->sync_idx = sync_ix;
+	api_ix = sync_ix = NULL;
 	rc = 0;
 out:
 	free(tids);
@@ -309,111 +256,148 @@ out:
 
 void host_index_free(struct host_index *h)
 {
-	size_t i;
-
 	if (!h)
 		return;
-	for (i = 0; i < h->n; i++) {
-		free(h->t[i].all.v);
-		free(h->t[i].all.cum_launch);
-		free(h->t[i].sync.v);
-	}
 	free(h->t);
+	free(h->call_idx);
+	free(h->sync_idx);
+	free(h->call_maxend);
+	free(h->sync_maxend);
 	memset(h, 0, sizeof(*h));
 }
 
-/* Position of the last entry with start <= t, or -1; *hint is the answer
- * of the last lookup (a sweep asks for ever later times). */
-static ptrdiff_t cover_pos(const struct cover *c, int64_t t, size_t *hint)
+/* First position i of l with maxend[i] > t (l->n when none): the first
+ * row that can still meet [t, ...). maxend is nondecreasing; *hint is
+ * where the last search of this sweep landed (it gallops from there). */
+static size_t list_first(const struct host_list *l, int64_t t, size_t *hint)
 {
-	size_t lo, hi, p = *hint, step;
+	size_t lo, hi, p = *hint < l->n ? *hint : l->n, step;
 
-	if (!c->n || c->v[0].start > t)
-		return -1;
-	if (p < c->n && c->v[p].start <= t) {
-		/* forward: gallop from the last answer */
-		lo = p;
-		for (step = 1; lo + step < c->n && c->v[lo + step].start <= t; step *= 2)
+	if (p < l->n && l->maxend[p] <= t) {
+		/* forward */
+		lo = p; /* maxend[lo] <= t */
+		for (step = 1; lo + step < l->n && l->maxend[lo + step] <= t; step *= 2)
 			lo += step;
-		hi = lo + step < c->n ? lo + step : c->n;
-	} else {
-		/* back (a stream view's gap starts a few calls before the
-		 * last one asked): gallop backward from the last answer */
-		hi = p < c->n ? p : c->n;
-		for (step = 1; hi > step && c->v[hi - step].start > t; step *= 2)
-			hi -= step;
-		lo = hi > step ? hi - step : 0;
+		hi = lo + step < l->n ? lo + step : l->n;
+		while (hi - lo > 1) { /* maxend[lo] <= t; answer in (lo, hi] */
+			size_t mid = lo + (hi - lo) / 2;
+			if (l->maxend[mid] <= t)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		*hint = hi;
+		return hi;
 	}
-	while (hi - lo > 1) { /* v[lo].start <= t; the answer is in [lo, hi) */
+	/* back: p is an answer or l->n; the first answer is at or before it */
+	hi = p;
+	for (step = 1; hi >= step && l->maxend[hi - step] > t; step *= 2)
+		hi -= step;
+	lo = hi >= step ? hi - step : 0;
+	if (l->maxend[lo] > t) {
+		*hint = lo;
+		return lo;
+	}
+	while (hi - lo > 1) { /* maxend[lo] <= t < maxend[hi] (or hi = n) */
 		size_t mid = lo + (hi - lo) / 2;
-		if (c->v[mid].start <= t)
+		if (l->maxend[mid] <= t)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	*hint = lo;
-	return (ptrdiff_t)lo;
+	*hint = hi;
+	return hi;
 }
 
-/* covered length before t (*F) and the launch-call time before t (*G):
- * whole entries exactly, the entry that t cuts pro rata (exact when an
- * entry holds only launch calls or none); G only when G != NULL */
-static void cover_FG(const struct cover *c, int64_t t, size_t *hint, int64_t *F, int64_t *G)
-{
-	ptrdiff_t p = cover_pos(c, t, hint);
-	const struct cover_ent *e;
-	int64_t len, in, lt;
+/* The rows of one thread that meet [a, b), calls and syncs merged in
+ * start order: next() gives each clipped to [a, b). */
+struct walk {
+	const struct host_index *h;
+	const struct host_thread *t;
+	int64_t a, b;
+	size_t i, j; /* next call, next sync */
+};
 
-	if (p < 0) {
-		*F = 0;
-		if (G)
-			*G = 0;
-		return;
-	}
-	e = &c->v[p];
-	len = e->end - e->start;
-	in = (t < e->end ? t : e->end) - e->start;
-	*F = e->cum + in;
-	if (!G)
-		return;
-	if (!c->cum_launch) {
-		*G = 0;
-		return;
-	}
-	lt = c->cum_launch[p + 1] - c->cum_launch[p];
-	if (in >= len || len <= 0)
-		*G = c->cum_launch[p + 1];
-	else
-		*G = c->cum_launch[p] + (int64_t)((__int128)lt * in / len);
+static void walk_init(struct walk *w, const struct host_index *h, const struct host_thread *t,
+		      int64_t a, int64_t b, struct host_hints *hh)
+{
+	w->h = h;
+	w->t = t;
+	w->a = a;
+	w->b = b;
+	w->i = list_first(&t->calls, a, &hh->all);
+	w->j = list_first(&t->syncs, a, &hh->sync);
 }
 
-void host_cut(const struct host_thread *t, int64_t a, int64_t b, struct host_hints *hh,
-	      int64_t *sync, int64_t *api, int64_t *host, int64_t *launch)
+/* 1 and the next row (is_sync, its index, [s, e) clipped) while there is
+ * one that starts before b; rows that end by a are skipped */
+static int walk_next(struct walk *w, int *is_sync, uint32_t *idx, int64_t *s, int64_t *e)
 {
-	int64_t all, sy, la;
+	const struct gs_input *in = w->h->in;
 
-	if (b <= a) {
-		*sync = *api = *host = *launch = 0;
+	for (;;) {
+		int64_t cs = w->i < w->t->calls.n ? in->apis[w->t->calls.idx[w->i]].start : INT64_MAX;
+		int64_t ss = w->j < w->t->syncs.n ? in->syncs[w->t->syncs.idx[w->j]].start
+						  : INT64_MAX;
+		int64_t rs, re;
+		if (cs >= w->b && ss >= w->b)
+			return 0;
+		if (cs <= ss) {
+			*is_sync = 0;
+			*idx = w->t->calls.idx[w->i++];
+			rs = cs;
+			re = in->apis[*idx].end;
+		} else {
+			*is_sync = 1;
+			*idx = w->t->syncs.idx[w->j++];
+			rs = ss;
+			re = in->syncs[*idx].end;
+		}
+		if (re <= w->a)
+			continue;
+		*s = rs > w->a ? rs : w->a;
+		*e = re < w->b ? re : w->b;
+		if (*e > *s)
+			return 1;
+	}
+}
+
+/* length of [s, e) beyond the union so far (*ue: its end), which grows */
+static int64_t union_add(int64_t *ue, int64_t s, int64_t e)
+{
+	int64_t from = s > *ue ? s : *ue, add = e > from ? e - from : 0;
+
+	if (e > *ue)
+		*ue = e;
+	return add;
+}
+
+void host_cut(const struct host_index *h, const struct host_thread *t, const uint8_t *api_cls,
+	      int64_t a, int64_t b, struct host_hints *hh, int64_t *sync, int64_t *api,
+	      int64_t *host, int64_t *launch)
+{
+	struct walk w;
+	int64_t all = 0, sy = 0, la = 0, ue = a, se = a, le = a, s, e;
+	uint32_t idx;
+	int is_sync;
+
+	*sync = *api = *launch = 0;
+	*host = b > a ? b - a : 0;
+	if (!t || b <= a)
 		return;
+	walk_init(&w, h, t, a, b, hh);
+	while (walk_next(&w, &is_sync, &idx, &s, &e)) {
+		all += union_add(&ue, s, e);
+		if (is_sync) {
+			sy += union_add(&se, s, e);
+		} else {
+			/* a synchronous copy is a wait of the host more than
+			 * a launch: its time is not launch overhead */
+			uint8_t cls = api_cls ? api_cls[idx] : 0;
+			if ((cls & GS_APIF_LAUNCH) && !(cls & GS_APIF_SYNC_COPY))
+				la += union_add(&le, s, e);
+		}
 	}
-	if (!t) {
-		*sync = *api = *launch = 0;
-		*host = b - a;
-		return;
-	}
-	{
-		/* a before b: a sweep's hints only move forward */
-		int64_t fa, fb, ga, gb, sa, sb;
-		cover_FG(&t->all, a, &hh->all, &fa, &ga);
-		cover_FG(&t->all, b, &hh->all, &fb, &gb);
-		cover_FG(&t->sync, a, &hh->sync, &sa, NULL);
-		cover_FG(&t->sync, b, &hh->sync, &sb, NULL);
-		all = fb - fa;
-		la = gb - ga;
-		sy = sb - sa;
-	}
-	if (sy > all) /* cannot happen: every sync is in the all cover */
-		sy = all;
 	*sync = sy;
 	*api = all - sy;
 	*host = (b - a) - all;
@@ -464,45 +448,55 @@ static void seg_emit(struct seg_out *so, int64_t s, int64_t e, int cause, int re
 	so->have = 1;
 }
 
-/* the host-late part [a, b) of a gap on thread t, in time order */
-static void host_walk(const struct host_thread *t, uint32_t tid, int64_t a, int64_t b,
-		      struct seg_out *so)
+/* the host-late part [a, b) of a gap on thread t, in time order: host code
+ * between stretches of overlapping rows; inside a stretch, the time in
+ * blocking syncs (sync wait) and the rest (CUDA API, named by the call that
+ * began the stretch) */
+static void host_walk(const struct host_index *h, const struct host_thread *t, uint32_t tid,
+		      int64_t a, int64_t b, struct seg_out *so)
 {
-	size_t hint = 0, shint = 0, i;
-	ptrdiff_t p;
-	int64_t at = a;
+	struct host_hints hh = {0, 0};
+	struct walk w;
+	int64_t at = a, s, e, st_end = a, sync_end = a;
+	uint32_t idx, st_call = GS_NONE;
+	int is_sync;
 
 	if (!t) {
 		seg_emit(so, a, b, GS_CAUSE_HOST_CODE, GS_EXPLAIN_NONE, GS_NONE, tid);
 		return;
 	}
-	p = cover_pos(&t->all, a, &hint);
-	for (i = p < 0 ? 0 : (size_t)p; i < t->all.n && t->all.v[i].start < b; i++) {
-		const struct cover_ent *e = &t->all.v[i];
-		int64_t s = e->start > a ? e->start : a, en = e->end < b ? e->end : b;
-		if (en <= s)
-			continue;
-		seg_emit(so, at, s, GS_CAUSE_HOST_CODE, GS_EXPLAIN_NONE, GS_NONE, tid);
-		/* inside the entry: sync pieces, the rest CUDA API */
-		{
-			ptrdiff_t q = cover_pos(&t->sync, s, &shint);
-			size_t j = q < 0 ? 0 : (size_t)q;
-			int64_t pos = s;
-			for (; j < t->sync.n && t->sync.v[j].start < en; j++) {
-				const struct cover_ent *y = &t->sync.v[j];
-				int64_t ys = y->start > pos ? y->start : pos;
-				int64_t ye = y->end < en ? y->end : en;
-				if (ye <= ys)
-					continue;
-				seg_emit(so, pos, ys, GS_CAUSE_CUDA_API, GS_EXPLAIN_LAUNCH, e->idx,
-					 tid);
-				seg_emit(so, ys, ye, GS_CAUSE_SYNC_WAIT, GS_EXPLAIN_SYNC, y->idx, tid);
-				pos = ye;
-			}
-			seg_emit(so, pos, en, GS_CAUSE_CUDA_API, GS_EXPLAIN_LAUNCH, e->idx, tid);
+	walk_init(&w, h, t, a, b, &hh);
+	while (walk_next(&w, &is_sync, &idx, &s, &e)) {
+		if (s >= st_end) { /* a new stretch: host code before it */
+			if (at < st_end) /* the end of the stretch before: CUDA API */
+				seg_emit(so, at, st_end, GS_CAUSE_CUDA_API, GS_EXPLAIN_LAUNCH,
+					 st_call, tid);
+			at = st_end > at ? st_end : at;
+			seg_emit(so, at, s, GS_CAUSE_HOST_CODE, GS_EXPLAIN_NONE, GS_NONE, tid);
+			at = s;
+			st_call = GS_NONE;
 		}
-		at = en;
+		if (!is_sync && st_call == GS_NONE)
+			st_call = idx;
+		if (is_sync) {
+			int64_t ys = s > sync_end ? s : sync_end;
+			ys = ys > at ? ys : at;
+			if (e > ys) {
+				seg_emit(so, at, ys, GS_CAUSE_CUDA_API, GS_EXPLAIN_LAUNCH, st_call,
+					 tid);
+				seg_emit(so, ys, e, GS_CAUSE_SYNC_WAIT, GS_EXPLAIN_SYNC, idx, tid);
+				at = e;
+			}
+			if (e > sync_end)
+				sync_end = e;
+		}
+		if (e > st_end)
+			st_end = e;
 	}
+	if (at < st_end)
+		seg_emit(so, at, st_end, GS_CAUSE_CUDA_API, GS_EXPLAIN_LAUNCH, st_call, tid);
+	if (st_end > at)
+		at = st_end;
 	seg_emit(so, at, b, GS_CAUSE_HOST_CODE, GS_EXPLAIN_NONE, GS_NONE, tid);
 }
 
@@ -531,26 +525,33 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 
 		if (cs < g->start)
 			cs = g->start;
-		host_walk(k == GS_NONE ? NULL : &h->t[k], C->tid, g->start, cs, &so);
+		host_walk(h, k == GS_NONE ? NULL : &h->t[k], C->tid, g->start, cs, &so);
 		seg_emit(&so, cs, g->end, GS_CAUSE_LAUNCH_LATENCY, GS_EXPLAIN_LAUNCH, call, 0);
 	}
 	seg_flush(&so);
 	return so.n;
 }
 
-void host_sync_attr(const struct host_thread *t, int64_t a, int64_t b, int64_t drain,
-		    int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain)
+void host_sync_attr(const struct host_index *h, const struct host_thread *t, int64_t a, int64_t b,
+		    int64_t drain, int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain)
 {
+	const struct gs_input *in = h->in;
 	size_t hint = 0, j;
-	ptrdiff_t q = cover_pos(&t->sync, a, &hint);
+	int64_t se = a;
 
-	for (j = q < 0 ? 0 : (size_t)q; j < t->sync.n && t->sync.v[j].start < b; j++) {
-		const struct cover_ent *y = &t->sync.v[j];
-		int64_t s = y->start > a ? y->start : a, e = y->end < b ? y->end : b;
+	for (j = list_first(&t->syncs, a, &hint);
+	     j < t->syncs.n && in->syncs[t->syncs.idx[j]].start < b; j++) {
+		uint32_t y = t->syncs.idx[j];
+		int64_t s = in->syncs[y].start > a ? in->syncs[y].start : a;
+		int64_t e = in->syncs[y].end < b ? in->syncs[y].end : b;
+		int64_t add;
 		if (e <= s)
 			continue;
-		sync_idle[y->idx] = gs_sat_add(sync_idle[y->idx], e - s);
-		sync_gaps[y->idx]++;
-		sync_drain[y->idx] = gs_sat_add(sync_drain[y->idx], drain);
+		add = union_add(&se, s, e);
+		if (!add)
+			continue;
+		sync_idle[y] = gs_sat_add(sync_idle[y], add);
+		sync_gaps[y]++;
+		sync_drain[y] = gs_sat_add(sync_drain[y], drain);
 	}
 }
