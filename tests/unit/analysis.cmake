@@ -5,3 +5,6 @@ gs_add_unit_test(test_analysis SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_analysis.c
 # test: rowid holes, negative and far-spread rowids, damaged rows.
 gs_add_unit_test(test_trace_load SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_trace_load.c
                  LIBS gs_viewer gs_schema)
+# The verdict (viewer/analysis/verdict.c): every rule just at and just under its
+# threshold, the order and the cap of the findings, on hand-built timelines.
+gs_add_unit_test(test_verdict SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_verdict.c LIBS gs_viewer)

@@ -28,6 +28,12 @@
  * Launch overhead share = (launch latency 800 + graph-internal 0 + launch
  * calls inside CUDA API segments 0) / 9200 = 8.70%; host code share
  * 500 / 9200 = 5.43%.
+ * The verdict of "before": GPU busy 4600 / 9200 = 50.0%; the three largest
+ * causes sync wait 2700 / 9200 = 29.3%, launch latency 800 / 9200 = 8.7%,
+ * other 600 / 9200 = 6.5% (host code 500 is fourth). No rule fires: host
+ * code 5.4% and launch overhead 8.7% are under 20%, 6 kernels are fewer
+ * than 100, the one explicit sync and the one pageable copy are fewer than
+ * 20 and 10 calls.
  * "After" (variant 1): ops cover [2000,5100] [5200,5900], window 3900,
  * one gap [5100,5200) before kernel 3 whose call [2700,3000] came before
  * 5100: launch latency 100; launch overhead share 100 / 3900 = 2.56%, so
@@ -246,6 +252,143 @@ static void test_page_cards_show_the_fixture_figures(void **state)
 	free(html);
 }
 
+static void test_page_opens_with_the_verdict(void **state)
+{
+	char *html = page(*state, 1);
+	const char *v, *cards;
+
+	/* the figures of the header comment, before the cards */
+	v = strstr(html, "<div class=\"verdict\">\n<p class=\"vline\"><b>Verdict:</b> GPU busy "
+			 "50.0% of 9.2 \xc2\xb5s; idle: "
+			 "<span class=\"sw\" style=\"background:#d62728\"></span>sync wait 29.3%, "
+			 "<span class=\"sw\" style=\"background:#bcbd22\"></span>launch latency "
+			 "8.7%, "
+			 "<span class=\"sw\" style=\"background:#7f7f7f\"></span>other 6.5%</p>\n"
+			 "<p class=\"hint\">no rule fired (thresholds: docs/report.md, "
+			 "\xe2\x80\x9cVerdict\xe2\x80\x9d)</p>\n</div>\n");
+	cards = strstr(html, "<div class=\"cards\">");
+	assert_non_null(v);
+	assert_non_null(cards);
+	assert_true(v < cards);
+	assert_int_equal(count(html, "<div class=\"verdict\">"), 1);
+	free(html);
+}
+
+/* A run built by hand (no trace file): thread 7, device 0, stream 7; six
+ * kernels K_i = [1000 + 1000 i, 1100 + 1000 i], K_0 launched at [0, 1],
+ * K_i (i >= 1) at [K_i.start - 100, +1] (late). In each of the 5 gaps
+ * [g0, g0 + 900) the thread is in a cudaMalloc-like call with a hostile
+ * name (an implicit alloc row and its API call) over [g0 - 50, g0 + 300]:
+ * sync wait 300, host code 500, launch latency 100. An NVTX range with a
+ * hostile text spans everything on thread 7.
+ * Window 5100, busy 600 (11.8%); idle: host code 2500 (49.0%), sync wait
+ * 1500 (29.4%), launch latency 500 (9.8%).
+ * Findings: host code 2500 >= 20%: 2.5 us (49.0%), where the largest top
+ * gap with host code as its cause is (all 900 ns, host 500): thread 7, in
+ * the range; the alloc group, 5 calls, drain 5 * (300 + 100) = 2000 of
+ * 5100 = 39.2% (>= 5 calls, >= 1%): 2 us. Launch overhead 500 / 5100 =
+ * 9.8%: no. */
+#define HOSTILE_API "cudaMalloc<img>&\"x\""
+#define HOSTILE_NVTX "<script>alert('v')</script>"
+static void test_page_verdict_findings_escape_trace_strings(void **state)
+{
+	static const char *strs[] = {NULL, "cudaLaunchKernel", HOSTILE_API, HOSTILE_NVTX, "kA"};
+	struct gs_op ops[6];
+	struct gs_api apis[11];
+	struct gs_sync syncs[5];
+	struct gs_nvtx nvtx[1];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	struct html_run hr = {0};
+	char *buf = NULL, err[256] = "";
+	size_t n = 0, na = 0, i;
+	FILE *f;
+
+	(void)state;
+	memset(ops, 0, sizeof(ops));
+	memset(apis, 0, sizeof(apis));
+	memset(syncs, 0, sizeof(syncs));
+	memset(nvtx, 0, sizeof(nvtx));
+	memset(&in, 0, sizeof(in));
+	for (i = 0; i < 6; i++) {
+		int64_t s = 1000 + 1000 * (int64_t)i;
+		ops[i].start = s;
+		ops[i].end = s + 100;
+		ops[i].corr = (uint32_t)i + 1;
+		ops[i].name_id = 4;
+		ops[i].stream = 7;
+		ops[i].kind = GS_OP_KERNEL;
+		apis[na].start = i ? s - 100 : 0;
+		apis[na].end = apis[na].start + 1;
+		apis[na].corr = (uint32_t)i + 1;
+		apis[na].name_id = 1;
+		apis[na++].tid = 7;
+		if (i == 5)
+			break;
+		/* the blocking call in the gap after K_i */
+		apis[na].start = s + 100 - 50;
+		apis[na].end = s + 100 + 300;
+		apis[na].corr = 1000 + (uint32_t)i;
+		apis[na].name_id = 2;
+		apis[na++].tid = 7;
+		syncs[i].start = s + 100 - 50;
+		syncs[i].end = s + 100 + 300;
+		syncs[i].kind = GS_SYNC_IMPLICIT_ALLOC;
+		syncs[i].implicit = 1;
+		syncs[i].api_name_id = 2;
+		syncs[i].tid = 7;
+		syncs[i].stream = 7;
+	}
+	nvtx[0].start = 0;
+	nvtx[0].end = 7000;
+	nvtx[0].text_id = 3;
+	nvtx[0].tid = 7;
+	in.ops = ops;
+	in.n_ops = 6;
+	in.apis = apis;
+	in.n_apis = na;
+	in.syncs = syncs;
+	in.n_syncs = 5;
+	in.nvtx = nvtx;
+	in.n_nvtx = 1;
+	in.strings.v = strs;
+	in.strings.n = 5;
+	in.kernel_overhead_ns = -1;
+	gs_options_init(&opt);
+	assert_int_equal(na, 11);
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+
+	hr.path = "hand-built.db";
+	hr.in = &in;
+	hr.res = &res;
+	f = open_memstream(&buf, &n);
+	assert_int_equal(render_html(f, &hr, 1, NULL, err, sizeof(err)), 0);
+	fclose(f);
+	assert_non_null(strstr(
+	    buf, "<div class=\"verdict\">\n<p class=\"vline\"><b>Verdict:</b> GPU busy 11.8% of "
+		 "5.1 \xc2\xb5s; idle: "
+		 "<span class=\"sw\" style=\"background:#8c564b\"></span>host code 49.0%, "
+		 "<span class=\"sw\" style=\"background:#d62728\"></span>sync wait 29.4%, "
+		 "<span class=\"sw\" style=\"background:#bcbd22\"></span>launch latency 9.8%</p>\n"
+		 "<ol>\n"
+		 "<li><b>host code between launches</b>: 2.5 \xc2\xb5s (49.0%), thread 7, in NVTX "
+		 "\xe2\x80\x9c&lt;script&gt;alert(&#39;v&#39;)&lt;/script&gt;\xe2\x80\x9d "
+		 "\xe2\x86\x92 <span class=\"fix\">capture the step in a CUDA Graph "
+		 "(torch.compile reduce-overhead)</span></li>\n"
+		 "<li><b>malloc/free in steady state</b>: 2 \xc2\xb5s (39.2%), "
+		 "cudaMalloc&lt;img&gt;&amp;&quot;x&quot; \xc3\x97"
+		 "5 "
+		 "\xe2\x86\x92 <span class=\"fix\">allocate once and reuse (a caching "
+		 "allocator)</span></li>\n"
+		 "</ol>\n</div>\n"));
+	/* the raw strings reach only the JSON data block, escaped there */
+	assert_null(strstr(buf, "<img>"));
+	assert_null(strstr(buf, "<script>alert"));
+	free(buf);
+	gs_result_free(&res);
+}
+
 static void test_page_escapes_hostile_names_and_loads_nothing(void **state)
 {
 	char *html = page(*state, 1);
@@ -382,6 +525,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_fixture_gap_histogram, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_page_cards_show_the_fixture_figures, setup,
 					    teardown),
+	    cmocka_unit_test(test_page_verdict_findings_escape_trace_strings),
+	    cmocka_unit_test_setup_teardown(test_page_opens_with_the_verdict, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_page_escapes_hostile_names_and_loads_nothing,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_page_data_block_holds_every_event, setup,

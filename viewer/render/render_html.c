@@ -3,8 +3,8 @@
  *
  * render_html.c - writes the page of `gapscope html` (see render_html.h).
  *
- * The markup (cards, tables, histogram SVG) is printed here from the
- * analysis results; the timeline is drawn in the browser by
+ * The markup (the verdict, cards, tables, histogram SVG) is printed here
+ * from the analysis results; the timeline is drawn in the browser by
  * html_assets/page.js from one JSON block per run:
  *
  *   {"t0": "<origin, absolute ns>", "span": <ns>, "strings": [null, "..."],
@@ -279,6 +279,72 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 		}
 		fputs("</table>\n", f);
 	}
+}
+
+/* The verdict, as the text report opens with it (gs_verdict_compute; rules
+ * and thresholds in docs/report.md "Verdict"): the utilisation and the
+ * three largest idle causes, then each finding with its cost, where it
+ * happened and the fix. Names from the trace (API, NVTX) are escaped. */
+static void write_verdict(FILE *f, const struct html_run *r)
+{
+	const struct gs_input *in = r->in;
+	struct gs_verdict v;
+	size_t i;
+	int j, n = 0;
+
+	gs_verdict_compute(r->res, &v);
+	fputs("<div class=\"verdict\">\n<p class=\"vline\"><b>Verdict:</b> GPU busy ", f);
+	put_pct(f, v.utilisation);
+	fputs(" of ", f);
+	put_ns(f, v.window);
+	fputs("; idle: ", f);
+	for (j = 0; j < GS_CAUSE_COUNT && n < 3; j++) {
+		int c = v.cause_order[j];
+		if (!v.idle_by_cause[c])
+			break;
+		fprintf(f, "%s<span class=\"sw\" style=\"background:%s\"></span>%s ", n ? ", " : "",
+			cause_colors[c], gs_cause_name(c));
+		put_pct(f, v.window ? (double)v.idle_by_cause[c] / (double)v.window : 0.0);
+		n++;
+	}
+	if (!n)
+		fputs("none", f);
+	fputs("</p>\n", f);
+	if (!v.n_findings) {
+		fputs("<p class=\"hint\">no rule fired (thresholds: docs/report.md, "
+		      "\xE2\x80\x9CVerdict\xE2\x80\x9D)</p>\n</div>\n",
+		      f);
+		return;
+	}
+	fputs("<ol>\n", f);
+	for (i = 0; i < v.n_findings; i++) {
+		const struct gs_finding *fd = &v.findings[i];
+		fputs("<li><b>", f);
+		html_escape(f, gs_rule_title(fd->rule));
+		fputs("</b>: ", f);
+		put_ns(f, fd->cost_ns);
+		fputs(" (", f);
+		put_pct(f, fd->share);
+		fputs(")", f);
+		if (fd->api_name_id) {
+			fputs(", ", f);
+			html_escape(f, str(in, fd->api_name_id, "?"));
+			fprintf(f, " \xC3\x97%" PRIu64, fd->count);
+		} else if (fd->count) {
+			fprintf(f, ", %" PRIu64 " kernels", fd->count);
+		}
+		if (fd->tid)
+			fprintf(f, ", thread %" PRIu32, fd->tid);
+		if (fd->nvtx_id) {
+			fputs(", in NVTX \xE2\x80\x9C", f);
+			html_escape(f, str(in, fd->nvtx_id, ""));
+			fputs("\xE2\x80\x9D", f);
+		}
+		fputs(" \xE2\x86\x92 <span class=\"fix\">", f);
+		html_escape(f, gs_rule_fix(fd->rule));
+		fputs("</span></li>\n", f);
+	}
+	fputs("</ol>\n</div>\n", f);
 }
 
 /* "run.db", or "run.db · range" when the run is one NVTX range of it */
@@ -1136,6 +1202,7 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
 	for (i = 0; i < nruns; i++) {
 		fputs("<section>\n", f);
 		write_run_header(f, &runs[i], nruns == 2 ? roles[i] : NULL);
+		write_verdict(f, &runs[i]);
 		write_cards(f, &runs[i], &tot[i], nruns == 2 && i == 1 ? &tot[0] : NULL);
 		fputs("</section>\n", f);
 	}

@@ -161,9 +161,16 @@ static void verdict_lines(struct report_ctx *r)
 		k = (size_t)snprintf(line, sizeof(line), "  %zu. %s: %s (%.1f%%)", i + 1,
 				     gs_rule_title(f->rule), d, 100.0 * f->share);
 		/* the fix always shows; the where part gives way */
-		room = VERDICT_LINE - k - 4 - strlen(gs_rule_fix(f->rule));
-		if (strlen(where) > room)
+		room = k + 4 + strlen(gs_rule_fix(f->rule)) < VERDICT_LINE
+			   ? VERDICT_LINE - k - 4 - strlen(gs_rule_fix(f->rule))
+			   : 0;
+		if (strlen(where) > room) {
+			/* cut between UTF-8 characters (the line is wrapped at
+			 * 160 characters in any case: t_end) */
+			while (room > 0 && ((unsigned char)where[room] & 0xc0) == 0x80)
+				room--;
 			where[room] = '\0';
+		}
 		snprintf(line + k, sizeof(line) - k, "%s -> %s", where, gs_rule_fix(f->rule));
 		fputs("  ", r->out);
 		put_escaped(r->out, line + 2);

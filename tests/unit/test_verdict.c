@@ -1,0 +1,1049 @@
+/*
+ * test_verdict.c - cmocka tests of the verdict (viewer/analysis/verdict.c):
+ * for every rule a hand-built timeline that makes it fire and one just
+ * under its threshold (the #defines at the top of verdict.c, listed in
+ * docs/report.md "Verdict"); findings kept costliest first, at most
+ * GS_VERDICT_FINDINGS; a cost held at the idle there was; the short-kernels
+ * rule silent where the launch rule fired; the causes in order. Every
+ * expected figure is worked out by hand in the comment next to it
+ * (docs/metrics.md has the gap model); nothing is copied from the code's
+ * output. No database, no I/O.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "gapscope/trace_format.h"
+
+enum {
+	S_LAUNCH = 1,
+	S_STREAMSYNC,
+	S_EVENTSYNC,
+	S_WAIT,
+	S_KA,
+	S_STEP,
+	S_MEMCPY,
+	S_MEMCPYASYNC,
+	S_MEMSET,
+	S_MALLOC,
+	S_SETLIMIT,
+	S_EVENTQUERY,
+	S_N
+};
+
+static const char *strtab[S_N] = {
+    NULL,
+    "cudaLaunchKernel",
+    "cudaStreamSynchronize",
+    "cudaEventSynchronize",
+    "cudaStreamWaitEvent",
+    "kA",
+    "step",
+    "cudaMemcpy",
+    "cudaMemcpyAsync",
+    "cudaMemset",
+    "cudaMalloc",
+    "cudaDeviceSetLimit",
+    "cudaEventQuery",
+};
+
+struct tb {
+	struct gs_op ops[128];
+	struct gs_api apis[256];
+	struct gs_sync syncs[96];
+	struct gs_nvtx nvtx[4];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	struct gs_verdict v;
+	uint32_t corr; /* next correlation id of a call that launches nothing */
+};
+
+static struct tb *tb_new(void)
+{
+	struct tb *t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	t->in.ops = t->ops;
+	t->in.apis = t->apis;
+	t->in.syncs = t->syncs;
+	t->in.nvtx = t->nvtx;
+	t->in.strings.v = strtab;
+	t->in.strings.n = S_N;
+	t->in.kernel_overhead_ns = -1;
+	t->corr = 100000;
+	gs_options_init(&t->opt);
+	return t;
+}
+
+static void tb_free(struct tb *t)
+{
+	gs_result_free(&t->res);
+	free(t);
+}
+
+/* Ops must be added in (device, start) order. */
+static void kern(struct tb *t, int dev, uint32_t stream, int64_t s, int64_t e, uint32_t corr)
+{
+	struct gs_op *o = &t->ops[t->in.n_ops++];
+	assert_true(t->in.n_ops <= sizeof(t->ops) / sizeof(t->ops[0]));
+	o->start = s;
+	o->end = e;
+	o->device = (int16_t)dev;
+	o->stream = stream;
+	o->corr = corr;
+	o->name_id = S_KA;
+	o->kind = GS_OP_KERNEL;
+}
+
+static void api(struct tb *t, uint32_t name, int64_t s, int64_t e, uint32_t corr, uint32_t tid)
+{
+	struct gs_api *a = &t->apis[t->in.n_apis++];
+	assert_true(t->in.n_apis <= sizeof(t->apis) / sizeof(t->apis[0]));
+	a->start = s;
+	a->end = e;
+	a->corr = corr;
+	a->name_id = name;
+	a->tid = tid;
+}
+
+static void sync_row(struct tb *t, int kind, int implicit, uint32_t name, int64_t s, int64_t e,
+		     uint32_t tid, uint32_t stream)
+{
+	struct gs_sync *y = &t->syncs[t->in.n_syncs++];
+	assert_true(t->in.n_syncs <= sizeof(t->syncs) / sizeof(t->syncs[0]));
+	y->start = s;
+	y->end = e;
+	y->kind = (uint8_t)kind;
+	y->implicit = (uint8_t)implicit;
+	y->api_name_id = name;
+	y->tid = tid;
+	y->stream = stream;
+	y->device = 0;
+}
+
+static void range(struct tb *t, uint32_t text, int64_t s, int64_t e, uint32_t tid)
+{
+	struct gs_nvtx *r = &t->nvtx[t->in.n_nvtx++];
+	r->start = s;
+	r->end = e;
+	r->text_id = text;
+	r->tid = tid;
+	r->kind = GS_NVTX_RANGE;
+}
+
+static void run(struct tb *t)
+{
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	gs_verdict_compute(&t->res, &t->v);
+}
+
+/* the finding of `rule`, NULL when it did not fire */
+static const struct gs_finding *finding(const struct tb *t, int rule)
+{
+	size_t i;
+
+	for (i = 0; i < t->v.n_findings; i++)
+		if (t->v.findings[i].rule == rule)
+			return &t->v.findings[i];
+	return NULL;
+}
+
+/*
+ * The step timeline: thread 1, device 0, stream 7, n kernels K_i =
+ * [1000 + 1000 i, 1100 + 1000 i] (corr i + 1). K_0's launch call is
+ * [0, 1]; K_i's (i >= 1) starts l before K_i, [K_i.start - l, +1], after
+ * the gap began: host late. So gap i (after K_i, i = 0..n-2) is
+ * [g0, g0 + 900) with g0 = 1100 + 1000 i, and its last l ns are launch
+ * latency. Window = 1000 (n - 1) + 100, busy 100 n, idle 900 (n - 1).
+ * What the thread did in [g0, g0 + 900 - l) comes from block(): without
+ * one, host code.
+ */
+static void steps(struct tb *t, size_t n, int64_t l)
+{
+	size_t i;
+
+	api(t, S_LAUNCH, 0, 1, 1, 1);
+	for (i = 0; i < n; i++) {
+		int64_t s = 1000 + 1000 * (int64_t)i;
+		if (i)
+			api(t, S_LAUNCH, s - l, s - l + 1, (uint32_t)i + 1, 1);
+		kern(t, 0, 7, s, s + 100, (uint32_t)i + 1);
+	}
+}
+
+/* A blocking call of thread 1 in gap `gap` of steps(): a syncs row and its
+ * API call (same span; the call launches nothing) over [g0 + s, g0 + e]. */
+static void block_at(struct tb *t, size_t gap, int kind, int implicit, uint32_t name, int64_t s,
+		     int64_t e)
+{
+	int64_t g0 = 1100 + 1000 * (int64_t)gap;
+
+	api(t, name, g0 + s, g0 + e, t->corr++, 1);
+	sync_row(t, kind, implicit, name, g0 + s, g0 + e, 1, 7);
+}
+
+/* ... from 50 ns before the gap to w ns into it: w ns of sync wait (the
+ * 50 ns before g0 do not count) */
+static void block(struct tb *t, size_t gap, int kind, int implicit, uint32_t name, int64_t w)
+{
+	block_at(t, gap, kind, implicit, name, -50, w);
+}
+
+/* ---- host code ---------------------------------------------------------- */
+
+/* K0 [100,200] (call [10,20]), K1 [300,400] (call [c,c+10], thread 7,
+ * late): gap [200,300) = host code [200,c) + launch latency [c,300).
+ * Window [100,400] = 300. An NVTX range "step" [150,350] on thread 7. */
+static struct tb *host_gap(int64_t c)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, 10, 20, 1, 7);
+	api(t, S_LAUNCH, c, c + 10, 2, 7);
+	range(t, S_STEP, 150, 350, 7);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 300, 400, 2);
+	run(t);
+	return t;
+}
+
+static void test_host_code_at_a_fifth_of_the_window_fires(void **state)
+{
+	struct tb *t = host_gap(260);
+	const struct gs_finding *f;
+	(void)state;
+	/* host code [200,260) = 60 = 20% of 300 (threshold: >= 0.20); launch
+	 * latency [260,300) = 40: launch share 40 / 300 = 13.3%, no launch
+	 * finding */
+	assert_int_equal(t->v.window, 300);
+	assert_int_equal(t->v.busy, 200);
+	assert_true(t->v.utilisation == 200.0 / 300.0);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_HOST_CODE], 60);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 40);
+	assert_int_equal(t->v.n_findings, 1);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_HOST_CODE);
+	assert_int_equal(f->cost_ns, 60);
+	assert_true(f->share == 60.0 / 300.0);
+	/* where: the largest top gap whose cause is host code (the one gap:
+	 * host 60 > latency 40), explained by K1's call on thread 7, inside
+	 * the range "step" that holds g0 = 200 */
+	assert_int_equal(f->tid, 7);
+	assert_int_equal(f->nvtx_id, S_STEP);
+	assert_int_equal(f->api_name_id, 0);
+	assert_int_equal(f->count, 0);
+	tb_free(t);
+}
+
+static void test_host_code_just_under_a_fifth_does_not_fire(void **state)
+{
+	struct tb *t = host_gap(259);
+	(void)state;
+	/* host code 59 / 300 = 19.7% < 20%; launch latency 41 / 300 = 13.7% */
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_HOST_CODE], 59);
+	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+/* ---- launch overhead ---------------------------------------------------- */
+
+/* Device 0: K0 [100,200] (call [10,20]), K1 [300,400] launched late by
+ * thread 1 at [c, c+1]. In the gap thread 1 also launches K2 for device 1
+ * ([210, e], corr 3; K2 runs [1000,1100] on device 1). Device-0 gap
+ * [200,300): host [200,210) 10, CUDA API [210,e) (a launch call: launch
+ * calls), host [e,c), launch latency [c,300). Device 1: window 100, all
+ * busy. The verdict's window: 300 + 100 = 400. */
+static struct tb *launch_gap(int64_t e, int64_t c)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 210, e, 3, 1);
+	api(t, S_LAUNCH, c, c + 1, 2, 1);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 300, 400, 2);
+	kern(t, 1, 9, 1000, 1100, 3);
+	run(t);
+	return t;
+}
+
+static void test_launch_overhead_at_a_fifth_fires_with_launch_calls(void **state)
+{
+	struct tb *t = launch_gap(230, 240);
+	const struct gs_finding *f;
+	(void)state;
+	/* host [200,210) 10 + [230,240) 10 = 20, CUDA API [210,230) 20 (all of
+	 * it a launch call), launch latency [240,300) 60. Launch = 60 + 0 +
+	 * 20 = 80 = 20% of 400: fires. Host code 20 / 400 = 5%. */
+	assert_int_equal(t->v.window, 400);
+	assert_int_equal(t->v.busy, 300); /* 200 on device 0, 100 on device 1 */
+	assert_true(t->v.utilisation == 0.75);
+	assert_int_equal(t->res.devices[0].tl.launch_calls, 20);
+	assert_int_equal(t->v.n_findings, 1);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_LAUNCH);
+	assert_int_equal(f->cost_ns, 80);
+	assert_true(f->share == 80.0 / 400.0);
+	/* where: the gap's largest segment is launch latency (60); its
+	 * launch call is thread 1's; no NVTX */
+	assert_int_equal(f->tid, 1);
+	assert_int_equal(f->nvtx_id, 0);
+	/* causes by idle: launch latency 60, then CUDA API 20 and host code
+	 * 20 (tie: enum order), then the zeros in enum order */
+	assert_int_equal(t->v.cause_order[0], GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(t->v.cause_order[1], GS_CAUSE_CUDA_API);
+	assert_int_equal(t->v.cause_order[2], GS_CAUSE_HOST_CODE);
+	assert_int_equal(t->v.cause_order[3], GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(t->v.cause_order[4], GS_CAUSE_GRAPH_INTERNAL);
+	assert_int_equal(t->v.cause_order[5], GS_CAUSE_DEPENDENCY);
+	assert_int_equal(t->v.cause_order[6], GS_CAUSE_OTHER);
+	tb_free(t);
+}
+
+static void test_launch_overhead_just_under_a_fifth_does_not_fire(void **state)
+{
+	struct tb *t = launch_gap(229, 240);
+	(void)state;
+	/* launch call [210,229) 19, host 10 + 11, latency 60: 79 / 400 */
+	assert_int_equal(t->res.devices[0].tl.launch_calls, 19);
+	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+/* ---- dependency ----------------------------------------------------------- */
+
+/* Stream 8: K0 [100,200] (call [5,6]), a cudaStreamWaitEvent on stream 8
+ * at [25,28] (no record of its event: it counts), K1 [k1,400] launched
+ * early at [30,40]. Gap [200,k1): not host late, the wait lies in
+ * (5, 30]: dependency. Window [100,400] = 300. NVTX "step" [150,350]. */
+static struct tb *dep_gap(int64_t k1)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, 5, 6, 3, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	sync_row(t, GS_SYNC_STREAM_WAIT_EVENT, 0, S_WAIT, 25, 28, 1, 8);
+	range(t, S_STEP, 150, 350, 1);
+	kern(t, 0, 8, 100, 200, 3);
+	kern(t, 0, 8, k1, 400, 2);
+	run(t);
+	return t;
+}
+
+static void test_dependency_at_a_fifth_fires(void **state)
+{
+	struct tb *t = dep_gap(260);
+	const struct gs_finding *f;
+	(void)state;
+	/* dependency 60 / 300 = 20%; the wait group (explicit, stream wait)
+	 * is never a sync-every-step finding */
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_DEPENDENCY], 60);
+	assert_int_equal(t->v.n_findings, 1);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_DEPENDENCY);
+	assert_int_equal(f->cost_ns, 60);
+	assert_true(f->share == 60.0 / 300.0);
+	/* where: explained by the wait, not a launch call: no thread; the
+	 * NVTX range on K1's launching thread that holds g0 = 200 */
+	assert_int_equal(f->tid, 0);
+	assert_int_equal(f->nvtx_id, S_STEP);
+	tb_free(t);
+}
+
+static void test_dependency_just_under_a_fifth_does_not_fire(void **state)
+{
+	struct tb *t = dep_gap(259);
+	(void)state;
+	/* 59 / 300 = 19.7% */
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_DEPENDENCY], 59);
+	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+/* ---- a sync every step ------------------------------------------------ */
+
+static void test_sync_every_step_fires_at_twenty_calls(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f;
+	size_t i;
+	(void)state;
+	/* 21 kernels, 20 gaps of 900; in each a cudaStreamSynchronize giving
+	 * 600 sync wait, then host 200, launch latency 100. Window 20100.
+	 * Drain per gap 600 + 100 = 700, 20 calls: 14000 = 69.7% (>= 5%,
+	 * >= 20 calls). Host code 4000 / 20100 = 19.9%, launch 2000 / 20100
+	 * = 9.95%: no other finding. */
+	steps(t, 21, 100);
+	for (i = 0; i < 20; i++)
+		block(t, i, GS_SYNC_STREAM, 0, S_STREAMSYNC, 600);
+	run(t);
+	assert_int_equal(t->v.window, 20100);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_SYNC_WAIT], 12000);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_HOST_CODE], 4000);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 2000);
+	assert_int_equal(t->res.syncs[0].drain_ns, 14000);
+	assert_int_equal(t->v.n_findings, 1);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_SYNC_STEP);
+	assert_int_equal(f->cost_ns, 14000);
+	assert_true(f->share == 14000.0 / 20100.0);
+	assert_int_equal(f->count, 20);
+	assert_int_equal(f->api_name_id, S_STREAMSYNC);
+	assert_int_equal(f->tid, 0);
+	assert_int_equal(f->nvtx_id, 0);
+	/* causes: sync wait 12000, host code 4000, launch latency 2000 */
+	assert_int_equal(t->v.cause_order[0], GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(t->v.cause_order[1], GS_CAUSE_HOST_CODE);
+	assert_int_equal(t->v.cause_order[2], GS_CAUSE_LAUNCH_LATENCY);
+	tb_free(t);
+}
+
+static void test_sync_every_step_needs_twenty_calls(void **state)
+{
+	struct tb *t = tb_new();
+	size_t i;
+	(void)state;
+	/* the same with 20 kernels: 19 syncs, drain 19 * 700 = 13300 of
+	 * 19100 (69.6%), but 19 < 20 calls. Host code 3800 / 19100 = 19.9%,
+	 * launch 1900 / 19100 = 9.9%: nothing fires */
+	steps(t, 20, 100);
+	for (i = 0; i < 19; i++)
+		block(t, i, GS_SYNC_STREAM, 0, S_STREAMSYNC, 600);
+	run(t);
+	assert_int_equal(t->res.syncs[0].count, 19);
+	assert_int_equal(t->res.syncs[0].drain_ns, 13300);
+	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+/* 21 kernels, a cudaEventSynchronize giving 1 ns of sync wait in each of
+ * the 20 gaps, launch latency l: drain 20 (1 + l) of 20100; the 5% is
+ * 1005 ns */
+static struct tb *short_syncs(int64_t l)
+{
+	struct tb *t = tb_new();
+	size_t i;
+
+	steps(t, 21, l);
+	for (i = 0; i < 20; i++)
+		block(t, i, GS_SYNC_EVENT, 0, S_EVENTSYNC, 1);
+	run(t);
+	return t;
+}
+
+static void test_sync_every_step_counts_the_refill_latency(void **state)
+{
+	struct tb *t = short_syncs(50);
+	const struct gs_finding *f;
+	(void)state;
+	/* 20 * (1 + 50) = 1020 = 5.07%: the wait alone (20 ns) would not do */
+	f = finding(t, GS_RULE_SYNC_STEP);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 1020);
+	assert_true(f->share == 1020.0 / 20100.0);
+	assert_int_equal(f->count, 20);
+	assert_int_equal(f->api_name_id, S_EVENTSYNC);
+	/* host code 20 * 849 = 16980 fires too, and costs more: first */
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_HOST_CODE);
+	assert_int_equal(t->v.findings[0].cost_ns, 16980);
+	assert_int_equal(t->v.n_findings, 2);
+	tb_free(t);
+}
+
+static void test_sync_every_step_just_under_five_percent_does_not_fire(void **state)
+{
+	struct tb *t = short_syncs(49);
+	(void)state;
+	/* 20 * (1 + 49) = 1000 = 4.98% of 20100 */
+	assert_int_equal(t->res.syncs[0].drain_ns, 1000);
+	assert_null(finding(t, GS_RULE_SYNC_STEP));
+	assert_non_null(finding(t, GS_RULE_HOST_CODE));
+	tb_free(t);
+}
+
+static void test_sync_cost_is_held_at_the_idle_there_was(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f;
+	size_t i;
+	(void)state;
+	/* two separate cudaStreamSynchronize calls per gap, [g0-50, g0+300]
+	 * and [g0+310, g0+610]: sync wait 600, host 10 + 190, latency 100.
+	 * Each call is credited the gap's drain 700: the group's drain is
+	 * 40 * 700 = 28000, more than the idle 20 * 900 = 18000 there was.
+	 * Host code 4000 / 20100 = 19.9%: only the sync finding. */
+	steps(t, 21, 100);
+	for (i = 0; i < 20; i++) {
+		block_at(t, i, GS_SYNC_STREAM, 0, S_STREAMSYNC, -50, 300);
+		block_at(t, i, GS_SYNC_STREAM, 0, S_STREAMSYNC, 310, 610);
+	}
+	run(t);
+	assert_int_equal(t->res.syncs[0].count, 40);
+	assert_int_equal(t->res.syncs[0].drain_ns, 28000);
+	assert_int_equal(t->v.window - t->v.busy, 18000);
+	assert_int_equal(t->v.n_findings, 1);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_SYNC_STEP);
+	assert_int_equal(f->cost_ns, 18000);
+	assert_true(f->share == 18000.0 / 20100.0);
+	assert_int_equal(f->count, 40);
+	tb_free(t);
+}
+
+static void test_polls_and_device_wide_calls_are_no_finding(void **state)
+{
+	struct tb *t = tb_new();
+	size_t i;
+	(void)state;
+	/* 20 gaps, each with a cudaDeviceSetLimit (implicit, device-wide:
+	 * no rule) of 600 sync wait and, after it, a cudaEventQuery poll (an
+	 * event-sync row too, as CUPTI reports it: not a sync) [g0+650,
+	 * g0+700]: CUDA API 50; host 600-650 and 700-800 = 150, latency 100.
+	 * Device-wide drain 20 * 700 = 14000 = 69.7%, still no finding; host
+	 * code 3000 / 20100 = 14.9%, launch 2000 / 20100 = 9.95% */
+	steps(t, 21, 100);
+	for (i = 0; i < 20; i++) {
+		block(t, i, GS_SYNC_IMPLICIT_DEVICE_WIDE, 1, S_SETLIMIT, 600);
+		block_at(t, i, GS_SYNC_EVENT, 0, S_EVENTQUERY, 650, 700);
+	}
+	run(t);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_SYNC_WAIT], 12000);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_CUDA_API], 1000);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_HOST_CODE], 3000);
+	assert_int_equal(t->res.n_syncs, 1); /* the poll is no sync group */
+	assert_int_equal(t->res.syncs[0].drain_ns, 14000);
+	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+/* ---- implicit syncs: pageable copies, synchronous copies, alloc -------- */
+
+/* n kernels, one implicit row of kind/name in each gap with 1 ns of sync
+ * wait, latency l: drain (n - 1)(1 + l) of 1000 (n - 1) + 100 */
+static struct tb *implicit_rows(size_t n, int kind, uint32_t name, int64_t w, int64_t l)
+{
+	struct tb *t = tb_new();
+	size_t i;
+
+	steps(t, n, l);
+	for (i = 0; i + 1 < n; i++)
+		block(t, i, kind, 1, name, w);
+	run(t);
+	return t;
+}
+
+static void check_implicit(struct tb *t, int rule, int64_t cost, int64_t window, uint64_t count,
+			   uint32_t name)
+{
+	const struct gs_finding *f = finding(t, rule);
+
+	assert_int_equal(t->v.window, window);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, cost);
+	assert_true(f->share == (double)cost / (double)window);
+	assert_int_equal(f->count, count);
+	assert_int_equal(f->api_name_id, name);
+	assert_int_equal(f->tid, 0);
+	assert_int_equal(f->nvtx_id, 0);
+}
+
+static void test_pageable_copies_fire_at_one_percent(void **state)
+{
+	/* 11 kernels, 10 rows: 10 * (1 + 10) = 110 of 10100 = 1.09% */
+	struct tb *t = implicit_rows(11, GS_SYNC_IMPLICIT_PAGEABLE, S_MEMCPYASYNC, 1, 10);
+	(void)state;
+	check_implicit(t, GS_RULE_PAGEABLE, 110, 10100, 10, S_MEMCPYASYNC);
+	tb_free(t);
+}
+
+static void test_pageable_copies_just_under_one_percent_do_not_fire(void **state)
+{
+	/* 10 * (1 + 9) = 100 of 10100 = 0.99% */
+	struct tb *t = implicit_rows(11, GS_SYNC_IMPLICIT_PAGEABLE, S_MEMCPYASYNC, 1, 9);
+	(void)state;
+	assert_int_equal(t->res.syncs[0].drain_ns, 100);
+	assert_null(finding(t, GS_RULE_PAGEABLE));
+	tb_free(t);
+}
+
+static void test_pageable_copies_need_ten_calls(void **state)
+{
+	/* 10 kernels, 9 rows of 600 wait: 9 * 700 = 6300 of 9100, 9 < 10 */
+	struct tb *t = implicit_rows(10, GS_SYNC_IMPLICIT_PAGEABLE, S_MEMCPYASYNC, 600, 100);
+	(void)state;
+	assert_int_equal(t->res.syncs[0].drain_ns, 6300);
+	assert_null(finding(t, GS_RULE_PAGEABLE));
+	tb_free(t);
+}
+
+static void test_synchronous_copies_fire_at_one_percent(void **state)
+{
+	struct tb *t = implicit_rows(11, GS_SYNC_IMPLICIT_MEMCPY, S_MEMCPY, 1, 10);
+	(void)state;
+	check_implicit(t, GS_RULE_SYNC_COPY, 110, 10100, 10, S_MEMCPY);
+	tb_free(t);
+}
+
+static void test_synchronous_memsets_are_synchronous_copies(void **state)
+{
+	struct tb *t = implicit_rows(11, GS_SYNC_IMPLICIT_MEMSET, S_MEMSET, 1, 10);
+	(void)state;
+	check_implicit(t, GS_RULE_SYNC_COPY, 110, 10100, 10, S_MEMSET);
+	tb_free(t);
+}
+
+static void test_synchronous_copies_just_under_one_percent_do_not_fire(void **state)
+{
+	struct tb *t = implicit_rows(11, GS_SYNC_IMPLICIT_MEMCPY, S_MEMCPY, 1, 9);
+	(void)state;
+	assert_int_equal(t->res.syncs[0].drain_ns, 100);
+	assert_null(finding(t, GS_RULE_SYNC_COPY));
+	tb_free(t);
+}
+
+static void test_synchronous_copies_need_ten_calls(void **state)
+{
+	struct tb *t = implicit_rows(10, GS_SYNC_IMPLICIT_MEMCPY, S_MEMCPY, 600, 100);
+	(void)state;
+	assert_int_equal(t->res.syncs[0].count, 9);
+	assert_null(finding(t, GS_RULE_SYNC_COPY));
+	tb_free(t);
+}
+
+static void test_alloc_in_loop_fires_at_five_calls_and_one_percent(void **state)
+{
+	/* 6 kernels, 5 rows: 5 * (1 + 10) = 55 of 5100 = 1.08% */
+	struct tb *t = implicit_rows(6, GS_SYNC_IMPLICIT_ALLOC, S_MALLOC, 1, 10);
+	(void)state;
+	check_implicit(t, GS_RULE_ALLOC, 55, 5100, 5, S_MALLOC);
+	tb_free(t);
+}
+
+static void test_alloc_in_loop_just_under_one_percent_does_not_fire(void **state)
+{
+	/* 5 * (1 + 9) = 50 of 5100 = 0.98% */
+	struct tb *t = implicit_rows(6, GS_SYNC_IMPLICIT_ALLOC, S_MALLOC, 1, 9);
+	(void)state;
+	assert_int_equal(t->res.syncs[0].drain_ns, 50);
+	assert_null(finding(t, GS_RULE_ALLOC));
+	tb_free(t);
+}
+
+static void test_alloc_in_loop_needs_five_calls(void **state)
+{
+	/* 5 kernels, 4 rows: 4 * 700 = 2800 of 4100, 4 < 5 */
+	struct tb *t = implicit_rows(5, GS_SYNC_IMPLICIT_ALLOC, S_MALLOC, 600, 100);
+	(void)state;
+	assert_int_equal(t->res.syncs[0].drain_ns, 2800);
+	assert_null(finding(t, GS_RULE_ALLOC));
+	tb_free(t);
+}
+
+/* ---- legacy default stream ---------------------------------------------- */
+
+static void test_legacy_stream_fires_on_any_row(void **state)
+{
+	struct tb *t = tb_new(), *u = tb_new();
+	const struct gs_finding *f;
+	(void)state;
+	/* launches into the legacy default stream while another stream
+	 * runs: the collector's implicit rows (kind 21) on the launch calls.
+	 * The rule has no threshold: 2 rows fire it. A kernel launch is no
+	 * wait of the host, so its drain, the cost, is 0. K0 [100,200] and
+	 * K1 [300,400] launched early (calls [10,20], [30,40]): launch
+	 * latency 100 of 300 = 33.3%, the launch finding (100) first. */
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	sync_row(t, GS_SYNC_IMPLICIT_LEGACY_STREAM, 1, S_LAUNCH, 10, 20, 1, 0);
+	sync_row(t, GS_SYNC_IMPLICIT_LEGACY_STREAM, 1, S_LAUNCH, 30, 40, 1, 0);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 300, 400, 2);
+	run(t);
+	assert_int_equal(t->v.n_findings, 2);
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_LAUNCH);
+	assert_int_equal(t->v.findings[0].cost_ns, 100);
+	f = &t->v.findings[1];
+	assert_int_equal(f->rule, GS_RULE_LEGACY);
+	assert_int_equal(f->cost_ns, 0);
+	assert_true(f->share == 0.0);
+	assert_int_equal(f->count, 2);
+	assert_int_equal(f->api_name_id, S_LAUNCH);
+	/* the same without the rows: only the launch finding */
+	api(u, S_LAUNCH, 10, 20, 1, 1);
+	api(u, S_LAUNCH, 30, 40, 2, 1);
+	kern(u, 0, 7, 100, 200, 1);
+	kern(u, 0, 7, 300, 400, 2);
+	run(u);
+	assert_int_equal(u->v.n_findings, 1);
+	assert_null(finding(u, GS_RULE_LEGACY));
+	tb_free(t);
+	tb_free(u);
+}
+
+static void test_legacy_stream_copy_costs_its_drain(void **state)
+{
+	/* a synchronous cudaMemcpy on the legacy stream blocks: 10 gaps
+	 * with 1 ns wait, latency 10: drain 10 * 11 = 110 */
+	struct tb *t = implicit_rows(11, GS_SYNC_IMPLICIT_LEGACY_STREAM, S_MEMCPY, 1, 10);
+	(void)state;
+	check_implicit(t, GS_RULE_LEGACY, 110, 10100, 10, S_MEMCPY);
+	tb_free(t);
+}
+
+/* ---- short kernels -------------------------------------------------------- */
+
+/* n kernels on stream 7 (thread 3), n_short of duration 900 then n - n_short
+ * of 1000, one after another with `gap` ns between; all launched long
+ * before (call i at [2i, 2i+1]): every gap is launch latency. Launch cost
+ * 1000 (option): 900 is short, 1000 is not. Window = sum of durations +
+ * (n - 1) gap; launch share = (n - 1) gap / window. */
+static struct tb *tiny(size_t n, size_t n_short, int64_t gap)
+{
+	struct tb *t = tb_new();
+	int64_t s = 1000;
+	size_t i;
+
+	t->opt.launch_cost_ns = 1000;
+	for (i = 0; i < n; i++) {
+		int64_t d = i < n_short ? 900 : 1000;
+		api(t, S_LAUNCH, 2 * (int64_t)i, 2 * (int64_t)i + 1, (uint32_t)i + 1, 3);
+		kern(t, 0, 7, s, s + d, (uint32_t)i + 1);
+		s += d + gap;
+	}
+	run(t);
+	assert_int_equal(t->res.n_kernel_ops, n);
+	assert_int_equal(t->res.n_short_kernels, n_short);
+	return t;
+}
+
+static void test_short_kernels_fire_below_the_launch_rule(void **state)
+{
+	struct tb *t = tiny(100, 100, 227);
+	const struct gs_finding *f;
+	(void)state;
+	/* 99 gaps of 227 = 22473 of 90000 + 22473 = 112473: launch share
+	 * 19.98% (>= 10%, < 20%), 100 kernels, all short */
+	assert_int_equal(t->v.window, 112473);
+	assert_int_equal(t->v.n_findings, 1);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_SHORT_KERNELS);
+	assert_int_equal(f->cost_ns, 22473); /* the launch latency */
+	assert_true(f->share == 22473.0 / 112473.0);
+	assert_int_equal(f->count, 100);
+	assert_int_equal(f->api_name_id, 0);
+	assert_int_equal(f->tid, 0);
+	tb_free(t);
+}
+
+static void test_short_kernels_silent_when_launch_rule_fired(void **state)
+{
+	struct tb *t = tiny(100, 100, 228);
+	const struct gs_finding *f;
+	(void)state;
+	/* 99 * 228 = 22572 of 112572 = 20.05%: the launch finding names the
+	 * same idle; no short-kernels finding */
+	assert_int_equal(t->v.n_findings, 1);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_LAUNCH);
+	assert_int_equal(f->cost_ns, 22572);
+	assert_true(f->share == 22572.0 / 112572.0);
+	/* where: the largest launch-latency top gap (all 228 ns: the first
+	 * of them), launched by thread 3 */
+	assert_int_equal(f->tid, 3);
+	assert_null(finding(t, GS_RULE_SHORT_KERNELS));
+	tb_free(t);
+}
+
+static void test_short_kernels_need_ten_percent_launch_share(void **state)
+{
+	struct tb *t = tiny(100, 100, 101), *u = tiny(100, 100, 102);
+	(void)state;
+	/* 99 * 101 = 9999 of 99999 = 9.9991%: no; 99 * 102 = 10098 of 100098
+	 * = 10.09%: yes */
+	assert_int_equal(t->v.n_findings, 0);
+	assert_int_equal(u->v.n_findings, 1);
+	assert_int_equal(u->v.findings[0].rule, GS_RULE_SHORT_KERNELS);
+	assert_int_equal(u->v.findings[0].cost_ns, 10098);
+	tb_free(t);
+	tb_free(u);
+}
+
+static void test_short_kernels_need_half_of_the_kernels_short(void **state)
+{
+	struct tb *t = tiny(100, 49, 200), *u = tiny(100, 50, 200);
+	(void)state;
+	/* 49 short: 19800 of 44100 + 51000 + 19800 = 114900 (17.2%), short
+	 * share 0.49: no. 50 short: 19800 of 114800, share 0.50: fires */
+	assert_int_equal(t->v.n_findings, 0);
+	assert_int_equal(u->v.window, 114800);
+	assert_int_equal(u->v.n_findings, 1);
+	assert_int_equal(u->v.findings[0].rule, GS_RULE_SHORT_KERNELS);
+	assert_int_equal(u->v.findings[0].cost_ns, 19800);
+	assert_int_equal(u->v.findings[0].count, 50);
+	tb_free(t);
+	tb_free(u);
+}
+
+static void test_short_kernels_need_a_hundred_kernels(void **state)
+{
+	struct tb *t = tiny(99, 99, 200);
+	(void)state;
+	/* 98 * 200 = 19600 of 89100 + 19600 = 108700 (18.0%), all short, but
+	 * 99 < 100 kernels */
+	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+/* ---- order, the cap on findings ------------------------------------- */
+
+static void test_findings_are_the_four_costliest_in_order(void **state)
+{
+	struct tb *t = tb_new();
+	size_t i;
+	(void)state;
+	/* 61 kernels, 60 gaps of 900, each with 300 launch latency; window
+	 * 60100. In the gaps (sync wait w, host 600 - w):
+	 *   0-19  cudaStreamSynchronize w 100: drain 20 * 400 = 8000, host 10000
+	 *   20-39 pageable cudaMemcpyAsync w 300: drain 20 * 600 = 12000, host 6000
+	 *   40-49 cudaMemcpy w 600: drain 10 * 900 = 9000, host 0
+	 *   50-54 cudaMalloc w 500: drain 5 * 800 = 4000, host 500
+	 *   55-59 nothing: host 5 * 600 = 3000
+	 * Host code 19500 (32.4%), launch 60 * 300 = 18000 (29.95%).
+	 * Candidates: host 19500, launch 18000, pageable 12000, memcpy 9000,
+	 * sync 8000, alloc 4000: the first four are kept, in that order
+	 * (the explicit sync is added before the copies and drops out). */
+	steps(t, 61, 300);
+	for (i = 0; i < 20; i++)
+		block(t, i, GS_SYNC_STREAM, 0, S_STREAMSYNC, 100);
+	for (i = 20; i < 40; i++)
+		block(t, i, GS_SYNC_IMPLICIT_PAGEABLE, 1, S_MEMCPYASYNC, 300);
+	for (i = 40; i < 50; i++)
+		block(t, i, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 600);
+	for (i = 50; i < 55; i++)
+		block(t, i, GS_SYNC_IMPLICIT_ALLOC, 1, S_MALLOC, 500);
+	t->opt.top_n = 100; /* every gap a top gap: where is well defined */
+	run(t);
+	assert_int_equal(t->v.window, 60100);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_HOST_CODE], 19500);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 18000);
+	assert_int_equal(t->v.n_findings, GS_VERDICT_FINDINGS);
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_HOST_CODE);
+	assert_int_equal(t->v.findings[0].cost_ns, 19500);
+	assert_int_equal(t->v.findings[0].tid, 1);
+	assert_int_equal(t->v.findings[1].rule, GS_RULE_LAUNCH);
+	assert_int_equal(t->v.findings[1].cost_ns, 18000);
+	/* no gap's largest segment is launch latency (300 at most, beside
+	 * host 500/600 or a tie that goes to sync wait): no where */
+	assert_int_equal(t->v.findings[1].tid, 0);
+	assert_int_equal(t->v.findings[2].rule, GS_RULE_PAGEABLE);
+	assert_int_equal(t->v.findings[2].cost_ns, 12000);
+	assert_int_equal(t->v.findings[2].count, 20);
+	assert_int_equal(t->v.findings[3].rule, GS_RULE_SYNC_COPY);
+	assert_int_equal(t->v.findings[3].cost_ns, 9000);
+	assert_int_equal(t->v.findings[3].count, 10);
+	for (i = 0; i < GS_VERDICT_FINDINGS; i++)
+		assert_true(t->v.findings[i].share == (double)t->v.findings[i].cost_ns / 60100.0);
+	assert_null(finding(t, GS_RULE_SYNC_STEP));
+	assert_null(finding(t, GS_RULE_ALLOC));
+	tb_free(t);
+}
+
+static void test_equal_costs_go_to_the_lower_rule(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* 21 kernels, latency 100. Gaps 0-9: cudaMalloc [g0-80, g0+300],
+	 * gaps 10-19: pageable cudaMemcpyAsync [g0-50, g0+300]: both drain
+	 * 10 * 400 = 4000 (the malloc blocks longer: 3800 vs 3500, so it
+	 * comes first in the sync table). Host 20 * 500 = 10000 (49.8%).
+	 * Order: host code, then pageable (rule 3) before alloc (rule 5). */
+	steps(t, 21, 100);
+	for (size_t i = 0; i < 10; i++)
+		block_at(t, i, GS_SYNC_IMPLICIT_ALLOC, 1, S_MALLOC, -80, 300);
+	for (size_t i = 10; i < 20; i++)
+		block(t, i, GS_SYNC_IMPLICIT_PAGEABLE, 1, S_MEMCPYASYNC, 300);
+	run(t);
+	assert_int_equal(t->res.syncs[0].kind, GS_SYNC_IMPLICIT_ALLOC);
+	assert_int_equal(t->res.syncs[0].blocked_ns, 3800);
+	assert_int_equal(t->v.n_findings, 3);
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_HOST_CODE);
+	assert_int_equal(t->v.findings[0].cost_ns, 10000);
+	assert_int_equal(t->v.findings[1].rule, GS_RULE_PAGEABLE);
+	assert_int_equal(t->v.findings[1].cost_ns, 4000);
+	assert_int_equal(t->v.findings[2].rule, GS_RULE_ALLOC);
+	assert_int_equal(t->v.findings[2].cost_ns, 4000);
+	tb_free(t);
+}
+
+static void test_cause_order_is_by_idle_then_enum_order(void **state)
+{
+	struct tb *t = tb_new();
+	int seen[GS_CAUSE_COUNT] = {0}, k;
+	(void)state;
+	/* device 0, thread 1:
+	 *   K0 [100,200] (call [10,20]);
+	 *   gap [200,300) before K1 (call [240,241], late): host [200,210)
+	 *     10, cudaMalloc [210,230) CUDA API 20, host [230,240) 10,
+	 *     launch latency [240,300) 60;
+	 *   K1 [300,400];
+	 *   gap [400,700) before K2 (no launch call: corr 99): other 300;
+	 *   K2 [700,800].
+	 * Idle: other 300, latency 60, CUDA API 20, host code 20, the rest 0.
+	 * Order: other, latency, CUDA API before host code (tie: enum), then
+	 * sync wait, graph-internal, dependency. */
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_MALLOC, 210, 230, 50, 1);
+	api(t, S_LAUNCH, 240, 241, 2, 1);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 300, 400, 2);
+	kern(t, 0, 7, 700, 800, 99);
+	run(t);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_OTHER], 300);
+	assert_int_equal(t->v.cause_order[0], GS_CAUSE_OTHER);
+	assert_int_equal(t->v.cause_order[1], GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(t->v.cause_order[2], GS_CAUSE_CUDA_API);
+	assert_int_equal(t->v.cause_order[3], GS_CAUSE_HOST_CODE);
+	assert_int_equal(t->v.cause_order[4], GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(t->v.cause_order[5], GS_CAUSE_GRAPH_INTERNAL);
+	assert_int_equal(t->v.cause_order[6], GS_CAUSE_DEPENDENCY);
+	for (k = 0; k < GS_CAUSE_COUNT; k++)
+		seen[t->v.cause_order[k]]++;
+	for (k = 0; k < GS_CAUSE_COUNT; k++)
+		assert_int_equal(seen[k], 1); /* a permutation */
+	/* window 700, idle 400 (57.1%), launch (60 + 0 + 0) / 700 = 8.6%, host
+	 * code 20 / 700 = 2.9%: no finding */
+	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+/* ---- a synchronous copy in a host-late gap --------------------------- */
+
+static void test_synchronous_copy_is_sync_wait_not_launch_time(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_segment seg[8];
+	size_t n;
+	(void)state;
+	/* thread 1: K0 [100,200] (call [10,20]); in the gap cudaMalloc
+	 * [210,230] (an API call, no sync row), then cudaMemcpy [230,280]
+	 * (API call and its implicit memcpy row; it launches a copy the trace
+	 * does not hold), then K1's call [290,291]; K1 [300,400].
+	 * Gap [200,300), host late: the calls touch, one stretch [210,280]:
+	 *   host code [200,210) 10
+	 *   CUDA API [210,230) 20 (the malloc)
+	 *   sync wait [230,280) 50 (the copy: in the sync cover)
+	 *   host code [280,290) 10
+	 *   launch latency [290,300) 10
+	 * The copy is a launch API by name but GS_APIF_SYNC_COPY: the
+	 * stretch's launch time is 0, so launch_calls is 0 (taking the copy
+	 * as launch time would have put min(50, 20) = 20 of the malloc's CUDA
+	 * API time there). */
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_MALLOC, 210, 230, 50, 1);
+	api(t, S_MEMCPY, 230, 280, 51, 1);
+	sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 230, 280, 1, 0);
+	api(t, S_LAUNCH, 290, 291, 2, 1);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 300, 400, 2);
+	run(t);
+	assert_true(gs_api_classify("cudaMemcpy") & GS_APIF_SYNC_COPY);
+	assert_true(gs_api_classify("cudaMemcpy") & GS_APIF_LAUNCH);
+	assert_false(gs_api_classify("cudaMemcpyAsync") & GS_APIF_SYNC_COPY);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 50);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_CUDA_API], 20);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 20);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 10);
+	assert_int_equal(t->res.devices[0].tl.launch_calls, 0);
+	/* window [100,400] = 300: launch overhead share (10 + 0 + 0) / 300 */
+	assert_true(t->res.devices[0].tl.launch_overhead_share == 10.0 / 300.0);
+	n = gs_gap_segments(&t->res, &t->res.devices[0].gaps[0], seg, 8);
+	assert_int_equal(n, 5);
+	assert_int_equal(seg[0].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(seg[1].cause, GS_CAUSE_CUDA_API);
+	assert_int_equal(seg[1].start, 210);
+	assert_int_equal(seg[1].end, 230);
+	assert_int_equal(seg[2].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(seg[2].start, 230);
+	assert_int_equal(seg[2].end, 280);
+	assert_int_equal(seg[3].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(seg[4].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(seg[4].start, 290);
+	/* the copy's group: GPU idle 50, drain 50 + 10 = 60 */
+	assert_int_equal(t->res.n_syncs, 1);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 50);
+	assert_int_equal(t->res.syncs[0].drain_ns, 60);
+	/* the verdict: sync wait first, then CUDA API, host code (tie: enum
+	 * order), launch latency; 1 call < 10: no finding; launch 10 / 300,
+	 * host 20 / 300: none */
+	assert_int_equal(t->v.cause_order[0], GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(t->v.cause_order[1], GS_CAUSE_CUDA_API);
+	assert_int_equal(t->v.cause_order[2], GS_CAUSE_HOST_CODE);
+	assert_int_equal(t->v.cause_order[3], GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+static void test_rule_names_and_fixes(void **state)
+{
+	static const char *const keys[GS_RULE_COUNT] = {
+	    "host_code",     "launch_overhead", "sync_every_step", "pageable_copies", "sync_copies",
+	    "alloc_in_loop", "legacy_stream",	"dependency",	   "short_kernels"};
+	int r;
+	(void)state;
+	for (r = 0; r < GS_RULE_COUNT; r++) {
+		assert_string_equal(gs_rule_key(r), keys[r]);
+		assert_true(strlen(gs_rule_title(r)) > 0);
+		assert_true(strlen(gs_rule_fix(r)) > 0);
+	}
+	assert_string_equal(gs_rule_title(GS_RULE_SYNC_STEP), "a sync every step drains the GPU");
+	assert_string_equal(gs_rule_fix(GS_RULE_SYNC_STEP),
+			    "defer .item()/.cpu()/print to every N steps");
+	assert_string_equal(gs_rule_key(-1), "unknown");
+	assert_string_equal(gs_rule_title(GS_RULE_COUNT), "unknown");
+	assert_string_equal(gs_rule_fix(GS_RULE_COUNT), "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_host_code_at_a_fifth_of_the_window_fires),
+	    cmocka_unit_test(test_host_code_just_under_a_fifth_does_not_fire),
+	    cmocka_unit_test(test_launch_overhead_at_a_fifth_fires_with_launch_calls),
+	    cmocka_unit_test(test_launch_overhead_just_under_a_fifth_does_not_fire),
+	    cmocka_unit_test(test_dependency_at_a_fifth_fires),
+	    cmocka_unit_test(test_dependency_just_under_a_fifth_does_not_fire),
+	    cmocka_unit_test(test_sync_every_step_fires_at_twenty_calls),
+	    cmocka_unit_test(test_sync_every_step_needs_twenty_calls),
+	    cmocka_unit_test(test_sync_every_step_counts_the_refill_latency),
+	    cmocka_unit_test(test_sync_every_step_just_under_five_percent_does_not_fire),
+	    cmocka_unit_test(test_sync_cost_is_held_at_the_idle_there_was),
+	    cmocka_unit_test(test_polls_and_device_wide_calls_are_no_finding),
+	    cmocka_unit_test(test_pageable_copies_fire_at_one_percent),
+	    cmocka_unit_test(test_pageable_copies_just_under_one_percent_do_not_fire),
+	    cmocka_unit_test(test_pageable_copies_need_ten_calls),
+	    cmocka_unit_test(test_synchronous_copies_fire_at_one_percent),
+	    cmocka_unit_test(test_synchronous_memsets_are_synchronous_copies),
+	    cmocka_unit_test(test_synchronous_copies_just_under_one_percent_do_not_fire),
+	    cmocka_unit_test(test_synchronous_copies_need_ten_calls),
+	    cmocka_unit_test(test_alloc_in_loop_fires_at_five_calls_and_one_percent),
+	    cmocka_unit_test(test_alloc_in_loop_just_under_one_percent_does_not_fire),
+	    cmocka_unit_test(test_alloc_in_loop_needs_five_calls),
+	    cmocka_unit_test(test_legacy_stream_fires_on_any_row),
+	    cmocka_unit_test(test_legacy_stream_copy_costs_its_drain),
+	    cmocka_unit_test(test_short_kernels_fire_below_the_launch_rule),
+	    cmocka_unit_test(test_short_kernels_silent_when_launch_rule_fired),
+	    cmocka_unit_test(test_short_kernels_need_ten_percent_launch_share),
+	    cmocka_unit_test(test_short_kernels_need_half_of_the_kernels_short),
+	    cmocka_unit_test(test_short_kernels_need_a_hundred_kernels),
+	    cmocka_unit_test(test_findings_are_the_four_costliest_in_order),
+	    cmocka_unit_test(test_equal_costs_go_to_the_lower_rule),
+	    cmocka_unit_test(test_cause_order_is_by_idle_then_enum_order),
+	    cmocka_unit_test(test_synchronous_copy_is_sync_wait_not_launch_time),
+	    cmocka_unit_test(test_rule_names_and_fixes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
