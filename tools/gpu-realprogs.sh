@@ -7,6 +7,7 @@
 #   gap_phases   $GS_BUILD/tests/gs_gap_phases (tests/gpu/gap_phases.cu)
 #   train_loop   bench/real/train_loop.py (PyTorch, DataLoader workers)
 #   hf_generate  bench/real/hf_generate.py (transformers generate)
+#   graph_check  bench/real/graph_check.py (eager loop, then the step as a CUDA graph)
 # Into ${OUT:-out}: <name>.untraced.log, <name>.traced.log (stdout and stderr),
 # <name>.db.xz (one per CUDA process; a second one is <name>-<pid>.db.xz),
 # and realprogs.log (exit status and time of every run). A .xz of 16 MiB or
@@ -26,11 +27,12 @@ unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_LIB GAPSCOPE_OUTPUT \
 	GAPSCOPE_ACTIVITIES GAPSCOPE_LATENCY GAPSCOPE_FLUSH_MS GAPSCOPE_LOG GAPSCOPE_BUFFER_KB
 
 gs="$GS_BUILD/bin/gapscope"
-names=(gap_phases train_loop hf_generate)
+names=(gap_phases train_loop hf_generate graph_check)
 declare -A cmds=(
 	[gap_phases]="$GS_BUILD/tests/gs_gap_phases"
 	[train_loop]="python3 bench/real/train_loop.py"
 	[hf_generate]="python3 bench/real/hf_generate.py"
+	[graph_check]="python3 bench/real/graph_check.py"
 )
 
 run() { # run <label> <logfile> <command...>: time-limited, status into $log
