@@ -1377,6 +1377,8 @@ static void actx_free(struct actx *c)
  * (each against the one before it): one pass for both. */
 struct call_of_job {
 	const struct gs_result *res;
+	struct actx *c;	    /* set: build the host index after the ops (host_rc) */
+	int host_rc;
 	uint32_t *call_of;
 	size_t a, b;	    /* ops [a, b) */
 	size_t dev_changes; /* out: ops whose device differs from the one before */
@@ -1398,6 +1400,8 @@ static void *call_of_thread(void *arg)
 			j->dev_changes += q->device != p->device;
 		}
 	}
+	if (j->c)
+		j->host_rc = host_index_build(j->c, j->c->host);
 	return NULL;
 }
 
@@ -1500,7 +1504,23 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		    {.res = res, .call_of = c.call_of, .a = 0, .b = in->n_ops / 2},
 		    {.res = res, .call_of = c.call_of, .a = in->n_ops / 2, .b = in->n_ops}};
 		pthread_t th;
-		int threaded =
+		int threaded;
+
+		/* what each host thread did, for the host-late cuts; the result
+		 * keeps it for gs_gap_segments(). Built on the second thread
+		 * after its half of the launch calls (the first has the
+		 * selection and the indexes to build meanwhile). */
+		c.host = calloc(1, sizeof(*c.host));
+		c.sync_idle = calloc(in->n_syncs + 1, sizeof(int64_t));
+		c.sync_gaps = calloc(in->n_syncs + 1, sizeof(uint32_t));
+		c.sync_drain = calloc(in->n_syncs + 1, sizeof(int64_t));
+		res->host = c.host;
+		if (!c.host || !c.sync_idle || !c.sync_gaps || !c.sync_drain) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		half[1].c = &c;
+		threaded =
 		    in->n_ops >= 65536 && pthread_create(&th, NULL, call_of_thread, &half[1]) == 0;
 		if (!threaded)
 			half[0].b = in->n_ops;
@@ -1508,22 +1528,14 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		rc = build_selection(&c);
 		if (!rc)
 			rc = build_indexes(&c);
-		if (!rc) {
-			/* what each host thread did, for the host-late cuts;
-			 * the result keeps it for gs_gap_segments() */
-			c.host = calloc(1, sizeof(*c.host));
-			c.sync_idle = calloc(in->n_syncs + 1, sizeof(int64_t));
-			c.sync_gaps = calloc(in->n_syncs + 1, sizeof(uint32_t));
-			c.sync_drain = calloc(in->n_syncs + 1, sizeof(int64_t));
-			rc = c.host && c.sync_idle && c.sync_gaps && c.sync_drain
-				 ? host_index_build(&c, c.host)
-				 : -ENOMEM;
-			res->host = c.host;
-		}
 		if (!rc)
 			rc = resolve_wait_records(&c);
 		if (threaded)
 			pthread_join(th, NULL);
+		else
+			half[1].host_rc = host_index_build(&c, c.host);
+		if (!rc)
+			rc = half[1].host_rc;
 		if (!rc && (half[0].unsorted || (threaded && half[1].unsorted)))
 			rc = -EINVAL;
 		n_dev = (in->n_ops > 0) + half[0].dev_changes + (threaded ? half[1].dev_changes : 0);
