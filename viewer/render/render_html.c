@@ -170,11 +170,23 @@ int64_t html_origin(const struct gs_input *in)
 	return t == INT64_MAX ? 0 : t;
 }
 
+/* A kernel name in the page's tables: the short name (as the text report
+ * shows it), the whole demangled name in its tooltip. */
 void html_escape_kernel(FILE *f, const char *name)
 {
 	char *dm = gs_demangle(name);
+	char sn[4 * REPORT_NAME_CHARS + 8];
 
-	html_escape(f, dm ? dm : name);
+	gs_short_name(name, sn, sizeof(sn), REPORT_NAME_CHARS);
+	if (!strcmp(sn, dm ? dm : name ? name : "")) {
+		html_escape(f, sn);
+	} else {
+		fputs("<span title=\"", f);
+		html_escape(f, dm ? dm : name);
+		fputs("\">", f);
+		html_escape(f, sn);
+		fputs("</span>", f);
+	}
 	free(dm);
 }
 
