@@ -422,8 +422,10 @@ def check_options():
     j = json.loads(report(db, "--json", "--graph-node-overhead", "100").stdout)
     sq = j["graph_advice"]["sequences"][0]
     expect(sq["estimate_ns"] == 3100 and sq["saving_ns"] == 2400 and sq["advise"] is True, "advice on")
-    expect(sq["sentence"].startswith("Capture the 2-op sequence starting with relu on stream 7"),
-           "advice sentence")
+    # the sequence relu (K2, launched at 300 on tid 11) .. gemm (K3): named by its first
+    # and last ops (short names) and the NVTX range on tid 11 at 300: "step" [0,3500]
+    expect(sq["sentence"].startswith("Capture the 2-op sequence from relu to gemm<…> "
+                                     "(NVTX \"step\") on stream 7"), "advice sentence")
     # --top 1 keeps one gap and one kernel
     j = json.loads(report(db, "--json", "--top", "1").stdout)
     expect(len(j["devices"][0]["top_gaps"]) == 1 and len(j["kernels"]["top"]) == 1, "--top 1")

@@ -186,6 +186,9 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 		   int64_t p1, struct gap_cut *cut);
 /* the cause holding the most of a cut (ties: the lower enum value) */
 int gap_cut_dominant(const struct gap_cut *cut);
+/* innermost NVTX range at op x's launch call (on its thread, else on any
+ * thread), at the op's start when no call is known; GS_NONE if none */
+uint32_t nvtx_at_launch(const struct actx *c, uint32_t x);
 /* idle a CUDA Graph of the work would remove: the host's time between
  * launches (host code, CUDA API), launch latency and graph-internal
  * dispatch (replaced by the graph's own node overhead) */

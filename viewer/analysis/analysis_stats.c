@@ -1140,6 +1140,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	}
 	a.length = len;
 	a.first_op_idx = opi[best_seg.pos];
+	a.nvtx_idx = nvtx_at_launch(c, a.first_op_idx);
 	/* count every anchor position whose next len tokens equal the template
 	 * (checks the hash, and picks up the last occurrence too); m_occ
 	 * reuses pos[] for the occurrences' start positions. With tolerant

@@ -118,33 +118,47 @@ static void fmt_dur(char *b, size_t n, int64_t ns)
 
 char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_advice *a)
 {
-	char meas[32], est[32], *buf = NULL, *dem = NULL;
+	char meas[32], est[32], seq[1024], *buf = NULL, *dem = NULL, *dem2 = NULL;
 	const char *first = a->kinds[0] == GS_OP_KERNEL ? report_kernel_name(r, a->names[0], &dem)
 							: report_op_kind_name(a->kinds[0]);
 	int n;
 
+	/* "the 131-op sequence from A to B (NVTX "generate")": the advice
+	 * names the step by its first and last ops and where it runs */
+	if (a->length > 1) {
+		const char *last = a->kinds[a->length - 1] == GS_OP_KERNEL
+				       ? report_kernel_name(r, a->names[a->length - 1], &dem2)
+				       : report_op_kind_name(a->kinds[a->length - 1]);
+		n = snprintf(seq, sizeof(seq), "the %u-op sequence from %s to %s", a->length, first,
+			     last);
+	} else {
+		n = snprintf(seq, sizeof(seq), "the 1-op sequence %s", first);
+	}
+	if (a->nvtx_idx != GS_NONE && a->nvtx_idx < r->in->n_nvtx && n > 0 &&
+	    (size_t)n < sizeof(seq))
+		snprintf(seq + n, sizeof(seq) - (size_t)n, " (NVTX \"%.64s\")",
+			 gs_str(&r->in->strings, r->in->nvtx[a->nvtx_idx].text_id, ""));
 	fmt_dur(meas, sizeof(meas), a->measured);
 	fmt_dur(est, sizeof(est), a->estimate);
 	if (a->advise)
 		n = asprintf(&buf,
-			     "Capture the %u-op sequence starting with %s on stream %u (device %d) "
-			     "as a CUDA Graph: it repeats %llu times and takes %s as launched, "
-			     "about %s as graph replays (%.1f%% less).",
-			     a->length, first, a->stream, a->device, (unsigned long long)a->count,
-			     meas, est, 100.0 * a->saving_share);
+			     "Capture %s on stream %u (device %d) as a CUDA Graph: it repeats %llu "
+			     "times and takes %s as launched, about %s as graph replays (%.1f%% less).",
+			     seq, a->stream, a->device, (unsigned long long)a->count, meas, est,
+			     100.0 * a->saving_share);
 	else if (a->saving_share <= GS_ADVICE_MIN_SAVING)
 		n = asprintf(&buf,
-			     "No graph advice for the %u-op sequence starting with %s on stream %u "
-			     "(device %d): the estimated saving (%.1f%%) is not above 5%%.",
-			     a->length, first, a->stream, a->device, 100.0 * a->saving_share);
+			     "No graph advice for %s on stream %u (device %d): the estimated saving "
+			     "(%.1f%%) is not above 5%%.",
+			     seq, a->stream, a->device, 100.0 * a->saving_share);
 	else
 		n = asprintf(&buf,
-			     "No graph advice for the %u-op sequence starting with %s on stream %u "
-			     "(device %d): it would save about %s, less than 1%% of the device's "
-			     "window.",
-			     a->length, first, a->stream, a->device,
+			     "No graph advice for %s on stream %u (device %d): it would save about %s, "
+			     "less than 1%% of the device's window.",
+			     seq, a->stream, a->device,
 			     (fmt_dur(meas, sizeof(meas), a->saving), meas));
 	free(dem);
+	free(dem2);
 	return n < 0 ? NULL : buf;
 }
 
