@@ -113,128 +113,173 @@ int host_sync_blocks(const struct actx *c, size_t i)
 			  !strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8)));
 }
 
+/* maxend of one list from its order (after a sort) */
+static void list_maxend(const struct gs_input *in, struct host_list *l, int syncs)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		int64_t e = syncs ? in->syncs[l->idx[i]].end : in->apis[l->idx[i]].end;
+		l->maxend[i] = i && l->maxend[i - 1] > e ? l->maxend[i - 1] : e;
+	}
+}
+
+/* Add one row of thread tid to the sorted thread list (tids, counts). */
+static int count_tid(uint32_t **tids, size_t **cnt, size_t *nt, size_t *cap, uint32_t tid,
+		     size_t add)
+{
+	size_t lo = 0, hi = *nt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((*tids)[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == *nt || (*tids)[lo] != tid) {
+		if (*nt == *cap) {
+			size_t ncap = *cap ? 2 * *cap : 16;
+			uint32_t *nv = realloc(*tids, ncap * sizeof(uint32_t));
+			size_t *nc;
+			if (!nv)
+				return -1;
+			*tids = nv;
+			nc = realloc(*cnt, ncap * sizeof(size_t));
+			if (!nc)
+				return -1;
+			*cnt = nc;
+			*cap = ncap;
+		}
+		memmove(*tids + lo + 1, *tids + lo, (*nt - lo) * sizeof(uint32_t));
+		memmove(*cnt + lo + 1, *cnt + lo, (*nt - lo) * sizeof(size_t));
+		(*tids)[lo] = tid;
+		(*cnt)[lo] = 0;
+		(*nt)++;
+	}
+	(*cnt)[lo] += add;
+	return 0;
+}
+
+/* Two passes over the calls (a 10M-call trace is 280 MB of them): one
+ * finds the threads and counts their calls (a run of calls on one thread
+ * counted at once), one puts each call in its thread's list with the
+ * running maximum end, checking the order as it goes; a thread whose calls
+ * are not in start order (they are, in the loader's row order, in
+ * practice) is sorted afterwards. */
 int host_index_build(struct actx *c, struct host_index *h)
 {
 	const struct gs_input *in = c->in;
 	uint32_t *tids = NULL, *api_ix = NULL, *sync_ix = NULL;
 	struct tid_cache tc;
-	size_t *api_off = NULL, *sync_off = NULL, *fill = NULL;
-	size_t nt = 0, i, k;
+	size_t *acnt = NULL, *scnt = NULL, *api_off = NULL, *sync_off = NULL, *afill = NULL,
+	       *sfill = NULL;
+	int64_t *alast = NULL, *amax = NULL, *slast = NULL, *smax = NULL;
+	uint8_t *aunsorted = NULL, *sunsorted = NULL;
+	size_t nt = 0, cap = 0, i, k, run = 0;
 	uint8_t *blocks = NULL;
 	int rc = -ENOMEM;
 
 	memset(h, 0, sizeof(*h));
-	/* the distinct threads, kept sorted as they are met (threads are few;
-	 * consecutive calls are mostly on one thread) */
+	h->in = in;
 	blocks = malloc(in->n_syncs + 1);
 	if (!blocks)
 		goto out;
 	for (i = 0; i < in->n_syncs; i++)
 		blocks[i] = (uint8_t)host_sync_blocks(c, i);
-	{
-		size_t cap = 0, total = in->n_apis + in->n_syncs;
-		uint32_t last = 0;
-		int have = 0;
-		for (i = 0; i < total; i++) {
-			uint32_t tid;
-			size_t lo = 0, hi = nt;
-			if (i < in->n_apis) {
-				tid = in->apis[i].tid;
-			} else {
-				if (!blocks[i - in->n_apis])
-					continue;
-				tid = in->syncs[i - in->n_apis].tid;
-			}
-			if (have && tid == last)
-				continue;
-			have = 1;
-			last = tid;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (tids[mid] < tid)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo < nt && tids[lo] == tid)
-				continue;
-			if (nt == cap) {
-				size_t ncap = cap ? 2 * cap : 16;
-				uint32_t *nv = realloc(tids, ncap * sizeof(uint32_t));
-				if (!nv)
-					goto out;
-				tids = nv;
-				cap = ncap;
-			}
-			memmove(tids + lo + 1, tids + lo, (nt - lo) * sizeof(uint32_t));
-			tids[lo] = tid;
-			nt++;
+	/* pass 1: the threads (sorted as they are met) and their call counts */
+	for (i = 0; i < in->n_apis; i++) {
+		run++;
+		if (i + 1 == in->n_apis || in->apis[i + 1].tid != in->apis[i].tid) {
+			if (count_tid(&tids, &acnt, &nt, &cap, in->apis[i].tid, run))
+				goto out;
+			run = 0;
 		}
 	}
+	for (i = 0; i < in->n_syncs; i++) /* syncs: threads only */
+		if (blocks[i] && count_tid(&tids, &acnt, &nt, &cap, in->syncs[i].tid, 0))
+			goto out;
 	h->t = calloc(nt ? nt : 1, sizeof(*h->t));
+	scnt = calloc(nt + 1, sizeof(size_t));
 	api_off = calloc(nt + 1, sizeof(size_t));
 	sync_off = calloc(nt + 1, sizeof(size_t));
-	fill = calloc(nt + 1, sizeof(size_t));
+	afill = calloc(nt + 1, sizeof(size_t));
+	sfill = calloc(nt + 1, sizeof(size_t));
+	alast = calloc(nt + 1, sizeof(int64_t));
+	amax = calloc(nt + 1, sizeof(int64_t));
+	slast = calloc(nt + 1, sizeof(int64_t));
+	smax = calloc(nt + 1, sizeof(int64_t));
+	aunsorted = calloc(nt + 1, 1);
+	sunsorted = calloc(nt + 1, 1);
 	api_ix = big_malloc((in->n_apis + 1) * sizeof(uint32_t));
 	sync_ix = malloc((in->n_syncs + 1) * sizeof(uint32_t));
-	if (!h->t || !api_off || !sync_off || !fill || !api_ix || !sync_ix)
-		goto out;
-	h->n = nt;
-	for (i = 0; i < nt; i++)
-		h->t[i].tid = tids[i];
-	memset(tc.val, 0xff, sizeof(tc.val));
-	/* counting sort by thread, keeping the input order within one */
-	for (i = 0; i < in->n_apis; i++)
-		api_off[thread_cached(h, &tc, in->apis[i].tid) + 1]++;
-	for (i = 0; i < in->n_syncs; i++)
-		if (blocks[i])
-			sync_off[thread_cached(h, &tc, in->syncs[i].tid) + 1]++;
-	for (i = 0; i < nt; i++) {
-		api_off[i + 1] += api_off[i];
-		sync_off[i + 1] += sync_off[i];
-	}
-	memcpy(fill, api_off, nt * sizeof(size_t));
-	for (i = 0; i < in->n_apis; i++)
-		api_ix[fill[thread_cached(h, &tc, in->apis[i].tid)]++] = (uint32_t)i;
-	memcpy(fill, sync_off, nt * sizeof(size_t));
-	for (i = 0; i < in->n_syncs; i++)
-		if (blocks[i])
-			sync_ix[fill[thread_cached(h, &tc, in->syncs[i].tid)]++] = (uint32_t)i;
-
-	h->in = in;
 	h->call_maxend = big_malloc((in->n_apis + 1) * sizeof(int64_t));
 	h->sync_maxend = malloc((in->n_syncs + 1) * sizeof(int64_t));
-	if (!h->call_maxend || !h->sync_maxend)
+	if (!h->t || !scnt || !api_off || !sync_off || !afill || !sfill || !alast || !amax ||
+	    !slast || !smax || !aunsorted || !sunsorted || !api_ix || !sync_ix ||
+	    !h->call_maxend || !h->sync_maxend)
 		goto out;
+	h->n = nt;
 	for (k = 0; k < nt; k++) {
-		uint32_t *a = api_ix + api_off[k], *s = sync_ix + sync_off[k];
-		size_t na = api_off[k + 1] - api_off[k], ns = sync_off[k + 1] - sync_off[k];
-		int64_t *ma = h->call_maxend + api_off[k], *ms = h->sync_maxend + sync_off[k];
-
-		for (i = 1; i < na; i++)
-			if (in->apis[a[i]].start < in->apis[a[i - 1]].start)
-				break;
-		if (i < na) {
+		h->t[k].tid = tids[k];
+		alast[k] = slast[k] = INT64_MIN;
+		amax[k] = smax[k] = INT64_MIN;
+	}
+	memset(tc.val, 0xff, sizeof(tc.val));
+	for (i = 0; i < in->n_syncs; i++)
+		if (blocks[i])
+			scnt[thread_cached(h, &tc, in->syncs[i].tid)]++;
+	for (k = 0; k < nt; k++) {
+		api_off[k + 1] = api_off[k] + acnt[k];
+		sync_off[k + 1] = sync_off[k] + scnt[k];
+		afill[k] = api_off[k];
+		sfill[k] = sync_off[k];
+	}
+	/* pass 2: each call into its thread's list, with the running max end */
+	for (i = 0; i < in->n_apis; i++) {
+		const struct gs_api *x = &in->apis[i];
+		size_t pos;
+		k = thread_cached(h, &tc, x->tid);
+		pos = afill[k]++;
+		api_ix[pos] = (uint32_t)i;
+		aunsorted[k] |= x->start < alast[k];
+		alast[k] = x->start;
+		if (x->end > amax[k])
+			amax[k] = x->end;
+		h->call_maxend[pos] = amax[k];
+	}
+	for (i = 0; i < in->n_syncs; i++) {
+		const struct gs_sync *x = &in->syncs[i];
+		size_t pos;
+		if (!blocks[i])
+			continue;
+		k = thread_cached(h, &tc, x->tid);
+		pos = sfill[k]++;
+		sync_ix[pos] = (uint32_t)i;
+		sunsorted[k] |= x->start < slast[k];
+		slast[k] = x->start;
+		if (x->end > smax[k])
+			smax[k] = x->end;
+		h->sync_maxend[pos] = smax[k];
+	}
+	for (k = 0; k < nt; k++) {
+		struct host_thread *t = &h->t[k];
+		t->calls = (struct host_list){.idx = api_ix + api_off[k],
+					      .maxend = h->call_maxend + api_off[k],
+					      .n = api_off[k + 1] - api_off[k]};
+		t->syncs = (struct host_list){.idx = sync_ix + sync_off[k],
+					      .maxend = h->sync_maxend + sync_off[k],
+					      .n = sync_off[k + 1] - sync_off[k]};
+		if (aunsorted[k]) {
 			sort_apis = in->apis;
-			qsort(a, na, sizeof(uint32_t), cmp_api_start);
+			qsort(t->calls.idx, t->calls.n, sizeof(uint32_t), cmp_api_start);
+			list_maxend(in, &t->calls, 0);
 		}
-		for (i = 1; i < ns; i++)
-			if (in->syncs[s[i]].start < in->syncs[s[i - 1]].start)
-				break;
-		if (i < ns) {
+		if (sunsorted[k]) {
 			sort_syncs = in->syncs;
-			qsort(s, ns, sizeof(uint32_t), cmp_sync_start);
+			qsort(t->syncs.idx, t->syncs.n, sizeof(uint32_t), cmp_sync_start);
+			list_maxend(in, &t->syncs, 1);
 		}
-		for (i = 0; i < na; i++) {
-			int64_t e = in->apis[a[i]].end;
-			ma[i] = i && ma[i - 1] > e ? ma[i - 1] : e;
-		}
-		for (i = 0; i < ns; i++) {
-			int64_t e = in->syncs[s[i]].end;
-			ms[i] = i && ms[i - 1] > e ? ms[i - 1] : e;
-		}
-		h->t[k].calls = (struct host_list){.idx = a, .maxend = ma, .n = na};
-		h->t[k].syncs = (struct host_list){.idx = s, .maxend = ms, .n = ns};
 	}
 	/* the index keeps the sorted lists */
 	h->call_idx = api_ix;
@@ -244,9 +289,18 @@ int host_index_build(struct actx *c, struct host_index *h)
 out:
 	free(tids);
 	free(blocks);
+	free(acnt);
+	free(scnt);
 	free(api_off);
 	free(sync_off);
-	free(fill);
+	free(afill);
+	free(sfill);
+	free(alast);
+	free(amax);
+	free(slast);
+	free(smax);
+	free(aunsorted);
+	free(sunsorted);
 	free(api_ix);
 	free(sync_ix);
 	if (rc)
