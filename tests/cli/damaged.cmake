@@ -9,7 +9,8 @@ set_target_properties(damaged_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_B
 
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(check times info_times graph_size sparse_ids chrome_ids empty_range sums nested_children corrupt_page long_names)
+  foreach(check times info_times graph_size sparse_ids chrome_ids empty_range sums nested_children corrupt_page long_names
+                not_regular plain_tables query_limit planner_stats utf16 id_ranges info_recording)
     add_test(NAME cli_damaged_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/damaged_check.py ${check}
                      ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/damaged_mkdb

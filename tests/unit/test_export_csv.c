@@ -31,7 +31,7 @@ static void check_field(const char *in, size_t len, const char *want)
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 
-	csv_write_field(f, in, len);
+	csv_write_field(f, in, len, 0);
 	fclose(f);
 	assert_string_equal(buf, want);
 	free(buf);
@@ -53,6 +53,32 @@ static void test_csv_fields_are_quoted_only_when_needed(void **state)
 	check_field(" <x> ", 5, " <x> ");
 	check_field(FIX_KERNEL_TEMPLATE, strlen(FIX_KERNEL_TEMPLATE),
 		    "\"void gemm<float, 128>(float const*, int)\"");
+}
+
+static void check_field_flags(const char *in, unsigned flags, const char *want)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	csv_write_field(f, in, strlen(in), flags);
+	fclose(f);
+	assert_string_equal(buf, want);
+	free(buf);
+}
+
+static void test_csv_formula_cells_get_a_leading_quote(void **state)
+{
+	(void)state;
+	check_field_flags("=1+2", 0, "'=1+2");
+	check_field_flags("+cmd", 0, "'+cmd");
+	check_field_flags("-2", 0, "'-2");
+	check_field_flags("@SUM(A1)", 0, "'@SUM(A1)");
+	check_field_flags("\t=x", 0, "'\t=x");
+	check_field_flags("\r=x", 0, "\"'\r=x\"");
+	check_field_flags("=HYPERLINK(\"u\",\"t\")", 0, "\"'=HYPERLINK(\"\"u\"\",\"\"t\"\")\"");
+	check_field_flags("a=b", 0, "a=b");
+	check_field_flags("=1+2", CSV_FIELD_RAW, "=1+2");
 }
 
 static void test_csv_invalid_utf8_becomes_replacement_character(void **state)
@@ -187,7 +213,7 @@ static void test_csv_export_writes_every_table_exactly(void **state)
 	assert_int_equal(trace_open(&t, db, err, sizeof(err)), 0);
 	/* a nested directory that does not exist yet */
 	snprintf(out, sizeof(out), "%s/csv/out", dir);
-	assert_int_equal(export_csv(&t, out, err, sizeof(err)), 0);
+	assert_int_equal(export_csv(&t, out, 0, err, sizeof(err)), 0);
 	trace_close(&t);
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
@@ -378,7 +404,7 @@ static void test_csv_export_into_a_file_path_fails_cleanly(void **state)
 	assert_int_equal(fixture_write(db, 0), 0);
 	assert_int_equal(trace_open(&t, db, err, sizeof(err)), 0);
 	/* the output "directory" is the database file itself */
-	assert_int_equal(export_csv(&t, db, err, sizeof(err)), -1);
+	assert_int_equal(export_csv(&t, db, 0, err, sizeof(err)), -1);
 	assert_string_equal(err, "not a directory");
 	trace_close(&t);
 	unlink(db);
@@ -390,6 +416,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_csv_fields_are_quoted_only_when_needed),
 	    cmocka_unit_test(test_csv_invalid_utf8_becomes_replacement_character),
+	    cmocka_unit_test(test_csv_formula_cells_get_a_leading_quote),
 	    cmocka_unit_test(test_csv_export_writes_every_table_exactly),
 	    cmocka_unit_test(test_csv_export_into_a_file_path_fails_cleanly),
 	};

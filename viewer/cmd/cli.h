@@ -27,6 +27,15 @@ int cmd_diff(int argc, char **argv);
 /* Print "gapscope: <what>: <fmt...>" to stderr (what may be NULL). */
 void gs_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Print "gapscope: <what>: <fmt...>" with what and the formatted message
+ * through the terminal sanitizer (term.h): C0/C1 controls escaped. */
+
+/* After a verb: flush standard output; when that or an earlier write to
+ * it failed (a full disk, /dev/full, a closed pipe's EPIPE), print one
+ * line "gapscope: <verb>: cannot write to standard output: <why>" and
+ * return GS_EXIT_INTERNAL (1), else 0. */
+int gs_cli_stdout_check(const char *verb);
+
 /* Open a trace for a verb; on failure print the one-line error and return
  * GS_EXIT_BAD_INPUT (2); on success 0. */
 int gs_cli_open_trace(struct trace *t, const char *path);

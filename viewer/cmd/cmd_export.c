@@ -8,7 +8,8 @@
  * to export_chrome() / export_csv() (export_chrome.c, export_csv.c). For
  * Chrome it also runs the analysis library (unless --no-gaps) and feeds
  * its idle gaps, with a one-sentence explanation each, to the exporter.
- * A partially written output file is removed on failure.
+ * Outputs go through out_file.h: a failed or interrupted export leaves
+ * the old file (or the old CSV files) as they were.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "out_file.h"
 #include "export.h"
 #include "report.h" /* gap_segments_text */
 #include "trace_load.h"
@@ -102,6 +104,9 @@ static void usage(FILE *f)
 	      "  -o, --output PATH  where to write (required)\n"
 	      "      --no-gaps      chrome: leave out the idle-gap tracks (skips the analysis,\n"
 	      "                     which holds the trace's GPU ops and API calls in memory)\n"
+	      "      --csv-raw      csv: keep cells that start with = + - @ tab or CR as\n"
+	      "                     they are (by default a ' is put before them, so a\n"
+	      "                     spreadsheet shows them as text, not as a formula)\n"
 	      "  -h, --help         this text\n"
 	      "\n"
 	      "Times in the JSON are microseconds (with ns decimals) from the first event.\n",
@@ -111,11 +116,9 @@ static void usage(FILE *f)
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"no-gaps", no_argument, NULL, 'G'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+	    {"no-gaps", no_argument, NULL, 'G'},      {"csv-raw", no_argument, NULL, 'R'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	const char *format = NULL, *out = NULL, *db;
 	struct gs_input in;
@@ -123,7 +126,7 @@ int cmd_export(int argc, char **argv)
 	struct gs_options opt;
 	struct gap_feed feed;
 	size_t ngaps = 0, d;
-	int no_gaps = 0, analysed = 0;
+	int no_gaps = 0, analysed = 0, csv_raw = 0;
 	struct trace t;
 	char err[1024] = "";
 	int c, rc;
@@ -135,6 +138,7 @@ int cmd_export(int argc, char **argv)
 		case 'f': format = optarg; break;
 		case 'o': out = optarg; break;
 		case 'G': no_gaps = 1; break;
+		case 'R': csv_raw = 1; break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
 		case ':':
 			gs_error("export",
@@ -169,18 +173,41 @@ int cmd_export(int argc, char **argv)
 					       : "directory");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if (!strcmp(format, "csv") && (!*out || !strcmp(out, "-"))) {
+		/* "-" would make a folder named '-' */
+		gs_error("export", "CSV is one file per table: -o names a directory, not '%s'",
+			 out);
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (csv_raw && strcmp(format, "csv")) {
+		gs_error("export", "--csv-raw goes with --format csv");
+		return GS_EXIT_BAD_INPUT;
+	}
 	if ((rc = gs_cli_open_trace(&t, db)) != 0)
 		return rc;
 
 	if (!strcmp(format, "csv")) {
-		rc = export_csv(&t, out, err, sizeof(err));
+		struct out_dir od;
+		/* the files go to a temporary folder inside the target and are
+		 * renamed into it when all are whole (out_file.h) */
+		if (out_dir_open(&od, out, err, sizeof(err)) < 0) {
+			trace_close(&t);
+			gs_error(out, "%s", err);
+			return GS_EXIT_BAD_INPUT;
+		}
+		rc = export_csv(&t, od.tmp, csv_raw ? EXPORT_CSV_RAW : 0, err, sizeof(err));
 		trace_close(&t);
 		if (rc) {
+			out_dir_abort(&od);
 			/* a damaged trace is named as the trace (it named the
 			 * output directory); the directory for what cannot be
 			 * made or written there */
 			gs_error(rc == EXPORT_ERR_INPUT ? db : out, "%s", err);
 			return GS_EXIT_BAD_INPUT;
+		}
+		if (out_dir_commit(&od, err, sizeof(err)) < 0) {
+			gs_error(out, "%s", err);
+			return GS_EXIT_INTERNAL;
 		}
 		return GS_EXIT_OK;
 	}
@@ -212,20 +239,22 @@ int cmd_export(int argc, char **argv)
 	feed.res = &res;
 
 	int to_stdout = !strcmp(out, "-");
-	FILE *f = to_stdout ? stdout : fopen(out, "w");
-	if (!f) {
-		gs_error(out, "cannot write: %m");
+	struct out_file of;
+	/* out_file.h: a temporary file renamed into place when complete */
+	if (out_open(&of, out, err, sizeof(err)) < 0) {
+		gs_error(out, "%s", err);
 		rc = GS_EXIT_BAD_INPUT;
 		goto out;
 	}
-	rc = export_chrome(&t, f, analysed ? next_gap : NULL, &feed, ngaps, err, sizeof(err));
-	if (!to_stdout) {
-		if (fclose(f) != 0 && rc == 0) {
-			snprintf(err, sizeof(err), "write error: %m");
-			rc = -1;
-		}
-		if (rc)
-			unlink(out);
+	rc = export_chrome(&t, of.f, analysed ? next_gap : NULL, &feed, ngaps, err, sizeof(err));
+	if (rc && of.err)
+		rc = 0; /* a write error: out_commit below says which */
+	if (rc) {
+		out_abort(&of);
+	} else if (out_commit(&of, err, sizeof(err)) < 0) {
+		gs_error(to_stdout ? "export" : out, "%s", err);
+		rc = GS_EXIT_INTERNAL;
+		goto out;
 	}
 	if (rc == EXPORT_ERR_INPUT) {
 		gs_error(db, "%s", err);

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "graph_model.h"
 #include "render_dot.h"
+#include "term.h"
 #include "trace_graph.h"
 
 #define DEFAULT_COLLAPSE 8
@@ -120,14 +121,16 @@ static int list_graphs(struct trace *t, const char *path, int all)
 		return exit_code(rc);
 	}
 	if (!n) {
-		printf("%s: no CUDA graphs in this trace\n", path);
+		term_put(stdout, path);
+		printf(": no CUDA graphs in this trace\n");
 		free(v);
 		return GS_EXIT_OK;
 	}
 	if (!all)
 		for (i = 0; i < n; i++)
 			hidden += graph_is_empty(&v[i]);
-	printf("%s: %zu CUDA graph%s\n", path, n, n == 1 ? "" : "s");
+	term_put(stdout, path);
+	printf(": %zu CUDA graph%s\n", n, n == 1 ? "" : "s");
 	if (hidden < n)
 		printf("%8s  %-7s  %6s  %6s  %5s  %8s  %8s  %12s  %12s  %s\n", "graph", "origin",
 		       "nodes", "edges", "execs", "launches", "GPU ops", "GPU time us", "us/launch",
@@ -202,12 +205,12 @@ static int draw(const char *trace_path, struct gm_graph *g, const char *title, i
 	}
 	rc = render_dot_write(ag, format, out, err, sizeof(err));
 	render_dot_free(ag);
-	if (rc == -EIO) {
-		gs_error(out, "%s", err);
+	if (rc == -EIO) { /* cannot be created */
+		gs_error(strcmp(out, "-") ? out : "graph", "%s", err);
 		return GS_EXIT_BAD_INPUT;
 	}
-	if (rc < 0) {
-		gs_error(out, "%s", err);
+	if (rc < 0) { /* a write failed (-ENOSPC: the old file is kept), or Graphviz */
+		gs_error(strcmp(out, "-") ? out : "graph", "%s", err);
 		return GS_EXIT_INTERNAL;
 	}
 	if (strcmp(out, "-")) {
@@ -217,10 +220,11 @@ static int draw(const char *trace_path, struct gm_graph *g, const char *title, i
 		} else {
 			snprintf(crit, sizeof(crit), "unmeasured");
 		}
-		printf("%s: %zu nodes, %zu edges; %zu drawn (%d chain%s collapsed); "
+		term_put(stdout, out); /* a file name is anyone's bytes */
+		printf(": %zu nodes, %zu edges; %zu drawn (%d chain%s collapsed); "
 		       "critical path %zu nodes, %s\n",
-		       out, g->n_nodes, g->n_edges, gm_count_drawn(g), chains,
-		       chains == 1 ? "" : "s", g->critical_nodes, crit);
+		       g->n_nodes, g->n_edges, gm_count_drawn(g), chains, chains == 1 ? "" : "s",
+		       g->critical_nodes, crit);
 	}
 	return GS_EXIT_OK;
 }

@@ -5,7 +5,8 @@
  * traces, or two NVTX ranges of one), to one self-contained HTML page
  * (render_html.c). Parses options, loads and
  * analyses each trace (html_load.c), computes the comparison for two
- * (diff.c), and removes a partly written page on failure.
+ * (diff.c), and writes the page through out_file.h (a failed or
+ * interrupted run leaves the old page as it was).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "render_html.h"
 
 static void usage(FILE *f)
@@ -65,7 +67,7 @@ int cmd_html(int argc, char **argv)
 	const char *out = NULL, *range = NULL, *side_range[2] = {NULL, NULL}, *paths[2];
 	char err[512] = "";
 	int c, rc, nruns, i, to_stdout, have_diff = 0;
-	FILE *f;
+	struct out_file of;
 
 	optind = 0; /* glibc: full re-initialisation */
 	opterr = 0;
@@ -115,6 +117,7 @@ int cmd_html(int argc, char **argv)
 				 "and --after-range");
 		return GS_EXIT_BAD_INPUT;
 	}
+	to_stdout = !strcmp(out, "-");
 	if (nruns == 1 && side_range[0])
 		nruns = 2; /* one file, two ranges */
 	paths[0] = argv[optind];
@@ -142,23 +145,25 @@ int cmd_html(int argc, char **argv)
 		}
 		have_diff = 1;
 	}
-	to_stdout = !strcmp(out, "-");
-	f = to_stdout ? stdout : fopen(out, "w");
-	if (!f) {
-		gs_error(out, "cannot write: %m");
+	/* out_file.h: a temporary file renamed into place when complete; a
+	 * failed or interrupted run leaves the old page, and a device, FIFO
+	 * or stdout is written in place and never removed */
+	if (out_open(&of, out, err, sizeof(err)) < 0) {
+		gs_error(out, "%s", err);
 		rc = GS_EXIT_BAD_INPUT;
 		goto out;
 	}
-	if (render_html(f, hr, (size_t)nruns, have_diff ? &d : NULL, err, sizeof(err)) < 0)
-		rc = GS_EXIT_INTERNAL;
-	if (!to_stdout && fclose(f) != 0 && rc == GS_EXIT_OK) {
-		snprintf(err, sizeof(err), "write error: %m");
-		rc = GS_EXIT_INTERNAL;
-	}
-	if (rc != GS_EXIT_OK) {
+	if (render_html(of.f, hr, (size_t)nruns, have_diff ? &d : NULL, err, sizeof(err)) < 0 &&
+	    !of.err) {
+		/* not a write error (those are out_commit's to tell) */
 		gs_error(to_stdout ? "html" : out, "%s", err);
-		if (!to_stdout)
-			unlink(out);
+		out_abort(&of);
+		rc = GS_EXIT_INTERNAL;
+		goto out;
+	}
+	if (out_commit(&of, err, sizeof(err)) < 0) {
+		gs_error(to_stdout ? "html" : out, "%s", err);
+		rc = GS_EXIT_INTERNAL;
 	}
 out:
 	if (have_diff)

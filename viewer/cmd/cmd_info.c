@@ -3,12 +3,13 @@
  *
  * cmd_info.c - `gapscope info [--json] trace.db`: what a trace holds.
  *
- * Prints the facts the collector stored in meta (schema and collector
- * versions, command line, host, pid, start/stop, configuration, dropped
- * records, warnings, whether finalize completed), the devices, the GPU
- * window per device (first GPU op start .. last GPU op end; GPU ops are
- * kernels, memcpys and memsets, as in DESIGN.md) and the row count of every
- * table. With --json the same as one JSON object (jansson).
+ * Prints the version of this gapscope and the facts the collector stored
+ * in meta (schema and collector versions, command line, host, pid,
+ * start/stop, configuration, dropped records, warnings, whether finalize
+ * completed), the devices, the GPU window per device (first GPU op start ..
+ * last GPU op end; GPU ops are kernels, memcpys and memsets, as in
+ * DESIGN.md) and the row count of every table. With --json the same as
+ * one JSON object (jansson).
  *
  * It does no analysis (that is `report`) and never changes the file. Bad
  * input (missing, not SQLite, truncated, foreign, newer schema) is turned into
@@ -76,6 +77,7 @@ static void info_print_text(const struct info *in, const char *path_clean)
 	printf("%-17s %s\n", "trace", path_clean);
 	printf("%-17s %d\n", "schema version", in->t.schema_version);
 	printf("%-17s %s\n", "collector", info_or(in->collector_version, "(unknown)"));
+	printf("%-17s %s\n", "read by", "gapscope " GAPSCOPE_VERSION);
 	if (in->cupti_version)
 		printf("%-17s %s\n", "CUPTI version", in->cupti_version);
 	if (in->driver_version)
@@ -124,7 +126,9 @@ static void info_print_text(const struct info *in, const char *path_clean)
 		       w->ops == 1 ? "" : "s");
 	}
 	printf("%-17s %s\n", "finalized",
-	       info_is_finalized(in) ? "yes" : "no: recording was cut short");
+	       in->t.recording	       ? "no: being recorded"
+	       : info_is_finalized(in) ? "yes"
+				       : "no: recording was cut short");
 	if (info_int(in->dropped, &dropped))
 		printf("%-17s %" PRId64 "%s\n", "dropped records", dropped,
 		       dropped ? " (CUPTI lost records: try a larger --buffer-kb)" : "");
@@ -182,6 +186,7 @@ static int info_print_json(const struct info *in, const char *path_clean)
 	json_object_set_new(o, "trace", info_jstr(path_clean));
 	json_object_set_new(o, "schema_version", json_integer(in->t.schema_version));
 	json_object_set_new(o, "collector_version", info_jstr(in->collector_version));
+	json_object_set_new(o, "gapscope_version", json_string(GAPSCOPE_VERSION));
 	json_object_set_new(o, "cupti_version", info_jstr(in->cupti_version));
 	json_object_set_new(o, "cuda_driver_version", info_jstr(in->driver_version));
 	json_object_set_new(o, "command_line", info_jstr(in->command_line));
@@ -219,6 +224,7 @@ static int info_print_json(const struct info *in, const char *path_clean)
 	}
 	json_object_set_new(o, "gpu_windows", a);
 	json_object_set_new(o, "finalized", json_boolean(info_is_finalized(in)));
+	json_object_set_new(o, "being_recorded", json_boolean(in->t.recording));
 	json_object_set_new(o, "dropped_records", info_jint_or_null(in->dropped));
 	x = json_object();
 	for (i = 0; i < in->nwarnings; i++)
@@ -321,7 +327,10 @@ int cmd_info(int argc, char **argv)
 	}
 	if (fflush(stdout) != 0)
 		rc = GS_EXIT_INTERNAL;
-	if (!info_is_finalized(&in))
+	if (in.t.recording)
+		gs_error(path_clean, "note: the trace is still being recorded (a collector holds "
+				     "its lock); what it shows ends at the last flush");
+	else if (!info_is_finalized(&in))
 		gs_error(path_clean,
 			 "warning: recording was cut short (the collector did not finalize: the "
 			 "program was killed or crashed); events after the last flush are missing");

@@ -78,8 +78,9 @@ static void record_usage(FILE *f)
 		"                         [GAPSCOPE_LOG] (default warn)\n"
 		"  -h, --help             this help\n"
 		"\n"
-		"The collector is looked up as ../lib/" RECORD_LIB_NAME " beside the gapscope\n"
-		"binary; set GAPSCOPE_LIB=/path/to/" RECORD_LIB_NAME " to use another one.\n"
+		"The collector is looked up beside the gapscope binary, as installed\n"
+		"(" GAPSCOPE_LIB_RELDIR "/" RECORD_LIB_NAME ") or as built (../lib/" RECORD_LIB_NAME "); set\n"
+		"GAPSCOPE_LIB=/path/to/" RECORD_LIB_NAME " to use another one.\n"
 		"\n"
 		"example:\n"
 		"  gapscope record -o run.db -- ./my_app --its-args\n"
@@ -256,43 +257,74 @@ static int record_dir_exists(const char *path, char *dir, size_t dirlen)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Find the collector library: $GAPSCOPE_LIB, else ../lib beside our binary. */
-static int record_find_lib(char *out, size_t outlen)
+/*
+ * Where an installed collector sits relative to the installed gapscope, set
+ * by CMake from GNUInstallDirs (bin -> lib/<multiarch>/gapscope on Debian
+ * with prefix /usr, bin -> lib/gapscope elsewhere). The library is private
+ * (loaded only through CUDA_INJECTION64_PATH, never linked), hence its own
+ * folder outside the loader's search path.
+ */
+#ifndef GAPSCOPE_LIB_RELDIR
+#define GAPSCOPE_LIB_RELDIR "../lib/gapscope"
+#endif
+
+/*
+ * Find the collector library: $GAPSCOPE_LIB, else beside our binary as
+ * installed (GAPSCOPE_LIB_RELDIR), else as in the build tree (../lib).
+ * With `quiet` nothing is printed (for --help); else a failure says where
+ * it looked. Returns 0 with the real path in out, or -1.
+ */
+static int record_find_lib(char *out, size_t outlen, int quiet)
 {
 	const char *env = getenv("GAPSCOPE_LIB");
-	char exe[PATH_MAX], cand[PATH_MAX + 32];
+	char exe[PATH_MAX], installed[PATH_MAX + 64], built[PATH_MAX + 32];
 	char *slash;
 	ssize_t n;
 
 	if (env && *env) {
 		if (!realpath(env, out) || access(out, R_OK) != 0) {
-			gs_error(env, "GAPSCOPE_LIB: collector library not found (%s)",
-				 strerror(errno));
+			if (!quiet)
+				gs_error(env, "GAPSCOPE_LIB: collector library not found (%s)",
+					 strerror(errno));
 			return -1;
 		}
 		return 0;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0) {
-		gs_error("record",
-			 "cannot find the gapscope binary's folder (%s); set GAPSCOPE_LIB",
-			 strerror(errno));
+		if (!quiet)
+			gs_error("record",
+				 "cannot find the gapscope binary's folder (%s); set GAPSCOPE_LIB",
+				 strerror(errno));
 		return -1;
 	}
 	exe[n] = '\0';
 	slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';
-	/* <prefix>/bin/gapscope -> <prefix>/lib/libgapscope.so, in the build
-	 * tree as in an installed tree. */
-	snprintf(cand, sizeof(cand), "%s/../lib/" RECORD_LIB_NAME, exe);
-	if (outlen < PATH_MAX || !realpath(cand, out) || access(out, R_OK) != 0) {
-		gs_error(cand,
-			 "collector library not found (was gapscope built with the CUDA Toolkit?); "
-			 "set GAPSCOPE_LIB=/path/to/" RECORD_LIB_NAME);
-		return -1;
-	}
-	return 0;
+	snprintf(installed, sizeof(installed), "%s/" GAPSCOPE_LIB_RELDIR "/" RECORD_LIB_NAME, exe);
+	snprintf(built, sizeof(built), "%s/../lib/" RECORD_LIB_NAME, exe);
+	if (outlen >= PATH_MAX && ((realpath(installed, out) && access(out, R_OK) == 0) ||
+				   (realpath(built, out) && access(out, R_OK) == 0)))
+		return 0;
+	if (!quiet)
+		gs_error(built,
+			 "collector library not found there nor at %s (was gapscope built with "
+			 "the CUDA Toolkit?); set GAPSCOPE_LIB=/path/to/" RECORD_LIB_NAME,
+			 installed);
+	return -1;
+}
+
+/* --help ends with the collector this gapscope would use. */
+static void record_help(void)
+{
+	char lib[PATH_MAX];
+
+	record_usage(stdout);
+	if (record_find_lib(lib, sizeof(lib), 1) == 0)
+		printf("\ncollector: %s\n", lib);
+	else
+		printf("\ncollector: not found (set GAPSCOPE_LIB)\n");
 }
 
 static volatile sig_atomic_t record_child_pid;
@@ -459,7 +491,7 @@ int cmd_record(int argc, char **argv)
 		case 'f': flush = optarg; break;
 		case 'b': buffer = optarg; break;
 		case 'L': log = optarg; break;
-		case 'h': record_usage(stdout); return GS_EXIT_OK;
+		case 'h': record_help(); return GS_EXIT_OK;
 		case ':':
 			gs_error("record",
 				 "option '%s' needs a value; see 'gapscope record --help'",
@@ -494,6 +526,11 @@ int cmd_record(int argc, char **argv)
 			 log);
 		return GS_EXIT_BAD_INPUT;
 	}
+	if (output && !*output) {
+		/* an empty -o silently recorded to the default path */
+		gs_error("record", "-o needs a file name (or template), not an empty string");
+		return GS_EXIT_BAD_INPUT;
+	}
 	tmpl = output ? output : getenv("GAPSCOPE_OUTPUT");
 	if (!tmpl || !*tmpl)
 		tmpl = RECORD_DEFAULT_OUTPUT;
@@ -501,11 +538,23 @@ int cmd_record(int argc, char **argv)
 		gs_error(tmpl, "bad output template: %s", why);
 		return GS_EXIT_BAD_INPUT;
 	}
+	{
+		/* a folder as the trace: the collector could not open it and
+		 * the run would end with no trace */
+		struct stat st;
+		size_t pl = strlen(probe);
+		int is_dir = pl && probe[pl - 1] == '/';
+		if (is_dir || (stat(probe, &st) == 0 && S_ISDIR(st.st_mode))) {
+			gs_error(tmpl, "is a directory; -o names the trace file (e.g. %s/run.db)",
+				 tmpl);
+			return GS_EXIT_BAD_INPUT;
+		}
+	}
 	if (!record_dir_exists(tmpl, dir, sizeof(dir))) {
 		gs_error(dir, "output folder does not exist");
 		return GS_EXIT_BAD_INPUT;
 	}
-	if (record_find_lib(lib, sizeof(lib)) < 0)
+	if (record_find_lib(lib, sizeof(lib), 0) < 0)
 		return GS_EXIT_BAD_INPUT;
 	errno = 0;
 	if (record_absolute_template(tmpl, abs_tmpl, sizeof(abs_tmpl)) < 0) {

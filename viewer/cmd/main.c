@@ -47,15 +47,21 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return GS_EXIT_OK;
+		return gs_cli_stdout_check(NULL);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("gapscope %s (trace schema %d)\n", GAPSCOPE_VERSION, GS_SCHEMA_VERSION);
 		return GS_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		if (!strcmp(argv[1], verbs[i].name))
-			return verbs[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], verbs[i].name)) {
+			int rc = verbs[i].fn(argc - 1, argv + 1);
+			/* what a verb printed and exited 0 on must have reached
+			 * standard output (graph's list to /dev/full exited 0) */
+			if (rc == GS_EXIT_OK)
+				rc = gs_cli_stdout_check(verbs[i].name);
+			return rc;
+		}
 	gs_error(NULL, "'%s' is not a command; see 'gapscope --help'", argv[1]);
 	return GS_EXIT_BAD_INPUT;
 }

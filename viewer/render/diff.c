@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "diff.h"
+#include "term.h"
 #include "export.h"
 #include "names.h"
 #include "report.h" /* REPORT_NAME_CHARS */
@@ -297,26 +298,12 @@ static void row(FILE *f, const char *label, double b, double a, int kind)
 	fprintf(f, "  %-28s %12s %12s %12s %9s\n", label, sb, sa, sd, sr);
 }
 
-/* a name, at most about `max` bytes; control characters and bytes that
- * are not valid UTF-8 as '?', so a name cannot drive the terminal */
+/* a name, at most about `max` bytes, through the terminal sanitizer
+ * (term.h: C0 and C1 controls and bytes that are not UTF-8 escaped), so a
+ * name cannot drive the terminal */
 static void put_name(FILE *f, const char *str, size_t max)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t len = strlen(str), i = 0;
-
-	while (i < len && i < max) {
-		int n = utf8_sequence_length(s + i, len - i);
-		if (n == 1 && (s[i] < 0x20 || s[i] == 0x7f))
-			n = 0;
-		if (n > 0) {
-			fwrite(s + i, 1, (size_t)n, f);
-			i += (size_t)n;
-		} else {
-			putc('?', f);
-			i++;
-		}
-	}
-	if (i < len)
+	if (term_put_max(f, str, max))
 		fputs("...", f);
 }
 

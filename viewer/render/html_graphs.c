@@ -4,7 +4,8 @@
  * html_graphs.c - the CUDA graph diagrams of the HTML page. For the most
  * launched recorded graphs, loads the graph helper's model (trace_graph.c),
  * marks its critical path and collapses long chains (graph_model.c), has
- * render_dot.c lay it out and render it as SVG into a temporary file, and
+ * render_dot.c lay it out and render it as SVG into memory (no temporary
+ * file: an interrupted run left gapscope-graph-* files in /tmp), and
  * inlines that SVG. No Graphviz call and no SQL here: both stay in their
  * one module. Graphviz's SVG renderer does the XML escaping of names.
  */
@@ -34,20 +35,13 @@ static int cmp_launches(const void *a, const void *b)
 static int inline_graph(FILE *f, struct trace *t, const struct tg_info *info)
 {
 	struct render_dot_options ro = {0};
-	char err[256], title[160], path[4096];
-	const char *tmp = getenv("TMPDIR");
+	char err[256], title[160];
 	struct gm_graph g;
 	Agraph_t *ag = NULL;
-	FILE *in = NULL;
 	char *buf = NULL, *svg;
-	long n;
-	int fd, ret = -1;
+	size_t n = 0;
+	int ret = -1;
 
-	snprintf(path, sizeof(path), "%s/gapscope-graph-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
 	gm_init(&g);
 	if (tg_load(t, info->graph_id, &g, NULL, err, sizeof(err)) < 0)
 		goto out;
@@ -63,13 +57,12 @@ static int inline_graph(FILE *f, struct trace *t, const struct tg_info *info)
 	ro.stats = 1;
 	ro.title = title;
 	ag = render_dot_build(&g, &ro);
-	if (!ag || render_dot_write(ag, "svg", path, err, sizeof(err)) < 0)
+	if (!ag || render_dot_render(ag, "svg", &buf, &n, err, sizeof(err)) < 0 || !n)
 		goto out;
-	in = fopen(path, "rb");
-	if (!in || fseek(in, 0, SEEK_END) != 0 || (n = ftell(in)) <= 0 ||
-	    fseek(in, 0, SEEK_SET) != 0 || !(buf = malloc((size_t)n + 1)) ||
-	    fread(buf, 1, (size_t)n, in) != (size_t)n)
+	svg = realloc(buf, n + 1);
+	if (!svg)
 		goto out;
+	buf = svg;
 	buf[n] = '\0';
 	/* drop the XML declaration and DOCTYPE: inline SVG starts at <svg */
 	svg = strstr(buf, "<svg");
@@ -80,13 +73,10 @@ static int inline_graph(FILE *f, struct trace *t, const struct tg_info *info)
 	fputs("</div>\n", f);
 	ret = 0;
 out:
-	if (in)
-		fclose(in);
 	free(buf);
 	if (ag)
 		render_dot_free(ag);
 	gm_free(&g);
-	unlink(path);
 	return ret;
 }
 

@@ -24,6 +24,7 @@
 #include <graphviz/gvc.h>
 
 #include "names.h"
+#include "out_file.h"
 #include "render_dot.h"
 
 /* cgraph's API takes char * for strings it copies; the casts are safe. */
@@ -97,7 +98,10 @@ static char *escape_n(const char *s, size_t max_in, int backslashes)
 
 static char *escape(const char *s, int backslashes)
 {
-	return escape_n(s, SIZE_MAX, backslashes);
+	/* "no limit" is PTRDIFF_MAX, not SIZE_MAX: no object is larger, and
+	 * GCC 12 warns (-Wstringop-overread) when escape_n() is inlined with a
+	 * strnlen() bound above the largest object size. */
+	return escape_n(s, PTRDIFF_MAX, backslashes);
 }
 
 char *render_dot_escape(const char *s)
@@ -568,55 +572,75 @@ const char *render_dot_format(const char *path)
 	return NULL;
 }
 
-int render_dot_write(Agraph_t *ag, const char *format, const char *path, char *err, size_t errlen)
+/* One context for the whole process: libgvc 2.42's text layout keeps a
+ * static cache of the last font name, which gvFreeContext frees and the
+ * next context's layout reads (a heap use-after-free ASan found when a test
+ * drew twice). A context lives until exit; the gapscope command draws once
+ * anyway. */
+static GVC_t *gv_context(void)
 {
-	GVC_t *gvc;
-	FILE *f;
-	int rc = 0, to_stdout = !strcmp(path, "-");
-
-	/* Open the file ourselves: libgvc reports an unwritable path only on
-	 * stderr, in its own words. */
-	f = to_stdout ? stdout : fopen(path, "wb");
-	if (!f) {
-		snprintf(err, errlen, "cannot write: %s", strerror(errno));
-		return -EIO;
-	}
-	/* One context for the whole process: libgvc 2.42's text layout keeps a
-	 * static cache of the last font name, which gvFreeContext frees and
-	 * the next context's layout reads (a heap use-after-free ASan found
-	 * when a test drew twice). A context lives until exit; the gapscope
-	 * command draws once anyway. */
 	static GVC_t *shared;
+
 	if (!shared)
 		shared = gvContext();
-	gvc = shared;
+	return shared;
+}
+
+int render_dot_render(Agraph_t *ag, const char *format, char **data, size_t *len, char *err,
+		      size_t errlen)
+{
+	GVC_t *gvc = gv_context();
+	char *out = NULL;
+	unsigned int n = 0;
+	int rc = 0;
+
+	*data = NULL;
+	*len = 0;
 	if (!gvc) {
 		snprintf(err, errlen, "cannot start Graphviz (gvContext failed)");
-		rc = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
 	if (gvLayout(gvc, ag, "dot") != 0) {
 		snprintf(err, errlen, "Graphviz dot layout failed");
-		rc = -EINVAL;
-		goto out_ctx;
+		return -EINVAL;
 	}
-	if (gvRender(gvc, ag, format, f) != 0) {
+	/* To memory, never to a FILE: libgvc's writer ends the whole process
+	 * when a write fails ("Error: gvwrite_no_z problem 8192", exit(1)),
+	 * leaving a partial file behind. Writing is out_file.c's job. */
+	if (gvRenderData(gvc, ag, format, &out, &n) != 0 || !out) {
 		snprintf(err, errlen, "this Graphviz cannot render %s (plugin missing)", format);
 		rc = -ENOTSUP;
+	} else if (!(*data = malloc(n ? n : 1))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	} else {
+		memcpy(*data, out, n);
+		*len = n;
 	}
-out_ctx:
+	if (out)
+		gvFreeRenderData(out);
 	gvFreeLayout(gvc, ag);
-out:
-	if (!to_stdout) {
-		if (fclose(f) != 0 && !rc) {
-			snprintf(err, errlen, "cannot write: %s", strerror(errno));
-			rc = -EIO;
-		}
-		if (rc)
-			unlink(path); /* no half-written picture left behind */
-	} else if (fflush(stdout) != 0 && !rc) {
-		snprintf(err, errlen, "cannot write to standard output: %s", strerror(errno));
-		rc = -EIO;
-	}
 	return rc;
+}
+
+int render_dot_write(Agraph_t *ag, const char *format, const char *path, char *err, size_t errlen)
+{
+	struct out_file o;
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	/* opened first: an unwritable path is said before a long layout */
+	if (out_open(&o, path, err, errlen) < 0)
+		return -EIO;
+	rc = render_dot_render(ag, format, &data, &len, err, errlen);
+	if (rc < 0) {
+		out_abort(&o);
+		return rc;
+	}
+	fwrite(data, 1, len, o.f);
+	free(data);
+	if (out_commit(&o, err, errlen) < 0)
+		return -ENOSPC;
+	return 0;
 }

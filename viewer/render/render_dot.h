@@ -43,10 +43,20 @@ void render_dot_free(Agraph_t *ag);
  * "-" (stdout) is "dot". NULL for anything else. */
 const char *render_dot_format(const char *path);
 
-/* Lay out with dot and render to path ("-" = stdout) in format. Returns 0,
- * or a negative value with a one-line reason in err: -EIO when the file
- * cannot be written, -ENOTSUP when this Graphviz lacks the format's plugin,
- * -EINVAL when the layout fails. */
+/* Lay out with dot and render in format into memory: *data (malloc'ed,
+ * free it) of *len bytes. Returns 0, or a negative value with a one-line
+ * reason in err: -ENOTSUP when this Graphviz lacks the format's plugin,
+ * -EINVAL when the layout fails, -ENOMEM. */
+int render_dot_render(Agraph_t *ag, const char *format, char **data, size_t *len, char *err,
+		      size_t errlen);
+
+/* Lay out with dot and render to path ("-" = stdout) in format, through
+ * out_file.h (a temporary file renamed into place when complete; devices
+ * and stdout written in place). Returns 0, or a negative value with a
+ * one-line reason in err: -EIO when the file cannot be created, -ENOSPC
+ * when writing it failed (disk full, a full device: err says which; the
+ * old file is left as it was), -ENOTSUP when this Graphviz lacks the
+ * format's plugin, -EINVAL when the layout fails. */
 int render_dot_write(Agraph_t *ag, const char *format, const char *path, char *err, size_t errlen);
 
 /* A trace string made safe as a Graphviz escString attribute value (labels,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "term.h"
 
 /* "850 ns", "12.345 us", "1.234 ms", "2.500 s" */
 static const char *dur(char *b, size_t n, int64_t ns)
@@ -34,13 +35,7 @@ static const char *dur(char *b, size_t n, int64_t ns)
 
 static void put_escaped(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch < 0x20 || ch == 0x7f)
-			fprintf(f, "\\x%02x", ch);
-		else
-			fputc(ch, f);
-	}
+	term_put(f, s); /* C0 and C1 controls escaped (term.h) */
 }
 
 static double pct(int64_t part, int64_t whole)

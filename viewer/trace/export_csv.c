@@ -59,14 +59,27 @@ static const struct {
     {"overhead", "SELECT * FROM overhead ORDER BY id"},
 };
 
-void csv_write_field(FILE *f, const char *str, size_t len)
+/* export_csv()'s flags for the fields of the export under way (one
+ * export at a time: the walk of a table has no context to carry them) */
+static unsigned csv_export_flags;
+
+void csv_write_field(FILE *f, const char *str, size_t len, unsigned flags)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i, run = 0;
-	int quote = 0;
+	int quote = 0, neutral = 0;
 
 	if (!s)
 		return;
+	/* A spreadsheet (Excel, LibreOffice, Google Sheets) runs a cell that
+	 * starts with = + - @ as a formula (=HYPERLINK, =WEBSERVICE, DDE), and
+	 * some strip a leading tab or CR first: a kernel or NVTX name from a
+	 * trace is untrusted. A leading ' makes the cell text (OWASP's advice
+	 * on CSV injection); --csv-raw keeps the bytes as they are. */
+	if (!(flags & CSV_FIELD_RAW) && len > 0 &&
+	    (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' ||
+	     s[0] == '\r'))
+		neutral = 1;
 	for (i = 0; i < len; i++)
 		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n') {
 			quote = 1;
@@ -74,6 +87,8 @@ void csv_write_field(FILE *f, const char *str, size_t len)
 		}
 	if (quote)
 		putc('"', f);
+	if (neutral)
+		putc('\'', f);
 	for (i = 0; i < len;) {
 		const char *rep = NULL;
 		int n = 1;
@@ -226,7 +241,7 @@ static int write_table(struct trace *t, const char *dir, const char *table, cons
 		const char *name = sqlite3_column_name(st, i);
 		if (i)
 			putc(',', f);
-		csv_write_field(f, name, strlen(name));
+		csv_write_field(f, name, strlen(name), csv_export_flags);
 	}
 	fputs("\r\n", f); /* RFC 4180 line break */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -240,7 +255,8 @@ static int write_table(struct trace *t, const char *dir, const char *table, cons
 			case SQLITE_FLOAT: fprintf(f, "%.17g", sqlite3_column_double(st, i)); break;
 			case SQLITE_TEXT:
 				csv_write_field(f, (const char *)sqlite3_column_text(st, i),
-						(size_t)sqlite3_column_bytes(st, i));
+						(size_t)sqlite3_column_bytes(st, i),
+						csv_export_flags);
 				break;
 			case SQLITE_BLOB: {
 				const unsigned char *b = sqlite3_column_blob(st, i);
@@ -318,9 +334,10 @@ static int write_other_tables(struct trace *t, const char *dir, char *err, size_
 	return ret;
 }
 
-int export_csv(struct trace *t, const char *dir, char *err, size_t errlen)
+int export_csv(struct trace *t, const char *dir, unsigned flags, char *err, size_t errlen)
 {
 	size_t i;
+	int rc = 0;
 
 	if (make_dirs(dir, err, errlen))
 		return -1;
@@ -328,10 +345,11 @@ int export_csv(struct trace *t, const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot register SQL functions: %s", sqlite3_errmsg(t->db));
 		return -1;
 	}
-	for (i = 0; i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++) {
-		int rc = write_table(t, dir, csv_tables[i].table, csv_tables[i].sql, err, errlen);
-		if (rc)
-			return rc;
-	}
-	return write_other_tables(t, dir, err, errlen);
+	csv_export_flags = flags & EXPORT_CSV_RAW ? CSV_FIELD_RAW : 0;
+	for (i = 0; !rc && i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
+		rc = write_table(t, dir, csv_tables[i].table, csv_tables[i].sql, err, errlen);
+	if (!rc)
+		rc = write_other_tables(t, dir, err, errlen);
+	csv_export_flags = 0;
+	return rc;
 }

@@ -481,7 +481,22 @@ static const struct {
     {sql_nvtx, fill_nvtx, 5, -1, -1},	    {sql_syncs, fill_sync, -1, 8, 9},
 };
 
+static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err,
+		size_t errlen);
+
 int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen)
+{
+	int ret = walk(t, ops, ctx, err, errlen);
+
+	if (ret == EXPORT_ERR_INPUT)
+		trace_too_long(t, err, errlen); /* the reason, where a query was stopped */
+	return ret;
+}
+
+static const char *const op_tables[] = {"kernels", "memcpys", "memsets"};
+
+static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err,
+		size_t errlen)
 {
 	struct export_info info;
 	struct export_event ev;
@@ -510,6 +525,15 @@ int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 		}
 		while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 			tables[i].fill(st, &ev, buf, sizeof(buf));
+			/* GPU ops: device (pid) and stream (tid) ids in their ranges
+			 * (trace.h), as for the report; NULL reads as 0 */
+			if (i < 3 && (!TRACE_DEVICE_OK(ev.pid) || !TRACE_STREAM_OK(ev.tid))) {
+				int dev_ok = TRACE_DEVICE_OK(ev.pid);
+				trace_range_error(t->db, op_tables[i], dev_ok ? "stream" : "device", 0,
+						  dev_ok ? (int64_t)UINT32_MAX : 32767, 0, err, errlen);
+				ret = EXPORT_ERR_INPUT;
+				break;
+			}
 			if (tables[i].name_col >= 0)
 				ret = name_of(&names, t, st, tables[i].name_col, &ev.name, err,
 					      errlen);

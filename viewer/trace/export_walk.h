@@ -121,16 +121,32 @@ int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 
 /* ---- the raw table dump (export_csv.c) ---------------------------- */
 
+/* export_csv() flags */
+enum {
+	/* keep text cells that start with = + - @ tab or CR as they are
+	 * (by default a ' is put before them: see csv_write_field) */
+	EXPORT_CSV_RAW = 1,
+};
+
 /* One CSV file per table of schema v1 in directory dir (created if
  * missing). Returns 0, EXPORT_ERR_INPUT (err filled: an SQLite error
  * reading the trace - a damaged trace) or -1 (err filled: the directory or
  * a file cannot be made or written). The file of a table that fails is
- * removed; those written before it stay. */
-int export_csv(struct trace *t, const char *dir, char *err, size_t errlen);
+ * removed; those written before it stay (gapscope export writes into a
+ * temporary folder, out_file.h, so the target keeps its old files). One
+ * export at a time. */
+int export_csv(struct trace *t, const char *dir, unsigned flags, char *err, size_t errlen);
+
+/* csv_write_field() flags */
+enum {
+	CSV_FIELD_RAW = 1, /* no leading ' on a formula-like cell */
+};
 
 /* Write one CSV field, RFC 4180: quoted when it holds a comma, a quote, CR
  * or LF (quotes doubled); invalid UTF-8 bytes become U+FFFD. s may be NULL
- * (an empty field). */
-void csv_write_field(FILE *f, const char *s, size_t len);
+ * (an empty field). Unless flags has CSV_FIELD_RAW, a field that starts
+ * with = + - @ tab or CR gets a leading ' (inside the quotes when quoted),
+ * so a spreadsheet does not run it as a formula. */
+void csv_write_field(FILE *f, const char *s, size_t len, unsigned flags);
 
 #endif

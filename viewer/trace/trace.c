@@ -8,13 +8,22 @@
  * would surface as a raw "database disk image is malformed" deep inside a
  * report. Comparing the header's page count with the file size catches that
  * up front.
+ *
+ * A trace is untrusted input, like a network packet: the defences trace_open
+ * puts on every connection (SQLite's "Defense Against the Dark Arts" page
+ * lists most of them) are each named where they are set below.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -25,28 +34,63 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static int check_header(const char *path, char *err, size_t errlen)
+/* The header and the kind of file. A FIFO or a device is refused before
+ * anything reads it: opening a FIFO for reading blocks until a writer comes
+ * (`info` on a FIFO hung), so the file is opened O_NONBLOCK and checked
+ * with fstat on that descriptor. *recording is set when a collector holds
+ * the file's flock() (collector/writer.c, claim(): taken exclusively for as
+ * long as it records, dropped by the kernel when the process dies). */
+static int check_header(const char *path, int *recording, char *err, size_t errlen)
 {
 	unsigned char h[100];
 	struct stat st;
-	FILE *f;
-	size_t n;
+	ssize_t got;
+	size_t n = 0;
+	int fd;
 
-	if (stat(path, &st) != 0) {
+	*recording = 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == EISDIR)
+			snprintf(err, errlen, "is a directory, not a trace database");
+		else
+			snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		return TRACE_ERR_MISSING;
+	}
+	if (fstat(fd, &st) != 0) {
 		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		close(fd);
 		return TRACE_ERR_MISSING;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "is a directory, not a trace database");
+		close(fd);
 		return TRACE_ERR_MISSING;
 	}
-	f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "cannot open: %s", strerror(errno));
-		return TRACE_ERR_MISSING;
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "is a %s, not a trace database file",
+			 S_ISFIFO(st.st_mode)   ? "FIFO"
+			 : S_ISCHR(st.st_mode)  ? "character device"
+			 : S_ISBLK(st.st_mode)  ? "block device"
+			 : S_ISSOCK(st.st_mode) ? "socket"
+						: "special file");
+		close(fd);
+		return TRACE_ERR_NOT_REGULAR;
 	}
-	n = fread(h, 1, sizeof(h), f);
-	fclose(f);
+	if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+		if (errno == EWOULDBLOCK)
+			*recording = 1;
+	} else {
+		(void)flock(fd, LOCK_UN);
+	}
+	while (n < sizeof(h) && (got = read(fd, h + n, sizeof(h) - n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
 	if (n >= 16 && memcmp(h, "SQLite format 3", 16) != 0) {
 		snprintf(err, errlen, "not a gapscope trace (not an SQLite database)");
 		return TRACE_ERR_NOT_SQLITE;
@@ -76,31 +120,345 @@ static int check_header(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* ------------------------------------------------------ the query bound */
+
+struct trace_guard {
+	atomic_int too_long;	/* a query was interrupted: it ran past the bound */
+	int64_t limit_ns;	/* the bound on one query step */
+	struct trace_watch main; /* t->db's */
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* VM instructions between two calls of the progress handler: the handler
+ * costs well under a microsecond, 100k instructions tens of them. */
+#define WATCH_OPS 100000
+
+/* Whether st is one of SQLite's own reads of the planner statistics
+ * (analyze.c: "SELECT tbl,idx,stat FROM %Q.sqlite_stat1", and for
+ * sqlite_stat4 "SELECT idx,count(*) ..." and "SELECT idx,neq,nlt,ndlt,sample
+ * ..."). Statements prepared while the schema loads keep no SQL text
+ * (sqlite3_sql() is NULL), so they are told apart by their result columns;
+ * none of gapscope's own queries has those. */
+static int stats_read(sqlite3_stmt *st)
+{
+	int n = sqlite3_column_count(st);
+	const char *c0 = n > 0 ? sqlite3_column_name(st, 0) : NULL;
+	const char *c1 = n > 1 ? sqlite3_column_name(st, 1) : NULL;
+	const char *c2 = n > 2 ? sqlite3_column_name(st, 2) : NULL;
+
+	if (n == 3 && c0 && c1 && c2 && !strcmp(c0, "tbl") && !strcmp(c1, "idx") &&
+	    !strcmp(c2, "stat"))
+		return 1;
+	return c0 && c1 && !strcmp(c0, "idx") && (!strcmp(c1, "count(*)") || !strcmp(c1, "neq"));
+}
+
+/* SQLite's progress handler. It cannot tell which statement runs, so it
+ * watches what all of the connection's statements have done: each
+ * sqlite3_step() that returns adds its instructions to the statement's
+ * SQLITE_STMTSTATUS_VM_STEP, so a signature of those counters that has not
+ * changed for limit_ns means one step has been running that long (an
+ * infinite recursive CTE, a forged plan), and the step is interrupted.
+ * Time the caller spends between steps never counts.
+ *
+ * While the schema loads (stats_gate), SQLite reads the planner statistics
+ * the file carries (analyze.c, sqlite3AnalysisLoad: "SELECT tbl,idx,stat
+ * FROM main.sqlite_stat1", and sqlite_stat4 where compiled in). Those are
+ * the trace's to forge - a forged sqlite_stat1 made the export choose a
+ * quadratic plan, 100 times slower - and no setting of SQLite 3.40 turns
+ * their use off (SQLITE_DBCONFIG_ENABLE_QPSG does not; analysis_limit only
+ * bounds ANALYZE). So those reads are interrupted before their first row:
+ * SQLite ignores the failure and every table and index keeps its default
+ * estimates, as in a trace without statistics. */
+static int watch_progress(void *arg)
+{
+	struct trace_watch *w = arg;
+	sqlite3_stmt *st;
+	uint64_t sig = 0;
+	int64_t now;
+
+	for (st = sqlite3_next_stmt(w->db, NULL); st; st = sqlite3_next_stmt(w->db, st)) {
+		if (w->stats_gate && sqlite3_stmt_busy(st) && stats_read(st))
+			return 1;
+		sig = sig * 1000003u + (uintptr_t)st +
+		      (uint64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0) +
+		      ((uint64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_RUN, 0) << 32);
+	}
+	now = now_ns();
+	if (sig != w->sig || !w->since) {
+		w->sig = sig;
+		w->since = now;
+		return 0;
+	}
+	if (now - w->since > w->guard->limit_ns) {
+		atomic_store(&w->guard->too_long, 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* The defences of every connection to a trace, set before anything reads
+ * the schema. Returns 0 or -1 with err set. */
+static int harden(sqlite3 *db, struct trace_watch *w, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	/* trusted_schema off: functions with side effects or not marked
+	 * innocuous cannot run from the file's schema (views, generated
+	 * columns, defaults); defensive: no writable_schema tricks; views off
+	 * (TEMP views, ours, stay allowed): a view under a table's name is
+	 * refused (check_tables says so first), and no view in the file runs;
+	 * no triggers, no loading of extensions. */
+	if (sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot configure the database connection: %s",
+			 sqlite3_errmsg(db));
+		return -1;
+	}
+	w->db = db;
+	w->stats_gate = 1;
+	w->since = 0;
+	/* every instruction while the schema loads: the statistics' read is
+	 * stopped before it returns a row (the handler also runs as a step
+	 * returns, sqlite3VdbeExec's vdbe_return) */
+	sqlite3_progress_handler(db, 1, watch_progress, w);
+	rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master LIMIT 1", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	sqlite3_finalize(st);
+	w->stats_gate = 0;
+	w->since = 0;
+	sqlite3_progress_handler(db, WATCH_OPS, watch_progress, w);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+sqlite3 *trace_db_open(struct trace *t, struct trace_watch *w, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+
+	memset(w, 0, sizeof(*w));
+	w->guard = t->guard;
+	if (sqlite3_open_v2(t->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database: %s",
+			 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (harden(db, w, err, errlen) < 0) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+int trace_too_long(const struct trace *t, char *err, size_t errlen)
+{
+	if (!t->guard || !atomic_load(&t->guard->too_long))
+		return 0;
+	snprintf(err, errlen, "query ran too long; the trace may be hostile");
+	return 1;
+}
+
+/* ------------------------------------------------------ the table check */
+
+/* Tables of schema v1 added later: a trace without them is not damaged
+ * (trace_info.h, info_table_is_later, says the same). */
+static int table_is_later(const char *name)
+{
+	return !strcmp(name, "events") || !strcmp(name, "graph_node_updates");
+}
+
+/* Every table of schema v1 that the trace holds must be what the schema
+ * made it: a plain rowid table with the schema's columns, none of them
+ * generated. A view, a WITHOUT ROWID or virtual table under a table's name
+ * read as "no rows" or as other rows than the collector's, and the report
+ * said so with exit 0 (utilisation 0.5% instead of 48.2%). The expected
+ * tables and columns come from gs_schema_sql itself, run on an in-memory
+ * database: one owner of the format. */
+static int check_tables(sqlite3 *db, char *err, size_t errlen)
+{
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *tabs = NULL, *cols = NULL, *kind = NULL, *have = NULL;
+	int rc = TRACE_ERR_CORRUPT;
+
+	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    gs_schema_create(ref) != 0 ||
+	    sqlite3_prepare_v2(ref,
+			       "SELECT name FROM sqlite_master WHERE type='table' AND name NOT "
+			       "LIKE 'sqlite%' ORDER BY rowid",
+			       -1, &tabs, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(ref, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", -1,
+			       &cols, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot build the reference schema: %s",
+			 ref ? sqlite3_errmsg(ref) : "out of memory");
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT type, wr FROM pragma_table_list WHERE schema='main' "
+				   "AND name=?1 COLLATE NOCASE",
+			       -1, &kind, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT hidden FROM pragma_table_xinfo(?1) WHERE name=?2 "
+				   "COLLATE NOCASE",
+			       -1, &have, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	while (sqlite3_step(tabs) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(tabs, 0);
+		const char *type;
+		int r;
+
+		sqlite3_reset(kind);
+		sqlite3_bind_text(kind, 1, name, -1, SQLITE_TRANSIENT);
+		r = sqlite3_step(kind);
+		if (r == SQLITE_DONE) {
+			if (table_is_later(name))
+				continue;
+			snprintf(err, errlen, "damaged trace: table %s is missing", name);
+			rc = TRACE_ERR_SCHEMA;
+			goto out;
+		}
+		if (r != SQLITE_ROW) {
+			snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(db));
+			goto out;
+		}
+		type = (const char *)sqlite3_column_text(kind, 0);
+		if (!type || strcmp(type, "table") != 0) {
+			snprintf(err, errlen, "damaged trace: %s is a %s, not a plain table", name,
+				 type ? type : "(unknown)");
+			rc = TRACE_ERR_SCHEMA;
+			goto out;
+		}
+		if (sqlite3_column_int(kind, 1)) {
+			snprintf(err, errlen,
+				 "damaged trace: table %s is WITHOUT ROWID, not a plain rowid table",
+				 name);
+			rc = TRACE_ERR_SCHEMA;
+			goto out;
+		}
+		sqlite3_reset(cols);
+		sqlite3_bind_text(cols, 1, name, -1, SQLITE_TRANSIENT);
+		while (sqlite3_step(cols) == SQLITE_ROW) {
+			const char *col = (const char *)sqlite3_column_text(cols, 0);
+			sqlite3_reset(have);
+			sqlite3_bind_text(have, 1, name, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(have, 2, col, -1, SQLITE_TRANSIENT);
+			r = sqlite3_step(have);
+			if (r == SQLITE_ROW && sqlite3_column_int(have, 0) == 0)
+				continue;
+			if (r == SQLITE_ROW || r == SQLITE_DONE)
+				snprintf(err, errlen,
+					 r == SQLITE_ROW
+					     ? "damaged trace: column %s.%s is generated, not stored"
+					     : "damaged trace: table %s has no column %s",
+					 name, col);
+			else
+				snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(db));
+			rc = r == SQLITE_ROW || r == SQLITE_DONE ? TRACE_ERR_SCHEMA
+								 : TRACE_ERR_CORRUPT;
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(tabs);
+	sqlite3_finalize(cols);
+	sqlite3_finalize(kind);
+	sqlite3_finalize(have);
+	sqlite3_close(ref);
+	return rc;
+}
+
+static void open_failed(struct trace *t, char *err, size_t errlen)
+{
+	trace_too_long(t, err, errlen); /* the reason, where a query was stopped */
+	trace_close(t);
+}
+
 int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 {
 	int rc, v;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
-	rc = check_header(path, err, errlen);
+	rc = check_header(path, &t->recording, err, errlen);
 	if (rc < 0)
 		return rc;
+	t->guard = calloc(1, sizeof(*t->guard));
+	if (!t->guard) {
+		snprintf(err, errlen, "out of memory");
+		return TRACE_ERR_CORRUPT;
+	}
+	t->guard->limit_ns = (int64_t)TRACE_QUERY_LIMIT_MS * 1000000;
+	{
+		const char *e = getenv("GAPSCOPE_QUERY_LIMIT_MS");
+		char *end = NULL;
+		long long ms = e ? strtoll(e, &end, 10) : -1;
+		if (e && end != e && *end == '\0' && ms >= 0 && ms <= 86400000)
+			t->guard->limit_ns = ms * 1000000;
+	}
+	t->guard->main.guard = t->guard;
 	rc = sqlite3_open_v2(path, &t->db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open database: %s",
 			 t->db ? sqlite3_errmsg(t->db) : sqlite3_errstr(rc));
-		trace_close(t);
+		open_failed(t, err, errlen);
 		return TRACE_ERR_CORRUPT;
+	}
+	if (harden(t->db, &t->guard->main, err, errlen) < 0) {
+		open_failed(t, err, errlen);
+		return TRACE_ERR_CORRUPT;
+	}
+	/* meta first: the version is read from it */
+	{
+		sqlite3_stmt *st = NULL;
+		const char *type = NULL;
+		int wr = 0;
+		if (sqlite3_prepare_v2(t->db,
+				       "SELECT type, wr FROM pragma_table_list WHERE schema='main' "
+				       "AND name='meta' COLLATE NOCASE",
+				       -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW) {
+			type = (const char *)sqlite3_column_text(st, 0);
+			wr = sqlite3_column_int(st, 1);
+			if (!type || strcmp(type, "table") != 0 || wr) {
+				snprintf(err, errlen,
+					 wr ? "damaged trace: table meta is WITHOUT ROWID, not a "
+					      "plain rowid table"
+					    : "damaged trace: meta is a %s, not a plain table",
+					 type ? type : "(unknown)");
+				sqlite3_finalize(st);
+				open_failed(t, err, errlen);
+				return TRACE_ERR_SCHEMA;
+			}
+		}
+		sqlite3_finalize(st);
 	}
 	v = gs_schema_read_version(t->db);
 	if (v == GS_SCHEMA_ERR_NOT_GAPSCOPE) {
 		snprintf(err, errlen, "SQLite database, but not a gapscope trace (no meta table)");
-		trace_close(t);
+		open_failed(t, err, errlen);
 		return TRACE_ERR_FOREIGN;
 	}
 	if (v < 0) {
 		snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(t->db));
-		trace_close(t);
+		open_failed(t, err, errlen);
 		return TRACE_ERR_CORRUPT;
 	}
 	if (v > GS_SCHEMA_VERSION) {
@@ -108,8 +466,13 @@ int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 			 "trace schema version %d is newer than this gapscope reads (%d); "
 			 "upgrade gapscope",
 			 v, GS_SCHEMA_VERSION);
-		trace_close(t);
+		open_failed(t, err, errlen);
 		return TRACE_ERR_NEWER;
+	}
+	rc = check_tables(t->db, err, errlen);
+	if (rc < 0) {
+		open_failed(t, err, errlen);
+		return rc;
 	}
 	t->schema_version = v;
 	return 0;
@@ -120,6 +483,8 @@ void trace_close(struct trace *t)
 	if (t->db)
 		sqlite3_close(t->db);
 	t->db = NULL;
+	free(t->guard);
+	t->guard = NULL;
 }
 
 char *trace_meta(struct trace *t, const char *key)
@@ -173,6 +538,27 @@ int trace_time_error(sqlite3 *db, const char *table, const char *col1, const cha
 		snprintf(err, errlen, "damaged trace: a time in %s is out of range (0 to 2^62 ns)",
 			 table);
 	return found;
+}
+
+void trace_range_error(sqlite3 *db, const char *table, const char *col, int64_t lo, int64_t hi,
+		       int64_t null_as, char *err, size_t errlen)
+{
+	char sql[512];
+	sqlite3_stmt *st = NULL;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT rowid, v FROM (SELECT rowid, coalesce(CAST(\"%s\" AS INTEGER), %lld) "
+		 "AS v FROM \"%s\") WHERE v NOT BETWEEN %lld AND %lld ORDER BY rowid LIMIT 1",
+		 col, (long long)null_as, table, (long long)lo, (long long)hi);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		snprintf(err, errlen, "damaged trace: %s row %lld has %s %lld, out of range (%lld to %lld)",
+			 table, (long long)sqlite3_column_int64(st, 0), col,
+			 (long long)sqlite3_column_int64(st, 1), (long long)lo, (long long)hi);
+	else
+		snprintf(err, errlen, "damaged trace: a %s in %s is out of range (%lld to %lld)", col,
+			 table, (long long)lo, (long long)hi);
+	sqlite3_finalize(st);
 }
 
 /* name of a device from the trace's devices table (malloc'ed) or NULL */

@@ -20,10 +20,24 @@
 /* SQLite stays inside trace/: the handle is opaque to the rooms above. */
 typedef struct sqlite3 sqlite3;
 
+typedef struct sqlite3_stmt sqlite3_stmt;
+struct trace_guard;
+
 struct trace {
 	sqlite3 *db;
 	const char *path;
 	int schema_version;
+	int recording; /* 1: a collector holds the file's lock, it is still being recorded */
+	struct trace_guard *guard; /* the query bound shared by every connection (trace.c) */
+};
+
+/* One connection's progress-handler state (trace_db_open); trace.c only. */
+struct trace_watch {
+	struct trace_guard *guard;
+	sqlite3 *db;
+	uint64_t sig;	/* what the connection's statements had done at `since` */
+	int64_t since;	/* ns, CLOCK_MONOTONIC: when that was first seen */
+	int stats_gate; /* 1 while the schema loads: stop SQLite reading sqlite_stat* */
 };
 
 /* Error codes of trace_open (negative). */
@@ -34,13 +48,52 @@ enum {
 	TRACE_ERR_FOREIGN = -4,   /* SQLite, but not a gapscope trace */
 	TRACE_ERR_NEWER = -5,     /* written by a newer schema */
 	TRACE_ERR_CORRUPT = -6,
+	TRACE_ERR_NOT_REGULAR = -7, /* a FIFO, device, socket: never opened, never blocks */
+	TRACE_ERR_SCHEMA = -8,	    /* a table gapscope reads is not a plain rowid table */
 };
 
 /* Open `path` read-only and check it. On failure returns a negative
  * TRACE_ERR_* and writes a one-line explanation (no trailing newline, no
- * file name) to `err`. */
+ * file name) to `err`.
+ *
+ * A trace is untrusted input (docs/schema.md, "Reading untrusted traces"):
+ * only a regular file is opened; the tables gapscope reads must be plain
+ * rowid tables (no view, WITHOUT ROWID, virtual table or generated column)
+ * holding the columns of schema v1; the connection runs with
+ * trusted_schema off, views disabled, defensive mode on and the planner
+ * statistics the file may carry (sqlite_stat1, sqlite_stat4) left unread;
+ * and a progress handler interrupts any one query step that runs longer
+ * than TRACE_QUERY_LIMIT_MS (GAPSCOPE_QUERY_LIMIT_MS in the environment
+ * overrides it, for tests). */
 int trace_open(struct trace *t, const char *path, char *err, size_t errlen);
 void trace_close(struct trace *t);
+
+/* The bound on one query step, ms: generous, a 10M-kernel trace's longest
+ * step (one scan of a table) takes a few seconds. */
+#define TRACE_QUERY_LIMIT_MS 120000
+
+/* Another read-only connection to t's file with the same defences as
+ * t->db (a loader thread's own); `w` must live as long as the connection.
+ * NULL with err set when it cannot be opened. */
+sqlite3 *trace_db_open(struct trace *t, struct trace_watch *w, char *err, size_t errlen);
+
+/* After a read of t failed: if it failed because a query ran past the
+ * bound on any of t's connections, err is replaced by "query ran too
+ * long; the trace may be hostile" and 1 is returned, else 0. */
+int trace_too_long(const struct trace *t, char *err, size_t errlen);
+
+/* A device ordinal or stream id outside its documented range (devices
+ * 0..32767, the analysis' int16_t; streams 0..2^32-1, CUPTI's uint32_t) is
+ * refused, not merged into another. */
+#define TRACE_DEVICE_OK(d) ((d) >= 0 && (d) <= 32767)
+#define TRACE_STREAM_OK(s) ((s) >= 0 && (s) <= (int64_t)UINT32_MAX)
+
+/* After a reader met an id outside its range in `table`: find the first
+ * row whose column `col` (read as sqlite3_column_int64 reads it) lies
+ * outside [lo, hi] and describe it in err, e.g. "damaged trace: kernels
+ * row 2 has device 70000, out of range (0 to 32767)". NULL reads as `null_as`. */
+void trace_range_error(sqlite3 *db, const char *table, const char *col, int64_t lo, int64_t hi,
+		       int64_t null_as, char *err, size_t errlen);
 
 /* Once per process, before the first trace_open(): SQLite settings for
  * reading big traces (no memory statistics). */

@@ -43,6 +43,7 @@ static int step_err(struct trace *t, int rc, char *err, size_t errlen)
 	if (rc == SQLITE_DONE)
 		return 0;
 	snprintf(err, errlen, "cannot read graph tables: %s", sqlite3_errmsg(t->db));
+	trace_too_long(t, err, errlen); /* the reason, where a query was stopped */
 	return -EIO;
 }
 

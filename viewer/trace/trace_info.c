@@ -358,6 +358,10 @@ int info_load(struct info *in)
 	info_load_devices(in);
 	info_load_windows(in);
 	info_load_rows(in);
+	if (in->failed && trace_too_long(&in->t, in->damaged, sizeof(in->damaged))) {
+		in->failed = 0; /* not damage SQLite found: a query was stopped */
+		return -1;
+	}
 	if (in->failed) /* trace_open's checks passed but a page could not be read */
 		return -1;
 	info_check_meta_time(in, "start_ns", in->start_ns);

@@ -114,6 +114,7 @@ struct job {
 	const struct node_set *host_deps; /* ops tables: GS_OPF_HOST_NODE_DEP nodes */
 	uint32_t strings_end;		  /* 1 + the largest strings.id (string_ref) */
 	int bad_time; /* a row had a time outside [0, TRACE_TIME_MAX]: the scan stopped */
+	const char *bad_id; /* a row had this id column out of range: the scan stopped */
 	/* ops tables: whether a row came before the one read before it in
 	 * (device, start) order, checked as rows are written (a pass of its
 	 * own over 10M ops cost 0.1 s with one core idle). The analysis
@@ -231,6 +232,10 @@ static int scan_rows(struct job *j, sqlite3 *db, const char *table, const char *
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		if (j->bad_time) /* say which row: only on this path, the scan stays lean */
 			trace_time_error(db, table, "start", "end", j->err, sizeof(j->err));
+		else if (j->bad_id)
+			trace_range_error(db, table, j->bad_id, 0,
+					  strcmp(j->bad_id, "device") ? (int64_t)UINT32_MAX : 32767,
+					  0, j->err, sizeof(j->err));
 		else
 			job_fail(j, db, table); /* before finalize: keep SQLite's message */
 		goto out;
@@ -283,8 +288,19 @@ static void row_op(sqlite3_context *ctx, int argc, sqlite3_value **v)
 		return;
 	if (o->end < o->start)
 		o->end = o->start; /* a damaged row must not make negative time */
-	o->device = (int16_t)sqlite3_value_int(v[2]);
-	o->stream = (uint32_t)sqlite3_value_int64(v[3]);
+	/* an id outside its range is refused, not cut to fit: device 65536
+	 * read as int16_t became device 0, merging two devices' timelines
+	 * (NULL reads as 0, as before) */
+	{
+		int64_t dev = sqlite3_value_int64(v[2]), stream = sqlite3_value_int64(v[3]);
+		if (!TRACE_DEVICE_OK(dev) || !TRACE_STREAM_OK(stream)) {
+			j->bad_id = TRACE_DEVICE_OK(dev) ? "stream" : "device";
+			sqlite3_result_error(ctx, "id out of range", -1);
+			return;
+		}
+		o->device = (int16_t)dev;
+		o->stream = (uint32_t)stream;
+	}
 	o->corr = (uint32_t)sqlite3_value_int64(v[4]);
 	o->name_id = string_ref(sqlite3_value_int64(v[5]), j->strings_end);
 	o->graph_id = (uint32_t)sqlite3_value_int64(v[6]);
@@ -379,19 +395,14 @@ static int job_apis(struct job *j)
 	    5, row_api);
 }
 
-/* A read-only connection of a reader thread's own; NULL with err set when
- * it cannot be opened. */
-static sqlite3 *open_reader(const char *path, char *err, size_t errlen)
+/* A read-only connection of a reader thread's own, with trace_open's
+ * defences (trace_db_open); NULL with err set when it cannot be opened. */
+static sqlite3 *open_reader(struct trace *t, struct trace_watch *w, char *err, size_t errlen)
 {
-	sqlite3 *db = NULL;
+	sqlite3 *db = trace_db_open(t, w, err, errlen);
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
-		snprintf(err, errlen, "cannot open database: %s",
-			 db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+	if (!db)
 		return NULL;
-	}
 	/* a rowid-order scan reads each page once: a small page cache (the
 	 * root-to-leaf path and little else) touches less fresh memory than
 	 * SQLite's default 2 MB per connection */
@@ -417,20 +428,21 @@ struct job_queue {
 	struct job **jobs;
 	int n;
 	atomic_int next;
-	const char *path;
+	struct trace *t;
 };
 
 static void *queue_worker(void *arg)
 {
 	struct job_queue *q = arg;
 	sqlite3 *db = NULL;
+	struct trace_watch watch;
 	char err[256] = "";
 	int k;
 
 	while ((k = atomic_fetch_add(&q->next, 1)) < q->n) {
 		struct job *j = q->jobs[k];
 		if (!db && !err[0])
-			db = open_reader(q->path, err, sizeof(err));
+			db = open_reader(q->t, &watch, err, sizeof(err));
 		if (!db) {
 			snprintf(j->err, sizeof(j->err), "%s", err);
 			j->rc = -1;
@@ -516,6 +528,19 @@ static int load_strings(sqlite3 *db, uint32_t end, struct gs_strings *s, char *e
 	size_t used = 0;
 	int rc;
 
+	int utf8 = 1;
+
+	/* The text is read as UTF-8 whatever the database's encoding: a
+	 * UTF-16 trace read through CAST(value AS BLOB) gave each name as its
+	 * first character (the UTF-16 bytes stop at the first NUL). In a
+	 * UTF-8 database the blob is the text, without a conversion or check
+	 * per row; elsewhere SQLite converts, and a UTF-16 code unit (2 bytes)
+	 * becomes at most 3 bytes of UTF-8. */
+	if (sqlite3_prepare_v2(db, "PRAGMA encoding", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		utf8 = !strcmp((const char *)sqlite3_column_text(st, 0), "UTF-8");
+	sqlite3_finalize(st);
+	st = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT sum(length(CAST(value AS BLOB))+1) FROM strings", -1,
 			       &st, NULL) != SQLITE_OK)
 		goto sqlerr;
@@ -523,6 +548,8 @@ static int load_strings(sqlite3 *db, uint32_t end, struct gs_strings *s, char *e
 		bytes = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
+	if (!utf8)
+		bytes += bytes / 2;
 	/* one block: the pointer table followed by the text arena, so the
 	 * whole table is freed with one free(s->v) */
 	s->n = end;
@@ -532,12 +559,15 @@ static int load_strings(sqlite3 *db, uint32_t end, struct gs_strings *s, char *e
 		return -1;
 	}
 	arena = (char *)(s->v + s->n);
-	if (sqlite3_prepare_v2(db, "SELECT id, CAST(value AS BLOB) FROM strings", -1, &st, NULL) !=
-	    SQLITE_OK)
+	if (sqlite3_prepare_v2(db,
+			       utf8 ? "SELECT id, CAST(value AS BLOB) FROM strings"
+				    : "SELECT id, value FROM strings",
+			       -1, &st, NULL) != SQLITE_OK)
 		goto sqlerr;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
-		const void *txt = sqlite3_column_blob(st, 1);
+		/* text before bytes: the length of the UTF-8 form */
+		const void *txt = utf8 ? sqlite3_column_blob(st, 1) : sqlite3_column_text(st, 1);
 		size_t len = (size_t)sqlite3_column_bytes(st, 1);
 		if (id <= 0 || id > max_id || used + len + 1 > (size_t)bytes + 1)
 			continue;
@@ -584,6 +614,8 @@ static int load_syncs(sqlite3 *db, uint32_t strings_end, struct vec *v, char *er
 		s->corr = u32(st, 5);
 		s->api_name_id = string_ref(i64(st, 6), strings_end);
 		s->reason_id = string_ref(i64(st, 7), strings_end);
+		if (i64(st, 8) < -1 || i64(st, 8) > 32767) /* -1: none (NULL reads so too) */
+			goto bad_id;
 		s->device = (int16_t)i32(st, 8);
 		s->kind = (uint8_t)i32(st, 9);
 		s->implicit = i32(st, 10) != 0;
@@ -599,6 +631,10 @@ fail:
 bad_time:
 	sqlite3_finalize(st);
 	trace_time_error(db, "syncs", "start", "end", err, errlen);
+	return -1;
+bad_id:
+	sqlite3_finalize(st);
+	trace_range_error(db, "syncs", "device", -1, 32767, -1, err, errlen);
 	return -1;
 }
 
@@ -669,6 +705,11 @@ static int load_events(sqlite3 *db, struct vec *v, char *err, size_t errlen)
 			goto bad_time;
 		e->event = (uint64_t)i64(st, 1);
 		e->stream = u32(st, 2);
+		if (i64(st, 3) < -1 || i64(st, 3) > 32767) {
+			sqlite3_finalize(st);
+			trace_range_error(db, "events", "device", -1, 32767, -1, err, errlen);
+			return -1;
+		}
 		e->device = (int16_t)i32(st, 3);
 	}
 	if (rc != SQLITE_DONE)
@@ -932,8 +973,21 @@ int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, s
 	return trace_load_parts(t, what, load_parts_default(), in, err, errlen);
 }
 
+static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
+		      size_t errlen);
+
 int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
 		     size_t errlen)
+{
+	int rc = load_parts(t, what, parts, in, err, errlen);
+
+	if (rc)
+		trace_too_long(t, err, errlen); /* the reason, where a query was stopped */
+	return rc;
+}
+
+static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
+		      size_t errlen)
 {
 	struct split sk, sa;
 	struct job jc = {.db = t->db,
@@ -946,7 +1000,7 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 	struct vec ve = {.elem = sizeof(struct gs_event)};
 	struct node_set hd = {NULL, 0};
 	struct job *bg[2 * GS_LOAD_MAX_PARTS];
-	struct job_queue q = {.jobs = bg, .path = t->path};
+	struct job_queue q = {.jobs = bg, .t = t};
 	pthread_t th[GS_LOAD_MAX_READERS];
 	int started[GS_LOAD_MAX_READERS] = {0}, n_bg = 0, n_th, k, rc = -1;
 	uint32_t str_end = 1;
