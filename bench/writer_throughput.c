@@ -128,13 +128,15 @@ int main(int argc, char **argv)
 	int varied = argc > 3 && strcmp(argv[3], "varied") == 0;
 	static const char *const names[] = {
 	    "_Z10short_kernelPfi",
-	    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl"
-	    "(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#1}::operator()() "
-	    "const::{lambda()#2}::operator()() const::{lambda(float)#1}, "
-	    "at::detail::Array<char*, 2> >(int, at::native::GeluCUDAKernelImpl, "
-	    "at::detail::Array<char*, 2>)",
-	    "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_"
-	    "execute_segment_k_off_kernel__5x_cublas",
+	    /* long names are split on purpose: the parentheses tell clang
+	     * (-Wstring-concatenation) that no comma is missing */
+	    ("void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl"
+	     "(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#1}::operator()() "
+	     "const::{lambda()#2}::operator()() const::{lambda(float)#1}, "
+	     "at::detail::Array<char*, 2> >(int, at::native::GeluCUDAKernelImpl, "
+	     "at::detail::Array<char*, 2>)"),
+	    ("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_"
+	     "execute_segment_k_off_kernel__5x_cublas"),
 	    "_Z6reduceILi256EEvPKfPfi",
 	};
 	struct gs_writer *w;

@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Installs the Debian packages gapscope needs to build and test (viewer and
-# tests; the collector and demos also need the CUDA Toolkit, which is not a
-# Debian package here and is used when present). Safe to run twice.
+# Installs the Debian packages gapscope needs. Safe to run twice.
+#   tools/deps.sh         to build and run gapscope (the main job)
+#   tools/deps.sh test    also what the tests need: cmocka, the graphviz and
+#                         sqlite3 tools, python3, Chromium (browser checks of
+#                         the HTML pages) and scdoc (man pages)
+# The collector and demos also need the CUDA Toolkit, which is not a Debian
+# package here and is used when present.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libcmocka-dev
-      libgraphviz-dev graphviz libjansson-dev python3 chromium)
+pkgs=(build-essential cmake pkg-config libsqlite3-dev libgraphviz-dev libjansson-dev)
+case ${1:-} in
+"") ;;
+test) pkgs+=(sqlite3 libcmocka-dev graphviz python3 chromium scdoc) ;;
+*) echo "usage: tools/deps.sh [test]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-tools/deps.sh
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+tools/deps.sh # only what building and running need; tools/test.sh installs the rest
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGAPSCOPE_TESTS=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 gs="$build/bin/gapscope"
 demo="$build/bin/gs_demo_decode_starvation"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds gapscope with warnings as errors and ASan+UBSan, and runs the test
 # suite (unit and CLI tests; GPU tests skip themselves where there is no GPU).
-# Installs the Debian packages it needs first (tools/deps.sh).
+# Installs the Debian packages it needs first (tools/deps.sh test).
 # Usage: tools/test.sh [build-dir]   (default: build-test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-test}
-tools/deps.sh
+tools/deps.sh test
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGAPSCOPE_WERROR=ON -DGAPSCOPE_SANITIZE=ON
 cmake --build "$build" -j"$(nproc)"
 # detect_leaks stays on: the tests must not leak. Graphviz 2.42 and fontconfig

@@ -192,5 +192,6 @@ gs_cli_collector_test(record_help
   -- ${GS_BIN} record --help)
 add_test(NAME cli_record_finds_library
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/collector_record_lib.sh ${GS_EXPECT} ${CMAKE_BINARY_DIR}
+                 ${GAPSCOPE_LIB_RELDIR}
          WORKING_DIRECTORY ${GS_CLI_DBS})
 set_tests_properties(cli_record_finds_library PROPERTIES FIXTURES_REQUIRED collector_dbs LABELS cli)
