@@ -2,7 +2,9 @@
 # run_fuzz.sh FUZZER DAMAGED_MKDB BUILD_DIR WORKDIR - the bounded fuzz run
 # of ctest (label fuzz): seeds the corpus with small traces written by
 # damaged_mkdb (the CLI tests' writer: real schema, then SQL) and with the
-# databases the CLI tests left in the build tree (40 at most, up to 200 KB each), then
+# databases the CLI tests left in the build tree (regular files only: one
+# test makes a FIFO named *.db, and cp would block on it; 40 at most, up to
+# 200 KB each), then
 # runs the libFuzzer target for GAPSCOPE_FUZZ_SECONDS (30). Exit 77
 # (skipped) without a fuzzer; libFuzzer's exit status otherwise (non-zero
 # on a crash, a sanitizer report, a leak or a hang past -timeout).
@@ -31,7 +33,7 @@ INSERT INTO meta VALUES('finalized','1'),('start_ns','0'),('stop_ns','7000');"
 "$mkdb" "$corpus/seed_empty.db" "" || exit 1
 "$mkdb" "$corpus/seed_indexed.db" "$base CREATE INDEX k_s ON kernels(device,start);
 CREATE INDEX a_c ON api_calls(correlation_id);" || exit 1
-find "$build/tests" -name '*.db' -size -200k 2>/dev/null | head -40 | while read -r f; do
+find "$build/tests" -type f -name '*.db' -size -200k 2>/dev/null | head -40 | while read -r f; do
 	cp "$f" "$corpus/cli_$(echo "$f" | cksum | cut -d' ' -f1).db"
 done
 exec "$fuzzer" -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 -max_len=600000 \
