@@ -257,6 +257,8 @@ void cg_cache_init(struct cg_cache *cc)
 	memset(cc->lo, 0xff, sizeof(cc->lo));
 	cc->host_thread = GS_NONE;
 	memset(cc->host_key, 0xff, sizeof(cc->host_key));
+	memset(cc->tid_val, 0xff, sizeof(cc->tid_val));
+	memset(cc->tid_key, 0, sizeof(cc->tid_key));
 	memset(cc->hh, 0, sizeof(cc->hh));
 }
 
@@ -711,12 +713,20 @@ static const struct host_thread *cut_thread(const struct actx *c, struct cg_cach
 					    struct host_hints **hh)
 {
 	uint32_t k, hint = cc->host_thread, slot;
+	uint32_t ts = (tid * 2654435761u) >> 29; /* CG_CACHE_SLOTS = 8 */
 
 	if (!c->host)
 		return NULL;
-	k = host_thread_of(c->host, tid, &hint);
-	if (k == GS_NONE)
-		return NULL;
+	/* tid -> thread index through a small cache (threads interleave) */
+	if (cc->tid_key[ts] == tid && cc->tid_val[ts] != GS_NONE) {
+		k = cc->tid_val[ts];
+	} else {
+		k = host_thread_of(c->host, tid, &hint);
+		if (k == GS_NONE)
+			return NULL;
+		cc->tid_key[ts] = tid;
+		cc->tid_val[ts] = k;
+	}
 	cc->host_thread = k;
 	slot = k % CG_CACHE_SLOTS;
 	if (cc->host_key[slot] != k) {

@@ -166,6 +166,7 @@ struct cg_cache {
 	/* per host thread (direct-mapped by its index in the covers): where
 	 * the last cut of that thread's covers landed */
 	uint32_t host_key[CG_CACHE_SLOTS];
+	uint32_t tid_key[CG_CACHE_SLOTS], tid_val[CG_CACHE_SLOTS]; /* tid -> thread index */
 	uint32_t host_thread; /* host index of the last thread looked up */
 	struct host_hints hh[CG_CACHE_SLOTS];
 };

@@ -187,14 +187,39 @@ int host_index_build(struct actx *c, struct host_index *h)
 		goto out;
 	for (i = 0; i < in->n_syncs; i++)
 		blocks[i] = (uint8_t)host_sync_blocks(c, i);
-	/* pass 1: the threads (sorted as they are met) and their call counts */
-	for (i = 0; i < in->n_apis; i++) {
-		run++;
-		if (i + 1 == in->n_apis || in->apis[i + 1].tid != in->apis[i].tid) {
-			if (count_tid(&tids, &acnt, &nt, &cap, in->apis[i].tid, run))
-				goto out;
+	/* pass 1: the threads (sorted as they are met) and their call counts;
+	 * runs of calls on one thread counted at once, and the last few
+	 * threads' counts kept in a small cache in front of the sorted list
+	 * (threads interleave call by call in a multi-threaded program) */
+	{
+		struct {
+			uint32_t tid;
+			size_t n;
+			int used;
+		} pc[16];
+		memset(pc, 0, sizeof(pc));
+		for (i = 0; i < in->n_apis; i++) {
+			uint32_t tid = in->apis[i].tid, slot;
+			run++;
+			if (i + 1 < in->n_apis && in->apis[i + 1].tid == tid)
+				continue;
+			slot = (tid * 2654435761u) >> 28;
+			if (pc[slot].used && pc[slot].tid != tid) {
+				if (count_tid(&tids, &acnt, &nt, &cap, pc[slot].tid, pc[slot].n))
+					goto out;
+				pc[slot].used = 0;
+			}
+			if (!pc[slot].used) {
+				pc[slot].used = 1;
+				pc[slot].tid = tid;
+				pc[slot].n = 0;
+			}
+			pc[slot].n += run;
 			run = 0;
 		}
+		for (k = 0; k < 16; k++)
+			if (pc[k].used && count_tid(&tids, &acnt, &nt, &cap, pc[k].tid, pc[k].n))
+				goto out;
 	}
 	for (i = 0; i < in->n_syncs; i++) /* syncs: threads only */
 		if (blocks[i] && count_tid(&tids, &acnt, &nt, &cap, in->syncs[i].tid, 0))
