@@ -184,6 +184,18 @@ gs_cli_collector_test(record_library_not_found
   --rc 2 --env GAPSCOPE_LIB=${GS_CLI_DBS}/no-such-lib.so --stdout-empty
   --stderr-exact "gapscope: ${GS_CLI_DBS}/no-such-lib.so: GAPSCOPE_LIB: collector library not found (No such file or directory)"
   -- ${GS_BIN} record -- /bin/true)
+gs_cli_collector_test(record_library_not_elf
+  --rc 2 --env GAPSCOPE_LIB=${GS_CLI_DBS}/not-a-lib.so --stdout-empty
+  --stderr-exact "gapscope: ${GS_CLI_DBS}/not-a-lib.so: GAPSCOPE_LIB: not a shared library (${GS_CLI_DBS}/not-a-lib.so is no ELF shared object)%3B point it at libgapscope.so"
+  -- ${GS_BIN} record -- /bin/true)
+gs_cli_collector_test(record_bad_buffer
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: record: --buffer-kb: 'abc' is not a whole number between 64 and 1048576"
+  -- ${GS_BIN} record --buffer-kb abc -- /bin/true)
+gs_cli_collector_test(record_buffer_too_small
+  --rc 2 --env ${GS_STANDIN} --stdout-empty
+  --stderr-exact "gapscope: record: --buffer-kb: '10' is not a whole number between 64 and 1048576"
+  -- ${GS_BIN} record --buffer-kb 10 -- /bin/true)
 gs_cli_collector_test(record_help
   --rc 0 --stderr-lines 0
   --stdout-line "usage: gapscope record [options] [--] program [args...]"

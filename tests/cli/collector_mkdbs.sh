@@ -16,6 +16,9 @@ head -c 3000 "$dir/full.db" >"$dir/truncated.db"
 printf 'kernel,start,end\nk,1,2\n' >"$dir/notsqlite.db"
 : >"$dir/empty.db"
 mkdir -p "$dir/adir.db"
-# A stand-in for libgapscope.so: `record` only checks that the library exists;
-# non-CUDA programs never load it.
-: >"$dir/libgapscope-standin.so"
+# A stand-in for libgapscope.so: `record` checks that the library exists and
+# is an ELF shared object; non-CUDA programs never load it. An empty one,
+# built with the C compiler the project is built with.
+printf 'void gs_standin(void) {}\n' | ${CC:-cc} -shared -fPIC -x c - -o "$dir/libgapscope-standin.so" || exit 1
+# and a file that is not a library, for record_library_not_elf
+printf 'not a library\n' >"$dir/not-a-lib.so"

@@ -130,15 +130,16 @@ static int record_check_activities(const char *list)
 }
 
 /* Parse a non-negative decimal integer option; on error print why. */
-static int record_parse_uint(const char *opt, const char *s, long max, long *out)
+static int record_parse_uint(const char *opt, const char *s, long min, long max, long *out)
 {
 	char *end = NULL;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < 0 || v > max) {
-		gs_error("record", "%s: '%s' is not a whole number between 0 and %ld", opt, s, max);
+	if (!*s || *end || errno || v < min || v > max) {
+		gs_error("record", "%s: '%s' is not a whole number between %ld and %ld", opt, s, min,
+			 max);
 		return -1;
 	}
 	*out = v;
@@ -274,6 +275,26 @@ static int record_dir_exists(const char *path, char *dir, size_t dirlen)
  * With `quiet` nothing is printed (for --help); else a failure says where
  * it looked. Returns 0 with the real path in out, or -1.
  */
+/* 1 when path is a regular file that starts as an ELF shared object
+ * (magic, and e_type ET_DYN) */
+static int record_is_elf_so(const char *path)
+{
+	unsigned char h[18];
+	struct stat st;
+	FILE *f;
+	size_t n;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	n = fread(h, 1, sizeof(h), f);
+	fclose(f);
+	/* e_type at offset 16, little-endian on the machines CUDA runs on */
+	return n == sizeof(h) && !memcmp(h, "\177ELF", 4) && h[16] == 3 && h[17] == 0;
+}
+
 static int record_find_lib(char *out, size_t outlen, int quiet)
 {
 	const char *env = getenv("GAPSCOPE_LIB");
@@ -286,6 +307,14 @@ static int record_find_lib(char *out, size_t outlen, int quiet)
 			if (!quiet)
 				gs_error(env, "GAPSCOPE_LIB: collector library not found (%s)",
 					 strerror(errno));
+			return -1;
+		}
+		if (!record_is_elf_so(out)) {
+			/* the driver would skip it silently: no trace and no word */
+			if (!quiet)
+				gs_error(env, "GAPSCOPE_LIB: not a shared library (%s is no ELF "
+					      "shared object); point it at libgapscope.so",
+					 out);
 			return -1;
 		}
 		return 0;
@@ -511,15 +540,11 @@ int cmd_record(int argc, char **argv)
 	if (activities && record_check_activities(activities) < 0)
 		return GS_EXIT_BAD_INPUT;
 	if (flush &&
-	    record_parse_uint("--flush-ms", flush, 3600000L, &v) < 0) /* as GAPSCOPE_FLUSH_MS */
+	    record_parse_uint("--flush-ms", flush, 0, 3600000L, &v) < 0) /* as GAPSCOPE_FLUSH_MS */
 		return GS_EXIT_BAD_INPUT;
 	/* Same bounds as the collector's GAPSCOPE_BUFFER_KB (64 KiB .. 1 GiB). */
-	if (buffer && record_parse_uint("--buffer-kb", buffer, 1048576L, &v) < 0)
+	if (buffer && record_parse_uint("--buffer-kb", buffer, 64, 1048576L, &v) < 0)
 		return GS_EXIT_BAD_INPUT;
-	if (buffer && v < 64) { /* v is --buffer-kb's value here */
-		gs_error("record", "--buffer-kb: '%s' is too small (at least 64)", buffer);
-		return GS_EXIT_BAD_INPUT;
-	}
 	if (log && !record_in_list(log, strlen(log), record_log_levels,
 				   sizeof(record_log_levels) / sizeof(record_log_levels[0]))) {
 		gs_error("record", "--log: unknown level '%s' (use quiet, warn, info or debug)",
