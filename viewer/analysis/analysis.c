@@ -1329,12 +1329,18 @@ static int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, u
 		for (k = 0; k < n_streams; k++)
 			old_ids[k] = d->streams[k].stream;
 		qsort(d->streams, n_streams, sizeof(*d->streams), cmp_stream_result);
+		/* stream ids are distinct: a binary search in the sorted list
+		 * (a scan for each was quadratic with one kernel per stream) */
 		for (k = 0; k < n_streams; k++) {
-			size_t j;
-			for (j = 0; j < n_streams; j++)
-				if (d->streams[j].stream == old_ids[k])
-					break;
-			remap[k] = (uint32_t)j;
+			size_t lo = 0, hi = n_streams;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (d->streams[mid].stream < old_ids[k])
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			remap[k] = (uint32_t)lo;
 		}
 		free(old_ids);
 		for (i = a; i < b; i++)
