@@ -1447,6 +1447,30 @@ static void test_launch_calls_of_many_calls_with_twins(void **state)
 
 /* ---- gap model v2: segments ------------------------------------------ */
 
+/* A thread's calls given out of start order (rows need not be sorted):
+ * the host index sorts them, and the cut is the one of the sorted input. */
+static void test_calls_out_of_order_cut_as_sorted(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* thread 1: the later calls first, then the first launch */
+	api(t, S_LAUNCH, 900, 910, 2, 1);
+	api(t, S_STREAMSYNC, 195, 230, 10, 1);
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 950, 1000, 2, S_KB);
+	run(t);
+	/* gap [200,950), K2's call at 900: CUDA API [200,230) in the
+	 * cudaStreamSynchronize call (no sync row here) 30, host code
+	 * [230,900) 670, launch latency [900,950) 50 */
+	assert_int_equal(dev0(t)->n_gaps, 1);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_CUDA_API], 30);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 670);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 50);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	tb_free(t);
+}
+
 static void test_gap_after_short_sync_and_long_host_pause_splits_by_segment(void **state)
 {
 	struct tb *t = tb_new();
@@ -1847,6 +1871,7 @@ int main(void)
 	    cmocka_unit_test(test_unsorted_ops_are_rejected_in_either_half),
 	    cmocka_unit_test(test_lookups_alternate_threads_and_go_back_in_time),
 	    cmocka_unit_test(test_gap_after_short_sync_and_long_host_pause_splits_by_segment),
+	    cmocka_unit_test(test_calls_out_of_order_cut_as_sorted),
 	    cmocka_unit_test(test_cuda_calls_and_polls_in_late_gap_are_cuda_api),
 	    cmocka_unit_test(test_nested_runtime_and_driver_calls_count_once),
 	    cmocka_unit_test(test_gaps_inside_graph_replay_before_sync_are_graph_internal),

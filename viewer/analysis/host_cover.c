@@ -20,6 +20,7 @@
  * legacy-default-stream launch that CUPTI also reports as a sync is a
  * launch, not a wait of the host). Synchronous copies and sets block.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,21 +74,23 @@ uint32_t host_thread_of(const struct host_index *h, uint32_t tid, uint32_t *hint
 
 /* sort one thread's list of source indexes by start when it is not
  * (the loader's order is by row, which is by start within a thread in
- * practice, so this is a check) */
-static const struct gs_api *sort_apis;
-static int cmp_api_start(const void *a, const void *b)
+ * practice, so this is a check); qsort_r: no global state, two analyses
+ * may run at once (diff, html of two runs) */
+static int cmp_api_start(const void *a, const void *b, void *arg)
 {
-	const struct gs_api *x = &sort_apis[*(const uint32_t *)a];
-	const struct gs_api *y = &sort_apis[*(const uint32_t *)b];
+	const struct gs_api *apis = arg;
+	const struct gs_api *x = &apis[*(const uint32_t *)a];
+	const struct gs_api *y = &apis[*(const uint32_t *)b];
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
-static const struct gs_sync *sort_syncs;
-static int cmp_sync_start(const void *a, const void *b)
+
+static int cmp_sync_start(const void *a, const void *b, void *arg)
 {
-	const struct gs_sync *x = &sort_syncs[*(const uint32_t *)a];
-	const struct gs_sync *y = &sort_syncs[*(const uint32_t *)b];
+	const struct gs_sync *syncs = arg;
+	const struct gs_sync *x = &syncs[*(const uint32_t *)a];
+	const struct gs_sync *y = &syncs[*(const uint32_t *)b];
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
@@ -296,13 +299,13 @@ int host_index_build(struct actx *c, struct host_index *h)
 					      .maxend = h->sync_maxend + sync_off[k],
 					      .n = sync_off[k + 1] - sync_off[k]};
 		if (aunsorted[k]) {
-			sort_apis = in->apis;
-			qsort(t->calls.idx, t->calls.n, sizeof(uint32_t), cmp_api_start);
+			qsort_r(t->calls.idx, t->calls.n, sizeof(uint32_t), cmp_api_start,
+				(void *)in->apis);
 			list_maxend(in, &t->calls, 0);
 		}
 		if (sunsorted[k]) {
-			sort_syncs = in->syncs;
-			qsort(t->syncs.idx, t->syncs.n, sizeof(uint32_t), cmp_sync_start);
+			qsort_r(t->syncs.idx, t->syncs.n, sizeof(uint32_t), cmp_sync_start,
+				(void *)in->syncs);
 			list_maxend(in, &t->syncs, 1);
 		}
 	}
