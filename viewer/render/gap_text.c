@@ -5,9 +5,9 @@
  * shared by the text report, the HTML tooltips and the Chrome export's gap
  * track, so they all say the same: "4.700 us sync wait in
  * cudaStreamSynchronize, then 3.720 s host code on thread 1063, then
- * 9.000 us launch latency (cudaLaunchKernel)". Names from the trace are
- * written with control characters (C0, DEL, C1) as '?'; it computes
- * nothing the analysis did not.
+ * 9.000 us launch latency (cudaLaunchKernel)". Names from the trace go
+ * through the terminal sanitizer (term.h); it computes nothing the
+ * analysis did not.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 
 #include "gapscope/trace_format.h"
 #include "report.h"
+#include "term.h"
 
 #define GAP_TEXT_SEGMENTS 5 /* segments named; the rest summed as "more" */
 
@@ -32,23 +33,17 @@ void gap_dur(char *b, size_t n, int64_t ns)
 		snprintf(b, n, "%.3f s", (double)ns / 1e9);
 }
 
-/* append s (at most max bytes of it) with controls as '?' */
+static void put(char *buf, size_t n, size_t *k, const char *s);
+
+/* append s escaped by the one terminal sanitizer (term.h), at most max
+ * bytes of it, cut between characters */
 static void put_name(char *buf, size_t n, size_t *k, const char *s, size_t max)
 {
-	size_t i;
+	char esc[4 * 64 + 8];
 
-	for (i = 0; s && s[i] && i < max && *k + 1 < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		/* C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F in UTF-8 */
-		if (ch == 0xc2 && (unsigned char)s[i + 1] >= 0x80 &&
-		    (unsigned char)s[i + 1] <= 0x9f) {
-			buf[(*k)++] = '?';
-			i++;
-			continue;
-		}
-		buf[(*k)++] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
-	}
-	buf[*k] = '\0';
+	if (max + 1 > sizeof(esc))
+		max = sizeof(esc) - 1;
+	put(buf, n, k, term_str(esc, max + 1, s ? s : ""));
 }
 
 static void put(char *buf, size_t n, size_t *k, const char *s)

@@ -69,7 +69,7 @@ void gap_dur(char *b, size_t n, int64_t ns);
 /* The segments of gap g as one sentence into buf (n bytes, always
  * terminated; cut at n): "4.700 us sync wait in cudaStreamSynchronize,
  * then 3.720 s host code on thread 1063, then 9.000 us launch latency
- * (cudaLaunchKernel)". Controls in trace names are written as '?'. */
+ * (cudaLaunchKernel)". Trace names go through the terminal sanitizer. */
 void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
 		       const struct gs_result *res, const struct gs_gap *g);
 

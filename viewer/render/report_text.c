@@ -15,19 +15,11 @@
 #include "report.h"
 #include "term.h"
 
-/* "850 ns", "12.345 us", "1.234 ms", "2.500 s" */
+/* "850 ns", "12.345 us", "1.234 ms", "2.500 s" (gap_dur, shared with the
+ * gap sentences) */
 static const char *dur(char *b, size_t n, int64_t ns)
 {
-	int64_t a = ns < 0 ? -ns : ns;
-
-	if (a < 1000)
-		snprintf(b, n, "%lld ns", (long long)ns);
-	else if (a < 1000000)
-		snprintf(b, n, "%.3f us", (double)ns / 1e3);
-	else if (a < 1000000000)
-		snprintf(b, n, "%.3f ms", (double)ns / 1e6);
-	else
-		snprintf(b, n, "%.3f s", (double)ns / 1e9);
+	gap_dur(b, n, ns);
 	return b;
 }
 
