@@ -131,6 +131,15 @@ const char gs_schema_sql[] =
 	"  correlation_id INTEGER,                 -- shared by all kernels of this launch\n"
 	"  start INTEGER, end INTEGER,             -- the launch API call\n"
 	"  tid INTEGER);\n"
+	/* v2: one row per graph launch recorded in graph-level mode
+	 * (CUPTI_ACTIVITY_KIND_GRAPH_TRACE): the graph's run on the GPU, with no
+	 * kernels rows for its nodes */
+	"CREATE TABLE IF NOT EXISTS graph_runs (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  start INTEGER NOT NULL, end INTEGER NOT NULL, -- ns, first node start .. last node end\n"
+	"  device INTEGER, context INTEGER, stream INTEGER,\n"
+	"  graph_id INTEGER,                       -- CUPTI id of the graph (graph_execs.exec_id)\n"
+	"  correlation_id INTEGER);                -- the launch call's (api_calls)\n"
 	"CREATE TABLE IF NOT EXISTS graph_node_updates (\n"
 	"  time INTEGER NOT NULL,                  -- ns, when the call changed the node\n"
 	"  kind INTEGER NOT NULL,                  -- 1 node updated, 2 parameters set in an exec\n"
@@ -152,8 +161,23 @@ const char gs_schema_index_sql[] =
 	"CREATE INDEX IF NOT EXISTS syncs_start ON syncs(tid, start);\n"
 	"CREATE INDEX IF NOT EXISTS events_event ON events(event, start);\n"
 	"CREATE INDEX IF NOT EXISTS nvtx_start ON nvtx(start);\n"
+	"CREATE INDEX IF NOT EXISTS graph_runs_start ON graph_runs(device, start);\n"
 	"CREATE INDEX IF NOT EXISTS graph_nodes_graph ON graph_nodes(graph_id);\n"
 	"CREATE INDEX IF NOT EXISTS graph_edges_graph ON graph_edges(graph_id);\n";
+
+int gs_schema_table_optional(const char *name)
+{
+	static const char *const optional[] = {
+	    "events", "graph_node_updates", /* added to v1 */
+	    "graph_runs",		    /* v2 */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
+		if (!strcmp(name, optional[i]))
+			return 1;
+	return 0;
+}
 
 int gs_schema_create(sqlite3 *db)
 {

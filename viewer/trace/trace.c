@@ -278,13 +278,6 @@ int trace_too_long(const struct trace *t, char *err, size_t errlen)
 
 /* ------------------------------------------------------ the table check */
 
-/* Tables of schema v1 added later: a trace without them is not damaged
- * (trace_info.h, info_table_is_later, says the same). */
-static int table_is_later(const char *name)
-{
-	return !strcmp(name, "events") || !strcmp(name, "graph_node_updates");
-}
-
 /* Every table of schema v1 that the trace holds must be what the schema
  * made it: a plain rowid table with the schema's columns, none of them
  * generated. A view, a WITHOUT ROWID or virtual table under a table's name
@@ -328,7 +321,7 @@ static int check_tables(sqlite3 *db, char *err, size_t errlen)
 		sqlite3_bind_text(kind, 1, name, -1, SQLITE_TRANSIENT);
 		r = sqlite3_step(kind);
 		if (r == SQLITE_DONE) {
-			if (table_is_later(name))
+			if (gs_schema_table_optional(name))
 				continue;
 			snprintf(err, errlen, "damaged trace: table %s is missing", name);
 			rc = TRACE_ERR_SCHEMA;

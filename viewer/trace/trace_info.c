@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gapscope/trace_format.h"
 #include "trace_info.h"
 
 /* Tables of schema v1, in the order the docs list them. */
@@ -35,14 +36,14 @@ const char *const info_tables[INFO_NTABLES] = {
     "graph_execs",
     "graph_launches",
     "graph_node_updates",
+    "graph_runs",
     "overhead",
 };
 
-/* Tables added to schema v1 later (additively): older traces lack them,
- * which is not damage. */
+/* Tables older traces lack, which is not damage (gs_schema_table_optional). */
 int info_table_is_later(const char *name)
 {
-	return !strcmp(name, "events") || !strcmp(name, "graph_node_updates");
+	return gs_schema_table_optional(name);
 }
 
 /*

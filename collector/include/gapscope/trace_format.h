@@ -1,5 +1,6 @@
 /*
- * trace_format.h - the gapscope trace database contract (schema v1).
+ * trace_format.h - the gapscope trace database contract (schema v2; v1 traces
+ * stay readable).
  *
  * The collector writes this format and the viewer reads it; this header and
  * schema.c are its single owner. It holds the schema version, the SQL that
@@ -18,7 +19,10 @@
 
 #include <sqlite3.h>
 
-#define GS_SCHEMA_VERSION 1
+/* 2: graph_runs (graph-level recording: one row per graph launch, no kernel
+ * rows for its nodes) and the call-site tables. A v1 reader would take a
+ * graph-level trace's missing kernels for idle GPU, so v1 readers refuse v2. */
+#define GS_SCHEMA_VERSION 2
 #define GS_SQLITE_APPLICATION_ID 0x47415053 /* "GAPS", PRAGMA application_id */
 
 /* api_calls.api */
@@ -110,6 +114,11 @@ extern const char gs_schema_index_sql[];
 /* Create the tables and write meta.schema_version. Returns 0 or a negative
  * SQLite error code. */
 int gs_schema_create(sqlite3 *db);
+
+/* 1 when a trace may lack table `name`: tables added after the first traces
+ * of their schema version (v1: events, graph_node_updates) and the tables of
+ * v2 (absent from v1 traces). Readers treat such a missing table as empty. */
+int gs_schema_table_optional(const char *name);
 
 /* Build the indexes (idempotent). Returns 0 or a negative SQLite error code. */
 int gs_schema_create_indexes(sqlite3 *db);
