@@ -672,9 +672,22 @@ def check_plain_tables():
             one_line_exit2(run_env({}, *argv, timeout=30), f"{name}: {label}",
                            f"gapscope: {db}: damaged trace: {what}")
     # an extra table of the user's own, even WITHOUT ROWID, is not ours to judge
-    db = mkdb("plain_extra", "CREATE TABLE notes(k TEXT PRIMARY KEY, v) WITHOUT ROWID;")
+    db = mkdb("plain_extra", "CREATE TABLE notes(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
+              "INSERT INTO notes VALUES('b',2),('a','=1+1');")
     p = run("report", "--json", db)
     expect(p.returncode == 0 and not sanitizer(p), f"extra table: exit {p.returncode} {p.stderr!r}")
+    # the CSV export dumps it in its primary key's order ("ORDER BY rowid"
+    # failed the whole export: "no such column: rowid"), the formula-like
+    # cell with its leading '
+    csv_dir = os.path.join(WORK, "plain_extra_csv")
+    shutil.rmtree(csv_dir, ignore_errors=True)
+    p = run("export", db, "--format", "csv", "-o", csv_dir)
+    expect(p.returncode == 0 and p.stderr == "", f"extra table: csv: exit {p.returncode} {p.stderr!r}")
+    if p.returncode == 0:
+        with open(os.path.join(csv_dir, "notes.csv"), newline="") as f:
+            got = f.read()
+        expect(got == "k,v\r\na,'=1+1\r\nb,2\r\n" or got == "k,v\na,'=1+1\nb,2\n",
+               f"extra table: notes.csv {got!r}")
 
 
 def many_ops_sql(n):
@@ -747,6 +760,13 @@ def check_utf16():
         names = [k["name"] for k in j["kernels"]["top"]]
         expect(names == ["gemm_\u00e9t\u00e9"], f"utf16: kernel names {names}")
         expect([r.get("name") for r in j["nvtx"]] == ["step"], f"utf16: nvtx {j['nvtx']}")
+    # the graph reader and the exporters too: both kernels by their whole name
+    p = run("graph", db, "--streams", "--range", "step", "-o", "-")
+    expect(p.returncode == 0 and p.stdout.count('label="kernel\\ngemm_\u00e9t\u00e9"') == 2,
+           f"utf16: graph --streams: exit {p.returncode} {p.stdout[:600]!r} {p.stderr!r}")
+    p = run("export", db, "--format", "chrome", "--no-gaps", "-o", "-")
+    expect(p.returncode == 0 and p.stdout.count('"name":"gemm_\u00e9t\u00e9"') == 2,
+           f"utf16: export chrome: exit {p.returncode} {p.stderr!r}")
 
 
 def check_id_ranges():
@@ -784,6 +804,217 @@ def check_info_recording():
     p = run("info", db)
     expect("being recorded" not in p.stdout + p.stderr, "not recording: says being recorded")
 
+def check_graph_ids():
+    # The graph reader and info's GPU windows check ids and times as every
+    # other reader does (trace.h): a device outside 0..32767, a stream
+    # outside 32 bits, a time outside [0, 2^62] is refused, naming table,
+    # row and column (graph --streams drew device 2^63-1 as a stream of its
+    # own and a critical path of 9223372036854774 us; info listed a GPU
+    # window for device 2^63-1; export --no-gaps overflowed 10^9 + device
+    # in export_chrome.c under UBSan)
+    out = os.path.join(WORK, "ids.dot")
+    cases = [
+        ("kernels", 2, "device", "9223372036854775807", "out of range (0 to 32767)"),
+        ("kernels", 1, "device", "-9223372036854775808", "out of range (0 to 32767)"),
+        ("memsets", 1, "stream", "-3", "out of range (0 to 4294967295)"),
+        ("kernels", 2, "stream", "9223372036854775807", "out of range (0 to 4294967295)"),
+        ("kernels", 2, "end", "9223372036854775807", "out of range (0 to 2^62 ns)"),
+    ]
+    for table, row, col, value, rng in cases:
+        db = mkdb(f"gids_{table}_{col}_{row}", f"UPDATE {table} SET {col}={value} WHERE id={row};")
+        line = f"gapscope: {db}: damaged trace: {table} row {row} has {col} {value}, {rng}"
+        one_line_exit2(run("graph", db, "--streams", "--range", "step", "-o", out),
+                       f"{table}.{col}={value}: graph --streams", line)
+        one_line_exit2(run("export", db, "--format", "chrome", "--no-gaps", "-o", out + ".json"),
+                       f"{table}.{col}={value}: export --no-gaps", line)
+        if col == "device":
+            one_line_exit2(run("info", db), f"{table}.{col}={value}: info", line)
+    # a stream wait (syncs kind 2) on device 40000
+    db = mkdb("gids_wait", "UPDATE syncs SET kind=2, device=40000 WHERE id=1;")
+    one_line_exit2(run("graph", db, "--streams", "--range", "step", "-o", out), "wait device",
+                   f"gapscope: {db}: damaged trace: syncs row 1 has device 40000, "
+                   "out of range (-1 to 32767)")
+    # a kernel that ran as node 1 of graph 1, its start -2^63: graph --id
+    # and the list (SUM over it failed with "integer overflow")
+    db = mkdb("gids_graph_time", star_sql(1, 1) + "UPDATE kernels SET graph_id=1, "
+              "graph_node_id=1, start=-9223372036854775808 WHERE id=1;")
+    line = (f"gapscope: {db}: damaged trace: kernels row 1 has start -9223372036854775808, "
+            "out of range (0 to 2^62 ns)")
+    one_line_exit2(run("graph", db, "--id", "1", "-o", out), "graph --id, start -2^63", line)
+    one_line_exit2(run("graph", db), "graph list, start -2^63", line)
+    # row ids at the ends of int64 are fine (node ids wrap, stay distinct):
+    # 4 operations on stream 7, 3 stream edges
+    db = mkdb("gids_rowids", "UPDATE kernels SET id=9223372036854775807 WHERE id=2;"
+              "UPDATE kernels SET id=-9223372036854775808 WHERE id=1;")
+    p = run("graph", db, "--streams", "--range", "step", "-o", out)
+    expect(p.returncode == 0 and p.stderr == "" and
+           p.stdout.startswith(f"{out}: 4 nodes, 3 edges;"),
+           f"row ids +-2^63: exit {p.returncode} {p.stdout!r} {p.stderr[:300]!r}")
+
+
+def wal_copy(src, dst, wal_bytes=None):
+    """dst: a WAL-mode copy of trace src whose rows are all in dst-wal (the
+    main file holds only the header: the log was never checkpointed, as
+    when a recording is copied while it runs); wal_bytes, when given,
+    replaces the log's content"""
+    import sqlite3
+    for f in (dst, dst + "-wal", dst + "-shm", dst + ".tmp", dst + ".tmp-wal",
+              dst + ".tmp-shm"):
+        if os.path.exists(f):
+            os.remove(f)
+    s = sqlite3.connect(src)
+    d = sqlite3.connect(dst + ".tmp", isolation_level=None)
+    d.execute("PRAGMA journal_mode=WAL")
+    d.execute("PRAGMA wal_autocheckpoint=0")
+    d.executescript(";\n".join(s.iterdump()))
+    shutil.copy(dst + ".tmp", dst)
+    with open(dst + ".tmp-wal", "rb") as f:
+        log = f.read()
+    d.close()
+    s.close()
+    os.remove(dst + ".tmp")
+    with open(dst + "-wal", "wb") as f:
+        f.write(log if wal_bytes is None else wal_bytes(log))
+
+
+def check_messages():
+    # Messages that named the wrong problem
+    # 1. a schema_version that is no number said "damaged database: not an error"
+    for value, shown in (("'abc'", "'abc'"), ("'1.5'", "'1.5'"), ("'-1'", "'-1'"),
+                         ("NULL", "NULL")):
+        if value == "NULL":  # meta.value is NOT NULL: rebuild meta without it
+            damage = ("ALTER TABLE meta RENAME TO m0; CREATE TABLE meta(key TEXT PRIMARY KEY, "
+                      "value TEXT); INSERT INTO meta SELECT * FROM m0; DROP TABLE m0;"
+                      "UPDATE meta SET value=NULL WHERE key='schema_version';")
+        else:
+            damage = f"UPDATE meta SET value={value} WHERE key='schema_version';"
+        db = mkdb("version_" + value.strip("'").replace(".", "_"), damage)
+        what = (f"meta schema_version is {shown}, not a version number (1, 2, ...)"
+                if value != "NULL" else "meta schema_version is NULL, not a version number")
+        for label, argv in every_verb(db):
+            one_line_exit2(run(*argv), f"schema_version {value}: {label}",
+                           f"gapscope: {db}: damaged trace: {what}")
+    db = mkdb("version_none", "DELETE FROM meta WHERE key='schema_version';")
+    one_line_exit2(run("report", db), "no schema_version",
+                   f"gapscope: {db}: SQLite database, but not a gapscope trace (its meta table "
+                   "has no schema_version)")
+    # 2. a WAL-mode trace whose rows are in a -wal file that is missing, or
+    # damaged, said "no meta table"
+    base = mkdb("wal_base")
+    good = os.path.join(WORK, "wal_good.db")
+    wal_copy(base, good)
+    p = run("report", "--json", good)
+    expect(p.returncode == 0 and not sanitizer(p),
+           f"WAL with its log: exit {p.returncode} {p.stderr[:300]!r}")
+    if p.returncode == 0:
+        expect(json.loads(p.stdout)["kernels"]["count"] == 2, "WAL with its log: kernels")
+    missing = os.path.join(WORK, "wal_missing.db")
+    wal_copy(base, missing)
+    os.remove(missing + "-wal")
+    for label, argv in every_verb(missing):
+        one_line_exit2(run(*argv), f"WAL missing: {label}",
+                       f"gapscope: {missing}: the trace is in WAL mode and its main file holds "
+                       f"no gapscope tables; its write-ahead log {missing}-wal, which holds "
+                       "them, is missing or empty: copy the trace together with its -wal file")
+        if os.path.exists(missing + "-wal"):  # SQLite leaves an empty one
+            os.remove(missing + "-wal")
+    damaged = os.path.join(WORK, "wal_damaged.db")
+    wal_copy(base, damaged, lambda log: log[:32] + b"\xff" * (len(log) - 32))
+    one_line_exit2(run("report", damaged), "WAL damaged",
+                   f"gapscope: {damaged}: the trace is in WAL mode and its main file holds no "
+                   f"gapscope tables; its write-ahead log {damaged}-wal was not read (it is "
+                   "damaged or belongs to another database): copy the trace again with its "
+                   "own -wal file")
+    # 3. a WAL-mode trace in a folder gapscope cannot write (the collector's
+    # traces are WAL-mode): "attempt to write a readonly database". With no
+    # log left it reads as immutable; with rows in a log, one line says
+    # what to do. (As root, the runs are made as nobody through setpriv.)
+    import sqlite3
+    ro = os.path.join(WORK, "ro")
+    if os.path.exists(ro):
+        os.chmod(ro, 0o755)
+        shutil.rmtree(ro)
+    os.makedirs(ro)
+    trace = os.path.join(ro, "t.db")
+    shutil.copy(base, trace)
+    con = sqlite3.connect(trace)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.close()
+    logged = os.path.join(ro, "logged.db")
+    wal_copy(base, logged)
+    for f in os.listdir(ro):
+        os.chmod(os.path.join(ro, f), 0o644)
+    os.chmod(ro, 0o555)
+    prefix = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            print("skipped: read-only folder (root without setpriv)")
+            return
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    def run_ro(*args):
+        return subprocess.run(prefix + [GAPSCOPE, *args], capture_output=True, text=True,
+                              errors="replace", cwd="/")
+    p = run_ro("report", "--json", trace)
+    expect(p.returncode == 0 and not sanitizer(p),
+           f"read-only folder: exit {p.returncode} {p.stderr[:300]!r}")
+    if p.returncode == 0:
+        dev = json.loads(p.stdout)["devices"][0]
+        expect((dev["window_ns"], dev["busy_ns"]) == (4300, 2200), f"read-only folder: {dev}")
+    p = run_ro("info", trace)
+    expect(p.returncode == 0 and "Test GPU" in p.stdout, f"read-only folder: info {p.stderr!r}")
+    one_line_exit2(run_ro("report", logged), "read-only folder, rows in the log",
+                   f"gapscope: {logged}: the trace is in WAL mode, its rows partly in its -wal "
+                   f"file, and its folder is not writable (SQLite must create {logged}-shm "
+                   "there to read it): copy the trace with its -wal file to a writable folder")
+    expect(sorted(os.listdir(ro)) == ["logged.db", "logged.db-wal", "t.db"],
+           f"read-only folder: files {sorted(os.listdir(ro))}")
+    os.chmod(ro, 0o755)
+
+
+def fanout_sql(n, extra=""):
+    """n kernels (ids 1..n, [100 i + 20, 100 i + 50] on device 0 stream 7)
+    and n cudaLaunchKernel calls ([100 i, 100 i + 10], tid 11), all on
+    correlation id 1, inside NVTX range "step" [0, 10^7] on tid 11"""
+    return ("INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(3,'gemm'),(4,'step');"
+            f"WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
+            "INSERT INTO api_calls(id,api,name_id,start,end,pid,tid,correlation_id) "
+            "SELECT i, 1, 1, i * 100, i * 100 + 10, 1, 11, 1 FROM s;"
+            f"WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
+            "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,graph_id) "
+            "SELECT i, i * 100 + 20, i * 100 + 50, 0, 7, 1, 3, 0 FROM s;"
+            "INSERT INTO nvtx(id,start,end,kind,text_id,pid,tid) VALUES(1,0,10000000,0,4,1,11);"
+            + extra)
+
+
+def check_fanout():
+    # N kernels sharing one correlation id with N API calls: graph --streams
+    # joined every kernel with every call (20000 of each: 53 s under ASan,
+    # minutes in all). The launch of the id is its earliest call (start
+    # 100, in the range): all 20000 kernels are in, one stream, so 19999
+    # stream edges, and the critical path is the whole chain of 20000 x 30
+    # ns = 600 us; the chain of same-named kernels collapses to 1 drawn node.
+    n = 20000
+    db = os.path.join(WORK, "fanout.db")
+    subprocess.run([MKDB, db, fanout_sql(n)], check=True)
+    out = os.path.join(WORK, "fanout.dot")
+    p = run_env({}, "graph", db, "--streams", "--range", "step", "--max-ops", str(n), "-o", out,
+                timeout=30)
+    expect(p.returncode == 0 and p.stderr == "", f"fanout: exit {p.returncode} {p.stderr[:300]!r}")
+    expect(p.stdout == f"{out}: {n} nodes, {n - 1} edges; 1 drawn (1 chain collapsed); "
+           "critical path 20000 nodes, 600.000 us\n", f"fanout: stdout {p.stdout!r}")
+    # one more call on the id, at 0, before a range "late" [50, 10^7]: the
+    # launch (the earliest call) precedes the range, so no kernel is in it
+    db = os.path.join(WORK, "fanout_before.db")
+    subprocess.run([MKDB, db, fanout_sql(n, "INSERT INTO strings VALUES(5,'late');"
+                                         "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) "
+                                         "VALUES(50,10000000,0,5,1,11);"
+                                         "INSERT INTO api_calls(api,name_id,start,end,pid,tid,"
+                                         "correlation_id) VALUES(1,1,0,5,1,11,1);")], check=True)
+    p = run_env({}, "graph", db, "--streams", "--range", "late", "-o", out, timeout=30)
+    expect(p.returncode == 0 and p.stdout == f"{out}: 0 nodes, 0 edges; 0 drawn (0 chains "
+           "collapsed); critical path 0 nodes, unmeasured\n",
+           f"fanout, launch before the range: exit {p.returncode} {p.stdout!r} {p.stderr[:300]!r}")
+
 
 
 {"times": check_times, "info_times": check_info_times, "graph_size": check_graph_size,
@@ -793,7 +1024,8 @@ def check_info_recording():
  "nested_children": check_nested_children, "long_names": check_long_names,
  "not_regular": check_not_regular, "plain_tables": check_plain_tables,
  "query_limit": check_query_limit, "planner_stats": check_planner_stats, "utf16": check_utf16,
- "id_ranges": check_id_ranges, "info_recording": check_info_recording}[CHECK]()
+ "id_ranges": check_id_ranges, "fanout": check_fanout,
+ "graph_ids": check_graph_ids, "messages": check_messages, "info_recording": check_info_recording}[CHECK]()
 if failures:
     for f in failures:
         print("FAIL:", f)

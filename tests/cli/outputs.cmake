@@ -5,7 +5,7 @@
 # spreadsheet would run are neutralised (outputs_check.py).
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(check html html_graphs export export_csv graph terminal record)
+  foreach(check html html_graphs export export_csv graph terminal record stdout)
     add_test(NAME cli_outputs_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/outputs_check.py ${check}
                      $<TARGET_FILE:gapscope> ${CMAKE_BINARY_DIR}/tests/render_mkdb

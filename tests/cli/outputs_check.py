@@ -188,7 +188,7 @@ def check_export(gs, db, work):
     with open("/dev/full", "wb") as full:
         r = run([gs, "export", db, "--format", "chrome", "-o", "-"], stdout=full)
     expect(r.returncode == 1 and one_line(r) ==
-           "gapscope: export: cannot write to standard output: No space left on device",
+           "gapscope: write error on standard output: No space left on device",
            "export -o - > /dev/full: exit %d %r" % (r.returncode, one_line(r)))
     expect(leftovers(work) == [], "temporary files left: %s" % leftovers(work))
 
@@ -252,7 +252,7 @@ def check_graph(gs, gdb, work):
         with open("/dev/full", "wb") as full:
             r = run([gs, "graph", gdb] + args, stdout=full)
         expect(r.returncode == 1 and one_line(r) ==
-               "gapscope: graph: cannot write to standard output: No space left on device",
+               "gapscope: write error on standard output: No space left on device",
                "graph %s > /dev/full: exit %d %r" % (args, r.returncode, one_line(r)))
     expect(leftovers(work) == [], "temporary files left: %s" % leftovers(work))
 
@@ -299,6 +299,28 @@ def check_terminal(gs, db, gdb, work):
     clean("error line", r.stderr)
 
 
+def check_stdout(gs, db, gdb, work):
+    # Every verb that prints, its standard output full: the line names the
+    # standard output and the reason (it said "Operation not permitted",
+    # or nothing with exit 1, and info, report, diff, --help and --version
+    # had each their own wording or none), exit 1. info also warns about a
+    # trace cut short (render_mkdb's has no 'finalized'): that line may follow.
+    want = "gapscope: write error on standard output: No space left on device"
+    cases = [["report", db], ["report", "--json", db], ["info", db], ["info", "--json", db],
+             ["diff", db, db], ["diff", "--json", db, db], ["graph", gdb],
+             ["graph", gdb, "--id", "1"], ["export", db, "--format", "chrome", "-o", "-"],
+             ["html", db, "-o", "-"], ["--help"], ["--version"], ["report", "--help"],
+             ["graph", "--help"]]
+    for args in cases:
+        with open("/dev/full", "wb") as full:
+            r = run([gs] + args, stdout=full)
+        lines = one_line(r).split("\n")
+        expect(r.returncode == 1 and lines[0] == want and
+               (len(lines) == 1 or (args[0] == "info" and len(lines) == 2 and
+                                    "cut short" in lines[1])),
+               "%s > /dev/full: exit %d %r" % (" ".join(args), r.returncode, one_line(r)))
+
+
 def check_record(gs, work):
     r = run([gs, "record", "-o", "", "--", "true"])
     expect(r.returncode == 2 and "-o needs a file name" in one_line(r),
@@ -331,6 +353,8 @@ def main():
         check_terminal(gs, db, gdb, work)
     elif check == "record":
         check_record(gs, work)
+    elif check == "stdout":
+        check_stdout(gs, db, gdb, work)
     else:
         sys.exit("unknown check " + check)
     if FAILS:

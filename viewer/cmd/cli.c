@@ -4,12 +4,13 @@
  * cli.c - helpers shared by the verbs (error lines, opening a trace, the
  * final check of standard output).
  */
-#define _GNU_SOURCE /* vasprintf */
+#define _GNU_SOURCE /* vasprintf, fopencookie */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "term.h"
@@ -35,15 +36,59 @@ void gs_error(const char *what, const char *fmt, ...)
 	free(msg);
 }
 
+/* Standard output through a stdio cookie stream (as out_file.c does for
+ * files): stdio keeps only an error flag, and errno after a failed write
+ * is whatever later calls left there ("Operation not permitted" for a
+ * full stdout), so the cookie keeps the first failed write's errno; after
+ * it every write fails at once. */
+static int stdout_errno; /* errno of the first failed write, 0 while none */
+static int stdout_told;	 /* the error line was printed */
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t n)
+{
+	size_t done = 0;
+
+	(void)cookie;
+	if (stdout_errno) {
+		errno = stdout_errno;
+		return -1;
+	}
+	while (done < n) {
+		ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			stdout_errno = w < 0 ? errno : EIO;
+			errno = stdout_errno;
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
+void gs_cli_stdout_init(void)
+{
+	cookie_io_functions_t io = {
+	    .read = NULL, .write = stdout_write, .seek = NULL, .close = NULL};
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (!f)
+		return; /* plain stdout: the check below still sees its error flag */
+	/* as stdio buffers the standard output: by line on a terminal */
+	setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+	stdout = f;
+}
+
 int gs_cli_stdout_check(const char *verb)
 {
-	int e;
-
-	errno = 0;
-	if (fflush(stdout) == 0 && !ferror(stdout))
+	(void)verb; /* the line names the standard output, whichever verb wrote */
+	if (fflush(stdout) == 0 && !ferror(stdout) && !stdout_errno)
 		return GS_EXIT_OK;
-	e = errno;
-	gs_error(verb, "cannot write to standard output: %s", e ? strerror(e) : "write error");
+	if (!stdout_told)
+		gs_error(NULL, "write error on standard output: %s",
+			 strerror(stdout_errno ? stdout_errno : EIO));
+	stdout_told = 1;
 	return GS_EXIT_INTERNAL;
 }
 

@@ -150,10 +150,8 @@ int cmd_diff(int argc, char **argv)
 		} else {
 			diff_write_text(stdout, &d, side, (size_t)top);
 		}
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			gs_error("diff", "write error on standard output");
+		if (gs_cli_stdout_check("diff") != GS_EXIT_OK) /* one line, with the reason */
 			rc = GS_EXIT_INTERNAL;
-		}
 		diff_free(&d);
 	}
 	html_unload(&runs[1]); /* may share runs[0]'s trace */

@@ -252,7 +252,7 @@ int cmd_export(int argc, char **argv)
 	if (rc) {
 		out_abort(&of);
 	} else if (out_commit(&of, err, sizeof(err)) < 0) {
-		gs_error(to_stdout ? "export" : out, "%s", err);
+		gs_error(to_stdout ? NULL : out, "%s", err);
 		rc = GS_EXIT_INTERNAL;
 		goto out;
 	}

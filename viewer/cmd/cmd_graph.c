@@ -206,11 +206,11 @@ static int draw(const char *trace_path, struct gm_graph *g, const char *title, i
 	rc = render_dot_write(ag, format, out, err, sizeof(err));
 	render_dot_free(ag);
 	if (rc == -EIO) { /* cannot be created */
-		gs_error(strcmp(out, "-") ? out : "graph", "%s", err);
+		gs_error(strcmp(out, "-") ? out : NULL, "%s", err);
 		return GS_EXIT_BAD_INPUT;
 	}
 	if (rc < 0) { /* a write failed (-ENOSPC: the old file is kept), or Graphviz */
-		gs_error(strcmp(out, "-") ? out : "graph", "%s", err);
+		gs_error(strcmp(out, "-") ? out : NULL, "%s", err);
 		return GS_EXIT_INTERNAL;
 	}
 	if (strcmp(out, "-")) {

@@ -156,13 +156,13 @@ int cmd_html(int argc, char **argv)
 	if (render_html(of.f, hr, (size_t)nruns, have_diff ? &d : NULL, err, sizeof(err)) < 0 &&
 	    !of.err) {
 		/* not a write error (those are out_commit's to tell) */
-		gs_error(to_stdout ? "html" : out, "%s", err);
+		gs_error(to_stdout ? NULL : out, "%s", err);
 		out_abort(&of);
 		rc = GS_EXIT_INTERNAL;
 		goto out;
 	}
 	if (out_commit(&of, err, sizeof(err)) < 0) {
-		gs_error(to_stdout ? "html" : out, "%s", err);
+		gs_error(to_stdout ? NULL : out, "%s", err);
 		rc = GS_EXIT_INTERNAL;
 	}
 out:

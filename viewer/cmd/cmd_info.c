@@ -325,7 +325,7 @@ int cmd_info(int argc, char **argv)
 	} else {
 		info_print_text(&in, path_clean);
 	}
-	if (fflush(stdout) != 0)
+	if (gs_cli_stdout_check("info") != GS_EXIT_OK) /* one line, with the reason */
 		rc = GS_EXIT_INTERNAL;
 	if (in.t.recording)
 		gs_error(path_clean, "note: the trace is still being recorded (a collector holds "

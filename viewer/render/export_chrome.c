@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h" /* gs_sat_add */
 #include "export.h"
 
 /* A thread id of the GPU process that no CUDA stream uses (stream ids are
@@ -180,10 +181,18 @@ static int on_begin(void *ctx, const struct export_info *info)
 	return 0;
 }
 
+/* The process id of device d's tracks, EXPORT_GPU_PID(d), held at
+ * INT64_MAX/MIN instead of overflowing (export_walk refuses devices
+ * outside 0..32767 first; device 2^63-1 overflowed here, UBSan). */
+static int64_t gpu_pid(int64_t d)
+{
+	return gs_sat_add(EXPORT_GPU_PID(0), d);
+}
+
 static int on_track(void *ctx, const struct export_track *tr)
 {
 	struct chrome *c = ctx;
-	int64_t pid = tr->kind == EXPORT_TRACK_STREAM ? EXPORT_GPU_PID(tr->pid) : tr->pid;
+	int64_t pid = tr->kind == EXPORT_TRACK_STREAM ? gpu_pid(tr->pid) : tr->pid;
 
 	if (c->first || pid != c->last_pid || (int)tr->kind != c->last_kind) {
 		meta(c, "process_name", pid, 0, "name", tr->process_name, 0);
@@ -241,7 +250,7 @@ static int on_event(void *ctx, const struct export_event *ev)
 {
 	struct chrome *c = ctx;
 	FILE *f = c->f;
-	int64_t gpid = EXPORT_GPU_PID(ev->pid);
+	int64_t gpid = gpu_pid(ev->pid);
 
 	switch (ev->kind) {
 	case EXPORT_EV_KERNEL:
@@ -344,10 +353,9 @@ int export_chrome(struct trace *t, FILE *f, export_gap_fn gap, void *gap_ctx, si
 			break;
 		}
 		if (ev.pid != last_dev) {
-			meta(&c, "thread_name", EXPORT_GPU_PID(ev.pid), GAP_TID, "name",
-			     "idle gaps", 0);
-			meta(&c, "thread_sort_index", EXPORT_GPU_PID(ev.pid), GAP_TID, "sort_index",
-			     NULL, -1);
+			meta(&c, "thread_name", gpu_pid(ev.pid), GAP_TID, "name", "idle gaps", 0);
+			meta(&c, "thread_sort_index", gpu_pid(ev.pid), GAP_TID, "sort_index", NULL,
+			     -1);
 			last_dev = ev.pid;
 		}
 		rc = on_event(&c, &ev);

@@ -319,7 +319,7 @@ int out_commit(struct out_file *o, char *err, size_t errlen)
 	if (o->is_stdout) {
 		o->fd = -1;
 		if (e) {
-			set_err(err, errlen, "cannot write to standard output", e);
+			set_err(err, errlen, "write error on standard output", e);
 			return -e;
 		}
 		return 0;

@@ -44,8 +44,8 @@ struct out_file {
 int out_open(struct out_file *o, const char *path, char *err, size_t errlen);
 
 /* Flush, fsync, close, and rename into place. Returns 0, or -errno with a
- * one-line reason in err ("write error: No space left on device", "cannot
- * write to standard output: ..."); then the temporary file is removed and
+ * one-line reason in err ("write error: No space left on device", "write error on
+ * standard output: ..."); then the temporary file is removed and
  * the old output left as it was. o is closed either way. */
 int out_commit(struct out_file *o, char *err, size_t errlen);
 

@@ -295,17 +295,21 @@ out:
 }
 
 /* Tables of the file that the list above does not know (a later, additive
- * schema, or the collector's extras): exported as they are. Only names of
- * letters, digits and '_' are used, as they become file names. */
+ * schema, or the collector's extras): exported as they are, in rowid
+ * order, or in primary-key order for a WITHOUT ROWID table (which has no
+ * rowid: "ORDER BY rowid" failed the whole export). Views and virtual
+ * tables are not ours and not exported. Only names of letters, digits
+ * and '_' are used, as they become file names. */
 static int write_other_tables(struct trace *t, const char *dir, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	char sql[160];
+	char sql[200];
 	int ret = 0, rc = SQLITE_DONE;
 
 	if (sqlite3_prepare_v2(t->db,
-			       "SELECT name FROM sqlite_master WHERE type = 'table'"
-			       " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+			       "SELECT name, wr FROM pragma_table_list WHERE schema = 'main'"
+			       " AND type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+			       " ORDER BY name",
 			       -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot list tables: %s", sqlite3_errmsg(t->db));
 		return EXPORT_ERR_INPUT;
@@ -323,7 +327,9 @@ static int write_other_tables(struct trace *t, const char *dir, char *err, size_
 			known |= !strcmp(csv_tables[i].table, name);
 		if (known)
 			continue;
-		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" ORDER BY rowid", name);
+		/* a WITHOUT ROWID table is read in its primary key's order */
+		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\"%s", name,
+			 sqlite3_column_int(st, 1) ? "" : " ORDER BY rowid");
 		ret = write_table(t, dir, name, sql, err, errlen);
 	}
 	if (ret == 0 && rc != SQLITE_DONE) {

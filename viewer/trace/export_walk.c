@@ -295,6 +295,37 @@ int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns)
 	return time_range(t, origin_ns, last_end_ns, err, sizeof(err)) == 0 ? 0 : -1;
 }
 
+static const char *const op_tables[] = {"kernels", "memcpys", "memsets"};
+
+/* A GPU op's device (dev_ok 0) or stream id outside its range: name the
+ * first such row of the op tables (trace_range_error); NULL reads as 0.
+ * Returns EXPORT_ERR_INPUT. */
+static int op_id_error(struct trace *t, int dev_ok, char *err, size_t errlen)
+{
+	const char *col = dev_ok ? "stream" : "device";
+	int64_t hi = dev_ok ? (int64_t)UINT32_MAX : 32767;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		char sql[256];
+		sqlite3_stmt *st = NULL;
+		int found;
+
+		snprintf(sql, sizeof(sql),
+			 "SELECT 1 FROM %s WHERE coalesce(CAST(%s AS INTEGER), 0) NOT BETWEEN 0 "
+			 "AND %lld LIMIT 1",
+			 op_tables[i], col, (long long)hi);
+		found = sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) == SQLITE_OK &&
+			sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (found || i == 2) {
+			trace_range_error(t->db, op_tables[i], col, 0, hi, 0, err, errlen);
+			break;
+		}
+	}
+	return EXPORT_ERR_INPUT;
+}
+
 static int walk_tracks(struct trace *t, const struct export_ops *ops, void *ctx, char *err,
 		       size_t errlen)
 {
@@ -310,6 +341,13 @@ static int walk_tracks(struct trace *t, const struct export_ops *ops, void *ctx,
 		tr.kind = EXPORT_TRACK_STREAM;
 		tr.pid = sqlite3_column_int64(st, 0);
 		tr.tid = sqlite3_column_int64(st, 1);
+		/* device and stream ids in their ranges (trace.h) before any
+		 * back end sees them: the Chrome exporter's GPU process id
+		 * 10^9 + device overflowed for device 2^63-1 (UBSan) */
+		if (!TRACE_DEVICE_OK(tr.pid) || !TRACE_STREAM_OK(tr.tid)) {
+			ret = op_id_error(t, TRACE_DEVICE_OK(tr.pid), err, errlen);
+			break;
+		}
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 			snprintf(pname, sizeof(pname), "GPU %lld (%s)", (long long)tr.pid,
 				 col_text(st, 2));
@@ -481,8 +519,7 @@ static const struct {
     {sql_nvtx, fill_nvtx, 5, -1, -1},	    {sql_syncs, fill_sync, -1, 8, 9},
 };
 
-static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err,
-		size_t errlen);
+static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen);
 
 int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen)
 {
@@ -493,10 +530,7 @@ int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 	return ret;
 }
 
-static const char *const op_tables[] = {"kernels", "memcpys", "memsets"};
-
-static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err,
-		size_t errlen)
+static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen)
 {
 	struct export_info info;
 	struct export_event ev;
@@ -529,8 +563,9 @@ static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 			 * (trace.h), as for the report; NULL reads as 0 */
 			if (i < 3 && (!TRACE_DEVICE_OK(ev.pid) || !TRACE_STREAM_OK(ev.tid))) {
 				int dev_ok = TRACE_DEVICE_OK(ev.pid);
-				trace_range_error(t->db, op_tables[i], dev_ok ? "stream" : "device", 0,
-						  dev_ok ? (int64_t)UINT32_MAX : 32767, 0, err, errlen);
+				trace_range_error(t->db, op_tables[i], dev_ok ? "stream" : "device",
+						  0, dev_ok ? (int64_t)UINT32_MAX : 32767, 0, err,
+						  errlen);
 				ret = EXPORT_ERR_INPUT;
 				break;
 			}

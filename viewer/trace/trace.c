@@ -40,7 +40,7 @@ static uint32_t be32(const unsigned char *p)
  * with fstat on that descriptor. *recording is set when a collector holds
  * the file's flock() (collector/writer.c, claim(): taken exclusively for as
  * long as it records, dropped by the kernel when the process dies). */
-static int check_header(const char *path, int *recording, char *err, size_t errlen)
+static int check_header(const char *path, int *recording, int *wal, char *err, size_t errlen)
 {
 	unsigned char h[100];
 	struct stat st;
@@ -49,6 +49,7 @@ static int check_header(const char *path, int *recording, char *err, size_t errl
 	int fd;
 
 	*recording = 0;
+	*wal = 0;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		if (errno == EISDIR)
@@ -69,9 +70,9 @@ static int check_header(const char *path, int *recording, char *err, size_t errl
 	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "is a %s, not a trace database file",
-			 S_ISFIFO(st.st_mode)   ? "FIFO"
-			 : S_ISCHR(st.st_mode)  ? "character device"
-			 : S_ISBLK(st.st_mode)  ? "block device"
+			 S_ISFIFO(st.st_mode)	? "FIFO"
+			 : S_ISCHR(st.st_mode)	? "character device"
+			 : S_ISBLK(st.st_mode)	? "block device"
 			 : S_ISSOCK(st.st_mode) ? "socket"
 						: "special file");
 		close(fd);
@@ -101,6 +102,9 @@ static int check_header(const char *path, int *recording, char *err, size_t errl
 				: "truncated database (header incomplete)");
 		return n < 16 ? TRACE_ERR_NOT_SQLITE : TRACE_ERR_TRUNCATED;
 	}
+	/* file format write/read versions 2: WAL mode (SQLite's fileformat
+	 * page, "The Database Header") */
+	*wal = h[18] == 2 || h[19] == 2;
 	{
 		uint32_t page_size = (uint32_t)h[16] << 8 | h[17];
 		uint32_t pages = be32(h + 28);
@@ -123,9 +127,11 @@ static int check_header(const char *path, int *recording, char *err, size_t errl
 /* ------------------------------------------------------ the query bound */
 
 struct trace_guard {
-	atomic_int too_long;	/* a query was interrupted: it ran past the bound */
-	int64_t limit_ns;	/* the bound on one query step */
+	atomic_int too_long;	 /* a query was interrupted: it ran past the bound */
+	int64_t limit_ns;	 /* the bound on one query step */
 	struct trace_watch main; /* t->db's */
+	char *uri;		 /* "file:...?immutable=1" (open_name), or NULL: the path */
+	int wal;		 /* the file is in WAL mode (its header says so) */
 };
 
 static int64_t now_ns(void)
@@ -251,11 +257,14 @@ static int harden(sqlite3 *db, struct trace_watch *w, char *err, size_t errlen)
 sqlite3 *trace_db_open(struct trace *t, struct trace_watch *w, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
+	const char *name = t->guard->uri ? t->guard->uri : t->path;
 
 	memset(w, 0, sizeof(*w));
 	w->guard = t->guard;
-	if (sqlite3_open_v2(t->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_open_v2(name, &db,
+			    SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+				(t->guard->uri ? SQLITE_OPEN_URI : 0),
+			    NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open database: %s",
 			 db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
@@ -303,11 +312,13 @@ static int check_tables(sqlite3 *db, char *err, size_t errlen)
 			 ref ? sqlite3_errmsg(ref) : "out of memory");
 		goto out;
 	}
-	if (sqlite3_prepare_v2(db, "SELECT type, wr FROM pragma_table_list WHERE schema='main' "
-				   "AND name=?1 COLLATE NOCASE",
+	if (sqlite3_prepare_v2(db,
+			       "SELECT type, wr FROM pragma_table_list WHERE schema='main' "
+			       "AND name=?1 COLLATE NOCASE",
 			       -1, &kind, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT hidden FROM pragma_table_xinfo(?1) WHERE name=?2 "
-				   "COLLATE NOCASE",
+	    sqlite3_prepare_v2(db,
+			       "SELECT hidden FROM pragma_table_xinfo(?1) WHERE name=?2 "
+			       "COLLATE NOCASE",
 			       -1, &have, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(db));
 		goto out;
@@ -339,9 +350,10 @@ static int check_tables(sqlite3 *db, char *err, size_t errlen)
 			goto out;
 		}
 		if (sqlite3_column_int(kind, 1)) {
-			snprintf(err, errlen,
-				 "damaged trace: table %s is WITHOUT ROWID, not a plain rowid table",
-				 name);
+			snprintf(
+			    err, errlen,
+			    "damaged trace: table %s is WITHOUT ROWID, not a plain rowid table",
+			    name);
 			rc = TRACE_ERR_SCHEMA;
 			goto out;
 		}
@@ -356,11 +368,12 @@ static int check_tables(sqlite3 *db, char *err, size_t errlen)
 			if (r == SQLITE_ROW && sqlite3_column_int(have, 0) == 0)
 				continue;
 			if (r == SQLITE_ROW || r == SQLITE_DONE)
-				snprintf(err, errlen,
-					 r == SQLITE_ROW
-					     ? "damaged trace: column %s.%s is generated, not stored"
-					     : "damaged trace: table %s has no column %s",
-					 name, col);
+				snprintf(
+				    err, errlen,
+				    r == SQLITE_ROW
+					? "damaged trace: column %s.%s is generated, not stored"
+					: "damaged trace: table %s has no column %s",
+				    name, col);
 			else
 				snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(db));
 			rc = r == SQLITE_ROW || r == SQLITE_DONE ? TRACE_ERR_SCHEMA
@@ -378,6 +391,171 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------------ WAL-mode traces */
+
+/* Size of path + suffix (the -wal or -shm file beside a trace), -1 when
+ * it does not exist or cannot be examined. */
+static long long side_file(const char *path, const char *suffix)
+{
+	char name[4096];
+	struct stat st;
+
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", path, suffix) >= sizeof(name) ||
+	    stat(name, &st) != 0)
+		return -1;
+	return (long long)st.st_size;
+}
+
+/* Whether the folder holding path is writable (SQLite must create the
+ * -shm file there to read a WAL-mode database). */
+static int dir_writable(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return access(".", W_OK) == 0;
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return 1; /* let SQLite say */
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash == path ? 1 : slash - path] = '\0';
+	if (slash == path)
+		dir[0] = '/';
+	return access(dir, W_OK) == 0;
+}
+
+/* "file:" URI of path with immutable=1 (malloc'ed), every byte outside
+ * [A-Za-z0-9._~/-] percent-encoded (a '?', '#' or '%' in a file name
+ * would end the path part). An absolute path gets "file://" before it,
+ * so that "//x" cannot read as an authority. */
+static char *immutable_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path), k = 0;
+	char *u = malloc(3 * n + 32);
+	const unsigned char *p;
+
+	if (!u)
+		return NULL;
+	k += (size_t)sprintf(u, path[0] == '/' ? "file://" : "file:");
+	for (p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || strchr("._~/-", *p)) {
+			u[k++] = (char)*p;
+		} else {
+			u[k++] = '%';
+			u[k++] = hex[*p >> 4];
+			u[k++] = hex[*p & 15];
+		}
+	}
+	strcpy(u + k, "?immutable=1");
+	return u;
+}
+
+/* A WAL-mode trace (the collector records in WAL mode) is read through
+ * its -shm file, which SQLite creates beside it: in a folder gapscope
+ * may not write, opening failed ("attempt to write a readonly
+ * database"). When nothing is left in the write-ahead log (no -wal file,
+ * or an empty one: the collector checkpointed at its end) and no
+ * collector holds the file, the main file is the whole trace, and SQLite
+ * reads it without -shm when told it is immutable (the immutable=1 URI
+ * parameter; SQLite's "WAL-mode databases on read-only media"). With a
+ * non-empty log the recent rows are only there: say what to do.
+ * 0, or TRACE_ERR_CORRUPT with err set. */
+static int wal_readonly(struct trace *t, char *err, size_t errlen)
+{
+	long long wal;
+
+	if (!t->guard->wal || dir_writable(t->path) || side_file(t->path, "-shm") >= 0)
+		return 0;
+	wal = side_file(t->path, "-wal");
+	if (wal > 0 || t->recording) {
+		snprintf(err, errlen,
+			 "the trace is in WAL mode, %s, and its folder is not writable (SQLite "
+			 "must create %s-shm there to read it): copy the trace with its -wal file "
+			 "to a writable folder",
+			 t->recording ? "still being recorded" : "its rows partly in its -wal file",
+			 t->path);
+		return TRACE_ERR_CORRUPT;
+	}
+	if (!(t->guard->uri = immutable_uri(t->path))) {
+		snprintf(err, errlen, "out of memory");
+		return TRACE_ERR_CORRUPT;
+	}
+	return 0;
+}
+
+/* After the main file showed no gapscope tables: when it is in WAL mode,
+ * they may be in a -wal file that is missing, or that SQLite ignored (a
+ * log of another database, or a damaged one). Says so in err and returns
+ * 1; 0 when that cannot be the reason. */
+static int wal_missing(struct trace *t, char *err, size_t errlen)
+{
+	long long wal;
+
+	if (!t->guard->wal || t->guard->uri)
+		return 0;
+	wal = side_file(t->path, "-wal");
+	if (wal <= 0) /* (SQLite leaves an empty one where none was) */
+		snprintf(err, errlen,
+			 "the trace is in WAL mode and its main file holds no gapscope tables; "
+			 "its write-ahead log %s-wal, which holds them, is missing or empty: copy "
+			 "the trace together with its -wal file",
+			 t->path);
+	else
+		snprintf(err, errlen,
+			 "the trace is in WAL mode and its main file holds no gapscope tables; "
+			 "its write-ahead log %s-wal was not read (it is damaged or belongs to "
+			 "another database): copy the trace again with its own -wal file",
+			 t->path);
+	return 1;
+}
+
+/* Whether the database has a table (or anything) named meta. */
+static int has_meta(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int found;
+
+	found = sqlite3_prepare_v2(db,
+				   "SELECT 1 FROM pragma_table_list WHERE schema='main' AND "
+				   "name='meta' COLLATE NOCASE",
+				   -1, &st, NULL) == SQLITE_OK &&
+		sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* meta's schema_version is there but is no version number (1 to 999999):
+ * say what it holds, as text of at most 40 bytes (the line is printed
+ * through the terminal sanitizer). */
+static void version_error(sqlite3 *db, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT typeof(value), value FROM meta WHERE "
+			       "key='schema_version'",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+		if (type && !strcmp(type, "null"))
+			snprintf(err, errlen,
+				 "damaged trace: meta schema_version is NULL, not a "
+				 "version number");
+		else
+			snprintf(err, errlen,
+				 "damaged trace: meta schema_version is '%.40s%s', not a version "
+				 "number (1, 2, ...)",
+				 v ? v : "", v && strlen(v) > 40 ? "..." : "");
+	} else {
+		snprintf(err, errlen, "damaged trace: meta schema_version cannot be read: %s",
+			 sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+}
+
 static void open_failed(struct trace *t, char *err, size_t errlen)
 {
 	trace_too_long(t, err, errlen); /* the reason, where a query was stopped */
@@ -386,11 +564,11 @@ static void open_failed(struct trace *t, char *err, size_t errlen)
 
 int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 {
-	int rc, v;
+	int rc, v, wal;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
-	rc = check_header(path, &t->recording, err, errlen);
+	rc = check_header(path, &t->recording, &wal, err, errlen);
 	if (rc < 0)
 		return rc;
 	t->guard = calloc(1, sizeof(*t->guard));
@@ -407,7 +585,13 @@ int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 			t->guard->limit_ns = ms * 1000000;
 	}
 	t->guard->main.guard = t->guard;
-	rc = sqlite3_open_v2(path, &t->db, SQLITE_OPEN_READONLY, NULL);
+	t->guard->wal = wal;
+	if ((rc = wal_readonly(t, err, errlen)) < 0) {
+		trace_close(t);
+		return rc;
+	}
+	rc = sqlite3_open_v2(t->guard->uri ? t->guard->uri : path, &t->db,
+			     SQLITE_OPEN_READONLY | (t->guard->uri ? SQLITE_OPEN_URI : 0), NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open database: %s",
 			 t->db ? sqlite3_errmsg(t->db) : sqlite3_errstr(rc));
@@ -445,12 +629,28 @@ int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 	}
 	v = gs_schema_read_version(t->db);
 	if (v == GS_SCHEMA_ERR_NOT_GAPSCOPE) {
-		snprintf(err, errlen, "SQLite database, but not a gapscope trace (no meta table)");
+		if (has_meta(t->db)) {
+			snprintf(err, errlen,
+				 "SQLite database, but not a gapscope trace (its meta "
+				 "table has no schema_version)");
+		} else if (wal_missing(t, err, errlen)) {
+			open_failed(t, err, errlen);
+			return TRACE_ERR_CORRUPT;
+		} else {
+			snprintf(err, errlen,
+				 "SQLite database, but not a gapscope trace (no meta table)");
+		}
 		open_failed(t, err, errlen);
 		return TRACE_ERR_FOREIGN;
 	}
 	if (v < 0) {
-		snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(t->db));
+		/* gs_schema_read_version also fails on a value that is no
+		 * version number, and SQLite's message then is "not an error" */
+		if (sqlite3_errcode(t->db) == SQLITE_OK || sqlite3_errcode(t->db) == SQLITE_ROW ||
+		    sqlite3_errcode(t->db) == SQLITE_DONE)
+			version_error(t->db, err, errlen);
+		else
+			snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(t->db));
 		open_failed(t, err, errlen);
 		return TRACE_ERR_CORRUPT;
 	}
@@ -476,6 +676,8 @@ void trace_close(struct trace *t)
 	if (t->db)
 		sqlite3_close(t->db);
 	t->db = NULL;
+	if (t->guard)
+		free(t->guard->uri);
 	free(t->guard);
 	t->guard = NULL;
 }
@@ -545,12 +747,13 @@ void trace_range_error(sqlite3 *db, const char *table, const char *col, int64_t 
 		 col, (long long)null_as, table, (long long)lo, (long long)hi);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
-		snprintf(err, errlen, "damaged trace: %s row %lld has %s %lld, out of range (%lld to %lld)",
+		snprintf(err, errlen,
+			 "damaged trace: %s row %lld has %s %lld, out of range (%lld to %lld)",
 			 table, (long long)sqlite3_column_int64(st, 0), col,
 			 (long long)sqlite3_column_int64(st, 1), (long long)lo, (long long)hi);
 	else
-		snprintf(err, errlen, "damaged trace: a %s in %s is out of range (%lld to %lld)", col,
-			 table, (long long)lo, (long long)hi);
+		snprintf(err, errlen, "damaged trace: a %s in %s is out of range (%lld to %lld)",
+			 col, table, (long long)lo, (long long)hi);
 	sqlite3_finalize(st);
 }
 

@@ -302,6 +302,42 @@ static const char graph_ops_grouped_sql[] =
     "  WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 AND end >= start"
     ") GROUP BY graph_node_id";
 
+/* The times of the operations that ran as graph nodes must lie in
+ * [0, TRACE_TIME_MAX], as every reader of the trace requires (trace.h):
+ * end - start of a damaged row (start -2^63) overflowed to a duration of
+ * 2^63-1 ns, and SUM() over such rows failed with "integer overflow".
+ * 0, or -EIO with err naming the row (trace_time_error). */
+static int check_graph_op_times(struct trace *t, char *err, size_t errlen)
+{
+	static const char *const tables[3] = {"kernels", "memcpys", "memsets"};
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		char sql[400];
+		sqlite3_stmt *st = NULL;
+		int rc;
+
+		snprintf(sql, sizeof(sql),
+			 "SELECT 1 FROM %s WHERE graph_node_id IS NOT NULL AND graph_node_id != 0 "
+			 "AND (coalesce(CAST(start AS INTEGER), 0) NOT BETWEEN 0 AND %lld OR "
+			 "coalesce(CAST(end AS INTEGER), 0) NOT BETWEEN 0 AND %lld) LIMIT 1",
+			 tables[i], (long long)TRACE_TIME_MAX, (long long)TRACE_TIME_MAX);
+		if ((rc = prep(t, sql, &st, err, errlen)) < 0)
+			return rc;
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			sqlite3_finalize(st);
+			trace_time_error(t->db, tables[i], "start", "end", err, errlen);
+			return -EIO;
+		}
+		rc = step_err(t, rc, err, errlen);
+		sqlite3_finalize(st);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* resolve with a cache: executed node id -> model index + 1 (0 = not ours) */
 static int resolve_cached(const struct gm_graph *g, const struct gm_origins *o,
 			  struct gm_map *cache, int64_t node_id)
@@ -417,7 +453,8 @@ int tg_load(struct trace *t, int64_t graph_id, struct gm_graph *g, struct tg_inf
 		return -ENOENT;
 	}
 	g->id = graph_id;
-	if ((rc = load_tree(t, graph_id, g, err, errlen)) < 0)
+	if ((rc = check_graph_op_times(t, err, errlen)) < 0 ||
+	    (rc = load_tree(t, graph_id, g, err, errlen)) < 0)
 		goto out;
 	if ((rc = load_origins(t, &o, err, errlen)) < 0)
 		goto out;
@@ -503,7 +540,8 @@ int tg_list(struct trace *t, struct tg_info **out, size_t *n, char *err, size_t 
 		goto done;
 
 	/* measurements, summed per executed node once for all graphs */
-	if ((rc = prep(t, graph_ops_grouped_sql, &st, err, errlen)) < 0)
+	if ((rc = check_graph_op_times(t, err, errlen)) < 0 ||
+	    (rc = prep(t, graph_ops_grouped_sql, &st, err, errlen)) < 0)
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (nops == capops) {
@@ -624,42 +662,131 @@ static int cmp_stream(const void *a, const void *b)
 /* An op belongs to the range when its launch call (same correlation id)
  * started inside it on the range's thread; ops with no recorded launch call
  * fall back to their GPU start time. A GPU op never starts before its launch,
- * so start >= range start prunes early. ?1 start, ?2 end, ?3 tid (NULL = any). */
-/* The launch call is found by a join grouped per op rather than by two
- * scalar subqueries: SQLite builds an automatic index for a join but not
- * for a subquery, and a trace without the finalize-time indexes (a
- * recording cut short) scanned every API call twice per operation (1000
- * operations, 53000 API calls: 12 s). */
-#define RANGE_OPS(cols, table, join)                                                               \
-	"SELECT id, start, end, device, stream, name, bytes, ck, ls, lt FROM (SELECT "             \
-	"o.id AS id, o.start AS start, o.end AS end, o.device AS device, "                         \
-	"o.stream AS stream, " cols ", MIN(a.start) AS ls, MIN(a.tid) AS lt "                      \
-	"FROM " table " o " join " LEFT JOIN api_calls a ON a.correlation_id = o.correlation_id "  \
-	"WHERE o.start >= ?1 GROUP BY o.id) "                                                      \
-	"WHERE CASE WHEN ls IS NULL THEN start <= ?2 "                                             \
-	"ELSE ls BETWEEN ?1 AND ?2 AND (?3 IS NULL OR lt IS NULL OR lt = ?3) END"
+ * so start >= range start prunes early. ?1 range start. Column 5 is the
+ * kernel's strings id (tg_name), column 8 the correlation id.
+ *
+ * The launch of a correlation id - the earliest start of its API calls and
+ * the smallest thread among them - is read once per id into a hash map
+ * (struct launches) and looked up per operation. A join of every operation
+ * with every API call of its correlation id, grouped per operation, was
+ * quadratic when many operations share one id with many calls (a damaged
+ * trace with 6000 kernels and 6000 calls on one id: 7 s, 20000 of each:
+ * minutes). Only integer correlation ids link (the collector writes
+ * nothing else). */
+#define RANGE_OPS(cols, table)                                                                     \
+	"SELECT o.id, o.start, o.end, o.device, o.stream, " cols ", o.correlation_id "             \
+	"FROM " table " o WHERE o.start >= ?1"
 
 static const char *const range_ops_sql[3] = {
-    RANGE_OPS("o.name_id AS name, 0 AS bytes, 0 AS ck", "kernels", ""),
-    RANGE_OPS("NULL AS name, o.bytes AS bytes, o.copy_kind AS ck", "memcpys", ""),
-    RANGE_OPS("NULL AS name, o.bytes AS bytes, 0 AS ck", "memsets", ""),
+    RANGE_OPS("o.name_id, 0, 0", "kernels"),
+    RANGE_OPS("NULL, o.bytes, o.copy_kind", "memcpys"),
+    RANGE_OPS("NULL, o.bytes, 0", "memsets"),
 };
 
 static const int range_ops_type[3] = {GS_NODE_KERNEL, GS_NODE_MEMCPY, GS_NODE_MEMSET};
+static const char *const range_ops_table[3] = {"kernels", "memcpys", "memsets"};
 
-static void bind_range(sqlite3_stmt *st, uint64_t r0, uint64_t r1, int64_t tid)
+/* The launch calls of the correlation ids the range's operations and waits
+ * can carry: correlation id -> (earliest start, smallest tid). */
+struct launches {
+	struct gm_map idx; /* correlation id -> index in ls/lt */
+	int64_t *ls;	   /* ns, MIN(start) of the id's API calls */
+	int64_t *lt;	   /* MIN(tid) of those calls, -1 when none has a thread */
+	size_t n, cap;
+};
+
+static void launches_free(struct launches *l)
 {
-	sqlite3_bind_int64(st, 1, (int64_t)r0);
-	sqlite3_bind_int64(st, 2, (int64_t)r1);
-	if (tid >= 0)
-		sqlite3_bind_int64(st, 3, tid);
-	else
-		sqlite3_bind_null(st, 3);
+	gm_map_free(&l->idx);
+	free(l->ls);
+	free(l->lt);
+	memset(l, 0, sizeof(*l));
 }
 
-/* Column 5 of the queries is the kernel's strings id (tg_name). */
-static int load_range_ops(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid, struct ops *ops,
-			  struct gm_graph *g, char *err, size_t errlen)
+/* Read the launches of every integer correlation id between the smallest
+ * and the largest one that an operation starting at or after r0, or a
+ * stream wait in [r0, r1], carries (ids grow with time: the window of the
+ * range, not the whole trace, where the trace has api_calls' index). */
+static int load_launches(struct trace *t, uint64_t r0, uint64_t r1, struct launches *l, char *err,
+			 size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int rc;
+
+	rc = prep(t,
+		  "SELECT MIN(c), MAX(c) FROM ("
+		  "SELECT correlation_id AS c FROM kernels WHERE start >= ?1 "
+		  "UNION ALL SELECT correlation_id FROM memcpys WHERE start >= ?1 "
+		  "UNION ALL SELECT correlation_id FROM memsets WHERE start >= ?1 "
+		  "UNION ALL SELECT correlation_id FROM syncs WHERE kind = 2 AND start BETWEEN ?1 "
+		  "AND ?2) WHERE typeof(c) = 'integer'",
+		  &st, err, errlen);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, (int64_t)r0);
+	sqlite3_bind_int64(st, 2, (int64_t)r1);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		rc = step_err(t, rc == SQLITE_ROW ? SQLITE_DONE : rc, err, errlen);
+		sqlite3_finalize(st);
+		return rc; /* no operation links to a call */
+	}
+	lo = sqlite3_column_int64(st, 0);
+	hi = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = prep(t,
+		  "SELECT correlation_id, MIN(start), MIN(tid) FROM api_calls "
+		  "WHERE correlation_id BETWEEN ?1 AND ?2 AND typeof(correlation_id) = 'integer' "
+		  "GROUP BY correlation_id",
+		  &st, err, errlen);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (l->n == l->cap) {
+			size_t ncap = l->cap ? 2 * l->cap : 256;
+			int64_t *a, *b;
+			if (ncap > INT32_MAX)
+				goto oom;
+			if (!(a = realloc(l->ls, ncap * sizeof(*a))))
+				goto oom;
+			l->ls = a;
+			if (!(b = realloc(l->lt, ncap * sizeof(*b))))
+				goto oom;
+			l->lt = b;
+			l->cap = ncap;
+		}
+		l->ls[l->n] = sqlite3_column_int64(st, 1);
+		l->lt[l->n] =
+		    sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+		if (gm_map_put(&l->idx, sqlite3_column_int64(st, 0), (int)l->n) < 0)
+			goto oom;
+		l->n++;
+	}
+	rc = step_err(t, rc, err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+oom:
+	sqlite3_finalize(st);
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+/* The launch of the correlation id in column col of row: its index in l,
+ * or -1 when no API call has that id (or the column is not an integer). */
+static int launch_of(const struct launches *l, sqlite3_stmt *row, int col)
+{
+	if (sqlite3_column_type(row, col) != SQLITE_INTEGER)
+		return -1;
+	return gm_map_get(&l->idx, sqlite3_column_int64(row, col));
+}
+
+static int load_range_ops(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid,
+			  const struct launches *l, struct ops *ops, struct gm_graph *g, char *err,
+			  size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	struct tg_names names = {0};
@@ -668,26 +795,50 @@ static int load_range_ops(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid
 	for (table = 0; table < 3; table++) {
 		if ((rc = prep(t, range_ops_sql[table], &st, err, errlen)) < 0)
 			break;
-		bind_range(st, r0, r1, tid);
+		sqlite3_bind_int64(st, 1, (int64_t)r0);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			struct op x;
+			int k = launch_of(l, st, 8);
+
 			memset(&x, 0, sizeof(x));
+			/* times, devices and streams in their ranges (trace.h), as
+			 * every other reader checks them: a device of 2^63-1 was drawn
+			 * as a stream of its own, an end of 2^63-1 made a critical
+			 * path of 9223372036854774 us */
+			if (!TRACE_TIME_OK(sqlite3_column_int64(st, 1)) ||
+			    !TRACE_TIME_OK(sqlite3_column_int64(st, 2))) {
+				trace_time_error(t->db, range_ops_table[table], "start", "end", err,
+						 errlen);
+				rc = -EIO;
+				break;
+			}
+			if (!TRACE_DEVICE_OK(sqlite3_column_int64(st, 3)) ||
+			    !TRACE_STREAM_OK(sqlite3_column_int64(st, 4))) {
+				int dev_ok = TRACE_DEVICE_OK(sqlite3_column_int64(st, 3));
+				trace_range_error(
+				    t->db, range_ops_table[table], dev_ok ? "stream" : "device", 0,
+				    dev_ok ? (int64_t)UINT32_MAX : 32767, 0, err, errlen);
+				rc = -EIO;
+				break;
+			}
+			x.start = (uint64_t)sqlite3_column_int64(st, 1);
+			if (k < 0 ? x.start > r1
+				  : (l->ls[k] < (int64_t)r0 || l->ls[k] > (int64_t)r1 ||
+				     (tid >= 0 && l->lt[k] >= 0 && l->lt[k] != tid)))
+				continue; /* not launched in the range, on its thread */
 			if ((rc = tg_name(t, &names, g, st, 5, &x.name, err, errlen)) < 0)
 				break;
-			x.id = sqlite3_column_int64(st, 0) * 4 + table;
+			/* (row ids past +-2^61 wrap: the node ids stay distinct) */
+			x.id =
+			    (int64_t)((uint64_t)sqlite3_column_int64(st, 0) * 4 + (uint64_t)table);
 			x.type = range_ops_type[table];
-			x.start = (uint64_t)sqlite3_column_int64(st, 1);
 			x.end = (uint64_t)sqlite3_column_int64(st, 2);
 			x.device = sqlite3_column_int64(st, 3);
 			x.stream = sqlite3_column_int64(st, 4);
 			x.bytes = sqlite3_column_int64(st, 6);
 			x.copy_kind = sqlite3_column_int(st, 7);
-			x.key = sqlite3_column_type(st, 8) == SQLITE_NULL
-				    ? x.start
-				    : (uint64_t)sqlite3_column_int64(st, 8);
-			x.tid = sqlite3_column_type(st, 9) == SQLITE_NULL
-				    ? -1
-				    : sqlite3_column_int64(st, 9);
+			x.key = k < 0 ? x.start : (uint64_t)l->ls[k];
+			x.tid = k < 0 ? -1 : l->lt[k];
 			x.event = 0;
 			x.node = -1;
 			if (ops_push(ops, &x) < 0) {
@@ -709,34 +860,51 @@ static int load_range_ops(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid
 
 /* cudaStreamWaitEvent calls inside the range (syncs.kind 2). CUPTI's
  * synchronization record has no thread; take it from the API call. */
-static int load_range_waits(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid, struct ops *ops,
-			    char *err, size_t errlen)
+static int load_range_waits(struct trace *t, uint64_t r0, uint64_t r1, int64_t tid,
+			    const struct launches *l, struct ops *ops, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	rc = prep(t,
-		  "SELECT id, start, device, stream, event, wt FROM (SELECT y.id AS id, "
-		  "y.start AS start, y.device AS device, y.stream AS stream, y.event AS event, "
-		  "COALESCE(y.tid, (SELECT MIN(a.tid) FROM api_calls a "
-		  "WHERE a.correlation_id = y.correlation_id)) AS wt "
-		  "FROM syncs y WHERE y.kind = 2 AND y.start BETWEEN ?1 AND ?2) "
-		  "WHERE ?3 IS NULL OR wt IS NULL OR wt = ?3",
+		  "SELECT id, start, device, stream, event, tid, correlation_id FROM syncs "
+		  "WHERE kind = 2 AND start BETWEEN ?1 AND ?2",
 		  &st, err, errlen);
 	if (rc < 0)
 		return rc;
-	bind_range(st, r0, r1, tid);
+	sqlite3_bind_int64(st, 1, (int64_t)r0);
+	sqlite3_bind_int64(st, 2, (int64_t)r1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct op x;
+		int k;
+
 		memset(&x, 0, sizeof(x));
-		x.id = sqlite3_column_int64(st, 0) * 4 + 3;
+		/* the device as trace_load reads syncs (-1 unknown, NULL as -1),
+		 * the stream as every stream */
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
+		    (sqlite3_column_int64(st, 2) < -1 || sqlite3_column_int64(st, 2) > 32767)) {
+			sqlite3_finalize(st);
+			trace_range_error(t->db, "syncs", "device", -1, 32767, -1, err, errlen);
+			return -EIO;
+		}
+		if (!TRACE_STREAM_OK(sqlite3_column_int64(st, 3))) {
+			sqlite3_finalize(st);
+			trace_range_error(t->db, "syncs", "stream", 0, (int64_t)UINT32_MAX, 0, err,
+					  errlen);
+			return -EIO;
+		}
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			x.tid = sqlite3_column_int64(st, 5);
+		else
+			x.tid = (k = launch_of(l, st, 6)) < 0 ? -1 : l->lt[k];
+		if (tid >= 0 && x.tid >= 0 && x.tid != tid)
+			continue;
+		x.id = (int64_t)((uint64_t)sqlite3_column_int64(st, 0) * 4 + 3);
 		x.type = GS_NODE_WAIT_EVENT;
 		x.key = (uint64_t)sqlite3_column_int64(st, 1);
 		x.device = sqlite3_column_int64(st, 2);
 		x.stream = sqlite3_column_int64(st, 3);
 		x.event = sqlite3_column_int64(st, 4);
-		x.tid =
-		    sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
 		x.node = -1;
 		if (ops_push(ops, &x) < 0) {
 			sqlite3_finalize(st);
@@ -907,6 +1075,7 @@ int tg_load_streams(struct trace *t, const char *name, size_t nth, size_t max_op
 {
 	sqlite3_stmt *st = NULL;
 	struct records rec = {0};
+	struct launches launch = {0};
 	struct ops ops = {0};
 	int64_t tid = -1, prev_dev = 0, prev_stream = 0;
 	size_t i, drawn_ops = 0;
@@ -943,10 +1112,11 @@ int tg_load_streams(struct trace *t, const char *name, size_t nth, size_t max_op
 	st = NULL;
 	g->id = r->nvtx_id;
 
-	if ((rc = load_range_ops(t, r->start, r->end, tid, &ops, g, err, errlen)) < 0)
+	if ((rc = load_launches(t, r->start, r->end, &launch, err, errlen)) < 0 ||
+	    (rc = load_range_ops(t, r->start, r->end, tid, &launch, &ops, g, err, errlen)) < 0)
 		goto out;
 	r->ops = ops.n;
-	if ((rc = load_range_waits(t, r->start, r->end, tid, &ops, err, errlen)) < 0)
+	if ((rc = load_range_waits(t, r->start, r->end, tid, &launch, &ops, err, errlen)) < 0)
 		goto out;
 	r->waits = ops.n - r->ops;
 
@@ -1070,6 +1240,7 @@ out:
 		snprintf(err, errlen, "damaged trace: duplicate operation ids");
 	sqlite3_finalize(st);
 	records_free(&rec);
+	launches_free(&launch);
 	ops_free(&ops);
 	return rc;
 }

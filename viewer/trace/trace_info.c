@@ -211,6 +211,32 @@ static void info_load_devices(struct info *in)
 	info_finish(in, st, rc == SQLITE_ROW ? SQLITE_DONE : rc);
 }
 
+/* A GPU window's device outside 0..32767 (trace.h; NULL is "unknown",
+ * shown as -1): name the first such row of the op tables, as the other
+ * verbs do (a device of 2^63-1 was listed as a GPU window of its own). */
+static void info_device_error(struct info *in)
+{
+	static const char *const tables[3] = {"kernels", "memcpys", "memsets"};
+	int i;
+
+	for (i = 0; i < 3 && !in->damaged[0]; i++) {
+		char sql[200];
+		sqlite3_stmt *st = NULL;
+		int found;
+
+		snprintf(sql, sizeof(sql),
+			 "SELECT 1 FROM %s WHERE device IS NOT NULL AND "
+			 "CAST(device AS INTEGER) NOT BETWEEN 0 AND 32767 LIMIT 1",
+			 tables[i]);
+		found = sqlite3_prepare_v2(in->t.db, sql, -1, &st, NULL) == SQLITE_OK &&
+			sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (found)
+			trace_range_error(in->t.db, tables[i], "device", 0, 32767, 0, in->damaged,
+					  sizeof(in->damaged));
+	}
+}
+
 static void info_load_windows(struct info *in)
 {
 	sqlite3_stmt *st = NULL;
@@ -249,6 +275,8 @@ static void info_load_windows(struct info *in)
 				      sizeof(in->damaged)))
 			trace_time_error(in->t.db, "memsets", "start", "end", in->damaged,
 					 sizeof(in->damaged));
+		if (!in->damaged[0] && !TRACE_DEVICE_OK(w->device))
+			info_device_error(in);
 	}
 	info_finish(in, st, rc == SQLITE_ROW ? SQLITE_DONE : rc);
 }
