@@ -7,7 +7,8 @@
 # The collector and demos also need the CUDA Toolkit, which is not a Debian
 # package here and is used when present.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libsqlite3-dev libgraphviz-dev libjansson-dev)
+pkgs=(build-essential cmake pkg-config libsqlite3-dev libgraphviz-dev libjansson-dev
+      libyajl-dev zlib1g-dev)
 case ${1:-} in
 "") ;;
 test) pkgs+=(sqlite3 libcmocka-dev graphviz python3 chromium scdoc) ;;

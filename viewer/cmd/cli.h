@@ -23,6 +23,7 @@ int cmd_html(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Print "gapscope: <what>: <fmt...>" to stderr (what may be NULL). */
 void gs_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -30,10 +31,14 @@ void gs_error(const char *what, const char *fmt, ...) __attribute__((format(prin
 /* Print "gapscope: <what>: <fmt...>" with what and the formatted message
  * through the terminal sanitizer (term.h): C0/C1 controls escaped. */
 
-/* After a verb: flush standard output; when that or an earlier write to
- * it failed (a full disk, /dev/full, a closed pipe's EPIPE), print one
- * line "gapscope: <verb>: cannot write to standard output: <why>" and
- * return GS_EXIT_INTERNAL (1), else 0. */
+/* Before any verb: standard output becomes a stream that keeps the errno
+ * of its first failed write (stdio keeps only a flag). */
+void gs_cli_stdout_init(void);
+
+/* After a verb (and wherever a verb must know): flush standard output;
+ * when that or an earlier write to it failed (a full disk, /dev/full, a
+ * closed pipe's EPIPE), print once the line "gapscope: write error on
+ * standard output: <why>" and return GS_EXIT_INTERNAL (1), else 0. */
 int gs_cli_stdout_check(const char *verb);
 
 /* Open a trace for a verb; on failure print the one-line error and return

@@ -23,6 +23,7 @@ static const struct verb verbs[] = {
 	{ "graph", cmd_graph, "list and draw recorded CUDA graphs (DOT, SVG, PNG)" },
 	{ "export", cmd_export, "export to Chrome/Perfetto trace JSON or CSV" },
 	{ "diff", cmd_diff, "compare two runs" },
+	{ "import", cmd_import, "convert a torch.profiler (Kineto) Chrome trace JSON into a trace" },
 };
 
 static void usage(FILE *f)
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	gs_cli_stdout_init();
 	if (argc < 2) {
 		usage(stderr);
 		return GS_EXIT_BAD_INPUT;
@@ -51,16 +53,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("gapscope %s (trace schema %d)\n", GAPSCOPE_VERSION, GS_SCHEMA_VERSION);
-		return GS_EXIT_OK;
+		return gs_cli_stdout_check(NULL);
 	}
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name)) {
 			int rc = verbs[i].fn(argc - 1, argv + 1);
-			/* what a verb printed and exited 0 on must have reached
-			 * standard output (graph's list to /dev/full exited 0) */
-			if (rc == GS_EXIT_OK)
-				rc = gs_cli_stdout_check(verbs[i].name);
-			return rc;
+			/* what a verb printed must have reached standard output
+			 * (graph's list to /dev/full exited 0); the line is printed
+			 * once, also after a verb that failed for that reason */
+			int out = gs_cli_stdout_check(verbs[i].name);
+			return rc == GS_EXIT_OK ? out : rc;
 		}
 	gs_error(NULL, "'%s' is not a command; see 'gapscope --help'", argv[1]);
 	return GS_EXIT_BAD_INPUT;

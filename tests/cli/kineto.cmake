@@ -1,0 +1,15 @@
+# CLI tests of `gapscope import` (Kineto / torch.profiler Chrome trace JSON):
+# the real binary on the hand-written fixtures in tests/cli/kineto/, with
+# the rows, `info --json` and `report --json` checked against values worked
+# out by hand in kineto_check.py; hostile JSON ends in one line and exit 2
+# and leaves an existing output as it was.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  foreach(check basic gzip quirks hostile atomic verbs)
+    add_test(NAME cli_import_${check}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/kineto_check.py ${check}
+                     $<TARGET_FILE:gapscope> ${CMAKE_CURRENT_LIST_DIR}/kineto
+                     ${CMAKE_CURRENT_BINARY_DIR}/import_${check})
+    set_tests_properties(cli_import_${check} PROPERTIES LABELS cli)
+  endforeach()
+endif()

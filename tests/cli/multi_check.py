@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""CLI checks of the multi-trace report (`gapscope report A.db B.db ...`).
+
+usage: multi_check.py <check> <gapscope> <multi_mkdb> <workdir>
+
+The three traces are written by multi_mkdb.c (see its comment for the
+timelines). Worked out by hand from them, on CLOCK_MONOTONIC (step i
+begins at T = 10000 + 100000 i):
+
+  starts: ranks 0 and 1 at T, rank 2 at T+2000 -> rank 2 starts last in
+          5 of 5 steps, by 2000
+  ends:   rank 0 T+50000, rank 1 T+51000 (step 3: T+70000), rank 2 T+62000
+          -> steps 0 1 2 4: rank 2 last by 62000-51000 = 11000;
+             step 3: rank 1 last by 70000-62000 = 8000
+  straggler rank 2, 4 of 5 steps, median lag 11000 ns
+  communication per step ("allreduce" ranges): rank 0 10000 (step 0) then
+    30000; rank 1 30000; rank 2 2000 -> others pooled {10000, 30000 x 9},
+    nearest-rank median 30000; totals 130000, 150000, 10000
+  nccl kernels (exposed): rank 0 step 0 nccl [T+20000,T+50000] minus gemm
+    [T+1000,T+25000] = 25000, then 30000 -> total 145000; rank 2: gemm ends
+    where nccl begins, 2000 each -> 10000
+  rank 0: window [11000, 460000] = 449000; busy 49000 + 4 x 48000 = 241000
+  rank 2: window [13000, 460000] = 447000; busy 5 x 47000 = 235000
+  step medians: 50000, 51000, 60000
+Without the clock offsets (D = 1, 5, 9 ms) rank 2 would end last in every
+step by about 8 ms, so the figures above also check the alignment.
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def run(args, code=0):
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != code:
+        sys.exit(f"{args}: exit {p.returncode}, expected {code}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def expect(cond, what):
+    if not cond:
+        sys.exit("FAIL: " + what)
+
+
+def main():
+    check, gs, mkdb, work = sys.argv[1:5]
+    os.makedirs(work, exist_ok=True)
+    dbs = []
+    for r in range(3):
+        path = os.path.join(work, f"run-{r}.db")
+        host = "nodeB" if check == "hosts" and r == 2 else "nodeA"
+        run([mkdb, path, str(r), host])
+        dbs.append(path)
+    # given out of order: rows come by rank
+    args = [gs, "report", dbs[2], dbs[0], dbs[1]]
+
+    if check == "text":
+        out = run(args + ["--comm-range", "allreduce"]).stdout
+        expect("times on CLOCK_MONOTONIC (one host)" in out, "clock line\n" + out)
+        rows = [l for l in out.splitlines() if l.startswith("  rank ")]
+        expect(len(rows) == 6, "3 process rows + 3 straggler rows\n" + out)
+        expect(rows[0].split()[:5] == ["rank", "0", "449.000", "us", "53.7%"], rows[0])
+        expect(rows[2].split()[:5] == ["rank", "2", "447.000", "us", "52.6%"], rows[2])
+        expect(rows[2].split()[-1] == "[" + dbs[2] + "]", rows[2])
+        # rank 2 straggler row: 5/5 starts, 4/5 ends, lag 11 us, step 60 us, comm 2 us
+        expect(rows[5].split() == ["rank", "2", "5/5", "4/5", "11.000", "us", "60.000", "us",
+                                   "2.000", "us"], rows[5])
+        expect(rows[4].split()[2:6] == ["0/5", "1/5", "8.000", "us"], rows[4])
+        expect("rank 2 is the straggler: it ends step ranges last in 4 of 5 steps, by "
+               "11.000 us (median); the others wait 30.000 us per step in allreduce" in out, out)
+        expect('NVTX range "step" (the most frequent name common to all), 5 steps' in out, out)
+        expect("  step 3      rank 2 by 2.000 us, rank 1 by 8.000 us" in out, out)
+    elif check in ("json", "nccl", "hosts"):
+        extra = [] if check == "nccl" else ["--comm-range", "allreduce"]
+        j = json.loads(run(args + extra + ["--json"]).stdout)
+        expect(j["traces"] == 3, "traces")
+        expect(j["clock"] == ("realtime" if check == "hosts" else "monotonic"), j["clock"])
+        p = j["processes"]
+        expect([x["rank"] for x in p] == [0, 1, 2], "order by rank")
+        expect([x["pid"] for x in p] == [4000, 4001, 4002], "pids")
+        expect(p[0]["window_ns"] == 449000 and p[0]["busy_ns"] == 241000, "rank 0 window")
+        expect(p[2]["window_ns"] == 447000 and p[2]["busy_ns"] == 235000, "rank 2 window")
+        expect(p[0]["idle_by_cause_ns"]["other"] == 208000, "rank 0 other idle")
+        expect(p[0]["top_finding"] is None, "no finding")
+        expect([x["last_ends"] for x in p] == [0, 1, 4], "last ends")
+        expect([x["last_starts"] for x in p] == [0, 0, 5], "last starts")
+        expect([x["end_lag_p50_ns"] for x in p] == [0, 8000, 11000], "lags")
+        expect([x["step_p50_ns"] for x in p] == [50000, 51000, 60000], "step medians")
+        totals = [145000, 150000, 10000] if check == "nccl" else [130000, 150000, 10000]
+        expect([x["comm_total_ns"] for x in p] == totals, f"comm totals {p}")
+        expect([x["comm_per_step_p50_ns"] for x in p] == [30000, 30000, 2000], "comm p50")
+        s = j["stragglers"]
+        expect(s["step_range"] == "step" and s["steps"] == 5, "step range")
+        expect(s["straggler"] == 2 and s["straggler_last_ends"] == 4, "straggler")
+        expect(s["straggler_end_lag_p50_ns"] == 11000, "lag")
+        expect(s["others_wait_p50_ns"] == 30000, "others wait")
+        expect(s["comm_source"] == ("nccl" if check == "nccl" else "nvtx"), "source")
+        base = 1700000000000000000 if check == "hosts" else 0
+        expect([x["first_start_ns"] for x in s["per_step"]] ==
+               [base + 10000 + 100000 * i for i in range(5)], "aligned step starts")
+        expect(s["per_step"][3]["last_end"] == 1 and s["per_step"][3]["end_lag_ns"] == 8000,
+               "step 3")
+        if check == "hosts":
+            out = run(args + extra).stdout
+            expect("times on CLOCK_REALTIME (the traces come from different hosts" in out, out)
+    elif check == "dir":
+        out = run([gs, "report", work, "--step", "step", "--top", "0"]).stdout
+        expect("rank 2 is the straggler: it ends step ranges last in 4 of 5 steps" in out, out)
+        expect('NVTX range "step", 5 steps' in out, out)
+        expect("steps with the largest end lag" not in out, "--top 0")
+        out = run([gs, "report", work, "--step", "nosuch"]).stdout
+        expect('NVTX range "nosuch" is not in every trace; nothing to compare.' in out, out)
+        expect("is the straggler" not in out, out)
+    elif check == "single":
+        # one trace alone keeps today's report
+        out = run([gs, "report", dbs[0]]).stdout
+        expect(out.startswith("gapscope report: " + dbs[0]), out[:200])
+        expect("Processes" not in out, "single report")
+    elif check == "bad":
+        bad = os.path.join(work, "bad.db")
+        with open(bad, "w") as f:
+            f.write("not a trace\n")
+        p = run(args + [bad], code=2)
+        expect(p.stdout == "", "nothing on stdout")
+        lines = p.stderr.splitlines()
+        expect(len(lines) == 1 and lines[0].startswith("gapscope: " + bad + ": "), p.stderr)
+        p = run(args + ["--range", "x"], code=2)
+        expect("--range applies to a single trace" in p.stderr, p.stderr)
+        empty = os.path.join(work, "empty")
+        os.makedirs(empty, exist_ok=True)
+        p = run([gs, "report", empty], code=2)
+        expect(p.stderr.strip() == f"gapscope: {empty}: no *.db trace in this folder", p.stderr)
+    elif check == "csv":
+        out = os.path.join(work, "csv")
+        p = run(args + ["--comm-range", "allreduce", "--csv", out])
+        expect(p.stdout == "", "--csv prints nothing")
+        with open(os.path.join(out, "processes.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        expect([r["rank"] for r in rows] == ["0", "1", "2"], "csv order")
+        expect(rows[0]["window_ns"] == "449000" and rows[0]["busy_ns"] == "241000", "csv rank 0")
+        expect(rows[0]["clock_offset_ns"] == "-1000000", "csv offset")
+        expect(rows[2]["last_ends"] == "4" and rows[2]["end_lag_p50_ns"] == "11000", "csv r2")
+        expect(rows[0]["idle_other_ns"] == "208000", "csv idle")
+        with open(os.path.join(out, "steps.csv"), newline="") as f:
+            st = list(csv.DictReader(f))
+        expect(len(st) == 15, "15 step rows")
+        expect([st[0][k] for k in ("rank", "step", "start_ns", "end_ns", "comm_ns")] ==
+               ["0", "0", "10000", "60000", "10000"], str(st[0]))
+        expect([st[13][k] for k in ("rank", "step", "start_ns", "end_ns", "comm_ns")] ==
+               ["2", "3", "312000", "372000", "2000"], str(st[13]))
+        # docs/many-traces.md's query, with the sqlite3 shell where there is one
+        sql = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multi_straggler.sql")
+        create = ("CREATE TABLE steps(trace TEXT, rank INTEGER, pid INTEGER, step INTEGER, "
+                  "start_ns INTEGER, end_ns INTEGER, comm_ns INTEGER)")
+        if shutil.which("sqlite3"):
+            q = run(["sqlite3", ":memory:", create,
+                     ".import --csv --skip 1 " + os.path.join(out, "steps.csv") + " steps",
+                     ".read " + sql]).stdout
+            expect(q.split() == ["2|4|11.0", "1|1|8.0"], q)
+        else:  # the same SQL through Python's sqlite3 module
+            import sqlite3
+            db = sqlite3.connect(":memory:")
+            db.execute(create)
+            db.executemany("INSERT INTO steps VALUES(?,?,?,?,?,?,?)",
+                           [tuple(r.values()) for r in st])
+            q = db.execute(open(sql).read()).fetchall()
+            expect(q == [(2, 4, 11.0), (1, 1, 8.0)], str(q))
+    else:
+        sys.exit("unknown check " + check)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+/*
+ * Room viewer/cmd/: the gapscope command, one cmd_<verb>.c per verb.
+ *
+ * cmd_import.c - `gapscope import`: a torch.profiler (Kineto) Chrome trace
+ * JSON (.json or .json.gz) into a gapscope trace database, which every
+ * other verb then reads. The conversion is kineto_import() (trace/); this
+ * file parses the options and prints one summary, and what could not be
+ * mapped, once at the end.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kineto_import.h"
+#include "term.h"
+
+static void import_usage(FILE *f)
+{
+	fprintf(f, "usage: gapscope import trace.json[.gz] -o trace.db\n"
+		   "\n"
+		   "Converts a torch.profiler (Kineto) Chrome trace, as written by\n"
+		   "prof.export_chrome_trace() or tensorboard_trace_handler (plain or gzip),\n"
+		   "into a gapscope trace database: kernels, memcpy/memset (pageable or\n"
+		   "pinned from their names), CUDA runtime/driver calls with their\n"
+		   "correlation ids, cuda_sync events, record_function ranges (as NVTX\n"
+		   "ranges), devices and thread names. Every verb reads the result:\n"
+		   "gapscope report trace.db. What could not be mapped is counted per\n"
+		   "category, printed once and kept in meta (import.unmapped.*).\n"
+		   "The database is written to a temporary file beside trace.db and renamed\n"
+		   "into place when complete: a failed import leaves trace.db as it was.\n"
+		   "\n"
+		   "options:\n"
+		   "  -o, --output FILE  the trace database to write (replaced if it exists)\n"
+		   "  -q, --quiet        print nothing on success\n"
+		   "  -h, --help         this help\n"
+		   "\n"
+		   "Exit status: 0; 2 when the JSON is missing, not JSON, truncated or holds\n"
+		   "values no trace can (or FILE is a folder); 1 when the database cannot be\n"
+		   "written.\n");
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *out = NULL, *json;
+	struct kineto_stats st;
+	char err[640];
+	int c, quiet = 0, rc;
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h': import_usage(stdout); return GS_EXIT_OK;
+		default: import_usage(stderr); return GS_EXIT_BAD_INPUT;
+		}
+	}
+	if (optind + 1 != argc || !out) {
+		gs_error("import", "%s",
+			 optind + 1 != argc ? "give one trace.json (see --help)"
+					    : "give the database to write: -o trace.db");
+		return GS_EXIT_BAD_INPUT;
+	}
+	json = argv[optind];
+	rc = kineto_import(json, out, GAPSCOPE_VERSION, &st, err, sizeof(err));
+	if (rc == KINETO_ERR_INPUT) {
+		gs_error(json, "%s", err);
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (rc == KINETO_ERR_TARGET) {
+		gs_error(out, "%s", err);
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (rc != 0) {
+		gs_error(out, "%s", err);
+		return GS_EXIT_INTERNAL;
+	}
+	if (quiet)
+		return GS_EXIT_OK;
+	fputs("imported ", stdout);
+	term_put(stdout, json);
+	fputs(" -> ", stdout);
+	term_put(stdout, out);
+	printf(": %" PRId64 " kernels, %" PRId64 " memcpys, %" PRId64 " memsets, %" PRId64
+	       " API calls, %" PRId64 " syncs (%" PRId64 " implicit), %" PRId64 " ranges, %" PRId64
+	       " devices\n",
+	       st.kernels, st.memcpys, st.memsets, st.api_calls, st.syncs + st.implicit_syncs,
+	       st.implicit_syncs, st.ranges, st.devices);
+	if (st.n_unmapped || st.unmapped[KINETO_MAX_CATS].n) {
+		const char *sep = "";
+		fputs("not mapped (events per category):", stdout);
+		for (i = 0; i <= KINETO_MAX_CATS; i++) {
+			if (!st.unmapped[i].n)
+				continue;
+			printf("%s %s %" PRId64, sep, st.unmapped[i].cat, st.unmapped[i].n);
+			sep = ",";
+		}
+		putchar('\n');
+	}
+	if (st.repaired)
+		printf("%" PRId64 " strings held invalid UTF-8, stored with U+FFFD in its place\n",
+		       st.repaired);
+	return GS_EXIT_OK;
+}

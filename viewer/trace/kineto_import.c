@@ -1,0 +1,1985 @@
+/*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
+ * kineto_import.c - torch.profiler (Kineto) Chrome trace JSON -> a gapscope
+ * trace database (see kineto_import.h).
+ *
+ * The JSON is parsed by yajl's event-driven parser (a hand-written parser
+ * would be one more thing to fuzz; jansson builds the whole tree, several
+ * times the file's size). Each object of traceEvents is gathered into one
+ * struct kev - only the fields that are mapped; other values are skipped
+ * unparsed - and written as one row when its closing brace arrives, so
+ * memory grows with the distinct strings (kernel and API names), not with
+ * the file. Kineto's layout, as written by libkineto's output_json.cpp and
+ * CuptiActivity.cpp:
+ *
+ *   {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": ...}],
+ *    "baseTimeNanoseconds": ..., "traceEvents": [
+ *     {"ph": "X", "cat": "kernel", "name": "...", "pid": 0, "tid": 7,
+ *      "ts": 123.456, "dur": 2.112, "args": {"device": 0, "stream": 7,
+ *      "correlation": 345, "grid": [1, 1, 1], ...}}, ...]}
+ *
+ * ts and dur are microseconds with three decimals (exact nanoseconds,
+ * relative to baseTimeNanoseconds); they are read from the number's text,
+ * never through a double (a double has 15-16 digits). GPU events carry the
+ * device as pid and the stream as tid; host events the process and thread.
+ *
+ * What it does not do: it never opens the database it writes for reading
+ * through trace_open (the verbs do), and it prints nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#include "gapscope/trace_format.h"
+#include "kineto_import.h"
+#include "trace.h"
+
+/* ------------------------------------------------------------ buffers */
+
+struct sbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static int sbuf_set(struct sbuf *b, const void *s, size_t n)
+{
+	if (n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		char *p;
+		while (cap < n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return -1;
+		b->p = p;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p, s, n);
+	b->p[n] = '\0';
+	b->n = n;
+	return 0;
+}
+
+static int sbuf_eq(const struct sbuf *b, const char *s)
+{
+	return b->p && !strcmp(b->p, s);
+}
+
+/* ------------------------------------------------------------ UTF-8 */
+
+/* Whether s[0..n) is valid UTF-8 without NUL (the rules of info_clean:
+ * no overlong forms, surrogates or code points past U+10FFFF). */
+static int utf8_ok(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t len, k;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			if (!c)
+				return 0;
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4, cp = c & 0x07;
+		else
+			return 0;
+		if (i + len > n)
+			return 0;
+		for (k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+/* s with every byte that does not start a valid sequence (and NUL)
+ * replaced by U+FFFD, into out. */
+static int utf8_repair(const unsigned char *s, size_t n, struct sbuf *out)
+{
+	size_t i = 0, o = 0;
+
+	if (sbuf_set(out, NULL, 0) < 0 || n > SIZE_MAX / 3 - 1)
+		return -1;
+	if (3 * n + 1 > out->cap) {
+		char *p = realloc(out->p, 3 * n + 1);
+		if (!p)
+			return -1;
+		out->p = p;
+		out->cap = 3 * n + 1;
+	}
+	while (i < n) {
+		size_t len = 1;
+		unsigned char c = s[i];
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4;
+		else if (c >= 0x80)
+			len = 0;
+		if (len && i + len <= n && utf8_ok(s + i, len)) {
+			memcpy(out->p + o, s + i, len);
+			o += len;
+			i += len;
+		} else {
+			memcpy(out->p + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	out->p[o] = '\0';
+	out->n = o;
+	return 0;
+}
+
+/* ------------------------------------------------------------ numbers */
+
+enum { NUM_OK = 0, NUM_RANGE = -1, NUM_SYNTAX = -2 };
+
+/* An integer id: optionally negative, up to 2^64 - 1. Ids above INT64_MAX
+ * (Kineto prints CUPTI's unsigned ids as they are) are kept as the same 64
+ * bits, so that equal ids stay equal in SQLite's signed integers. A value
+ * with a fraction or an exponent counts when it is a whole number. */
+static int parse_id(const char *s, size_t n, int64_t *out)
+{
+	char buf[64];
+	size_t i = 0;
+	int neg = 0;
+	uint64_t v = 0;
+
+	if (n && s[0] == '-')
+		neg = 1, i = 1;
+	if (i == n)
+		return NUM_SYNTAX;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return NUM_RANGE;
+		v = v * 10 + d;
+	}
+	if (i < n) { /* 1.0, 1e3: whole numbers only, within int64 */
+		double x;
+		char *end;
+		if (n >= sizeof(buf))
+			return NUM_RANGE;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		x = strtod(buf, &end);
+		if (*end || !isfinite(x) || x != floor(x) || fabs(x) >= 9.2e18)
+			return isfinite(x) && x == floor(x) ? NUM_RANGE : NUM_SYNTAX;
+		*out = (int64_t)x;
+		return NUM_OK;
+	}
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return NUM_RANGE;
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	} else {
+		*out = (int64_t)v; /* above INT64_MAX: the same bits */
+	}
+	return NUM_OK;
+}
+
+/* Microseconds (Kineto: "123.456") -> nanoseconds in [0, TRACE_TIME_MAX],
+ * from the digits: a fourth decimal and beyond rounds to the nearest ns. */
+static int parse_us(const char *s, size_t n, int64_t *ns)
+{
+	const int64_t max_us = TRACE_TIME_MAX / 1000;
+	int64_t us = 0, frac = 0;
+	size_t i = 0, k;
+	int digits = 0;
+
+	if (n && s[0] == '-') {
+		/* "-0", "-0.000": zero; anything else is before the trace */
+		for (k = 1; k < n; k++)
+			if (s[k] != '0' && s[k] != '.')
+				return NUM_RANGE;
+		*ns = 0;
+		return n > 1 ? NUM_OK : NUM_SYNTAX;
+	}
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		if (us > max_us / 10 + 1)
+			return NUM_RANGE;
+		us = us * 10 + (s[i] - '0');
+	}
+	if (!digits)
+		return NUM_SYNTAX;
+	if (i < n && s[i] == '.') {
+		int fd = 0;
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, fd++) {
+			if (fd < 3)
+				frac = frac * 10 + (s[i] - '0');
+			else if (fd == 3 && s[i] >= '5')
+				frac++;
+		}
+		for (; fd < 3; fd++)
+			frac *= 10;
+	}
+	if (i < n) { /* an exponent: through long double, still range-checked */
+		char buf[128];
+		long double x;
+		char *end;
+		if (n >= sizeof(buf))
+			return NUM_RANGE;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		x = strtold(buf, &end);
+		if (*end)
+			return NUM_SYNTAX;
+		if (!(x >= 0) || x * 1000.0L > (long double)TRACE_TIME_MAX)
+			return NUM_RANGE;
+		*ns = (int64_t)llroundl(x * 1000.0L);
+		return NUM_OK;
+	}
+	if (us > max_us)
+		return NUM_RANGE;
+	*ns = us * 1000 + frac;
+	return *ns <= TRACE_TIME_MAX ? NUM_OK : NUM_RANGE;
+}
+
+/* ------------------------------------------------------------ one event */
+
+enum arg {
+	A_CORR,
+	A_CBID,
+	A_DEVICE,
+	A_CONTEXT,
+	A_STREAM,
+	A_REGS,
+	A_SHMEM,
+	A_BYTES,
+	A_GRAPH,
+	A_GRAPH_NODE,
+	A_EVENT,
+	A_FROM_DEVICE,
+	A_TO_DEVICE,
+	A_IN_DEVICE,
+	A_N
+};
+
+/* args keys that are mapped (Kineto's spelling) */
+static const char *const arg_keys[A_N] = {
+    [A_CORR] = "correlation",
+    [A_CBID] = "cbid",
+    [A_DEVICE] = "device",
+    [A_CONTEXT] = "context",
+    [A_STREAM] = "stream",
+    [A_REGS] = "registers per thread",
+    [A_SHMEM] = "shared memory",
+    [A_BYTES] = "bytes",
+    [A_GRAPH] = "graph id",
+    [A_GRAPH_NODE] = "graph node id",
+    [A_EVENT] = "wait_on_cuda_event_id",
+    [A_FROM_DEVICE] = "fromDevice",
+    [A_TO_DEVICE] = "toDevice",
+    [A_IN_DEVICE] = "inDevice",
+};
+
+struct kev {
+	char ph;	       /* 0: none */
+	struct sbuf name, cat; /* raw bytes as parsed */
+	struct sbuf arg_name;  /* args.name (metadata events) */
+	struct sbuf sync_kind; /* args.cuda_sync_kind */
+	int have_pid, have_tid, have_ts, have_dur;
+	int64_t pid, tid; /* host pid/tid, or device/stream on GPU rows */
+	int64_t ts, dur;  /* ns */
+	uint32_t have;	  /* 1 << enum arg */
+	int64_t a[A_N];
+	int64_t grid[3], block[3];
+	int ngrid, nblock;
+};
+
+static void kev_reset(struct kev *e)
+{
+	e->ph = 0;
+	e->name.n = e->cat.n = e->arg_name.n = e->sync_kind.n = 0;
+	if (e->name.p)
+		e->name.p[0] = '\0';
+	if (e->cat.p)
+		e->cat.p[0] = '\0';
+	if (e->arg_name.p)
+		e->arg_name.p[0] = '\0';
+	if (e->sync_kind.p)
+		e->sync_kind.p[0] = '\0';
+	e->have_pid = e->have_tid = e->have_ts = e->have_dur = 0;
+	e->have = 0;
+	e->ngrid = e->nblock = 0;
+}
+
+static void kev_free(struct kev *e)
+{
+	free(e->name.p);
+	free(e->cat.p);
+	free(e->arg_name.p);
+	free(e->sync_kind.p);
+}
+
+static int kev_copy(struct kev *dst, const struct kev *src)
+{
+	struct kev d = *src;
+
+	memset(&d.name, 0, sizeof(d.name));
+	memset(&d.cat, 0, sizeof(d.cat));
+	memset(&d.arg_name, 0, sizeof(d.arg_name));
+	memset(&d.sync_kind, 0, sizeof(d.sync_kind));
+	if (sbuf_set(&d.name, src->name.p, src->name.n) < 0 ||
+	    sbuf_set(&d.cat, src->cat.p, src->cat.n) < 0 ||
+	    sbuf_set(&d.arg_name, src->arg_name.p, src->arg_name.n) < 0 ||
+	    sbuf_set(&d.sync_kind, src->sync_kind.p, src->sync_kind.n) < 0) {
+		kev_free(&d);
+		return -1;
+	}
+	*dst = d;
+	return 0;
+}
+
+/* ------------------------------------------------------------ importer */
+
+enum ctx {
+	C_ROOT,	  /* before the top value */
+	C_TOP,	  /* the top object */
+	C_EVENTS, /* traceEvents */
+	C_EVENT,  /* one event */
+	C_ARGS,	  /* its args */
+	C_DIM,	  /* args.grid / args.block */
+	C_DEVS,	  /* deviceProperties */
+	C_DEV,	  /* one device */
+};
+
+enum {
+	ST_STRING,
+	ST_KERNEL,
+	ST_API,
+	ST_MEMCPY,
+	ST_MEMSET,
+	ST_SYNC,
+	ST_NVTX,
+	ST_DEVICE,
+	ST_THREAD,
+	ST_PROCESS,
+	ST_META,
+	ST_N
+};
+
+static const char *const st_sql[ST_N] = {
+    [ST_STRING] = "INSERT INTO strings(id, value) VALUES(?1, ?2)",
+    [ST_KERNEL] =
+	"INSERT INTO kernels(start, end, device, context, stream, correlation_id, "
+	"name_id, graph_id, graph_node_id, grid_x, grid_y, grid_z, block_x, block_y, "
+	"block_z, registers, static_shared_bytes) "
+	"VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    [ST_API] = "INSERT INTO api_calls(api, cbid, name_id, start, end, pid, tid, correlation_id) "
+	       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_MEMCPY] = "INSERT INTO memcpys(start, end, device, context, stream, correlation_id, "
+		  "bytes, copy_kind, src_kind, dst_kind, is_async, src_device, dst_device, "
+		  "graph_id, graph_node_id) "
+		  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, ?11, ?12, ?13, ?14)",
+    [ST_MEMSET] = "INSERT INTO memsets(start, end, device, context, stream, correlation_id, "
+		  "bytes, mem_kind, is_async, graph_id, graph_node_id) "
+		  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9, ?10)",
+    [ST_SYNC] = "INSERT INTO syncs(start, end, kind, implicit, device, context, stream, event, "
+		"correlation_id) VALUES(?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, ?8)",
+    [ST_NVTX] = "INSERT INTO nvtx(start, end, kind, text_id, pid, tid) "
+		"VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_DEVICE] = "INSERT OR REPLACE INTO devices(id, name, cc_major, cc_minor, sm_count, "
+		  "global_memory_bytes, max_threads_per_block) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_THREAD] = "INSERT OR REPLACE INTO threads(tid, pid, name) VALUES(?1, ?2, ?3)",
+    [ST_PROCESS] = "INSERT OR REPLACE INTO processes(pid, command_line) VALUES(?1, ?2)",
+    [ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
+};
+
+/* interned strings: open addressing, the id is the strings.id */
+struct istr {
+	uint64_t hash;
+	char *s;
+	size_t n;
+	int64_t id;
+};
+
+/* process and thread names from "M" events, written at the end */
+struct pname {
+	int64_t pid, tid; /* tid -1: a process name */
+	char *name;
+};
+
+/* device properties being gathered */
+struct kdev {
+	int have_id;
+	int64_t id, cc_major, cc_minor, sms, mem, max_threads;
+	uint32_t have; /* bits: 1 cc_major, 2 cc_minor, 4 sms, 8 mem, 16 max_threads */
+	struct sbuf name;
+};
+
+struct importer {
+	const char *json_path;
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_N];
+	yajl_handle yh;
+	struct kineto_stats *stats;
+
+	/* parse state */
+	enum ctx stack[16];
+	int depth;     /* entries used in stack */
+	int64_t skip;  /* > 0: inside a value that is not mapped */
+	char key[64];  /* the last map key at the current level */
+	int key_long;  /* it did not fit: matches nothing */
+	int dim_which; /* C_DIM: 0 grid, 1 block */
+	int seen_events;
+	struct kev ev;
+	struct kdev dev;
+	int64_t base_ns;
+	int have_base;
+	char cupti_version[32], driver_version[32], runtime_version[32];
+
+	/* B events waiting for their E */
+	struct kev *open;
+	size_t n_open, cap_open;
+
+	struct istr *tab;
+	size_t tab_cap, tab_n;
+	int64_t next_string;
+
+	struct pname *names;
+	size_t n_names, cap_names;
+	int64_t *host_pids; /* processes of host events (small) */
+	size_t n_host_pids, cap_host_pids;
+
+	int64_t min_ns, max_ns; /* over every row written */
+	struct sbuf fix;	/* utf8_repair's output */
+
+	int failed;   /* a callback stopped the parse: err is set */
+	int err_kind; /* KINETO_ERR_* of that failure */
+	char err[512];
+};
+
+static int fail_input(struct importer *im, const char *fmt, const char *a, const char *b)
+{
+	if (!im->failed) {
+		snprintf(im->err, sizeof(im->err), fmt, a, b);
+		im->failed = 1;
+		im->err_kind = KINETO_ERR_INPUT;
+	}
+	return 0; /* yajl: cancel */
+}
+
+static int fail_db(struct importer *im, const char *what)
+{
+	if (!im->failed) {
+		snprintf(im->err, sizeof(im->err), "cannot write the database (%s): %s", what,
+			 im->db ? sqlite3_errmsg(im->db) : "out of memory");
+		im->failed = 1;
+		im->err_kind = KINETO_ERR_OUTPUT;
+	}
+	return 0;
+}
+
+static int fail_oom(struct importer *im)
+{
+	if (!im->failed) {
+		snprintf(im->err, sizeof(im->err), "out of memory");
+		im->failed = 1;
+		im->err_kind = KINETO_ERR_OUTPUT;
+	}
+	return 0;
+}
+
+static int run(struct importer *im, int which, const char *what)
+{
+	sqlite3_stmt *s = im->st[which];
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE) {
+		fail_db(im, what);
+		return -1;
+	}
+	return 0;
+}
+
+static void bind_opt(sqlite3_stmt *s, int i, int have, int64_t v)
+{
+	if (have)
+		sqlite3_bind_int64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Text stored in the trace: valid UTF-8 (repaired if need be). */
+static const char *clean_text(struct importer *im, const char *s, size_t n, size_t *out_n)
+{
+	if (utf8_ok((const unsigned char *)s, n)) {
+		*out_n = n;
+		return s;
+	}
+	if (utf8_repair((const unsigned char *)s, n, &im->fix) < 0)
+		return NULL;
+	im->stats->repaired++;
+	*out_n = im->fix.n;
+	return im->fix.p;
+}
+
+/* strings.id of s[0..n) (raw bytes; repaired as stored), 0 on failure */
+static int64_t intern(struct importer *im, const char *s, size_t n)
+{
+	uint64_t h = fnv(s, n);
+	size_t i, mask;
+	const char *txt;
+	size_t tn;
+
+	if (im->tab_n * 2 >= im->tab_cap) {
+		size_t cap = im->tab_cap ? im->tab_cap * 2 : 1024, j;
+		struct istr *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return fail_oom(im);
+		for (j = 0; j < im->tab_cap; j++)
+			if (im->tab[j].s) {
+				size_t k = im->tab[j].hash & (cap - 1);
+				while (t[k].s)
+					k = (k + 1) & (cap - 1);
+				t[k] = im->tab[j];
+			}
+		free(im->tab);
+		im->tab = t;
+		im->tab_cap = cap;
+	}
+	mask = im->tab_cap - 1;
+	for (i = h & mask; im->tab[i].s; i = (i + 1) & mask)
+		if (im->tab[i].hash == h && im->tab[i].n == n && !memcmp(im->tab[i].s, s, n))
+			return im->tab[i].id;
+	im->tab[i].s = malloc(n + 1);
+	if (!im->tab[i].s)
+		return fail_oom(im);
+	memcpy(im->tab[i].s, s, n);
+	im->tab[i].s[n] = '\0';
+	im->tab[i].n = n;
+	im->tab[i].hash = h;
+	im->tab[i].id = im->next_string++;
+	im->tab_n++;
+	txt = clean_text(im, s, n, &tn);
+	if (!txt)
+		return fail_oom(im);
+	sqlite3_bind_int64(im->st[ST_STRING], 1, im->tab[i].id);
+	sqlite3_bind_text(im->st[ST_STRING], 2, txt, (int)tn, SQLITE_TRANSIENT);
+	if (run(im, ST_STRING, "strings") < 0)
+		return 0;
+	return im->tab[i].id;
+}
+
+static void span(struct importer *im, int64_t start, int64_t end)
+{
+	if (start < im->min_ns)
+		im->min_ns = start;
+	if (end > im->max_ns)
+		im->max_ns = end;
+}
+
+/* A category name as a meta key part: [A-Za-z0-9_], at most 40 bytes. */
+static void cat_key(const char *cat, size_t n, char *out, size_t outlen)
+{
+	size_t i, o = 0;
+
+	if (!n) {
+		snprintf(out, outlen, "no_category");
+		return;
+	}
+	for (i = 0; i < n && o + 1 < outlen && o < 40; i++) {
+		char c = cat[i];
+		out[o++] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || c == '_')
+			       ? c
+			       : '_';
+	}
+	out[o] = '\0';
+}
+
+static void unmapped(struct importer *im, const char *cat, size_t n)
+{
+	struct kineto_stats *st = im->stats;
+	char key[48];
+	size_t i;
+
+	cat_key(cat, n, key, sizeof(key));
+	for (i = 0; i < st->n_unmapped; i++)
+		if (!strcmp(st->unmapped[i].cat, key)) {
+			st->unmapped[i].n++;
+			return;
+		}
+	if (st->n_unmapped == KINETO_MAX_CATS) { /* the last slot: everything else */
+		snprintf(st->unmapped[KINETO_MAX_CATS].cat, sizeof(st->unmapped[0].cat), "other");
+		st->unmapped[KINETO_MAX_CATS].n++;
+		return;
+	}
+	snprintf(st->unmapped[st->n_unmapped].cat, sizeof(st->unmapped[0].cat), "%s", key);
+	st->unmapped[st->n_unmapped++].n = 1;
+}
+
+static void unmapped_s(struct importer *im, const char *why)
+{
+	unmapped(im, why, strlen(why));
+}
+
+static int host_pid(struct importer *im, int64_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < im->n_host_pids; i++)
+		if (im->host_pids[i] == pid)
+			return 0;
+	if (im->n_host_pids == im->cap_host_pids) {
+		size_t cap = im->cap_host_pids ? im->cap_host_pids * 2 : 8;
+		int64_t *p = realloc(im->host_pids, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		im->host_pids = p;
+		im->cap_host_pids = cap;
+	}
+	im->host_pids[im->n_host_pids++] = pid;
+	return 0;
+}
+
+#define HAS(e, k) (((e)->have >> (k)) & 1u)
+
+static int dev_ok(int64_t d)
+{
+	return TRACE_DEVICE_OK(d);
+}
+
+/* "Memcpy HtoD (Pageable -> Device)": CUPTI's kind names as libkineto's
+ * memcpyKindString / memoryKindString spell them. */
+static int copy_kind(const char *name)
+{
+	static const char *const k[] = {"HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+					"AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+	size_t i;
+
+	if (strncmp(name, "Memcpy ", 7) != 0)
+		return GS_COPY_UNKNOWN;
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (!strncmp(name + 7, k[i], 4) && (name[11] == ' ' || name[11] == '\0'))
+			return (int)i + 1;
+	return GS_COPY_UNKNOWN;
+}
+
+static int mem_kind(const char *s, size_t n)
+{
+	static const char *const k[] = {"Unknown", "Pageable", "Pinned",	"Device",
+					"Array",   "Managed",  "Device Static", "Managed Static"};
+	size_t i;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (strlen(k[i]) == n && !strncmp(s, k[i], n))
+			return (int)i;
+	return GS_MEM_UNKNOWN;
+}
+
+/* the memory kinds in "(<src> -> <dst>)" or "(<kind>)" */
+static void mem_kinds(const char *name, int *src, int *dst)
+{
+	const char *o = strchr(name, '('), *c, *arrow;
+
+	*src = *dst = GS_MEM_UNKNOWN;
+	if (!o || !(c = strchr(o, ')')))
+		return;
+	o++;
+	arrow = strstr(o, " -> ");
+	if (arrow && arrow < c) {
+		*src = mem_kind(o, (size_t)(arrow - o));
+		*dst = mem_kind(arrow + 4, (size_t)(c - arrow - 4));
+	} else {
+		*src = *dst = mem_kind(o, (size_t)(c - o));
+	}
+}
+
+/* cuda_sync: args.cuda_sync_kind or the name (libkineto's syncTypeString) */
+static int sync_kind(const struct kev *e)
+{
+	const char *s = e->sync_kind.n ? e->sync_kind.p : (e->name.p ? e->name.p : "");
+
+	if (strstr(s, "Wait Event") || strstr(s, "wait_event"))
+		return GS_SYNC_STREAM_WAIT_EVENT;
+	if (strstr(s, "Event") || strstr(s, "event"))
+		return GS_SYNC_EVENT;
+	if (strstr(s, "Stream") || strstr(s, "stream"))
+		return GS_SYNC_STREAM;
+	if (strstr(s, "Context") || strstr(s, "context") || strstr(s, "Device"))
+		return GS_SYNC_CONTEXT;
+	return GS_SYNC_UNKNOWN;
+}
+
+/* device and stream of a GPU row: args first, else pid/tid; 0 when the
+ * row cannot be placed */
+static int gpu_place(const struct kev *e, int64_t *dev, int64_t *stream)
+{
+	/* peer copies (CUpti_ActivityMemcpy2) say inDevice, not device */
+	int hd = HAS(e, A_DEVICE) || HAS(e, A_IN_DEVICE) || e->have_pid;
+	int hs = HAS(e, A_STREAM) || e->have_tid;
+
+	*dev = HAS(e, A_DEVICE) ? e->a[A_DEVICE] : HAS(e, A_IN_DEVICE) ? e->a[A_IN_DEVICE] : e->pid;
+	*stream = HAS(e, A_STREAM) ? e->a[A_STREAM] : e->tid;
+	return hd && hs && dev_ok(*dev) && TRACE_STREAM_OK(*stream);
+}
+
+/* One complete event (ph X, or a B/E pair, or an instant) -> one row. */
+static int emit(struct importer *im, const struct kev *e, int instant)
+{
+	const char *cat = e->cat.p ? e->cat.p : "";
+	int64_t start = e->ts, end, dev, stream, id;
+	sqlite3_stmt *s;
+
+	if (!e->have_ts) {
+		unmapped_s(im, "no_ts");
+		return 0;
+	}
+	end = start + (e->have_dur ? e->dur : 0);
+	if (end > TRACE_TIME_MAX) {
+		char where[64];
+		snprintf(where, sizeof(where), "traceEvents[%lld]", (long long)im->stats->events);
+		return fail_input(im, "%s: ts + dur is out of range (past 2^62 ns)%s", where, ""),
+		       -1;
+	}
+	if (!strcmp(cat, "kernel") && !instant) {
+		if (!gpu_place(e, &dev, &stream)) {
+			unmapped_s(im, "kernel_without_device_or_stream");
+			return 0;
+		}
+		id = intern(im, e->name.p ? e->name.p : "", e->name.n);
+		if (!id)
+			return -1;
+		s = im->st[ST_KERNEL];
+		sqlite3_bind_int64(s, 1, start);
+		sqlite3_bind_int64(s, 2, end);
+		sqlite3_bind_int64(s, 3, dev);
+		bind_opt(s, 4, HAS(e, A_CONTEXT), e->a[A_CONTEXT]);
+		sqlite3_bind_int64(s, 5, stream);
+		bind_opt(s, 6, HAS(e, A_CORR), e->a[A_CORR]);
+		sqlite3_bind_int64(s, 7, id);
+		sqlite3_bind_int64(s, 8, HAS(e, A_GRAPH) ? e->a[A_GRAPH] : 0);
+		sqlite3_bind_int64(s, 9, HAS(e, A_GRAPH_NODE) ? e->a[A_GRAPH_NODE] : 0);
+		for (int k = 0; k < 3; k++) {
+			bind_opt(s, 10 + k, e->ngrid > k, e->grid[k]);
+			bind_opt(s, 13 + k, e->nblock > k, e->block[k]);
+		}
+		bind_opt(s, 16, HAS(e, A_REGS), e->a[A_REGS]);
+		bind_opt(s, 17, HAS(e, A_SHMEM), e->a[A_SHMEM]);
+		if (run(im, ST_KERNEL, "kernels") < 0)
+			return -1;
+		im->stats->kernels++;
+	} else if ((!strcmp(cat, "gpu_memcpy") || !strcmp(cat, "gpu_memset")) && !instant) {
+		int copy = !strcmp(cat, "gpu_memcpy");
+		int src, dst;
+		if (!gpu_place(e, &dev, &stream)) {
+			unmapped_s(im, copy ? "memcpy_without_device_or_stream"
+					    : "memset_without_device_or_stream");
+			return 0;
+		}
+		mem_kinds(e->name.p ? e->name.p : "", &src, &dst);
+		s = im->st[copy ? ST_MEMCPY : ST_MEMSET];
+		sqlite3_bind_int64(s, 1, start);
+		sqlite3_bind_int64(s, 2, end);
+		sqlite3_bind_int64(s, 3, dev);
+		bind_opt(s, 4, HAS(e, A_CONTEXT), e->a[A_CONTEXT]);
+		sqlite3_bind_int64(s, 5, stream);
+		bind_opt(s, 6, HAS(e, A_CORR), e->a[A_CORR]);
+		bind_opt(s, 7, HAS(e, A_BYTES), e->a[A_BYTES]);
+		if (copy) {
+			sqlite3_bind_int(s, 8, copy_kind(e->name.p ? e->name.p : ""));
+			sqlite3_bind_int(s, 9, src);
+			sqlite3_bind_int(s, 10, dst);
+			bind_opt(s, 11, HAS(e, A_FROM_DEVICE), e->a[A_FROM_DEVICE]);
+			bind_opt(s, 12, HAS(e, A_TO_DEVICE), e->a[A_TO_DEVICE]);
+			sqlite3_bind_int64(s, 13, HAS(e, A_GRAPH) ? e->a[A_GRAPH] : 0);
+			sqlite3_bind_int64(s, 14, HAS(e, A_GRAPH_NODE) ? e->a[A_GRAPH_NODE] : 0);
+		} else {
+			sqlite3_bind_int(s, 8, src);
+			sqlite3_bind_int64(s, 9, HAS(e, A_GRAPH) ? e->a[A_GRAPH] : 0);
+			sqlite3_bind_int64(s, 10, HAS(e, A_GRAPH_NODE) ? e->a[A_GRAPH_NODE] : 0);
+		}
+		if (run(im, copy ? ST_MEMCPY : ST_MEMSET, copy ? "memcpys" : "memsets") < 0)
+			return -1;
+		if (copy)
+			im->stats->memcpys++;
+		else
+			im->stats->memsets++;
+	} else if ((!strcmp(cat, "cuda_runtime") || !strcmp(cat, "cuda_driver")) && !instant) {
+		id = intern(im, e->name.p ? e->name.p : "", e->name.n);
+		if (!id)
+			return -1;
+		s = im->st[ST_API];
+		sqlite3_bind_int(s, 1, cat[5] == 'r' ? GS_API_RUNTIME : GS_API_DRIVER);
+		bind_opt(s, 2, HAS(e, A_CBID), e->a[A_CBID]);
+		sqlite3_bind_int64(s, 3, id);
+		sqlite3_bind_int64(s, 4, start);
+		sqlite3_bind_int64(s, 5, end);
+		bind_opt(s, 6, e->have_pid, e->pid);
+		bind_opt(s, 7, e->have_tid, e->tid);
+		bind_opt(s, 8, HAS(e, A_CORR), e->a[A_CORR]);
+		if (run(im, ST_API, "api_calls") < 0)
+			return -1;
+		if (e->have_pid && host_pid(im, e->pid) < 0)
+			return fail_oom(im), -1;
+		im->stats->api_calls++;
+	} else if (!strcmp(cat, "cuda_sync") && !instant) {
+		int64_t d = HAS(e, A_DEVICE) ? e->a[A_DEVICE] : e->pid;
+		int hd = (HAS(e, A_DEVICE) || e->have_pid) && dev_ok(d);
+		/* CUPTI's invalid stream (context and device syncs) is
+		 * 0xffffffff, which libkineto prints as it is */
+		int64_t str = HAS(e, A_STREAM) ? e->a[A_STREAM] : -1;
+		s = im->st[ST_SYNC];
+		sqlite3_bind_int64(s, 1, start);
+		sqlite3_bind_int64(s, 2, end);
+		sqlite3_bind_int(s, 3, sync_kind(e));
+		bind_opt(s, 4, hd, d);
+		bind_opt(s, 5, HAS(e, A_CONTEXT), e->a[A_CONTEXT]);
+		bind_opt(s, 6, str >= 0 && str < 0xffffffffll, str);
+		bind_opt(s, 7, HAS(e, A_EVENT), e->a[A_EVENT]);
+		bind_opt(s, 8, HAS(e, A_CORR), e->a[A_CORR]);
+		if (run(im, ST_SYNC, "syncs") < 0)
+			return -1;
+		im->stats->syncs++;
+	} else if (!strcmp(cat, "user_annotation")) {
+		id = intern(im, e->name.p ? e->name.p : "", e->name.n);
+		if (!id)
+			return -1;
+		s = im->st[ST_NVTX];
+		sqlite3_bind_int64(s, 1, start);
+		sqlite3_bind_int64(s, 2, end);
+		sqlite3_bind_int(s, 3, instant ? GS_NVTX_MARK : GS_NVTX_RANGE);
+		sqlite3_bind_int64(s, 4, id);
+		bind_opt(s, 5, e->have_pid, e->pid);
+		bind_opt(s, 6, e->have_tid, e->tid);
+		if (run(im, ST_NVTX, "nvtx") < 0)
+			return -1;
+		if (e->have_pid && host_pid(im, e->pid) < 0)
+			return fail_oom(im), -1;
+		im->stats->ranges++;
+	} else {
+		unmapped(im, e->cat.p ? e->cat.p : "", e->cat.n);
+		return 0;
+	}
+	span(im, start, end);
+	return 0;
+}
+
+static int add_name(struct importer *im, int64_t pid, int64_t tid, const struct sbuf *name)
+{
+	size_t i;
+	char *copy;
+
+	if (!name->n)
+		return 0;
+	copy = malloc(name->n + 1);
+	if (!copy)
+		return -1;
+	memcpy(copy, name->p, name->n + 1);
+	for (i = 0; i < im->n_names; i++)
+		if (im->names[i].pid == pid && im->names[i].tid == tid) {
+			free(im->names[i].name);
+			im->names[i].name = copy;
+			return 0;
+		}
+	if (im->n_names == im->cap_names) {
+		size_t cap = im->cap_names ? im->cap_names * 2 : 16;
+		struct pname *p = realloc(im->names, cap * sizeof(*p));
+		if (!p) {
+			free(copy);
+			return -1;
+		}
+		im->names = p;
+		im->cap_names = cap;
+	}
+	im->names[im->n_names].pid = pid;
+	im->names[im->n_names].tid = tid;
+	im->names[im->n_names++].name = copy;
+	return 0;
+}
+
+/* An object of traceEvents is complete. */
+static int on_event(struct importer *im)
+{
+	struct kev *e = &im->ev;
+	size_t i;
+
+	im->stats->events++;
+	switch (e->ph) {
+	case 'X': return emit(im, e, 0) < 0 ? 0 : 1;
+	case 'i':
+	case 'I': return emit(im, e, 1) < 0 ? 0 : 1;
+	case 'B':
+		if (im->n_open == im->cap_open) {
+			size_t cap = im->cap_open ? im->cap_open * 2 : 16;
+			struct kev *p = realloc(im->open, cap * sizeof(*p));
+			if (!p)
+				return fail_oom(im);
+			im->open = p;
+			im->cap_open = cap;
+		}
+		if (kev_copy(&im->open[im->n_open], e) < 0)
+			return fail_oom(im);
+		im->n_open++;
+		return 1;
+	case 'E':
+		/* the innermost open B of the same process and thread */
+		for (i = im->n_open; i-- > 0;) {
+			struct kev *b = &im->open[i];
+			if (b->have_pid == e->have_pid && (!e->have_pid || b->pid == e->pid) &&
+			    b->have_tid == e->have_tid && (!e->have_tid || b->tid == e->tid)) {
+				int rc = 1;
+				if (e->have_ts && b->have_ts) {
+					b->have_dur = 1;
+					b->dur = e->ts > b->ts ? e->ts - b->ts : 0;
+					rc = emit(im, b, 0) < 0 ? 0 : 1;
+				} else {
+					unmapped_s(im, "no_ts");
+				}
+				kev_free(b);
+				memmove(b, b + 1, (im->n_open - i - 1) * sizeof(*b));
+				im->n_open--;
+				return rc;
+			}
+		}
+		unmapped_s(im, "unmatched_E");
+		return 1;
+	case 'M':
+		if (e->have_pid && (sbuf_eq(&e->name, "process_name") ||
+				    (sbuf_eq(&e->name, "thread_name") && e->have_tid))) {
+			if (add_name(im, e->pid, e->name.p[0] == 'p' ? -1 : e->tid, &e->arg_name) <
+			    0)
+				return fail_oom(im);
+		}
+		return 1; /* other metadata (sort indexes, labels): nothing to map */
+	case 's':
+	case 'f':
+	case 't':
+		im->stats->flows++; /* links already given by args.correlation */
+		return 1;
+	case 0: unmapped_s(im, "no_ph"); return 1;
+	default: unmapped(im, e->cat.p ? e->cat.p : "", e->cat.n); return 1;
+	}
+}
+
+static int on_device(struct importer *im)
+{
+	struct kdev *d = &im->dev;
+	sqlite3_stmt *s = im->st[ST_DEVICE];
+	size_t n;
+	const char *name;
+
+	if (!d->have_id || !dev_ok(d->id)) {
+		unmapped_s(im, "device_without_id");
+		return 1;
+	}
+	name = d->name.n ? clean_text(im, d->name.p, d->name.n, &n) : NULL;
+	sqlite3_bind_int64(s, 1, d->id);
+	if (name)
+		sqlite3_bind_text(s, 2, name, (int)n, SQLITE_TRANSIENT);
+	bind_opt(s, 3, d->have & 1, d->cc_major);
+	bind_opt(s, 4, d->have & 2, d->cc_minor);
+	bind_opt(s, 5, d->have & 4, d->sms);
+	bind_opt(s, 6, d->have & 8, d->mem);
+	bind_opt(s, 7, d->have & 16, d->max_threads);
+	if (run(im, ST_DEVICE, "devices") < 0)
+		return 0;
+	im->stats->devices++;
+	return 1;
+}
+
+/* ------------------------------------------------------------ yajl callbacks */
+
+#define TOP(im) ((im)->stack[(im)->depth - 1])
+
+static int push(struct importer *im, enum ctx c)
+{
+	if (im->depth == (int)(sizeof(im->stack) / sizeof(im->stack[0])))
+		return fail_input(im, "nesting too deep%s%s", "", "");
+	im->stack[im->depth++] = c;
+	im->key[0] = '\0';
+	return 1;
+}
+
+static int key_is(const struct importer *im, const char *k)
+{
+	return !im->key_long && !strcmp(im->key, k);
+}
+
+static const char *type_name(int t)
+{
+	static const char *const n[] = {"null",	    "a boolean", "a number",
+					"a string", "an object", "an array"};
+	return t >= 0 && t <= 5 ? n[t] : "?";
+}
+
+/* an event field of the wrong type: the event is named by its index */
+static int wrong_type(struct importer *im, const char *what, int t)
+{
+	char where[128];
+
+	snprintf(where, sizeof(where), "traceEvents[%lld]: %s", (long long)im->stats->events, what);
+	return fail_input(im, "%s is %s, not the type Kineto writes", where, type_name(t));
+}
+
+static int bad_number(struct importer *im, const char *what, int rc, const char *s, size_t n)
+{
+	char where[192], val[48];
+
+	snprintf(val, sizeof(val), "%.*s%s", (int)(n > 32 ? 32 : n), s, n > 32 ? "..." : "");
+	snprintf(where, sizeof(where), "traceEvents[%lld]: %s %s", (long long)im->stats->events,
+		 what, val);
+	return fail_input(
+	    im, rc == NUM_RANGE ? "%s is out of range%s" : "%s is not a number gapscope can read%s",
+	    where, im->depth && TOP(im) == C_DEV ? " (deviceProperties)" : "");
+}
+
+/* A scalar value: t 0 null, 1 boolean, 2 number, 3 string (s, n: its text). */
+static int on_scalar(struct importer *im, int t, const char *s, size_t n)
+{
+	int64_t v;
+	int rc, k;
+
+	if (im->skip)
+		return 1;
+	switch (TOP(im)) {
+	case C_ROOT:
+		return fail_input(im, "not a Chrome trace: the JSON is %s, not an object%s",
+				  type_name(t), "");
+	case C_TOP:
+		if (key_is(im, "traceEvents") || key_is(im, "deviceProperties")) {
+			if (t == 0)
+				return 1;
+			return fail_input(im, "%s is %s, not an array", im->key, type_name(t));
+		}
+		if (t == 2 && key_is(im, "baseTimeNanoseconds")) {
+			if (parse_id(s, n, &v) == NUM_OK && v >= 0) {
+				im->base_ns = v;
+				im->have_base = 1;
+			}
+		} else if ((t == 2 || t == 3) && n < 31) {
+			char *dst = key_is(im, "cupti_version")		 ? im->cupti_version
+				    : key_is(im, "cuda_driver_version")	 ? im->driver_version
+				    : key_is(im, "cuda_runtime_version") ? im->runtime_version
+									 : NULL;
+			if (dst && utf8_ok((const unsigned char *)s, n)) {
+				memcpy(dst, s, n);
+				dst[n] = '\0';
+			}
+		}
+		return 1;
+	case C_EVENTS:
+		im->stats->events++;
+		unmapped_s(im, "not_an_object");
+		return 1;
+	case C_EVENT:
+		if (t == 0)
+			return 1;
+		if (key_is(im, "ph") || key_is(im, "cat") || key_is(im, "name")) {
+			if (t != 3)
+				return wrong_type(im, im->key, t);
+			if (im->key[0] == 'p')
+				im->ev.ph = n ? s[0] : 0;
+			else if (sbuf_set(im->key[0] == 'c' ? &im->ev.cat : &im->ev.name, s, n) < 0)
+				return fail_oom(im);
+			return 1;
+		}
+		if (key_is(im, "ts") || key_is(im, "dur")) {
+			int64_t ns;
+			if (t != 2)
+				return wrong_type(im, im->key, t);
+			rc = parse_us(s, n, &ns);
+			if (rc != NUM_OK)
+				return bad_number(im, im->key, rc, s, n);
+			if (im->key[0] == 't')
+				im->ev.ts = ns, im->ev.have_ts = 1;
+			else
+				im->ev.dur = ns, im->ev.have_dur = 1;
+			return 1;
+		}
+		if (key_is(im, "pid") || key_is(im, "tid")) {
+			/* Chrome allows names here ("Spans"): no number then */
+			if (t != 2)
+				return 1;
+			rc = parse_id(s, n, &v);
+			if (rc != NUM_OK)
+				return bad_number(im, im->key, rc, s, n);
+			if (im->key[0] == 'p')
+				im->ev.pid = v, im->ev.have_pid = 1;
+			else
+				im->ev.tid = v, im->ev.have_tid = 1;
+		}
+		return 1;
+	case C_ARGS:
+		if (t == 0)
+			return 1;
+		if (key_is(im, "name") || key_is(im, "cuda_sync_kind")) {
+			if (t == 3 &&
+			    sbuf_set(im->key[0] == 'n' ? &im->ev.arg_name : &im->ev.sync_kind, s,
+				     n) < 0)
+				return fail_oom(im);
+			return 1;
+		}
+		for (k = 0; k < A_N; k++)
+			if (key_is(im, arg_keys[k]))
+				break;
+		if (k == A_N)
+			return 1;
+		if (t != 2)
+			return wrong_type(im, arg_keys[k], t);
+		rc = parse_id(s, n, &v);
+		if (rc != NUM_OK)
+			return bad_number(im, arg_keys[k], rc, s, n);
+		im->ev.a[k] = v;
+		im->ev.have |= 1u << k;
+		return 1;
+	case C_DIM:
+		if (t != 2)
+			return wrong_type(im, im->dim_which ? "block" : "grid", t);
+		rc = parse_id(s, n, &v);
+		if (rc != NUM_OK)
+			return bad_number(im, im->dim_which ? "block" : "grid", rc, s, n);
+		if (im->dim_which == 0 && im->ev.ngrid < 3)
+			im->ev.grid[im->ev.ngrid++] = v;
+		else if (im->dim_which == 1 && im->ev.nblock < 3)
+			im->ev.block[im->ev.nblock++] = v;
+		return 1;
+	case C_DEVS: return 1;
+	case C_DEV: {
+		static const char *const keys[] = {"computeMajor", "computeMinor", "numSms",
+						   "totalGlobalMem", "maxThreadsPerBlock"};
+		struct kdev *d = &im->dev;
+		if (key_is(im, "name")) {
+			if (t == 3 && sbuf_set(&d->name, s, n) < 0)
+				return fail_oom(im);
+			return 1;
+		}
+		if (t != 2)
+			return 1;
+		if (key_is(im, "id")) {
+			if (parse_id(s, n, &d->id) == NUM_OK)
+				d->have_id = 1;
+			return 1;
+		}
+		for (k = 0; k < 5; k++)
+			if (key_is(im, keys[k]) && parse_id(s, n, &v) == NUM_OK) {
+				int64_t *dst[] = {&d->cc_major, &d->cc_minor, &d->sms, &d->mem,
+						  &d->max_threads};
+				*dst[k] = v;
+				d->have |= 1u << k;
+			}
+		return 1;
+	}
+	}
+	return 1;
+}
+
+static int cb_null(void *ctx)
+{
+	return on_scalar(ctx, 0, "", 0);
+}
+
+static int cb_boolean(void *ctx, int b)
+{
+	return on_scalar(ctx, 1, b ? "true" : "false", b ? 4 : 5);
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+	return on_scalar(ctx, 2, s, n);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+	return on_scalar(ctx, 3, (const char *)s, n);
+}
+
+static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
+{
+	struct importer *im = ctx;
+
+	if (im->skip)
+		return 1;
+	im->key_long = n >= sizeof(im->key);
+	if (!im->key_long) {
+		memcpy(im->key, s, n);
+		im->key[n] = '\0';
+		/* "a\u0000b" is not the key "a" */
+		if (memchr(s, 0, n))
+			im->key_long = 1;
+	}
+	return 1;
+}
+
+static int cb_start_map(void *ctx)
+{
+	struct importer *im = ctx;
+
+	if (im->skip) {
+		im->skip++;
+		return 1;
+	}
+	switch (TOP(im)) {
+	case C_ROOT: return push(im, C_TOP);
+	case C_EVENTS: kev_reset(&im->ev); return push(im, C_EVENT);
+	case C_EVENT:
+		if (key_is(im, "args"))
+			return push(im, C_ARGS);
+		break;
+	case C_DEVS:
+		free(im->dev.name.p);
+		memset(&im->dev, 0, sizeof(im->dev));
+		return push(im, C_DEV);
+	case C_TOP:
+		if (key_is(im, "traceEvents") || key_is(im, "deviceProperties"))
+			return fail_input(im, "%s is an object, not an array%s", im->key, "");
+		break;
+	default: break;
+	}
+	if (TOP(im) == C_ARGS) {
+		int k;
+		for (k = 0; k < A_N; k++)
+			if (key_is(im, arg_keys[k]))
+				return wrong_type(im, arg_keys[k], 4);
+	}
+	if (TOP(im) == C_EVENT && (key_is(im, "ts") || key_is(im, "dur") || key_is(im, "ph") ||
+				   key_is(im, "name") || key_is(im, "cat")))
+		return wrong_type(im, im->key, 4);
+	if (TOP(im) == C_EVENTS)
+		unmapped_s(im, "not_an_object");
+	im->skip = 1;
+	return 1;
+}
+
+static int cb_end_map(void *ctx)
+{
+	struct importer *im = ctx;
+	enum ctx c;
+
+	if (im->skip) {
+		im->skip--;
+		return 1;
+	}
+	c = TOP(im);
+	im->depth--;
+	im->key[0] = '\0';
+	if (c == C_EVENT)
+		return on_event(im);
+	if (c == C_DEV)
+		return on_device(im);
+	return 1;
+}
+
+static int cb_start_array(void *ctx)
+{
+	struct importer *im = ctx;
+
+	if (im->skip) {
+		im->skip++;
+		return 1;
+	}
+	switch (TOP(im)) {
+	case C_ROOT: /* the JSON Array Format: a bare list of events */
+		im->seen_events = 1;
+		return push(im, C_EVENTS);
+	case C_TOP:
+		if (key_is(im, "traceEvents")) {
+			im->seen_events = 1;
+			return push(im, C_EVENTS);
+		}
+		if (key_is(im, "deviceProperties"))
+			return push(im, C_DEVS);
+		break;
+	case C_ARGS:
+		if (key_is(im, "grid") || key_is(im, "block")) {
+			im->dim_which = im->key[0] == 'b';
+			return push(im, C_DIM);
+		}
+		break;
+	case C_EVENTS:
+		im->stats->events++;
+		unmapped_s(im, "not_an_object");
+		break;
+	case C_EVENT:
+		if (key_is(im, "ts") || key_is(im, "dur") || key_is(im, "ph") ||
+		    key_is(im, "name") || key_is(im, "cat"))
+			return wrong_type(im, im->key, 5);
+		break;
+	default: break;
+	}
+	im->skip = 1;
+	return 1;
+}
+
+static int cb_end_array(void *ctx)
+{
+	struct importer *im = ctx;
+
+	if (im->skip) {
+		im->skip--;
+		return 1;
+	}
+	im->depth--;
+	im->key[0] = '\0';
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = cb_null,
+    .yajl_boolean = cb_boolean,
+    .yajl_number = cb_number,
+    .yajl_string = cb_string,
+    .yajl_start_map = cb_start_map,
+    .yajl_map_key = cb_map_key,
+    .yajl_end_map = cb_end_map,
+    .yajl_start_array = cb_start_array,
+    .yajl_end_array = cb_end_array,
+};
+
+/* ------------------------------------------------------------ the output file */
+
+/* The temporary database a signal must remove (async-signal-safe handler). */
+static char sig_tmp[4096];
+static struct sigaction sig_old[3];
+static const int sig_nums[3] = {SIGINT, SIGTERM, SIGHUP};
+static int sig_armed[3];
+
+static void on_signal(int sig)
+{
+	if (sig_tmp[0])
+		unlink(sig_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void arm_signals(const char *tmp)
+{
+	struct sigaction sa;
+	int i;
+
+	snprintf(sig_tmp, sizeof(sig_tmp), "%s", tmp);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 3; i++) {
+		struct sigaction cur;
+		sig_armed[i] = sigaction(sig_nums[i], NULL, &cur) == 0 &&
+			       cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO) &&
+			       sigaction(sig_nums[i], &sa, &sig_old[i]) == 0;
+	}
+}
+
+static void disarm_signals(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (sig_armed[i])
+			sigaction(sig_nums[i], &sig_old[i], NULL);
+	sig_tmp[0] = '\0';
+}
+
+/* The file to replace (a symbolic link's target) and a new temporary file
+ * beside it. Returns 0 or -1 with err set. */
+static int make_tmp(const char *path, char **target, char **tmp, char *err, size_t errlen)
+{
+	struct stat st;
+	char *t = NULL, *slash, *x;
+	int fd;
+
+	*target = *tmp = NULL;
+	if (!*path || !strcmp(path, "-")) {
+		snprintf(err, errlen, "a trace database must be a file, not standard output");
+		return -1;
+	}
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		t = realpath(path, NULL);
+		if (!t) {
+			snprintf(err, errlen, "cannot write: the link's target: %s",
+				 strerror(errno));
+			return -1;
+		}
+	} else {
+		t = strdup(path);
+	}
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (stat(t, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "cannot write: %s",
+			 S_ISDIR(st.st_mode)
+			     ? "is a directory"
+			     : "not a regular file (a trace database must be a file)");
+		free(t);
+		return -1;
+	}
+	x = malloc(strlen(t) + 32);
+	if (!x) {
+		free(t);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	slash = strrchr(t, '/');
+	if (slash)
+		sprintf(x, "%.*s/.%s.gapscope-XXXXXX", (int)(slash - t), t, slash + 1);
+	else
+		sprintf(x, ".%s.gapscope-XXXXXX", t);
+	fd = mkstemp(x);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write: %s", strerror(errno));
+		free(t);
+		free(x);
+		return -1;
+	}
+	/* mkstemp makes it 0600: the mode a new file would get (umask), or
+	 * the one of the file it replaces */
+	if (stat(t, &st) == 0) {
+		(void)fchmod(fd, st.st_mode & 07777);
+	} else {
+		mode_t um = umask(0);
+		umask(um);
+		(void)fchmod(fd, 0666 & ~um);
+	}
+	close(fd);
+	*target = t;
+	*tmp = x;
+	return 0;
+}
+
+/* ------------------------------------------------------------ finalize */
+
+/* API calls that synchronise the device whatever their arguments: the
+ * collector's table (collector/writer.c, implicit_apis), repeated here
+ * because the collector's writer is built only where CUDA is. */
+static const struct {
+	const char *name;
+	int kind;
+	const char *reason;
+} implicit_apis[] = {
+    {"cudaMalloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaMalloc in steady state (after the first kernel launch)"},
+    {"cudaMallocPitch", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaMallocPitch in steady state (after the first kernel launch)"},
+    {"cudaMallocHost", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaMallocHost (pinned allocation) in steady state synchronizes the device"},
+    {"cudaHostAlloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaHostAlloc (pinned allocation) in steady state synchronizes the device"},
+    {"cudaFree", GS_SYNC_IMPLICIT_ALLOC, "cudaFree synchronizes the device"},
+    {"cudaFreeHost", GS_SYNC_IMPLICIT_ALLOC, "cudaFreeHost synchronizes the device"},
+    {"cuMemAlloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cuMemAlloc in steady state (after the first kernel launch)"},
+    {"cuMemFree", GS_SYNC_IMPLICIT_ALLOC, "cuMemFree synchronizes the device"},
+    {"cudaDeviceSetLimit", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaDeviceSetLimit is device-wide: it waits for all work on the device"},
+    {"cudaDeviceSetCacheConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaDeviceSetCacheConfig is device-wide: it waits for all work on the device"},
+    {"cudaHostRegister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaHostRegister is device-wide: it waits for all work on the device"},
+    {"cudaHostUnregister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaHostUnregister is device-wide: it waits for all work on the device"},
+};
+
+/* the reasons the collector stores (collector/internal.h, GS_REASON_*) */
+#define R_SYNC_MEMCPY "cudaMemcpy is synchronous: host waits for the device"
+#define R_PAGEABLE "cudaMemcpyAsync from pageable host memory is staged synchronously"
+#define R_MEMSET "cudaMemset on host-visible (pinned or managed) memory is synchronous"
+
+static int exec(struct importer *im, const char *sql, const char *what)
+{
+	if (sqlite3_exec(im->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return fail_db(im, what), -1;
+	return 0;
+}
+
+/* What CUPTI's records lack and the collector completes at finalize
+ * (collector/writer.c, derive_rows), done the same way: the thread and
+ * API of a sync from its call (one call per correlation id, the runtime's
+ * when both are there), whether a copy was an Async call, and the implicit
+ * synchronisations. Not derived: legacy-default-stream syncs (Kineto does
+ * not say which stream is a context's NULL stream). */
+static int derive(struct importer *im)
+{
+	char sql[4096];
+	int64_t r_memcpy, r_pageable, r_memset;
+	size_t i;
+	static const char one_api[] =
+	    "(SELECT b.id FROM api_calls b WHERE "
+	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
+	char one_m[256], one_s[256];
+
+	r_memcpy = intern(im, R_SYNC_MEMCPY, strlen(R_SYNC_MEMCPY));
+	r_pageable = intern(im, R_PAGEABLE, strlen(R_PAGEABLE));
+	r_memset = intern(im, R_MEMSET, strlen(R_MEMSET));
+	if (!r_memcpy || !r_pageable || !r_memset)
+		return -1;
+	snprintf(one_m, sizeof(one_m), one_api, "m");
+	snprintf(one_s, sizeof(one_s), one_api, "syncs");
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE syncs SET"
+		 " api_name_id = (SELECT name_id FROM api_calls WHERE id = %s),"
+		 " pid = (SELECT pid FROM api_calls WHERE id = %s),"
+		 " tid = (SELECT tid FROM api_calls WHERE id = %s)"
+		 " WHERE correlation_id IS NOT NULL;",
+		 one_s, one_s, one_s);
+	if (exec(im, sql, "completing sync rows") < 0)
+		return -1;
+	if (exec(im,
+		 "CREATE TEMP TABLE async_api AS SELECT id FROM strings"
+		 " WHERE instr(value, 'Async') > 0;"
+		 "UPDATE memcpys SET is_async = 1 WHERE correlation_id IS NOT NULL AND"
+		 " (SELECT name_id FROM api_calls b WHERE b.correlation_id = memcpys.correlation_id"
+		 "  ORDER BY b.api LIMIT 1) IN (SELECT id FROM temp.async_api);"
+		 "UPDATE memsets SET is_async = 1 WHERE correlation_id IS NOT NULL AND"
+		 " (SELECT name_id FROM api_calls b WHERE b.correlation_id = memsets.correlation_id"
+		 "  ORDER BY b.api LIMIT 1) IN (SELECT id FROM temp.async_api);",
+		 "marking Async copies") < 0)
+		return -1;
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, CASE WHEN m.is_async THEN %d ELSE %d END, 1,"
+		 " CASE WHEN m.is_async THEN %lld ELSE %lld END,"
+		 " a.name_id, m.device, m.context, m.stream, m.correlation_id, a.pid, a.tid"
+		 " FROM memcpys m JOIN api_calls a ON a.id = %s"
+		 " WHERE m.graph_id = 0 AND m.copy_kind <> %d"
+		 " AND (m.is_async = 0 OR m.src_kind = %d OR m.dst_kind = %d)"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_PAGEABLE, GS_SYNC_IMPLICIT_MEMCPY, (long long)r_pageable,
+		 (long long)r_memcpy, one_m, GS_COPY_DTOD, GS_MEM_PAGEABLE, GS_MEM_PAGEABLE);
+	if (exec(im, sql, "deriving implicit syncs (memcpy)") < 0)
+		return -1;
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, %d, 1, %lld, a.name_id, m.device, m.context,"
+		 " m.stream, m.correlation_id, a.pid, a.tid"
+		 " FROM memsets m JOIN api_calls a ON a.id = %s"
+		 " WHERE m.graph_id = 0 AND m.is_async = 0 AND m.mem_kind IN (%d, %d, %d)"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_MEMSET, (long long)r_memset, one_m, GS_MEM_PAGEABLE,
+		 GS_MEM_PINNED, GS_MEM_MANAGED);
+	if (exec(im, sql, "deriving implicit syncs (memset)") < 0)
+		return -1;
+
+	if (exec(im,
+		 "CREATE TEMP TABLE implicit_api(name_id INTEGER PRIMARY KEY, kind INTEGER,"
+		 " reason_id INTEGER);",
+		 "deriving implicit syncs") < 0)
+		return -1;
+	for (i = 0; i < sizeof(implicit_apis) / sizeof(implicit_apis[0]); i++) {
+		int64_t rid = intern(im, implicit_apis[i].reason, strlen(implicit_apis[i].reason));
+		if (!rid)
+			return -1;
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO temp.implicit_api SELECT id, %d, %lld FROM strings"
+			 " WHERE value = '%s';",
+			 implicit_apis[i].kind, (long long)rid, implicit_apis[i].name);
+		if (exec(im, sql, "deriving implicit syncs") < 0)
+			return -1;
+	}
+	/* allocations count only in steady state (after the first kernel
+	 * launch); a driver call under a recorded runtime call is the same */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id,"
+		 " correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, i.kind, 1, i.reason_id, a.name_id, a.correlation_id,"
+		 " a.pid, a.tid FROM api_calls a JOIN temp.implicit_api i ON i.name_id = a.name_id"
+		 " WHERE (i.kind <> %d OR a.start > COALESCE((SELECT MIN(b.start) FROM kernels k"
+		 "   JOIN api_calls b ON b.correlation_id = k.correlation_id), %lld))"
+		 " AND NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"
+		 "   WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_ALLOC, (long long)INT64_MAX, GS_API_DRIVER, GS_API_RUNTIME);
+	if (exec(im, sql, "deriving implicit syncs (API calls)") < 0)
+		return -1;
+	im->stats->implicit_syncs = sqlite3_changes(im->db);
+	{
+		sqlite3_stmt *q = NULL;
+		if (sqlite3_prepare_v2(im->db, "SELECT count(*) FROM syncs WHERE implicit = 1", -1,
+				       &q, NULL) == SQLITE_OK &&
+		    sqlite3_step(q) == SQLITE_ROW)
+			im->stats->implicit_syncs = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	return 0;
+}
+
+static int meta(struct importer *im, const char *key, const char *value)
+{
+	sqlite3_bind_text(im->st[ST_META], 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(im->st[ST_META], 2, value, -1, SQLITE_TRANSIENT);
+	return run(im, ST_META, "meta");
+}
+
+static int meta_int(struct importer *im, const char *key, int64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	return meta(im, key, buf);
+}
+
+/* processes, threads, meta, indexes, derived rows */
+static int finish(struct importer *im, const char *version)
+{
+	struct kineto_stats *st = im->stats;
+	char buf[256];
+	size_t i, n;
+	const char *txt;
+
+	for (i = 0; i < im->n_host_pids; i++) {
+		const char *name = NULL;
+		size_t k;
+		for (k = 0; k < im->n_names; k++)
+			if (im->names[k].pid == im->host_pids[i] && im->names[k].tid == -1)
+				name = im->names[k].name;
+		sqlite3_bind_int64(im->st[ST_PROCESS], 1, im->host_pids[i]);
+		if (name && (txt = clean_text(im, name, strlen(name), &n)))
+			sqlite3_bind_text(im->st[ST_PROCESS], 2, txt, (int)n, SQLITE_TRANSIENT);
+		if (run(im, ST_PROCESS, "processes") < 0)
+			return -1;
+	}
+	/* thread names of host processes only: a GPU "thread" is a stream,
+	 * whose number could be taken for a host thread id */
+	for (i = 0; i < im->n_names; i++) {
+		size_t k;
+		int host = 0;
+		if (im->names[i].tid < 0)
+			continue;
+		for (k = 0; k < im->n_host_pids; k++)
+			host |= im->host_pids[k] == im->names[i].pid;
+		if (!host ||
+		    !(txt = clean_text(im, im->names[i].name, strlen(im->names[i].name), &n)))
+			continue;
+		sqlite3_bind_int64(im->st[ST_THREAD], 1, im->names[i].tid);
+		sqlite3_bind_int64(im->st[ST_THREAD], 2, im->names[i].pid);
+		sqlite3_bind_text(im->st[ST_THREAD], 3, txt, (int)n, SQLITE_TRANSIENT);
+		if (run(im, ST_THREAD, "threads") < 0)
+			return -1;
+		st->threads++;
+	}
+	for (i = 0; i < im->n_open; i++)
+		unmapped(im, im->open[i].cat.p ? im->open[i].cat.p : "", im->open[i].cat.n);
+
+	snprintf(buf, sizeof(buf), "gapscope import %s", version ? version : "");
+	if (meta(im, "source", "kineto") < 0 || meta(im, "collector_version", buf) < 0 ||
+	    meta(im, "import.source_file", im->json_path) < 0 ||
+	    meta_int(im, "import.events", st->events) < 0 ||
+	    meta_int(im, "import.flow_events", st->flows) < 0 ||
+	    meta_int(im, "import.repaired_strings", st->repaired) < 0)
+		return -1;
+	if (im->have_base && meta_int(im, "import.base_time_ns", im->base_ns) < 0)
+		return -1;
+	if (im->cupti_version[0] && meta(im, "cupti_version", im->cupti_version) < 0)
+		return -1;
+	if (im->driver_version[0] && meta(im, "cuda_driver_version", im->driver_version) < 0)
+		return -1;
+	if (im->runtime_version[0] && meta(im, "cuda_runtime_version", im->runtime_version) < 0)
+		return -1;
+	if (im->n_host_pids == 1 && meta_int(im, "pid", im->host_pids[0]) < 0)
+		return -1;
+	if (im->min_ns <= im->max_ns &&
+	    (meta_int(im, "start_ns", im->min_ns) < 0 || meta_int(im, "stop_ns", im->max_ns) < 0))
+		return -1;
+	for (i = 0; i <= KINETO_MAX_CATS; i++) {
+		if (i == st->n_unmapped && i < KINETO_MAX_CATS)
+			i = KINETO_MAX_CATS;
+		if (!st->unmapped[i].n)
+			continue;
+		snprintf(buf, sizeof(buf), "import.unmapped.%s", st->unmapped[i].cat);
+		if (meta_int(im, buf, st->unmapped[i].n) < 0)
+			return -1;
+	}
+	if (gs_schema_create_indexes(im->db) != 0)
+		return fail_db(im, "building indexes"), -1;
+	if (derive(im) < 0)
+		return -1;
+	return meta(im, "finalized", "1");
+}
+
+/* ------------------------------------------------------------ the import */
+
+static int open_db(struct importer *im, const char *tmp)
+{
+	int i;
+
+	if (sqlite3_open_v2(tmp, &im->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK)
+		return fail_db(im, "opening"), -1;
+	/* A private new file, renamed into place only when complete: no
+	 * journal is needed (a failed import is thrown away whole), and
+	 * temporary b-trees (index builds) go to files, not to memory. */
+	if (exec(im,
+		 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+		 "PRAGMA cache_size=-65536; PRAGMA temp_store=FILE;",
+		 "setting it up") < 0)
+		return -1;
+	if (gs_schema_create(im->db) != 0)
+		return fail_db(im, "creating the schema"), -1;
+	if (exec(im, "BEGIN;", "starting") < 0)
+		return -1;
+	for (i = 0; i < ST_N; i++)
+		if (sqlite3_prepare_v3(im->db, st_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &im->st[i],
+				       NULL) != SQLITE_OK)
+			return fail_db(im, "preparing"), -1;
+	return 0;
+}
+
+/* Read the JSON through yajl. Returns 0 or -1 (im->err set). */
+static int parse(struct importer *im, int fd)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned char *buf = NULL;
+	gzFile gz;
+	int64_t consumed = 0;
+	int rc = -1, n;
+	yajl_status ys;
+
+	gz = gzdopen(fd, "rb");
+	if (!gz) {
+		close(fd);
+		return fail_oom(im), -1;
+	}
+	gzbuffer(gz, 1 << 18);
+	buf = malloc(CHUNK);
+	im->yh = yajl_alloc(&callbacks, NULL, im);
+	if (!buf || !im->yh) {
+		fail_oom(im);
+		goto out;
+	}
+	/* strings are checked and repaired where they are stored: a trace
+	 * with one bad byte in a kernel name is still a trace */
+	yajl_config(im->yh, yajl_dont_validate_strings, 1);
+	im->stack[0] = C_ROOT;
+	im->depth = 1;
+	while ((n = gzread(gz, buf, CHUNK)) > 0) {
+		ys = yajl_parse(im->yh, buf, (size_t)n);
+		if (ys != yajl_status_ok)
+			goto parse_error;
+		consumed += n;
+	}
+	if (n < 0) {
+		int zerr;
+		const char *m = gzerror(gz, &zerr);
+		if (!im->failed)
+			snprintf(im->err, sizeof(im->err), "cannot read: %s",
+				 zerr == Z_ERRNO	? strerror(errno)
+				 : zerr == Z_DATA_ERROR ? "damaged gzip data"
+							: (m && *m ? m : "read error"));
+		im->failed = 1;
+		im->err_kind = KINETO_ERR_INPUT;
+		goto out;
+	}
+	/* gzread() returns 0 at the end of a cut-short .gz too */
+	{
+		int zerr;
+		const char *m = gzerror(gz, &zerr);
+		if (zerr != Z_OK && zerr != Z_STREAM_END) {
+			snprintf(im->err, sizeof(im->err), "truncated or damaged gzip data (%s)",
+				 m && *m ? m : "zlib error");
+			im->failed = 1;
+			im->err_kind = KINETO_ERR_INPUT;
+			goto out;
+		}
+	}
+	if (consumed == 0) {
+		snprintf(im->err, sizeof(im->err), "not a Chrome trace: the file is empty");
+		im->failed = 1;
+		im->err_kind = KINETO_ERR_INPUT;
+		goto out;
+	}
+	ys = yajl_complete_parse(im->yh);
+	if (ys != yajl_status_ok) {
+		buf[0] = '\0';
+		n = 0;
+		goto parse_error;
+	}
+	if (!im->seen_events) {
+		snprintf(im->err, sizeof(im->err),
+			 "not a Chrome trace: no traceEvents array (is it a torch.profiler "
+			 "export_chrome_trace file?)");
+		im->failed = 1;
+		im->err_kind = KINETO_ERR_INPUT;
+		goto out;
+	}
+	rc = 0;
+	goto out;
+parse_error:
+	if (!im->failed) {
+		/* yajl's own message is "parse error: <what>\n" plus, when
+		 * verbose, the text around: keep the first line, add where */
+		unsigned char *m = yajl_get_error(im->yh, 0, buf, (size_t)n);
+		char msg[200];
+		size_t k;
+		snprintf(msg, sizeof(msg), "%s", m ? (const char *)m : "parse error");
+		for (k = 0; msg[k]; k++)
+			if (msg[k] == '\n' || (unsigned char)msg[k] < 0x20)
+				msg[k] = msg[k] == '\n' ? '\0' : ' ';
+		if (m)
+			yajl_free_error(im->yh, m);
+		snprintf(im->err, sizeof(im->err), "not valid JSON (byte %lld): %s",
+			 (long long)(consumed + (int64_t)yajl_get_bytes_consumed(im->yh)), msg);
+		if (strstr(msg, "premature EOF"))
+			snprintf(im->err, sizeof(im->err),
+				 "truncated JSON: the file ends inside a value (byte %lld)",
+				 (long long)consumed);
+		im->failed = 1;
+		im->err_kind = KINETO_ERR_INPUT;
+	}
+out:
+	if (im->yh)
+		yajl_free(im->yh);
+	im->yh = NULL;
+	free(buf);
+	gzclose(gz);
+	return rc;
+}
+
+static void importer_free(struct importer *im)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < ST_N; k++)
+		sqlite3_finalize(im->st[k]);
+	if (im->db)
+		sqlite3_close(im->db);
+	kev_free(&im->ev);
+	free(im->dev.name.p);
+	for (i = 0; i < im->n_open; i++)
+		kev_free(&im->open[i]);
+	free(im->open);
+	for (i = 0; i < im->tab_cap; i++)
+		free(im->tab[i].s);
+	free(im->tab);
+	for (i = 0; i < im->n_names; i++)
+		free(im->names[i].name);
+	free(im->names);
+	free(im->host_pids);
+	free(im->fix.p);
+}
+
+int kineto_import(const char *json_path, const char *db_path, const char *version,
+		  struct kineto_stats *st, char *err, size_t errlen)
+{
+	struct importer im;
+	struct stat sb;
+	char *target = NULL, *tmp = NULL;
+	int fd, rc = KINETO_ERR_OUTPUT;
+
+	memset(st, 0, sizeof(*st));
+	memset(&im, 0, sizeof(im));
+	im.json_path = json_path;
+	im.stats = st;
+	im.next_string = 1;
+	im.min_ns = INT64_MAX;
+	im.max_ns = INT64_MIN;
+
+	/* only a regular file: a FIFO would block, a device never end */
+	fd = open(json_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &sb) != 0) {
+		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return KINETO_ERR_INPUT;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s, not a trace file",
+			 S_ISDIR(sb.st_mode)	? "is a directory"
+			 : S_ISFIFO(sb.st_mode) ? "is a FIFO"
+						: "is not a regular file");
+		close(fd);
+		return KINETO_ERR_INPUT;
+	}
+	if (make_tmp(db_path, &target, &tmp, err, errlen) < 0) {
+		close(fd);
+		return KINETO_ERR_TARGET;
+	}
+	arm_signals(tmp);
+	if (open_db(&im, tmp) < 0) {
+		close(fd);
+		goto out;
+	}
+	if (parse(&im, fd) < 0 || finish(&im, version) < 0 || exec(&im, "COMMIT;", "commit") < 0)
+		goto out;
+	for (int k = 0; k < ST_N; k++) {
+		sqlite3_finalize(im.st[k]);
+		im.st[k] = NULL;
+	}
+	if (sqlite3_close(im.db) != SQLITE_OK) {
+		fail_db(&im, "closing");
+		goto out;
+	}
+	im.db = NULL;
+	fd = open(tmp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0) {
+		snprintf(im.err, sizeof(im.err), "cannot write: %s", strerror(errno));
+		im.failed = 1;
+		im.err_kind = KINETO_ERR_OUTPUT;
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	if (rename(tmp, target) != 0) {
+		snprintf(im.err, sizeof(im.err), "cannot write: %s", strerror(errno));
+		im.failed = 1;
+		im.err_kind = KINETO_ERR_OUTPUT;
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	rc = 0;
+out:
+	if (rc != 0)
+		rc = im.failed ? im.err_kind : KINETO_ERR_OUTPUT;
+	if (rc != 0)
+		snprintf(err, errlen, "%s", im.failed ? im.err : "import failed");
+	importer_free(&im);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	disarm_signals();
+	free(target);
+	return rc;
+}
