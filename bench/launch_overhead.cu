@@ -4,11 +4,16 @@
  *   back_to_back  N launches in one stream, one sync at the end
  *   launch_sync   N times: launch, then cudaStreamSynchronize
  *   graph_<N>     one CUDA Graph of N kernels (stream capture), replayed
+ *   graph_100     one CUDA Graph of 100 kernels, replayed N/100 times, one sync
  * Each mode is timed with the host's CLOCK_MONOTONIC from the first launch to
  * the return of the closing synchronisation, divided by N; the figure is the
  * median over --repeats runs after --warmup runs that are not counted.
  *
  *   gs_bench_launch_overhead [--n N] [--repeats R] [--warmup W]
+ *                            [--legacy 1] [--extra-streams K]
+ * --legacy 1 launches on the legacy default stream (as PyTorch does) instead
+ * of a non-blocking stream; --extra-streams K creates K more streams first
+ * (PyTorch creates 128): both change what tracing costs per launch.
  * prints one line per mode, "mode=<name> per_kernel_us=<median> min_us=...
  * max_us=...", which bench/run_overhead.sh turns into its table.
  *
@@ -82,7 +87,7 @@ int main(int argc, char **argv)
 	int repeats = (int)arg_long(argc, argv, "--repeats", 30);
 	int warmup = (int)arg_long(argc, argv, "--warmup", 3);
 	double *v = (double *)calloc(repeats, sizeof(double));
-	cudaStream_t s;
+	cudaStream_t s, gs; /* gs: graphs (a capture needs a stream of its own) */
 	cudaGraph_t graph;
 	cudaGraphExec_t exec;
 	cudaDeviceProp prop;
@@ -93,7 +98,15 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&d_x, GS_SHORT_N * sizeof(float)));
 	CHECK(cudaMalloc(&d_y, GS_SHORT_N * sizeof(float)));
 	CHECK(cudaMemset(d_x, 0, GS_SHORT_N * sizeof(float)));
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	CHECK(cudaStreamCreateWithFlags(&gs, cudaStreamNonBlocking));
+	if (arg_long(argc, argv, "--legacy", 0) == 0)
+		CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	else
+		s = 0;
+	for (i = 0; i < (int)arg_long(argc, argv, "--extra-streams", 0); i++) {
+		cudaStream_t extra;
+		CHECK(cudaStreamCreateWithFlags(&extra, cudaStreamNonBlocking));
+	}
 	CHECK(cudaDeviceSynchronize());
 	printf("launch_overhead: %s, N=%d kernels, %d repeats (median) after %d warm-up, "
 	       "short kernel of %d floats, %d threads per block\n",
@@ -126,17 +139,17 @@ int main(int argc, char **argv)
 	report("launch_sync", v, repeats);
 
 	/* one graph of N kernels, captured once, replayed. */
-	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+	CHECK(cudaStreamBeginCapture(gs, cudaStreamCaptureModeGlobal));
 	for (i = 0; i < n; i++)
-		CHECK(gs_launch_short(d_y, d_x, GS_SHORT_N, 2.0f, 1.0f, s));
-	CHECK(cudaStreamEndCapture(s, &graph));
+		CHECK(gs_launch_short(d_y, d_x, GS_SHORT_N, 2.0f, 1.0f, gs));
+	CHECK(cudaStreamEndCapture(gs, &graph));
 	CHECK(cudaGraphInstantiate(&exec, graph, 0));
-	CHECK(cudaGraphUpload(exec, s));
-	CHECK(cudaStreamSynchronize(s));
+	CHECK(cudaGraphUpload(exec, gs));
+	CHECK(cudaStreamSynchronize(gs));
 	for (r = 0; r < warmup + repeats; r++) {
 		double t0 = now_us(), t1;
-		CHECK(cudaGraphLaunch(exec, s));
-		CHECK(cudaStreamSynchronize(s));
+		CHECK(cudaGraphLaunch(exec, gs));
+		CHECK(cudaStreamSynchronize(gs));
 		t1 = now_us();
 		if (r >= warmup)
 			v[r - warmup] = (t1 - t0) / n;
@@ -148,7 +161,34 @@ int main(int argc, char **argv)
 	}
 	CHECK(cudaGraphExecDestroy(exec));
 	CHECK(cudaGraphDestroy(graph));
-	CHECK(cudaStreamDestroy(s));
+
+	/* graphs of 100 kernels, launched n/100 times back to back: replays of
+	 * a graph that is not worth a record per node in graph-level mode. */
+	if (n >= 100) {
+		int k, reps = n / 100;
+		CHECK(cudaStreamBeginCapture(gs, cudaStreamCaptureModeGlobal));
+		for (i = 0; i < 100; i++)
+			CHECK(gs_launch_short(d_y, d_x, GS_SHORT_N, 2.0f, 1.0f, gs));
+		CHECK(cudaStreamEndCapture(gs, &graph));
+		CHECK(cudaGraphInstantiate(&exec, graph, 0));
+		CHECK(cudaGraphUpload(exec, gs));
+		CHECK(cudaStreamSynchronize(gs));
+		for (r = 0; r < warmup + repeats; r++) {
+			double t0 = now_us(), t1;
+			for (k = 0; k < reps; k++)
+				CHECK(cudaGraphLaunch(exec, gs));
+			CHECK(cudaStreamSynchronize(gs));
+			t1 = now_us();
+			if (r >= warmup)
+				v[r - warmup] = (t1 - t0) / (reps * 100);
+		}
+		report("graph_100", v, repeats);
+		CHECK(cudaGraphExecDestroy(exec));
+		CHECK(cudaGraphDestroy(graph));
+	}
+	if (s)
+		CHECK(cudaStreamDestroy(s));
+	CHECK(cudaStreamDestroy(gs));
 	CHECK(cudaFree(d_x));
 	CHECK(cudaFree(d_y));
 	free(v);

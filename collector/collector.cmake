@@ -13,10 +13,12 @@ add_library(gs_collector_core STATIC
             ${CMAKE_CURRENT_SOURCE_DIR}/writer.c
             ${CMAKE_CURRENT_SOURCE_DIR}/decode.c
             ${CMAKE_CURRENT_SOURCE_DIR}/pipeline.c
-            ${CMAKE_CURRENT_SOURCE_DIR}/synthetic.c)
+            ${CMAKE_CURRENT_SOURCE_DIR}/synthetic.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/callsite.c)
 target_include_directories(gs_collector_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                            ${CUDAToolkit_INCLUDE_DIRS})
-target_link_libraries(gs_collector_core PUBLIC gs_schema gs_sqlite3 Threads::Threads)
+target_link_libraries(gs_collector_core PUBLIC gs_schema gs_sqlite3 Threads::Threads
+                      ${CMAKE_DL_LIBS})
 set_target_properties(gs_collector_core PROPERTIES C_VISIBILITY_PRESET hidden)
 
 
@@ -27,3 +29,11 @@ set_target_properties(gapscope_collector PROPERTIES C_VISIBILITY_PRESET hidden O
 # Keep the static archives' symbols (gs_writer_*, gs_schema_*) out of the
 # dynamic symbol table: only the injection entry points are exported.
 target_link_options(gapscope_collector PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)
+
+# gapscope-calibrate (<build>/lib/gapscope-calibrate, installed beside
+# libgapscope.so): measures what tracing costs on this GPU; `gapscope record`
+# runs it before the program and the collector stores its figures in meta.
+add_executable(gapscope_calibrate ${CMAKE_CURRENT_SOURCE_DIR}/calibrate.cu)
+target_link_libraries(gapscope_calibrate PRIVATE CUDA::cudart CUDA::cupti CUDA::cuda_driver)
+set_target_properties(gapscope_calibrate PROPERTIES OUTPUT_NAME gapscope-calibrate
+                      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)

@@ -207,6 +207,7 @@ void gs_config_defaults(struct gs_config *c)
 	snprintf(c->output, sizeof(c->output), "%s", GS_DEFAULT_OUTPUT);
 	c->activities = GS_ACT_DEFAULT;
 	c->latency = 0;
+	c->callsites = GS_CS_SYNCS;
 	c->flush_ms = GS_DEFAULT_FLUSH_MS;
 	c->log_level = GS_LOG_WARN;
 	c->buffer_kb = GS_DEFAULT_BUFFER_KB;
@@ -302,6 +303,28 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		} else {
 			gs_warn("config.latency",
 				"GAPSCOPE_LATENCY=\"%.64s\" is not 0 or 1; using 0", v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_CALLSITES", ctx);
+	if (v && *v) {
+		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0 || strcmp(v, "2") == 0) {
+			c->callsites = v[0] - '0';
+		} else {
+			gs_warn("config.callsites",
+				"GAPSCOPE_CALLSITES=\"%.64s\" is not 0, 1 or 2; using 1", v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_GRAPH_LEVEL", ctx);
+	if (v && *v) {
+		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+			c->graph_level = v[0] == '1';
+		} else {
+			gs_warn("config.graph_level",
+				"GAPSCOPE_GRAPH_LEVEL=\"%.64s\" is not 0 or 1; using 0", v);
 			bad++;
 		}
 	}

@@ -291,6 +291,20 @@ static int decode_overhead(struct gs_decoder *d, const CUpti_ActivityOverhead3 *
 	return gs_writer_overhead(d->w, &o);
 }
 
+static int decode_graph_trace(struct gs_decoder *d, const CUpti_ActivityGraphTrace2 *r)
+{
+	struct gs_graph_run g;
+
+	g.start = r->start;
+	g.end = r->end;
+	g.device = r->deviceId;
+	g.context = r->contextId;
+	g.stream = r->streamId;
+	g.graph_id = r->graphId;
+	g.correlation_id = r->correlationId;
+	return gs_writer_graph_run(d->w, &g);
+}
+
 static int decode_device(struct gs_decoder *d, const CUpti_ActivityDevice5 *r)
 {
 	struct gs_device v;
@@ -496,6 +510,8 @@ int gs_decode_record(struct gs_decoder *d, const CUpti_Activity *rec)
 		return decode_marker(d, (const CUpti_ActivityMarker2 *)rec);
 	case CUPTI_ACTIVITY_KIND_MARKER_DATA:
 		return decode_marker_data(d, (const CUpti_ActivityMarkerData2 *)rec);
+	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+		return decode_graph_trace(d, (const CUpti_ActivityGraphTrace2 *)rec);
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
 		return decode_overhead(d, (const CUpti_ActivityOverhead3 *)rec);
 	case CUPTI_ACTIVITY_KIND_DEVICE:

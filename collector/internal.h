@@ -22,6 +22,7 @@
 
 #include <cupti_activity.h>
 
+#include "callsite.h"
 #include "gapscope/trace_format.h"
 
 #define GS_COLLECTOR_VERSION "0.1.0"
@@ -65,9 +66,12 @@ struct gs_config {
 	char output[4096];   /* path template as in effect (not expanded) */
 	unsigned activities; /* enum gs_activity bits */
 	int latency;	     /* 0/1: cuptiActivityEnableLatencyTimestamps */
+	int graph_level;     /* 0/1: graph launches as one graph_runs row each
+				(GRAPH_TRACE) instead of a record per node */
 	unsigned flush_ms;   /* ms between forced flushes; 0 = off */
 	int log_level;	     /* enum gs_log_level */
 	unsigned buffer_kb;  /* KiB per CUPTI activity buffer */
+	int callsites;	     /* enum gs_callsite_mode (GAPSCOPE_CALLSITES) */
 	int64_t run_start_ns; /* ns since the epoch (CLOCK_REALTIME): when the
 				 `gapscope record` run this process belongs to
 				 began (GAPSCOPE_RECORD_START_NS), 0 outside one */
@@ -193,6 +197,14 @@ struct gs_nvtx {
 	int64_t pid, tid;	    /* -1: NULL */
 };
 
+/* a graph launch timed as a whole (graph-level mode, GRAPH_TRACE) */
+struct gs_graph_run {
+	uint64_t start, end; /* ns, first node start .. last node end */
+	uint32_t device, context, stream;
+	uint32_t graph_id;
+	uint32_t correlation_id;
+};
+
 struct gs_overhead {
 	int kind;	     /* CUpti_ActivityOverheadKind */
 	uint64_t start, end; /* ns */
@@ -294,6 +306,7 @@ int gs_writer_context(struct gs_writer *w, uint32_t context, uint32_t device, ui
 int gs_writer_stream(struct gs_writer *w, uint32_t context, uint32_t stream, int non_blocking);
 int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n);
 int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o);
+int gs_writer_graph_run(struct gs_writer *w, const struct gs_graph_run *g);
 int gs_writer_device(struct gs_writer *w, const struct gs_device *d);
 int gs_writer_process(struct gs_writer *w, const struct gs_process *p);
 /* devices.memory_clock_khz of an existing device row (not in CUPTI's
@@ -421,6 +434,7 @@ enum gs_event_kind {
 	GS_EV_GRAPH_LAUNCH,
 	GS_EV_GRAPH_CAPTURED,	 /* a stream capture ended with this graph */
 	GS_EV_GRAPH_NODE_UPDATE, /* a node's parameters changed */
+	GS_EV_CALLSITE,		 /* a blocking call's stack (callsite.c) */
 };
 
 struct gs_event {
@@ -451,6 +465,7 @@ struct gs_event {
 			uint64_t node_id;	   /* CUPTI graph node id */
 			int64_t graph_id, exec_id; /* -1: unknown */
 		} update;
+		struct gs_callsite callsite;
 	} u;
 };
 

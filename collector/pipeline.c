@@ -105,6 +105,7 @@ int gs_apply_event(struct gs_writer *w, const struct gs_event *ev)
 		return gs_writer_graph_node_update(w, ev->u.update.time, ev->u.update.kind,
 						   ev->u.update.node_id, ev->u.update.graph_id,
 						   ev->u.update.exec_id);
+	case GS_EV_CALLSITE: return gs_callsite_apply(w, NULL, &ev->u.callsite);
 	default: return -1;
 	}
 }

@@ -140,6 +140,24 @@ const char gs_schema_sql[] =
 	"  device INTEGER, context INTEGER, stream INTEGER,\n"
 	"  graph_id INTEGER,                       -- CUPTI id of the graph (graph_execs.exec_id)\n"
 	"  correlation_id INTEGER);                -- the launch call's (api_calls)\n"
+	/* v2: call sites (collector/callsite.c): one set of frame rows per
+	 * distinct stack, one api_stacks row per captured call */
+	"CREATE TABLE IF NOT EXISTS stack_frames (\n"
+	"  stack_id INTEGER NOT NULL,              -- api_stacks.stack_id\n"
+	"  depth INTEGER NOT NULL,                 -- 0 innermost, per kind\n"
+	"  kind INTEGER NOT NULL,                  -- 1 native, 2 Python\n"
+	"  module_id INTEGER,                      -- native: module path (strings.id)\n"
+	"  offset INTEGER,                         -- native: return address - module base\n"
+	"  symbol_id INTEGER,                      -- native: nearest exported symbol\n"
+	"  file_id INTEGER,                        -- Python: co_filename (strings.id)\n"
+	"  line INTEGER,                           -- Python: line number\n"
+	"  function_id INTEGER,                    -- Python: co_name (strings.id)\n"
+	"  PRIMARY KEY (stack_id, kind, depth));\n"
+	"CREATE TABLE IF NOT EXISTS api_stacks (\n"
+	"  correlation_id INTEGER NOT NULL,        -- api_calls / syncs correlation_id\n"
+	"  stack_id INTEGER NOT NULL,              -- stack_frames.stack_id\n"
+	"  tid INTEGER,                            -- calling thread\n"
+	"  reason INTEGER);                        -- 1 blocking call, 2 slow async copy, 3 late launch\n"
 	"CREATE TABLE IF NOT EXISTS graph_node_updates (\n"
 	"  time INTEGER NOT NULL,                  -- ns, when the call changed the node\n"
 	"  kind INTEGER NOT NULL,                  -- 1 node updated, 2 parameters set in an exec\n"
@@ -162,6 +180,7 @@ const char gs_schema_index_sql[] =
 	"CREATE INDEX IF NOT EXISTS events_event ON events(event, start);\n"
 	"CREATE INDEX IF NOT EXISTS nvtx_start ON nvtx(start);\n"
 	"CREATE INDEX IF NOT EXISTS graph_runs_start ON graph_runs(device, start);\n"
+	"CREATE INDEX IF NOT EXISTS api_stacks_corr ON api_stacks(correlation_id);\n"
 	"CREATE INDEX IF NOT EXISTS graph_nodes_graph ON graph_nodes(graph_id);\n"
 	"CREATE INDEX IF NOT EXISTS graph_edges_graph ON graph_edges(graph_id);\n";
 
@@ -169,7 +188,7 @@ int gs_schema_table_optional(const char *name)
 {
 	static const char *const optional[] = {
 	    "events", "graph_node_updates", /* added to v1 */
-	    "graph_runs",		    /* v2 */
+	    "graph_runs", "stack_frames", "api_stacks", /* v2 */
 	};
 	size_t i;
 

@@ -58,8 +58,11 @@ enum {
 	ST_GRAPH_EDGE,
 	ST_GRAPH_EXEC,
 	ST_GRAPH_LAUNCH,
+	ST_GRAPH_RUN,
 	ST_GRAPH_CAPTURED,
 	ST_GRAPH_NODE_UPDATE,
+	ST_STACK_FRAME, /* call sites (callsite.c) */
+	ST_API_STACK,
 	ST_COUNT
 };
 
@@ -114,11 +117,17 @@ static const char *const stmt_sql[ST_COUNT] = {
 		      "VALUES(?,?,?,?)",
     [ST_GRAPH_LAUNCH] = "INSERT INTO graph_launches(exec_id, stream, correlation_id, tid) "
 			"VALUES(?,?,?,?)",
+    [ST_GRAPH_RUN] = "INSERT INTO graph_runs(start, end, device, context, stream, graph_id, "
+		     "correlation_id) VALUES(?,?,?,?,?,?,?)",
     /* the graph row normally exists (created when the capture began) */
     [ST_GRAPH_NODE_UPDATE] = "INSERT INTO graph_node_updates(time, kind, node_id, graph_id, "
 			     "exec_id) VALUES(?,?,?,?,?)",
     [ST_GRAPH_CAPTURED] = "INSERT INTO graphs(graph_id, created, origin) VALUES(?,?,2) "
 			  "ON CONFLICT(graph_id) DO UPDATE SET origin = 2",
+    [ST_STACK_FRAME] = "INSERT OR IGNORE INTO stack_frames(stack_id, depth, kind, module_id, "
+		       "offset, symbol_id, file_id, line, function_id) VALUES(?,?,?,?,?,?,?,?,?)",
+    [ST_API_STACK] = "INSERT INTO api_stacks(correlation_id, stack_id, tid, reason) "
+		     "VALUES(?,?,?,?)",
 };
 
 /* What a statement was doing, for the one warning of a failed write. */
@@ -143,8 +152,11 @@ static const char *const stmt_what[ST_COUNT] = {
     [ST_GRAPH_EDGE] = "writing a graph edge",
     [ST_GRAPH_EXEC] = "writing a graph exec",
     [ST_GRAPH_LAUNCH] = "writing a graph launch",
+    [ST_GRAPH_RUN] = "writing a graph run",
     [ST_GRAPH_CAPTURED] = "marking a captured graph",
     [ST_GRAPH_NODE_UPDATE] = "writing a graph node update",
+    [ST_STACK_FRAME] = "writing a call-site frame",
+    [ST_API_STACK] = "writing a call site",
 };
 
 struct str_slot {
@@ -1624,6 +1636,22 @@ int gs_writer_graph_launch(struct gs_writer *w, const struct gs_graph_launch *l)
 	return step(w, ST_GRAPH_LAUNCH, "writing a graph launch");
 }
 
+int gs_writer_graph_run(struct gs_writer *w, const struct gs_graph_run *g)
+{
+	struct bcache *st = params(w, ST_GRAPH_RUN);
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, (int64_t)g->start);
+	bind_i64(st, 2, (int64_t)g->end);
+	bind_i64(st, 3, g->device);
+	bind_i64(st, 4, g->context);
+	bind_i64(st, 5, g->stream);
+	bind_i64(st, 6, g->graph_id);
+	bind_i64(st, 7, g->correlation_id);
+	return step(w, ST_GRAPH_RUN, "writing a graph run");
+}
+
 static int ctx_stream_add(struct ctx_stream **a, size_t *n, size_t *cap, uint32_t context,
 			  uint32_t stream)
 {
@@ -1684,6 +1712,47 @@ int gs_writer_graph_node_update(struct gs_writer *w, uint64_t time, int kind, ui
 	bind_opt(st, 4, graph_id);
 	bind_opt(st, 5, exec_id);
 	return step(w, ST_GRAPH_NODE_UPDATE, "writing a graph node update");
+}
+
+/* ---------------------------------------------------------------- call sites */
+
+/* Rows of callsite.c's tables (see callsite.h); interning and symbols are
+ * done by the caller. */
+int gs_writer_stack_frame(struct gs_writer *w, int64_t stack_id, int depth, int kind,
+			  int64_t module_id, int64_t offset, int64_t symbol_id, int64_t file_id,
+			  int64_t line, int64_t function_id)
+{
+	struct bcache *st = params(w, ST_STACK_FRAME);
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, stack_id);
+	bind_i64(st, 2, depth);
+	bind_i64(st, 3, kind);
+	bind_sid(st, 4, module_id);
+	if (kind == GS_FRAME_NATIVE)
+		bind_i64(st, 5, offset);
+	else
+		bind_null(st, 5);
+	bind_sid(st, 6, symbol_id);
+	bind_sid(st, 7, file_id);
+	bind_opt(st, 8, line);
+	bind_sid(st, 9, function_id);
+	return step(w, ST_STACK_FRAME, "writing a call-site frame");
+}
+
+int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t stack_id,
+			int64_t tid, int reason)
+{
+	struct bcache *st = params(w, ST_API_STACK);
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, correlation_id);
+	bind_i64(st, 2, stack_id);
+	bind_opt(st, 3, tid);
+	bind_i64(st, 4, reason);
+	return step(w, ST_API_STACK, "writing a call site");
 }
 
 /* ---------------------------------------------------------------- implicit syncs */

@@ -30,6 +30,9 @@ if(TARGET gapscope_collector)
   set_target_properties(gapscope_collector PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
   install(TARGETS gapscope_collector LIBRARY DESTINATION ${GAPSCOPE_INSTALL_LIBDIR}
           COMPONENT gapscope)
+  set_target_properties(gapscope_calibrate PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS gapscope_calibrate RUNTIME DESTINATION ${GAPSCOPE_INSTALL_LIBDIR}
+          COMPONENT gapscope)
 endif()
 
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/gapscope.bash-completion
@@ -106,9 +109,11 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${GAPSCOPE_DEB_MAINTAINER}")
 # Depends, by hand rather than dpkg-shlibdeps: the collector's libcupti comes
 # from NVIDIA's toolkit, not a Debian package, and dpkg-shlibdeps fails on
 # it. These are the NEEDED entries of bin/gapscope (readelf -d) on Debian 12:
-# glibc 2.34 symbols, libstdc++ (__cxa_demangle), Graphviz, jansson; SQLite
+# glibc 2.34 symbols, libstdc++ (__cxa_demangle), Graphviz, jansson, yajl and
+# zlib (gapscope import); SQLite
 # only where it is not linked in statically (GAPSCOPE_STATIC_SQLITE).
 set(_gs_deb_depends "libc6 (>= 2.34), libstdc++6, libgvc6, libcgraph6, libcdt5, libjansson4")
+list(APPEND _gs_deb_depends "libyajl2" "zlib1g")
 if(NOT (GAPSCOPE_STATIC_SQLITE AND GAPSCOPE_SQLITE3_ARCHIVE))
   list(APPEND _gs_deb_depends "libsqlite3-0 (>= ${SQLite3_VERSION})")
 endif()

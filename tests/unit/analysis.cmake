@@ -8,3 +8,6 @@ gs_add_unit_test(test_trace_load SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_trace_lo
 # The verdict (viewer/analysis/verdict.c): every rule just at and just under its
 # threshold, the order and the cap of the findings, on hand-built timelines.
 gs_add_unit_test(test_verdict SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_verdict.c LIBS gs_viewer)
+# The overhead correction (viewer/analysis/correct.c) on a hand-built timeline:
+# each gap's and kernel's share of the collector's calibrated cost.
+gs_add_unit_test(test_correct SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_correct.c LIBS gs_viewer)

@@ -156,6 +156,7 @@ static void test_env_valid_values(void **state)
 	    {"GAPSCOPE_OUTPUT", "out/%q{RANK}-%p.db"},
 	    {"GAPSCOPE_ACTIVITIES", " kernel, runtime ,nvtx"},
 	    {"GAPSCOPE_LATENCY", "1"},
+	    {"GAPSCOPE_GRAPH_LEVEL", "1"},
 	    {"GAPSCOPE_FLUSH_MS", "0"},
 	    {"GAPSCOPE_LOG", "debug"},
 	    {"GAPSCOPE_BUFFER_KB", "1024"},
@@ -166,6 +167,7 @@ static void test_env_valid_values(void **state)
 	assert_string_equal(c.output, "out/%q{RANK}-%p.db");
 	assert_int_equal(c.activities, GS_ACT_KERNEL | GS_ACT_RUNTIME | GS_ACT_NVTX);
 	assert_int_equal(c.latency, 1);
+	assert_int_equal(c.graph_level, 1);
 	assert_int_equal(c.flush_ms, 0);
 	assert_int_equal(c.log_level, GS_LOG_DEBUG);
 	assert_int_equal(gs_log_get_level(), GS_LOG_DEBUG);
@@ -216,6 +218,7 @@ static void test_env_invalid_values(void **state)
 	check_one_bad("GAPSCOPE_ACTIVITIES", "kernel,,memcpy", "config.activities");
 	check_one_bad("GAPSCOPE_LATENCY", "yes", "config.latency");
 	check_one_bad("GAPSCOPE_LATENCY", "2", "config.latency");
+	check_one_bad("GAPSCOPE_GRAPH_LEVEL", "on", "config.graph_level");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "-5", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "10ms", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "3600001", "config.flush_ms");

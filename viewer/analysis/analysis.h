@@ -44,6 +44,9 @@ enum gs_op_kind {
 	GS_OP_KERNEL = 0,
 	GS_OP_MEMCPY = 1,
 	GS_OP_MEMSET = 2,
+	GS_OP_GRAPH_RUN = 3, /* a whole graph launch recorded in graph-level mode
+				(graph_runs): busy from its first node's start to
+				its last node's end; its nodes are not known */
 };
 
 /* gs_op.flags */
@@ -130,6 +133,33 @@ struct gs_nvtx {
 	uint8_t kind;	    /* enum gs_nvtx_kind: 0 range, 1 mark */
 };
 
+/* A call site: the one frame of a recorded stack that the report names
+ * (chosen by the trace reader, docs/report.md "Call sites"). */
+struct gs_site {
+	uint32_t file_id; /* strings id: Python file, or native module path; 0 unknown */
+	uint32_t func_id; /* strings id: Python function or native symbol; 0 unknown */
+	int32_t line;	  /* Python line; -1 for a native frame */
+	uint64_t offset;  /* native: offset in the module */
+};
+/* The call site of one API call (api_stacks), sorted by corr. */
+struct gs_site_ref {
+	uint32_t corr; /* correlation id of the call */
+	uint32_t site; /* index in gs_input.sites */
+};
+
+/* what tracing cost per event, measured before the program (ns), from meta
+ * calibration.* (gapscope-calibrate, run by `gapscope record`) */
+struct gs_calibration {
+	int have;		  /* 1 when the trace carries a calibration */
+	int64_t launch_ns;	  /* per cudaLaunchKernel, non-blocking stream */
+	int64_t legacy_launch_ns; /* per cudaLaunchKernel, legacy default stream */
+	int64_t driver_launch_ns; /* per cuLaunchKernel */
+	int64_t kernel_ns;	  /* added to each kernel's recorded duration */
+	int64_t gpu_gap_ns;	  /* added idle between back-to-back kernels */
+	int64_t graph_node_ns;	  /* added GPU time per graph node */
+	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
+};
+
 /* Everything the analysis reads. Order requirements:
  *   ops   sorted by (device, start, end) - the loader reads them that way;
  *   apis, syncs, nvtx: any order (the analysis builds its own indexes).
@@ -152,6 +182,12 @@ struct gs_input {
 				       (meta cupti_kernel_overhead_ns); -1 unknown */
 	int gpu_arch_major;	    /* compute capability major of device 0, 0 unknown
 				       (9 = Hopper: kernels software-instrumented) */
+	/* call sites (schema v2 api_stacks; empty for older traces) */
+	const struct gs_site *sites;
+	size_t n_sites;
+	const struct gs_site_ref *site_refs; /* sorted by corr */
+	size_t n_site_refs;
+	struct gs_calibration cal; /* the collector's measured cost, have = 0 if none */
 };
 
 /* Name-based classification of an API call (GS_APIF_* bits incl.
@@ -510,5 +546,28 @@ static inline int64_t gs_sat_add(int64_t a, int64_t b)
 /* Ask the kernel for huge pages on a big array (madvise; a hint, no error):
  * the loader's row arrays and the analysis' own (analysis_util.c). */
 void big_hint(void *p, size_t bytes);
+
+/* ---- call sites (analysis_site.c) ---------------------------------- */
+
+/* Index in in->sites of the call with correlation id corr, or GS_NONE. */
+uint32_t gs_site_of(const struct gs_input *in, uint32_t corr);
+
+/* GPU idle caused at one call site by one API: the sync-wait segments whose
+ * blocking call (the segment's first) was made there, and the host-late
+ * segments (host code, CUDA API, launch latency) of gaps whose launch call
+ * was made there (GAPSCOPE_CALLSITES=2 only). */
+struct gs_site_stat {
+	uint32_t site;	      /* index in in->sites */
+	uint32_t api_name_id; /* strings id of the call */
+	uint64_t calls;	      /* syncs rows (blocking calls) at this site */
+	int64_t blocked_ns;   /* ns, their end - start */
+	int64_t sync_idle_ns; /* ns, sync-wait segments attributed here */
+	int64_t late_idle_ns; /* ns, host-late launch segments attributed here */
+	uint64_t n_gaps;      /* device gaps with a segment attributed here */
+};
+/* All sites of res with idle or calls, by sync_idle + late_idle desc, then
+ * calls desc. *out is malloc'd (NULL when none). Returns the count, or
+ * (size_t)-1 when out of memory. */
+size_t gs_site_stats(const struct gs_result *res, struct gs_site_stat **out);
 
 #endif

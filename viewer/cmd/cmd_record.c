@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <glob.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,15 @@ static void record_usage(FILE *f)
 		"                         and the driver's launch calls (cuLaunchKernel*)\n"
 		"      --latency          also record kernels' queued/submitted times (latency\n"
 		"                         timestamps; more overhead) [GAPSCOPE_LATENCY=1]\n"
+		"  --no-callsites         no call sites (stacks) of blocking calls\n"
+		"                         [GAPSCOPE_CALLSITES=0]\n"
+		"      --graph-level      time each CUDA graph launch as a whole, without a\n"
+		"                         record per node: far less overhead on graph replays,\n"
+		"                         but no kernel names, durations or gaps inside them\n"
+		"                         (docs/record.md) [GAPSCOPE_GRAPH_LEVEL=1]\n"
+		"      --no-calibrate     do not measure the collector's overhead before the\n"
+		"                         program (gapscope-calibrate, ~1 s); the report then\n"
+		"                         shows uncorrected figures only\n"
 		"      --flush-ms N       write to disk every N ms, 0 = only at exit\n"
 		"                         [GAPSCOPE_FLUSH_MS] (default 1000)\n"
 		"      --buffer-kb N      CUPTI activity buffer size in KiB, 64..1048576\n"
@@ -486,12 +496,83 @@ static void record_report_outputs(const char *tmpl, pid_t child, const struct ti
 			own);
 }
 
+/*
+ * Run gapscope-calibrate (beside the collector library) and put its figures
+ * in GAPSCOPE_CALIBRATION for the collector to store (meta calibration.*).
+ * It must not hold the program back: 60 s at most, then it is killed; any
+ * failure only means the trace carries no calibration (one line says so).
+ */
+static void record_calibrate(const char *lib)
+{
+	char exe[PATH_MAX], line[512];
+	const char *slash = strrchr(lib, '/');
+	size_t used = 0;
+	int fd[2], status, waited = 0;
+	pid_t pid;
+
+	if (!slash || (size_t)(slash - lib) + sizeof("/gapscope-calibrate") > sizeof(exe))
+		return;
+	snprintf(exe, sizeof(exe), "%.*s/gapscope-calibrate", (int)(slash - lib), lib);
+	if (access(exe, X_OK) != 0)
+		return; /* a collector without it: no calibration, no word */
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return;
+	}
+	if (pid == 0) {
+		dup2(fd[1], STDOUT_FILENO);
+		execl(exe, exe, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	for (;;) {
+		struct pollfd p = {fd[0], POLLIN, 0};
+		ssize_t n;
+		int r = poll(&p, 1, 1000);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			if (++waited >= 60) {
+				kill(pid, SIGKILL);
+				break;
+			}
+			continue;
+		}
+		n = read(fd[0], line + used, sizeof(line) - 1 - used);
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+		if (used == sizeof(line) - 1)
+			break;
+	}
+	close(fd[0]);
+	line[used] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	    !strncmp(line, "GAPSCOPE_CALIBRATION=", 21)) {
+		line[strcspn(line, "\n")] = '\0';
+		setenv("GAPSCOPE_CALIBRATION", line + 21, 1);
+	} else {
+		fprintf(stderr, "gapscope: warning: calibration failed; the report's figures "
+				"will not be corrected for the collector's overhead\n");
+	}
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"activities", required_argument, NULL, 'a'},
 	    {"latency", no_argument, NULL, 'l'},
+	    {"no-callsites", no_argument, NULL, 'S'},
+	    {"graph-level", no_argument, NULL, 'g'},
+	    {"no-calibrate", no_argument, NULL, 'C'},
 	    {"flush-ms", required_argument, NULL, 'f'},
 	    {"buffer-kb", required_argument, NULL, 'b'},
 	    {"log", required_argument, NULL, 'L'},
@@ -504,7 +585,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
 	struct timespec t0;
 	char start_ns[24];
-	int latency = 0, c, status, pipefd[2], child_errno = 0;
+	int latency = 0, graph_level = 0, calibrate = 1, c, status, pipefd[2], child_errno = 0, no_callsites = 0;
 	long v;
 	pid_t pid;
 	ssize_t n;
@@ -517,6 +598,9 @@ int cmd_record(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'a': activities = optarg; break;
 		case 'l': latency = 1; break;
+		case 'S': no_callsites = 1; break;
+		case 'g': graph_level = 1; break;
+		case 'C': calibrate = 0; break;
 		case 'f': flush = optarg; break;
 		case 'b': buffer = optarg; break;
 		case 'L': log = optarg; break;
@@ -606,11 +690,25 @@ int cmd_record(int argc, char **argv)
 	    setenv("GAPSCOPE_RECORD_START_NS", start_ns, 1) ||
 	    (activities && setenv("GAPSCOPE_ACTIVITIES", activities, 1)) ||
 	    (latency && setenv("GAPSCOPE_LATENCY", "1", 1)) ||
+	    (no_callsites && setenv("GAPSCOPE_CALLSITES", "0", 1)) ||
+	    (graph_level && setenv("GAPSCOPE_GRAPH_LEVEL", "1", 1)) ||
 	    (flush && setenv("GAPSCOPE_FLUSH_MS", flush, 1)) ||
 	    (buffer && setenv("GAPSCOPE_BUFFER_KB", buffer, 1)) ||
 	    (log && setenv("GAPSCOPE_LOG", log, 1))) {
 		gs_error("record", "cannot set the environment: %s", strerror(errno));
 		return GS_EXIT_INTERNAL;
+	}
+
+	/* before the program, with the collector's settings in the environment
+	 * but not yet injected (the calibration drives CUPTI itself) */
+	unsetenv("GAPSCOPE_CALIBRATION");
+	if (calibrate) {
+		unsetenv("CUDA_INJECTION64_PATH");
+		record_calibrate(lib);
+		if (setenv("CUDA_INJECTION64_PATH", lib, 1)) {
+			gs_error("record", "cannot set the environment: %s", strerror(errno));
+			return GS_EXIT_INTERNAL;
+		}
 	}
 
 	/* A close-on-exec pipe tells us whether exec worked: it is closed by a

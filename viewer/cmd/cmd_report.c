@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "names.h"
+#include "report_multi.h"
 #include "report.h"
 #include "trace_load.h"
 
@@ -23,6 +25,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gapscope report [options] TRACE.db\n"
+		"       gapscope report [options] A.db B.db ... | FOLDER   (several processes)\n"
 		"\n"
 		"Where each GPU was idle and why: each gap cut into segments of sync wait,\n"
 		"CUDA API, host code, launch latency, graph-internal, dependency or other;\n"
@@ -42,12 +45,32 @@ static void usage(FILE *f)
 		"                         (default: p50 of the trace's kernel launch calls,\n"
 		"                         else %d ns)\n"
 		"  --no-overhead-correction\n"
-		"                         keep kernel durations as recorded even when the\n"
-		"                         trace holds a measured CUPTI per-kernel overhead\n"		"  --full-names           kernel names whole and demangled, lines not wrapped\n"
+		"                         figures as recorded only: no kernel durations\n"
+		"                         shortened by a measured CUPTI per-kernel overhead,\n"
+		"                         no figures corrected for the collector's overhead\n"
+		"                         (shown beside the measured ones when the trace\n"
+		"                         holds a calibration: docs/collector.md)\n"		"  --full-names           kernel names whole and demangled, lines not wrapped\n"
 		"                         (default: short names such as\n"
 		"                         at::native::vectorized_elementwise_kernel<…>, and no\n"
 		"                         line over 160 characters; --json always has both)\n"
+		"  --by-site              GPU idle time by call site of the blocking calls\n"
+		"                         (and of late launches), top sites first\n"
 		"  -h, --help             this help\n"
+		"\n"
+		"several traces (one per process of a job; a FOLDER means every *.db in it):\n"
+		"a row per process (rank from the recorded RANK, OMPI_COMM_WORLD_RANK,\n"
+		"PMI_RANK, SLURM_PROCID or LOCAL_RANK, else the pid), then the stragglers:\n"
+		"per NVTX step range, which rank started and ended last and by how much, and\n"
+		"the time the others spent in communication (docs/report.md, \"Several\n"
+		"traces\"). --json and --top apply; --range and the cost options do not.\n"
+		"  --step NAME            the step ranges: NVTX ranges named NAME (default:\n"
+		"                         the most frequent range name common to all traces)\n"
+		"  --comm-range NAME      communication = NVTX ranges named NAME (gloo and\n"
+		"                         other backends without GPU kernels); default: nccl\n"
+		"                         kernels that overlapped no other GPU work\n"
+		"  --csv DIR              write processes.csv and steps.csv into DIR instead\n"
+		"                         (for DuckDB and other engines: docs/many-traces.md)\n"
+		"  (--step, --comm-range or --csv with a single trace: this report for it)\n"
 		"\n"
 		"exit status: 0 report printed (also when --range matches nothing),\n"
 		"2 bad input (file, option, or no GPU activity), 1 internal failure.\n",
@@ -102,6 +125,7 @@ const char *report_op_kind_name(int kind)
 	case GS_OP_KERNEL: return "kernel";
 	case GS_OP_MEMCPY: return "memcpy";
 	case GS_OP_MEMSET: return "memset";
+	case GS_OP_GRAPH_RUN: return "graph run";
 	default: return "op";
 	}
 }
@@ -196,6 +220,10 @@ enum {
 	OPT_LAUNCH,
 	OPT_NOCORR,
 	OPT_FULL,
+	OPT_STEP,
+	OPT_COMM,
+	OPT_CSV,
+	OPT_BYSITE,
 };
 
 int cmd_report(int argc, char **argv)
@@ -208,6 +236,10 @@ int cmd_report(int argc, char **argv)
 	    {"launch-cost", required_argument, NULL, OPT_LAUNCH},
 	    {"no-overhead-correction", no_argument, NULL, OPT_NOCORR},
 	    {"full-names", no_argument, NULL, OPT_FULL},
+	    {"by-site", no_argument, NULL, OPT_BYSITE},
+	    {"step", required_argument, NULL, OPT_STEP},
+	    {"comm-range", required_argument, NULL, OPT_COMM},
+	    {"csv", required_argument, NULL, OPT_CSV},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -216,11 +248,14 @@ int cmd_report(int argc, char **argv)
 	struct gs_input in;
 	struct gs_result res;
 	struct report_ctx rc_ctx;
+	struct gs_corrected corr = {0};
 	struct trace t;
 	char err[512];
 	const char *path;
 	long long v;
-	int c, rc, full_names = 0;
+	int c, rc, written, full_names = 0, by_site = 0;
+	struct report_multi_opts mo = {NULL, NULL, 0, GS_DEFAULT_TOP_N, NULL};
+	struct stat st;
 
 	gs_options_init(&opt);
 	opt.all_gaps = 0; /* the renderers read top_gaps only */
@@ -231,6 +266,20 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case OPT_JSON: ops = &report_json_ops; break;
 		case OPT_FULL: full_names = 1; break;
+		case OPT_BYSITE: by_site = 1; break;
+		case OPT_CSV: mo.csv_dir = optarg; break;
+		case OPT_STEP:
+		case OPT_COMM:
+			if (!*optarg) {
+				gs_error("report", "--%s needs a non-empty NVTX range name",
+					 c == OPT_STEP ? "step" : "comm-range");
+				return GS_EXIT_BAD_INPUT;
+			}
+			if (c == OPT_STEP)
+				mo.step = optarg;
+			else
+				mo.comm_range = optarg;
+			break;
 		case OPT_RANGE:
 			if (!*optarg) {
 				gs_error("report", "--range needs a non-empty NVTX range name");
@@ -275,13 +324,22 @@ int cmd_report(int argc, char **argv)
 			return GS_EXIT_BAD_INPUT;
 		}
 	}
-	if (optind != argc - 1) {
-		gs_error("report", optind >= argc
-				       ? "no trace given; usage: gapscope report [options] "
-					 "TRACE.db"
-				       : "exactly one trace expected; see 'gapscope report "
-					 "--help'");
+	if (optind >= argc) {
+		gs_error("report", "no trace given; usage: gapscope report [options] TRACE.db");
 		return GS_EXIT_BAD_INPUT;
+	}
+	/* several traces, a folder, or a multi-trace option: the multi-trace
+	 * report (report_multi.c); one trace file alone: the report below */
+	if (optind != argc - 1 || mo.step || mo.comm_range || mo.csv_dir ||
+	    (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))) {
+		if (opt.range_name) {
+			gs_error("report", "--range applies to a single trace; with several, "
+					   "name the step ranges with --step");
+			return GS_EXIT_BAD_INPUT;
+		}
+		mo.json = ops == &report_json_ops;
+		mo.top = opt.top_n;
+		return report_multi(argv + optind, (size_t)(argc - optind), &mo);
 	}
 	path = argv[optind];
 	trace_library_init(); /* before the first connection */
@@ -300,6 +358,10 @@ int cmd_report(int argc, char **argv)
 		trace_close(&t);
 		return GS_EXIT_BAD_INPUT;
 	}
+	if (in.n_site_refs)
+		opt.all_gaps = 1; /* idle by call site reads every gap's segments */
+	if (in.cal.have && opt.correct_instrumentation)
+		opt.all_gaps = 1; /* the overhead correction too */
 	rc = gs_analyze(&in, &opt, &res);
 	if (rc < 0) {
 		gs_error(path, "analysis failed: %s", strerror(-rc));
@@ -314,12 +376,18 @@ int cmd_report(int argc, char **argv)
 	rc_ctx.res = &res;
 	rc_ctx.opt = &opt;
 	rc_ctx.full_names = full_names;
+	rc_ctx.by_site = by_site;
+	if (in.cal.have && opt.correct_instrumentation && gs_correct(&in, &res, &in.cal, &corr) == 0)
+		rc_ctx.corr = &corr;
 	rc = report_render(ops, &rc_ctx);
-	if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
-		rc = -EIO;
+	gs_corrected_free(&corr);
+	/* a failed write to stdout is told once, with its reason (cli.h) */
+	written = gs_cli_stdout_check("report");
 	gs_result_free(&res);
 	trace_input_free(&in);
 	trace_close(&t);
+	if (written != GS_EXIT_OK)
+		return written;
 	if (rc) {
 		gs_error("report", "cannot write the report: %s", strerror(rc < 0 ? -rc : rc));
 		return GS_EXIT_INTERNAL;

@@ -522,7 +522,10 @@ static void write_top_gaps(FILE *f, const struct html_run *r)
 			if (op->kind == GS_OP_KERNEL)
 				html_escape_kernel(f, str(in, op->name_id, "(kernel)"));
 			else
-				fputs(op->kind == GS_OP_MEMCPY ? "memcpy" : "memset", f);
+				fputs(op->kind == GS_OP_MEMCPY	 ? "memcpy"
+				      : op->kind == GS_OP_MEMSET ? "memset"
+								 : "graph run",
+				      f);
 			/* gap model v2: what held the op back, segment by segment
 			 * (the sentence of the text report and the tooltips) */
 			gap_segments_text(seg, sizeof(seg), in, r->res, g);
@@ -542,8 +545,9 @@ static void write_kernels(FILE *f, const struct html_run *r, size_t top)
 
 	if (!res->n_kernels)
 		return;
+	/* held at 2^63-1: two devices busy 2^62 ns each overflowed (UBSan) */
 	for (d = 0; d < res->n_devices; d++)
-		busy += res->devices[d].tl.busy;
+		busy = gs_sat_add(busy, res->devices[d].tl.busy);
 	fprintf(f,
 		"<h3>Top kernels by GPU time</h3>\n<p class=\"hint\">%" PRIu64
 		" kernels; %.1f%% shorter than one launch (%s",
@@ -680,7 +684,10 @@ static void write_advice(FILE *f, const struct html_run *r)
 			if (k)
 				fputs(" \xE2\x86\x92 ", f);
 			if (a->kinds && a->kinds[k] != GS_OP_KERNEL)
-				fputs(a->kinds[k] == GS_OP_MEMCPY ? "memcpy" : "memset", f);
+				fputs(a->kinds[k] == GS_OP_MEMCPY   ? "memcpy"
+				      : a->kinds[k] == GS_OP_MEMSET ? "memset"
+								    : "graph run",
+				      f);
 			else
 				html_escape(f, str(r->in, a->names ? a->names[k] : 0, "(kernel)"));
 		}

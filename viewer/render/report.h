@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "correct.h"
 #include "gapscope/trace_format.h" /* gs_sync_kind_name */
 
 struct report_ctx {
@@ -23,6 +24,10 @@ struct report_ctx {
 	const struct gs_options *opt; /* how (range, top_n, overrides) */
 	int full_names;		      /* 1: kernel names whole (demangled), lines
 					 not wrapped (--full-names) */
+	int by_site;		      /* 1: the idle-by-call-site table (--by-site) */
+	const struct gs_corrected *corr; /* figures corrected for the collector's
+					    overhead, NULL: none (no calibration
+					    in the trace, --no-overhead-correction) */
 	void *priv;		      /* the back end's state */
 };
 
@@ -75,5 +80,14 @@ void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
 
 /* Name of op kind for display: "kernel", "memcpy", "memset". */
 const char *report_op_kind_name(int kind);
+/* A call site as the report names it, into buf (n bytes, always
+ * terminated, not escaped): "train.py:27 (in `train_one_epoch`)" for a
+ * Python frame (file's last component), "`copy_back` in demo+0x1a2b" for
+ * a native one (site_text.c). */
+void report_site_text(char *buf, size_t n, const struct gs_input *in, uint32_t site);
+/* The site with the most GPU idle (then calls) among stats[0..n) for the
+ * API api_name_id, or NULL (site_text.c). */
+const struct gs_site_stat *report_top_site(const struct gs_site_stat *stats, size_t n,
+					   uint32_t api_name_id);
 
 #endif

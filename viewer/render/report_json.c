@@ -200,6 +200,40 @@ static int j_begin(struct report_ctx *r)
 							   : json_null());
 	json_object_set_new(ins, "subtracted_per_kernel_ns", jint(res->kernel_overhead_ns));
 	json_object_set_new(s->root, "instrumentation", ins);
+	if (r->corr) { /* docs/collector.md, "Overhead correction" */
+		json_t *c = json_object(), *devs = json_array(), *rg = json_array();
+		size_t i;
+		json_object_set_new(c, "per_call_ns", jint(r->corr->per_call_ns));
+		json_object_set_new(c, "kernel_ns", jint(r->in->cal.kernel_ns));
+		json_object_set_new(c, "gpu_gap_ns", jint(r->in->cal.gpu_gap_ns));
+		for (i = 0; i < r->corr->n_devices; i++) {
+			const struct gs_corrected_device *d = &r->corr->devices[i];
+			json_t *o = json_object();
+			json_object_set_new(o, "device", json_integer(d->device));
+			json_object_set_new(o, "window_ns", jint(d->window));
+			json_object_set_new(o, "busy_ns", jint(d->busy));
+			json_object_set_new(o, "idle_ns", jint(d->idle));
+			json_object_set_new(o, "idle_removed_ns", jint(d->idle_removed));
+			json_object_set_new(o, "busy_removed_ns", jint(d->busy_removed));
+			json_object_set_new(o, "utilisation", json_real(d->utilisation));
+			json_object_set_new(o, "launch_overhead_share",
+					    json_real(d->launch_overhead_share));
+			json_array_append_new(devs, o);
+		}
+		for (i = 0; i < r->corr->n_ranges; i++) {
+			json_t *o = json_object();
+			json_object_set_new(o, "name", jstrid(r, r->corr->ranges[i].text_id));
+			json_object_set_new(o, "count", jint((int64_t)r->corr->ranges[i].count));
+			json_object_set_new(o, "wall_ns", jint(r->corr->ranges[i].wall));
+			json_object_set_new(o, "corrected_wall_ns", jint(r->corr->ranges[i].corrected));
+			json_array_append_new(rg, o);
+		}
+		json_object_set_new(c, "devices", devs);
+		json_object_set_new(c, "nvtx", rg);
+		json_object_set_new(s->root, "overhead_corrected", c);
+	} else {
+		json_object_set_new(s->root, "overhead_corrected", json_null());
+	}
 	json_object_set(s->root, "devices", s->devices);
 	return 0;
 }

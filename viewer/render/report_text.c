@@ -8,6 +8,7 @@
  * only control characters escaped (\xNN), so a name cannot move the
  * terminal's cursor or be mistaken for two lines. It computes nothing.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,13 @@ static void verdict_lines(struct report_ctx *r)
 	size_t i, k;
 	int j, n = 0;
 
+	struct gs_site_stat *sites = NULL;
+	size_t n_sites;
+
 	gs_verdict_compute(r->res, &v);
+	n_sites = gs_site_stats(r->res, &sites);
+	if (n_sites == (size_t)-1)
+		n_sites = 0;
 	k = (size_t)snprintf(line, sizeof(line), "Verdict: GPU busy %.1f%% of %s; idle:",
 			     100.0 * v.utilisation, D(v.window));
 	for (j = 0; j < GS_CAUSE_COUNT && n < 3; j++) {
@@ -133,11 +140,20 @@ static void verdict_lines(struct report_ctx *r)
 		char where[256] = "";
 		size_t w = 0, room;
 		gap_dur(d, sizeof(d), f->cost_ns);
-		if (f->api_name_id)
+		if (f->api_name_id) {
+			const struct gs_site_stat *s =
+			    report_top_site(sites, n_sites, f->api_name_id);
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", %.40s x%llu",
 					      gs_str(&in->strings, f->api_name_id, "?"),
 					      (unsigned long long)f->count);
-		else if (f->count)
+			if (s) {
+				char st[256];
+				report_site_text(st, sizeof(st), in, s->site);
+				w += (size_t)snprintf(where + w, sizeof(where) - w, " at %.200s", st);
+				if (w >= sizeof(where))
+					w = sizeof(where) - 1;
+			}
+		} else if (f->count)
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", %llu kernels",
 					      (unsigned long long)f->count);
 		if (f->tid)
@@ -165,6 +181,35 @@ static void verdict_lines(struct report_ctx *r)
 	}
 	if (!v.n_findings)
 		fprintf(r->out, "  no rule fired (thresholds: docs/report.md, \"Verdict\")\n");
+	free(sites);
+}
+
+/* --by-site: GPU idle by call site, top sites first. */
+static void t_by_site(struct report_ctx *r, const struct gs_site_stat *s, size_t n)
+{
+	FILE *f = r->out;
+	char site[512];
+	size_t i;
+
+	fprintf(f, "\nGPU idle by call site (sync wait in blocking calls made there; host-late"
+		   " time before launches made there):\n");
+	if (!n) {
+		fprintf(f, "  no call sites recorded (GAPSCOPE_CALLSITES=0, or a trace recorded "
+			   "before call sites)\n");
+		return;
+	}
+	fprintf(f, "    %14s %14s %8s %6s  %s\n", "GPU idle", "host blocked", "calls", "gaps",
+		"call site / api");
+	for (i = 0; i < n && i < (size_t)r->opt->top_n; i++) {
+		int64_t idle = gs_sat_add(s[i].sync_idle_ns, s[i].late_idle_ns);
+		fprintf(f, "    %14s %14s %8llu %6llu  ", D(idle), D(s[i].blocked_ns),
+			(unsigned long long)s[i].calls, (unsigned long long)s[i].n_gaps);
+		report_site_text(site, sizeof(site), r->in, s[i].site);
+		put_escaped(f, site);
+		fputs(" / ", f);
+		put_escaped(f, gs_str(&r->in->strings, s[i].api_name_id, "?"));
+		fputc('\n', f);
+	}
 }
 
 static void timeline_line(FILE *f, const struct gs_timeline *tl)
@@ -206,6 +251,22 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 		"%s in launch calls); host code share: %.1f%%\n",
 		100.0 * d->tl.launch_overhead_share, D(d->tl.launch_calls),
 		100.0 * d->tl.host_code_share);
+	if (r->corr) {
+		size_t k;
+		for (k = 0; k < r->corr->n_devices; k++) {
+			const struct gs_corrected_device *c = &r->corr->devices[k];
+			if (c->device != d->device)
+				continue;
+			fprintf(f,
+				"  corrected for the collector's overhead (calibrated: %s per CUDA "
+				"call, %s per kernel): window %s, utilisation %.1f%%, idle %s, "
+				"launch overhead share %.1f%% (idle gaps -%s, kernels -%s; "
+				"--no-overhead-correction to hide)\n",
+				D(r->corr->per_call_ns), D(r->in->cal.kernel_ns), D(c->window),
+				100.0 * c->utilisation, D(c->idle), 100.0 * c->launch_overhead_share,
+				D(c->idle_removed), D(c->busy_removed));
+		}
+	}
 	if (streams_differ(d)) {
 		fprintf(f, "  per stream (each stream's own holes):\n");
 		fprintf(f, "    %10s %12s %12s %7s %8s %12s %12s %12s %12s %12s %12s %12s\n",
@@ -289,8 +350,18 @@ static int t_syncs(struct report_ctx *r)
 	size_t i;
 	int imp;
 
-	if ((res->range_applied && res->range_matches == 0) || (!res->n_syncs && !res->n_polls))
+	struct gs_site_stat *sites = NULL;
+	size_t n_sites;
+
+	n_sites = gs_site_stats(res, &sites);
+	if (n_sites == (size_t)-1)
+		return -ENOMEM;
+	if (r->by_site)
+		t_by_site(r, sites, n_sites);
+	if ((res->range_applied && res->range_matches == 0) || (!res->n_syncs && !res->n_polls)) {
+		free(sites);
 		return 0;
+	}
 	fprintf(f, "\nSynchronisations (GPU idle: the sync-wait time spent in them):\n");
 	for (imp = 0; imp <= 1; imp++) {
 		int header = 0;
@@ -313,6 +384,19 @@ static int t_syncs(struct report_ctx *r)
 				fputc(')', f);
 			}
 			fputc('\n', f);
+			{
+				const struct gs_site_stat *s =
+				    report_top_site(sites, n_sites, g->api_name_id);
+				char site[512];
+				if (s) {
+					report_site_text(site, sizeof(site), r->in, s->site);
+					fprintf(f, "    %8s %14s %14s  at ", "", "", "");
+					put_escaped(f, site);
+					fprintf(f, ": %llu call%s, %s GPU idle\n",
+						(unsigned long long)s->calls, s->calls == 1 ? "" : "s",
+						D(s->sync_idle_ns));
+				}
+			}
 		}
 	}
 	if (res->n_polls) {
@@ -325,6 +409,7 @@ static int t_syncs(struct report_ctx *r)
 			fputc('\n', f);
 		}
 	}
+	free(sites);
 	return 0;
 }
 
@@ -370,12 +455,18 @@ static int t_nvtx(struct report_ctx *r)
 
 	if ((res->range_applied && res->range_matches == 0) || !res->n_nvtx)
 		return 0;
-	fprintf(f, "\nNVTX ranges:\n  %8s %14s %14s %9s  name\n", "count", "wall", "GPU busy",
-		"busy");
+	if (r->corr && r->corr->n_ranges == res->n_nvtx)
+		fprintf(f, "\nNVTX ranges:\n  %8s %14s %14s %14s %9s  name\n", "count", "wall",
+			"corrected", "GPU busy", "busy");
+	else
+		fprintf(f, "\nNVTX ranges:\n  %8s %14s %14s %9s  name\n", "count", "wall",
+			"GPU busy", "busy");
 	for (i = 0; i < res->n_nvtx; i++) {
 		const struct gs_nvtx_stat *s = &res->nvtx[i];
-		fprintf(f, "  %8llu %14s %14s %8.1f%%  ", (unsigned long long)s->count, D(s->wall),
-			D(s->gpu_busy), 100.0 * s->busy_share);
+		fprintf(f, "  %8llu %14s ", (unsigned long long)s->count, D(s->wall));
+		if (r->corr && r->corr->n_ranges == res->n_nvtx)
+			fprintf(f, "%14s ", D(r->corr->ranges[i].corrected));
+		fprintf(f, "%14s %8.1f%%  ", D(s->gpu_busy), 100.0 * s->busy_share);
 		put_escaped(f, gs_str(&r->in->strings, s->text_id, "?"));
 		fputc('\n', f);
 	}

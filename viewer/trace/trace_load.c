@@ -31,6 +31,7 @@
 
 #include "analysis.h" /* the arrays it fills; big_hint: huge pages for them */
 #include "trace_load.h"
+#include "trace_callsite.h"
 
 struct vec {
 	void *p;
@@ -339,6 +340,11 @@ static int load_ops_table(struct job *j, sqlite3 *db, const char *table, int kin
 	    "src_kind,dst_kind,is_async)) FROM memcpys",
 	    "SELECT count(gs_row(start,end,device,stream,correlation_id,0,graph_id,graph_node_id,"
 	    "mem_kind,0,is_async)) FROM memsets",
+	    /* graph-level mode: both times 0 when CUPTI could not time the run
+	     * (nothing to place on the timeline); device INT_MAX: the graph
+	     * began on the host, its GPU work is on endDevice (not kept) */
+	    "SELECT count(gs_row(start,end,device,stream,correlation_id,0,graph_id,0,0,0,0)) "
+	    "FROM graph_runs WHERE NOT (start = 0 AND end = 0) AND device <> 2147483647",
 	};
 
 	if (!j->fixed && kind != GS_OP_KERNEL &&
@@ -360,10 +366,29 @@ static int job_kernels(struct job *j)
 	return load_ops_table(j, j->db, "kernels", GS_OP_KERNEL);
 }
 
+static int table_exists(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		yes = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return yes;
+}
+
 static int job_copies(struct job *j)
 {
 	int rc = load_ops_table(j, j->db, "memcpys", GS_OP_MEMCPY);
-	return rc ? rc : load_ops_table(j, j->db, "memsets", GS_OP_MEMSET);
+	if (!rc)
+		rc = load_ops_table(j, j->db, "memsets", GS_OP_MEMSET);
+	/* schema v2; absent from v1 traces */
+	if (!rc && table_exists(j->db, "graph_runs"))
+		rc = load_ops_table(j, j->db, "graph_runs", GS_OP_GRAPH_RUN);
+	return rc;
 }
 
 /* gs_row(start, end, correlation_id, name_id, tid) -> one gs_api */
@@ -764,11 +789,43 @@ fail:
 	return -1;
 }
 
+/* meta key as a non-negative integer, -1 when absent or not one */
+static int64_t meta_ns(struct trace *t, const char *key)
+{
+	char *v = trace_meta(t, key), *end = NULL;
+	long long x = -1;
+
+	if (v) {
+		x = strtoll(v, &end, 10);
+		if (end == v || *end != '\0' || x < 0 || x > 1000000000LL)
+			x = -1;
+		free(v);
+	}
+	return x;
+}
+
+/* meta calibration.* (gapscope-calibrate, schema v2 collectors): all
+ * five figures or none */
+static void load_calibration(struct trace *t, struct gs_calibration *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->launch_ns = meta_ns(t, "calibration.launch_ns");
+	c->legacy_launch_ns = meta_ns(t, "calibration.legacy_launch_ns");
+	c->driver_launch_ns = meta_ns(t, "calibration.driver_launch_ns");
+	c->kernel_ns = meta_ns(t, "calibration.kernel_ns");
+	c->gpu_gap_ns = meta_ns(t, "calibration.gpu_gap_ns");
+	c->graph_node_ns = meta_ns(t, "calibration.graph_node_ns");
+	c->callback_ns = meta_ns(t, "collector.callback_ns");
+	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
+		  c->kernel_ns >= 0 && c->gpu_gap_ns >= 0;
+}
+
 static void load_meta_facts(struct trace *t, struct gs_input *in)
 {
 	char *v = trace_meta(t, "cupti_kernel_overhead_ns");
 	sqlite3_stmt *st = NULL;
 
+	load_calibration(t, &in->cal);
 	in->kernel_overhead_ns = -1;
 	if (v) {
 		char *end = NULL;
@@ -1054,6 +1111,9 @@ static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input
 		goto join;
 	if ((what & GS_LOAD_NVTX) && load_nvtx(t->db, str_end, &vn, err, errlen))
 		goto join;
+	if ((what & GS_LOAD_SYNCS) && (what & GS_LOAD_STRINGS) &&
+	    trace_load_callsites(t->db, in, err, errlen))
+		goto join;
 	load_meta_facts(t, in);
 	queue_worker(&q);
 	rc = 0;
@@ -1123,5 +1183,6 @@ void trace_input_free(struct gs_input *in)
 	free((void *)in->nvtx);
 	free((void *)in->events);
 	free((void *)in->strings.v);
+	trace_callsites_free(in);
 	memset(in, 0, sizeof(*in));
 }

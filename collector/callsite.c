@@ -1,0 +1,648 @@
+/*
+ * callsite.c - where the program made its blocking CUDA calls (see
+ * callsite.h): capture in the API callback, interning and symbolisation on
+ * the writer thread.
+ *
+ * The capture copies data only: frame addresses from glibc's backtrace()
+ * and, when this thread holds the GIL, file/line/function of the innermost
+ * Python frames through CPython's public C API (looked up with dlsym; never
+ * linked, never called without the GIL, the GIL never taken). No symbol
+ * lookup, no SQLite, no lock of ours. It does not decide what the report
+ * shows: the viewer picks the frame to name (docs/report.md).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <stdio.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
+#include "callsite.h"
+#include "internal.h"
+
+/* Frames walked before the leading CUDA-side ones are dropped: CUPTI's
+ * dispatch, the driver and the runtime take about ten. */
+#define RAW_FRAMES 48
+
+/* ------------------------------------------------------------- which calls */
+
+static const struct {
+	CUpti_CallbackDomain domain;
+	CUpti_CallbackId cbid;
+	uint8_t why; /* enum gs_callsite_reason */
+} calls[] = {
+#define RT(x, w)                                                                                   \
+	{                                                                                          \
+		CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##x, w                       \
+	}
+#define DR(x, w)                                                                                   \
+	{                                                                                          \
+		CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##x, w                         \
+	}
+    /* explicit syncs (cudaStreamWaitEvent is a GPU-side wait: not here) */
+    RT(cudaStreamSynchronize_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaStreamSynchronize_ptsz_v7000, GS_CS_WHY_BLOCKING),
+    RT(cudaDeviceSynchronize_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaThreadSynchronize_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaEventSynchronize_v3020, GS_CS_WHY_BLOCKING),
+    DR(cuStreamSynchronize, GS_CS_WHY_BLOCKING),
+    DR(cuStreamSynchronize_ptsz, GS_CS_WHY_BLOCKING),
+    DR(cuCtxSynchronize, GS_CS_WHY_BLOCKING),
+    DR(cuCtxSynchronize_v2, GS_CS_WHY_BLOCKING),
+    DR(cuEventSynchronize, GS_CS_WHY_BLOCKING),
+    /* implicit ones (syncs.kind 16, 18, 19, 20: the viewer's list) */
+    RT(cudaMemcpy_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpy_ptds_v7000, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpy2D_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpy2D_ptds_v7000, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpy3D_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpy3D_ptds_v7000, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpyToSymbol_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpyToSymbol_ptds_v7000, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpyFromSymbol_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpyFromSymbol_ptds_v7000, GS_CS_WHY_BLOCKING),
+    RT(cudaMemcpyPeer_v4000, GS_CS_WHY_BLOCKING),
+    RT(cudaMemset_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaMemset_ptds_v7000, GS_CS_WHY_BLOCKING),
+    RT(cudaMalloc_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaMallocHost_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaHostAlloc_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaFree_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaFreeHost_v3020, GS_CS_WHY_BLOCKING),
+    RT(cudaDeviceSetLimit_v3020, GS_CS_WHY_BLOCKING),
+    DR(cuMemcpy, GS_CS_WHY_BLOCKING),
+    DR(cuMemcpy_ptds, GS_CS_WHY_BLOCKING),
+    DR(cuMemcpyHtoD_v2, GS_CS_WHY_BLOCKING),
+    DR(cuMemcpyHtoD_v2_ptds, GS_CS_WHY_BLOCKING),
+    DR(cuMemcpyDtoH_v2, GS_CS_WHY_BLOCKING),
+    DR(cuMemcpyDtoH_v2_ptds, GS_CS_WHY_BLOCKING),
+    DR(cuMemsetD8_v2, GS_CS_WHY_BLOCKING),
+    DR(cuMemsetD8_v2_ptds, GS_CS_WHY_BLOCKING),
+    DR(cuMemsetD32_v2, GS_CS_WHY_BLOCKING),
+    DR(cuMemsetD32_v2_ptds, GS_CS_WHY_BLOCKING),
+    DR(cuMemAlloc_v2, GS_CS_WHY_BLOCKING),
+    DR(cuMemFree_v2, GS_CS_WHY_BLOCKING),
+    DR(cuMemFreeHost, GS_CS_WHY_BLOCKING),
+    /* async copies block when host memory is pageable (kind 17; PyTorch's
+     * tensor.item() is one): which is not known at entry without asking
+     * CUDA, so these are captured at exit, and only when the call took
+     * long (slow_copy_ns) */
+    RT(cudaMemcpyAsync_v3020, GS_CS_WHY_SLOW_COPY),
+    RT(cudaMemcpyAsync_ptsz_v7000, GS_CS_WHY_SLOW_COPY),
+    DR(cuMemcpyAsync, GS_CS_WHY_SLOW_COPY),
+    DR(cuMemcpyAsync_ptsz, GS_CS_WHY_SLOW_COPY),
+    DR(cuMemcpyHtoDAsync_v2, GS_CS_WHY_SLOW_COPY),
+    DR(cuMemcpyHtoDAsync_v2_ptsz, GS_CS_WHY_SLOW_COPY),
+    DR(cuMemcpyDtoHAsync_v2, GS_CS_WHY_SLOW_COPY),
+    DR(cuMemcpyDtoHAsync_v2_ptsz, GS_CS_WHY_SLOW_COPY),
+    /* launches (GAPSCOPE_CALLSITES=2 only): the hot path */
+    RT(cudaLaunchKernel_v7000, GS_CS_WHY_LATE_LAUNCH),
+    RT(cudaLaunchKernel_ptsz_v7000, GS_CS_WHY_LATE_LAUNCH),
+    RT(cudaLaunchKernelExC_v11060, GS_CS_WHY_LATE_LAUNCH),
+    RT(cudaLaunchKernelExC_ptsz_v11060, GS_CS_WHY_LATE_LAUNCH),
+    RT(cudaGraphLaunch_v10000, GS_CS_WHY_LATE_LAUNCH),
+    RT(cudaGraphLaunch_ptsz_v10000, GS_CS_WHY_LATE_LAUNCH),
+    DR(cuLaunchKernel, GS_CS_WHY_LATE_LAUNCH),
+    DR(cuLaunchKernel_ptsz, GS_CS_WHY_LATE_LAUNCH),
+    DR(cuLaunchKernelEx, GS_CS_WHY_LATE_LAUNCH),
+    DR(cuLaunchKernelEx_ptsz, GS_CS_WHY_LATE_LAUNCH),
+#undef RT
+#undef DR
+};
+#define N_CALLS (sizeof(calls) / sizeof(calls[0]))
+
+int gs_callsite_class(int mode, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	size_t i;
+
+	if (mode <= GS_CS_OFF)
+		return 0;
+	for (i = 0; i < N_CALLS; i++)
+		if (calls[i].domain == domain && calls[i].cbid == cbid) {
+			if (calls[i].why == GS_CS_WHY_LATE_LAUNCH && mode < GS_CS_LAUNCHES)
+				return 0;
+			return calls[i].why;
+		}
+	return 0;
+}
+
+size_t gs_callsite_cbids(int mode, struct gs_callsite_cbid *out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < N_CALLS && n < max; i++)
+		if (gs_callsite_class(mode, calls[i].domain, calls[i].cbid)) {
+			out[n].domain = calls[i].domain;
+			out[n].cbid = calls[i].cbid;
+			n++;
+		}
+	return n;
+}
+
+/* ------------------------------------------------------------- Python */
+
+int gs_pyapi_resolve(struct gs_pyapi *a)
+{
+#define SYM(f, name) (a->f = (__typeof__(a->f))dlsym(RTLD_DEFAULT, name)) != NULL
+	memset(a, 0, sizeof(*a));
+	if (SYM(is_initialized, "Py_IsInitialized") && SYM(gil_check, "PyGILState_Check") &&
+	    SYM(tstate_get, "PyThreadState_Get") &&
+	    SYM(tstate_get_frame, "PyThreadState_GetFrame") &&
+	    SYM(frame_get_code, "PyFrame_GetCode") &&
+	    SYM(frame_get_line, "PyFrame_GetLineNumber") &&
+	    SYM(frame_get_back, "PyFrame_GetBack") && SYM(getattr, "PyObject_GetAttrString") &&
+	    SYM(utf8, "PyUnicode_AsUTF8") && SYM(decref, "Py_DecRef") &&
+	    SYM(err_clear, "PyErr_Clear"))
+		return 1;
+#undef SYM
+	memset(a, 0, sizeof(*a));
+	return 0;
+}
+
+/* Copy s into cs->text (at most max bytes; a longer one keeps its tail,
+ * where a path's file name is). Returns its offset, or -1 when full. */
+static int text_add(struct gs_callsite *cs, const char *s, size_t max)
+{
+	size_t n = strlen(s), off = cs->text_len;
+
+	if (n > max) {
+		s += n - max;
+		n = max;
+	}
+	if (off + n + 1 > GS_CS_TEXT)
+		return -1;
+	memcpy(cs->text + off, s, n);
+	cs->text[off + n] = '\0';
+	cs->text_len = (uint16_t)(off + n + 1);
+	return (int)off;
+}
+
+/* co_filename / co_name of a code object, copied; -1 if not a string. */
+static int code_attr(const struct gs_pyapi *a, void *code, const char *attr, struct gs_callsite *cs,
+		     size_t max)
+{
+	void *o = a->getattr(code, attr);
+	const char *s;
+	int off = -1;
+
+	if (!o) {
+		a->err_clear();
+		return -1;
+	}
+	s = a->utf8(o);
+	if (s)
+		off = text_add(cs, s, max);
+	else
+		a->err_clear();
+	a->decref(o);
+	return off;
+}
+
+int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
+{
+	void *frame;
+	int n = 0;
+
+	if (!a || !a->gil_check || !a->is_initialized())
+		return 0;
+	/* Only with the GIL held by this thread: the thread state, its frames
+	 * and every reference count below are then ours to touch. A thread
+	 * that released it (PyTorch does around every blocking call it makes)
+	 * gets native frames only. */
+	if (a->gil_check() != 1)
+		return 0;
+	frame = a->tstate_get_frame(a->tstate_get());
+	while (frame && cs->n_py < GS_CS_PY_MAX) {
+		void *code = a->frame_get_code(frame), *back;
+		if (code) {
+			int file = code_attr(a, code, "co_filename", cs, GS_CS_FILE_MAX);
+			int func =
+			    file >= 0 ? code_attr(a, code, "co_name", cs, GS_CS_FUNC_MAX) : -1;
+			a->decref(code);
+			if (file < 0 || func < 0)
+				break; /* text full */
+			cs->py_file[cs->n_py] = (uint16_t)file;
+			cs->py_func[cs->n_py] = (uint16_t)func;
+			cs->py_line[cs->n_py] = a->frame_get_line(frame);
+			cs->n_py++;
+			n++;
+		}
+		back = a->frame_get_back(frame);
+		a->decref(frame);
+		frame = back;
+	}
+	if (frame)
+		a->decref(frame);
+	return n;
+}
+
+/* ------------------------------------------------------------- native */
+
+/* Address ranges of the CUDA-side modules (CUPTI, the driver, the runtime,
+ * ourselves): their frames lead every backtrace taken in a callback and
+ * say nothing about the program, so leading ones are dropped. Filled once
+ * at init; read-only after. */
+#define MAX_SKIP 16
+static struct {
+	uintptr_t lo, hi;
+} skip_ranges[MAX_SKIP];
+static int n_skip;
+
+static int skip_module(const char *name)
+{
+	static const char *const names[] = {"libcupti.so", "libcuda.so", "libcudart.so",
+					    "libgapscope.so"};
+	const char *base = strrchr(name, '/');
+	size_t i;
+
+	base = base ? base + 1 : name;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(base, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static int add_ranges(struct dl_phdr_info *info, size_t size, void *data)
+{
+	int i;
+
+	(void)size;
+	(void)data;
+	if (!info->dlpi_name || !skip_module(info->dlpi_name))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum && n_skip < MAX_SKIP; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		skip_ranges[n_skip].lo = info->dlpi_addr + ph->p_vaddr;
+		skip_ranges[n_skip].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		n_skip++;
+	}
+	return 0;
+}
+
+static int in_skipped(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	int i;
+
+	for (i = 0; i < n_skip; i++)
+		if (a >= skip_ranges[i].lo && a < skip_ranges[i].hi)
+			return 1;
+	return 0;
+}
+
+int gs_native_frames(struct gs_callsite *cs, int skip)
+{
+	void *raw[RAW_FRAMES];
+	int n = backtrace(raw, RAW_FRAMES), i = skip;
+
+	while (i < n && in_skipped(raw[i]))
+		i++;
+	cs->n_native = 0;
+	for (; i < n && cs->n_native < GS_CS_NATIVE_MAX; i++)
+		cs->native[cs->n_native++] = raw[i];
+	return cs->n_native;
+}
+
+/* ------------------------------------------------------------- policy */
+
+static int cs_mode;
+static struct gs_pyapi pyapi;
+static int have_py;
+static uint64_t slow_copy_ns = 20000;	      /* 20 us: a pageable staging copy */
+static uint64_t late_launch_ns = 100000;      /* 100 us of host time before a launch */
+static uint64_t launch_interval_ns = 1000000; /* at most one launch site per ms per thread */
+static atomic_ullong n_captured, n_python;
+/* class by callback id for the API callback (runtime, driver), from
+ * gs_callsite_init: the table search stays off the launch path */
+#define LUT_IDS 1024
+static uint8_t lut[2][LUT_IDS];
+
+/* Per thread: the runtime call in progress (the driver calls it makes are
+ * not captured a second time), when a maybe-blocking call began, when the
+ * last call seen here returned. */
+static __thread struct {
+	int depth;
+	uint64_t enter_ns, last_exit_ns, last_launch_ns;
+	int64_t tid;
+} T;
+
+void gs_callsite_init(int mode)
+{
+	void *warm[2];
+	size_t i;
+
+	cs_mode = mode;
+	memset(lut, 0, sizeof(lut));
+	for (i = 0; i < N_CALLS; i++)
+		if (calls[i].cbid < LUT_IDS)
+			lut[calls[i].domain == CUPTI_CB_DOMAIN_DRIVER_API][calls[i].cbid] =
+			    (uint8_t)gs_callsite_class(mode, calls[i].domain, calls[i].cbid);
+	if (mode <= GS_CS_OFF)
+		return;
+	backtrace(warm, 2);
+	have_py = gs_pyapi_resolve(&pyapi);
+	n_skip = 0;
+	dl_iterate_phdr(add_ranges, NULL);
+}
+
+void gs_callsite_set_pyapi(const struct gs_pyapi *api)
+{
+	if (api) {
+		pyapi = *api;
+		have_py = 1;
+	} else {
+		memset(&pyapi, 0, sizeof(pyapi));
+		have_py = 0;
+	}
+}
+
+void gs_callsite_set_thresholds(uint64_t slow, uint64_t late, uint64_t interval)
+{
+	slow_copy_ns = slow;
+	late_launch_ns = late;
+	launch_interval_ns = interval;
+}
+
+void gs_callsite_counts(uint64_t *captured, uint64_t *with_python)
+{
+	*captured = atomic_load(&n_captured);
+	*with_python = atomic_load(&n_python);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void capture(struct gs_callsite *cs, uint32_t corr, int why)
+{
+	if (!T.tid)
+		T.tid = (int64_t)syscall(SYS_gettid);
+	cs->correlation_id = corr;
+	cs->tid = T.tid;
+	cs->reason = (uint8_t)why;
+	cs->n_py = 0;
+	cs->text_len = 0;
+	gs_native_frames(cs, 2); /* capture, gs_callsite_on_api */
+	if (have_py && gs_py_frames(&pyapi, cs) > 0)
+		atomic_fetch_add(&n_python, 1);
+	atomic_fetch_add(&n_captured, 1);
+}
+
+int gs_callsite_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+		       const CUpti_CallbackData *cb, struct gs_callsite *cs)
+{
+	int why, got = 0;
+	int enter;
+	uint64_t t;
+
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < LUT_IDS)
+		why = lut[0][cbid];
+	else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < LUT_IDS)
+		why = lut[1][cbid];
+	else
+		why = gs_callsite_class(cs_mode, domain, cbid);
+	if (!why || !cb)
+		return 0;
+	enter = cb->callbackSite == CUPTI_API_ENTER;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && T.depth > 0)
+		return 0; /* inside a runtime call already seen */
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		if (enter)
+			T.depth++;
+		else if (T.depth > 0)
+			T.depth--;
+	}
+	t = now_ns();
+	if (enter) {
+		if (why == GS_CS_WHY_BLOCKING) {
+			capture(cs, cb->correlationId, why);
+			got = 1;
+		} else if (why == GS_CS_WHY_SLOW_COPY) {
+			T.enter_ns = t;
+		} else if (T.last_exit_ns && t - T.last_exit_ns >= late_launch_ns &&
+			   (!T.last_launch_ns || t - T.last_launch_ns >= launch_interval_ns)) {
+			T.last_launch_ns = t;
+			capture(cs, cb->correlationId, why);
+			got = 1;
+		}
+	} else {
+		if (why == GS_CS_WHY_SLOW_COPY && T.enter_ns && t - T.enter_ns >= slow_copy_ns) {
+			capture(cs, cb->correlationId, why);
+			got = 1;
+		}
+		T.enter_ns = 0;
+		T.last_exit_ns = now_ns();
+	}
+	return got;
+}
+
+/* ------------------------------------------------------------- interning */
+
+struct stack_entry {
+	uint64_t hash;
+	int64_t id; /* 0: empty */
+	struct gs_callsite *key;
+};
+
+struct gs_stack_table {
+	struct stack_entry *e;
+	size_t cap, n;
+};
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull; /* FNV-1a */
+	return h;
+}
+
+/* The identity of a stack: the frames, not the call that took it. */
+static uint64_t stack_hash(const struct gs_callsite *cs)
+{
+	uint64_t h = 1469598103934665603ull;
+	int i;
+
+	h = mix(h, &cs->n_native, 1);
+	h = mix(h, cs->native, cs->n_native * sizeof(cs->native[0]));
+	h = mix(h, &cs->n_py, 1);
+	for (i = 0; i < cs->n_py; i++) {
+		const char *f = cs->text + cs->py_file[i], *g = cs->text + cs->py_func[i];
+		h = mix(h, &cs->py_line[i], sizeof(cs->py_line[i]));
+		h = mix(h, f, strlen(f) + 1);
+		h = mix(h, g, strlen(g) + 1);
+	}
+	return h;
+}
+
+static int stack_equal(const struct gs_callsite *a, const struct gs_callsite *b)
+{
+	int i;
+
+	if (a->n_native != b->n_native || a->n_py != b->n_py ||
+	    memcmp(a->native, b->native, a->n_native * sizeof(a->native[0])) != 0)
+		return 0;
+	for (i = 0; i < a->n_py; i++)
+		if (a->py_line[i] != b->py_line[i] ||
+		    strcmp(a->text + a->py_file[i], b->text + b->py_file[i]) != 0 ||
+		    strcmp(a->text + a->py_func[i], b->text + b->py_func[i]) != 0)
+			return 0;
+	return 1;
+}
+
+struct gs_stack_table *gs_stack_table_new(void)
+{
+	return calloc(1, sizeof(struct gs_stack_table));
+}
+
+void gs_stack_table_free(struct gs_stack_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->cap; i++)
+		free(t->e[i].key);
+	free(t->e);
+	free(t);
+}
+
+static int table_grow(struct gs_stack_table *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 64, i;
+	struct stack_entry *e = calloc(ncap, sizeof(*e));
+
+	if (!e)
+		return -1;
+	for (i = 0; i < t->cap; i++) {
+		size_t j;
+		if (!t->e[i].id)
+			continue;
+		for (j = t->e[i].hash & (ncap - 1); e[j].id; j = (j + 1) & (ncap - 1))
+			;
+		e[j] = t->e[i];
+	}
+	free(t->e);
+	t->e = e;
+	t->cap = ncap;
+	return 0;
+}
+
+int64_t gs_stack_intern(struct gs_stack_table *t, const struct gs_callsite *cs, int *is_new)
+{
+	uint64_t h = stack_hash(cs);
+	size_t j;
+	struct gs_callsite *key;
+
+	*is_new = 0;
+	if ((t->n + 1) * 2 > t->cap && table_grow(t) != 0)
+		return 0;
+	for (j = h & (t->cap - 1); t->e[j].id; j = (j + 1) & (t->cap - 1))
+		if (t->e[j].hash == h && stack_equal(t->e[j].key, cs))
+			return t->e[j].id;
+	key = malloc(sizeof(*key));
+	if (!key)
+		return 0;
+	*key = *cs;
+	t->e[j].hash = h;
+	t->e[j].key = key;
+	t->e[j].id = (int64_t)++t->n;
+	*is_new = 1;
+	return t->e[j].id;
+}
+
+/* ------------------------------------------------------------- symbols */
+
+int gs_symbolise(const void *addr, char *module, size_t mlen, uint64_t *offset, char *sym,
+		 size_t slen)
+{
+	Dl_info info;
+	const ElfW(Sym) *es = NULL;
+
+	module[0] = sym[0] = '\0';
+	*offset = 0;
+	if (!dladdr1(addr, &info, (void **)&es, RTLD_DL_SYMENT) || !info.dli_fname)
+		return -1;
+	snprintf(module, mlen, "%s", info.dli_fname);
+	*offset = (uint64_t)((uintptr_t)addr - (uintptr_t)info.dli_fbase);
+	/* dladdr names the nearest exported symbol *before* the address, even
+	 * when the address lies in hidden code after it (a statically linked
+	 * cudart's internals): keep the name only inside the symbol's size. */
+	if (info.dli_sname && info.dli_saddr && es &&
+	    (uintptr_t)addr - (uintptr_t)info.dli_saddr < (es->st_size ? es->st_size : 1))
+		snprintf(sym, slen, "%s", info.dli_sname);
+	return 0;
+}
+
+static struct gs_stack_table *process_table;
+
+int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs)
+{
+	int64_t id;
+	int is_new = 0, i, rc = 0;
+
+	if (!t) {
+		if (!process_table)
+			process_table = gs_stack_table_new();
+		t = process_table;
+	}
+	if (!t || !(id = gs_stack_intern(t, cs, &is_new)))
+		return -1;
+	for (i = 0; is_new && i < cs->n_native; i++) {
+		char module[1024], sym[512];
+		uint64_t off;
+		/* The executable's main module comes back as "" from dladdr
+		 * on some glibc versions: name it by /proc/self/exe. */
+		if (gs_symbolise(cs->native[i], module, sizeof(module), &off, sym, sizeof(sym)) !=
+		    0) {
+			rc |= gs_writer_stack_frame(w, id, i, GS_FRAME_NATIVE, 0,
+						    (int64_t)(uintptr_t)cs->native[i], 0, 0, -1, 0);
+			continue;
+		}
+		if (!module[0]) {
+			ssize_t n = readlink("/proc/self/exe", module, sizeof(module) - 1);
+			module[n > 0 ? n : 0] = '\0';
+		}
+		rc |= gs_writer_stack_frame(w, id, i, GS_FRAME_NATIVE, gs_writer_intern(w, module),
+					    (int64_t)off, sym[0] ? gs_writer_intern(w, sym) : 0, 0,
+					    -1, 0);
+	}
+	for (i = 0; is_new && i < cs->n_py; i++)
+		rc |= gs_writer_stack_frame(w, id, i, GS_FRAME_PYTHON, 0, -1, 0,
+					    gs_writer_intern(w, cs->text + cs->py_file[i]),
+					    cs->py_line[i],
+					    gs_writer_intern(w, cs->text + cs->py_func[i]));
+	rc |= gs_writer_api_stack(w, cs->correlation_id, id, cs->tid, cs->reason);
+	return rc ? -1 : 0;
+}
+
+void gs_callsite_finish(struct gs_writer *w)
+{
+	uint64_t n, py;
+
+	gs_callsite_counts(&n, &py);
+	gs_writer_meta_int(w, "config.callsites", cs_mode);
+	if (cs_mode > GS_CS_OFF) {
+		gs_writer_meta_int(w, "callsites.captured", (int64_t)n);
+		gs_writer_meta_int(w, "callsites.with_python", (int64_t)py);
+		gs_writer_meta_int(w, "callsites.stacks",
+				   process_table ? (int64_t)process_table->n : 0);
+	}
+	gs_stack_table_free(process_table);
+	process_table = NULL;
+}

@@ -1,0 +1,153 @@
+/*
+ * callsite.h - call sites of blocking CUDA calls (and, optionally, of late
+ * launches): a short native backtrace plus, when the calling thread holds
+ * CPython's GIL, the innermost Python frames.
+ *
+ * The capture (gs_callsite_on_api) runs in CUPTI's API callback: it only
+ * copies frame addresses and Python names into a struct gs_callsite that
+ * travels to the writer thread as a pipeline event. Interning (one row set
+ * per distinct stack) and symbolisation (dladdr) happen there, in
+ * gs_callsite_apply. Nothing here calls libcupti, so the unit tests run
+ * without a GPU; CPython is found at run time (dlsym), never linked.
+ */
+#ifndef GAPSCOPE_COLLECTOR_CALLSITE_H
+#define GAPSCOPE_COLLECTOR_CALLSITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cupti_callbacks.h>
+
+#define GS_CS_NATIVE_MAX 16 /* native frames kept (innermost first) */
+#define GS_CS_PY_MAX 8	    /* Python frames kept (innermost first) */
+#define GS_CS_TEXT 1536	    /* bytes for the Python file and function names */
+#define GS_CS_FILE_MAX 200  /* a file name longer than this keeps its tail */
+#define GS_CS_FUNC_MAX 80
+
+/* GAPSCOPE_CALLSITES */
+enum gs_callsite_mode {
+	GS_CS_OFF = 0,
+	GS_CS_SYNCS = 1,    /* blocking calls (default) */
+	GS_CS_LAUNCHES = 2, /* blocking calls + launches that begin after a host pause */
+};
+
+/* api_stacks.reason: why the call site was taken */
+enum gs_callsite_reason {
+	GS_CS_WHY_BLOCKING = 1,	 /* explicit or implicit sync, at API entry */
+	GS_CS_WHY_SLOW_COPY = 2, /* an async host copy that blocked (at API exit) */
+	GS_CS_WHY_LATE_LAUNCH = 3,
+};
+
+/* stack_frames.kind */
+enum gs_frame_kind {
+	GS_FRAME_NATIVE = 1,
+	GS_FRAME_PYTHON = 2,
+};
+
+/* A call site as captured. Python names are NUL-terminated strings in
+ * text at py_file[i] / py_func[i]. */
+struct gs_callsite {
+	uint32_t correlation_id;
+	int64_t tid;
+	uint8_t reason; /* enum gs_callsite_reason */
+	uint8_t n_native, n_py;
+	void *native[GS_CS_NATIVE_MAX]; /* return addresses, innermost first */
+	int32_t py_line[GS_CS_PY_MAX];
+	uint16_t py_file[GS_CS_PY_MAX], py_func[GS_CS_PY_MAX]; /* offsets in text */
+	uint16_t text_len;
+	char text[GS_CS_TEXT];
+};
+
+/* The few CPython C-API functions used, as found with dlsym (test seam:
+ * tests fill it with fakes). Objects are opaque pointers. */
+struct gs_pyapi {
+	int (*is_initialized)(void);		/* Py_IsInitialized */
+	int (*gil_check)(void);			/* PyGILState_Check */
+	void *(*tstate_get)(void);		/* PyThreadState_Get */
+	void *(*tstate_get_frame)(void *);	/* PyThreadState_GetFrame: new ref */
+	void *(*frame_get_code)(void *);	/* PyFrame_GetCode: new ref */
+	int (*frame_get_line)(void *);		/* PyFrame_GetLineNumber */
+	void *(*frame_get_back)(void *);	/* PyFrame_GetBack: new ref */
+	void *(*getattr)(void *, const char *); /* PyObject_GetAttrString: new ref */
+	const char *(*utf8)(void *);		/* PyUnicode_AsUTF8: borrowed */
+	void (*decref)(void *);			/* Py_DecRef */
+	void (*err_clear)(void);		/* PyErr_Clear */
+};
+
+/* Look the functions up in the process (RTLD_DEFAULT). Returns 1 when all
+ * were found (the process is CPython >= 3.9), else 0 and api is zeroed. */
+int gs_pyapi_resolve(struct gs_pyapi *api);
+
+/* Append the innermost Python frames of the calling thread to cs, only if
+ * api is complete, Python is initialised and PyGILState_Check() is 1 (the
+ * GIL is never taken here). Returns the number of frames added. */
+int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
+
+/* Native frames of the caller (glibc backtrace), dropping `skip` innermost
+ * ones (the collector's own). Returns the number kept. */
+int gs_native_frames(struct gs_callsite *cs, int skip);
+
+/* ---- in the CUPTI callback ---- */
+
+/* Set up once (collector start): mode, the Python API, and a first
+ * backtrace() call (glibc loads libgcc_s on its first use: better at start
+ * than inside an application's CUDA call). */
+void gs_callsite_init(int mode);
+/* Override the Python API (tests). NULL: no Python. */
+void gs_callsite_set_pyapi(const struct gs_pyapi *api);
+
+/* Which calls get callbacks for `mode`: fills up to max (domain, cbid)
+ * pairs, returns how many. */
+struct gs_callsite_cbid {
+	CUpti_CallbackDomain domain;
+	CUpti_CallbackId cbid;
+};
+size_t gs_callsite_cbids(int mode, struct gs_callsite_cbid *out, size_t max);
+
+/* Class of a call: 0 none, GS_CS_WHY_* when it is captured in `mode`. */
+int gs_callsite_class(int mode, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+
+/* Called for every API callback (enter and exit). Returns 1 and fills cs
+ * when a call site was captured (the caller hands it to the writer). */
+int gs_callsite_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+		       const CUpti_CallbackData *cb, struct gs_callsite *cs);
+/* Thresholds (ns) of the on_api policy; tests may lower them. */
+void gs_callsite_set_thresholds(uint64_t slow_copy_ns, uint64_t late_launch_ns,
+				uint64_t launch_interval_ns);
+
+/* Counters for meta: captured, with Python frames. */
+void gs_callsite_counts(uint64_t *captured, uint64_t *with_python);
+
+/* ---- on the writer side ---- */
+
+struct gs_writer;
+struct gs_stack_table;
+struct gs_stack_table *gs_stack_table_new(void);
+void gs_stack_table_free(struct gs_stack_table *t);
+/* Stack id (> 0) of cs's frames: the same frames give the same id. *is_new
+ * is set when this is its first sighting. Returns 0 when out of memory. */
+int64_t gs_stack_intern(struct gs_stack_table *t, const struct gs_callsite *cs, int *is_new);
+
+/* Module path, offset from its load address and nearest exported symbol
+ * of a code address (dladdr). sym is "" when none. Returns 0, -1 when the
+ * address is in no loaded module. */
+int gs_symbolise(const void *addr, char *module, size_t mlen, uint64_t *offset, char *sym,
+		 size_t slen);
+
+/* Rows (writer.c, the call-site block): one stack_frames row; one
+ * api_stacks row. String ids from gs_writer_intern (0: NULL). */
+int gs_writer_stack_frame(struct gs_writer *w, int64_t stack_id, int depth, int kind,
+			  int64_t module_id, int64_t offset, int64_t symbol_id, int64_t file_id,
+			  int64_t line, int64_t function_id);
+int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t stack_id, int64_t tid,
+			int reason);
+
+/* Writer thread: intern cs in t (NULL: the process's table, freed by
+ * gs_callsite_reset); for a new stack, symbolise and write its
+ * stack_frames rows; then the api_stacks row. */
+int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs);
+/* At finalize: meta config.callsites and callsites.* counts, then free
+ * the process's stack table. */
+void gs_callsite_finish(struct gs_writer *w);
+
+#endif

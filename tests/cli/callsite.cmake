@@ -1,0 +1,10 @@
+# CLI test of call sites: the report names the site of each sync and
+# --by-site prints the idle per site (figures worked out by hand in
+# callsite_mkdb.c).
+add_executable(callsite_mkdb ${CMAKE_CURRENT_LIST_DIR}/callsite_mkdb.c)
+target_link_libraries(callsite_mkdb PRIVATE gs_schema gs_sqlite3)
+set_target_properties(callsite_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME cli_report_callsites
+         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/callsite_check.sh ${CMAKE_BINARY_DIR}/bin/gapscope
+                 ${CMAKE_BINARY_DIR}/tests/callsite_mkdb ${CMAKE_CURRENT_BINARY_DIR}/callsite.db)
+set_tests_properties(cli_report_callsites PROPERTIES LABELS cli)

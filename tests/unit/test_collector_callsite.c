@@ -1,0 +1,538 @@
+/*
+ * test_collector_callsite.c - call sites (collector/callsite.c): stack
+ * interning, dladdr symbolisation of a function of this binary (linked
+ * with ENABLE_EXPORTS), the Python-frame reader against a fake CPython API
+ * (with and without the GIL, references balanced), the capture policy of
+ * the API callback, and the rows the writer stores. No GPU needed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+#include <sqlite3.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------- helpers */
+
+static void add_py(struct gs_callsite *cs, const char *file, int line, const char *func)
+{
+	size_t a = strlen(file) + 1, b = strlen(func) + 1;
+
+	cs->py_file[cs->n_py] = cs->text_len;
+	memcpy(cs->text + cs->text_len, file, a);
+	cs->text_len = (uint16_t)(cs->text_len + a);
+	cs->py_func[cs->n_py] = cs->text_len;
+	memcpy(cs->text + cs->text_len, func, b);
+	cs->text_len = (uint16_t)(cs->text_len + b);
+	cs->py_line[cs->n_py++] = line;
+}
+
+static void native3(struct gs_callsite *cs, uintptr_t a, uintptr_t b, uintptr_t c)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->native[0] = (void *)a;
+	cs->native[1] = (void *)b;
+	cs->native[2] = (void *)c;
+	cs->n_native = 3;
+}
+
+/* ------------------------------------------------------------- interning */
+
+static void test_same_stack_same_id_different_stack_new_id(void **state)
+{
+	struct gs_stack_table *t = gs_stack_table_new();
+	struct gs_callsite a, b, c, d;
+	int is_new;
+	(void)state;
+
+	native3(&a, 0x1000, 0x2000, 0x3000);
+	add_py(&a, "train.py", 27, "train_one_epoch");
+	b = a;
+	b.correlation_id = 99; /* another call from the same place */
+	b.tid = 5;
+	native3(&c, 0x1000, 0x2000, 0x3008); /* one frame differs */
+	add_py(&c, "train.py", 27, "train_one_epoch");
+	native3(&d, 0x1000, 0x2000, 0x3000); /* same native, other line */
+	add_py(&d, "train.py", 28, "train_one_epoch");
+
+	assert_int_equal(gs_stack_intern(t, &a, &is_new), 1);
+	assert_int_equal(is_new, 1);
+	assert_int_equal(gs_stack_intern(t, &b, &is_new), 1);
+	assert_int_equal(is_new, 0);
+	assert_int_equal(gs_stack_intern(t, &c, &is_new), 2);
+	assert_int_equal(is_new, 1);
+	assert_int_equal(gs_stack_intern(t, &d, &is_new), 3);
+	assert_int_equal(is_new, 1);
+	assert_int_equal(gs_stack_intern(t, &a, &is_new), 1);
+	assert_int_equal(is_new, 0);
+	gs_stack_table_free(t);
+}
+
+static void test_intern_survives_growth(void **state)
+{
+	struct gs_stack_table *t = gs_stack_table_new();
+	struct gs_callsite cs;
+	int is_new, i;
+	(void)state;
+
+	for (i = 0; i < 1000; i++) {
+		native3(&cs, 0x1000, (uintptr_t)i * 16 + 0x4000, 0x3000);
+		assert_int_equal(gs_stack_intern(t, &cs, &is_new), i + 1);
+		assert_int_equal(is_new, 1);
+	}
+	native3(&cs, 0x1000, 500 * 16 + 0x4000, 0x3000);
+	assert_int_equal(gs_stack_intern(t, &cs, &is_new), 501);
+	assert_int_equal(is_new, 0);
+	gs_stack_table_free(t);
+}
+
+/* ------------------------------------------------------------- symbols */
+
+/* exported from the test executable (ENABLE_EXPORTS) */
+__attribute__((noinline, visibility("default"))) int gs_test_copy_back(int x);
+__attribute__((noinline, visibility("default"))) int gs_test_copy_back(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_symbolise_names_a_function_of_the_executable(void **state)
+{
+	char module[1024], sym[256], exe[1024];
+	uint64_t off = 0, off2 = 0;
+	const char *base;
+	ssize_t n;
+	(void)state;
+
+	/* an address 4 bytes into the function, like a return address */
+	assert_int_equal(gs_symbolise((const char *)(uintptr_t)gs_test_copy_back + 4, module,
+				      sizeof(module), &off, sym, sizeof(sym)),
+			 0);
+	assert_string_equal(sym, "gs_test_copy_back");
+	base = strrchr(module, '/');
+	assert_non_null(base);
+	assert_string_equal(base + 1, "test_collector_callsite");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_string_equal(strrchr(exe, '/'), base);
+	/* offsets are relative to the module: two addresses 4 bytes apart */
+	assert_int_equal(gs_symbolise((const char *)(uintptr_t)gs_test_copy_back + 8, module,
+				      sizeof(module), &off2, sym, sizeof(sym)),
+			 0);
+	assert_int_equal(off2 - off, 4);
+	assert_true(off < (uint64_t)64 << 20);
+	assert_int_equal(gs_test_copy_back(1), 4);
+}
+
+static void test_symbolise_unknown_address_fails(void **state)
+{
+	char module[64], sym[64];
+	uint64_t off = 7;
+	(void)state;
+	assert_int_equal(gs_symbolise((void *)16, module, sizeof(module), &off, sym, sizeof(sym)),
+			 -1);
+	assert_int_equal(off, 0);
+	assert_string_equal(module, "");
+}
+
+/* ------------------------------------------------------------- fake CPython */
+
+struct fobj {
+	int type; /* 1 frame, 2 code, 3 str */
+	int refs; /* references the code under test holds */
+	int line;
+	struct fobj *back, *code;
+	const char *file, *name, *s;
+	struct fobj *file_str, *name_str;
+};
+
+static struct {
+	int gil, initialized;
+	int calls_tstate, news, decrefs;
+	struct fobj frames[3], codes[3], strs[6];
+} F;
+
+static void *take(struct fobj *o)
+{
+	if (o) {
+		o->refs++;
+		F.news++;
+	}
+	return o;
+}
+static int f_init(void)
+{
+	return F.initialized;
+}
+static int f_gil(void)
+{
+	return F.gil;
+}
+static void *f_tstate(void)
+{
+	F.calls_tstate++;
+	return &F;
+}
+static void *f_get_frame(void *ts)
+{
+	assert_ptr_equal(ts, &F);
+	return take(&F.frames[0]);
+}
+static void *f_code(void *f)
+{
+	return take(((struct fobj *)f)->code);
+}
+static int f_line(void *f)
+{
+	return ((struct fobj *)f)->line;
+}
+static void *f_back(void *f)
+{
+	return take(((struct fobj *)f)->back);
+}
+static void *f_getattr(void *o, const char *name)
+{
+	struct fobj *c = o;
+	assert_int_equal(c->type, 2);
+	if (strcmp(name, "co_filename") == 0)
+		return take(c->file_str);
+	if (strcmp(name, "co_name") == 0)
+		return take(c->name_str);
+	return NULL;
+}
+static const char *f_utf8(void *o)
+{
+	return ((struct fobj *)o)->s;
+}
+static void f_decref(void *o)
+{
+	struct fobj *x = o;
+	assert_true(x->refs > 0);
+	x->refs--;
+	F.decrefs++;
+}
+static void f_clear(void)
+{
+}
+
+static const struct gs_pyapi fake_api = {
+    f_init, f_gil,     f_tstate, f_get_frame, f_code,  f_line,
+    f_back, f_getattr, f_utf8,	 f_decref,    f_clear,
+};
+
+static void fake_python(void)
+{
+	static const char *const files[3] = {"/usr/lib/python3/site-packages/torch/_tensor.py",
+					     "/home/u/train.py", "/home/u/train.py"};
+	static const char *const names[3] = {"item", "train_one_epoch", "<module>"};
+	static const int lines[3] = {41, 27, 60};
+	int i;
+
+	memset(&F, 0, sizeof(F));
+	F.gil = F.initialized = 1;
+	for (i = 0; i < 3; i++) {
+		F.strs[2 * i] = (struct fobj){.type = 3, .s = files[i]};
+		F.strs[2 * i + 1] = (struct fobj){.type = 3, .s = names[i]};
+		F.codes[i] = (struct fobj){
+		    .type = 2, .file_str = &F.strs[2 * i], .name_str = &F.strs[2 * i + 1]};
+		F.frames[i] = (struct fobj){.type = 1,
+					    .line = lines[i],
+					    .code = &F.codes[i],
+					    .back = i < 2 ? &F.frames[i + 1] : NULL};
+	}
+}
+
+static void test_python_frames_innermost_first_refs_balanced(void **state)
+{
+	struct gs_callsite cs;
+	int i;
+	(void)state;
+
+	fake_python();
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(gs_py_frames(&fake_api, &cs), 3);
+	assert_int_equal(cs.n_py, 3);
+	assert_string_equal(cs.text + cs.py_file[0],
+			    "/usr/lib/python3/site-packages/torch/_tensor.py");
+	assert_string_equal(cs.text + cs.py_func[0], "item");
+	assert_int_equal(cs.py_line[0], 41);
+	assert_string_equal(cs.text + cs.py_file[1], "/home/u/train.py");
+	assert_string_equal(cs.text + cs.py_func[1], "train_one_epoch");
+	assert_int_equal(cs.py_line[1], 27);
+	assert_string_equal(cs.text + cs.py_func[2], "<module>");
+	assert_int_equal(cs.py_line[2], 60);
+	/* every new reference given back: 3 frames, 3 codes, 6 strings */
+	assert_int_equal(F.news, 12);
+	assert_int_equal(F.decrefs, 12);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(F.frames[i].refs + F.codes[i].refs, 0);
+}
+
+static void test_python_frames_not_read_without_the_gil(void **state)
+{
+	struct gs_callsite cs;
+	(void)state;
+
+	fake_python();
+	F.gil = 0;
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(gs_py_frames(&fake_api, &cs), 0);
+	assert_int_equal(cs.n_py, 0);
+	assert_int_equal(F.calls_tstate, 0); /* not even the thread state */
+	assert_int_equal(F.news, 0);
+	fake_python();
+	F.initialized = 0;
+	assert_int_equal(gs_py_frames(&fake_api, &cs), 0);
+	assert_int_equal(F.calls_tstate, 0);
+	assert_int_equal(gs_py_frames(NULL, &cs), 0);
+}
+
+static void test_python_long_path_keeps_its_tail_and_depth_is_bounded(void **state)
+{
+	struct gs_callsite cs;
+	char longpath[400];
+	int i;
+	(void)state;
+
+	fake_python();
+	memset(longpath, 'd', sizeof(longpath));
+	memcpy(longpath + sizeof(longpath) - 10, "/train.py", 10);
+	F.strs[2].s = longpath;
+	/* a cycle: an endless stack must stop at GS_CS_PY_MAX */
+	F.frames[2].back = &F.frames[0];
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(gs_py_frames(&fake_api, &cs), GS_CS_PY_MAX);
+	assert_int_equal(strlen(cs.text + cs.py_file[1]), GS_CS_FILE_MAX);
+	assert_string_equal(cs.text + cs.py_file[1] + GS_CS_FILE_MAX - 9, "/train.py");
+	assert_int_equal(F.news, F.decrefs);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(F.frames[i].refs, 0);
+}
+
+/* ------------------------------------------------------------- policy */
+
+static int on(CUpti_CallbackDomain d, CUpti_CallbackId id, int enter, uint32_t corr,
+	      struct gs_callsite *cs)
+{
+	CUpti_CallbackData cb;
+
+	memset(&cb, 0, sizeof(cb));
+	cb.callbackSite = enter ? CUPTI_API_ENTER : CUPTI_API_EXIT;
+	cb.correlationId = corr;
+	return gs_callsite_on_api(d, id, &cb, cs);
+}
+
+#define RT CUPTI_CB_DOMAIN_RUNTIME_API
+#define DR CUPTI_CB_DOMAIN_DRIVER_API
+
+static void test_sync_captured_at_entry_once_with_python(void **state)
+{
+	struct gs_callsite cs;
+	(void)state;
+
+	gs_callsite_init(GS_CS_SYNCS);
+	fake_python();
+	gs_callsite_set_pyapi(&fake_api);
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 1, 42, &cs),
+			 1);
+	assert_int_equal(cs.correlation_id, 42);
+	assert_int_equal(cs.reason, GS_CS_WHY_BLOCKING);
+	assert_int_equal(cs.tid, (int64_t)syscall(SYS_gettid));
+	assert_true(cs.n_native > 0);
+	assert_int_equal(cs.n_py, 3);
+	assert_int_equal(cs.py_line[1], 27);
+	/* the driver call the runtime makes is not a second call site */
+	assert_int_equal(on(DR, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 1, 42, &cs), 0);
+	assert_int_equal(on(DR, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 0, 42, &cs), 0);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 42, &cs),
+			 0);
+	/* a driver sync on its own is one */
+	assert_int_equal(on(DR, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, 1, 43, &cs), 1);
+	assert_int_equal(cs.correlation_id, 43);
+	on(DR, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, 0, 43, &cs);
+	/* stream-wait-event does not block the host: never captured */
+	assert_int_equal(gs_callsite_class(GS_CS_LAUNCHES, RT,
+					   CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020),
+			 0);
+	/* without the GIL: native frames only */
+	F.gil = 0;
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, 1, 44, &cs), 1);
+	assert_int_equal(cs.n_py, 0);
+	assert_true(cs.n_native > 0);
+	on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, 0, 44, &cs);
+	gs_callsite_set_pyapi(NULL);
+}
+
+static void test_async_copy_only_when_slow_launch_only_in_mode_2(void **state)
+{
+	struct gs_callsite cs;
+	(void)state;
+
+	gs_callsite_init(GS_CS_SYNCS);
+	gs_callsite_set_thresholds(UINT64_MAX / 2, UINT64_MAX / 2, 0);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 1, 50, &cs), 0);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 0, 50, &cs), 0);
+	gs_callsite_set_thresholds(1, UINT64_MAX / 2, 0); /* every copy is "slow" */
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 1, 51, &cs), 0);
+	usleep(1000);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 0, 51, &cs), 1);
+	assert_int_equal(cs.reason, GS_CS_WHY_SLOW_COPY);
+	assert_int_equal(cs.correlation_id, 51);
+	/* launches are not looked at in mode 1 */
+	assert_int_equal(
+	    gs_callsite_class(GS_CS_SYNCS, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), 0);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1, 52, &cs), 0);
+
+	gs_callsite_init(GS_CS_LAUNCHES);
+	gs_callsite_set_thresholds(1, 500000 /* 0.5 ms */, 0);
+	/* right after the copy's exit: not late */
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1, 53, &cs), 0);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 53, &cs), 0);
+	usleep(2000); /* host pause before the next launch */
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1, 54, &cs), 1);
+	assert_int_equal(cs.reason, GS_CS_WHY_LATE_LAUNCH);
+	on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 54, &cs);
+	gs_callsite_set_thresholds(20000, 100000, 1000000);
+	gs_callsite_init(GS_CS_OFF);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, 1, 55, &cs),
+			 0);
+}
+
+static void test_cbids_list_follows_mode(void **state)
+{
+	struct gs_callsite_cbid ids[128];
+	size_t n0 = gs_callsite_cbids(GS_CS_OFF, ids, 128);
+	size_t n1 = gs_callsite_cbids(GS_CS_SYNCS, ids, 128);
+	size_t n2 = gs_callsite_cbids(GS_CS_LAUNCHES, ids, 128), i;
+	int launch = 0;
+	(void)state;
+
+	assert_int_equal(n0, 0);
+	/* 42 blocking calls + 8 async copies; + 10 launch calls */
+	assert_int_equal(n1, 50);
+	assert_int_equal(n2, 60);
+	for (i = 0; i < n2; i++)
+		if (ids[i].domain == RT &&
+		    ids[i].cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+			launch = 1;
+	assert_true(launch);
+}
+
+/* ------------------------------------------------------------- writer rows */
+
+static void test_writer_stores_frames_once_per_stack(void **state)
+{
+	char dir[] = "/tmp/gs-callsite-XXXXXX", path[128], err[256];
+	struct gs_writer *w;
+	struct gs_stack_table *t = gs_stack_table_new();
+	struct gs_callsite a, b;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	assert_int_equal(gs_writer_open(&w, path, 0, err, sizeof(err)), 0);
+	native3(&a, (uintptr_t)gs_test_copy_back + 4, 0x10, 0x20);
+	a.n_native = 2;
+	add_py(&a, "/home/u/train.py", 27, "train_one_epoch");
+	a.correlation_id = 7;
+	a.tid = 1001;
+	a.reason = GS_CS_WHY_BLOCKING;
+	b = a;
+	b.correlation_id = 9;
+	assert_int_equal(gs_writer_begin(w), 0);
+	assert_int_equal(gs_callsite_apply(w, t, &a), 0);
+	assert_int_equal(gs_callsite_apply(w, t, &b), 0);
+	a.n_py = 0; /* another stack: the same native frames, no Python */
+	a.correlation_id = 11;
+	a.reason = GS_CS_WHY_SLOW_COPY;
+	assert_int_equal(gs_callsite_apply(w, t, &a), 0);
+	assert_int_equal(gs_writer_commit(w), 0);
+	assert_int_equal(gs_writer_finalize(w, 100), 0);
+	gs_stack_table_free(t);
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "SELECT group_concat(correlation_id || ':' || stack_id || ':' || "
+			       "tid || ':' || reason, ' ') FROM (SELECT * FROM api_stacks ORDER BY "
+			       "correlation_id)",
+			       -1, &st, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0),
+			    "7:1:1001:1 9:1:1001:1 11:2:1001:2");
+	sqlite3_finalize(st);
+	/* stack 1: 2 native + 1 Python rows; stack 2: 2 native */
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT stack_id, count(*), sum(kind = 2) FROM "
+					    "stack_frames GROUP BY stack_id ORDER BY stack_id",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 1), 3);
+	assert_int_equal(sqlite3_column_int(st, 2), 1);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 2);
+	assert_int_equal(sqlite3_column_int(st, 1), 2);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "SELECT sf.line, f.value, fn.value FROM stack_frames sf "
+			       "JOIN strings f ON f.id = sf.file_id JOIN strings fn ON fn.id = "
+			       "sf.function_id WHERE sf.stack_id = 1 AND sf.kind = 2",
+			       -1, &st, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 27);
+	assert_string_equal((const char *)sqlite3_column_text(st, 1), "/home/u/train.py");
+	assert_string_equal((const char *)sqlite3_column_text(st, 2), "train_one_epoch");
+	sqlite3_finalize(st);
+	/* the first native frame is resolved: symbol and module */
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "SELECT s.value, m.value FROM stack_frames sf JOIN strings s ON "
+			       "s.id = sf.symbol_id JOIN strings m ON m.id = sf.module_id "
+			       "WHERE sf.stack_id = 1 AND sf.kind = 1 AND sf.depth = 0",
+			       -1, &st, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "gs_test_copy_back");
+	assert_non_null(
+	    strstr((const char *)sqlite3_column_text(st, 1), "test_collector_callsite"));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_same_stack_same_id_different_stack_new_id),
+	    cmocka_unit_test(test_intern_survives_growth),
+	    cmocka_unit_test(test_symbolise_names_a_function_of_the_executable),
+	    cmocka_unit_test(test_symbolise_unknown_address_fails),
+	    cmocka_unit_test(test_python_frames_innermost_first_refs_balanced),
+	    cmocka_unit_test(test_python_frames_not_read_without_the_gil),
+	    cmocka_unit_test(test_python_long_path_keeps_its_tail_and_depth_is_bounded),
+	    cmocka_unit_test(test_sync_captured_at_entry_once_with_python),
+	    cmocka_unit_test(test_async_copy_only_when_slow_launch_only_in_mode_2),
+	    cmocka_unit_test(test_cbids_list_follows_mode),
+	    cmocka_unit_test(test_writer_stores_frames_once_per_stack),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,230 @@
+/*
+ * test_correct.c - cmocka tests of the overhead correction
+ * (viewer/analysis/correct.c, docs/collector.md "Overhead correction") on a
+ * hand-built timeline of one stream. Every expected figure is worked out by
+ * hand in the comments from the model's rules; nothing is copied from the
+ * code's output. No database, no I/O.
+ *
+ * The timeline (ns), thread 1, device 0, stream 7:
+ *   cudaLaunchKernel L1 [500, 900]    -> K1 [1000, 2000]
+ *   cudaMalloc          [3000, 4000]     (launches nothing)
+ *   cudaLaunchKernel L2 [8000, 9500]  -> K2 [10000, 11000]
+ *   cudaLaunchKernel L3 [9600, 9800]  -> K3 [11500, 12500]
+ * Gaps: [2000, 10000) host late (L2 began after K1 ended): host code 1000,
+ * CUDA API 1000 (one call), host code 4000, launch latency 2000;
+ * [11000, 11500) K3 already enqueued: launch latency 500.
+ * Calibration: 300 ns per call on a non-blocking stream, 500 on the legacy
+ * stream (the model uses their mean, 400), kernel 100, GPU gap 200.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "correct.h"
+
+enum { S_LAUNCH = 1, S_MALLOC, S_K, S_STEP, S_TAIL, S_N };
+static const char *strtab[S_N] = {NULL, "cudaLaunchKernel", "cudaMalloc", "k", "step", "tail"};
+
+struct tb {
+	struct gs_op ops[3];
+	struct gs_api apis[4];
+	struct gs_nvtx nvtx[2];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	struct gs_corrected c;
+};
+
+static void op(struct gs_op *o, int64_t s, int64_t e, uint32_t corr)
+{
+	memset(o, 0, sizeof(*o));
+	o->start = s;
+	o->end = e;
+	o->corr = corr;
+	o->name_id = S_K;
+	o->stream = 7;
+	o->kind = GS_OP_KERNEL;
+}
+
+static void api(struct gs_api *a, int64_t s, int64_t e, uint32_t corr, uint32_t name)
+{
+	memset(a, 0, sizeof(*a));
+	a->start = s;
+	a->end = e;
+	a->corr = corr;
+	a->name_id = name;
+	a->tid = 1;
+}
+
+static struct tb *build(int calibrated)
+{
+	struct tb *t = calloc(1, sizeof(*t));
+
+	assert_non_null(t);
+	op(&t->ops[0], 1000, 2000, 1);
+	op(&t->ops[1], 10000, 11000, 2);
+	op(&t->ops[2], 11500, 12500, 3);
+	api(&t->apis[0], 500, 900, 1, S_LAUNCH);
+	api(&t->apis[1], 3000, 4000, 10, S_MALLOC);
+	api(&t->apis[2], 8000, 9500, 2, S_LAUNCH);
+	api(&t->apis[3], 9600, 9800, 3, S_LAUNCH);
+	t->nvtx[0] = (struct gs_nvtx){.start = 0, .end = 13000, .text_id = S_STEP, .tid = 1};
+	t->nvtx[1] = (struct gs_nvtx){.start = 9000, .end = 11200, .text_id = S_TAIL, .tid = 1};
+	t->in.ops = t->ops;
+	t->in.n_ops = 3;
+	t->in.apis = t->apis;
+	t->in.n_apis = 4;
+	t->in.nvtx = t->nvtx;
+	t->in.n_nvtx = 2;
+	t->in.strings.v = strtab;
+	t->in.strings.n = S_N;
+	t->in.kernel_overhead_ns = -1;
+	if (calibrated)
+		t->in.cal = (struct gs_calibration){.have = 1,
+						    .launch_ns = 300,
+						    .legacy_launch_ns = 500,
+						    .driver_launch_ns = 700,
+						    .kernel_ns = 100,
+						    .gpu_gap_ns = 200,
+						    .graph_node_ns = 300};
+	gs_options_init(&t->opt);
+	t->opt.all_gaps = 1;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	return t;
+}
+
+static void tb_free(struct tb *t)
+{
+	gs_corrected_free(&t->c);
+	gs_result_free(&t->res);
+	free(t);
+}
+
+static const struct gs_corrected_range *range(const struct tb *t, uint32_t text)
+{
+	size_t i;
+	for (i = 0; i < t->c.n_ranges; i++)
+		if (t->c.ranges[i].text_id == text)
+			return &t->c.ranges[i];
+	fail_msg("no range %u", text);
+	return NULL;
+}
+
+/* the measured timeline is what the comment at the top says */
+static void test_measured_timeline_as_built(void **state)
+{
+	struct tb *t = build(1);
+	const struct gs_timeline *tl = &t->res.devices[0].tl;
+
+	(void)state;
+	assert_int_equal(t->res.n_devices, 1);
+	assert_int_equal(tl->window, 11500); /* 1000 .. 12500 */
+	assert_int_equal(tl->busy, 3000);
+	assert_int_equal(tl->idle, 8500);
+	assert_int_equal(tl->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 2500);
+	assert_int_equal(tl->idle_by_cause[GS_CAUSE_CUDA_API], 1000);
+	assert_int_equal(tl->idle_by_cause[GS_CAUSE_HOST_CODE], 5000);
+	tb_free(t);
+}
+
+/* host-late gap: min(CUDA API 1000 + latency 2000, (1 call + the launch)
+ * x 400) = 800; enqueued gap: min(500, 200) = 200; idle removed 1000.
+ * Kernels: 3 x min(100, 1000), no overlap (factor 1) = 300.
+ * Corrected: busy 2700, idle 7500, window 10200, utilisation 2700/10200;
+ * launch overhead share (2500 - 1000) / 10200. */
+static void test_device_figures_corrected(void **state)
+{
+	struct tb *t = build(1);
+	const struct gs_corrected_device *d;
+
+	(void)state;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.n_devices, 1);
+	d = &t->c.devices[0];
+	assert_int_equal(d->idle_removed, 1000);
+	assert_int_equal(d->busy_removed, 300);
+	assert_int_equal(d->busy, 2700);
+	assert_int_equal(d->idle, 7500);
+	assert_int_equal(d->window, 10200);
+	assert_true(d->utilisation > 2700.0 / 10200 - 1e-9 &&
+		    d->utilisation < 2700.0 / 10200 + 1e-9);
+	assert_true(d->launch_overhead_share > 1499.0 / 10200 &&
+		    d->launch_overhead_share < 1501.0 / 10200);
+	assert_int_equal(t->c.per_call_ns, 400);
+	tb_free(t);
+}
+
+/* "step" [0, 13000] holds both gaps and all three kernels: 13000 - 1000 -
+ * 300 = 11700. "tail" [9000, 11200] holds the gap starting at 11000 (200)
+ * and K2 (starts 10000: 100): 2200 - 300 = 1900. */
+static void test_range_walls_corrected(void **state)
+{
+	struct tb *t = build(1);
+
+	(void)state;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(range(t, S_STEP)->wall, 13000);
+	assert_int_equal(range(t, S_STEP)->corrected, 11700);
+	assert_int_equal(range(t, S_TAIL)->wall, 2200);
+	assert_int_equal(range(t, S_TAIL)->corrected, 1900);
+	tb_free(t);
+}
+
+/* a launch through the driver API costs the driver figure: the host-late gap
+ * loses min(3000, 2 x 700) = 1400, the enqueued one still 200 */
+static void test_driver_launch_uses_driver_cost(void **state)
+{
+	static const char *drv[S_N] = {NULL, "cuLaunchKernel", "cudaMalloc", "k", "step", "tail"};
+	struct tb *t = build(0);
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->in.strings.v = drv;
+	t->in.cal = (struct gs_calibration){.have = 1,
+					    .launch_ns = 300,
+					    .legacy_launch_ns = 500,
+					    .driver_launch_ns = 700,
+					    .kernel_ns = 0,
+					    .gpu_gap_ns = 200};
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1600);
+	assert_int_equal(t->c.devices[0].busy_removed, 0);
+	tb_free(t);
+}
+
+/* no calibration, or a result without every gap: nothing is made up */
+static void test_refused_without_calibration_or_gaps(void **state)
+{
+	struct tb *t = build(0);
+
+	(void)state;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), -EINVAL);
+	assert_null(t->c.devices);
+	tb_free(t);
+	t = build(1);
+	gs_result_free(&t->res);
+	t->opt.all_gaps = 0;
+	t->opt.top_n = 1;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), -EINVAL);
+	tb_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_measured_timeline_as_built),
+	    cmocka_unit_test(test_device_figures_corrected),
+	    cmocka_unit_test(test_range_walls_corrected),
+	    cmocka_unit_test(test_driver_launch_uses_driver_cost),
+	    cmocka_unit_test(test_refused_without_calibration_or_gaps),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,49 @@
+/*
+ * correct.h - the report's figures corrected for the collector's own cost
+ * (docs/collector.md, "Overhead correction"). From the calibration the trace
+ * carries (meta calibration.*, measured by gapscope-calibrate on the same
+ * GPU before the program ran) it estimates what the program's timeline
+ * would have been untraced: each idle gap shrinks by the tracing cost inside
+ * it, each kernel by its instrumentation. No I/O; works on an analysis
+ * result that kept every gap (gs_options.all_gaps = 1).
+ */
+#ifndef GS_CORRECT_H
+#define GS_CORRECT_H
+
+#include <stdint.h>
+
+#include "analysis.h"
+
+/* corrected figures of one device */
+struct gs_corrected_device {
+	int device;
+	int64_t window, busy, idle; /* ns, corrected */
+	int64_t idle_removed;	    /* ns taken off idle gaps */
+	int64_t busy_removed;	    /* ns taken off kernels */
+	double utilisation;	    /* corrected busy / corrected window */
+	double launch_overhead_share;
+};
+
+/* corrected wall of the NVTX ranges of one name */
+struct gs_corrected_range {
+	uint32_t text_id;
+	uint64_t count;
+	int64_t wall;	   /* ns, measured (sum over ranges) */
+	int64_t corrected; /* ns */
+};
+
+struct gs_corrected {
+	struct gs_corrected_device *devices;
+	size_t n_devices;
+	struct gs_corrected_range *ranges; /* the order of res->nvtx */
+	size_t n_ranges;
+	int64_t per_call_ns; /* the host cost used per launch or API call */
+};
+
+/* Fill out from res (analysed with all_gaps = 1) and cal. Returns 0, or
+ * -EINVAL when the result lacks gaps or cal is empty, -ENOMEM. */
+int gs_correct(const struct gs_input *in, const struct gs_result *res,
+	       const struct gs_calibration *cal, struct gs_corrected *out);
+void gs_corrected_free(struct gs_corrected *c);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * site_text.c - how the report names a call site (text and JSON share it):
+ * a Python frame as "file:line (in `function`)" with the file's last path
+ * component, a native one as "`symbol` in module+0xoffset". The caller
+ * escapes the result (trace strings are untrusted).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s && s[1] ? s + 1 : p;
+}
+
+void report_site_text(char *buf, size_t n, const struct gs_input *in, uint32_t site)
+{
+	const struct gs_site *s;
+	const char *file, *func;
+
+	if (!n)
+		return;
+	buf[0] = '\0';
+	if (site == GS_NONE || site >= in->n_sites) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	s = &in->sites[site];
+	file = base_name(gs_str(&in->strings, s->file_id, "?"));
+	func = gs_str(&in->strings, s->func_id, NULL);
+	if (s->line >= 0)
+		snprintf(buf, n, "%.120s:%d%s%.80s%s", file, s->line, func ? " (in `" : "",
+			 func ? func : "", func ? "`)" : "");
+	else if (func)
+		snprintf(buf, n, "`%.120s` in %.80s+0x%" PRIx64, func, file, s->offset);
+	else
+		snprintf(buf, n, "%.80s+0x%" PRIx64, file, s->offset);
+}
+
+const struct gs_site_stat *report_top_site(const struct gs_site_stat *stats, size_t n,
+					   uint32_t api_name_id)
+{
+	size_t i;
+
+	/* stats are sorted by idle, then calls: the first match is the top */
+	for (i = 0; i < n; i++)
+		if (stats[i].api_name_id == api_name_id)
+			return &stats[i];
+	return NULL;
+}

@@ -1,0 +1,192 @@
+/*
+ * trace_callsite.c - read the call sites of a trace (schema v2 tables
+ * stack_frames and api_stacks) into the analysis input: one struct gs_site
+ * per recorded stack, the frame the report names, and the correlation id
+ * -> site map. Traces without these tables (v1, or GAPSCOPE_CALLSITES=0)
+ * load as before, with no sites.
+ *
+ * Which frame names a stack (docs/report.md, "Call sites"): the innermost
+ * Python frame outside the libraries (site-packages, dist-packages, the
+ * standard library, "<frozen ...>"), else the innermost Python frame; a
+ * stack without Python frames: the innermost native frame outside the CUDA
+ * libraries and the collector whose symbol is not a CUDA API entry point
+ * (cuda*, cu[A-Z]*: a statically linked runtime), preferring one with a
+ * symbol name, else the innermost one.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "trace_callsite.h"
+
+static int table_present(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
+			       &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int library_file(const char *f)
+{
+	return !f || f[0] == '<' || strstr(f, "/site-packages/") || strstr(f, "/dist-packages/") ||
+	       strstr(f, "/lib/python3");
+}
+
+static int cuda_module(const char *m)
+{
+	static const char *const names[] = {"libcuda.so", "libcudart.so", "libcupti.so",
+					    "libgapscope.so"};
+	const char *b;
+	size_t i;
+
+	if (!m)
+		return 0;
+	b = strrchr(m, '/');
+	b = b ? b + 1 : m;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(b, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static int cuda_symbol(const char *s)
+{
+	return s && (strncmp(s, "cuda", 4) == 0 || strncmp(s, "__cuda", 6) == 0 ||
+		     (s[0] == 'c' && s[1] == 'u' && s[2] >= 'A' && s[2] <= 'Z'));
+}
+
+/* Candidate quality of a frame: higher wins; within a stack the innermost
+ * of the best quality is kept (rows come innermost first). */
+static int quality(const struct gs_strings *str, int kind, const struct gs_site *s)
+{
+	if (kind == 2)
+		return library_file(gs_str(str, s->file_id, NULL)) ? 4 : 5;
+	if (cuda_module(gs_str(str, s->file_id, NULL)) ||
+	    cuda_symbol(gs_str(str, s->func_id, NULL)))
+		return 1;
+	/* a frame without a symbol is often a statically linked CUDA runtime
+	 * inside the program (H200: cudaMemcpy's frame in the demo binary had
+	 * no name): a named frame of the program further out says more */
+	return s->func_id ? 3 : 2;
+}
+
+int trace_load_callsites(sqlite3 *db, struct gs_input *in, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	struct gs_site *sites = NULL;
+	struct gs_site_ref *refs = NULL;
+	int *best = NULL;
+	size_t n_sites = 0, n_refs = 0, cap = 0;
+	int64_t max_id = 0;
+	int rc;
+
+	if (!table_present(db, "stack_frames") || !table_present(db, "api_stacks"))
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT max(stack_id) FROM stack_frames", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto sqlerr;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		max_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (max_id <= 0 || max_id > 50000000) {
+		if (max_id > 0) {
+			snprintf(err, errlen, "stack_frames.stack_id %lld is out of range",
+				 (long long)max_id);
+			return -1;
+		}
+		return 0;
+	}
+	n_sites = (size_t)max_id + 1;
+	sites = calloc(n_sites, sizeof(*sites));
+	best = calloc(n_sites, sizeof(*best));
+	if (!sites || !best)
+		goto oom;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT stack_id, kind, coalesce(module_id, file_id, 0), "
+			       "coalesce(symbol_id, function_id, 0), coalesce(line, -1), "
+			       "coalesce(offset, 0) FROM stack_frames ORDER BY stack_id, depth",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto sqlerr;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), fid = sqlite3_column_int64(st, 2),
+			nid = sqlite3_column_int64(st, 3);
+		int kind = sqlite3_column_int(st, 1), q;
+		struct gs_site s;
+		if (id <= 0 || id > max_id)
+			continue;
+		s.file_id = fid > 0 && fid < in->strings.n ? (uint32_t)fid : 0;
+		s.func_id = nid > 0 && nid < in->strings.n ? (uint32_t)nid : 0;
+		s.line = kind == 2 ? (int32_t)sqlite3_column_int(st, 4) : -1;
+		s.offset = kind == 2 ? 0 : (uint64_t)sqlite3_column_int64(st, 5);
+		q = quality(&in->strings, kind, &s);
+		if (q > best[id]) {
+			best[id] = q;
+			sites[id] = s;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		goto sqlerr;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT correlation_id, stack_id FROM api_stacks "
+			       "ORDER BY correlation_id",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto sqlerr;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t corr = sqlite3_column_int64(st, 0), id = sqlite3_column_int64(st, 1);
+		if (id <= 0 || id > max_id || !best[id] || corr < 0 || corr > UINT32_MAX)
+			continue;
+		if (n_refs == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct gs_site_ref *nr = realloc(refs, nc * sizeof(*nr));
+			if (!nr)
+				goto oom;
+			refs = nr;
+			cap = nc;
+		}
+		refs[n_refs].corr = (uint32_t)corr;
+		refs[n_refs].site = (uint32_t)id;
+		n_refs++;
+	}
+	if (rc != SQLITE_DONE)
+		goto sqlerr;
+	sqlite3_finalize(st);
+	free(best);
+	in->sites = sites;
+	in->n_sites = n_sites;
+	in->site_refs = refs;
+	in->n_site_refs = n_refs;
+	return 0;
+sqlerr:
+	snprintf(err, errlen, "cannot read call sites: %s", sqlite3_errmsg(db));
+	goto fail;
+oom:
+	snprintf(err, errlen, "out of memory reading call sites");
+fail:
+	sqlite3_finalize(st);
+	free(sites);
+	free(best);
+	free(refs);
+	return -1;
+}
+
+void trace_callsites_free(struct gs_input *in)
+{
+	free((void *)in->sites);
+	free((void *)in->site_refs);
+	in->sites = NULL;
+	in->site_refs = NULL;
+	in->n_sites = in->n_site_refs = 0;
+}
