@@ -233,6 +233,36 @@ for k in 1 2 3; do
 	if [ -f "$db" ]; then run_checker killed killed "$db"; else result 1 "SIGTERM run $k: database $db written"; fi
 done
 
+# 6b. SIGKILL in the middle of a run: nothing can run in the process, so
+#    the trace holds what the flush thread committed (every 200 ms here).
+#    It must open, pass PRAGMA integrity_check, hold kernels, and `info`
+#    must say it was cut short (not finalized, no recording holds it).
+db="$W/sigkill.db"
+rm -f "$db" "$db-wal" "$db-shm"
+CUDA_INJECTION64_PATH="$abs_lib" NVTX_INJECTION64_PATH="$abs_lib" GAPSCOPE_OUTPUT="$db" \
+	GAPSCOPE_FLUSH_MS=200 "$smoke" --forever >"$W/sigkill.out" 2>"$W/sigkill.err" &
+kpid=$!
+for _ in $(seq 600); do
+	grep -q GS_SMOKE_LOOPING "$W/sigkill.out" 2>/dev/null && break
+	kill -0 $kpid 2>/dev/null || break
+	sleep 0.1
+done
+sleep 1.5 # several flush periods of looping
+kill -KILL $kpid 2>/dev/null
+wait $kpid 2>/dev/null
+ic=$(python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("PRAGMA integrity_check").fetchone()[0], c.execute("SELECT count(*) FROM kernels").fetchone()[0], c.execute("SELECT value FROM meta WHERE key=\"finalized\"").fetchone()[0])' "$db" 2>&1)
+echo "SIGKILL: integrity, kernels, finalized: $ic"
+set -- $ic
+[ "${1:-}" = ok ]
+result $? "SIGKILL: the trace passes PRAGMA integrity_check (got ${1:-nothing})"
+[ "${2:-0}" -gt 0 ] 2>/dev/null
+result $? "SIGKILL: kernels up to the last flush are there (got ${2:-none})"
+[ "${3:-}" = 0 ]
+result $? "SIGKILL: meta finalized is 0 (got ${3:-none})"
+"$gs" info "$db" >"$W/sigkill.info" 2>&1
+grep -qi "cut short\|killed or crashed" "$W/sigkill.info"
+result $? "SIGKILL: gapscope info says the recording was cut short"
+
 # 7. PyTorch, unmodified, under record; then with torch.profiler active.
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	db="$W/torch.db"
