@@ -20,8 +20,9 @@
  * Medians over the phases; negative differences are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
- * Exit 0 with the line; 1 (and a message on stderr) when CUDA or CUPTI fails:
- * record then goes on without calibration.
+ * Exit 0 with the line; 77 without a CUDA device or driver; 1 (and a message
+ * on stderr) when CUDA or CUPTI fails: record then goes on without
+ * calibration.
  */
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -223,6 +224,15 @@ int main(void)
 	if (cuptiActivityRegisterCallbacks(buf_req, buf_done) != CUPTI_SUCCESS) {
 		fprintf(stderr, "gapscope-calibrate: CUPTI is not usable here\n");
 		return 1;
+	}
+	{
+		int n = 0;
+		cudaError_t e = cudaGetDeviceCount(&n);
+		if (e != cudaSuccess || n == 0) {
+			fprintf(stderr, "gapscope-calibrate: no CUDA device: %s\n",
+				cudaGetErrorString(e));
+			return 77;
+		}
 	}
 	CK(cudaFree(0));
 	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

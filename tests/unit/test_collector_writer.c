@@ -638,7 +638,7 @@ static void test_round_trip_other_rows(void **state)
 		    "FROM processes",
 		    "4321 node7 ./app -n 3 1");
 	assert_text(db, "SELECT value FROM meta WHERE key = 'pid'", "4321");
-	assert_text(db, "SELECT value FROM meta WHERE key = 'schema_version'", "1");
+	assert_text(db, "SELECT value FROM meta WHERE key = 'schema_version'", "2");
 	sqlite3_close(db);
 }
 
@@ -660,7 +660,7 @@ static void test_finalize_gives_one_file_trace_open_accepts(void **state)
 	assert_int_not_equal(stat(wal, &st), 0); /* one self-contained file */
 
 	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
-	assert_int_equal(t.schema_version, 1);
+	assert_int_equal(t.schema_version, 2);
 	v = trace_meta(&t, "finalized");
 	assert_string_equal(v, "1");
 	free(v);

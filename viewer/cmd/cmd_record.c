@@ -525,7 +525,12 @@ static void record_calibrate(const char *lib)
 		return;
 	}
 	if (pid == 0) {
+		/* its own messages (a machine without a GPU or driver) are not
+		 * the user's business: one line below says what it means */
+		int null = open("/dev/null", O_WRONLY);
 		dup2(fd[1], STDOUT_FILENO);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
 		execl(exe, exe, (char *)NULL);
 		_exit(127);
 	}
@@ -558,6 +563,11 @@ static void record_calibrate(const char *lib)
 	    !strncmp(line, "GAPSCOPE_CALIBRATION=", 21)) {
 		line[strcspn(line, "\n")] = '\0';
 		setenv("GAPSCOPE_CALIBRATION", line + 21, 1);
+	} else if (WIFEXITED(status) &&
+		   (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 127)) {
+		/* no GPU or no CUDA driver here (77), or it could not even be
+		 * loaded without libcuda (127): the program will not use CUDA
+		 * either, and record says so after it */
 	} else {
 		fprintf(stderr, "gapscope: warning: calibration failed; the report's figures "
 				"will not be corrected for the collector's overhead\n");
