@@ -4,6 +4,8 @@
  * holds exactly the events the fixture's rows call for, with times in µs
  * from the first event, hostile names intact, flow arrows from launches,
  * and "X" slices that nest on every track (Perfetto drops overlapping ones).
+ * Fixture variant 3 adds schema v2 graph runs (graph-level recording); a
+ * v1 trace (no graph_runs table) exports as before.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <sqlite3.h>
 
 #include "export.h"
 #include "test_export_fixture.h"
@@ -27,7 +30,8 @@ struct fx {
 	struct trace t;
 };
 
-static int setup(void **state)
+/* fixture variant `variant`; sql (NULL: none) run on it before it is opened */
+static int setup_variant(void **state, int variant, const char *sql)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
 	char err[256];
@@ -36,10 +40,39 @@ static int setup(void **state)
 	if (!mkdtemp(fx->dir))
 		return -1;
 	snprintf(fx->path, sizeof(fx->path), "%s/run.db", fx->dir);
-	if (fixture_write(fx->path, 0) || trace_open(&fx->t, fx->path, err, sizeof(err)))
+	if (fixture_write(fx->path, variant))
+		return -1;
+	if (sql) {
+		sqlite3 *db = NULL;
+		int rc = sqlite3_open(fx->path, &db) == SQLITE_OK &&
+			 sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+		sqlite3_close(db);
+		if (!rc)
+			return -1;
+	}
+	if (trace_open(&fx->t, fx->path, err, sizeof(err)))
 		return -1;
 	*state = fx;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_variant(state, 0, NULL);
+}
+
+/* schema v2 graph-level trace: fixture variant 3 */
+static int setup_graph_level(void **state)
+{
+	return setup_variant(state, 3, NULL);
+}
+
+/* a v1 trace: variant 0 as a collector before schema v2 wrote it */
+static int setup_v1(void **state)
+{
+	return setup_variant(state, 0,
+			     "DROP TABLE graph_runs; DROP TABLE stack_frames; DROP TABLE api_stacks;"
+			     "UPDATE meta SET value = '1' WHERE key = 'schema_version';");
 }
 
 static int teardown(void **state)
@@ -58,6 +91,18 @@ static int one_gap(void *ctx, size_t idx, struct export_event *ev)
 	assert_int_equal(idx, 0);
 	*ev = *(const struct export_event *)ctx;
 	return 0;
+}
+
+/* the JSON text export_chrome writes for fx (no gaps); free() it */
+static char *export_text(struct fx *fx)
+{
+	char *buf = NULL, err[256] = "";
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	assert_int_equal(export_chrome(&fx->t, f, NULL, NULL, 0, err, sizeof(err)), 0);
+	fclose(f);
+	return buf;
 }
 
 static json_t *export_parse(struct fx *fx, struct export_event *gap)
@@ -313,6 +358,131 @@ static void test_chrome_gaps_get_their_own_track(void **state)
 	json_decref(root);
 }
 
+/* the flow event of this phase and category with this id (exactly one) */
+static json_t *find_flow(json_t *evs, const char *ph, const char *cat, json_int_t id)
+{
+	json_t *e, *found = NULL;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(evs, i, e)
+	{
+		json_t *jid = json_object_get(e, "id");
+		if (!jid || json_integer_value(jid) != id ||
+		    strcmp(json_string_value(json_object_get(e, "ph")), ph) ||
+		    strcmp(json_string_value(json_object_get(e, "cat")), cat))
+			continue;
+		found = e;
+		n++;
+	}
+	assert_int_equal(n, 1);
+	return found;
+}
+
+static void test_chrome_graph_run_is_one_slice_on_its_stream(void **state)
+{
+	char *text = export_text(*state);
+	json_t *root = json_loads(text, 0, NULL);
+	json_t *evs = json_object_get(root, "traceEvents"), *e;
+	size_t i;
+	int n = 0;
+
+	assert_non_null(root);
+	/* graph_runs row 1 [13000, 15500] on device 0, stream 21, graph 5,
+	 * corr 15; origin 900: ts (13000 - 900) / 1000 = 12.100 us, dur
+	 * 2.500 us, pid 10^9 + device 0, tid = stream 21. Exactly as written: */
+	assert_non_null(strstr(
+	    text, "{\"ph\":\"X\",\"cat\":\"graph\",\"name\":\"graph run (graph 5)\","
+		  "\"pid\":1000000000,\"tid\":21,\"ts\":12.100,\"dur\":2.500,"
+		  "\"args\":{\"graph_id\":5,\"correlation_id\":15,\"graph-level\":true}}"));
+	/* find() wants exactly one: row 2 (graph 5 too, both times 0) is not
+	 * written, nor row 3 (graph 6, begun on the host: device 2147483647) */
+	e = find(evs, "X", "graph run (graph 5)");
+	assert_close(num(e, "ts"), 12.1);
+	assert_close(num(e, "dur"), 2.5);
+	assert_true(json_is_true(json_object_get(json_object_get(e, "args"), "graph-level")));
+	json_array_foreach(evs, i, e)
+	{
+		const char *nm = json_string_value(json_object_get(e, "name"));
+		if (nm && !strcmp(nm, "graph run (graph 6)"))
+			n++;
+	}
+	assert_int_equal(n, 0);
+	/* row 2's start 0 did not become the origin */
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(root, "otherData"), "origin_ns")),
+	    "900");
+	/* variant 0's 32 events + the thread name of stream 21, the slice,
+	 * the cudaGraphLaunch call and its flow pair */
+	assert_int_equal(json_array_size(evs), 37);
+	json_decref(root);
+	free(text);
+}
+
+static void test_chrome_graph_run_stream_has_a_track(void **state)
+{
+	json_t *root = export_parse(*state, NULL);
+	json_t *evs = json_object_get(root, "traceEvents"), *e;
+	size_t i;
+	int n = 0, host_gpu = 0;
+
+	json_array_foreach(evs, i, e)
+	{
+		const char *v =
+		    json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+		if (strcmp(json_string_value(json_object_get(e, "ph")), "M") || !v)
+			continue;
+		if (!strcmp(v, "stream 21")) {
+			assert_int_equal(num(e, "pid"), EXPORT_GPU_PID(0));
+			assert_int_equal(num(e, "tid"), 21);
+			n++;
+		}
+		if (strstr(v, "GPU 2147483647"))
+			host_gpu++;
+	}
+	assert_int_equal(n, 1);
+	assert_int_equal(host_gpu, 0);
+	json_decref(root);
+}
+
+static void test_chrome_flow_goes_from_graph_launch_to_graph_run(void **state)
+{
+	json_t *root = export_parse(*state, NULL);
+	json_t *evs = json_object_get(root, "traceEvents");
+	/* graph_runs row 1: its own category, id = row id 1 */
+	json_t *s = find_flow(evs, "s", "graph_launch", 1);
+	json_t *f = find_flow(evs, "f", "graph_launch", 1);
+
+	/* mid-points: cudaGraphLaunch [12000, 12300] -> 12150; graph run
+	 * [13000, 15500] -> 14250; origin 900 */
+	assert_close(num(s, "ts"), 11.25);
+	assert_int_equal(num(s, "pid"), 4242);
+	assert_int_equal(num(s, "tid"), 4243);
+	assert_close(num(f, "ts"), 13.35);
+	assert_int_equal(num(f, "pid"), EXPORT_GPU_PID(0));
+	assert_int_equal(num(f, "tid"), 21);
+	assert_string_equal(json_string_value(json_object_get(f, "bp")), "e");
+	/* the four launch flows of variant 0 are unchanged */
+	assert_int_equal(count_ph(evs, "s"), 5);
+	find_flow(evs, "f", "launch", 3); /* kernel 1: 1 * 3 + EXPORT_EV_KERNEL */
+	json_decref(root);
+}
+
+static void test_chrome_v1_trace_without_graph_runs_exports_as_before(void **state)
+{
+	json_t *root = export_parse(*state, NULL);
+	json_t *evs = json_object_get(root, "traceEvents");
+
+	/* the same 32 events as the v2 trace of variant 0 (first test) */
+	assert_int_equal(json_array_size(evs), 32);
+	assert_int_equal(count_ph(evs, "X"), 12);
+	assert_int_equal(count_ph(evs, "s"), 4);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(root, "otherData"), "origin_ns")),
+	    "900");
+	json_decref(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +498,14 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_chrome_slices_nest_on_every_track, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_chrome_gaps_get_their_own_track, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_graph_run_is_one_slice_on_its_stream,
+					    setup_graph_level, teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_graph_run_stream_has_a_track,
+					    setup_graph_level, teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_flow_goes_from_graph_launch_to_graph_run,
+					    setup_graph_level, teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_v1_trace_without_graph_runs_exports_as_before,
+					    setup_v1, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,6 +45,15 @@
  * "after_phase" [20800, 26000]. Between the phases the GPU is idle
  * [11200, 22000): the launch of kernel 1 of phase two, cudaLaunchKernel
  * [21000, 21500], began after the GPU went idle (launch-bound).
+ *
+ * Variant 3, "graph-level" (schema v2 graph_runs): every row of variant 0,
+ * plus api_calls 6 cudaGraphLaunch [12000, 12300] corr 15 and graph_runs:
+ *   1 [13000, 15500] device 0 stream 21 graph 5 corr 15 (shown);
+ *   2 [0, 0]         device 0 stream 21 graph 5 corr 16 (untimed: skipped);
+ *   3 [16000, 17000] device 2147483647 stream 0 graph 6 corr 17 (begun on
+ *     the host: skipped).
+ * So the first event still starts at 900 and the last shown ends at 15500;
+ * stream 21 holds only the graph run.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -65,6 +74,7 @@ static const char *const strings[] = {
     FIX_KERNEL_BAD_UTF8,	       /* 9 */
     FIX_PHASE_BEFORE,		       /* 10 */
     FIX_PHASE_AFTER,		       /* 11 */
+    "cudaGraphLaunch",		       /* 12 */
 };
 
 static const char rows_v0[] =
@@ -154,14 +164,22 @@ static const char rows_v2_extra[] =
     "4243),(21,800,11200,0,10,NULL,0,NULL,4242,4243),"
     "(22,20800,26000,0,11,NULL,0,NULL,4242,4243);";
 
+/* variant 3: variant 0 plus one graph launch recorded in graph-level mode */
+static const char rows_v3_extra[] =
+    "INSERT INTO api_calls(id, api, cbid, name_id, start, end, pid, tid, correlation_id,"
+    " return_code) VALUES (6,1,311,12,12000,12300,4242,4243,15,0);"
+    "INSERT INTO graph_runs(id, start, end, device, context, stream, graph_id, correlation_id)"
+    " VALUES (1,13000,15500,0,1,21,5,15),(2,0,0,0,1,21,5,16),"
+    "(3,16000,17000,2147483647,1,0,6,17);";
+
 int fixture_write(const char *path, int variant)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int ret = -1;
-	size_t i;
+	size_t i, nstrings;
 
-	if (variant < 0 || variant > 2)
+	if (variant < 0 || variant > 3)
 		return -1;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK)
@@ -170,9 +188,12 @@ int fixture_write(const char *path, int variant)
 		goto out;
 	if (sqlite3_prepare_v2(db, "INSERT INTO strings VALUES(?, ?)", -1, &st, NULL) != SQLITE_OK)
 		goto out;
-	/* the phase names only in variant 2, so 0 and 1 hold the strings their
-	 * rows use */
-	for (i = 1; i < sizeof(strings) / sizeof(strings[0]) - (variant == 2 ? 0 : 2); i++) {
+	/* the phase names only in variant 2 and cudaGraphLaunch only in
+	 * variant 3, so each holds the strings its rows use (ids 1..9 all) */
+	nstrings = variant == 2 ? 12 : 10;
+	for (i = 1; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		if (i >= nstrings && !(variant == 3 && i == 12))
+			continue;
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
 		sqlite3_bind_text(st, 2, strings[i], -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE)
@@ -182,6 +203,8 @@ int fixture_write(const char *path, int variant)
 	if (sqlite3_exec(db, variant == 1 ? rows_v1 : rows_v0, NULL, NULL, NULL) != SQLITE_OK)
 		goto out;
 	if (variant == 2 && sqlite3_exec(db, rows_v2_extra, NULL, NULL, NULL) != SQLITE_OK)
+		goto out;
+	if (variant == 3 && sqlite3_exec(db, rows_v3_extra, NULL, NULL, NULL) != SQLITE_OK)
 		goto out;
 	if (gs_schema_create_indexes(db) != 0)
 		goto out;

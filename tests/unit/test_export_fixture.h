@@ -21,7 +21,9 @@
  * the "before" run described in the .c file; variant 1 is an "after" run
  * of the same program (same NVTX and kernel names, shorter gaps); variant 2
  * holds both, one after the other, as NVTX ranges FIX_PHASE_BEFORE and
- * FIX_PHASE_AFTER of one trace.
+ * FIX_PHASE_AFTER of one trace; variant 3 is variant 0 plus one graph
+ * launch recorded in graph-level mode (schema v2 graph_runs) and two
+ * graph_runs rows the readers skip (untimed, begun on the host).
  * Returns 0 or -1. */
 int fixture_write(const char *path, int variant);
 

@@ -78,13 +78,31 @@ static int setup(void **state)
 	return 0;
 }
 
+/* run[0]: fixture variant 3 (schema v2 graph runs); run[1] not loaded */
+static int setup_graph_level(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	struct gs_options opt;
+
+	strcpy(fx->dir, "/tmp/gs_test_html_XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	gs_options_init(&opt);
+	snprintf(fx->path[0], sizeof(fx->path[0]), "%s/graph.db", fx->dir);
+	if (fixture_write(fx->path[0], 3) || html_load(&fx->run[0], fx->path[0], &opt))
+		return -1;
+	*state = fx;
+	return 0;
+}
+
 static int teardown(void **state)
 {
 	struct fx *fx = *state;
 
 	for (int i = 0; i < 2; i++) {
 		html_unload(&fx->run[i]);
-		unlink(fx->path[i]);
+		if (fx->path[i][0])
+			unlink(fx->path[i]);
 	}
 	rmdir(fx->dir);
 	free(fx);
@@ -522,6 +540,43 @@ static void test_kernel_names_are_short_with_the_whole_name_in_a_tooltip(void **
 	free(buf);
 }
 
+/* Variant 3 adds graph_runs row 1 [13000, 15500] on stream 21 (launched
+ * by cudaGraphLaunch [12000, 12300]); its other two rows are skipped. The
+ * GPU is idle [11200, 13000) before it: the gap's next op is the graph run. */
+static void test_page_draws_and_names_graph_runs(void **state)
+{
+	char *html = page(*state, 1);
+	json_t *d = data_block(html, 0), *rows = json_object_get(d, "rows"), *r = NULL;
+	/* start 13000 - origin 900 (the first row event: dt from 0), dur
+	 * 2500, no name id, op kind 3 (GS_OP_GRAPH_RUN) */
+	static const json_int_t want[] = {12100, 2500, 0, 3};
+
+	for (size_t i = 0; i < json_array_size(rows); i++)
+		if (!strcmp(json_string_value(json_object_get(json_array_get(rows, i), "n")),
+			    "GPU 0 \xc2\xb7 stream 21"))
+			r = json_object_get(json_array_get(rows, i), "d");
+	assert_non_null(r);
+	assert_int_equal(json_array_size(r), 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(json_integer_value(json_array_get(r, i)), want[i]);
+	/* named "graph run", not "memset", in the largest-gaps table ... */
+	assert_non_null(strstr(html, "<td class=\"name\">graph run</td>"));
+	/* ... in the legend (only for a trace with graph runs) ... */
+	assert_int_equal(count(html, "</span>graph run</span>"), 1);
+	/* ... and in page.js's op kinds, for the tooltips */
+	assert_non_null(strstr(html, "'memset', 'graph run'"));
+	json_decref(d);
+	free(html);
+}
+
+static void test_page_legend_has_no_graph_run_without_them(void **state)
+{
+	char *html = page(*state, 1);
+
+	assert_int_equal(count(html, "</span>graph run</span>"), 0);
+	free(html);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +594,10 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_comparison_page_has_both_runs_and_the_changes,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_page_draws_and_names_graph_runs,
+					    setup_graph_level, teardown),
+	    cmocka_unit_test_setup_teardown(test_page_legend_has_no_graph_run_without_them, setup,
+					    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

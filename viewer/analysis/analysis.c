@@ -700,11 +700,16 @@ uint32_t nvtx_at_launch(const struct actx *c, uint32_t x)
 
 int gap_cut_dominant(const struct gap_cut *cut)
 {
+	int64_t max = cut->amt[0];
 	int k, best = 0;
 
+	/* the largest value kept in a local: reading amt[best] back made each
+	 * step wait for the one before (perf: 3% of a 10M-op report here) */
 	for (k = 1; k < GS_CAUSE_COUNT; k++)
-		if (cut->amt[k] > cut->amt[best])
+		if (cut->amt[k] > max) {
+			max = cut->amt[k];
 			best = k;
+		}
 	return best;
 }
 
@@ -1393,7 +1398,6 @@ static void actx_free(struct actx *c)
 	free(c->stream_of);
 	free(c->sv_gap);
 	free(c->scratch);
-	free(c->scratch_advice);
 	free(c->wait_rec_dev);
 	free(c->wait_rec_stream);
 	free(c->sync_idle);
@@ -1443,6 +1447,8 @@ static void *launches_thread(void *arg)
 	struct launches_job *j = arg;
 
 	j->rc = stats_launches(j->c);
+	if (!j->rc)
+		j->rc = stats_kernels(j->c);
 	return NULL;
 }
 
@@ -1468,7 +1474,7 @@ static void *advice_thread(void *arg)
 
 	j->rc = stats_graph_advice(j->c);
 	if (!j->rc && take_nvtx(j))
-		j->nvtx_rc = stats_nvtx(j->c, j->c->scratch_advice);
+		j->nvtx_rc = stats_nvtx(j->c);
 	return NULL;
 }
 
@@ -1525,19 +1531,21 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		goto out;
 	}
 	/* the launch call of every op and the order check (ops sorted by
-	 * device, start; the devices counted): the second half on a thread
-	 * while this one does the first half and then the (small) indexes */
+	 * device, start; the devices counted), then the (small) indexes, on
+	 * this thread, while a second one builds the host index */
 	{
 		struct call_of_job half[2] = {
-		    {.res = res, .call_of = c.call_of, .a = 0, .b = in->n_ops / 2},
-		    {.res = res, .call_of = c.call_of, .a = in->n_ops / 2, .b = in->n_ops}};
+		    {.res = res, .call_of = c.call_of, .a = 0, .b = in->n_ops},
+		    {.res = res, .call_of = c.call_of, .a = in->n_ops, .b = in->n_ops}};
 		pthread_t th;
 		int threaded;
 
 		/* what each host thread did, for the host-late cuts; the result
 		 * keeps it for gs_gap_segments(). Built on the second thread
-		 * after its half of the launch calls (the first has the
-		 * selection and the indexes to build meanwhile). */
+		 * alone: it takes about as long as the launch calls and the
+		 * indexes together (on a 10M-op trace, with the launch calls
+		 * split in halves, the first thread waited for it a third of
+		 * the time). */
 		c.host = calloc(1, sizeof(*c.host));
 		c.sync_idle = calloc(in->n_syncs + 1, sizeof(int64_t));
 		c.sync_gaps = calloc(in->n_syncs + 1, sizeof(uint32_t));
@@ -1550,8 +1558,6 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		half[1].c = &c;
 		threaded =
 		    in->n_ops >= 65536 && pthread_create(&th, NULL, call_of_thread, &half[1]) == 0;
-		if (!threaded)
-			half[0].b = in->n_ops;
 		call_of_thread(&half[0]);
 		rc = build_selection(&c);
 		if (!rc)
@@ -1587,12 +1593,13 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* The launch statistics need the launch calls only, not the views:
-	 * they run on a thread of their own beside the device passes (whose
-	 * device view ends well before the stream views on a 10M-op trace,
-	 * leaving a core idle), or after them where no thread can be had.
-	 * (The kernel statistics too moved there left the advice alone on
-	 * one core after the views: slower.) */
+	/* The launch and kernel statistics need the launch calls only, not
+	 * the views: they run on a thread of their own beside the device
+	 * passes, or after them where no thread can be had. The kernel
+	 * statistics follow the launch statistics (the launch cost) in the
+	 * scratch block those are done with, before the graph advice takes it
+	 * over: a block of their own was 80 MB of fresh memory on a 10M-op
+	 * trace. */
 	{
 		struct launches_job lj = {.c = &c, .rc = 0};
 		pthread_t lth;
@@ -1626,30 +1633,25 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		goto out;
 
 	/* The graph advice only reads the context and writes res->advice:
-	 * run it beside the other statistics when a second scratch block and
-	 * a thread can be had, else after them (struct advice_job). */
+	 * run it beside the other statistics when a thread can be had, else
+	 * after them (struct advice_job). It takes over the scratch block the
+	 * launch statistics are done with: those pages are faulted in already
+	 * (a fresh block of its own cost the advice, the last thread to
+	 * finish, a quarter of a second on a 10M-op trace). */
 	{
 		struct advice_job job = {.c = &c};
 		pthread_t th;
-		int threaded = 0;
+		int threaded = pthread_create(&th, NULL, advice_thread, &job) == 0;
 
-		c.scratch_advice = big_malloc((in->n_ops ? in->n_ops : 1) * SCRATCH_PER_OP + 16);
-		if (c.scratch_advice)
-			threaded = pthread_create(&th, NULL, advice_thread, &job) == 0;
 		rc = stats_syncs(&c);
-		if (!rc)
-			rc = stats_kernels(&c);
 		if (!rc && (!threaded || take_nvtx(&job)))
-			rc = stats_nvtx(&c, c.scratch);
+			rc = stats_nvtx(&c);
 		if (threaded) {
 			pthread_join(th, NULL);
 			if (!rc)
 				rc = job.rc ? job.rc : job.nvtx_rc;
 		} else if (!rc) {
-			free(c.scratch_advice);
-			c.scratch_advice = c.scratch;
 			rc = stats_graph_advice(&c);
-			c.scratch_advice = NULL;
 		}
 	}
 out:

@@ -126,16 +126,13 @@ struct actx {
 	 * one a graph removes (cause_graph_removes()); else 0 */
 	uint8_t *sv_gap;
 
-	/* One scratch block of SCRATCH_PER_OP bytes per op, shared by the
-	 * statistics passes one after another: fresh memory costs a page
+	/* One scratch block of SCRATCH_PER_OP bytes per op: the launch
+	 * statistics' samples (beside the views), then the graph advice's
+	 * slices (beside the other statistics). Fresh memory costs a page
 	 * fault and a page clear per 4 KB (or 2 MB), which on virtual
 	 * machines was a third of a 10M-op report when every pass allocated
 	 * its own arrays. */
 	void *scratch;
-	/* the graph advice runs on a thread of its own beside the other
-	 * statistics (they only read the context), with its own scratch
-	 * block; it is `scratch` itself when it runs after them */
-	void *scratch_advice;
 };
 
 #define SV_GAP_SAME 0x1
@@ -212,9 +209,7 @@ void *big_calloc(size_t n, size_t size);
 int stats_launches(struct actx *c);
 int stats_syncs(struct actx *c);
 int stats_kernels(struct actx *c);
-/* scratch: a block of SCRATCH_PER_OP bytes per op (c->scratch or, on the
- * advice thread once the advice is done, c->scratch_advice) */
-int stats_nvtx(struct actx *c, void *scratch);
+int stats_nvtx(struct actx *c);
 int stats_graph_advice(struct actx *c);
 
 #endif

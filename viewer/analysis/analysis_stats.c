@@ -412,32 +412,122 @@ out:
 /* NVTX breakdown                                                      */
 /* ------------------------------------------------------------------ */
 
-static int cmp_iv(const void *a, const void *b)
+/* The union of all devices' GPU ops as a stream of disjoint intervals in
+ * time order, built as it is read (no array of them): each device's ops
+ * (sorted by start) merge into its busy intervals, and the devices' next
+ * intervals are merged through a min-heap by start. Intervals that touch
+ * merge; the measure is the same either way. */
+struct busy_src {
+	size_t i, end; /* the device's ops not read yet: [i, end) */
+	int64_t s, e;  /* ns, its next busy interval */
+};
+
+struct busy_walk {
+	const struct gs_op *ops;
+	struct busy_src *src; /* min-heap by s of the devices with intervals left */
+	size_t n;
+};
+
+/* the device's next busy interval into b->s, b->e; 0 when it has none */
+static int busy_src_next(const struct gs_op *ops, struct busy_src *b)
 {
-	const int64_t *x = a, *y = b;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
+	if (b->i >= b->end)
+		return 0;
+	b->s = ops[b->i].start;
+	b->e = ops[b->i].end;
+	for (b->i++; b->i < b->end && ops[b->i].start <= b->e; b->i++)
+		if (ops[b->i].end > b->e)
+			b->e = ops[b->i].end;
+	return 1;
 }
 
-/* Busy time of the merged union iv[0..n) (pairs) within [a, b]:
- * F(b) - F(a) with F(t) = union measure in (-inf, t]. */
-static int64_t union_upto(const int64_t *iv, const int64_t *pre, size_t n, int64_t t)
+static void busy_sift_down(struct busy_walk *w, size_t i)
 {
-	size_t lo = 0, hi = n;
+	struct busy_src x = w->src[i];
+	size_t m;
 
-	while (lo < hi) { /* number of intervals with start <= t */
-		size_t mid = lo + (hi - lo) / 2;
-		if (iv[2 * mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
+	for (;; i = m) {
+		m = 2 * i + 1;
+		if (m >= w->n)
+			break;
+		if (m + 1 < w->n && w->src[m + 1].s < w->src[m].s)
+			m++;
+		if (w->src[m].s >= x.s)
+			break;
+		w->src[i] = w->src[m];
 	}
-	if (lo == 0)
+	w->src[i] = x;
+}
+
+/* the next source interval in start order into *s, *e; 0 at the end */
+static int busy_walk_next(struct busy_walk *w, int64_t *s, int64_t *e)
+{
+	if (!w->n)
 		return 0;
-	if (t < iv[2 * (lo - 1) + 1])
-		return pre[lo] - (iv[2 * (lo - 1) + 1] - t);
-	return pre[lo];
+	*s = w->src[0].s;
+	*e = w->src[0].e;
+	if (!busy_src_next(w->ops, &w->src[0]))
+		w->src[0] = w->src[--w->n];
+	if (w->n)
+		busy_sift_down(w, 0);
+	return 1;
+}
+
+/* one point at which the NVTX breakdown needs the union's measure */
+struct busy_query {
+	int64_t t;     /* ns */
+	uint32_t slot; /* 2 k: start of the k-th counted range, 2 k + 1: its end */
+};
+
+static int cmp_busy_query(const void *a, const void *b)
+{
+	const struct busy_query *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* f[q->slot] = measure of the union of all GPU ops within (-inf, q->t],
+ * for every query (reordered: sorted by t), in one sweep of the ops
+ * (a prefix-sum array of the busy intervals cost 24 bytes per op). */
+static int busy_upto(struct actx *c, struct busy_query *q, size_t n_q, int64_t *f)
+{
+	const struct gs_result *res = c->res;
+	struct busy_walk w = {.ops = c->ops, .src = NULL, .n = 0};
+	int64_t acc = 0, cs = 0, ce = 0, s, e; /* closed intervals' sum; the current one */
+	int have = 0;
+	size_t d, k;
+
+	w.src = malloc((res->n_devices ? res->n_devices : 1) * sizeof(*w.src));
+	if (!w.src)
+		return -ENOMEM;
+	for (d = 0; d < res->n_devices; d++) {
+		struct busy_src *b = &w.src[w.n];
+		b->i = res->devices[d].first_op;
+		b->end = res->devices[d].end_op;
+		w.n += busy_src_next(c->ops, b);
+	}
+	for (k = w.n / 2; k-- > 0;)
+		busy_sift_down(&w, k);
+	qsort(q, n_q, sizeof(*q), cmp_busy_query);
+	for (k = 0; k < n_q; k++) {
+		/* every interval that starts at or before t is in: later ones
+		 * add nothing at or before t */
+		while (w.n && w.src[0].s <= q[k].t) {
+			busy_walk_next(&w, &s, &e);
+			if (have && s <= ce) {
+				if (e > ce)
+					ce = e;
+				continue;
+			}
+			if (have)
+				acc += ce - cs;
+			cs = s;
+			ce = e;
+			have = 1;
+		}
+		f[q[k].slot] = acc + (have ? (q[k].t < ce ? q[k].t : ce) - cs : 0);
+	}
+	free(w.src);
+	return 0;
 }
 
 static int cmp_nvtx_stat(const void *a, const void *b)
@@ -448,83 +538,42 @@ static int cmp_nvtx_stat(const void *a, const void *b)
 	return x->text_id < y->text_id ? -1 : x->text_id > y->text_id;
 }
 
-int stats_nvtx(struct actx *c, void *scratch)
+int stats_nvtx(struct actx *c)
 {
 	const struct gs_input *in = c->in;
 	struct gs_result *res = c->res;
-	int64_t *iv = NULL, *pre = NULL;
-	size_t n_iv = 0, i, m, n_names = 1, g, n_groups = 0;
+	struct busy_query *q = NULL;
+	int64_t *f = NULL;
+	size_t i, m, n_names = 1, g, n_groups = 0, n_r = 0;
 	uint32_t *slot = NULL;
 	int rc = -ENOMEM;
-	int any = 0, pass;
 
 	for (i = 0; i < in->n_nvtx; i++)
 		if (in->nvtx[i].kind == 0 && sel_contains_point(c, in->nvtx[i].start)) {
-			any = 1;
+			n_r++;
 			if (in->nvtx[i].text_id >= n_names)
 				n_names = (size_t)in->nvtx[i].text_id + 1;
 		}
-	if (!any)
+	if (!n_r)
 		return 0;
-	/* union of all GPU ops of all devices: sweep each device's ops (sorted
-	 * by start) into its busy intervals, then, with several devices, sort
-	 * those (far fewer than ops) and merge them once more */
-	for (pass = 0; pass < 2; pass++) {
-		size_t d;
-		n_iv = 0;
-		for (d = 0; d < res->n_devices; d++) {
-			const struct gs_device_result *dr = &res->devices[d];
-			int64_t cs = 0, ce = 0;
-			for (i = dr->first_op; i < dr->end_op; i++) {
-				const struct gs_op *o = &c->ops[i];
-				if (i > dr->first_op && o->start <= ce) {
-					if (o->end > ce)
-						ce = o->end;
-					continue;
-				}
-				if (i > dr->first_op) {
-					if (pass) {
-						iv[2 * n_iv] = cs;
-						iv[2 * n_iv + 1] = ce;
-					}
-					n_iv++;
-				}
-				cs = o->start;
-				ce = o->end;
-			}
-			if (dr->end_op > dr->first_op) {
-				if (pass) {
-					iv[2 * n_iv] = cs;
-					iv[2 * n_iv + 1] = ce;
-				}
-				n_iv++;
-			}
-		}
-		if (!pass)
-			iv = scratch; /* n_iv <= n_ops intervals: 16 of 24 B per op */
-	}
-	if (res->n_devices > 1) {
-		size_t m2 = n_iv;
-		qsort(iv, m2, 2 * sizeof(int64_t), cmp_iv);
-		n_iv = 0;
-		for (i = 0; i < m2; i++) {
-			if (n_iv && iv[2 * i] <= iv[2 * (n_iv - 1) + 1]) {
-				if (iv[2 * i + 1] > iv[2 * (n_iv - 1) + 1])
-					iv[2 * (n_iv - 1) + 1] = iv[2 * i + 1];
-			} else {
-				iv[2 * n_iv] = iv[2 * i];
-				iv[2 * n_iv + 1] = iv[2 * i + 1];
-				n_iv++;
-			}
-		}
-	}
-	pre = (int64_t *)scratch + 2 * n_iv; /* the other 8 of 24 B per op */
+	/* the union's measure up to each counted range's start and end */
+	q = malloc(2 * n_r * sizeof(*q));
+	f = malloc(2 * n_r * sizeof(*f));
 	slot = malloc(n_names * sizeof(uint32_t));
-	if (!slot)
+	if (!q || !f || !slot)
 		goto out;
-	pre[0] = 0;
-	for (i = 0; i < n_iv; i++)
-		pre[i + 1] = pre[i] + (iv[2 * i + 1] - iv[2 * i]);
+	for (i = 0, m = 0; i < in->n_nvtx; i++)
+		if (in->nvtx[i].kind == 0 && sel_contains_point(c, in->nvtx[i].start)) {
+			q[2 * m] =
+			    (struct busy_query){.t = in->nvtx[i].start, .slot = (uint32_t)(2 * m)};
+			q[2 * m + 1] = (struct busy_query){.t = in->nvtx[i].end,
+							   .slot = (uint32_t)(2 * m + 1)};
+			m++;
+		}
+	rc = busy_upto(c, q, 2 * n_r, f);
+	if (rc)
+		goto out;
+	rc = -ENOMEM;
 	memset(slot, 0xff, n_names * sizeof(uint32_t));
 	for (i = 0; i < in->n_nvtx; i++)
 		if (in->nvtx[i].kind == 0 && sel_contains_point(c, in->nvtx[i].start) &&
@@ -537,7 +586,7 @@ int stats_nvtx(struct actx *c, void *scratch)
 	for (g = 0; g < n_names; g++)
 		if (slot[g] != GS_NONE)
 			res->nvtx[slot[g]].text_id = (uint32_t)g;
-	for (i = 0; i < in->n_nvtx; i++) {
+	for (i = 0, m = 0; i < in->n_nvtx; i++) {
 		const struct gs_nvtx *r = &in->nvtx[i];
 		struct gs_nvtx_stat *s;
 		if (r->kind != 0 || !sel_contains_point(c, r->start))
@@ -545,8 +594,8 @@ int stats_nvtx(struct actx *c, void *scratch)
 		s = &res->nvtx[slot[r->text_id]];
 		s->count++;
 		s->wall = gs_sat_add(s->wall, r->end - r->start);
-		s->gpu_busy = gs_sat_add(s->gpu_busy, union_upto(iv, pre, n_iv, r->end) -
-							  union_upto(iv, pre, n_iv, r->start));
+		s->gpu_busy = gs_sat_add(s->gpu_busy, f[2 * m + 1] - f[2 * m]);
+		m++;
 	}
 	for (m = 0; m < res->n_nvtx; m++)
 		res->nvtx[m].busy_share = res->nvtx[m].wall > 0 ? (double)res->nvtx[m].gpu_busy /
@@ -555,7 +604,8 @@ int stats_nvtx(struct actx *c, void *scratch)
 	qsort(res->nvtx, res->n_nvtx, sizeof(*res->nvtx), cmp_nvtx_stat);
 	rc = 0;
 out:
-
+	free(q);
+	free(f);
 	free(slot);
 	return rc;
 }
@@ -1259,7 +1309,7 @@ int stats_graph_advice(struct actx *c)
 	 * reads a stream's ops from its slices, one after another. Walking
 	 * the ops themselves in stream order touched every cache line of them
 	 * once per stream (half of the advice's time on a 10M-op trace). */
-	tok = c->scratch_advice;
+	tok = c->scratch;
 	order = (uint32_t *)(tok + n_ops);
 	dur = order + n_ops;
 	start = (int64_t *)(dur + n_ops);

@@ -5,7 +5,8 @@
  * ui.perfetto.dev and chrome://tracing.
  *
  * Layout: one process per GPU ("GPU 0 (NVIDIA H200)") with one thread per
- * CUDA stream holding its kernels, copies and memsets as complete ("X")
+ * CUDA stream holding its kernels, copies, memsets and graph runs (schema
+ * v2, graph-level recording: one slice per graph launch) as complete ("X")
  * events, plus an "idle gaps" thread when gaps are given; one process per
  * host process with one thread per host thread holding its API calls and
  * NVTX ranges ("X"), NVTX marks (instant "i"), and synchronisations as
@@ -215,19 +216,27 @@ static void flow(struct chrome *c, const struct export_event *ev, int64_t gpu_pi
 	 * kernels row with id -2^63 overflowed the signed product); ids
 	 * below 2^63 / 3 come out as before */
 	int64_t id = (int64_t)((uint64_t)ev->id * 3 + (uint64_t)ev->kind);
+	/* graph runs: id * 3 + kind covers every int64 already (3 is odd),
+	 * so their arrows get a category of their own and the graph_runs row
+	 * id; a v1 flow binds by category, name and id */
+	const char *cat = "launch";
 
+	if (ev->kind == EXPORT_EV_GRAPH_RUN) {
+		id = ev->id;
+		cat = "graph_launch";
+	}
 	sep(c);
 	fprintf(c->f,
-		"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRId64
+		"{\"ph\":\"s\",\"cat\":\"%s\",\"name\":\"launch\",\"id\":%" PRId64
 		",\"pid\":%" PRId64 ",\"tid\":%" PRId64,
-		id, ev->launch_pid, ev->launch_tid);
+		cat, id, ev->launch_pid, ev->launch_tid);
 	ts(c, "ts", ev->launch_start + (ev->launch_end - ev->launch_start) / 2);
 	fputs("}", c->f);
 	sep(c);
 	fprintf(c->f,
-		"{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRId64
+		"{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"%s\",\"name\":\"launch\",\"id\":%" PRId64
 		",\"pid\":%" PRId64 ",\"tid\":%" PRId64,
-		id, gpu_pid, ev->tid);
+		cat, id, gpu_pid, ev->tid);
 	ts(c, "ts", ev->start + (ev->end - ev->start) / 2);
 	fputs("}", c->f);
 }
@@ -276,6 +285,14 @@ static int on_event(void *ctx, const struct export_event *ev)
 			",\"args\":{\"correlation_id\":%" PRId64 ",\"bytes\":%" PRId64
 			",\"memory\":\"%s\"}}",
 			ev->correlation_id, ev->bytes, gs_mem_kind_name(ev->src_kind));
+		break;
+	case EXPORT_EV_GRAPH_RUN:
+		/* the whole launch: what ran between its nodes is not recorded */
+		complete(c, "graph", ev, gpid, ev->tid);
+		fprintf(f,
+			",\"args\":{\"graph_id\":%" PRId64 ",\"correlation_id\":%" PRId64
+			",\"graph-level\":true}}",
+			ev->graph_id, ev->correlation_id);
 		break;
 	case EXPORT_EV_API:
 		complete(c, "cuda_api", ev, ev->pid, ev->tid);

@@ -5,6 +5,9 @@
  * and event to a back end (see export.h). Shared by the Chrome exporter and
  * the HTML page so both show the same tracks and names.
  *
+ * Schema v2's graph_runs (graph-level recording) is walked like a GPU op
+ * table when the trace has it; v1 traces lack it and are walked as before.
+ *
  * One SQL statement per table; each GPU op is joined to the API call that
  * launched it (same correlation id). Names (strings ids) are looked up once
  * per distinct id and kept for the walk, not joined into the sorted rows:
@@ -31,22 +34,33 @@
 #define RANGE_OF(table)                                                                            \
 	"SELECT '" table "', min(CAST(start AS INTEGER)), max(CAST(end AS INTEGER)),"              \
 	" min(CAST(end AS INTEGER)), max(CAST(start AS INTEGER)) FROM " table
+/* The graph_runs rows the walk hands on, as trace_load.c loads them: both
+ * times 0 is a run CUPTI could not time (nothing to place), device
+ * 2147483647 a graph begun on the host (its GPU side is not kept). */
+#define GRAPH_RUNS_SHOWN "NOT (start = 0 AND end = 0) AND device <> 2147483647"
+
 /* one table per line */
 /* clang-format off */
-static const char sql_range[] =
-	RANGE_OF("kernels")
-	" UNION ALL " RANGE_OF("memcpys")
-	" UNION ALL " RANGE_OF("memsets")
-	" UNION ALL " RANGE_OF("api_calls")
-	" UNION ALL " RANGE_OF("nvtx")
-	" UNION ALL " RANGE_OF("syncs");
+#define RANGE_V1 \
+	RANGE_OF("kernels") \
+	" UNION ALL " RANGE_OF("memcpys") \
+	" UNION ALL " RANGE_OF("memsets") \
+	" UNION ALL " RANGE_OF("api_calls") \
+	" UNION ALL " RANGE_OF("nvtx") \
+	" UNION ALL " RANGE_OF("syncs")
+static const char sql_range[] = RANGE_V1;
+static const char sql_range_graph_runs[] =
+	RANGE_V1 " UNION ALL " RANGE_OF("graph_runs") " WHERE " GRAPH_RUNS_SHOWN;
 /* clang-format on */
 
-static const char sql_stream_tracks[] =
-    "SELECT d, s, (SELECT name FROM devices WHERE id = d) FROM ("
-    " SELECT device AS d, stream AS s FROM kernels"
-    " UNION SELECT device, stream FROM memcpys"
-    " UNION SELECT device, stream FROM memsets) ORDER BY d, s";
+#define STREAM_TRACKS(more)                                                                        \
+	"SELECT d, s, (SELECT name FROM devices WHERE id = d) FROM ("                              \
+	" SELECT device AS d, stream AS s FROM kernels"                                            \
+	" UNION SELECT device, stream FROM memcpys"                                                \
+	" UNION SELECT device, stream FROM memsets" more ") ORDER BY d, s"
+static const char sql_stream_tracks[] = STREAM_TRACKS("");
+static const char sql_stream_tracks_graph_runs[] = STREAM_TRACKS(
+    " UNION SELECT device, stream FROM graph_runs WHERE " GRAPH_RUNS_SHOWN);
 
 static const char sql_thread_tracks[] = "SELECT p, t, (SELECT name FROM threads WHERE tid = t),"
 					" (SELECT command_line FROM processes WHERE pid = p) FROM ("
@@ -85,6 +99,13 @@ static const char sql_memsets[] =
 	       " m.bytes, m.mem_kind"
 	       " FROM memsets m LEFT JOIN launch l ON l.c = m.correlation_id"
 	       " ORDER BY m.start, m.id";
+
+/* columns 0..11 as for the op tables above */
+static const char sql_graph_runs[] =
+    LAUNCH_CTE "SELECT g.id, g.start, g.end, g.device, g.stream, g.correlation_id,"
+	       " l.c IS NOT NULL, l.lp, l.lt, l.ls, l.le, g.graph_id"
+	       " FROM graph_runs g LEFT JOIN launch l ON l.c = g.correlation_id"
+	       " WHERE " GRAPH_RUNS_SHOWN " ORDER BY g.start, g.id";
 
 static const char sql_api[] =
     "SELECT a.id, a.start, a.end, a.pid, a.tid, a.correlation_id, a.name_id,"
@@ -251,15 +272,16 @@ static int step_error(struct trace *t, int rc, char *err, size_t errlen)
  * Checked before anything is written, so the exporters then subtract and
  * add times without overflow (a damaged row with start -2^63 or end
  * 2^63-1 overflowed them). */
-static int time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns, char *err,
-		      size_t errlen)
+static int time_range(struct trace *t, int graph_runs, int64_t *origin_ns, int64_t *last_end_ns,
+		      char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int ret = 1, rc, c;
 
 	*origin_ns = INT64_MAX;
 	*last_end_ns = 0;
-	if (sqlite3_prepare_v2(t->db, sql_range, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(t->db, graph_runs ? sql_range_graph_runs : sql_range, -1, &st,
+			       NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot read trace: %s", sqlite3_errmsg(t->db));
 		return EXPORT_ERR_INPUT;
 	}
@@ -288,53 +310,81 @@ static int time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns,
 	return ret;
 }
 
+/* 1 when the trace has table `name`: the tables of
+ * gs_schema_table_optional() are absent from older traces, which is not
+ * damage (a v1 trace has no graph_runs). */
+static int table_exists(struct trace *t, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	if (sqlite3_prepare_v2(t->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		yes = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return yes;
+}
+
 int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns)
 {
 	char err[256];
 
-	return time_range(t, origin_ns, last_end_ns, err, sizeof(err)) == 0 ? 0 : -1;
+	return time_range(t, table_exists(t, "graph_runs"), origin_ns, last_end_ns, err,
+			  sizeof(err)) == 0
+		   ? 0
+		   : -1;
 }
 
-static const char *const op_tables[] = {"kernels", "memcpys", "memsets"};
+static const char *const op_tables[] = {"kernels", "memcpys", "memsets", "graph_runs"};
 
 /* A GPU op's device (dev_ok 0) or stream id outside its range: name the
  * first such row of the op tables (trace_range_error); NULL reads as 0.
  * Returns EXPORT_ERR_INPUT. */
-static int op_id_error(struct trace *t, int dev_ok, char *err, size_t errlen)
+static int op_id_error(struct trace *t, int dev_ok, int graph_runs, char *err, size_t errlen)
 {
 	const char *col = dev_ok ? "stream" : "device";
 	int64_t hi = dev_ok ? (int64_t)UINT32_MAX : 32767;
-	size_t i;
+	size_t i, n = graph_runs ? 4 : 3;
 
-	for (i = 0; i < 3; i++) {
-		char sql[256];
+	for (i = 0; i < n; i++) {
+		char sql[320];
 		sqlite3_stmt *st = NULL;
 		int found;
 
+		/* graph_runs: only the rows the walk shows (device 2147483647
+		 * is a graph begun on the host, not damage) */
 		snprintf(sql, sizeof(sql),
 			 "SELECT 1 FROM %s WHERE coalesce(CAST(%s AS INTEGER), 0) NOT BETWEEN 0 "
-			 "AND %lld LIMIT 1",
-			 op_tables[i], col, (long long)hi);
+			 "AND %lld%s LIMIT 1",
+			 op_tables[i], col, (long long)hi, i == 3 ? " AND " GRAPH_RUNS_SHOWN : "");
 		found = sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) == SQLITE_OK &&
 			sqlite3_step(st) == SQLITE_ROW;
 		sqlite3_finalize(st);
-		if (found || i == 2) {
-			trace_range_error(t->db, op_tables[i], col, 0, hi, 0, err, errlen);
-			break;
+		if (found && i == 3) { /* trace_range_error reads every row */
+			snprintf(err, errlen,
+				 "damaged trace: a graph_runs row has a %s out of range (0 to %lld)",
+				 col, (long long)hi);
+			return EXPORT_ERR_INPUT;
 		}
+		if (found)
+			break;
 	}
+	trace_range_error(t->db, op_tables[i < 3 ? i : 2], col, 0, hi, 0, err, errlen);
 	return EXPORT_ERR_INPUT;
 }
 
-static int walk_tracks(struct trace *t, const struct export_ops *ops, void *ctx, char *err,
-		       size_t errlen)
+static int walk_tracks(struct trace *t, int graph_runs, const struct export_ops *ops, void *ctx,
+		       char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	char pname[512], tname[512];
 	struct export_track tr;
 	int rc, ret = 0;
 
-	if (prepare(t, sql_stream_tracks, &st, err, errlen))
+	if (prepare(t, graph_runs ? sql_stream_tracks_graph_runs : sql_stream_tracks, &st, err,
+		    errlen))
 		return EXPORT_ERR_INPUT;
 	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&tr, 0, sizeof(tr));
@@ -345,7 +395,7 @@ static int walk_tracks(struct trace *t, const struct export_ops *ops, void *ctx,
 		 * back end sees them: the Chrome exporter's GPU process id
 		 * 10^9 + device overflowed for device 2^63-1 (UBSan) */
 		if (!TRACE_DEVICE_OK(tr.pid) || !TRACE_STREAM_OK(tr.tid)) {
-			ret = op_id_error(t, TRACE_DEVICE_OK(tr.pid), err, errlen);
+			ret = op_id_error(t, TRACE_DEVICE_OK(tr.pid), graph_runs, err, errlen);
 			break;
 		}
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
@@ -459,6 +509,14 @@ static void fill_memset(sqlite3_stmt *st, struct export_event *ev, char *buf, si
 	ev->name = "Memset";
 }
 
+static void fill_graph_run(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
+{
+	clear_event(ev, EXPORT_EV_GRAPH_RUN);
+	gpu_op_columns(st, ev);
+	snprintf(buf, buflen, "graph run (graph %lld)", (long long)ev->graph_id);
+	ev->name = buf;
+}
+
 static void fill_api(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen)
 {
 	(void)buf;
@@ -506,17 +564,23 @@ static void fill_sync(sqlite3_stmt *st, struct export_event *ev, char *buf, size
 	ev->name = gs_sync_kind_name(ev->sync_kind);
 }
 
-/* Per table: its query, the fill function, and the columns holding
- * strings ids (-1: none) that name_of() resolves into ev->name and, for
- * syncs, ev->detail (the reason) and ev->api_name. */
+/* Per table: its query, the fill function, the columns holding strings
+ * ids (-1: none) that name_of() resolves into ev->name and, for syncs,
+ * ev->detail (the reason) and ev->api_name, and whether its rows are GPU
+ * ops (device and stream checked) or need graph_runs (schema v2). */
 static const struct {
 	const char *sql;
 	void (*fill)(sqlite3_stmt *st, struct export_event *ev, char *buf, size_t buflen);
 	int name_col, detail_col, api_name_col;
+	int gpu, v2;
 } tables[] = {
-    {sql_kernels, fill_kernel, 12, -1, -1}, {sql_memcpys, fill_memcpy, -1, -1, -1},
-    {sql_memsets, fill_memset, -1, -1, -1}, {sql_api, fill_api, 6, -1, -1},
-    {sql_nvtx, fill_nvtx, 5, -1, -1},	    {sql_syncs, fill_sync, -1, 8, 9},
+    {sql_kernels, fill_kernel, 12, -1, -1, 1, 0},
+    {sql_memcpys, fill_memcpy, -1, -1, -1, 1, 0},
+    {sql_memsets, fill_memset, -1, -1, -1, 1, 0},
+    {sql_graph_runs, fill_graph_run, -1, -1, -1, 1, 1},
+    {sql_api, fill_api, 6, -1, -1, 0, 0},
+    {sql_nvtx, fill_nvtx, 5, -1, -1, 0, 0},
+    {sql_syncs, fill_sync, -1, 8, 9, 0, 0},
 };
 
 static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen);
@@ -537,11 +601,11 @@ static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 	struct names names = {0};
 	char buf[128];
 	size_t i;
-	int ret = 0, rc = SQLITE_DONE;
+	int ret = 0, rc = SQLITE_DONE, graph_runs = table_exists(t, "graph_runs");
 
 	memset(&info, 0, sizeof(info));
 	info.trace_path = t->path;
-	ret = time_range(t, &info.origin_ns, &info.last_end_ns, err, errlen);
+	ret = time_range(t, graph_runs, &info.origin_ns, &info.last_end_ns, err, errlen);
 	if (ret < 0)
 		return ret;
 	if (ret > 0)
@@ -549,10 +613,12 @@ static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 	ret = 0;
 	if (ops->begin && (ret = ops->begin(ctx, &info)) != 0)
 		return ret;
-	ret = walk_tracks(t, ops, ctx, err, errlen);
+	ret = walk_tracks(t, graph_runs, ops, ctx, err, errlen);
 	for (i = 0; ret == 0 && i < sizeof(tables) / sizeof(tables[0]); i++) {
 		sqlite3_stmt *st = NULL;
 
+		if (tables[i].v2 && !graph_runs)
+			continue;
 		if (prepare(t, tables[i].sql, &st, err, errlen)) {
 			ret = EXPORT_ERR_INPUT;
 			break;
@@ -561,11 +627,20 @@ static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 			tables[i].fill(st, &ev, buf, sizeof(buf));
 			/* GPU ops: device (pid) and stream (tid) ids in their ranges
 			 * (trace.h), as for the report; NULL reads as 0 */
-			if (i < 3 && (!TRACE_DEVICE_OK(ev.pid) || !TRACE_STREAM_OK(ev.tid))) {
+			if (tables[i].gpu && (!TRACE_DEVICE_OK(ev.pid) || !TRACE_STREAM_OK(ev.tid))) {
 				int dev_ok = TRACE_DEVICE_OK(ev.pid);
-				trace_range_error(t->db, op_tables[i], dev_ok ? "stream" : "device",
-						  0, dev_ok ? (int64_t)UINT32_MAX : 32767, 0, err,
-						  errlen);
+				if (tables[i].v2) /* trace_range_error would name a host-begun run */
+					snprintf(err, errlen,
+						 "damaged trace: graph_runs row %lld has %s %lld, "
+						 "out of range (0 to %lld)",
+						 (long long)ev.id, dev_ok ? "stream" : "device",
+						 (long long)(dev_ok ? ev.tid : ev.pid),
+						 dev_ok ? (long long)UINT32_MAX : 32767LL);
+				else
+					trace_range_error(t->db, op_tables[i],
+							  dev_ok ? "stream" : "device", 0,
+							  dev_ok ? (int64_t)UINT32_MAX : 32767, 0,
+							  err, errlen);
 				ret = EXPORT_ERR_INPUT;
 				break;
 			}

@@ -27,7 +27,8 @@ int utf8_sequence_length(const unsigned char *s, size_t n);
 /* ---- the walker (export_walk.c) ------------------------------------ */
 
 enum export_track_kind {
-	EXPORT_TRACK_STREAM = 0, /* a CUDA stream of a device: kernels, copies, memsets */
+	EXPORT_TRACK_STREAM = 0, /* a CUDA stream of a device: kernels, copies, memsets,
+				    graph runs */
 	EXPORT_TRACK_THREAD = 1, /* a host thread: API calls, NVTX, syncs */
 };
 
@@ -48,6 +49,8 @@ enum export_event_kind {
 	EXPORT_EV_MARK = 5, /* NVTX mark (start = end) */
 	EXPORT_EV_SYNC = 6, /* explicit or implicit synchronisation */
 	EXPORT_EV_GAP = 7,  /* idle gap from the analysis (given by the caller) */
+	EXPORT_EV_GRAPH_RUN = 8, /* schema v2 graph_runs: one whole graph launch recorded
+				    in graph-level mode (no kernels rows for its nodes) */
 	EXPORT_EV_COUNT
 };
 
@@ -63,7 +66,8 @@ struct export_event {
 	int64_t start, end;	/* ns, CUPTI clock */
 	int64_t pid, tid;	/* track: see struct export_track */
 	int64_t name_id;	/* strings.id of name, -1 if none (memcpy/memset/gap) */
-	const char *name;	/* kernel/API/NVTX text, sync kind, copy kind; never NULL */
+	const char *name;	/* kernel/API/NVTX text, sync kind, copy kind,
+				   "graph run (graph <id>)"; never NULL */
 	int64_t correlation_id; /* 0 if none */
 	/* GPU ops: the API call that launched it (same correlation id) */
 	int has_launch;			  /* 0 when no API call was recorded */
@@ -83,7 +87,7 @@ struct export_event {
 	int block[3];		/* kernel: block dimensions */
 	int registers;		/* kernel: registers per thread */
 	int64_t shared_bytes;	/* kernel: static + dynamic shared memory, bytes */
-	int64_t graph_id;	/* kernel/copy: CUDA graph id, 0 if none */
+	int64_t graph_id;	/* kernel/copy/graph run: CUDA graph id, 0 if none */
 	int64_t return_code;	/* API: CUresult / cudaError_t */
 	int api;		/* API: enum gs_api_kind */
 	int cause;		/* gap: cause code of the analysis library */
@@ -104,7 +108,8 @@ struct export_ops {
 };
 
 /* Time range of a trace: origin = first start, last = last end, over every
- * table with times. Returns 0, or -1 when the trace holds no events. */
+ * table with times (graph_runs where the trace has it, without the rows the
+ * walk leaves out: untimed, or begun on the host). Returns 0, or -1 when the trace holds no events. */
 int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns);
 
 /* export_walk() and export_chrome(): the trace is damaged (err says how),

@@ -36,8 +36,10 @@
 		      'dependency', 'other'];
 	var CAUSE_COLORS = ['#d62728', '#e377c2', '#8c564b', '#bcbd22', '#393b79', '#ff9f40',
 			    '#7f7f7f'];
-	var OP_KINDS = ['kernel', 'memcpy', 'memset'];
-	var OP_COLORS = ['#4c78a8', '#f58518', '#54a24b'];
+	/* enum gs_op_kind; 3: a whole graph launch of a graph-level trace
+	 * (schema v2 graph_runs), legend colour in render_html.c */
+	var OP_KINDS = ['kernel', 'memcpy', 'memset', 'graph run'];
+	var OP_COLORS = ['#4c78a8', '#f58518', '#54a24b', '#a0c4e8'];
 	var STRIDE = { gap: 10, ops: 4, api: 3, sync: 4, nvtx: 4 };
 	var forcedWidth = (/[#&]w=(\d+)/.exec(location.hash) || [])[1];
 	var openAll = /[#&]all/.test(location.hash);
@@ -125,7 +127,8 @@
 			return str(run, d[b + 2]) + '\n' + when;
 		case 'sync':
 			return (run.data.syncKinds[d[b + 3]] || 'sync') + ' \u00b7 ' +
-				str(run, d[b + 2]) + '\n' + when;
+				str(run, d[b + 2]) + '\n' + (row.t && row.t[i] ? 'at ' + row.t[i] + '\n' : '') +
+				when;
 		default:
 			return (d[b + 3] ? 'NVTX mark: ' : 'NVTX range: ') + str(run, d[b + 2]) + '\n' + when;
 		}
