@@ -4,7 +4,10 @@
 add_executable(callsite_mkdb ${CMAKE_CURRENT_LIST_DIR}/callsite_mkdb.c)
 target_link_libraries(callsite_mkdb PRIVATE gs_schema gs_sqlite3)
 set_target_properties(callsite_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+# --json is checked with Python's json module when there is one
+find_package(Python3 COMPONENTS Interpreter)
 add_test(NAME cli_report_callsites
          COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/callsite_check.sh ${CMAKE_BINARY_DIR}/bin/gapscope
-                 ${CMAKE_BINARY_DIR}/tests/callsite_mkdb ${CMAKE_CURRENT_BINARY_DIR}/callsite.db)
+                 ${CMAKE_BINARY_DIR}/tests/callsite_mkdb ${CMAKE_CURRENT_BINARY_DIR}/callsite.db
+                 "$<$<BOOL:${Python3_Interpreter_FOUND}>:${Python3_EXECUTABLE}>")
 set_tests_properties(cli_report_callsites PROPERTIES LABELS cli)

@@ -1,8 +1,11 @@
 #!/bin/sh
-# callsite_check.sh GAPSCOPE MKDB DB - the report names call sites, and
-# --by-site totals them (values worked out by hand in callsite_mkdb.c).
+# callsite_check.sh GAPSCOPE MKDB DB [PYTHON3] - the report names call
+# sites, and --by-site totals them (values worked out by hand in
+# callsite_mkdb.c); --json carries the same sites (checked with PYTHON3's
+# json module; skipped, and said so, without it), and the HTML page shows
+# them escaped.
 set -u
-gs=$1 mk=$2 db=$3
+gs=$1 mk=$2 db=$3 py=${4:-}
 fail=0
 "$mk" "$db" || { echo "FAIL: callsite_mkdb"; exit 1; }
 out=$("$gs" report "$db") || { echo "FAIL: report exit $?"; exit 1; }
@@ -15,7 +18,104 @@ out=$("$gs" report --by-site "$db") || { echo "FAIL: report --by-site exit $?"; 
 expect "$out" '7.900 us       7.900 us        1      1  train.py:27 (in `train_one_epoch`) / cudaStreamSynchronize'
 expect "$out" '6.900 us       6.900 us        1      1  `copy_results_back` in demo+0x1a2b / cudaMemcpy'
 expect "$out" '2.100 us           0 ns        0      1  train.py:30 (in `train_one_epoch`) / cudaLaunchKernel'
+# a PyTorch frame: the C++ symbol in its short demangled form, and the
+# Python call that runs it (callsite_mkdb.c, "aten")
+"$mk" "$db.aten.db" aten || { echo "FAIL: callsite_mkdb aten"; exit 1; }
+out=$("$gs" report --full-names "$db.aten.db") || { echo "FAIL: report (aten) exit $?"; exit 1; }
+expect "$out" 'at `at::native::_local_scalar_dense_cuda` (PyTorch: tensor.item() / float(tensor)) in libtorch_cuda.so+0x1a2b: 1 call, 6.900 us GPU idle'
+out=$("$gs" report --by-site "$db") || { echo "FAIL: report --by-site exit $?"; exit 1; }
 # top site first
 first=$(printf '%s\n' "$out" | grep -A2 'GPU idle by call site' | tail -1)
 case $first in *train.py:27*) echo "ok: top site first" ;; *) echo "FAIL: top site: $first"; fail=1 ;; esac
+
+# --json: the sites of the sync groups, the findings, and by_site
+if [ -n "$py" ]; then
+	"$gs" report --json "$db" >"$db.json" || { echo "FAIL: report --json exit $?"; exit 1; }
+	"$gs" report --json --by-site "$db" >"$db.site.json" ||
+		{ echo "FAIL: report --json --by-site exit $?"; exit 1; }
+	"$mk" "$db.esc.db" escape || { echo "FAIL: callsite_mkdb escape"; exit 1; }
+	"$gs" report --json "$db.esc.db" >"$db.esc.json" ||
+		{ echo "FAIL: report --json (escape) exit $?"; exit 1; }
+	"$py" - "$db.json" "$db.site.json" "$db.esc.json" <<'PY' || fail=1
+import json, sys
+plain, site, esc = (json.load(open(p)) for p in sys.argv[1:4])
+bad = 0
+def eq(what, got, want):
+    global bad
+    if got == want:
+        print("ok: json " + what)
+    else:
+        print("FAIL: json %s: %r, want %r" % (what, got, want))
+        bad = 1
+py27 = {"file": "/home/u/train.py", "line": 27, "function": "train_one_epoch",
+        "module": None, "offset": None, "text": "train.py:27 (in `train_one_epoch`)"}
+py30 = dict(py27, line=30, text="train.py:30 (in `train_one_epoch`)")
+demo = {"file": None, "line": None, "function": "copy_results_back",
+        "module": "/opt/app/demo", "offset": 0x1a2b,
+        "text": "`copy_results_back` in demo+0x1a2b"}
+ex, im = plain["syncs"]["explicit"], plain["syncs"]["implicit"]
+eq("explicit sync site", [(g["api"], g["site"], g["site_calls"], g["site_gpu_idle_ns"])
+                          for g in ex], [("cudaStreamSynchronize", py27, 1, 7900)])
+eq("implicit sync site", [(g["api"], g["site"], g["site_calls"], g["site_gpu_idle_ns"])
+                          for g in im], [("cudaMemcpy", demo, 1, 6900)])
+eq("no findings (1 call: no rule fires)", plain["verdict"]["findings"], [])
+eq("no by_site without --by-site", "by_site" in plain, False)
+eq("by_site", site["by_site"], [
+    {"idle_ns": 7900, "sync_idle_ns": 7900, "late_idle_ns": 0, "host_blocked_ns": 7900,
+     "calls": 1, "gaps": 1, "site": py27, "api": "cudaStreamSynchronize"},
+    {"idle_ns": 6900, "sync_idle_ns": 6900, "late_idle_ns": 0, "host_blocked_ns": 6900,
+     "calls": 1, "gaps": 1, "site": demo, "api": "cudaMemcpy"},
+    {"idle_ns": 2100, "sync_idle_ns": 0, "late_idle_ns": 2100, "host_blocked_ns": 0,
+     "calls": 0, "gaps": 1, "site": py30, "api": "cudaLaunchKernel"}])
+eq("escaped site", esc["syncs"]["explicit"][0]["site"],
+   dict(py27, function='<lambda> & "x"', text='train.py:27 (in `<lambda> & "x"`)'))
+sys.exit(bad)
+PY
+	# a loop whose sync rule fires: the finding names the site
+	"$mk" "$db.steps.db" steps || { echo "FAIL: callsite_mkdb steps"; exit 1; }
+	"$gs" report --json "$db.steps.db" >"$db.steps.json" ||
+		{ echo "FAIL: report --json (steps) exit $?"; exit 1; }
+	"$py" - "$db.steps.json" <<'PY' || fail=1
+import json, sys
+f = json.load(open(sys.argv[1]))["verdict"]["findings"]
+got = [(x["rule"], x["cost_ns"], x["api"], x["count"], x["site"]) for x in f]
+want = [("sync_every_step", 140600, "cudaStreamSynchronize", 20,
+         {"file": "/home/u/train.py", "line": 27, "function": "train_one_epoch",
+          "module": None, "offset": None, "text": "train.py:27 (in `train_one_epoch`)"})]
+if got == want:
+    print("ok: json finding site")
+else:
+    print("FAIL: json findings: %r, want %r" % (got, want))
+    sys.exit(1)
+PY
+	# the escaped quote as jansson writes it
+	expect "$(cat "$db.esc.json")" '"text": "train.py:27 (in `<lambda> & \"x\"`)"'
+else
+	echo "skip: --json checks (no python3)"
+	"$mk" "$db.esc.db" escape || { echo "FAIL: callsite_mkdb escape"; exit 1; }
+	"$mk" "$db.steps.db" steps || { echo "FAIL: callsite_mkdb steps"; exit 1; }
+fi
+out=$("$gs" report "$db.steps.db") || { echo "FAIL: report (steps) exit $?"; exit 1; }
+expect "$out" '  1. a sync every step drains the GPU: 140.600 us (73.6%), cudaStreamSynchronize x20 at train.py:27 (in `train_on -> defer'
+
+# html: the synchronisation table and the sync rows' tooltips name the
+# site, escaped (markup: entities; the timeline's data block: JSON with
+# \u003c for <, so no tag can open there; "sites" and the sync row's "s"
+# as render_html.c's header describes them)
+"$gs" html "$db.esc.db" -o "$db.html" || { echo "FAIL: html exit $?"; exit 1; }
+out=$(cat "$db.html")
+expect "$out" '<th class="name">call site</th>'
+expect "$out" '<td class="name">train.py:27 (in `&lt;lambda&gt; &amp; &quot;x&quot;`) (1 call, 7.9 µs GPU idle)</td>'
+expect "$out" '<td class="name">`copy_results_back` in demo+0x1a2b (1 call, 6.9 µs GPU idle)</td>'
+# the texts of the sites calls refer to, once each (stacks 1, 2, 3), and
+# each sync's index among them in "s"
+expect "$out" '"sites":["train.py:27 (in `\u003clambda\u003e \u0026 \"x\"`)","`copy_results_back` in demo+0x1a2b","train.py:30 (in `\u003clambda\u003e \u0026 \"x\"`)"]'
+expect "$out" '"k":"sync","d":[1600,7900,2,3,11000,6900,4,16],"s":[0,1]}'
+if printf '%s\n' "$out" | grep -qF '<lambda>'; then
+	echo "FAIL: unescaped <lambda> in the page"; fail=1
+else
+	echo "ok: no unescaped site text in the page"
+fi
+"$gs" html "$db.steps.db" -o "$db.steps.html" || { echo "FAIL: html (steps) exit $?"; exit 1; }
+expect "$(cat "$db.steps.html")" 'cudaStreamSynchronize ×20 at train.py:27 (in `train_one_epoch`) → <span class="fix">'
 exit $fail

@@ -9,6 +9,7 @@
  *
  *   {"t0": "<origin, absolute ns>", "span": <ns>, "strings": [null, "..."],
  *    "syncKinds": {"3": "stream synchronize", ...},
+ *    "sites": ["train.py:27 (in `step`)", ...],  (traces with call sites)
  *    "rows": [{"n": "<row name>", "k": "<kind>", "d": [flat numbers]}]}
  *
  * Each row's events are sorted by start and flattened with a fixed stride
@@ -19,9 +20,15 @@
  *              explain start, explain end (ns from t0, -1 none), op kind;
  *              the gap row also has "t": one sentence per gap naming its
  *              segments (gap_segments_text, gap model v2)
- *   ops  (4):  dt, dur, name id, op kind (0 kernel, 1 memcpy, 2 memset)
+ *   ops  (4):  dt, dur, name id, op kind (enum gs_op_kind: 0 kernel, 1 memcpy,
+ *              2 memset, 3 graph run - a whole graph launch of a graph-level
+ *              trace, name id 0)
  *   api  (3):  dt, dur, name id
- *   sync (4):  dt, dur, API name id, sync kind
+ *   sync (4):  dt, dur, API name id, sync kind; when the trace has call
+ *              sites the sync row also has "s": each sync's call site, an
+ *              index into the block's "sites" (report_site_text of each
+ *              site some call refers to, once, by gs_input.sites index),
+ *              -1 unknown; for the tooltip
  *   nvtx (4):  dt, dur, text id, 0 range / 1 mark
  * Rows: per device an idle-gap row and one row per stream; per host thread
  * a CUDA API row, a sync row and an NVTX row when it has any.
@@ -296,12 +303,16 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 /* The verdict, as the text report opens with it (gs_verdict_compute; rules
  * and thresholds in docs/report.md "Verdict"): the utilisation and the
  * three largest idle causes, then each finding with its cost, where it
- * happened and the fix. Names from the trace (API, NVTX) are escaped. */
+ * happened (a sync rule's: its API's top call site) and the fix. Names
+ * from the trace (API, NVTX, call site) are escaped. */
 static void write_verdict(FILE *f, const struct html_run *r)
 {
 	const struct gs_input *in = r->in;
 	struct gs_verdict v;
-	size_t i;
+	struct gs_site_stat *sites = NULL;
+	const struct gs_site_stat *st;
+	size_t i, n_sites;
+	char site[512];
 	int j, n = 0;
 
 	gs_verdict_compute(r->res, &v);
@@ -328,6 +339,10 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		      f);
 		return;
 	}
+	/* out of memory: the findings without sites */
+	n_sites = gs_site_stats(r->res, &sites);
+	if (n_sites == (size_t)-1)
+		n_sites = 0;
 	fputs("<ol>\n", f);
 	for (i = 0; i < v.n_findings; i++) {
 		const struct gs_finding *fd = &v.findings[i];
@@ -342,6 +357,13 @@ static void write_verdict(FILE *f, const struct html_run *r)
 			fputs(", ", f);
 			html_escape(f, str(in, fd->api_name_id, "?"));
 			fprintf(f, " \xC3\x97%" PRIu64, fd->count);
+			/* the API's top call site, as the text verdict's " at" */
+			st = report_top_site(sites, n_sites, fd->api_name_id);
+			if (st) {
+				report_site_text(site, sizeof(site), in, st->site);
+				fputs(" at ", f);
+				html_escape(f, site);
+			}
 		} else if (fd->count) {
 			fprintf(f, ", %" PRIu64 " kernels", fd->count);
 		}
@@ -357,6 +379,7 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		fputs("</span></li>\n", f);
 	}
 	fputs("</ol>\n</div>\n", f);
+	free(sites);
 }
 
 /* "run.db", or "run.db · range" when the run is one NVTX range of it */
@@ -614,19 +637,38 @@ static void write_syncs(FILE *f, const struct html_run *r)
 	const struct gs_result *res = r->res;
 	size_t i;
 
+	struct gs_site_stat *sites = NULL;
+	size_t n_sites;
+	char site[512];
+
 	if (!res->n_syncs)
 		return;
+	/* out of memory: the table without sites */
+	n_sites = gs_site_stats(res, &sites);
+	if (n_sites == (size_t)-1)
+		n_sites = 0;
 	fputs("<h3>Synchronisations</h3>\n<table><tr><th class=\"name\">type</th>"
-	      "<th class=\"name\">API</th><th class=\"name\">why</th><th>count</th>"
+	      "<th class=\"name\">API</th><th class=\"name\">why</th>"
+	      "<th class=\"name\">call site</th><th>count</th>"
 	      "<th>host blocked</th><th>GPU idle caused</th><th>gaps</th></tr>\n",
 	      f);
 	for (i = 0; i < res->n_syncs; i++) {
 		const struct gs_sync_group *s = &res->syncs[i];
+		/* the API's top site, as the text report's "at" line */
+		const struct gs_site_stat *st = report_top_site(sites, n_sites, s->api_name_id);
 		fprintf(f, "<tr><td class=\"name\">%s %s</td><td class=\"name\">",
 			s->implicit ? "implicit" : "explicit", gs_sync_kind_name(s->kind));
 		html_escape(f, str(r->in, s->api_name_id, ""));
 		fputs("</td><td class=\"name\">", f);
 		html_escape(f, str(r->in, s->reason_id, ""));
+		fputs("</td><td class=\"name\">", f);
+		if (st) {
+			report_site_text(site, sizeof(site), r->in, st->site);
+			html_escape(f, site);
+			fprintf(f, " (%" PRIu64 " call%s, ", st->calls, st->calls == 1 ? "" : "s");
+			put_ns(f, st->sync_idle_ns);
+			fputs(" GPU idle)", f);
+		}
 		fprintf(f, "</td><td>%" PRIu64 "</td><td>", s->count);
 		put_ns(f, s->blocked_ns);
 		fputs("</td><td>", f);
@@ -634,6 +676,7 @@ static void write_syncs(FILE *f, const struct html_run *r)
 		fprintf(f, "</td><td>%" PRIu64 "</td></tr>\n", s->n_gaps);
 	}
 	fputs("</table>\n", f);
+	free(sites);
 }
 
 static void write_nvtx(FILE *f, const struct html_run *r, size_t top)
@@ -743,8 +786,43 @@ static void row_begin(FILE *f, int *first_row, const char *name, const char *kin
 	fprintf(f, ",\"k\":\"%s\",\"d\":[", kind);
 }
 
-/* Host rows (API, sync, NVTX) of every thread. kind 0 api, 1 sync, 2 nvtx. */
-static int write_host_rows(FILE *f, const struct html_run *r, int64_t t0, int *first_row)
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The sites some call refers to (gs_input.sites indexes), sorted, each
+ * once, into *out (malloc'd; NULL when none). The page lists only these:
+ * sites are indexed by stack id, which a damaged trace can spread out to
+ * 5e7. Returns their number, or (size_t)-1 when out of memory. */
+static size_t used_sites(const struct gs_input *in, uint32_t **out)
+{
+	uint32_t *v;
+	size_t i, k = 0, n = 0;
+
+	*out = NULL;
+	if (!in->n_site_refs)
+		return 0;
+	v = malloc(in->n_site_refs * sizeof(*v));
+	if (!v)
+		return (size_t)-1;
+	for (i = 0; i < in->n_site_refs; i++)
+		if (in->site_refs[i].site < in->n_sites)
+			v[n++] = in->site_refs[i].site;
+	qsort(v, n, sizeof(*v), cmp_u32);
+	for (i = 0; i < n; i++) /* unique, in place */
+		if (k == 0 || v[i] != v[k - 1])
+			v[k++] = v[i];
+	*out = v;
+	return k;
+}
+
+/* Host rows (API, sync, NVTX) of every thread. kind 0 api, 1 sync, 2 nvtx.
+ * used[0..n_used): the sites the block lists in "sites" (used_sites). */
+static int write_host_rows(FILE *f, const struct html_run *r, int64_t t0, int *first_row,
+			   const uint32_t *used, size_t n_used)
 {
 	const struct gs_input *in = r->in;
 	size_t n = in->n_apis + in->n_syncs + in->n_nvtx, i, k = 0;
@@ -788,6 +866,7 @@ static int write_host_rows(FILE *f, const struct html_run *r, int64_t t0, int *f
 			static const char *const rk[3] = {"api", "sync", "nvtx"};
 			int64_t prev = 0;
 			int first = 1;
+			size_t from;
 
 			if (!(pos[kind] < end[kind] && v[pos[kind]].tid == tid))
 				continue;
@@ -798,6 +877,7 @@ static int write_host_rows(FILE *f, const struct html_run *r, int64_t t0, int *f
 				snprintf(label, sizeof(label), "thread %" PRIu32 " \xC2\xB7 %s",
 					 tid, what[kind]);
 			row_begin(f, first_row, label, rk[kind]);
+			from = pos[kind];
 			for (; pos[kind] < end[kind] && v[pos[kind]].tid == tid; pos[kind]++) {
 				uint32_t x = v[pos[kind]].idx;
 				int64_t s, e;
@@ -820,7 +900,25 @@ static int write_host_rows(FILE *f, const struct html_run *r, int64_t t0, int *f
 				prev = s;
 				first = 0;
 			}
-			fputs("]}", f);
+			fputs("]", f);
+			/* sync rows of a trace with call sites: "s", the call
+			 * site of each sync in the order of d (an index into
+			 * "sites", -1 unknown), for the tooltip */
+			if (kind == 1 && n_used) {
+				size_t p;
+				fputs(",\"s\":[", f);
+				for (p = from; p < pos[kind]; p++) {
+					uint32_t site = gs_site_of(in, in->syncs[v[p].idx].corr);
+					const uint32_t *u = site == GS_NONE
+								? NULL
+								: bsearch(&site, used, n_used,
+									  sizeof(*used), cmp_u32);
+					fprintf(f, p > from ? ",%" PRId64 : "%" PRId64,
+						u ? (int64_t)(u - used) : (int64_t)-1);
+				}
+				fputs("]", f);
+			}
+			fputs("}", f);
 		}
 		free(tname);
 	}
@@ -973,8 +1071,9 @@ static int write_data(FILE *f, const struct html_run *r, int idx)
 	const struct gs_input *in = r->in;
 	int64_t t0 = html_origin(in), last = t0, v0, v1;
 	static const int sync_kinds[] = {0, 1, 2, 3, 4, 16, 17, 18, 19, 20, 21};
-	int first_row = 1;
-	size_t i;
+	int first_row = 1, rc;
+	uint32_t *used = NULL;
+	size_t i, n_used;
 
 	for (i = 0; i < in->n_ops; i++)
 		if (in->ops[i].end > last)
@@ -1010,24 +1109,60 @@ static int write_data(FILE *f, const struct html_run *r, int idx)
 	for (i = 0; i < sizeof(sync_kinds) / sizeof(sync_kinds[0]); i++)
 		fprintf(f, "%s\"%d\":\"%s\"", i ? "," : "", sync_kinds[i],
 			gs_sync_kind_name(sync_kinds[i]));
-	fputs("},\"rows\":[", f);
+	fputs("}", f);
+	/* the call sites' texts once each; a sync row's "s" indexes them */
+	n_used = used_sites(in, &used);
+	if (n_used == (size_t)-1)
+		return -1;
+	if (n_used) {
+		char site[512];
+		fputs(",\"sites\":[", f);
+		for (i = 0; i < n_used; i++) {
+			report_site_text(site, sizeof(site), in, used[i]);
+			if (i)
+				putc(',', f);
+			json_write_cstr(f, site, JSON_HTML_SAFE);
+		}
+		fputs("]", f);
+	}
+	fputs(",\"rows\":[", f);
 	for (i = 0; i < r->res->n_devices; i++)
-		if (write_device_rows(f, r, &r->res->devices[i], t0, &first_row))
+		if (write_device_rows(f, r, &r->res->devices[i], t0, &first_row)) {
+			free(used);
 			return -1;
-	if (write_host_rows(f, r, t0, &first_row))
+		}
+	rc = write_host_rows(f, r, t0, &first_row, used, n_used);
+	free(used);
+	if (rc)
 		return -1;
 	fputs("]}\n</script>\n", f);
 	return 0;
 }
 
-static void write_timeline(FILE *f, int idx, const char *range)
+/* 1 when the run holds graph runs (schema v2 graph-level recording). */
+static int has_graph_runs(const struct gs_input *in)
+{
+	for (size_t i = 0; i < in->n_ops; i++)
+		if (in->ops[i].kind == GS_OP_GRAPH_RUN)
+			return 1;
+	return 0;
+}
+
+static void write_timeline(FILE *f, int idx, const char *range, int graph_runs)
 {
 	int c;
 
 	fputs("<div class=\"legend\"><span><span class=\"sw\" style=\"background:#4c78a8\">"
 	      "</span>kernel</span><span><span class=\"sw\" style=\"background:#f58518\"></span>"
 	      "memcpy</span><span><span class=\"sw\" style=\"background:#54a24b\"></span>"
-	      "memset</span><span><span class=\"sw\" style=\"background:#9aa5b8\"></span>"
+	      "memset</span>",
+	      f);
+	/* page.js's OP_COLORS[3]; only where the trace has graph runs */
+	if (graph_runs)
+		fputs("<span><span class=\"sw\" style=\"background:#a0c4e8\"></span>"
+		      "graph run</span>",
+		      f);
+	fputs("<span><span class=\"sw\" style=\"background:#9aa5b8\"></span>"
 	      "CUDA API</span><span><span class=\"sw\" style=\"background:#9467bd\"></span>"
 	      "sync</span><span><span class=\"sw\" style=\"background:#17becf\"></span>NVTX</span>",
 	      f);
@@ -1234,7 +1369,7 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
 			put_run_label(f, &runs[i]);
 		}
 		fputs("</h2>\n", f);
-		write_timeline(f, (int)i, runs[i].range);
+		write_timeline(f, (int)i, runs[i].range, has_graph_runs(runs[i].in));
 	}
 
 	fputs(nruns == 2 ? "<div class=\"runs\">\n" : "", f);

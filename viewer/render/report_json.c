@@ -8,8 +8,11 @@
  * model v2 renamed the causes); otherwise change them only by adding keys. All durations are integer nanoseconds (keys end
  * in _ns), shares are fractions 0..1. Strings from the trace are passed
  * through jansson, which escapes them; bytes that are not valid UTF-8 are
- * replaced by U+FFFD first because jansson refuses such strings.
+ * replaced by U+FFFD first because jansson refuses such strings. Call
+ * sites (the sync groups', the findings', --by-site's "by_site") come
+ * from gs_site_stats() and carry the text report's wording in "text".
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +91,53 @@ static json_t *jint(int64_t v)
 	return json_integer((json_int_t)v);
 }
 
+/* A call site (gs_input.sites[site]) as an object: a Python frame has
+ * file, line and function (module and offset null), a native one module,
+ * offset and function (the symbol as recorded; file and line null); "text"
+ * is what the text report prints (report_site_text). null when there is
+ * none. */
+static json_t *jsite(const struct report_ctx *r, uint32_t site)
+{
+	const struct gs_site *s;
+	json_t *o;
+	char text[512];
+
+	if (site == GS_NONE || site >= r->in->n_sites)
+		return json_null();
+	s = &r->in->sites[site];
+	o = json_object();
+	if (s->line >= 0) {
+		json_object_set_new(o, "file", jstrid(r, s->file_id));
+		json_object_set_new(o, "line", jint(s->line));
+	} else {
+		json_object_set_new(o, "file", json_null());
+		json_object_set_new(o, "line", json_null());
+	}
+	json_object_set_new(o, "function", jstrid(r, s->func_id));
+	if (s->line >= 0) {
+		json_object_set_new(o, "module", json_null());
+		json_object_set_new(o, "offset", json_null());
+	} else {
+		json_object_set_new(o, "module", jstrid(r, s->file_id));
+		/* an offset past 2^63 - 1 only comes from a damaged trace:
+		 * JSON integers are signed 64-bit in jansson */
+		json_object_set_new(
+		    o, "offset", s->offset <= INT64_MAX ? jint((int64_t)s->offset) : json_null());
+	}
+	report_site_text(text, sizeof(text), r->in, site);
+	json_object_set_new(o, "text", jstr(text));
+	return o;
+}
+
+/* The site object of the top site of api_name_id among stats, or null. */
+static json_t *jtop_site(const struct report_ctx *r, const struct gs_site_stat *stats, size_t n,
+			 uint32_t api_name_id)
+{
+	const struct gs_site_stat *t = report_top_site(stats, n, api_name_id);
+
+	return t ? jsite(r, t->site) : json_null();
+}
+
 static json_t *timeline(const struct gs_timeline *tl)
 {
 	json_t *o = json_object(), *by = json_object(), *cnt = json_object();
@@ -144,9 +194,13 @@ static int j_begin(struct report_ctx *r)
 		/* the verdict: rules and thresholds in docs/report.md */
 		struct gs_verdict v;
 		json_t *vo = json_object(), *causes = json_array(), *finds = json_array();
-		size_t i;
+		struct gs_site_stat *sites = NULL;
+		size_t i, n_sites;
 		int j;
 		gs_verdict_compute(r->res, &v);
+		n_sites = gs_site_stats(r->res, &sites);
+		if (n_sites == (size_t)-1)
+			n_sites = 0; /* out of memory: no sites, as the text report */
 		json_object_set_new(vo, "window_ns", jint(v.window));
 		json_object_set_new(vo, "busy_ns", jint(v.busy));
 		json_object_set_new(vo, "utilisation", json_real(v.utilisation));
@@ -173,11 +227,16 @@ static int j_begin(struct report_ctx *r)
 			json_object_set_new(fo, "api", f->api_name_id ? jstrid(r, f->api_name_id)
 								      : json_null());
 			json_object_set_new(fo, "count", jint((int64_t)f->count));
+			json_object_set_new(fo, "site",
+					    f->api_name_id
+						? jtop_site(r, sites, n_sites, f->api_name_id)
+						: json_null());
 			json_object_set_new(fo, "tid", f->tid ? jint(f->tid) : json_null());
 			json_object_set_new(fo, "nvtx", f->nvtx_id ? jstrid(r, f->nvtx_id) : json_null());
 			json_object_set_new(fo, "fix", json_string(gs_rule_fix(f->rule)));
 			json_array_append_new(finds, fo);
 		}
+		free(sites);
 		json_object_set_new(vo, "idle_by_cause", causes);
 		json_object_set_new(vo, "findings", finds);
 		json_object_set_new(s->root, "verdict", vo);
@@ -374,12 +433,44 @@ static int j_launches(struct report_ctx *r)
 	return json_object_set_new(s->root, "launch_apis", a) ? -1 : 0;
 }
 
+/* --by-site: GPU idle by call site, top sites first, --top N of them */
+static json_t *by_site(const struct report_ctx *r, const struct gs_site_stat *st, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n && i < (size_t)r->opt->top_n; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "idle_ns", jint(gs_sat_add(st[i].sync_idle_ns,
+								  st[i].late_idle_ns)));
+		json_object_set_new(o, "sync_idle_ns", jint(st[i].sync_idle_ns));
+		json_object_set_new(o, "late_idle_ns", jint(st[i].late_idle_ns));
+		json_object_set_new(o, "host_blocked_ns", jint(st[i].blocked_ns));
+		json_object_set_new(o, "calls", jint((int64_t)st[i].calls));
+		json_object_set_new(o, "gaps", jint((int64_t)st[i].n_gaps));
+		json_object_set_new(o, "site", jsite(r, st[i].site));
+		json_object_set_new(o, "api", jstrid(r, st[i].api_name_id));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static int j_syncs(struct report_ctx *r)
 {
 	struct jstate *s = r->priv;
 	json_t *o = json_object(), *ex = json_array(), *im = json_array();
-	size_t i;
+	struct gs_site_stat *sites = NULL;
+	size_t i, n_sites;
 
+	n_sites = gs_site_stats(r->res, &sites);
+	if (n_sites == (size_t)-1) {
+		json_decref(o);
+		json_decref(ex);
+		json_decref(im);
+		return -1;
+	}
+	if (r->by_site)
+		json_object_set_new(s->root, "by_site", by_site(r, sites, n_sites));
 	for (i = 0; i < r->res->n_syncs; i++) {
 		const struct gs_sync_group *g = &r->res->syncs[i];
 		json_t *go = json_object();
@@ -391,8 +482,20 @@ static int j_syncs(struct report_ctx *r)
 		json_object_set_new(go, "blocked_ns", jint(g->blocked_ns));
 		json_object_set_new(go, "gpu_idle_ns", jint(g->gpu_idle_ns));
 		json_object_set_new(go, "gaps", jint((int64_t)g->n_gaps));
+		{
+			/* the top site of the group's API, as the text report's
+			 * "at <site>: N calls, X GPU idle" line */
+			const struct gs_site_stat *t =
+			    report_top_site(sites, n_sites, g->api_name_id);
+			json_object_set_new(go, "site", t ? jsite(r, t->site) : json_null());
+			json_object_set_new(go, "site_calls",
+					    t ? jint((int64_t)t->calls) : json_null());
+			json_object_set_new(go, "site_gpu_idle_ns",
+					    t ? jint(t->sync_idle_ns) : json_null());
+		}
 		json_array_append_new(g->implicit ? im : ex, go);
 	}
+	free(sites);
 	json_object_set_new(o, "explicit", ex);
 	json_object_set_new(o, "implicit", im);
 	{

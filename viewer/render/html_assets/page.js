@@ -127,11 +127,18 @@
 			return str(run, d[b + 2]) + '\n' + when;
 		case 'sync':
 			return (run.data.syncKinds[d[b + 3]] || 'sync') + ' \u00b7 ' +
-				str(run, d[b + 2]) + '\n' + (row.t && row.t[i] ? 'at ' + row.t[i] + '\n' : '') +
-				when;
+				str(run, d[b + 2]) + '\n' + callSite(run, row, i) + when;
 		default:
 			return (d[b + 3] ? 'NVTX mark: ' : 'NVTX range: ') + str(run, d[b + 2]) + '\n' + when;
 		}
+	}
+
+	/* a sync's call site line, "" when none was recorded (render_html.c:
+	 * the row's "s" indexes the block's "sites") */
+	function callSite(run, row, i) {
+		var k = row.s ? row.s[i] : -1;
+		var t = k >= 0 && run.data.sites ? run.data.sites[k] : '';
+		return t ? 'at ' + t + '\n' : '';
 	}
 
 	function opName(run, nameId, kind) {
