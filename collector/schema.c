@@ -184,6 +184,56 @@ const char gs_schema_index_sql[] =
 	"CREATE INDEX IF NOT EXISTS graph_nodes_graph ON graph_nodes(graph_id);\n"
 	"CREATE INDEX IF NOT EXISTS graph_edges_graph ON graph_edges(graph_id);\n";
 
+/* API calls that synchronise the device whatever their arguments: the
+ * collector marks them as implicit syncs (syncs.kind, reason) and
+ * `gapscope import` does the same for other tools' traces. */
+static const struct gs_implicit_api implicit_apis[] = {
+    {"cudaMalloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaMalloc in steady state (after the first kernel launch)"},
+    {"cudaMallocPitch", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaMallocPitch in steady state (after the first kernel launch)"},
+    {"cudaMallocHost", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaMallocHost (pinned allocation) in steady state synchronizes the device"},
+    {"cudaHostAlloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cudaHostAlloc (pinned allocation) in steady state synchronizes the device"},
+    {"cudaFree", GS_SYNC_IMPLICIT_ALLOC, "cudaFree synchronizes the device"},
+    {"cudaFreeHost", GS_SYNC_IMPLICIT_ALLOC, "cudaFreeHost synchronizes the device"},
+    {"cuMemAlloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cuMemAlloc in steady state (after the first kernel launch)"},
+    {"cuMemAllocPitch", GS_SYNC_IMPLICIT_ALLOC,
+     "cuMemAllocPitch in steady state (after the first kernel launch)"},
+    {"cuMemAllocHost", GS_SYNC_IMPLICIT_ALLOC,
+     "cuMemAllocHost (pinned allocation) in steady state synchronizes the device"},
+    {"cuMemHostAlloc", GS_SYNC_IMPLICIT_ALLOC,
+     "cuMemHostAlloc (pinned allocation) in steady state synchronizes the device"},
+    {"cuMemFree", GS_SYNC_IMPLICIT_ALLOC, "cuMemFree synchronizes the device"},
+    {"cuMemFreeHost", GS_SYNC_IMPLICIT_ALLOC, "cuMemFreeHost synchronizes the device"},
+    {"cudaDeviceSetLimit", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaDeviceSetLimit is device-wide: it waits for all work on the device"},
+    {"cudaDeviceSetCacheConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaDeviceSetCacheConfig is device-wide: it waits for all work on the device"},
+    {"cudaDeviceSetSharedMemConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaDeviceSetSharedMemConfig is device-wide: it waits for all work on the device"},
+    {"cudaHostRegister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaHostRegister is device-wide: it waits for all work on the device"},
+    {"cudaHostUnregister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cudaHostUnregister is device-wide: it waits for all work on the device"},
+    {"cuCtxSetLimit", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cuCtxSetLimit is device-wide: it waits for all work on the device"},
+    {"cuCtxSetCacheConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cuCtxSetCacheConfig is device-wide: it waits for all work on the device"},
+    {"cuMemHostRegister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cuMemHostRegister is device-wide: it waits for all work on the device"},
+    {"cuMemHostUnregister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
+     "cuMemHostUnregister is device-wide: it waits for all work on the device"},
+};
+
+const struct gs_implicit_api *gs_implicit_apis(size_t *n)
+{
+	*n = sizeof(implicit_apis) / sizeof(implicit_apis[0]);
+	return implicit_apis;
+}
+
 int gs_schema_table_optional(const char *name)
 {
 	static const char *const optional[] = {

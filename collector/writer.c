@@ -1757,54 +1757,11 @@ int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t st
 
 /* ---------------------------------------------------------------- implicit syncs */
 
-static const struct {
-	const char *name; /* API name without version suffix */
-	int kind;
-	const char *reason;
-} implicit_apis[] = {
-    {"cudaMalloc", GS_SYNC_IMPLICIT_ALLOC,
-     "cudaMalloc in steady state (after the first kernel launch)"},
-    {"cudaMallocPitch", GS_SYNC_IMPLICIT_ALLOC,
-     "cudaMallocPitch in steady state (after the first kernel launch)"},
-    {"cudaMallocHost", GS_SYNC_IMPLICIT_ALLOC,
-     "cudaMallocHost (pinned allocation) in steady state synchronizes the device"},
-    {"cudaHostAlloc", GS_SYNC_IMPLICIT_ALLOC,
-     "cudaHostAlloc (pinned allocation) in steady state synchronizes the device"},
-    {"cudaFree", GS_SYNC_IMPLICIT_ALLOC, "cudaFree synchronizes the device"},
-    {"cudaFreeHost", GS_SYNC_IMPLICIT_ALLOC, "cudaFreeHost synchronizes the device"},
-    {"cuMemAlloc", GS_SYNC_IMPLICIT_ALLOC,
-     "cuMemAlloc in steady state (after the first kernel launch)"},
-    {"cuMemAllocPitch", GS_SYNC_IMPLICIT_ALLOC,
-     "cuMemAllocPitch in steady state (after the first kernel launch)"},
-    {"cuMemAllocHost", GS_SYNC_IMPLICIT_ALLOC,
-     "cuMemAllocHost (pinned allocation) in steady state synchronizes the device"},
-    {"cuMemHostAlloc", GS_SYNC_IMPLICIT_ALLOC,
-     "cuMemHostAlloc (pinned allocation) in steady state synchronizes the device"},
-    {"cuMemFree", GS_SYNC_IMPLICIT_ALLOC, "cuMemFree synchronizes the device"},
-    {"cuMemFreeHost", GS_SYNC_IMPLICIT_ALLOC, "cuMemFreeHost synchronizes the device"},
-    {"cudaDeviceSetLimit", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cudaDeviceSetLimit is device-wide: it waits for all work on the device"},
-    {"cudaDeviceSetCacheConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cudaDeviceSetCacheConfig is device-wide: it waits for all work on the device"},
-    {"cudaDeviceSetSharedMemConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cudaDeviceSetSharedMemConfig is device-wide: it waits for all work on the device"},
-    {"cudaHostRegister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cudaHostRegister is device-wide: it waits for all work on the device"},
-    {"cudaHostUnregister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cudaHostUnregister is device-wide: it waits for all work on the device"},
-    {"cuCtxSetLimit", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cuCtxSetLimit is device-wide: it waits for all work on the device"},
-    {"cuCtxSetCacheConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cuCtxSetCacheConfig is device-wide: it waits for all work on the device"},
-    {"cuMemHostRegister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cuMemHostRegister is device-wide: it waits for all work on the device"},
-    {"cuMemHostUnregister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cuMemHostUnregister is device-wide: it waits for all work on the device"},
-};
-
+/* The list is the trace format's (gs_implicit_apis, schema.c). */
 int gs_implicit_api_class(const char *api_name, const char **reason)
 {
-	size_t n, i;
+	size_t n_implicit, n, i;
+	const struct gs_implicit_api *implicit_apis = gs_implicit_apis(&n_implicit);
 	const char *v;
 
 	if (!api_name)
@@ -1822,7 +1779,7 @@ int gs_implicit_api_class(const char *api_name, const char **reason)
 				n = (size_t)(v - api_name);
 		}
 	}
-	for (i = 0; i < sizeof(implicit_apis) / sizeof(implicit_apis[0]); i++) {
+	for (i = 0; i < n_implicit; i++) {
 		if (strlen(implicit_apis[i].name) == n &&
 		    strncmp(implicit_apis[i].name, api_name, n) == 0) {
 			if (reason)

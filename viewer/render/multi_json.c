@@ -11,46 +11,9 @@
 
 #include <jansson.h>
 
+#include "json_str.h"
 #include "multi_render.h"
 
-/* A JSON string from trace bytes: valid UTF-8 kept, anything else U+FFFD
- * (as report_json.c does). */
-static json_t *jstr(const char *s)
-{
-	size_t n, i, o = 0;
-	char *buf;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	if ((j = json_string(s)))
-		return j;
-	n = strlen(s);
-	if (!(buf = malloc(3 * n + 1)))
-		return NULL;
-	for (i = 0; i < n;) {
-		unsigned char c = (unsigned char)s[i];
-		size_t len = c < 0x80	      ? 1
-			     : (c >> 5) == 6  ? 2
-			     : (c >> 4) == 14 ? 3
-			     : (c >> 3) == 30 ? 4
-					      : 0;
-		json_t *t = len && i + len <= n ? json_stringn(s + i, len) : NULL;
-		if (t) {
-			json_decref(t);
-			memcpy(buf + o, s + i, len);
-			o += len;
-			i += len;
-		} else {
-			memcpy(buf + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	j = json_stringn(buf, o);
-	free(buf);
-	return j;
-}
 
 static const char *clock_key(int clock)
 {
@@ -64,10 +27,10 @@ static json_t *process(const struct gs_multi_trace *t, const struct gs_multi_ran
 	json_t *o = json_object(), *c = json_object();
 	int k;
 
-	json_object_set_new(o, "trace", jstr(t->path));
+	json_object_set_new(o, "trace", render_json_str(t->path));
 	json_object_set_new(o, "rank", t->has_rank ? json_integer(t->rank) : json_null());
 	json_object_set_new(o, "pid", t->pid >= 0 ? json_integer(t->pid) : json_null());
-	json_object_set_new(o, "hostname", jstr(t->hostname));
+	json_object_set_new(o, "hostname", render_json_str(t->hostname));
 	json_object_set_new(o, "clock_offset_ns", json_integer(t->offset));
 	json_object_set_new(o, "window_ns", json_integer(t->window));
 	json_object_set_new(o, "busy_ns", json_integer(t->busy));
@@ -113,10 +76,10 @@ int multi_render_json(FILE *f, const struct multi_report *r)
 		json_array_append_new(procs,
 				      process(&r->t[i], m && m->n_steps ? &m->ranks[i] : NULL));
 	json_object_set_new(root, "processes", procs);
-	json_object_set_new(st, "step_range", jstr(r->step_name));
+	json_object_set_new(st, "step_range", render_json_str(r->step_name));
 	json_object_set_new(st, "step_range_given", json_boolean(r->step_given));
 	json_object_set_new(st, "communication",
-			    r->comm_range ? jstr(r->comm_range) : json_string("nccl_kernels"));
+			    r->comm_range ? render_json_str(r->comm_range) : json_string("nccl_kernels"));
 	json_object_set_new(st, "comm_source", json_string(r->comm_range ? "nvtx" : "nccl"));
 	json_object_set_new(st, "steps", json_integer(m ? (json_int_t)m->n_steps : 0));
 	if (m && m->straggler != GS_NONE) {

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "names.h"
+#include "json_str.h"
 #include "report.h"
 
 struct jstate {
@@ -26,8 +27,9 @@ struct jstate {
 	json_t *devices;
 };
 
-/* A JSON string from trace bytes: valid UTF-8 kept, anything else U+FFFD. */
-static json_t *jstr(const char *s)
+/* A JSON string from trace bytes: valid UTF-8 kept, anything else U+FFFD
+ * (json_str.h; the multi-trace JSON uses it too). */
+json_t *render_json_str(const char *s)
 {
 	size_t n, i, o = 0;
 	char *buf;
@@ -73,14 +75,14 @@ static json_t *jstr(const char *s)
 static json_t *jstrid(const struct report_ctx *r, uint32_t id)
 {
 	const char *s = gs_str(&r->in->strings, id, NULL);
-	return s ? jstr(s) : json_null();
+	return s ? render_json_str(s) : json_null();
 }
 
 /* the demangled form of a kernel name, or null when it is not mangled */
 static json_t *jdemangled(const struct report_ctx *r, uint32_t id)
 {
 	char *d = gs_demangle(gs_str(&r->in->strings, id, NULL));
-	json_t *j = d ? jstr(d) : json_null();
+	json_t *j = d ? render_json_str(d) : json_null();
 
 	free(d);
 	return j;
@@ -125,7 +127,7 @@ static json_t *jsite(const struct report_ctx *r, uint32_t site)
 		    o, "offset", s->offset <= INT64_MAX ? jint((int64_t)s->offset) : json_null());
 	}
 	report_site_text(text, sizeof(text), r->in, site);
-	json_object_set_new(o, "text", jstr(text));
+	json_object_set_new(o, "text", render_json_str(text));
 	return o;
 }
 
@@ -241,10 +243,10 @@ static int j_begin(struct report_ctx *r)
 		json_object_set_new(vo, "findings", finds);
 		json_object_set_new(s->root, "verdict", vo);
 	}
-	json_object_set_new(s->root, "trace", jstr(r->path));
+	json_object_set_new(s->root, "trace", render_json_str(r->path));
 	if (res->range_applied) {
 		sel = json_object();
-		json_object_set_new(sel, "range", jstr(r->opt->range_name));
+		json_object_set_new(sel, "range", render_json_str(r->opt->range_name));
 		json_object_set_new(sel, "matches", jint((int64_t)res->range_matches));
 		json_object_set_new(sel, "total_ns", jint(res->range_total));
 	} else {
@@ -363,7 +365,7 @@ static json_t *segments(const struct report_ctx *r, const struct gs_gap *g)
 			 v[i].ref_idx < in->n_apis)
 			ref = gs_str(&in->strings, in->apis[v[i].ref_idx].name_id, NULL);
 		if (ref)
-			json_object_set_new(o, "api", jstr(ref));
+			json_object_set_new(o, "api", render_json_str(ref));
 		json_array_append_new(a, o);
 	}
 	free(v);
@@ -595,7 +597,7 @@ static int j_advice(struct report_ctx *r)
 		json_object_set_new(ao, "saving_ns", jint(a->saving));
 		json_object_set_new(ao, "saving_share", json_real(a->saving_share));
 		json_object_set_new(ao, "advise", json_boolean(a->advise));
-		json_object_set_new(ao, "sentence", sentence ? jstr(sentence) : json_null());
+		json_object_set_new(ao, "sentence", sentence ? render_json_str(sentence) : json_null());
 		free(sentence);
 		json_array_append_new(seqs, ao);
 	}

@@ -1485,36 +1485,6 @@ static int make_tmp(const char *path, char **target, char **tmp, char *err, size
 
 /* ------------------------------------------------------------ finalize */
 
-/* API calls that synchronise the device whatever their arguments: the
- * collector's table (collector/writer.c, implicit_apis), repeated here
- * because the collector's writer is built only where CUDA is. */
-static const struct {
-	const char *name;
-	int kind;
-	const char *reason;
-} implicit_apis[] = {
-    {"cudaMalloc", GS_SYNC_IMPLICIT_ALLOC,
-     "cudaMalloc in steady state (after the first kernel launch)"},
-    {"cudaMallocPitch", GS_SYNC_IMPLICIT_ALLOC,
-     "cudaMallocPitch in steady state (after the first kernel launch)"},
-    {"cudaMallocHost", GS_SYNC_IMPLICIT_ALLOC,
-     "cudaMallocHost (pinned allocation) in steady state synchronizes the device"},
-    {"cudaHostAlloc", GS_SYNC_IMPLICIT_ALLOC,
-     "cudaHostAlloc (pinned allocation) in steady state synchronizes the device"},
-    {"cudaFree", GS_SYNC_IMPLICIT_ALLOC, "cudaFree synchronizes the device"},
-    {"cudaFreeHost", GS_SYNC_IMPLICIT_ALLOC, "cudaFreeHost synchronizes the device"},
-    {"cuMemAlloc", GS_SYNC_IMPLICIT_ALLOC,
-     "cuMemAlloc in steady state (after the first kernel launch)"},
-    {"cuMemFree", GS_SYNC_IMPLICIT_ALLOC, "cuMemFree synchronizes the device"},
-    {"cudaDeviceSetLimit", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cudaDeviceSetLimit is device-wide: it waits for all work on the device"},
-    {"cudaDeviceSetCacheConfig", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cudaDeviceSetCacheConfig is device-wide: it waits for all work on the device"},
-    {"cudaHostRegister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cudaHostRegister is device-wide: it waits for all work on the device"},
-    {"cudaHostUnregister", GS_SYNC_IMPLICIT_DEVICE_WIDE,
-     "cudaHostUnregister is device-wide: it waits for all work on the device"},
-};
 
 /* the reasons the collector stores (collector/internal.h, GS_REASON_*) */
 #define R_SYNC_MEMCPY "cudaMemcpy is synchronous: host waits for the device"
@@ -1538,7 +1508,8 @@ static int derive(struct importer *im)
 {
 	char sql[4096];
 	int64_t r_memcpy, r_pageable, r_memset;
-	size_t i;
+	size_t i, n_implicit;
+	const struct gs_implicit_api *implicit_apis;
 	static const char one_api[] =
 	    "(SELECT b.id FROM api_calls b WHERE "
 	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
@@ -1605,7 +1576,8 @@ static int derive(struct importer *im)
 		 " reason_id INTEGER);",
 		 "deriving implicit syncs") < 0)
 		return -1;
-	for (i = 0; i < sizeof(implicit_apis) / sizeof(implicit_apis[0]); i++) {
+	implicit_apis = gs_implicit_apis(&n_implicit); /* the collector's list */
+	for (i = 0; i < n_implicit; i++) {
 		int64_t rid = intern(im, implicit_apis[i].reason, strlen(implicit_apis[i].reason));
 		if (!rid)
 			return -1;

@@ -120,6 +120,16 @@ int gs_schema_create(sqlite3 *db);
  * v2 (absent from v1 traces). Readers treat such a missing table as empty. */
 int gs_schema_table_optional(const char *name);
 
+/* An API call that synchronises the device whatever its arguments (name
+ * without CUPTI's version suffix, syncs.kind, the reason stored). */
+struct gs_implicit_api {
+	const char *name;
+	int kind;
+	const char *reason;
+};
+/* The list (schema.c), *n entries. */
+const struct gs_implicit_api *gs_implicit_apis(size_t *n);
+
 /* Build the indexes (idempotent). Returns 0 or a negative SQLite error code. */
 int gs_schema_create_indexes(sqlite3 *db);
 
