@@ -22,6 +22,12 @@ begins at T = 10000 + 100000 i):
   rank 0: window [11000, 460000] = 449000; busy 49000 + 4 x 48000 = 241000
   rank 2: window [13000, 460000] = 447000; busy 5 x 47000 = 235000
   step medians: 50000, 51000, 60000
+  gaps (gaps.csv; no API calls recorded, so every gap is one segment of
+  cause "other" with no thread or API): rank 0: between steps
+  [T+50000, T+100000+1000] (51000) x 4, inside steps 1-4 gemm end to nccl
+  start [T+19000, T+20000] (1000) x 4 -> 208000 = its idle; rank 1:
+  [T+19000, T+21000] x 5 + [T+51000, T+101000] x 4 = 210000; rank 2:
+  [T+50000, T+103000] x 4 = 212000
 Without the clock offsets (D = 1, 5, 9 ms) rank 2 would end last in every
 step by about 8 ms, so the figures above also check the alignment.
 """
@@ -168,6 +174,50 @@ def main():
                            [tuple(r.values()) for r in st])
             q = db.execute(open(sql).read()).fetchall()
             expect(q == [(2, 4, 11.0), (1, 1, 8.0)], str(q))
+        # gaps.csv: one row per gap segment, on the common clock
+        with open(os.path.join(out, "gaps.csv"), newline="") as f:
+            gr = list(csv.reader(f))
+        expect(gr[0] == ["rank", "trace", "device", "gap_start_ns", "gap_end_ns",
+                         "segment_start_ns", "segment_end_ns", "cause", "thread", "api"],
+               str(gr[0]))
+        gr = gr[1:]
+        expect([r[0] for r in gr] == ["0"] * 8 + ["1"] * 9 + ["2"] * 4, "gap rows by rank")
+        want0 = []
+        for i in range(4):
+            t = 10000 + 100000 * i
+            want0.append([t + 50000, t + 101000])
+            want0.append([t + 100000 + 19000, t + 100000 + 20000])
+        for r, (a, b) in zip(gr[:8], want0):
+            expect(r == ["0", dbs[0], "0", str(a), str(b), str(a), str(b), "other", "", ""],
+                   f"rank 0 gap {r}, expected [{a}, {b}]")
+        expect(gr[8][1:7] == [dbs[1], "0", "29000", "31000", "29000", "31000"], str(gr[8]))
+        expect(gr[-1][3:7] == ["360000", "413000", "360000", "413000"], str(gr[-1]))
+        # docs/many-traces.md's "idle by cause per rank" query: per rank the
+        # segments add up to the idle of processes.csv
+        gcreate = ("CREATE TABLE gaps(rank INTEGER, trace TEXT, device INTEGER, "
+                   "gap_start_ns INTEGER, gap_end_ns INTEGER, segment_start_ns INTEGER, "
+                   "segment_end_ns INTEGER, cause TEXT, thread INTEGER, api TEXT)")
+        gq = ("SELECT rank, cause, sum(segment_end_ns - segment_start_ns) AS idle_ns "
+              "FROM gaps GROUP BY rank, cause ORDER BY rank, cause;")
+        if shutil.which("sqlite3"):
+            q = run(["sqlite3", ":memory:", gcreate,
+                     ".import --csv --skip 1 " + os.path.join(out, "gaps.csv") + " gaps",
+                     gq]).stdout.split()
+            q = [tuple(x.split("|")) for x in q]
+            q = [(int(a), b, int(c)) for a, b, c in q]
+        else:
+            import sqlite3
+            db = sqlite3.connect(":memory:")
+            db.execute(gcreate)
+            db.executemany("INSERT INTO gaps VALUES(?,?,?,?,?,?,?,?,?,?)", gr)
+            q = db.execute(gq).fetchall()
+        expect(q == [(0, "other", 208000), (1, "other", 210000), (2, "other", 212000)], str(q))
+        causes = ["sync_wait", "cuda_api", "host_code", "launch_latency", "graph_internal",
+                  "dependency", "other"]
+        for r in rows:
+            idle = {c: int(r["idle_" + c + "_ns"]) for c in causes}
+            got = {c: v for (rk, c, v) in q if rk == int(r["rank"])}
+            expect(got == {c: v for c, v in idle.items() if v}, f"rank {r['rank']}: {got} {idle}")
     else:
         sys.exit("unknown check " + check)
 

@@ -13,8 +13,14 @@
  * their sum. Then the clocks are aligned (meta monotonic_offset_ns on one
  * host, realtime_offset_ns across hosts), the step ranges of every rank
  * compared (viewer/analysis/multi.c) and the result printed
- * (viewer/render/multi_text.c, multi_json.c). Bad input in any trace: one
- * line naming it, exit 2, nothing printed on standard output.
+ * (viewer/render/multi_text.c, multi_json.c, multi_csv.c). Bad input in
+ * any trace: one line naming it, exit 2, nothing printed on standard output.
+ *
+ * With --csv the output folder is opened first: each worker spools the gap
+ * segments of the traces it analyses into one unlinked file in the
+ * folder's temporary subfolder (multi_gaps_spool), so gaps.csv is written
+ * afterwards in rank order on the common clock without holding any
+ * trace's gaps in memory once that trace is freed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -29,13 +35,15 @@
 #include "cli.h"
 #include "multi.h"
 #include "multi_render.h"
+#include "out_file.h"
 #include "report_multi.h"
 #include "trace_load.h"
 
 struct job {
 	const char *path;
 	struct gs_multi_trace t;
-	int rc; /* GS_EXIT_* */
+	struct multi_gap_spool gaps; /* its gap segments (--csv), f NULL: none */
+	int rc;			     /* GS_EXIT_* */
 	char err[512];
 };
 
@@ -46,6 +54,9 @@ struct pool {
 	pthread_mutex_t mu;
 	const char *comm_range;
 	const struct gs_options *opt;
+	const char *spool_dir; /* --csv: where workers make their gap spools, else NULL */
+	FILE *spools[8];       /* one per worker (closed by report_multi) */
+	size_t n_spools;       /* under mu */
 };
 
 /* meta value as an integer; 1 when present and a whole number */
@@ -71,7 +82,7 @@ static int meta_int(struct trace *tr, const char *key, int64_t *v)
 static const char *const rank_keys[] = {"env.RANK", "env.OMPI_COMM_WORLD_RANK", "env.PMI_RANK",
 					"env.SLURM_PROCID", "env.LOCAL_RANK"};
 
-static void load_one(struct job *j, const struct pool *p)
+static void load_one(struct job *j, const struct pool *p, FILE *spool)
 {
 	struct trace tr;
 	struct gs_input in;
@@ -103,6 +114,13 @@ static void load_one(struct job *j, const struct pool *p)
 		goto out;
 	}
 	rc = gs_multi_extract(&in, &res, p->comm_range, &j->t);
+	if (rc >= 0 && spool && (rc = multi_gaps_spool(spool, &in, &res, &j->gaps)) < 0) {
+		snprintf(j->err, sizeof(j->err), "cannot write the gap segments to %s: %s",
+			 p->spool_dir, strerror(-rc));
+		gs_result_free(&res);
+		j->rc = GS_EXIT_BAD_INPUT;
+		goto out;
+	}
 	gs_result_free(&res);
 	if (rc < 0) {
 		snprintf(j->err, sizeof(j->err), "out of memory");
@@ -125,15 +143,33 @@ out:
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
+	FILE *spool = NULL;
+	int spool_err = 0;
 
 	for (;;) {
 		size_t i;
 		pthread_mutex_lock(&p->mu);
 		i = p->next++;
+		if (i < p->n && p->spool_dir && !spool && !spool_err) {
+			/* at most one spool per worker: a few files whatever
+			 * the number of traces */
+			spool = multi_gaps_spool_open(p->spool_dir);
+			if (spool)
+				p->spools[p->n_spools++] = spool;
+			else
+				spool_err = errno ? errno : EIO;
+		}
 		pthread_mutex_unlock(&p->mu);
 		if (i >= p->n)
 			return NULL;
-		load_one(&p->jobs[i], p);
+		if (spool_err) {
+			snprintf(p->jobs[i].err, sizeof(p->jobs[i].err),
+				 "cannot make a temporary file in %s: %s", p->spool_dir,
+				 strerror(spool_err));
+			p->jobs[i].rc = GS_EXIT_BAD_INPUT;
+			continue;
+		}
+		load_one(&p->jobs[i], p, spool);
 	}
 }
 
@@ -221,6 +257,9 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 	struct gs_multi_iv **steps = NULL;
 	struct gs_multi_result m;
 	struct multi_report mr;
+	struct multi_gap_spool *gaps = NULL;
+	struct out_dir od;
+	int od_open = 0;
 	pthread_t th[8];
 	char **files = NULL;
 	size_t n = 0, cap = 0, i, nth;
@@ -256,8 +295,22 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 	}
 
 	gs_options_init(&opt);
-	opt.all_gaps = 0; /* only the verdict's figures are read */
+	/* only the verdict's figures are read, and with --csv every gap */
+	opt.all_gaps = o->csv_dir != NULL;
 	memset(&p, 0, sizeof(p));
+	memset(&od, 0, sizeof(od));
+	if (o->csv_dir) {
+		/* opened before loading: the gap spools go into its temporary
+		 * folder, on the output's disk rather than in memory */
+		char err[512];
+		if (out_dir_open(&od, o->csv_dir, err, sizeof(err)) < 0) {
+			gs_error(o->csv_dir, "%s", err);
+			rc = GS_EXIT_BAD_INPUT;
+			goto out_files;
+		}
+		od_open = 1;
+		p.spool_dir = od.tmp;
+	}
 	p.jobs = calloc(n, sizeof(*p.jobs));
 	if (!p.jobs) {
 		gs_error("report", "out of memory");
@@ -302,7 +355,8 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 	t = calloc(n, sizeof(*t));
 	ranks = calloc(n, sizeof(*ranks));
 	steps = calloc(n, sizeof(*steps));
-	if (!t || !ranks || !steps) {
+	gaps = calloc(n, sizeof(*gaps));
+	if (!t || !ranks || !steps || !gaps) {
 		gs_error("report", "out of memory");
 		rc = GS_EXIT_INTERNAL;
 		goto out;
@@ -310,6 +364,7 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 	for (i = 0; i < n; i++) {
 		t[i] = p.jobs[i].t; /* moved: freed through t below */
 		memset(&p.jobs[i].t, 0, sizeof(p.jobs[i].t));
+		gaps[i] = p.jobs[i].gaps;
 	}
 	memset(&mr, 0, sizeof(mr));
 	mr.clock = gs_multi_align(t, n);
@@ -345,7 +400,9 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 	mr.top = o->top;
 	if (o->csv_dir) {
 		char err[512];
-		if (multi_render_csv(o->csv_dir, &mr, err, sizeof(err)) < 0) {
+		mr.gaps = gaps;
+		od_open = 0; /* committed or aborted by multi_render_csv */
+		if (multi_render_csv(&od, &mr, err, sizeof(err)) < 0) {
 			gs_error(o->csv_dir, "%s", err);
 			rc = GS_EXIT_BAD_INPUT;
 		}
@@ -366,8 +423,13 @@ out:
 	free(t);
 	free(ranks);
 	free(steps);
+	free(gaps);
+	for (i = 0; i < p.n_spools; i++)
+		fclose(p.spools[i]);
 	free(p.jobs);
 out_files:
+	if (od_open)
+		out_dir_abort(&od);
 	for (i = 0; i < n; i++)
 		free(files[i]);
 	free(files);

@@ -7,6 +7,12 @@
  *   processes.csv  one row per trace: the report's row and straggler figures
  *   steps.csv      one row per step range of every trace, on the common
  *                  clock, with the communication time inside it
+ *   gaps.csv       one row per gap segment (gap model v2) of every trace, on
+ *                  the common clock, with its cause, thread and API call
+ * The segments are spooled per trace while it is loaded (multi_gaps_spool,
+ * into unlinked files in the output's temporary folder) and turned into
+ * rows here, in rank order, once the common clock is known: memory stays
+ * bounded by the traces in flight.
  * Written into a folder through out_dir (out_file.h): complete or not at all.
  * Text cells starting with = + - @ tab or CR get a leading ' (a spreadsheet
  * would run them as formulas). It computes nothing but the per-range
@@ -14,9 +20,11 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "multi_render.h"
 #include "out_file.h"
@@ -128,36 +136,202 @@ static int steps(FILE *f, const struct multi_report *r)
 	return ferror(f) ? -EIO : 0;
 }
 
-int multi_render_csv(const char *dir, const struct multi_report *r, char *err, size_t errlen)
+/* One spooled segment; followed by api_len bytes of the API name. */
+struct spool_rec {
+	int64_t gap_start; /* ns, trace clock */
+	int64_t gap_end;   /* ns */
+	int64_t seg_start; /* ns */
+	int64_t seg_end;   /* ns */
+	int32_t device;	   /* ordinal */
+	uint32_t tid;	   /* 0: none */
+	uint32_t api_len;  /* bytes of the name that follows, 0: none */
+	uint8_t cause;	   /* enum gs_cause */
+	uint8_t pad[3];
+};
+
+FILE *multi_gaps_spool_open(const char *dir)
 {
-	struct out_dir od;
+	char *path;
+	FILE *f = NULL;
+	int fd, e;
+
+	if (asprintf(&path, "%s/.gaps-spool-XXXXXX", dir) < 0)
+		return NULL;
+	fd = mkstemp(path);
+	e = errno;
+	if (fd >= 0) {
+		unlink(path);
+		f = fdopen(fd, "w+");
+		e = errno;
+		if (!f)
+			close(fd);
+	}
+	free(path);
+	errno = e;
+	return f;
+}
+
+/* the API name of the segment's reference call, as report_json.c names it */
+static const char *seg_api(const struct gs_input *in, const struct gs_segment *s)
+{
+	if ((s->ref_kind == GS_EXPLAIN_SYNC || s->ref_kind == GS_EXPLAIN_WAIT) &&
+	    s->ref_idx < in->n_syncs)
+		return gs_str(&in->strings, in->syncs[s->ref_idx].api_name_id, NULL);
+	if ((s->ref_kind == GS_EXPLAIN_LAUNCH || s->ref_kind == GS_EXPLAIN_HOST_FUNC) &&
+	    s->ref_idx < in->n_apis)
+		return gs_str(&in->strings, in->apis[s->ref_idx].name_id, NULL);
+	return NULL;
+}
+
+int multi_gaps_spool(FILE *spool, const struct gs_input *in, const struct gs_result *res,
+		     struct multi_gap_spool *where)
+{
+	struct gs_segment *seg = NULL;
+	size_t cap = 0, d, g, k, n;
+	off_t start = ftello(spool);
+	int rc = 0;
+
+	where->f = spool;
+	where->off = start;
+	where->len = 0;
+	if (start < 0)
+		return -errno;
+	for (d = 0; d < res->n_devices && !rc; d++) {
+		const struct gs_device_result *dv = &res->devices[d];
+		for (g = 0; g < dv->n_gaps && !rc; g++) {
+			const struct gs_gap *gp = &dv->gaps[g];
+			n = gs_gap_segments(res, gp, seg, cap);
+			if (n > cap) {
+				struct gs_segment *ns = realloc(seg, n * sizeof(*ns));
+				if (!ns) {
+					rc = -ENOMEM;
+					break;
+				}
+				seg = ns;
+				cap = n;
+				n = gs_gap_segments(res, gp, seg, cap);
+			}
+			for (k = 0; k < n; k++) {
+				struct spool_rec rec;
+				const char *api = seg_api(in, &seg[k]);
+				memset(&rec, 0, sizeof(rec));
+				rec.gap_start = gp->start;
+				rec.gap_end = gp->end;
+				rec.seg_start = seg[k].start;
+				rec.seg_end = seg[k].end;
+				rec.device = dv->device;
+				rec.tid = seg[k].tid;
+				rec.cause = seg[k].cause;
+				rec.api_len = api ? (uint32_t)strlen(api) : 0;
+				if (fwrite(&rec, sizeof(rec), 1, spool) != 1 ||
+				    (rec.api_len && fwrite(api, rec.api_len, 1, spool) != 1)) {
+					rc = -(errno ? errno : EIO);
+					break;
+				}
+			}
+		}
+	}
+	free(seg);
+	if (!rc) {
+		off_t end = ftello(spool);
+		if (end < 0)
+			return -errno;
+		where->len = end - start;
+	}
+	return rc;
+}
+
+static int gaps(FILE *f, const struct multi_report *r)
+{
+	char *api = NULL;
+	size_t api_cap = 0, i;
+	int rc = 0;
+
+	fputs("rank,trace,device,gap_start_ns,gap_end_ns,segment_start_ns,segment_end_ns,cause,"
+	      "thread,api\r\n",
+	      f);
+	for (i = 0; i < r->n && !rc; i++) {
+		const struct gs_multi_trace *t = &r->t[i];
+		const struct multi_gap_spool *sp = &r->gaps[i];
+		off_t left = sp->len;
+		if (!sp->f || !left)
+			continue;
+		if (fflush(sp->f) != 0 || fseeko(sp->f, sp->off, SEEK_SET) != 0) {
+			rc = -(errno ? errno : EIO);
+			break;
+		}
+		while (left > 0) {
+			struct spool_rec rec;
+			if (fread(&rec, sizeof(rec), 1, sp->f) != 1) {
+				rc = -EIO;
+				break;
+			}
+			if (rec.api_len >= api_cap) {
+				char *na = realloc(api, (size_t)rec.api_len + 1);
+				if (!na) {
+					rc = -ENOMEM;
+					break;
+				}
+				api = na;
+				api_cap = (size_t)rec.api_len + 1;
+			}
+			if (rec.api_len && fread(api, rec.api_len, 1, sp->f) != 1) {
+				rc = -EIO;
+				break;
+			}
+			if (api)
+				api[rec.api_len] = '\0';
+			left -= (off_t)(sizeof(rec) + rec.api_len);
+			if (t->has_rank)
+				fprintf(f, "%lld,", (long long)t->rank);
+			else
+				fputc(',', f);
+			cell(f, t->path);
+			fprintf(f, ",%d,%lld,%lld,%lld,%lld,%s,", (int)rec.device,
+				(long long)(rec.gap_start + t->offset),
+				(long long)(rec.gap_end + t->offset),
+				(long long)(rec.seg_start + t->offset),
+				(long long)(rec.seg_end + t->offset), gs_cause_key(rec.cause));
+			if (rec.tid)
+				fprintf(f, "%lu", (unsigned long)rec.tid);
+			fputc(',', f);
+			cell(f, rec.api_len ? api : NULL);
+			fputs("\r\n", f);
+		}
+	}
+	free(api);
+	if (!rc && ferror(f))
+		rc = -EIO;
+	return rc;
+}
+
+int multi_render_csv(struct out_dir *od, const struct multi_report *r, char *err, size_t errlen)
+{
+	static const char *const names[3] = {"processes.csv", "steps.csv", "gaps.csv"};
 	char *path = NULL;
 	FILE *f;
 	int rc, k;
 
-	rc = out_dir_open(&od, dir, err, errlen);
-	if (rc < 0)
-		return rc;
-	for (k = 0; k < 2; k++) {
-		f = open_in(od.tmp, k ? "steps.csv" : "processes.csv", &path);
+	for (k = 0; k < (r->gaps ? 3 : 2); k++) {
+		f = open_in(od->tmp, names[k], &path);
 		if (!f) {
 			rc = -errno;
-			snprintf(err, errlen, "cannot write %s: %s", path ? path : dir,
+			snprintf(err, errlen, "cannot write %s: %s", path ? path : od->target,
 				 strerror(errno));
 			free(path);
-			out_dir_abort(&od);
+			out_dir_abort(od);
 			return rc ? rc : -EIO;
 		}
-		rc = k ? steps(f, r) : processes(f, r);
+		rc = k == 0 ? processes(f, r) : k == 1 ? steps(f, r) : gaps(f, r);
 		if (fclose(f) != 0 && !rc)
 			rc = -errno;
 		if (rc) {
 			snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
 			free(path);
-			out_dir_abort(&od);
+			out_dir_abort(od);
 			return rc;
 		}
 		free(path);
 	}
-	return out_dir_commit(&od, err, errlen);
+	return out_dir_commit(od, err, errlen);
 }
