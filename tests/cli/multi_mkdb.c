@@ -1,7 +1,7 @@
 /*
  * multi_mkdb.c - writes one rank's trace for the multi-trace report's CLI
  * test (tests/cli/multi_check.py), with the real schema (gs_schema_create):
- *   multi_mkdb <out.db> <rank 0|1|2> [hostname]
+ *   multi_mkdb <out.db> <rank 0|1|2> [hostname] [early]
  *
  * Three ranks of one job, 5 steps. On the common clock (CLOCK_MONOTONIC),
  * step i begins at T = 10000 + 100000 i (ns). Each trace's CUPTI clock is
@@ -16,6 +16,10 @@
  *   rank 2 (the slow one): step [T+2000, T+62000]; gemm [T+3000, T+48000];
  *           "allreduce" and nccl [T+48000, T+50000]; then 12000 ns of host
  *           code before the step ends
+ * With "early" (the after set of `gapscope diff before/ after/`,
+ * diff_sets_check.py), rank 2 is less late: gemm [T+3000, T+40000],
+ * "allreduce" and nccl [T+40000, T+42000], the same 12000 ns of host code,
+ * so its step is [T+2000, T+54000]; the other ranks are unchanged.
  * Every figure the test expects is worked out from these in
  * multi_check.py. Replaces an existing file.
  */
@@ -55,10 +59,10 @@ int main(int argc, char **argv)
 	const char *host = argc > 3 ? argv[3] : "nodeA";
 	long long d, i;
 	char sql[512];
-	int r, rc = 1;
+	int r, rc = 1, early = argc > 4 && !strcmp(argv[4], "early");
 
-	if (argc < 3 || argc > 4 || (r = atoi(argv[2])) < 0 || r > 2) {
-		fprintf(stderr, "usage: multi_mkdb <out.db> <rank 0|1|2> [hostname]\n");
+	if (argc < 3 || argc > 5 || (r = atoi(argv[2])) < 0 || r > 2 || (argc > 4 && !early)) {
+		fprintf(stderr, "usage: multi_mkdb <out.db> <rank 0|1|2> [hostname] [early]\n");
 		return 2;
 	}
 	d = D[r];
@@ -90,6 +94,11 @@ int main(int argc, char **argv)
 			a0 = t + 21000, a1 = t + 51000;
 			g0 = t + 1000, g1 = t + 19000;
 			n0 = t + 21000, n1 = t + 51000;
+		} else if (early) {
+			s0 = t + 2000, s1 = t + 54000;
+			a0 = t + 40000, a1 = t + 42000;
+			g0 = t + 3000, g1 = t + 40000;
+			n0 = t + 40000, n1 = t + 42000;
 		} else {
 			s0 = t + 2000, s1 = t + 62000;
 			a0 = t + 48000, a1 = t + 50000;

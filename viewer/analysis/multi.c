@@ -459,3 +459,34 @@ void gs_multi_result_free(struct gs_multi_result *r)
 	memset(r, 0, sizeof(*r));
 	r->straggler = GS_NONE;
 }
+
+ssize_t gs_multi_pair_ranks(const struct gs_multi_trace *a, size_t na,
+			    const struct gs_multi_trace *b, size_t nb, struct gs_multi_pair **out)
+{
+	struct gs_multi_pair *p;
+	size_t i = 0, j = 0, k = 0;
+
+	*out = NULL;
+	if (na + nb == 0)
+		return 0;
+	p = malloc((na + nb) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	/* the ranked traces: a merge of two rank-ordered lists */
+	while ((i < na && a[i].has_rank) || (j < nb && b[j].has_rank)) {
+		int ai = i < na && a[i].has_rank, bj = j < nb && b[j].has_rank;
+		if (ai && bj && a[i].rank == b[j].rank) {
+			p[k++] = (struct gs_multi_pair){(uint32_t)i++, (uint32_t)j++};
+		} else if (ai && (!bj || a[i].rank < b[j].rank)) {
+			p[k++] = (struct gs_multi_pair){(uint32_t)i++, GS_NONE};
+		} else {
+			p[k++] = (struct gs_multi_pair){GS_NONE, (uint32_t)j++};
+		}
+	}
+	for (; i < na; i++)
+		p[k++] = (struct gs_multi_pair){(uint32_t)i, GS_NONE};
+	for (; j < nb; j++)
+		p[k++] = (struct gs_multi_pair){GS_NONE, (uint32_t)j};
+	*out = p;
+	return (ssize_t)k;
+}

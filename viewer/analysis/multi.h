@@ -159,4 +159,22 @@ void gs_multi_result_free(struct gs_multi_result *r);
 /* Time of the disjoint sorted intervals iv[0..n) inside [s, e]. */
 int64_t gs_multi_covered(const struct gs_multi_iv *iv, size_t n, int64_t s, int64_t e);
 
+/* ---- two sets (`gapscope diff before/ after/`) ------------------------ */
+
+/* A process of the before set matched with one of the after set. */
+struct gs_multi_pair {
+	uint32_t before; /* index into the before set's traces, GS_NONE: not in it */
+	uint32_t after;	 /* index into the after set's traces, GS_NONE: not in it */
+};
+
+/* Match the processes of two sets by recorded rank. a and b are each in
+ * rank order, ranked traces first (as report_multi sorts them); the k-th
+ * trace of rank r in a goes with the k-th of rank r in b (a rank recorded
+ * twice, e.g. LOCAL_RANK on two hosts, pairs in order). A trace without a
+ * rank has no partner: a pid is not the same process in another run. The
+ * pairs come in rank order, then the rankless traces of a, then of b.
+ * Returns the number of pairs (*out malloc'ed, NULL when 0) or -ENOMEM. */
+ssize_t gs_multi_pair_ranks(const struct gs_multi_trace *a, size_t na,
+			    const struct gs_multi_trace *b, size_t nb, struct gs_multi_pair **out);
+
 #endif

@@ -188,7 +188,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* every regular *.db in folder dir, sorted by name, appended to the list */
-static int add_dir(const char *dir, char ***list, size_t *n, size_t *cap)
+static int add_dir(const char *verb, const char *dir, char ***list, size_t *n, size_t *cap)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -231,7 +231,7 @@ static int add_dir(const char *dir, char ***list, size_t *n, size_t *cap)
 	return 0;
 nomem:
 	closedir(d);
-	gs_error("report", "out of memory");
+	gs_error(verb, "out of memory");
 	return GS_EXIT_INTERNAL;
 }
 
@@ -248,29 +248,45 @@ static int cmp_trace(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o)
+void multi_set_free(struct multi_set *s)
+{
+	size_t i;
+
+	gs_multi_result_free(&s->m);
+	for (i = 0; i < s->n; i++) {
+		if (s->t)
+			gs_multi_trace_free(&s->t[i]);
+		if (s->steps)
+			free(s->steps[i]);
+	}
+	free(s->t);
+	free(s->steps);
+	free(s->gaps);
+	for (i = 0; i < s->n_spools; i++)
+		fclose(s->spools[i]);
+	for (i = 0; i < s->n_files; i++)
+		free(s->files[i]);
+	free(s->files);
+	memset(s, 0, sizeof(*s));
+}
+
+int multi_set_load(const char *verb, char *const *paths, size_t n_paths, const char *step_name,
+		   const char *comm_range, const char *spool_dir, struct multi_set *s)
 {
 	struct gs_options opt;
 	struct pool p;
-	struct gs_multi_trace *t = NULL;
 	struct gs_multi_rank *ranks = NULL;
-	struct gs_multi_iv **steps = NULL;
-	struct gs_multi_result m;
-	struct multi_report mr;
-	struct multi_gap_spool *gaps = NULL;
-	struct out_dir od;
-	int od_open = 0;
 	pthread_t th[8];
 	char **files = NULL;
 	size_t n = 0, cap = 0, i, nth;
 	int rc = GS_EXIT_OK, started = 0;
-	const char *step;
 
-	memset(&m, 0, sizeof(m));
+	memset(s, 0, sizeof(*s));
+	memset(&p, 0, sizeof(p));
 	for (i = 0; i < n_paths; i++) {
 		struct stat st;
 		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			rc = add_dir(paths[i], &files, &n, &cap);
+			rc = add_dir(verb, paths[i], &files, &n, &cap);
 			if (rc)
 				goto out_files;
 			continue;
@@ -279,7 +295,7 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 			size_t nc = cap ? 2 * cap : 16;
 			char **q = realloc(files, nc * sizeof(*q));
 			if (!q) {
-				gs_error("report", "out of memory");
+				gs_error(verb, "out of memory");
 				rc = GS_EXIT_INTERNAL;
 				goto out_files;
 			}
@@ -287,7 +303,7 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 			cap = nc;
 		}
 		if (!(files[n] = strdup(paths[i]))) {
-			gs_error("report", "out of memory");
+			gs_error(verb, "out of memory");
 			rc = GS_EXIT_INTERNAL;
 			goto out_files;
 		}
@@ -296,31 +312,18 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 
 	gs_options_init(&opt);
 	/* only the verdict's figures are read, and with --csv every gap */
-	opt.all_gaps = o->csv_dir != NULL;
-	memset(&p, 0, sizeof(p));
-	memset(&od, 0, sizeof(od));
-	if (o->csv_dir) {
-		/* opened before loading: the gap spools go into its temporary
-		 * folder, on the output's disk rather than in memory */
-		char err[512];
-		if (out_dir_open(&od, o->csv_dir, err, sizeof(err)) < 0) {
-			gs_error(o->csv_dir, "%s", err);
-			rc = GS_EXIT_BAD_INPUT;
-			goto out_files;
-		}
-		od_open = 1;
-		p.spool_dir = od.tmp;
-	}
-	p.jobs = calloc(n, sizeof(*p.jobs));
+	opt.all_gaps = spool_dir != NULL;
+	p.spool_dir = spool_dir;
+	p.jobs = calloc(n ? n : 1, sizeof(*p.jobs));
 	if (!p.jobs) {
-		gs_error("report", "out of memory");
+		gs_error(verb, "out of memory");
 		rc = GS_EXIT_INTERNAL;
 		goto out_files;
 	}
 	for (i = 0; i < n; i++)
 		p.jobs[i].path = files[i];
 	p.n = n;
-	p.comm_range = o->comm_range;
+	p.comm_range = comm_range;
 	p.opt = &opt;
 	pthread_mutex_init(&p.mu, NULL);
 	trace_library_init();
@@ -344,6 +347,9 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 	for (i = 0; i < (size_t)started; i++)
 		pthread_join(th[i], NULL);
 	pthread_mutex_destroy(&p.mu);
+	/* the spools belong to the set from now on (closed by multi_set_free) */
+	memcpy(s->spools, p.spools, sizeof(s->spools));
+	s->n_spools = p.n_spools;
 	for (i = 0; i < n; i++)
 		if (p.jobs[i].rc) {
 			gs_error(p.jobs[i].path, "%s", p.jobs[i].err);
@@ -352,55 +358,98 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 		}
 
 	qsort(p.jobs, n, sizeof(*p.jobs), cmp_trace);
-	t = calloc(n, sizeof(*t));
-	ranks = calloc(n, sizeof(*ranks));
-	steps = calloc(n, sizeof(*steps));
-	gaps = calloc(n, sizeof(*gaps));
-	if (!t || !ranks || !steps || !gaps) {
-		gs_error("report", "out of memory");
+	s->t = calloc(n ? n : 1, sizeof(*s->t));
+	ranks = calloc(n ? n : 1, sizeof(*ranks));
+	s->steps = calloc(n ? n : 1, sizeof(*s->steps));
+	s->gaps = calloc(n ? n : 1, sizeof(*s->gaps));
+	if (!s->t || !ranks || !s->steps || !s->gaps) {
+		gs_error(verb, "out of memory");
 		rc = GS_EXIT_INTERNAL;
 		goto out;
 	}
+	s->n = n;
 	for (i = 0; i < n; i++) {
-		t[i] = p.jobs[i].t; /* moved: freed through t below */
+		s->t[i] = p.jobs[i].t; /* moved: freed through s->t */
 		memset(&p.jobs[i].t, 0, sizeof(p.jobs[i].t));
-		gaps[i] = p.jobs[i].gaps;
+		s->gaps[i] = p.jobs[i].gaps;
 	}
-	memset(&mr, 0, sizeof(mr));
-	mr.clock = gs_multi_align(t, n);
-	step = o->step ? o->step : gs_multi_pick_step(t, n, o->comm_range);
-	for (i = 0; i < n && step; i++) {
-		ssize_t k = gs_multi_steps(&t[i], step, &steps[i]);
+	s->clock = gs_multi_align(s->t, n);
+	s->step = step_name ? step_name : gs_multi_pick_step(s->t, n, comm_range);
+	for (i = 0; i < n && s->step; i++) {
+		ssize_t k = gs_multi_steps(&s->t[i], s->step, &s->steps[i]);
 		if (k < 0) {
-			gs_error("report", "out of memory");
+			gs_error(verb, "out of memory");
 			rc = GS_EXIT_INTERNAL;
 			goto out;
 		}
-		ranks[i].steps = steps[i];
+		ranks[i].steps = s->steps[i];
 		ranks[i].n_steps = (size_t)k;
-		ranks[i].comm = t[i].comm;
-		ranks[i].n_comm = t[i].n_comm;
+		ranks[i].comm = s->t[i].comm;
+		ranks[i].n_comm = s->t[i].n_comm;
 		/* the communication intervals are on the trace's clock */
-		for (size_t c = 0; c < t[i].n_comm; c++) {
-			t[i].comm[c].start += t[i].offset;
-			t[i].comm[c].end += t[i].offset;
+		for (size_t c = 0; c < s->t[i].n_comm; c++) {
+			s->t[i].comm[c].start += s->t[i].offset;
+			s->t[i].comm[c].end += s->t[i].offset;
 		}
 	}
-	if (gs_multi_compare(ranks, step ? n : 0, &m) < 0) {
-		gs_error("report", "out of memory");
+	if (gs_multi_compare(ranks, s->step ? n : 0, &s->m) < 0) {
+		gs_error(verb, "out of memory");
 		rc = GS_EXIT_INTERNAL;
 		goto out;
 	}
-	mr.t = t;
-	mr.n = n;
-	mr.step_name = step;
+out:
+	for (i = 0; i < n; i++)
+		gs_multi_trace_free(&p.jobs[i].t);
+	free(ranks);
+	free(p.jobs);
+	/* the paths live as long as the set: the traces point to them */
+	s->files = files;
+	s->n_files = n;
+	if (rc)
+		multi_set_free(s);
+	return rc;
+out_files:
+	for (i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	return rc;
+}
+
+int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o)
+{
+	struct multi_set s;
+	struct multi_report mr;
+	struct out_dir od;
+	int od_open = 0;
+	int rc;
+
+	memset(&od, 0, sizeof(od));
+	if (o->csv_dir) {
+		/* opened before loading: the gap spools go into its temporary
+		 * folder, on the output's disk rather than in memory */
+		char err[512];
+		if (out_dir_open(&od, o->csv_dir, err, sizeof(err)) < 0) {
+			gs_error(o->csv_dir, "%s", err);
+			return GS_EXIT_BAD_INPUT;
+		}
+		od_open = 1;
+	}
+	rc = multi_set_load("report", paths, n_paths, o->step, o->comm_range,
+			    o->csv_dir ? od.tmp : NULL, &s);
+	if (rc)
+		goto out;
+	memset(&mr, 0, sizeof(mr));
+	mr.clock = s.clock;
+	mr.t = s.t;
+	mr.n = s.n;
+	mr.step_name = s.step;
 	mr.step_given = o->step != NULL;
 	mr.comm_range = o->comm_range;
-	mr.m = &m;
+	mr.m = &s.m;
 	mr.top = o->top;
 	if (o->csv_dir) {
 		char err[512];
-		mr.gaps = gaps;
+		mr.gaps = s.gaps;
 		od_open = 0; /* committed or aborted by multi_render_csv */
 		if (multi_render_csv(&od, &mr, err, sizeof(err)) < 0) {
 			gs_error(o->csv_dir, "%s", err);
@@ -411,27 +460,9 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 		gs_error("report", "cannot write the report: %s", strerror(errno ? errno : EIO));
 		rc = GS_EXIT_INTERNAL;
 	}
+	multi_set_free(&s);
 out:
-	gs_multi_result_free(&m);
-	for (i = 0; i < n; i++) {
-		if (t)
-			gs_multi_trace_free(&t[i]);
-		gs_multi_trace_free(&p.jobs[i].t);
-		if (steps)
-			free(steps[i]);
-	}
-	free(t);
-	free(ranks);
-	free(steps);
-	free(gaps);
-	for (i = 0; i < p.n_spools; i++)
-		fclose(p.spools[i]);
-	free(p.jobs);
-out_files:
 	if (od_open)
 		out_dir_abort(&od);
-	for (i = 0; i < n; i++)
-		free(files[i]);
-	free(files);
 	return rc;
 }

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "multi.h"
+
 #include "analysis.h"
 
 /* One run's totals over all its devices. */
@@ -33,13 +35,14 @@ struct run_totals {
 	int64_t idle_by_cause[GS_CAUSE_COUNT]; /* ns */
 	uint64_t gaps;			       /* idle gaps, all devices */
 	uint64_t gaps_by_cause[GS_CAUSE_COUNT];
-	uint64_t ops;		      /* GPU ops in the windows */
-	uint64_t kernels;	      /* kernel ops */
-	uint64_t launches;	      /* launch API calls that launched work */
-	double utilisation;	      /* busy / window, 0..1 */
-	int64_t launch_calls;	      /* ns, time in launch calls inside CUDA API segments */
-	double launch_overhead_share; /* (launch latency + graph-internal + launch_calls) / window */
-	double host_code_share;	      /* host code idle / window */
+	uint64_t ops;	      /* GPU ops in the windows */
+	uint64_t kernels;     /* kernel ops */
+	uint64_t launches;    /* launch API calls that launched work */
+	double utilisation;   /* busy / window, 0..1 */
+	int64_t launch_calls; /* ns, time in launch calls inside CUDA API segments */
+	double
+	    launch_overhead_share; /* (launch latency + graph-internal + launch_calls) / window */
+	double host_code_share;	   /* host code idle / window */
 };
 
 void run_totals_compute(const struct gs_result *res, struct run_totals *t);
@@ -108,5 +111,28 @@ void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_sid
 /* The comparison as one JSON document (jansson does the escaping).
  * Returns 0 or -1. */
 int diff_write_json(FILE *f, const struct diff_result *d, const struct diff_side side[2]);
+
+/* ---- two sets of traces (`gapscope diff before/ after/`, diff_sets.c) -- */
+
+/* One set, loaded and compared by the multi-trace report's code. */
+struct diff_set {
+	const char *label;		/* the argument(s) as given, for the header */
+	const struct gs_multi_trace *t; /* its traces, by rank */
+	size_t n;
+	int clock;			 /* enum gs_multi_clock */
+	const char *step;		 /* the step ranges' name, NULL: none found */
+	const struct gs_multi_result *m; /* its stragglers */
+};
+
+/* Per matched process (pairs from gs_multi_pair_ranks): window,
+ * utilisation, idle by cause in % of the window and launch overhead share,
+ * before, after, change; a process of one set only is listed as such. Then
+ * each set's straggler, its median end lag and the others' communication
+ * wait, and the change. Returns 0, or -1 when f failed (JSON: or out of
+ * memory). */
+int diff_sets_write_text(FILE *f, const struct diff_set s[2], const struct gs_multi_pair *p,
+			 size_t np);
+int diff_sets_write_json(FILE *f, const struct diff_set s[2], const struct gs_multi_pair *p,
+			 size_t np);
 
 #endif
