@@ -204,7 +204,9 @@ static int add_dir(const char *verb, const char *dir, char ***list, size_t *n, s
 		char *p;
 		if (len < 4 || strcmp(e->d_name + len - 3, ".db") || e->d_name[0] == '.')
 			continue;
-		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
+		/* "run/" + name, not "run//name" */
+		if (asprintf(&p, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/",
+			     e->d_name) < 0)
 			goto nomem;
 		if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
 			free(p);
