@@ -128,7 +128,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 		const struct gs_device_result *dr = &res->devices[d];
 		struct gs_corrected_device *c = &out->devices[d];
 		size_t nops = dr->end_op - dr->first_op;
-		int64_t opsum = 0, kernels = 0, removed, launch;
+		int64_t opsum = 0, removed, launch;
 
 		gap_sum[d] = malloc((dr->n_gaps + 1) * sizeof(int64_t));
 		op_sum[d] = malloc((nops + 1) * sizeof(int64_t));
@@ -151,7 +151,6 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			if (o->kind == GS_OP_KERNEL && o->end > o->start &&
 			    o->start >= dr->tl.first && o->end <= dr->tl.last) {
 				k = (int64_t)(min64(cal->kernel_ns, o->end - o->start) * factor[d]);
-				kernels++;
 			}
 			op_sum[d][i + 1] = op_sum[d][i] + k;
 		}
@@ -166,7 +165,6 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 		launch = (int64_t)(dr->tl.launch_overhead_share * dr->tl.window) - removed;
 		c->launch_overhead_share =
 		    c->window > 0 && launch > 0 ? (double)launch / c->window : 0;
-		(void)kernels;
 	}
 
 	/* NVTX ranges: their walls less what was removed inside them on the

@@ -789,7 +789,8 @@ fail:
 	return -1;
 }
 
-/* meta key as a non-negative integer, -1 when absent or not one */
+/* meta key as a non-negative integer of at most 1 s, -1 when absent or
+ * not one */
 static int64_t meta_ns(struct trace *t, const char *key)
 {
 	char *v = trace_meta(t, key), *end = NULL;
@@ -804,8 +805,9 @@ static int64_t meta_ns(struct trace *t, const char *key)
 	return x;
 }
 
-/* meta calibration.* (gapscope-calibrate, schema v2 collectors): all
- * five figures or none */
+/* meta calibration.* (gapscope-calibrate, schema v2 collectors): the five
+ * figures the correction needs, or none (graph_node_ns and the collector's
+ * callback time are informative) */
 static void load_calibration(struct trace *t, struct gs_calibration *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -822,18 +824,10 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 
 static void load_meta_facts(struct trace *t, struct gs_input *in)
 {
-	char *v = trace_meta(t, "cupti_kernel_overhead_ns");
 	sqlite3_stmt *st = NULL;
 
 	load_calibration(t, &in->cal);
-	in->kernel_overhead_ns = -1;
-	if (v) {
-		char *end = NULL;
-		long long x = strtoll(v, &end, 10);
-		if (end != v && *end == '\0' && x >= 0)
-			in->kernel_overhead_ns = x;
-		free(v);
-	}
+	in->kernel_overhead_ns = meta_ns(t, "cupti_kernel_overhead_ns");
 	if (sqlite3_prepare_v2(t->db, "SELECT cc_major FROM devices ORDER BY id LIMIT 1", -1, &st,
 			       NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
