@@ -17,7 +17,9 @@ With --op-times it instead times each op's call on the host (the launch as
 the program sees it) over the same steps and prints "op=<matmul|gelu|mul>
 host_us=<median>": traced against untraced, what tracing adds per launch of
 a cuBLAS kernel (driver API) and of a PyTorch kernel (runtime API).
-Usage: torch_nosync.py [--steps N] [--op-times]
+With --sample, bench/sampler.c (preloaded as libgs_sampler.so) samples the
+main thread during the timed steps: where the launching thread's time goes.
+Usage: torch_nosync.py [--steps N] [--op-times] [--sample]
 """
 import argparse
 import time
@@ -29,6 +31,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--op-times", action="store_true")
+    ap.add_argument("--sample", action="store_true")
     a = ap.parse_args()
     torch.manual_seed(3)
     ws = [torch.randn(1024, 1024, device="cuda") / 32 for _ in range(8)]
@@ -46,6 +49,12 @@ def main():
 
     if a.op_times:
         return op_times(ws, x, a.steps)
+    sampler = None
+    if a.sample:
+        import ctypes
+        sampler = ctypes.CDLL(None)  # LD_PRELOAD=libgs_sampler.so
+        if sampler.gs_sampler_start() != 0:
+            raise SystemExit("torch_nosync: gs_sampler_start failed")
     torch.cuda.nvtx.range_push("steps")
     t0 = time.perf_counter()
     for _ in range(a.steps):
@@ -53,6 +62,8 @@ def main():
     torch.cuda.synchronize()
     range_us = (time.perf_counter() - t0) * 1e6
     torch.cuda.nvtx.range_pop()
+    if sampler:
+        sampler.gs_sampler_stop()
 
     # GPU time per step with the host out of the way: chunks of 20 steps
     # (480 kernels, below the launch queue's depth) queued behind a 20 ms

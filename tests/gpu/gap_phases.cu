@@ -5,23 +5,34 @@
  * Each phase is warmed up first (same pattern, outside any range), then runs
  * once inside one NVTX range named after it, 4-60 ms, with tiny kernels of
  * a few microseconds, so that idle time, not the kernels, fills the range:
- *   host_late         launch, then spin the CPU 30 us; no sync    -> host code
+ *   host_late         launch, then spin the CPU 150 us; no sync   -> host code
  *   back_to_back      2000 one-block kernels, one sync at the end -> launch latency
- *   sync_copy         kernel, then cudaMemcpy DtoH of 4 bytes     -> sync wait (copy)
+ *   sync_copy         kernel, then cudaMemcpy DtoH of 1 MB into
+ *                     malloc'ed memory (a tensor.cpu() per step)  -> sync wait (copy)
  *   pageable_copy     kernel, then cudaMemcpyAsync DtoH of 1 MB
  *                     into malloc'ed memory (implicitly sync)     -> sync wait (copy)
- *   explicit_sync     kernel, then cudaStreamSynchronize          -> sync wait
+ *   explicit_sync     kernel, a 100 us host function on the same
+ *                     stream (a logging callback), then
+ *                     cudaStreamSynchronize                       -> sync wait
  *   malloc_free       cudaMalloc 1 MB, kernel, cudaFree           -> sync wait / CUDA API
  *   cross_stream      all enqueued up front: stream B runs a host
  *                     function (200 us) then records an event that
  *                     stream A waits for before its kernel        -> dependency
- *   graph_replay      a graph of 100 kernels launched 50 times,
+ *   graph_replay      a graph of 1000 kernels launched 20 times
+ *                     behind a 50 ms gate kernel (so all launches
+ *                     are made before the first graph runs),
  *                     then one sync (the sync explains nothing)   -> graph-internal
  *   pause_after_sync  kernel, sync, host sleeps 20 ms; 3 times    -> host code
  * For each phase it prints "phase <name> wall_us <x>" (CLOCK_MONOTONIC around
  * the range, the phase's final sync included), then checks the kernel counts
  * (the one-block kernels count their own runs) and prints "PASS" (exit 0),
  * or "FAIL ..." (exit 1). Any failed CUDA call prints where and exits 1.
+ *
+ * Each phase is sized so that its designed cause holds most of its idle time,
+ * not only the launch latency that every relaunch adds (~6-10 us on the
+ * H200): a 4-byte read-back or a bare sync per step idles the GPU mostly for
+ * the next launch's latency (measured 64-70%), which is what the report must
+ * then say, so those phases wait longer per step here.
  *
  * It knows nothing of gapscope: run alone it is an ordinary CUDA program, so
  * its untraced wall times are the reference for the traced ones. It judges
@@ -48,23 +59,27 @@
 #define FMA_N (64 * 1024)	  /* floats the FMA kernel writes (256 KiB) */
 #define FMA_THREADS 256		  /* per block */
 #define FMA_ITERS 300		  /* dependent FMAs per thread: a few us per kernel */
-#define COPY_BYTES (1024 * 1024)  /* pageable_copy's DtoH copy, malloc_free's buffer */
+#define COPY_BYTES (1 << 20)	  /* sync_copy's and pageable_copy's DtoH copies */
+#define SCRATCH_BYTES (1 << 20)	  /* malloc_free's buffer */
 #define WARMUP 10		  /* warm-up steps before each range */
-#define HOST_LATE_STEPS 800	  /* x ~35 us */
-#define HOST_LATE_SPIN_US 30.0	  /* host work between two launches */
+#define HOST_LATE_STEPS 200	  /* x ~155 us */
+#define HOST_LATE_SPIN_US 150.0	  /* host work between two launches */
 #define BACK_TO_BACK_KERNELS 2000 /* one-block kernels, as short as they come */
-#define SYNC_COPY_STEPS 1000	  /* x ~20-30 us */
-#define PAGEABLE_COPY_STEPS 200	  /* x ~100-200 us (pageable DtoH of 1 MB) */
-#define EXPLICIT_SYNC_STEPS 1500  /* x ~15-20 us */
+#define SYNC_COPY_STEPS 200	  /* x ~100-200 us (pageable DtoH of 1 MB) */
+#define PAGEABLE_COPY_STEPS 200	  /* x ~100-200 us */
+#define EXPLICIT_SYNC_STEPS 200	  /* x ~110 us */
+#define SYNC_HOSTFN_US 100.0	  /* explicit_sync's host function */
 #define MALLOC_FREE_STEPS 300	  /* x ~50-100 us */
 #define CROSS_STEPS 100		  /* x 200 us of host function */
 #define CROSS_HOSTFN_US 200.0	  /* what stream B's host function takes */
-#define GRAPH_KERNELS 100	  /* nodes of the captured graph */
-#define GRAPH_LAUNCHES 50	  /* replays, back to back */
+#define GRAPH_KERNELS 1000	  /* nodes of the captured graph */
+#define GRAPH_LAUNCHES 20	  /* replays, back to back */
+#define GATE_NS 50000000ull	  /* graph_replay's gate kernel: 50 ms */
 #define PAUSE_STEPS 3		  /* kernel, sync, sleep */
 #define PAUSE_MS 20		  /* host sleep after each sync */
 
 static_assert(COPY_BYTES >= FMA_N * sizeof(float), "d_buf holds the FMA kernel's output");
+static_assert(SCRATCH_BYTES >= FMA_N * sizeof(float), "scratch holds it too");
 
 /* Slots of the device counters the one-block kernels increment. */
 enum { COUNT_BACK_TO_BACK, COUNT_CROSS, COUNT_GRAPH, COUNT_SLOTS };
@@ -94,6 +109,7 @@ __global__ void tiny_kernel(unsigned int *count)
 }
 
 static float *d_buf;	      /* COPY_BYTES; the FMA kernel writes its first FMA_N floats */
+static void *h_pageable;      /* COPY_BYTES of malloc'ed host memory */
 static unsigned int *d_count; /* COUNT_SLOTS counters */
 static cudaStream_t s;	      /* the single-stream phases' stream (non-blocking) */
 
@@ -127,7 +143,7 @@ static void launch_tiny(int slot, cudaStream_t stream)
 	CHECK(cudaGetLastError());
 }
 
-/* host_late: the host comes back 30 us after each launch; the GPU finished
+/* host_late: the host comes back 150 us after each launch; the GPU finished
  * the kernel long before, so the idle time is the host's own code. */
 static void host_late(int steps)
 {
@@ -148,22 +164,22 @@ static void back_to_back(int kernels)
 	CHECK(cudaStreamSynchronize(s));
 }
 
-/* sync_copy: a 4-byte synchronous read-back after each kernel (a loss
- * .item()). The kernels go to the legacy default stream, as in a program
- * that never made a stream: cudaMemcpy (also on it) then waits for them. */
+/* sync_copy: a synchronous read-back of 1 MB into malloc'ed memory after
+ * each kernel (a tensor.cpu() per step). The kernels go to the legacy
+ * default stream, as in a program that never made a stream: cudaMemcpy (also
+ * on it) waits for them, then stages the copy through a pinned buffer while
+ * the host copies out of it; the GPU idles while the host is in the call. */
 static void sync_copy(int steps)
 {
-	float v;
-
 	for (int i = 0; i < steps; i++) {
 		launch_fma(d_buf, 0);
-		CHECK(cudaMemcpy(&v, d_buf, sizeof(v), cudaMemcpyDeviceToHost));
+		CHECK(cudaMemcpy(h_pageable, d_buf, COPY_BYTES, cudaMemcpyDeviceToHost));
 	}
 }
 
 /* pageable_copy: "Async" copy into malloc'ed memory; the runtime stages it
  * through a pinned buffer and returns only when it is done, kernel first. */
-static void pageable_copy(int steps, void *h_pageable)
+static void pageable_copy(int steps)
 {
 	for (int i = 0; i < steps; i++) {
 		launch_fma(d_buf, s);
@@ -173,11 +189,22 @@ static void pageable_copy(int steps, void *h_pageable)
 	CHECK(cudaStreamSynchronize(s));
 }
 
-/* explicit_sync: the plainest host wait. */
+/* explicit_sync's host function: 100 us of CPU work on the driver's callback
+ * thread (a per-step logging callback); no CUDA call in it. */
+static void CUDART_CB sync_hostfn(void *arg)
+{
+	(void)arg;
+	spin_us(SYNC_HOSTFN_US);
+}
+
+/* explicit_sync: the host waits in cudaStreamSynchronize for its stream,
+ * whose last item is host work; the GPU has nothing to do meanwhile, and the
+ * next kernel is launched only when the sync returns. */
 static void explicit_sync(int steps)
 {
 	for (int i = 0; i < steps; i++) {
 		launch_fma(d_buf, s);
+		CHECK(cudaLaunchHostFunc(s, sync_hostfn, NULL));
 		CHECK(cudaStreamSynchronize(s));
 	}
 }
@@ -189,7 +216,7 @@ static void malloc_free(int steps)
 	float *scratch;
 
 	for (int i = 0; i < steps; i++) {
-		CHECK(cudaMalloc(&scratch, COPY_BYTES));
+		CHECK(cudaMalloc(&scratch, SCRATCH_BYTES));
 		launch_fma(scratch, s);
 		CHECK(cudaFree(scratch));
 	}
@@ -219,11 +246,27 @@ static void cross_stream(int steps, cudaStream_t a, cudaStream_t b, cudaEvent_t 
 	CHECK(cudaStreamSynchronize(b));
 }
 
-/* graph_replay: every launch of the graph is made long before its kernels
- * run; the sync at the end waits for all of them, and explains none of the
- * gaps between them (node dispatch inside the graph does). */
+/* One thread that spins on the GPU's own clock for `ns` nanoseconds: the
+ * GPU is busy, the stream behind it waits. */
+__global__ void gate_kernel(unsigned long long ns)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (t - t0 < ns);
+}
+
+/* graph_replay: every launch of the graph is made before its kernels run
+ * (a launch of a 1000-node graph can take longer on the host than the graph
+ * on the GPU, traced: ~1.2 ms on the H200; the gate keeps the host ahead);
+ * the sync at the end waits for all of them, and explains none of the gaps
+ * between them (node dispatch inside the graph does). */
 static void graph_replay(int launches, cudaGraphExec_t exec)
 {
+	gate_kernel<<<1, 1, 0, s>>>(GATE_NS);
+	CHECK(cudaGetLastError());
 	for (int i = 0; i < launches; i++)
 		CHECK(cudaGraphLaunch(exec, s));
 	CHECK(cudaStreamSynchronize(s));
@@ -282,7 +325,6 @@ int main(void)
 	cudaStream_t a, b;
 	cudaEvent_t ev[CROSS_STEPS];
 	cudaGraphExec_t exec;
-	void *h_pageable;
 	int ndev = 0, bad = 0;
 
 	CHECK(cudaGetDeviceCount(&ndev));
@@ -291,7 +333,7 @@ int main(void)
 		printf("FAIL (out of host memory)\n");
 		return 1;
 	}
-	CHECK(cudaMalloc(&d_buf, COPY_BYTES)); /* pageable_copy reads 1 MB of it */
+	CHECK(cudaMalloc(&d_buf, COPY_BYTES)); /* the copies read all of it */
 	CHECK(cudaMalloc(&d_count, COUNT_SLOTS * sizeof(unsigned int)));
 	CHECK(cudaMemset(d_count, 0, COUNT_SLOTS * sizeof(unsigned int)));
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -316,9 +358,9 @@ int main(void)
 	sync_copy(SYNC_COPY_STEPS);
 	phase_end("sync_copy");
 
-	pageable_copy(WARMUP, h_pageable);
+	pageable_copy(WARMUP);
 	phase_begin("pageable_copy");
-	pageable_copy(PAGEABLE_COPY_STEPS, h_pageable);
+	pageable_copy(PAGEABLE_COPY_STEPS);
 	phase_end("pageable_copy");
 
 	explicit_sync(WARMUP);
