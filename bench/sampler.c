@@ -36,7 +36,7 @@
 #define MAX_SAMPLES (1 << 20)
 #define MAX_DEPTH 24
 
-static void **pcs;	    /* MAX_SAMPLES * depth addresses, 0 past a stack's end */
+static void **pcs; /* MAX_SAMPLES * depth addresses, 0 past a stack's end */
 static volatile size_t n_samples;
 static int depth = 1;
 static long interval_us = 50;
@@ -149,8 +149,8 @@ static void print(FILE *f, const char *title, struct count *c, size_t nc, size_t
 	qsort(c, nc, sizeof(*c), by_count);
 	fprintf(f, "%s\n", title);
 	for (i = 0; i < nc && i < top; i++)
-		fprintf(f, "  %8zu  %10.0f us  %5.1f%%  %s\n", c[i].n,
-			(double)c[i].n * interval_us, 100.0 * c[i].n / n_samples, c[i].name);
+		fprintf(f, "  %8zu  %10.0f us  %5.1f%%  %s\n", c[i].n, (double)c[i].n * interval_us,
+			100.0 * c[i].n / n_samples, c[i].name);
 }
 
 int gs_sampler_stop(void)
@@ -184,8 +184,8 @@ int gs_sampler_stop(void)
 		}
 		add(&syms, &ns, &cs, name);
 		for (k = 0; k < depth && row[k]; k++) {
-			const char *lib = dladdr(row[k], &di) && di.dli_fname ? base(di.dli_fname)
-									      : "?";
+			const char *lib =
+			    dladdr(row[k], &di) && di.dli_fname ? base(di.dli_fname) : "?";
 			for (j = 0; j < nseen && strcmp(seen[j], lib) != 0; j++)
 				;
 			if (j == nseen) {
@@ -204,8 +204,7 @@ int gs_sampler_stop(void)
 			add(&callers, &nc, &cc, name);
 		}
 	}
-	fprintf(f, "samples %zu interval_us %ld depth %d\n", (size_t)n_samples, interval_us,
-		depth);
+	fprintf(f, "samples %zu interval_us %ld depth %d\n", (size_t)n_samples, interval_us, depth);
 	print(f, "leaf library:", libs, nl, 30);
 	print(f, "leaf symbol:", syms, ns, 40);
 	if (depth > 1) {
