@@ -392,6 +392,7 @@ static void capture(struct gs_callsite *cs, uint32_t corr, int why)
 		T.tid = (int64_t)syscall(SYS_gettid);
 	cs->correlation_id = corr;
 	cs->tid = T.tid;
+	cs->t_begin = cs->t_end = 0; /* the caller times the capture */
 	cs->reason = (uint8_t)why;
 	cs->n_py = 0;
 	cs->text_len = 0;
@@ -627,7 +628,8 @@ int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struc
 					    gs_writer_intern(w, cs->text + cs->py_file[i]),
 					    cs->py_line[i],
 					    gs_writer_intern(w, cs->text + cs->py_func[i]));
-	rc |= gs_writer_api_stack(w, cs->correlation_id, id, cs->tid, cs->reason);
+	rc |= gs_writer_api_stack(w, cs->correlation_id, id, cs->tid, cs->reason, cs->t_begin,
+				  cs->t_end);
 	return rc ? -1 : 0;
 }
 

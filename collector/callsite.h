@@ -51,6 +51,11 @@ struct gs_callsite {
 	int64_t tid;
 	uint8_t reason; /* enum gs_callsite_reason */
 	uint8_t n_native, n_py;
+	/* CUPTI clock (ns): when the collector's work in the call's callback
+	 * for this capture began and ended, 0 unknown. It lies outside the API
+	 * record's [start, end] (CUPTI times the call inside its callbacks),
+	 * yet the program was in the call: the viewer widens the call by it. */
+	uint64_t t_begin, t_end;
 	void *native[GS_CS_NATIVE_MAX]; /* return addresses, innermost first */
 	int32_t py_line[GS_CS_PY_MAX];
 	uint16_t py_file[GS_CS_PY_MAX], py_func[GS_CS_PY_MAX]; /* offsets in text */
@@ -140,7 +145,7 @@ int gs_writer_stack_frame(struct gs_writer *w, int64_t stack_id, int depth, int 
 			  int64_t module_id, int64_t offset, int64_t symbol_id, int64_t file_id,
 			  int64_t line, int64_t function_id);
 int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t stack_id, int64_t tid,
-			int reason);
+			int reason, uint64_t capture_start, uint64_t capture_end);
 
 /* Writer thread: intern cs in t (NULL: the process's table, freed by
  * gs_callsite_reset); for a new stack, symbolise and write its

@@ -466,9 +466,12 @@ static void callsite(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		     const CUpti_CallbackData *cb)
 {
 	struct gs_event ev;
+	uint64_t t0 = cupti_now();
 
 	if (!gs_callsite_on_api(domain, cbid, cb, &ev.u.callsite))
 		return;
+	ev.u.callsite.t_begin = t0;
+	ev.u.callsite.t_end = cupti_now();
 	ev.kind = GS_EV_CALLSITE;
 	pthread_mutex_lock(&G.hand_lock);
 	if (G.accepting)

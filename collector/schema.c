@@ -157,7 +157,9 @@ const char gs_schema_sql[] =
 	"  correlation_id INTEGER NOT NULL,        -- api_calls / syncs correlation_id\n"
 	"  stack_id INTEGER NOT NULL,              -- stack_frames.stack_id\n"
 	"  tid INTEGER,                            -- calling thread\n"
-	"  reason INTEGER);                        -- 1 blocking call, 2 slow async copy, 3 late launch\n"
+	"  reason INTEGER,                         -- 1 blocking call, 2 slow async copy, 3 late launch\n"
+	"  capture_start INTEGER,                  -- ns: the collector's capture in the call's\n"
+	"  capture_end INTEGER);                   -- callback (NULL: not timed, older traces)\n"
 	"CREATE TABLE IF NOT EXISTS graph_node_updates (\n"
 	"  time INTEGER NOT NULL,                  -- ns, when the call changed the node\n"
 	"  kind INTEGER NOT NULL,                  -- 1 node updated, 2 parameters set in an exec\n"
@@ -246,6 +248,13 @@ int gs_schema_table_optional(const char *name)
 		if (!strcmp(name, optional[i]))
 			return 1;
 	return 0;
+}
+
+int gs_schema_column_optional(const char *table, const char *col)
+{
+	/* call-site capture times, added to v2 on 2026-12-03 */
+	return !strcmp(table, "api_stacks") &&
+	       (!strcmp(col, "capture_start") || !strcmp(col, "capture_end"));
 }
 
 int gs_schema_create(sqlite3 *db)

@@ -126,8 +126,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 			  "ON CONFLICT(graph_id) DO UPDATE SET origin = 2",
     [ST_STACK_FRAME] = "INSERT OR IGNORE INTO stack_frames(stack_id, depth, kind, module_id, "
 		       "offset, symbol_id, file_id, line, function_id) VALUES(?,?,?,?,?,?,?,?,?)",
-    [ST_API_STACK] = "INSERT INTO api_stacks(correlation_id, stack_id, tid, reason) "
-		     "VALUES(?,?,?,?)",
+    [ST_API_STACK] = "INSERT INTO api_stacks(correlation_id, stack_id, tid, reason, "
+		     "capture_start, capture_end) VALUES(?,?,?,?,?,?)",
 };
 
 /* What a statement was doing, for the one warning of a failed write. */
@@ -1742,9 +1742,11 @@ int gs_writer_stack_frame(struct gs_writer *w, int64_t stack_id, int depth, int 
 }
 
 int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t stack_id,
-			int64_t tid, int reason)
+			int64_t tid, int reason, uint64_t capture_start, uint64_t capture_end)
 {
 	struct bcache *st = params(w, ST_API_STACK);
+	int timed = capture_start > 0 && capture_end >= capture_start &&
+		    capture_end <= (uint64_t)INT64_MAX;
 
 	if (w->failed)
 		return -1;
@@ -1752,6 +1754,8 @@ int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t st
 	bind_i64(st, 2, stack_id);
 	bind_opt(st, 3, tid);
 	bind_i64(st, 4, reason);
+	bind_opt(st, 5, timed ? (int64_t)capture_start : -1);
+	bind_opt(st, 6, timed ? (int64_t)capture_end : -1);
 	return step(w, ST_API_STACK, "writing a call site");
 }
 

@@ -450,14 +450,19 @@ static void test_writer_stores_frames_once_per_stack(void **state)
 	a.correlation_id = 7;
 	a.tid = 1001;
 	a.reason = GS_CS_WHY_BLOCKING;
+	a.t_begin = 1000; /* timed capture: stored */
+	a.t_end = 4250;
 	b = a;
 	b.correlation_id = 9;
+	b.t_begin = b.t_end = 0; /* not timed: NULL */
 	assert_int_equal(gs_writer_begin(w), 0);
 	assert_int_equal(gs_callsite_apply(w, t, &a), 0);
 	assert_int_equal(gs_callsite_apply(w, t, &b), 0);
 	a.n_py = 0; /* another stack: the same native frames, no Python */
 	a.correlation_id = 11;
 	a.reason = GS_CS_WHY_SLOW_COPY;
+	a.t_begin = 9000; /* ends before it begins: not stored */
+	a.t_end = 8000;
 	assert_int_equal(gs_callsite_apply(w, t, &a), 0);
 	assert_int_equal(gs_writer_commit(w), 0);
 	assert_int_equal(gs_writer_finalize(w, 100), 0);
@@ -467,13 +472,14 @@ static void test_writer_stores_frames_once_per_stack(void **state)
 	assert_int_equal(
 	    sqlite3_prepare_v2(db,
 			       "SELECT group_concat(correlation_id || ':' || stack_id || ':' || "
-			       "tid || ':' || reason, ' ') FROM (SELECT * FROM api_stacks ORDER BY "
-			       "correlation_id)",
+			       "tid || ':' || reason || ':' || coalesce(capture_start, 'n') || ':' || "
+			       "coalesce(capture_end, 'n'), ' ') FROM (SELECT * FROM api_stacks "
+			       "ORDER BY correlation_id)",
 			       -1, &st, NULL),
 	    SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(st, 0),
-			    "7:1:1001:1 9:1:1001:1 11:2:1001:2");
+			    "7:1:1001:1:1000:4250 9:1:1001:1:n:n 11:2:1001:2:n:n");
 	sqlite3_finalize(st);
 	/* stack 1: 2 native + 1 Python rows; stack 2: 2 native */
 	assert_int_equal(sqlite3_prepare_v2(db,

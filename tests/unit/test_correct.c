@@ -200,6 +200,34 @@ static void test_driver_launch_uses_driver_cost(void **state)
 }
 
 /* no calibration, or a result without every gap: nothing is made up */
+/* Call-site captures (the collector's own time, inside the calls it was
+ * spent in): one of 400 ns on thread 1 in cudaMalloc [3600, 4000] lies in
+ * the host-late gap [2000, 10000) of L2 (thread 1): that gap loses
+ * min(800 + 400, 8000) = 1200. One of 300 ns on thread 2 in the same gap
+ * [5000, 5300] is another thread's and stays; one at [12600, 12700] is in
+ * no gap. Enqueued gap 200 as before: idle removed 1400, window
+ * 11500 - 1400 - 300 = 9800. */
+static void test_captures_in_host_late_gaps_removed(void **state)
+{
+	static const struct gs_capture caps[] = {
+	    {.start = 12600, .end = 12700, .corr = 40, .tid = 1}, /* any order */
+	    {.start = 3600, .end = 4000, .corr = 10, .tid = 1},
+	    {.start = 5000, .end = 5300, .corr = 41, .tid = 2},
+	};
+	struct tb *t = build(1);
+
+	(void)state;
+	t->in.captures = caps;
+	t->in.n_captures = 3;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1400);
+	assert_int_equal(t->c.devices[0].busy_removed, 300);
+	assert_int_equal(t->c.devices[0].window, 9800);
+	/* "step" [0, 13000]: 13000 - 1400 - 300 */
+	assert_int_equal(range(t, S_STEP)->corrected, 11300);
+	tb_free(t);
+}
+
 static void test_refused_without_calibration_or_gaps(void **state)
 {
 	struct tb *t = build(0);
@@ -224,6 +252,7 @@ int main(void)
 	    cmocka_unit_test(test_device_figures_corrected),
 	    cmocka_unit_test(test_range_walls_corrected),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),
+	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_refused_without_calibration_or_gaps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

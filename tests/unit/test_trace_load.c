@@ -47,8 +47,10 @@ static void load(const char *path, struct trace *t, struct gs_input *in)
 {
 	char err[256];
 
-	assert_int_equal(trace_open(t, path, err, sizeof(err)), 0);
-	assert_int_equal(trace_load(t, GS_LOAD_ALL, in, err, sizeof(err)), 0);
+	if (trace_open(t, path, err, sizeof(err)) != 0)
+		fail_msg("trace_open: %s", err);
+	if (trace_load(t, GS_LOAD_ALL, in, err, sizeof(err)) != 0)
+		fail_msg("trace_load: %s", err);
 }
 
 /* kernels with rowids -3, 2, 9 (a negative one and holes: the halves of
@@ -389,6 +391,104 @@ static void test_more_parts_than_rowids(void **state)
 	free(path);
 }
 
+/* Call-site capture times (api_stacks capture_start/capture_end): each
+ * call with a capture next to it is widened to cover it, and so is its
+ * implicit sync; an explicit sync (CUPTI's blocked time) is not, nor is a
+ * call whose capture lies more than 1 ms (GS_CAPTURE_SLACK_NS) away.
+ *   corr 21 cudaMemcpy [1000, 2000], implicit sync [1000, 2000], captured
+ *           at exit [2000, 2600]              -> both [1000, 2600]
+ *   corr 22 cudaStreamSynchronize [5000, 9000], explicit sync [5500, 8900],
+ *           captured at entry [4100, 4900]    -> call [4100, 9000], sync kept
+ *   corr 23 cudaFree [20000, 21000], capture [3000000, 3000500]: 2.979 ms
+ *           after the call's end              -> kept
+ *   corr 24 a call without a capture          -> kept */
+static void test_calls_widened_by_their_capture_times(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO strings VALUES(1,'cudaMemcpy'),(2,'cudaStreamSynchronize'),"
+	    "(3,'cudaFree'),(4,'cudaLaunchKernel'),(5,'cudaMemcpy is synchronous');"
+	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
+	    " VALUES(1,1,31,1,1000,2000,1,42,21),(2,1,131,2,5000,9000,1,42,22),"
+	    "(3,1,17,3,20000,21000,1,42,23),(4,1,211,4,30000,30500,1,42,24);"
+	    "INSERT INTO syncs(id,start,end,kind,implicit,reason_id,api_name_id,device,"
+	    "stream,correlation_id,tid) VALUES(1,1000,2000,6,1,5,1,0,7,21,42),"
+	    "(2,5500,8900,2,0,NULL,2,0,7,22,42);"
+	    "INSERT INTO api_stacks(correlation_id,stack_id,tid,reason,capture_start,"
+	    "capture_end) VALUES(21,1,42,2,2000,2600),(22,1,42,1,4100,4900),"
+	    "(23,1,42,1,3000000,3000500);";
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+	size_t i;
+
+	(void)state;
+	load(path, &t, &in);
+	assert_int_equal(in.n_captures, 3);
+	assert_int_equal(in.captures[0].corr, 21);
+	assert_int_equal(in.captures[0].tid, 42);
+	assert_int_equal(in.n_apis, 4);
+	for (i = 0; i < in.n_apis; i++) {
+		switch (in.apis[i].corr) {
+		case 21:
+			assert_int_equal(in.apis[i].start, 1000);
+			assert_int_equal(in.apis[i].end, 2600);
+			break;
+		case 22:
+			assert_int_equal(in.apis[i].start, 4100);
+			assert_int_equal(in.apis[i].end, 9000);
+			break;
+		case 23:
+			assert_int_equal(in.apis[i].start, 20000);
+			assert_int_equal(in.apis[i].end, 21000);
+			break;
+		default:
+			assert_int_equal(in.apis[i].corr, 24);
+			assert_int_equal(in.apis[i].start, 30000);
+			assert_int_equal(in.apis[i].end, 30500);
+		}
+	}
+	assert_int_equal(in.n_syncs, 2);
+	for (i = 0; i < in.n_syncs; i++) {
+		if (in.syncs[i].corr == 21) {
+			assert_int_equal(in.syncs[i].start, 1000);
+			assert_int_equal(in.syncs[i].end, 2600);
+		} else {
+			assert_int_equal(in.syncs[i].start, 5500);
+			assert_int_equal(in.syncs[i].end, 8900);
+		}
+	}
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
+/* A v2 trace written before the capture columns existed loads as before. */
+static void test_api_stacks_without_capture_columns(void **state)
+{
+	static const char rows[] =
+	    "DROP TABLE api_stacks;"
+	    "CREATE TABLE api_stacks(correlation_id INTEGER NOT NULL, stack_id INTEGER NOT "
+	    "NULL, tid INTEGER, reason INTEGER);"
+	    "INSERT INTO strings VALUES(1,'cudaMemcpy');"
+	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
+	    " VALUES(1,1,31,1,1000,2000,1,42,21);"
+	    "INSERT INTO api_stacks VALUES(21,1,42,2);";
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+
+	(void)state;
+	load(path, &t, &in);
+	assert_int_equal(in.n_captures, 0);
+	assert_int_equal(in.n_apis, 1);
+	assert_int_equal(in.apis[0].end, 2000);
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +500,8 @@ int main(void)
 	    cmocka_unit_test(test_any_number_of_parts_reads_rows_in_rowid_order),
 	    cmocka_unit_test(test_kernels_out_of_order_come_out_sorted_in_any_parts),
 	    cmocka_unit_test(test_more_parts_than_rowids),
+	    cmocka_unit_test(test_calls_widened_by_their_capture_times),
+	    cmocka_unit_test(test_api_stacks_without_capture_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

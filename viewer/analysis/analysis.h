@@ -147,6 +147,17 @@ struct gs_site_ref {
 	uint32_t site; /* index in gs_input.sites */
 };
 
+/* The collector's own work inside one API call (api_stacks capture_start /
+ * capture_end): CUPTI times the call inside its callbacks, so this time lies
+ * just outside the call's recorded [start, end] although the program was in
+ * the call. The loader widens the call (and its implicit sync) to cover it;
+ * the overhead correction takes it off again. */
+struct gs_capture {
+	int64_t start, end; /* ns */
+	uint32_t corr;	    /* correlation id of the call */
+	uint32_t tid;	    /* calling thread, 0 unknown */
+};
+
 /* what tracing cost per event, measured before the program (ns), from meta
  * calibration.* (gapscope-calibrate, run by `gapscope record`) */
 struct gs_calibration {
@@ -187,6 +198,8 @@ struct gs_input {
 	size_t n_sites;
 	const struct gs_site_ref *site_refs; /* sorted by corr */
 	size_t n_site_refs;
+	const struct gs_capture *captures; /* sorted by corr; empty for older traces */
+	size_t n_captures;
 	struct gs_calibration cal; /* the collector's measured cost, have = 0 if none */
 };
 

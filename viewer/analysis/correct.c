@@ -8,6 +8,9 @@
  *    per call, so the gap shrinks by (calls in its CUDA API segments + the
  *    launch call) x that cost, at most the time of those segments and of
  *    the launch latency (host code is the program's own and stays);
+ *    and, besides, by the collector's call-site captures on that thread
+ *    that lie in the gap (gs_input.captures: the loader put them inside the
+ *    calls they were made in), at most the gap;
  *  - op already enqueued (launch latency, graph-internal): the GPU's added
  *    idle between back-to-back kernels (gpu_gap_ns), at most the segment.
  * Each kernel's duration shrinks by kernel_ns (CUPTI's instrumentation),
@@ -43,13 +46,44 @@ static int64_t call_cost(const struct gs_input *in, const struct gs_calibration 
 	return (cal->launch_ns + cal->legacy_launch_ns) / 2;
 }
 
+static int cmp_capture_start(const void *a, const void *b)
+{
+	int64_t x = ((const struct gs_capture *)a)->start, y = ((const struct gs_capture *)b)->start;
+	return x < y ? -1 : x > y;
+}
+
+/* The captures of thread tid (0: any) inside [a, b), summed; c sorted by
+ * start, none longer than GS_CAPTURE_MAX_NS (longer ones were dropped). */
+#define GS_CAPTURE_MAX_NS 1000000
+static int64_t captured_in(const struct gs_capture *c, size_t n, uint32_t tid, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = n;
+	int64_t sum = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c[mid].start < a - GS_CAPTURE_MAX_NS)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && c[lo].start < b; lo++) {
+		int64_t s = c[lo].start > a ? c[lo].start : a, e = min64(c[lo].end, b);
+		if (e > s && (!tid || !c[lo].tid || c[lo].tid == tid))
+			sum += e - s;
+	}
+	return sum;
+}
+
 static int64_t gap_shrink(const struct gs_input *in, const struct gs_result *res,
-			  const struct gs_calibration *cal, const struct gs_gap *g)
+			  const struct gs_calibration *cal, const struct gs_capture *caps,
+			  size_t n_caps, const struct gs_gap *g)
 {
 	struct gs_segment seg[MAX_SEGS];
 	size_t n = gs_gap_segments(res, g, seg, MAX_SEGS), i;
 	int64_t api_ns = 0, lat_ns = 0, gi_ns = 0, calls = 0;
 	int64_t cost = (cal->launch_ns + cal->legacy_launch_ns) / 2;
+	uint32_t tid = 0;
 
 	if (n > MAX_SEGS)
 		n = MAX_SEGS;
@@ -62,15 +96,20 @@ static int64_t gap_shrink(const struct gs_input *in, const struct gs_result *res
 			break;
 		case GS_CAUSE_LAUNCH_LATENCY:
 			lat_ns += d;
-			if (seg[i].ref_kind == GS_EXPLAIN_LAUNCH)
+			if (seg[i].ref_kind == GS_EXPLAIN_LAUNCH) {
 				cost = call_cost(in, cal, seg[i].ref_idx);
+				if (seg[i].ref_idx < in->n_apis)
+					tid = in->apis[seg[i].ref_idx].tid;
+			}
 			break;
 		case GS_CAUSE_GRAPH_INTERNAL: gi_ns += d; break;
 		default: break;
 		}
 	}
 	if (g->host_late)
-		return min64(api_ns + lat_ns, (calls + 1) * cost);
+		return min64(min64(api_ns + lat_ns, (calls + 1) * cost) +
+				 captured_in(caps, n_caps, tid, g->start, g->end),
+			     g->end - g->start);
 	return min64(lat_ns, cal->gpu_gap_ns) + min64(gi_ns, cal->gpu_gap_ns);
 }
 
@@ -105,7 +144,8 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 {
 	int64_t **gap_sum = NULL, **op_sum = NULL; /* per device prefix sums */
 	double *factor = NULL;
-	size_t d, i;
+	struct gs_capture *caps = NULL; /* in->captures by start */
+	size_t d, i, n_caps = 0;
 	int rc = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -123,6 +163,16 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	if (!out->devices || !out->ranges || !gap_sum || !op_sum || !factor)
 		goto out;
 	out->n_devices = res->n_devices;
+	if (in->n_captures) {
+		caps = malloc(in->n_captures * sizeof(*caps));
+		if (!caps)
+			goto out;
+		for (i = 0; i < in->n_captures; i++)
+			if (in->captures[i].end >= in->captures[i].start &&
+			    in->captures[i].end - in->captures[i].start <= GS_CAPTURE_MAX_NS)
+				caps[n_caps++] = in->captures[i];
+		qsort(caps, n_caps, sizeof(*caps), cmp_capture_start);
+	}
 
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_device_result *dr = &res->devices[d];
@@ -136,7 +186,8 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			goto out;
 		gap_sum[d][0] = 0;
 		for (i = 0; i < dr->n_gaps; i++)
-			gap_sum[d][i + 1] = gap_sum[d][i] + gap_shrink(in, res, cal, &dr->gaps[i]);
+			gap_sum[d][i + 1] =
+			    gap_sum[d][i] + gap_shrink(in, res, cal, caps, n_caps, &dr->gaps[i]);
 		/* kernels overlap on several streams: take off each kernel's
 		 * instrumentation in the share of op time that the union kept */
 		for (i = 0; i < nops; i++) {
@@ -211,6 +262,7 @@ out:
 	free(gap_sum);
 	free(op_sum);
 	free(factor);
+	free(caps);
 	if (rc)
 		gs_corrected_free(out);
 	return rc;

@@ -367,6 +367,8 @@ static int check_tables(sqlite3 *db, char *err, size_t errlen)
 			r = sqlite3_step(have);
 			if (r == SQLITE_ROW && sqlite3_column_int(have, 0) == 0)
 				continue;
+			if (r == SQLITE_DONE && gs_schema_column_optional(name, col))
+				continue;
 			if (r == SQLITE_ROW || r == SQLITE_DONE)
 				snprintf(
 				    err, errlen,

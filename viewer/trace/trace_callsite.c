@@ -186,7 +186,129 @@ void trace_callsites_free(struct gs_input *in)
 {
 	free((void *)in->sites);
 	free((void *)in->site_refs);
+	free((void *)in->captures);
 	in->sites = NULL;
 	in->site_refs = NULL;
-	in->n_sites = in->n_site_refs = 0;
+	in->captures = NULL;
+	in->n_sites = in->n_site_refs = in->n_captures = 0;
+}
+
+static int column_present(sqlite3 *db, const char *table, const char *col)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	struct gs_capture *c = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (!table_present(db, "api_stacks") || !column_present(db, "api_stacks", "capture_end"))
+		return 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT correlation_id, capture_start, capture_end, tid FROM api_stacks "
+			       "WHERE capture_start > 0 AND capture_end >= capture_start "
+			       "ORDER BY correlation_id",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto sqlerr;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t corr = sqlite3_column_int64(st, 0);
+		if (corr < 0 || corr > UINT32_MAX)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct gs_capture *nv = realloc(c, nc * sizeof(*nv));
+			if (!nv) {
+				snprintf(err, errlen, "out of memory reading call-site capture times");
+				goto fail;
+			}
+			c = nv;
+			cap = nc;
+		}
+		c[n].corr = (uint32_t)corr;
+		c[n].start = sqlite3_column_int64(st, 1);
+		c[n].end = sqlite3_column_int64(st, 2);
+		c[n].tid = (uint32_t)sqlite3_column_int64(st, 3);
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		goto sqlerr;
+	sqlite3_finalize(st);
+	in->captures = c;
+	in->n_captures = n;
+	return 0;
+sqlerr:
+	snprintf(err, errlen, "cannot read call-site capture times: %s", sqlite3_errmsg(db));
+fail:
+	sqlite3_finalize(st);
+	free(c);
+	return -1;
+}
+
+/* the capture of corr, or NULL (c sorted by corr) */
+static const struct gs_capture *capture_of(const struct gs_capture *c, size_t n, uint32_t corr)
+{
+	size_t lo = 0, hi = n;
+
+	if (!n || corr < c[0].corr || corr > c[n - 1].corr)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c[mid].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && c[lo].corr == corr ? &c[lo] : NULL;
+}
+
+/* [*s, *e] widened to cover the capture x when x lies next to it */
+static void widen(int64_t *s, int64_t *e, const struct gs_capture *x)
+{
+	if (x->end < *s - GS_CAPTURE_SLACK_NS || x->start > *e + GS_CAPTURE_SLACK_NS)
+		return;
+	if (x->start < *s)
+		*s = x->start;
+	if (x->end > *e)
+		*e = x->end;
+}
+
+void trace_widen_by_captures(const struct gs_capture *c, size_t n, struct gs_api *apis,
+			     size_t n_apis, struct gs_sync *syncs, size_t n_syncs)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n_apis; i++) {
+		const struct gs_capture *x = capture_of(c, n, apis[i].corr);
+		int64_t s, e;
+		if (!x)
+			continue;
+		s = apis[i].start; /* packed struct: no field addresses */
+		e = apis[i].end;
+		widen(&s, &e, x);
+		apis[i].start = s;
+		apis[i].end = e;
+	}
+	/* an implicit sync is the call itself; an explicit one is CUPTI's
+	 * blocked time inside the call, which the capture is not */
+	for (i = 0; i < n_syncs; i++) {
+		const struct gs_capture *x =
+		    syncs[i].implicit ? capture_of(c, n, syncs[i].corr) : NULL;
+		if (x)
+			widen(&syncs[i].start, &syncs[i].end, x);
+	}
 }

@@ -17,4 +17,15 @@
 int trace_load_callsites(sqlite3 *db, struct gs_input *in, char *err, size_t errlen);
 void trace_callsites_free(struct gs_input *in);
 
+/* Fill in->captures (api_stacks capture_start/capture_end, sorted by corr;
+ * none where the columns are absent). Returns 0, or -1 with err. */
+int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errlen);
+
+/* Widen each call that has a capture, and the implicit sync of that call,
+ * to cover the capture when it lies next to the call (within
+ * GS_CAPTURE_SLACK_NS of its start or end): the program was in the call. */
+#define GS_CAPTURE_SLACK_NS 1000000
+void trace_widen_by_captures(const struct gs_capture *c, size_t n, struct gs_api *apis,
+			     size_t n_apis, struct gs_sync *syncs, size_t n_syncs);
+
 #endif

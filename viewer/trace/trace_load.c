@@ -1108,6 +1108,8 @@ static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input
 	if ((what & GS_LOAD_SYNCS) && (what & GS_LOAD_STRINGS) &&
 	    trace_load_callsites(t->db, in, err, errlen))
 		goto join;
+	if ((what & (GS_LOAD_APIS | GS_LOAD_SYNCS)) && trace_load_captures(t->db, in, err, errlen))
+		goto join;
 	load_meta_facts(t, in);
 	queue_worker(&q);
 	rc = 0;
@@ -1139,6 +1141,7 @@ join:
 		in->n_ops = vk.n + jc.out.n;
 		vk.p = NULL;
 	}
+	trace_widen_by_captures(in->captures, in->n_captures, va.p, va.n, vs.p, vs.n);
 	in->apis = va.p;
 	in->n_apis = va.n;
 	va.p = NULL;

@@ -120,6 +120,10 @@ int gs_schema_create(sqlite3 *db);
  * v2 (absent from v1 traces). Readers treat such a missing table as empty. */
 int gs_schema_table_optional(const char *name);
 
+/* 1 if column col of table may be absent from a trace of this schema
+ * version (added later: api_stacks.capture_start/capture_end), else 0. */
+int gs_schema_column_optional(const char *table, const char *col);
+
 /* An API call that synchronises the device whatever its arguments (name
  * without CUPTI's version suffix, syncs.kind, the reason stored). */
 struct gs_implicit_api {
