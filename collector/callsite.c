@@ -4,9 +4,11 @@
  * the writer thread.
  *
  * The capture copies data only: frame addresses from glibc's backtrace()
- * and, when this thread holds the GIL, file/line/function of the innermost
- * Python frames through CPython's public C API (looked up with dlsym; never
- * linked, never called without the GIL, the GIL never taken). No symbol
+ * and file/line/function of the innermost Python frames: through CPython's
+ * public C API when this thread holds the GIL (looked up with dlsym; never
+ * linked, never called without the GIL, the GIL never taken), else, on
+ * CPython 3.12 and 3.13, read from the thread's own frames (py_frames_nogil:
+ * PyTorch releases the GIL around every blocking call it makes). No symbol
  * lookup, no SQLite, no lock of ours. It does not decide what the report
  * shows: the viewer picks the frame to name (docs/report.md).
  */
@@ -144,103 +146,6 @@ size_t gs_callsite_cbids(int mode, struct gs_callsite_cbid *out, size_t max)
 			out[n].cbid = calls[i].cbid;
 			n++;
 		}
-	return n;
-}
-
-/* ------------------------------------------------------------- Python */
-
-int gs_pyapi_resolve(struct gs_pyapi *a)
-{
-#define SYM(f, name) (a->f = (__typeof__(a->f))dlsym(RTLD_DEFAULT, name)) != NULL
-	memset(a, 0, sizeof(*a));
-	if (SYM(is_initialized, "Py_IsInitialized") && SYM(gil_check, "PyGILState_Check") &&
-	    SYM(tstate_get, "PyThreadState_Get") &&
-	    SYM(tstate_get_frame, "PyThreadState_GetFrame") &&
-	    SYM(frame_get_code, "PyFrame_GetCode") &&
-	    SYM(frame_get_line, "PyFrame_GetLineNumber") &&
-	    SYM(frame_get_back, "PyFrame_GetBack") && SYM(getattr, "PyObject_GetAttrString") &&
-	    SYM(utf8, "PyUnicode_AsUTF8") && SYM(decref, "Py_DecRef") &&
-	    SYM(err_clear, "PyErr_Clear"))
-		return 1;
-#undef SYM
-	memset(a, 0, sizeof(*a));
-	return 0;
-}
-
-/* Copy s into cs->text (at most max bytes; a longer one keeps its tail,
- * where a path's file name is). Returns its offset, or -1 when full. */
-static int text_add(struct gs_callsite *cs, const char *s, size_t max)
-{
-	size_t n = strlen(s), off = cs->text_len;
-
-	if (n > max) {
-		s += n - max;
-		n = max;
-	}
-	if (off + n + 1 > GS_CS_TEXT)
-		return -1;
-	memcpy(cs->text + off, s, n);
-	cs->text[off + n] = '\0';
-	cs->text_len = (uint16_t)(off + n + 1);
-	return (int)off;
-}
-
-/* co_filename / co_name of a code object, copied; -1 if not a string. */
-static int code_attr(const struct gs_pyapi *a, void *code, const char *attr, struct gs_callsite *cs,
-		     size_t max)
-{
-	void *o = a->getattr(code, attr);
-	const char *s;
-	int off = -1;
-
-	if (!o) {
-		a->err_clear();
-		return -1;
-	}
-	s = a->utf8(o);
-	if (s)
-		off = text_add(cs, s, max);
-	else
-		a->err_clear();
-	a->decref(o);
-	return off;
-}
-
-int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
-{
-	void *frame;
-	int n = 0;
-
-	if (!a || !a->gil_check || !a->is_initialized())
-		return 0;
-	/* Only with the GIL held by this thread: the thread state, its frames
-	 * and every reference count below are then ours to touch. A thread
-	 * that released it (PyTorch does around every blocking call it makes)
-	 * gets native frames only. */
-	if (a->gil_check() != 1)
-		return 0;
-	frame = a->tstate_get_frame(a->tstate_get());
-	while (frame && cs->n_py < GS_CS_PY_MAX) {
-		void *code = a->frame_get_code(frame), *back;
-		if (code) {
-			int file = code_attr(a, code, "co_filename", cs, GS_CS_FILE_MAX);
-			int func =
-			    file >= 0 ? code_attr(a, code, "co_name", cs, GS_CS_FUNC_MAX) : -1;
-			a->decref(code);
-			if (file < 0 || func < 0)
-				break; /* text full */
-			cs->py_file[cs->n_py] = (uint16_t)file;
-			cs->py_func[cs->n_py] = (uint16_t)func;
-			cs->py_line[cs->n_py] = a->frame_get_line(frame);
-			cs->n_py++;
-			n++;
-		}
-		back = a->frame_get_back(frame);
-		a->decref(frame);
-		frame = back;
-	}
-	if (frame)
-		a->decref(frame);
 	return n;
 }
 

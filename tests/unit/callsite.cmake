@@ -7,3 +7,34 @@ if(TARGET gs_collector_core)
   # the test resolves one of its own functions with dladdr
   set_target_properties(test_collector_callsite PROPERTIES ENABLE_EXPORTS ON)
 endif()
+
+# The Python-frame reader on this machine's real interpreter, with the GIL
+# held and released (tests/unit/test_pyframes.py loads the probe with
+# ctypes). In a sanitizer build the probe needs the ASan runtime loaded
+# first: the test preloads it (Python itself is not instrumented; its
+# allocations are not checked, and leak checking is off for it).
+if(TARGET gs_collector_core)
+  find_package(Python3 COMPONENTS Interpreter)
+  # the reader alone (collector/pyframes.c): no writer, no SQLite
+  add_library(gs_pyframes_probe MODULE ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_probe.c
+                                       ${PROJECT_SOURCE_DIR}/collector/pyframes.c)
+  target_include_directories(gs_pyframes_probe PRIVATE ${PROJECT_SOURCE_DIR}/collector
+                             ${CUDAToolkit_INCLUDE_DIRS})
+  target_link_libraries(gs_pyframes_probe PRIVATE ${CMAKE_DL_LIBS})
+  set_target_properties(gs_pyframes_probe PROPERTIES LIBRARY_OUTPUT_DIRECTORY
+                                                     ${CMAKE_BINARY_DIR}/tests)
+  if(Python3_Interpreter_FOUND)
+    set(gs_probe_env "")
+    if(GAPSCOPE_SANITIZE)
+      execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
+                      OUTPUT_VARIABLE gs_libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
+      set(gs_probe_env "LD_PRELOAD=${gs_libasan}"
+                       "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0")
+    endif()
+    add_test(NAME unit_pyframes
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pyframes.py
+                     $<TARGET_FILE:gs_pyframes_probe>)
+    set_tests_properties(unit_pyframes PROPERTIES LABELS unit SKIP_RETURN_CODE 77
+                                                  ENVIRONMENT "${gs_probe_env}")
+  endif()
+endif()

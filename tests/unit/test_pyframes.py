@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""test_pyframes.py PROBE.so - the call-site capture's Python frames on this
+interpreter (collector/callsite.c, gs_py_frames), through
+tests/unit/pyframes_probe.c:
+
+- with the GIL held (ctypes.PyDLL): the C API path; the innermost frames are
+  this file at the line of the call, in `caller`, then the line that called
+  `caller`, in `<module>`;
+- with the GIL released (ctypes.CDLL, as PyTorch releases it around its
+  blocking calls): on CPython 3.12 and 3.13 the same frames, read from the
+  thread's own frame chain; on other versions none (native frames only);
+- the same from a second thread, and from a frame whose file name is not
+  ASCII (the name reads "?", the line is still right).
+
+The expected lines come from the interpreter itself (f_lineno of the frame
+that makes the call, read on the same line). Prints PASS/FAIL lines; exits
+0, 1 on a failure, 77 (skipped) where the probe cannot be loaded.
+"""
+import ctypes
+import os
+import sys
+import threading
+
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    print(("PASS: " if cond else "FAIL: ") + what)
+    if not cond:
+        failures += 1
+
+
+def frames(lib):
+    buf = ctypes.create_string_buffer(4096)
+    n = lib.gs_probe_frames(buf, 4096)
+    return n, buf.value.decode("ascii", "replace").split("|") if n > 0 else []
+
+
+def caller(lib):
+    (n, got), line = frames(lib), sys._getframe().f_lineno
+    return n, got, line
+
+
+def expect(n, got, line, outer_line, label):
+    me = os.path.abspath(__file__)
+    check(n >= 2, "%s: at least 2 frames (got %d: %s)" % (label, n, got))
+    if n < 2:
+        return
+    f0, f1 = got[0].rsplit(":", 2), got[1].rsplit(":", 2)
+    # the innermost frame is `frames`, which made the call into C
+    check(os.path.abspath(f0[0]) == me and f0[2] == "frames",
+          "%s: innermost frame is frames() in this file (got %s)" % (label, got[0]))
+    check(f1[2] == "caller" and int(f1[1]) == line,
+          "%s: then caller() at line %d (got %s)" % (label, line, got[1]))
+    if outer_line is not None and n >= 3:
+        f2 = got[2].rsplit(":", 2)
+        check(int(f2[1]) == outer_line,
+              "%s: then the line that called caller(), %d (got %s)" % (label, outer_line, got[2]))
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.split("\n")[0], file=sys.stderr)
+        return 2
+    try:
+        gil = ctypes.PyDLL(sys.argv[1])
+        nogil = ctypes.CDLL(sys.argv[1])
+    except OSError as e:
+        print("cannot load the probe: %s: skipped" % e)
+        return 77
+    minor = gil.gs_probe_minor()
+    print("CPython %d.%d: frames without the GIL %s" %
+          (sys.version_info[0], sys.version_info[1],
+           "read (layout of 3.%d)" % minor if minor > 0 else "not read"))
+    check(minor == (sys.version_info[1] if sys.version_info[:2] in ((3, 12), (3, 13))
+                    and "free-threading" not in sys.version else 0),
+          "the probe reads frames without the GIL on exactly 3.12 and 3.13 (got %d)" % minor)
+
+    (n, got, line), outer = caller(gil), sys._getframe().f_lineno
+    expect(n, got, line, outer, "GIL held")
+
+    (n, got, line), outer = caller(nogil), sys._getframe().f_lineno
+    if minor > 0:
+        expect(n, got, line, outer, "GIL released")
+    else:
+        check(n == 0, "GIL released, version not read: no Python frames (got %d)" % n)
+
+    res = {}
+    t = threading.Thread(target=lambda: res.update(r=caller(nogil)))
+    t.start()
+    t.join()
+    n, got, line = res["r"]
+    if minor > 0:
+        expect(n, got, line, None, "GIL released, second thread")
+    else:
+        check(n == 0, "second thread, version not read: no Python frames (got %d)" % n)
+
+    # a frame whose file name is not ASCII: compiled here under that name
+    ns = {"frames": frames, "lib": nogil}
+    exec(compile("def f():\n    return frames(lib)\n", "/tmp/\u00e9t\u00e9.py", "exec"), ns)
+    n, got = ns["f"]()
+    if minor > 0:
+        f1 = got[1].rsplit(":", 2) if n >= 2 else ["", "0", ""]
+        check(n >= 2 and f1[0] == "?" and f1[1] == "2" and f1[2] == "f",
+              "non-ASCII file name reads '?', line 2, function f (got %s)" % got[:2])
+    print("%d failed" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
