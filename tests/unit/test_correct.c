@@ -228,6 +228,31 @@ static void test_captures_in_host_late_gaps_removed(void **state)
 	tb_free(t);
 }
 
+/* K2 a graph node (graph 5): it shrinks by graph_node_ns - gpu_gap_ns =
+ * 450 - 200 = 250, not by kernel_ns (100); K1 and K3 by 100 each: busy
+ * removed 450. Idle as in test_device_figures_corrected (1000): window
+ * 11500 - 1000 - 450 = 10050. */
+static void test_graph_node_uses_graph_node_cost(void **state)
+{
+	struct tb *t = build(0);
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->ops[1].graph_id = 5;
+	t->in.cal = (struct gs_calibration){.have = 1,
+					    .launch_ns = 300,
+					    .legacy_launch_ns = 500,
+					    .kernel_ns = 100,
+					    .gpu_gap_ns = 200,
+					    .graph_node_ns = 450};
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].busy_removed, 450);
+	assert_int_equal(t->c.devices[0].idle_removed, 1000);
+	assert_int_equal(t->c.devices[0].window, 10050);
+	tb_free(t);
+}
+
 static void test_refused_without_calibration_or_gaps(void **state)
 {
 	struct tb *t = build(0);
@@ -253,6 +278,7 @@ int main(void)
 	    cmocka_unit_test(test_range_walls_corrected),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
+	    cmocka_unit_test(test_graph_node_uses_graph_node_cost),
 	    cmocka_unit_test(test_refused_without_calibration_or_gaps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
