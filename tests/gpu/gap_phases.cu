@@ -3,7 +3,7 @@
  * one cause per phase, for checking gap model v2 (DESIGN.md) on a real trace.
  *
  * Each phase is warmed up first (same pattern, outside any range), then runs
- * once inside one NVTX range named after it, 4-60 ms, with tiny kernels of
+ * once inside one NVTX range named after it, 5-70 ms, with tiny kernels of
  * a few microseconds, so that idle time, not the kernels, fills the range:
  *   host_late         launch, then spin the CPU 150 us; no sync   -> host code
  *   back_to_back      2000 one-block kernels, one sync at the end -> launch latency
