@@ -1741,12 +1741,12 @@ int gs_writer_stack_frame(struct gs_writer *w, int64_t stack_id, int depth, int 
 	return step(w, ST_STACK_FRAME, "writing a call-site frame");
 }
 
-int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t stack_id,
-			int64_t tid, int reason, uint64_t capture_start, uint64_t capture_end)
+int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t stack_id, int64_t tid,
+			int reason, uint64_t capture_start, uint64_t capture_end)
 {
 	struct bcache *st = params(w, ST_API_STACK);
-	int timed = capture_start > 0 && capture_end >= capture_start &&
-		    capture_end <= (uint64_t)INT64_MAX;
+	int timed =
+	    capture_start > 0 && capture_end >= capture_start && capture_end <= (uint64_t)INT64_MAX;
 
 	if (w->failed)
 		return -1;

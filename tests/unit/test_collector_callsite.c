@@ -226,9 +226,8 @@ static void f_clear(void)
 }
 
 static const struct gs_pyapi fake_api = {
-    f_init, f_gil,     f_tstate, f_get_frame, f_code,  f_line,
-    f_back, f_getattr, f_utf8,	 f_decref,    f_clear,
-    NULL,   NULL,	       NULL,	 NULL,	      0, /* no reading without the GIL */
+    f_init,   f_gil,   f_tstate, f_get_frame, f_code, f_line, f_back, f_getattr, f_utf8,
+    f_decref, f_clear, NULL,	 NULL,	      NULL,   NULL,   0, /* no reading without the GIL */
 };
 
 static void fake_python(void)
@@ -471,12 +470,13 @@ static void test_writer_stores_frames_once_per_stack(void **state)
 
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(
-	    sqlite3_prepare_v2(db,
-			       "SELECT group_concat(correlation_id || ':' || stack_id || ':' || "
-			       "tid || ':' || reason || ':' || coalesce(capture_start, 'n') || ':' || "
-			       "coalesce(capture_end, 'n'), ' ') FROM (SELECT * FROM api_stacks "
-			       "ORDER BY correlation_id)",
-			       -1, &st, NULL),
+	    sqlite3_prepare_v2(
+		db,
+		"SELECT group_concat(correlation_id || ':' || stack_id || ':' || "
+		"tid || ':' || reason || ':' || coalesce(capture_start, 'n') || ':' || "
+		"coalesce(capture_end, 'n'), ' ') FROM (SELECT * FROM api_stacks "
+		"ORDER BY correlation_id)",
+		-1, &st, NULL),
 	    SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(st, 0),

@@ -52,7 +52,8 @@ static int64_t call_cost(const struct gs_input *in, const struct gs_calibration 
 
 static int cmp_capture_start(const void *a, const void *b)
 {
-	int64_t x = ((const struct gs_capture *)a)->start, y = ((const struct gs_capture *)b)->start;
+	int64_t x = ((const struct gs_capture *)a)->start,
+		y = ((const struct gs_capture *)b)->start;
 	return x < y ? -1 : x > y;
 }
 
@@ -207,8 +208,8 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			    o->start >= dr->tl.first && o->end <= dr->tl.last) {
 				int64_t per = cal->kernel_ns;
 				if (o->graph_id && cal->graph_node_ns > 0)
-					per = cal->graph_node_ns - min64(cal->gpu_gap_ns,
-									 cal->graph_node_ns);
+					per = cal->graph_node_ns -
+					      min64(cal->gpu_gap_ns, cal->graph_node_ns);
 				k = (int64_t)(min64(per, o->end - o->start) * factor[d]);
 			}
 			op_sum[d][i + 1] = op_sum[d][i] + k;

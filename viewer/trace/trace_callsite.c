@@ -217,11 +217,12 @@ int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errl
 
 	if (!table_present(db, "api_stacks") || !column_present(db, "api_stacks", "capture_end"))
 		return 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT correlation_id, capture_start, capture_end, tid FROM api_stacks "
-			       "WHERE capture_start > 0 AND capture_end >= capture_start "
-			       "ORDER BY correlation_id",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT correlation_id, capture_start, capture_end, tid FROM api_stacks "
+		"WHERE capture_start > 0 AND capture_end >= capture_start "
+		"ORDER BY correlation_id",
+		-1, &st, NULL) != SQLITE_OK)
 		goto sqlerr;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t corr = sqlite3_column_int64(st, 0);
@@ -231,7 +232,8 @@ int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errl
 			size_t nc = cap ? cap * 2 : 256;
 			struct gs_capture *nv = realloc(c, nc * sizeof(*nv));
 			if (!nv) {
-				snprintf(err, errlen, "out of memory reading call-site capture times");
+				snprintf(err, errlen,
+					 "out of memory reading call-site capture times");
 				goto fail;
 			}
 			c = nv;
