@@ -411,8 +411,8 @@ static void test_calls_widened_by_their_capture_times(void **state)
 	    " VALUES(1,1,31,1,1000,2000,1,42,21),(2,1,131,2,5000,9000,1,42,22),"
 	    "(3,1,17,3,20000,21000,1,42,23),(4,1,211,4,30000,30500,1,42,24);"
 	    "INSERT INTO syncs(id,start,end,kind,implicit,reason_id,api_name_id,device,"
-	    "stream,correlation_id,tid) VALUES(1,1000,2000,6,1,5,1,0,7,21,42),"
-	    "(2,5500,8900,2,0,NULL,2,0,7,22,42);"
+	    "stream,correlation_id,tid) VALUES(1,1000,2000,16,1,5,1,0,7,21,42),"
+	    "(2,5500,8900,3,0,NULL,2,0,7,22,42);"
 	    "INSERT INTO api_stacks(correlation_id,stack_id,tid,reason,capture_start,"
 	    "capture_end) VALUES(21,1,42,2,2000,2600),(22,1,42,1,4100,4900),"
 	    "(23,1,42,1,3000000,3000500);";
@@ -463,6 +463,50 @@ static void test_calls_widened_by_their_capture_times(void **state)
 	free(path);
 }
 
+/* Through the analysis: a host-late gap [1000, 3000) before K2, whose
+ * launch call began at 2600. Thread 42 was in cudaMemcpy (implicit sync)
+ * [1000, 2000] as recorded and in the collector's capture at its exit
+ * [2000, 2600]: widened, the call covers [1000, 2600), so the gap is 1600
+ * sync wait, then 400 launch latency, and no host code (unwidened it would
+ * be 1000 sync wait, 600 host code, 400 launch latency). */
+static void test_capture_time_is_sync_wait_not_host_code(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO strings VALUES(1,'cudaMemcpy'),(2,'cudaLaunchKernel'),(3,'k'),"
+	    "(4,'cudaMemcpy is synchronous');"
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,graph_id,"
+	    "graph_node_id) VALUES(1,500,1000,0,7,30,3,0,0),(2,3000,3500,0,7,31,3,0,0);"
+	    "INSERT INTO api_calls(id,api,cbid,name_id,start,end,pid,tid,correlation_id)"
+	    " VALUES(1,1,211,2,100,200,1,42,30),(2,1,31,1,1000,2000,1,42,21),"
+	    "(3,1,211,2,2600,2700,1,42,31);"
+	    "INSERT INTO syncs(id,start,end,kind,implicit,reason_id,api_name_id,device,"
+	    "stream,correlation_id,tid) VALUES(1,1000,2000,16,1,4,1,0,7,21,42);"
+	    "INSERT INTO api_stacks(correlation_id,stack_id,tid,reason,capture_start,"
+	    "capture_end) VALUES(21,1,42,1,2000,2600);";
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	const struct gs_timeline *tl;
+
+	(void)state;
+	load(path, &t, &in);
+	gs_options_init(&opt);
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(res.n_devices, 1);
+	tl = &res.devices[0].tl;
+	assert_int_equal(tl->idle, 2000);
+	assert_int_equal(tl->idle_by_cause[GS_CAUSE_SYNC_WAIT], 1600);
+	assert_int_equal(tl->idle_by_cause[GS_CAUSE_HOST_CODE], 0);
+	assert_int_equal(tl->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 400);
+	gs_result_free(&res);
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
 /* A v2 trace written before the capture columns existed loads as before. */
 static void test_api_stacks_without_capture_columns(void **state)
 {
@@ -502,6 +546,7 @@ int main(void)
 	    cmocka_unit_test(test_more_parts_than_rowids),
 	    cmocka_unit_test(test_calls_widened_by_their_capture_times),
 	    cmocka_unit_test(test_api_stacks_without_capture_columns),
+	    cmocka_unit_test(test_capture_time_is_sync_wait_not_host_code),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
