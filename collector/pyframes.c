@@ -92,11 +92,11 @@ int gs_pyapi_resolve(struct gs_pyapi *a)
 	return 0;
 }
 
-/* Copy s into cs->text (at most max bytes; a longer one keeps its tail,
+/* Copy the n bytes at s into cs->text (at most max; a longer text keeps its tail,
  * where a path's file name is). Returns its offset, or -1 when full. */
-static int text_add(struct gs_callsite *cs, const char *s, size_t max)
+static int text_addn(struct gs_callsite *cs, const char *s, size_t n, size_t max)
 {
-	size_t n = strlen(s), off = cs->text_len;
+	size_t off = cs->text_len;
 
 	if (n > max) {
 		s += n - max;
@@ -108,6 +108,11 @@ static int text_add(struct gs_callsite *cs, const char *s, size_t max)
 	cs->text[off + n] = '\0';
 	cs->text_len = (uint16_t)(off + n + 1);
 	return (int)off;
+}
+
+static int text_add(struct gs_callsite *cs, const char *s, size_t max)
+{
+	return text_addn(cs, s, strlen(s), max);
 }
 
 /* co_filename / co_name of a code object, copied; -1 if not a string. */
@@ -143,7 +148,6 @@ static const char *ptr_at(const char *base, size_t off)
  * anything else gives "?". Returns its offset, or -1 when full. */
 static int ascii_add(const struct gs_pyapi *a, const char *str, struct gs_callsite *cs, size_t max)
 {
-	char buf[256];
 	uint32_t state;
 	int64_t len;
 
@@ -153,14 +157,7 @@ static int ascii_add(const struct gs_pyapi *a, const char *str, struct gs_callsi
 	memcpy(&len, str + PY_STR_LENGTH, sizeof(len));
 	if (!(state & PY_STR_COMPACT) || !(state & PY_STR_ASCII) || len < 0)
 		return text_add(cs, "?", max);
-	if ((size_t)len >= sizeof(buf)) { /* keep the tail, as text_add does */
-		memcpy(buf, str + PY_STR_ASCII_DATA + len - (sizeof(buf) - 1), sizeof(buf) - 1);
-		buf[sizeof(buf) - 1] = '\0';
-	} else {
-		memcpy(buf, str + PY_STR_ASCII_DATA, (size_t)len);
-		buf[len] = '\0';
-	}
-	return text_add(cs, buf, max);
+	return text_addn(cs, str + PY_STR_ASCII_DATA, (size_t)len, max);
 }
 
 /* The calling thread's frames while it does not hold the GIL. Only this

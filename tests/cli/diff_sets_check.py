@@ -29,20 +29,9 @@ on CLOCK_MONOTONIC, T = 10000 + 100000 i for step i:
 import json
 import os
 import shutil
-import subprocess
 import sys
 
-
-def run(args, code=0):
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode != code:
-        sys.exit(f"{args}: exit {p.returncode}, expected {code}\n{p.stdout}\n{p.stderr}")
-    return p
-
-
-def expect(cond, what):
-    if not cond:
-        sys.exit("FAIL: " + what)
+from multi_check import expect, run  # the same helpers, beside this file
 
 
 def rows(out, label):
