@@ -18,7 +18,9 @@ Workloads and the figures they print:
   torch_sync    bench/torch_overhead.py: µs per step (sync every step)
 For every figure it prints the untraced median and, per configuration, the
 traced median and the median of the per-round ratios traced/untraced. The
-traces of the last round stay in DIR (default out/pairs) for the report.
+traces of the last round stay in DIR (default out/pairs) for the report;
+with --keep-rounds every round's logs and traces stay, named
+WORKLOAD.CONFIG.rN.log/.db (bench/corrected_accuracy.py reads them).
 It prints figures; it does not pass or fail on them. Exits 77 without a GPU.
 """
 import argparse
@@ -78,6 +80,8 @@ def main():
     ap.add_argument("--out", default="out/pairs")
     ap.add_argument("--pin", default="", help='command prefix, e.g. "taskset -c 4-7"')
     ap.add_argument("--values", action="store_true", help="print every round's figure")
+    ap.add_argument("--keep-rounds", action="store_true",
+                    help="keep every round's logs and traces (WORKLOAD.CONFIG.rN.*)")
     a = ap.parse_args()
     if shutil.which("nvidia-smi") is None or subprocess.run(
             ["nvidia-smi", "-L"], stdout=subprocess.DEVNULL).returncode != 0:
@@ -104,7 +108,7 @@ def main():
             cmd, pat, unit = wl[w]
             cmd = a.pin.split() + cmd
             for cname, extra in configs:
-                tag = f"{w}.{cname}"
+                tag = f"{w}.{cname}" + (f".r{rnd + 1}" if a.keep_rounds else "")
                 log = os.path.join(a.out, tag + ".log")
                 if extra is None:
                     out = run_once(cmd, base, log)

@@ -3,7 +3,9 @@
  * callsite.h): capture in the API callback, interning and symbolisation on
  * the writer thread.
  *
- * The capture copies data only: frame addresses from glibc's backtrace()
+ * The capture copies data only: frame addresses from libgcc's unwinder
+ * (_Unwind_Backtrace, what glibc's backtrace() uses, stopped as soon as
+ * the frames kept are complete)
  * and file/line/function of the innermost Python frames: through CPython's
  * public C API when this thread holds the GIL (looked up with dlsym; never
  * linked, never called without the GIL, the GIL never taken), else, on
@@ -23,6 +25,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <unwind.h>
 
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
@@ -30,8 +33,8 @@
 #include "callsite.h"
 #include "internal.h"
 
-/* Frames walked before the leading CUDA-side ones are dropped: CUPTI's
- * dispatch, the driver and the runtime take about ten. */
+/* At most this many frames are walked: the leading CUDA-side ones (CUPTI's
+ * dispatch, the driver and the runtime take about ten), then the kept ones. */
 #define RAW_FRAMES 48
 
 /* ------------------------------------------------------------- which calls */
@@ -205,16 +208,41 @@ static int in_skipped(const void *p)
 	return 0;
 }
 
-int gs_native_frames(struct gs_callsite *cs, int skip)
-{
-	void *raw[RAW_FRAMES];
-	int n = backtrace(raw, RAW_FRAMES), i = skip;
+struct walk {
+	struct gs_callsite *cs;
+	int skip;    /* frames still to drop: the collector's own */
+	int leading; /* still in the leading CUDA-side frames */
+	int walked;
+};
 
-	while (i < n && in_skipped(raw[i]))
-		i++;
+static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	struct walk *w = arg;
+	void *ip = (void *)_Unwind_GetIP(ctx);
+
+	if (!ip || ++w->walked > RAW_FRAMES)
+		return _URC_END_OF_STACK;
+	if (w->skip > 0) {
+		w->skip--;
+		return _URC_NO_REASON;
+	}
+	if (w->leading && in_skipped(ip))
+		return _URC_NO_REASON;
+	w->leading = 0;
+	w->cs->native[w->cs->n_native++] = ip;
+	return w->cs->n_native < GS_CS_NATIVE_MAX ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+
+/* Walks the stack only as far as the frames it keeps: the program's frames
+ * below a deep framework stack (PyTorch: 30-50 native frames) are not
+ * unwound for nothing, and unwinding costs about 130 ns a frame. Frame 0 is
+ * this function's own, as it is backtrace()'s in the caller. */
+__attribute__((noinline)) int gs_native_frames(struct gs_callsite *cs, int skip)
+{
+	struct walk w = {cs, skip, 1, 0};
+
 	cs->n_native = 0;
-	for (; i < n && cs->n_native < GS_CS_NATIVE_MAX; i++)
-		cs->native[cs->n_native++] = raw[i];
+	_Unwind_Backtrace(walk_frame, &w);
 	return cs->n_native;
 }
 

@@ -101,8 +101,10 @@ int gs_pyapi_resolve(struct gs_pyapi *api);
  * number of frames added. */
 int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
 
-/* Native frames of the caller (glibc backtrace), dropping `skip` innermost
- * ones (the collector's own). Returns the number kept. */
+/* Native frames of the caller (libgcc's _Unwind_Backtrace, walked no
+ * further than needed), dropping `skip` innermost ones (the collector's own:
+ * frame 0 is gs_native_frames itself) and then the leading CUDA-side ones.
+ * Returns the number kept (at most GS_CS_NATIVE_MAX). */
 int gs_native_frames(struct gs_callsite *cs, int skip);
 
 /* ---- in the CUPTI callback ---- */

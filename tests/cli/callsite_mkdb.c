@@ -73,7 +73,10 @@ static const char sql[] =
     "(2,0,1,10,8192,4,NULL,NULL,NULL),(2,1,1,11,6699,12,NULL,NULL,NULL),"
     "(3,0,2,NULL,NULL,NULL,8,30,9);"
     "INSERT INTO api_stacks(correlation_id,stack_id,tid,reason) VALUES"
-    "(2,1,11,1),(4,2,11,1),(3,3,11,3);";
+    "(2,1,11,1),(4,2,11,1),(3,3,11,3),"
+    /* the last launch, captured as a slow async copy would be (reason 2):
+     * its host-late 1000 ns are not credited to py30 (only reason 3) */
+    "(5,3,11,2);";
 
 /* the "steps" trace (above), executed on db; 0 or 1 */
 static int steps(sqlite3 *db, char **msg)

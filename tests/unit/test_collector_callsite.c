@@ -5,6 +5,7 @@
  * (with and without the GIL, references balanced), the capture policy of
  * the API callback, and the rows the writer stores. No GPU needed.
  */
+#include <execinfo.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -335,6 +336,55 @@ static int on(CUpti_CallbackDomain d, CUpti_CallbackId id, int enter, uint32_t c
 #define RT CUPTI_CB_DOMAIN_RUNTIME_API
 #define DR CUPTI_CB_DOMAIN_DRIVER_API
 
+/* Recurses n times, then takes glibc's backtrace() (the reference) and the
+ * collector's frames (skip 1: gs_native_frames' own). The volatile adds
+ * after the calls keep each level a real frame (no tail calls). */
+static volatile int sink;
+static __attribute__((noinline)) int recurse(int n, struct gs_callsite *cs, void **ref, int *nref)
+{
+	int r;
+
+	if (n == 0) {
+		*nref = backtrace(ref, 64);
+		r = gs_native_frames(cs, 1);
+		sink += r;
+		return r;
+	}
+	r = recurse(n - 1, cs, ref, nref);
+	sink += r;
+	return r;
+}
+
+static void test_native_frames_match_backtrace_and_stop_at_the_cap(void **state)
+{
+	struct gs_callsite cs;
+	void *ref[64];
+	int nref = 0, k;
+	(void)state;
+
+	/* 12 levels, this test, cmocka, main and libc: deeper than kept, so
+	 * the walk stops at GS_CS_NATIVE_MAX, and the last frames kept are
+	 * this test's callers, each at its own address */
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(recurse(12, &cs, ref, &nref), GS_CS_NATIVE_MAX);
+	assert_int_equal(cs.n_native, GS_CS_NATIVE_MAX);
+	assert_true(nref > GS_CS_NATIVE_MAX);
+	/* frame 0 is in recurse(0) after a different call; the callers are
+	 * the same return addresses as backtrace() gives */
+	assert_ptr_not_equal(cs.native[0], ref[0]);
+	for (k = 1; k < GS_CS_NATIVE_MAX; k++)
+		assert_ptr_equal(cs.native[k], ref[k]);
+	assert_ptr_not_equal(cs.native[GS_CS_NATIVE_MAX - 1], cs.native[1]);
+	/* 3 levels: the whole stack, as deep as backtrace()'s */
+	memset(&cs, 0, sizeof(cs));
+	recurse(3, &cs, ref, &nref);
+	if (nref < GS_CS_NATIVE_MAX) {
+		assert_int_equal(cs.n_native, nref);
+		for (k = 1; k < nref; k++)
+			assert_ptr_equal(cs.native[k], ref[k]);
+	}
+}
+
 static void test_sync_captured_at_entry_once_with_python(void **state)
 {
 	struct gs_callsite cs;
@@ -536,6 +586,7 @@ int main(void)
 	    cmocka_unit_test(test_python_frames_innermost_first_refs_balanced),
 	    cmocka_unit_test(test_python_frames_not_read_without_the_gil),
 	    cmocka_unit_test(test_python_long_path_keeps_its_tail_and_depth_is_bounded),
+	    cmocka_unit_test(test_native_frames_match_backtrace_and_stop_at_the_cap),
 	    cmocka_unit_test(test_sync_captured_at_entry_once_with_python),
 	    cmocka_unit_test(test_async_copy_only_when_slow_launch_only_in_mode_2),
 	    cmocka_unit_test(test_cbids_list_follows_mode),

@@ -143,9 +143,12 @@ struct gs_site {
 };
 /* The call site of one API call (api_stacks), sorted by corr. */
 struct gs_site_ref {
-	uint32_t corr; /* correlation id of the call */
-	uint32_t site; /* index in gs_input.sites */
+	uint32_t corr;	/* correlation id of the call */
+	uint32_t site;	/* index in gs_input.sites */
+	uint8_t reason; /* api_stacks.reason: GS_SITE_BLOCKING, _ASYNC_COPY, _LAUNCH */
 };
+/* api_stacks.reason values (collector/callsite.h) */
+enum { GS_SITE_BLOCKING = 1, GS_SITE_ASYNC_COPY = 2, GS_SITE_LAUNCH = 3 };
 
 /* The collector's own work inside one API call (api_stacks capture_start /
  * capture_end): CUPTI times the call inside its callbacks, so this time lies
@@ -564,11 +567,17 @@ void big_hint(void *p, size_t bytes);
 
 /* Index in in->sites of the call with correlation id corr, or GS_NONE. */
 uint32_t gs_site_of(const struct gs_input *in, uint32_t corr);
+/* The site reference of that call, or NULL. */
+const struct gs_site_ref *gs_site_ref_of(const struct gs_input *in, uint32_t corr);
 
 /* GPU idle caused at one call site by one API: the sync-wait segments whose
  * blocking call (the segment's first) was made there, and the host-late
  * segments (host code, CUDA API, launch latency) of gaps whose launch call
- * was made there (GAPSCOPE_CALLSITES=2 only). */
+ * was captured there as a launch (GS_SITE_LAUNCH: GAPSCOPE_CALLSITES=2
+ * only). A copy captured because it blocked gets its sync wait, not the
+ * host-late time before it: in the default mode no other launch has a
+ * site, and crediting the few that do would rank them above launches
+ * that caused more. */
 struct gs_site_stat {
 	uint32_t site;	      /* index in in->sites */
 	uint32_t api_name_id; /* strings id of the call */

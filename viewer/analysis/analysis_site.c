@@ -6,14 +6,15 @@
  * segment is charged to the call site of its blocking call (the segment's
  * first, as gs_segment.ref_idx names it), the host-late part of a gap
  * (host code, CUDA API, launch latency) to the call site of X's launch
- * call when one was captured. No I/O; the sites come from the trace reader.
+ * call when it was captured as a launch (GAPSCOPE_CALLSITES=2). No I/O;
+ * the sites come from the trace reader.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
 
-uint32_t gs_site_of(const struct gs_input *in, uint32_t corr)
+const struct gs_site_ref *gs_site_ref_of(const struct gs_input *in, uint32_t corr)
 {
 	size_t lo = 0, hi = in->n_site_refs;
 
@@ -26,8 +27,15 @@ uint32_t gs_site_of(const struct gs_input *in, uint32_t corr)
 	}
 	if (lo < in->n_site_refs && in->site_refs[lo].corr == corr &&
 	    in->site_refs[lo].site < in->n_sites)
-		return in->site_refs[lo].site;
-	return GS_NONE;
+		return &in->site_refs[lo];
+	return NULL;
+}
+
+uint32_t gs_site_of(const struct gs_input *in, uint32_t corr)
+{
+	const struct gs_site_ref *r = gs_site_ref_of(in, corr);
+
+	return r ? r->site : GS_NONE;
 }
 
 struct acc {
@@ -103,8 +111,12 @@ size_t gs_site_stats(const struct gs_result *res, struct gs_site_stat **out)
 				n = 64;
 			if (gap->host_late) {
 				call = gs_launch_call(res, gap->op_idx);
-				if (call != GS_NONE)
-					late_site = gs_site_of(in, in->apis[call].corr);
+				if (call != GS_NONE) {
+					const struct gs_site_ref *r =
+					    gs_site_ref_of(in, in->apis[call].corr);
+					if (r && r->reason == GS_SITE_LAUNCH)
+						late_site = r->site;
+				}
 			}
 			for (k = 0; k < n; k++) {
 				const struct gs_segment *sg = &segs[k];

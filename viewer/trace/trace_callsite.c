@@ -140,8 +140,8 @@ int trace_load_callsites(sqlite3 *db, struct gs_input *in, char *err, size_t err
 	sqlite3_finalize(st);
 	st = NULL;
 	if (sqlite3_prepare_v2(db,
-			       "SELECT correlation_id, stack_id FROM api_stacks "
-			       "ORDER BY correlation_id",
+			       "SELECT correlation_id, stack_id, coalesce(reason, 0) "
+			       "FROM api_stacks ORDER BY correlation_id",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto sqlerr;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -158,6 +158,7 @@ int trace_load_callsites(sqlite3 *db, struct gs_input *in, char *err, size_t err
 		}
 		refs[n_refs].corr = (uint32_t)corr;
 		refs[n_refs].site = (uint32_t)id;
+		refs[n_refs].reason = (uint8_t)sqlite3_column_int(st, 2);
 		n_refs++;
 	}
 	if (rc != SQLITE_DONE)
