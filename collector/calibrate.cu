@@ -6,11 +6,15 @@
  * in meta (calibration.*).
  *
  * In one process it alternates untraced and traced phases (CUPTI activity
- * kinds switched on and off: kernels, runtime calls, the driver's launch
- * calls, as the collector records them), three of each, and prints one line:
+ * kinds switched on and off: the kinds the collector will record, from
+ * GAPSCOPE_ACTIVITIES as `record` sets it (default: all but `driver`), and
+ * the driver's launch calls), three of each, and prints one line:
  *   GAPSCOPE_CALIBRATION=launch_ns=N,legacy_launch_ns=N,driver_launch_ns=N,
  *                        kernel_ns=N,gpu_gap_ns=N,graph_node_ns=N
- *   launch_ns         added host time per cudaLaunchKernel (non-blocking stream)
+ *   launch_ns         added host time per cudaLaunchKernel (non-blocking stream):
+ *                     the time of rounds of back-to-back launches over their
+ *                     count, so the occasional slow call (CUPTI switching
+ *                     buffers) counts as it does in a program's loop
  *   legacy_launch_ns  the same on the legacy default stream (PyTorch's)
  *   driver_launch_ns  added host time per cuLaunchKernel
  *   kernel_ns         added to a kernel's recorded duration (CUPTI's duration
@@ -33,8 +37,12 @@
 #include <string.h>
 #include <time.h>
 
+extern "C" {
+#include "internal.h"
+}
+
 #define PHASES 3
-#define CALLS 64  /* launches timed per round */
+#define CALLS 256 /* launches timed per round */
 #define ROUNDS 12 /* rounds per phase */
 #define SPINS 24  /* spin kernels per phase */
 #define NODES 100 /* kernels per graph */
@@ -120,27 +128,33 @@ static void CUPTIAPI buf_done(CUcontext c, uint32_t s, uint8_t *b, size_t size, 
 	free(b);
 }
 
+static unsigned activities = GS_ACT_DEFAULT;
+
 static void tracing(int on)
 {
 	static const CUpti_CallbackId drv[] = {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
 					       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
 					       CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch};
-	size_t i;
+	size_t i, n;
+	const struct gs_activity_kind *kinds = gs_activity_kinds(&n);
 
-	if (on) {
+	/* the spin kernels' durations are read from the kernel records */
+	if (on)
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
-		for (i = 0; i < sizeof(drv) / sizeof(drv[0]); i++)
-			cuptiActivityEnableDriverApi(drv[i], 1);
-	} else {
+	for (i = 0; i < n; i++)
+		if (activities & kinds[i].act) {
+			if (on)
+				cuptiActivityEnable(kinds[i].kind);
+			else
+				cuptiActivityDisable(kinds[i].kind);
+		}
+	if (!on)
 		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+	if ((activities & GS_ACT_RUNTIME) && !(activities & GS_ACT_DRIVER))
 		for (i = 0; i < sizeof(drv) / sizeof(drv[0]); i++)
-			cuptiActivityEnableDriverApi(drv[i], 0);
+			cuptiActivityEnableDriverApi(drv[i], on);
+	if (!on)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	}
 }
 
 /* ------------------------------------------------------------- figures */
@@ -151,15 +165,16 @@ struct phase {
 	int64_t spin_cupti, spin_self;	/* ns, median durations */
 };
 
+/* ns per launch: each round's back-to-back launches timed as a whole, the
+ * median over the rounds of their mean */
 static int64_t call_time(cudaStream_t s, CUfunction f)
 {
-	static int64_t v[CALLS * ROUNDS];
-	size_t n = 0;
+	int64_t v[ROUNDS];
 	int r, i;
 
 	for (r = 0; r < ROUNDS; r++) {
+		int64_t t0 = now_ns();
 		for (i = 0; i < CALLS; i++) {
-			int64_t t0 = now_ns();
 			if (f) {
 				if (cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, (CUstream)s, NULL,
 						   NULL) != CUDA_SUCCESS)
@@ -167,11 +182,11 @@ static int64_t call_time(cudaStream_t s, CUfunction f)
 			} else {
 				gs_cal_empty<<<1, 32, 0, s>>>();
 			}
-			v[n++] = now_ns() - t0;
 		}
+		v[r] = (now_ns() - t0) / CALLS;
 		CK(cudaStreamSynchronize(s));
 	}
-	return median(v, n);
+	return median(v, ROUNDS);
 }
 
 static void measure(struct phase *p, cudaStream_t s, CUfunction f, cudaGraphExec_t g,
@@ -221,6 +236,11 @@ int main(void)
 	unsigned long long *d_out;
 	int i, k;
 
+	{
+		const char *a = getenv("GAPSCOPE_ACTIVITIES");
+		if (a && *a && gs_activities_parse(a, &activities) != 0)
+			activities = GS_ACT_DEFAULT; /* the collector warns about it */
+	}
 	if (cuptiActivityRegisterCallbacks(buf_req, buf_done) != CUPTI_SUCCESS) {
 		fprintf(stderr, "gapscope-calibrate: CUPTI is not usable here\n");
 		return 1;

@@ -570,32 +570,6 @@ static void callback_body(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 
 /* ------------------------------------------------------------- activities */
 
-static const struct {
-	unsigned act;
-	CUpti_ActivityKind kind;
-	const char *name;
-} kinds[] = {
-    {GS_ACT_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernel"},
-    {GS_ACT_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"},
-    {GS_ACT_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, "memcpy2"},
-    {GS_ACT_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET, "memset"},
-    {GS_ACT_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, "runtime"},
-    {GS_ACT_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, "driver"},
-    {GS_ACT_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"},
-    /* which stream recorded each event, for the waits in syncs */
-    {GS_ACT_EVENT, CUPTI_ACTIVITY_KIND_CUDA_EVENT, "cuda_event"},
-    {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER, "nvtx"},
-    {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA, "nvtx_data"},
-    {GS_ACT_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, "overhead"},
-    {GS_ACT_ALL, CUPTI_ACTIVITY_KIND_DEVICE, "device"},
-    /* each context's NULL (legacy default) stream id, and which streams
-     * are non-blocking: for the legacy-default-stream derivation; one
-     * record per context/stream creation */
-    {GS_ACT_ALL, CUPTI_ACTIVITY_KIND_CONTEXT, "context"},
-    {GS_ACT_STREAM, CUPTI_ACTIVITY_KIND_STREAM, "stream"},
-};
-
-#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 /* Graph-level mode: CUPTI times each graph launch as a whole and, while
  * GRAPH_TRACE is on, gives no kernel (memcpy, memset) records for the nodes
@@ -619,9 +593,10 @@ static void enable_graph_level(int on)
 
 static void enable_activities(int on)
 {
-	size_t i;
+	size_t i, n;
+	const struct gs_activity_kind *kinds = gs_activity_kinds(&n);
 
-	for (i = 0; i < N_KINDS; i++) {
+	for (i = 0; i < n; i++) {
 		CUptiResult r;
 		char key[64];
 

@@ -35,6 +35,7 @@ target_link_options(gapscope_collector PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-u
 # libgapscope.so): measures what tracing costs on this GPU; `gapscope record`
 # runs it before the program and the collector stores its figures in meta.
 add_executable(gapscope_calibrate ${CMAKE_CURRENT_SOURCE_DIR}/calibrate.cu)
-target_link_libraries(gapscope_calibrate PRIVATE CUDA::cudart CUDA::cupti CUDA::cuda_driver)
+target_link_libraries(gapscope_calibrate PRIVATE gs_collector_core CUDA::cudart CUDA::cupti
+                      CUDA::cuda_driver)
 set_target_properties(gapscope_calibrate PROPERTIES OUTPUT_NAME gapscope-calibrate
                       RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)

@@ -458,3 +458,33 @@ int gs_path_expand(const char *tmpl, char *out, size_t outlen, long pid, const c
 	}
 	return 0;
 }
+
+/* CUPTI activity kinds of each GAPSCOPE_ACTIVITIES word (the collector enables
+ * them; gapscope-calibrate enables the same ones to measure their cost) */
+static const struct gs_activity_kind kinds[] = {
+    {GS_ACT_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernel"},
+    {GS_ACT_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"},
+    {GS_ACT_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, "memcpy2"},
+    {GS_ACT_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET, "memset"},
+    {GS_ACT_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, "runtime"},
+    {GS_ACT_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, "driver"},
+    {GS_ACT_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"},
+    /* which stream recorded each event, for the waits in syncs */
+    {GS_ACT_EVENT, CUPTI_ACTIVITY_KIND_CUDA_EVENT, "cuda_event"},
+    {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER, "nvtx"},
+    {GS_ACT_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA, "nvtx_data"},
+    {GS_ACT_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, "overhead"},
+    {GS_ACT_ALL, CUPTI_ACTIVITY_KIND_DEVICE, "device"},
+    /* each context's NULL (legacy default) stream id, and which streams
+     * are non-blocking: for the legacy-default-stream derivation; one
+     * record per context/stream creation */
+    {GS_ACT_ALL, CUPTI_ACTIVITY_KIND_CONTEXT, "context"},
+    {GS_ACT_STREAM, CUPTI_ACTIVITY_KIND_STREAM, "stream"},
+};
+
+
+const struct gs_activity_kind *gs_activity_kinds(size_t *n)
+{
+	*n = sizeof(kinds) / sizeof(kinds[0]);
+	return kinds;
+}

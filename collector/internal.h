@@ -91,6 +91,15 @@ void gs_activities_to_string(unsigned act, char *buf, size_t len);
 /* Parse a GAPSCOPE_ACTIVITIES value. Returns 0 and sets *act, or -1. */
 int gs_activities_parse(const char *s, unsigned *act);
 
+/* The CUPTI activity kinds behind the activity bits: enable kinds[i].kind
+ * when act & kinds[i].act. Returns the table, *n its length. */
+struct gs_activity_kind {
+	unsigned act;		 /* enum gs_activity bit(s) */
+	CUpti_ActivityKind kind; /* what CUPTI records for it */
+	const char *name;	 /* for warnings */
+};
+const struct gs_activity_kind *gs_activity_kinds(size_t *n);
+
 /* Expand an output path template: %p pid, %h hostname, %q{VAR} the value of
  * an environment variable (empty when unset), %% a literal %. Returns 0, or
  * -1 with a reason in err for malformed templates ("%z", "%q{", trailing

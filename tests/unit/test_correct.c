@@ -173,6 +173,9 @@ static void test_range_walls_corrected(void **state)
 	assert_int_equal(range(t, S_STEP)->corrected, 11700);
 	assert_int_equal(range(t, S_TAIL)->wall, 2200);
 	assert_int_equal(range(t, S_TAIL)->corrected, 1900);
+	/* of that, kernels: 3 x 100 in "step", K2's 100 in "tail" */
+	assert_int_equal(range(t, S_STEP)->busy_removed, 300);
+	assert_int_equal(range(t, S_TAIL)->busy_removed, 100);
 	tb_free(t);
 }
 

@@ -257,6 +257,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 				b = op_lower(in->ops, dr->first_op, dr->end_op, x->end) -
 				    dr->first_op;
 				removed += op_sum[main_dev][b] - op_sum[main_dev][a];
+				r->busy_removed += op_sum[main_dev][b] - op_sum[main_dev][a];
 			}
 			r->corrected = r->wall - removed > 0 ? r->wall - removed : 0;
 		}

@@ -28,8 +28,11 @@ struct gs_corrected_device {
 struct gs_corrected_range {
 	uint32_t text_id;
 	uint64_t count;
-	int64_t wall;	   /* ns, measured (sum over ranges) */
-	int64_t corrected; /* ns */
+	int64_t wall;	      /* ns, measured (sum over ranges) */
+	int64_t corrected;    /* ns */
+	int64_t busy_removed; /* ns of kernel time taken off inside them (part of
+				 wall - corrected): their corrected GPU busy
+				 time is gs_nvtx_stat.gpu_busy less this */
 };
 
 struct gs_corrected {

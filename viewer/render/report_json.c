@@ -287,6 +287,8 @@ static int j_begin(struct report_ctx *r)
 			json_object_set_new(o, "count", jint((int64_t)r->corr->ranges[i].count));
 			json_object_set_new(o, "wall_ns", jint(r->corr->ranges[i].wall));
 			json_object_set_new(o, "corrected_wall_ns", jint(r->corr->ranges[i].corrected));
+			json_object_set_new(o, "kernel_time_removed_ns",
+					    jint(r->corr->ranges[i].busy_removed));
 			json_array_append_new(rg, o);
 		}
 		json_object_set_new(c, "devices", devs);
