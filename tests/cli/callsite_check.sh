@@ -96,6 +96,11 @@ else
 	"$mk" "$db.steps.db" steps || { echo "FAIL: callsite_mkdb steps"; exit 1; }
 fi
 out=$("$gs" report "$db.steps.db") || { echo "FAIL: report (steps) exit $?"; exit 1; }
+# --range: only the 5 syncs inside the range "first5", 6.9 us of sync wait
+# each (sync [b+2100, b+9000]): 34.5 us, 5 calls, 5 gaps (20 calls without)
+site=$("$gs" report --by-site --range first5 "$db.steps.db") ||
+	{ echo "FAIL: report --by-site --range exit $?"; exit 1; }
+expect "$site" '         34.500 us      34.500 us        5      5  train.py:27 (in `train_one_epoch`) / cudaStreamSynchronize'
 expect "$out" '  1. a sync every step drains the GPU: 140.600 us (73.6%), cudaStreamSynchronize x20 at train.py:27 (in `train_on -> defer'
 
 # html: the synchronisation table and the sync rows' tooltips name the

@@ -87,8 +87,12 @@ static int steps(sqlite3 *db, char **msg)
 	rc = sqlite3_exec(db,
 			  "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),"
 			  "(2,'cudaStreamSynchronize'),(3,'k'),(8,'/home/u/train.py'),"
-			  "(9,'train_one_epoch');"
+			  "(9,'train_one_epoch'),(10,'first5');"
 			  "INSERT INTO devices(id,name,cc_major) VALUES(0,'A',9);"
+			  /* an NVTX range over the first 5 steps' syncs (the 5th
+			   * ends at 49000) for --by-site --range */
+			  "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) "
+			  "VALUES(0,49500,0,10,1,11);"
 			  "INSERT INTO stack_frames(stack_id,depth,kind,module_id,offset,symbol_id,"
 			  "file_id,line,function_id) VALUES(1,0,2,NULL,NULL,NULL,8,27,9);",
 			  NULL, NULL, msg);

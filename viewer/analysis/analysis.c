@@ -92,6 +92,22 @@ int sel_contains_op(const struct actx *c, int64_t a, int64_t b)
 	return k < c->n_sel && c->sel[2 * k] <= b;
 }
 
+int gs_result_selects(const struct gs_result *res, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = res->n_sel;
+
+	if (!res->range_applied)
+		return 1;
+	while (lo < hi) { /* first window whose end >= a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (res->sel[2 * mid + 1] >= a)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo < res->n_sel && res->sel[2 * lo] <= b;
+}
+
 int sel_contains_point(const struct actx *c, int64_t t)
 {
 	return sel_contains_op(c, t, t);
@@ -163,6 +179,13 @@ static int build_selection(struct actx *c)
 	c->n_sel = n;
 	for (i = 0; i < n; i++)
 		c->res->range_total += c->sel[2 * i + 1] - c->sel[2 * i];
+	c->res->sel = malloc(2 * n * sizeof(int64_t));
+	if (!c->res->sel) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(c->res->sel, c->sel, 2 * n * sizeof(int64_t));
+	c->res->n_sel = n;
 out:
 	free(match);
 	return rc;
@@ -1673,6 +1696,7 @@ void gs_result_free(struct gs_result *res)
 		free(res->devices[i].top_gaps);
 	}
 	free(res->devices);
+	free(res->sel);
 	free(res->launches);
 	free(res->syncs);
 	free(res->kernels);

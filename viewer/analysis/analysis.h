@@ -449,6 +449,9 @@ struct gs_result {
 	int range_applied;	/* 1 if options.range_name was given */
 	uint64_t range_matches; /* NVTX ranges with that text */
 	int64_t range_total;	/* ns, length of their union */
+	int64_t *sel;		/* their union: n_sel disjoint [start, end] pairs,
+				   sorted (NULL when no range applies) */
+	size_t n_sel;
 
 	struct gs_device_result *devices; /* by device ordinal */
 	size_t n_devices;
@@ -567,6 +570,8 @@ void big_hint(void *p, size_t bytes);
 
 /* Index in in->sites of the call with correlation id corr, or GS_NONE. */
 uint32_t gs_site_of(const struct gs_input *in, uint32_t corr);
+/* 1 when [a, b] meets the selection (always without --range). */
+int gs_result_selects(const struct gs_result *res, int64_t a, int64_t b);
 /* The site reference of that call, or NULL. */
 const struct gs_site_ref *gs_site_ref_of(const struct gs_input *in, uint32_t corr);
 

@@ -93,7 +93,7 @@ size_t gs_site_stats(const struct gs_result *res, struct gs_site_stat **out)
 		const struct gs_sync *s = &in->syncs[i];
 		uint32_t site = gs_site_of(in, s->corr);
 		struct gs_site_stat *st;
-		if (site == GS_NONE)
+		if (site == GS_NONE || !gs_result_selects(res, s->start, s->end))
 			continue;
 		if (!(st = slot(&a, site, s->api_name_id)))
 			goto oom;

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""corrected_accuracy.py - how close the report's overhead-corrected figures
+come to the untraced program (docs/collector.md, "Overhead correction"), over
+interleaved untraced/traced pairs measured in one run.
+
+  corrected_accuracy.py run-phases --build B --out DIR [--pairs 5]
+      on the GPU machine: runs B/tests/gs_gap_phases untraced, then under
+      `gapscope record`, PAIRS times in turn: DIR/u<i>.log, DIR/t<i>.log,
+      DIR/t<i>.db. Exits 77 without a GPU.
+  corrected_accuracy.py phases DIR [--gapscope BIN]
+      per phase of tests/gpu/gap_phases.cu: the untraced wall (the program's
+      own "phase NAME wall_us X"), the traced one, and the report's corrected
+      wall of the NVTX range of that name; medians over the pairs and the
+      median of the per-pair errors (corrected / untraced - 1).
+  corrected_accuracy.py torch DIR [--config NAME] [--gapscope BIN]
+      bench/torch_nosync.py pairs kept by `overhead_pairs.py --keep-rounds`
+      (DIR/torch_nosync.untraced.r<i>.log, DIR/torch_nosync.NAME.r<i>.db):
+      the wall of the range "steps" and the utilisation inside it, untraced
+      (the program's range_us and util_pct: GPU time per step over untraced
+      step time) against measured and corrected (range GPU busy less the
+      kernel time the correction removed, over the corrected wall).
+It prints figures; it asserts nothing. `gapscope` defaults to build/bin.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+PHASE = re.compile(r"^phase (\S+) wall_us ([0-9.]+)", re.M)
+TORCH = re.compile(r"^torch_nosync us_per_step=\S+ range_us=([0-9.]+) "
+                   r"gpu_us_per_step=\S+ util_pct=([0-9.]+)", re.M)
+
+
+def report(gs, db):
+    p = subprocess.run([gs, "report", "--json", db], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        print(f"!!! {gs} report --json {db}: exit {p.returncode}: {p.stderr.strip()}")
+        return None
+    return json.loads(p.stdout)
+
+
+def ranges(rep):
+    """{name: (wall_ns, corrected_wall_ns, gpu_busy_ns, kernel_time_removed_ns)}"""
+    busy = {r["name"]: r.get("gpu_busy_ns", 0) for r in rep.get("nvtx") or []}
+    oc = rep.get("overhead_corrected") or {}
+    return {r["name"]: (r["wall_ns"], r["corrected_wall_ns"], busy.get(r["name"], 0),
+                        r.get("kernel_time_removed_ns", 0))
+            for r in oc.get("nvtx") or []}
+
+
+def pct(a, b):
+    return 100.0 * (a / b - 1.0)
+
+
+def run_phases(a):
+    if shutil.which("nvidia-smi") is None or subprocess.run(
+            ["nvidia-smi", "-L"], stdout=subprocess.DEVNULL).returncode != 0:
+        print("no NVIDIA GPU here (nvidia-smi -L): skipped")
+        return 77
+    os.makedirs(a.out, exist_ok=True)
+    prog = os.path.join(a.build, "tests", "gs_gap_phases")
+    gs = os.path.join(a.build, "bin", "gapscope")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GAPSCOPE_") and k not in ("CUDA_INJECTION64_PATH",
+                                                          "NVTX_INJECTION64_PATH")}
+    for i in range(1, a.pairs + 1):
+        for tag, cmd in (("u", [prog]),
+                         ("t", [gs, "record", "-o", os.path.join(a.out, f"t{i}.db"), "--",
+                                prog])):
+            with open(os.path.join(a.out, f"{tag}{i}.log"), "w") as f:
+                r = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT,
+                                   timeout=120)
+            if r.returncode != 0:
+                print(f"!!! pair {i} {tag}: exit {r.returncode}")
+    return 0
+
+
+def phases(a):
+    rows = {}
+    i = 1
+    while os.path.exists(os.path.join(a.dir, f"u{i}.log")):
+        u = dict((m.group(1), float(m.group(2)) * 1e3)
+                 for m in PHASE.finditer(open(os.path.join(a.dir, f"u{i}.log")).read()))
+        rep = report(a.gapscope, os.path.join(a.dir, f"t{i}.db"))
+        if rep is not None:
+            rg = ranges(rep)
+            for name, uw in u.items():
+                if name in rg:
+                    rows.setdefault(name, []).append((uw, rg[name][0], rg[name][1]))
+        i += 1
+    if not rows:
+        print(f"no pairs in {a.dir} (u<i>.log + t<i>.db)")
+        return 2
+    print(f"{len(next(iter(rows.values())))} pairs; ms; error = corrected / untraced - 1, "
+          "median over the pairs (each pair's error after the bar)")
+    print(f"{'phase':<18} {'untraced':>9} {'traced':>9} {'corrected':>9} {'error':>7} |")
+    for name, v in rows.items():
+        errs = [pct(c, u) for u, _, c in v]
+        print(f"{name:<18} {statistics.median(x[0] for x in v) / 1e6:9.2f} "
+              f"{statistics.median(x[1] for x in v) / 1e6:9.2f} "
+              f"{statistics.median(x[2] for x in v) / 1e6:9.2f} "
+              f"{statistics.median(errs):+6.1f}% | " + " ".join(f"{e:+.1f}" for e in errs))
+    return 0
+
+
+def torch(a):
+    v = []
+    i = 1
+    while os.path.exists(os.path.join(a.dir, f"torch_nosync.untraced.r{i}.log")):
+        m = TORCH.search(open(os.path.join(a.dir, f"torch_nosync.untraced.r{i}.log")).read())
+        db = os.path.join(a.dir, f"torch_nosync.{a.config}.r{i}.db")
+        rep = report(a.gapscope, db) if m and os.path.exists(db) else None
+        rg = ranges(rep).get("steps") if rep else None
+        if m and rg:
+            wall, corr, busy, kern = rg
+            v.append((float(m.group(1)) * 1e3, float(m.group(2)), wall, corr,
+                      100.0 * busy / wall if wall else 0.0,
+                      100.0 * (busy - kern) / corr if corr else 0.0))
+        i += 1
+    if not v:
+        print(f"no torch_nosync pairs for config {a.config} in {a.dir}")
+        return 2
+    print(f"{len(v)} pairs (config {a.config}); range \"steps\": wall in ms, utilisation "
+          "in % of the range")
+    print(f"{'pair':<5} {'untraced':>9} {'traced':>9} {'corrected':>9} {'error':>7}   "
+          f"{'util untraced':>13} {'traced':>7} {'corrected':>9} {'diff':>6}")
+    for k, (uw, uu, tw, cw, tu, cu) in enumerate(v, 1):
+        print(f"{k:<5} {uw / 1e6:9.2f} {tw / 1e6:9.2f} {cw / 1e6:9.2f} {pct(cw, uw):+6.1f}%   "
+              f"{uu:13.1f} {tu:7.1f} {cu:9.1f} {cu - uu:+6.1f}")
+    med = statistics.median
+    print(f"{'med':<5} {med(x[0] for x in v) / 1e6:9.2f} {med(x[2] for x in v) / 1e6:9.2f} "
+          f"{med(x[3] for x in v) / 1e6:9.2f} {med(pct(x[3], x[0]) for x in v):+6.1f}%   "
+          f"{med(x[1] for x in v):13.1f} {med(x[4] for x in v):7.1f} "
+          f"{med(x[5] for x in v):9.1f} {med(x[5] - x[1] for x in v):+6.1f}")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run-phases")
+    r.add_argument("--build", default="build")
+    r.add_argument("--out", required=True)
+    r.add_argument("--pairs", type=int, default=5)
+    for name in ("phases", "torch"):
+        p = sub.add_parser(name)
+        p.add_argument("dir")
+        p.add_argument("--gapscope", default=os.path.join("build", "bin", "gapscope"))
+        if name == "torch":
+            p.add_argument("--config", default="default")
+    a = ap.parse_args()
+    return {"run-phases": run_phases, "phases": phases, "torch": torch}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
