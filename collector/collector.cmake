@@ -9,6 +9,7 @@
 #   libcuda is never linked: the process that loads us already has it, and
 #   the few driver calls we make are looked up with dlsym at run time.
 add_library(gs_collector_core STATIC
+            ${CMAKE_CURRENT_SOURCE_DIR}/activities.c
             ${CMAKE_CURRENT_SOURCE_DIR}/config.c
             ${CMAKE_CURRENT_SOURCE_DIR}/writer.c
             ${CMAKE_CURRENT_SOURCE_DIR}/decode.c
@@ -34,8 +35,14 @@ target_link_options(gapscope_collector PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-u
 # gapscope-calibrate (<build>/lib/gapscope-calibrate, installed beside
 # libgapscope.so): measures what tracing costs on this GPU; `gapscope record`
 # runs it before the program and the collector stores its figures in meta.
-add_executable(gapscope_calibrate ${CMAKE_CURRENT_SOURCE_DIR}/calibrate.cu)
-target_link_libraries(gapscope_calibrate PRIVATE gs_collector_core CUDA::cudart CUDA::cupti
-                      CUDA::cuda_driver)
+# It compiles activities.c itself (the kinds the recording enables) rather
+# than linking the core: its link is CUDA's, without the sanitizers that a
+# GAPSCOPE_SANITIZE build puts into the core's C objects.
+add_executable(gapscope_calibrate ${CMAKE_CURRENT_SOURCE_DIR}/calibrate.cu
+               ${CMAKE_CURRENT_SOURCE_DIR}/activities.c)
+target_include_directories(gapscope_calibrate PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                           ${CMAKE_CURRENT_SOURCE_DIR}/include ${CUDAToolkit_INCLUDE_DIRS})
+target_compile_options(gapscope_calibrate PRIVATE $<$<COMPILE_LANGUAGE:C>:-fno-sanitize=all>)
+target_link_libraries(gapscope_calibrate PRIVATE CUDA::cudart CUDA::cupti CUDA::cuda_driver)
 set_target_properties(gapscope_calibrate PROPERTIES OUTPUT_NAME gapscope-calibrate
                       RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
