@@ -20,10 +20,12 @@ point). basic.json (device 0, stream 7, host thread 4242):
   holes: [1050129,1051000) 871 before K2, launched at 1016000 (before the
   hole): launch latency 871. [1056000,1070000) before the memcpy, whose
   call began at 1060000: host code 4000 (thread 4242 in no call), then
-  launch latency 10000. [1080000,1089000) before the memset, call at
-  1086000: the thread was in the pageable cudaMemcpyAsync (an implicit
-  sync) until 1085000: sync wait 5000, host code 1000, launch latency 3000.
-  By cause: sync wait 5000, host code 5000, launch latency 13871.
+  sync wait 10000: the memcpy's own call, a pageable copy (the implicit
+  sync), was staging its data until the copy began. [1080000,1089000)
+  before the memset, call at 1086000: the thread was in the pageable
+  cudaMemcpyAsync until 1085000: sync wait 5000, host code 1000, launch
+  latency 3000.
+  By cause: sync wait 15000, host code 5000, launch latency 3871.
   Not mapped: cpu_op 1, python_function 1, gpu_user_annotation 1, and the
   "Record Window End" instant without a category (no_category 1).
 """
@@ -123,7 +125,7 @@ def check_basic_db(db):
     expect("window", dev["window_ns"], 69875)
     expect("busy", dev["busy_ns"], 46004)
     expect("idle by cause", dev["idle_by_cause_ns"],
-           {"sync_wait": 5000, "cuda_api": 0, "host_code": 5000, "launch_latency": 13871,
+           {"sync_wait": 15000, "cuda_api": 0, "host_code": 5000, "launch_latency": 3871,
             "graph_internal": 0, "dependency": 0, "other": 0})
     r = gs("report", "--json", "--range", "step", db)
     expect("report --range step rc", r.returncode, 0)

@@ -7,11 +7,12 @@
  * a few microseconds, so that idle time, not the kernels, fills the range:
  *   host_late         launch, then spin the CPU 150 us; no sync   -> host code
  *   back_to_back      2000 one-block kernels, one sync at the end -> launch latency
- *   sync_copy         kernel, then cudaMemcpy DtoH of 1 MB into
- *                     malloc'ed memory (a tensor.cpu() per step)  -> sync wait (copy)
- *   pageable_copy     kernel, then cudaMemcpyAsync DtoH of 1 MB
- *                     into malloc'ed memory (implicitly sync)     -> sync wait (copy)
- *   explicit_sync     kernel, a 100 us host function on the same
+ *   sync_copy         kernel, then cudaMemcpy HtoD of 1 MB from
+ *                     malloc'ed memory (a batch.to("cuda") per
+ *                     step without pin_memory)                    -> sync wait (copy)
+ *   pageable_copy     kernel, then cudaMemcpyAsync HtoD of 1 MB
+ *                     from malloc'ed memory (implicitly sync)     -> sync wait (copy)
+ *   explicit_sync     kernel, a 300 us host function on the same
  *                     stream (a logging callback), then
  *                     cudaStreamSynchronize                       -> sync wait
  *   malloc_free       cudaMalloc 1 MB, kernel, cudaFree           -> sync wait / CUDA API
@@ -42,6 +43,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define CHECK(call)                                                                                \
@@ -59,16 +61,16 @@
 #define FMA_N (64 * 1024)	  /* floats the FMA kernel writes (256 KiB) */
 #define FMA_THREADS 256		  /* per block */
 #define FMA_ITERS 300		  /* dependent FMAs per thread: a few us per kernel */
-#define COPY_BYTES (1 << 20)	  /* sync_copy's and pageable_copy's DtoH copies */
+#define COPY_BYTES (1 << 20)	  /* sync_copy's and pageable_copy's HtoD copies */
 #define SCRATCH_BYTES (1 << 20)	  /* malloc_free's buffer */
 #define WARMUP 10		  /* warm-up steps before each range */
 #define HOST_LATE_STEPS 200	  /* x ~155 us */
 #define HOST_LATE_SPIN_US 150.0	  /* host work between two launches */
 #define BACK_TO_BACK_KERNELS 2000 /* one-block kernels, as short as they come */
-#define SYNC_COPY_STEPS 200	  /* x ~100-200 us (pageable DtoH of 1 MB) */
+#define SYNC_COPY_STEPS 200	  /* x ~100-200 us (pageable HtoD of 1 MB) */
 #define PAGEABLE_COPY_STEPS 200	  /* x ~100-200 us */
-#define EXPLICIT_SYNC_STEPS 200	  /* x ~110 us */
-#define SYNC_HOSTFN_US 100.0	  /* explicit_sync's host function */
+#define EXPLICIT_SYNC_STEPS 100	  /* x ~310 us */
+#define SYNC_HOSTFN_US 300.0	  /* explicit_sync's host function */
 #define MALLOC_FREE_STEPS 300	  /* x ~50-100 us */
 #define CROSS_STEPS 100		  /* x 200 us of host function */
 #define CROSS_HOSTFN_US 200.0	  /* what stream B's host function takes */
@@ -164,32 +166,35 @@ static void back_to_back(int kernels)
 	CHECK(cudaStreamSynchronize(s));
 }
 
-/* sync_copy: a synchronous read-back of 1 MB into malloc'ed memory after
- * each kernel (a tensor.cpu() per step). The kernels go to the legacy
- * default stream, as in a program that never made a stream: cudaMemcpy (also
- * on it) waits for them, then stages the copy through a pinned buffer while
- * the host copies out of it; the GPU idles while the host is in the call. */
+/* sync_copy: a synchronous upload of 1 MB from malloc'ed memory after each
+ * kernel (a batch.to("cuda") per step, without pin_memory). The kernels go
+ * to the legacy default stream, as in a program that never made a stream:
+ * cudaMemcpy (also on it) waits for them, then the host copies the data
+ * into a pinned staging buffer, the GPU idle meanwhile, and the call returns
+ * once it is staged. (A read-back, DtoH, idles the GPU far less: CUPTI's
+ * copy record spans the staging, and the rest of each gap is the next
+ * launch: 75-82% sync wait on the H200, 2026-12-04.) */
 static void sync_copy(int steps)
 {
 	for (int i = 0; i < steps; i++) {
 		launch_fma(d_buf, 0);
-		CHECK(cudaMemcpy(h_pageable, d_buf, COPY_BYTES, cudaMemcpyDeviceToHost));
+		CHECK(cudaMemcpy(d_buf, h_pageable, COPY_BYTES, cudaMemcpyHostToDevice));
 	}
 }
 
-/* pageable_copy: "Async" copy into malloc'ed memory; the runtime stages it
- * through a pinned buffer and returns only when it is done, kernel first. */
+/* pageable_copy: "Async" copy from malloc'ed memory; the runtime stages it
+ * through a pinned buffer before it returns, the GPU idle meanwhile. */
 static void pageable_copy(int steps)
 {
 	for (int i = 0; i < steps; i++) {
 		launch_fma(d_buf, s);
-		CHECK(cudaMemcpyAsync(h_pageable, d_buf, COPY_BYTES, cudaMemcpyDeviceToHost, s));
+		CHECK(cudaMemcpyAsync(d_buf, h_pageable, COPY_BYTES, cudaMemcpyHostToDevice, s));
 	}
 	/* what a careful program adds; it finds nothing left to wait for */
 	CHECK(cudaStreamSynchronize(s));
 }
 
-/* explicit_sync's host function: 100 us of CPU work on the driver's callback
+/* explicit_sync's host function: 300 us of CPU work on the driver's callback
  * thread (a per-step logging callback); no CUDA call in it. */
 static void CUDART_CB sync_hostfn(void *arg)
 {
@@ -333,7 +338,8 @@ int main(void)
 		printf("FAIL (out of host memory)\n");
 		return 1;
 	}
-	CHECK(cudaMalloc(&d_buf, COPY_BYTES)); /* the copies read all of it */
+	memset(h_pageable, 1, COPY_BYTES); /* its pages exist before the first copy */
+	CHECK(cudaMalloc(&d_buf, COPY_BYTES)); /* the copies write all of it */
 	CHECK(cudaMalloc(&d_count, COUNT_SLOTS * sizeof(unsigned int)));
 	CHECK(cudaMemset(d_count, 0, COUNT_SLOTS * sizeof(unsigned int)));
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -405,6 +405,73 @@ static void test_implicit_sync_before_late_launch_is_sync_wait(void **state)
 	tb_free(t);
 }
 
+/* X's own call staging X's data. A synchronous upload from pageable memory
+ * (cudaMemcpy [300,900], its sync row, corr 2) made after K1 ended at 200
+ * (host late), its copy [850,950]: [200,300) host code 100, [300,850) sync
+ * wait 550 (the host copying into the staging buffer), no launch latency.
+ * K2 [1000,1400], launched at 960: [950,960) host code 10, [960,1000)
+ * launch latency 40. A second upload, called at 1010 while K2 ran (it
+ * waits for K2, then stages), returns at 1850, its copy [1900,2100]: the
+ * gap [1400,1900) is sync wait [1400,1850) 450, then launch latency 50
+ * (all launch latency before 2026-12-04).
+ * By cause: sync wait 1000, host code 110, launch latency 90. */
+static void test_copy_call_staging_its_own_data_is_sync_wait(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_segment seg[4];
+	uint32_t y1, y2, o;
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_MEMCPY, 300, 900, 2, 1);
+	y1 = sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 300, 900, 1, 0);
+	t->syncs[y1].corr = 2;
+	api(t, S_LAUNCH, 960, 970, 3, 1);
+	api(t, S_MEMCPY, 1010, 1850, 4, 1);
+	y2 = sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 1010, 1850, 1, 0);
+	t->syncs[y2].corr = 4;
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	o = kern(t, 0, 7, 850, 950, 2, 0);
+	t->ops[o].kind = GS_OP_MEMCPY;
+	kern(t, 0, 7, 1000, 1400, 3, S_KB);
+	o = kern(t, 0, 7, 1900, 2100, 4, 0);
+	t->ops[o].kind = GS_OP_MEMCPY;
+	run(t);
+	assert_int_equal(dev0(t)->n_gaps, 3);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1000);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 110);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 90);
+	/* the first gap: host code, then the staging, named by its sync row */
+	assert_int_equal(dev0(t)->gaps[0].host_late, 1);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 4), 2);
+	assert_int_equal(seg[0].start, 200);
+	assert_int_equal(seg[0].end, 300);
+	assert_int_equal(seg[0].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(seg[1].start, 300);
+	assert_int_equal(seg[1].end, 850);
+	assert_int_equal(seg[1].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(seg[1].ref_kind, GS_EXPLAIN_SYNC);
+	assert_int_equal(seg[1].ref_idx, y1);
+	/* the third: enqueued before the GPU went idle, mostly in the call */
+	assert_int_equal(dev0(t)->gaps[2].host_late, 0);
+	assert_int_equal(dev0(t)->gaps[2].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(dev0(t)->gaps[2].explain_kind, GS_EXPLAIN_SYNC);
+	assert_int_equal(dev0(t)->gaps[2].explain_idx, y2);
+	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[2], seg, 4), 2);
+	assert_int_equal(seg[0].start, 1400);
+	assert_int_equal(seg[0].end, 1850);
+	assert_int_equal(seg[0].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(seg[0].ref_idx, y2);
+	assert_int_equal(seg[1].start, 1850);
+	assert_int_equal(seg[1].end, 1900);
+	assert_int_equal(seg[1].cause, GS_CAUSE_LAUNCH_LATENCY);
+	/* the sync table: both copies in one group, 550 + 450 of GPU idle */
+	assert_int_equal(t->res.n_syncs, 1);
+	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 1000);
+	assert_int_equal(t->res.syncs[0].n_gaps, 2);
+	tb_free(t);
+}
+
 static void test_stream_wait_event_is_dependency(void **state)
 {
 	struct tb *t = tb_new();
@@ -1840,6 +1907,7 @@ int main(void)
 	    cmocka_unit_test(test_sync_on_other_thread_is_not_sync_wait),
 	    cmocka_unit_test(test_implicit_sync_does_not_explain_gap_of_enqueued_op),
 	    cmocka_unit_test(test_implicit_sync_before_late_launch_is_sync_wait),
+	    cmocka_unit_test(test_copy_call_staging_its_own_data_is_sync_wait),
 	    cmocka_unit_test(test_stream_wait_event_is_dependency),
 	    cmocka_unit_test(test_wait_before_previous_launch_is_not_dependency),
 	    cmocka_unit_test(test_wait_on_event_of_another_device_is_dependency),

@@ -359,7 +359,7 @@ static void test_native_frames_match_backtrace_and_stop_at_the_cap(void **state)
 {
 	struct gs_callsite cs;
 	void *ref[64];
-	int nref = 0, k;
+	int nref = 0, k, j;
 	(void)state;
 
 	/* 12 levels, this test, cmocka, main and libc: deeper than kept, so
@@ -370,18 +370,22 @@ static void test_native_frames_match_backtrace_and_stop_at_the_cap(void **state)
 	assert_int_equal(cs.n_native, GS_CS_NATIVE_MAX);
 	assert_true(nref > GS_CS_NATIVE_MAX);
 	/* frame 0 is in recurse(0) after a different call; the callers are
-	 * the same return addresses as backtrace() gives */
-	assert_ptr_not_equal(cs.native[0], ref[0]);
+	 * the same return addresses as backtrace() gives, from its frame 1 on
+	 * (from 2 under ASan, whose backtrace() interceptor is a frame too) */
+	for (j = 1; j < 3 && ref[j] != cs.native[1]; j++)
+		;
+	assert_true(j < 3);
+	assert_true(nref - (j - 1) > GS_CS_NATIVE_MAX);
 	for (k = 1; k < GS_CS_NATIVE_MAX; k++)
-		assert_ptr_equal(cs.native[k], ref[k]);
+		assert_ptr_equal(cs.native[k], ref[j - 1 + k]);
 	assert_ptr_not_equal(cs.native[GS_CS_NATIVE_MAX - 1], cs.native[1]);
 	/* 3 levels: the whole stack, as deep as backtrace()'s */
 	memset(&cs, 0, sizeof(cs));
 	recurse(3, &cs, ref, &nref);
-	if (nref < GS_CS_NATIVE_MAX) {
-		assert_int_equal(cs.n_native, nref);
-		for (k = 1; k < nref; k++)
-			assert_ptr_equal(cs.native[k], ref[k]);
+	if (nref - (j - 1) < GS_CS_NATIVE_MAX) {
+		assert_int_equal(cs.n_native, nref - (j - 1));
+		for (k = 1; k < cs.n_native; k++)
+			assert_ptr_equal(cs.native[k], ref[j - 1 + k]);
 	}
 }
 

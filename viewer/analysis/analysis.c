@@ -776,6 +776,18 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 	if (p1 <= p0)
 		return;
 	call = c->call_of[g->op_idx];
+	if (!g->host_late && g->cause == GS_CAUSE_SYNC_WAIT &&
+	    g->explain_kind == GS_EXPLAIN_SYNC && g->explain_idx < c->in->n_syncs) {
+		/* X's own staging copy in progress at g0 (classify_gap): sync
+		 * wait until the call returned, then launch latency */
+		int64_t se = c->in->syncs[g->explain_idx].end;
+		int64_t w = (se < p1 ? se : p1) - p0;
+		if (w < 0)
+			w = 0;
+		cut->amt[GS_CAUSE_SYNC_WAIT] = w;
+		cut->amt[GS_CAUSE_LAUNCH_LATENCY] = p1 - p0 - w;
+		return;
+	}
 	if (!g->host_late || call == GS_NONE) {
 		cut->amt[g->cause] = p1 - p0;
 		return;
@@ -798,8 +810,19 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 		cut->amt[GS_CAUSE_HOST_CODE] = host;
 		cut->launch = launch;
 	}
-	if (l1 > l0)
-		cut->amt[GS_CAUSE_LAUNCH_LATENCY] = l1 - l0;
+	if (l1 > l0) {
+		/* X's own call staging X's data: sync wait until it returns */
+		uint32_t y = host_copy_sync(c->host, C);
+		int64_t w = 0;
+		if (y != GS_NONE) {
+			int64_t se = c->in->syncs[y].end < g->end ? c->in->syncs[y].end : g->end;
+			w = (se < l1 ? se : l1) - l0;
+			if (w < 0)
+				w = 0;
+		}
+		cut->amt[GS_CAUSE_SYNC_WAIT] += w;
+		cut->amt[GS_CAUSE_LAUNCH_LATENCY] = l1 - l0 - w;
+	}
 }
 
 void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x, uint32_t prev,
@@ -884,6 +907,20 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
 		g->explain_kind = GS_EXPLAIN_HOST_FUNC;
 		g->explain_idx = k;
 		goto cut;
+	}
+	/* X's own call was still staging X's data (a synchronous or pageable
+	 * copy) when the GPU went idle: the host was blocked in it, sync wait
+	 * until it returned, launch latency after (gap_cut_piece splits it) */
+	k = host_copy_sync(c->host, C);
+	if (k != GS_NONE && in->syncs[k].start <= g0 && in->syncs[k].end > g0) {
+		int64_t se = in->syncs[k].end < g->end ? in->syncs[k].end : g->end;
+		if (se - g0 >= g->end - se) {
+			g->cause = GS_CAUSE_SYNC_WAIT;
+			g->explain_kind = GS_EXPLAIN_SYNC;
+			g->explain_idx = k;
+			gap_cut_piece(c, cc, g, g->start, g->end, cut);
+			return;
+		}
 	}
 	/* queued in time, started late anyway */
 	g->cause = GS_CAUSE_LAUNCH_LATENCY;
@@ -983,11 +1020,27 @@ static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct g
 	 * latency of refilling the queue after it (host code after a sync
 	 * would have kept the GPU idle without it too) */
 	int64_t drain = cut->amt[GS_CAUSE_SYNC_WAIT] + cut->amt[GS_CAUSE_LAUNCH_LATENCY];
-	const struct gs_api *C = &c->in->apis[c->call_of[g->op_idx]];
+	const struct gs_api *C;
 	struct host_hints *hh;
-	const struct host_thread *t = cut_thread(c, cc, C->tid, &hh);
-	int64_t cs = C->start < p1 ? C->start : p1;
+	const struct host_thread *t;
+	int64_t cs;
+	uint32_t y;
 
+	if (!g->host_late) { /* a gap spent in X's own staging copy */
+		if (g->explain_kind == GS_EXPLAIN_SYNC && g->explain_idx < c->in->n_syncs) {
+			y = g->explain_idx;
+			c->sync_idle[y] = gs_sat_add(c->sync_idle[y], cut->amt[GS_CAUSE_SYNC_WAIT]);
+			c->sync_gaps[y]++;
+			c->sync_drain[y] = gs_sat_add(c->sync_drain[y], drain);
+		}
+		return;
+	}
+	C = &c->in->apis[c->call_of[g->op_idx]];
+	t = cut_thread(c, cc, C->tid, &hh);
+	cs = C->start < p1 ? C->start : p1;
+	/* and X's own call while it staged X's data */
+	if ((y = host_copy_sync(c->host, C)) != GS_NONE && c->in->syncs[y].end > cs)
+		cs = c->in->syncs[y].end < p1 ? c->in->syncs[y].end : p1;
 	if (t && cs > p0)
 		host_sync_attr(c->host, t, p0, cs, drain, c->sync_idle, c->sync_gaps,
 			       c->sync_drain);

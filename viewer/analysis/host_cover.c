@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "analysis_int.h"
+#include "gapscope/trace_format.h"
 
 /* index of tid in the sorted tids, or GS_NONE */
 static uint32_t thread_of(const struct host_index *h, uint32_t tid)
@@ -593,6 +594,18 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 	if (g->end <= g->start)
 		return 0;
 	call = g->op_idx < in->n_ops && res->call_of ? res->call_of[g->op_idx] : GS_NONE;
+	if (!g->host_late && g->cause == GS_CAUSE_SYNC_WAIT && g->explain_kind == GS_EXPLAIN_SYNC &&
+	    g->explain_idx < in->n_syncs && call != GS_NONE) {
+		/* X's own staging copy in progress at g0 (classify_gap) */
+		const struct gs_sync *y = &in->syncs[g->explain_idx];
+		int64_t se = y->end < g->end ? y->end : g->end;
+		seg_emit(&so, g->start, se, GS_CAUSE_SYNC_WAIT, GS_EXPLAIN_SYNC, g->explain_idx,
+			 y->tid);
+		seg_emit(&so, se > g->start ? se : g->start, g->end, GS_CAUSE_LAUNCH_LATENCY,
+			 GS_EXPLAIN_LAUNCH, call, 0);
+		seg_flush(&so);
+		return so.n;
+	}
 	if (!g->host_late || call == GS_NONE || !h) {
 		int kind = g->explain_kind;
 		uint32_t ref = g->explain_idx;
@@ -607,11 +620,42 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 
 		if (cs < g->start)
 			cs = g->start;
+		uint32_t y = host_copy_sync(h, C);
+
 		host_walk(h, k == GS_NONE ? NULL : &h->t[k], C->tid, g->start, cs, &so);
+		if (y != GS_NONE) { /* X's call staging X's data */
+			int64_t se = in->syncs[y].end < g->end ? in->syncs[y].end : g->end;
+			seg_emit(&so, cs, se, GS_CAUSE_SYNC_WAIT, GS_EXPLAIN_SYNC, y, C->tid);
+			if (se > cs)
+				cs = se;
+		}
 		seg_emit(&so, cs, g->end, GS_CAUSE_LAUNCH_LATENCY, GS_EXPLAIN_LAUNCH, call, 0);
 	}
 	seg_flush(&so);
 	return so.n;
+}
+
+uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C)
+{
+	const struct gs_input *in;
+	const struct host_thread *t;
+	uint32_t hint = 0, k;
+	size_t sh = 0, j;
+
+	if (!h || !C)
+		return GS_NONE;
+	in = h->in;
+	if ((k = host_thread_of(h, C->tid, &hint)) == GS_NONE)
+		return GS_NONE;
+	t = &h->t[k];
+	for (j = list_first(&t->syncs, C->start - 1, &sh);
+	     j < t->syncs.n && in->syncs[t->syncs.idx[j]].start <= C->start; j++) {
+		const struct gs_sync *s = &in->syncs[t->syncs.idx[j]];
+		if (s->corr == C->corr && s->implicit &&
+		    (s->kind == GS_SYNC_IMPLICIT_MEMCPY || s->kind == GS_SYNC_IMPLICIT_PAGEABLE))
+			return t->syncs.idx[j];
+	}
+	return GS_NONE;
 }
 
 void host_sync_attr(const struct host_index *h, const struct host_thread *t, int64_t a, int64_t b,
