@@ -432,9 +432,11 @@ static void test_copy_call_staging_its_own_data_is_sync_wait(void **state)
 	kern(t, 0, 7, 100, 200, 1, S_KA);
 	o = kern(t, 0, 7, 850, 950, 2, 0);
 	t->ops[o].kind = GS_OP_MEMCPY;
+	t->ops[o].flags = GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC;
 	kern(t, 0, 7, 1000, 1400, 3, S_KB);
 	o = kern(t, 0, 7, 1900, 2100, 4, 0);
 	t->ops[o].kind = GS_OP_MEMCPY;
+	t->ops[o].flags = GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC;
 	run(t);
 	assert_int_equal(dev0(t)->n_gaps, 3);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1000);
@@ -469,6 +471,57 @@ static void test_copy_call_staging_its_own_data_is_sync_wait(void **state)
 	assert_int_equal(t->res.n_syncs, 1);
 	assert_int_equal(t->res.syncs[0].gpu_idle_ns, 1000);
 	assert_int_equal(t->res.syncs[0].n_gaps, 2);
+	tb_free(t);
+}
+
+/* The same synchronous copy as a read-back (to pageable memory: it stages
+ * after its copy, not before): cudaMemcpy [300,900] after K1 ended at
+ * 200, its copy [850,950]: host code 100, then launch latency 550. And a
+ * stream sync [150,300] that drained K1 right before the staging upload of
+ * test_copy_call_staging_its_own_data_is_sync_wait would be one segment
+ * with it if both were merged: they are two, each named by its call. */
+static void test_readback_copy_call_before_its_copy_is_launch_latency(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_segment seg[4];
+	uint32_t y0, y1, o;
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_MEMCPY, 300, 900, 2, 1);
+	y1 = sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 300, 900, 1, 0);
+	t->syncs[y1].corr = 2;
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	o = kern(t, 0, 7, 850, 950, 2, 0);
+	t->ops[o].kind = GS_OP_MEMCPY;
+	t->ops[o].flags = GS_OPF_PAGEABLE; /* pageable destination only */
+	run(t);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 100);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 550);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 0);
+	tb_free(t);
+
+	/* an upload right after a stream sync: [200,300) the sync's wait,
+	 * [300,850) the upload's staging, two segments */
+	t = tb_new();
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_STREAMSYNC, 150, 300, 10, 1);
+	y0 = sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 150, 300, 1, 7);
+	api(t, S_MEMCPY, 300, 900, 2, 1);
+	y1 = sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 300, 900, 1, 0);
+	t->syncs[y1].corr = 2;
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	o = kern(t, 0, 7, 850, 950, 2, 0);
+	t->ops[o].kind = GS_OP_MEMCPY;
+	t->ops[o].flags = GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC;
+	run(t);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 650);
+	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 4), 2);
+	assert_int_equal(seg[0].end, 300);
+	assert_int_equal(seg[0].ref_idx, y0);
+	assert_int_equal(seg[1].start, 300);
+	assert_int_equal(seg[1].end, 850);
+	assert_int_equal(seg[1].cause, GS_CAUSE_SYNC_WAIT);
+	assert_int_equal(seg[1].ref_idx, y1);
 	tb_free(t);
 }
 
@@ -1908,6 +1961,7 @@ int main(void)
 	    cmocka_unit_test(test_implicit_sync_does_not_explain_gap_of_enqueued_op),
 	    cmocka_unit_test(test_implicit_sync_before_late_launch_is_sync_wait),
 	    cmocka_unit_test(test_copy_call_staging_its_own_data_is_sync_wait),
+	    cmocka_unit_test(test_readback_copy_call_before_its_copy_is_launch_latency),
 	    cmocka_unit_test(test_stream_wait_event_is_dependency),
 	    cmocka_unit_test(test_wait_before_previous_launch_is_not_dependency),
 	    cmocka_unit_test(test_wait_on_event_of_another_device_is_dependency),

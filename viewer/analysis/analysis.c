@@ -812,7 +812,7 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 	}
 	if (l1 > l0) {
 		/* X's own call staging X's data: sync wait until it returns */
-		uint32_t y = host_copy_sync(c->host, C);
+		uint32_t y = host_copy_sync(c->host, C, &c->ops[g->op_idx]);
 		int64_t w = 0;
 		if (y != GS_NONE) {
 			int64_t se = c->in->syncs[y].end < g->end ? c->in->syncs[y].end : g->end;
@@ -911,7 +911,7 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
 	/* X's own call was still staging X's data (a synchronous or pageable
 	 * copy) when the GPU went idle: the host was blocked in it, sync wait
 	 * until it returned, launch latency after (gap_cut_piece splits it) */
-	k = host_copy_sync(c->host, C);
+	k = host_copy_sync(c->host, C, op);
 	if (k != GS_NONE && in->syncs[k].start <= g0 && in->syncs[k].end > g0) {
 		int64_t se = in->syncs[k].end < g->end ? in->syncs[k].end : g->end;
 		if (se - g0 >= g->end - se) {
@@ -1039,7 +1039,8 @@ static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct g
 	t = cut_thread(c, cc, C->tid, &hh);
 	cs = C->start < p1 ? C->start : p1;
 	/* and X's own call while it staged X's data */
-	if ((y = host_copy_sync(c->host, C)) != GS_NONE && c->in->syncs[y].end > cs)
+	if ((y = host_copy_sync(c->host, C, &c->ops[g->op_idx])) != GS_NONE &&
+	    c->in->syncs[y].end > cs)
 		cs = c->in->syncs[y].end < p1 ? c->in->syncs[y].end : p1;
 	if (t && cs > p0)
 		host_sync_attr(c->host, t, p0, cs, drain, c->sync_idle, c->sync_gaps,

@@ -53,6 +53,8 @@ enum gs_op_kind {
 #define GS_OPF_HOST_NODE_DEP 0x01 /* graph op whose node has a host-node predecessor */
 #define GS_OPF_PAGEABLE 0x02	  /* memcpy/memset touching pageable host memory */
 #define GS_OPF_ASYNC 0x04	  /* memcpy/memset issued by an *Async API */
+#define GS_OPF_PAGEABLE_SRC 0x08  /* memcpy reading pageable host memory: staged
+				     by the host before the copy can start */
 
 /* One GPU operation (kernel, memcpy, memset). 36 bytes, packed with
  * 4-byte alignment (naturally aligned it would be 40, 4 of them padding):

@@ -84,13 +84,14 @@ uint32_t host_thread_of(const struct host_index *h, uint32_t tid, uint32_t *hint
 void host_cut(const struct host_index *h, const struct host_thread *t, const uint8_t *api_cls,
 	      int64_t a, int64_t b, struct host_hints *hh, int64_t *sync, int64_t *api,
 	      int64_t *host, int64_t *launch);
-/* When X's own launch call C blocks while it stages X's data (a
- * synchronous copy, or an async copy from or to pageable memory: syncs
- * kind 16 or 17 with C's correlation id, on C's thread), the syncs index
- * of that row, else GS_NONE. The GPU idles while the host copies into the
- * staging buffer, before X can start: that is sync wait, not launch
- * latency (an upload of a pageable batch per step). */
-uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C);
+/* When X, a copy from pageable host memory (GS_OPF_PAGEABLE_SRC), has a
+ * launch call C that blocks while it stages X's data (a synchronous copy,
+ * or an async one: syncs kind 16 or 17 with C's correlation id, on C's
+ * thread), the syncs index of that row, else GS_NONE. The GPU idles while
+ * the host copies into the staging buffer, before X can start: that is
+ * sync wait, not launch latency (an upload of a pageable batch per step).
+ * A read-back stages after its copy: not here. */
+uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C, const struct gs_op *X);
 /* credit the blocking time of t inside [a, b) to the sync rows it was
  * spent in (time in two overlapping rows: the earlier-starting one), and
  * drain (the gap's sync wait + launch latency) to each of them */

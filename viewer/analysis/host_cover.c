@@ -620,11 +620,14 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 
 		if (cs < g->start)
 			cs = g->start;
-		uint32_t y = host_copy_sync(h, C);
+		uint32_t y = host_copy_sync(h, C, &in->ops[g->op_idx]);
 
 		host_walk(h, k == GS_NONE ? NULL : &h->t[k], C->tid, g->start, cs, &so);
 		if (y != GS_NONE) { /* X's call staging X's data */
 			int64_t se = in->syncs[y].end < g->end ? in->syncs[y].end : g->end;
+			/* a segment of its own, named by the copy, even right
+			 * after another sync's wait */
+			seg_flush(&so);
 			seg_emit(&so, cs, se, GS_CAUSE_SYNC_WAIT, GS_EXPLAIN_SYNC, y, C->tid);
 			if (se > cs)
 				cs = se;
@@ -635,14 +638,14 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 	return so.n;
 }
 
-uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C)
+uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C, const struct gs_op *X)
 {
 	const struct gs_input *in;
 	const struct host_thread *t;
 	uint32_t hint = 0, k;
 	size_t sh = 0, j;
 
-	if (!h || !C)
+	if (!h || !C || !X || X->kind != GS_OP_MEMCPY || !(X->flags & GS_OPF_PAGEABLE_SRC))
 		return GS_NONE;
 	in = h->in;
 	if ((k = host_thread_of(h, C->tid, &hint)) == GS_NONE)
