@@ -101,6 +101,10 @@ out=$("$gs" report "$db.steps.db") || { echo "FAIL: report (steps) exit $?"; exi
 site=$("$gs" report --by-site --range first5 "$db.steps.db") ||
 	{ echo "FAIL: report --by-site --range exit $?"; exit 1; }
 expect "$site" '         34.500 us      34.500 us        5      5  train.py:27 (in `train_one_epoch`) / cudaStreamSynchronize'
+# a range that matches nothing: the trace has sites, the selection none
+site=$("$gs" report --by-site --range nosuchrange "$db.steps.db") ||
+	{ echo "FAIL: report --by-site --range nosuchrange exit $?"; exit 1; }
+expect "$site" '  no blocking call or late launch with a call site in the selection'
 expect "$out" '  1. a sync every step drains the GPU: 140.600 us (73.6%), cudaStreamSynchronize x20 at train.py:27 (in `train_on -> defer'
 
 # html: the synchronisation table and the sync rows' tooltips name the

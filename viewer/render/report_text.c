@@ -193,6 +193,10 @@ static void t_by_site(struct report_ctx *r, const struct gs_site_stat *s, size_t
 
 	fprintf(f, "\nGPU idle by call site (sync wait in blocking calls made there; host-late"
 		   " time before launches made there):\n");
+	if (!n && r->in && r->in->n_site_refs) {
+		fprintf(f, "  no blocking call or late launch with a call site in the selection\n");
+		return;
+	}
 	if (!n) {
 		fprintf(f, "  no call sites recorded (GAPSCOPE_CALLSITES=0, or a trace recorded "
 			   "before call sites)\n");
