@@ -105,6 +105,10 @@ expect "$site" '         34.500 us      34.500 us        5      5  train.py:27 (
 site=$("$gs" report --by-site --range nosuchrange "$db.steps.db") ||
 	{ echo "FAIL: report --by-site --range nosuchrange exit $?"; exit 1; }
 expect "$site" '  no blocking call or late launch with a call site in the selection'
+# a trace recorded before call sites (the bundled sample): says so
+old="$(dirname "$0")/../../samples/h200-decode-starvation.db"
+site=$("$gs" report --by-site "$old") || { echo "FAIL: report --by-site (sample) exit $?"; exit 1; }
+expect "$site" '  no call sites recorded (GAPSCOPE_CALLSITES=0, or a trace recorded before call sites)'
 expect "$out" '  1. a sync every step drains the GPU: 140.600 us (73.6%), cudaStreamSynchronize x20 at train.py:27 (in `train_on -> defer'
 
 # html: the synchronisation table and the sync rows' tooltips name the
