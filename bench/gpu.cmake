@@ -4,4 +4,8 @@
 if(GAPSCOPE_HAVE_CUDA)
   add_executable(gs_bench_launch_overhead ${CMAKE_CURRENT_SOURCE_DIR}/launch_overhead.cu)
   target_link_libraries(gs_bench_launch_overhead PRIVATE gs_kernels CUDA::cudart)
+  # which property of a launch makes tracing dear (bench/overhead_pairs.py
+  # --workloads probe)
+  add_executable(gs_bench_launch_probe ${CMAKE_CURRENT_SOURCE_DIR}/launch_probe.cu)
+  target_link_libraries(gs_bench_launch_probe PRIVATE CUDA::cudart)
 endif()

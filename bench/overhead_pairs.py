@@ -16,6 +16,8 @@ Workloads and the figures they print:
                 launch_sync, graph_100, graph_1000
   torch_nosync  bench/torch_nosync.py: µs per step (no per-step sync)
   torch_sync    bench/torch_overhead.py: µs per step (sync every step)
+  probe         gs_bench_launch_probe: µs per launch in variants that each
+                change one thing from gapscope-calibrate's loop
 For every figure it prints the untraced median and, per configuration, the
 traced median and the median of the per-round ratios traced/untraced. The
 traces of the last round stay in DIR (default out/pairs) for the report;
@@ -54,6 +56,9 @@ def workloads(build):
                            "--repeats", "20", "--legacy", "1"],
                           r"^mode=(back_to_back|launch_sync) per_kernel_us=([0-9.]+)",
                           "us/kernel"),
+        # which property of a launch makes tracing dear (launch_probe.cu)
+        "probe": ([os.path.join(build, "bin", "gs_bench_launch_probe")],
+                  r"^variant=(\S+) per_launch_us=([0-9.]+)", "us/launch"),
         "launch_streams": ([os.path.join(build, "bin", "gs_bench_launch_overhead"),
                             "--repeats", "20", "--extra-streams", "128"],
                            r"^mode=(back_to_back|launch_sync) per_kernel_us=([0-9.]+)",
