@@ -25,10 +25,11 @@ import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
+
+from overhead_pairs import clean_env, have_gpu  # same folder
 
 PHASE = re.compile(r"^phase (\S+) wall_us ([0-9.]+)", re.M)
 TORCH = re.compile(r"^torch_nosync us_per_step=\S+ range_us=([0-9.]+) "
@@ -58,16 +59,13 @@ def pct(a, b):
 
 
 def run_phases(a):
-    if shutil.which("nvidia-smi") is None or subprocess.run(
-            ["nvidia-smi", "-L"], stdout=subprocess.DEVNULL).returncode != 0:
+    if not have_gpu():
         print("no NVIDIA GPU here (nvidia-smi -L): skipped")
         return 77
     os.makedirs(a.out, exist_ok=True)
     prog = os.path.join(a.build, "tests", "gs_gap_phases")
     gs = os.path.join(a.build, "bin", "gapscope")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GAPSCOPE_") and k not in ("CUDA_INJECTION64_PATH",
-                                                          "NVTX_INJECTION64_PATH")}
+    env = clean_env()
     for i in range(1, a.pairs + 1):
         for tag, cmd in (("u", [prog]),
                          ("t", [gs, "record", "-o", os.path.join(a.out, f"t{i}.db"), "--",

@@ -66,6 +66,17 @@ def workloads(build):
     }
 
 
+def have_gpu():
+    """nvidia-smi is there and lists a GPU"""
+    return shutil.which("nvidia-smi") is not None and subprocess.run(
+        ["nvidia-smi", "-L"], stdout=subprocess.DEVNULL).returncode == 0
+
+
+def clean_env():
+    """the environment without collector settings or another injection"""
+    return {k: v for k, v in os.environ.items() if k not in SCRUB}
+
+
 def run_once(cmd, env, log):
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, timeout=300)
@@ -88,13 +99,12 @@ def main():
     ap.add_argument("--keep-rounds", action="store_true",
                     help="keep every round's logs and traces (WORKLOAD.CONFIG.rN.*)")
     a = ap.parse_args()
-    if shutil.which("nvidia-smi") is None or subprocess.run(
-            ["nvidia-smi", "-L"], stdout=subprocess.DEVNULL).returncode != 0:
+    if not have_gpu():
         print("no NVIDIA GPU here (nvidia-smi -L): skipped")
         return 77
     gs = os.path.join(a.build, "bin", "gapscope")
     os.makedirs(a.out, exist_ok=True)
-    base = {k: v for k, v in os.environ.items() if k not in SCRUB}
+    base = clean_env()
     configs = [("untraced", None)]
     for c in a.config or ["default="]:
         name, _, envs = c.partition("=")

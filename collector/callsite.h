@@ -18,6 +18,8 @@
 
 #include <cupti_callbacks.h>
 
+#include "gapscope/trace_format.h" /* enum gs_callsite_reason */
+
 #define GS_CS_NATIVE_MAX 16 /* native frames kept (innermost first) */
 #define GS_CS_PY_MAX 8	    /* Python frames kept (innermost first) */
 #define GS_CS_TEXT 1536	    /* bytes for the Python file and function names */
@@ -31,12 +33,6 @@ enum gs_callsite_mode {
 	GS_CS_LAUNCHES = 2, /* blocking calls + launches that begin after a host pause */
 };
 
-/* api_stacks.reason: why the call site was taken */
-enum gs_callsite_reason {
-	GS_CS_WHY_BLOCKING = 1,	 /* explicit or implicit sync, at API entry */
-	GS_CS_WHY_SLOW_COPY = 2, /* an async host copy that blocked (at API exit) */
-	GS_CS_WHY_LATE_LAUNCH = 3,
-};
 
 /* stack_frames.kind */
 enum gs_frame_kind {

@@ -19,6 +19,7 @@ if(TARGET gs_collector_core)
   add_library(gs_pyframes_probe MODULE ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_probe.c
                                        ${PROJECT_SOURCE_DIR}/collector/pyframes.c)
   target_include_directories(gs_pyframes_probe PRIVATE ${PROJECT_SOURCE_DIR}/collector
+                             ${PROJECT_SOURCE_DIR}/collector/include
                              ${CUDAToolkit_INCLUDE_DIRS})
   target_link_libraries(gs_pyframes_probe PRIVATE ${CMAKE_DL_LIBS})
   set_target_properties(gs_pyframes_probe PROPERTIES LIBRARY_OUTPUT_DIRECTORY

@@ -405,6 +405,27 @@ static void test_implicit_sync_before_late_launch_is_sync_wait(void **state)
 	tb_free(t);
 }
 
+/* A synchronous cudaMemcpy [s,e] on thread 1 with correlation id corr: its
+ * API row and its implicit-sync row (kind 16). Returns the sync index. */
+static uint32_t copy_call(struct tb *t, int64_t s, int64_t e, uint32_t corr)
+{
+	uint32_t y;
+
+	api(t, S_MEMCPY, s, e, corr, 1);
+	y = sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, s, e, 1, 0);
+	t->syncs[y].corr = corr;
+	return y;
+}
+
+/* its copy on stream 7, [s,e], with op flags GS_OPF_* */
+static void copy_op(struct tb *t, int64_t s, int64_t e, uint32_t corr, uint8_t flags)
+{
+	uint32_t o = kern(t, 0, 7, s, e, corr, 0);
+
+	t->ops[o].kind = GS_OP_MEMCPY;
+	t->ops[o].flags = flags;
+}
+
 /* X's own call staging X's data. A synchronous upload from pageable memory
  * (cudaMemcpy [300,900], its sync row, corr 2) made after K1 ended at 200
  * (host late), its copy [850,950]: [200,300) host code 100, [300,850) sync
@@ -419,24 +440,16 @@ static void test_copy_call_staging_its_own_data_is_sync_wait(void **state)
 {
 	struct tb *t = tb_new();
 	struct gs_segment seg[4];
-	uint32_t y1, y2, o;
+	uint32_t y1, y2;
 	(void)state;
 	api(t, S_LAUNCH, 10, 20, 1, 1);
-	api(t, S_MEMCPY, 300, 900, 2, 1);
-	y1 = sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 300, 900, 1, 0);
-	t->syncs[y1].corr = 2;
+	y1 = copy_call(t, 300, 900, 2);
 	api(t, S_LAUNCH, 960, 970, 3, 1);
-	api(t, S_MEMCPY, 1010, 1850, 4, 1);
-	y2 = sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 1010, 1850, 1, 0);
-	t->syncs[y2].corr = 4;
+	y2 = copy_call(t, 1010, 1850, 4);
 	kern(t, 0, 7, 100, 200, 1, S_KA);
-	o = kern(t, 0, 7, 850, 950, 2, 0);
-	t->ops[o].kind = GS_OP_MEMCPY;
-	t->ops[o].flags = GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC;
+	copy_op(t, 850, 950, 2, GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC);
 	kern(t, 0, 7, 1000, 1400, 3, S_KB);
-	o = kern(t, 0, 7, 1900, 2100, 4, 0);
-	t->ops[o].kind = GS_OP_MEMCPY;
-	t->ops[o].flags = GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC;
+	copy_op(t, 1900, 2100, 4, GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC);
 	run(t);
 	assert_int_equal(dev0(t)->n_gaps, 3);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1000);
@@ -484,16 +497,12 @@ static void test_readback_copy_call_before_its_copy_is_launch_latency(void **sta
 {
 	struct tb *t = tb_new();
 	struct gs_segment seg[4];
-	uint32_t y0, y1, o;
+	uint32_t y0, y1;
 	(void)state;
 	api(t, S_LAUNCH, 10, 20, 1, 1);
-	api(t, S_MEMCPY, 300, 900, 2, 1);
-	y1 = sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 300, 900, 1, 0);
-	t->syncs[y1].corr = 2;
+	y1 = copy_call(t, 300, 900, 2);
 	kern(t, 0, 7, 100, 200, 1, S_KA);
-	o = kern(t, 0, 7, 850, 950, 2, 0);
-	t->ops[o].kind = GS_OP_MEMCPY;
-	t->ops[o].flags = GS_OPF_PAGEABLE; /* pageable destination only */
+	copy_op(t, 850, 950, 2, GS_OPF_PAGEABLE); /* pageable destination only */
 	run(t);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 100);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 550);
@@ -506,13 +515,9 @@ static void test_readback_copy_call_before_its_copy_is_launch_latency(void **sta
 	api(t, S_LAUNCH, 10, 20, 1, 1);
 	api(t, S_STREAMSYNC, 150, 300, 10, 1);
 	y0 = sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 150, 300, 1, 7);
-	api(t, S_MEMCPY, 300, 900, 2, 1);
-	y1 = sync_row(t, GS_SYNC_IMPLICIT_MEMCPY, 1, S_MEMCPY, 300, 900, 1, 0);
-	t->syncs[y1].corr = 2;
+	y1 = copy_call(t, 300, 900, 2);
 	kern(t, 0, 7, 100, 200, 1, S_KA);
-	o = kern(t, 0, 7, 850, 950, 2, 0);
-	t->ops[o].kind = GS_OP_MEMCPY;
-	t->ops[o].flags = GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC;
+	copy_op(t, 850, 950, 2, GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC);
 	run(t);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 650);
 	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 4), 2);

@@ -47,19 +47,34 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 /* selection (--range)                                                 */
 /* ------------------------------------------------------------------ */
 
-/* First selection interval k with end > t (n_sel if none). */
-static size_t sel_first_after(const struct actx *c, int64_t t)
+/* First window k of sel (n disjoint [start, end] pairs, sorted) with
+ * end > t (n if none). */
+static size_t windows_first_after(const int64_t *sel, size_t n, int64_t t)
 {
-	size_t lo = 0, hi = c->n_sel;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (c->sel[2 * mid + 1] > t)
+		if (sel[2 * mid + 1] > t)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	return lo;
+}
+
+/* Closed-interval test: [a,b] meets some window of sel. */
+static int windows_meet(const int64_t *sel, size_t n, int64_t a, int64_t b)
+{
+	size_t k = windows_first_after(sel, n, a - 1);
+
+	return k < n && sel[2 * k] <= b;
+}
+
+/* First selection interval k with end > t (n_sel if none). */
+static size_t sel_first_after(const struct actx *c, int64_t t)
+{
+	return windows_first_after(c->sel, c->n_sel, t);
 }
 
 int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b)
@@ -83,29 +98,12 @@ int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b)
 /* Closed-interval test: [a,b] meets some [s,e] of the selection. */
 int sel_contains_op(const struct actx *c, int64_t a, int64_t b)
 {
-	size_t k;
-
-	if (!c->has_sel)
-		return 1;
-	/* first interval whose end >= a */
-	k = sel_first_after(c, a - 1);
-	return k < c->n_sel && c->sel[2 * k] <= b;
+	return !c->has_sel || windows_meet(c->sel, c->n_sel, a, b);
 }
 
 int gs_result_selects(const struct gs_result *res, int64_t a, int64_t b)
 {
-	size_t lo = 0, hi = res->n_sel;
-
-	if (!res->range_applied)
-		return 1;
-	while (lo < hi) { /* first window whose end >= a */
-		size_t mid = lo + (hi - lo) / 2;
-		if (res->sel[2 * mid + 1] >= a)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo < res->n_sel && res->sel[2 * lo] <= b;
+	return !res->range_applied || windows_meet(res->sel, res->n_sel, a, b);
 }
 
 int sel_contains_point(const struct actx *c, int64_t t)
@@ -179,12 +177,8 @@ static int build_selection(struct actx *c)
 	c->n_sel = n;
 	for (i = 0; i < n; i++)
 		c->res->range_total += c->sel[2 * i + 1] - c->sel[2 * i];
-	c->res->sel = malloc(2 * n * sizeof(int64_t));
-	if (!c->res->sel) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	memcpy(c->res->sel, c->sel, 2 * n * sizeof(int64_t));
+	/* the result owns the windows (gs_result_selects); c uses them */
+	c->res->sel = c->sel;
 	c->res->n_sel = n;
 out:
 	free(match);
@@ -1467,7 +1461,8 @@ static void actx_free(struct actx *c)
 	if (c->call_of != c->res->call_of) /* else the result owns it */
 		free(c->call_of);
 	free(c->api_cls);
-	free(c->sel);
+	if (c->sel != c->res->sel) /* else the result owns it */
+		free(c->sel);
 	free(c->nvtx_tid.ents);
 	free(c->nvtx_any.ents);
 	free(c->waits.v);

@@ -147,10 +147,8 @@ struct gs_site {
 struct gs_site_ref {
 	uint32_t corr;	/* correlation id of the call */
 	uint32_t site;	/* index in gs_input.sites */
-	uint8_t reason; /* api_stacks.reason: GS_SITE_BLOCKING, _ASYNC_COPY, _LAUNCH */
+	uint8_t reason; /* api_stacks.reason: enum gs_callsite_reason (trace_format.h) */
 };
-/* api_stacks.reason values (collector/callsite.h) */
-enum { GS_SITE_BLOCKING = 1, GS_SITE_ASYNC_COPY = 2, GS_SITE_LAUNCH = 3 };
 
 /* The collector's own work inside one API call (api_stacks capture_start /
  * capture_end): CUPTI times the call inside its callbacks, so this time lies
@@ -580,7 +578,7 @@ const struct gs_site_ref *gs_site_ref_of(const struct gs_input *in, uint32_t cor
 /* GPU idle caused at one call site by one API: the sync-wait segments whose
  * blocking call (the segment's first) was made there, and the host-late
  * segments (host code, CUDA API, launch latency) of gaps whose launch call
- * was captured there as a launch (GS_SITE_LAUNCH: GAPSCOPE_CALLSITES=2
+ * was captured there as a launch (GS_CS_WHY_LATE_LAUNCH: GAPSCOPE_CALLSITES=2
  * only). A copy captured because it blocked gets its sync wait, not the
  * host-late time before it: in the default mode no other launch has a
  * site, and crediting the few that do would rank them above launches

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "gapscope/trace_format.h"
 
 const struct gs_site_ref *gs_site_ref_of(const struct gs_input *in, uint32_t corr)
 {
@@ -114,7 +115,7 @@ size_t gs_site_stats(const struct gs_result *res, struct gs_site_stat **out)
 				if (call != GS_NONE) {
 					const struct gs_site_ref *r =
 					    gs_site_ref_of(in, in->apis[call].corr);
-					if (r && r->reason == GS_SITE_LAUNCH)
+					if (r && r->reason == GS_CS_WHY_LATE_LAUNCH)
 						late_site = r->site;
 				}
 			}

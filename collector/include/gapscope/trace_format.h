@@ -76,6 +76,13 @@ enum gs_sync_kind {
 	GS_SYNC_IMPLICIT_LEGACY_STREAM = 21, /* legacy default stream serialising others */
 };
 
+/* api_stacks.reason: why the collector took the call's site */
+enum gs_callsite_reason {
+	GS_CS_WHY_BLOCKING = 1,    /* explicit or implicit sync, at API entry */
+	GS_CS_WHY_SLOW_COPY = 2,   /* an async host copy that blocked (at API exit) */
+	GS_CS_WHY_LATE_LAUNCH = 3, /* a launch after a host pause (GAPSCOPE_CALLSITES=2) */
+};
+
 /* nvtx.kind */
 enum gs_nvtx_kind {
 	GS_NVTX_RANGE = 0, /* push/pop or start/end range: [start, end] */
