@@ -33,7 +33,6 @@ enum gs_callsite_mode {
 	GS_CS_LAUNCHES = 2, /* blocking calls + launches that begin after a host pause */
 };
 
-
 /* stack_frames.kind */
 enum gs_frame_kind {
 	GS_FRAME_NATIVE = 1,
