@@ -16,6 +16,13 @@
  *   getdev_256    arg_256 with 5 cudaGetDevice() calls before each launch
  *                 (PyTorch's count per kernel, H200, torch 2.11)
  *   legacy_256    arg_256 on the legacy default stream
+ *   spin_256      arg_256 with a kernel that spins 8 us, longer than a
+ *                 launch: the GPU falls behind and the queue fills, as in
+ *                 a program whose kernels do work
+ *   bigarg_256    arg_256 with a 512-byte argument (PyTorch's kernels take
+ *                 structs of sizes and strides)
+ *   exc_256       arg_256 through cudaLaunchKernelExC (as PyTorch's
+ *                 CUTLASS/cuBLASLt paths)
  *   busy_256      arg_256 after 16 more streams, 64 events and a 1000-node
  *                 graph were made (a process with more CUDA state)
  *
@@ -23,7 +30,6 @@
  * rounds of the round's wall time over its launches, the final sync of each
  * round outside the timing), and "PASS" when every kernel of arg variants
  * ran. Exit 1 on a CUDA error, 77 without a device. It judges no timings.
- * Not yet run on a GPU (written 2026-12-04 without device time left).
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -54,7 +60,30 @@ __global__ void probe_count(unsigned long long *n)
 		atomicAdd(n, 1ull);
 }
 
-enum extra { NONE, LAST_ERROR, GET_DEVICE };
+struct big {
+	unsigned long long *n;
+	long long pad[63];
+};
+
+__global__ void probe_big(struct big b)
+{
+	if (threadIdx.x == 0)
+		atomicAdd(b.n, 1ull + (unsigned long long)b.pad[5]);
+}
+
+__global__ void probe_spin(unsigned long long *n, long long ns)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while ((long long)(t - t0) < ns);
+	if (threadIdx.x == 0)
+		atomicAdd(n, 1ull);
+}
+
+enum extra { NONE, LAST_ERROR, GET_DEVICE, SPIN, BIG, EXC };
 
 static double now_us(void)
 {
@@ -81,7 +110,27 @@ static double loop(cudaStream_t s, int per, unsigned long long *count, enum extr
 			if (extra == GET_DEVICE)
 				for (k = 0; k < 5; k++)
 					CHECK(cudaGetDevice(&dev));
-			if (count)
+			if (extra == SPIN) {
+				probe_spin<<<1, 32, 0, s>>>(count, 8000);
+			} else if (extra == BIG) {
+				struct big b;
+				memset(&b, 0, sizeof(b));
+				b.n = count;
+				probe_big<<<1, 32, 0, s>>>(b);
+			} else if (extra == EXC) {
+				cudaLaunchConfig_t cfg = {};
+				cudaLaunchAttribute attr = {};
+				cfg.gridDim = dim3(1);
+				cfg.blockDim = dim3(32);
+				cfg.stream = s;
+				attr.id = cudaLaunchAttributeClusterDimension;
+				attr.val.clusterDim.x = 1;
+				attr.val.clusterDim.y = 1;
+				attr.val.clusterDim.z = 1;
+				cfg.attrs = &attr;
+				cfg.numAttrs = 1;
+				CHECK(cudaLaunchKernelEx(&cfg, probe_count, count));
+			} else if (count)
 				probe_count<<<1, 32, 0, s>>>(count);
 			else
 				probe_empty<<<1, 32, 0, s>>>();
@@ -126,7 +175,11 @@ int main(void)
 	report("lasterror_256", loop(s, 256, d_count, LAST_ERROR));
 	report("getdev_256", loop(s, 256, d_count, GET_DEVICE));
 	report("legacy_256", loop(0, 256, d_count, NONE));
-	want += 4ull * (WARMUP + ROUNDS) * 256; /* arg, lasterror, getdev, legacy */
+	report("spin_256", loop(s, 256, d_count, SPIN));
+	report("bigarg_256", loop(s, 256, d_count, BIG));
+	report("exc_256", loop(s, 256, d_count, EXC));
+	/* arg, lasterror, getdev, legacy, spin, bigarg, exc */
+	want += 7ull * (WARMUP + ROUNDS) * 256;
 
 	for (i = 0; i < 16; i++)
 		CHECK(cudaStreamCreateWithFlags(&more[i], cudaStreamNonBlocking));
