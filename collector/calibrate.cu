@@ -5,10 +5,17 @@
  * on the same GPU, and hands its figures to the collector, which stores them
  * in meta (calibration.*).
  *
- * In one process it alternates untraced and traced phases (CUPTI activity
- * kinds switched on and off: the kinds the collector will record, from
- * GAPSCOPE_ACTIVITIES as `record` sets it (default: all but `driver`), and
- * the driver's launch calls), three of each, and prints one line:
+ * The traced figures come from this process, which enables the kinds the
+ * collector will record (from GAPSCOPE_ACTIVITIES as `record` sets it;
+ * default: all but `driver`) and the driver's launch calls before CUDA is
+ * initialised, as the injected collector does. The untraced ones come from
+ * child processes (`gapscope-calibrate --plain`) that never touch CUPTI: once
+ * CUPTI has been set up in a process its launches stay dearer even with
+ * every kind switched off, so an untraced phase in the same process hid most
+ * of the cost (H200: 0.4-1.3 us a launch, against 2.4 us between a traced
+ * and an untraced process). The GPU's figures (graph pitch) compare this
+ * process with its kinds on and off. Three traced phases alternate with
+ * three children, and it prints one line:
  *   GAPSCOPE_CALIBRATION=launch_ns=N,legacy_launch_ns=N,driver_launch_ns=N,
  *                        kernel_ns=N,gpu_gap_ns=N,graph_node_ns=N
  *   launch_ns         added host time per cudaLaunchKernel (non-blocking stream):
@@ -21,21 +28,30 @@
  *                     minus the kernel's own %globaltimer duration, same launch)
  *   gpu_gap_ns        added idle between back-to-back kernels on the GPU
  *   graph_node_ns     added GPU time per node of a graph replay
- * Medians over the phases; negative differences are printed as 0.
+ *   plain_launch_ns, plain_legacy_launch_ns, plain_driver_launch_ns
+ *                     the untraced time per launch call (the children's):
+ *                     the correction takes a traced launch call's duration
+ *                     less this as what tracing added to that call
+ * Differences of the medians over the phases; negative ones are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
  * Exit 0 with the line; 77 without a CUDA device or driver; 1 (and a message
- * on stderr) when CUDA or CUPTI fails: record then goes on without
- * calibration.
+ * on stderr) when CUDA, CUPTI or a child fails: record then goes on without
+ * calibration. `--plain` prints "plain launch=N legacy=N driver=N".
  */
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 extern "C" {
 #include "internal.h"
@@ -130,7 +146,10 @@ static void CUPTIAPI buf_done(CUcontext c, uint32_t s, uint8_t *b, size_t size, 
 
 static unsigned activities = GS_ACT_DEFAULT;
 
-static void tracing(int on)
+/* the collector's set-up: its kinds, and the driver's launch calls where the
+ * runtime's are recorded without every driver call (collector.c); off: the
+ * kinds off and their records flushed */
+static void set_tracing(int on)
 {
 	static const CUpti_CallbackId drv[] = {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
 					       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
@@ -189,53 +208,145 @@ static int64_t call_time(cudaStream_t s, CUfunction f)
 	return median(v, ROUNDS);
 }
 
-static void measure(struct phase *p, cudaStream_t s, CUfunction f, cudaGraphExec_t g,
-		    unsigned long long *d_out)
+/* what a process with or without tracing measures alike */
+struct setup {
+	cudaStream_t s;
+	cudaFunction_t rf;
+	cudaGraphExec_t exec;
+	unsigned long long *d_out;
+};
+
+static void set_up(struct setup *u)
 {
-	static int64_t self[SPINS];
-	unsigned long long h;
+	cudaGraph_t graph;
+	int i;
+
+	CK(cudaFree(0));
+	CK(cudaStreamCreateWithFlags(&u->s, cudaStreamNonBlocking));
+	CK(cudaMalloc(&u->d_out, sizeof(*u->d_out)));
+	CK(cudaGetFuncBySymbol(&u->rf, (const void *)gs_cal_empty));
+	CK(cudaStreamBeginCapture(u->s, cudaStreamCaptureModeThreadLocal));
+	for (i = 0; i < NODES; i++)
+		gs_cal_empty<<<1, 32, 0, u->s>>>();
+	CK(cudaStreamEndCapture(u->s, &graph));
+	CK(cudaGraphInstantiate(&u->exec, graph, 0));
+	CK(cudaGraphDestroy(graph));
+}
+
+static void measure_host(struct phase *p, const struct setup *u)
+{
+	p->launch = call_time(u->s, NULL);
+	p->legacy = call_time(0, NULL);
+	p->driver = call_time(u->s, (CUfunction)u->rf);
+}
+
+static void measure_pitch(struct phase *p, const struct setup *u)
+{
 	cudaEvent_t e0, e1;
 	float ms = 0;
 	int i;
 
-	p->launch = call_time(s, NULL);
-	p->legacy = call_time(0, NULL);
-	p->driver = call_time(s, f);
-
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	CK(cudaGraphLaunch(g, s)); /* warm */
-	CK(cudaEventRecord(e0, s));
+	CK(cudaGraphLaunch(u->exec, u->s)); /* warm */
+	CK(cudaEventRecord(e0, u->s));
 	for (i = 0; i < 10; i++)
-		CK(cudaGraphLaunch(g, s));
-	CK(cudaEventRecord(e1, s));
+		CK(cudaGraphLaunch(u->exec, u->s));
+	CK(cudaEventRecord(e1, u->s));
 	CK(cudaEventSynchronize(e1));
 	CK(cudaEventElapsedTime(&ms, e0, e1));
 	p->pitch = (int64_t)(ms * 1e6 / (10 * NODES));
 	CK(cudaEventDestroy(e0));
 	CK(cudaEventDestroy(e1));
+}
+
+/* the spin kernels' own durations; CUPTI's come with the next flush */
+static void measure_spins(struct phase *p, const struct setup *u)
+{
+	static int64_t self[SPINS];
+	unsigned long long h;
+	int i;
 
 	n_spin = 0;
 	for (i = 0; i < SPINS; i++) {
-		gs_cal_spin<<<1, 1, 0, s>>>(SPIN_NS, d_out);
-		CK(cudaMemcpyAsync(&h, d_out, sizeof(h), cudaMemcpyDeviceToHost, s));
-		CK(cudaStreamSynchronize(s));
+		gs_cal_spin<<<1, 1, 0, u->s>>>(SPIN_NS, u->d_out);
+		CK(cudaMemcpyAsync(&h, u->d_out, sizeof(h), cudaMemcpyDeviceToHost, u->s));
+		CK(cudaStreamSynchronize(u->s));
 		self[i] = (int64_t)h;
 	}
 	p->spin_self = median(self, SPINS);
 }
 
-int main(void)
+/* --plain: the untraced figures of a process that never touched CUPTI */
+static int plain_main(void)
+{
+	struct setup u;
+	struct phase p;
+
+	set_up(&u);
+	measure_host(&p, &u);
+	printf("plain launch=%lld legacy=%lld driver=%lld\n", (long long)p.launch,
+	       (long long)p.legacy, (long long)p.driver);
+	return 0;
+}
+
+/* Run `self --plain` and read its figures into *p; 0 on success. */
+static int plain_child(const char *self, struct phase *p)
+{
+	char line[256], *argv[] = {(char *)self, (char *)"--plain", NULL};
+	posix_spawn_file_actions_t fa;
+	long long l, g, d;
+	size_t used = 0;
+	int fd[2], status = 0, rc;
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(fd) != 0)
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	rc = posix_spawn(&pid, self, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (rc != 0) {
+		close(fd[0]);
+		return -1;
+	}
+	f = fdopen(fd[0], "r");
+	line[0] = '\0';
+	if (f) {
+		used = fread(line, 1, sizeof(line) - 1, f);
+		fclose(f);
+	} else {
+		close(fd[0]);
+	}
+	line[used] = '\0';
+	while (waitpid(pid, &status, 0) < 0)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    sscanf(line, "plain launch=%lld legacy=%lld driver=%lld", &l, &g, &d) != 3)
+		return -1;
+	p->launch = l;
+	p->legacy = g;
+	p->driver = d;
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct phase u[PHASES], t[PHASES];
-	int64_t v[6][PHASES];
-	cudaStream_t s;
-	cudaGraph_t graph;
-	cudaGraphExec_t exec;
-	cudaFunction_t rf;
-	unsigned long long *d_out;
+	int64_t fig[5], plain[3];
+	struct setup su;
 	int i, k;
 
+	if (argc > 1 && strcmp(argv[1], "--plain") == 0) {
+		int n = 0;
+		if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0)
+			return 77;
+		return plain_main();
+	}
 	{
 		const char *a = getenv("GAPSCOPE_ACTIVITIES");
 		if (a && *a && gs_activities_parse(a, &activities) != 0)
@@ -254,47 +365,61 @@ int main(void)
 			return 77;
 		}
 	}
-	CK(cudaFree(0));
-	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	CK(cudaMalloc(&d_out, sizeof(*d_out)));
-	CK(cudaGetFuncBySymbol(&rf, (const void *)gs_cal_empty));
-	CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-	for (i = 0; i < NODES; i++)
-		gs_cal_empty<<<1, 32, 0, s>>>();
-	CK(cudaStreamEndCapture(s, &graph));
-	CK(cudaGraphInstantiate(&exec, graph, 0));
+	/* the driver is up, no context yet: where the collector's injection
+	 * enables its kinds */
+	set_tracing(1);
+	set_up(&su);
 
 	for (i = 0; i < PHASES; i++) {
-		measure(&u[i], s, (CUfunction)rf, exec, d_out);
-		tracing(1);
-		measure(&t[i], s, (CUfunction)rf, exec, d_out);
-		tracing(0);
-		t[i].spin_cupti = median(spin_dur, n_spin);
+		if (plain_child("/proc/self/exe", &u[i]) != 0) {
+			fprintf(stderr, "gapscope-calibrate: the untraced child failed\n");
+			return 1;
+		}
+		measure_host(&t[i], &su);
+		measure_pitch(&t[i], &su);
+		measure_spins(&t[i], &su);
+		/* the GPU's figure untraced in this process, kinds off (which
+		 * flushes the spin kernels' records): the host's lingering cost
+		 * does not reach the GPU, and against a child's pitch the node
+		 * cost came out 1.0 us where a program's graphs lost 0.16 (H200) */
+		set_tracing(0);
+		measure_pitch(&u[i], &su);
+		set_tracing(1);
 		if (!n_spin) {
 			fprintf(stderr, "gapscope-calibrate: no kernel records from CUPTI\n");
 			return 1;
 		}
+		t[i].spin_cupti = median(spin_dur, n_spin);
 	}
-	for (i = 0; i < PHASES; i++) {
-		v[0][i] = t[i].launch - u[i].launch;
-		v[1][i] = t[i].legacy - u[i].legacy;
-		v[2][i] = t[i].driver - u[i].driver;
-		v[3][i] = t[i].spin_cupti - t[i].spin_self;
-		v[4][i] = t[i].pitch - u[i].pitch;
-	}
+	/* differences of medians: the phases of the two kinds run in
+	 * different processes, so they do not pair one to one */
 	for (k = 0; k < 5; k++) {
-		int64_t m = median(v[k], PHASES);
-		v[k][0] = m < 0 ? 0 : m;
+		int64_t a[PHASES], b[PHASES], m;
+		for (i = 0; i < PHASES; i++) {
+			const struct phase *x = &t[i], *y = &u[i];
+			switch (k) {
+			case 0: a[i] = x->launch, b[i] = y->launch; break;
+			case 1: a[i] = x->legacy, b[i] = y->legacy; break;
+			case 2: a[i] = x->driver, b[i] = y->driver; break;
+			case 3: a[i] = x->spin_cupti, b[i] = x->spin_self; break;
+			default: a[i] = x->pitch, b[i] = y->pitch; break;
+			}
+		}
+		if (k < 3)
+			plain[k] = median(b, PHASES);
+		m = median(a, PHASES) - median(b, PHASES);
+		fig[k] = m < 0 ? 0 : m;
 	}
 	/* the pitch grows by the node's instrumentation; of that, kernel_ns
 	 * shows as longer kernels and the rest as idle between them */
 	printf("GAPSCOPE_CALIBRATION=launch_ns=%lld,legacy_launch_ns=%lld,driver_launch_ns=%lld,"
-	       "kernel_ns=%lld,gpu_gap_ns=%lld,graph_node_ns=%lld\n",
-	       (long long)v[0][0], (long long)v[1][0], (long long)v[2][0], (long long)v[3][0],
-	       (long long)(v[4][0] > v[3][0] ? v[4][0] - v[3][0] : 0), (long long)v[4][0]);
-	cudaGraphExecDestroy(exec);
-	cudaGraphDestroy(graph);
-	cudaFree(d_out);
-	cudaStreamDestroy(s);
+	       "kernel_ns=%lld,gpu_gap_ns=%lld,graph_node_ns=%lld,plain_launch_ns=%lld,"
+	       "plain_legacy_launch_ns=%lld,plain_driver_launch_ns=%lld\n",
+	       (long long)fig[0], (long long)fig[1], (long long)fig[2], (long long)fig[3],
+	       (long long)(fig[4] > fig[3] ? fig[4] - fig[3] : 0), (long long)fig[4],
+	       (long long)plain[0], (long long)plain[1], (long long)plain[2]);
+	cudaGraphExecDestroy(su.exec);
+	cudaFree(su.d_out);
+	cudaStreamDestroy(su.s);
 	return 0;
 }

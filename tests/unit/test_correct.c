@@ -27,13 +27,17 @@
 
 #include "analysis.h"
 #include "correct.h"
+#include "gapscope/trace_format.h"
 
-enum { S_LAUNCH = 1, S_MALLOC, S_K, S_STEP, S_TAIL, S_N };
-static const char *strtab[S_N] = {NULL, "cudaLaunchKernel", "cudaMalloc", "k", "step", "tail"};
+enum { S_LAUNCH = 1, S_MALLOC, S_K, S_STEP, S_TAIL, S_SYNC, S_N };
+static const char *strtab[S_N] = {
+    NULL, "cudaLaunchKernel", "cudaMalloc", "k", "step", "tail", "cudaStreamSynchronize",
+};
 
 struct tb {
 	struct gs_op ops[3];
-	struct gs_api apis[4];
+	struct gs_api apis[5]; /* the fifth only where a test adds it */
+	struct gs_sync syncs[1];
 	struct gs_nvtx nvtx[2];
 	struct gs_input in;
 	struct gs_options opt;
@@ -87,6 +91,8 @@ static struct tb *build(int calibrated)
 	t->in.kernel_overhead_ns = -1;
 	if (calibrated)
 		t->in.cal = (struct gs_calibration){.have = 1,
+						    .plain_launch_ns = -1,
+						    .plain_driver_ns = -1,
 						    .launch_ns = 300,
 						    .legacy_launch_ns = 500,
 						    .driver_launch_ns = 700,
@@ -135,9 +141,10 @@ static void test_measured_timeline_as_built(void **state)
 
 /* host-late gap: min(CUDA API 1000 + latency 2000, (1 call + the launch)
  * x 400) = 800; enqueued gap: min(500, 200) = 200; idle removed 1000.
- * Kernels: 3 x min(100, 1000), no overlap (factor 1) = 300.
- * Corrected: busy 2700, idle 7500, window 10200, utilisation 2700/10200;
- * launch overhead share (2500 - 1000) / 10200. */
+ * Kernels: 3 x min(100, 1000), no overlap (factor 1) = 300. K1 is followed
+ * by the host-late gap: its 100 turns into idle and stays on the window.
+ * Corrected: busy 2700, idle 8500 - 1000 + 100 = 7600, window 10300,
+ * utilisation 2700/10300; launch overhead share (2500 - 1000) / 10300. */
 static void test_device_figures_corrected(void **state)
 {
 	struct tb *t = build(1);
@@ -150,19 +157,20 @@ static void test_device_figures_corrected(void **state)
 	assert_int_equal(d->idle_removed, 1000);
 	assert_int_equal(d->busy_removed, 300);
 	assert_int_equal(d->busy, 2700);
-	assert_int_equal(d->idle, 7500);
-	assert_int_equal(d->window, 10200);
-	assert_true(d->utilisation > 2700.0 / 10200 - 1e-9 &&
-		    d->utilisation < 2700.0 / 10200 + 1e-9);
-	assert_true(d->launch_overhead_share > 1499.0 / 10200 &&
-		    d->launch_overhead_share < 1501.0 / 10200);
+	assert_int_equal(d->idle, 7600);
+	assert_int_equal(d->window, 10300);
+	assert_true(d->utilisation > 2700.0 / 10300 - 1e-9 &&
+		    d->utilisation < 2700.0 / 10300 + 1e-9);
+	assert_true(d->launch_overhead_share > 1499.0 / 10300 &&
+		    d->launch_overhead_share < 1501.0 / 10300);
 	assert_int_equal(t->c.per_call_ns, 400);
 	tb_free(t);
 }
 
-/* "step" [0, 13000] holds both gaps and all three kernels: 13000 - 1000 -
- * 300 = 11700. "tail" [9000, 11200] holds the gap starting at 11000 (200)
- * and K2 (starts 10000: 100): 2200 - 300 = 1900. */
+/* "step" [0, 13000] holds both gaps and all three kernels, K1's shrink
+ * not on the wall (host-late gap after it): 13000 - 1000 - 200 = 11800.
+ * "tail" [9000, 11200] holds the gap starting at 11000 (200) and K2 (starts
+ * 10000: 100): 2200 - 300 = 1900. */
 static void test_range_walls_corrected(void **state)
 {
 	struct tb *t = build(1);
@@ -170,7 +178,7 @@ static void test_range_walls_corrected(void **state)
 	(void)state;
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(range(t, S_STEP)->wall, 13000);
-	assert_int_equal(range(t, S_STEP)->corrected, 11700);
+	assert_int_equal(range(t, S_STEP)->corrected, 11800);
 	assert_int_equal(range(t, S_TAIL)->wall, 2200);
 	assert_int_equal(range(t, S_TAIL)->corrected, 1900);
 	/* of that, kernels: 3 x 100 in "step", K2's 100 in "tail" */
@@ -190,6 +198,8 @@ static void test_driver_launch_uses_driver_cost(void **state)
 	gs_result_free(&t->res);
 	t->in.strings.v = drv;
 	t->in.cal = (struct gs_calibration){.have = 1,
+					    .plain_launch_ns = -1,
+					    .plain_driver_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .driver_launch_ns = 700,
@@ -202,14 +212,109 @@ static void test_driver_launch_uses_driver_cost(void **state)
 	tb_free(t);
 }
 
-/* no calibration, or a result without every gap: nothing is made up */
+/* L3 moved to [10800, 11200]: it began before K2 ended at 11000 (so the
+ * gap [11000, 11500) is not host late) and returned after, while K3 was not
+ * yet enqueued: the gap loses the call's added cost, min(500, 400) = 400,
+ * not the GPU gap's 200. Host-late gap 800 as before: idle removed 1200.
+ * Both K1 and K2 are now followed by gaps where the GPU waited for the
+ * host: only K3's 100 comes off the window, 11500 - 1200 - 100 = 10200. */
+static void test_launch_in_progress_loses_call_cost(void **state)
+{
+	struct tb *t = build(1);
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->apis[3].start = 10800;
+	t->apis[3].end = 11200;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 2500);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1200);
+	assert_int_equal(t->c.devices[0].busy_removed, 300);
+	assert_int_equal(t->c.devices[0].window, 10200);
+	tb_free(t);
+}
+
+/* With the untraced launch call known (1000 ns), a launch call's added cost
+ * is its own traced duration less that: L2 [8000, 9500] took 1500, so 500.
+ * Host-late gap: min(3000, 1 call x 400 + 500) = 900; the enqueued gap
+ * still min(500, 200) = 200: idle removed 1100; the cost shown per launch
+ * call is L2's 500 (the one launch that explained a host-late gap). */
+static void test_launch_cost_from_traced_duration(void **state)
+{
+	struct tb *t = build(1);
+
+	(void)state;
+	t->in.cal.plain_launch_ns = 1000;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1100);
+	assert_int_equal(t->c.per_call_ns, 500);
+	assert_int_equal(t->c.from_trace, 1);
+	tb_free(t);
+}
+
+/* A launch call no slower than the untraced one (plain 2000 > L2's 1500)
+ * lost nothing to tracing: the host-late gap loses only the other call's
+ * min(3000, 400 + 0) = 400; idle removed 600. */
+static void test_launch_faster_than_plain_costs_nothing(void **state)
+{
+	struct tb *t = build(1);
+
+	(void)state;
+	t->in.cal.plain_launch_ns = 2000;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 600);
+	assert_int_equal(t->c.per_call_ns, 0);
+	tb_free(t);
+}
+
+/* A cudaStreamSynchronize call [4500, 6100] on thread 1 that waited
+ * [5000, 6000] (for the GPU or a host function) inside the host-late gap:
+ * only what follows the wait delays the next launch. After it: the sync's
+ * last 100 ns of CUDA API (one call) and L2's launch latency 2000: min(100 +
+ * 2000, 1 x 400 + 400) = 800 (counting the calls before the wait too, the
+ * cudaMalloc and the sync's head, would give min(3600, 3 x 400 + 400) =
+ * 1600). A capture [4500, 4900] at the sync's entry, before the wait, costs
+ * nothing; one [6000, 6050] after it costs its 50: 850. Enqueued gap 200:
+ * idle removed 1050. */
+static void test_only_time_after_a_wait_delays_the_launch(void **state)
+{
+	static const struct gs_capture caps[] = {
+	    {.start = 4500, .end = 4900, .corr = 11, .tid = 1},
+	    {.start = 6000, .end = 6050, .corr = 11, .tid = 1},
+	};
+	struct tb *t = build(1);
+
+	(void)state;
+	gs_result_free(&t->res);
+	api(&t->apis[4], 4500, 6100, 11, S_SYNC);
+	t->syncs[0] = (struct gs_sync){.start = 5000,
+				       .end = 6000,
+				       .tid = 1,
+				       .stream = 7,
+				       .corr = 11,
+				       .api_name_id = S_SYNC,
+				       .device = 0,
+				       .kind = GS_SYNC_STREAM};
+	t->in.n_apis = 5;
+	t->in.syncs = t->syncs;
+	t->in.n_syncs = 1;
+	t->in.captures = caps;
+	t->in.n_captures = 2;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1000);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1050);
+	tb_free(t);
+}
+
 /* Call-site captures (the collector's own time, inside the calls it was
  * spent in): one of 400 ns on thread 1 in cudaMalloc [3600, 4000] lies in
  * the host-late gap [2000, 10000) of L2 (thread 1): that gap loses
  * min(800 + 400, 8000) = 1200. One of 300 ns on thread 2 in the same gap
  * [5000, 5300] is another thread's and stays; one at [12600, 12700] is in
  * no gap. Enqueued gap 200 as before: idle removed 1400, window
- * 11500 - 1400 - 300 = 9800. */
+ * 11500 - 1400 - 200 (K2 and K3; K1's shrink stays, see above) = 9900. */
 static void test_captures_in_host_late_gaps_removed(void **state)
 {
 	static const struct gs_capture caps[] = {
@@ -225,16 +330,16 @@ static void test_captures_in_host_late_gaps_removed(void **state)
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 1400);
 	assert_int_equal(t->c.devices[0].busy_removed, 300);
-	assert_int_equal(t->c.devices[0].window, 9800);
-	/* "step" [0, 13000]: 13000 - 1400 - 300 */
-	assert_int_equal(range(t, S_STEP)->corrected, 11300);
+	assert_int_equal(t->c.devices[0].window, 9900);
+	/* "step" [0, 13000]: 13000 - 1400 - 200 */
+	assert_int_equal(range(t, S_STEP)->corrected, 11400);
 	tb_free(t);
 }
 
 /* K2 a graph node (graph 5): it shrinks by graph_node_ns - gpu_gap_ns =
  * 450 - 200 = 250, not by kernel_ns (100); K1 and K3 by 100 each: busy
  * removed 450. Idle as in test_device_figures_corrected (1000): window
- * 11500 - 1000 - 450 = 10050. */
+ * 11500 - 1000 - 350 (K2 and K3; K1 precedes the host-late gap) = 10150. */
 static void test_graph_node_uses_graph_node_cost(void **state)
 {
 	struct tb *t = build(0);
@@ -243,6 +348,8 @@ static void test_graph_node_uses_graph_node_cost(void **state)
 	gs_result_free(&t->res);
 	t->ops[1].graph_id = 5;
 	t->in.cal = (struct gs_calibration){.have = 1,
+					    .plain_launch_ns = -1,
+					    .plain_driver_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .kernel_ns = 100,
@@ -252,7 +359,7 @@ static void test_graph_node_uses_graph_node_cost(void **state)
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].busy_removed, 450);
 	assert_int_equal(t->c.devices[0].idle_removed, 1000);
-	assert_int_equal(t->c.devices[0].window, 10050);
+	assert_int_equal(t->c.devices[0].window, 10150);
 	tb_free(t);
 }
 
@@ -281,6 +388,10 @@ int main(void)
 	    cmocka_unit_test(test_range_walls_corrected),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
+	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),
+	    cmocka_unit_test(test_launch_cost_from_traced_duration),
+	    cmocka_unit_test(test_launch_faster_than_plain_costs_nothing),
+	    cmocka_unit_test(test_only_time_after_a_wait_delays_the_launch),
 	    cmocka_unit_test(test_graph_node_uses_graph_node_cost),
 	    cmocka_unit_test(test_refused_without_calibration_or_gaps),
 	};

@@ -171,6 +171,10 @@ struct gs_calibration {
 	int64_t kernel_ns;	  /* added to each kernel's recorded duration */
 	int64_t gpu_gap_ns;	  /* added idle between back-to-back kernels */
 	int64_t graph_node_ns;	  /* added GPU time per graph node */
+	/* untraced time of one launch call (another process, never traced):
+	 * cudaLaunchKernel (mean of the two stream kinds) and cuLaunchKernel;
+	 * -1 in traces calibrated before 2026-12-04 */
+	int64_t plain_launch_ns, plain_driver_ns;
 	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
 };
 

@@ -4,13 +4,28 @@
  * The model (docs/collector.md, "Overhead correction"), per idle gap of a
  * device, from its gap model v2 segments:
  *  - host late (the launch call began after the GPU went idle): tracing made
- *    every CUDA call of the launching thread slower by the calibrated cost
- *    per call, so the gap shrinks by (calls in its CUDA API segments + the
- *    launch call) x that cost, at most the time of those segments and of
- *    the launch latency (host code is the program's own and stays);
+ *    every CUDA call of the launching thread slower, so the gap shrinks by
+ *    the calls in its CUDA API segments x the calibrated cost per call,
+ *    plus the launch call's own added cost, at most the time of those
+ *    segments and of the launch latency (host code is the program's own and
+ *    stays). The launch call's added cost is its traced duration less the
+ *    untraced duration of a launch call (calibration.plain_*: measured in a
+ *    process that never loaded CUPTI), at most GS_MAX_LAUNCH_EXCESS_NS: a
+ *    process runs its traced launches fast or slow (H200: 0.2 or 2.5-3 us
+ *    added a launch, whatever the calibration's own process met), so the
+ *    program's own durations say which; traces without plain_* take the
+ *    calibrated per-call cost;
  *    and, besides, by the collector's call-site captures on that thread
  *    that lie in the gap (gs_input.captures: the loader put them inside the
- *    calls they were made in), at most the gap;
+ *    calls they were made in), at most the gap. Only what follows the
+ *    gap's last wait for the GPU or a host function counts: calls and
+ *    captures before it only shortened the wait (H200, gap_phases
+ *    explicit_sync: 37 us captures at the entry of syncs that then waited
+ *    300 us were taken off a wall they did not lengthen, -9 to -16%). A
+ *    copy's own staging is not such a wait: the thread did that work;
+ *  - launch call in progress when the GPU went idle (it began before the
+ *    gap): the call's added cost, at most the launch latency (H200,
+ *    back-to-back launches of gap_phases: most gaps are of this kind);
  *  - op already enqueued (launch latency, graph-internal): the GPU's added
  *    idle between back-to-back kernels (gpu_gap_ns), at most the segment.
  * Each kernel's duration shrinks by kernel_ns (CUPTI's instrumentation of a
@@ -18,8 +33,14 @@
  * instrumentation adds to a node, less the part that is idle between nodes:
  * H200, 339 ns per node against 640 per launched kernel; taking kernel_ns
  * for nodes took 6 ms too much off 20,000 nodes), each scaled by how much
- * of the device's op time was not overlapped.
- * The corrected window is the measured one less both. What it does not do:
+ * of the device's op time was not overlapped. A kernel followed by a gap
+ * in which the GPU waited for the host (host late, or the next launch call
+ * still running) ends sooner but the next op does not start sooner: its
+ * shrink is busy time that becomes idle, not time off the window (H200,
+ * gap_phases back_to_back: taking 640 ns off the wall for each of 2000
+ * host-bound kernels over-corrected by 10-15%).
+ * The corrected window is the measured one less the gaps' shrink and the
+ * shrink of the kernels that were not followed by such a gap. What it does not do:
  * move later work earlier when an earlier correction would have let the GPU
  * start it sooner while it was busy (a queue that was full stays full), or
  * correct gaps whose cause is the program's host code.
@@ -48,6 +69,26 @@ static int64_t call_cost(const struct gs_input *in, const struct gs_calibration 
 	/* the stream kind of the call is not known here: the mean of the
 	 * non-blocking and legacy-stream costs */
 	return (cal->launch_ns + cal->legacy_launch_ns) / 2;
+}
+
+/* A launch call that exceeds its untraced time by more than this did
+ * something besides tracing (loaded a module, waited for a full queue): only
+ * this much of it counts as tracing's. */
+#define GS_MAX_LAUNCH_EXCESS_NS 10000
+
+/* what tracing added to launch call api: its traced duration less the
+ * untraced one, or the calibrated per-call cost where that is unknown */
+static int64_t launch_cost(const struct gs_input *in, const struct gs_calibration *cal,
+			   uint32_t api)
+{
+	const char *n = api < in->n_apis ? gs_str(&in->strings, in->apis[api].name_id, "") : "";
+	int drv = !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
+	int64_t plain = drv ? cal->plain_driver_ns : cal->plain_launch_ns, ex;
+
+	if (plain < 0 || api >= in->n_apis)
+		return call_cost(in, cal, api);
+	ex = in->apis[api].end - in->apis[api].start - plain;
+	return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
 }
 
 static int cmp_capture_start(const void *a, const void *b)
@@ -80,21 +121,43 @@ static int64_t captured_in(const struct gs_capture *c, size_t n, uint32_t tid, i
 	return sum;
 }
 
+/* sum and count of the launch costs taken, for gs_corrected.per_call_ns */
+struct cost_acc {
+	int64_t sum, n;
+};
+
+/* *host_bound: 1 when the GPU waited for the host in gap g (the op that
+ * ends it could not have started sooner on the GPU's account) */
 static int64_t gap_shrink(const struct gs_input *in, const struct gs_result *res,
 			  const struct gs_calibration *cal, const struct gs_capture *caps,
-			  size_t n_caps, const struct gs_gap *g)
+			  size_t n_caps, const struct gs_gap *g, struct cost_acc *acc,
+			  uint8_t *host_bound)
 {
 	struct gs_segment seg[MAX_SEGS];
 	size_t n = gs_gap_segments(res, g, seg, MAX_SEGS), i;
 	int64_t api_ns = 0, lat_ns = 0, gi_ns = 0, calls = 0;
-	int64_t cost = (cal->launch_ns + cal->legacy_launch_ns) / 2;
+	int64_t cost = (cal->launch_ns + cal->legacy_launch_ns) / 2, lcost = -1;
 	uint32_t tid = 0;
+	int in_call = 0; /* the launch call was still running at the gap's start */
+	size_t from = 0; /* the segments after the last wait for someone else */
 
 	if (n > MAX_SEGS)
 		n = MAX_SEGS;
 	for (i = 0; i < n; i++) {
 		int64_t d = seg[i].end - seg[i].start;
 		switch (seg[i].cause) {
+		case GS_CAUSE_SYNC_WAIT:
+			/* the thread waited for the GPU or a host function: what
+			 * it spent before the wait only shortened the wait. Not
+			 * so in its own copy's staging, which is its own work. */
+			if (!(seg[i].ref_kind == GS_EXPLAIN_SYNC && seg[i].ref_idx < in->n_syncs &&
+			      g->op_idx < in->n_ops &&
+			      in->syncs[seg[i].ref_idx].corr == in->ops[g->op_idx].corr)) {
+				api_ns = 0;
+				calls = 0;
+				from = i + 1;
+			}
+			break;
 		case GS_CAUSE_CUDA_API:
 			api_ns += d;
 			calls += seg[i].n_calls ? seg[i].n_calls : 1;
@@ -103,18 +166,34 @@ static int64_t gap_shrink(const struct gs_input *in, const struct gs_result *res
 			lat_ns += d;
 			if (seg[i].ref_kind == GS_EXPLAIN_LAUNCH) {
 				cost = call_cost(in, cal, seg[i].ref_idx);
-				if (seg[i].ref_idx < in->n_apis)
+				lcost = launch_cost(in, cal, seg[i].ref_idx);
+				if (seg[i].ref_idx < in->n_apis) {
 					tid = in->apis[seg[i].ref_idx].tid;
+					in_call = in->apis[seg[i].ref_idx].end > g->start;
+				}
 			}
 			break;
 		case GS_CAUSE_GRAPH_INTERNAL: gi_ns += d; break;
 		default: break;
 		}
 	}
-	if (g->host_late)
-		return min64(min64(api_ns + lat_ns, (calls + 1) * cost) +
-				 captured_in(caps, n_caps, tid, g->start, g->end),
-			     g->end - g->start);
+	if (lcost < 0)
+		lcost = cost;
+	*host_bound = g->host_late || in_call;
+	if (g->host_late || in_call) {
+		acc->sum += lcost;
+		acc->n++;
+	}
+	if (g->host_late) {
+		int64_t cap =
+		    from < n ? captured_in(caps, n_caps, tid, seg[from].start, g->end) : 0;
+		return min64(min64(api_ns + lat_ns, calls * cost + lcost) + cap, g->end - g->start);
+	}
+	/* A launch call that began before the GPU went idle but had not
+	 * returned: its op could start only after the traced call's added
+	 * cost, so the gap loses that cost, at most its latency. */
+	if (in_call)
+		return min64(lat_ns, lcost) + min64(gi_ns, cal->gpu_gap_ns);
 	return min64(lat_ns, cal->gpu_gap_ns) + min64(gi_ns, cal->gpu_gap_ns);
 }
 
@@ -147,9 +226,13 @@ static size_t op_lower(const struct gs_op *o, size_t lo, size_t hi, int64_t t)
 int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	       const struct gs_calibration *cal, struct gs_corrected *out)
 {
-	int64_t **gap_sum = NULL, **op_sum = NULL; /* per device prefix sums */
+	/* per device prefix sums: gap shrink, kernel shrink, and the part of
+	 * the kernel shrink that comes off the wall */
+	int64_t **gap_sum = NULL, **op_sum = NULL, **wall_sum = NULL;
+	uint8_t *host_bound = NULL; /* per gap of the device at hand */
 	double *factor = NULL;
 	struct gs_capture *caps = NULL; /* in->captures by start */
+	struct cost_acc acc = {0, 0};
 	size_t d, i, n_caps = 0;
 	int rc = -ENOMEM;
 
@@ -164,8 +247,9 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	out->ranges = calloc(res->n_nvtx ? res->n_nvtx : 1, sizeof(*out->ranges));
 	gap_sum = calloc(res->n_devices ? res->n_devices : 1, sizeof(*gap_sum));
 	op_sum = calloc(res->n_devices ? res->n_devices : 1, sizeof(*op_sum));
+	wall_sum = calloc(res->n_devices ? res->n_devices : 1, sizeof(*wall_sum));
 	factor = calloc(res->n_devices ? res->n_devices : 1, sizeof(*factor));
-	if (!out->devices || !out->ranges || !gap_sum || !op_sum || !factor)
+	if (!out->devices || !out->ranges || !gap_sum || !op_sum || !wall_sum || !factor)
 		goto out;
 	out->n_devices = res->n_devices;
 	if (in->n_captures) {
@@ -187,12 +271,16 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 
 		gap_sum[d] = malloc((dr->n_gaps + 1) * sizeof(int64_t));
 		op_sum[d] = malloc((nops + 1) * sizeof(int64_t));
-		if (!gap_sum[d] || !op_sum[d])
+		wall_sum[d] = malloc((nops + 1) * sizeof(int64_t));
+		free(host_bound);
+		host_bound = calloc(dr->n_gaps ? dr->n_gaps : 1, 1);
+		if (!gap_sum[d] || !op_sum[d] || !wall_sum[d] || !host_bound)
 			goto out;
 		gap_sum[d][0] = 0;
 		for (i = 0; i < dr->n_gaps; i++)
 			gap_sum[d][i + 1] =
-			    gap_sum[d][i] + gap_shrink(in, res, cal, caps, n_caps, &dr->gaps[i]);
+			    gap_sum[d][i] + gap_shrink(in, res, cal, caps, n_caps, &dr->gaps[i],
+						       &acc, &host_bound[i]);
 		/* kernels overlap on several streams: take off each kernel's
 		 * instrumentation in the share of op time that the union kept */
 		for (i = 0; i < nops; i++) {
@@ -201,9 +289,11 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 		}
 		factor[d] = opsum > 0 && dr->tl.busy < opsum ? (double)dr->tl.busy / opsum : 1.0;
 		op_sum[d][0] = 0;
+		wall_sum[d][0] = 0;
 		for (i = 0; i < nops; i++) {
 			const struct gs_op *o = &in->ops[dr->first_op + i];
 			int64_t k = 0;
+			size_t j;
 			if (o->kind == GS_OP_KERNEL && o->end > o->start &&
 			    o->start >= dr->tl.first && o->end <= dr->tl.last) {
 				int64_t per = cal->kernel_ns;
@@ -213,12 +303,19 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 				k = (int64_t)(min64(per, o->end - o->start) * factor[d]);
 			}
 			op_sum[d][i + 1] = op_sum[d][i] + k;
+			/* a host-bound gap starting where it ends keeps its shrink
+			 * on the wall */
+			j = gap_lower(dr->gaps, dr->n_gaps, o->end);
+			if (k && j < dr->n_gaps && dr->gaps[j].start == o->end && host_bound[j])
+				k = 0;
+			wall_sum[d][i + 1] = wall_sum[d][i] + k;
 		}
 		c->device = dr->device;
 		c->idle_removed = gap_sum[d][dr->n_gaps];
 		c->busy_removed = op_sum[d][nops];
 		c->busy = dr->tl.busy - c->busy_removed;
-		c->idle = dr->tl.idle - c->idle_removed;
+		c->idle = dr->tl.idle - c->idle_removed +
+			  (c->busy_removed - wall_sum[d][nops]); /* host-bound kernels */
 		c->window = c->busy + c->idle;
 		c->utilisation = c->window > 0 ? (double)c->busy / c->window : 0;
 		removed = c->idle_removed;
@@ -226,6 +323,10 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 		c->launch_overhead_share =
 		    c->window > 0 && launch > 0 ? (double)launch / c->window : 0;
 	}
+
+	out->from_trace = cal->plain_launch_ns >= 0 || cal->plain_driver_ns >= 0;
+	if (acc.n)
+		out->per_call_ns = acc.sum / acc.n;
 
 	/* NVTX ranges: their walls less what was removed inside them on the
 	 * device that did the most work */
@@ -256,7 +357,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 				    dr->first_op;
 				b = op_lower(in->ops, dr->first_op, dr->end_op, x->end) -
 				    dr->first_op;
-				removed += op_sum[main_dev][b] - op_sum[main_dev][a];
+				removed += wall_sum[main_dev][b] - wall_sum[main_dev][a];
 				r->busy_removed += op_sum[main_dev][b] - op_sum[main_dev][a];
 			}
 			r->corrected = r->wall - removed > 0 ? r->wall - removed : 0;
@@ -268,9 +369,12 @@ out:
 	for (d = 0; gap_sum && d < res->n_devices; d++) {
 		free(gap_sum[d]);
 		free(op_sum ? op_sum[d] : NULL);
+		free(wall_sum ? wall_sum[d] : NULL);
 	}
 	free(gap_sum);
 	free(op_sum);
+	free(wall_sum);
+	free(host_bound);
 	free(factor);
 	free(caps);
 	if (rc)

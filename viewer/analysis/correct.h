@@ -40,7 +40,9 @@ struct gs_corrected {
 	size_t n_devices;
 	struct gs_corrected_range *ranges; /* the order of res->nvtx */
 	size_t n_ranges;
-	int64_t per_call_ns; /* the host cost used per launch or API call */
+	int64_t per_call_ns; /* the host cost taken per launch call (mean over the
+				gaps' launch calls, or the calibration's) */
+	int from_trace;	     /* 1: launch calls' own traced durations were used */
 };
 
 /* Fill out from res (analysed with all_gaps = 1) and cal. Returns 0, or

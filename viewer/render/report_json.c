@@ -265,6 +265,7 @@ static int j_begin(struct report_ctx *r)
 		json_t *c = json_object(), *devs = json_array(), *rg = json_array();
 		size_t i;
 		json_object_set_new(c, "per_call_ns", jint(r->corr->per_call_ns));
+		json_object_set_new(c, "per_call_from_trace", json_boolean(r->corr->from_trace));
 		json_object_set_new(c, "kernel_ns", jint(r->in->cal.kernel_ns));
 		json_object_set_new(c, "gpu_gap_ns", jint(r->in->cal.gpu_gap_ns));
 		for (i = 0; i < r->corr->n_devices; i++) {

@@ -262,13 +262,16 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 			if (c->device != d->device)
 				continue;
 			fprintf(f,
-				"  corrected for the collector's overhead (calibrated: %s per CUDA "
+				"  corrected for the collector's overhead (%s: %s per launch "
 				"call, %s per kernel): window %s, utilisation %.1f%%, idle %s, "
 				"launch overhead share %.1f%% (idle gaps -%s, kernels -%s; "
 				"--no-overhead-correction to hide)\n",
+				r->corr->from_trace ? "traced launch calls less untraced ones"
+						    : "calibrated",
 				D(r->corr->per_call_ns), D(r->in->cal.kernel_ns), D(c->window),
-				100.0 * c->utilisation, D(c->idle), 100.0 * c->launch_overhead_share,
-				D(c->idle_removed), D(c->busy_removed));
+				100.0 * c->utilisation, D(c->idle),
+				100.0 * c->launch_overhead_share, D(c->idle_removed),
+				D(c->busy_removed));
 		}
 	}
 	if (streams_differ(d)) {

@@ -820,6 +820,12 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 	c->gpu_gap_ns = meta_ns(t, "calibration.gpu_gap_ns");
 	c->graph_node_ns = meta_ns(t, "calibration.graph_node_ns");
 	c->callback_ns = meta_ns(t, "collector.callback_ns");
+	{
+		int64_t a = meta_ns(t, "calibration.plain_launch_ns"),
+			b = meta_ns(t, "calibration.plain_legacy_launch_ns");
+		c->plain_launch_ns = a >= 0 && b >= 0 ? (a + b) / 2 : -1;
+		c->plain_driver_ns = meta_ns(t, "calibration.plain_driver_launch_ns");
+	}
 	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
 		  c->kernel_ns >= 0 && c->gpu_gap_ns >= 0;
 }
