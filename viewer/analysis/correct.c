@@ -85,7 +85,9 @@ static int64_t launch_cost(const struct gs_input *in, const struct gs_calibratio
 	int drv = !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
 	int64_t plain = drv ? cal->plain_driver_ns : cal->plain_launch_ns, ex;
 
-	if (plain < 0 || api >= in->n_apis)
+	/* the untraced figure is a kernel launch's: a copy, a memset or a
+	 * graph launch takes the calibrated cost */
+	if (plain < 0 || api >= in->n_apis || !strstr(n, "LaunchKernel"))
 		return call_cost(in, cal, api);
 	ex = in->apis[api].end - in->apis[api].start - plain;
 	return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);

@@ -78,7 +78,7 @@ static void record_usage(FILE *f)
 		"                         but no kernel names, durations or gaps inside them\n"
 		"                         (docs/record.md) [GAPSCOPE_GRAPH_LEVEL=1]\n"
 		"      --no-calibrate     do not measure the collector's overhead before the\n"
-		"                         program (gapscope-calibrate, ~1 s); the report then\n"
+		"                         program (gapscope-calibrate, ~1.5 s); the report then\n"
 		"                         shows uncorrected figures only\n"
 		"      --flush-ms N       write to disk every N ms, 0 = only at exit\n"
 		"                         [GAPSCOPE_FLUSH_MS] (default 1000)\n"
