@@ -11,3 +11,9 @@ add_test(NAME cli_report_callsites
                  ${CMAKE_BINARY_DIR}/tests/callsite_mkdb ${CMAKE_CURRENT_BINARY_DIR}/callsite.db
                  "$<$<BOOL:${Python3_Interpreter_FOUND}>:${Python3_EXECUTABLE}>")
 set_tests_properties(cli_report_callsites PROPERTIES LABELS cli)
+# the overhead correction end to end: meta calibration.* -> corrected figures
+# (worked out by hand in correct_check.sh)
+add_test(NAME cli_report_corrected
+         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/correct_check.sh ${CMAKE_BINARY_DIR}/bin/gapscope
+                 ${CMAKE_BINARY_DIR}/tests/callsite_mkdb ${CMAKE_CURRENT_BINARY_DIR}/corrected.db)
+set_tests_properties(cli_report_corrected PROPERTIES LABELS cli)

@@ -33,6 +33,12 @@
  * "`at::native::_local_scalar_dense_cuda` (PyTorch: tensor.item() /
  * float(tensor)) in libtorch_cuda.so+0x1a2b", same figures.
  *
+ * With "calibrated", the first trace carries a calibration (meta
+ * calibration.*, as gapscope-calibrate writes it) for the overhead
+ * correction's CLI test (correct_check.sh works out its figures); with
+ * "calibrated_old" the same without the plain_* keys (a trace calibrated
+ * before 2026-12-04).
+ *
  * With "steps" instead, a training loop whose sync rule fires: 20 steps,
  * step i at b = 10000 i: cudaLaunchKernel [b+500,b+600) corr 2i+1, its
  * kernel [b+1000,b+2000), cudaStreamSynchronize [b+2100,b+9000) corr 2i+2
@@ -121,13 +127,16 @@ int main(int argc, char **argv)
 	char *msg = NULL;
 	int rc;
 
-	int mode = argc == 3 && !strcmp(argv[2], "escape")  ? 1
-		   : argc == 3 && !strcmp(argv[2], "steps") ? 2
-		   : argc == 3 && !strcmp(argv[2], "aten")  ? 3
-							    : 0;
+	int mode = argc == 3 && !strcmp(argv[2], "escape")	     ? 1
+		   : argc == 3 && !strcmp(argv[2], "steps")	     ? 2
+		   : argc == 3 && !strcmp(argv[2], "aten")	     ? 3
+		   : argc == 3 && !strcmp(argv[2], "calibrated")     ? 4
+		   : argc == 3 && !strcmp(argv[2], "calibrated_old") ? 5
+								     : 0;
 
 	if (argc != 2 && !mode) {
-		fprintf(stderr, "usage: callsite_mkdb <out.db> [escape|steps|aten]\n");
+		fprintf(stderr, "usage: callsite_mkdb <out.db> "
+				"[escape|steps|aten|calibrated|calibrated_old]\n");
 		return 2;
 	}
 	unlink(argv[1]);
@@ -150,6 +159,25 @@ int main(int argc, char **argv)
 			 "UPDATE strings SET value='/opt/torch/lib/libtorch_cuda.so' WHERE id=11;"
 			 "UPDATE strings SET value='_ZN2at6native24_local_scalar_dense_cudaERKNS_"
 			 "6TensorE' WHERE id=12",
+			 NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
+		rc = 1;
+	}
+	if (rc == 0 && (mode == 4 || mode == 5) &&
+	    sqlite3_exec(db,
+			 "INSERT INTO meta VALUES('calibration.launch_ns','300'),"
+			 "('calibration.legacy_launch_ns','500'),"
+			 "('calibration.driver_launch_ns','700'),('calibration.kernel_ns','100'),"
+			 "('calibration.gpu_gap_ns','200'),('calibration.graph_node_ns','300');",
+			 NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
+		rc = 1;
+	}
+	if (rc == 0 && mode == 4 &&
+	    sqlite3_exec(db,
+			 "INSERT INTO meta VALUES('calibration.plain_launch_ns','40'),"
+			 "('calibration.plain_legacy_launch_ns','60'),"
+			 "('calibration.plain_driver_launch_ns','30');",
 			 NULL, NULL, &msg) != SQLITE_OK) {
 		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
 		rc = 1;

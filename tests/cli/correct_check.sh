@@ -1,0 +1,45 @@
+#!/bin/sh
+# correct_check.sh GAPSCOPE MKDB DB - the report's figures corrected for the
+# collector's overhead, end to end from the meta keys gapscope-calibrate
+# writes (callsite_mkdb "calibrated" / "calibrated_old": the call-site
+# trace with a calibration). Worked out by hand from the model
+# (docs/collector.md, "Overhead correction") on callsite_mkdb.c's timeline:
+#   window [1000, 22000) = 21000 ns, busy 3 kernels x 1000, idle 18000;
+#   gap [2000, 12000): host code 100, sync wait 7900 (cudaStreamSynchronize,
+#     a wait for the GPU: nothing before it counts), host code 1000, launch
+#     latency 1000 of L2 [11000, 11100);
+#   gap [13000, 21000): host code 100, sync wait 6900, host code 500, launch
+#     latency 500 of L3 [20500, 20600); both host late.
+# Calibration: launch_ns 300, legacy_launch_ns 500 (their mean 400 a call),
+# kernel_ns 100; "calibrated" adds plain_launch_ns 40 and
+# plain_legacy_launch_ns 60 (an untraced launch call takes 50).
+# calibrated: each launch call took 100 traced, 50 more than untraced: each
+#   gap loses min(its latency, 0 calls x 400 + 50) = 50; idle -100. The
+#   kernels lose 100 each (busy 2700); K1 and K2 precede host-late gaps, so
+#   only K3's 100 comes off the window: 21000 - 100 - 100 = 20800, idle
+#   18000 - 100 + 200 = 18100, utilisation 2700 / 20800 = 13.0%, launch
+#   overhead share (1500 - 100) / 20800 = 6.7%.
+# calibrated_old: the calibrated 400 a launch call: min(1000, 400) +
+#   min(500, 400) = 800; window 21000 - 800 - 100 = 20100, idle 18000 - 800 +
+#   200 = 17400, utilisation 2700 / 20100 = 13.4%, share 700 / 20100 = 3.5%.
+set -u
+gs=$1 mk=$2 db=$3
+fail=0
+expect() { # text, pattern (fixed string)
+	if printf '%s\n' "$1" | grep -qF -- "$2"; then echo "ok: $2"; else echo "FAIL: missing: $2"; fail=1; fi
+}
+"$mk" "$db" calibrated || { echo "FAIL: callsite_mkdb calibrated"; exit 1; }
+out=$("$gs" report "$db" | tr -s ' \n' '  ') || { echo "FAIL: report exit $?"; exit 1; }
+expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.800 us, utilisation 13.0%, idle 18.100 us, launch overhead share 6.7% (idle gaps -100 ns, kernels -300 ns;"
+out=$("$gs" report --json "$db" | tr -d ' \n') || { echo "FAIL: report --json exit $?"; exit 1; }
+expect "$out" '"per_call_ns":50,"per_call_from_trace":true'
+expect "$out" '"window_ns":20800,"busy_ns":2700,"idle_ns":18100,"idle_removed_ns":100,"busy_removed_ns":300'
+out=$("$gs" report --no-overhead-correction "$db") || { echo "FAIL: report exit $?"; exit 1; }
+case $out in *"corrected for"*) echo "FAIL: --no-overhead-correction still corrects"; fail=1 ;; *) echo "ok: --no-overhead-correction" ;; esac
+
+"$mk" "$db.old.db" calibrated_old || { echo "FAIL: callsite_mkdb calibrated_old"; exit 1; }
+out=$("$gs" report "$db.old.db" | tr -s ' \n' '  ') || { echo "FAIL: report (old) exit $?"; exit 1; }
+expect "$out" "corrected for the collector's overhead (calibrated: 400 ns per launch call, 100 ns per kernel): window 20.100 us, utilisation 13.4%, idle 17.400 us, launch overhead share 3.5% (idle gaps -800 ns, kernels -300 ns;"
+out=$("$gs" report --json "$db.old.db" | tr -d ' \n') || { echo "FAIL: report --json (old) exit $?"; exit 1; }
+expect "$out" '"per_call_ns":400,"per_call_from_trace":false'
+exit $fail
