@@ -121,6 +121,18 @@ static int steps(sqlite3 *db, char **msg)
 	return rc == SQLITE_OK ? 0 : 1;
 }
 
+/* sql on db; 0, or 1 after saying why */
+static int exec_sql(sqlite3 *db, const char *sql_text)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql_text, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK)
+		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
+	sqlite3_free(msg);
+	return rc == SQLITE_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	sqlite3 *db;
@@ -148,40 +160,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
 		rc = 1;
 	}
-	if (rc == 0 && mode == 1 &&
-	    sqlite3_exec(db, "UPDATE strings SET value='<lambda> & \"x\"' WHERE id=9", NULL, NULL,
-			 &msg) != SQLITE_OK) {
-		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
-		rc = 1;
-	}
-	if (rc == 0 && mode == 3 &&
-	    sqlite3_exec(db,
-			 "UPDATE strings SET value='/opt/torch/lib/libtorch_cuda.so' WHERE id=11;"
-			 "UPDATE strings SET value='_ZN2at6native24_local_scalar_dense_cudaERKNS_"
-			 "6TensorE' WHERE id=12",
-			 NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
-		rc = 1;
-	}
-	if (rc == 0 && (mode == 4 || mode == 5) &&
-	    sqlite3_exec(db,
-			 "INSERT INTO meta VALUES('calibration.launch_ns','300'),"
-			 "('calibration.legacy_launch_ns','500'),"
-			 "('calibration.driver_launch_ns','700'),('calibration.kernel_ns','100'),"
-			 "('calibration.gpu_gap_ns','200'),('calibration.graph_node_ns','300');",
-			 NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
-		rc = 1;
-	}
-	if (rc == 0 && mode == 4 &&
-	    sqlite3_exec(db,
-			 "INSERT INTO meta VALUES('calibration.plain_launch_ns','40'),"
-			 "('calibration.plain_legacy_launch_ns','60'),"
-			 "('calibration.plain_driver_launch_ns','30');",
-			 NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
-		rc = 1;
-	}
+	if (rc == 0 && mode == 1)
+		rc = exec_sql(db, "UPDATE strings SET value='<lambda> & \"x\"' WHERE id=9");
+	if (rc == 0 && mode == 3)
+		rc = exec_sql(
+		    db, "UPDATE strings SET value='/opt/torch/lib/libtorch_cuda.so' WHERE id=11;"
+			"UPDATE strings SET value='_ZN2at6native24_local_scalar_dense_cudaERKNS_"
+			"6TensorE' WHERE id=12");
+	if (rc == 0 && (mode == 4 || mode == 5))
+		rc = exec_sql(
+		    db, "INSERT INTO meta VALUES('calibration.launch_ns','300'),"
+			"('calibration.legacy_launch_ns','500'),"
+			"('calibration.driver_launch_ns','700'),('calibration.kernel_ns','100'),"
+			"('calibration.gpu_gap_ns','200'),('calibration.graph_node_ns','300');");
+	if (rc == 0 && mode == 4)
+		rc = exec_sql(db, "INSERT INTO meta VALUES('calibration.plain_launch_ns','40'),"
+				  "('calibration.plain_legacy_launch_ns','60'),"
+				  "('calibration.plain_driver_launch_ns','30');");
 	if (rc == 0)
 		rc = gs_schema_create_indexes(db) ? 1 : 0;
 	if (rc == 0)
