@@ -1,6 +1,6 @@
 #!/bin/sh
-# correct_check.sh GAPSCOPE MKDB DB - the report's figures corrected for the
-# collector's overhead, end to end from the meta keys gapscope-calibrate
+# correct_check.sh GAPSCOPE MKDB DB - the report's and the HTML page's figures
+# corrected for the collector's overhead, end to end from the meta keys gapscope-calibrate
 # writes (callsite_mkdb "calibrated" / "calibrated_old": the call-site
 # trace with a calibration). Worked out by hand from the model
 # (docs/collector.md, "Overhead correction") on callsite_mkdb.c's timeline:
@@ -42,4 +42,14 @@ out=$("$gs" report "$db.old.db" | tr -s ' \n' '  ') || { echo "FAIL: report (old
 expect "$out" "corrected for the collector's overhead (calibrated: 400 ns per launch call, 100 ns per kernel): window 20.100 us, utilisation 13.4%, idle 17.400 us, launch overhead share 3.5% (idle gaps -800 ns, kernels -300 ns;"
 out=$("$gs" report --json "$db.old.db" | tr -d ' \n') || { echo "FAIL: report --json (old) exit $?"; exit 1; }
 expect "$out" '"per_call_ns":400,"per_call_from_trace":false'
+# the HTML page carries the same line per run (the compare page: both)
+"$gs" html "$db" -o "$db.html" || { echo "FAIL: html exit $?"; exit 1; }
+out=$(cat "$db.html")
+expect "$out" "GPU 0 corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.8 µs, utilisation 13.0%, idle 18.1 µs, launch overhead share 6.7% (idle gaps &minus;100 ns, kernels &minus;300 ns)"
+"$gs" html --no-overhead-correction "$db" -o "$db.raw.html" || { echo "FAIL: html exit $?"; exit 1; }
+if grep -q "corrected for the collector" "$db.raw.html"; then echo "FAIL: html --no-overhead-correction still corrects"; fail=1; else echo "ok: html --no-overhead-correction"; fi
+"$gs" html "$db" "$db.old.db" -o "$db.cmp.html" || { echo "FAIL: html compare exit $?"; exit 1; }
+out=$(cat "$db.cmp.html")
+expect "$out" "(calibrated: 400 ns per launch call, 100 ns per kernel): window 20.1 µs, utilisation 13.4%"
+expect "$out" "(traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.8 µs"
 exit $fail

@@ -38,6 +38,12 @@ static void usage(FILE *f)
 	      "      --before-range NAME, --after-range NAME\n"
 	      "                     the same for one side of a comparison; with one\n"
 	      "                     trace and both, its two phases are compared\n"
+	      "      --no-overhead-correction\n"
+	      "                     figures as recorded only: no kernel durations\n"
+	      "                     shortened by CUPTI's measured per-kernel overhead,\n"
+	      "                     and no line of figures corrected for the collector's\n"
+	      "                     overhead (traces recorded with a calibration have\n"
+	      "                     one per device; docs/collector.md)\n"
 	      "  -h, --help         this text\n"
 	      "\n"
 	      "Without a range the timeline opens on the GPU window (first to last GPU\n"
@@ -48,7 +54,7 @@ static void usage(FILE *f)
 	      f);
 }
 
-enum { OPT_RANGE = 1000, OPT_BEFORE_RANGE, OPT_AFTER_RANGE };
+enum { OPT_RANGE = 1000, OPT_BEFORE_RANGE, OPT_AFTER_RANGE, OPT_NOCORR };
 
 int cmd_html(int argc, char **argv)
 {
@@ -57,6 +63,7 @@ int cmd_html(int argc, char **argv)
 	    {"range", required_argument, NULL, OPT_RANGE},
 	    {"before-range", required_argument, NULL, OPT_BEFORE_RANGE},
 	    {"after-range", required_argument, NULL, OPT_AFTER_RANGE},
+	    {"no-overhead-correction", no_argument, NULL, OPT_NOCORR},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -64,9 +71,10 @@ int cmd_html(int argc, char **argv)
 	struct html_run hr[2];
 	struct diff_result d;
 	struct gs_options opt[2];
+	struct gs_corrected corr[2];
 	const char *out = NULL, *range = NULL, *side_range[2] = {NULL, NULL}, *paths[2];
 	char err[512] = "";
-	int c, rc, nruns, i, to_stdout, have_diff = 0;
+	int c, rc, nruns, i, to_stdout, have_diff = 0, correct = 1;
 	struct out_file of;
 
 	optind = 0; /* glibc: full re-initialisation */
@@ -89,6 +97,7 @@ int cmd_html(int argc, char **argv)
 			else
 				side_range[c == OPT_AFTER_RANGE] = optarg;
 			break;
+		case OPT_NOCORR: correct = 0; break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
 		case ':':
 			gs_error("html", "option '%s' needs a value; see 'gapscope html --help'",
@@ -125,7 +134,9 @@ int cmd_html(int argc, char **argv)
 	for (i = 0; i < nruns; i++) {
 		gs_options_init(&opt[i]);
 		opt[i].range_name = side_range[i] ? side_range[i] : range;
+		opt[i].correct_instrumentation = correct;
 	}
+	memset(corr, 0, sizeof(corr));
 	rc = nruns == 2 ? html_load_pair(runs, paths, opt) : html_load(&runs[0], paths[0], &opt[0]);
 	if (rc)
 		return rc;
@@ -135,6 +146,13 @@ int cmd_html(int argc, char **argv)
 		hr[i].t = runs[i].trace;
 		hr[i].in = runs[i].input;
 		hr[i].res = &runs[i].res;
+		/* every gap is kept (the default options): the correction can
+		 * run; -EINVAL only without a calibration */
+		hr[i].corr = correct && runs[i].input->cal.have &&
+				     gs_correct(runs[i].input, &runs[i].res, &runs[i].input->cal,
+						&corr[i]) == 0
+				 ? &corr[i]
+				 : NULL;
 	}
 	rc = GS_EXIT_OK;
 	if (nruns == 2) {
@@ -166,6 +184,8 @@ int cmd_html(int argc, char **argv)
 		rc = GS_EXIT_INTERNAL;
 	}
 out:
+	gs_corrected_free(&corr[0]);
+	gs_corrected_free(&corr[1]);
 	if (have_diff)
 		diff_free(&d);
 	while (nruns-- > 0) /* a shared run before the run it shares */

@@ -231,6 +231,41 @@ static void card_change(FILE *f, double before, double after, int lower_better, 
 	fputs(" vs before</div>", f);
 }
 
+/* The figures corrected for the collector's overhead, a line per device,
+ * as the text report prints them (docs/collector.md, "Overhead
+ * correction"); nothing without a calibration or with
+ * --no-overhead-correction. */
+static void write_corrected(FILE *f, const struct html_run *r)
+{
+	size_t k;
+
+	if (!r->corr)
+		return;
+	for (k = 0; k < r->corr->n_devices; k++) {
+		const struct gs_corrected_device *c = &r->corr->devices[k];
+		fprintf(f, "<p class=\"hint\">GPU %d corrected for the collector's overhead (%s: ",
+			c->device,
+			r->corr->from_trace ? "traced launch calls less untraced ones"
+					    : "calibrated");
+		put_ns(f, r->corr->per_call_ns);
+		fputs(" per launch call, ", f);
+		put_ns(f, r->in->cal.kernel_ns);
+		fputs(" per kernel): window ", f);
+		put_ns(f, c->window);
+		fputs(", utilisation ", f);
+		put_pct(f, c->utilisation);
+		fputs(", idle ", f);
+		put_ns(f, c->idle);
+		fputs(", launch overhead share ", f);
+		put_pct(f, c->launch_overhead_share);
+		fputs(" (idle gaps &minus;", f);
+		put_ns(f, c->idle_removed);
+		fputs(", kernels &minus;", f);
+		put_ns(f, c->busy_removed);
+		fputs(")</p>\n", f);
+	}
+}
+
 static void write_cards(FILE *f, const struct html_run *r, const struct run_totals *tot,
 			const struct run_totals *before)
 {
@@ -298,6 +333,7 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 		}
 		fputs("</table>\n", f);
 	}
+	write_corrected(f, r);
 }
 
 /* The verdict, as the text report opens with it (gs_verdict_compute; rules

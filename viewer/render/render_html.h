@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "correct.h"
 #include "diff.h"
 #include "trace.h"
 
@@ -28,6 +29,8 @@ struct html_run {
 	struct trace *t;	     /* open trace: device names, command line, threads */
 	const struct gs_input *in;   /* loaded arrays (trace_load) */
 	const struct gs_result *res; /* gs_analyze() of in */
+	const struct gs_corrected *corr; /* figures corrected for the collector's
+					    overhead (gs_correct), NULL: none */
 };
 
 /* Write the page for one run, or for two (nruns = 2, diff of runs[0] ->
