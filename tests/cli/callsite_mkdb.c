@@ -34,7 +34,8 @@
  * float(tensor)) in libtorch_cuda.so+0x1a2b", same figures.
  *
  * With "calibrated", the first trace carries a calibration (meta
- * calibration.*, as gapscope-calibrate writes it) for the overhead
+ * calibration.*, as gapscope-calibrate writes it) and an NVTX range "all"
+ * [0, 22500] on thread 11 for the overhead
  * correction's CLI test (correct_check.sh works out its figures); with
  * "calibrated_old" the same without the plain_* keys (a trace calibrated
  * before 2026-12-04).
@@ -169,10 +170,13 @@ int main(int argc, char **argv)
 			"6TensorE' WHERE id=12");
 	if (rc == 0 && (mode == 4 || mode == 5))
 		rc = exec_sql(
-		    db, "INSERT INTO meta VALUES('calibration.launch_ns','300'),"
-			"('calibration.legacy_launch_ns','500'),"
-			"('calibration.driver_launch_ns','700'),('calibration.kernel_ns','100'),"
-			"('calibration.gpu_gap_ns','200'),('calibration.graph_node_ns','300');");
+		    db,
+		    "INSERT INTO strings VALUES(13,'all');"
+		    "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES(0,22500,0,13,1,11);"
+		    "INSERT INTO meta VALUES('calibration.launch_ns','300'),"
+		    "('calibration.legacy_launch_ns','500'),"
+		    "('calibration.driver_launch_ns','700'),('calibration.kernel_ns','100'),"
+		    "('calibration.gpu_gap_ns','200'),('calibration.graph_node_ns','300');");
 	if (rc == 0 && mode == 4)
 		rc = exec_sql(db, "INSERT INTO meta VALUES('calibration.plain_launch_ns','40'),"
 				  "('calibration.plain_legacy_launch_ns','60'),"

@@ -718,19 +718,26 @@ static void write_syncs(FILE *f, const struct html_run *r)
 static void write_nvtx(FILE *f, const struct html_run *r, size_t top)
 {
 	const struct gs_result *res = r->res;
+	/* the corrected wall beside the measured one, as in the text report */
+	int corr = r->corr && r->corr->n_ranges == res->n_nvtx;
 	size_t i;
 
 	if (!res->n_nvtx)
 		return;
-	fputs("<h3>NVTX ranges</h3>\n<table><tr><th class=\"name\">range</th><th>count</th>"
-	      "<th>wall</th><th>GPU busy</th><th>busy share</th></tr>\n",
-	      f);
+	fprintf(f,
+		"<h3>NVTX ranges</h3>\n<table><tr><th class=\"name\">range</th><th>count</th>"
+		"<th>wall</th>%s<th>GPU busy</th><th>busy share</th></tr>\n",
+		corr ? "<th>corrected</th>" : "");
 	for (i = 0; i < res->n_nvtx && i < top; i++) {
 		const struct gs_nvtx_stat *n = &res->nvtx[i];
 		fputs("<tr><td class=\"name\">", f);
 		html_escape(f, str(r->in, n->text_id, "(unnamed)"));
 		fprintf(f, "</td><td>%" PRIu64 "</td><td>", n->count);
 		put_ns(f, n->wall);
+		if (corr) {
+			fputs("</td><td>", f);
+			put_ns(f, r->corr->ranges[i].corrected);
+		}
 		fputs("</td><td>", f);
 		put_ns(f, n->gpu_busy);
 		fputs("</td><td>", f);
