@@ -8,4 +8,9 @@ if(GAPSCOPE_HAVE_CUDA)
   # --workloads probe)
   add_executable(gs_bench_launch_probe ${CMAKE_CURRENT_SOURCE_DIR}/launch_probe.cu)
   target_link_libraries(gs_bench_launch_probe PRIVATE CUDA::cudart)
+  # what recording the runtime's calls costs, by where the records come
+  # from: CUPTI's RUNTIME kind or the collector's own callbacks
+  # (bench/api_source.py)
+  add_executable(gs_bench_api_source ${CMAKE_CURRENT_SOURCE_DIR}/api_source.cu)
+  target_link_libraries(gs_bench_api_source PRIVATE CUDA::cudart CUDA::cupti)
 endif()

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""api_source.py - what recording the runtime's calls costs, by where the
+records come from (bench/api_source.cu): each round runs
+gs_bench_api_source once per mode (plain, kernel, kernel_runtime,
+kernel_callbacks, callbacks_only), each in its own process, and it prints
+per variant the median µs per launch of each mode and the median over the
+rounds of mode / plain in the same round. Runs on the GPU machine, from the
+repository root:
+  bench/api_source.py --build build [--rounds 5]
+The question it answers (issue 18): do query calls (getdev_256: 5
+cudaGetDevice per launch) stay free when runtime calls are recorded from
+callbacks (kernel_callbacks) rather than CUPTI's RUNTIME kind
+(kernel_runtime)? It prints figures; it does not pass or fail on them.
+Exits 77 without a GPU.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+from overhead_pairs import clean_env, have_gpu  # same folder
+
+MODES = ("plain", "kernel", "kernel_runtime", "kernel_callbacks", "callbacks_only")
+LINE = re.compile(r"^mode=(\S+) variant=(\S+) per_launch_us=([0-9.]+)", re.M)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args()
+    if not have_gpu():
+        print("no NVIDIA GPU here (nvidia-smi -L): skipped")
+        return 77
+    exe = os.path.join(a.build, "bin", "gs_bench_api_source")
+    env = clean_env()
+    fig = {}  # (variant, mode) -> [value per round]
+    for rnd in range(a.rounds):
+        for m in MODES:
+            p = subprocess.run([exe, m], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=120)
+            if p.returncode != 0:
+                print(f"!!! {m} exited {p.returncode}:\n{p.stdout}", flush=True)
+                continue
+            for mode, variant, us in LINE.findall(p.stdout):
+                fig.setdefault((variant, mode), []).append((rnd, float(us)))
+        print(f"round {rnd + 1}/{a.rounds} done", flush=True)
+    print(f"\nmedians of {a.rounds} interleaved rounds, µs per launch; "
+          "(x) = median over rounds of mode / plain in the same round")
+    variants = sorted({v for v, _ in fig})
+    print("variant        " + "".join(f"{m:>22}" for m in MODES))
+    for v in variants:
+        plain = dict(fig.get((v, "plain"), []))
+        cells = []
+        for m in MODES:
+            vals = fig.get((v, m), [])
+            if not vals:
+                cells.append(f"{'-':>22}")
+                continue
+            med = statistics.median(x for _, x in vals)
+            ratios = [x / plain[r] for r, x in vals if plain.get(r)]
+            rt = f" ({statistics.median(ratios):.2f})" if ratios and m != "plain" else ""
+            cells.append(f"{med:>15.3f}{rt:>7}")
+        print(f"{v:<15}" + "".join(cells))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
