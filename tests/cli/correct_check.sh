@@ -15,16 +15,17 @@
 # plain_legacy_launch_ns 60 (an untraced launch call takes 50).
 # calibrated: each launch call took 100 traced, 50 more than untraced: each
 #   gap loses min(its latency, 0 calls x 400 + 50) = 50; idle -100. The
-#   kernels lose 100 each (busy 2700); K1 and K2 precede host-late gaps, so
-#   only K3's 100 comes off the window: 21000 - 100 - 100 = 20800, idle
-#   18000 - 100 + 200 = 18100, utilisation 2700 / 20800 = 13.0%, launch
-#   overhead share (1500 - 100) / 20800 = 6.7%.
+#   kernels lose 100 each (busy 2700); both gaps hold a wait for the GPU
+#   (the syncs), so K1's and K2's ends start those waits' ends sooner: all
+#   300 come off the window, 21000 - 100 - 300 = 20600, idle 18000 - 100 =
+#   17900, utilisation 2700 / 20600 = 13.1%, launch overhead share
+#   (1500 - 100) / 20600 = 6.8%.
 #   The NVTX range "all" [0, 22500] holds both gaps and the three kernels:
-#   22500 - 100 (the gaps) - 100 (K3's shrink) = 22300 corrected.
+#   22500 - 100 - 300 = 22100 corrected.
 # calibrated_old: the calibrated 400 a launch call: min(1000, 400) +
-#   min(500, 400) = 800; window 21000 - 800 - 100 = 20100, idle 18000 - 800 +
-#   200 = 17400, utilisation 2700 / 20100 = 13.4%, share 700 / 20100 = 3.5%;
-#   "all": 22500 - 800 - 100 = 21600.
+#   min(500, 400) = 800; window 21000 - 800 - 300 = 19900, idle 18000 - 800 =
+#   17200, utilisation 2700 / 19900 = 13.6%, share 700 / 19900 = 3.5%;
+#   "all": 22500 - 800 - 300 = 21400.
 set -u
 gs=$1 mk=$2 db=$3
 fail=0
@@ -33,30 +34,30 @@ expect() { # text, pattern (fixed string)
 }
 "$mk" "$db" calibrated || { echo "FAIL: callsite_mkdb calibrated"; exit 1; }
 out=$("$gs" report "$db" | tr -s ' \n' '  ') || { echo "FAIL: report exit $?"; exit 1; }
-expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.800 us, utilisation 13.0%, idle 18.100 us, launch overhead share 6.7% (idle gaps -100 ns, kernels -300 ns;"
-expect "$out" "1 22.500 us 22.300 us 3.000 us 13.3% all"
+expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.600 us, utilisation 13.1%, idle 17.900 us, launch overhead share 6.8% (idle gaps -100 ns, kernels -300 ns;"
+expect "$out" "1 22.500 us 22.100 us 3.000 us 13.3% all"
 out=$("$gs" report --json "$db" | tr -d ' \n') || { echo "FAIL: report --json exit $?"; exit 1; }
 expect "$out" '"per_call_ns":50,"per_call_from_trace":true'
-expect "$out" '"window_ns":20800,"busy_ns":2700,"idle_ns":18100,"idle_removed_ns":100,"busy_removed_ns":300'
+expect "$out" '"window_ns":20600,"busy_ns":2700,"idle_ns":17900,"idle_removed_ns":100,"busy_removed_ns":300'
 out=$("$gs" report --no-overhead-correction "$db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"corrected for"*) echo "FAIL: --no-overhead-correction still corrects"; fail=1 ;; *) echo "ok: --no-overhead-correction" ;; esac
 
 "$mk" "$db.old.db" calibrated_old || { echo "FAIL: callsite_mkdb calibrated_old"; exit 1; }
 out=$("$gs" report "$db.old.db" | tr -s ' \n' '  ') || { echo "FAIL: report (old) exit $?"; exit 1; }
-expect "$out" "corrected for the collector's overhead (calibrated: 400 ns per launch call, 100 ns per kernel): window 20.100 us, utilisation 13.4%, idle 17.400 us, launch overhead share 3.5% (idle gaps -800 ns, kernels -300 ns;"
-expect "$out" "1 22.500 us 21.600 us 3.000 us 13.3% all"
+expect "$out" "corrected for the collector's overhead (calibrated: 400 ns per launch call, 100 ns per kernel): window 19.900 us, utilisation 13.6%, idle 17.200 us, launch overhead share 3.5% (idle gaps -800 ns, kernels -300 ns;"
+expect "$out" "1 22.500 us 21.400 us 3.000 us 13.3% all"
 out=$("$gs" report --json "$db.old.db" | tr -d ' \n') || { echo "FAIL: report --json (old) exit $?"; exit 1; }
 expect "$out" '"per_call_ns":400,"per_call_from_trace":false'
 # the HTML page carries the same line per run (the compare page: both)
 "$gs" html "$db" -o "$db.html" || { echo "FAIL: html exit $?"; exit 1; }
 out=$(cat "$db.html")
-expect "$out" "GPU 0 corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.8 µs, utilisation 13.0%, idle 18.1 µs, launch overhead share 6.7% (idle gaps &minus;100 ns, kernels &minus;300 ns)"
+expect "$out" "GPU 0 corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.6 µs, utilisation 13.1%, idle 17.9 µs, launch overhead share 6.8% (idle gaps &minus;100 ns, kernels &minus;300 ns)"
 expect "$out" '<th>wall</th><th>corrected</th><th>GPU busy</th>'
-expect "$out" '<td class="name">all</td><td>1</td><td>22.5 µs</td><td>22.3 µs</td><td>3 µs</td>'
+expect "$out" '<td class="name">all</td><td>1</td><td>22.5 µs</td><td>22.1 µs</td><td>3 µs</td>'
 "$gs" html --no-overhead-correction "$db" -o "$db.raw.html" || { echo "FAIL: html exit $?"; exit 1; }
 if grep -q "corrected for the collector" "$db.raw.html"; then echo "FAIL: html --no-overhead-correction still corrects"; fail=1; else echo "ok: html --no-overhead-correction"; fi
 "$gs" html "$db" "$db.old.db" -o "$db.cmp.html" || { echo "FAIL: html compare exit $?"; exit 1; }
 out=$(cat "$db.cmp.html")
-expect "$out" "(calibrated: 400 ns per launch call, 100 ns per kernel): window 20.1 µs, utilisation 13.4%"
-expect "$out" "(traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.8 µs"
+expect "$out" "(calibrated: 400 ns per launch call, 100 ns per kernel): window 19.9 µs, utilisation 13.6%"
+expect "$out" "(traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.6 µs"
 exit $fail

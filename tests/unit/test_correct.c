@@ -276,7 +276,9 @@ static void test_launch_faster_than_plain_costs_nothing(void **state)
  * cudaMalloc and the sync's head, would give min(3600, 3 x 400 + 400) =
  * 1600). A capture [4500, 4900] at the sync's entry, before the wait, costs
  * nothing; one [6000, 6050] after it costs its 50: 850. Enqueued gap 200:
- * idle removed 1050. */
+ * idle removed 1050. The gap holds a wait for the GPU, so it is not one
+ * where the GPU only waited for the host: K1's shrink comes off the wall
+ * with K2's and K3's, 11500 - 1050 - 300 = 10150. */
 static void test_only_time_after_a_wait_delays_the_launch(void **state)
 {
 	static const struct gs_capture caps[] = {
@@ -305,6 +307,7 @@ static void test_only_time_after_a_wait_delays_the_launch(void **state)
 	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1000);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 1050);
+	assert_int_equal(t->c.devices[0].window, 10150);
 	tb_free(t);
 }
 

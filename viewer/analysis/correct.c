@@ -35,7 +35,8 @@
  * for nodes took 6 ms too much off 20,000 nodes), each scaled by how much
  * of the device's op time was not overlapped. A kernel followed by a gap
  * in which the GPU waited for the host (host late, or the next launch call
- * still running) ends sooner but the next op does not start sooner: its
+ * still running, and no wait of the thread for the GPU or a host function
+ * in the gap) ends sooner but the next op does not start sooner: its
  * shrink is busy time that becomes idle, not time off the window (H200,
  * gap_phases back_to_back: taking 640 ns off the wall for each of 2000
  * host-bound kernels over-corrected by 10-15%).
@@ -181,7 +182,11 @@ static int64_t gap_shrink(const struct gs_input *in, const struct gs_result *res
 	}
 	if (lcost < 0)
 		lcost = cost;
-	*host_bound = g->host_late || in_call;
+	/* the GPU waited for the host, not for work it had itself queued
+	 * before the gap (a sync for a host function queued behind the
+	 * kernel that ends before the gap: that kernel ending sooner starts
+	 * the chain sooner) */
+	*host_bound = (g->host_late || in_call) && from == 0;
 	if (g->host_late || in_call) {
 		acc->sum += lcost;
 		acc->n++;
