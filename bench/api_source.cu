@@ -29,27 +29,16 @@
  * no timings: bench/api_source.py runs the modes interleaved and prints the
  * ratios. Written 2026-12-04 without device time left; not yet run on a GPU.
  */
-#include <cuda_runtime.h>
 #include <cupti.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#define BENCH_NAME "api_source"
+#include "bench_common.h"
 
 #define ROUNDS 15
 #define WARMUP 2
 #define PER 256
-
-#define CHECK(call)                                                                                \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			fprintf(stderr, "api_source: %s: %s (line %d)\n", #call,                   \
-				cudaGetErrorString(e_), __LINE__);                                 \
-			exit(1);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 #define CUPTI_CHECK(call)                                                                          \
 	do {                                                                                       \
@@ -158,19 +147,6 @@ static void start_cupti(int kernels, int runtime, int callbacks)
 
 /* ------------------------------------------------------------- the loop */
 
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* us per launch: median over ROUNDS rounds of PER launches each */
 static double loop(cudaStream_t s, enum extra extra)
 {
@@ -191,8 +167,7 @@ static double loop(cudaStream_t s, enum extra extra)
 			v[r - WARMUP] = (now_us() - t0) / PER;
 		CHECK(cudaStreamSynchronize(s));
 	}
-	qsort(v, ROUNDS, sizeof(v[0]), cmp_double);
-	return v[ROUNDS / 2];
+	return median_of(v, ROUNDS);
 }
 
 int main(int argc, char **argv)

@@ -22,43 +22,18 @@
  * and under `gapscope record` to measure the collector's cost.
  */
 #include <cuda_runtime.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#define BENCH_NAME "launch_overhead"
+#include "bench_common.h"
 #include "short_kernel.cuh"
-
-#define CHECK(call)                                                                                \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			fprintf(stderr, "launch_overhead: %s failed: %s (line %d)\n", #call,       \
-				cudaGetErrorString(e_), __LINE__);                                 \
-			exit(1);                                                                   \
-		}                                                                                  \
-	} while (0)
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* Print the median, min and max of per-kernel times (µs) of the counted runs. */
 static void report(const char *mode, double *v, int n)
 {
 	double med;
 
-	qsort(v, n, sizeof(*v), cmp_double);
-	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	med = median_of(v, n);
 	printf("mode=%s per_kernel_us=%.3f min_us=%.3f max_us=%.3f\n", mode, med, v[0], v[n - 1]);
 	fflush(stdout);
 }

@@ -31,24 +31,13 @@
  * round outside the timing), and "PASS" when every kernel of arg variants
  * ran. Exit 1 on a CUDA error, 77 without a device. It judges no timings.
  */
-#include <cuda_runtime.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#define BENCH_NAME "launch_probe"
+#include "bench_common.h"
 
 #define ROUNDS 15
 #define WARMUP 2
-
-#define CHECK(call)                                                                                \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			fprintf(stderr, "launch_probe: %s: %s (line %d)\n", #call,                 \
-				cudaGetErrorString(e_), __LINE__);                                 \
-			exit(1);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 __global__ void probe_empty(void)
 {
@@ -84,19 +73,6 @@ __global__ void probe_spin(unsigned long long *n, long long ns)
 }
 
 enum extra { NONE, LAST_ERROR, GET_DEVICE, SPIN, BIG, EXC };
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* us per launch: median over ROUNDS rounds of `per` launches each */
 static double loop(cudaStream_t s, int per, unsigned long long *count, enum extra extra)
@@ -141,8 +117,7 @@ static double loop(cudaStream_t s, int per, unsigned long long *count, enum extr
 			v[r - WARMUP] = (now_us() - t0) / per;
 		CHECK(cudaStreamSynchronize(s));
 	}
-	qsort(v, ROUNDS, sizeof(v[0]), cmp_double);
-	return v[ROUNDS / 2];
+	return median_of(v, ROUNDS);
 }
 
 static void report(const char *name, double us)
