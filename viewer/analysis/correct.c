@@ -41,10 +41,10 @@
  * gap_phases back_to_back: taking 640 ns off the wall for each of 2000
  * host-bound kernels over-corrected by 10-15%).
  * The corrected window is the measured one less the gaps' shrink and the
- * shrink of the kernels that were not followed by such a gap. What it does not do:
- * move later work earlier when an earlier correction would have let the GPU
- * start it sooner while it was busy (a queue that was full stays full), or
- * correct gaps whose cause is the program's host code.
+ * shrink of the kernels that were not followed by such a gap. What it does
+ * not do: move later work earlier when an earlier correction would have let
+ * the GPU start it sooner while it was busy (a queue that was full stays
+ * full), or correct gaps whose cause is the program's host code.
  * It does not read traces or print: arrays in, figures out.
  */
 #include <errno.h>
@@ -78,9 +78,9 @@ static int64_t call_cost(const struct gs_input *in, const struct gs_calibration 
 #define GS_MAX_LAUNCH_EXCESS_NS 10000
 
 /* what tracing added to launch call api: its traced duration less the
- * untraced one, or the calibrated per-call cost where that is unknown */
+ * untraced one, or calibrated (its call_cost) where that is unknown */
 static int64_t launch_cost(const struct gs_input *in, const struct gs_calibration *cal,
-			   uint32_t api)
+			   uint32_t api, int64_t calibrated)
 {
 	const char *n = api < in->n_apis ? gs_str(&in->strings, in->apis[api].name_id, "") : "";
 	int drv = !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
@@ -89,7 +89,7 @@ static int64_t launch_cost(const struct gs_input *in, const struct gs_calibratio
 	/* the untraced figure is a kernel launch's: a copy, a memset or a
 	 * graph launch takes the calibrated cost */
 	if (plain < 0 || api >= in->n_apis || !strstr(n, "LaunchKernel"))
-		return call_cost(in, cal, api);
+		return calibrated;
 	ex = in->apis[api].end - in->apis[api].start - plain;
 	return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
 }
@@ -169,7 +169,7 @@ static int64_t gap_shrink(const struct gs_input *in, const struct gs_result *res
 			lat_ns += d;
 			if (seg[i].ref_kind == GS_EXPLAIN_LAUNCH) {
 				cost = call_cost(in, cal, seg[i].ref_idx);
-				lcost = launch_cost(in, cal, seg[i].ref_idx);
+				lcost = launch_cost(in, cal, seg[i].ref_idx, cost);
 				if (seg[i].ref_idx < in->n_apis) {
 					tid = in->apis[seg[i].ref_idx].tid;
 					in_call = in->apis[seg[i].ref_idx].end > g->start;
