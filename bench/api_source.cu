@@ -19,15 +19,24 @@
  *                      48-byte row into a thread-local buffer (what a
  *                      callback-made record would cost)
  *   callbacks_only     the callbacks alone, no kernel records
+ *   runtime_only       CUPTI's RUNTIME records alone, no kernel records
+ *   kernel_runtime_subset  kernel records + runtime records switched on
+ *                      call by call (cuptiActivityEnableRuntimeApi) for the
+ *                      launch, stream, event, copy and sync calls only,
+ *                      without the RUNTIME kind
+ *   kernel_runtime_allbut  the same for every runtime call id but the three
+ *                      query calls
+ *   kernel_runtime_sync    kernel_runtime + SYNCHRONIZATION records
  * Prints "mode=M variant=V per_launch_us=X" for
  *   empty_256      back-to-back launches of an empty kernel, rounds of 256
  *   getdev_256     the same with 5 cudaGetDevice() calls before each launch
  *   lasterror_256  the same with cudaGetLastError() after each launch
+ *   sync_256       each launch followed by cudaStreamSynchronize()
  * (the median over 15 rounds of the round's wall time over its launches),
  * then "rows=N" (callback rows made, 0 without callbacks) and "PASS". Exit 1
  * on a CUDA or CUPTI error, 2 on a bad mode, 77 without a device. It judges
  * no timings: bench/api_source.py runs the modes interleaved and prints the
- * ratios. Written 2026-12-04 without device time left; not yet run on a GPU.
+ * ratios. Run on the H200 2026-12-04 (runs r23, r24; docs/collector.md).
  */
 #include <cupti.h>
 #include <stdint.h>
@@ -56,7 +65,7 @@ __global__ void api_source_empty(void)
 {
 }
 
-enum extra { NONE, GET_DEVICE, LAST_ERROR };
+enum extra { NONE, GET_DEVICE, LAST_ERROR, SYNC_EACH };
 
 /* ------------------------------------------------------------- CUPTI side */
 
@@ -118,13 +127,39 @@ static int is_query(CUpti_CallbackId id)
 	       id == CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020;
 }
 
-static void start_cupti(int kernels, int runtime, int callbacks)
+/* the calls the collector needs records of, for the subset mode */
+static const CUpti_CallbackId subset[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+};
+
+enum runtime_how { RT_NONE, RT_KIND, RT_SUBSET, RT_ALL_BUT };
+
+static void start_cupti(int kernels, enum runtime_how runtime, int sync_kind, int callbacks)
 {
-	if (kernels || runtime) {
+	if (kernels || runtime != RT_NONE || sync_kind) {
+		size_t i;
 		CUPTI_CHECK(cuptiActivityRegisterCallbacks(buf_req, buf_done));
 		if (kernels)
 			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-		if (runtime) {
+		if (runtime == RT_SUBSET)
+			for (i = 0; i < sizeof subset / sizeof subset[0]; i++)
+				CUPTI_CHECK(cuptiActivityEnableRuntimeApi(subset[i], 1));
+		if (runtime == RT_ALL_BUT) /* ids CUPTI refuses are skipped */
+			for (i = 1; i < CUPTI_RUNTIME_TRACE_CBID_SIZE; i++)
+				if (!is_query((CUpti_CallbackId)i))
+					cuptiActivityEnableRuntimeApi((CUpti_CallbackId)i, 1);
+		if (sync_kind)
+			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+		if (runtime == RT_KIND) {
 			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME));
 			/* as the collector: the query calls' records off */
 			CUPTI_CHECK(cuptiActivityEnableRuntimeApi(
@@ -162,6 +197,8 @@ static double loop(cudaStream_t s, enum extra extra)
 			api_source_empty<<<1, 32, 0, s>>>();
 			if (extra == LAST_ERROR)
 				CHECK(cudaGetLastError());
+			if (extra == SYNC_EACH)
+				CHECK(cudaStreamSynchronize(s));
 		}
 		if (r >= WARMUP)
 			v[r - WARMUP] = (now_us() - t0) / PER;
@@ -170,41 +207,63 @@ static double loop(cudaStream_t s, enum extra extra)
 	return median_of(v, ROUNDS);
 }
 
+/* one process runs one mode: what it switches on */
+static const struct mode {
+	const char *name;
+	int kernels;
+	enum runtime_how runtime;
+	int sync_kind;
+	int callbacks;
+} modes[] = {
+    {"plain", 0, RT_NONE, 0, 0},
+    {"kernel", 1, RT_NONE, 0, 0},
+    {"kernel_runtime", 1, RT_KIND, 0, 0},
+    {"kernel_callbacks", 1, RT_NONE, 0, 1},
+    {"callbacks_only", 0, RT_NONE, 0, 1},
+    {"runtime_only", 0, RT_KIND, 0, 0},
+    {"kernel_runtime_subset", 1, RT_SUBSET, 0, 0},
+    {"kernel_runtime_allbut", 1, RT_ALL_BUT, 0, 0},
+    {"kernel_runtime_sync", 1, RT_KIND, 1, 0},
+};
+#define N_MODES (int)(sizeof modes / sizeof modes[0])
+
 int main(int argc, char **argv)
 {
-	static const char *const modes[] = {"plain", "kernel", "kernel_runtime", "kernel_callbacks",
-					    "callbacks_only"};
-	static const char *const names[] = {"empty_256", "getdev_256", "lasterror_256"};
+	static const char *const names[] = {"empty_256", "getdev_256", "lasterror_256", "sync_256"};
+	const struct mode *md;
 	cudaStream_t s;
 	int m, n = 0, v;
 
-	for (m = 0; m < 5; m++)
-		if (argc == 2 && !strcmp(argv[1], modes[m]))
+	for (m = 0; m < N_MODES; m++)
+		if (argc == 2 && !strcmp(argv[1], modes[m].name))
 			break;
-	if (m == 5) {
-		fprintf(stderr, "usage: gs_bench_api_source "
-				"plain|kernel|kernel_runtime|kernel_callbacks|callbacks_only\n");
+	if (m == N_MODES) {
+		fprintf(stderr, "usage: gs_bench_api_source MODE, one of:");
+		for (m = 0; m < N_MODES; m++)
+			fprintf(stderr, " %s", modes[m].name);
+		fprintf(stderr, "\n");
 		return 2;
 	}
+	md = &modes[m];
 	if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
 		printf("api_source: no CUDA device\n");
 		return 77;
 	}
 	/* the driver is up, no context yet: where the collector starts */
-	start_cupti(m == 1 || m == 2 || m == 3, m == 2, m == 3 || m == 4);
+	start_cupti(md->kernels, md->runtime, md->sync_kind, md->callbacks);
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	CHECK(cudaDeviceSynchronize());
-	for (v = 0; v < 3; v++)
-		printf("mode=%s variant=%s per_launch_us=%.3f\n", modes[m], names[v],
+	for (v = 0; v < 4; v++)
+		printf("mode=%s variant=%s per_launch_us=%.3f\n", md->name, names[v],
 		       loop(s, (enum extra)v));
 	CHECK(cudaStreamDestroy(s));
-	if (m == 1 || m == 2 || m == 3)
+	if (md->kernels || md->runtime != RT_NONE || md->sync_kind)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	printf("rows=%llu\n", rows_made);
 	/* with callbacks every launch, stream call and sync made a row */
-	if ((m == 3 || m == 4) && rows_made < 3ull * (WARMUP + ROUNDS) * PER) {
+	if (md->callbacks && rows_made < 4ull * (WARMUP + ROUNDS) * PER) {
 		printf("FAIL: %llu callback rows for %d launches\n", rows_made,
-		       3 * (WARMUP + ROUNDS) * PER);
+		       4 * (WARMUP + ROUNDS) * PER);
 		return 1;
 	}
 	printf("PASS\n");

@@ -2,7 +2,8 @@
 """api_source.py - what recording the runtime's calls costs, by where the
 records come from (bench/api_source.cu): each round runs
 gs_bench_api_source once per mode (plain, kernel, kernel_runtime,
-kernel_callbacks, callbacks_only), each in its own process, and it prints
+kernel_callbacks, callbacks_only, runtime_only, kernel_runtime_subset,
+kernel_runtime_allbut, kernel_runtime_sync), each in its own process, and it prints
 per variant the median µs per launch of each mode and the median over the
 rounds of mode / plain in the same round. Runs on the GPU machine, from the
 repository root:
@@ -22,7 +23,9 @@ import sys
 
 from overhead_pairs import clean_env, have_gpu  # same folder
 
-MODES = ("plain", "kernel", "kernel_runtime", "kernel_callbacks", "callbacks_only")
+MODES = ("plain", "kernel", "kernel_runtime", "kernel_callbacks", "callbacks_only",
+         "runtime_only", "kernel_runtime_subset", "kernel_runtime_allbut",
+         "kernel_runtime_sync")
 LINE = re.compile(r"^mode=(\S+) variant=(\S+) per_launch_us=([0-9.]+)", re.M)
 
 
@@ -50,20 +53,20 @@ def main():
     print(f"\nmedians of {a.rounds} interleaved rounds, µs per launch; "
           "(x) = median over rounds of mode / plain in the same round")
     variants = sorted({v for v, _ in fig})
-    print("variant        " + "".join(f"{m:>22}" for m in MODES))
-    for v in variants:
-        plain = dict(fig.get((v, "plain"), []))
+    print(f"{'mode':<23}" + "".join(f"{v:>20}" for v in variants))
+    for m in MODES:
         cells = []
-        for m in MODES:
+        for v in variants:
+            plain = dict(fig.get((v, "plain"), []))
             vals = fig.get((v, m), [])
             if not vals:
-                cells.append(f"{'-':>22}")
+                cells.append(f"{'-':>20}")
                 continue
             med = statistics.median(x for _, x in vals)
             ratios = [x / plain[r] for r, x in vals if plain.get(r)]
             rt = f" ({statistics.median(ratios):.2f})" if ratios and m != "plain" else ""
-            cells.append(f"{med:>15.3f}{rt:>7}")
-        print(f"{v:<15}" + "".join(cells))
+            cells.append(f"{med:>13.3f}{rt:>7}")
+        print(f"{m:<23}" + "".join(cells))
     return 0
 
 

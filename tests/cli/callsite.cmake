@@ -17,3 +17,13 @@ add_test(NAME cli_report_corrected
          COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/correct_check.sh ${CMAKE_BINARY_DIR}/bin/gapscope
                  ${CMAKE_BINARY_DIR}/tests/callsite_mkdb ${CMAKE_CURRENT_BINARY_DIR}/corrected.db)
 set_tests_properties(cli_report_corrected PROPERTIES LABELS cli)
+
+# gapscope report --reference: NVTX walls against untraced reference runs
+# (worked out by hand in reference_check.py)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME cli_report_reference
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/reference_check.py
+                   ${CMAKE_BINARY_DIR}/bin/gapscope $<TARGET_FILE:callsite_mkdb>
+                   ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(cli_report_reference PROPERTIES LABELS cli)
+endif()

@@ -196,11 +196,30 @@ gs_cli_collector_test(record_buffer_too_small
   --rc 2 --env ${GS_STANDIN} --stdout-empty
   --stderr-exact "gapscope: record: --buffer-kb: '10' is not a whole number between 64 and 1048576"
   -- ${GS_BIN} record --buffer-kb 10 -- /bin/true)
+# --reference N: a count of runs from 1 to 9, in record_parse_uint's words
+foreach(bad 0 10 x)
+  gs_cli_collector_test(record_reference_bad_count_${bad}
+    --rc 2 --env ${GS_STANDIN} --stdout-empty
+    --stderr-exact "gapscope: record: --reference: '${bad}' is not a whole number between 1 and 9"
+    -- ${GS_BIN} record --reference ${bad} -- /bin/true)
+endforeach()
+# --reference N with a stand-in program that logs each run's environment
+# (record_reference_check.sh says what each case expects)
+foreach(case runs traced_options no_db_suffix traced_fails traced_killed reference_fails)
+  add_test(NAME cli_record_reference_${case}
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/record_reference_check.sh ${GS_BIN}
+                   ${GS_CLI_DBS}/libgapscope-standin.so
+                   ${CMAKE_CURRENT_BINARY_DIR}/record_reference_${case} ${case})
+  set_tests_properties(cli_record_reference_${case} PROPERTIES FIXTURES_REQUIRED collector_dbs
+                       LABELS cli)
+endforeach()
 gs_cli_collector_test(record_help
   --rc 0 --stderr-lines 0
   --stdout-line "usage: gapscope record [options] [--] program [args...]"
   --stdout-line "  -o, --output TEMPLATE  database path [GAPSCOPE_OUTPUT] (default gapscope-%p.db)"
   --stdout-line "                         [GAPSCOPE_FLUSH_MS] (default 1000)"
+  --stdout-line "      --reference N      then run the program N more times (1..9) as"
+  --stdout-line "  gapscope report run.db --reference run.ref1.db --reference run.ref2.db"
   -- ${GS_BIN} record --help)
 add_test(NAME cli_record_finds_library
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/collector_record_lib.sh ${GS_EXPECT} ${CMAKE_BINARY_DIR}

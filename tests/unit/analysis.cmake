@@ -11,3 +11,4 @@ gs_add_unit_test(test_verdict SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_verdict.c L
 # The overhead correction (viewer/analysis/correct.c) on a hand-built timeline:
 # each gap's and kernel's share of the collector's calibrated cost.
 gs_add_unit_test(test_correct SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_correct.c LIBS gs_viewer)
+gs_add_unit_test(test_reference SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_reference.c LIBS gs_viewer)

@@ -8,7 +8,10 @@
  * into the GAPSCOPE_* environment variables the collector reads, then forks,
  * execs the program and passes its exit status through (128+signo when a
  * signal killed it, as a shell does). At the end it names on stderr the
- * trace database(s) the run wrote.
+ * trace database(s) the run wrote. With --reference N it then runs the
+ * program N more times as untraced reference runs (the collector records
+ * NVTX ranges only, to TEMPLATE.ref<K>.db), whose range walls `gapscope
+ * report --reference` compares with the traced ones.
  *
  * It does not record anything itself: the collector library does, inside
  * the program, and only once the program initialises CUDA (a program that
@@ -53,7 +56,8 @@ static void record_usage(FILE *f)
 		"Runs program with the gapscope collector (libgapscope.so) injected through\n"
 		"CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH, and writes one trace\n"
 		"database per process that initialises CUDA. Exits with the program's exit\n"
-		"status (128+N if signal N killed it); 2 for bad options.\n"
+		"status (128+N if signal N killed it; with --reference, that of the first\n"
+		"reference run that fails); 2 for bad options.\n"
 		"\n"
 		"options (each sets the collector's environment variable in brackets;\n"
 		"without the option, a value already in the environment is kept):\n"
@@ -86,15 +90,33 @@ static void record_usage(FILE *f)
 		"                         [GAPSCOPE_BUFFER_KB] (default 8192)\n"
 		"      --log LEVEL        collector messages: quiet, warn, info or debug\n"
 		"                         [GAPSCOPE_LOG] (default warn)\n"
+		"      --reference N      then run the program N more times (1..9) as\n"
+		"                         untraced reference runs (below)\n"
 		"  -h, --help             this help\n"
 		"\n"
+		"Untraced reference runs (--reference N): once the traced run has exited\n"
+		"with status 0, the program runs N more times, with the same arguments and\n"
+		"working directory, and the collector records only its NVTX ranges\n"
+		"(GAPSCOPE_ACTIVITIES=nvtx, GAPSCOPE_CALLSITES=0, no calibration), which\n"
+		"costs the program next to nothing; --activities, --latency, --graph-level,\n"
+		"--no-callsites and --no-calibrate apply to the traced run only. Run K\n"
+		"writes the output name with .refK before its .db (run.db -> run.ref1.db;\n"
+		"a name without .db gets .refK.db). As the program runs N+1 times, it\n"
+		"should do the same work each time and have no side effects you mind.\n"
+		"A reference run that fails stops the ones after it. Then\n"
+		"  gapscope report run.db --reference run.ref1.db --reference run.ref2.db\n"
+		"compares each NVTX range's traced wall with its untraced ones.\n"
+		"\n"
 		"The collector is looked up beside the gapscope binary, as installed\n"
-		"(" GAPSCOPE_LIB_RELDIR "/" RECORD_LIB_NAME ") or as built (../lib/" RECORD_LIB_NAME "); set\n"
+		"(" GAPSCOPE_LIB_RELDIR "/" RECORD_LIB_NAME ") or as built (../lib/" RECORD_LIB_NAME
+		"); set\n"
 		"GAPSCOPE_LIB=/path/to/" RECORD_LIB_NAME " to use another one.\n"
 		"\n"
 		"example:\n"
 		"  gapscope record -o run.db -- ./my_app --its-args\n"
-		"  gapscope info run.db\n",
+		"  gapscope info run.db\n"
+		"  gapscope record -o run.db --reference 2 -- ./my_app --its-args\n"
+		"  gapscope report run.db --reference run.ref1.db --reference run.ref2.db\n",
 		RECORD_DEFAULT_OUTPUT);
 }
 
@@ -376,6 +398,104 @@ static void record_forward(int sig)
 		kill((pid_t)record_child_pid, sig);
 }
 
+/*
+ * Fork and exec the program (argv[0], looked up in PATH) with our current
+ * environment and wait for it. Returns 0 with its pid and wait status, or
+ * an exit code for cmd_record after one line on stderr: 2 when exec
+ * failed (no such program), 1 when pipe, fork or waitpid did.
+ */
+static int record_run(char *const argv[], pid_t *pid_out, int *status)
+{
+	struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
+	int pipefd[2], child_errno = 0;
+	pid_t pid;
+	ssize_t n;
+
+	/* A close-on-exec pipe tells us whether exec worked: it is closed by a
+	 * successful exec, and carries errno when exec fails. */
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		gs_error("record", "pipe: %s", strerror(errno));
+		return GS_EXIT_INTERNAL;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		gs_error("record", "fork: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return GS_EXIT_INTERNAL;
+	}
+	if (pid == 0) {
+		int e;
+
+		close(pipefd[0]);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(pipefd[1], &e, sizeof(e)) < 0) {
+			/* nothing more we can say */
+		}
+		_exit(127);
+	}
+	close(pipefd[1]);
+
+	/* Like a shell waiting for a foreground job: the terminal's SIGINT and
+	 * SIGQUIT reach the program directly (same process group); we outlive
+	 * it to report. SIGTERM/SIGHUP sent to us alone are passed on. */
+	record_child_pid = pid;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	memset(&fwd, 0, sizeof(fwd));
+	fwd.sa_handler = record_forward;
+	sigemptyset(&fwd.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
+
+	do
+		n = read(pipefd[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR) {
+			gs_error("record", "waitpid: %s", strerror(errno));
+			return GS_EXIT_INTERNAL;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	record_child_pid = 0;
+
+	if (n == (ssize_t)sizeof(child_errno)) {
+		gs_error(argv[0], "cannot run: %s",
+			 child_errno == ENOENT ? "no such program (not found in PATH)"
+					       : strerror(child_errno));
+		return GS_EXIT_BAD_INPUT;
+	}
+	*pid_out = pid;
+	return 0;
+}
+
+/* A wait status as a shell reports it: the exit status, 128+signo. */
+static int record_exit_status(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : GS_EXIT_INTERNAL;
+}
+
+/* "exit status 3" or "killed by signal 15", for a one-line message. */
+static void record_describe_status(int status, char *buf, size_t len)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, len, "exit status %d", record_exit_status(status));
+}
+
 /* Is this path a SQLite side file rather than a database? */
 static int record_is_side_file(const char *path)
 {
@@ -438,6 +558,21 @@ static int record_has_pid(const char *tmpl)
 				tmpl++;
 		}
 	return 0;
+}
+
+/* The output template of reference run k: ".ref<k>" inserted before a
+ * trailing ".db", or ".ref<k>.db" appended to a template without one
+ * (run.db -> run.ref1.db, gapscope-%p.db -> gapscope-%p.ref1.db, trace ->
+ * trace.ref1.db). Returns 0, or -1 when it does not fit. */
+static int record_ref_template(const char *tmpl, int k, char *out, size_t outlen)
+{
+	size_t n = strlen(tmpl);
+	int w;
+
+	if (n >= 3 && !strcmp(tmpl + n - 3, ".db"))
+		n -= 3;
+	w = snprintf(out, outlen, "%.*s.ref%d.db", (int)n, tmpl, k);
+	return w < 0 || (size_t)w >= outlen ? -1 : 0;
 }
 
 /* Name on stderr the databases the run wrote: the program's own (template
@@ -574,6 +709,64 @@ static void record_calibrate(const char *lib)
 	}
 }
 
+/*
+ * The reference runs of --reference: the same program n more times with
+ * the collector recording NVTX ranges only (next to no overhead), so the
+ * report can tell how far tracing stretched each range. Run k writes to
+ * the reference template of abs_tmpl (the program's) and is named after
+ * that of tmpl (the user's, as the traced run's trace is). Returns the
+ * exit status of record: 0, or that of the first run that fails.
+ */
+static int record_reference_runs(char *const argv[], int n, const char *tmpl, const char *abs_tmpl)
+{
+	char ref[PATH_MAX * 2 + 16], abs_ref[PATH_MAX * 2 + 16], start_ns[24], what[48];
+	struct timespec t0;
+	int k, rc, status;
+	pid_t pid;
+
+	/* whatever the traced run was given, these runs stay untraced: NVTX
+	 * ranges only, no call sites, no latency timestamps, no GRAPH_TRACE
+	 * (graph-level mode enables it whatever the activities), and no
+	 * calibration, which is about the traced run's overhead */
+	if (setenv("GAPSCOPE_ACTIVITIES", "nvtx", 1) || setenv("GAPSCOPE_CALLSITES", "0", 1) ||
+	    unsetenv("GAPSCOPE_LATENCY") || unsetenv("GAPSCOPE_GRAPH_LEVEL") ||
+	    unsetenv("GAPSCOPE_CALIBRATION")) {
+		gs_error("record", "cannot set the environment: %s", strerror(errno));
+		return GS_EXIT_INTERNAL;
+	}
+	for (k = 1; k <= n; k++) {
+		if (record_ref_template(tmpl, k, ref, sizeof(ref)) < 0 ||
+		    record_ref_template(abs_tmpl, k, abs_ref, sizeof(abs_ref)) < 0) {
+			gs_error(tmpl, "output path too long for the reference runs");
+			return GS_EXIT_INTERNAL;
+		}
+		/* each run is a run of its own for the collector's "a process
+		 * of this run wrote it" and for naming what it wrote */
+		clock_gettime(CLOCK_REALTIME_COARSE, &t0);
+		snprintf(start_ns, sizeof(start_ns), "%lld",
+			 (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec);
+		if (setenv("GAPSCOPE_OUTPUT", abs_ref, 1) ||
+		    setenv("GAPSCOPE_RECORD_START_NS", start_ns, 1)) {
+			gs_error("record", "cannot set the environment: %s", strerror(errno));
+			return GS_EXIT_INTERNAL;
+		}
+		fprintf(stderr, "gapscope: untraced reference run %d of %d (NVTX ranges only)\n", k,
+			n);
+		rc = record_run(argv, &pid, &status);
+		if (rc)
+			return rc;
+		record_report_outputs(ref, pid, &t0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			record_describe_status(status, what, sizeof(what));
+			fprintf(stderr, "gapscope: untraced reference run %d of %d failed (%s)%s\n",
+				k, n, what,
+				k < n ? "; the remaining reference runs were skipped" : "");
+			return record_exit_status(status);
+		}
+	}
+	return GS_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -586,19 +779,18 @@ int cmd_record(int argc, char **argv)
 	    {"flush-ms", required_argument, NULL, 'f'},
 	    {"buffer-kb", required_argument, NULL, 'b'},
 	    {"log", required_argument, NULL, 'L'},
+	    {"reference", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *output = NULL, *activities = NULL, *log = NULL;
-	const char *flush = NULL, *buffer = NULL, *tmpl, *why = NULL, *old;
+	const char *flush = NULL, *buffer = NULL, *reference = NULL, *tmpl, *why = NULL, *old;
 	char lib[PATH_MAX], probe[PATH_MAX], dir[PATH_MAX], abs_tmpl[PATH_MAX * 2];
-	struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
 	struct timespec t0;
-	char start_ns[24];
-	int latency = 0, graph_level = 0, calibrate = 1, c, status, pipefd[2], child_errno = 0, no_callsites = 0;
-	long v;
+	char start_ns[24], what[48];
+	int latency = 0, graph_level = 0, calibrate = 1, c, status, rc, no_callsites = 0;
+	long v, n_ref = 0;
 	pid_t pid;
-	ssize_t n;
 
 	/* '+': stop at the program's name, so its own options are left alone. */
 	optind = 1;
@@ -614,6 +806,7 @@ int cmd_record(int argc, char **argv)
 		case 'f': flush = optarg; break;
 		case 'b': buffer = optarg; break;
 		case 'L': log = optarg; break;
+		case 'R': reference = optarg; break;
 		case 'h': record_help(); return GS_EXIT_OK;
 		case ':':
 			gs_error("record",
@@ -638,6 +831,8 @@ int cmd_record(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 	/* Same bounds as the collector's GAPSCOPE_BUFFER_KB (64 KiB .. 1 GiB). */
 	if (buffer && record_parse_uint("--buffer-kb", buffer, 64, 1048576L, &v) < 0)
+		return GS_EXIT_BAD_INPUT;
+	if (reference && record_parse_uint("--reference", reference, 1, 9, &n_ref) < 0)
 		return GS_EXIT_BAD_INPUT;
 	if (log && !record_in_list(log, strlen(log), record_log_levels,
 				   sizeof(record_log_levels) / sizeof(record_log_levels[0]))) {
@@ -721,72 +916,19 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
-	/* A close-on-exec pipe tells us whether exec worked: it is closed by a
-	 * successful exec, and carries errno when exec fails. */
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
-		gs_error("record", "pipe: %s", strerror(errno));
-		return GS_EXIT_INTERNAL;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		gs_error("record", "fork: %s", strerror(errno));
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return GS_EXIT_INTERNAL;
-	}
-	if (pid == 0) {
-		int e;
-
-		close(pipefd[0]);
-		execvp(argv[optind], argv + optind);
-		e = errno;
-		if (write(pipefd[1], &e, sizeof(e)) < 0) {
-			/* nothing more we can say */
-		}
-		_exit(127);
-	}
-	close(pipefd[1]);
-
-	/* Like a shell waiting for a foreground job: the terminal's SIGINT and
-	 * SIGQUIT reach the program directly (same process group); we outlive
-	 * it to report. SIGTERM/SIGHUP sent to us alone are passed on. */
-	record_child_pid = pid;
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	memset(&fwd, 0, sizeof(fwd));
-	fwd.sa_handler = record_forward;
-	sigemptyset(&fwd.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	sigaction(SIGTERM, &fwd, &old_term);
-	sigaction(SIGHUP, &fwd, &old_hup);
-
-	do
-		n = read(pipefd[0], &child_errno, sizeof(child_errno));
-	while (n < 0 && errno == EINTR);
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			gs_error("record", "waitpid: %s", strerror(errno));
-			return GS_EXIT_INTERNAL;
-		}
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	record_child_pid = 0;
-
-	if (n == (ssize_t)sizeof(child_errno)) {
-		gs_error(argv[optind], "cannot run: %s",
-			 child_errno == ENOENT ? "no such program (not found in PATH)"
-					       : strerror(child_errno));
-		return GS_EXIT_BAD_INPUT;
-	}
+	rc = record_run(argv + optind, &pid, &status);
+	if (rc)
+		return rc;
 	record_report_outputs(tmpl, pid, &t0);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : GS_EXIT_INTERNAL;
+	if (n_ref > 0) {
+		/* a reference for a run that failed would compare nothing */
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			return record_reference_runs(argv + optind, (int)n_ref, tmpl, abs_tmpl);
+		record_describe_status(status, what, sizeof(what));
+		fprintf(stderr,
+			"gapscope: the program failed (%s); the untraced reference runs were "
+			"skipped\n",
+			what);
+	}
+	return record_exit_status(status);
 }

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "names.h"
 #include "report_multi.h"
+#include "reference.h"
 #include "report.h"
 #include "trace_load.h"
 
@@ -49,12 +50,19 @@ static void usage(FILE *f)
 		"                         shortened by a measured CUPTI per-kernel overhead,\n"
 		"                         no figures corrected for the collector's overhead\n"
 		"                         (shown beside the measured ones when the trace\n"
-		"                         holds a calibration: docs/collector.md)\n"		"  --full-names           kernel names whole and demangled, lines not wrapped\n"
+		"                         holds a calibration: docs/collector.md)\n"
+		"  --full-names           kernel names whole and demangled, lines not wrapped\n"
 		"                         (default: short names such as\n"
 		"                         at::native::vectorized_elementwise_kernel<…>, and no\n"
 		"                         line over 160 characters; --json always has both)\n"
 		"  --by-site              GPU idle time by call site of the blocking calls\n"
 		"                         (and of late launches), top sites first\n"
+		"  --reference REF.db     an untraced reference run of the same program\n"
+		"                         (gapscope record --reference N writes them, NVTX\n"
+		"                         ranges only); repeat for each run, at most %d. The\n"
+		"                         NVTX ranges are compared with the runs' median\n"
+		"                         untraced wall: how far the traced and corrected\n"
+		"                         walls are off, and GPU busy over the untraced wall\n"
 		"  -h, --help             this help\n"
 		"\n"
 		"several traces (one per process of a job; a FOLDER means every *.db in it):\n"
@@ -75,7 +83,38 @@ static void usage(FILE *f)
 		"\n"
 		"exit status: 0 report printed (also when --range matches nothing),\n"
 		"2 bad input (file, option, or no GPU activity), 1 internal failure.\n",
-		GS_DEFAULT_TOP_N, GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS, GS_DEFAULT_LAUNCH_COST_NS);
+		GS_DEFAULT_TOP_N, GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS, GS_DEFAULT_LAUNCH_COST_NS,
+		REPORT_MAX_REFERENCES);
+}
+
+/* Open and load an untraced reference run (NVTX ranges and strings). A
+ * trace that recorded more than NVTX ranges is not untraced: its walls
+ * carry the collector's overhead, and comparing with them would hide it. */
+static int load_reference(const char *path, struct trace *t, struct gs_input *in)
+{
+	char err[512], *act;
+	int rc = gs_cli_open_trace(t, path);
+
+	if (rc)
+		return rc;
+	act = trace_meta(t, "config.activities");
+	if (!act || strcmp(act, "nvtx") != 0) {
+		gs_error(path,
+			 "not an untraced reference run: it recorded %s%s%s, not NVTX ranges "
+			 "only (make them with gapscope record --reference N)",
+			 act ? "the activities '" : "no list of activities", act ? act : "",
+			 act ? "'" : "");
+		free(act);
+		trace_close(t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	free(act);
+	if (trace_load(t, GS_LOAD_NVTX | GS_LOAD_STRINGS, in, err, sizeof(err)) < 0) {
+		gs_error(path, "%s", err);
+		trace_close(t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	return 0;
 }
 
 /* Non-negative integer option value, or -1 if malformed. */
@@ -225,6 +264,7 @@ enum {
 	OPT_COMM,
 	OPT_CSV,
 	OPT_BYSITE,
+	OPT_REF,
 };
 
 int cmd_report(int argc, char **argv)
@@ -238,6 +278,7 @@ int cmd_report(int argc, char **argv)
 	    {"no-overhead-correction", no_argument, NULL, OPT_NOCORR},
 	    {"full-names", no_argument, NULL, OPT_FULL},
 	    {"by-site", no_argument, NULL, OPT_BYSITE},
+	    {"reference", required_argument, NULL, OPT_REF},
 	    {"step", required_argument, NULL, OPT_STEP},
 	    {"comm-range", required_argument, NULL, OPT_COMM},
 	    {"csv", required_argument, NULL, OPT_CSV},
@@ -250,6 +291,12 @@ int cmd_report(int argc, char **argv)
 	struct gs_result res;
 	struct report_ctx rc_ctx;
 	struct gs_corrected corr = {0};
+	struct gs_reference ref = {0};
+	const char *ref_paths[REPORT_MAX_REFERENCES];
+	struct trace ref_t[REPORT_MAX_REFERENCES];
+	struct gs_input ref_in[REPORT_MAX_REFERENCES];
+	const struct gs_input *ref_ptr[REPORT_MAX_REFERENCES];
+	size_t n_refs = 0, k;
 	struct trace t;
 	char err[512];
 	const char *path;
@@ -268,6 +315,18 @@ int cmd_report(int argc, char **argv)
 		case OPT_JSON: ops = &report_json_ops; break;
 		case OPT_FULL: full_names = 1; break;
 		case OPT_BYSITE: by_site = 1; break;
+		case OPT_REF:
+			if (!*optarg) {
+				gs_error("report", "--reference needs a trace file");
+				return GS_EXIT_BAD_INPUT;
+			}
+			if (n_refs == REPORT_MAX_REFERENCES) {
+				gs_error("report", "at most %d --reference traces",
+					 REPORT_MAX_REFERENCES);
+				return GS_EXIT_BAD_INPUT;
+			}
+			ref_paths[n_refs++] = optarg;
+			break;
 		case OPT_CSV: mo.csv_dir = optarg; break;
 		case OPT_STEP:
 		case OPT_COMM:
@@ -338,6 +397,10 @@ int cmd_report(int argc, char **argv)
 					   "name the step ranges with --step");
 			return GS_EXIT_BAD_INPUT;
 		}
+		if (n_refs) {
+			gs_error("report", "--reference applies to a single trace");
+			return GS_EXIT_BAD_INPUT;
+		}
 		mo.json = ops == &report_json_ops;
 		mo.top = opt.top_n;
 		return report_multi(argv + optind, (size_t)(argc - optind), &mo);
@@ -359,13 +422,35 @@ int cmd_report(int argc, char **argv)
 		trace_close(&t);
 		return GS_EXIT_BAD_INPUT;
 	}
+	for (k = 0; k < n_refs; k++) {
+		memset(&ref_in[k], 0, sizeof(ref_in[k]));
+		rc = load_reference(ref_paths[k], &ref_t[k], &ref_in[k]);
+		if (rc) {
+			while (k-- > 0) {
+				trace_input_free(&ref_in[k]);
+				trace_close(&ref_t[k]);
+			}
+			trace_input_free(&in);
+			trace_close(&t);
+			return rc;
+		}
+		ref_ptr[k] = &ref_in[k];
+	}
 	if (in.n_site_refs)
 		opt.all_gaps = 1; /* idle by call site reads every gap's segments */
 	if (in.cal.have && opt.correct_instrumentation)
 		opt.all_gaps = 1; /* the overhead correction too */
 	rc = gs_analyze(&in, &opt, &res);
+	if (rc >= 0 && n_refs && gs_reference_compare(&in, &res, ref_ptr, n_refs, &ref) < 0) {
+		gs_result_free(&res);
+		rc = -ENOMEM;
+	}
 	if (rc < 0) {
 		gs_error(path, "analysis failed: %s", strerror(-rc));
+		for (k = 0; k < n_refs; k++) {
+			trace_input_free(&ref_in[k]);
+			trace_close(&ref_t[k]);
+		}
 		trace_input_free(&in);
 		trace_close(&t);
 		return GS_EXIT_INTERNAL;
@@ -378,10 +463,19 @@ int cmd_report(int argc, char **argv)
 	rc_ctx.opt = &opt;
 	rc_ctx.full_names = full_names;
 	rc_ctx.by_site = by_site;
+	if (n_refs) {
+		rc_ctx.ref = &ref;
+		rc_ctx.ref_paths = ref_paths;
+	}
 	if (in.cal.have && opt.correct_instrumentation && gs_correct(&in, &res, &in.cal, &corr) == 0)
 		rc_ctx.corr = &corr;
 	rc = report_render(ops, &rc_ctx);
 	gs_corrected_free(&corr);
+	gs_reference_free(&ref);
+	for (k = 0; k < n_refs; k++) {
+		trace_input_free(&ref_in[k]);
+		trace_close(&ref_t[k]);
+	}
 	/* a failed write to stdout is told once, with its reason (cli.h) */
 	written = gs_cli_stdout_check("report");
 	gs_result_free(&res);

@@ -14,6 +14,7 @@
 
 #include "analysis.h"
 #include "correct.h"
+#include "reference.h"
 #include "gapscope/trace_format.h" /* gs_sync_kind_name */
 
 struct report_ctx {
@@ -28,6 +29,9 @@ struct report_ctx {
 	const struct gs_corrected *corr; /* figures corrected for the collector's
 					    overhead, NULL: none (no calibration
 					    in the trace, --no-overhead-correction) */
+	const struct gs_reference *ref;	 /* NVTX walls of untraced reference runs
+					    (--reference), NULL: none */
+	const char *const *ref_paths;	 /* their files, ref->n_runs of them */
 	void *priv;		      /* the back end's state */
 };
 
@@ -36,6 +40,8 @@ struct report_ctx {
 #define REPORT_LINE_MAX 160
 /* characters of a short kernel name (gs_short_name's max_chars) */
 #define REPORT_NAME_CHARS 80
+/* --reference traces at most */
+#define REPORT_MAX_REFERENCES 16
 
 /* Called in this order: begin, one device() per device, then the
  * whole-trace sections, then end. Each returns 0 or a negative error. */

@@ -548,6 +548,19 @@ static int j_kernels(struct report_ctx *r)
 	return json_object_set_new(s->root, "kernels", o) ? -1 : 0;
 }
 
+/* one range's walls in the untraced reference runs (--reference) */
+static json_t *j_untraced(const struct gs_reference_range *g)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "runs", jint(g->runs));
+	json_object_set_new(o, "count_differs", jint(g->count_differs));
+	json_object_set_new(o, "wall_ns", g->runs ? jint(g->untraced) : json_null());
+	json_object_set_new(o, "min_ns", g->runs ? jint(g->min) : json_null());
+	json_object_set_new(o, "max_ns", g->runs ? jint(g->max) : json_null());
+	return o;
+}
+
 static int j_nvtx(struct report_ctx *r)
 {
 	struct jstate *s = r->priv;
@@ -562,7 +575,18 @@ static int j_nvtx(struct report_ctx *r)
 		json_object_set_new(o, "wall_ns", jint(n->wall));
 		json_object_set_new(o, "gpu_busy_ns", jint(n->gpu_busy));
 		json_object_set_new(o, "gpu_busy_share", json_real(n->busy_share));
+		if (r->ref && r->ref->n_ranges == r->res->n_nvtx)
+			json_object_set_new(o, "untraced", j_untraced(&r->ref->ranges[i]));
 		json_array_append_new(a, o);
+	}
+	if (r->ref) {
+		json_t *ro = json_object(), *paths = json_array();
+		unsigned k;
+		for (k = 0; k < r->ref->n_runs; k++)
+			json_array_append_new(paths, render_json_str(r->ref_paths[k]));
+		json_object_set_new(ro, "runs", jint(r->ref->n_runs));
+		json_object_set_new(ro, "traces", paths);
+		json_object_set_new(s->root, "reference", ro);
 	}
 	return json_object_set_new(s->root, "nvtx", a) ? -1 : 0;
 }

@@ -454,12 +454,89 @@ static int t_kernels(struct report_ctx *r)
 	return 0;
 }
 
+/* "+49.4%", or "-" without a figure */
+static const char *t_error(char *buf, size_t n, int64_t v, int64_t truth)
+{
+	if (v < 0 || truth <= 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%+.1f%%", 100.0 * ((double)v / (double)truth - 1.0));
+	return buf;
+}
+
+/* The NVTX ranges against untraced reference runs (--reference). */
+static int t_reference(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	const struct gs_reference *ref = r->ref;
+	int corrected = r->corr && r->corr->n_ranges == res->n_nvtx;
+	FILE *f = r->out;
+	size_t i;
+	int differs = 0;
+
+	if (!ref || ref->n_ranges != res->n_nvtx)
+		return 0;
+	fprintf(f,
+		"\nAgainst %u untraced reference run%s (NVTX ranges only; the median run's "
+		"wall, and the smallest and largest):\n",
+		ref->n_runs, ref->n_runs == 1 ? "" : "s");
+	fprintf(f, "  %8s %14s %14s %14s %25s %9s %9s %9s  name\n", "count", "traced", "corrected",
+		"untraced", "runs' range", "traced", "corrected", "busy");
+	for (i = 0; i < res->n_nvtx; i++) {
+		const struct gs_nvtx_stat *s = &res->nvtx[i];
+		const struct gs_reference_range *g = &ref->ranges[i];
+		int64_t corr = corrected ? r->corr->ranges[i].corrected : -1;
+		int64_t busy = s->gpu_busy - (corrected ? r->corr->ranges[i].busy_removed : 0);
+		char e1[16], e2[16], span[80], busy_s[16];
+
+		if (g->runs == 0) {
+			snprintf(span, sizeof(span), "-");
+		} else {
+			char lo[32], hi[32];
+			gap_dur(lo, sizeof(lo), g->min);
+			gap_dur(hi, sizeof(hi), g->max);
+			snprintf(span, sizeof(span), "%s - %s", lo, hi);
+		}
+		if (g->untraced > 0)
+			snprintf(busy_s, sizeof(busy_s), "%.1f%%",
+				 100.0 * (double)(busy > 0 ? busy : 0) / (double)g->untraced);
+		else
+			snprintf(busy_s, sizeof(busy_s), "-");
+		fprintf(f, "  %8llu %14s %14s %14s %25s %9s %9s %9s  ",
+			(unsigned long long)s->count, D(s->wall), corrected ? D(corr) : "-",
+			g->untraced >= 0 ? D(g->untraced) : "-", span,
+			t_error(e1, sizeof(e1), s->wall, g->untraced),
+			t_error(e2, sizeof(e2), corr, g->untraced), busy_s);
+		put_escaped(f, gs_str(&r->in->strings, s->text_id, "?"));
+		if (g->count_differs) {
+			fputs(" *", f);
+			differs = 1;
+		}
+		if (g->runs && g->runs < ref->n_runs)
+			fprintf(f, " (in %u of the runs)", g->runs);
+		fputc('\n', f);
+	}
+	fprintf(f,
+		"  traced, corrected: how far those walls are from the untraced one; busy: GPU "
+		"busy in the ranges%s over the untraced wall.\n",
+		corrected ? " (corrected)" : "");
+	if (differs)
+		fprintf(f, "  *: a reference run held another number of these ranges than the "
+			   "trace; its wall covers other work.\n");
+	return 0;
+}
+
 static int t_nvtx(struct report_ctx *r)
 {
 	const struct gs_result *res = r->res;
 	FILE *f = r->out;
 	size_t i;
 
+	if (r->ref && !res->n_nvtx && !(res->range_applied && res->range_matches == 0))
+		fprintf(f,
+			"\nAgainst %u untraced reference run%s: this trace holds no NVTX "
+			"range to compare (mark the program's steps with NVTX ranges).\n",
+			r->ref->n_runs, r->ref->n_runs == 1 ? "" : "s");
 	if ((res->range_applied && res->range_matches == 0) || !res->n_nvtx)
 		return 0;
 	if (r->corr && r->corr->n_ranges == res->n_nvtx)
@@ -477,7 +554,7 @@ static int t_nvtx(struct report_ctx *r)
 		put_escaped(f, gs_str(&r->in->strings, s->text_id, "?"));
 		fputc('\n', f);
 	}
-	return 0;
+	return t_reference(r);
 }
 
 static int t_advice(struct report_ctx *r)

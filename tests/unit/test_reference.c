@@ -1,0 +1,157 @@
+/*
+ * test_reference.c - cmocka tests of gs_reference_compare
+ * (viewer/analysis/reference.c): NVTX range walls of a trace against
+ * untraced reference runs, matched by text. The traced side is a hand-made
+ * result (two range texts); every expected figure is worked out in the
+ * comments. No database.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "reference.h"
+#include "gapscope/trace_format.h"
+
+/* traced: "step" x 2 (ids 1), "load" x 1 (id 2) */
+static const char *traced_str[] = {NULL, "step", "load"};
+static struct gs_nvtx_stat traced_stats[] = {{1, 2, 900, 0, 0.0}, {2, 1, 50, 0, 0.0}};
+
+static void traced(struct gs_input *in, struct gs_result *res)
+{
+	memset(in, 0, sizeof(*in));
+	memset(res, 0, sizeof(*res));
+	in->strings.v = traced_str;
+	in->strings.n = 3;
+	res->nvtx = traced_stats;
+	res->n_nvtx = 2;
+}
+
+static struct gs_nvtx range(int64_t s, int64_t e, uint32_t text, uint8_t kind)
+{
+	struct gs_nvtx n;
+
+	memset(&n, 0, sizeof(n));
+	n.start = s;
+	n.end = e;
+	n.text_id = text;
+	n.tid = 1;
+	n.kind = kind;
+	return n;
+}
+
+/* Run A: the texts under other ids ("load" 1, "step" 3, "other" 2):
+ *   step [0,300] + [400,700] = 600 (2 ranges, as traced), a mark "step" at
+ *   800 (not a range: left out), "other" [0,1000] (not traced: left out),
+ *   load [0,40] -> 40.
+ * Run B: step [0,500] -> 500 (1 range against 2: count differs); no load.
+ * Run C: step [0,350] + [350,700] = 700; load [0,60] -> 60.
+ * step: runs 3, {600, 500, 700} -> median 600, min 500, max 700, 1 differs.
+ * load: runs 2 (A, C), {40, 60} -> median (40 + 60) / 2 = 50, min 40, max 60. */
+static void test_matched_by_text(void **state)
+{
+	static const char *a_str[] = {NULL, "load", "other", "step"};
+	static const char *b_str[] = {NULL, "step"};
+	static const char *c_str[] = {NULL, "step", "load"};
+	struct gs_nvtx a_n[5], b_n[1], c_n[3];
+	struct gs_input in, a, b, c;
+	const struct gs_input *refs[3] = {&a, &b, &c};
+	struct gs_result res;
+	struct gs_reference out;
+	(void)state;
+
+	traced(&in, &res);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
+	a_n[0] = range(0, 300, 3, GS_NVTX_RANGE);
+	a_n[1] = range(400, 700, 3, GS_NVTX_RANGE);
+	a_n[2] = range(800, 800, 3, GS_NVTX_MARK);
+	a_n[3] = range(0, 1000, 2, GS_NVTX_RANGE);
+	a_n[4] = range(0, 40, 1, GS_NVTX_RANGE);
+	a.strings.v = a_str;
+	a.strings.n = 4;
+	a.nvtx = a_n;
+	a.n_nvtx = 5;
+	b_n[0] = range(0, 500, 1, GS_NVTX_RANGE);
+	b.strings.v = b_str;
+	b.strings.n = 2;
+	b.nvtx = b_n;
+	b.n_nvtx = 1;
+	c_n[0] = range(0, 350, 1, GS_NVTX_RANGE);
+	c_n[1] = range(350, 700, 1, GS_NVTX_RANGE);
+	c_n[2] = range(0, 60, 2, GS_NVTX_RANGE);
+	c.strings.v = c_str;
+	c.strings.n = 3;
+	c.nvtx = c_n;
+	c.n_nvtx = 3;
+
+	assert_int_equal(gs_reference_compare(&in, &res, refs, 3, &out), 0);
+	assert_int_equal(out.n_runs, 3);
+	assert_int_equal(out.n_ranges, 2);
+	assert_int_equal(out.ranges[0].runs, 3);
+	assert_int_equal(out.ranges[0].untraced, 600);
+	assert_int_equal(out.ranges[0].min, 500);
+	assert_int_equal(out.ranges[0].max, 700);
+	assert_int_equal(out.ranges[0].count_differs, 1);
+	assert_int_equal(out.ranges[1].runs, 2);
+	assert_int_equal(out.ranges[1].untraced, 50);
+	assert_int_equal(out.ranges[1].min, 40);
+	assert_int_equal(out.ranges[1].max, 60);
+	assert_int_equal(out.ranges[1].count_differs, 0);
+	gs_reference_free(&out);
+	assert_null(out.ranges);
+}
+
+/* A run without any of the traced texts: runs 0, untraced -1. */
+static void test_no_match(void **state)
+{
+	static const char *x_str[] = {NULL, "warmup"};
+	struct gs_nvtx x_n[1];
+	struct gs_input in, x;
+	const struct gs_input *refs[1] = {&x};
+	struct gs_result res;
+	struct gs_reference out;
+	(void)state;
+
+	traced(&in, &res);
+	memset(&x, 0, sizeof(x));
+	x_n[0] = range(0, 100, 1, GS_NVTX_RANGE);
+	x.strings.v = x_str;
+	x.strings.n = 2;
+	x.nvtx = x_n;
+	x.n_nvtx = 1;
+	assert_int_equal(gs_reference_compare(&in, &res, refs, 1, &out), 0);
+	assert_int_equal(out.ranges[0].runs, 0);
+	assert_int_equal(out.ranges[0].untraced, -1);
+	assert_int_equal(out.ranges[1].untraced, -1);
+	gs_reference_free(&out);
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct gs_input in;
+	struct gs_result res;
+	struct gs_reference out;
+	const struct gs_input *refs[1] = {&in};
+	(void)state;
+
+	traced(&in, &res);
+	assert_int_equal(gs_reference_compare(&in, &res, refs, 0, &out), -EINVAL);
+	assert_int_equal(gs_reference_compare(&in, NULL, refs, 1, &out), -EINVAL);
+	assert_int_equal(gs_reference_compare(&in, &res, NULL, 1, &out), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_matched_by_text),
+	    cmocka_unit_test(test_no_match),
+	    cmocka_unit_test(test_bad_arguments),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
