@@ -187,6 +187,46 @@ static void test_range_walls_corrected(void **state)
 	tb_free(t);
 }
 
+/* --range tail [9000, 11200]: only K2 [10000, 11000] meets the selection, and
+ * the device's busy time is the selection's (1000). K2 loses its whole 100
+ * (its op time is all the busy time: share 1), in the device's figures and
+ * in "tail"'s; K1 and K3, outside, lose nothing. */
+static void test_range_selection_keeps_kernel_cost(void **state)
+{
+	struct tb *t = build(1);
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->opt.range_name = "tail";
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(t->res.devices[0].tl.busy, 1000);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].busy_removed, 100);
+	assert_int_equal(range(t, S_TAIL)->busy_removed, 100);
+	tb_free(t);
+}
+
+/* K3 moved to [11100, 12500]: 100 of its 1400 inside "tail" [9000, 11200].
+ * Busy in the selection 1000 + 100 = 1100, the ops' time in it the same:
+ * share 1, and both K2 and K3 (they meet the selection) lose 100: 200. With
+ * K3's whole 1400 counted the share would be 1100 / 2400 and each would
+ * lose 45. "tail" holds both starts: 200 too. */
+static void test_range_selection_clips_long_kernel(void **state)
+{
+	struct tb *t = build(1);
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->ops[2].start = 11100;
+	t->opt.range_name = "tail";
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(t->res.devices[0].tl.busy, 1100);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].busy_removed, 200);
+	assert_int_equal(range(t, S_TAIL)->busy_removed, 200);
+	tb_free(t);
+}
+
 /* a launch through the driver API costs the driver figure: the host-late gap
  * loses min(3000, 2 x 700) = 1400, the enqueued one still 200 */
 static void test_driver_launch_uses_driver_cost(void **state)
@@ -389,6 +429,8 @@ int main(void)
 	    cmocka_unit_test(test_measured_timeline_as_built),
 	    cmocka_unit_test(test_device_figures_corrected),
 	    cmocka_unit_test(test_range_walls_corrected),
+	    cmocka_unit_test(test_range_selection_keeps_kernel_cost),
+	    cmocka_unit_test(test_range_selection_clips_long_kernel),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),

@@ -44,6 +44,17 @@ static struct gs_nvtx range(int64_t s, int64_t e, uint32_t text, uint8_t kind)
 	return n;
 }
 
+/* a reference run's input: its strings and NVTX rows */
+static void run_of(struct gs_input *x, const char **str, uint32_t n_str, struct gs_nvtx *n,
+		   size_t n_n)
+{
+	memset(x, 0, sizeof(*x));
+	x->strings.v = str;
+	x->strings.n = n_str;
+	x->nvtx = n;
+	x->n_nvtx = n_n;
+}
+
 /* Run A: the texts under other ids ("load" 1, "step" 3, "other" 2):
  *   step [0,300] + [400,700] = 600 (2 ranges, as traced), a mark "step" at
  *   800 (not a range: left out), "other" [0,1000] (not traced: left out),
@@ -65,30 +76,18 @@ static void test_matched_by_text(void **state)
 	(void)state;
 
 	traced(&in, &res);
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	memset(&c, 0, sizeof(c));
 	a_n[0] = range(0, 300, 3, GS_NVTX_RANGE);
 	a_n[1] = range(400, 700, 3, GS_NVTX_RANGE);
 	a_n[2] = range(800, 800, 3, GS_NVTX_MARK);
 	a_n[3] = range(0, 1000, 2, GS_NVTX_RANGE);
 	a_n[4] = range(0, 40, 1, GS_NVTX_RANGE);
-	a.strings.v = a_str;
-	a.strings.n = 4;
-	a.nvtx = a_n;
-	a.n_nvtx = 5;
+	run_of(&a, a_str, 4, a_n, 5);
 	b_n[0] = range(0, 500, 1, GS_NVTX_RANGE);
-	b.strings.v = b_str;
-	b.strings.n = 2;
-	b.nvtx = b_n;
-	b.n_nvtx = 1;
+	run_of(&b, b_str, 2, b_n, 1);
 	c_n[0] = range(0, 350, 1, GS_NVTX_RANGE);
 	c_n[1] = range(350, 700, 1, GS_NVTX_RANGE);
 	c_n[2] = range(0, 60, 2, GS_NVTX_RANGE);
-	c.strings.v = c_str;
-	c.strings.n = 3;
-	c.nvtx = c_n;
-	c.n_nvtx = 3;
+	run_of(&c, c_str, 3, c_n, 3);
 
 	assert_int_equal(gs_reference_compare(&in, &res, refs, 3, &out), 0);
 	assert_int_equal(out.n_runs, 3);
@@ -119,12 +118,8 @@ static void test_no_match(void **state)
 	(void)state;
 
 	traced(&in, &res);
-	memset(&x, 0, sizeof(x));
 	x_n[0] = range(0, 100, 1, GS_NVTX_RANGE);
-	x.strings.v = x_str;
-	x.strings.n = 2;
-	x.nvtx = x_n;
-	x.n_nvtx = 1;
+	run_of(&x, x_str, 2, x_n, 1);
 	assert_int_equal(gs_reference_compare(&in, &res, refs, 1, &out), 0);
 	assert_int_equal(out.ranges[0].runs, 0);
 	assert_int_equal(out.ranges[0].untraced, -1);

@@ -77,22 +77,33 @@ static size_t sel_first_after(const struct actx *c, int64_t t)
 	return windows_first_after(c->sel, c->n_sel, t);
 }
 
-int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b)
+/* ns of [a, b) inside the n windows of sel (all of it without windows) */
+static int64_t windows_overlap(const int64_t *sel, size_t n, int has, int64_t a, int64_t b)
 {
 	int64_t sum = 0;
 	size_t k;
 
 	if (b <= a)
 		return 0;
-	if (!c->has_sel)
+	if (!has)
 		return b - a;
-	for (k = sel_first_after(c, a); k < c->n_sel && c->sel[2 * k] < b; k++) {
-		int64_t s = c->sel[2 * k] > a ? c->sel[2 * k] : a;
-		int64_t e = c->sel[2 * k + 1] < b ? c->sel[2 * k + 1] : b;
+	for (k = windows_first_after(sel, n, a); k < n && sel[2 * k] < b; k++) {
+		int64_t s = sel[2 * k] > a ? sel[2 * k] : a;
+		int64_t e = sel[2 * k + 1] < b ? sel[2 * k + 1] : b;
 		if (e > s)
 			sum += e - s;
 	}
 	return sum;
+}
+
+int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b)
+{
+	return windows_overlap(c->sel, c->n_sel, c->has_sel, a, b);
+}
+
+int64_t gs_result_overlap(const struct gs_result *res, int64_t a, int64_t b)
+{
+	return windows_overlap(res->sel, res->n_sel, res->range_applied, a, b);
 }
 
 /* Closed-interval test: [a,b] meets some [s,e] of the selection. */

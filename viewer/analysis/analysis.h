@@ -576,6 +576,8 @@ void big_hint(void *p, size_t bytes);
 uint32_t gs_site_of(const struct gs_input *in, uint32_t corr);
 /* 1 when [a, b] meets the selection (always without --range). */
 int gs_result_selects(const struct gs_result *res, int64_t a, int64_t b);
+/* ns of [a, b) inside the --range selection (b - a without one) */
+int64_t gs_result_overlap(const struct gs_result *res, int64_t a, int64_t b);
 /* The site reference of that call, or NULL. */
 const struct gs_site_ref *gs_site_ref_of(const struct gs_input *in, uint32_t corr);
 
