@@ -90,6 +90,18 @@ rc, out, err = run("report", "--json", f"{d}/t.db", "--reference", f"{d}/r1.db",
 row = [n for n in json.loads(out)["nvtx"] if n["name"] == "all"][0]
 check(row["untraced"]["wall_ns"] == 19500, f"median of 20000 and 19000 is 19500: {row['untraced']}")
 
+# the HTML page's NVTX table has the same figures
+rc, out, err = run("html", f"{d}/t.db", *refs, "-o", f"{d}/t.html")
+page = open(f"{d}/t.html", encoding="utf-8").read() if rc == 0 else ""
+check(rc == 0, f"html with 3 references exits 0 ({rc}: {err.strip()})")
+check("<td>20 µs (19 µs - 21 µs) *</td><td>+12.5%</td><td>+10.5%</td>" in page,
+      "html: untraced median (range) *, traced and corrected against it")
+check("<td>13.5%</td></tr>" in page, "html: busy over the untraced wall")
+rc, out, err = run("html", f"{d}/t.db", f"{d}/t.db", "--reference", f"{d}/r1.db", "-o", f"{d}/x.html")
+check(rc == 2 and len(err.strip().splitlines()) == 1, f"html --reference with two traces: exit 2 ({err.strip()})")
+rc, out, err = run("html", f"{d}/t.db", "--reference", f"{d}/t.db", "-o", f"{d}/x.html")
+check(rc == 2 and "not an untraced reference run" in err, "html: a full trace is refused as reference")
+
 # bad input: one line, exit 2
 for args, what in (
         (["report", f"{d}/t.db", "--reference", f"{d}/t.db"], "a full trace as the reference"),

@@ -15,6 +15,9 @@
 
 #include "analysis.h"
 
+/* reference runs a report compares with, at most (--reference) */
+#define GS_REFERENCE_MAX_RUNS 16
+
 /* the reference runs' walls for one range text of the traced trace */
 struct gs_reference_range {
 	unsigned runs;		/* reference runs holding ranges of this text */

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "term.h"
+#include "trace_load.h"
 
 void gs_error(const char *what, const char *fmt, ...)
 {
@@ -101,4 +102,58 @@ int gs_cli_open_trace(struct trace *t, const char *path)
 		return GS_EXIT_BAD_INPUT;
 	}
 	return 0;
+}
+
+/* Open and load an untraced reference run (NVTX ranges and strings). A
+ * trace that recorded more than NVTX ranges is not untraced: its walls
+ * carry the collector's overhead, and comparing with them would hide it. */
+static int load_reference(const char *path, struct trace *t, struct gs_input *in)
+{
+	char err[512], *act;
+	int rc = gs_cli_open_trace(t, path);
+
+	if (rc)
+		return rc;
+	act = trace_meta(t, "config.activities");
+	if (!act || strcmp(act, "nvtx") != 0) {
+		gs_error(path,
+			 "not an untraced reference run: it recorded %s%s%s, not NVTX ranges "
+			 "only (make them with gapscope record --reference N)",
+			 act ? "the activities '" : "no list of activities", act ? act : "",
+			 act ? "'" : "");
+		free(act);
+		trace_close(t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	free(act);
+	if (trace_load(t, GS_LOAD_NVTX | GS_LOAD_STRINGS, in, err, sizeof(err)) < 0) {
+		gs_error(path, "%s", err);
+		trace_close(t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
+int gs_cli_load_references(const char *const *paths, size_t n, struct trace *t, struct gs_input *in)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		int rc;
+		memset(&in[k], 0, sizeof(in[k]));
+		rc = load_reference(paths[k], &t[k], &in[k]);
+		if (rc) {
+			gs_cli_free_references(t, in, k);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void gs_cli_free_references(struct trace *t, struct gs_input *in, size_t n)
+{
+	while (n-- > 0) {
+		trace_input_free(&in[n]);
+		trace_close(&t[n]);
+	}
 }

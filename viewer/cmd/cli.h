@@ -8,7 +8,11 @@
 #ifndef GAPSCOPE_CLI_H
 #define GAPSCOPE_CLI_H
 
+#include <stddef.h>
+
 #include "trace.h"
+
+struct gs_input;
 
 #define GS_EXIT_OK 0
 #define GS_EXIT_INTERNAL 1
@@ -44,5 +48,14 @@ int gs_cli_stdout_check(const char *verb);
 /* Open a trace for a verb; on failure print the one-line error and return
  * GS_EXIT_BAD_INPUT (2); on success 0. */
 int gs_cli_open_trace(struct trace *t, const char *path);
+
+/* Open and load the n untraced reference runs at paths (`gapscope record
+ * --reference`: NVTX ranges and strings) into t[0..n) and in[0..n): all of
+ * them, or none after one line on stderr (GS_EXIT_BAD_INPUT: a file that
+ * cannot be read, or a trace that recorded more than NVTX ranges, whose
+ * walls carry the collector's overhead). Returns 0 or the exit code. */
+int gs_cli_load_references(const char *const *paths, size_t n, struct trace *t,
+			   struct gs_input *in);
+void gs_cli_free_references(struct trace *t, struct gs_input *in, size_t n);
 
 #endif

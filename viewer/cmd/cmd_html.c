@@ -44,6 +44,13 @@ static void usage(FILE *f)
 	      "                     and no line of figures corrected for the collector's\n"
 	      "                     overhead (traces recorded with a calibration have\n"
 	      "                     one per device; docs/collector.md)\n"
+	      "      --reference REF.db\n"
+	      "                     an untraced reference run of the same program\n"
+	      "                     (gapscope record --reference N); repeat for each\n"
+	      "                     run, at most 16; one trace only. The NVTX table\n"
+	      "                     gains the runs' median untraced wall, how far the\n"
+	      "                     traced and corrected walls are from it, and GPU\n"
+	      "                     busy over it (docs/report.md)\n"
 	      "  -h, --help         this text\n"
 	      "\n"
 	      "Without a range the timeline opens on the GPU window (first to last GPU\n"
@@ -54,7 +61,7 @@ static void usage(FILE *f)
 	      f);
 }
 
-enum { OPT_RANGE = 1000, OPT_BEFORE_RANGE, OPT_AFTER_RANGE, OPT_NOCORR };
+enum { OPT_RANGE = 1000, OPT_BEFORE_RANGE, OPT_AFTER_RANGE, OPT_NOCORR, OPT_REF };
 
 int cmd_html(int argc, char **argv)
 {
@@ -64,6 +71,7 @@ int cmd_html(int argc, char **argv)
 	    {"before-range", required_argument, NULL, OPT_BEFORE_RANGE},
 	    {"after-range", required_argument, NULL, OPT_AFTER_RANGE},
 	    {"no-overhead-correction", no_argument, NULL, OPT_NOCORR},
+	    {"reference", required_argument, NULL, OPT_REF},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -72,6 +80,12 @@ int cmd_html(int argc, char **argv)
 	struct diff_result d;
 	struct gs_options opt[2];
 	struct gs_corrected corr[2];
+	struct gs_reference ref = {0};
+	const char *ref_paths[GS_REFERENCE_MAX_RUNS];
+	struct trace ref_t[GS_REFERENCE_MAX_RUNS];
+	struct gs_input ref_in[GS_REFERENCE_MAX_RUNS];
+	const struct gs_input *ref_ptr[GS_REFERENCE_MAX_RUNS];
+	size_t n_refs = 0, k;
 	const char *out = NULL, *range = NULL, *side_range[2] = {NULL, NULL}, *paths[2];
 	char err[512] = "";
 	int c, rc, nruns, i, to_stdout, have_diff = 0, correct = 1;
@@ -98,6 +112,18 @@ int cmd_html(int argc, char **argv)
 				side_range[c == OPT_AFTER_RANGE] = optarg;
 			break;
 		case OPT_NOCORR: correct = 0; break;
+		case OPT_REF:
+			if (!*optarg) {
+				gs_error("html", "--reference needs a trace file");
+				return GS_EXIT_BAD_INPUT;
+			}
+			if (n_refs == GS_REFERENCE_MAX_RUNS) {
+				gs_error("html", "at most %d --reference traces",
+					 GS_REFERENCE_MAX_RUNS);
+				return GS_EXIT_BAD_INPUT;
+			}
+			ref_paths[n_refs++] = optarg;
+			break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
 		case ':':
 			gs_error("html", "option '%s' needs a value; see 'gapscope html --help'",
@@ -126,6 +152,10 @@ int cmd_html(int argc, char **argv)
 				 "and --after-range");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if (n_refs && (nruns == 2 || side_range[0])) {
+		gs_error("html", "--reference applies to a page of one trace");
+		return GS_EXIT_BAD_INPUT;
+	}
 	to_stdout = !strcmp(out, "-");
 	if (nruns == 1 && side_range[0])
 		nruns = 2; /* one file, two ranges */
@@ -140,6 +170,13 @@ int cmd_html(int argc, char **argv)
 	rc = nruns == 2 ? html_load_pair(runs, paths, opt) : html_load(&runs[0], paths[0], &opt[0]);
 	if (rc)
 		return rc;
+	rc = gs_cli_load_references(ref_paths, n_refs, ref_t, ref_in);
+	if (rc) {
+		html_unload(&runs[0]);
+		return rc;
+	}
+	for (k = 0; k < n_refs; k++)
+		ref_ptr[k] = &ref_in[k];
 	for (i = 0; i < nruns; i++) {
 		hr[i].path = paths[i];
 		hr[i].range = opt[i].range_name;
@@ -153,6 +190,15 @@ int cmd_html(int argc, char **argv)
 						&corr[i]) == 0
 				 ? &corr[i]
 				 : NULL;
+		hr[i].ref = NULL;
+	}
+	if (n_refs) {
+		if (gs_reference_compare(runs[0].input, &runs[0].res, ref_ptr, n_refs, &ref) < 0) {
+			gs_error("html", "out of memory");
+			rc = GS_EXIT_INTERNAL;
+			goto out;
+		}
+		hr[0].ref = &ref;
 	}
 	rc = GS_EXIT_OK;
 	if (nruns == 2) {
@@ -184,6 +230,8 @@ int cmd_html(int argc, char **argv)
 		rc = GS_EXIT_INTERNAL;
 	}
 out:
+	gs_reference_free(&ref);
+	gs_cli_free_references(ref_t, ref_in, n_refs);
 	gs_corrected_free(&corr[0]);
 	gs_corrected_free(&corr[1]);
 	if (have_diff)

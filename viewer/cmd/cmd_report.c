@@ -84,37 +84,7 @@ static void usage(FILE *f)
 		"exit status: 0 report printed (also when --range matches nothing),\n"
 		"2 bad input (file, option, or no GPU activity), 1 internal failure.\n",
 		GS_DEFAULT_TOP_N, GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS, GS_DEFAULT_LAUNCH_COST_NS,
-		REPORT_MAX_REFERENCES);
-}
-
-/* Open and load an untraced reference run (NVTX ranges and strings). A
- * trace that recorded more than NVTX ranges is not untraced: its walls
- * carry the collector's overhead, and comparing with them would hide it. */
-static int load_reference(const char *path, struct trace *t, struct gs_input *in)
-{
-	char err[512], *act;
-	int rc = gs_cli_open_trace(t, path);
-
-	if (rc)
-		return rc;
-	act = trace_meta(t, "config.activities");
-	if (!act || strcmp(act, "nvtx") != 0) {
-		gs_error(path,
-			 "not an untraced reference run: it recorded %s%s%s, not NVTX ranges "
-			 "only (make them with gapscope record --reference N)",
-			 act ? "the activities '" : "no list of activities", act ? act : "",
-			 act ? "'" : "");
-		free(act);
-		trace_close(t);
-		return GS_EXIT_BAD_INPUT;
-	}
-	free(act);
-	if (trace_load(t, GS_LOAD_NVTX | GS_LOAD_STRINGS, in, err, sizeof(err)) < 0) {
-		gs_error(path, "%s", err);
-		trace_close(t);
-		return GS_EXIT_BAD_INPUT;
-	}
-	return 0;
+		GS_REFERENCE_MAX_RUNS);
 }
 
 /* Non-negative integer option value, or -1 if malformed. */
@@ -292,10 +262,10 @@ int cmd_report(int argc, char **argv)
 	struct report_ctx rc_ctx;
 	struct gs_corrected corr = {0};
 	struct gs_reference ref = {0};
-	const char *ref_paths[REPORT_MAX_REFERENCES];
-	struct trace ref_t[REPORT_MAX_REFERENCES];
-	struct gs_input ref_in[REPORT_MAX_REFERENCES];
-	const struct gs_input *ref_ptr[REPORT_MAX_REFERENCES];
+	const char *ref_paths[GS_REFERENCE_MAX_RUNS];
+	struct trace ref_t[GS_REFERENCE_MAX_RUNS];
+	struct gs_input ref_in[GS_REFERENCE_MAX_RUNS];
+	const struct gs_input *ref_ptr[GS_REFERENCE_MAX_RUNS];
 	size_t n_refs = 0, k;
 	struct trace t;
 	char err[512];
@@ -320,9 +290,9 @@ int cmd_report(int argc, char **argv)
 				gs_error("report", "--reference needs a trace file");
 				return GS_EXIT_BAD_INPUT;
 			}
-			if (n_refs == REPORT_MAX_REFERENCES) {
+			if (n_refs == GS_REFERENCE_MAX_RUNS) {
 				gs_error("report", "at most %d --reference traces",
-					 REPORT_MAX_REFERENCES);
+					 GS_REFERENCE_MAX_RUNS);
 				return GS_EXIT_BAD_INPUT;
 			}
 			ref_paths[n_refs++] = optarg;
@@ -422,20 +392,14 @@ int cmd_report(int argc, char **argv)
 		trace_close(&t);
 		return GS_EXIT_BAD_INPUT;
 	}
-	for (k = 0; k < n_refs; k++) {
-		memset(&ref_in[k], 0, sizeof(ref_in[k]));
-		rc = load_reference(ref_paths[k], &ref_t[k], &ref_in[k]);
-		if (rc) {
-			while (k-- > 0) {
-				trace_input_free(&ref_in[k]);
-				trace_close(&ref_t[k]);
-			}
-			trace_input_free(&in);
-			trace_close(&t);
-			return rc;
-		}
-		ref_ptr[k] = &ref_in[k];
+	rc = gs_cli_load_references(ref_paths, n_refs, ref_t, ref_in);
+	if (rc) {
+		trace_input_free(&in);
+		trace_close(&t);
+		return rc;
 	}
+	for (k = 0; k < n_refs; k++)
+		ref_ptr[k] = &ref_in[k];
 	if (in.n_site_refs)
 		opt.all_gaps = 1; /* idle by call site reads every gap's segments */
 	if (in.cal.have && opt.correct_instrumentation)
@@ -447,10 +411,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (rc < 0) {
 		gs_error(path, "analysis failed: %s", strerror(-rc));
-		for (k = 0; k < n_refs; k++) {
-			trace_input_free(&ref_in[k]);
-			trace_close(&ref_t[k]);
-		}
+		gs_cli_free_references(ref_t, ref_in, n_refs);
 		trace_input_free(&in);
 		trace_close(&t);
 		return GS_EXIT_INTERNAL;
@@ -472,10 +433,7 @@ int cmd_report(int argc, char **argv)
 	rc = report_render(ops, &rc_ctx);
 	gs_corrected_free(&corr);
 	gs_reference_free(&ref);
-	for (k = 0; k < n_refs; k++) {
-		trace_input_free(&ref_in[k]);
-		trace_close(&ref_t[k]);
-	}
+	gs_cli_free_references(ref_t, ref_in, n_refs);
 	/* a failed write to stdout is told once, with its reason (cli.h) */
 	written = gs_cli_stdout_check("report");
 	gs_result_free(&res);

@@ -715,19 +715,50 @@ static void write_syncs(FILE *f, const struct html_run *r)
 	free(sites);
 }
 
+/* "</td><td>" then the untraced median (range), and traced and corrected
+ * against it, for one NVTX range text */
+static void write_untraced(FILE *f, int64_t wall, int64_t corrected,
+			   const struct gs_reference_range *g)
+{
+	fputs("</td><td>", f);
+	if (g->runs == 0) {
+		fputs("-</td><td>-</td><td>-", f);
+		return;
+	}
+	put_ns(f, g->untraced);
+	fputs(" (", f);
+	put_ns(f, g->min);
+	fputs(" - ", f);
+	put_ns(f, g->max);
+	fprintf(f, ")%s</td><td>", g->count_differs ? " *" : "");
+	if (g->untraced > 0)
+		fprintf(f, "%+.1f%%", 100.0 * ((double)wall / (double)g->untraced - 1.0));
+	fputs("</td><td>", f);
+	if (g->untraced > 0 && corrected >= 0)
+		fprintf(f, "%+.1f%%", 100.0 * ((double)corrected / (double)g->untraced - 1.0));
+	else
+		fputs("-", f);
+}
+
 static void write_nvtx(FILE *f, const struct html_run *r, size_t top)
 {
 	const struct gs_result *res = r->res;
-	/* the corrected wall beside the measured one, as in the text report */
+	/* the corrected wall beside the measured one, and the untraced
+	 * reference runs' median wall, as in the text report */
 	int corr = r->corr && r->corr->n_ranges == res->n_nvtx;
+	int ref = r->ref && r->ref->n_ranges == res->n_nvtx;
 	size_t i;
 
 	if (!res->n_nvtx)
 		return;
 	fprintf(f,
 		"<h3>NVTX ranges</h3>\n<table><tr><th class=\"name\">range</th><th>count</th>"
-		"<th>wall</th>%s<th>GPU busy</th><th>busy share</th></tr>\n",
-		corr ? "<th>corrected</th>" : "");
+		"<th>wall</th>%s%s<th>GPU busy</th><th>busy share</th>%s</tr>\n",
+		corr ? "<th>corrected</th>" : "",
+		ref ? "<th>untraced (median of the reference runs)</th><th>traced vs "
+		      "untraced</th><th>corrected vs untraced</th>"
+		    : "",
+		ref ? "<th>GPU busy over the untraced wall</th>" : "");
 	for (i = 0; i < res->n_nvtx && i < top; i++) {
 		const struct gs_nvtx_stat *n = &res->nvtx[i];
 		fputs("<tr><td class=\"name\">", f);
@@ -738,13 +769,33 @@ static void write_nvtx(FILE *f, const struct html_run *r, size_t top)
 			fputs("</td><td>", f);
 			put_ns(f, r->corr->ranges[i].corrected);
 		}
+		if (ref)
+			write_untraced(f, n->wall, corr ? r->corr->ranges[i].corrected : -1,
+				       &r->ref->ranges[i]);
 		fputs("</td><td>", f);
 		put_ns(f, n->gpu_busy);
 		fputs("</td><td>", f);
 		put_pct(f, n->busy_share);
+		if (ref) {
+			const struct gs_reference_range *g = &r->ref->ranges[i];
+			int64_t busy = n->gpu_busy - (corr ? r->corr->ranges[i].busy_removed : 0);
+			fputs("</td><td>", f);
+			if (g->untraced > 0)
+				put_pct(f, (double)(busy > 0 ? busy : 0) / (double)g->untraced);
+			else
+				fputs("-", f);
+		}
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	if (ref)
+		fprintf(f,
+			"<p class=\"hint\">untraced: the median over %u reference run%s "
+			"(gapscope record --reference: NVTX ranges only) of each run's wall, "
+			"the smallest and largest in brackets; * a run held another number of "
+			"these ranges; busy over the untraced wall: GPU busy in the ranges%s "
+			"over it</p>\n",
+			r->ref->n_runs, r->ref->n_runs == 1 ? "" : "s", corr ? " (corrected)" : "");
 }
 
 static void write_advice(FILE *f, const struct html_run *r)

@@ -19,6 +19,7 @@
 
 #include "analysis.h"
 #include "correct.h"
+#include "reference.h"
 #include "diff.h"
 #include "trace.h"
 
@@ -31,6 +32,8 @@ struct html_run {
 	const struct gs_result *res; /* gs_analyze() of in */
 	const struct gs_corrected *corr; /* figures corrected for the collector's
 					    overhead (gs_correct), NULL: none */
+	const struct gs_reference *ref;	 /* NVTX walls of untraced reference runs
+					    (--reference), NULL: none */
 };
 
 /* Write the page for one run, or for two (nruns = 2, diff of runs[0] ->

@@ -40,8 +40,6 @@ struct report_ctx {
 #define REPORT_LINE_MAX 160
 /* characters of a short kernel name (gs_short_name's max_chars) */
 #define REPORT_NAME_CHARS 80
-/* --reference traces at most */
-#define REPORT_MAX_REFERENCES 16
 
 /* Called in this order: begin, one device() per device, then the
  * whole-trace sections, then end. Each returns 0 or a negative error. */
