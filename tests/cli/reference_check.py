@@ -115,6 +115,22 @@ for args, what in (
 rc, out, err = run("report", f"{d}/t.db", "--reference", f"{d}/t.db")
 check("not an untraced reference run" in err, "a full trace is refused as not untraced")
 
+# a reference run alone has no GPU activity: one line says what it is for
+for verb in (["report"], ["html", "-o", f"{d}/r.html"]):
+    rc, out, err = run(*verb, f"{d}/r1.db")
+    check(rc == 2 and len(err.strip().splitlines()) == 1 and "an untraced reference run" in err
+          and f"--reference {d}/r1.db" in err, f"{verb[0]} of a reference run: exit 2, says how to use it")
+# a folder of traces (a job's processes) leaves the reference runs out, says so once
+job = os.path.join(d, "job")
+os.makedirs(job, exist_ok=True)
+shutil.copy(f"{d}/t.db", f"{job}/t.db")
+shutil.copy(f"{d}/r1.db", f"{job}/t.ref1.db")
+shutil.copy(f"{d}/r3.db", f"{job}/t.ref12.db")
+rc, out, err = run("report", "--json", job)
+procs = json.loads(out)["processes"] if rc == 0 else []
+check(rc == 0 and len(procs) == 1 and "2 untraced reference runs (*.ref<K>.db) left out" in err,
+      f"folder: 1 process, 2 reference runs left out ({rc}: {err.strip()})")
+
 # a trace without NVTX ranges says it has nothing to compare
 subprocess.run([mk, f"{d}/plain.db"], check=True)
 rc, out, err = run("report", f"{d}/plain.db", "--reference", f"{d}/r1.db")

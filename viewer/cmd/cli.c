@@ -157,3 +157,21 @@ void gs_cli_free_references(struct trace *t, struct gs_input *in, size_t n)
 		trace_close(&t[n]);
 	}
 }
+
+const char *gs_cli_no_ops_text(struct trace *t, char *buf, size_t n)
+{
+	char *act = trace_meta(t, "config.activities");
+
+	if (act && strcmp(act, "nvtx") == 0)
+		snprintf(buf, n,
+			 "an untraced reference run (NVTX ranges only, gapscope record "
+			 "--reference): no GPU activity to report; compare it with its traced "
+			 "run: gapscope report TRACE.db --reference %s",
+			 t->path ? t->path : "THIS.db");
+	else
+		snprintf(buf, n,
+			 "no GPU activity in this trace (no kernels, memcpys or memsets); "
+			 "was the program's CUDA work recorded?");
+	free(act);
+	return buf;
+}

@@ -58,4 +58,9 @@ int gs_cli_load_references(const char *const *paths, size_t n, struct trace *t,
 			   struct gs_input *in);
 void gs_cli_free_references(struct trace *t, struct gs_input *in, size_t n);
 
+/* Why a trace holds no GPU activity, into buf (n bytes): an untraced
+ * reference run (config.activities = nvtx) says how to use it, any other
+ * trace asks whether the program's CUDA work was recorded. Returns buf. */
+const char *gs_cli_no_ops_text(struct trace *t, char *buf, size_t n);
+
 #endif

@@ -386,8 +386,7 @@ int cmd_report(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 	}
 	if (in.n_ops == 0) {
-		gs_error(path, "no GPU activity in this trace (no kernels, memcpys or memsets); "
-			       "was the program's CUDA work recorded?");
+		gs_error(path, "%s", gs_cli_no_ops_text(&t, err, sizeof(err)));
 		trace_input_free(&in);
 		trace_close(&t);
 		return GS_EXIT_BAD_INPUT;

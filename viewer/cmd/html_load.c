@@ -121,8 +121,8 @@ int html_load(struct html_loaded *r, const char *path, const struct gs_options *
 	}
 	r->state = 2;
 	if (r->in.n_ops == 0) {
-		gs_error(path, "no GPU activity in this trace (no kernels, memcpys or memsets); "
-			       "was the program's CUDA work recorded?");
+		char why[512];
+		gs_error(path, "%s", gs_cli_no_ops_text(&r->t, why, sizeof(why)));
 		html_unload(r);
 		return GS_EXIT_BAD_INPUT;
 	}

@@ -101,9 +101,7 @@ static void load_one(struct job *j, const struct pool *p, FILE *spool)
 		goto out;
 	}
 	if (in.n_ops == 0) {
-		snprintf(j->err, sizeof(j->err),
-			 "no GPU activity in this trace (no kernels, memcpys or memsets); was the "
-			 "program's CUDA work recorded?");
+		gs_cli_no_ops_text(&tr, j->err, sizeof(j->err));
 		j->rc = GS_EXIT_BAD_INPUT;
 		goto out;
 	}
@@ -187,12 +185,24 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* every regular *.db in folder dir, sorted by name, appended to the list */
+/* 1 when name ends in ".ref<digits>.db": an untraced reference run's trace
+ * (gapscope record --reference), which is no process of the job */
+static int is_reference_name(const char *name, size_t len)
+{
+	size_t i = len - 3; /* at ".db" */
+
+	while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+		i--;
+	return i < len - 3 && i >= 4 && !strncmp(name + i - 4, ".ref", 4);
+}
+
+/* every regular *.db in folder dir, sorted by name, appended to the list;
+ * untraced reference runs' traces (*.ref<K>.db) are left out, said once */
 static int add_dir(const char *verb, const char *dir, char ***list, size_t *n, size_t *cap)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	size_t first = *n;
+	size_t first = *n, refs = 0;
 
 	if (!d) {
 		gs_error(dir, "cannot read the folder: %s", strerror(errno));
@@ -204,6 +214,10 @@ static int add_dir(const char *verb, const char *dir, char ***list, size_t *n, s
 		char *p;
 		if (len < 4 || strcmp(e->d_name + len - 3, ".db") || e->d_name[0] == '.')
 			continue;
+		if (is_reference_name(e->d_name, len)) {
+			refs++;
+			continue;
+		}
 		/* "run/" + name, not "run//name" */
 		if (asprintf(&p, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/",
 			     e->d_name) < 0)
@@ -225,6 +239,12 @@ static int add_dir(const char *verb, const char *dir, char ***list, size_t *n, s
 		(*list)[(*n)++] = p;
 	}
 	closedir(d);
+	if (refs)
+		fprintf(stderr,
+			"gapscope: %s: %zu untraced reference run%s (*.ref<K>.db) left out; "
+			"compare one with its traced run: gapscope report TRACE.db --reference "
+			"REF.db\n",
+			dir, refs, refs == 1 ? "" : "s");
 	if (*n == first) {
 		gs_error(dir, "no *.db trace in this folder");
 		return GS_EXIT_BAD_INPUT;
