@@ -709,6 +709,19 @@ static void record_calibrate(const char *lib)
 	}
 }
 
+/* The start of a run, in *t0 and in GAPSCOPE_RECORD_START_NS. The kernel
+ * stamps files with the coarse clock: compare like with like, here and in
+ * the collector, which leaves alone a trace that a process of this run
+ * wrote since. Returns setenv's result. */
+static int record_mark_start(struct timespec *t0)
+{
+	char ns[24];
+
+	clock_gettime(CLOCK_REALTIME_COARSE, t0);
+	snprintf(ns, sizeof(ns), "%lld", (long long)t0->tv_sec * 1000000000LL + t0->tv_nsec);
+	return setenv("GAPSCOPE_RECORD_START_NS", ns, 1);
+}
+
 /*
  * The reference runs of --reference: the same program n more times with
  * the collector recording NVTX ranges only (next to no overhead), so the
@@ -719,7 +732,7 @@ static void record_calibrate(const char *lib)
  */
 static int record_reference_runs(char *const argv[], int n, const char *tmpl, const char *abs_tmpl)
 {
-	char ref[PATH_MAX * 2 + 16], abs_ref[PATH_MAX * 2 + 16], start_ns[24], what[48];
+	char ref[PATH_MAX * 2 + 16], abs_ref[PATH_MAX * 2 + 16], what[48];
 	struct timespec t0;
 	int k, rc, status;
 	pid_t pid;
@@ -742,11 +755,7 @@ static int record_reference_runs(char *const argv[], int n, const char *tmpl, co
 		}
 		/* each run is a run of its own for the collector's "a process
 		 * of this run wrote it" and for naming what it wrote */
-		clock_gettime(CLOCK_REALTIME_COARSE, &t0);
-		snprintf(start_ns, sizeof(start_ns), "%lld",
-			 (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec);
-		if (setenv("GAPSCOPE_OUTPUT", abs_ref, 1) ||
-		    setenv("GAPSCOPE_RECORD_START_NS", start_ns, 1)) {
+		if (setenv("GAPSCOPE_OUTPUT", abs_ref, 1) || record_mark_start(&t0)) {
 			gs_error("record", "cannot set the environment: %s", strerror(errno));
 			return GS_EXIT_INTERNAL;
 		}
@@ -787,7 +796,7 @@ int cmd_record(int argc, char **argv)
 	const char *flush = NULL, *buffer = NULL, *reference = NULL, *tmpl, *why = NULL, *old;
 	char lib[PATH_MAX], probe[PATH_MAX], dir[PATH_MAX], abs_tmpl[PATH_MAX * 2];
 	struct timespec t0;
-	char start_ns[24], what[48];
+	char what[48];
 	int latency = 0, graph_level = 0, calibrate = 1, c, status, rc, no_callsites = 0;
 	long v, n_ref = 0;
 	pid_t pid;
@@ -884,15 +893,8 @@ int cmd_record(int argc, char **argv)
 			"gapscope: warning: CUDA_INJECTION64_PATH was %s; replaced by the gapscope "
 			"collector (only one CUDA injection library can be active)\n",
 			old);
-	/* The kernel stamps files with the coarse clock: compare like with
-	 * like, here and in the collector, which leaves alone a trace that a
-	 * process of this run wrote since (GAPSCOPE_RECORD_START_NS). */
-	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
-	snprintf(start_ns, sizeof(start_ns), "%lld",
-		 (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec);
 	if (setenv("CUDA_INJECTION64_PATH", lib, 1) || setenv("NVTX_INJECTION64_PATH", lib, 1) ||
-	    setenv("GAPSCOPE_OUTPUT", abs_tmpl, 1) ||
-	    setenv("GAPSCOPE_RECORD_START_NS", start_ns, 1) ||
+	    setenv("GAPSCOPE_OUTPUT", abs_tmpl, 1) || record_mark_start(&t0) ||
 	    (activities && setenv("GAPSCOPE_ACTIVITIES", activities, 1)) ||
 	    (latency && setenv("GAPSCOPE_LATENCY", "1", 1)) ||
 	    (no_callsites && setenv("GAPSCOPE_CALLSITES", "0", 1)) ||
