@@ -120,6 +120,9 @@ for verb in (["report"], ["html", "-o", f"{d}/r.html"]):
     rc, out, err = run(*verb, f"{d}/r1.db")
     check(rc == 2 and len(err.strip().splitlines()) == 1 and "an untraced reference run" in err
           and f"--reference {d}/r1.db" in err, f"{verb[0]} of a reference run: exit 2, says how to use it")
+rc, out, err = run("info", f"{d}/r1.db")
+check(rc == 0 and "GPU window        none: an untraced reference run" in out,
+      "info of a reference run says what it is")
 # a folder of traces (a job's processes) leaves the reference runs out, says so once
 job = os.path.join(d, "job")
 os.makedirs(job, exist_ok=True)

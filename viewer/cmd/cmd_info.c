@@ -63,6 +63,18 @@ static const char *info_or(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
+/* An untraced reference run of gapscope record --reference: NVTX ranges
+ * only (config.activities = nvtx). */
+static int info_is_reference(const struct info *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nconfig; i++)
+		if (!strcmp(in->config[i].key, "activities"))
+			return in->config[i].value && !strcmp(in->config[i].value, "nvtx");
+	return 0;
+}
+
 static int info_is_finalized(const struct info *in)
 {
 	return in->finalized && !strcmp(in->finalized, "1");
@@ -110,7 +122,11 @@ static void info_print_text(const struct info *in, const char *path_clean)
 		printf("%-17s %s\n", "duration", "unknown (no start time recorded)");
 	}
 	if (in->nwindows == 0)
-		printf("%-17s %s\n", "GPU window", "no GPU operations recorded");
+		printf("%-17s %s\n", "GPU window",
+		       info_is_reference(in) ? "none: an untraced reference run (NVTX ranges "
+					       "only, gapscope record --reference); compare it "
+					       "with gapscope report TRACE.db --reference THIS.db"
+					     : "no GPU operations recorded");
 	for (i = 0; i < in->nwindows; i++) {
 		const struct info_window *w = &in->windows[i];
 		char dev[32];
