@@ -134,28 +134,51 @@ static int load_reference(const char *path, struct trace *t, struct gs_input *in
 	return 0;
 }
 
-int gs_cli_load_references(const char *const *paths, size_t n, struct trace *t, struct gs_input *in)
+int gs_cli_refs_add(struct gs_cli_refs *r, const char *verb, const char *arg)
+{
+	if (!*arg) {
+		gs_error(verb, "--reference needs a trace file");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (r->n == GS_REFERENCE_MAX_RUNS) {
+		gs_error(verb, "at most %d --reference traces", GS_REFERENCE_MAX_RUNS);
+		return GS_EXIT_BAD_INPUT;
+	}
+	r->paths[r->n++] = arg;
+	return 0;
+}
+
+/* the first k of r's references, loaded */
+static void refs_close(struct gs_cli_refs *r, size_t k)
+{
+	while (k-- > 0) {
+		trace_input_free(&r->in[k]);
+		trace_close(&r->t[k]);
+	}
+}
+
+int gs_cli_refs_load(struct gs_cli_refs *r)
 {
 	size_t k;
 
-	for (k = 0; k < n; k++) {
+	for (k = 0; k < r->n; k++) {
 		int rc;
-		memset(&in[k], 0, sizeof(in[k]));
-		rc = load_reference(paths[k], &t[k], &in[k]);
+		memset(&r->in[k], 0, sizeof(r->in[k]));
+		rc = load_reference(r->paths[k], &r->t[k], &r->in[k]);
 		if (rc) {
-			gs_cli_free_references(t, in, k);
+			refs_close(r, k);
+			r->n = 0;
 			return rc;
 		}
+		r->ptr[k] = &r->in[k];
 	}
 	return 0;
 }
 
-void gs_cli_free_references(struct trace *t, struct gs_input *in, size_t n)
+void gs_cli_refs_free(struct gs_cli_refs *r)
 {
-	while (n-- > 0) {
-		trace_input_free(&in[n]);
-		trace_close(&t[n]);
-	}
+	refs_close(r, r->n);
+	r->n = 0;
 }
 
 const char *gs_cli_no_ops_text(struct trace *t, char *buf, size_t n)

@@ -10,9 +10,9 @@
 
 #include <stddef.h>
 
+#include "analysis.h"  /* struct gs_input */
+#include "reference.h" /* GS_REFERENCE_MAX_RUNS */
 #include "trace.h"
-
-struct gs_input;
 
 #define GS_EXIT_OK 0
 #define GS_EXIT_INTERNAL 1
@@ -49,14 +49,27 @@ int gs_cli_stdout_check(const char *verb);
  * GS_EXIT_BAD_INPUT (2); on success 0. */
 int gs_cli_open_trace(struct trace *t, const char *path);
 
-/* Open and load the n untraced reference runs at paths (`gapscope record
- * --reference`: NVTX ranges and strings) into t[0..n) and in[0..n): all of
- * them, or none after one line on stderr (GS_EXIT_BAD_INPUT: a file that
- * cannot be read, or a trace that recorded more than NVTX ranges, whose
- * walls carry the collector's overhead). Returns 0 or the exit code. */
-int gs_cli_load_references(const char *const *paths, size_t n, struct trace *t,
-			   struct gs_input *in);
-void gs_cli_free_references(struct trace *t, struct gs_input *in, size_t n);
+/* The untraced reference runs named with --reference (report, html): the
+ * files as given, then, once loaded, their traces and inputs (NVTX ranges
+ * and strings) and ptr[k] = &in[k] for gs_reference_compare. */
+struct gs_cli_refs {
+	const char *paths[GS_REFERENCE_MAX_RUNS];
+	struct trace t[GS_REFERENCE_MAX_RUNS];
+	struct gs_input in[GS_REFERENCE_MAX_RUNS];
+	const struct gs_input *ptr[GS_REFERENCE_MAX_RUNS];
+	size_t n;
+};
+
+/* --reference ARG of verb: remembered. Returns 0, or GS_EXIT_BAD_INPUT
+ * after one line (an empty name, more than GS_REFERENCE_MAX_RUNS). */
+int gs_cli_refs_add(struct gs_cli_refs *r, const char *verb, const char *arg);
+/* Open and load them all, or none after one line on stderr
+ * (GS_EXIT_BAD_INPUT: a file that cannot be read, or a trace that recorded
+ * more than NVTX ranges, whose walls carry the collector's overhead).
+ * Returns 0 or the exit code. */
+int gs_cli_refs_load(struct gs_cli_refs *r);
+/* Close what gs_cli_refs_load opened (and nothing after a failed load). */
+void gs_cli_refs_free(struct gs_cli_refs *r);
 
 /* Why a trace holds no GPU activity, into buf (n bytes): an untraced
  * reference run (config.activities = nvtx) says how to use it, any other

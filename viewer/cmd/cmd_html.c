@@ -81,16 +81,13 @@ int cmd_html(int argc, char **argv)
 	struct gs_options opt[2];
 	struct gs_corrected corr[2];
 	struct gs_reference ref = {0};
-	const char *ref_paths[GS_REFERENCE_MAX_RUNS];
-	struct trace ref_t[GS_REFERENCE_MAX_RUNS];
-	struct gs_input ref_in[GS_REFERENCE_MAX_RUNS];
-	const struct gs_input *ref_ptr[GS_REFERENCE_MAX_RUNS];
-	size_t n_refs = 0, k;
+	struct gs_cli_refs refs;
 	const char *out = NULL, *range = NULL, *side_range[2] = {NULL, NULL}, *paths[2];
 	char err[512] = "";
 	int c, rc, nruns, i, to_stdout, have_diff = 0, correct = 1;
 	struct out_file of;
 
+	refs.n = 0;
 	optind = 0; /* glibc: full re-initialisation */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -113,16 +110,8 @@ int cmd_html(int argc, char **argv)
 			break;
 		case OPT_NOCORR: correct = 0; break;
 		case OPT_REF:
-			if (!*optarg) {
-				gs_error("html", "--reference needs a trace file");
+			if (gs_cli_refs_add(&refs, "html", optarg))
 				return GS_EXIT_BAD_INPUT;
-			}
-			if (n_refs == GS_REFERENCE_MAX_RUNS) {
-				gs_error("html", "at most %d --reference traces",
-					 GS_REFERENCE_MAX_RUNS);
-				return GS_EXIT_BAD_INPUT;
-			}
-			ref_paths[n_refs++] = optarg;
 			break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
 		case ':':
@@ -152,7 +141,7 @@ int cmd_html(int argc, char **argv)
 				 "and --after-range");
 		return GS_EXIT_BAD_INPUT;
 	}
-	if (n_refs && (nruns == 2 || side_range[0])) {
+	if (refs.n && (nruns == 2 || side_range[0])) {
 		gs_error("html", "--reference applies to a page of one trace");
 		return GS_EXIT_BAD_INPUT;
 	}
@@ -170,13 +159,11 @@ int cmd_html(int argc, char **argv)
 	rc = nruns == 2 ? html_load_pair(runs, paths, opt) : html_load(&runs[0], paths[0], &opt[0]);
 	if (rc)
 		return rc;
-	rc = gs_cli_load_references(ref_paths, n_refs, ref_t, ref_in);
+	rc = gs_cli_refs_load(&refs);
 	if (rc) {
 		html_unload(&runs[0]);
 		return rc;
 	}
-	for (k = 0; k < n_refs; k++)
-		ref_ptr[k] = &ref_in[k];
 	for (i = 0; i < nruns; i++) {
 		hr[i].path = paths[i];
 		hr[i].range = opt[i].range_name;
@@ -192,8 +179,8 @@ int cmd_html(int argc, char **argv)
 				 : NULL;
 		hr[i].ref = NULL;
 	}
-	if (n_refs) {
-		if (gs_reference_compare(runs[0].input, &runs[0].res, ref_ptr, n_refs, &ref) < 0) {
+	if (refs.n) {
+		if (gs_reference_compare(runs[0].input, &runs[0].res, refs.ptr, refs.n, &ref) < 0) {
 			gs_error("html", "out of memory");
 			rc = GS_EXIT_INTERNAL;
 			goto out;
@@ -231,7 +218,7 @@ int cmd_html(int argc, char **argv)
 	}
 out:
 	gs_reference_free(&ref);
-	gs_cli_free_references(ref_t, ref_in, n_refs);
+	gs_cli_refs_free(&refs);
 	gs_corrected_free(&corr[0]);
 	gs_corrected_free(&corr[1]);
 	if (have_diff)

@@ -262,11 +262,7 @@ int cmd_report(int argc, char **argv)
 	struct report_ctx rc_ctx;
 	struct gs_corrected corr = {0};
 	struct gs_reference ref = {0};
-	const char *ref_paths[GS_REFERENCE_MAX_RUNS];
-	struct trace ref_t[GS_REFERENCE_MAX_RUNS];
-	struct gs_input ref_in[GS_REFERENCE_MAX_RUNS];
-	const struct gs_input *ref_ptr[GS_REFERENCE_MAX_RUNS];
-	size_t n_refs = 0, k;
+	struct gs_cli_refs refs;
 	struct trace t;
 	char err[512];
 	const char *path;
@@ -275,6 +271,7 @@ int cmd_report(int argc, char **argv)
 	struct report_multi_opts mo = {NULL, NULL, 0, GS_DEFAULT_TOP_N, NULL};
 	struct stat st;
 
+	refs.n = 0;
 	gs_options_init(&opt);
 	opt.all_gaps = 0; /* the renderers read top_gaps only */
 	memset(&in, 0, sizeof(in));
@@ -286,16 +283,8 @@ int cmd_report(int argc, char **argv)
 		case OPT_FULL: full_names = 1; break;
 		case OPT_BYSITE: by_site = 1; break;
 		case OPT_REF:
-			if (!*optarg) {
-				gs_error("report", "--reference needs a trace file");
+			if (gs_cli_refs_add(&refs, "report", optarg))
 				return GS_EXIT_BAD_INPUT;
-			}
-			if (n_refs == GS_REFERENCE_MAX_RUNS) {
-				gs_error("report", "at most %d --reference traces",
-					 GS_REFERENCE_MAX_RUNS);
-				return GS_EXIT_BAD_INPUT;
-			}
-			ref_paths[n_refs++] = optarg;
 			break;
 		case OPT_CSV: mo.csv_dir = optarg; break;
 		case OPT_STEP:
@@ -367,7 +356,7 @@ int cmd_report(int argc, char **argv)
 					   "name the step ranges with --step");
 			return GS_EXIT_BAD_INPUT;
 		}
-		if (n_refs) {
+		if (refs.n) {
 			gs_error("report", "--reference applies to a single trace");
 			return GS_EXIT_BAD_INPUT;
 		}
@@ -391,26 +380,24 @@ int cmd_report(int argc, char **argv)
 		trace_close(&t);
 		return GS_EXIT_BAD_INPUT;
 	}
-	rc = gs_cli_load_references(ref_paths, n_refs, ref_t, ref_in);
+	rc = gs_cli_refs_load(&refs);
 	if (rc) {
 		trace_input_free(&in);
 		trace_close(&t);
 		return rc;
 	}
-	for (k = 0; k < n_refs; k++)
-		ref_ptr[k] = &ref_in[k];
 	if (in.n_site_refs)
 		opt.all_gaps = 1; /* idle by call site reads every gap's segments */
 	if (in.cal.have && opt.correct_instrumentation)
 		opt.all_gaps = 1; /* the overhead correction too */
 	rc = gs_analyze(&in, &opt, &res);
-	if (rc >= 0 && n_refs && gs_reference_compare(&in, &res, ref_ptr, n_refs, &ref) < 0) {
+	if (rc >= 0 && refs.n && gs_reference_compare(&in, &res, refs.ptr, refs.n, &ref) < 0) {
 		gs_result_free(&res);
 		rc = -ENOMEM;
 	}
 	if (rc < 0) {
 		gs_error(path, "analysis failed: %s", strerror(-rc));
-		gs_cli_free_references(ref_t, ref_in, n_refs);
+		gs_cli_refs_free(&refs);
 		trace_input_free(&in);
 		trace_close(&t);
 		return GS_EXIT_INTERNAL;
@@ -423,16 +410,16 @@ int cmd_report(int argc, char **argv)
 	rc_ctx.opt = &opt;
 	rc_ctx.full_names = full_names;
 	rc_ctx.by_site = by_site;
-	if (n_refs) {
+	if (refs.n) {
 		rc_ctx.ref = &ref;
-		rc_ctx.ref_paths = ref_paths;
+		rc_ctx.ref_paths = refs.paths;
 	}
 	if (in.cal.have && opt.correct_instrumentation && gs_correct(&in, &res, &in.cal, &corr) == 0)
 		rc_ctx.corr = &corr;
 	rc = report_render(ops, &rc_ctx);
 	gs_corrected_free(&corr);
 	gs_reference_free(&ref);
-	gs_cli_free_references(ref_t, ref_in, n_refs);
+	gs_cli_refs_free(&refs);
 	/* a failed write to stdout is told once, with its reason (cli.h) */
 	written = gs_cli_stdout_check("report");
 	gs_result_free(&res);
