@@ -131,4 +131,11 @@ else
 fi
 "$gs" html "$db.steps.db" -o "$db.steps.html" || { echo "FAIL: html (steps) exit $?"; exit 1; }
 expect "$(cat "$db.steps.html")" 'cudaStreamSynchronize ×20 at train.py:27 (in `train_one_epoch`) → <span class="fix">'
+# only 5 of the 20 syncs have a captured stack: the verdict says how many
+# were made at the site it names
+"$mk" "$db.partial.db" steps_partial || { echo "FAIL: callsite_mkdb steps_partial"; exit 1; }
+out=$("$gs" report "$db.partial.db") || { echo "FAIL: report (steps_partial) exit $?"; exit 1; }
+expect "$out" 'cudaStreamSynchronize x20, 5 at train.py:27 (in'
+"$gs" html "$db.partial.db" -o "$db.partial.html" || { echo "FAIL: html (steps_partial) exit $?"; exit 1; }
+expect "$(cat "$db.partial.html")" 'cudaStreamSynchronize ×20, 5 at train.py:27 (in `train_one_epoch`) → <span class="fix">'
 exit $fail

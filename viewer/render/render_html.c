@@ -397,6 +397,9 @@ static void write_verdict(FILE *f, const struct html_run *r)
 			st = report_top_site(sites, n_sites, fd->api_name_id);
 			if (st) {
 				report_site_text(site, sizeof(site), in, st->site);
+				/* "×58, 2 at": not every call was made there */
+				if (st->calls < fd->count)
+					fprintf(f, ", %" PRIu64, st->calls);
 				fputs(" at ", f);
 				html_escape(f, site);
 			}

@@ -147,9 +147,14 @@ static void verdict_lines(struct report_ctx *r)
 					      gs_str(&in->strings, f->api_name_id, "?"),
 					      (unsigned long long)f->count);
 			if (s) {
-				char st[256];
+				char st[256], part[32] = "";
 				report_site_text(st, sizeof(st), in, s->site);
-				w += (size_t)snprintf(where + w, sizeof(where) - w, " at %.200s", st);
+				/* "x58, 2 at": not every call was made there */
+				if (s->calls < f->count)
+					snprintf(part, sizeof(part), ", %llu",
+						 (unsigned long long)s->calls);
+				w += (size_t)snprintf(where + w, sizeof(where) - w, "%s at %.200s",
+						      part, st);
 				if (w >= sizeof(where))
 					w = sizeof(where) - 1;
 			}
