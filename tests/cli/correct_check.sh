@@ -36,6 +36,7 @@ expect() { # text, pattern (fixed string)
 out=$("$gs" report "$db" | tr -s ' \n' '  ') || { echo "FAIL: report exit $?"; exit 1; }
 expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.600 us, utilisation 13.1%, idle 17.900 us, launch overhead share 6.8% (idle gaps -100 ns, kernels -300 ns;"
 expect "$out" "1 22.500 us 22.100 us 3.000 us 13.3% all"
+expect "$out" "the measured figures keep it, the corrected ones take off the calibrated 100 ns per kernel."
 out=$("$gs" report --json "$db" | tr -d ' \n') || { echo "FAIL: report --json exit $?"; exit 1; }
 expect "$out" '"per_call_ns":50,"per_call_from_trace":true'
 expect "$out" '"window_ns":20600,"busy_ns":2700,"idle_ns":17900,"idle_removed_ns":100,"busy_removed_ns":300'

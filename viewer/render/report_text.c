@@ -94,6 +94,11 @@ static int t_begin(struct report_ctx *r)
 				"; the measured %s per kernel is NOT subtracted "
 				"(--no-overhead-correction).\n",
 				D(r->in->kernel_overhead_ns));
+		else if (r->corr)
+			fprintf(f,
+				"; the measured figures keep it, the corrected ones take off the "
+				"calibrated %s per kernel.\n",
+				D(r->in->cal.kernel_ns));
 		else
 			fprintf(f, "; the trace holds no measured per-kernel overhead, so "
 				   "nothing is subtracted.\n");
