@@ -178,11 +178,17 @@ static void verdict_lines(struct report_ctx *r)
 			   ? VERDICT_LINE - k - 4 - strlen(gs_rule_fix(f->rule))
 			   : 0;
 		if (strlen(where) > room) {
-			/* cut between UTF-8 characters (the line is wrapped at
-			 * 160 characters in any case: t_end) */
-			while (room > 0 && ((unsigned char)where[room] & 0xc0) == 0x80)
-				room--;
-			where[room] = '\0';
+			/* cut at a space (else between UTF-8 characters), with
+			 * room for the ellipsis that says so; the line is wrapped
+			 * at 160 characters in any case: t_end */
+			size_t cut = room > 2 ? room - 2 : 0, sp;
+			while (cut > 0 && ((unsigned char)where[cut] & 0xc0) == 0x80)
+				cut--;
+			for (sp = cut; sp > 0 && where[sp] != ' '; sp--)
+				;
+			if (sp > cut / 2)
+				cut = sp;
+			snprintf(where + cut, sizeof(where) - cut, "%s", cut ? " \xe2\x80\xa6" : "");
 		}
 		snprintf(line + k, sizeof(line) - k, "%s -> %s", where, gs_rule_fix(f->rule));
 		fputs("  ", r->out);
