@@ -188,7 +188,8 @@ static void verdict_lines(struct report_ctx *r)
 				;
 			if (sp > cut / 2)
 				cut = sp;
-			snprintf(where + cut, sizeof(where) - cut, "%s", cut ? " \xe2\x80\xa6" : "");
+			snprintf(where + cut, sizeof(where) - cut, "%s",
+				 cut ? " \xe2\x80\xa6" : "");
 		}
 		snprintf(line + k, sizeof(line) - k, "%s -> %s", where, gs_rule_fix(f->rule));
 		fputs("  ", r->out);
