@@ -77,8 +77,13 @@ rc, out, err = run("report", "--json", f"{d}/t.db", *refs)
 check(rc == 0, "report --json exits 0")
 j = json.loads(out)
 row = [n for n in j["nvtx"] if n["name"] == "all"][0]
-check(row.get("untraced") == {"runs": 3, "count_differs": 1, "wall_ns": 20000,
-                              "min_ns": 19000, "max_ns": 21000}, f"JSON untraced: {row.get('untraced')}")
+u = row.get("untraced", {})
+check({k: u.get(k) for k in ("runs", "count_differs", "wall_ns", "min_ns", "max_ns")} ==
+      {"runs": 3, "count_differs": 1, "wall_ns": 20000, "min_ns": 19000, "max_ns": 21000},
+      f"JSON untraced: {u}")
+check(abs(u.get("traced_error", 9) - 0.125) < 1e-9 and abs(u.get("corrected_error", 9) - 0.105) < 1e-9
+      and u.get("busy_ns") == 2700 and abs(u.get("busy_share", 9) - 0.135) < 1e-9,
+      "JSON: traced +12.5%, corrected +10.5%, busy 2700 ns = 13.5% of the untraced wall")
 corr = [n for n in j["overhead_corrected"]["nvtx"] if n["name"] == "all"][0]
 check(corr["corrected_wall_ns"] == 22100, f"JSON corrected wall 22100 beside it: {corr}")
 check(j.get("reference", {}).get("runs") == 3 and len(j["reference"]["traces"]) == 3,

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "correct.h"
 #include "reference.h"
 #include "gapscope/trace_format.h"
 
@@ -89,7 +90,7 @@ static void test_matched_by_text(void **state)
 	c_n[2] = range(0, 60, 2, GS_NVTX_RANGE);
 	run_of(&c, c_str, 3, c_n, 3);
 
-	assert_int_equal(gs_reference_compare(&in, &res, refs, 3, &out), 0);
+	assert_int_equal(gs_reference_compare(&in, &res, NULL, refs, 3, &out), 0);
 	assert_int_equal(out.n_runs, 3);
 	assert_int_equal(out.n_ranges, 2);
 	assert_int_equal(out.ranges[0].runs, 3);
@@ -102,8 +103,53 @@ static void test_matched_by_text(void **state)
 	assert_int_equal(out.ranges[1].min, 40);
 	assert_int_equal(out.ranges[1].max, 60);
 	assert_int_equal(out.ranges[1].count_differs, 0);
+	/* against the untraced walls, not corrected: step 900 / 600 - 1 = 0.5,
+	 * load 50 / 50 - 1 = 0; no GPU busy */
+	assert_true(out.ranges[0].have_errors && !out.ranges[0].have_corrected);
+	assert_true(out.ranges[0].traced_error > 0.5 - 1e-12 &&
+		    out.ranges[0].traced_error < 0.5 + 1e-12);
+	assert_true(out.ranges[1].traced_error > -1e-12 && out.ranges[1].traced_error < 1e-12);
+	assert_int_equal(out.ranges[0].busy, 0);
 	gs_reference_free(&out);
 	assert_null(out.ranges);
+}
+
+/* The same runs against a corrected trace: step corrected 660 (660 / 600 - 1
+ * = 0.1), GPU busy 300 less 60 of kernel time taken off = 240 (240 / 600 =
+ * 0.4); load corrected 45 (45 / 50 - 1 = -0.1). */
+static void test_corrected_figures_against_untraced(void **state)
+{
+	static const char *a_str[] = {NULL, "step", "load"};
+	struct gs_nvtx a_n[3];
+	struct gs_nvtx_stat stats[2] = {{1, 2, 900, 300, 0.0}, {2, 1, 50, 0, 0.0}};
+	struct gs_corrected_range cr[2] = {{1, 2, 900, 660, 60}, {2, 1, 50, 45, 0}};
+	struct gs_corrected corr;
+	struct gs_input in, a;
+	const struct gs_input *refs[1] = {&a};
+	struct gs_result res;
+	struct gs_reference out;
+	(void)state;
+
+	traced(&in, &res);
+	res.nvtx = stats;
+	memset(&corr, 0, sizeof(corr));
+	corr.ranges = cr;
+	corr.n_ranges = 2;
+	a_n[0] = range(0, 300, 1, GS_NVTX_RANGE);
+	a_n[1] = range(400, 700, 1, GS_NVTX_RANGE);
+	a_n[2] = range(0, 50, 2, GS_NVTX_RANGE);
+	run_of(&a, a_str, 3, a_n, 3);
+	assert_int_equal(gs_reference_compare(&in, &res, &corr, refs, 1, &out), 0);
+	assert_int_equal(out.ranges[0].untraced, 600);
+	assert_true(out.ranges[0].have_corrected);
+	assert_true(out.ranges[0].corrected_error > 0.1 - 1e-12 &&
+		    out.ranges[0].corrected_error < 0.1 + 1e-12);
+	assert_int_equal(out.ranges[0].busy, 240);
+	assert_true(out.ranges[0].busy_share > 0.4 - 1e-12 &&
+		    out.ranges[0].busy_share < 0.4 + 1e-12);
+	assert_true(out.ranges[1].corrected_error > -0.1 - 1e-12 &&
+		    out.ranges[1].corrected_error < -0.1 + 1e-12);
+	gs_reference_free(&out);
 }
 
 /* A run without any of the traced texts: runs 0, untraced -1. */
@@ -120,7 +166,7 @@ static void test_no_match(void **state)
 	traced(&in, &res);
 	x_n[0] = range(0, 100, 1, GS_NVTX_RANGE);
 	run_of(&x, x_str, 2, x_n, 1);
-	assert_int_equal(gs_reference_compare(&in, &res, refs, 1, &out), 0);
+	assert_int_equal(gs_reference_compare(&in, &res, NULL, refs, 1, &out), 0);
 	assert_int_equal(out.ranges[0].runs, 0);
 	assert_int_equal(out.ranges[0].untraced, -1);
 	assert_int_equal(out.ranges[1].untraced, -1);
@@ -136,15 +182,16 @@ static void test_bad_arguments(void **state)
 	(void)state;
 
 	traced(&in, &res);
-	assert_int_equal(gs_reference_compare(&in, &res, refs, 0, &out), -EINVAL);
-	assert_int_equal(gs_reference_compare(&in, NULL, refs, 1, &out), -EINVAL);
-	assert_int_equal(gs_reference_compare(&in, &res, NULL, 1, &out), -EINVAL);
+	assert_int_equal(gs_reference_compare(&in, &res, NULL, refs, 0, &out), -EINVAL);
+	assert_int_equal(gs_reference_compare(&in, NULL, NULL, refs, 1, &out), -EINVAL);
+	assert_int_equal(gs_reference_compare(&in, &res, NULL, NULL, 1, &out), -EINVAL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_matched_by_text),
+	    cmocka_unit_test(test_corrected_figures_against_untraced),
 	    cmocka_unit_test(test_no_match),
 	    cmocka_unit_test(test_bad_arguments),
 	};

@@ -64,9 +64,32 @@ static int sum_run(const struct gs_input *in, const struct gs_result *res,
 	return 0;
 }
 
+int gs_reference_activities(const char *activities)
+{
+	return activities && strcmp(activities, GS_REFERENCE_ACTIVITIES) == 0;
+}
+
+/* the figures of g (its untraced wall set) for the traced stat s, and its
+ * corrected range c (NULL: not corrected) */
+static void against_untraced(struct gs_reference_range *g, const struct gs_nvtx_stat *s,
+			     const struct gs_corrected_range *c)
+{
+	g->have_corrected = c != NULL;
+	g->busy = s->gpu_busy - (c ? c->busy_removed : 0);
+	if (g->busy < 0)
+		g->busy = 0;
+	g->have_errors = g->untraced > 0;
+	if (!g->have_errors)
+		return;
+	g->traced_error = (double)s->wall / (double)g->untraced - 1.0;
+	if (c)
+		g->corrected_error = (double)c->corrected / (double)g->untraced - 1.0;
+	g->busy_share = (double)g->busy / (double)g->untraced;
+}
+
 int gs_reference_compare(const struct gs_input *in, const struct gs_result *res,
-			 const struct gs_input *const *refs, size_t n_refs,
-			 struct gs_reference *out)
+			 const struct gs_corrected *corr, const struct gs_input *const *refs,
+			 size_t n_refs, struct gs_reference *out)
 {
 	size_t n = res ? res->n_nvtx : 0, r, i;
 	int64_t *sums = NULL, *vals = NULL;
@@ -101,12 +124,14 @@ int gs_reference_compare(const struct gs_input *in, const struct gs_result *res,
 		}
 		g->runs = k;
 		g->untraced = g->min = g->max = -1;
-		if (!k)
-			continue;
-		qsort(vals, k, sizeof(*vals), cmp_i64);
-		g->untraced = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
-		g->min = vals[0];
-		g->max = vals[k - 1];
+		if (k) {
+			qsort(vals, k, sizeof(*vals), cmp_i64);
+			g->untraced = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
+			g->min = vals[0];
+			g->max = vals[k - 1];
+		}
+		against_untraced(g, &res->nvtx[i],
+				 corr && corr->n_ranges == n ? &corr->ranges[i] : NULL);
 	}
 done:
 	free(sums);

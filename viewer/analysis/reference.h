@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "correct.h"
 
 /* reference runs a report compares with, at most (--reference) */
 #define GS_REFERENCE_MAX_RUNS 16
@@ -26,6 +27,14 @@ struct gs_reference_range {
 				   walls (mean of the middle two for an even
 				   number); -1 when no run holds the text */
 	int64_t min, max;	/* ns, the smallest and largest run's sum */
+	/* against the untraced wall (have_errors: untraced > 0) */
+	int have_errors;
+	double traced_error;	/* traced wall / untraced - 1 */
+	int have_corrected;	/* the trace's figures were corrected */
+	double corrected_error; /* corrected wall / untraced - 1 */
+	int64_t busy;		/* ns, GPU busy in the ranges, less the kernel time
+				   the correction took off (with have_corrected) */
+	double busy_share;	/* busy / untraced */
 };
 
 struct gs_reference {
@@ -36,11 +45,18 @@ struct gs_reference {
 
 /* Compare res->nvtx (of the traced in) with the NVTX ranges of the n_refs
  * reference inputs (their nvtx and strings loaded), matched by text (the
- * domain is not compared; marks are left out). Returns 0, -EINVAL for
- * n_refs 0 or a NULL argument, -ENOMEM. */
+ * domain is not compared; marks are left out). corr: the trace's corrected
+ * figures (gs_correct of res), or NULL. Returns 0, -EINVAL for n_refs 0 or
+ * a NULL argument, -ENOMEM. */
 int gs_reference_compare(const struct gs_input *in, const struct gs_result *res,
-			 const struct gs_input *const *refs, size_t n_refs,
-			 struct gs_reference *out);
+			 const struct gs_corrected *corr, const struct gs_input *const *refs,
+			 size_t n_refs, struct gs_reference *out);
+
+/* The activities a reference run records (meta config.activities) */
+#define GS_REFERENCE_ACTIVITIES "nvtx"
+/* 1 when a trace that recorded these activities (meta config.activities,
+ * NULL: unknown) is an untraced reference run */
+int gs_reference_activities(const char *activities);
 void gs_reference_free(struct gs_reference *r);
 
 #endif

@@ -115,7 +115,7 @@ static int load_reference(const char *path, struct trace *t, struct gs_input *in
 	if (rc)
 		return rc;
 	act = trace_meta(t, "config.activities");
-	if (!act || strcmp(act, "nvtx") != 0) {
+	if (!gs_reference_activities(act)) {
 		gs_error(path,
 			 "not an untraced reference run: it recorded %s%s%s, not NVTX ranges "
 			 "only (make them with gapscope record --reference N)",
@@ -185,7 +185,7 @@ const char *gs_cli_no_ops_text(struct trace *t, char *buf, size_t n)
 {
 	char *act = trace_meta(t, "config.activities");
 
-	if (act && strcmp(act, "nvtx") == 0)
+	if (gs_reference_activities(act))
 		snprintf(buf, n,
 			 "an untraced reference run (NVTX ranges only, gapscope record "
 			 "--reference): no GPU activity to report; compare it with its traced "

@@ -180,7 +180,8 @@ int cmd_html(int argc, char **argv)
 		hr[i].ref = NULL;
 	}
 	if (refs.n) {
-		if (gs_reference_compare(runs[0].input, &runs[0].res, refs.ptr, refs.n, &ref) < 0) {
+		if (gs_reference_compare(runs[0].input, &runs[0].res, hr[0].corr, refs.ptr, refs.n,
+					 &ref) < 0) {
 			gs_error("html", "out of memory");
 			rc = GS_EXIT_INTERNAL;
 			goto out;

@@ -71,7 +71,7 @@ static int info_is_reference(const struct info *in)
 
 	for (i = 0; i < in->nconfig; i++)
 		if (!strcmp(in->config[i].key, "activities"))
-			return in->config[i].value && !strcmp(in->config[i].value, "nvtx");
+			return gs_reference_activities(in->config[i].value);
 	return 0;
 }
 

@@ -267,7 +267,7 @@ int cmd_report(int argc, char **argv)
 	char err[512];
 	const char *path;
 	long long v;
-	int c, rc, written, full_names = 0, by_site = 0;
+	int c, rc, written, full_names = 0, by_site = 0, have_corr = 0;
 	struct report_multi_opts mo = {NULL, NULL, 0, GS_DEFAULT_TOP_N, NULL};
 	struct stat st;
 
@@ -391,7 +391,12 @@ int cmd_report(int argc, char **argv)
 	if (in.cal.have && opt.correct_instrumentation)
 		opt.all_gaps = 1; /* the overhead correction too */
 	rc = gs_analyze(&in, &opt, &res);
-	if (rc >= 0 && refs.n && gs_reference_compare(&in, &res, refs.ptr, refs.n, &ref) < 0) {
+	if (rc >= 0 && in.cal.have && opt.correct_instrumentation &&
+	    gs_correct(&in, &res, &in.cal, &corr) == 0)
+		have_corr = 1;
+	if (rc >= 0 && refs.n &&
+	    gs_reference_compare(&in, &res, have_corr ? &corr : NULL, refs.ptr, refs.n, &ref) < 0) {
+		gs_corrected_free(&corr);
 		gs_result_free(&res);
 		rc = -ENOMEM;
 	}
@@ -414,7 +419,7 @@ int cmd_report(int argc, char **argv)
 		rc_ctx.ref = &ref;
 		rc_ctx.ref_paths = refs.paths;
 	}
-	if (in.cal.have && opt.correct_instrumentation && gs_correct(&in, &res, &in.cal, &corr) == 0)
+	if (have_corr)
 		rc_ctx.corr = &corr;
 	rc = report_render(ops, &rc_ctx);
 	gs_corrected_free(&corr);

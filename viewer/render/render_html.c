@@ -720,8 +720,7 @@ static void write_syncs(FILE *f, const struct html_run *r)
 
 /* "</td><td>" then the untraced median (range), and traced and corrected
  * against it, for one NVTX range text */
-static void write_untraced(FILE *f, int64_t wall, int64_t corrected,
-			   const struct gs_reference_range *g)
+static void write_untraced(FILE *f, const struct gs_reference_range *g)
 {
 	fputs("</td><td>", f);
 	if (g->runs == 0) {
@@ -734,11 +733,11 @@ static void write_untraced(FILE *f, int64_t wall, int64_t corrected,
 	fputs(" - ", f);
 	put_ns(f, g->max);
 	fprintf(f, ")%s</td><td>", g->count_differs ? " *" : "");
-	if (g->untraced > 0)
-		fprintf(f, "%+.1f%%", 100.0 * ((double)wall / (double)g->untraced - 1.0));
+	if (g->have_errors)
+		fprintf(f, "%+.1f%%", 100.0 * g->traced_error);
 	fputs("</td><td>", f);
-	if (g->untraced > 0 && corrected >= 0)
-		fprintf(f, "%+.1f%%", 100.0 * ((double)corrected / (double)g->untraced - 1.0));
+	if (g->have_errors && g->have_corrected)
+		fprintf(f, "%+.1f%%", 100.0 * g->corrected_error);
 	else
 		fputs("-", f);
 }
@@ -773,18 +772,16 @@ static void write_nvtx(FILE *f, const struct html_run *r, size_t top)
 			put_ns(f, r->corr->ranges[i].corrected);
 		}
 		if (ref)
-			write_untraced(f, n->wall, corr ? r->corr->ranges[i].corrected : -1,
-				       &r->ref->ranges[i]);
+			write_untraced(f, &r->ref->ranges[i]);
 		fputs("</td><td>", f);
 		put_ns(f, n->gpu_busy);
 		fputs("</td><td>", f);
 		put_pct(f, n->busy_share);
 		if (ref) {
 			const struct gs_reference_range *g = &r->ref->ranges[i];
-			int64_t busy = n->gpu_busy - (corr ? r->corr->ranges[i].busy_removed : 0);
 			fputs("</td><td>", f);
-			if (g->untraced > 0)
-				put_pct(f, (double)(busy > 0 ? busy : 0) / (double)g->untraced);
+			if (g->have_errors)
+				put_pct(f, g->busy_share);
 			else
 				fputs("-", f);
 		}

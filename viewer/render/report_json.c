@@ -558,6 +558,14 @@ static json_t *j_untraced(const struct gs_reference_range *g)
 	json_object_set_new(o, "wall_ns", g->runs ? jint(g->untraced) : json_null());
 	json_object_set_new(o, "min_ns", g->runs ? jint(g->min) : json_null());
 	json_object_set_new(o, "max_ns", g->runs ? jint(g->max) : json_null());
+	json_object_set_new(o, "traced_error",
+			    g->have_errors ? json_real(g->traced_error) : json_null());
+	json_object_set_new(o, "corrected_error",
+			    g->have_errors && g->have_corrected ? json_real(g->corrected_error)
+								: json_null());
+	json_object_set_new(o, "busy_ns", jint(g->busy));
+	json_object_set_new(o, "busy_share",
+			    g->have_errors ? json_real(g->busy_share) : json_null());
 	return o;
 }
 

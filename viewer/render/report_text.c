@@ -471,13 +471,13 @@ static int t_kernels(struct report_ctx *r)
 	return 0;
 }
 
-/* "+49.4%", or "-" without a figure */
-static const char *t_error(char *buf, size_t n, int64_t v, int64_t truth)
+/* "+49.4%" (share as a percentage), or "-" without the figure */
+static const char *t_pct(char *buf, size_t n, int have, const char *fmt, double share)
 {
-	if (v < 0 || truth <= 0)
-		snprintf(buf, n, "-");
+	if (have)
+		snprintf(buf, n, fmt, 100.0 * share);
 	else
-		snprintf(buf, n, "%+.1f%%", 100.0 * ((double)v / (double)truth - 1.0));
+		snprintf(buf, n, "-");
 	return buf;
 }
 
@@ -502,8 +502,6 @@ static int t_reference(struct report_ctx *r)
 	for (i = 0; i < res->n_nvtx; i++) {
 		const struct gs_nvtx_stat *s = &res->nvtx[i];
 		const struct gs_reference_range *g = &ref->ranges[i];
-		int64_t corr = corrected ? r->corr->ranges[i].corrected : -1;
-		int64_t busy = s->gpu_busy - (corrected ? r->corr->ranges[i].busy_removed : 0);
 		char e1[16], e2[16], span[80], busy_s[16];
 
 		if (g->runs == 0) {
@@ -514,16 +512,14 @@ static int t_reference(struct report_ctx *r)
 			gap_dur(hi, sizeof(hi), g->max);
 			snprintf(span, sizeof(span), "%s - %s", lo, hi);
 		}
-		if (g->untraced > 0)
-			snprintf(busy_s, sizeof(busy_s), "%.1f%%",
-				 100.0 * (double)(busy > 0 ? busy : 0) / (double)g->untraced);
-		else
-			snprintf(busy_s, sizeof(busy_s), "-");
 		fprintf(f, "  %8llu %14s %14s %14s %25s %9s %9s %9s  ",
-			(unsigned long long)s->count, D(s->wall), corrected ? D(corr) : "-",
+			(unsigned long long)s->count, D(s->wall),
+			corrected ? D(r->corr->ranges[i].corrected) : "-",
 			g->untraced >= 0 ? D(g->untraced) : "-", span,
-			t_error(e1, sizeof(e1), s->wall, g->untraced),
-			t_error(e2, sizeof(e2), corr, g->untraced), busy_s);
+			t_pct(e1, sizeof(e1), g->have_errors, "%+.1f%%", g->traced_error),
+			t_pct(e2, sizeof(e2), g->have_errors && g->have_corrected, "%+.1f%%",
+			      g->corrected_error),
+			t_pct(busy_s, sizeof(busy_s), g->have_errors, "%.1f%%", g->busy_share));
 		put_escaped(f, gs_str(&r->in->strings, s->text_id, "?"));
 		if (g->count_differs) {
 			fputs(" *", f);
