@@ -27,6 +27,13 @@
  *   kernel_runtime_allbut  the same for every runtime call id but the three
  *                      query calls
  *   kernel_runtime_sync    kernel_runtime + SYNCHRONIZATION records
+ *   kernel_runtime_event   kernel_runtime + CUDA_EVENT records
+ *   kernel_runtime_stream  kernel_runtime + STREAM records
+ *   kernel_runtime_memcpy  kernel_runtime + MEMCPY, MEMCPY2, MEMSET records
+ *   kernel_runtime_overhead  kernel_runtime + OVERHEAD records
+ *   default_set        the collector's default kinds (all of the above)
+ *   default_no_sync_event_stream  the default kinds less SYNCHRONIZATION,
+ *                      CUDA_EVENT and STREAM
  * Prints "mode=M variant=V per_launch_us=X" for
  *   empty_256      back-to-back launches of an empty kernel, rounds of 256
  *   getdev_256     the same with 5 cudaGetDevice() calls before each launch
@@ -143,9 +150,18 @@ static const CUpti_CallbackId subset[] = {
 
 enum runtime_how { RT_NONE, RT_KIND, RT_SUBSET, RT_ALL_BUT };
 
-static void start_cupti(int kernels, enum runtime_how runtime, int sync_kind, int callbacks)
+/* extra activity kinds of the collector's default set */
+enum {
+	K_SYNC = 1,	/* SYNCHRONIZATION */
+	K_EVENT = 2,	/* CUDA_EVENT */
+	K_STREAM = 4,	/* STREAM */
+	K_MEMCPY = 8,	/* MEMCPY, MEMCPY2, MEMSET */
+	K_OVERHEAD = 16 /* OVERHEAD */
+};
+
+static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, int callbacks)
 {
-	if (kernels || runtime != RT_NONE || sync_kind) {
+	if (kernels || runtime != RT_NONE || kinds) {
 		size_t i;
 		CUPTI_CHECK(cuptiActivityRegisterCallbacks(buf_req, buf_done));
 		if (kernels)
@@ -157,8 +173,19 @@ static void start_cupti(int kernels, enum runtime_how runtime, int sync_kind, in
 			for (i = 1; i < CUPTI_RUNTIME_TRACE_CBID_SIZE; i++)
 				if (!is_query((CUpti_CallbackId)i))
 					cuptiActivityEnableRuntimeApi((CUpti_CallbackId)i, 1);
-		if (sync_kind)
+		if (kinds & K_SYNC)
 			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+		if (kinds & K_EVENT)
+			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT));
+		if (kinds & K_STREAM)
+			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM));
+		if (kinds & K_MEMCPY) {
+			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
+			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2));
+			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
+		}
+		if (kinds & K_OVERHEAD)
+			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_OVERHEAD));
 		if (runtime == RT_KIND) {
 			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME));
 			/* as the collector: the query calls' records off */
@@ -212,7 +239,7 @@ static const struct mode {
 	const char *name;
 	int kernels;
 	enum runtime_how runtime;
-	int sync_kind;
+	unsigned kinds; /* extra activity kinds, K_* */
 	int callbacks;
 } modes[] = {
     {"plain", 0, RT_NONE, 0, 0},
@@ -223,7 +250,13 @@ static const struct mode {
     {"runtime_only", 0, RT_KIND, 0, 0},
     {"kernel_runtime_subset", 1, RT_SUBSET, 0, 0},
     {"kernel_runtime_allbut", 1, RT_ALL_BUT, 0, 0},
-    {"kernel_runtime_sync", 1, RT_KIND, 1, 0},
+    {"kernel_runtime_sync", 1, RT_KIND, K_SYNC, 0},
+    {"kernel_runtime_event", 1, RT_KIND, K_EVENT, 0},
+    {"kernel_runtime_stream", 1, RT_KIND, K_STREAM, 0},
+    {"kernel_runtime_memcpy", 1, RT_KIND, K_MEMCPY, 0},
+    {"kernel_runtime_overhead", 1, RT_KIND, K_OVERHEAD, 0},
+    {"default_set", 1, RT_KIND, K_SYNC | K_EVENT | K_STREAM | K_MEMCPY | K_OVERHEAD, 0},
+    {"default_no_sync_event_stream", 1, RT_KIND, K_MEMCPY | K_OVERHEAD, 0},
 };
 #define N_MODES (int)(sizeof modes / sizeof modes[0])
 
@@ -250,14 +283,14 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	/* the driver is up, no context yet: where the collector starts */
-	start_cupti(md->kernels, md->runtime, md->sync_kind, md->callbacks);
+	start_cupti(md->kernels, md->runtime, md->kinds, md->callbacks);
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	CHECK(cudaDeviceSynchronize());
 	for (v = 0; v < 4; v++)
 		printf("mode=%s variant=%s per_launch_us=%.3f\n", md->name, names[v],
 		       loop(s, (enum extra)v));
 	CHECK(cudaStreamDestroy(s));
-	if (md->kernels || md->runtime != RT_NONE || md->sync_kind)
+	if (md->kernels || md->runtime != RT_NONE || md->kinds)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	printf("rows=%llu\n", rows_made);
 	/* with callbacks every launch, stream call and sync made a row */

@@ -3,7 +3,8 @@
 records come from (bench/api_source.cu): each round runs
 gs_bench_api_source once per mode (plain, kernel, kernel_runtime,
 kernel_callbacks, callbacks_only, runtime_only, kernel_runtime_subset,
-kernel_runtime_allbut, kernel_runtime_sync), each in its own process, and it prints
+kernel_runtime_allbut, kernel_runtime_sync, and the collector's other
+default kinds one at a time and together), each in its own process, and it prints
 per variant the median µs per launch of each mode and the median over the
 rounds of mode / plain in the same round. Runs on the GPU machine, from the
 repository root:
@@ -25,7 +26,9 @@ from overhead_pairs import clean_env, have_gpu  # same folder
 
 MODES = ("plain", "kernel", "kernel_runtime", "kernel_callbacks", "callbacks_only",
          "runtime_only", "kernel_runtime_subset", "kernel_runtime_allbut",
-         "kernel_runtime_sync")
+         "kernel_runtime_sync", "kernel_runtime_event", "kernel_runtime_stream",
+         "kernel_runtime_memcpy", "kernel_runtime_overhead", "default_set",
+         "default_no_sync_event_stream")
 LINE = re.compile(r"^mode=(\S+) variant=(\S+) per_launch_us=([0-9.]+)", re.M)
 
 
@@ -33,7 +36,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--modes", help="comma list of modes to run (default: all)")
     a = ap.parse_args()
+    modes = a.modes.split(",") if a.modes else MODES
     if not have_gpu():
         print("no NVIDIA GPU here (nvidia-smi -L): skipped")
         return 77
@@ -41,7 +46,7 @@ def main():
     env = clean_env()
     fig = {}  # (variant, mode) -> [value per round]
     for rnd in range(a.rounds):
-        for m in MODES:
+        for m in modes:
             p = subprocess.run([exe, m], env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, timeout=120)
             if p.returncode != 0:
@@ -54,7 +59,7 @@ def main():
           "(x) = median over rounds of mode / plain in the same round")
     variants = sorted({v for v, _ in fig})
     print(f"{'mode':<23}" + "".join(f"{v:>20}" for v in variants))
-    for m in MODES:
+    for m in modes:
         cells = []
         for v in variants:
             plain = dict(fig.get((v, "plain"), []))

@@ -15,7 +15,9 @@
  *   per library of the leaf frame, the leaf symbols (top 40), and, with
  *   depth, per library anywhere on the stack (each sample counted once) and,
  *   for GS_SAMPLER_LIB (default libcupti), what called into it: the frame
- *   just above its outermost frame, as library:symbol.
+ *   just above its outermost frame, as library:symbol, and the call it was
+ *   entered through: the first frame above it outside it and libcuda.so
+ *   (e.g. libcudart.so:cudaGetDevice).
  * Symbols are the nearest exported ones: inside a stripped library such as
  * libcupti.so they name an entry point near the code, not the function.
  * A figure printer, it asserts nothing; it is not part of the product.
@@ -155,8 +157,8 @@ static void print(FILE *f, const char *title, struct count *c, size_t nc, size_t
 
 int gs_sampler_stop(void)
 {
-	struct count *libs = NULL, *syms = NULL, *stack = NULL, *callers = NULL;
-	size_t nl = 0, ns = 0, nk = 0, nc = 0, cl = 0, cs = 0, ck = 0, cc = 0, i;
+	struct count *libs = NULL, *syms = NULL, *stack = NULL, *callers = NULL, *entries = NULL;
+	size_t nl = 0, ns = 0, nk = 0, nc = 0, ne = 0, cl = 0, cs = 0, ck = 0, cc = 0, ce = 0, i;
 	const char *out = getenv("GS_SAMPLER_OUT");
 	const char *watch = getenv("GS_SAMPLER_LIB") ? getenv("GS_SAMPLER_LIB") : "libcupti";
 	FILE *f = out ? fopen(out, "a") : stderr;
@@ -202,6 +204,18 @@ int gs_sampler_stop(void)
 			else
 				snprintf(name, sizeof(name), "?");
 			add(&callers, &nc, &cc, name);
+			/* the call the program made: the first frame above the
+			 * watched library that is neither it nor the driver */
+			for (k = outer + 1; k < depth && row[k]; k++) {
+				const char *lib =
+				    dladdr(row[k], &di) && di.dli_fname ? base(di.dli_fname) : "?";
+				if (strstr(lib, watch) || strstr(lib, "libcuda.so"))
+					continue;
+				snprintf(name, sizeof(name), "%s:%s", lib,
+					 di.dli_sname ? di.dli_sname : "?");
+				add(&entries, &ne, &ce, name);
+				break;
+			}
 		}
 	}
 	fprintf(f, "samples %zu interval_us %ld depth %d\n", (size_t)n_samples, interval_us, depth);
@@ -211,6 +225,8 @@ int gs_sampler_stop(void)
 		print(f, "library anywhere on the stack:", stack, nk, 30);
 		fprintf(f, "called into %s from:\n", watch);
 		print(f, "", callers, nc, 30);
+		fprintf(f, "entered through (first frame above %s outside the driver):\n", watch);
+		print(f, "", entries, ne, 30);
 	}
 	if (f != stderr)
 		fclose(f);

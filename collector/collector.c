@@ -460,6 +460,245 @@ static void graph_captured(CUgraph graph)
 	pthread_mutex_unlock(&G.hand_lock);
 }
 
+/* ------------------------------------------------ sync and event rows */
+
+/* The collector's id for an event handle: CUPTI's event ids come with its
+ * CUDA_EVENT records, which the default leaves off (enum gs_sync_source).
+ * A handle keeps its id for the life of the process; a handle reused after
+ * cudaEventDestroy keeps it too, and the viewer ties a wait to the latest
+ * record of the event before it, so that is harmless. 0: no id (the table
+ * is full or cannot grow). */
+static struct {
+	pthread_mutex_t lock;
+	const void **keys;
+	uint32_t *ids;
+	size_t cap, used;
+	uint32_t next;
+} event_ids = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0, 1};
+
+static size_t event_slot(const void *h, size_t cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)h * 0x9E3779B97F4A7C15ull;
+	return (size_t)(x >> 20) & (cap - 1);
+}
+
+static int event_ids_grow(void)
+{
+	size_t cap = event_ids.cap ? 2 * event_ids.cap : 1024, i;
+	const void **keys = calloc(cap, sizeof(*keys));
+	uint32_t *ids = calloc(cap, sizeof(*ids));
+
+	if (!keys || !ids || cap > (1u << 24)) {
+		free(keys);
+		free(ids);
+		return -1;
+	}
+	for (i = 0; i < event_ids.cap; i++)
+		if (event_ids.keys[i]) {
+			size_t j = event_slot(event_ids.keys[i], cap);
+			while (keys[j])
+				j = (j + 1) & (cap - 1);
+			keys[j] = event_ids.keys[i];
+			ids[j] = event_ids.ids[i];
+		}
+	free(event_ids.keys);
+	free(event_ids.ids);
+	event_ids.keys = keys;
+	event_ids.ids = ids;
+	event_ids.cap = cap;
+	return 0;
+}
+
+static uint32_t event_id(const void *h)
+{
+	uint32_t id = 0;
+	size_t j;
+
+	if (!h)
+		return 0;
+	pthread_mutex_lock(&event_ids.lock);
+	if (2 * (event_ids.used + 1) > event_ids.cap && event_ids_grow() != 0)
+		goto out;
+	j = event_slot(h, event_ids.cap);
+	while (event_ids.keys[j] && event_ids.keys[j] != h)
+		j = (j + 1) & (event_ids.cap - 1);
+	if (!event_ids.keys[j]) {
+		event_ids.keys[j] = h;
+		event_ids.ids[j] = event_ids.next++;
+		event_ids.used++;
+	}
+	id = event_ids.ids[j];
+out:
+	pthread_mutex_unlock(&event_ids.lock);
+	return id;
+}
+
+/* CUPTI's stream id of a stream handle as the call named it: the runtime's
+ * special handles (cudaStreamLegacy 0x1, cudaStreamPerThread 0x2) and NULL
+ * in a _ptsz call name a context's default streams. -1: unknown. */
+static int64_t stream_id(CUcontext ctx, const void *stream, int per_thread)
+{
+	uint32_t sid = 0;
+
+	if ((uintptr_t)stream == 0x1) {
+		stream = NULL;
+		per_thread = 0;
+	} else if ((uintptr_t)stream == 0x2) {
+		stream = NULL;
+		per_thread = 1;
+	}
+	if (!ctx || cuptiGetStreamIdEx(ctx, (CUstream)(uintptr_t)stream, (uint8_t)per_thread,
+				       &sid) != CUPTI_SUCCESS)
+		return -1;
+	return sid;
+}
+
+/* What a call that synchronises or records an event is: the kind of sync
+ * (enum gs_sync_kind, -1 for an event record), and where in its parameters
+ * the stream and the event handles are. */
+struct sync_call {
+	CUpti_CallbackDomain domain;
+	CUpti_CallbackId cbid;
+	int kind;	/* GS_SYNC_*, or -1: an event record */
+	int per_thread; /* a _ptsz entry point */
+	int stream_at;	/* index of the stream handle among the pointer-sized
+			   leading parameters, -1: none */
+	int event_at;	/* the same for the event handle */
+};
+
+#define RT(x) CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##x
+#define DRV(x) CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##x
+static const struct sync_call sync_calls[] = {
+    {RT(cudaStreamSynchronize_v3020), GS_SYNC_STREAM, 0, 0, -1},
+    {RT(cudaStreamSynchronize_ptsz_v7000), GS_SYNC_STREAM, 1, 0, -1},
+    {RT(cudaEventSynchronize_v3020), GS_SYNC_EVENT, 0, -1, 0},
+    {RT(cudaDeviceSynchronize_v3020), GS_SYNC_CONTEXT, 0, -1, -1},
+    {RT(cudaThreadSynchronize_v3020), GS_SYNC_CONTEXT, 0, -1, -1},
+    {RT(cudaStreamWaitEvent_v3020), GS_SYNC_STREAM_WAIT_EVENT, 0, 0, 1},
+    {RT(cudaStreamWaitEvent_ptsz_v7000), GS_SYNC_STREAM_WAIT_EVENT, 1, 0, 1},
+    {RT(cudaEventRecord_v3020), -1, 0, 1, 0},
+    {RT(cudaEventRecord_ptsz_v7000), -1, 1, 1, 0},
+    {RT(cudaEventRecordWithFlags_v11010), -1, 0, 1, 0},
+    {RT(cudaEventRecordWithFlags_ptsz_v11010), -1, 1, 1, 0},
+    {DRV(cuStreamSynchronize), GS_SYNC_STREAM, 0, 0, -1},
+    {DRV(cuStreamSynchronize_ptsz), GS_SYNC_STREAM, 1, 0, -1},
+    {DRV(cuEventSynchronize), GS_SYNC_EVENT, 0, -1, 0},
+    {DRV(cuCtxSynchronize), GS_SYNC_CONTEXT, 0, -1, -1},
+    {DRV(cuCtxSynchronize_v2), GS_SYNC_CONTEXT, 0, -1, -1},
+    {DRV(cuStreamWaitEvent), GS_SYNC_STREAM_WAIT_EVENT, 0, 0, 1},
+    {DRV(cuStreamWaitEvent_ptsz), GS_SYNC_STREAM_WAIT_EVENT, 1, 0, 1},
+    {DRV(cuEventRecord), -1, 0, 1, 0},
+    {DRV(cuEventRecord_ptsz), -1, 1, 1, 0},
+    {DRV(cuEventRecordWithFlags), -1, 0, 1, 0},
+    {DRV(cuEventRecordWithFlags_ptsz), -1, 1, 1, 0},
+};
+#undef RT
+#undef DRV
+#define N_SYNC_CALLS (sizeof(sync_calls) / sizeof(sync_calls[0]))
+
+/* Whether the callbacks make the sync rows, the event rows. */
+static int syncs_from_callbacks(void)
+{
+	return G.cfg.sync_source == GS_SYNC_FROM_CALLBACKS && (G.cfg.activities & GS_ACT_SYNC);
+}
+
+static int events_from_callbacks(void)
+{
+	return G.cfg.sync_source == GS_SYNC_FROM_CALLBACKS && (G.cfg.activities & GS_ACT_EVENT);
+}
+
+/* A runtime call of the table is in progress on this thread: the driver
+ * calls it makes are not rows of their own. */
+static __thread int in_runtime_sync_call;
+
+static const struct sync_call *find_sync_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	size_t i;
+
+	for (i = 0; i < N_SYNC_CALLS; i++)
+		if (sync_calls[i].domain == domain && sync_calls[i].cbid == cbid)
+			return &sync_calls[i];
+	return NULL;
+}
+
+/* The callback of a call in sync_calls: at its exit, a sync row (start and
+ * end are the call's) or an event row, made as CUPTI's SYNCHRONIZATION and
+ * CUDA_EVENT records would be (decode.c), with the same correlation id as
+ * the call's API record, so that finalize completes them the same way. */
+static void sync_call(const struct sync_call *sc, const CUpti_CallbackData *cb)
+{
+	const void *const *params = cb->functionParams;
+	const void *stream = NULL, *event = NULL;
+	struct gs_event ev;
+	uint32_t ctx_id = 0, dev = 0;
+	int ok;
+
+	if (sc->kind < 0 ? !events_from_callbacks() : !syncs_from_callbacks())
+		return;
+	if (sc->domain == CUPTI_CB_DOMAIN_DRIVER_API && in_runtime_sync_call)
+		return;
+	if (cb->callbackSite == CUPTI_API_ENTER) {
+		*cb->correlationData = cupti_now();
+		if (sc->domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+			in_runtime_sync_call = 1;
+		return;
+	}
+	if (sc->domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		in_runtime_sync_call = 0;
+		ok = cb->functionReturnValue &&
+		     *(const cudaError_t *)cb->functionReturnValue == cudaSuccess;
+	} else {
+		ok = cb->functionReturnValue &&
+		     *(const CUresult *)cb->functionReturnValue == CUDA_SUCCESS;
+	}
+	if (!ok)
+		return;
+	/* every call of the table takes its handles first, pointer-sized;
+	 * calls without parameters (cudaDeviceSynchronize) may have none */
+	if ((sc->stream_at >= 0 || sc->event_at >= 0) && !params)
+		return;
+	if (sc->stream_at >= 0)
+		stream = params[sc->stream_at];
+	if (sc->event_at >= 0)
+		event = params[sc->event_at];
+	if (cb->context) {
+		cuptiGetContextId(cb->context, &ctx_id);
+		if (cuptiGetDeviceId(cb->context, &dev) != CUPTI_SUCCESS)
+			dev = UINT32_MAX;
+	}
+	memset(&ev, 0, sizeof(ev));
+	if (sc->kind < 0) {
+		int64_t sid = stream_id(cb->context, stream, sc->per_thread);
+		ev.kind = GS_EV_CUDA_EVENT;
+		ev.u.cuda_event.event = event_id(event);
+		if (sid < 0 || !ev.u.cuda_event.event)
+			return;
+		ev.u.cuda_event.stream = (uint32_t)sid;
+		ev.u.cuda_event.device = dev;
+		ev.u.cuda_event.context = ctx_id;
+		ev.u.cuda_event.correlation_id = cb->correlationId;
+		ev.u.cuda_event.start = *cb->correlationData;
+	} else {
+		ev.kind = GS_EV_SYNC;
+		ev.u.sync.start = *cb->correlationData;
+		ev.u.sync.end = cupti_now();
+		ev.u.sync.kind = sc->kind;
+		ev.u.sync.implicit = 0;
+		ev.u.sync.device = dev == UINT32_MAX || !cb->context ? -1 : (int64_t)dev;
+		ev.u.sync.context = cb->context ? (int64_t)ctx_id : -1;
+		ev.u.sync.stream =
+		    sc->stream_at >= 0 ? stream_id(cb->context, stream, sc->per_thread) : -1;
+		ev.u.sync.event = sc->event_at >= 0 && event ? (int64_t)event_id(event) : -1;
+		ev.u.sync.correlation_id = cb->correlationId;
+		ev.u.sync.pid = -1; /* from the API call at finalize */
+		ev.u.sync.tid = -1;
+	}
+	pthread_mutex_lock(&G.hand_lock);
+	if (G.accepting)
+		gs_pipeline_event(G.pipe, &ev);
+	pthread_mutex_unlock(&G.hand_lock);
+}
+
 /* A blocking call's call site (callsite.c), handed over like the graph
  * events. */
 static void callsite(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -503,8 +742,12 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain, CUpti
 
 static void callback_body(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
-	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API)
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+		const struct sync_call *sc = find_sync_call(domain, cbid);
+		if (sc)
+			sync_call(sc, data);
 		callsite(domain, cbid, data);
+	}
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		const CUpti_CallbackData *cb = data;
 		if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
@@ -602,6 +845,9 @@ static void enable_activities(int on)
 
 		if (!(G.cfg.activities & kinds[i].act))
 			continue;
+		if ((kinds[i].act == GS_ACT_SYNC && syncs_from_callbacks()) ||
+		    (kinds[i].act == GS_ACT_EVENT && events_from_callbacks()))
+			continue; /* made from callbacks (sync_call) */
 		r = on ? cuptiActivityEnable(kinds[i].kind) : cuptiActivityDisable(kinds[i].kind);
 		if (r != CUPTI_SUCCESS && on) {
 			snprintf(key, sizeof(key), "activity.%s", kinds[i].name);
@@ -777,6 +1023,22 @@ static int enable_callbacks(void)
 					cupti_err(r));
 		r = CUPTI_SUCCESS;
 	}
+	if (syncs_from_callbacks() || events_from_callbacks()) {
+		for (i = 0; i < N_SYNC_CALLS; i++) {
+			if (sync_calls[i].kind < 0 ? !events_from_callbacks()
+						   : !syncs_from_callbacks())
+				continue;
+			r = cuptiEnableCallback(1, G.sub, sync_calls[i].domain, sync_calls[i].cbid);
+			if (r != CUPTI_SUCCESS) {
+				gs_warn("callbacks.syncs",
+					"cannot enable the callbacks that record syncs and CUDA "
+					"events (%s); some are missing",
+					cupti_err(r));
+				break;
+			}
+		}
+		r = CUPTI_SUCCESS;
+	}
 	if (!(G.cfg.activities & GS_ACT_GRAPH))
 		return 0;
 	for (i = 0; i < sizeof(graph_cbids) / sizeof(graph_cbids[0]) && r == CUPTI_SUCCESS; i++)
@@ -852,6 +1114,8 @@ static void write_start_meta(void)
 	gs_writer_meta(w, "config.activities", buf);
 	gs_writer_meta_int(w, "config.latency", G.cfg.latency);
 	gs_writer_meta_int(w, "config.graph_level", G.cfg.graph_level);
+	gs_writer_meta(w, "config.sync_source",
+		       G.cfg.sync_source == GS_SYNC_FROM_CUPTI ? "cupti" : "callbacks");
 	gs_writer_meta_int(w, "config.flush_ms", G.cfg.flush_ms);
 	gs_writer_meta(w, "config.log",
 		       (const char *[]){"quiet", "warn", "info", "debug"}[G.cfg.log_level]);

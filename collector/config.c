@@ -132,6 +132,7 @@ void gs_config_defaults(struct gs_config *c)
 	c->activities = GS_ACT_DEFAULT;
 	c->latency = 0;
 	c->callsites = GS_CS_SYNCS;
+	c->sync_source = GS_SYNC_FROM_CALLBACKS;
 	c->flush_ms = GS_DEFAULT_FLUSH_MS;
 	c->log_level = GS_LOG_WARN;
 	c->buffer_kb = GS_DEFAULT_BUFFER_KB;
@@ -238,6 +239,21 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		} else {
 			gs_warn("config.callsites",
 				"GAPSCOPE_CALLSITES=\"%.64s\" is not 0, 1 or 2; using 1", v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_SYNC_SOURCE", ctx);
+	if (v && *v) {
+		if (strcmp(v, "callbacks") == 0) {
+			c->sync_source = GS_SYNC_FROM_CALLBACKS;
+		} else if (strcmp(v, "cupti") == 0) {
+			c->sync_source = GS_SYNC_FROM_CUPTI;
+		} else {
+			gs_warn("config.sync_source",
+				"GAPSCOPE_SYNC_SOURCE=\"%.64s\" is not callbacks or cupti; using "
+				"callbacks",
+				v);
 			bad++;
 		}
 	}

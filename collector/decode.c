@@ -254,6 +254,7 @@ static int decode_cuda_event(struct gs_decoder *d, const CUpti_ActivityCudaEvent
 	e.device = r->deviceId;
 	e.context = r->contextId;
 	e.correlation_id = r->correlationId;
+	e.start = 0; /* CUPTI's record has no host time */
 	return gs_writer_cuda_event(d->w, &e);
 }
 

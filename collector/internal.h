@@ -72,10 +72,19 @@ struct gs_config {
 	int log_level;	     /* enum gs_log_level */
 	unsigned buffer_kb;  /* KiB per CUPTI activity buffer */
 	int callsites;	     /* enum gs_callsite_mode (GAPSCOPE_CALLSITES) */
+	int sync_source;     /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
 	int64_t run_start_ns; /* ns since the epoch (CLOCK_REALTIME): when the
 				 `gapscope record` run this process belongs to
 				 began (GAPSCOPE_RECORD_START_NS), 0 outside one */
 };
+
+/* Where the `sync` and `event` rows come from. CUPTI's SYNCHRONIZATION and
+ * CUDA_EVENT kinds make every cudaGetDevice dearer while they are on (0.4-0.5
+ * us a call on the H200; PyTorch makes ~5 per kernel), so by default the
+ * collector makes those rows itself from callbacks on the few calls that
+ * synchronise or record an event (docs/collector.md, "Sync and event rows
+ * from callbacks"). */
+enum gs_sync_source { GS_SYNC_FROM_CALLBACKS = 0, GS_SYNC_FROM_CUPTI = 1 };
 
 /* Where environment values come from (getenv in the library, a table in
  * tests). Returns NULL when the variable is unset. */
@@ -191,10 +200,13 @@ struct gs_sync {
 /* A cudaEventRecord (CUPTI_ACTIVITY_KIND_CUDA_EVENT): where an event was
  * recorded. The record API call's start is filled at finalize. */
 struct gs_cuda_event {
-	uint32_t event;	 /* CUPTI event id, as in gs_sync.event */
+	uint32_t event;	 /* CUPTI event id, as in gs_sync.event (or the
+			    collector's, for rows made from callbacks) */
 	uint32_t stream; /* CUPTI stream id where it was recorded */
 	uint32_t device, context;
 	uint32_t correlation_id; /* of the record API call */
+	uint64_t start;		 /* ns, the record call's start; 0: unknown
+				    (taken from the API call at finalize) */
 };
 
 struct gs_nvtx {
@@ -444,6 +456,8 @@ enum gs_event_kind {
 	GS_EV_GRAPH_CAPTURED,	 /* a stream capture ended with this graph */
 	GS_EV_GRAPH_NODE_UPDATE, /* a node's parameters changed */
 	GS_EV_CALLSITE,		 /* a blocking call's stack (callsite.c) */
+	GS_EV_SYNC,		 /* an explicit sync, made from callbacks */
+	GS_EV_CUDA_EVENT,	 /* an event record, made from callbacks */
 };
 
 struct gs_event {
@@ -475,6 +489,8 @@ struct gs_event {
 			int64_t graph_id, exec_id; /* -1: unknown */
 		} update;
 		struct gs_callsite callsite;
+		struct gs_sync sync;
+		struct gs_cuda_event cuda_event;
 	} u;
 };
 

@@ -106,6 +106,8 @@ int gs_apply_event(struct gs_writer *w, const struct gs_event *ev)
 						   ev->u.update.node_id, ev->u.update.graph_id,
 						   ev->u.update.exec_id);
 	case GS_EV_CALLSITE: return gs_callsite_apply(w, NULL, &ev->u.callsite);
+	case GS_EV_SYNC: return gs_writer_sync(w, &ev->u.sync);
+	case GS_EV_CUDA_EVENT: return gs_writer_cuda_event(w, &ev->u.cuda_event);
 	default: return -1;
 	}
 }

@@ -94,8 +94,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_SYNC] = "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device, "
 		"context, stream, event, correlation_id, pid, tid) "
 		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_CUDA_EVENT] = "INSERT INTO events(event, stream, device, context, correlation_id) "
-		      "VALUES(?,?,?,?,?)",
+    [ST_CUDA_EVENT] = "INSERT INTO events(event, stream, device, context, correlation_id, start) "
+		      "VALUES(?,?,?,?,?,?)",
     [ST_NVTX] = "INSERT INTO nvtx(start, end, kind, text_id, domain_id, category, color, pid, "
 		"tid) VALUES(?,?,?,?,?,?,?,?,?)",
     [ST_OVERHEAD] = "INSERT INTO overhead(kind, start, end, object_kind, object_id) "
@@ -1465,6 +1465,7 @@ int gs_writer_cuda_event(struct gs_writer *w, const struct gs_cuda_event *e)
 	bind_i64(st, 3, e->device);
 	bind_i64(st, 4, e->context);
 	bind_i64(st, 5, e->correlation_id);
+	bind_opt(st, 6, e->start ? (int64_t)e->start : -1); /* 0: unknown, NULL */
 	return step(w, ST_CUDA_EVENT, "writing a CUDA event record");
 }
 
@@ -1939,9 +1940,12 @@ static int derive_rows(struct gs_writer *w)
 	if (exec(w, sql, "completing sync rows") != 0)
 		return -1;
 
-	/* CUPTI's event records carry no host time: take the record call's. */
+	/* CUPTI's event records carry no host time: take the record call's
+	 * (rows made from callbacks have their own, kept without the call). */
 	snprintf(sql, sizeof(sql),
-		 "UPDATE events SET start = (SELECT start FROM api_calls WHERE id = %s);", one_e);
+		 "UPDATE events SET start = COALESCE((SELECT start FROM api_calls WHERE id = %s), "
+		 "start);",
+		 one_e);
 	if (exec(w, sql, "completing CUDA event records") != 0)
 		return -1;
 

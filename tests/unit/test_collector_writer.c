@@ -947,6 +947,80 @@ static void test_implicit_syncs_each_case(void **state)
 	sqlite3_close(db);
 }
 
+/* Sync and event rows made from the collector's callbacks (the default,
+ * GAPSCOPE_SYNC_SOURCE=callbacks) go through the pipeline as events and are
+ * completed at finalize like CUPTI's records: the sync takes the API name
+ * and thread of the call with its correlation id; an event row takes the
+ * record call's start, and keeps its own when no API row has that id. */
+static void test_sync_and_event_rows_from_callbacks(void **state)
+{
+	struct gs_writer *w = open_writer();
+	struct gs_event ev;
+	sqlite3 *db;
+	(void)state;
+
+	gs_writer_begin(w);
+	api(w, GS_API_RUNTIME, "cudaEventRecord_v3020", 1000, 1010, 21);
+	api(w, GS_API_RUNTIME, "cudaStreamWaitEvent_v3020", 1100, 1105, 22);
+	api(w, GS_API_RUNTIME, "cudaStreamSynchronize_v3020", 1200, 1900, 23);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = GS_EV_CUDA_EVENT;
+	ev.u.cuda_event = (struct gs_cuda_event){.event = 3,
+						 .stream = 13,
+						 .device = 0,
+						 .context = 1,
+						 .correlation_id = 21,
+						 .start = 1002};
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	/* a record whose call has no API row (runtime calls not recorded) */
+	ev.u.cuda_event = (struct gs_cuda_event){.event = 4,
+						 .stream = 14,
+						 .device = 0,
+						 .context = 1,
+						 .correlation_id = 99,
+						 .start = 5000};
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = GS_EV_SYNC;
+	ev.u.sync = (struct gs_sync){.start = 1101,
+				     .end = 1104,
+				     .kind = GS_SYNC_STREAM_WAIT_EVENT,
+				     .device = 0,
+				     .context = 1,
+				     .stream = 7,
+				     .event = 3,
+				     .correlation_id = 22,
+				     .pid = -1,
+				     .tid = -1};
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	ev.u.sync = (struct gs_sync){.start = 1201,
+				     .end = 1899,
+				     .kind = GS_SYNC_STREAM,
+				     .device = 0,
+				     .context = 1,
+				     .stream = 7,
+				     .event = -1,
+				     .correlation_id = 23,
+				     .pid = -1,
+				     .tid = -1};
+	assert_int_equal(gs_apply_event(w, &ev), 0);
+	gs_writer_commit(w);
+	assert_int_equal(gs_writer_finalize(w, 3000), 0);
+
+	db = open_db();
+	assert_text(db,
+		    "SELECT group_concat(printf('%d:%d@%d', event, stream, start), ' ') FROM "
+		    "(SELECT * FROM events ORDER BY event)",
+		    "3:13@1000 4:14@5000");
+	assert_text(db,
+		    "SELECT group_concat(printf('%d %d %d %d %s %d %d', kind, start, end, "
+		    "coalesce(event, -1), s.value, pid, tid), '; ') FROM (SELECT * FROM syncs "
+		    "WHERE implicit = 0 ORDER BY start) y JOIN strings s ON s.id = y.api_name_id",
+		    "2 1101 1104 3 cudaStreamWaitEvent_v3020 100 101; "
+		    "3 1201 1899 -1 cudaStreamSynchronize_v3020 100 101");
+	sqlite3_close(db);
+}
+
 static void test_no_kernels_no_steady_state(void **state)
 {
 	struct gs_writer *w = open_writer();
@@ -1120,6 +1194,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_implicit_api_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_implicit_syncs_each_case, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sync_and_event_rows_from_callbacks, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_no_kernels_no_steady_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_graph_nodes_completed_from_records, setup,
 					    teardown),
