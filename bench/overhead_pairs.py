@@ -36,7 +36,8 @@ import sys
 SCRUB = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "GAPSCOPE_LIB",
          "GAPSCOPE_OUTPUT", "GAPSCOPE_ACTIVITIES", "GAPSCOPE_LATENCY",
          "GAPSCOPE_FLUSH_MS", "GAPSCOPE_LOG", "GAPSCOPE_BUFFER_KB",
-         "GAPSCOPE_GRAPH_LEVEL", "GAPSCOPE_CALIBRATION", "GAPSCOPE_CALLSITES")
+         "GAPSCOPE_GRAPH_LEVEL", "GAPSCOPE_CALIBRATION", "GAPSCOPE_CALLSITES",
+         "GAPSCOPE_SYNC_SOURCE")
 
 
 def workloads(build):
@@ -46,6 +47,9 @@ def workloads(build):
                    r"^mode=(\S+) per_kernel_us=([0-9.]+)", "us/kernel"),
         "torch_nosync": (["python3", "bench/torch_nosync.py"],
                          r"^torch_(nosync) us_per_step=([0-9.]+)", "us/step"),
+        # a transformers GPT-2 greedy decode of 72 tokens (bench/real)
+        "hf_generate": (["python3", "bench/real/hf_generate.py"],
+                        r"^(generate) tokens \d+ wall_us ([0-9.]+)", "us/generate"),
         "torch_sync": (["python3", "bench/torch_overhead.py"],
                        r"^torch_eager mode=(plain) us_per_step=([0-9.]+)", "us/step"),
         # what tracing adds per launch call, by op (diagnosis)
