@@ -349,8 +349,15 @@ int main(int argc, char **argv)
 	}
 	{
 		const char *a = getenv("GAPSCOPE_ACTIVITIES");
+		const char *src = getenv("GAPSCOPE_SYNC_SOURCE");
 		if (a && *a && gs_activities_parse(a, &activities) != 0)
 			activities = GS_ACT_DEFAULT; /* the collector warns about it */
+		/* The collector makes sync and event rows from callbacks on the
+		 * calls that synchronise or record an event, not from CUPTI's
+		 * kinds, unless told to (GAPSCOPE_SYNC_SOURCE=cupti); this loop
+		 * makes none of those calls. */
+		if (!src || strcmp(src, "cupti") != 0)
+			activities &= ~(unsigned)(GS_ACT_SYNC | GS_ACT_EVENT);
 	}
 	if (cuptiActivityRegisterCallbacks(buf_req, buf_done) != CUPTI_SUCCESS) {
 		fprintf(stderr, "gapscope-calibrate: CUPTI is not usable here\n");
