@@ -103,6 +103,17 @@ record_smoke smoke "record smoke"
 grep -qxF "gapscope: trace written to $db" "$W/smoke.err"
 result $? "record smoke: record names the database it wrote"
 
+v=$(sql "$db" "SELECT value FROM meta WHERE key = 'config.sync_source'")
+[ "$v" = callbacks ]
+result $? "record smoke: sync and event rows made from callbacks by default (config.sync_source = $v)"
+
+# 1b. The same from CUPTI's SYNCHRONIZATION and CUDA_EVENT records
+#     (GAPSCOPE_SYNC_SOURCE=cupti): the checker's counts are the same.
+GAPSCOPE_SYNC_SOURCE=cupti record_smoke smoke-cupti "record smoke, sync rows from CUPTI"
+v=$(sql "$W/smoke-cupti.db" "SELECT value FROM meta WHERE key = 'config.sync_source'")
+[ "$v" = cupti ]
+result $? "record smoke, sync rows from CUPTI: config.sync_source = cupti (got $v)"
+
 # 2. gapscope info on it.
 "$gs" info "$db" >"$W/info.out" 2>&1
 rc=$?
