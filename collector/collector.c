@@ -466,8 +466,8 @@ static void graph_captured(CUgraph graph)
  * CUDA_EVENT records, which the default leaves off (enum gs_sync_source).
  * A handle keeps its id for the life of the process; a handle reused after
  * cudaEventDestroy keeps it too, and the viewer ties a wait to the latest
- * record of the event before it, so that is harmless. 0: no id (the table
- * is full or cannot grow). */
+ * record of the event before it, so that is harmless. 0: no id (a new
+ * handle when the table is full and cannot grow). */
 static struct {
 	pthread_mutex_t lock;
 	const void **keys;
@@ -517,12 +517,18 @@ static uint32_t event_id(const void *h)
 	if (!h)
 		return 0;
 	pthread_mutex_lock(&event_ids.lock);
-	if (2 * (event_ids.used + 1) > event_ids.cap && event_ids_grow() != 0)
+	/* kept at most half full; if it cannot grow, it still serves the
+	 * handles it holds and takes new ones until one slot is left */
+	if (2 * (event_ids.used + 1) > event_ids.cap)
+		event_ids_grow();
+	if (!event_ids.cap)
 		goto out;
 	j = event_slot(h, event_ids.cap);
 	while (event_ids.keys[j] && event_ids.keys[j] != h)
 		j = (j + 1) & (event_ids.cap - 1);
 	if (!event_ids.keys[j]) {
+		if (event_ids.used + 2 > event_ids.cap)
+			goto out;
 		event_ids.keys[j] = h;
 		event_ids.ids[j] = event_ids.next++;
 		event_ids.used++;
