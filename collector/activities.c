@@ -108,6 +108,24 @@ static const struct gs_activity_kind kinds[] = {
     {GS_ACT_STREAM, CUPTI_ACTIVITY_KIND_STREAM, "stream"},
 };
 
+int gs_sync_source_parse(const char *s, int *src)
+{
+	if (strcmp(s, "callbacks") == 0)
+		*src = GS_SYNC_FROM_CALLBACKS;
+	else if (strcmp(s, "cupti") == 0)
+		*src = GS_SYNC_FROM_CUPTI;
+	else
+		return -1;
+	return 0;
+}
+
+unsigned gs_cupti_activities(unsigned act, int sync_source)
+{
+	if (sync_source == GS_SYNC_FROM_CALLBACKS)
+		act &= ~(unsigned)(GS_ACT_SYNC | GS_ACT_EVENT);
+	return act;
+}
+
 const struct gs_activity_kind *gs_activity_kinds(size_t *n)
 {
 	*n = sizeof(kinds) / sizeof(kinds[0]);

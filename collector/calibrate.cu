@@ -349,15 +349,15 @@ int main(int argc, char **argv)
 	}
 	{
 		const char *a = getenv("GAPSCOPE_ACTIVITIES");
-		const char *src = getenv("GAPSCOPE_SYNC_SOURCE");
+		const char *s = getenv("GAPSCOPE_SYNC_SOURCE");
+		int src = GS_SYNC_FROM_CALLBACKS;
 		if (a && *a && gs_activities_parse(a, &activities) != 0)
 			activities = GS_ACT_DEFAULT; /* the collector warns about it */
-		/* The collector makes sync and event rows from callbacks on the
-		 * calls that synchronise or record an event, not from CUPTI's
-		 * kinds, unless told to (GAPSCOPE_SYNC_SOURCE=cupti); this loop
-		 * makes none of those calls. */
-		if (!src || strcmp(src, "cupti") != 0)
-			activities &= ~(unsigned)(GS_ACT_SYNC | GS_ACT_EVENT);
+		if (s && *s && gs_sync_source_parse(s, &src) != 0)
+			src = GS_SYNC_FROM_CALLBACKS; /* likewise */
+		/* the kinds the collector enables: sync and event rows made
+		 * from callbacks need none (this loop makes no such call) */
+		activities = gs_cupti_activities(activities, src);
 	}
 	if (cuptiActivityRegisterCallbacks(buf_req, buf_done) != CUPTI_SUCCESS) {
 		fprintf(stderr, "gapscope-calibrate: CUPTI is not usable here\n");

@@ -602,15 +602,22 @@ static const struct sync_call sync_calls[] = {
 #undef DRV
 #define N_SYNC_CALLS (sizeof(sync_calls) / sizeof(sync_calls[0]))
 
-/* Whether the callbacks make the sync rows, the event rows. */
+/* Whether the callbacks make the rows of activity bit `act`: it is recorded,
+ * but not through its CUPTI kind (gs_cupti_activities). */
+static int from_callbacks(unsigned act)
+{
+	return (G.cfg.activities & act) &&
+	       !(gs_cupti_activities(G.cfg.activities, G.cfg.sync_source) & act);
+}
+
 static int syncs_from_callbacks(void)
 {
-	return G.cfg.sync_source == GS_SYNC_FROM_CALLBACKS && (G.cfg.activities & GS_ACT_SYNC);
+	return from_callbacks(GS_ACT_SYNC);
 }
 
 static int events_from_callbacks(void)
 {
-	return G.cfg.sync_source == GS_SYNC_FROM_CALLBACKS && (G.cfg.activities & GS_ACT_EVENT);
+	return from_callbacks(GS_ACT_EVENT);
 }
 
 /* A runtime call of the table is in progress on this thread: the driver
@@ -849,11 +856,9 @@ static void enable_activities(int on)
 		CUptiResult r;
 		char key[64];
 
-		if (!(G.cfg.activities & kinds[i].act))
+		/* sync and event rows may come from callbacks (sync_call) */
+		if (!(gs_cupti_activities(G.cfg.activities, G.cfg.sync_source) & kinds[i].act))
 			continue;
-		if ((kinds[i].act == GS_ACT_SYNC && syncs_from_callbacks()) ||
-		    (kinds[i].act == GS_ACT_EVENT && events_from_callbacks()))
-			continue; /* made from callbacks (sync_call) */
 		r = on ? cuptiActivityEnable(kinds[i].kind) : cuptiActivityDisable(kinds[i].kind);
 		if (r != CUPTI_SUCCESS && on) {
 			snprintf(key, sizeof(key), "activity.%s", kinds[i].name);

@@ -245,11 +245,7 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 
 	v = get("GAPSCOPE_SYNC_SOURCE", ctx);
 	if (v && *v) {
-		if (strcmp(v, "callbacks") == 0) {
-			c->sync_source = GS_SYNC_FROM_CALLBACKS;
-		} else if (strcmp(v, "cupti") == 0) {
-			c->sync_source = GS_SYNC_FROM_CUPTI;
-		} else {
+		if (gs_sync_source_parse(v, &c->sync_source) != 0) {
 			gs_warn("config.sync_source",
 				"GAPSCOPE_SYNC_SOURCE=\"%.64s\" is not callbacks or cupti; using "
 				"callbacks",

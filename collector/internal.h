@@ -99,6 +99,14 @@ void gs_config_defaults(struct gs_config *c);
 void gs_activities_to_string(unsigned act, char *buf, size_t len);
 /* Parse a GAPSCOPE_ACTIVITIES value. Returns 0 and sets *act, or -1. */
 int gs_activities_parse(const char *s, unsigned *act);
+/* Parse a GAPSCOPE_SYNC_SOURCE value ("callbacks", "cupti"). Returns 0 and
+ * sets *src (enum gs_sync_source), or -1. */
+int gs_sync_source_parse(const char *s, int *src);
+/* The activity bits of `act` recorded through their CUPTI activity kinds
+ * (gs_activity_kinds): all but `sync` and `event` when the collector makes
+ * those rows from callbacks (sync_source GS_SYNC_FROM_CALLBACKS). The
+ * collector enables these kinds; gapscope-calibrate the same ones. */
+unsigned gs_cupti_activities(unsigned act, int sync_source);
 
 /* The CUPTI activity kinds behind the activity bits: enable kinds[i].kind
  * when act & kinds[i].act. Returns the table, *n its length. */

@@ -233,6 +233,20 @@ static void test_env_invalid_values(void **state)
 	check_one_bad("GAPSCOPE_LOG", "verbose", "config.log");
 }
 
+/* Which activity bits go through CUPTI's kinds: sync and event rows are made
+ * from callbacks unless GAPSCOPE_SYNC_SOURCE=cupti. */
+static void test_cupti_activities(void **state)
+{
+	unsigned all_but_driver = GS_ACT_ALL & ~GS_ACT_DRIVER;
+	(void)state;
+	assert_int_equal(gs_cupti_activities(all_but_driver, GS_SYNC_FROM_CUPTI), all_but_driver);
+	assert_int_equal(gs_cupti_activities(all_but_driver, GS_SYNC_FROM_CALLBACKS),
+			 GS_ACT_KERNEL | GS_ACT_MEMCPY | GS_ACT_MEMSET | GS_ACT_RUNTIME |
+			     GS_ACT_STREAM | GS_ACT_NVTX | GS_ACT_GRAPH | GS_ACT_OVERHEAD);
+	assert_int_equal(gs_cupti_activities(GS_ACT_SYNC, GS_SYNC_FROM_CALLBACKS), 0);
+	assert_int_equal(gs_cupti_activities(GS_ACT_KERNEL, GS_SYNC_FROM_CALLBACKS), GS_ACT_KERNEL);
+}
+
 static void test_env_quiet_silences_warnings(void **state)
 {
 	struct env e = {{{"GAPSCOPE_LOG", "quiet"}, {"GAPSCOPE_LATENCY", "maybe"}}};
@@ -289,6 +303,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_env_valid_values, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_env_all_activities, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_env_invalid_values, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cupti_activities, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_env_quiet_silences_warnings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_env_record_start, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_warning_key_warns_once, setup, teardown),
