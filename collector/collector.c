@@ -275,6 +275,12 @@ static void *flush_main(void *arg)
 		 * so no half-filled kernel record is written. A killed process
 		 * loses at most about one period. */
 		cuptiActivityFlushAll(0);
+		/* and the events (syncs, call sites, graphs) that wait
+		 * without waking the writer */
+		pthread_mutex_lock(&G.hand_lock);
+		if (G.accepting)
+			gs_pipeline_kick(G.pipe);
+		pthread_mutex_unlock(&G.hand_lock);
 		pthread_mutex_lock(&G.flush_lock);
 	}
 	pthread_mutex_unlock(&G.flush_lock);

@@ -521,8 +521,11 @@ uint8_t *gs_pipeline_get_buffer(struct gs_pipeline *p);
  * the buffer is dropped and its records counted. Never blocks on the
  * writer. */
 int gs_pipeline_submit(struct gs_pipeline *p, uint8_t *buf, size_t size, size_t valid);
-/* Queue an event (copied). Events are never dropped. */
+/* Queue an event (copied). Events are never dropped. It does not wake the
+ * writer (up to 512 wait for a buffer, gs_pipeline_kick, sync or stop). */
 int gs_pipeline_event(struct gs_pipeline *p, const struct gs_event *ev);
+/* Wake the writer if anything is queued (the flush thread's tick). */
+void gs_pipeline_kick(struct gs_pipeline *p);
 /* Wait until everything handed over so far is committed, at most
  * timeout_ms (0: no limit). Returns 0, or -1 on timeout. */
 int gs_pipeline_sync(struct gs_pipeline *p, unsigned timeout_ms);

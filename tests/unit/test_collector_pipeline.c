@@ -529,6 +529,78 @@ static void test_logged_rows_of_every_kind_applied_with_their_values(void **stat
 	sqlite3_close(db);
 }
 
+/* Rows of graph_nodes committed so far, seen from another connection,
+ * waited for (at most 5 s) until there are `want`. */
+static int64_t committed_nodes(sqlite3 *db, int64_t want)
+{
+	int64_t n = -1;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		n = q_int(db, "SELECT COUNT(*) FROM graph_nodes");
+		if (n >= want)
+			break;
+		usleep(10000);
+	}
+	return n;
+}
+
+/* Events (a sync, a call site, one per call of the program) do not wake the
+ * writer: they wait for a buffer, a kick (the flush thread's tick) or a
+ * sync, or until 512 of them wait; then they are committed. */
+static void test_events_wait_for_a_kick_or_512_of_them(void **state)
+{
+	struct gs_writer *w;
+	struct gs_decoder d;
+	struct gs_pipeline *p;
+	sqlite3 *other;
+	char err[256];
+	uint32_t i;
+	(void)state;
+
+	assert_int_equal(gs_writer_open(&w, path_p, 0, err, sizeof(err)), 0);
+	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
+	assert_int_equal(gs_pipeline_start(&p, &d, 4, 4096), 0);
+	assert_int_equal(sqlite3_open(path_p, &other), SQLITE_OK);
+	/* the writer's threads started and went to wait for work */
+	usleep(50000);
+
+	for (i = 1; i <= 3; i++) {
+		struct gs_event ev = graph_event(i);
+		assert_int_equal(gs_pipeline_event(p, &ev), 0);
+	}
+	usleep(50000);
+	assert_int_equal(q_int(other, "SELECT COUNT(*) FROM graph_nodes"), 0);
+	gs_pipeline_kick(p);
+	assert_int_equal(committed_nodes(other, 3), 3);
+
+	/* no kick: the 512th event since the last wake wakes the writer */
+	for (i = 4; i < 4 + 511; i++) {
+		struct gs_event ev = graph_event(i);
+		assert_int_equal(gs_pipeline_event(p, &ev), 0);
+	}
+	usleep(50000);
+	assert_int_equal(q_int(other, "SELECT COUNT(*) FROM graph_nodes"), 3);
+	{
+		struct gs_event ev = graph_event(i);
+		assert_int_equal(gs_pipeline_event(p, &ev), 0);
+	}
+	assert_int_equal(committed_nodes(other, 3 + 512), 3 + 512);
+
+	/* a sync takes what waits */
+	{
+		struct gs_event ev = graph_event(1000);
+		assert_int_equal(gs_pipeline_event(p, &ev), 0);
+	}
+	assert_int_equal(gs_pipeline_sync(p, 5000), 0);
+	assert_int_equal(q_int(other, "SELECT COUNT(*) FROM graph_nodes"), 3 + 512 + 1);
+
+	sqlite3_close(other);
+	gs_pipeline_stop(p);
+	gs_decoder_free(&d);
+	assert_int_equal(gs_writer_finalize(w, STOP_NS), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +611,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_logged_rows_of_every_kind_applied_with_their_values, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_events_wait_for_a_kick_or_512_of_them, setup,
+					    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
