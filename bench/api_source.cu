@@ -34,6 +34,13 @@
  *   default_set        the collector's default kinds (all of the above)
  *   default_no_sync_event_stream  the default kinds less SYNCHRONIZATION,
  *                      CUDA_EVENT and STREAM
+ *   kr_synccb_*        kernel_runtime + callbacks on the sync and event-record
+ *                      calls the collector makes rows from (sync_calls in
+ *                      collector.c): _rt_empty runtime ids, returning at once;
+ *                      _all_empty runtime and driver ids, returning at once;
+ *                      _all_full both, with the collector's CUPTI queries
+ *                      (timestamps, context, device and stream ids); _rt_ctx,
+ *                      _rt_stream, _rt_time one of those queries alone
  * Prints "mode=M variant=V per_launch_us=X" for
  *   empty_256      back-to-back launches of an empty kernel, rounds of 256
  *   getdev_256     the same with 5 cudaGetDevice() calls before each launch
@@ -207,6 +214,81 @@ static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, i
 	}
 }
 
+/* Callbacks on the calls the collector makes sync and event rows from
+ * (collector.c, sync_calls), by how much each does: what the collector's
+ * GAPSCOPE_SYNC_SOURCE=callbacks costs a launch + sync loop, part by part. */
+enum synccb {
+	SCB_NONE,
+	SCB_RT_EMPTY,  /* runtime ids, the callback returns at once */
+	SCB_ALL_EMPTY, /* runtime and driver ids, returns at once */
+	SCB_ALL_FULL,  /* runtime and driver ids, the collector's queries */
+	SCB_RT_CTX,    /* runtime ids, cuptiGetContextId + cuptiGetDeviceId */
+	SCB_RT_STREAM, /* runtime ids, cuptiGetStreamIdEx */
+	SCB_RT_TIME    /* runtime ids, two cuptiGetTimestamp */
+};
+
+static enum synccb synccb_how;
+static unsigned long long synccb_calls;
+
+static void CUPTIAPI on_sync(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+			     const void *data)
+{
+	const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
+	uint32_t ctx = 0, dev = 0, sid = 0;
+	uint64_t t = 0;
+
+	(void)ud;
+	(void)dom;
+	(void)cbid;
+	synccb_calls++;
+	if (synccb_how == SCB_RT_EMPTY || synccb_how == SCB_ALL_EMPTY)
+		return;
+	if (synccb_how == SCB_ALL_FULL || synccb_how == SCB_RT_TIME) {
+		cuptiGetTimestamp(&t);
+		cuptiGetTimestamp(&t);
+	}
+	if (cb->callbackSite != CUPTI_API_EXIT || !cb->context)
+		return;
+	if (synccb_how == SCB_ALL_FULL || synccb_how == SCB_RT_CTX) {
+		cuptiGetContextId(cb->context, &ctx);
+		cuptiGetDeviceId(cb->context, &dev);
+	}
+	if ((synccb_how == SCB_ALL_FULL || synccb_how == SCB_RT_STREAM) && cb->functionParams) {
+		CUstream st = *(CUstream const *)cb->functionParams;
+		cuptiGetStreamIdEx(cb->context, st, 0, &sid);
+	}
+}
+
+static void start_synccb(enum synccb how)
+{
+	static const CUpti_CallbackId rt[] = {
+	    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+	};
+	static const CUpti_CallbackId drv[] = {
+	    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+	    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,	 CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,
+	    CUPTI_DRIVER_TRACE_CBID_cuEventRecord,
+	};
+	CUpti_SubscriberHandle sub;
+	size_t i;
+
+	if (how == SCB_NONE)
+		return;
+	synccb_how = how;
+	CUPTI_CHECK(cuptiSubscribe(&sub, on_sync, NULL));
+	for (i = 0; i < sizeof rt / sizeof rt[0]; i++)
+		CUPTI_CHECK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[i]));
+	if (how == SCB_ALL_EMPTY || how == SCB_ALL_FULL)
+		for (i = 0; i < sizeof drv / sizeof drv[0]; i++)
+			CUPTI_CHECK(
+			    cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, drv[i]));
+}
+
 /* ------------------------------------------------------------- the loop */
 
 /* us per launch: median over ROUNDS rounds of PER launches each */
@@ -241,22 +323,29 @@ static const struct mode {
 	enum runtime_how runtime;
 	unsigned kinds; /* extra activity kinds, K_* */
 	int callbacks;
+	enum synccb synccb;
 } modes[] = {
-    {"plain", 0, RT_NONE, 0, 0},
-    {"kernel", 1, RT_NONE, 0, 0},
-    {"kernel_runtime", 1, RT_KIND, 0, 0},
-    {"kernel_callbacks", 1, RT_NONE, 0, 1},
-    {"callbacks_only", 0, RT_NONE, 0, 1},
-    {"runtime_only", 0, RT_KIND, 0, 0},
-    {"kernel_runtime_subset", 1, RT_SUBSET, 0, 0},
-    {"kernel_runtime_allbut", 1, RT_ALL_BUT, 0, 0},
-    {"kernel_runtime_sync", 1, RT_KIND, K_SYNC, 0},
-    {"kernel_runtime_event", 1, RT_KIND, K_EVENT, 0},
-    {"kernel_runtime_stream", 1, RT_KIND, K_STREAM, 0},
-    {"kernel_runtime_memcpy", 1, RT_KIND, K_MEMCPY, 0},
-    {"kernel_runtime_overhead", 1, RT_KIND, K_OVERHEAD, 0},
-    {"default_set", 1, RT_KIND, K_SYNC | K_EVENT | K_STREAM | K_MEMCPY | K_OVERHEAD, 0},
-    {"default_no_sync_event_stream", 1, RT_KIND, K_MEMCPY | K_OVERHEAD, 0},
+    {"plain", 0, RT_NONE, 0, 0, SCB_NONE},
+    {"kernel", 1, RT_NONE, 0, 0, SCB_NONE},
+    {"kernel_runtime", 1, RT_KIND, 0, 0, SCB_NONE},
+    {"kernel_callbacks", 1, RT_NONE, 0, 1, SCB_NONE},
+    {"callbacks_only", 0, RT_NONE, 0, 1, SCB_NONE},
+    {"runtime_only", 0, RT_KIND, 0, 0, SCB_NONE},
+    {"kernel_runtime_subset", 1, RT_SUBSET, 0, 0, SCB_NONE},
+    {"kernel_runtime_allbut", 1, RT_ALL_BUT, 0, 0, SCB_NONE},
+    {"kernel_runtime_sync", 1, RT_KIND, K_SYNC, 0, SCB_NONE},
+    {"kernel_runtime_event", 1, RT_KIND, K_EVENT, 0, SCB_NONE},
+    {"kernel_runtime_stream", 1, RT_KIND, K_STREAM, 0, SCB_NONE},
+    {"kernel_runtime_memcpy", 1, RT_KIND, K_MEMCPY, 0, SCB_NONE},
+    {"kernel_runtime_overhead", 1, RT_KIND, K_OVERHEAD, 0, SCB_NONE},
+    {"default_set", 1, RT_KIND, K_SYNC | K_EVENT | K_STREAM | K_MEMCPY | K_OVERHEAD, 0, SCB_NONE},
+    {"default_no_sync_event_stream", 1, RT_KIND, K_MEMCPY | K_OVERHEAD, 0, SCB_NONE},
+    {"kr_synccb_rt_empty", 1, RT_KIND, 0, 0, SCB_RT_EMPTY},
+    {"kr_synccb_all_empty", 1, RT_KIND, 0, 0, SCB_ALL_EMPTY},
+    {"kr_synccb_all_full", 1, RT_KIND, 0, 0, SCB_ALL_FULL},
+    {"kr_synccb_rt_ctx", 1, RT_KIND, 0, 0, SCB_RT_CTX},
+    {"kr_synccb_rt_stream", 1, RT_KIND, 0, 0, SCB_RT_STREAM},
+    {"kr_synccb_rt_time", 1, RT_KIND, 0, 0, SCB_RT_TIME},
 };
 #define N_MODES (int)(sizeof modes / sizeof modes[0])
 
@@ -284,6 +373,7 @@ int main(int argc, char **argv)
 	}
 	/* the driver is up, no context yet: where the collector starts */
 	start_cupti(md->kernels, md->runtime, md->kinds, md->callbacks);
+	start_synccb(md->synccb);
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	CHECK(cudaDeviceSynchronize());
 	for (v = 0; v < 4; v++)
@@ -292,7 +382,13 @@ int main(int argc, char **argv)
 	CHECK(cudaStreamDestroy(s));
 	if (md->kernels || md->runtime != RT_NONE || md->kinds)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	printf("rows=%llu\n", rows_made);
+	printf("rows=%llu sync_callbacks=%llu\n", rows_made, synccb_calls);
+	/* every sync_256 launch's sync entered and left the callback */
+	if (md->synccb != SCB_NONE && synccb_calls < 2ull * (WARMUP + ROUNDS) * PER) {
+		printf("FAIL: %llu sync callbacks for %d syncs\n", synccb_calls,
+		       (WARMUP + ROUNDS) * PER);
+		return 1;
+	}
 	/* with callbacks every launch, stream call and sync made a row */
 	if (md->callbacks && rows_made < 4ull * (WARMUP + ROUNDS) * PER) {
 		printf("FAIL: %llu callback rows for %d launches\n", rows_made,

@@ -453,8 +453,9 @@ int gs_decoder_flush_nvtx(struct gs_decoder *d, int final, uint64_t stop_ns);
 
 /* ---------------------------------------------------------------- pipeline */
 
-/* A graph-topology event from a CUPTI callback, queued to the writer thread
- * in order with the activity buffers. */
+/* An event made in a CUPTI callback (graph topology, a sync, an event record,
+ * a call site), queued to the writer thread in order with the activity
+ * buffers. */
 enum gs_event_kind {
 	GS_EV_GRAPH = 1,
 	GS_EV_GRAPH_NODE,
@@ -521,10 +522,11 @@ uint8_t *gs_pipeline_get_buffer(struct gs_pipeline *p);
  * the buffer is dropped and its records counted. Never blocks on the
  * writer. */
 int gs_pipeline_submit(struct gs_pipeline *p, uint8_t *buf, size_t size, size_t valid);
-/* Queue an event (copied). Events are never dropped. It does not wake the
- * writer (up to 512 wait for a buffer, gs_pipeline_kick, sync or stop). */
+/* Queue an event (copied into a batch; -1 when out of memory). It does not
+ * wake the writer: the batch waits until it is full (64 KiB), a buffer
+ * follows, gs_pipeline_kick, sync or stop. */
 int gs_pipeline_event(struct gs_pipeline *p, const struct gs_event *ev);
-/* Wake the writer if anything is queued (the flush thread's tick). */
+/* Queue the events that wait, and wake the writer (the flush thread's tick). */
 void gs_pipeline_kick(struct gs_pipeline *p);
 /* Wait until everything handed over so far is committed, at most
  * timeout_ms (0: no limit). Returns 0, or -1 on timeout. */

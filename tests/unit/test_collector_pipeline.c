@@ -546,15 +546,17 @@ static int64_t committed_nodes(sqlite3 *db, int64_t want)
 }
 
 /* Events (a sync, a call site, one per call of the program) do not wake the
- * writer: they wait for a buffer, a kick (the flush thread's tick) or a
- * sync, or until 512 of them wait; then they are committed. */
-static void test_events_wait_for_a_kick_or_512_of_them(void **state)
+ * writer: they wait in a batch for a buffer, a kick (the flush thread's
+ * tick), a sync or stop, or until the batch (64 KiB) is full; then they are
+ * committed, in order. */
+static void test_events_wait_for_a_kick_or_a_full_batch(void **state)
 {
 	struct gs_writer *w;
 	struct gs_decoder d;
 	struct gs_pipeline *p;
 	sqlite3 *other;
 	char err[256];
+	int64_t n;
 	uint32_t i;
 	(void)state;
 
@@ -574,26 +576,26 @@ static void test_events_wait_for_a_kick_or_512_of_them(void **state)
 	gs_pipeline_kick(p);
 	assert_int_equal(committed_nodes(other, 3), 3);
 
-	/* no kick: the 512th event since the last wake wakes the writer */
-	for (i = 4; i < 4 + 511; i++) {
+	/* no kick: a node event holds its 256-byte name, so 300 of them fill
+	 * a batch; the full one is committed, the last event still waits */
+	for (i = 4; i < 4 + 300; i++) {
 		struct gs_event ev = graph_event(i);
 		assert_int_equal(gs_pipeline_event(p, &ev), 0);
 	}
-	usleep(50000);
-	assert_int_equal(q_int(other, "SELECT COUNT(*) FROM graph_nodes"), 3);
+	n = committed_nodes(other, 4);
+	assert_true(n >= 4);
+	assert_true(n < 3 + 300);
+	/* a sync takes what waits, and a buffer goes behind the events
+	 * before it */
 	{
-		struct gs_event ev = graph_event(i);
-		assert_int_equal(gs_pipeline_event(p, &ev), 0);
-	}
-	assert_int_equal(committed_nodes(other, 3 + 512), 3 + 512);
-
-	/* a sync takes what waits */
-	{
-		struct gs_event ev = graph_event(1000);
-		assert_int_equal(gs_pipeline_event(p, &ev), 0);
+		size_t valid;
+		uint8_t *buf = small_buffer(1, &valid);
+		assert_int_equal(gs_pipeline_submit(p, buf, 4096, valid), 0);
 	}
 	assert_int_equal(gs_pipeline_sync(p, 5000), 0);
-	assert_int_equal(q_int(other, "SELECT COUNT(*) FROM graph_nodes"), 3 + 512 + 1);
+	assert_int_equal(q_int(other, "SELECT COUNT(*) FROM graph_nodes"), 3 + 300);
+	assert_int_equal(q_int(other, "SELECT MIN(node_id) FROM graph_nodes"), 101);
+	assert_int_equal(q_int(other, "SELECT MAX(node_id) FROM graph_nodes"), 100 + 3 + 300);
 
 	sqlite3_close(other);
 	gs_pipeline_stop(p);
@@ -611,7 +613,7 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_logged_rows_of_every_kind_applied_with_their_values, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_events_wait_for_a_kick_or_512_of_them, setup,
+	    cmocka_unit_test_setup_teardown(test_events_wait_for_a_kick_or_a_full_batch, setup,
 					    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
