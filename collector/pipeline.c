@@ -11,11 +11,12 @@
  * order with the records. They cost the program's thread little: each is
  * copied, only as long as its kind needs, into an open batch (one
  * allocation per EVENT_BATCH bytes, not two of a full struct gs_event per
- * event), and does not wake the writer. The batch joins the queue when it is
- * full, before the next buffer, at the flush thread's tick
- * (gs_pipeline_kick), a sync or stop. (A launch + sync loop with a sync row per call made from
- * callbacks: 13.1 us a launch without the rows, 15.3 with a row each handed
- * over alone, 14.1 with the rows made but not handed over; H200, r5.)
+ * event), and does not wake the writer. The batch joins the queue when it
+ * is full, before the next buffer, at the flush thread's tick
+ * (gs_pipeline_kick), a sync or stop. (A launch + sync loop with a sync row
+ * per call made from callbacks, H200: 13.1 us a launch without the rows,
+ * 15.3 with each row handed over alone, 14.1 with the rows made but not
+ * handed over.)
  *
  * Behind the queue the work runs on two threads, so that decoding buffer
  * k+1 overlaps SQLite's work on buffer k:
@@ -46,7 +47,7 @@ struct item {
 	uint8_t *buf;  /* activity buffer, or NULL for a batch of events */
 	size_t size;   /* bytes allocated at buf */
 	size_t valid;  /* bytes of records in buf, or of events at evs */
-	uint8_t *evs;  /* events, packed (put_event), or NULL */
+	uint8_t *evs;  /* events, packed (gs_pipeline_event), or NULL */
 	unsigned n_ev; /* events at evs */
 	struct item *next;
 };
