@@ -183,6 +183,17 @@ static struct gs_event graph_event(uint32_t graph_id)
 	return ev;
 }
 
+/* A writer on path_p, its decoder and a pipeline in front of them. */
+static void open_pipelined(struct gs_writer **w, struct gs_decoder *d, struct gs_pipeline **p,
+			   size_t max_pending, size_t buffer_bytes)
+{
+	char err[256];
+
+	assert_int_equal(gs_writer_open(w, path_p, 0, err, sizeof(err)), 0);
+	gs_decoder_init(d, *w, 0, gs_synthetic_next, names, NULL);
+	assert_int_equal(gs_pipeline_start(p, d, max_pending, buffer_bytes), 0);
+}
+
 #define STOP_NS 99000000u
 
 /* Through the pipeline: buffers and events handed over as the collector
@@ -192,12 +203,9 @@ static void write_pipelined(void)
 	struct gs_writer *w;
 	struct gs_decoder d;
 	struct gs_pipeline *p;
-	char err[256];
 	int b;
 
-	assert_int_equal(gs_writer_open(&w, path_p, 0, err, sizeof(err)), 0);
-	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
-	assert_int_equal(gs_pipeline_start(&p, &d, 16, BUF_BYTES), 0);
+	open_pipelined(&w, &d, &p, 16, BUF_BYTES);
 	for (b = 0; b < LAUNCHES / PER_BUFFER; b++) {
 		size_t valid;
 		uint8_t *buf = make_buffer(b, &valid);
@@ -400,15 +408,12 @@ static void test_pipelined_sqlite_error_warns_once_and_never_hangs(void **state)
 	struct gs_decoder d;
 	struct gs_pipeline *p;
 	sqlite3 *other;
-	char err[256];
 	const char *key, *msg;
 	size_t valid;
 	uint8_t *buf;
 	(void)state;
 
-	assert_int_equal(gs_writer_open(&w, path_p, 0, err, sizeof(err)), 0);
-	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
-	assert_int_equal(gs_pipeline_start(&p, &d, 4, 4096), 0);
+	open_pipelined(&w, &d, &p, 4, 4096);
 	assert_int_equal(sqlite3_open(path_p, &other), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
 
@@ -555,14 +560,11 @@ static void test_events_wait_for_a_kick_or_a_full_batch(void **state)
 	struct gs_decoder d;
 	struct gs_pipeline *p;
 	sqlite3 *other;
-	char err[256];
 	int64_t n;
 	uint32_t i;
 	(void)state;
 
-	assert_int_equal(gs_writer_open(&w, path_p, 0, err, sizeof(err)), 0);
-	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
-	assert_int_equal(gs_pipeline_start(&p, &d, 4, 4096), 0);
+	open_pipelined(&w, &d, &p, 4, 4096);
 	assert_int_equal(sqlite3_open(path_p, &other), SQLITE_OK);
 	/* the writer's threads started and went to wait for work */
 	usleep(50000);
@@ -668,9 +670,7 @@ static void test_every_event_kind_survives_the_batch(void **state)
 	(void)state;
 
 	assert_int_equal(n, 9);
-	assert_int_equal(gs_writer_open(&w, path_p, 0, err, sizeof(err)), 0);
-	gs_decoder_init(&d, w, 0, gs_synthetic_next, names, NULL);
-	assert_int_equal(gs_pipeline_start(&p, &d, 4, 4096), 0);
+	open_pipelined(&w, &d, &p, 4, 4096);
 	for (i = 0; i < n; i++) {
 		if (i == 4) {
 			buf = small_buffer(1, &valid);
