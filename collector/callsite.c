@@ -3,9 +3,11 @@
  * callsite.h): capture in the API callback, interning and symbolisation on
  * the writer thread.
  *
- * The capture copies data only: frame addresses from libgcc's unwinder
- * (_Unwind_Backtrace, what glibc's backtrace() uses, stopped as soon as
- * the frames kept are complete)
+ * The capture copies data only: frame addresses from libunwind's
+ * unw_backtrace when it loads (dlopen; it caches each frame's unwind rule,
+ * ~10 ns a frame on a stack it has seen), else from libgcc's unwinder
+ * (_Unwind_Backtrace, what glibc's backtrace() uses, ~100 ns a frame,
+ * stopped as soon as the frames kept are complete)
  * and file/line/function of the innermost Python frames: through CPython's
  * public C API when this thread holds the GIL (looked up with dlsym; never
  * linked, never called without the GIL, the GIL never taken), else, on
@@ -215,34 +217,114 @@ struct walk {
 	int walked;
 };
 
-static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
+/* One frame of the walk, innermost first: dropped (the collector's own, the
+ * leading CUDA-side ones) or kept. Returns 0 when the walk can stop. */
+static int take_frame(struct walk *w, void *ip)
 {
-	struct walk *w = arg;
-	void *ip = (void *)_Unwind_GetIP(ctx);
-
 	if (!ip || ++w->walked > RAW_FRAMES)
-		return _URC_END_OF_STACK;
+		return 0;
 	if (w->skip > 0) {
 		w->skip--;
-		return _URC_NO_REASON;
+		return 1;
 	}
 	if (w->leading && in_skipped(ip))
-		return _URC_NO_REASON;
+		return 1;
 	w->leading = 0;
 	w->cs->native[w->cs->n_native++] = ip;
-	return w->cs->n_native < GS_CS_NATIVE_MAX ? _URC_NO_REASON : _URC_END_OF_STACK;
+	return w->cs->n_native < GS_CS_NATIVE_MAX;
 }
 
-/* Walks the stack only as far as the frames it keeps: the program's frames
- * below a deep framework stack (PyTorch: 30-50 native frames) are not
- * unwound for nothing, and unwinding costs about 130 ns a frame. Frame 0 is
- * this function's own, as it is backtrace()'s in the caller. */
+static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	return take_frame(arg, (void *)_Unwind_GetIP(ctx)) ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+
+/* libunwind's unw_backtrace, when gs_callsite_set_unwinder loaded it; NULL:
+ * libgcc's unwinder. Set before callbacks are enabled, read-only after. */
+typedef int (*unw_backtrace_fn)(void **buf, int size);
+static unw_backtrace_fn unw_bt;
+
+static const char *const unwinder_names[] = {"auto", "libgcc", "libunwind"};
+
+const char *gs_unwinder_str(int u)
+{
+	return u >= 0 && u < 3 ? unwinder_names[u] : "?";
+}
+
+int gs_unwinder_parse(const char *s, int *u)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (!strcmp(s, unwinder_names[i])) {
+			*u = i;
+			return 0;
+		}
+	return -1;
+}
+
+int gs_callsite_set_unwinder(int which, const char *lib)
+{
+	static void *handle; /* never closed: a walk may be in flight */
+	void *h, *warm[4];
+	unw_backtrace_fn fn = NULL;
+
+	unw_bt = NULL;
+	if (which == GS_UNWIND_LIBGCC)
+		return GS_UNWIND_LIBGCC;
+	if (!lib)
+		lib = "libunwind.so.8";
+	/* local: its _Unwind_* and backtrace stay out of the program's scope */
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		fn = (unw_backtrace_fn)(uintptr_t)dlsym(h, "unw_backtrace");
+		if (!handle)
+			handle = h;
+	}
+	if (!fn) {
+		if (which == GS_UNWIND_LIBUNWIND)
+			gs_warn("callsite.unwinder",
+				"GAPSCOPE_UNWINDER=libunwind, but %s %s; call sites use "
+				"libgcc's unwinder",
+				lib, h ? "has no unw_backtrace" : "does not load");
+		else
+			gs_log(GS_LOG_INFO, "%s does not load; call sites use libgcc's unwinder",
+			       lib);
+		return GS_UNWIND_LIBGCC;
+	}
+	/* first use: libunwind's set-up, this thread's cache, off the program's
+	 * CUDA calls */
+	fn(warm, 4);
+	unw_bt = fn;
+	return GS_UNWIND_LIBUNWIND;
+}
+
+const char *gs_callsite_unwinder_name(void)
+{
+	return unw_bt ? "libunwind" : "libgcc";
+}
+
+/* With libgcc's unwinder, walks the stack only as far as the frames it
+ * keeps: the program's frames below a deep framework stack (PyTorch: 30-50
+ * native frames) are not unwound for nothing, at about 100 ns a frame.
+ * libunwind's walk cannot be stopped by the caller; it goes at most
+ * RAW_FRAMES deep, at about 10 ns a frame. Frame 0 is this function's own
+ * either way (unw_backtrace's list begins at its caller), as it is
+ * backtrace()'s in the caller. */
 __attribute__((noinline)) int gs_native_frames(struct gs_callsite *cs, int skip)
 {
 	struct walk w = {cs, skip, 1, 0};
+	void *raw[RAW_FRAMES];
+	int n, i;
 
 	cs->n_native = 0;
-	_Unwind_Backtrace(walk_frame, &w);
+	if (!unw_bt) {
+		_Unwind_Backtrace(walk_frame, &w);
+		return cs->n_native;
+	}
+	n = unw_bt(raw, RAW_FRAMES);
+	for (i = 0; i < n && take_frame(&w, raw[i]); i++)
+		;
 	return cs->n_native;
 }
 

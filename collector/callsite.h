@@ -33,6 +33,23 @@ enum gs_callsite_mode {
 	GS_CS_LAUNCHES = 2, /* blocking calls + launches that begin after a host pause */
 };
 
+/* Which unwinder walks the native frames (GAPSCOPE_UNWINDER). libunwind's
+ * unw_backtrace caches each frame's unwind rule by address and walks a
+ * stack it has seen in ~10 ns a frame, libgcc's _Unwind_Backtrace reads
+ * the unwind tables again for every frame (~100 ns a frame): see
+ * bench/callsite_capture.c. libunwind is loaded with dlopen, never linked;
+ * where it is missing, libgcc's is used. */
+enum gs_unwinder {
+	GS_UNWIND_AUTO = 0,	 /* libunwind if it loads, else libgcc */
+	GS_UNWIND_LIBGCC = 1,	 /* libgcc's _Unwind_Backtrace only */
+	GS_UNWIND_LIBUNWIND = 2, /* libunwind; libgcc's (with a warning) if it does not load */
+};
+/* Parse a GAPSCOPE_UNWINDER value ("auto", "libgcc", "libunwind"). Returns
+ * 0 and sets *u (enum gs_unwinder), or -1. */
+int gs_unwinder_parse(const char *s, int *u);
+/* The GAPSCOPE_UNWINDER name of u ("?" if out of range). */
+const char *gs_unwinder_str(int u);
+
 /* stack_frames.kind */
 enum gs_frame_kind {
 	GS_FRAME_NATIVE = 1,
@@ -96,11 +113,22 @@ int gs_pyapi_resolve(struct gs_pyapi *api);
  * number of frames added. */
 int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
 
-/* Native frames of the caller (libgcc's _Unwind_Backtrace, walked no
- * further than needed), dropping `skip` innermost ones (the collector's own:
- * frame 0 is gs_native_frames itself) and then the leading CUDA-side ones.
- * Returns the number kept (at most GS_CS_NATIVE_MAX). */
+/* Native frames of the caller (with the unwinder gs_callsite_set_unwinder
+ * chose: libunwind's unw_backtrace, at most 48 frames deep, or libgcc's
+ * _Unwind_Backtrace, walked no further than needed), dropping `skip`
+ * innermost ones (the collector's own: frame 0 is gs_native_frames itself)
+ * and then the leading CUDA-side ones. Returns the number kept (at most
+ * GS_CS_NATIVE_MAX). Both unwinders give the same frames. */
 int gs_native_frames(struct gs_callsite *cs, int skip);
+
+/* Choose the unwinder (enum gs_unwinder); `lib` is the libunwind file to
+ * dlopen (NULL: "libunwind.so.8"; tests name a missing one). Loads it once
+ * and warms it on this thread. Returns the unwinder in use:
+ * GS_UNWIND_LIBUNWIND or GS_UNWIND_LIBGCC (also before any choice). Call it
+ * before callbacks are enabled: the choice is read without a lock. */
+int gs_callsite_set_unwinder(int which, const char *lib);
+/* The unwinder in use: "libunwind" or "libgcc" (meta collector.unwinder). */
+const char *gs_callsite_unwinder_name(void);
 
 /* ---- in the CUPTI callback ---- */
 

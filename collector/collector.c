@@ -1031,6 +1031,7 @@ static int enable_callbacks(void)
 		struct gs_callsite_cbid ids[128];
 		size_t k, n = gs_callsite_cbids(G.cfg.callsites, ids, 128);
 		gs_callsite_init(G.cfg.callsites);
+		gs_callsite_set_unwinder(G.cfg.unwinder, NULL);
 		for (k = 0; k < n; k++)
 			if ((r = cuptiEnableCallback(1, G.sub, ids[k].domain, ids[k].cbid)) !=
 			    CUPTI_SUCCESS)
@@ -1130,6 +1131,7 @@ static void write_start_meta(void)
 	gs_activities_to_string(G.cfg.activities, buf, sizeof(buf));
 	gs_writer_meta(w, "config.activities", buf);
 	gs_writer_meta_int(w, "config.latency", G.cfg.latency);
+	gs_writer_meta(w, "config.unwinder", gs_unwinder_str(G.cfg.unwinder));
 	gs_writer_meta_int(w, "config.graph_level", G.cfg.graph_level);
 	gs_writer_meta(w, "config.sync_source",
 		       G.cfg.sync_source == GS_SYNC_FROM_CUPTI ? "cupti" : "callbacks");
@@ -1255,6 +1257,8 @@ static void finalize(const char *reason)
 	gs_decoder_flush_nvtx(&G.dec, 1, stop_ns);
 	gs_decoder_free(&G.dec);
 	gs_writer_meta_int(w, "collector.callback_ns", (int64_t)atomic_load(&cb_ns));
+	if (G.cfg.callsites > GS_CS_OFF)
+		gs_writer_meta(w, "collector.unwinder", gs_callsite_unwinder_name());
 	gs_writer_meta_int(w, "collector.callbacks", (int64_t)atomic_load(&cb_calls));
 	gs_writer_meta_int(w, "dropped_records", (int64_t)(dropped_cupti + dropped_queue));
 	gs_writer_meta_int(w, "dropped_records.cupti", (int64_t)dropped_cupti);

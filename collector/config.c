@@ -132,6 +132,7 @@ void gs_config_defaults(struct gs_config *c)
 	c->activities = GS_ACT_DEFAULT;
 	c->latency = 0;
 	c->callsites = GS_CS_SYNCS;
+	c->unwinder = GS_UNWIND_AUTO;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
 	c->flush_ms = GS_DEFAULT_FLUSH_MS;
 	c->log_level = GS_LOG_WARN;
@@ -239,6 +240,17 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		} else {
 			gs_warn("config.callsites",
 				"GAPSCOPE_CALLSITES=\"%.64s\" is not 0, 1 or 2; using 1", v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_UNWINDER", ctx);
+	if (v && *v) {
+		if (gs_unwinder_parse(v, &c->unwinder) != 0) {
+			gs_warn("config.unwinder",
+				"GAPSCOPE_UNWINDER=\"%.64s\" is not auto, libgcc or libunwind; "
+				"using auto",
+				v);
 			bad++;
 		}
 	}

@@ -72,6 +72,7 @@ struct gs_config {
 	int log_level;	     /* enum gs_log_level */
 	unsigned buffer_kb;  /* KiB per CUPTI activity buffer */
 	int callsites;	     /* enum gs_callsite_mode (GAPSCOPE_CALLSITES) */
+	int unwinder;	     /* enum gs_unwinder (GAPSCOPE_UNWINDER) */
 	int sync_source;     /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
 	int64_t run_start_ns; /* ns since the epoch (CLOCK_REALTIME): when the
 				 `gapscope record` run this process belongs to

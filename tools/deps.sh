@@ -3,7 +3,8 @@
 #   tools/deps.sh         to build and run gapscope (the main job)
 #   tools/deps.sh test    also what the tests need: cmocka, the graphviz and
 #                         sqlite3 tools, python3, Chromium (browser checks of
-#                         the HTML pages) and scdoc (man pages)
+#                         the HTML pages), scdoc (man pages) and libunwind8
+#                         (the collector's faster unwinder, tested both ways)
 # The collector and demos also need the CUDA Toolkit, which is not a Debian
 # package here and is used when present.
 set -euo pipefail
@@ -11,7 +12,7 @@ pkgs=(build-essential cmake pkg-config libsqlite3-dev libgraphviz-dev libjansson
       libyajl-dev zlib1g-dev)
 case ${1:-} in
 "") ;;
-test) pkgs+=(sqlite3 libcmocka-dev graphviz python3 chromium scdoc) ;;
+test) pkgs+=(sqlite3 libcmocka-dev graphviz python3 chromium scdoc libunwind8) ;;
 *) echo "usage: tools/deps.sh [test]" >&2; exit 2 ;;
 esac
 missing=()

@@ -389,6 +389,83 @@ static void test_native_frames_match_backtrace_and_stop_at_the_cap(void **state)
 	}
 }
 
+/* The same stack walked by libgcc's unwinder and by libunwind's, from one
+ * frame: the frames past the walkers' own call site are the same addresses,
+ * as many of them. */
+static __attribute__((noinline)) int recurse_both(int n, struct gs_callsite *gcc,
+						  struct gs_callsite *unw)
+{
+	int r;
+
+	if (n == 0) {
+		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+		r = gs_native_frames(gcc, 1);
+		gs_callsite_set_unwinder(GS_UNWIND_LIBUNWIND, NULL);
+		r += gs_native_frames(unw, 1);
+		sink += r;
+		return r;
+	}
+	r = recurse_both(n - 1, gcc, unw);
+	sink += r;
+	return r;
+}
+
+static void test_libunwind_walks_the_frames_libgcc_walks(void **state)
+{
+	static const int depths[] = {12, 3, 30};
+	struct gs_callsite gcc, unw;
+	size_t d;
+	int k;
+	(void)state;
+
+	if (gs_callsite_set_unwinder(GS_UNWIND_AUTO, NULL) != GS_UNWIND_LIBUNWIND) {
+		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+		skip(); /* libunwind.so.8 is not installed (tools/deps.sh installs it) */
+	}
+	assert_string_equal(gs_callsite_unwinder_name(), "libunwind");
+	for (d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+		memset(&gcc, 0, sizeof(gcc));
+		memset(&unw, 0, sizeof(unw));
+		recurse_both(depths[d], &gcc, &unw);
+		/* 12 and 30 levels are deeper than kept, 3 is not (cmocka,
+		 * main and libc below it: fewer than 16) */
+		assert_int_equal(gcc.n_native, depths[d] > 3 ? GS_CS_NATIVE_MAX : gcc.n_native);
+		assert_int_equal(unw.n_native, gcc.n_native);
+		/* frame 0: each walker's own call site in recurse_both(0) */
+		assert_ptr_not_equal(unw.native[0], gcc.native[0]);
+		for (k = 1; k < gcc.n_native; k++)
+			assert_ptr_equal(unw.native[k], gcc.native[k]);
+	}
+	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+	assert_string_equal(gs_callsite_unwinder_name(), "libgcc");
+}
+
+/* A libunwind that does not load: libgcc's unwinder, one warning when it
+ * was asked for by name, none for auto; captures still work. */
+static void test_missing_libunwind_falls_back_to_libgcc(void **state)
+{
+	struct gs_callsite cs;
+	const char *k, *m;
+	(void)state;
+
+	gs_warnings_reset();
+	assert_int_equal(gs_callsite_set_unwinder(GS_UNWIND_AUTO, "libgs-no-such-unwind.so.8"),
+			 GS_UNWIND_LIBGCC);
+	assert_int_equal(gs_warning_count(), 0);
+	assert_int_equal(gs_callsite_set_unwinder(GS_UNWIND_LIBUNWIND, "libgs-no-such-unwind.so.8"),
+			 GS_UNWIND_LIBGCC);
+	assert_string_equal(gs_callsite_unwinder_name(), "libgcc");
+	assert_int_equal(gs_warning_count(), 1);
+	assert_int_equal(gs_warning_get(0, &k, &m), 0);
+	assert_string_equal(k, "callsite.unwinder");
+	assert_non_null(strstr(m, "libgs-no-such-unwind.so.8 does not load"));
+	/* a library without unw_backtrace (libm) is no libunwind either */
+	assert_int_equal(gs_callsite_set_unwinder(GS_UNWIND_AUTO, "libm.so.6"), GS_UNWIND_LIBGCC);
+	memset(&cs, 0, sizeof(cs));
+	assert_true(gs_native_frames(&cs, 1) > 0);
+	gs_warnings_reset();
+}
+
 static void test_sync_captured_at_entry_once_with_python(void **state)
 {
 	struct gs_callsite cs;
@@ -591,6 +668,8 @@ int main(void)
 	    cmocka_unit_test(test_python_frames_not_read_without_the_gil),
 	    cmocka_unit_test(test_python_long_path_keeps_its_tail_and_depth_is_bounded),
 	    cmocka_unit_test(test_native_frames_match_backtrace_and_stop_at_the_cap),
+	    cmocka_unit_test(test_libunwind_walks_the_frames_libgcc_walks),
+	    cmocka_unit_test(test_missing_libunwind_falls_back_to_libgcc),
 	    cmocka_unit_test(test_sync_captured_at_entry_once_with_python),
 	    cmocka_unit_test(test_async_copy_only_when_slow_launch_only_in_mode_2),
 	    cmocka_unit_test(test_cbids_list_follows_mode),

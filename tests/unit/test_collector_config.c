@@ -147,6 +147,7 @@ static void test_env_defaults(void **state)
 	assert_int_equal(c.log_level, GS_LOG_WARN);
 	assert_int_equal(c.buffer_kb, 8192);
 	assert_int_equal(c.sync_source, GS_SYNC_FROM_CALLBACKS);
+	assert_int_equal(c.unwinder, GS_UNWIND_AUTO);
 	assert_int_equal(n_lines, 0);
 	assert_int_equal(gs_warning_count(), 0);
 }
@@ -162,6 +163,7 @@ static void test_env_valid_values(void **state)
 	    {"GAPSCOPE_LOG", "debug"},
 	    {"GAPSCOPE_BUFFER_KB", "1024"},
 	    {"GAPSCOPE_SYNC_SOURCE", "cupti"},
+	    {"GAPSCOPE_UNWINDER", "libgcc"},
 	}};
 	struct gs_config c;
 	(void)state;
@@ -175,6 +177,7 @@ static void test_env_valid_values(void **state)
 	assert_int_equal(gs_log_get_level(), GS_LOG_DEBUG);
 	assert_int_equal(c.buffer_kb, 1024);
 	assert_int_equal(c.sync_source, GS_SYNC_FROM_CUPTI);
+	assert_int_equal(c.unwinder, GS_UNWIND_LIBGCC);
 	assert_int_equal(n_lines, 0);
 }
 
@@ -211,6 +214,7 @@ static void check_one_bad(const char *var, const char *value, const char *key)
 	assert_int_equal(c.flush_ms, d.flush_ms);
 	assert_int_equal(c.buffer_kb, d.buffer_kb);
 	assert_int_equal(c.sync_source, d.sync_source);
+	assert_int_equal(c.unwinder, d.unwinder);
 }
 
 static void test_env_invalid_values(void **state)
@@ -225,6 +229,8 @@ static void test_env_invalid_values(void **state)
 	check_one_bad("GAPSCOPE_GRAPH_LEVEL", "on", "config.graph_level");
 	check_one_bad("GAPSCOPE_SYNC_SOURCE", "CUPTI", "config.sync_source");
 	check_one_bad("GAPSCOPE_SYNC_SOURCE", "1", "config.sync_source");
+	check_one_bad("GAPSCOPE_UNWINDER", "libunwind.so.8", "config.unwinder");
+	check_one_bad("GAPSCOPE_UNWINDER", "2", "config.unwinder");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "-5", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "10ms", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "3600001", "config.flush_ms");
