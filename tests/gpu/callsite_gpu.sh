@@ -28,7 +28,7 @@ result() { if [ "$1" = 0 ]; then echo "PASS: $2"; pass=$((pass + 1)); else echo 
 sql() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$1" "$2"; }
 show() { # show <db>: the parts of the report that matter here
 	echo "--- $1: meta"
-	python3 -c 'import sqlite3,sys; [print("   ",k,v) for k,v in sqlite3.connect(sys.argv[1]).execute("select key,value from meta where key like \"%callsite%\" or key like \"warning.%\"")]' "$1"
+	python3 -c 'import sqlite3,sys; [print("   ",k,v) for k,v in sqlite3.connect(sys.argv[1]).execute("select key,value from meta where key like \"%callsite%\" or key like \"%unwinder%\" or key like \"warning.%\"")]' "$1"
 	echo "--- report (verdict, syncs)"
 	"$gs" report "$1" | sed -n '/^Verdict/,/^$/p;/^Synchronisations/,/^$/p'
 	echo "--- report --by-site"

@@ -440,6 +440,66 @@ static void test_libunwind_walks_the_frames_libgcc_walks(void **state)
 	assert_string_equal(gs_callsite_unwinder_name(), "libgcc");
 }
 
+#if defined(__x86_64__)
+/* A frame without unwind information, as hand-written assembly in a driver
+ * may have: gs_test_nocfi_call(fn, arg) has no FDE (no .cfi directives),
+ * puts an address that is not mapped into %rbp (where libunwind's fallback
+ * looks for a frame-pointer chain) and calls fn(arg). */
+__asm__(".text\n"
+	".globl gs_test_nocfi_call\n"
+	".type gs_test_nocfi_call, @function\n"
+	"gs_test_nocfi_call:\n"
+	"	push %rbp\n"
+	"	movabs $0x00007ff0deadbee0, %rbp\n"
+	"	mov %rdi, %rax\n"
+	"	mov %rsi, %rdi\n"
+	"	call *%rax\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size gs_test_nocfi_call, .-gs_test_nocfi_call\n");
+void gs_test_nocfi_call(void (*fn)(void *), void *arg);
+
+struct two_walks {
+	struct gs_callsite gcc, unw;
+};
+
+static __attribute__((noinline)) void walk_both(void *arg)
+{
+	struct two_walks *t = arg;
+
+	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+	sink += gs_native_frames(&t->gcc, 1);
+	gs_callsite_set_unwinder(GS_UNWIND_LIBUNWIND, NULL);
+	sink += gs_native_frames(&t->unw, 1);
+}
+
+/* Walking through that frame neither crashes nor reads the bad %rbp:
+ * libgcc's walk ends at it; libunwind's gives the same frames up to it
+ * (then may go on by what it can check). */
+static void test_frame_without_unwind_info_is_walked_safely(void **state)
+{
+	struct two_walks t;
+	int k;
+	(void)state;
+
+	if (gs_callsite_set_unwinder(GS_UNWIND_AUTO, NULL) != GS_UNWIND_LIBUNWIND) {
+		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+		skip();
+	}
+	memset(&t, 0, sizeof(t));
+	gs_test_nocfi_call(walk_both, &t);
+	/* walk_both's call sites, then the return into gs_test_nocfi_call */
+	assert_int_equal(t.gcc.n_native, 2);
+	assert_true(t.unw.n_native >= 2);
+	assert_ptr_equal(t.unw.native[1], t.gcc.native[1]);
+	assert_true((uintptr_t)t.gcc.native[1] > (uintptr_t)gs_test_nocfi_call &&
+		    (uintptr_t)t.gcc.native[1] < (uintptr_t)gs_test_nocfi_call + 32);
+	for (k = 0; k < t.unw.n_native; k++)
+		assert_true((uintptr_t)t.unw.native[k] != 0x00007ff0deadbee0u + 8);
+	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+}
+#endif
+
 /* A libunwind that does not load: libgcc's unwinder, one warning when it
  * was asked for by name, none for auto; captures still work. */
 static void test_missing_libunwind_falls_back_to_libgcc(void **state)
@@ -660,20 +720,23 @@ static void test_writer_stores_frames_once_per_stack(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_same_stack_same_id_different_stack_new_id),
-	    cmocka_unit_test(test_intern_survives_growth),
-	    cmocka_unit_test(test_symbolise_names_a_function_of_the_executable),
-	    cmocka_unit_test(test_symbolise_unknown_address_fails),
-	    cmocka_unit_test(test_python_frames_innermost_first_refs_balanced),
-	    cmocka_unit_test(test_python_frames_not_read_without_the_gil),
-	    cmocka_unit_test(test_python_long_path_keeps_its_tail_and_depth_is_bounded),
-	    cmocka_unit_test(test_native_frames_match_backtrace_and_stop_at_the_cap),
-	    cmocka_unit_test(test_libunwind_walks_the_frames_libgcc_walks),
-	    cmocka_unit_test(test_missing_libunwind_falls_back_to_libgcc),
-	    cmocka_unit_test(test_sync_captured_at_entry_once_with_python),
-	    cmocka_unit_test(test_async_copy_only_when_slow_launch_only_in_mode_2),
-	    cmocka_unit_test(test_cbids_list_follows_mode),
-	    cmocka_unit_test(test_writer_stores_frames_once_per_stack),
+		cmocka_unit_test(test_same_stack_same_id_different_stack_new_id),
+		cmocka_unit_test(test_intern_survives_growth),
+		cmocka_unit_test(test_symbolise_names_a_function_of_the_executable),
+		cmocka_unit_test(test_symbolise_unknown_address_fails),
+		cmocka_unit_test(test_python_frames_innermost_first_refs_balanced),
+		cmocka_unit_test(test_python_frames_not_read_without_the_gil),
+		cmocka_unit_test(test_python_long_path_keeps_its_tail_and_depth_is_bounded),
+		cmocka_unit_test(test_native_frames_match_backtrace_and_stop_at_the_cap),
+		cmocka_unit_test(test_libunwind_walks_the_frames_libgcc_walks),
+		cmocka_unit_test(test_missing_libunwind_falls_back_to_libgcc),
+#if defined(__x86_64__)
+		cmocka_unit_test(test_frame_without_unwind_info_is_walked_safely),
+#endif
+		cmocka_unit_test(test_sync_captured_at_entry_once_with_python),
+		cmocka_unit_test(test_async_copy_only_when_slow_launch_only_in_mode_2),
+		cmocka_unit_test(test_cbids_list_follows_mode),
+		cmocka_unit_test(test_writer_stores_frames_once_per_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
