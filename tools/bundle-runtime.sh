@@ -17,3 +17,14 @@ ldd "$build/bin/gapscope" | awk '/=> \//{print $1, $3}' | while read -r name pat
   esac
 done
 ls "$dest"
+# libunwind (the collector's faster unwinder for call sites, dlopen'ed) for a
+# GPU machine that lacks it: bench/run_unwinder_gpu.sh puts lib/unw on
+# LD_LIBRARY_PATH there when the machine has no libunwind.so.8 of its own.
+unw=$(ldconfig -p | awk '/libunwind\.so\.8 .*x86-64/{print $NF; exit}')
+if [ -n "$unw" ]; then
+  mkdir -p "$build/lib/unw"
+  cp -L "$unw" "$build/lib/unw/"
+  lz=$(ldd "$unw" | awk '/liblzma/{print $3}')
+  [ -n "$lz" ] && cp -L "$lz" "$build/lib/unw/"
+  ls "$build/lib/unw"
+fi

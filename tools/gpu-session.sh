@@ -7,7 +7,7 @@
 # Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.xz.N (split),
 # plus the summary log ${OUT:-out}/gpu-session.log.
 # Usage: tools/gpu-session.sh [step...]
-#   steps: info tests graphs bench diag reportbench demos untraced untraced-decode sample
+#   steps: info tests graphs bench diag reportbench demos untraced untraced-decode sample unwinder
 #   (default: info tests graphs bench demos)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +33,7 @@ for s in "${steps[@]}"; do
   info) run_step info bash -c 'nvidia-smi; nvcc --version | tail -1; ldconfig -p | grep -E "cupti|sqlite"; python3 -c "import torch;print(torch.__version__, torch.cuda.get_device_name())"' ;;
   tests) run_step tests tests/gpu/run_gpu_tests.sh ;;
   bench) run_step bench bench/run_overhead.sh ;;
+  unwinder) run_step unwinder bench/run_unwinder_gpu.sh ;;
   graphs) run_step graphs tests/gpu/graphs_gpu.sh ;;
   reportbench) run_step reportbench bench/run_report_gpu.sh ;;
   demos) run_step demos demos/run_all ;;
