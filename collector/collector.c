@@ -640,16 +640,71 @@ static const struct sync_call *find_sync_call(CUpti_CallbackDomain domain, CUpti
 	return NULL;
 }
 
-/* The callback of a call in sync_calls: at its exit, a sync row (start and
- * end are the call's) or an event row, made as CUPTI's SYNCHRONIZATION and
- * CUDA_EVENT records would be (decode.c), with the same correlation id as
- * the call's API record, so that finalize completes them the same way. */
-static void sync_call(const struct sync_call *sc, const CUpti_CallbackData *cb)
+/* The row of the sync or event call in progress on this thread, made at
+ * the call's entry and handed over at its exit. */
+static __thread struct gs_event pending_row;
+static __thread int pending_valid;
+
+/* The row of call sc as CUPTI's SYNCHRONIZATION and CUDA_EVENT records would
+ * give it (decode.c), from the call's parameters at its entry; start = now.
+ * Returns 0, or -1 when it has none (a handle CUPTI does not know). */
+static int make_sync_row(const struct sync_call *sc, const CUpti_CallbackData *cb, uint64_t now,
+			 struct gs_event *ev)
 {
 	const void *const *params = cb->functionParams;
 	const void *stream = NULL, *event = NULL;
-	struct gs_event ev;
 	uint32_t ctx_id = 0, dev = 0;
+
+	/* every call of the table takes its handles first, pointer-sized;
+	 * calls without parameters (cudaDeviceSynchronize) may have none */
+	if ((sc->stream_at >= 0 || sc->event_at >= 0) && !params)
+		return -1;
+	if (sc->stream_at >= 0)
+		stream = params[sc->stream_at];
+	if (sc->event_at >= 0)
+		event = params[sc->event_at];
+	if (cb->context) {
+		cuptiGetContextId(cb->context, &ctx_id);
+		if (cuptiGetDeviceId(cb->context, &dev) != CUPTI_SUCCESS)
+			dev = UINT32_MAX;
+	}
+	ev->kind = sc->kind < 0 ? GS_EV_CUDA_EVENT : GS_EV_SYNC;
+	if (sc->kind < 0) {
+		int64_t sid = stream_id(cb->context, stream, sc->per_thread);
+		memset(&ev->u.cuda_event, 0, sizeof(ev->u.cuda_event));
+		ev->u.cuda_event.event = event_id(event);
+		if (sid < 0 || !ev->u.cuda_event.event)
+			return -1;
+		ev->u.cuda_event.stream = (uint32_t)sid;
+		ev->u.cuda_event.device = dev;
+		ev->u.cuda_event.context = ctx_id;
+		ev->u.cuda_event.correlation_id = cb->correlationId;
+		ev->u.cuda_event.start = now;
+		return 0;
+	}
+	memset(&ev->u.sync, 0, sizeof(ev->u.sync));
+	ev->u.sync.start = now;
+	ev->u.sync.kind = sc->kind;
+	ev->u.sync.implicit = 0;
+	ev->u.sync.device = dev == UINT32_MAX || !cb->context ? -1 : (int64_t)dev;
+	ev->u.sync.context = cb->context ? (int64_t)ctx_id : -1;
+	ev->u.sync.stream =
+	    sc->stream_at >= 0 ? stream_id(cb->context, stream, sc->per_thread) : -1;
+	ev->u.sync.event = sc->event_at >= 0 && event ? (int64_t)event_id(event) : -1;
+	ev->u.sync.correlation_id = cb->correlationId;
+	ev->u.sync.pid = -1; /* from the API call at finalize */
+	ev->u.sync.tid = -1;
+	return 0;
+}
+
+/* The callback of a call in sync_calls: a sync row (start and end are the
+ * call's) or an event row, with the same correlation id as the call's API
+ * record, so that finalize completes them the same way. The row is made at
+ * the call's entry: a sync waits for the GPU after it, so the lookups
+ * (CUPTI's context, device and stream ids) overlap the GPU's work instead
+ * of following it. The exit only stamps the end and hands the row over. */
+static void sync_call(const struct sync_call *sc, const CUpti_CallbackData *cb)
+{
 	int ok;
 
 	if (sc->kind < 0 ? !events_from_callbacks() : !syncs_from_callbacks())
@@ -657,9 +712,9 @@ static void sync_call(const struct sync_call *sc, const CUpti_CallbackData *cb)
 	if (sc->domain == CUPTI_CB_DOMAIN_DRIVER_API && in_runtime_sync_call)
 		return;
 	if (cb->callbackSite == CUPTI_API_ENTER) {
-		*cb->correlationData = cupti_now();
 		if (sc->domain == CUPTI_CB_DOMAIN_RUNTIME_API)
 			in_runtime_sync_call = 1;
+		pending_valid = make_sync_row(sc, cb, cupti_now(), &pending_row) == 0;
 		return;
 	}
 	if (sc->domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
@@ -670,51 +725,20 @@ static void sync_call(const struct sync_call *sc, const CUpti_CallbackData *cb)
 		ok = cb->functionReturnValue &&
 		     *(const CUresult *)cb->functionReturnValue == CUDA_SUCCESS;
 	}
-	if (!ok)
+	if (!pending_valid)
 		return;
-	/* every call of the table takes its handles first, pointer-sized;
-	 * calls without parameters (cudaDeviceSynchronize) may have none */
-	if ((sc->stream_at >= 0 || sc->event_at >= 0) && !params)
+	pending_valid = 0;
+	/* the entry's row is this call's: calls of the table do not nest (a
+	 * runtime call's driver calls are skipped above) */
+	if (!ok || (pending_row.kind == GS_EV_SYNC
+			? pending_row.u.sync.correlation_id != cb->correlationId
+			: pending_row.u.cuda_event.correlation_id != cb->correlationId))
 		return;
-	if (sc->stream_at >= 0)
-		stream = params[sc->stream_at];
-	if (sc->event_at >= 0)
-		event = params[sc->event_at];
-	if (cb->context) {
-		cuptiGetContextId(cb->context, &ctx_id);
-		if (cuptiGetDeviceId(cb->context, &dev) != CUPTI_SUCCESS)
-			dev = UINT32_MAX;
-	}
-	memset(&ev, 0, sizeof(ev));
-	if (sc->kind < 0) {
-		int64_t sid = stream_id(cb->context, stream, sc->per_thread);
-		ev.kind = GS_EV_CUDA_EVENT;
-		ev.u.cuda_event.event = event_id(event);
-		if (sid < 0 || !ev.u.cuda_event.event)
-			return;
-		ev.u.cuda_event.stream = (uint32_t)sid;
-		ev.u.cuda_event.device = dev;
-		ev.u.cuda_event.context = ctx_id;
-		ev.u.cuda_event.correlation_id = cb->correlationId;
-		ev.u.cuda_event.start = *cb->correlationData;
-	} else {
-		ev.kind = GS_EV_SYNC;
-		ev.u.sync.start = *cb->correlationData;
-		ev.u.sync.end = cupti_now();
-		ev.u.sync.kind = sc->kind;
-		ev.u.sync.implicit = 0;
-		ev.u.sync.device = dev == UINT32_MAX || !cb->context ? -1 : (int64_t)dev;
-		ev.u.sync.context = cb->context ? (int64_t)ctx_id : -1;
-		ev.u.sync.stream =
-		    sc->stream_at >= 0 ? stream_id(cb->context, stream, sc->per_thread) : -1;
-		ev.u.sync.event = sc->event_at >= 0 && event ? (int64_t)event_id(event) : -1;
-		ev.u.sync.correlation_id = cb->correlationId;
-		ev.u.sync.pid = -1; /* from the API call at finalize */
-		ev.u.sync.tid = -1;
-	}
+	if (pending_row.kind == GS_EV_SYNC)
+		pending_row.u.sync.end = cupti_now();
 	pthread_mutex_lock(&G.hand_lock);
 	if (G.accepting)
-		gs_pipeline_event(G.pipe, &ev);
+		gs_pipeline_event(G.pipe, &pending_row);
 	pthread_mutex_unlock(&G.hand_lock);
 }
 
