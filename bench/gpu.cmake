@@ -11,6 +11,10 @@ if(GAPSCOPE_HAVE_CUDA)
   # what recording the runtime's calls costs, by where the records come
   # from: CUPTI's RUNTIME kind or the collector's own callbacks
   # (bench/api_source.py)
+  # GPU time per graph node by the node's kernel length (bench/overhead_pairs.py
+  # --workloads graph_pitch)
+  add_executable(gs_bench_graph_pitch ${CMAKE_CURRENT_SOURCE_DIR}/graph_pitch.cu)
+  target_link_libraries(gs_bench_graph_pitch PRIVATE CUDA::cudart)
   add_executable(gs_bench_api_source ${CMAKE_CURRENT_SOURCE_DIR}/api_source.cu)
   target_link_libraries(gs_bench_api_source PRIVATE CUDA::cudart CUDA::cupti)
 endif()

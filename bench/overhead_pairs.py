@@ -18,6 +18,8 @@ Workloads and the figures they print:
   torch_sync    bench/torch_overhead.py: µs per step (sync every step)
   probe         gs_bench_launch_probe: µs per launch in variants that each
                 change one thing from gapscope-calibrate's loop
+  graph_pitch   gs_bench_graph_pitch: µs per graph node, by the node
+                kernel's spin length (spin0 ... spin10000, ns)
 For every figure it prints the untraced median and, per configuration, the
 traced median and the median of the per-round ratios traced/untraced. The
 traces of the last round stay in DIR (default out/pairs) for the report;
@@ -63,6 +65,10 @@ def workloads(build):
         # which property of a launch makes tracing dear (launch_probe.cu)
         "probe": ([os.path.join(build, "bin", "gs_bench_launch_probe")],
                   r"^variant=(\S+) per_launch_us=([0-9.]+)", "us/launch"),
+        # GPU time per graph node by how long each node's kernel spins
+        # (graph_pitch.cu): what tracing adds to a node, as a curve
+        "graph_pitch": ([os.path.join(build, "bin", "gs_bench_graph_pitch")],
+                        r"^mode=(\S+) per_kernel_us=([0-9.]+)", "us/node"),
         "launch_streams": ([os.path.join(build, "bin", "gs_bench_launch_overhead"),
                             "--repeats", "20", "--extra-streams", "128"],
                            r"^mode=(back_to_back|launch_sync) per_kernel_us=([0-9.]+)",

@@ -7,7 +7,7 @@
 # Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.xz.N (split),
 # plus the summary log ${OUT:-out}/gpu-session.log.
 # Usage: tools/gpu-session.sh [step...]
-#   steps: info tests graphs bench diag reportbench demos untraced untraced-decode sample unwinder
+#   steps: info tests graphs bench diag reportbench demos untraced untraced-decode sample unwinder pitch
 #   (default: info tests graphs bench demos)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,9 @@ for s in "${steps[@]}"; do
   tests) run_step tests tests/gpu/run_gpu_tests.sh ;;
   bench) run_step bench bench/run_overhead.sh ;;
   unwinder) run_step unwinder bench/run_unwinder_gpu.sh ;;
+  # GPU time per graph node by kernel length, untraced / traced / graph-level,
+  # and what the default traces show per node (the traces stay here)
+  pitch) run_step pitch bash -c 'python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads graph_pitch --values --keep-rounds --out "$OUT/pairs" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/graph_pitch_trace.py "$OUT"/pairs/graph_pitch.default.r*.db; rm -f "$OUT"/pairs/*.db' ;;
   graphs) run_step graphs tests/gpu/graphs_gpu.sh ;;
   reportbench) run_step reportbench bench/run_report_gpu.sh ;;
   demos) run_step demos demos/run_all ;;
