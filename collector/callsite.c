@@ -265,8 +265,7 @@ int gs_unwinder_parse(const char *s, int *u)
 
 int gs_callsite_set_unwinder(int which, const char *lib)
 {
-	static void *handle; /* never closed: a walk may be in flight */
-	void *h, *warm[4];
+	void *h, *warm[4]; /* h is never closed: a walk may be in flight */
 	unw_backtrace_fn fn = NULL;
 
 	unw_bt = NULL;
@@ -276,11 +275,8 @@ int gs_callsite_set_unwinder(int which, const char *lib)
 		lib = "libunwind.so.8";
 	/* local: its _Unwind_* and backtrace stay out of the program's scope */
 	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	if (h) {
+	if (h)
 		fn = (unw_backtrace_fn)(uintptr_t)dlsym(h, "unw_backtrace");
-		if (!handle)
-			handle = h;
-	}
 	if (!fn) {
 		if (which == GS_UNWIND_LIBUNWIND)
 			gs_warn("callsite.unwinder",
