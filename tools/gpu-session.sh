@@ -3,11 +3,13 @@
 # build folder made elsewhere and carried along (${GS_BUILD:-build}): the GPU
 # tests, the overhead benchmarks and the demos, each under the collector.
 # Before carrying the build, run tools/bundle-runtime.sh on it here (the GPU
-# machine may lack Graphviz and jansson, which bin/gapscope links).
+# machine may lack Graphviz and jansson, which bin/gapscope links), or carry
+# the slim copy tools/gpu-carry.sh makes (a whole build folder is too big).
 # Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.xz.N (split),
 # plus the summary log ${OUT:-out}/gpu-session.log.
 # Usage: tools/gpu-session.sh [step...]
 #   steps: info tests graphs bench diag reportbench demos untraced untraced-decode sample unwinder pitch
+#          overhead accuracy (issue 18's done-when figures; STEP_TIMEOUT=500 for overhead)
 #   (default: info tests graphs bench demos)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +36,11 @@ for s in "${steps[@]}"; do
   tests) run_step tests tests/gpu/run_gpu_tests.sh ;;
   bench) run_step bench bench/run_overhead.sh ;;
   unwinder) run_step unwinder bench/run_unwinder_gpu.sh ;;
+  # issue 18's figures: traced/untraced on the launch loops (defaults and
+  # graph-level mode), torch_nosync and hf_generate, with the corrected
+  # accuracy of the torch pairs; then gap_phases' phases
+  overhead) run_step overhead bash -c 'gs="$GS_BUILD/bin/gapscope"; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads launch --values --out "$OUT/launch" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads torch_nosync,hf_generate --values --keep-rounds --out "$OUT/torch" --config default=; python3 bench/corrected_accuracy.py torch "$OUT/torch" --config default --gapscope "$gs"; rm -f "$OUT"/*/*.db' ;;
+  accuracy) run_step accuracy bash -c 'python3 bench/corrected_accuracy.py run-phases --build "$GS_BUILD" --out "$OUT/phases" --pairs 5 && python3 bench/corrected_accuracy.py phases "$OUT/phases" --gapscope "$GS_BUILD/bin/gapscope"; rm -f "$OUT"/phases/*.db' ;;
   # GPU time per graph node by kernel length, untraced / traced / graph-level,
   # and what the default traces show per node (the traces stay here)
   pitch) run_step pitch bash -c 'python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads graph_pitch --values --keep-rounds --out "$OUT/pairs" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/graph_pitch_trace.py "$OUT"/pairs/graph_pitch.default.r*.db; rm -f "$OUT"/pairs/*.db' ;;
