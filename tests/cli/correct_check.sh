@@ -26,6 +26,10 @@
 #   min(500, 400) = 800; window 21000 - 800 - 300 = 19900, idle 18000 - 800 =
 #   17200, utilisation 2700 / 19900 = 13.6%, share 700 / 19900 = 3.5%;
 #   "all": 22500 - 800 - 300 = 21400.
+# calibrated_graph: "calibrated" with the three kernels as graph nodes: each
+#   loses graph_node_ns 300 - gpu_gap_ns 200 = 100 (= kernel_ns here, so the
+#   figures stay those of "calibrated"), and the report says it took 100 ns
+#   off each of 3 graph nodes; "calibrated" has none and says nothing of them.
 set -u
 gs=$1 mk=$2 db=$3
 fail=0
@@ -37,8 +41,10 @@ out=$("$gs" report "$db" | tr -s ' \n' '  ') || { echo "FAIL: report exit $?"; e
 expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.600 us, utilisation 13.1%, idle 17.900 us, launch overhead share 6.8% (idle gaps -100 ns, kernels -300 ns;"
 expect "$out" "1 22.500 us 22.100 us 3.000 us 13.3% all"
 expect "$out" "the measured figures keep it, the corrected ones take off the calibrated 100 ns per kernel."
+case $out in *"graph nodes"*) echo "FAIL: a trace without graph kernels has a graph-node note"; fail=1 ;; *) echo "ok: no graph-node note" ;; esac
 out=$("$gs" report --json "$db" | tr -d ' \n') || { echo "FAIL: report --json exit $?"; exit 1; }
 expect "$out" '"per_call_ns":50,"per_call_from_trace":true'
+expect "$out" '"graph_nodes":0,"graph_node_shrink_ns":null'
 expect "$out" '"window_ns":20600,"busy_ns":2700,"idle_ns":17900,"idle_removed_ns":100,"busy_removed_ns":300'
 out=$("$gs" report --no-overhead-correction "$db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"corrected for"*) echo "FAIL: --no-overhead-correction still corrects"; fail=1 ;; *) echo "ok: --no-overhead-correction" ;; esac
@@ -61,4 +67,13 @@ if grep -q "corrected for the collector" "$db.raw.html"; then echo "FAIL: html -
 out=$(cat "$db.cmp.html")
 expect "$out" "(calibrated: 400 ns per launch call, 100 ns per kernel): window 19.9 µs, utilisation 13.6%"
 expect "$out" "(traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.6 µs"
+
+"$mk" "$db.graph.db" calibrated_graph || { echo "FAIL: callsite_mkdb calibrated_graph"; exit 1; }
+out=$("$gs" report "$db.graph.db" | tr -s ' \n' '  ') || { echo "FAIL: report (graph) exit $?"; exit 1; }
+expect "$out" "note: the corrected figures take 100 ns off each of 3 graph nodes and up to 200 ns off the idle after it, as calibrated on a graph of empty kernels;"
+expect "$out" "window 20.600 us, utilisation 13.1%, idle 17.900 us"
+out=$("$gs" report --json "$db.graph.db" | tr -d ' \n') || { echo "FAIL: report --json (graph) exit $?"; exit 1; }
+expect "$out" '"graph_nodes":3,"graph_node_shrink_ns":100'
+out=$("$gs" report --no-overhead-correction "$db.graph.db") || { echo "FAIL: report exit $?"; exit 1; }
+case $out in *"graph nodes"*) echo "FAIL: --no-overhead-correction still notes graph nodes"; fail=1 ;; *) echo "ok: no graph-node note without correction" ;; esac
 exit $fail

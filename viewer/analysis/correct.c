@@ -311,9 +311,12 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			    o->start >= dr->tl.first && o->end <= dr->tl.last &&
 			    gs_result_selects(res, o->start, o->end)) {
 				int64_t per = cal->kernel_ns;
-				if (o->graph_id && cal->graph_node_ns > 0)
+				if (o->graph_id && cal->graph_node_ns > 0) {
 					per = cal->graph_node_ns -
 					      min64(cal->gpu_gap_ns, cal->graph_node_ns);
+					out->graph_node_shrink_ns = per;
+					out->graph_nodes++;
+				}
 				k = (int64_t)(min64(per, o->end - o->start) * factor[d]);
 			}
 			op_sum[d][i + 1] = op_sum[d][i] + k;

@@ -43,6 +43,9 @@ struct gs_corrected {
 	int64_t per_call_ns; /* the host cost taken per launch call (mean over the
 				gaps' launch calls, or the calibration's) */
 	int from_trace;	     /* 1: launch calls' own traced durations were used */
+	int64_t graph_nodes; /* kernels of graph replays that were shrunk */
+	int64_t graph_node_shrink_ns; /* what each of them lost (before the overlap
+					 factor): graph_node_ns - gpu_gap_ns */
 };
 
 /* Fill out from res (analysed with all_gaps = 1) and cal. Returns 0, or

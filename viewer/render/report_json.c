@@ -268,6 +268,10 @@ static int j_begin(struct report_ctx *r)
 		json_object_set_new(c, "per_call_from_trace", json_boolean(r->corr->from_trace));
 		json_object_set_new(c, "kernel_ns", jint(r->in->cal.kernel_ns));
 		json_object_set_new(c, "gpu_gap_ns", jint(r->in->cal.gpu_gap_ns));
+		json_object_set_new(c, "graph_nodes", jint(r->corr->graph_nodes));
+		json_object_set_new(c, "graph_node_shrink_ns",
+				    r->corr->graph_nodes ? jint(r->corr->graph_node_shrink_ns)
+							 : json_null());
 		for (i = 0; i < r->corr->n_devices; i++) {
 			const struct gs_corrected_device *d = &r->corr->devices[i];
 			json_t *o = json_object();
