@@ -74,6 +74,9 @@ expect "$out" "note: the corrected figures take 100 ns off each of 3 graph nodes
 expect "$out" "window 20.600 us, utilisation 13.1%, idle 17.900 us"
 out=$("$gs" report --json "$db.graph.db" | tr -d ' \n') || { echo "FAIL: report --json (graph) exit $?"; exit 1; }
 expect "$out" '"graph_nodes":3,"graph_node_shrink_ns":100'
+"$gs" html "$db.graph.db" -o "$db.graph.html" || { echo "FAIL: html (graph) exit $?"; exit 1; }
+expect "$(cat "$db.graph.html")" "The corrected figures take 100 ns off each of 3 graph nodes and up to 200 ns off the idle after it"
+if grep -q "graph nodes" "$db.html"; then echo "FAIL: html of a trace without graph kernels notes graph nodes"; fail=1; else echo "ok: html without graph-node note"; fi
 out=$("$gs" report --no-overhead-correction "$db.graph.db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"graph nodes"*) echo "FAIL: --no-overhead-correction still notes graph nodes"; fail=1 ;; *) echo "ok: no graph-node note without correction" ;; esac
 exit $fail
