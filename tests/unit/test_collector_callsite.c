@@ -5,7 +5,10 @@
  * (with and without the GIL, references balanced), the capture policy of
  * the API callback, and the rows the writer stores. No GPU needed.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -500,6 +503,59 @@ static void test_frame_without_unwind_info_is_walked_safely(void **state)
 }
 #endif
 
+/* CUDA calls come from many threads at once (PyTorch's autograd and data
+ * threads): libunwind keeps a cache per thread. Four threads each capture
+ * 2000 times from one call site: every capture is the same, its frame 0
+ * lies in gs_test_capture_loop (exported, for dladdr) and frames below it
+ * (the thread's start) were walked. */
+__attribute__((noinline, visibility("default"))) void *gs_test_capture_loop(void *arg);
+__attribute__((noinline, visibility("default"))) void *gs_test_capture_loop(void *arg)
+{
+	struct gs_callsite first, cs;
+	int *bad = arg, i, k;
+
+	memset(&first, 0, sizeof(first));
+	for (i = 0; i < 2000; i++) {
+		memset(&cs, 0, sizeof(cs));
+		sink += gs_native_frames(&cs, 1);
+		if (i == 0) {
+			first = cs;
+			continue;
+		}
+		if (cs.n_native != first.n_native)
+			(*bad)++;
+		for (k = 0; k < cs.n_native && k < first.n_native; k++)
+			if (cs.native[k] != first.native[k])
+				(*bad)++;
+	}
+	{
+		Dl_info info;
+		if (first.n_native < 2 || !dladdr(first.native[0], &info) ||
+		    info.dli_saddr != (void *)gs_test_capture_loop)
+			(*bad) += 1000000;
+	}
+	return NULL;
+}
+
+static void test_libunwind_captures_from_many_threads(void **state)
+{
+	pthread_t t[4];
+	int bad[4] = {0, 0, 0, 0}, i;
+	(void)state;
+
+	if (gs_callsite_set_unwinder(GS_UNWIND_AUTO, NULL) != GS_UNWIND_LIBUNWIND) {
+		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+		skip();
+	}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, gs_test_capture_loop, &bad[i]), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(bad[i], 0);
+	}
+	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+}
+
 /* A libunwind that does not load: libgcc's unwinder, one warning when it
  * was asked for by name, none for auto; captures still work. */
 static void test_missing_libunwind_falls_back_to_libgcc(void **state)
@@ -730,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_native_frames_match_backtrace_and_stop_at_the_cap),
 		cmocka_unit_test(test_libunwind_walks_the_frames_libgcc_walks),
 		cmocka_unit_test(test_missing_libunwind_falls_back_to_libgcc),
+		cmocka_unit_test(test_libunwind_captures_from_many_threads),
 #if defined(__x86_64__)
 		cmocka_unit_test(test_frame_without_unwind_info_is_walked_safely),
 #endif
