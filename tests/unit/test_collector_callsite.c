@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -556,6 +557,41 @@ static void test_libunwind_captures_from_many_threads(void **state)
 	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
 }
 
+/* A process that forks after libunwind was set up (a data loader's
+ * workers): the child's captures are the frames libgcc's unwinder walks. */
+static void test_libunwind_in_a_forked_child(void **state)
+{
+	struct gs_callsite gcc, unw;
+	int status = -1, k;
+	pid_t pid;
+	(void)state;
+
+	if (gs_callsite_set_unwinder(GS_UNWIND_AUTO, NULL) != GS_UNWIND_LIBUNWIND) {
+		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+		skip();
+	}
+	memset(&unw, 0, sizeof(unw));
+	gs_native_frames(&unw, 1); /* the parent's cache is warm */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int bad = 0;
+		memset(&gcc, 0, sizeof(gcc));
+		memset(&unw, 0, sizeof(unw));
+		recurse_both(5, &gcc, &unw);
+		if (unw.n_native != gcc.n_native || unw.n_native < 6)
+			bad = 1;
+		for (k = 1; k < gcc.n_native; k++)
+			if (unw.native[k] != gcc.native[k])
+				bad = 1;
+		_exit(bad ? 3 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+}
+
 /* A libunwind that does not load: libgcc's unwinder, one warning when it
  * was asked for by name, none for auto; captures still work. */
 static void test_missing_libunwind_falls_back_to_libgcc(void **state)
@@ -787,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_libunwind_walks_the_frames_libgcc_walks),
 		cmocka_unit_test(test_missing_libunwind_falls_back_to_libgcc),
 		cmocka_unit_test(test_libunwind_captures_from_many_threads),
+		cmocka_unit_test(test_libunwind_in_a_forked_child),
 #if defined(__x86_64__)
 		cmocka_unit_test(test_frame_without_unwind_info_is_walked_safely),
 #endif
