@@ -10,8 +10,8 @@
 #    offset, in order) between the two traces of a program: PASS when both
 #    hold the same distinct stacks. Prints the unwinder each trace says it
 #    used and the median capture time (api_stacks.capture_end - start).
-# 2. Cost: bench/overhead_pairs.py on the launch loop (and torch_nosync.py
-#    where torch is), untraced against the default recording (libunwind's
+# 2. Cost: bench/overhead_pairs.py on the launch loops (launch_sync makes a
+#    blocking call per kernel), untraced against the default recording (libunwind's
 #    unwinder where it loads), GAPSCOPE_UNWINDER=libgcc and
 #    GAPSCOPE_CALLSITES=0, in interleaved rounds.
 # Where the machine has no libunwind.so.8, one in ${GS_BUILD}/lib/unw (copied
@@ -92,8 +92,8 @@ have_torch=0
 python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && have_torch=1
 [ $have_torch = 1 ] && same_frames train python3 tests/gpu/callsite_train.py
 
+# the launch loops only: torch_nosync makes no blocking call in its steps
 wl=launch
-[ $have_torch = 1 ] && wl=launch,torch_nosync
 echo "=== cost: overhead_pairs.py --workloads $wl --rounds $ROUNDS"
 python3 bench/overhead_pairs.py --build "$B" --rounds "$ROUNDS" --workloads "$wl" --values \
 	--out "$W/pairs" --config default= --config libgcc=GAPSCOPE_UNWINDER=libgcc \
