@@ -1175,6 +1175,49 @@ static void test_graph_advice_finds_body_despite_rare_op(void **state)
 	tb_free(t);
 }
 
+static void test_graph_advice_long_host_hole_between_steps_stays(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* A 1-op loop of kernel A, 5 times, 100 ns each, with holes between
+	 * the occurrences of four kinds:
+	 *   op0 [0, 100]         call [-20, -10]
+	 *   op1 [40100, 40200]   call [40090, 40095]: host late, 39990 host code
+	 *                        then 10 launch latency: host time, 40000 <= 50 us
+	 *   op2 [100200, 100300] call [100190, 100195]: host time, 60000 > 50 us:
+	 *                        the program's own work between steps, stays
+	 *   op3 [170300, 170400] call [100290, 100295], begun before op2 ended:
+	 *                        70000 of launch latency, goes whatever its length
+	 *   op4 [170800, 170900] call [170790, 170795]: host time, 400
+	 * measured = 5 x 100 + 40000 + 70000 + 400 = 110900; launch idle
+	 * 110400; estimate = 110900 - 110400 + 5 x 50 = 750. Before the host
+	 * holes between steps were bounded, the 60000 counted too (170900). */
+	api(t, S_LAUNCH, -20, -10, 1, 1);
+	kern(t, 0, 7, 0, 100, 1, S_KA);
+	api(t, S_LAUNCH, 40090, 40095, 2, 1);
+	kern(t, 0, 7, 40100, 40200, 2, S_KA);
+	api(t, S_LAUNCH, 100190, 100195, 3, 1);
+	kern(t, 0, 7, 100200, 100300, 3, S_KA);
+	api(t, S_LAUNCH, 100290, 100295, 4, 1);
+	kern(t, 0, 7, 170300, 170400, 4, S_KA);
+	api(t, S_LAUNCH, 170790, 170795, 5, 1);
+	kern(t, 0, 7, 170800, 170900, 5, S_KA);
+	t->opt.graph_node_overhead_ns = 50;
+	run(t);
+	assert_int_equal(dev0(t)->n_gaps, 4);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(dev0(t)->gaps[1].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(dev0(t)->gaps[2].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->gaps[3].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(t->res.n_advice, 1);
+	assert_int_equal(t->res.advice[0].length, 1);
+	assert_int_equal(t->res.advice[0].count, 5);
+	assert_int_equal(t->res.advice[0].measured, 110900);
+	assert_int_equal(t->res.advice[0].launch_idle, 110400);
+	assert_int_equal(t->res.advice[0].estimate, 750);
+	tb_free(t);
+}
+
 static void test_graph_advice_small_saving_in_long_window_not_advised(void **state)
 {
 	struct tb *t = tb_new();
@@ -1988,6 +2031,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_advice_detects_repeated_sequence),
 	    cmocka_unit_test(test_graph_advice_not_given_when_back_to_back),
 	    cmocka_unit_test(test_graph_advice_finds_body_despite_rare_op),
+	    cmocka_unit_test(test_graph_advice_long_host_hole_between_steps_stays),
 	    cmocka_unit_test(test_graph_advice_small_saving_in_long_window_not_advised),
 	    cmocka_unit_test(test_graph_node_overhead_measured_from_graph_launches),
 	    cmocka_unit_test(test_top_kernels_and_short_kernel_share),
@@ -2004,7 +2048,8 @@ int main(void)
 	    cmocka_unit_test(test_gaps_inside_graph_replay_before_sync_are_graph_internal),
 	    cmocka_unit_test(test_kernel_launch_reported_as_sync_is_not_sync_wait),
 	    cmocka_unit_test(test_host_func_long_before_first_op_of_stream_is_not_dependency),
-	    cmocka_unit_test(test_launch_overhead_share_counts_latency_graph_internal_and_launch_calls),
+	    cmocka_unit_test(
+		test_launch_overhead_share_counts_latency_graph_internal_and_launch_calls),
 	    cmocka_unit_test(test_range_cuts_host_late_gap_segments_per_piece),
 	    cmocka_unit_test(test_api_classification),
 	};

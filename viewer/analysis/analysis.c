@@ -1354,8 +1354,9 @@ static void stream_views(struct view_job *j)
 			 * the latest of them with a launch call: the same inputs
 			 * when the predecessor has a call and ends last */
 			if (st[si].last == st[si].prev && ops[st[si].prev].end == st[si].cur_end)
-				c->sv_gap[i] =
-				    SV_GAP_SAME | (cause_graph_removes(g.cause) ? SV_GAP_LAUNCH : 0);
+				c->sv_gap[i] = SV_GAP_SAME |
+					       (cause_graph_removes(g.cause) ? SV_GAP_LAUNCH : 0) |
+					       (cause_is_host_time(g.cause) ? SV_GAP_HOST : 0);
 		}
 		if (!st[si].count || op->end > st[si].cur_end)
 			st[si].cur_end = op->end;

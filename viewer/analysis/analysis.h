@@ -243,6 +243,7 @@ struct gs_options {
 #define GS_DEFAULT_LAUNCH_COST_NS 4500	       /* see docs/metrics.md */
 #define GS_ADVICE_MIN_SAVING 0.05	       /* advise when saving > 5% */
 #define GS_ADVICE_MIN_WINDOW_SHARE 0.01	       /* ... and >= 1% of the device window */
+#define GS_ADVICE_HOST_HOLE_NS 50000 /* host time between steps a replay removes, at most */
 
 void gs_options_init(struct gs_options *o);
 

@@ -131,7 +131,8 @@ struct actx {
 	 * stream gap whose classification any walk of the stream's ops in
 	 * order repeats (its predecessor on the stream has a known launch
 	 * call and ends last), with SV_GAP_LAUNCH when that gap is
-	 * one a graph removes (cause_graph_removes()); else 0 */
+	 * one a graph removes (cause_graph_removes()) and SV_GAP_HOST when
+	 * its cause is the host's own time (host code, CUDA API); else 0 */
 	uint8_t *sv_gap;
 
 	/* One scratch block of SCRATCH_PER_OP bytes per op: the launch
@@ -145,6 +146,7 @@ struct actx {
 
 #define SV_GAP_SAME 0x1
 #define SV_GAP_LAUNCH 0x2
+#define SV_GAP_HOST 0x4
 
 #define GS_ADVICE_ANCHORS 8 /* candidate anchors tried per stream in the graph advice */
 #define SCRATCH_PER_OP 24   /* (+16 bytes of slack at the end) */
@@ -202,6 +204,13 @@ static inline int cause_graph_removes(int cause)
 {
 	return cause == GS_CAUSE_HOST_CODE || cause == GS_CAUSE_CUDA_API ||
 	       cause == GS_CAUSE_LAUNCH_LATENCY || cause == GS_CAUSE_GRAPH_INTERNAL;
+}
+
+/* of those, the host's own time: inside a step it is the dispatch a replay
+ * replaces; between steps, only while short (GS_ADVICE_HOST_HOLE_NS) */
+static inline int cause_is_host_time(int cause)
+{
+	return cause == GS_CAUSE_HOST_CODE || cause == GS_CAUSE_CUDA_API;
 }
 
 /* analysis_util.c: malloc for arrays of up to one entry per op. A hint

@@ -732,6 +732,12 @@ static void advice_finish(const struct gs_result *res, struct gs_graph_advice *a
 		    (double)a->saving >= GS_ADVICE_MIN_WINDOW_SHARE * (double)window;
 }
 
+/* What a graph does to a hole: LC_NO it stays (sync wait, dependency,
+ * other); LC_LAUNCH it goes (launch latency, graph-internal); LC_HOST it is
+ * the host's own time (host code, CUDA API), which goes inside a step, and
+ * between steps only while short (stats_graph_advice). */
+enum { LC_NO = 0, LC_LAUNCH = 1, LC_HOST = 2 };
+
 static int launch_caused(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_t x,
 			 uint32_t prev)
 {
@@ -740,7 +746,9 @@ static int launch_caused(const struct actx *c, struct cg_cache *cc, int64_t g0, 
 	g.start = g0;
 	g.end = c->ops[x].start;
 	classify_gap(c, cc, g0, x, prev, CG_STREAM_VIEW, &g, NULL);
-	return cause_graph_removes(g.cause);
+	return !cause_graph_removes(g.cause) ? LC_NO
+	       : cause_is_host_time(g.cause) ? LC_HOST
+					     : LC_LAUNCH;
 }
 
 /* the latest op before opi[k] (from position lo on) with a known launch */
@@ -767,7 +775,7 @@ static int launch_caused_at(const struct actx *c, struct cg_cache *cc, int whole
 	uint8_t sv = c->sv_gap[opi[k]];
 
 	if (whole && (sv & SV_GAP_SAME))
-		return (sv & SV_GAP_LAUNCH) != 0;
+		return !(sv & SV_GAP_LAUNCH) ? LC_NO : (sv & SV_GAP_HOST) ? LC_HOST : LC_LAUNCH;
 	return launch_caused(c, cc, g0, opi[k], prev_called(c, opi, lo, k));
 }
 
@@ -1239,11 +1247,19 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 			 * nothing else meanwhile: when other streams' work fills
 			 * the hole (a per-token copy between a decode step's
 			 * kernels), consecutive occurrences cannot be captured
-			 * together and a graph per occurrence leaves the hole. */
+			 * together and a graph per occurrence leaves the hole.
+			 * The host's own time there counts only while short:
+			 * longer, it is the program's work between steps (H200
+			 * decode demo: readbacks 1.3-3.8 ms apart, with
+			 * cudaGraphExecDestroy and host code between them, read
+			 * as a 1-op loop a graph would make 98.8% shorter). */
 			if (o + 1 < m_occ && occ[o + 1] == p + len) {
 				int64_t nx = st[p + len];
-				if (nx > end && device_quiet(c, dr, end, nx, opi[p + len]) &&
-				    launch_caused_at(c, &cc, whole, end, opi, p, p + len)) {
+				int lc = nx > end && device_quiet(c, dr, end, nx, opi[p + len])
+					     ? launch_caused_at(c, &cc, whole, end, opi, p, p + len)
+					     : LC_NO;
+				if (lc == LC_LAUNCH ||
+				    (lc == LC_HOST && nx - end <= GS_ADVICE_HOST_HOLE_NS)) {
 					a.launch_idle = gs_sat_add(a.launch_idle, nx - end);
 					a.measured = gs_sat_add(a.measured, nx - end);
 				}
