@@ -1218,6 +1218,32 @@ static void test_graph_advice_long_host_hole_between_steps_stays(void **state)
 	tb_free(t);
 }
 
+static void test_graph_advice_named_after_the_range_most_steps_are_in(void **state)
+{
+	struct tb *t = tb_new();
+	static const uint32_t seq[3] = {S_KA, S_KB, S_KC};
+	uint32_t warm, step;
+	int i;
+	(void)state;
+	/* the 3 x (A B C) loop of the first advice test (occurrences' first
+	 * ops launched at -50, 1450, 2950 on thread 1); a warm-up range holds
+	 * the first launch, a step range the other two: the advice is named
+	 * after the step range */
+	for (i = 0; i < 9; i++) {
+		api(t, S_LAUNCH, 500 * i - 50, 500 * i - 40, (uint32_t)(i + 1), 1);
+		kern(t, 0, 7, 500 * i, 500 * i + 100, (uint32_t)(i + 1), seq[i % 3]);
+	}
+	warm = range(t, S_OTHER, -100, 400, 1);
+	step = range(t, S_STEP, 1000, 5000, 1);
+	t->opt.graph_node_overhead_ns = 50;
+	run(t);
+	assert_int_equal(t->res.n_advice, 1);
+	assert_int_equal(t->res.advice[0].count, 3);
+	assert_int_not_equal(t->res.advice[0].nvtx_idx, warm);
+	assert_int_equal(t->res.advice[0].nvtx_idx, step);
+	tb_free(t);
+}
+
 static void test_graph_advice_small_saving_in_long_window_not_advised(void **state)
 {
 	struct tb *t = tb_new();
@@ -2032,6 +2058,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_advice_not_given_when_back_to_back),
 	    cmocka_unit_test(test_graph_advice_finds_body_despite_rare_op),
 	    cmocka_unit_test(test_graph_advice_long_host_hole_between_steps_stays),
+	    cmocka_unit_test(test_graph_advice_named_after_the_range_most_steps_are_in),
 	    cmocka_unit_test(test_graph_advice_small_saving_in_long_window_not_advised),
 	    cmocka_unit_test(test_graph_node_overhead_measured_from_graph_launches),
 	    cmocka_unit_test(test_top_kernels_and_short_kernel_share),

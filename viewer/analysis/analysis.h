@@ -433,7 +433,8 @@ struct gs_graph_advice {
 	uint64_t count;	       /* occurrences */
 	uint32_t first_op_idx; /* first op of the first occurrence */
 	uint32_t nvtx_idx;     /* innermost NVTX range at the first op's launch
-				  (on its thread, else any thread), GS_NONE */
+				  (on its thread, else any thread) that most
+				  occurrences share (of 63 sampled), GS_NONE */
 	int64_t measured;      /* ns, sum over occurrences of (last end - first start),
 				  plus the launch-caused hole before the next
 				  occurrence when it follows at once */

@@ -811,6 +811,36 @@ static int push_advice(struct gs_result *res, size_t *cap, const struct gs_graph
 	return 0;
 }
 
+/* The NVTX range that names a sequence: the innermost at the launch of
+ * an occurrence's first op, the one most occurrences share (of up to
+ * ADV_NVTX_SAMPLE taken evenly), the earliest of those on a tie; GS_NONE
+ * when most lie in none. The first occurrence alone named a warm-up's
+ * range: the H200 decode demo's 867-step sequence, 768 of them in
+ * "decode_eager", was named after "load_kernels", which held 4. */
+#define ADV_NVTX_SAMPLE 63
+static uint32_t advice_nvtx(const struct actx *c, const uint32_t *opi, const uint32_t *occ,
+			    size_t m_occ)
+{
+	uint32_t idx[ADV_NVTX_SAMPLE], text[ADV_NVTX_SAMPLE];
+	size_t n = m_occ < ADV_NVTX_SAMPLE ? m_occ : ADV_NVTX_SAMPLE, i, j, best = 0, best_n = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t o = n == m_occ ? i : i * (m_occ - 1) / (n - 1);
+		idx[i] = nvtx_at_launch(c, opi[occ[o]]);
+		text[i] = idx[i] != GS_NONE ? c->in->nvtx[idx[i]].text_id : GS_NONE;
+	}
+	for (i = 0; i < n; i++) {
+		size_t k = 0;
+		for (j = 0; j < n; j++)
+			k += text[j] == text[i];
+		if (k > best_n) {
+			best_n = k;
+			best = i;
+		}
+	}
+	return n ? idx[best] : GS_NONE;
+}
+
 /* occurrences ahead of the walk whose device_quiet() op is prefetched */
 #define ADV_AHEAD 4
 
@@ -1198,7 +1228,6 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 	}
 	a.length = len;
 	a.first_op_idx = opi[best_seg.pos];
-	a.nvtx_idx = nvtx_at_launch(c, a.first_op_idx);
 	/* count every anchor position whose next len tokens equal the template
 	 * (checks the hash, and picks up the last occurrence too); m_occ
 	 * reuses pos[] for the occurrences' start positions. With tolerant
@@ -1218,6 +1247,7 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 				pos[m_occ++] = (uint32_t)p;
 			}
 		}
+		a.nvtx_idx = advice_nvtx(c, opi, occ, m_occ);
 		for (o = 0; o < m_occ; o++) {
 			size_t p = occ[o], k;
 			size_t len = tol.n_occ ? tol.occ_len[o] : a.length;
