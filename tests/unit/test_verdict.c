@@ -303,6 +303,40 @@ static void test_launch_overhead_at_a_fifth_fires_with_launch_calls(void **state
 	tb_free(t);
 }
 
+/* Where: the range that holds the most launch latency, not the one with
+ * the largest gap. Device 0, thread 1: K0 [100,200]; K1..K5 of 100 ns each
+ * 40 ns apart, each launched before the kernel ahead ended (K1 [240,340]
+ * ... K5 [800,900], calls [prev end - 10, prev end - 5]): five gaps of 40
+ * of launch latency, their starts in "step" [0,899); then K6 [1050,1150],
+ * launched at [895,896]: one gap of 150, its start (900) in "kA"
+ * [899,2000]. Launch latency 200 in "step", 150 in "kA": "step". */
+static void test_launch_overhead_named_after_the_range_with_the_most(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f;
+	int i;
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	kern(t, 0, 7, 100, 200, 1);
+	for (i = 1; i <= 5; i++) {
+		int64_t prev_end = 200 + 140 * (i - 1), s = prev_end + 40;
+		api(t, S_LAUNCH, prev_end - 10, prev_end - 5, (uint32_t)(i + 1), 1);
+		kern(t, 0, 7, s, s + 100, (uint32_t)(i + 1));
+	}
+	api(t, S_LAUNCH, 895, 896, 7, 1);
+	kern(t, 0, 7, 1050, 1150, 7);
+	range(t, S_STEP, 0, 899, 1);
+	range(t, S_KA, 899, 2000, 1);
+	run(t);
+	assert_int_equal(t->v.window, 1050);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 350);
+	f = finding(t, GS_RULE_LAUNCH);
+	assert_non_null(f);
+	assert_int_equal(f->nvtx_id, S_STEP);
+	assert_int_equal(f->tid, 1);
+	tb_free(t);
+}
+
 static void test_launch_overhead_just_under_a_fifth_does_not_fire(void **state)
 {
 	struct tb *t = launch_gap(229, 240);
@@ -1013,6 +1047,7 @@ int main(void)
 	    cmocka_unit_test(test_host_code_at_a_fifth_of_the_window_fires),
 	    cmocka_unit_test(test_host_code_just_under_a_fifth_does_not_fire),
 	    cmocka_unit_test(test_launch_overhead_at_a_fifth_fires_with_launch_calls),
+	    cmocka_unit_test(test_launch_overhead_named_after_the_range_with_the_most),
 	    cmocka_unit_test(test_launch_overhead_just_under_a_fifth_does_not_fire),
 	    cmocka_unit_test(test_dependency_at_a_fifth_fires),
 	    cmocka_unit_test(test_dependency_just_under_a_fifth_does_not_fire),

@@ -1057,14 +1057,20 @@ static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct g
  * != NULL (those that keep lets through, when keep != NULL); a piece's
  * cause is its own largest segment's. attr: credit sync waits to their
  * calls (the device view). */
+struct nvtx_acc;
+static int nvtx_acc_add(const struct actx *c, struct nvtx_acc *a, const struct gs_gap *g,
+			const struct gap_cut *cut);
+
 static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline *tl,
 		   const struct gs_gap *g, const struct gap_cut *cut, struct gs_gap **gaps,
-		   size_t *n, size_t *cap, struct gap_keep *keep, int attr)
+		   size_t *n, size_t *cap, struct gap_keep *keep, int attr, struct nvtx_acc *acc)
 {
 	size_t k;
 
 	if (!c->has_sel) {
 		tl_add(tl, cut);
+		if (acc && nvtx_acc_add(c, acc, g, cut))
+			return -ENOMEM;
 		if (attr && cut->amt[GS_CAUSE_SYNC_WAIT] > 0)
 			attr_syncs(c, cc, g, g->start, g->end, cut);
 		if (gaps && (!keep || gap_keep(keep, g))) {
@@ -1086,6 +1092,8 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		gap_cut_piece(c, cc, g, piece.start, piece.end, &pc);
 		piece.cause = (uint8_t)gap_cut_dominant(&pc);
 		tl_add(tl, &pc);
+		if (acc && nvtx_acc_add(c, acc, &piece, &pc))
+			return -ENOMEM;
 		if (attr && pc.amt[GS_CAUSE_SYNC_WAIT] > 0)
 			attr_syncs(c, cc, g, piece.start, piece.end, &pc);
 		if (gaps && (!keep || gap_keep(keep, &piece))) {
@@ -1181,6 +1189,37 @@ static void u32map_free(struct u32map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* The device view's idle by NVTX range text (gs_device_result.nvtx_idle):
+ * each gap's (piece's) segments added under the text of its nvtx_idx. */
+struct nvtx_acc {
+	struct u32map map; /* text id -> index in v */
+	struct gs_nvtx_idle *v;
+	size_t n, cap;
+};
+
+static int nvtx_acc_add(const struct actx *c, struct nvtx_acc *a, const struct gs_gap *g,
+			const struct gap_cut *cut)
+{
+	uint32_t text = g->nvtx_idx != GS_NONE && g->nvtx_idx < c->in->n_nvtx
+			    ? c->in->nvtx[g->nvtx_idx].text_id
+			    : 0;
+	int err = 0, k;
+	uint32_t i = u32map_get(&a->map, text, (uint32_t)a->n, &err);
+
+	if (err)
+		return err;
+	if (i == a->n) {
+		if (grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+			return -ENOMEM;
+		memset(&a->v[i], 0, sizeof(a->v[i]));
+		a->v[i].text_id = text;
+		a->n++;
+	}
+	for (k = 0; k < GS_CAUSE_COUNT; k++)
+		a->v[i].idle_by_cause[k] += cut->amt[k];
+	return 0;
+}
+
 struct sstate {
 	int64_t cur_end; /* ns, max end so far on the stream */
 	uint32_t last;	 /* last op on the stream so far with a known launch call */
@@ -1248,6 +1287,7 @@ static void *device_view(void *arg)
 	int err = 0;
 	struct cg_cache cc;
 	struct gap_keep keep = {NULL, 0, 0};
+	struct nvtx_acc acc = {0};
 
 	cg_cache_init(&cc);
 	if (!c->opt->all_gaps && c->opt->top_n) {
@@ -1282,7 +1322,7 @@ static void *device_view(void *arg)
 			g.end = op->start;
 			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_NVTX, &g, &cut);
 			err = add_gap(c, &cc, &tl, &g, &cut, &gaps, &n_gaps, &gap_cap,
-				      c->opt->all_gaps ? NULL : &keep, 1);
+				      c->opt->all_gaps ? NULL : &keep, 1, &acc);
 			if (err)
 				goto out;
 		}
@@ -1299,6 +1339,9 @@ out:
 	j->d->tl = tl;
 	j->d->gaps = gaps;
 	j->d->n_gaps = n_gaps;
+	j->d->nvtx_idle = acc.v;
+	j->d->n_nvtx_idle = acc.n;
+	u32map_free(&acc.map);
 	free(keep.h);
 	free(st);
 	u32map_free(&map);
@@ -1346,7 +1389,8 @@ static void stream_views(struct view_job *j)
 			g.end = op->start;
 			classify_gap(c, &cc, g.start, (uint32_t)i, st[si].last, CG_STREAM_VIEW, &g,
 				     &cut);
-			err = add_gap(c, &cc, &streams[si].tl, &g, &cut, NULL, NULL, NULL, NULL, 0);
+			err = add_gap(c, &cc, &streams[si].tl, &g, &cut, NULL, NULL, NULL, NULL, 0,
+				      NULL);
 			if (err)
 				goto out;
 			/* the graph advice classifies this gap again from the
@@ -1755,6 +1799,7 @@ void gs_result_free(struct gs_result *res)
 		free(res->devices[i].streams);
 		free(res->devices[i].gaps);
 		free(res->devices[i].top_gaps);
+		free(res->devices[i].nvtx_idle);
 	}
 	free(res->devices);
 	free(res->sel);

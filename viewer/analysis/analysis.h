@@ -347,6 +347,14 @@ struct gs_stream_result {
 	struct gs_timeline tl;
 };
 
+/* A device's idle in one NVTX range, by cause: the gaps whose
+ * gs_gap.nvtx_idx has this text (0: gaps in no range), each gap's segments
+ * added by cause. Where the verdict says a cause happened. */
+struct gs_nvtx_idle {
+	uint32_t text_id; /* strings id, 0: no range */
+	int64_t idle_by_cause[GS_CAUSE_COUNT];
+};
+
 struct gs_device_result {
 	int device;			  /* ordinal */
 	struct gs_timeline tl;		  /* device view */
@@ -358,6 +366,9 @@ struct gs_device_result {
 	uint32_t *top_gaps;  /* indexes into gaps, largest first (top_n) */
 	size_t n_top;
 	uint32_t first_op, end_op; /* this device's ops: in->ops[first_op, end_op) */
+	struct gs_nvtx_idle *nvtx_idle; /* every gap in the selection, by range text
+					   (first seen first) */
+	size_t n_nvtx_idle;
 };
 
 /* A distribution: nearest-rank percentiles (docs/metrics.md). */

@@ -90,23 +90,49 @@ static void add_finding(struct gs_verdict *v, const struct gs_finding *fin)
 }
 
 /* where the largest top gap whose largest segment is `cause` happened */
+/* Where cause's idle happened: the NVTX range holding the most of it over
+ * the devices (gs_device_result.nvtx_idle; the first seen on a tie; none
+ * when most lie in no range), and the thread of the largest listed gap of
+ * that cause in that range. The largest gap alone named a phase that held
+ * one 117 us gap, where another held 45 of the 77 ms of launch latency in
+ * small gaps (H200 decode demo: "decode_one_graph" for "decode_eager"). */
 static void where_of(const struct gs_result *res, int cause, struct gs_finding *f)
 {
 	const struct gs_gap *best = NULL;
-	size_t d, i;
+	uint32_t text = 0;
+	int64_t most = 0;
+	size_t d, i, k;
 
+	for (d = 0; d < res->n_devices; d++)
+		for (i = 0; i < res->devices[d].n_nvtx_idle; i++) {
+			uint32_t t = res->devices[d].nvtx_idle[i].text_id;
+			int64_t sum = 0;
+			/* the text's idle over every device */
+			for (k = 0; k < res->n_devices; k++) {
+				size_t j;
+				for (j = 0; j < res->devices[k].n_nvtx_idle; j++)
+					if (res->devices[k].nvtx_idle[j].text_id == t)
+						sum += res->devices[k]
+							   .nvtx_idle[j]
+							   .idle_by_cause[cause];
+			}
+			if (sum > most) {
+				most = sum;
+				text = t;
+			}
+		}
+	f->nvtx_id = text;
 	for (d = 0; d < res->n_devices; d++)
 		for (i = 0; i < res->devices[d].n_top; i++) {
 			const struct gs_gap *g = &res->devices[d].gaps[res->devices[d].top_gaps[i]];
-			if (g->cause == cause &&
+			uint32_t gt = g->nvtx_idx != GS_NONE && g->nvtx_idx < res->in->n_nvtx
+					  ? res->in->nvtx[g->nvtx_idx].text_id
+					  : 0;
+			if (g->cause == cause && gt == text &&
 			    (!best || g->end - g->start > best->end - best->start))
 				best = g;
 		}
-	if (!best)
-		return;
-	if (best->nvtx_idx != GS_NONE && best->nvtx_idx < res->in->n_nvtx)
-		f->nvtx_id = res->in->nvtx[best->nvtx_idx].text_id;
-	if (best->explain_kind == GS_EXPLAIN_LAUNCH && best->explain_idx < res->in->n_apis)
+	if (best && best->explain_kind == GS_EXPLAIN_LAUNCH && best->explain_idx < res->in->n_apis)
 		f->tid = res->in->apis[best->explain_idx].tid;
 }
 
