@@ -42,23 +42,6 @@ __global__ void gs_pitch_spin(long long cycles, int *sink)
 		*sink = 1; /* never: keeps the kernel from being empty of effect */
 }
 
-static long arg_long(int argc, char **argv, const char *name, long dflt)
-{
-	int i;
-
-	for (i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], name)) {
-			char *end;
-			long v = strtol(argv[i + 1], &end, 10);
-			if (*end || v <= 0) {
-				fprintf(stderr, "graph_pitch: %s needs a positive number\n", name);
-				exit(2);
-			}
-			return v;
-		}
-	return dflt;
-}
-
 /* "0,500,1000" into ns[]; returns the count, or exits 2 on a bad list */
 static int parse_spins(const char *s, long *ns)
 {
@@ -83,9 +66,9 @@ static int parse_spins(const char *s, long *ns)
 
 int main(int argc, char **argv)
 {
-	int nodes = (int)arg_long(argc, argv, "--nodes", 1000);
-	int repeats = (int)arg_long(argc, argv, "--repeats", 15);
-	int warmup = (int)arg_long(argc, argv, "--warmup", 3);
+	int nodes = (int)bench_arg_long(argc, argv, "--nodes", 1000);
+	int repeats = (int)bench_arg_long(argc, argv, "--repeats", 15);
+	int warmup = (int)bench_arg_long(argc, argv, "--warmup", 3);
 	const char *list = "0,500,1000,2000,3000,5000,10000";
 	long spins[MAX_SPINS];
 	double *v = (double *)calloc(repeats, sizeof(double));
@@ -127,12 +110,7 @@ int main(int argc, char **argv)
 				v[r - warmup] = (t1 - t0) / nodes;
 		}
 		snprintf(name, sizeof(name), "spin%ld", spins[k]);
-		{
-			double med = median_of(v, repeats);
-			printf("mode=%s per_kernel_us=%.3f min_us=%.3f max_us=%.3f\n", name, med,
-			       v[0], v[repeats - 1]);
-			fflush(stdout);
-		}
+		bench_report_mode(name, v, repeats);
 		CHECK(cudaGraphExecDestroy(exec));
 		CHECK(cudaGraphDestroy(graph));
 	}

@@ -28,39 +28,11 @@
 #include "bench_common.h"
 #include "short_kernel.cuh"
 
-/* Print the median, min and max of per-kernel times (µs) of the counted runs. */
-static void report(const char *mode, double *v, int n)
-{
-	double med;
-
-	med = median_of(v, n);
-	printf("mode=%s per_kernel_us=%.3f min_us=%.3f max_us=%.3f\n", mode, med, v[0], v[n - 1]);
-	fflush(stdout);
-}
-
-static long arg_long(int argc, char **argv, const char *name, long dflt)
-{
-	int i;
-
-	for (i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], name)) {
-			char *end;
-			long v = strtol(argv[i + 1], &end, 10);
-			if (*end || v <= 0) {
-				fprintf(stderr, "launch_overhead: %s needs a positive number\n",
-					name);
-				exit(2);
-			}
-			return v;
-		}
-	return dflt;
-}
-
 int main(int argc, char **argv)
 {
-	int n = (int)arg_long(argc, argv, "--n", 1000);
-	int repeats = (int)arg_long(argc, argv, "--repeats", 30);
-	int warmup = (int)arg_long(argc, argv, "--warmup", 3);
+	int n = (int)bench_arg_long(argc, argv, "--n", 1000);
+	int repeats = (int)bench_arg_long(argc, argv, "--repeats", 30);
+	int warmup = (int)bench_arg_long(argc, argv, "--warmup", 3);
 	double *v = (double *)calloc(repeats, sizeof(double));
 	cudaStream_t s, gs; /* gs: graphs (a capture needs a stream of its own) */
 	cudaGraph_t graph;
@@ -74,11 +46,11 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&d_y, GS_SHORT_N * sizeof(float)));
 	CHECK(cudaMemset(d_x, 0, GS_SHORT_N * sizeof(float)));
 	CHECK(cudaStreamCreateWithFlags(&gs, cudaStreamNonBlocking));
-	if (arg_long(argc, argv, "--legacy", 0) == 0)
+	if (bench_arg_long(argc, argv, "--legacy", 0) == 0)
 		CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	else
 		s = 0;
-	for (i = 0; i < (int)arg_long(argc, argv, "--extra-streams", 0); i++) {
+	for (i = 0; i < (int)bench_arg_long(argc, argv, "--extra-streams", 0); i++) {
 		cudaStream_t extra;
 		CHECK(cudaStreamCreateWithFlags(&extra, cudaStreamNonBlocking));
 	}
@@ -98,7 +70,7 @@ int main(int argc, char **argv)
 		if (r >= warmup)
 			v[r - warmup] = (t1 - t0) / n;
 	}
-	report("back_to_back", v, repeats);
+	bench_report_mode("back_to_back", v, repeats);
 
 	/* launch + sync each: the full round trip per kernel. */
 	for (r = 0; r < warmup + repeats; r++) {
@@ -111,7 +83,7 @@ int main(int argc, char **argv)
 		if (r >= warmup)
 			v[r - warmup] = (t1 - t0) / n;
 	}
-	report("launch_sync", v, repeats);
+	bench_report_mode("launch_sync", v, repeats);
 
 	/* one graph of N kernels, captured once, replayed. */
 	CHECK(cudaStreamBeginCapture(gs, cudaStreamCaptureModeGlobal));
@@ -132,7 +104,7 @@ int main(int argc, char **argv)
 	{
 		char name[32];
 		snprintf(name, sizeof(name), "graph_%d", n);
-		report(name, v, repeats);
+		bench_report_mode(name, v, repeats);
 	}
 	CHECK(cudaGraphExecDestroy(exec));
 	CHECK(cudaGraphDestroy(graph));
@@ -157,7 +129,7 @@ int main(int argc, char **argv)
 			if (r >= warmup)
 				v[r - warmup] = (t1 - t0) / (reps * 100);
 		}
-		report("graph_100", v, repeats);
+		bench_report_mode("graph_100", v, repeats);
 		CHECK(cudaGraphExecDestroy(exec));
 		CHECK(cudaGraphDestroy(graph));
 	}
