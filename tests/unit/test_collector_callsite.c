@@ -393,6 +393,16 @@ static void test_native_frames_match_backtrace_and_stop_at_the_cap(void **state)
 	}
 }
 
+/* libunwind's unwinder for the test, or skip it where libunwind.so.8 is
+ * not installed (tools/deps.sh test installs it) */
+static void use_libunwind_or_skip(void)
+{
+	if (gs_callsite_set_unwinder(GS_UNWIND_AUTO, NULL) != GS_UNWIND_LIBUNWIND) {
+		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+		skip();
+	}
+}
+
 /* The same stack walked by libgcc's unwinder and by libunwind's, from one
  * frame: the frames past the walkers' own call site are the same addresses,
  * as many of them. */
@@ -422,10 +432,7 @@ static void test_libunwind_walks_the_frames_libgcc_walks(void **state)
 	int k;
 	(void)state;
 
-	if (gs_callsite_set_unwinder(GS_UNWIND_AUTO, NULL) != GS_UNWIND_LIBUNWIND) {
-		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
-		skip(); /* libunwind.so.8 is not installed (tools/deps.sh installs it) */
-	}
+	use_libunwind_or_skip();
 	assert_string_equal(gs_callsite_unwinder_name(), "libunwind");
 	for (d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
 		memset(&gcc, 0, sizeof(gcc));
@@ -486,10 +493,7 @@ static void test_frame_without_unwind_info_is_walked_safely(void **state)
 	int k;
 	(void)state;
 
-	if (gs_callsite_set_unwinder(GS_UNWIND_AUTO, NULL) != GS_UNWIND_LIBUNWIND) {
-		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
-		skip();
-	}
+	use_libunwind_or_skip();
 	memset(&t, 0, sizeof(t));
 	gs_test_nocfi_call(walk_both, &t);
 	/* walk_both's call sites, then the return into gs_test_nocfi_call */
@@ -544,10 +548,7 @@ static void test_libunwind_captures_from_many_threads(void **state)
 	int bad[4] = {0, 0, 0, 0}, i;
 	(void)state;
 
-	if (gs_callsite_set_unwinder(GS_UNWIND_AUTO, NULL) != GS_UNWIND_LIBUNWIND) {
-		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
-		skip();
-	}
+	use_libunwind_or_skip();
 	for (i = 0; i < 4; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, gs_test_capture_loop, &bad[i]), 0);
 	for (i = 0; i < 4; i++) {
@@ -566,10 +567,7 @@ static void test_libunwind_in_a_forked_child(void **state)
 	pid_t pid;
 	(void)state;
 
-	if (gs_callsite_set_unwinder(GS_UNWIND_AUTO, NULL) != GS_UNWIND_LIBUNWIND) {
-		gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
-		skip();
-	}
+	use_libunwind_or_skip();
 	memset(&unw, 0, sizeof(unw));
 	gs_native_frames(&unw, 1); /* the parent's cache is warm */
 	pid = fork();
