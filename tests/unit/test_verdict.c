@@ -229,9 +229,9 @@ static void test_host_code_at_a_fifth_of_the_window_fires(void **state)
 	assert_int_equal(f->rule, GS_RULE_HOST_CODE);
 	assert_int_equal(f->cost_ns, 60);
 	assert_true(f->share == 60.0 / 300.0);
-	/* where: the largest top gap whose cause is host code (the one gap:
-	 * host 60 > latency 40), explained by K1's call on thread 7, inside
-	 * the range "step" that holds g0 = 200 */
+	/* where: the range holding the host code, "step" (it holds g0 = 200
+	 * of the one gap), and the thread of the largest gap of that cause in
+	 * it (host 60 > latency 40): K1's call, thread 7 */
 	assert_int_equal(f->tid, 7);
 	assert_int_equal(f->nvtx_id, S_STEP);
 	assert_int_equal(f->api_name_id, 0);
@@ -287,8 +287,8 @@ static void test_launch_overhead_at_a_fifth_fires_with_launch_calls(void **state
 	assert_int_equal(f->rule, GS_RULE_LAUNCH);
 	assert_int_equal(f->cost_ns, 80);
 	assert_true(f->share == 80.0 / 400.0);
-	/* where: the gap's largest segment is launch latency (60); its
-	 * launch call is thread 1's; no NVTX */
+	/* where: no range holds the launch latency (no NVTX); the gap's
+	 * largest segment is launch latency (60), its launch call thread 1's */
 	assert_int_equal(f->tid, 1);
 	assert_int_equal(f->nvtx_id, 0);
 	/* causes by idle: launch latency 60, then CUDA API 20 and host code
