@@ -33,6 +33,7 @@ enum {
 	S_MALLOC,
 	S_SETLIMIT,
 	S_EVENTQUERY,
+	S_GRAPHLAUNCH,
 	S_N
 };
 
@@ -50,6 +51,7 @@ static const char *strtab[S_N] = {
     "cudaMalloc",
     "cudaDeviceSetLimit",
     "cudaEventQuery",
+    "cudaGraphLaunch",
 };
 
 struct tb {
@@ -334,6 +336,45 @@ static void test_launch_overhead_named_after_the_range_with_the_most(void **stat
 	assert_non_null(f);
 	assert_int_equal(f->nvtx_id, S_STEP);
 	assert_int_equal(f->tid, 1);
+	tb_free(t);
+}
+
+/* A program that launches graphs already is not told to use them. Device 0:
+ * K0 [100,200] (cudaLaunchKernel [10,20]); cudaGraphLaunch [150,260] (begun
+ * before the GPU went idle) runs nodes N1 [300,400] and N2 [410,510] of
+ * graph 7; K3 [600,700] launched late at [560,561]. Gaps: [200,300) launch
+ * latency 100 before the graph's first node; [400,410) graph-internal 10;
+ * [510,600) host code 50 then launch latency 40. Window 600, busy 400.
+ * Launch = 140 + 10 = 150 = 25%: the rule fires; of its latency and
+ * graph-internal idle (150), 100 + 10 = 110 come before and inside the
+ * graph launch, more than half: the graph-launch finding, naming
+ * cudaGraphLaunch and its one call. */
+static void test_launch_overhead_before_graph_launches_is_its_own_finding(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f;
+	(void)state;
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_GRAPHLAUNCH, 150, 260, 2, 1);
+	api(t, S_LAUNCH, 560, 561, 3, 1);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 300, 400, 2);
+	t->ops[t->in.n_ops - 1].graph_id = 7;
+	kern(t, 0, 7, 410, 510, 2);
+	t->ops[t->in.n_ops - 1].graph_id = 7;
+	kern(t, 0, 7, 600, 700, 3);
+	run(t);
+	assert_int_equal(t->v.window, 600);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 140);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_GRAPH_INTERNAL], 10);
+	assert_int_equal(t->res.devices[0].tl.graph_launch_latency, 100);
+	assert_null(finding(t, GS_RULE_LAUNCH));
+	f = finding(t, GS_RULE_GRAPH_LAUNCH);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 150);
+	assert_int_equal(f->api_name_id, S_GRAPHLAUNCH);
+	assert_int_equal(f->count, 1);
+	assert_string_equal(gs_rule_key(GS_RULE_GRAPH_LAUNCH), "graph_launch_overhead");
 	tb_free(t);
 }
 
@@ -1024,8 +1065,9 @@ static void test_synchronous_copy_is_sync_wait_not_launch_time(void **state)
 static void test_rule_names_and_fixes(void **state)
 {
 	static const char *const keys[GS_RULE_COUNT] = {
-	    "host_code",     "launch_overhead", "sync_every_step", "pageable_copies", "sync_copies",
-	    "alloc_in_loop", "legacy_stream",	"dependency",	   "short_kernels"};
+	    "host_code",     "launch_overhead",	     "sync_every_step", "pageable_copies",
+	    "sync_copies",   "alloc_in_loop",	     "legacy_stream",	"dependency",
+	    "short_kernels", "graph_launch_overhead"};
 	int r;
 	(void)state;
 	for (r = 0; r < GS_RULE_COUNT; r++) {
@@ -1048,6 +1090,7 @@ int main(void)
 	    cmocka_unit_test(test_host_code_just_under_a_fifth_does_not_fire),
 	    cmocka_unit_test(test_launch_overhead_at_a_fifth_fires_with_launch_calls),
 	    cmocka_unit_test(test_launch_overhead_named_after_the_range_with_the_most),
+	    cmocka_unit_test(test_launch_overhead_before_graph_launches_is_its_own_finding),
 	    cmocka_unit_test(test_launch_overhead_just_under_a_fifth_does_not_fire),
 	    cmocka_unit_test(test_dependency_at_a_fifth_fires),
 	    cmocka_unit_test(test_dependency_just_under_a_fifth_does_not_fire),

@@ -1069,6 +1069,8 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 
 	if (!c->has_sel) {
 		tl_add(tl, cut);
+		if (c->ops[g->op_idx].graph_id)
+			tl->graph_launch_latency += cut->amt[GS_CAUSE_LAUNCH_LATENCY];
 		if (acc && nvtx_acc_add(c, acc, g, cut))
 			return -ENOMEM;
 		if (attr && cut->amt[GS_CAUSE_SYNC_WAIT] > 0)
@@ -1092,6 +1094,8 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		gap_cut_piece(c, cc, g, piece.start, piece.end, &pc);
 		piece.cause = (uint8_t)gap_cut_dominant(&pc);
 		tl_add(tl, &pc);
+		if (c->ops[g->op_idx].graph_id)
+			tl->graph_launch_latency += pc.amt[GS_CAUSE_LAUNCH_LATENCY];
 		if (acc && nvtx_acc_add(c, acc, &piece, &pc))
 			return -ENOMEM;
 		if (attr && pc.amt[GS_CAUSE_SYNC_WAIT] > 0)

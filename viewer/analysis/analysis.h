@@ -336,6 +336,8 @@ struct gs_timeline {
 	uint64_t gaps_by_cause[GS_CAUSE_COUNT]; /* gaps (pieces) by their largest segment */
 	int64_t launch_calls;		       /* ns, of the CUDA API segments: time in
 						  launch calls (kernel, copy, graph) */
+	int64_t graph_launch_latency;	       /* ns, of idle_by_cause[launch latency]: in gaps
+						  that end at an op of a graph launch */
 	double utilisation;	      /* busy / window, 0..1 (0 if window is 0) */
 	double launch_overhead_share; /* (launch latency + graph-internal +
 					 launch_calls) / window */
@@ -517,16 +519,17 @@ struct gs_result {
 
 /* Rules, each with a threshold in docs/report.md ("Verdict"). */
 enum gs_rule {
-	GS_RULE_HOST_CODE = 0,	  /* host code between launches dominates */
-	GS_RULE_LAUNCH = 1,	  /* launch latency of tiny kernels */
-	GS_RULE_SYNC_STEP = 2,	  /* an explicit sync every step drains the queue */
-	GS_RULE_PAGEABLE = 3,	  /* async copies with pageable memory */
-	GS_RULE_SYNC_COPY = 4,	  /* synchronous copies / memsets */
-	GS_RULE_ALLOC = 5,	  /* malloc/free in steady state */
-	GS_RULE_LEGACY = 6,	  /* legacy default stream serialises streams */
-	GS_RULE_DEPENDENCY = 7,	  /* streams waiting on each other / host functions */
+	GS_RULE_HOST_CODE = 0,	   /* host code between launches dominates */
+	GS_RULE_LAUNCH = 1,	   /* launch latency of tiny kernels */
+	GS_RULE_SYNC_STEP = 2,	   /* an explicit sync every step drains the queue */
+	GS_RULE_PAGEABLE = 3,	   /* async copies with pageable memory */
+	GS_RULE_SYNC_COPY = 4,	   /* synchronous copies / memsets */
+	GS_RULE_ALLOC = 5,	   /* malloc/free in steady state */
+	GS_RULE_LEGACY = 6,	   /* legacy default stream serialises streams */
+	GS_RULE_DEPENDENCY = 7,	   /* streams waiting on each other / host functions */
 	GS_RULE_SHORT_KERNELS = 8, /* kernels shorter than the launch cost */
-	GS_RULE_COUNT = 9,
+	GS_RULE_GRAPH_LAUNCH = 9,  /* launch overhead, mostly before graph launches' ops */
+	GS_RULE_COUNT = 10,
 };
 const char *gs_rule_title(int rule); /* "host code between launches", ... */
 const char *gs_rule_key(int rule);   /* "host_code", ... (JSON) */

@@ -47,6 +47,8 @@ static const struct {
 			    "check the stream DAG: gapscope graph --streams"},
     [GS_RULE_SHORT_KERNELS] = {"short_kernels", "kernels shorter than their launch",
 			       "fuse them or capture them into a CUDA Graph"},
+    [GS_RULE_GRAPH_LAUNCH] = {"graph_launch_overhead", "launch overhead of graph launches",
+			      "capture more steps per graph (fewer graph launches)"},
 };
 
 const char *gs_rule_title(int rule)
@@ -136,6 +138,23 @@ static void where_of(const struct gs_result *res, int cause, struct gs_finding *
 		f->tid = res->in->apis[best->explain_idx].tid;
 }
 
+/* The graph launch call that was made most (cudaGraphLaunch, its _ptsz
+ * twin, cuGraphLaunch): its name and calls, for the where of
+ * GS_RULE_GRAPH_LAUNCH. */
+static void graph_launch_api(const struct gs_result *res, struct gs_finding *f)
+{
+	size_t i;
+
+	for (i = 0; i < res->n_launches; i++) {
+		const struct gs_launch_stat *l = &res->launches[i];
+		const char *n = gs_str(&res->in->strings, l->name_id, "");
+		if (strstr(n, "GraphLaunch") && l->api_dur.n > f->count) {
+			f->api_name_id = l->name_id;
+			f->count = l->api_dur.n;
+		}
+	}
+}
+
 static double share(int64_t part, int64_t whole)
 {
 	return whole > 0 ? (double)part / (double)whole : 0.0;
@@ -174,7 +193,20 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 					       v->idle_by_cause[GS_CAUSE_GRAPH_INTERNAL]));
 	if (share(launch, v->window) >= RULE_LAUNCH_SHARE) {
 		struct gs_finding f = {.rule = GS_RULE_LAUNCH, .cost_ns = launch};
+		int64_t graph = v->idle_by_cause[GS_CAUSE_GRAPH_INTERNAL];
+		for (d = 0; d < res->n_devices; d++)
+			graph = gs_sat_add(graph, res->devices[d].tl.graph_launch_latency);
 		where_of(res, GS_CAUSE_LAUNCH_LATENCY, &f);
+		/* the program launches graphs already: "use CUDA Graphs" is no
+		 * fix when most of the latency and graph-internal idle comes
+		 * before and inside graph launches (H200 decode demo, one graph
+		 * a token: 83 us of launch latency before each) */
+		if (graph > (v->idle_by_cause[GS_CAUSE_LAUNCH_LATENCY] +
+			     v->idle_by_cause[GS_CAUSE_GRAPH_INTERNAL]) /
+				2) {
+			f.rule = GS_RULE_GRAPH_LAUNCH;
+			graph_launch_api(res, &f);
+		}
 		add_finding(v, &f);
 	}
 	if (share(v->idle_by_cause[GS_CAUSE_DEPENDENCY], v->window) >= RULE_DEP_SHARE) {
