@@ -150,6 +150,17 @@ static void info_print_text(const struct info *in, const char *path_clean)
 		       dropped ? " (CUPTI lost records: try a larger --buffer-kb)" : "");
 	else
 		printf("%-17s %s\n", "dropped records", "(not recorded)");
+	{
+		int64_t ns, n;
+		if (info_int(in->callback_ns, &ns) && info_int(in->callbacks, &n)) {
+			info_fmt_duration(ns, d, sizeof(d));
+			printf("%-17s %s in %" PRId64 " callbacks, in the program's threads",
+			       "collector cost", d, n);
+			if (in->unwinder)
+				printf("; call sites walked with %s", in->unwinder);
+			putchar('\n');
+		}
+	}
 	if (in->nwarnings == 0)
 		printf("%-17s %s\n", "warnings", "none");
 	for (i = 0; i < in->nwarnings; i++)
@@ -242,6 +253,13 @@ static int info_print_json(const struct info *in, const char *path_clean)
 	json_object_set_new(o, "finalized", json_boolean(info_is_finalized(in)));
 	json_object_set_new(o, "being_recorded", json_boolean(in->t.recording));
 	json_object_set_new(o, "dropped_records", info_jint_or_null(in->dropped));
+	json_object_set_new(o, "collector_cost",
+			    in->callback_ns || in->callbacks
+				? json_pack("{so so so}", "callback_ns",
+					    info_jint_or_null(in->callback_ns), "callbacks",
+					    info_jint_or_null(in->callbacks), "unwinder",
+					    info_jstr(in->unwinder))
+				: json_null());
 	x = json_object();
 	for (i = 0; i < in->nwarnings; i++)
 		json_object_set_new(x, in->warnings[i].key, info_jstr(in->warnings[i].value));

@@ -353,6 +353,9 @@ void info_free(struct info *in)
 	free(in->dropped);
 	free(in->start_ns);
 	free(in->stop_ns);
+	free(in->callback_ns);
+	free(in->callbacks);
+	free(in->unwinder);
 	for (i = 0; i < in->ndevices; i++)
 		free(in->devices[i].name);
 	free(in->devices);
@@ -382,6 +385,9 @@ int info_load(struct info *in)
 	in->dropped = info_meta(in, "dropped_records");
 	in->start_ns = info_meta(in, "start_ns");
 	in->stop_ns = info_meta(in, "stop_ns");
+	in->callback_ns = info_meta(in, "collector.callback_ns");
+	in->callbacks = info_meta(in, "collector.callbacks");
+	in->unwinder = info_meta(in, "collector.unwinder");
 	info_load_kv(in, "config.", &in->config, &in->nconfig);
 	info_load_kv(in, "warning.", &in->warnings, &in->nwarnings);
 	info_load_devices(in);

@@ -50,6 +50,9 @@ struct info {
 	char *collector_version, *command_line, *hostname, *pid;
 	char *cupti_version, *driver_version, *finalized, *dropped;
 	char *start_ns, *stop_ns;
+	/* what the collector cost the program (meta collector.*): its callbacks'
+	 * time and count, the unwinder of the call sites; NULL when absent */
+	char *callback_ns, *callbacks, *unwinder;
 	struct info_device *devices;
 	size_t ndevices;
 	struct info_window *windows;
