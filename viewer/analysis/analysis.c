@@ -1052,15 +1052,16 @@ static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct g
 			       c->sync_drain);
 }
 
-/* Add the pieces of gap g (whole [g->start, g->end), cut = its cut) that
- * lie in the selection to tl, and to the device's gap list when gaps/cap
- * != NULL (those that keep lets through, when keep != NULL); a piece's
- * cause is its own largest segment's. attr: credit sync waits to their
- * calls (the device view). */
 struct nvtx_acc;
 static int nvtx_acc_add(const struct actx *c, struct nvtx_acc *a, const struct gs_gap *g,
 			const struct gap_cut *cut);
 
+/* Add the pieces of gap g (whole [g->start, g->end), cut = its cut) that
+ * lie in the selection to tl, and to the device's gap list when gaps/cap
+ * != NULL (those that keep lets through, when keep != NULL); a piece's
+ * cause is its own largest segment's. attr: credit sync waits to their
+ * calls (the device view). acc != NULL: add its segments to the idle by
+ * NVTX range (the device view). */
 static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline *tl,
 		   const struct gs_gap *g, const struct gap_cut *cut, struct gs_gap **gaps,
 		   size_t *n, size_t *cap, struct gap_keep *keep, int attr, struct nvtx_acc *acc)

@@ -7,6 +7,7 @@
  * and the fix. It reads a finished struct gs_result and computes nothing
  * the analysis did not; the renderers print it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis_int.h"
@@ -93,36 +94,57 @@ static void add_finding(struct gs_verdict *v, const struct gs_finding *fin)
 
 /* where the largest top gap whose largest segment is `cause` happened */
 /* Where cause's idle happened: the NVTX range holding the most of it over
- * the devices (gs_device_result.nvtx_idle; the first seen on a tie; none
- * when most lie in no range), and the thread of the largest listed gap of
+ * the devices (gs_device_result.nvtx_idle; none when most lie in no range),
+ * and the thread of the largest listed gap of
  * that cause in that range. The largest gap alone named a phase that held
  * one 117 us gap, where another held 45 of the 77 ms of launch latency in
- * small gaps (H200 decode demo: "decode_one_graph" for "decode_eager"). */
+ * small gaps (H200 decode demo: "decode_one_graph" for "decode_eager"). On
+ * equal idle, the range with the lowest string id. */
+struct text_idle {
+	uint32_t text;
+	int64_t idle;
+};
+
+static int cmp_text(const void *a, const void *b)
+{
+	uint32_t x = ((const struct text_idle *)a)->text, y = ((const struct text_idle *)b)->text;
+	return x < y ? -1 : x > y;
+}
+
 static void where_of(const struct gs_result *res, int cause, struct gs_finding *f)
 {
 	const struct gs_gap *best = NULL;
+	struct text_idle *v;
 	uint32_t text = 0;
 	int64_t most = 0;
-	size_t d, i, k;
+	size_t d, i, n = 0;
 
+	/* every device's (range, idle) pairs, summed per range after a sort:
+	 * a program may name each step's range apart (10,000 texts) */
 	for (d = 0; d < res->n_devices; d++)
-		for (i = 0; i < res->devices[d].n_nvtx_idle; i++) {
-			uint32_t t = res->devices[d].nvtx_idle[i].text_id;
-			int64_t sum = 0;
-			/* the text's idle over every device */
-			for (k = 0; k < res->n_devices; k++) {
-				size_t j;
-				for (j = 0; j < res->devices[k].n_nvtx_idle; j++)
-					if (res->devices[k].nvtx_idle[j].text_id == t)
-						sum += res->devices[k]
-							   .nvtx_idle[j]
-							   .idle_by_cause[cause];
+		n += res->devices[d].n_nvtx_idle;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (v) {
+		n = 0;
+		for (d = 0; d < res->n_devices; d++)
+			for (i = 0; i < res->devices[d].n_nvtx_idle; i++) {
+				v[n].text = res->devices[d].nvtx_idle[i].text_id;
+				v[n++].idle = res->devices[d].nvtx_idle[i].idle_by_cause[cause];
 			}
+		qsort(v, n, sizeof(*v), cmp_text);
+		for (i = 0; i < n;) {
+			size_t j = i;
+			int64_t sum = 0;
+			for (; j < n && v[j].text == v[i].text; j++)
+				sum = gs_sat_add(sum, v[j].idle);
 			if (sum > most) {
 				most = sum;
-				text = t;
+				text = v[i].text;
 			}
+			i = j;
 		}
+		free(v);
+	}
 	f->nvtx_id = text;
 	for (d = 0; d < res->n_devices; d++)
 		for (i = 0; i < res->devices[d].n_top; i++) {
