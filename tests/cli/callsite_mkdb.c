@@ -39,7 +39,8 @@
  * correction's CLI test (correct_check.sh works out its figures); with
  * "calibrated_old" the same without the plain_* keys (a trace calibrated
  * before 2026-12-04); with "calibrated_graph" the same as "calibrated" with
- * the three kernels as nodes of graph 5 (one replay each).
+ * the three kernels as nodes of graph 5, each launched by its own
+ * cudaGraphLaunch (the launch calls renamed).
  *
  * With "steps" instead, a training loop whose sync rule fires: 20 steps,
  * step i at b = 10000 i: cudaLaunchKernel [b+500,b+600) corr 2i+1, its
@@ -180,7 +181,8 @@ int main(int argc, char **argv)
 			"UPDATE strings SET value='_ZN2at6native24_local_scalar_dense_cudaERKNS_"
 			"6TensorE' WHERE id=12");
 	if (rc == 0 && mode == 7)
-		rc = exec_sql(db, "UPDATE kernels SET graph_id=5, graph_node_id=rowid");
+		rc = exec_sql(db, "UPDATE kernels SET graph_id=5, graph_node_id=rowid;"
+				  "UPDATE strings SET value='cudaGraphLaunch' WHERE id=1");
 	if (rc == 0 && (mode == 4 || mode == 5 || mode == 7))
 		rc = exec_sql(
 		    db,

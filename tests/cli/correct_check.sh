@@ -26,10 +26,15 @@
 #   min(500, 400) = 800; window 21000 - 800 - 300 = 19900, idle 18000 - 800 =
 #   17200, utilisation 2700 / 19900 = 13.6%, share 700 / 19900 = 3.5%;
 #   "all": 22500 - 800 - 300 = 21400.
-# calibrated_graph: "calibrated" with the three kernels as graph nodes: each
-#   loses graph_node_ns 300 - gpu_gap_ns 200 = 100 (= kernel_ns here, so the
-#   figures stay those of "calibrated"), and the report says it took 100 ns
-#   off each of 3 graph nodes; "calibrated" has none and says nothing of them.
+# calibrated_graph: "calibrated" with the three kernels as graph nodes, each
+#   launched by a cudaGraphLaunch (the calls [500,600], [11000,11100],
+#   [20500,20600]): each node loses graph_node_ns 300 - gpu_gap_ns 200 = 100
+#   (= kernel_ns here), and each graph launch the calibrated 400 of a launch
+#   call (no untraced graph launch is known): min(1000, 400) + min(500, 400)
+#   = 800, as calibrated_old: window 19900, idle 17200, utilisation 13.6%.
+#   The report says it took 100 ns off each of 3 graph nodes, and at most
+#   400 ns off a graph launch, whose traced p50 was 100 ns; "calibrated" has
+#   no graph node and says nothing of them.
 set -u
 gs=$1 mk=$2 db=$3
 fail=0
@@ -44,7 +49,7 @@ expect "$out" "the measured figures keep it, the corrected ones take off the cal
 case $out in *"graph nodes"*) echo "FAIL: a trace without graph kernels has a graph-node note"; fail=1 ;; *) echo "ok: no graph-node note" ;; esac
 out=$("$gs" report --json "$db" | tr -d ' \n') || { echo "FAIL: report --json exit $?"; exit 1; }
 expect "$out" '"per_call_ns":50,"per_call_from_trace":true'
-expect "$out" '"graph_nodes":0,"graph_node_shrink_ns":null'
+expect "$out" '"graph_nodes":0,"graph_node_shrink_ns":null,"graph_launch_shrink_ns":null'
 expect "$out" '"window_ns":20600,"busy_ns":2700,"idle_ns":17900,"idle_removed_ns":100,"busy_removed_ns":300'
 out=$("$gs" report --no-overhead-correction "$db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"corrected for"*) echo "FAIL: --no-overhead-correction still corrects"; fail=1 ;; *) echo "ok: --no-overhead-correction" ;; esac
@@ -71,11 +76,13 @@ expect "$out" "(traced launch calls less untraced ones: 50 ns per launch call, 1
 "$mk" "$db.graph.db" calibrated_graph || { echo "FAIL: callsite_mkdb calibrated_graph"; exit 1; }
 out=$("$gs" report "$db.graph.db" | tr -s ' \n' '  ') || { echo "FAIL: report (graph) exit $?"; exit 1; }
 expect "$out" "note: the corrected figures take 100 ns off each of 3 graph nodes and up to 200 ns off the idle after it, as calibrated on a graph of empty kernels;"
-expect "$out" "window 20.600 us, utilisation 13.1%, idle 17.900 us"
+expect "$out" "A graph launch loses at most 400 ns, a launch call's calibrated cost (the calibration times no graph launch), though traced cudaGraphLaunch calls took 100 ns here (p50)"
+expect "$out" "window 19.900 us, utilisation 13.6%, idle 17.200 us"
 out=$("$gs" report --json "$db.graph.db" | tr -d ' \n') || { echo "FAIL: report --json (graph) exit $?"; exit 1; }
-expect "$out" '"graph_nodes":3,"graph_node_shrink_ns":100'
+expect "$out" '"graph_nodes":3,"graph_node_shrink_ns":100,"graph_launch_shrink_ns":400'
 "$gs" html "$db.graph.db" -o "$db.graph.html" || { echo "FAIL: html (graph) exit $?"; exit 1; }
 expect "$(cat "$db.graph.html")" "The corrected figures take 100 ns off each of 3 graph nodes and up to 200 ns off the idle after it"
+expect "$(cat "$db.graph.html")" "A graph launch loses at most 400 ns, a launch call's calibrated cost (the calibration times no graph launch), though traced cudaGraphLaunch calls took 100 ns here (p50)"
 if grep -q "graph nodes" "$db.html"; then echo "FAIL: html of a trace without graph kernels notes graph nodes"; fail=1; else echo "ok: html without graph-node note"; fi
 out=$("$gs" report --no-overhead-correction "$db.graph.db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"graph nodes"*) echo "FAIL: --no-overhead-correction still notes graph nodes"; fail=1 ;; *) echo "ok: no graph-node note without correction" ;; esac

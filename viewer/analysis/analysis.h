@@ -531,6 +531,9 @@ enum gs_rule {
 	GS_RULE_GRAPH_LAUNCH = 9,  /* launch overhead, mostly before graph launches' ops */
 	GS_RULE_COUNT = 10,
 };
+/* The graph launch API made most in the selection (cudaGraphLaunch, its
+ * _ptsz twin, cuGraphLaunch), NULL when none. */
+const struct gs_launch_stat *gs_graph_launch_stat(const struct gs_result *res);
 const char *gs_rule_title(int rule); /* "host code between launches", ... */
 const char *gs_rule_key(int rule);   /* "host_code", ... (JSON) */
 const char *gs_rule_fix(int rule);   /* what to change, one short sentence */

@@ -46,6 +46,9 @@ struct gs_corrected {
 	int64_t graph_nodes; /* kernels of graph replays that were shrunk */
 	int64_t graph_node_shrink_ns; /* what each of them lost (before the overlap
 					 factor): graph_node_ns - gpu_gap_ns */
+	int64_t graph_launch_shrink_ns; /* the most a cudaGraphLaunch call loses: the
+					   calibrated cost of a launch call (the
+					   calibration times no graph launch) */
 };
 
 /* Fill out from res (analysed with all_gaps = 1) and cal. Returns 0, or

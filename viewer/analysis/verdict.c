@@ -160,20 +160,28 @@ static void where_of(const struct gs_result *res, int cause, struct gs_finding *
 		f->tid = res->in->apis[best->explain_idx].tid;
 }
 
-/* The graph launch call that was made most (cudaGraphLaunch, its _ptsz
- * twin, cuGraphLaunch): its name and calls, for the where of
- * GS_RULE_GRAPH_LAUNCH. */
-static void graph_launch_api(const struct gs_result *res, struct gs_finding *f)
+const struct gs_launch_stat *gs_graph_launch_stat(const struct gs_result *res)
 {
+	const struct gs_launch_stat *best = NULL;
 	size_t i;
 
 	for (i = 0; i < res->n_launches; i++) {
 		const struct gs_launch_stat *l = &res->launches[i];
-		const char *n = gs_str(&res->in->strings, l->name_id, "");
-		if (strstr(n, "GraphLaunch") && l->api_dur.n > f->count) {
-			f->api_name_id = l->name_id;
-			f->count = l->api_dur.n;
-		}
+		if (strstr(gs_str(&res->in->strings, l->name_id, ""), "GraphLaunch") &&
+		    (!best || l->api_dur.n > best->api_dur.n))
+			best = l;
+	}
+	return best;
+}
+
+/* the where of GS_RULE_GRAPH_LAUNCH: the graph launch API and its calls */
+static void graph_launch_api(const struct gs_result *res, struct gs_finding *f)
+{
+	const struct gs_launch_stat *l = gs_graph_launch_stat(res);
+
+	if (l) {
+		f->api_name_id = l->name_id;
+		f->count = l->api_dur.n;
 	}
 }
 

@@ -265,6 +265,7 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		fputs(")</p>\n", f);
 	}
 	if (r->corr->graph_nodes) { /* as the text report's note */
+		const struct gs_launch_stat *gl;
 		fputs("<p class=\"hint\">The corrected figures take ", f);
 		put_ns(f, r->corr->graph_node_shrink_ns);
 		fprintf(f, " off each of %lld graph nodes and up to ",
@@ -272,8 +273,23 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		put_ns(f, r->in->cal.gpu_gap_ns);
 		fputs(" off the idle after it, as calibrated on a graph of empty kernels; nodes of "
 		      "longer kernels lose less to tracing, so corrected graph replays can read "
-		      "short (H200: 1000 one-block kernels of 3.4 µs a node, 5-14% short).</p>\n",
+		      "short (H200: 1000 one-block kernels of 3.4 µs a node, 5-14% short)",
 		      f);
+		gl = gs_graph_launch_stat(r->res);
+		if (gl) {
+			fputs(". A graph launch loses at most ", f);
+			put_ns(f, r->corr->graph_launch_shrink_ns);
+			fputs(", a launch call's calibrated cost (the calibration times no graph "
+			      "launch), though traced ",
+			      f);
+			html_escape(f, gs_str(&r->in->strings, gl->name_id, "?"));
+			fputs(" calls took ", f);
+			put_ns(f, gl->api_dur.p50);
+			fputs(" here (p50): where graph launches hold the GPU back, the corrected "
+			      "figures stay pessimistic",
+			      f);
+		}
+		fputs(".</p>\n", f);
 	}
 }
 

@@ -272,6 +272,10 @@ static int j_begin(struct report_ctx *r)
 		json_object_set_new(c, "graph_node_shrink_ns",
 				    r->corr->graph_nodes ? jint(r->corr->graph_node_shrink_ns)
 							 : json_null());
+		json_object_set_new(c, "graph_launch_shrink_ns",
+				    gs_graph_launch_stat(r->res)
+					? jint(r->corr->graph_launch_shrink_ns)
+					: json_null());
 		for (i = 0; i < r->corr->n_devices; i++) {
 			const struct gs_corrected_device *d = &r->corr->devices[i];
 			json_t *o = json_object();

@@ -103,15 +103,28 @@ static int t_begin(struct report_ctx *r)
 			fprintf(f, "; the trace holds no measured per-kernel overhead, so "
 				   "nothing is subtracted.\n");
 		/* graph nodes: the calibration's figure is an empty kernel's */
-		if (!res->kernel_overhead_ns && r->corr && r->corr->graph_nodes)
+		if (!res->kernel_overhead_ns && r->corr && r->corr->graph_nodes) {
+			const struct gs_launch_stat *gl = gs_graph_launch_stat(res);
 			fprintf(f,
 				"note: the corrected figures take %s off each of %lld graph "
 				"nodes and up to %s off the idle after it, as calibrated on a "
 				"graph of empty kernels; nodes of longer kernels lose less to "
 				"tracing, so corrected graph replays can read short (H200: "
-				"1000 one-block kernels of 3.4 us a node, 5-14%% short).\n",
+				"1000 one-block kernels of 3.4 us a node, 5-14%% short)",
 				D(r->corr->graph_node_shrink_ns), (long long)r->corr->graph_nodes,
 				D(r->in->cal.gpu_gap_ns));
+			if (gl)
+				fprintf(f,
+					". A graph launch loses at most %s, a launch call's "
+					"calibrated cost (the calibration times no graph "
+					"launch), though traced %s calls took %s here (p50): "
+					"where graph launches hold the GPU back, the corrected "
+					"figures stay pessimistic",
+					D(r->corr->graph_launch_shrink_ns),
+					gs_str(&r->in->strings, gl->name_id, "?"),
+					D(gl->api_dur.p50));
+			fputs(".\n", f);
+		}
 	}
 	fputc('\n', f);
 	verdict_lines(r);
