@@ -2,7 +2,8 @@
  * fuzz_trace.c - libFuzzer target for the trace reader: each input is
  * written to a file and read as a trace the way the verbs read it -
  * trace_open (header, kind of file, table checks, defences), trace_load
- * of everything and gs_analyze (report, html, diff), info_load (info),
+ * of everything, gs_analyze, the verdict and the overhead correction
+ * (report, html, diff), info_load (info),
  * export_walk with no-op callbacks (export chrome/json) and tg_list (graph).
  * A crash, a sanitizer report, a leak or a hang (libFuzzer's -timeout) is
  * a finding; exit codes and messages are the CLI tests' business.
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "correct.h"
 #include "export_walk.h"
 #include "trace.h"
 #include "trace_graph.h"
@@ -69,8 +71,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (trace_open(&t, path, err, sizeof(err)) == 0) {
 		if (trace_load(&t, GS_LOAD_ALL, &in, err, sizeof(err)) == 0) {
 			gs_options_init(&opt);
-			if (gs_analyze(&in, &opt, &res) == 0)
+			if (gs_analyze(&in, &opt, &res) == 0) {
+				/* what report reads from the result: the verdict,
+				 * the overhead correction where the trace is calibrated */
+				struct gs_verdict v;
+				struct gs_corrected corr;
+				gs_verdict_compute(&res, &v);
+				(void)gs_graph_launch_stat(&res);
+				if (in.cal.have && gs_correct(&in, &res, &in.cal, &corr) == 0)
+					gs_corrected_free(&corr);
 				gs_result_free(&res);
+			}
 			trace_input_free(&in);
 		}
 		ops.event = on_event;
