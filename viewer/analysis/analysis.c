@@ -1220,8 +1220,16 @@ static int nvtx_acc_add(const struct actx *c, struct nvtx_acc *a, const struct g
 		a->v[i].text_id = text;
 		a->n++;
 	}
-	for (k = 0; k < GS_CAUSE_COUNT; k++)
+	for (k = 0; k < GS_CAUSE_COUNT; k++) {
 		a->v[i].idle_by_cause[k] += cut->amt[k];
+		if (cut->amt[k] > a->v[i].top_by_cause[k]) {
+			a->v[i].top_by_cause[k] = cut->amt[k];
+			a->v[i].tid_by_cause[k] =
+			    g->explain_kind == GS_EXPLAIN_LAUNCH && g->explain_idx < c->in->n_apis
+				? c->in->apis[g->explain_idx].tid
+				: 0;
+		}
+	}
 	return 0;
 }
 

@@ -355,6 +355,10 @@ struct gs_stream_result {
 struct gs_nvtx_idle {
 	uint32_t text_id; /* strings id, 0: no range */
 	int64_t idle_by_cause[GS_CAUSE_COUNT];
+	/* per cause, the gap (piece) with the most of it: that much, and the
+	 * thread of its launch call (0: none) */
+	int64_t top_by_cause[GS_CAUSE_COUNT];
+	uint32_t tid_by_cause[GS_CAUSE_COUNT];
 };
 
 struct gs_device_result {

@@ -95,8 +95,8 @@ static void add_finding(struct gs_verdict *v, const struct gs_finding *fin)
 /* where the largest top gap whose largest segment is `cause` happened */
 /* Where cause's idle happened: the NVTX range holding the most of it over
  * the devices (gs_device_result.nvtx_idle; none when most lie in no range),
- * and the thread of the largest listed gap of
- * that cause in that range. The largest gap alone named a phase that held
+ * and the launching thread of the gap with the most of that cause in that
+ * range. The largest gap alone named a phase that held
  * one 117 us gap, where another held 45 of the 77 ms of launch latency in
  * small gaps (H200 decode demo: "decode_one_graph" for "decode_eager"). On
  * equal idle, the range with the lowest string id. */
@@ -113,10 +113,9 @@ static int cmp_text(const void *a, const void *b)
 
 static void where_of(const struct gs_result *res, int cause, struct gs_finding *f)
 {
-	const struct gs_gap *best = NULL;
 	struct text_idle *v;
 	uint32_t text = 0;
-	int64_t most = 0;
+	int64_t most = 0, top = 0;
 	size_t d, i, n = 0;
 
 	/* every device's (range, idle) pairs, summed per range after a sort:
@@ -146,18 +145,15 @@ static void where_of(const struct gs_result *res, int cause, struct gs_finding *
 		free(v);
 	}
 	f->nvtx_id = text;
+	/* the thread of the gap with the most of that cause in that range */
 	for (d = 0; d < res->n_devices; d++)
-		for (i = 0; i < res->devices[d].n_top; i++) {
-			const struct gs_gap *g = &res->devices[d].gaps[res->devices[d].top_gaps[i]];
-			uint32_t gt = g->nvtx_idx != GS_NONE && g->nvtx_idx < res->in->n_nvtx
-					  ? res->in->nvtx[g->nvtx_idx].text_id
-					  : 0;
-			if (g->cause == cause && gt == text &&
-			    (!best || g->end - g->start > best->end - best->start))
-				best = g;
+		for (i = 0; i < res->devices[d].n_nvtx_idle; i++) {
+			const struct gs_nvtx_idle *e = &res->devices[d].nvtx_idle[i];
+			if (e->text_id == text && e->top_by_cause[cause] > top) {
+				top = e->top_by_cause[cause];
+				f->tid = e->tid_by_cause[cause];
+			}
 		}
-	if (best && best->explain_kind == GS_EXPLAIN_LAUNCH && best->explain_idx < res->in->n_apis)
-		f->tid = res->in->apis[best->explain_idx].tid;
 }
 
 const struct gs_launch_stat *gs_graph_launch_stat(const struct gs_result *res)
