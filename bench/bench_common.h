@@ -17,35 +17,6 @@
 
 #ifndef BENCH_NAME
 #error "define BENCH_NAME (the program's name in messages) before bench_common.h"
-/* The value of option `name` ("--n 1000": a positive integer), dflt when
- * absent; anything else: one line naming the program, exit 2. */
-static inline long bench_arg_long(int argc, char **argv, const char *name, long dflt)
-{
-	int i;
-
-	for (i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], name)) {
-			char *end;
-			long v = strtol(argv[i + 1], &end, 10);
-			if (*end || v <= 0) {
-				fprintf(stderr, BENCH_NAME ": %s needs a positive number\n", name);
-				exit(2);
-			}
-			return v;
-		}
-	return dflt;
-}
-
-/* "mode=<mode> per_kernel_us=<median> min_us=<min> max_us=<max>" of the
- * counted runs v[0..n) (µs; sorts v) */
-static inline void bench_report_mode(const char *mode, double *v, int n)
-{
-	double med = median_of(v, n);
-
-	printf("mode=%s per_kernel_us=%.3f min_us=%.3f max_us=%.3f\n", mode, med, v[0], v[n - 1]);
-	fflush(stdout);
-}
-
 #endif
 
 /* A failed CUDA call: one line naming the call and where, exit 1. */
