@@ -297,7 +297,7 @@ int gs_callsite_set_unwinder(int which, const char *lib)
 
 const char *gs_callsite_unwinder_name(void)
 {
-	return unw_bt ? "libunwind" : "libgcc";
+	return gs_unwinder_str(unw_bt ? GS_UNWIND_LIBUNWIND : GS_UNWIND_LIBGCC);
 }
 
 /* With libgcc's unwinder, walks the stack only as far as the frames it

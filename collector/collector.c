@@ -644,6 +644,7 @@ static const struct sync_call *find_sync_call(CUpti_CallbackDomain domain, CUpti
  * the call's entry and handed over at its exit. */
 static __thread struct gs_event pending_row;
 static __thread int pending_valid;
+static __thread uint32_t pending_corr; /* the call the row is of */
 
 /* The row of call sc as CUPTI's SYNCHRONIZATION and CUDA_EVENT records would
  * give it (decode.c), from the call's parameters at its entry; start = now.
@@ -715,6 +716,7 @@ static void sync_call(const struct sync_call *sc, const CUpti_CallbackData *cb)
 		if (sc->domain == CUPTI_CB_DOMAIN_RUNTIME_API)
 			in_runtime_sync_call = 1;
 		pending_valid = make_sync_row(sc, cb, cupti_now(), &pending_row) == 0;
+		pending_corr = cb->correlationId;
 		return;
 	}
 	if (sc->domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
@@ -730,9 +732,7 @@ static void sync_call(const struct sync_call *sc, const CUpti_CallbackData *cb)
 	pending_valid = 0;
 	/* the entry's row is this call's: calls of the table do not nest (a
 	 * runtime call's driver calls are skipped above) */
-	if (!ok || (pending_row.kind == GS_EV_SYNC
-			? pending_row.u.sync.correlation_id != cb->correlationId
-			: pending_row.u.cuda_event.correlation_id != cb->correlationId))
+	if (!ok || pending_corr != cb->correlationId)
 		return;
 	if (pending_row.kind == GS_EV_SYNC)
 		pending_row.u.sync.end = cupti_now();
