@@ -3,7 +3,7 @@
  * for every rule a hand-built timeline that makes it fire and one just
  * under its threshold (the #defines at the top of verdict.c, listed in
  * docs/report.md "Verdict"); findings kept costliest first, at most
- * GS_VERDICT_FINDINGS; a cost held at the idle there was; the short-kernels
+ * GS_VERDICT_FINDINGS; a gap's drain shared by the sync calls in it; the short-kernels
  * rule silent where the launch rule fired; the causes in order. Every
  * expected figure is worked out by hand in the comment next to it
  * (docs/metrics.md has the gap model); nothing is copied from the code's
@@ -538,17 +538,18 @@ static void test_sync_every_step_just_under_five_percent_does_not_fire(void **st
 	tb_free(t);
 }
 
-static void test_sync_cost_is_held_at_the_idle_there_was(void **state)
+static void test_sync_calls_of_one_gap_share_its_drain(void **state)
 {
 	struct tb *t = tb_new();
 	const struct gs_finding *f;
 	size_t i;
 	(void)state;
 	/* two separate cudaStreamSynchronize calls per gap, [g0-50, g0+300]
-	 * and [g0+310, g0+610]: sync wait 600, host 10 + 190, latency 100.
-	 * Each call is credited the gap's drain 700: the group's drain is
-	 * 40 * 700 = 28000, more than the idle 20 * 900 = 18000 there was.
-	 * Host code 4000 / 20100 = 19.9%: only the sync finding. */
+	 * and [g0+310, g0+610]: sync wait 300 + 300, host 10 + 190, latency
+	 * 100. Each call takes its own wait, the later one the latency too:
+	 * 300 + 400 = 700 a gap, 20 * 700 = 14000 for the group, within the
+	 * idle 20 * 900 = 18000 there was (each taking the gap's whole 700
+	 * made 28000). Host code 4000 / 20100 = 19.9%: only the sync finding. */
 	steps(t, 21, 100);
 	for (i = 0; i < 20; i++) {
 		block_at(t, i, GS_SYNC_STREAM, 0, S_STREAMSYNC, -50, 300);
@@ -556,14 +557,48 @@ static void test_sync_cost_is_held_at_the_idle_there_was(void **state)
 	}
 	run(t);
 	assert_int_equal(t->res.syncs[0].count, 40);
-	assert_int_equal(t->res.syncs[0].drain_ns, 28000);
+	assert_int_equal(t->res.syncs[0].drain_ns, 14000);
 	assert_int_equal(t->v.window - t->v.busy, 18000);
 	assert_int_equal(t->v.n_findings, 1);
 	f = &t->v.findings[0];
 	assert_int_equal(f->rule, GS_RULE_SYNC_STEP);
-	assert_int_equal(f->cost_ns, 18000);
-	assert_true(f->share == 18000.0 / 20100.0);
+	assert_int_equal(f->cost_ns, 14000);
+	assert_true(f->share == 14000.0 / 20100.0);
 	assert_int_equal(f->count, 40);
+	tb_free(t);
+}
+
+static void test_two_groups_in_one_gap_do_not_both_take_it(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *fm;
+	size_t i;
+	(void)state;
+	/* HTA's AlexNet trace (A100): cudaFree and cudaMalloc in the same
+	 * gaps, each group's finding cost the whole idle. Here 20 gaps, each
+	 * with an implicit alloc-kind cudaMalloc [g0-50, g0+500] (wait 500)
+	 * and a cudaStreamSynchronize [g0+520, g0+620] (wait 100); latency
+	 * 100, host 20 + 180. Malloc group: drain 20 * 500 = 10000 (the
+	 * latency is the later sync's); sync group: 20 * (100 + 100) = 4000.
+	 * Before, both took the gap's 700: 14000 each. Window 20100: malloc
+	 * 10000 = 49.8% >= 1% with 20 >= 5 calls: fires at 10000; the sync
+	 * group 4000 = 19.9% >= 5% with 20 calls: fires at 4000. Host code
+	 * 20 * 200 = 4000 = 19.9%, launch 2000 = 9.95%: neither fires. */
+	steps(t, 21, 100);
+	for (i = 0; i < 20; i++) {
+		block(t, i, GS_SYNC_IMPLICIT_ALLOC, 1, S_MALLOC, 500);
+		block_at(t, i, GS_SYNC_STREAM, 0, S_STREAMSYNC, 520, 620);
+	}
+	run(t);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_SYNC_WAIT], 12000);
+	assert_int_equal(t->v.n_findings, 2);
+	fm = &t->v.findings[0];
+	assert_int_equal(fm->rule, GS_RULE_ALLOC);
+	assert_int_equal(fm->cost_ns, 10000);
+	assert_int_equal(fm->api_name_id, S_MALLOC);
+	assert_int_equal(fm->count, 20);
+	assert_int_equal(t->v.findings[1].rule, GS_RULE_SYNC_STEP);
+	assert_int_equal(t->v.findings[1].cost_ns, 4000);
 	tb_free(t);
 }
 
@@ -590,6 +625,70 @@ static void test_polls_and_device_wide_calls_are_no_finding(void **state)
 	assert_int_equal(t->res.n_syncs, 1); /* the poll is no sync group */
 	assert_int_equal(t->res.syncs[0].drain_ns, 14000);
 	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+/* ---- launch calls of 1 ms or more ------------------------------------- */
+
+/* K0 [100,200] (call [10,20]), K1 [2000300,2000400] whose call began at
+ * 250 and ran d ns; a cudaStreamSynchronize [150,240] of thread 7 waits
+ * 40 ns in the gap. Gap [200,2000300): sync wait [200,240) = 40, host
+ * code [240,250) = 10, launch latency [250,2000300) = 2000050. Window
+ * [100,2000400] = 2000300. */
+static struct tb *slow_call(int64_t d)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, 10, 20, 1, 7);
+	api(t, S_STREAMSYNC, 150, 240, 3, 7);
+	api(t, S_LAUNCH, 250, 250 + d, 2, 7);
+	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 150, 240, 7, 7);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 2000300, 2000400, 2);
+	run(t);
+	return t;
+}
+
+static void test_a_launch_call_of_1ms_is_no_launch_overhead(void **state)
+{
+	struct tb *t = slow_call(1000000);
+	const struct gs_finding *f;
+	(void)state;
+	/* the call ran 1 ms (the threshold, inclusive): its 2000050 ns of
+	 * latency are slow-launch latency, 99.99% >= 5%: a finding of its
+	 * own, the call's name, 1 call; launch overhead 2000050 - 2000050 =
+	 * 0: none. The sync's drain is its 40 ns of wait only: the latency
+	 * after a slow launch is no refill */
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 2000050);
+	assert_int_equal(t->res.devices[0].tl.slow_launch_latency, 2000050);
+	assert_int_equal(t->res.devices[0].tl.slow_launches, 1);
+	assert_int_equal(t->res.devices[0].tl.slow_launch_max_ns, 1000000);
+	assert_int_equal(t->res.devices[0].tl.slow_launch_name_id, S_LAUNCH);
+	assert_int_equal(t->res.syncs[0].drain_ns, 40);
+	assert_int_equal(t->v.n_findings, 1);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_SLOW_LAUNCH);
+	assert_int_equal(f->cost_ns, 2000050);
+	assert_int_equal(f->api_name_id, S_LAUNCH);
+	assert_int_equal(f->count, 1);
+	assert_null(finding(t, GS_RULE_LAUNCH));
+	assert_string_equal(gs_rule_key(GS_RULE_SLOW_LAUNCH), "slow_launch_calls");
+	tb_free(t);
+}
+
+static void test_a_launch_call_under_1ms_is_launch_overhead(void **state)
+{
+	struct tb *t = slow_call(999999);
+	const struct gs_finding *f;
+	(void)state;
+	/* 1 ns under the threshold: the same 2000050 ns are launch overhead
+	 * (99.99% >= 20%), and the sync's drain takes them: 40 + 2000050 */
+	assert_int_equal(t->res.devices[0].tl.slow_launch_latency, 0);
+	assert_int_equal(t->res.devices[0].tl.slow_launches, 0);
+	assert_int_equal(t->res.syncs[0].drain_ns, 2000090);
+	assert_null(finding(t, GS_RULE_SLOW_LAUNCH));
+	f = finding(t, GS_RULE_LAUNCH);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 2000050);
 	tb_free(t);
 }
 
@@ -1068,9 +1167,9 @@ static void test_synchronous_copy_is_sync_wait_not_launch_time(void **state)
 static void test_rule_names_and_fixes(void **state)
 {
 	static const char *const keys[GS_RULE_COUNT] = {
-	    "host_code",     "launch_overhead",	     "sync_every_step", "pageable_copies",
-	    "sync_copies",   "alloc_in_loop",	     "legacy_stream",	"dependency",
-	    "short_kernels", "graph_launch_overhead"};
+	    "host_code",     "launch_overhead",	      "sync_every_step",  "pageable_copies",
+	    "sync_copies",   "alloc_in_loop",	      "legacy_stream",	  "dependency",
+	    "short_kernels", "graph_launch_overhead", "slow_launch_calls"};
 	int r;
 	(void)state;
 	for (r = 0; r < GS_RULE_COUNT; r++) {
@@ -1101,7 +1200,10 @@ int main(void)
 	    cmocka_unit_test(test_sync_every_step_needs_twenty_calls),
 	    cmocka_unit_test(test_sync_every_step_counts_the_refill_latency),
 	    cmocka_unit_test(test_sync_every_step_just_under_five_percent_does_not_fire),
-	    cmocka_unit_test(test_sync_cost_is_held_at_the_idle_there_was),
+	    cmocka_unit_test(test_sync_calls_of_one_gap_share_its_drain),
+	    cmocka_unit_test(test_two_groups_in_one_gap_do_not_both_take_it),
+	    cmocka_unit_test(test_a_launch_call_of_1ms_is_no_launch_overhead),
+	    cmocka_unit_test(test_a_launch_call_under_1ms_is_launch_overhead),
 	    cmocka_unit_test(test_polls_and_device_wide_calls_are_no_finding),
 	    cmocka_unit_test(test_pageable_copies_fire_at_one_percent),
 	    cmocka_unit_test(test_pageable_copies_just_under_one_percent_do_not_fire),

@@ -243,6 +243,12 @@ struct gs_options {
 #define GS_DEFAULT_LAUNCH_COST_NS 4500	       /* see docs/metrics.md */
 #define GS_ADVICE_MIN_SAVING 0.05	       /* advise when saving > 5% */
 #define GS_ADVICE_MIN_WINDOW_SHARE 0.01	       /* ... and >= 1% of the device window */
+/* A launch call this long while the GPU idled was doing something besides
+ * submitting work: the first launch of a kernel loads its module (CUDA's
+ * lazy loading), a PTX kernel is JIT-compiled, a graph's first launch
+ * uploads it. Its launch latency is counted apart (slow_launch_latency):
+ * fusion or CUDA Graphs do not remove it (docs/metrics.md). */
+#define GS_SLOW_LAUNCH_NS 1000000
 #define GS_ADVICE_HOST_HOLE_NS 50000 /* host time between steps a replay removes, at most */
 
 void gs_options_init(struct gs_options *o);
@@ -338,6 +344,11 @@ struct gs_timeline {
 						  launch calls (kernel, copy, graph) */
 	int64_t graph_launch_latency;	       /* ns, of idle_by_cause[launch latency]: in gaps
 						  that end at an op of a graph launch */
+	int64_t slow_launch_latency;	       /* ns, of idle_by_cause[launch latency]: in gaps
+						  whose launch call ran >= GS_SLOW_LAUNCH_NS */
+	uint64_t slow_launches;		       /* those gaps (pieces) */
+	int64_t slow_launch_max_ns;	       /* ns, the longest of their launch calls */
+	uint32_t slow_launch_name_id;	       /* strings id of its API name */
 	double utilisation;	      /* busy / window, 0..1 (0 if window is 0) */
 	double launch_overhead_share; /* (launch latency + graph-internal +
 					 launch_calls) / window */
@@ -533,7 +544,8 @@ enum gs_rule {
 	GS_RULE_DEPENDENCY = 7,	   /* streams waiting on each other / host functions */
 	GS_RULE_SHORT_KERNELS = 8, /* kernels shorter than the launch cost */
 	GS_RULE_GRAPH_LAUNCH = 9,  /* launch overhead, mostly before graph launches' ops */
-	GS_RULE_COUNT = 10,
+	GS_RULE_SLOW_LAUNCH = 10,  /* launch calls of GS_SLOW_LAUNCH_NS or more (module loads) */
+	GS_RULE_COUNT = 11,
 };
 /* The graph launch API made most in the selection (cudaGraphLaunch, its
  * _ptsz twin, cuGraphLaunch), NULL when none. */
@@ -549,7 +561,7 @@ struct gs_finding {
 	uint32_t api_name_id; /* strings id of the call it names, 0 none */
 	uint32_t nvtx_id;     /* strings id of the NVTX range where it happened, 0 none */
 	uint32_t tid;	      /* host thread, 0 none */
-	uint64_t count;	      /* calls (sync rules) or kernels (short kernels) */
+	uint64_t count;	      /* calls (sync rules, slow launches) or kernels (short kernels) */
 };
 
 #define GS_VERDICT_FINDINGS 4 /* findings the verdict keeps, costliest first */

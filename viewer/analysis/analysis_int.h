@@ -93,10 +93,11 @@ void host_cut(const struct host_index *h, const struct host_thread *t, const uin
  * A read-back stages after its copy: not here. */
 uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C, const struct gs_op *X);
 /* credit the blocking time of t inside [a, b) to the sync rows it was
- * spent in (time in two overlapping rows: the earlier-starting one), and
- * drain (the gap's sync wait + launch latency) to each of them */
+ * spent in (time in two overlapping rows: the earlier-starting one), to
+ * their drain likewise, and the gap's launch latency (the refill) to the
+ * drain of the last of them: each idle ns counts in one drain */
 void host_sync_attr(const struct host_index *h, const struct host_thread *t, int64_t a, int64_t b,
-		    int64_t drain, int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain);
+		    int64_t latency, int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain);
 
 struct actx {
 	const struct gs_input *in;

@@ -662,11 +662,12 @@ uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C, cons
 }
 
 void host_sync_attr(const struct host_index *h, const struct host_thread *t, int64_t a, int64_t b,
-		    int64_t drain, int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain)
+		    int64_t latency, int64_t *sync_idle, uint32_t *sync_gaps, int64_t *sync_drain)
 {
 	const struct gs_input *in = h->in;
 	size_t hint = 0, j;
 	int64_t se = a;
+	uint32_t last = GS_NONE;
 
 	for (j = list_first(&t->syncs, a, &hint);
 	     j < t->syncs.n && in->syncs[t->syncs.idx[j]].start < b; j++) {
@@ -681,6 +682,9 @@ void host_sync_attr(const struct host_index *h, const struct host_thread *t, int
 			continue;
 		sync_idle[y] = gs_sat_add(sync_idle[y], add);
 		sync_gaps[y]++;
-		sync_drain[y] = gs_sat_add(sync_drain[y], drain);
+		sync_drain[y] = gs_sat_add(sync_drain[y], add);
+		last = y;
 	}
+	if (last != GS_NONE)
+		sync_drain[last] = gs_sat_add(sync_drain[last], latency);
 }

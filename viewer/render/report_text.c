@@ -295,6 +295,14 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 		"%s in launch calls); host code share: %.1f%%\n",
 		100.0 * d->tl.launch_overhead_share, D(d->tl.launch_calls),
 		100.0 * d->tl.host_code_share);
+	/* from 1% of the window: a warm-up's one slow call in a long run
+	 * is no news */
+	if (d->tl.slow_launches && d->tl.slow_launch_latency * 100 >= d->tl.window)
+		fprintf(f,
+			"  of which %s is launch latency after %llu launch call%s of 1 ms or more "
+			"(module loading, PTX JIT or graph upload; the longest %s)\n",
+			D(d->tl.slow_launch_latency), (unsigned long long)d->tl.slow_launches,
+			d->tl.slow_launches == 1 ? "" : "s", D(d->tl.slow_launch_max_ns));
 	if (r->corr) {
 		size_t k;
 		for (k = 0; k < r->corr->n_devices; k++) {
