@@ -1218,6 +1218,47 @@ static void test_graph_advice_long_host_hole_between_steps_stays(void **state)
 	tb_free(t);
 }
 
+static void test_graph_advice_hole_filled_by_another_stream_stays(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_graph_advice *a = NULL;
+	size_t k;
+	int i;
+	(void)state;
+	/* Stream 9 runs A [1000 i, +100] and B [1000 i + 600, +100], i = 0..2,
+	 * each launched by thread 1 50 ns before it, after the op before it
+	 * ended (host late). Stream 7 runs C [1000 i + 200, 1000 i + 500]
+	 * (thread 2, launched at 1000 i + 150) inside each A-B hole: the
+	 * device was busy there, so a graph of A B would not make B sooner
+	 * (NCCL's stream in a DDP step, HTA's A100 trace). Stream 9's 2-op
+	 * sequence x 3: measured 3 x 700 + the holes B -> next A, quiet and
+	 * host late (250 + 50 ns of host time), 2 x 300 = 2700; launch idle
+	 * only those 600 (the A-B holes, 3 x 500, counted too before). */
+	for (i = 0; i < 3; i++) {
+		int64_t b = 1000 * i;
+		api(t, S_LAUNCH, b - 50, b - 40, (uint32_t)(10 + i), 1);
+		api(t, S_LAUNCH, b + 150, b + 160, (uint32_t)(20 + i), 2);
+		api(t, S_LAUNCH, b + 550, b + 560, (uint32_t)(30 + i), 1);
+	}
+	for (i = 0; i < 3; i++) {
+		int64_t b = 1000 * i;
+		kern(t, 0, 9, b, b + 100, (uint32_t)(10 + i), S_KA);
+		kern(t, 0, 7, b + 200, b + 500, (uint32_t)(20 + i), S_KC);
+		kern(t, 0, 9, b + 600, b + 700, (uint32_t)(30 + i), S_KB);
+	}
+	t->opt.graph_node_overhead_ns = 50;
+	run(t);
+	for (k = 0; k < t->res.n_advice; k++)
+		if (t->res.advice[k].stream == 9)
+			a = &t->res.advice[k];
+	assert_non_null(a);
+	assert_int_equal(a->length, 2);
+	assert_int_equal(a->count, 3);
+	assert_int_equal(a->measured, 2700);
+	assert_int_equal(a->launch_idle, 600);
+	tb_free(t);
+}
+
 static void test_graph_advice_named_after_the_range_most_steps_are_in(void **state)
 {
 	struct tb *t = tb_new();
@@ -2058,6 +2099,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_advice_not_given_when_back_to_back),
 	    cmocka_unit_test(test_graph_advice_finds_body_despite_rare_op),
 	    cmocka_unit_test(test_graph_advice_long_host_hole_between_steps_stays),
+	    cmocka_unit_test(test_graph_advice_hole_filled_by_another_stream_stays),
 	    cmocka_unit_test(test_graph_advice_named_after_the_range_most_steps_are_in),
 	    cmocka_unit_test(test_graph_advice_small_saving_in_long_window_not_advised),
 	    cmocka_unit_test(test_graph_node_overhead_measured_from_graph_launches),
