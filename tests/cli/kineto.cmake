@@ -12,4 +12,10 @@ if(Python3_Interpreter_FOUND)
                      ${CMAKE_CURRENT_BINARY_DIR}/import_${check})
     set_tests_properties(cli_import_${check} PROPERTIES LABELS cli)
   endforeach()
+  # real torch.profiler traces (HTA's test data, tests/cli/kineto/hta/)
+  add_test(NAME cli_import_real_report
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/kineto_real_check.py
+                   $<TARGET_FILE:gapscope> ${CMAKE_CURRENT_LIST_DIR}/kineto/hta
+                   ${CMAKE_CURRENT_BINARY_DIR}/import_real)
+  set_tests_properties(cli_import_real_report PROPERTIES LABELS cli)
 endif()

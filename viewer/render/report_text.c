@@ -131,6 +131,26 @@ static int t_begin(struct report_ctx *r)
 	return 0;
 }
 
+/* ", in NVTX "<text>"" with text cut to at most `fit` bytes (and 32), at
+ * a UTF-8 character, the cut marked by an ellipsis inside the quotes */
+#define NVTX_MIN_SHOWN 8
+#define NVTX_MAX_SHOWN 32
+static void nvtx_part(char *dst, size_t cap, const char *text, size_t fit)
+{
+	size_t n = strlen(text), keep;
+
+	if (fit > NVTX_MAX_SHOWN)
+		fit = NVTX_MAX_SHOWN;
+	if (n <= fit) {
+		snprintf(dst, cap, ", in NVTX \"%s\"", text);
+		return;
+	}
+	keep = fit > 3 ? fit - 3 : 0; /* the ellipsis is 3 bytes */
+	while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80)
+		keep--;
+	snprintf(dst, cap, ", in NVTX \"%.*s\xe2\x80\xa6\"", (int)keep, text);
+}
+
 /* The verdict: at most 1 + GS_VERDICT_FINDINGS lines, each at most
  * VERDICT_LINE characters (names from the trace are cut to fit). */
 #define VERDICT_LINE 160
@@ -191,15 +211,18 @@ static void verdict_lines(struct report_ctx *r)
 					      (unsigned long long)f->count);
 		if (f->tid)
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", thread %u", f->tid);
-		if (f->nvtx_id)
-			snprintf(where + w, sizeof(where) - w, ", in NVTX \"%.32s\"",
-				 gs_str(&in->strings, f->nvtx_id, ""));
 		k = (size_t)snprintf(line, sizeof(line), "  %zu. %s: %s (%.1f%%)", i + 1,
 				     gs_rule_title(f->rule), d, 100.0 * f->share);
 		/* the fix always shows; the where part gives way */
 		room = k + 4 + strlen(gs_rule_fix(f->rule)) < VERDICT_LINE
 			   ? VERDICT_LINE - k - 4 - strlen(gs_rule_fix(f->rule))
 			   : 0;
+		/* the range's text gives way first, cut inside its quotes; a
+		 * range with less than NVTX_MIN_SHOWN of it left is left out
+		 * (it read `in NVTX …`, naming nothing) */
+		if (f->nvtx_id && w < sizeof(where) && w + 12 + NVTX_MIN_SHOWN <= room)
+			nvtx_part(where + w, sizeof(where) - w,
+				  gs_str(&in->strings, f->nvtx_id, ""), room - w - 12);
 		if (strlen(where) > room) {
 			/* cut at a space (else between UTF-8 characters), with
 			 * room for the ellipsis that says so; the line is wrapped

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""CLI checks of the report on real torch.profiler traces (tests/cli/kineto/hta/).
+
+usage: kineto_real_check.py GAPSCOPE FIXTURES WORKDIR
+
+The expected figures are worked out here from the Kineto JSON (ts/dur in
+microseconds with three decimals: ns = the digits without the point), not
+read from gapscope:
+  - the device window and busy time: the union of kernel, memcpy and
+    memset intervals;
+  - the GPU idle time inside the cudaFree calls, and inside the cudaMalloc
+    calls made after the first kernel launch (the "steady state" ones):
+    each call's overlap with the gaps in which the host was late, up to
+    the start of the launch call of the op that ends the gap (late_gaps).
+    That is the sync table's "GPU idle" (sync wait) of each group, since
+    the thread makes no other blocking call at the same time;
+  - the launch calls of 1 ms or more: AlexNet has one, a 3055.567 us
+    cudaLaunchKernel (the first launch of a cuDNN kernel).
+What the report must say, from those:
+  - the two alloc findings cost at least their group's GPU idle, and the
+    sync-rule findings together no more than the idle there was (each of
+    the two once cost all 12.854 s of it, 99.5%);
+  - a slow_launch_calls finding naming cudaLaunchKernel x1, costing no more
+    than that call lasted and at least 5% of the window; no launch_overhead
+    finding (its 3.056 s were read as launch overhead -> fusion or graphs);
+  - verdict lines within 160 characters; a range named in a cut line still
+    shows some of its text (the event-sync trace printed `in NVTX …`).
+"""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+from decimal import Decimal
+
+GAPSCOPE, FIX, WORK = sys.argv[1:4]
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+failures = []
+
+
+def expect(what, ok, detail=""):
+    if not ok:
+        failures.append(f"{what} {detail}")
+
+
+def gs(*args):
+    return subprocess.run([GAPSCOPE, *args], capture_output=True, text=True, errors="replace",
+                          timeout=120)
+
+
+def ns(v):
+    return int(Decimal(str(v)) * 1000)
+
+
+def load(name):
+    with gzip.open(os.path.join(FIX, name), "rt") as f:
+        return json.load(f)["traceEvents"]
+
+
+def imported(name):
+    db = os.path.join(WORK, name.replace(".json.gz", ".db"))
+    p = gs("import", "-q", os.path.join(FIX, name), "-o", db)
+    expect(f"import {name}", p.returncode == 0, p.stderr[:300])
+    return db
+
+
+def busy_union(ev):
+    iv = sorted((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in ev
+                if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
+    u = []
+    for s, e in iv:
+        if u and s <= u[-1][1]:
+            u[-1][1] = max(u[-1][1], e)
+        else:
+            u.append([s, e])
+    return u
+
+
+def late_gaps(ev):
+    """The device's idle gaps [g0, cs) in which the host was late: the op
+    that ends the gap was launched (its call, by correlation id, began) at
+    g0 or later; cs = that call's start. A gap whose op was already
+    enqueued is no thread's sync wait (docs/metrics.md, gap model v2)."""
+    ops = sorted((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["args"].get("correlation"))
+                 for e in ev if e.get("ph") == "X"
+                 and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
+    call = {e["args"].get("correlation"): ns(e["ts"]) for e in ev
+            if e.get("cat") == "cuda_runtime"}
+    out, end = [], ops[0][1]
+    for s, e, c in ops[1:]:
+        if s > end and c in call and call[c] >= end:
+            out.append((end, min(call[c], s)))
+        end = max(end, e)
+    return out
+
+
+def idle_in(gaps, a, b):
+    return sum(max(0, min(g1, b) - max(g0, a)) for g0, g1 in gaps)
+
+
+def calls(ev, name, after=None):
+    return [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in ev
+            if e.get("cat") == "cuda_runtime" and e.get("name") == name
+            and (after is None or ns(e["ts"]) > after)]
+
+
+# ---- AlexNet, A100 ----------------------------------------------------------
+ev = load("alexnet_a100.json.gz")
+u = busy_union(ev)
+window = u[-1][1] - u[0][0]
+busy = sum(e - s for s, e in u)
+idle = window - busy
+first_launch = min(s for s, _ in calls(ev, "cudaLaunchKernel"))
+late = late_gaps(ev)
+free_idle = sum(idle_in(late, a, b) for a, b in calls(ev, "cudaFree"))
+mallocs = calls(ev, "cudaMalloc", after=first_launch)
+malloc_idle = sum(idle_in(late, a, b) for a, b in mallocs)
+slow = [b - a for a, b in calls(ev, "cudaLaunchKernel") if b - a >= 1000000]
+
+db = imported("alexnet_a100.json.gz")
+p = gs("report", "--json", db)
+expect("alexnet report --json", p.returncode == 0, p.stderr[:300])
+if p.returncode == 0:
+    r = json.loads(p.stdout)
+    d = r["devices"][0]
+    expect("alexnet window/busy", (d["window_ns"], d["busy_ns"]) == (window, busy),
+           f"{(d['window_ns'], d['busy_ns'])} want {(window, busy)}")
+    groups = {g["api"]: g for g in r["syncs"]["implicit"]
+              if g["kind"] == "malloc/free in steady state"}
+    expect("alexnet cudaFree GPU idle", groups.get("cudaFree", {}).get("gpu_idle_ns") == free_idle,
+           f"{groups.get('cudaFree')} want {free_idle}")
+    expect("alexnet cudaMalloc calls and GPU idle",
+           (groups.get("cudaMalloc", {}).get("count"),
+            groups.get("cudaMalloc", {}).get("gpu_idle_ns")) == (len(mallocs), malloc_idle),
+           f"{groups.get('cudaMalloc')} want {(len(mallocs), malloc_idle)}")
+    fs = r["verdict"]["findings"]
+    alloc = {f["api"]: f for f in fs if f["rule"] == "alloc_in_loop"}
+    expect("alexnet alloc findings", set(alloc) == {"cudaFree", "cudaMalloc"}, str(fs))
+    expect("alexnet cudaFree cost >= its idle",
+           alloc.get("cudaFree", {}).get("cost_ns", 0) >= free_idle, str(alloc))
+    expect("alexnet cudaMalloc cost >= its idle",
+           alloc.get("cudaMalloc", {}).get("cost_ns", 0) >= malloc_idle, str(alloc))
+    sync_rules = ("alloc_in_loop", "sync_every_step", "pageable_copies", "sync_copies",
+                  "legacy_stream")
+    total = sum(f["cost_ns"] for f in fs if f["rule"] in sync_rules)
+    expect("alexnet sync findings within the idle", total <= idle, f"{total} > {idle}")
+    sl = [f for f in fs if f["rule"] == "slow_launch_calls"]
+    expect("alexnet slow launch finding", len(sl) == 1 and sl[0]["api"] == "cudaLaunchKernel"
+           and sl[0]["count"] == len(slow) == 1, str(fs))
+    if sl:
+        expect("alexnet slow launch cost", window * 0.05 <= sl[0]["cost_ns"] <= max(slow),
+               f"{sl[0]['cost_ns']} vs call {max(slow)}")
+    expect("alexnet no launch overhead finding",
+           not [f for f in fs if f["rule"] == "launch_overhead"], str(fs))
+    expect("alexnet slow launch latency", d["slow_launches"] == 1 and
+           d["slow_launch_latency_ns"] == (sl[0]["cost_ns"] if sl else -1), str(d))
+p = gs("report", db)
+expect("alexnet report", p.returncode == 0, p.stderr[:300])
+verdict = p.stdout.split("\n\n")[1] if p.returncode == 0 else ""
+expect("alexnet verdict lines <= 160",
+       verdict and max(len(l) for l in verdict.split("\n")) <= 160, verdict)
+expect("alexnet verdict names the launch", "launch calls over 1 ms (module loading): " in verdict
+       and "cudaLaunchKernel x1 -> warm up before the measured steps" in verdict, verdict)
+expect("alexnet device section says how much is slow-launch latency",
+       "is launch latency after 1 launch call of 1 ms or more" in p.stdout, "")
+
+# ---- one step with an event sync, A100 --------------------------------------
+db = imported("event_sync_a100.json.gz")
+p = gs("report", db)
+expect("event_sync report", p.returncode == 0, p.stderr[:300])
+verdict = p.stdout.split("\n\n")[1] if p.returncode == 0 else ""
+lines = [l for l in verdict.split("\n") if "NVTX" in l]
+expect("event_sync NVTX shown", lines and all('in NVTX "Profiler' in l for l in lines), verdict)
+expect("event_sync no empty NVTX", "in NVTX \u2026" not in verdict, verdict)
+expect("event_sync verdict lines <= 160",
+       verdict and max(len(l) for l in verdict.split("\n")) <= 160, verdict)
+
+for f in failures:
+    print("FAIL:", f)
+sys.exit(1 if failures else 0)
