@@ -1332,6 +1332,40 @@ static void test_graph_node_overhead_measured_from_graph_launches(void **state)
 	tb_free(t);
 }
 
+/* one graph launch of 10 kernels whose holes are 20000 + d ns each */
+static struct tb *graph_holes(int64_t d)
+{
+	struct tb *t = tb_new();
+	int64_t s = 100;
+	int i;
+	api(t, S_GRAPHLAUNCH, 0, 10, 1, 1);
+	for (i = 0; i < 10; i++) {
+		kern(t, 0, 7, s, s + 100, 1, S_KA);
+		t->ops[i].graph_id = 2;
+		s += 100 + 20000 + d;
+	}
+	run(t);
+	return t;
+}
+
+static void test_graph_node_overhead_over_20us_is_not_used(void **state)
+{
+	struct tb *t = graph_holes(1);
+	(void)state;
+	/* 9 holes of 20001 ns: the median, 20001, is over 20 us: waits in the
+	 * graph, not dispatch; the default 1000 is used and the median kept */
+	assert_int_equal(t->res.graph_node_hole_p50_ns, 20001);
+	assert_int_equal(t->res.graph_node_overhead_source, 0);
+	assert_int_equal(t->res.graph_node_overhead_ns, 1000);
+	tb_free(t);
+	/* 20000 exactly is used */
+	t = graph_holes(0);
+	assert_int_equal(t->res.graph_node_hole_p50_ns, 20000);
+	assert_int_equal(t->res.graph_node_overhead_source, 2);
+	assert_int_equal(t->res.graph_node_overhead_ns, 20000);
+	tb_free(t);
+}
+
 static void test_top_kernels_and_short_kernel_share(void **state)
 {
 	struct tb *t = tb_new();
@@ -2103,6 +2137,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_advice_named_after_the_range_most_steps_are_in),
 	    cmocka_unit_test(test_graph_advice_small_saving_in_long_window_not_advised),
 	    cmocka_unit_test(test_graph_node_overhead_measured_from_graph_launches),
+	    cmocka_unit_test(test_graph_node_overhead_over_20us_is_not_used),
 	    cmocka_unit_test(test_top_kernels_and_short_kernel_share),
 	    cmocka_unit_test(test_launch_distributions_per_api),
 	    cmocka_unit_test(test_instrumentation_overhead_is_subtracted),

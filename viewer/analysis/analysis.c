@@ -1662,6 +1662,7 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
+	res->graph_node_hole_p50_ns = -1;
 	memset(&c, 0, sizeof(c));
 	if (!opt) {
 		gs_options_init(&dflt);

@@ -240,6 +240,9 @@ struct gs_options {
 
 #define GS_DEFAULT_TOP_N 10
 #define GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS 1000 /* see docs/metrics.md */
+/* A median hole between a graph's ops above this is waits inside the
+ * graphs (event waits, host nodes), not node dispatch: not used */
+#define GS_MAX_GRAPH_NODE_OVERHEAD_NS 20000
 #define GS_DEFAULT_LAUNCH_COST_NS 4500	       /* see docs/metrics.md */
 #define GS_ADVICE_MIN_SAVING 0.05	       /* advise when saving > 5% */
 #define GS_ADVICE_MIN_WINDOW_SHARE 0.01	       /* ... and >= 1% of the device window */
@@ -514,6 +517,10 @@ struct gs_result {
 	size_t n_advice;
 	int64_t graph_node_overhead_ns; /* ns used in the estimates */
 	int graph_node_overhead_source; /* 0 default, 1 option, 2 measured in trace */
+	int64_t graph_node_hole_p50_ns; /* ns, the median hole between a graph launch's
+					   ops in the trace (>= 8 of them), else -1;
+					   over GS_MAX_GRAPH_NODE_OVERHEAD_NS it is
+					   not used (source 0) */
 
 	/* instrumentation (Hopper: CUPTI instruments every kernel) */
 	int instrumented;	    /* 1 kernels carry CUPTI's instrumentation (cc < 10),

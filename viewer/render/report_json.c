@@ -621,6 +621,9 @@ static int j_advice(struct report_ctx *r)
 			    json_string(res->graph_node_overhead_source == 2   ? "measured"
 					: res->graph_node_overhead_source == 1 ? "option"
 									       : "default"));
+	json_object_set_new(o, "node_hole_p50_ns",
+			    res->graph_node_hole_p50_ns >= 0 ? jint(res->graph_node_hole_p50_ns)
+							     : json_null());
 	for (i = 0; i < res->n_advice; i++) {
 		const struct gs_graph_advice *a = &res->advice[i];
 		json_t *ao = json_object(), *ops = json_array();

@@ -632,10 +632,17 @@ static int t_advice(struct report_ctx *r)
 
 	if (res->range_applied && res->range_matches == 0)
 		return 0;
-	fprintf(f, "\nGraph advice (graph node overhead %s, %s):\n", D(res->graph_node_overhead_ns),
+	fprintf(f, "\nGraph advice (graph node overhead %s, %s", D(res->graph_node_overhead_ns),
 		res->graph_node_overhead_source == 2   ? "measured in this trace's graph launches"
 		: res->graph_node_overhead_source == 1 ? "--graph-node-overhead"
 						       : "default");
+	if (res->graph_node_overhead_source == 0 &&
+	    res->graph_node_hole_p50_ns > GS_MAX_GRAPH_NODE_OVERHEAD_NS)
+		fprintf(f,
+			": the median hole between a graph launch's ops here, %s, is over 20 us: "
+			"waits inside the graphs, not node dispatch",
+			D(res->graph_node_hole_p50_ns));
+	fprintf(f, "):\n");
 	if (!res->n_advice)
 		fprintf(f, "  no repeated op sequence found outside graphs.\n");
 	for (i = 0; i < res->n_advice; i++) {

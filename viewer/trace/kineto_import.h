@@ -34,6 +34,7 @@ struct kineto_stats {
 	int64_t devices, threads;
 	int64_t flows;	  /* "s"/"f"/"t" flow events: not needed (args.correlation) */
 	int64_t repaired; /* strings whose invalid UTF-8 was replaced by U+FFFD */
+	int64_t graph_ops; /* ops given their graph launch's correlation id as graph id */
 	struct kineto_count unmapped[KINETO_MAX_CATS + 1]; /* events not mapped, per category */
 	size_t n_unmapped;
 };
