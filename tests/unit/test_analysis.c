@@ -1084,6 +1084,68 @@ static void test_nvtx_breakdown_busy_share(void **state)
 	tb_free(t);
 }
 
+/* K0 [0,100] (call [-20,-10]); K1, launched by a call [10,20] that had
+ * returned before the GPU went idle at 100, starts d ns later */
+static struct tb *queued_late(int64_t d)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, -20, -10, 1, 1);
+	api(t, S_LAUNCH, 10, 20, 2, 1);
+	kern(t, 0, 7, 0, 100, 1, S_KA);
+	kern(t, 0, 7, 100 + d, 200 + d, 2, S_KB);
+	run(t);
+	return t;
+}
+
+static void test_queued_op_held_over_100us_is_other(void **state)
+{
+	struct tb *t = queued_late(100001);
+	struct gs_segment seg[4];
+	size_t n;
+	(void)state;
+	/* 100001 ns > 100 us after the GPU went idle, no wait recorded:
+	 * dispatch is the last 50000 ns, launch latency; the 50001 before,
+	 * other (something the trace does not hold held K1) */
+	assert_int_equal(dev0(t)->n_gaps, 1);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_OTHER);
+	assert_int_equal(dev0(t)->gaps[0].host_late, 0);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 50001);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 50000);
+	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_OTHER], 1);
+	n = gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 4);
+	assert_int_equal(n, 2);
+	assert_int_equal(seg[0].cause, GS_CAUSE_OTHER);
+	assert_int_equal(seg[0].start, 100);
+	assert_int_equal(seg[0].end, 50101);
+	assert_int_equal(seg[1].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(seg[1].start, 50101);
+	assert_int_equal(seg[1].end, 100101);
+	tb_free(t);
+	/* 100000 ns: launch latency, all of it */
+	t = queued_late(100000);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100000);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 0);
+	tb_free(t);
+}
+
+static void test_launch_call_running_at_idle_stays_launch_latency(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* K1's call [10, 150000] had not returned when the GPU went idle at
+	 * 100: the call's own time, launch latency whatever its length (a
+	 * graph launch submitting its nodes) */
+	api(t, S_LAUNCH, -20, -10, 1, 1);
+	api(t, S_LAUNCH, 10, 150000, 2, 1);
+	kern(t, 0, 7, 0, 100, 1, S_KA);
+	kern(t, 0, 7, 200100, 200200, 2, S_KB);
+	run(t);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 200000);
+	tb_free(t);
+}
+
 static void test_graph_advice_detects_repeated_sequence(void **state)
 {
 	struct tb *t = tb_new();
@@ -2129,6 +2191,8 @@ int main(void)
 	    cmocka_unit_test(test_report_keeps_top_gap_candidates_and_sync_figures),
 	    cmocka_unit_test(test_nvtx_range_that_matches_nothing_selects_nothing),
 	    cmocka_unit_test(test_nvtx_breakdown_busy_share),
+	    cmocka_unit_test(test_queued_op_held_over_100us_is_other),
+	    cmocka_unit_test(test_launch_call_running_at_idle_stays_launch_latency),
 	    cmocka_unit_test(test_graph_advice_detects_repeated_sequence),
 	    cmocka_unit_test(test_graph_advice_not_given_when_back_to_back),
 	    cmocka_unit_test(test_graph_advice_finds_body_despite_rare_op),

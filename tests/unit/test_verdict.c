@@ -1090,7 +1090,44 @@ static void test_cause_order_is_by_idle_then_enum_order(void **state)
 	for (k = 0; k < GS_CAUSE_COUNT; k++)
 		assert_int_equal(seen[k], 1); /* a permutation */
 	/* window 700, idle 400 (57.1%), launch (60 + 0 + 0) / 700 = 8.6%, host
-	 * code 20 / 700 = 2.9%: no finding */
+	 * code 20 / 700 = 2.9%: no finding of theirs; other 300 / 700 = 42.9%
+	 * >= 20%: the unexplained one */
+	assert_int_equal(t->v.n_findings, 1);
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_UNEXPLAINED);
+	assert_int_equal(t->v.findings[0].cost_ns, 300);
+	tb_free(t);
+}
+
+/* K0 [100,200] (call [10,20]), K1 [300,400] (call [290,291], late: launch
+ * latency 10, host 90), K2 [400 + o, 500 + o] with no launch call: other
+ * o. Window 400 + o. */
+static struct tb *other_gap(int64_t o)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 290, 291, 2, 1);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 300, 400, 2);
+	kern(t, 0, 7, 400 + o, 500 + o, 99);
+	run(t);
+	return t;
+}
+
+static void test_unexplained_idle_at_a_fifth_fires(void **state)
+{
+	struct tb *t = other_gap(100);
+	(void)state;
+	/* other 100 / 500 = 20% (>= 0.20): fires, cost 100; host code 90 /
+	 * 500 = 18%, launch 10 / 500 = 2%: nothing else */
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_OTHER], 100);
+	assert_int_equal(t->v.n_findings, 1);
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_UNEXPLAINED);
+	assert_int_equal(t->v.findings[0].cost_ns, 100);
+	assert_string_equal(gs_rule_key(GS_RULE_UNEXPLAINED), "unexplained");
+	tb_free(t);
+	/* 99 / 499 = 19.8%: no finding */
+	t = other_gap(99);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_OTHER], 99);
 	assert_int_equal(t->v.n_findings, 0);
 	tb_free(t);
 }
@@ -1167,9 +1204,9 @@ static void test_synchronous_copy_is_sync_wait_not_launch_time(void **state)
 static void test_rule_names_and_fixes(void **state)
 {
 	static const char *const keys[GS_RULE_COUNT] = {
-	    "host_code",     "launch_overhead",	      "sync_every_step",  "pageable_copies",
-	    "sync_copies",   "alloc_in_loop",	      "legacy_stream",	  "dependency",
-	    "short_kernels", "graph_launch_overhead", "slow_launch_calls"};
+	    "host_code",     "launch_overhead",	      "sync_every_step",   "pageable_copies",
+	    "sync_copies",   "alloc_in_loop",	      "legacy_stream",	   "dependency",
+	    "short_kernels", "graph_launch_overhead", "slow_launch_calls", "unexplained"};
 	int r;
 	(void)state;
 	for (r = 0; r < GS_RULE_COUNT; r++) {
@@ -1204,6 +1241,7 @@ int main(void)
 	    cmocka_unit_test(test_two_groups_in_one_gap_do_not_both_take_it),
 	    cmocka_unit_test(test_a_launch_call_of_1ms_is_no_launch_overhead),
 	    cmocka_unit_test(test_a_launch_call_under_1ms_is_launch_overhead),
+	    cmocka_unit_test(test_unexplained_idle_at_a_fifth_fires),
 	    cmocka_unit_test(test_polls_and_device_wide_calls_are_no_finding),
 	    cmocka_unit_test(test_pageable_copies_fire_at_one_percent),
 	    cmocka_unit_test(test_pageable_copies_just_under_one_percent_do_not_fire),

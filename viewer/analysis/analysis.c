@@ -781,6 +781,17 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 	if (p1 <= p0)
 		return;
 	call = c->call_of[g->op_idx];
+	if (g->cause == GS_CAUSE_OTHER && g->explain_kind == GS_EXPLAIN_LAUNCH) {
+		/* queued, then held (classify_gap): launch latency in the
+		 * last GS_QUEUED_DISPATCH_NS before X, other before */
+		int64_t l0 = c->ops[g->op_idx].start - GS_QUEUED_DISPATCH_NS;
+		int64_t l = p1 - (l0 > p0 ? l0 : p0);
+		if (l < 0)
+			l = 0;
+		cut->amt[GS_CAUSE_LAUNCH_LATENCY] = l;
+		cut->amt[GS_CAUSE_OTHER] = p1 - p0 - l;
+		return;
+	}
 	if (!g->host_late && g->cause == GS_CAUSE_SYNC_WAIT &&
 	    g->explain_kind == GS_EXPLAIN_SYNC && g->explain_idx < c->in->n_syncs) {
 		/* X's own staging copy in progress at g0 (classify_gap): sync
@@ -927,8 +938,18 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
 			return;
 		}
 	}
-	/* queued in time, started late anyway */
+	/* queued in time, started late anyway: launch latency, unless the
+	 * call had returned before the GPU went idle and X started more than
+	 * 100 us after: then something unrecorded held it (HTA's sampled A100
+	 * training trace, no stream waits in it: a queued NCCL kernel
+	 * started 58.9 ms after the GPU went idle, read as 58.9 ms of launch
+	 * latency -> "fusion or CUDA Graphs") */
 	g->cause = GS_CAUSE_LAUNCH_LATENCY;
+	if (C->end <= g0 && op->start - g0 > GS_QUEUED_HELD_NS) {
+		g->cause = GS_CAUSE_OTHER;
+		gap_cut_piece(c, cc, g, g->start, g->end, cut);
+		return;
+	}
 cut:
 	memset(cut, 0, sizeof(*cut));
 	cut->amt[g->cause] = g->end - g->start;

@@ -281,6 +281,14 @@ const char *gs_cause_name(int cause); /* "sync wait", "CUDA API", "host code", .
 const char *gs_cause_key(int cause);
 
 /* What explains a gap (gs_gap.explain_kind; explain_idx indexes the array). */
+/* X was queued (its launch call had returned when the GPU went idle) and
+ * started more than GS_QUEUED_HELD_NS after: dispatch takes microseconds, so
+ * all but the last GS_QUEUED_DISPATCH_NS of such a gap is "other" (something
+ * the trace does not hold held X: a cross-stream wait it did not record,
+ * another process on the GPU), the rest launch latency. Such a gap has
+ * cause other with explain_kind GS_EXPLAIN_LAUNCH (docs/metrics.md). */
+#define GS_QUEUED_DISPATCH_NS 50000
+#define GS_QUEUED_HELD_NS 100000
 enum gs_explain {
 	GS_EXPLAIN_NONE = 0,	  /* cause other: no launch call found */
 	GS_EXPLAIN_LAUNCH = 1,	  /* apis[idx]: the launch call C of X */
@@ -552,7 +560,8 @@ enum gs_rule {
 	GS_RULE_SHORT_KERNELS = 8, /* kernels shorter than the launch cost */
 	GS_RULE_GRAPH_LAUNCH = 9,  /* launch overhead, mostly before graph launches' ops */
 	GS_RULE_SLOW_LAUNCH = 10,  /* launch calls of GS_SLOW_LAUNCH_NS or more (module loads) */
-	GS_RULE_COUNT = 11,
+	GS_RULE_UNEXPLAINED = 11,  /* idle of cause other: what held the GPU is not in the trace */
+	GS_RULE_COUNT = 12,
 };
 /* The graph launch API made most in the selection (cudaGraphLaunch, its
  * _ptsz twin, cuGraphLaunch), NULL when none. */

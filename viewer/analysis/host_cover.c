@@ -606,6 +606,18 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 		seg_flush(&so);
 		return so.n;
 	}
+	if (g->cause == GS_CAUSE_OTHER && g->explain_kind == GS_EXPLAIN_LAUNCH && call != GS_NONE) {
+		/* queued, then held by something unrecorded (classify_gap) */
+		int64_t l0 = in->ops[g->op_idx].start - GS_QUEUED_DISPATCH_NS;
+		if (l0 < g->start)
+			l0 = g->start;
+		if (l0 > g->end)
+			l0 = g->end;
+		seg_emit(&so, g->start, l0, GS_CAUSE_OTHER, GS_EXPLAIN_LAUNCH, call, 0);
+		seg_emit(&so, l0, g->end, GS_CAUSE_LAUNCH_LATENCY, GS_EXPLAIN_LAUNCH, call, 0);
+		seg_flush(&so);
+		return so.n;
+	}
 	if (!g->host_late || call == GS_NONE || !h) {
 		int kind = g->explain_kind;
 		uint32_t ref = g->explain_idx;

@@ -23,6 +23,7 @@
 #define RULE_ALLOC_MIN_CALLS 5	    /* malloc/free in steady state */
 #define RULE_CALLS_COST_SHARE 0.01  /* implicit syncs: their drain */
 #define RULE_DEP_SHARE 0.20	    /* dependency idle */
+#define RULE_OTHER_SHARE 0.20	    /* idle of cause other */
 #define RULE_SHORT_SHARE 0.50	    /* kernels shorter than the launch cost ... */
 #define RULE_SHORT_MIN_KERNELS 100  /* ... of at least this many kernels ... */
 #define RULE_SHORT_LAUNCH_SHARE 0.10 /* ... with this launch overhead share */
@@ -53,6 +54,8 @@ static const struct {
 			      "capture more steps per graph (fewer graph launches)"},
     [GS_RULE_SLOW_LAUNCH] = {"slow_launch_calls", "launch calls over 1 ms (module loading)",
 			     "warm up before the measured steps, or CUDA_MODULE_LOADING=EAGER"},
+    [GS_RULE_UNEXPLAINED] = {"unexplained", "idle the trace does not explain",
+			     "record stream waits (gapscope record); check other GPU users"},
 };
 
 const char *gs_rule_title(int rule)
@@ -258,6 +261,16 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 		struct gs_finding f = {.rule = GS_RULE_DEPENDENCY,
 				       .cost_ns = v->idle_by_cause[GS_CAUSE_DEPENDENCY]};
 		where_of(res, GS_CAUSE_DEPENDENCY, &f);
+		add_finding(v, &f);
+	}
+	/* Queued ops that started long after the GPU went idle with no wait
+	 * recorded, or ops without a launch call: no fix of the program's
+	 * launches applies; say what is missing instead of nothing (HTA's
+	 * A100 torch.compile trace: 45.5% of the window, "no rule fired") */
+	if (share(v->idle_by_cause[GS_CAUSE_OTHER], v->window) >= RULE_OTHER_SHARE) {
+		struct gs_finding f = {.rule = GS_RULE_UNEXPLAINED,
+				       .cost_ns = v->idle_by_cause[GS_CAUSE_OTHER]};
+		where_of(res, GS_CAUSE_OTHER, &f);
 		add_finding(v, &f);
 	}
 	/* tiny kernels are a finding of their own only where the launch
