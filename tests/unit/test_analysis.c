@@ -1109,6 +1109,7 @@ static void test_queued_op_held_over_100us_is_other(void **state)
 	assert_int_equal(dev0(t)->n_gaps, 1);
 	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_OTHER);
 	assert_int_equal(dev0(t)->gaps[0].host_late, 0);
+	assert_int_equal(dev0(t)->gaps[0].held, GS_CAUSE_LAUNCH_LATENCY);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 50001);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 50000);
 	assert_int_equal(dev0(t)->tl.gaps_by_cause[GS_CAUSE_OTHER], 1);
@@ -1126,6 +1127,30 @@ static void test_queued_op_held_over_100us_is_other(void **state)
 	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100000);
 	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 0);
+	tb_free(t);
+}
+
+static void test_graph_node_held_over_100us_is_other(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_segment seg[4];
+	(void)state;
+	/* two nodes of one graph launch (call [0,10], corr 1): A [100,200],
+	 * B [200200,200300]; the hole of 200000 ns > 100 us is no node
+	 * dispatch: graph-internal the last 50000, other 150000 */
+	api(t, S_GRAPHLAUNCH, 0, 10, 1, 1);
+	kern(t, 0, 7, 100, 200, 1, S_KA);
+	kern(t, 0, 7, 200200, 200300, 1, S_KB);
+	t->ops[0].graph_id = 3;
+	t->ops[1].graph_id = 3;
+	run(t);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_OTHER);
+	assert_int_equal(dev0(t)->gaps[0].held, GS_CAUSE_GRAPH_INTERNAL);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 150000);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_GRAPH_INTERNAL], 50000);
+	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 4), 2);
+	assert_int_equal(seg[1].cause, GS_CAUSE_GRAPH_INTERNAL);
+	assert_int_equal(seg[1].start, 150200);
 	tb_free(t);
 }
 
@@ -2193,6 +2218,7 @@ int main(void)
 	    cmocka_unit_test(test_nvtx_breakdown_busy_share),
 	    cmocka_unit_test(test_queued_op_held_over_100us_is_other),
 	    cmocka_unit_test(test_launch_call_running_at_idle_stays_launch_latency),
+	    cmocka_unit_test(test_graph_node_held_over_100us_is_other),
 	    cmocka_unit_test(test_graph_advice_detects_repeated_sequence),
 	    cmocka_unit_test(test_graph_advice_not_given_when_back_to_back),
 	    cmocka_unit_test(test_graph_advice_finds_body_despite_rare_op),

@@ -285,8 +285,8 @@ const char *gs_cause_key(int cause);
  * started more than GS_QUEUED_HELD_NS after: dispatch takes microseconds, so
  * all but the last GS_QUEUED_DISPATCH_NS of such a gap is "other" (something
  * the trace does not hold held X: a cross-stream wait it did not record,
- * another process on the GPU), the rest launch latency. Such a gap has
- * cause other with explain_kind GS_EXPLAIN_LAUNCH (docs/metrics.md). */
+ * another process on the GPU), the rest launch latency or, inside a graph
+ * launch, graph-internal (gs_gap.held; docs/metrics.md). */
 #define GS_QUEUED_DISPATCH_NS 50000
 #define GS_QUEUED_HELD_NS 100000
 enum gs_explain {
@@ -313,6 +313,9 @@ struct gs_gap {
 	uint8_t explain_kind; /* enum gs_explain */
 	uint8_t host_late;    /* 1: X's launch call began at or after the gap's
 				 start (g0 of the whole gap): the host was late */
+	uint8_t held;	      /* 0, or X was queued and held (GS_QUEUED_HELD_NS):
+				 the cause of the gap's last GS_QUEUED_DISPATCH_NS
+				 (launch latency or graph-internal), the rest other */
 };
 
 /* One segment of a gap: [start, end) with one cause. */

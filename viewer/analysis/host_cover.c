@@ -606,7 +606,7 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 		seg_flush(&so);
 		return so.n;
 	}
-	if (g->cause == GS_CAUSE_OTHER && g->explain_kind == GS_EXPLAIN_LAUNCH && call != GS_NONE) {
+	if (g->held && call != GS_NONE) {
 		/* queued, then held by something unrecorded (classify_gap) */
 		int64_t l0 = in->ops[g->op_idx].start - GS_QUEUED_DISPATCH_NS;
 		if (l0 < g->start)
@@ -614,7 +614,7 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 		if (l0 > g->end)
 			l0 = g->end;
 		seg_emit(&so, g->start, l0, GS_CAUSE_OTHER, GS_EXPLAIN_LAUNCH, call, 0);
-		seg_emit(&so, l0, g->end, GS_CAUSE_LAUNCH_LATENCY, GS_EXPLAIN_LAUNCH, call, 0);
+		seg_emit(&so, l0, g->end, g->held, GS_EXPLAIN_LAUNCH, call, 0);
 		seg_flush(&so);
 		return so.n;
 	}
