@@ -634,7 +634,7 @@ static void test_polls_and_device_wide_calls_are_no_finding(void **state)
  * 250 and ran d ns; a cudaStreamSynchronize [150,240] of thread 7 waits
  * 40 ns in the gap. Gap [200,2000300): sync wait [200,240) = 40, host
  * code [240,250) = 10, launch latency [250,2000300) = 2000050. Window
- * [100,2000400] = 2000300. */
+ * [100,2000400] = 2000300. All in an NVTX range "step" of thread 7. */
 static struct tb *slow_call(int64_t d)
 {
 	struct tb *t = tb_new();
@@ -642,6 +642,7 @@ static struct tb *slow_call(int64_t d)
 	api(t, S_STREAMSYNC, 150, 240, 3, 7);
 	api(t, S_LAUNCH, 250, 250 + d, 2, 7);
 	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 150, 240, 7, 7);
+	range(t, S_STEP, 0, 3000000, 7);
 	kern(t, 0, 7, 100, 200, 1);
 	kern(t, 0, 7, 2000300, 2000400, 2);
 	run(t);
@@ -670,6 +671,7 @@ static void test_a_launch_call_of_1ms_is_no_launch_overhead(void **state)
 	assert_int_equal(f->cost_ns, 2000050);
 	assert_int_equal(f->api_name_id, S_LAUNCH);
 	assert_int_equal(f->count, 1);
+	assert_int_equal(f->nvtx_id, S_STEP); /* where the slowest call's gap began */
 	assert_null(finding(t, GS_RULE_LAUNCH));
 	assert_string_equal(gs_rule_key(GS_RULE_SLOW_LAUNCH), "slow_launch_calls");
 	tb_free(t);

@@ -1083,6 +1083,8 @@ static void tl_slow(const struct actx *c, struct gs_timeline *tl, const struct g
 	if (C->end - C->start > tl->slow_launch_max_ns) {
 		tl->slow_launch_max_ns = C->end - C->start;
 		tl->slow_launch_name_id = C->name_id;
+		tl->slow_launch_nvtx_id =
+		    g->nvtx_idx < c->in->n_nvtx ? c->in->nvtx[g->nvtx_idx].text_id : 0;
 	}
 }
 

@@ -363,6 +363,8 @@ struct gs_timeline {
 	uint64_t slow_launches;		       /* those gaps (pieces) */
 	int64_t slow_launch_max_ns;	       /* ns, the longest of their launch calls */
 	uint32_t slow_launch_name_id;	       /* strings id of its API name */
+	uint32_t slow_launch_nvtx_id;	       /* strings id of the NVTX range its gap
+						  began in, 0 none */
 	double utilisation;	      /* busy / window, 0..1 (0 if window is 0) */
 	double launch_overhead_share; /* (launch latency + graph-internal +
 					 launch_calls) / window */

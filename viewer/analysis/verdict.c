@@ -53,7 +53,7 @@ static const struct {
     [GS_RULE_GRAPH_LAUNCH] = {"graph_launch_overhead", "launch overhead of graph launches",
 			      "capture more steps per graph (fewer graph launches)"},
     [GS_RULE_SLOW_LAUNCH] = {"slow_launch_calls", "launch calls over 1 ms (module loading)",
-			     "warm up before the measured steps, or CUDA_MODULE_LOADING=EAGER"},
+			     "warm up first, or CUDA_MODULE_LOADING=EAGER"},
     [GS_RULE_UNEXPLAINED] = {"unexplained", "idle the trace does not explain",
 			     "record stream waits (gapscope record); check other GPU users"},
 };
@@ -212,6 +212,7 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 		if (tl->slow_launch_max_ns > slow_max) {
 			slow_max = tl->slow_launch_max_ns;
 			sf.api_name_id = tl->slow_launch_name_id;
+			sf.nvtx_id = tl->slow_launch_nvtx_id;
 		}
 	}
 	v->utilisation = share(v->busy, v->window);
