@@ -1154,6 +1154,51 @@ static void test_graph_node_held_over_100us_is_other(void **state)
 	tb_free(t);
 }
 
+/* K0 [0,100] (call [-20,-10]); K1's call [200,216] began after the GPU
+ * went idle (host late) and K1 started d ns after the call returned */
+static struct tb *late_then_held(int64_t d)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, -20, -10, 1, 1);
+	api(t, S_LAUNCH, 200, 216, 2, 1);
+	kern(t, 0, 7, 0, 100, 1, S_KA);
+	kern(t, 0, 7, 216 + d, 316 + d, 2, S_KB);
+	run(t);
+	return t;
+}
+
+static void test_late_launch_then_held_over_100us_is_other(void **state)
+{
+	struct tb *t = late_then_held(100001);
+	struct gs_segment seg[6];
+	(void)state;
+	/* gap [100, 100217): host code [100,200) 100, the call [200,216) 16
+	 * of launch latency, then K1 sat queued 100001 ns > 100 us: other
+	 * [216, 50217) 50001, launch latency (dispatch) [50217, 100217)
+	 * 50000. Launch latency 50016 > other 50001: the gap's cause. (HTA's
+	 * sampled A100 trace: a 16 us cudaLaunchKernel, 56.2 ms to its kernel) */
+	assert_int_equal(dev0(t)->gaps[0].host_late, 1);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_HOST_CODE], 100);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 50001);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 50016);
+	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 6), 4);
+	assert_int_equal(seg[0].cause, GS_CAUSE_HOST_CODE);
+	assert_int_equal(seg[1].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(seg[1].end, 216);
+	assert_int_equal(seg[2].cause, GS_CAUSE_OTHER);
+	assert_int_equal(seg[2].start, 216);
+	assert_int_equal(seg[2].end, 50217);
+	assert_int_equal(seg[3].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(seg[3].end, 100217);
+	tb_free(t);
+	/* 100000 ns after the call: launch latency, all 100016 of it */
+	t = late_then_held(100000);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 0);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 100016);
+	tb_free(t);
+}
+
 static void test_launch_call_running_at_idle_stays_launch_latency(void **state)
 {
 	struct tb *t = tb_new();
@@ -2218,6 +2263,7 @@ int main(void)
 	    cmocka_unit_test(test_nvtx_breakdown_busy_share),
 	    cmocka_unit_test(test_queued_op_held_over_100us_is_other),
 	    cmocka_unit_test(test_launch_call_running_at_idle_stays_launch_latency),
+	    cmocka_unit_test(test_late_launch_then_held_over_100us_is_other),
 	    cmocka_unit_test(test_graph_node_held_over_100us_is_other),
 	    cmocka_unit_test(test_graph_advice_detects_repeated_sequence),
 	    cmocka_unit_test(test_graph_advice_not_given_when_back_to_back),

@@ -630,11 +630,12 @@ static void test_polls_and_device_wide_calls_are_no_finding(void **state)
 
 /* ---- launch calls of 1 ms or more ------------------------------------- */
 
-/* K0 [100,200] (call [10,20]), K1 [2000300,2000400] whose call began at
- * 250 and ran d ns; a cudaStreamSynchronize [150,240] of thread 7 waits
- * 40 ns in the gap. Gap [200,2000300): sync wait [200,240) = 40, host
- * code [240,250) = 10, launch latency [250,2000300) = 2000050. Window
- * [100,2000400] = 2000300. All in an NVTX range "step" of thread 7. */
+/* K0 [100,200] (call [10,20]), K1 [300 + d, 400 + d] whose call began at
+ * 250 and ran d ns (K1 starts 50 ns after it returned); a
+ * cudaStreamSynchronize [150,240] of thread 7 waits 40 ns in the gap. Gap
+ * [200, 300 + d): sync wait [200,240) = 40, host code [240,250) = 10,
+ * launch latency [250, 300 + d) = d + 50. Window [100, 400 + d] = 300 + d.
+ * All in an NVTX range "step" of thread 7. */
 static struct tb *slow_call(int64_t d)
 {
 	struct tb *t = tb_new();
@@ -644,7 +645,7 @@ static struct tb *slow_call(int64_t d)
 	sync_row(t, GS_SYNC_STREAM, 0, S_STREAMSYNC, 150, 240, 7, 7);
 	range(t, S_STEP, 0, 3000000, 7);
 	kern(t, 0, 7, 100, 200, 1);
-	kern(t, 0, 7, 2000300, 2000400, 2);
+	kern(t, 0, 7, 300 + d, 400 + d, 2);
 	run(t);
 	return t;
 }
@@ -654,13 +655,13 @@ static void test_a_launch_call_of_1ms_is_no_launch_overhead(void **state)
 	struct tb *t = slow_call(1000000);
 	const struct gs_finding *f;
 	(void)state;
-	/* the call ran 1 ms (the threshold, inclusive): its 2000050 ns of
-	 * latency are slow-launch latency, 99.99% >= 5%: a finding of its
-	 * own, the call's name, 1 call; launch overhead 2000050 - 2000050 =
+	/* the call ran 1 ms (the threshold, inclusive): its 1000050 ns of
+	 * latency are slow-launch latency, 99.97% >= 5%: a finding of its
+	 * own, the call's name, 1 call; launch overhead 1000050 - 1000050 =
 	 * 0: none. The sync's drain is its 40 ns of wait only: the latency
 	 * after a slow launch is no refill */
-	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 2000050);
-	assert_int_equal(t->res.devices[0].tl.slow_launch_latency, 2000050);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_LAUNCH_LATENCY], 1000050);
+	assert_int_equal(t->res.devices[0].tl.slow_launch_latency, 1000050);
 	assert_int_equal(t->res.devices[0].tl.slow_launches, 1);
 	assert_int_equal(t->res.devices[0].tl.slow_launch_max_ns, 1000000);
 	assert_int_equal(t->res.devices[0].tl.slow_launch_name_id, S_LAUNCH);
@@ -668,7 +669,7 @@ static void test_a_launch_call_of_1ms_is_no_launch_overhead(void **state)
 	assert_int_equal(t->v.n_findings, 1);
 	f = &t->v.findings[0];
 	assert_int_equal(f->rule, GS_RULE_SLOW_LAUNCH);
-	assert_int_equal(f->cost_ns, 2000050);
+	assert_int_equal(f->cost_ns, 1000050);
 	assert_int_equal(f->api_name_id, S_LAUNCH);
 	assert_int_equal(f->count, 1);
 	assert_int_equal(f->nvtx_id, S_STEP); /* where the slowest call's gap began */
@@ -682,15 +683,15 @@ static void test_a_launch_call_under_1ms_is_launch_overhead(void **state)
 	struct tb *t = slow_call(999999);
 	const struct gs_finding *f;
 	(void)state;
-	/* 1 ns under the threshold: the same 2000050 ns are launch overhead
-	 * (99.99% >= 20%), and the sync's drain takes them: 40 + 2000050 */
+	/* 1 ns under the threshold: the 1000049 ns of latency are launch
+	 * overhead (>= 20%), and the sync's drain takes them: 40 + 1000049 */
 	assert_int_equal(t->res.devices[0].tl.slow_launch_latency, 0);
 	assert_int_equal(t->res.devices[0].tl.slow_launches, 0);
-	assert_int_equal(t->res.syncs[0].drain_ns, 2000090);
+	assert_int_equal(t->res.syncs[0].drain_ns, 1000089);
 	assert_null(finding(t, GS_RULE_SLOW_LAUNCH));
 	f = finding(t, GS_RULE_LAUNCH);
 	assert_non_null(f);
-	assert_int_equal(f->cost_ns, 2000050);
+	assert_int_equal(f->cost_ns, 1000049);
 	tb_free(t);
 }
 

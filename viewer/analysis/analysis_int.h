@@ -92,6 +92,15 @@ void host_cut(const struct host_index *h, const struct host_thread *t, const uin
  * sync wait, not launch latency (an upload of a pageable batch per step).
  * A read-back stages after its copy: not here. */
 uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C, const struct gs_op *X);
+/* X, queued at `from` (its launch call's return, or the gap's start when
+ * it returned earlier), started at xs: when more than GS_QUEUED_HELD_NS
+ * later, [from, xs - GS_QUEUED_DISPATCH_NS) is time that something the
+ * trace does not hold held X (gap model, rule 5); returns its end, else
+ * `from` (nothing held). */
+static inline int64_t queued_held_end(int64_t from, int64_t xs)
+{
+	return xs - from > GS_QUEUED_HELD_NS ? xs - GS_QUEUED_DISPATCH_NS : from;
+}
 /* credit the blocking time of t inside [a, b) to the sync rows it was
  * spent in (time in two overlapping rows: the earlier-starting one), to
  * their drain likewise, and the gap's launch latency (the refill) to the

@@ -644,7 +644,19 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 			if (se > cs)
 				cs = se;
 		}
-		seg_emit(&so, cs, g->end, GS_CAUSE_LAUNCH_LATENCY, GS_EXPLAIN_LAUNCH, call, 0);
+		{
+			/* queued after the call, then held (rule 5) */
+			int64_t q0 = C->end > cs ? C->end : cs;
+			int64_t q1 = queued_held_end(q0, in->ops[g->op_idx].start);
+			if (q0 > g->end)
+				q0 = g->end;
+			if (q1 > g->end)
+				q1 = g->end;
+			seg_emit(&so, cs, q0, GS_CAUSE_LAUNCH_LATENCY, GS_EXPLAIN_LAUNCH, call, 0);
+			seg_emit(&so, q0, q1, GS_CAUSE_OTHER, GS_EXPLAIN_LAUNCH, call, 0);
+			seg_emit(&so, q1 > q0 ? q1 : q0, g->end, GS_CAUSE_LAUNCH_LATENCY,
+				 GS_EXPLAIN_LAUNCH, call, 0);
+		}
 	}
 	seg_flush(&so);
 	return so.n;

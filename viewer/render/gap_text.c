@@ -110,7 +110,17 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 			put(buf, n, k, " on a host node of its graph");
 		}
 		break;
-	default: put(buf, n, k, " (no launch call recorded)"); break;
+	default:
+		/* a queued op held by what the trace does not hold (gap
+		 * model, rule 5): its launch call is known */
+		if (s->ref_kind == GS_EXPLAIN_LAUNCH) {
+			put(buf, n, k, " (queued by ");
+			put_name(buf, n, k, api_name(in, s->ref_idx, "?"), 64);
+			put(buf, n, k, ", held by no recorded wait)");
+		} else {
+			put(buf, n, k, " (no launch call recorded)");
+		}
+		break;
 	}
 }
 
