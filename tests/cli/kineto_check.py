@@ -169,6 +169,11 @@ elif CHECK == "quirks":
     # quirks.json: what real traces hold and must not stop an import
     r, db = imp(os.path.join(FIX, "quirks.json"))
     expect("rc", (r.returncode, r.stderr), (0, ""))
+    # a cudaStreamWaitEvent call without any stream-wait (cuda_sync) record,
+    # and the three ops of the graph launch without a graph id: said once
+    expect("graph ops line", "3 ops of graph launches had no graph id" in r.stdout, True)
+    expect("unrecorded waits note", "note: 1 cudaStreamWaitEvent calls but no stream-wait"
+           " records" in r.stdout, True)
     if r.returncode == 0:
         # correlation 2^64-1 on both sides: kept as the same 64 bits (-1)
         expect("big correlation joins", rows(db, "SELECT a.api, s.value FROM kernels k JOIN"
@@ -200,8 +205,9 @@ elif CHECK == "quirks":
                      "import.unmapped.kernel_without_device_or_stream": "1",
                      "import.unmapped.unmatched_E": "1", "import.unmapped.memory": "1",
                      "import.unmapped.not_an_object": "1", "import.unmapped.overhead": "1",
-                     "import.repaired_strings": "1", "import.events": "19",
-                     "import.graph_ops_from_launch": "3"}.items():
+                     "import.repaired_strings": "1", "import.events": "20",
+                     "import.graph_ops_from_launch": "3",
+                     "import.stream_waits_unrecorded": "1"}.items():
             expect(f"meta {k}", meta.get(k), v)
         r = gs("report", db)
         expect("report rc", r.returncode, 0)

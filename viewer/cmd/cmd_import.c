@@ -109,5 +109,14 @@ int cmd_import(int argc, char **argv)
 	if (st.repaired)
 		printf("%" PRId64 " strings held invalid UTF-8, stored with U+FFFD in its place\n",
 		       st.repaired);
+	if (st.graph_ops)
+		printf("%" PRId64 " ops of graph launches had no graph id: each took its launch's"
+		       " correlation id\n",
+		       st.graph_ops);
+	if (st.waits_unrecorded)
+		printf("note: %" PRId64 " cudaStreamWaitEvent calls but no stream-wait records (no"
+		       " cuda_sync events: torch.profiler before PyTorch 2.1); the report counts"
+		       " what they held as other\n",
+		       st.waits_unrecorded);
 	return GS_EXIT_OK;
 }

@@ -1632,6 +1632,22 @@ static int derive(struct importer *im)
 		return -1;
 	im->stats->implicit_syncs = sqlite3_changes(im->db);
 	{
+		/* stream waits called but not recorded (Kineto before PyTorch
+		 * 2.1 writes no cuda_sync events): what they held reads as
+		 * other (docs/metrics.md, rule 5), and import says so */
+		sqlite3_stmt *q = NULL;
+		if (sqlite3_prepare_v2(
+			im->db,
+			"SELECT count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id"
+			" WHERE (s.value LIKE 'cudaStreamWaitEvent%' OR"
+			" s.value LIKE 'cuStreamWaitEvent%') AND NOT EXISTS"
+			" (SELECT 1 FROM syncs WHERE kind = 2)",
+			-1, &q, NULL) == SQLITE_OK &&
+		    sqlite3_step(q) == SQLITE_ROW)
+			im->stats->waits_unrecorded = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	{
 		sqlite3_stmt *q = NULL;
 		if (sqlite3_prepare_v2(im->db, "SELECT count(*) FROM syncs WHERE implicit = 1", -1,
 				       &q, NULL) == SQLITE_OK &&
@@ -1730,7 +1746,8 @@ static int finish(struct importer *im, const char *version)
 	}
 	if (gs_schema_create_indexes(im->db) != 0)
 		return fail_db(im, "building indexes"), -1;
-	if (derive(im) < 0 || meta_int(im, "import.graph_ops_from_launch", st->graph_ops) < 0)
+	if (derive(im) < 0 || meta_int(im, "import.graph_ops_from_launch", st->graph_ops) < 0 ||
+	    meta_int(im, "import.stream_waits_unrecorded", st->waits_unrecorded) < 0)
 		return -1;
 	return meta(im, "finalized", "1");
 }

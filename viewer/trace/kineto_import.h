@@ -35,6 +35,8 @@ struct kineto_stats {
 	int64_t flows;	  /* "s"/"f"/"t" flow events: not needed (args.correlation) */
 	int64_t repaired; /* strings whose invalid UTF-8 was replaced by U+FFFD */
 	int64_t graph_ops; /* ops given their graph launch's correlation id as graph id */
+	int64_t waits_unrecorded; /* cudaStreamWaitEvent calls, when no stream-wait
+				     (cuda_sync) record is in the trace; else 0 */
 	struct kineto_count unmapped[KINETO_MAX_CATS + 1]; /* events not mapped, per category */
 	size_t n_unmapped;
 };
