@@ -211,6 +211,14 @@ elif CHECK == "quirks":
             expect(f"meta {k}", meta.get(k), v)
         r = gs("report", db)
         expect("report rc", r.returncode, 0)
+        # info shows what import said of the trace (meta import.*)
+        r = gs("info", "--json", db)
+        imported = json.loads(r.stdout).get("import", {}) if r.returncode == 0 else {}
+        expect("info import", (imported.get("graph_ops_from_launch"),
+                               imported.get("stream_waits_unrecorded"),
+                               imported.get("unmapped.overhead")), ("3", "1", "1"))
+        r = gs("info", db)
+        expect("info import text", "\nimport\n  events                   20\n" in r.stdout, True)
 
 elif CHECK == "hostile":
     basic = open(os.path.join(FIX, "basic.json"), "rb").read()

@@ -186,6 +186,11 @@ static void info_print_text(const struct info *in, const char *path_clean)
 		printf("  (not recorded)\n");
 	for (i = 0; i < in->nconfig; i++)
 		printf("  %-15s %s\n", in->config[i].key, in->config[i].value);
+	/* an imported trace: what `gapscope import` said of it (docs/import.md) */
+	if (in->nimported)
+		printf("import\n");
+	for (i = 0; i < in->nimported; i++)
+		printf("  %-24s %s\n", in->imported[i].key, in->imported[i].value);
 }
 
 /* json_string() refuses invalid UTF-8; our strings are cleaned, but a NULL
@@ -274,6 +279,13 @@ static int info_print_json(const struct info *in, const char *path_clean)
 	for (i = 0; i < in->nconfig; i++)
 		json_object_set_new(x, in->config[i].key, info_jstr(in->config[i].value));
 	json_object_set_new(o, "config", x);
+	if (in->nimported) {
+		x = json_object();
+		for (i = 0; i < in->nimported; i++)
+			json_object_set_new(x, in->imported[i].key,
+					    info_jstr(in->imported[i].value));
+		json_object_set_new(o, "import", x);
+	}
 
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);

@@ -370,6 +370,11 @@ void info_free(struct info *in)
 		free(in->warnings[i].value);
 	}
 	free(in->warnings);
+	for (i = 0; i < in->nimported; i++) {
+		free(in->imported[i].key);
+		free(in->imported[i].value);
+	}
+	free(in->imported);
 	trace_close(&in->t);
 }
 
@@ -390,6 +395,7 @@ int info_load(struct info *in)
 	in->unwinder = info_meta(in, "collector.unwinder");
 	info_load_kv(in, "config.", &in->config, &in->nconfig);
 	info_load_kv(in, "warning.", &in->warnings, &in->nwarnings);
+	info_load_kv(in, "import.", &in->imported, &in->nimported);
 	info_load_devices(in);
 	info_load_windows(in);
 	info_load_rows(in);

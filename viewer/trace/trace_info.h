@@ -61,6 +61,8 @@ struct info {
 	int64_t syncs_implicit;	    /* rows of syncs with implicit = 1 */
 	struct info_kv *config, *warnings;
 	size_t nconfig, nwarnings;
+	struct info_kv *imported; /* meta import.* of a `gapscope import`ed trace */
+	size_t nimported;
 };
 
 /* Read everything into `in`, whose t was opened by trace_open(). Returns 0,
