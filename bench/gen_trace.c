@@ -89,7 +89,8 @@ int main(int argc, char **argv)
 	struct stream *str;
 	uint32_t corr = 0, rng = 2463534242u;
 
-	if (argc < 2 || n == 0 || ns < 1 || ns > 64) {
+	/* an option (--help) is no file name: it made a 1.5 GB file "--help" */
+	if (argc < 2 || argv[1][0] == '-' || n == 0 || ns < 1 || ns > 64) {
 		fprintf(stderr, "usage: gs_gen_trace <out.db> [kernels] [streams]\n");
 		return 2;
 	}
