@@ -104,6 +104,7 @@ def check_basic_db(db):
                  "import.unmapped.gpu_user_annotation": "1",
                  "import.unmapped.no_category": "1",
                  "import.base_time_ns": "1765000000000000000",
+                 "realtime_offset_ns": "1765000000000000000",
                  "schema_version": "2"}.items():
         expect(f"meta {k}", meta.get(k), v)
 
@@ -200,6 +201,10 @@ elif CHECK == "quirks":
         # context sync: CUPTI's invalid stream 0xffffffff stored as NULL
         expect("syncs", rows(db, "SELECT kind, implicit, stream, device, tid FROM syncs"),
                [(4, 0, None, 1, 78)])
+        # no baseTimeNanoseconds and times of a few us: no Unix times, no
+        # realtime offset (the traces of a job are not aligned on it)
+        expect("no realtime offset", rows(db, "SELECT value FROM meta WHERE"
+                                          " key = 'realtime_offset_ns'"), [])
         meta = dict(rows(db, "SELECT key, value FROM meta WHERE key LIKE 'import.%'"))
         for k, v in {"import.unmapped.no_ts": "1",
                      "import.unmapped.kernel_without_device_or_stream": "1",

@@ -45,8 +45,8 @@ static const char *clock_text(int clock)
 	switch (clock) {
 	case GS_MULTI_CLOCK_MONOTONIC: return "CLOCK_MONOTONIC (one host)";
 	case GS_MULTI_CLOCK_REALTIME:
-		return "CLOCK_REALTIME (the traces come from different hosts: "
-		       "aligned only as well as their clocks agree)";
+		return "CLOCK_REALTIME (the traces come from different hosts, or do not "
+		       "say which: aligned only as well as their clocks agree)";
 	default:
 		return "the clocks as recorded (a trace lacks its clock offsets: "
 		       "times across traces are not aligned)";
