@@ -260,6 +260,52 @@ static void test_extract(void **state)
 	gs_result_free(&res);
 }
 
+/* torch.profiler numbers its steps (ProfilerStep#551, #552): the family is
+ * the step where every trace has it, over a name more frequent in each
+ * (HTA's two sampled A100 ranks: nccl:all_to_all, 4 a trace, was picked) */
+static void test_profiler_steps(void **state)
+{
+	char *na[] = {"ProfilerStep#551", "ProfilerStep#552", "nccl:all_to_all", "ProfilerStep#x",
+		      "ProfilerStep#1234567890123456789"};
+	char *nb[] = {"nccl:all_to_all", "ProfilerStep#552", "ProfilerStep#551"};
+	struct gs_multi_range ra[] = {{0, 100, 0},   {10, 20, 2},   {30, 40, 2},   {100, 200, 1},
+				      {110, 120, 2}, {130, 140, 2}, {150, 160, 3}, {170, 180, 4}};
+	struct gs_multi_range rb[] = {{5, 105, 2},   {15, 25, 0},   {35, 45, 0},
+				      {105, 210, 1}, {115, 125, 0}, {135, 145, 0}};
+	struct gs_multi_trace v[2];
+	struct gs_multi_iv *steps = NULL;
+
+	(void)state;
+	memset(v, 0, sizeof(v));
+	v[0].names = na;
+	v[0].n_names = 5;
+	v[0].ranges = ra;
+	v[0].n_ranges = 8;
+	v[1].names = nb;
+	v[1].n_names = 3;
+	v[1].ranges = rb;
+	v[1].n_ranges = 6;
+	assert_string_equal(gs_multi_pick_step(v, 2, NULL), GS_MULTI_PROFILER_STEPS);
+	/* #551 [0,100] and #552 [100,200]; not "#x", nor 19 digits */
+	assert_int_equal(gs_multi_steps(&v[0], GS_MULTI_PROFILER_STEPS, &steps), 2);
+	assert_int_equal(steps[0].start, 0);
+	assert_int_equal(steps[1].start, 100);
+	assert_int_equal(steps[1].end, 200);
+	free(steps);
+	/* a given name still means that name only */
+	assert_int_equal(gs_multi_steps(&v[0], "ProfilerStep#552", &steps), 1);
+	assert_int_equal(steps[0].start, 100);
+	free(steps);
+	/* the second trace without profiler steps: the most frequent name */
+	v[1].n_ranges = 3;
+	rb[1].name = 0;
+	rb[0].name = 0;
+	v[1].n_names = 1;
+	assert_string_equal(gs_multi_pick_step(v, 2, NULL), "nccl:all_to_all");
+	/* the communication name excluded is never the step */
+	assert_null(gs_multi_pick_step(v, 2, "nccl:all_to_all"));
+}
+
 /* Same host: CLOCK_MONOTONIC offsets; another host: realtime; an offset
  * missing: none. */
 static void test_align(void **state)
@@ -292,6 +338,7 @@ int main(void)
 	    cmocka_unit_test(test_uneven_and_single),
 	    cmocka_unit_test(test_covered),
 	    cmocka_unit_test(test_extract),
+	    cmocka_unit_test(test_profiler_steps),
 	    cmocka_unit_test(test_align),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -274,23 +274,54 @@ int gs_multi_align(struct gs_multi_trace *t, size_t n)
 	return clock;
 }
 
+/* Whether range text `have` is named by step name `want`: equal, or, for
+ * a name ending in "#*", the part before the '*' followed by 1-18 digits */
+static int name_is(const char *have, const char *want)
+{
+	size_t n = strlen(want), d;
+
+	if (n < 2 || strcmp(want + n - 2, "#*"))
+		return !strcmp(have, want);
+	if (strncmp(have, want, n - 1))
+		return 0;
+	for (d = 0; have[n - 1 + d] >= '0' && have[n - 1 + d] <= '9'; d++)
+		;
+	return d > 0 && d <= 18 && have[n - 1 + d] == '\0';
+}
+
+/* match[k] = 1 for the names of t that `name` names; 0 when none does,
+ * -1 out of memory. The caller frees *match. */
+static int names_of(const struct gs_multi_trace *t, const char *name, uint8_t **match)
+{
+	uint32_t k;
+	int any = 0;
+
+	*match = calloc(t->n_names ? t->n_names : 1, 1);
+	if (!*match)
+		return -1;
+	for (k = 0; k < t->n_names; k++)
+		if (name_is(t->names[k], name))
+			(*match)[k] = 1, any = 1;
+	return any;
+}
+
 /* ranges of t named name: their count and summed duration */
 static uint64_t name_count(const struct gs_multi_trace *t, const char *name, int64_t *dur)
 {
-	uint32_t k;
+	uint8_t *match;
 	uint64_t c = 0;
 	size_t i;
 
-	for (k = 0; k < t->n_names; k++)
-		if (!strcmp(t->names[k], name))
-			break;
-	if (k == t->n_names)
+	if (names_of(t, name, &match) <= 0) {
+		free(match);
 		return 0;
+	}
 	for (i = 0; i < t->n_ranges; i++)
-		if (t->ranges[i].name == k) {
+		if (match[t->ranges[i].name]) {
 			c++;
 			*dur = gs_sat_add(*dur, t->ranges[i].end - t->ranges[i].start);
 		}
+	free(match);
 	return c;
 }
 
@@ -303,6 +334,17 @@ const char *gs_multi_pick_step(const struct gs_multi_trace *t, size_t n, const c
 
 	if (!n)
 		return NULL;
+	/* torch.profiler's numbered steps, in every trace: the step (HTA's
+	 * two sampled A100 ranks: "nccl:all_to_all" was picked, 4 a trace,
+	 * over ProfilerStep#551 and #552, each name once) */
+	{
+		size_t i;
+		int64_t dur = 0;
+		for (i = 0; i < n && name_count(&t[i], GS_MULTI_PROFILER_STEPS, &dur); i++)
+			;
+		if (i == n && (!exclude || strcmp(exclude, GS_MULTI_PROFILER_STEPS)))
+			return GS_MULTI_PROFILER_STEPS;
+	}
 	for (k = 0; k < t[0].n_names; k++) {
 		const char *name = t[0].names[k];
 		uint64_t mn = UINT64_MAX;
@@ -329,26 +371,27 @@ const char *gs_multi_pick_step(const struct gs_multi_trace *t, size_t n, const c
 
 ssize_t gs_multi_steps(const struct gs_multi_trace *t, const char *name, struct gs_multi_iv **out)
 {
-	uint32_t k;
+	uint8_t *match;
 	size_t i, n = 0;
+	int any;
 
 	*out = NULL;
-	for (k = 0; k < t->n_names; k++)
-		if (!strcmp(t->names[k], name))
-			break;
-	if (k == t->n_names)
-		return 0;
+	if ((any = names_of(t, name, &match)) <= 0) {
+		free(match);
+		return any < 0 ? -ENOMEM : 0;
+	}
 	for (i = 0; i < t->n_ranges; i++)
-		n += t->ranges[i].name == k;
-	if (!n)
-		return 0;
-	if (!(*out = malloc(n * sizeof(**out))))
-		return -ENOMEM;
+		n += match[t->ranges[i].name];
+	if (!n || !(*out = malloc(n * sizeof(**out)))) {
+		free(match);
+		return n ? -ENOMEM : 0;
+	}
 	n = 0;
 	for (i = 0; i < t->n_ranges; i++)
-		if (t->ranges[i].name == k)
+		if (match[t->ranges[i].name])
 			(*out)[n++] = (struct gs_multi_iv){t->ranges[i].start + t->offset,
 							   t->ranges[i].end + t->offset};
+	free(match);
 	return (ssize_t)n;
 }
 

@@ -95,17 +95,23 @@ enum gs_multi_clock {
 /* Choose the common clock and set every t[i].offset. Returns the clock. */
 int gs_multi_align(struct gs_multi_trace *t, size_t n);
 
-/* The name of the step ranges when none is given: among the range names
- * present in every trace (other than exclude, the communication ranges'),
- * the one whose smallest count over the traces is largest; ties: the
- * ranges that last longer in all (a step encloses what happens in it),
- * then the smaller string. NULL when the traces share no range name.
- * Points into t[0].names. */
+/* A step name that ends in "#*" (GS_MULTI_PROFILER_STEPS) names every
+ * range whose text is the part before the '*' and then digits: the steps
+ * torch.profiler numbers, ProfilerStep#551, ProfilerStep#552, ... */
+#define GS_MULTI_PROFILER_STEPS "ProfilerStep#*"
+
+/* The name of the step ranges when none is given: torch.profiler's steps
+ * (GS_MULTI_PROFILER_STEPS) where every trace has them; else among the
+ * range names present in every trace (other than exclude, the
+ * communication ranges'), the one whose smallest count over the traces is
+ * largest; ties: the ranges that last longer in all (a step encloses what
+ * happens in it), then the smaller string. NULL when the traces share no
+ * range name. Points into t[0].names, or is GS_MULTI_PROFILER_STEPS. */
 const char *gs_multi_pick_step(const struct gs_multi_trace *t, size_t n, const char *exclude);
 
-/* The ranges of t named `name`, on the common clock (start + offset),
- * sorted by start (occurrence order), into a new array. Returns the count
- * (0 with *out NULL when none), or -ENOMEM. */
+/* The ranges of t named `name` (a "#*" name: the family, above), on the
+ * common clock (start + offset), sorted by start (occurrence order), into
+ * a new array. Returns the count (0 with *out NULL when none), or -ENOMEM. */
 ssize_t gs_multi_steps(const struct gs_multi_trace *t, const char *name, struct gs_multi_iv **out);
 
 /* ---- the comparison ------------------------------------------------ */

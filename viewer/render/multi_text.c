@@ -95,7 +95,11 @@ static void stragglers(FILE *f, const struct multi_report *r)
 	fprintf(f,
 		"\"%s, %zu steps in every trace (occurrence i of each compared); "
 		"communication: ",
-		r->step_given ? "" : " (the most frequent name common to all)", m->n_steps);
+		r->step_given ? ""
+		: !strcmp(r->step_name, GS_MULTI_PROFILER_STEPS)
+		    ? " (torch.profiler's numbered steps, in every trace)"
+		    : " (the most frequent name common to all)",
+		m->n_steps);
 	if (r->comm_range) {
 		fputs("NVTX ranges \"", f);
 		term_put(f, r->comm_range);
