@@ -1216,6 +1216,28 @@ static void test_launch_call_running_at_idle_stays_launch_latency(void **state)
 	tb_free(t);
 }
 
+static void test_name_matches(void **state)
+{
+	(void)state;
+	/* a plain name: equal only */
+	assert_true(gs_name_matches("step", "step"));
+	assert_false(gs_name_matches("step2", "step"));
+	/* "#*": the part before '*' and 1-18 digits */
+	assert_true(gs_name_matches("ProfilerStep#0", "ProfilerStep#*"));
+	assert_true(gs_name_matches("ProfilerStep#551", "ProfilerStep#*"));
+	assert_true(gs_name_matches("ProfilerStep#123456789012345678", "ProfilerStep#*"));
+	assert_false(gs_name_matches("ProfilerStep#1234567890123456789", "ProfilerStep#*"));
+	assert_false(gs_name_matches("ProfilerStep#", "ProfilerStep#*"));
+	assert_false(gs_name_matches("ProfilerStep#5x", "ProfilerStep#*"));
+	assert_false(gs_name_matches("ProfilerStep#x", "ProfilerStep#*"));
+	assert_false(gs_name_matches("profilerStep#5", "ProfilerStep#*"));
+	/* the literal text "ProfilerStep#*" is not one of the family */
+	assert_false(gs_name_matches("ProfilerStep#*", "ProfilerStep#*"));
+	/* a '*' elsewhere is a plain character */
+	assert_true(gs_name_matches("a*", "a*"));
+	assert_false(gs_name_matches("ab", "a*"));
+}
+
 static void test_graph_advice_detects_repeated_sequence(void **state)
 {
 	struct tb *t = tb_new();
@@ -2261,6 +2283,7 @@ int main(void)
 	    cmocka_unit_test(test_report_keeps_top_gap_candidates_and_sync_figures),
 	    cmocka_unit_test(test_nvtx_range_that_matches_nothing_selects_nothing),
 	    cmocka_unit_test(test_nvtx_breakdown_busy_share),
+	    cmocka_unit_test(test_name_matches),
 	    cmocka_unit_test(test_queued_op_held_over_100us_is_other),
 	    cmocka_unit_test(test_launch_call_running_at_idle_stays_launch_latency),
 	    cmocka_unit_test(test_late_launch_then_held_over_100us_is_other),

@@ -149,7 +149,7 @@ static int build_selection(struct actx *c)
 		if (!match)
 			return -ENOMEM;
 		for (i = 1; i < in->strings.n; i++)
-			match[i] = in->strings.v[i] && strcmp(in->strings.v[i], name) == 0;
+			match[i] = in->strings.v[i] && gs_name_matches(in->strings.v[i], name);
 	}
 	for (i = 0; i < in->n_nvtx; i++) {
 		const struct gs_nvtx *r = &in->nvtx[i];

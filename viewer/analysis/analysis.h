@@ -571,6 +571,11 @@ enum gs_rule {
 /* The graph launch API made most in the selection (cudaGraphLaunch, its
  * _ptsz twin, cuGraphLaunch), NULL when none. */
 const struct gs_launch_stat *gs_graph_launch_stat(const struct gs_result *res);
+/* Whether NVTX text `text` is named by `name`: equal, or, for a name
+ * ending in "#*", the part before the '*' followed by 1-18 digits (the
+ * steps torch.profiler numbers: "ProfilerStep#*" names ProfilerStep#1,
+ * ProfilerStep#2, ...). --range and --step read names so. */
+int gs_name_matches(const char *text, const char *name);
 const char *gs_rule_title(int rule); /* "host code between launches", ... */
 const char *gs_rule_key(int rule);   /* "host_code", ... (JSON) */
 const char *gs_rule_fix(int rule);   /* what to change, one short sentence */

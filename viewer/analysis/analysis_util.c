@@ -302,3 +302,16 @@ void *big_calloc(size_t n, size_t size)
 	big_hint(p, n * size);
 	return p;
 }
+
+int gs_name_matches(const char *text, const char *name)
+{
+	size_t n = strlen(name), d;
+
+	if (n < 2 || strcmp(name + n - 2, "#*"))
+		return !strcmp(text, name);
+	if (strncmp(text, name, n - 1))
+		return 0;
+	for (d = 0; text[n - 1 + d] >= '0' && text[n - 1 + d] <= '9'; d++)
+		;
+	return d > 0 && d <= 18 && text[n - 1 + d] == '\0';
+}

@@ -274,21 +274,6 @@ int gs_multi_align(struct gs_multi_trace *t, size_t n)
 	return clock;
 }
 
-/* Whether range text `have` is named by step name `want`: equal, or, for
- * a name ending in "#*", the part before the '*' followed by 1-18 digits */
-static int name_is(const char *have, const char *want)
-{
-	size_t n = strlen(want), d;
-
-	if (n < 2 || strcmp(want + n - 2, "#*"))
-		return !strcmp(have, want);
-	if (strncmp(have, want, n - 1))
-		return 0;
-	for (d = 0; have[n - 1 + d] >= '0' && have[n - 1 + d] <= '9'; d++)
-		;
-	return d > 0 && d <= 18 && have[n - 1 + d] == '\0';
-}
-
 /* match[k] = 1 for the names of t that `name` names; 0 when none does,
  * -1 out of memory. The caller frees *match. */
 static int names_of(const struct gs_multi_trace *t, const char *name, uint8_t **match)
@@ -300,7 +285,7 @@ static int names_of(const struct gs_multi_trace *t, const char *name, uint8_t **
 	if (!*match)
 		return -1;
 	for (k = 0; k < t->n_names; k++)
-		if (name_is(t->names[k], name))
+		if (gs_name_matches(t->names[k], name))
 			(*match)[k] = 1, any = 1;
 	return any;
 }

@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --json                 print the same figures as JSON (docs/report.md)\n"
 		"  --range NAME           only the time inside NVTX ranges whose text is NAME\n"
+		"                         (NAME ending in #*: its numbered ranges, e.g.\n"
+		"                         ProfilerStep#* for torch.profiler's steps)\n"
 		"  --top N                how many largest gaps and kernels to list (default %d)\n"
 		"  --graph-node-overhead NS\n"
 		"                         per-node cost of a CUDA Graph replay in the graph\n"
