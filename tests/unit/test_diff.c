@@ -394,6 +394,23 @@ static void test_phase_totals(void **state)
 	assert_true(fabs(a->host_code_share - 200.0 / 5100.0) < 1e-12);
 }
 
+static void test_phase_findings(void **state)
+{
+	struct fx *fx = *state;
+	const struct diff_result *d = &fx->d;
+
+	/* the verdicts: before, launch overhead 800 / 9200 = 8.7%, host code
+	 * 5.4%, other 6.5%, one explicit sync: nothing fires; after, launch
+	 * latency 1100 / 5100 = 21.6% >= 20%: launch overhead, 1100 ns (no
+	 * API named). So one row, "-" -> 1100 */
+	assert_int_equal(d->n_findings, 1);
+	assert_int_equal(d->findings[0].rule, GS_RULE_LAUNCH);
+	assert_null(d->findings[0].api);
+	assert_int_equal(d->findings[0].cost[0], 0);
+	assert_int_equal(d->findings[0].cost[1], 1100);
+	assert_true(fabs(d->findings[0].share[1] - 1100.0 / 5100.0) < 1e-12);
+}
+
 static void test_phase_nvtx_and_kernels(void **state)
 {
 	struct fx *fx = *state;
@@ -449,6 +466,10 @@ static void test_phase_text_output(void **state)
 				  "      +300 ns    +37.5%\n"));
 	assert_non_null(strstr(s, "\n    idle host code                   500 ns       200 ns"
 				  "      -300 ns    -60.0%\n"));
+	/* the findings: launch overhead fired after only, 1100 ns */
+	assert_non_null(strstr(s, "\nverdict findings (the GPU idle each stood for, before -> "
+				  "after; -: did not fire)\n"
+				  "          - ->    1.1 us  launch overhead\n"));
 	assert_non_null(strstr(s, "\n  idle gaps                               5            2"
 				  "           -3    -60.0%\n"));
 	/* the NVTX table leaves out the two selections (only -100% and new)
@@ -525,6 +546,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_phases_share_one_loaded_trace, setup_phases,
 					    teardown_phases),
 	    cmocka_unit_test_setup_teardown(test_phase_totals, setup_phases, teardown_phases),
+	    cmocka_unit_test_setup_teardown(test_phase_findings, setup_phases, teardown_phases),
 	    cmocka_unit_test_setup_teardown(test_phase_nvtx_and_kernels, setup_phases,
 					    teardown_phases),
 	    cmocka_unit_test_setup_teardown(test_phase_text_output, setup_phases, teardown_phases),

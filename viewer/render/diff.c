@@ -156,6 +156,52 @@ static int cmp_nvtx(const void *a, const void *b)
 	return mx != my ? (mx < my ? 1 : -1) : strcmp(x->name, y->name);
 }
 
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct diff_finding *x = a, *y = b;
+	int64_t mx = x->cost[0] > x->cost[1] ? x->cost[0] : x->cost[1];
+	int64_t my = y->cost[0] > y->cost[1] ? y->cost[0] : y->cost[1];
+
+	if (mx != my)
+		return mx > my ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* The two runs' verdict findings, matched by rule and API name: what a
+ * change fixed shows as a finding gone, what it caused as a new one. */
+static void diff_findings(const struct gs_result *res[2], struct diff_result *d)
+{
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		struct gs_verdict v;
+		size_t i, k;
+		gs_verdict_compute(res[r], &v);
+		for (i = 0; i < v.n_findings; i++) {
+			const struct gs_finding *f = &v.findings[i];
+			const char *api = f->api_name_id
+					      ? gs_str(&res[r]->in->strings, f->api_name_id, NULL)
+					      : NULL;
+			for (k = 0; k < d->n_findings; k++)
+				if (d->findings[k].rule == f->rule &&
+				    (d->findings[k].api == api ||
+				     (d->findings[k].api && api &&
+				      !strcmp(d->findings[k].api, api))))
+					break;
+			if (k == d->n_findings) {
+				if (k == DIFF_FINDINGS)
+					continue;
+				d->n_findings++;
+				d->findings[k].rule = f->rule;
+				d->findings[k].api = api;
+			}
+			d->findings[k].cost[r] = f->cost_ns;
+			d->findings[k].share[r] = f->share;
+		}
+	}
+	qsort(d->findings, d->n_findings, sizeof(d->findings[0]), cmp_finding);
+}
+
 int diff_compute(const struct gs_result *before, const struct gs_result *after,
 		 struct diff_result *d)
 {
@@ -166,6 +212,7 @@ int diff_compute(const struct gs_result *before, const struct gs_result *after,
 	memset(d, 0, sizeof(*d));
 	run_totals_compute(before, &d->run[0]);
 	run_totals_compute(after, &d->run[1]);
+	diff_findings(res, d);
 
 	/* kernels: names are unique within a run's kernel stats, so equal
 	 * names in the sorted list are the same kernel in the two runs */
@@ -368,6 +415,24 @@ void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_sid
 	row(f, "launch calls", (double)b->launches, (double)a->launches, 1);
 	row(f, "kernels", (double)b->kernels, (double)a->kernels, 1);
 
+	if (d->n_findings) {
+		fprintf(f, "\nverdict findings (the GPU idle each stood for, before -> after; "
+			   "-: did not fire)\n");
+		for (i = 0; i < d->n_findings; i++) {
+			const struct diff_finding *x = &d->findings[i];
+			char c0[32] = "-", c1[32] = "-";
+			if (x->cost[0])
+				fmt_ns(c0, sizeof(c0), (double)x->cost[0]);
+			if (x->cost[1])
+				fmt_ns(c1, sizeof(c1), (double)x->cost[1]);
+			fprintf(f, "  %9s -> %9s  %s", c0, c1, gs_rule_title(x->rule));
+			if (x->api) {
+				fputs(", ", f);
+				put_name(f, x->api, 60);
+			}
+			putc('\n', f);
+		}
+	}
 	if (d->n_launches) {
 		fprintf(f, "\nlaunch calls by API (count before -> after, p50 API time)\n");
 		for (i = 0; i < d->n_launches && i < top; i++) {
@@ -503,6 +568,19 @@ int diff_write_json(FILE *f, const struct diff_result *d, const struct diff_side
 				    pair_int(b->idle_by_cause[c], a->idle_by_cause[c]));
 	json_object_set_new(tot, "idle_by_cause_ns", idle);
 	json_object_set_new(root, "totals", tot);
+
+	arr = json_array();
+	for (i = 0; i < d->n_findings; i++) {
+		const struct diff_finding *x = &d->findings[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "rule", json_string(gs_rule_key(x->rule)));
+		json_object_set_new(o, "title", json_string(gs_rule_title(x->rule)));
+		json_object_set_new(o, "api", x->api ? jstr(x->api) : json_null());
+		json_object_set_new(o, "cost_ns", pair_int(x->cost[0], x->cost[1]));
+		json_object_set_new(o, "share", pair_real(x->share[0], x->share[1]));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(root, "findings", arr);
 
 	arr = json_array();
 	for (i = 0; i < d->n_kernels; i++) {

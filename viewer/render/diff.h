@@ -69,8 +69,21 @@ struct diff_nvtx {
 	double busy_share[2]; /* GPU busy share inside them, 0..1 */
 };
 
+/* A verdict finding of either run (docs/report.md, "Verdict"), matched
+ * across the runs by rule and the API name it names. */
+struct diff_finding {
+	uint8_t rule;	 /* enum gs_rule */
+	const char *api; /* the API name it names, NULL none */
+	int64_t cost[2]; /* ns of GPU idle it stood for; 0: not a finding of that run */
+	double share[2]; /* cost / that run's window */
+};
+
+#define DIFF_FINDINGS (2 * GS_VERDICT_FINDINGS)
+
 struct diff_result {
 	struct run_totals run[2];    /* 0 before, 1 after */
+	struct diff_finding findings[DIFF_FINDINGS]; /* by the larger cost, desc */
+	size_t n_findings;
 	struct diff_kernel *kernels; /* every kernel name, by max(total) desc */
 	size_t n_kernels;
 	struct diff_launch *launches; /* every launch API name, by max(count) desc */
