@@ -512,6 +512,40 @@ static void test_comparison_page_has_both_runs_and_the_changes(void **state)
 	free(html);
 }
 
+static void test_comparison_page_lists_the_verdict_findings(void **state)
+{
+	struct fx *fx = *state;
+	struct html_run hr[2] = {{0}};
+	struct diff_result d;
+	char *html = page(fx, 2), *buf = NULL, err[256] = "";
+	size_t n = 0;
+	FILE *f;
+
+	/* the fixture's runs fire no rule (before: launch 8.7%, host code
+	 * 5.4%, other 6.5%; after: launch 2.6%): no table */
+	assert_null(strstr(html, "Verdict findings"));
+	free(html);
+	/* one finding of the before run only, as diff_compute gives it */
+	for (int i = 0; i < 2; i++) {
+		hr[i].path = fx->path[i];
+		hr[i].t = &fx->run[i].t;
+		hr[i].in = &fx->run[i].in;
+		hr[i].res = &fx->run[i].res;
+	}
+	assert_int_equal(diff_compute(&fx->run[0].res, &fx->run[1].res, &d), 0);
+	d.n_findings = 1;
+	d.findings[0] =
+	    (struct diff_finding){.rule = GS_RULE_ALLOC, .api = "cudaFree<&>", .cost = {6500, 0}};
+	f = open_memstream(&buf, &n);
+	assert_int_equal(render_html(f, hr, 2, &d, err, sizeof(err)), 0);
+	fclose(f);
+	diff_free(&d);
+	assert_non_null(strstr(buf, "<h3>Verdict findings</h3>"));
+	assert_non_null(strstr(buf, "<td class=\"name\">malloc/free in steady state, "
+				    "cudaFree&lt;&amp;&gt;</td><td>6.5 \xc2\xb5s</td><td>-</td>"));
+	free(buf);
+}
+
 static void test_kernel_names_are_short_with_the_whole_name_in_a_tooltip(void **state)
 {
 	char *buf = NULL;
@@ -594,8 +628,10 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_comparison_page_has_both_runs_and_the_changes,
 					    setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_page_draws_and_names_graph_runs,
-					    setup_graph_level, teardown),
+	    cmocka_unit_test_setup_teardown(test_comparison_page_lists_the_verdict_findings, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_page_draws_and_names_graph_runs, setup_graph_level,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_page_legend_has_no_graph_run_without_them, setup,
 					    teardown),
 	};

@@ -1379,6 +1379,34 @@ static void write_diff(FILE *f, const struct diff_result *d, const struct html_r
 	diff_row(f, "kernels", (double)b->kernels, (double)a->kernels, 1, 1);
 	fputs("</table>\n", f);
 
+	if (d->n_findings) {
+		/* the verdicts' findings (diff_findings): "-" where one did not fire */
+		fputs("<h3>Verdict findings</h3>\n<table><tr><th class=\"name\">finding</th>"
+		      "<th>GPU idle before</th><th>after</th></tr>\n",
+		      f);
+		for (i = 0; i < d->n_findings; i++) {
+			const struct diff_finding *x = &d->findings[i];
+			fputs("<tr><td class=\"name\">", f);
+			html_escape(f, gs_rule_title(x->rule));
+			if (x->api) {
+				fputs(", ", f);
+				html_escape(f, x->api);
+			}
+			fputs("</td><td>", f);
+			if (x->cost[0])
+				put_ns(f, x->cost[0]);
+			else
+				fputs("-", f);
+			fputs("</td><td>", f);
+			if (x->cost[1])
+				put_ns(f, x->cost[1]);
+			else
+				fputs("-", f);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+
 	if (d->n_kernels) {
 		fputs("<h3>Kernels, matched by name</h3>\n<table><tr><th class=\"name\">kernel</th>"
 		      "<th>count before</th><th>after</th><th>total before</th><th>after</th>"
