@@ -1094,9 +1094,10 @@ static void test_cause_order_is_by_idle_then_enum_order(void **state)
 		assert_int_equal(seen[k], 1); /* a permutation */
 	/* window 700, idle 400 (57.1%), launch (60 + 0 + 0) / 700 = 8.6%, host
 	 * code 20 / 700 = 2.9%: no finding of theirs; other 300 / 700 = 42.9%
-	 * >= 20%: the unexplained one */
+	 * >= 20%, all of it before K2, which has no launch call: the
+	 * no-launch-calls one (the trace lacks the calls, not a wait) */
 	assert_int_equal(t->v.n_findings, 1);
-	assert_int_equal(t->v.findings[0].rule, GS_RULE_UNEXPLAINED);
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_NO_LAUNCH_CALLS);
 	assert_int_equal(t->v.findings[0].cost_ns, 300);
 	tb_free(t);
 }
@@ -1116,22 +1117,50 @@ static struct tb *other_gap(int64_t o)
 	return t;
 }
 
-static void test_unexplained_idle_at_a_fifth_fires(void **state)
+static void test_no_launch_calls_at_a_fifth_fires(void **state)
 {
 	struct tb *t = other_gap(100);
 	(void)state;
-	/* other 100 / 500 = 20% (>= 0.20): fires, cost 100; host code 90 /
-	 * 500 = 18%, launch 10 / 500 = 2%: nothing else */
+	/* other 100 / 500 = 20% (>= 0.20), all before K2 (no launch call):
+	 * fires as no_launch_calls, cost 100; host code 90 / 500 = 18%,
+	 * launch 10 / 500 = 2%: nothing else */
 	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_OTHER], 100);
+	assert_int_equal(t->res.devices[0].tl.other_no_call, 100);
 	assert_int_equal(t->v.n_findings, 1);
-	assert_int_equal(t->v.findings[0].rule, GS_RULE_UNEXPLAINED);
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_NO_LAUNCH_CALLS);
 	assert_int_equal(t->v.findings[0].cost_ns, 100);
-	assert_string_equal(gs_rule_key(GS_RULE_UNEXPLAINED), "unexplained");
+	assert_string_equal(gs_rule_key(GS_RULE_NO_LAUNCH_CALLS), "no_launch_calls");
 	tb_free(t);
 	/* 99 / 499 = 19.8%: no finding */
 	t = other_gap(99);
 	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_OTHER], 99);
 	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
+static void test_queued_op_held_is_unexplained(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* K0 [100,200] (call [10,20]); K1's call [30,40] had returned when
+	 * the GPU went idle at 200, and K1 starts 200000 ns later: other
+	 * 150000, launch latency (dispatch) 50000. Window [100, 200300] =
+	 * 200200: other 74.9% -> unexplained (its op has a launch call: a
+	 * wait the trace does not hold), cost 150000; launch 50000 / 200200
+	 * = 25.0% -> launch overhead, 50000, after it */
+	api(t, S_LAUNCH, 10, 20, 1, 1);
+	api(t, S_LAUNCH, 30, 40, 2, 1);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 200200, 200300, 2);
+	run(t);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_OTHER], 150000);
+	assert_int_equal(t->res.devices[0].tl.other_no_call, 0);
+	assert_int_equal(t->v.n_findings, 2);
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_UNEXPLAINED);
+	assert_int_equal(t->v.findings[0].cost_ns, 150000);
+	assert_string_equal(gs_rule_key(GS_RULE_UNEXPLAINED), "unexplained");
+	assert_int_equal(t->v.findings[1].rule, GS_RULE_LAUNCH);
+	assert_int_equal(t->v.findings[1].cost_ns, 50000);
 	tb_free(t);
 }
 
@@ -1207,9 +1236,10 @@ static void test_synchronous_copy_is_sync_wait_not_launch_time(void **state)
 static void test_rule_names_and_fixes(void **state)
 {
 	static const char *const keys[GS_RULE_COUNT] = {
-	    "host_code",     "launch_overhead",	      "sync_every_step",   "pageable_copies",
-	    "sync_copies",   "alloc_in_loop",	      "legacy_stream",	   "dependency",
-	    "short_kernels", "graph_launch_overhead", "slow_launch_calls", "unexplained"};
+	    "host_code",      "launch_overhead",       "sync_every_step",   "pageable_copies",
+	    "sync_copies",    "alloc_in_loop",	       "legacy_stream",	    "dependency",
+	    "short_kernels",  "graph_launch_overhead", "slow_launch_calls", "unexplained",
+	    "no_launch_calls"};
 	int r;
 	(void)state;
 	for (r = 0; r < GS_RULE_COUNT; r++) {
@@ -1244,7 +1274,8 @@ int main(void)
 	    cmocka_unit_test(test_two_groups_in_one_gap_do_not_both_take_it),
 	    cmocka_unit_test(test_a_launch_call_of_1ms_is_no_launch_overhead),
 	    cmocka_unit_test(test_a_launch_call_under_1ms_is_launch_overhead),
-	    cmocka_unit_test(test_unexplained_idle_at_a_fifth_fires),
+	    cmocka_unit_test(test_no_launch_calls_at_a_fifth_fires),
+	    cmocka_unit_test(test_queued_op_held_is_unexplained),
 	    cmocka_unit_test(test_polls_and_device_wide_calls_are_no_finding),
 	    cmocka_unit_test(test_pageable_copies_fire_at_one_percent),
 	    cmocka_unit_test(test_pageable_copies_just_under_one_percent_do_not_fire),

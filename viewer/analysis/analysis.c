@@ -1161,6 +1161,8 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		if (c->ops[g->op_idx].graph_id)
 			tl->graph_launch_latency += cut->amt[GS_CAUSE_LAUNCH_LATENCY];
 		tl_slow(c, tl, g, cut->amt[GS_CAUSE_LAUNCH_LATENCY]);
+		if (c->call_of[g->op_idx] == GS_NONE)
+			tl->other_no_call += cut->amt[GS_CAUSE_OTHER];
 		if (acc && nvtx_acc_add(c, acc, g, cut))
 			return -ENOMEM;
 		if (attr && cut->amt[GS_CAUSE_SYNC_WAIT] > 0)
@@ -1187,6 +1189,8 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		if (c->ops[g->op_idx].graph_id)
 			tl->graph_launch_latency += pc.amt[GS_CAUSE_LAUNCH_LATENCY];
 		tl_slow(c, tl, g, pc.amt[GS_CAUSE_LAUNCH_LATENCY]);
+		if (c->call_of[g->op_idx] == GS_NONE)
+			tl->other_no_call += pc.amt[GS_CAUSE_OTHER];
 		if (acc && nvtx_acc_add(c, acc, &piece, &pc))
 			return -ENOMEM;
 		if (attr && pc.amt[GS_CAUSE_SYNC_WAIT] > 0)

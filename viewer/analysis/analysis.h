@@ -365,6 +365,8 @@ struct gs_timeline {
 	uint32_t slow_launch_name_id;	       /* strings id of its API name */
 	uint32_t slow_launch_nvtx_id;	       /* strings id of the NVTX range its gap
 						  began in, 0 none */
+	int64_t other_no_call;		       /* ns, of idle_by_cause[other]: in gaps whose
+						  op has no launch call in the trace */
 	double utilisation;	      /* busy / window, 0..1 (0 if window is 0) */
 	double launch_overhead_share; /* (launch latency + graph-internal +
 					 launch_calls) / window */
@@ -566,7 +568,8 @@ enum gs_rule {
 	GS_RULE_GRAPH_LAUNCH = 9,  /* launch overhead, mostly before graph launches' ops */
 	GS_RULE_SLOW_LAUNCH = 10,  /* launch calls of GS_SLOW_LAUNCH_NS or more (module loads) */
 	GS_RULE_UNEXPLAINED = 11,  /* idle of cause other: what held the GPU is not in the trace */
-	GS_RULE_COUNT = 12,
+	GS_RULE_NO_LAUNCH_CALLS = 12, /* the same, mostly before ops without a launch call */
+	GS_RULE_COUNT = 13,
 };
 /* The graph launch API made most in the selection (cudaGraphLaunch, its
  * _ptsz twin, cuGraphLaunch), NULL when none. */

@@ -56,6 +56,8 @@ static const struct {
 			     "warm up first, or CUDA_MODULE_LOADING=EAGER"},
     [GS_RULE_UNEXPLAINED] = {"unexplained", "idle the trace does not explain",
 			     "record stream waits (gapscope record); check other GPU users"},
+    [GS_RULE_NO_LAUNCH_CALLS] = {"no_launch_calls", "idle before ops with no launch call recorded",
+				 "record the CUDA API calls too (gapscope record's default)"},
 };
 
 const char *gs_rule_title(int rule)
@@ -271,6 +273,13 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 	if (share(v->idle_by_cause[GS_CAUSE_OTHER], v->window) >= RULE_OTHER_SHARE) {
 		struct gs_finding f = {.rule = GS_RULE_UNEXPLAINED,
 				       .cost_ns = v->idle_by_cause[GS_CAUSE_OTHER]};
+		int64_t no_call = 0;
+		for (d = 0; d < res->n_devices; d++)
+			no_call = gs_sat_add(no_call, res->devices[d].tl.other_no_call);
+		/* mostly before ops whose launch the trace lacks: the fix is
+		 * recording the calls, not the waits */
+		if (no_call > v->idle_by_cause[GS_CAUSE_OTHER] - no_call)
+			f.rule = GS_RULE_NO_LAUNCH_CALLS;
 		where_of(res, GS_CAUSE_OTHER, &f);
 		add_finding(v, &f);
 	}
