@@ -1413,6 +1413,42 @@ static void test_graph_advice_hole_filled_by_another_stream_stays(void **state)
 	tb_free(t);
 }
 
+static void test_graph_advice_hole_under_a_long_kernel_stays(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_graph_advice *a = NULL;
+	size_t k;
+	int i;
+	(void)state;
+	/* As above, but stream 7's C [1000 i + 50, 1000 i + 550] begins while
+	 * A still runs: no op starts inside the A-B hole [1000 i + 100,
+	 * 1000 i + 600), yet C runs through most of it (a 2.5 ms NCCL kernel
+	 * beside the backward pass). Launch idle: the B -> next A holes
+	 * only, 2 x 300 = 600 (1500 more when only starts were checked) */
+	for (i = 0; i < 3; i++) {
+		int64_t b = 1000 * i;
+		api(t, S_LAUNCH, b - 50, b - 40, (uint32_t)(10 + i), 1);
+		api(t, S_LAUNCH, b + 20, b + 30, (uint32_t)(20 + i), 2);
+		api(t, S_LAUNCH, b + 550, b + 560, (uint32_t)(30 + i), 1);
+	}
+	for (i = 0; i < 3; i++) {
+		int64_t b = 1000 * i;
+		kern(t, 0, 9, b, b + 100, (uint32_t)(10 + i), S_KA);
+		kern(t, 0, 7, b + 50, b + 550, (uint32_t)(20 + i), S_KC);
+		kern(t, 0, 9, b + 600, b + 700, (uint32_t)(30 + i), S_KB);
+	}
+	t->opt.graph_node_overhead_ns = 50;
+	run(t);
+	for (k = 0; k < t->res.n_advice; k++)
+		if (t->res.advice[k].stream == 9)
+			a = &t->res.advice[k];
+	assert_non_null(a);
+	assert_int_equal(a->count, 3);
+	assert_int_equal(a->measured, 2700);
+	assert_int_equal(a->launch_idle, 600);
+	tb_free(t);
+}
+
 static void test_graph_advice_named_after_the_range_most_steps_are_in(void **state)
 {
 	struct tb *t = tb_new();
@@ -2293,6 +2329,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_advice_finds_body_despite_rare_op),
 	    cmocka_unit_test(test_graph_advice_long_host_hole_between_steps_stays),
 	    cmocka_unit_test(test_graph_advice_hole_filled_by_another_stream_stays),
+	    cmocka_unit_test(test_graph_advice_hole_under_a_long_kernel_stays),
 	    cmocka_unit_test(test_graph_advice_named_after_the_range_most_steps_are_in),
 	    cmocka_unit_test(test_graph_advice_small_saving_in_long_window_not_advised),
 	    cmocka_unit_test(test_graph_node_overhead_measured_from_graph_launches),

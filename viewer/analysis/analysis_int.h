@@ -115,6 +115,8 @@ struct actx {
 	const struct gs_op *ops; /* in->ops, or a corrected copy */
 	struct gs_op *ops_copy;
 	uint32_t *call_of;     /* per op: apis index of its launch call, GS_NONE */
+	int64_t *op_max_end;   /* per op, during the graph advice: the latest end of
+				  the device's ops up to it (start order) */
 	uint8_t *api_cls;      /* per api: GS_APIF_* */
 	size_t api_name_end;   /* 1 + the largest API name id (at least 1) */
 

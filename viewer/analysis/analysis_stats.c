@@ -786,14 +786,17 @@ static int launch_caused_at(const struct actx *c, struct cg_cache *cc, int whole
 	return launch_caused(c, cc, g0, opi[k], prev_called(c, opi, lo, k));
 }
 
-/* 1 when no op of the device starts inside (t0, t1), where t1 is the
- * start of op j of that device and t0 < t1. The device's ops are sorted
- * by start, so that holds exactly when the latest op before j that
- * starts before t1 (if any) starts at or before t0: the ops between it
- * and j all start at t1. Usually that is op j - 1, next to j in memory
- * (a binary search over the device's ops per occurrence missed the cache
- * on nearly every step: a fifth of the advice's time on a 10M-op trace;
- * the caller fetches op j - 1 ahead). */
+/* 1 when no op of the device runs inside (t0, t1), where t1 is the start
+ * of op j of that device and t0 < t1. The device's ops are sorted by
+ * start: the ops that start before t1 are those before the latest one
+ * that does (if any), and none of them runs in (t0, t1) when the latest
+ * end among them (op_max_end) is at most t0. That op is usually j - 1,
+ * next to j in memory (a binary search over the device's ops per
+ * occurrence missed the cache on nearly every step: a fifth of the
+ * advice's time on a 10M-op trace; the caller fetches op j - 1 ahead).
+ * Checking only that no op started inside the hole missed a long kernel
+ * of another stream that began before it and ran through it (HTA's A100
+ * DDP trace: NCCL kernels of 2.5 ms beside the backward pass). */
 static int device_quiet(const struct actx *c, const struct gs_device_result *dr, int64_t t0,
 			int64_t t1, uint32_t j)
 {
@@ -801,7 +804,7 @@ static int device_quiet(const struct actx *c, const struct gs_device_result *dr,
 
 	while (k > dr->first_op && c->ops[k - 1].start >= t1)
 		k--;
-	return k == dr->first_op || c->ops[k - 1].start <= t0;
+	return k == dr->first_op || c->op_max_end[k - 1] <= t0;
 }
 
 static int push_advice(struct gs_result *res, size_t *cap, const struct gs_graph_advice *a)
@@ -1372,6 +1375,19 @@ int stats_graph_advice(struct actx *c)
 	order = (uint32_t *)(tok + n_ops);
 	dur = order + n_ops;
 	start = (int64_t *)(dur + n_ops);
+	c->op_max_end = malloc((n_ops ? n_ops : 1) * sizeof(int64_t));
+	if (!c->op_max_end)
+		goto out;
+	for (d = 0; d < res->n_devices; d++) {
+		const struct gs_device_result *dr = &res->devices[d];
+		int64_t me = INT64_MIN;
+		size_t i;
+		for (i = dr->first_op; i < dr->end_op; i++) {
+			if (c->ops[i].end > me)
+				me = c->ops[i].end;
+			c->op_max_end[i] = me;
+		}
+	}
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_device_result *dr = &res->devices[d];
 		size_t s, i;
@@ -1442,5 +1458,7 @@ out:
 	free(off);
 	free(cur);
 	free(h);
+	free(c->op_max_end);
+	c->op_max_end = NULL;
 	return rc;
 }
