@@ -1372,39 +1372,47 @@ static void test_graph_advice_long_host_hole_between_steps_stays(void **state)
 	tb_free(t);
 }
 
-static void test_graph_advice_hole_filled_by_another_stream_stays(void **state)
+/* Stream 9 runs A [1000 i, +100] and B [1000 i + 600, +100], i = 0..2,
+ * each launched by thread 1 50 ns before it, after the op before it ended
+ * (host late). Stream 7 runs C [1000 i + c0, 1000 i + c1] (thread 2,
+ * launched 30 ns before it). Returns stream 9's advice (the 2-op
+ * sequence A B x 3), with a graph node overhead of 50 ns. */
+static const struct gs_graph_advice *two_streams(struct tb *t, int64_t c0, int64_t c1)
 {
-	struct tb *t = tb_new();
-	const struct gs_graph_advice *a = NULL;
 	size_t k;
 	int i;
-	(void)state;
-	/* Stream 9 runs A [1000 i, +100] and B [1000 i + 600, +100], i = 0..2,
-	 * each launched by thread 1 50 ns before it, after the op before it
-	 * ended (host late). Stream 7 runs C [1000 i + 200, 1000 i + 500]
-	 * (thread 2, launched at 1000 i + 150) inside each A-B hole: the
-	 * device was busy there, so a graph of A B would not make B sooner
-	 * (NCCL's stream in a DDP step, HTA's A100 trace). Stream 9's 2-op
-	 * sequence x 3: measured 3 x 700 + the holes B -> next A, quiet and
-	 * host late (250 + 50 ns of host time), 2 x 300 = 2700; launch idle
-	 * only those 600 (the A-B holes, 3 x 500, counted too before). */
+
 	for (i = 0; i < 3; i++) {
 		int64_t b = 1000 * i;
 		api(t, S_LAUNCH, b - 50, b - 40, (uint32_t)(10 + i), 1);
-		api(t, S_LAUNCH, b + 150, b + 160, (uint32_t)(20 + i), 2);
+		api(t, S_LAUNCH, b + c0 - 30, b + c0 - 20, (uint32_t)(20 + i), 2);
 		api(t, S_LAUNCH, b + 550, b + 560, (uint32_t)(30 + i), 1);
 	}
 	for (i = 0; i < 3; i++) {
 		int64_t b = 1000 * i;
 		kern(t, 0, 9, b, b + 100, (uint32_t)(10 + i), S_KA);
-		kern(t, 0, 7, b + 200, b + 500, (uint32_t)(20 + i), S_KC);
+		kern(t, 0, 7, b + c0, b + c1, (uint32_t)(20 + i), S_KC);
 		kern(t, 0, 9, b + 600, b + 700, (uint32_t)(30 + i), S_KB);
 	}
 	t->opt.graph_node_overhead_ns = 50;
 	run(t);
 	for (k = 0; k < t->res.n_advice; k++)
 		if (t->res.advice[k].stream == 9)
-			a = &t->res.advice[k];
+			return &t->res.advice[k];
+	return NULL;
+}
+
+static void test_graph_advice_hole_filled_by_another_stream_stays(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_graph_advice *a = two_streams(t, 200, 500);
+	(void)state;
+	/* C [1000 i + 200, 1000 i + 500] inside each A-B hole: the device was
+	 * busy there, so a graph of A B would not make B sooner (NCCL's
+	 * stream in a DDP step, HTA's A100 trace). Stream 9's sequence:
+	 * measured 3 x 700 + the holes B -> next A, quiet and host late (250
+	 * + 50 ns of host time), 2 x 300 = 2700; launch idle only those 600
+	 * (the A-B holes, 3 x 500, counted too before). */
 	assert_non_null(a);
 	assert_int_equal(a->length, 2);
 	assert_int_equal(a->count, 3);
@@ -1416,32 +1424,13 @@ static void test_graph_advice_hole_filled_by_another_stream_stays(void **state)
 static void test_graph_advice_hole_under_a_long_kernel_stays(void **state)
 {
 	struct tb *t = tb_new();
-	const struct gs_graph_advice *a = NULL;
-	size_t k;
-	int i;
+	const struct gs_graph_advice *a = two_streams(t, 50, 550);
 	(void)state;
-	/* As above, but stream 7's C [1000 i + 50, 1000 i + 550] begins while
-	 * A still runs: no op starts inside the A-B hole [1000 i + 100,
-	 * 1000 i + 600), yet C runs through most of it (a 2.5 ms NCCL kernel
-	 * beside the backward pass). Launch idle: the B -> next A holes
-	 * only, 2 x 300 = 600 (1500 more when only starts were checked) */
-	for (i = 0; i < 3; i++) {
-		int64_t b = 1000 * i;
-		api(t, S_LAUNCH, b - 50, b - 40, (uint32_t)(10 + i), 1);
-		api(t, S_LAUNCH, b + 20, b + 30, (uint32_t)(20 + i), 2);
-		api(t, S_LAUNCH, b + 550, b + 560, (uint32_t)(30 + i), 1);
-	}
-	for (i = 0; i < 3; i++) {
-		int64_t b = 1000 * i;
-		kern(t, 0, 9, b, b + 100, (uint32_t)(10 + i), S_KA);
-		kern(t, 0, 7, b + 50, b + 550, (uint32_t)(20 + i), S_KC);
-		kern(t, 0, 9, b + 600, b + 700, (uint32_t)(30 + i), S_KB);
-	}
-	t->opt.graph_node_overhead_ns = 50;
-	run(t);
-	for (k = 0; k < t->res.n_advice; k++)
-		if (t->res.advice[k].stream == 9)
-			a = &t->res.advice[k];
+	/* C [1000 i + 50, 1000 i + 550] begins while A still runs: no op
+	 * starts inside the A-B hole [1000 i + 100, 1000 i + 600), yet C runs
+	 * through most of it (a 2.5 ms NCCL kernel beside the backward pass).
+	 * Launch idle: the B -> next A holes only, 2 x 300 = 600 (1500 more
+	 * when only starts were checked) */
 	assert_non_null(a);
 	assert_int_equal(a->count, 3);
 	assert_int_equal(a->measured, 2700);

@@ -176,7 +176,9 @@ static void test_fixture_gap_histogram(void **state)
 	assert_int_equal(total, 5);
 }
 
-static char *page(struct fx *fx, int nruns)
+/* the page of the fixture's first nruns runs; with two, the comparison,
+ * whose findings are `findings` (n of them) when findings != NULL */
+static char *page_with(struct fx *fx, int nruns, const struct diff_finding *findings, size_t n_f)
 {
 	struct html_run hr[2] = {{0}};
 	struct diff_result d;
@@ -190,14 +192,24 @@ static char *page(struct fx *fx, int nruns)
 		hr[i].in = &fx->run[i].in;
 		hr[i].res = &fx->run[i].res;
 	}
-	if (nruns == 2)
+	if (nruns == 2) {
 		assert_int_equal(diff_compute(&fx->run[0].res, &fx->run[1].res, &d), 0);
+		if (findings) {
+			memcpy(d.findings, findings, n_f * sizeof(*findings));
+			d.n_findings = n_f;
+		}
+	}
 	assert_int_equal(
 	    render_html(f, hr, (size_t)nruns, nruns == 2 ? &d : NULL, err, sizeof(err)), 0);
 	fclose(f);
 	if (nruns == 2)
 		diff_free(&d);
 	return buf;
+}
+
+static char *page(struct fx *fx, int nruns)
+{
+	return page_with(fx, nruns, NULL, 0);
 }
 
 static int count(const char *hay, const char *needle)
@@ -514,36 +526,20 @@ static void test_comparison_page_has_both_runs_and_the_changes(void **state)
 
 static void test_comparison_page_lists_the_verdict_findings(void **state)
 {
-	struct fx *fx = *state;
-	struct html_run hr[2] = {{0}};
-	struct diff_result d;
-	char *html = page(fx, 2), *buf = NULL, err[256] = "";
-	size_t n = 0;
-	FILE *f;
+	/* one finding of the before run only, as diff_compute gives it */
+	static const struct diff_finding one = {
+	    .rule = GS_RULE_ALLOC, .api = "cudaFree<&>", .cost = {6500, 0}};
+	char *html = page(*state, 2);
 
 	/* the fixture's runs fire no rule (before: launch 8.7%, host code
 	 * 5.4%, other 6.5%; after: launch 2.6%): no table */
 	assert_null(strstr(html, "Verdict findings"));
 	free(html);
-	/* one finding of the before run only, as diff_compute gives it */
-	for (int i = 0; i < 2; i++) {
-		hr[i].path = fx->path[i];
-		hr[i].t = &fx->run[i].t;
-		hr[i].in = &fx->run[i].in;
-		hr[i].res = &fx->run[i].res;
-	}
-	assert_int_equal(diff_compute(&fx->run[0].res, &fx->run[1].res, &d), 0);
-	d.n_findings = 1;
-	d.findings[0] =
-	    (struct diff_finding){.rule = GS_RULE_ALLOC, .api = "cudaFree<&>", .cost = {6500, 0}};
-	f = open_memstream(&buf, &n);
-	assert_int_equal(render_html(f, hr, 2, &d, err, sizeof(err)), 0);
-	fclose(f);
-	diff_free(&d);
-	assert_non_null(strstr(buf, "<h3>Verdict findings</h3>"));
-	assert_non_null(strstr(buf, "<td class=\"name\">malloc/free in steady state, "
-				    "cudaFree&lt;&amp;&gt;</td><td>6.5 \xc2\xb5s</td><td>-</td>"));
-	free(buf);
+	html = page_with(*state, 2, &one, 1);
+	assert_non_null(strstr(html, "<h3>Verdict findings</h3>"));
+	assert_non_null(strstr(html, "<td class=\"name\">malloc/free in steady state, "
+				     "cudaFree&lt;&amp;&gt;</td><td>6.5 \xc2\xb5s</td><td>-</td>"));
+	free(html);
 }
 
 static void test_kernel_names_are_short_with_the_whole_name_in_a_tooltip(void **state)

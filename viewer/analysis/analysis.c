@@ -785,7 +785,7 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 		/* queued, then held (classify_gap): launch latency or
 		 * graph-internal in the last GS_QUEUED_DISPATCH_NS before X,
 		 * other before */
-		int64_t l0 = c->ops[g->op_idx].start - GS_QUEUED_DISPATCH_NS;
+		int64_t l0 = queued_dispatch_start(c->ops[g->op_idx].start);
 		int64_t l = p1 - (l0 > p0 ? l0 : p0);
 		if (l < 0)
 			l = 0;

@@ -97,9 +97,13 @@ uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C, cons
  * later, [from, xs - GS_QUEUED_DISPATCH_NS) is time that something the
  * trace does not hold held X (gap model, rule 5); returns its end, else
  * `from` (nothing held). */
+static inline int64_t queued_dispatch_start(int64_t xs)
+{
+	return xs - GS_QUEUED_DISPATCH_NS; /* the held time ends here */
+}
 static inline int64_t queued_held_end(int64_t from, int64_t xs)
 {
-	return xs - from > GS_QUEUED_HELD_NS ? xs - GS_QUEUED_DISPATCH_NS : from;
+	return xs - from > GS_QUEUED_HELD_NS ? queued_dispatch_start(xs) : from;
 }
 /* credit the blocking time of t inside [a, b) to the sync rows it was
  * spent in (time in two overlapping rows: the earlier-starting one), to

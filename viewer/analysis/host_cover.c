@@ -608,7 +608,7 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 	}
 	if (g->held && call != GS_NONE) {
 		/* queued, then held by something unrecorded (classify_gap) */
-		int64_t l0 = in->ops[g->op_idx].start - GS_QUEUED_DISPATCH_NS;
+		int64_t l0 = queued_dispatch_start(in->ops[g->op_idx].start);
 		if (l0 < g->start)
 			l0 = g->start;
 		if (l0 > g->end)
