@@ -342,6 +342,59 @@ elif CHECK == "verbs":
     expect("help rc", r.returncode, 0)
     expect("help names -o", "--output" in r.stdout, True)
 
+elif CHECK == "legacy":
+    # PyTorch 1.8-1.10 (libkineto before November 2021): "Kernel", "Memcpy",
+    # "Memset", "Runtime"; no cuda_sync events, so the sync calls become
+    # syncs of their own time. Times in whole microseconds since 1970.
+    def x(cat, name, ts, dur, pid, tid, **args):
+        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts,
+                "dur": dur, "args": args}
+    T = 1665536373729000
+    ev = [x("Runtime", "cudaLaunchKernel", T + 10, 5, 900, 901, cbid=211, correlation=1),
+          x("Kernel", "k1", T + 20, 4, 0, 7, device=0, stream=7, correlation=1),
+          x("Runtime", "cudaMemcpyAsync", T + 30, 6, 900, 901, cbid=41, correlation=2),
+          x("Memcpy", "Memcpy DtoH (Device -> Pinned)", T + 40, 3, 0, 7, device=0, stream=7,
+            correlation=2, bytes=4096),
+          x("Runtime", "cudaMemsetAsync", T + 50, 2, 900, 901, cbid=51, correlation=3),
+          x("Memset", "Memset (Device)", T + 55, 1, 0, 7, device=0, stream=7, correlation=3,
+            bytes=64),
+          # a device sync: the runtime call and the driver call under it
+          # (one correlation id) are one sync
+          x("Runtime", "cudaDeviceSynchronize", T + 60, 30, 900, 901, correlation=4),
+          x("cuda_driver", "cuCtxSynchronize", T + 61, 28, 900, 901, correlation=4),
+          # a stream sync through the per-thread entry point (name suffix)
+          x("Runtime", "cudaStreamSynchronize_ptsz", T + 100, 7, 900, 901, correlation=5),
+          x("Runtime", "cudaEventSynchronize", T + 110, 3, 900, 901, correlation=6),
+          # a name that only starts like one is no sync
+          x("Runtime", "cudaStreamSynchronizeX", T + 120, 1, 900, 901, correlation=7)]
+    src = os.path.join(WORK, "legacy.json")
+    with open(src, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+    r, db = imp(src)
+    expect("rc", (r.returncode, r.stderr), (0, ""))
+    expect("summary", r.stdout.splitlines()[:1],
+           [f"imported {src} -> {db}: 1 kernels, 1 memcpys, 1 memsets, 8 API calls,"
+            " 3 syncs (0 implicit), 0 ranges, 0 devices"])
+    expect("sync calls line", "3 sync calls had no cuda_sync record" in r.stdout, True)
+    if r.returncode == 0:
+        base = T * 1000
+        expect("ops", rows(db, "SELECT 'k', start - %d, end - %d, stream FROM kernels UNION ALL"
+                           " SELECT 'c', start - %d, end - %d, copy_kind FROM memcpys UNION ALL"
+                           " SELECT 's', start - %d, end - %d, mem_kind FROM memsets"
+                           % ((base,) * 6)),
+               [("k", 20000, 24000, 7), ("c", 40000, 43000, 2), ("s", 55000, 56000, 3)])
+        # kinds as CUPTI numbers them: 4 context, 3 stream, 1 event; device
+        # 0, the trace's only one
+        expect("syncs", rows(db, "SELECT y.kind, y.implicit, y.start - %d, y.end - %d,"
+                             " y.stream, y.device, y.correlation_id, y.tid, s.value FROM syncs y"
+                             " JOIN strings s ON s.id = y.api_name_id ORDER BY y.start" %
+                             (base, base)),
+               [(4, 0, 60000, 90000, None, 0, 4, 901, "cudaDeviceSynchronize"),
+                (3, 0, 100000, 107000, None, 0, 5, 901, "cudaStreamSynchronize_ptsz"),
+                (1, 0, 110000, 113000, None, 0, 6, 901, "cudaEventSynchronize")])
+        expect("meta", rows(db, "SELECT value FROM meta WHERE key = 'import.syncs_from_calls'"),
+               [("3",)])
+
 else:
     failures.append(f"unknown check {CHECK}")
 

@@ -695,6 +695,55 @@ static void test_a_launch_call_under_1ms_is_launch_overhead(void **state)
 	tb_free(t);
 }
 
+/* K0 [100,200] from a launch call [10, 10 + d] that went on after its
+ * kernel ran (Kineto's PyTorch 1.x trace in HTA's test data: a 1.414 ms
+ * cudaLaunchKernel whose kernel started 12 us into it), K1 [60 + d,
+ * 160 + d] from a call [20 + d, 30 + d]. Gap [200, 60 + d): CUDA API in
+ * the first call [200, 10 + d) = d - 190, host code 10, launch latency
+ * [20 + d, 60 + d) = 40. Window [100, 160 + d] = 60 + d. */
+static struct tb *slow_call_before(int64_t d)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, 10, 10 + d, 1, 7);
+	api(t, S_LAUNCH, 20 + d, 30 + d, 2, 7);
+	kern(t, 0, 7, 100, 200, 1);
+	kern(t, 0, 7, 60 + d, 160 + d, 2);
+	run(t);
+	return t;
+}
+
+static void test_time_inside_a_launch_call_of_1ms_is_no_launch_overhead(void **state)
+{
+	struct tb *t = slow_call_before(1000000);
+	const struct gs_finding *f;
+	(void)state;
+	/* the first call ran 1 ms: its 999810 ns in the gap are slow-launch
+	 * time (99.98% of the window), no launch overhead; what is left of
+	 * the launch overhead, 999810 + 40 - 999810 = 40 ns, is no finding */
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_CUDA_API], 999810);
+	assert_int_equal(t->res.devices[0].tl.launch_calls, 999810);
+	assert_int_equal(t->res.devices[0].tl.slow_launch_in_calls, 999810);
+	assert_int_equal(t->res.devices[0].tl.slow_launch_latency, 0);
+	assert_int_equal(t->res.devices[0].tl.slow_launches, 1);
+	assert_int_equal(t->res.devices[0].tl.slow_launch_max_ns, 1000000);
+	f = finding(t, GS_RULE_SLOW_LAUNCH);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 999810);
+	assert_int_equal(f->api_name_id, S_LAUNCH);
+	assert_int_equal(f->count, 1);
+	assert_null(finding(t, GS_RULE_LAUNCH));
+	tb_free(t);
+	/* 1 ns shorter: launch overhead, 999809 + 40 */
+	t = slow_call_before(999999);
+	assert_int_equal(t->res.devices[0].tl.slow_launch_in_calls, 0);
+	assert_int_equal(t->res.devices[0].tl.slow_launches, 0);
+	assert_null(finding(t, GS_RULE_SLOW_LAUNCH));
+	f = finding(t, GS_RULE_LAUNCH);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 999849);
+	tb_free(t);
+}
+
 /* ---- implicit syncs: pageable copies, synchronous copies, alloc -------- */
 
 /* n kernels, one implicit row of kind/name in each gap with 1 ns of sync
@@ -1274,6 +1323,7 @@ int main(void)
 	    cmocka_unit_test(test_two_groups_in_one_gap_do_not_both_take_it),
 	    cmocka_unit_test(test_a_launch_call_of_1ms_is_no_launch_overhead),
 	    cmocka_unit_test(test_a_launch_call_under_1ms_is_launch_overhead),
+	    cmocka_unit_test(test_time_inside_a_launch_call_of_1ms_is_no_launch_overhead),
 	    cmocka_unit_test(test_no_launch_calls_at_a_fifth_fires),
 	    cmocka_unit_test(test_queued_op_held_is_unexplained),
 	    cmocka_unit_test(test_polls_and_device_wide_calls_are_no_finding),

@@ -821,7 +821,8 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 	if (h1 > h0) {
 		struct host_hints *hh = NULL;
 		const struct host_thread *t = cut_thread(c, cc, C->tid, &hh);
-		host_cut(c->host, t, c->api_cls, h0, h1, hh, &sync, &api, &host, &launch);
+		host_cut(c->host, t, c->api_cls, h0, h1, hh, &sync, &api, &host, &launch,
+			 &cut->slow, &cut->slow_call);
 		cut->amt[GS_CAUSE_SYNC_WAIT] = sync;
 		cut->amt[GS_CAUSE_CUDA_API] = api;
 		cut->amt[GS_CAUSE_HOST_CODE] = host;
@@ -1082,15 +1083,24 @@ static const struct gs_api *slow_launch(const struct actx *c, const struct gs_ga
 	return C->end - C->start >= GS_SLOW_LAUNCH_NS ? C : NULL;
 }
 
-/* tl's slow_launch_* for gap g with lat ns of launch latency in tl */
+/* tl's slow_launch_* for gap g (or a piece of it) of cut cut: its launch
+ * latency when its own launch call was slow, and its time inside earlier
+ * slow launch calls */
 static void tl_slow(const struct actx *c, struct gs_timeline *tl, const struct gs_gap *g,
-		    int64_t lat)
+		    const struct gap_cut *cut)
 {
-	const struct gs_api *C;
+	const struct gs_api *C = slow_launch(c, g);
+	int64_t lat = C ? cut->amt[GS_CAUSE_LAUNCH_LATENCY] : 0;
 
-	if (lat <= 0 || !(C = slow_launch(c, g)))
+	if (lat <= 0 && cut->slow <= 0)
 		return;
+	if (cut->slow > 0) {
+		const struct gs_api *D = &c->in->apis[cut->slow_call];
+		if (lat <= 0 || D->end - D->start > C->end - C->start)
+			C = D;
+	}
 	tl->slow_launch_latency += lat;
+	tl->slow_launch_in_calls += cut->slow;
 	tl->slow_launches++;
 	if (C->end - C->start > tl->slow_launch_max_ns) {
 		tl->slow_launch_max_ns = C->end - C->start;
@@ -1160,7 +1170,7 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		tl_add(tl, cut);
 		if (c->ops[g->op_idx].graph_id)
 			tl->graph_launch_latency += cut->amt[GS_CAUSE_LAUNCH_LATENCY];
-		tl_slow(c, tl, g, cut->amt[GS_CAUSE_LAUNCH_LATENCY]);
+		tl_slow(c, tl, g, cut);
 		if (c->call_of[g->op_idx] == GS_NONE)
 			tl->other_no_call += cut->amt[GS_CAUSE_OTHER];
 		if (acc && nvtx_acc_add(c, acc, g, cut))
@@ -1188,7 +1198,7 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		tl_add(tl, &pc);
 		if (c->ops[g->op_idx].graph_id)
 			tl->graph_launch_latency += pc.amt[GS_CAUSE_LAUNCH_LATENCY];
-		tl_slow(c, tl, g, pc.amt[GS_CAUSE_LAUNCH_LATENCY]);
+		tl_slow(c, tl, g, &pc);
 		if (c->call_of[g->op_idx] == GS_NONE)
 			tl->other_no_call += pc.amt[GS_CAUSE_OTHER];
 		if (acc && nvtx_acc_add(c, acc, &piece, &pc))

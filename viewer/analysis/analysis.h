@@ -360,8 +360,10 @@ struct gs_timeline {
 						  that end at an op of a graph launch */
 	int64_t slow_launch_latency;	       /* ns, of idle_by_cause[launch latency]: in gaps
 						  whose launch call ran >= GS_SLOW_LAUNCH_NS */
-	uint64_t slow_launches;		       /* those gaps (pieces) */
-	int64_t slow_launch_max_ns;	       /* ns, the longest of their launch calls */
+	int64_t slow_launch_in_calls;	       /* ns, of launch_calls: in launch calls that ran
+						  >= GS_SLOW_LAUNCH_NS before a gap's own call */
+	uint64_t slow_launches;		       /* gaps (pieces) with either */
+	int64_t slow_launch_max_ns;	       /* ns, the longest of their slow launch calls */
 	uint32_t slow_launch_name_id;	       /* strings id of its API name */
 	uint32_t slow_launch_nvtx_id;	       /* strings id of the NVTX range its gap
 						  began in, 0 none */

@@ -80,10 +80,12 @@ int host_sync_blocks(const struct actx *c, size_t i);
 /* index of thread tid in h, GS_NONE if it has no calls; *hint caches */
 uint32_t host_thread_of(const struct host_index *h, uint32_t tid, uint32_t *hint);
 /* cut [a, b) on thread t of h (t NULL: no calls known: all host code);
- * api_cls: the calls' classes (launch calls count in *launch) */
+ * api_cls: the calls' classes (launch calls count in *launch; of that,
+ * *slow in launch calls of GS_SLOW_LAUNCH_NS or more, the longest of them
+ * *slow_call, GS_NONE when none) */
 void host_cut(const struct host_index *h, const struct host_thread *t, const uint8_t *api_cls,
 	      int64_t a, int64_t b, struct host_hints *hh, int64_t *sync, int64_t *api,
-	      int64_t *host, int64_t *launch);
+	      int64_t *host, int64_t *launch, int64_t *slow, uint32_t *slow_call);
 /* When X, a copy from pageable host memory (GS_OPF_PAGEABLE_SRC), has a
  * launch call C that blocks while it stages X's data (a synchronous copy,
  * or an async one: syncs kind 16 or 17 with C's correlation id, on C's
@@ -198,7 +200,9 @@ void cg_cache_init(struct cg_cache *cc);
  * API ns, the time in launch calls. */
 struct gap_cut {
 	int64_t amt[GS_CAUSE_COUNT]; /* ns */
-	int64_t launch;		     /* ns */
+	int64_t launch;		     /* ns of CUDA API in launch calls */
+	int64_t slow;		     /* ns of launch, in calls of GS_SLOW_LAUNCH_NS or more */
+	uint32_t slow_call;	     /* the longest of those calls (valid when slow > 0) */
 };
 /* Classify gap [g0, g1 = X.start) (g->start, g->end set by the caller):
  * fills g's op, cause (the largest segment's), explain, host_late, NVTX

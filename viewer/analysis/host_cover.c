@@ -457,14 +457,15 @@ static int64_t union_add(int64_t *ue, int64_t s, int64_t e)
 
 void host_cut(const struct host_index *h, const struct host_thread *t, const uint8_t *api_cls,
 	      int64_t a, int64_t b, struct host_hints *hh, int64_t *sync, int64_t *api,
-	      int64_t *host, int64_t *launch)
+	      int64_t *host, int64_t *launch, int64_t *slow, uint32_t *slow_call)
 {
 	struct walk w;
-	int64_t all = 0, sy = 0, la = 0, ue = a, se = a, le = a, s, e;
+	int64_t all = 0, sy = 0, la = 0, sl = 0, ue = a, se = a, le = a, s, e, longest = 0;
 	uint32_t idx;
 	int is_sync;
 
-	*sync = *api = *launch = 0;
+	*sync = *api = *launch = *slow = 0;
+	*slow_call = GS_NONE;
 	*host = b > a ? b - a : 0;
 	if (!t || b <= a)
 		return;
@@ -477,14 +478,27 @@ void host_cut(const struct host_index *h, const struct host_thread *t, const uin
 			/* a synchronous copy is a wait of the host more than
 			 * a launch: its time is not launch overhead */
 			uint8_t cls = api_cls ? api_cls[idx] : 0;
-			if ((cls & GS_APIF_LAUNCH) && !(cls & GS_APIF_SYNC_COPY))
-				la += union_add(&le, s, e);
+			if ((cls & GS_APIF_LAUNCH) && !(cls & GS_APIF_SYNC_COPY)) {
+				int64_t add = union_add(&le, s, e);
+				int64_t len = h->in->apis[idx].end - h->in->apis[idx].start;
+				la += add;
+				/* a launch call of 1 ms or more loaded a
+				 * module (GS_SLOW_LAUNCH_NS) */
+				if (len >= GS_SLOW_LAUNCH_NS) {
+					sl += add;
+					if (len > longest) {
+						longest = len;
+						*slow_call = idx;
+					}
+				}
+			}
 		}
 	}
 	*sync = sy;
 	*api = all - sy;
 	*host = (b - a) - all;
 	*launch = la < *api ? la : *api;
+	*slow = sl < *launch ? sl : *launch;
 }
 
 /* ---- segments of one gap, for the renderers ------------------------ */

@@ -209,7 +209,7 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 		for (k = 0; k < GS_CAUSE_COUNT; k++)
 			v->idle_by_cause[k] = gs_sat_add(v->idle_by_cause[k], tl->idle_by_cause[k]);
 		launch = gs_sat_add(launch, tl->launch_calls);
-		slow = gs_sat_add(slow, tl->slow_launch_latency);
+		slow = gs_sat_add(slow, gs_sat_add(tl->slow_launch_latency, tl->slow_launch_in_calls));
 		sf.count += tl->slow_launches;
 		if (tl->slow_launch_max_ns > slow_max) {
 			slow_max = tl->slow_launch_max_ns;

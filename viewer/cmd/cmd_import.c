@@ -25,7 +25,10 @@ static void import_usage(FILE *f)
 		   "into a gapscope trace database: kernels, memcpy/memset (pageable or\n"
 		   "pinned from their names), CUDA runtime/driver calls with their\n"
 		   "correlation ids, cuda_sync events, record_function ranges (as NVTX\n"
-		   "ranges), devices and thread names. Every verb reads the result:\n"
+		   "ranges), devices and thread names. Sync calls without a cuda_sync\n"
+		   "event (PyTorch before 2.1) become syncs over the call's time.\n"
+		   "PyTorch 1.8-1.10 traces (Kernel, Memcpy, Memset, Runtime) are read too.\n"
+		   "Every verb reads the result:\n"
 		   "gapscope report trace.db. What could not be mapped is counted per\n"
 		   "category, printed once and kept in meta (import.unmapped.*).\n"
 		   "The database is written to a temporary file beside trace.db and renamed\n"
@@ -113,6 +116,10 @@ int cmd_import(int argc, char **argv)
 		printf("%" PRId64 " ops of graph launches had no graph id: each took its launch's"
 		       " correlation id\n",
 		       st.graph_ops);
+	if (st.syncs_from_calls)
+		printf("%" PRId64 " sync calls had no cuda_sync record: each is a sync of the call's"
+		       " time (stream or event not known)\n",
+		       st.syncs_from_calls);
 	if (st.waits_unrecorded)
 		printf("note: %" PRId64 " cudaStreamWaitEvent calls but no stream-wait records (no"
 		       " cuda_sync events: torch.profiler before PyTorch 2.1); the report counts"

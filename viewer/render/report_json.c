@@ -162,6 +162,7 @@ static json_t *timeline(const struct gs_timeline *tl)
 	json_object_set_new(o, "launch_overhead_share", json_real(tl->launch_overhead_share));
 	json_object_set_new(o, "launch_calls_in_cuda_api_ns", jint(tl->launch_calls));
 	json_object_set_new(o, "slow_launch_latency_ns", jint(tl->slow_launch_latency));
+	json_object_set_new(o, "slow_launch_in_calls_ns", jint(tl->slow_launch_in_calls));
 	json_object_set_new(o, "slow_launches", jint((int64_t)tl->slow_launches));
 	json_object_set_new(o, "host_code_share", json_real(tl->host_code_share));
 	return o;

@@ -320,12 +320,14 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 		100.0 * d->tl.host_code_share);
 	/* from 1% of the window: a warm-up's one slow call in a long run
 	 * is no news */
-	if (d->tl.slow_launches && d->tl.slow_launch_latency * 100 >= d->tl.window)
+	if (d->tl.slow_launches &&
+	    (d->tl.slow_launch_latency + d->tl.slow_launch_in_calls) * 100 >= d->tl.window)
 		fprintf(f,
-			"  of which %s is launch latency after %llu launch call%s of 1 ms or more "
+			"  of which %s is in or after %llu launch call%s of 1 ms or more "
 			"(module loading, PTX JIT or graph upload; the longest %s)\n",
-			D(d->tl.slow_launch_latency), (unsigned long long)d->tl.slow_launches,
-			d->tl.slow_launches == 1 ? "" : "s", D(d->tl.slow_launch_max_ns));
+			D(d->tl.slow_launch_latency + d->tl.slow_launch_in_calls),
+			(unsigned long long)d->tl.slow_launches, d->tl.slow_launches == 1 ? "" : "s",
+			D(d->tl.slow_launch_max_ns));
 	if (r->corr) {
 		size_t k;
 		for (k = 0; k < r->corr->n_devices; k++) {

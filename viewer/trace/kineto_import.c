@@ -760,10 +760,28 @@ static int gpu_place(const struct kev *e, int64_t *dev, int64_t *stream)
 	return hd && hs && dev_ok(*dev) && TRACE_STREAM_OK(*stream);
 }
 
+/* The category as libkineto spells it today. Until November 2021
+ * (PyTorch 1.8-1.10) it wrote "Kernel", "Memcpy", "Memset" and "Runtime"
+ * (output_json.cpp before kineto bc4eaef5 and 1679e50e); the events are
+ * the same otherwise. */
+static const char *canon_cat(const char *cat)
+{
+	static const char *const old[][2] = {{"Kernel", "kernel"},
+					     {"Memcpy", "gpu_memcpy"},
+					     {"Memset", "gpu_memset"},
+					     {"Runtime", "cuda_runtime"}};
+	size_t i;
+
+	for (i = 0; i < sizeof(old) / sizeof(old[0]); i++)
+		if (!strcmp(cat, old[i][0]))
+			return old[i][1];
+	return cat;
+}
+
 /* One complete event (ph X, or a B/E pair, or an instant) -> one row. */
 static int emit(struct importer *im, const struct kev *e, int instant)
 {
-	const char *cat = e->cat.p ? e->cat.p : "";
+	const char *cat = canon_cat(e->cat.p ? e->cat.p : "");
 	int64_t start = e->ts, end, dev, stream, id;
 	sqlite3_stmt *s;
 
@@ -1498,6 +1516,64 @@ static int exec(struct importer *im, const char *sql, const char *what)
 	return 0;
 }
 
+/* The calls that block the host until the GPU is done (the collector's
+ * sync_calls, collector/collector.c, less the stream waits, which block no
+ * host); a name also matches with a suffix ("_ptsz", "_v2"). */
+static const struct {
+	const char *name;
+	int kind;
+} sync_apis[] = {
+    {"cudaStreamSynchronize", GS_SYNC_STREAM}, {"cudaEventSynchronize", GS_SYNC_EVENT},
+    {"cudaDeviceSynchronize", GS_SYNC_CONTEXT}, {"cudaThreadSynchronize", GS_SYNC_CONTEXT},
+    {"cuStreamSynchronize", GS_SYNC_STREAM},	 {"cuEventSynchronize", GS_SYNC_EVENT},
+    {"cuCtxSynchronize", GS_SYNC_CONTEXT},
+};
+
+/* A sync call without a cuda_sync record of its correlation id (Kineto
+ * writes them from PyTorch 2.1, and only with CUPTI's SYNCHRONIZATION
+ * kind): an explicit sync row of the call's time, as the collector makes
+ * one from its callback, with the stream and event unknown. Without it a
+ * 158 ms cudaDeviceSynchronize was no sync at all (HTA's A100 trace of
+ * torch.compile'd graphs). The device is the trace's only one, else
+ * unknown. A driver call under a recorded runtime call is the same call. */
+static int derive_sync_calls(struct importer *im)
+{
+	char sql[1024];
+	size_t i;
+
+	if (exec(im, "CREATE TEMP TABLE sync_api(name_id INTEGER PRIMARY KEY, kind INTEGER);",
+		 "deriving syncs from calls") < 0)
+		return -1;
+	for (i = 0; i < sizeof(sync_apis) / sizeof(sync_apis[0]); i++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO temp.sync_api SELECT id, %d FROM strings"
+			 " WHERE value = '%s' OR value LIKE '%s\\_%%' ESCAPE '\\';",
+			 sync_apis[i].kind, sync_apis[i].name, sync_apis[i].name);
+		if (exec(im, sql, "deriving syncs from calls") < 0)
+			return -1;
+	}
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, api_name_id, device,"
+		 " correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, i.kind, 0, a.name_id,"
+		 " (SELECT CASE WHEN count(*) = 1 THEN min(d) END FROM"
+		 "  (SELECT device AS d FROM kernels UNION SELECT device FROM memcpys"
+		 "   UNION SELECT device FROM memsets)),"
+		 " a.correlation_id, a.pid, a.tid"
+		 " FROM api_calls a JOIN temp.sync_api i ON i.name_id = a.name_id"
+		 " WHERE NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"
+		 "   WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
+		 " AND NOT EXISTS (SELECT 1 FROM syncs s WHERE s.implicit = 0 AND"
+		 "   s.correlation_id = a.correlation_id)"
+		 " ORDER BY a.start;",
+		 GS_API_DRIVER, GS_API_RUNTIME);
+	if (exec(im, sql, "deriving syncs from calls") < 0)
+		return -1;
+	im->stats->syncs_from_calls = sqlite3_changes(im->db);
+	im->stats->syncs += im->stats->syncs_from_calls;
+	return 0;
+}
+
 /* What CUPTI's records lack and the collector completes at finalize
  * (collector/writer.c, derive_rows), done the same way: the thread and
  * API of a sync from its call (one call per correlation id, the runtime's
@@ -1558,6 +1634,8 @@ static int derive(struct importer *im)
 		 " WHERE correlation_id IS NOT NULL;",
 		 one_s, one_s, one_s);
 	if (exec(im, sql, "completing sync rows") < 0)
+		return -1;
+	if (derive_sync_calls(im) < 0)
 		return -1;
 	if (exec(im,
 		 "CREATE TEMP TABLE async_api AS SELECT id FROM strings"
@@ -1758,7 +1836,8 @@ static int finish(struct importer *im, const char *version)
 	if (gs_schema_create_indexes(im->db) != 0)
 		return fail_db(im, "building indexes"), -1;
 	if (derive(im) < 0 || meta_int(im, "import.graph_ops_from_launch", st->graph_ops) < 0 ||
-	    meta_int(im, "import.stream_waits_unrecorded", st->waits_unrecorded) < 0)
+	    meta_int(im, "import.stream_waits_unrecorded", st->waits_unrecorded) < 0 ||
+	    meta_int(im, "import.syncs_from_calls", st->syncs_from_calls) < 0)
 		return -1;
 	return meta(im, "finalized", "1");
 }
