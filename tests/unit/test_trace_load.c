@@ -83,7 +83,9 @@ static void test_rowids_with_holes_and_negative_are_all_read(void **state)
 	assert_int_equal(in.ops[1].kind, GS_OP_MEMCPY);
 	/* src_kind 1 is pageable (enum gs_mem_kind), is_async 1 */
 	/* and the source is the pageable side: staged before the copy */
-	assert_int_equal(in.ops[1].flags, GS_OPF_PAGEABLE | GS_OPF_ASYNC | GS_OPF_PAGEABLE_SRC);
+	/* and a host source: an upload */
+	assert_int_equal(in.ops[1].flags,
+			 GS_OPF_PAGEABLE | GS_OPF_ASYNC | GS_OPF_PAGEABLE_SRC | GS_OPF_HOST_SRC);
 	assert_int_equal(in.ops[2].start, 300);
 	assert_int_equal(in.ops[2].graph_id, 5);
 	assert_int_equal(in.ops[2].flags, 0); /* node 6 has no host-node predecessor */

@@ -744,6 +744,84 @@ static void test_time_inside_a_launch_call_of_1ms_is_no_launch_overhead(void **s
 	tb_free(t);
 }
 
+/* ---- host stalls: gaps with 1 ms or more of host code ------------------ */
+
+/* Thread 7 in NVTX "step" [0, 5000000]; each op's call 20 ns before it
+ * (launch latency 20), the thread in no call between:
+ *   K0 [100, 1100]
+ *   an upload (cudaMemcpyAsync, pinned source) [2001120, 2001220]: gap
+ *     [1100, 2001120), host code 2000000 -> a stall before an upload
+ *   K2 [3001240, 3002240]: host code 1000000 (the threshold, inclusive)
+ *   K3 [4002259, 4003259]: host code 999999: no stall
+ * Window [100, 4003259] = 4003159. */
+static void test_host_stalls_are_no_per_launch_overhead(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_op *o;
+	const struct gs_finding *f;
+	(void)state;
+	range(t, S_STEP, 0, 5000000, 7);
+	api(t, S_LAUNCH, 0, 10, 1, 7);
+	kern(t, 0, 7, 100, 1100, 1);
+	api(t, S_MEMCPYASYNC, 2001100, 2001110, 2, 7);
+	kern(t, 0, 7, 2001120, 2001220, 2);
+	o = &t->ops[t->in.n_ops - 1];
+	o->kind = GS_OP_MEMCPY;
+	o->name_id = 0;
+	o->flags = GS_OPF_ASYNC | GS_OPF_HOST_SRC;
+	api(t, S_LAUNCH, 3001220, 3001230, 3, 7);
+	kern(t, 0, 7, 3001240, 3002240, 3);
+	api(t, S_LAUNCH, 4002239, 4002249, 4, 7);
+	kern(t, 0, 7, 4002259, 4003259, 4);
+	run(t);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_HOST_CODE], 3999999);
+	assert_int_equal(t->res.devices[0].tl.host_stall, 3000000);
+	assert_int_equal(t->res.devices[0].tl.host_stalls, 2);
+	assert_int_equal(t->res.devices[0].tl.input_stall, 2000000);
+	assert_int_equal(t->res.devices[0].tl.input_stalls, 1);
+	/* costliest first: the upload's stall, the other stall, then the
+	 * host code between launches less the stalls: 999999 (24.98% >= 20%) */
+	assert_int_equal(t->v.n_findings, 3);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_INPUT_WAIT);
+	assert_int_equal(f->cost_ns, 2000000);
+	assert_int_equal(f->count, 1);
+	assert_int_equal(f->tid, 7);
+	assert_int_equal(f->nvtx_id, S_STEP);
+	f = &t->v.findings[1];
+	assert_int_equal(f->rule, GS_RULE_HOST_STALL);
+	assert_int_equal(f->cost_ns, 1000000);
+	assert_int_equal(f->count, 1);
+	assert_int_equal(t->v.findings[2].rule, GS_RULE_HOST_CODE);
+	assert_int_equal(t->v.findings[2].cost_ns, 999999);
+	assert_string_equal(gs_rule_key(GS_RULE_INPUT_WAIT), "input_wait");
+	assert_string_equal(gs_rule_count_unit(GS_RULE_HOST_STALL), "gaps");
+	assert_string_equal(gs_rule_count_unit(GS_RULE_SHORT_KERNELS), "kernels");
+	tb_free(t);
+}
+
+/* --range cuts a stall: its piece stays a stall (the whole gap decides) */
+static void test_a_range_keeps_a_cut_stall(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* K0 [100, 200], K1's call [2000200, 2000210], K1 [2000300, 2000400]:
+	 * gap [200, 2000300) with 2000000 of host code; a range [1500200,
+	 * 2000400] on thread 7 takes [1500200, 2000200) of it: 500000 */
+	range(t, S_STEP, 1500200, 2000400, 7);
+	api(t, S_LAUNCH, 0, 10, 1, 7);
+	kern(t, 0, 7, 100, 200, 1);
+	api(t, S_LAUNCH, 2000200, 2000210, 2, 7);
+	kern(t, 0, 7, 2000300, 2000400, 2);
+	t->opt.range_name = "step";
+	run(t);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 500000);
+	assert_int_equal(t->res.devices[0].tl.host_stall, 500000);
+	assert_int_equal(t->res.devices[0].tl.host_stalls, 1);
+	assert_int_equal(t->res.devices[0].tl.input_stall, 0);
+	tb_free(t);
+}
+
 /* ---- implicit syncs: pageable copies, synchronous copies, alloc -------- */
 
 /* n kernels, one implicit row of kind/name in each gap with 1 ns of sync
@@ -1288,7 +1366,7 @@ static void test_rule_names_and_fixes(void **state)
 	    "host_code",      "launch_overhead",       "sync_every_step",   "pageable_copies",
 	    "sync_copies",    "alloc_in_loop",	       "legacy_stream",	    "dependency",
 	    "short_kernels",  "graph_launch_overhead", "slow_launch_calls", "unexplained",
-	    "no_launch_calls"};
+	    "no_launch_calls", "input_wait", "host_stalls"};
 	int r;
 	(void)state;
 	for (r = 0; r < GS_RULE_COUNT; r++) {
@@ -1324,6 +1402,8 @@ int main(void)
 	    cmocka_unit_test(test_a_launch_call_of_1ms_is_no_launch_overhead),
 	    cmocka_unit_test(test_a_launch_call_under_1ms_is_launch_overhead),
 	    cmocka_unit_test(test_time_inside_a_launch_call_of_1ms_is_no_launch_overhead),
+	    cmocka_unit_test(test_host_stalls_are_no_per_launch_overhead),
+	    cmocka_unit_test(test_a_range_keeps_a_cut_stall),
 	    cmocka_unit_test(test_no_launch_calls_at_a_fifth_fires),
 	    cmocka_unit_test(test_queued_op_held_is_unexplained),
 	    cmocka_unit_test(test_polls_and_device_wide_calls_are_no_finding),

@@ -1110,6 +1110,34 @@ static void tl_slow(const struct actx *c, struct gs_timeline *tl, const struct g
 	}
 }
 
+/* tl's host_stall_* for a piece of gap g with cut pc, whose whole cut is
+ * cut: a stall is a gap with GS_HOST_STALL_NS of host code or more, as a
+ * whole (a range that cuts a stall keeps its piece a stall) */
+static void tl_stall(const struct actx *c, struct gs_timeline *tl, const struct gs_gap *g,
+		     const struct gap_cut *cut, const struct gap_cut *pc)
+{
+	int64_t h = pc->amt[GS_CAUSE_HOST_CODE];
+
+	struct gs_stall_where *w = &tl->stall_where;
+	uint32_t k;
+
+	if (cut->amt[GS_CAUSE_HOST_CODE] < GS_HOST_STALL_NS || h <= 0)
+		return;
+	tl->host_stall += h;
+	tl->host_stalls++;
+	if (c->ops[g->op_idx].flags & GS_OPF_HOST_SRC) {
+		tl->input_stall += h;
+		tl->input_stalls++;
+		w = &tl->input_where;
+	}
+	if (h > w->host_ns) {
+		w->host_ns = h;
+		w->nvtx_id = g->nvtx_idx < c->in->n_nvtx ? c->in->nvtx[g->nvtx_idx].text_id : 0;
+		k = c->call_of[g->op_idx];
+		w->tid = k != GS_NONE ? c->in->apis[k].tid : 0;
+	}
+}
+
 /* The sync-wait time of a host-late gap piece [p0, p1) goes to the
  * blocking calls it was spent in (the sync table's "GPU idle" column). */
 static void attr_syncs(const struct actx *c, struct cg_cache *cc, const struct gs_gap *g,
@@ -1171,6 +1199,7 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		if (c->ops[g->op_idx].graph_id)
 			tl->graph_launch_latency += cut->amt[GS_CAUSE_LAUNCH_LATENCY];
 		tl_slow(c, tl, g, cut);
+		tl_stall(c, tl, g, cut, cut);
 		if (c->call_of[g->op_idx] == GS_NONE)
 			tl->other_no_call += cut->amt[GS_CAUSE_OTHER];
 		if (acc && nvtx_acc_add(c, acc, g, cut))
@@ -1199,6 +1228,7 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		if (c->ops[g->op_idx].graph_id)
 			tl->graph_launch_latency += pc.amt[GS_CAUSE_LAUNCH_LATENCY];
 		tl_slow(c, tl, g, &pc);
+		tl_stall(c, tl, g, cut, &pc);
 		if (c->call_of[g->op_idx] == GS_NONE)
 			tl->other_no_call += pc.amt[GS_CAUSE_OTHER];
 		if (acc && nvtx_acc_add(c, acc, &piece, &pc))

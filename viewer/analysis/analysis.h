@@ -55,6 +55,8 @@ enum gs_op_kind {
 #define GS_OPF_ASYNC 0x04	  /* memcpy/memset issued by an *Async API */
 #define GS_OPF_PAGEABLE_SRC 0x08  /* memcpy reading pageable host memory: staged
 				     by the host before the copy can start */
+#define GS_OPF_HOST_SRC 0x10	  /* memcpy reading host memory (pageable or
+				     pinned): an upload */
 
 /* One GPU operation (kernel, memcpy, memset). 36 bytes, packed with
  * 4-byte alignment (naturally aligned it would be 40, 4 of them padding):
@@ -252,6 +254,12 @@ struct gs_options {
  * uploads it. Its launch latency is counted apart (slow_launch_latency):
  * fusion or CUDA Graphs do not remove it (docs/metrics.md). */
 #define GS_SLOW_LAUNCH_NS 1000000
+/* A gap with this much host code or more: the launching thread was doing
+ * work of its own (loading and preparing data, logging, Python between
+ * steps), not the per-launch work between back-to-back launches that a
+ * CUDA Graph removes. Counted apart (host_stall) and named by their own
+ * rules: input_wait before uploads, host_stalls elsewhere (docs/metrics.md). */
+#define GS_HOST_STALL_NS 1000000
 #define GS_ADVICE_HOST_HOLE_NS 50000 /* host time between steps a replay removes, at most */
 
 void gs_options_init(struct gs_options *o);
@@ -367,6 +375,17 @@ struct gs_timeline {
 	uint32_t slow_launch_name_id;	       /* strings id of its API name */
 	uint32_t slow_launch_nvtx_id;	       /* strings id of the NVTX range its gap
 						  began in, 0 none */
+	int64_t host_stall;		       /* ns, of idle_by_cause[host code]: in gaps with
+						  GS_HOST_STALL_NS of host code or more */
+	uint64_t host_stalls;		       /* those gaps (pieces) */
+	int64_t input_stall;		       /* ns, of host_stall: in gaps before an upload
+						  (GS_OPF_HOST_SRC) */
+	uint64_t input_stalls;		       /* those gaps (pieces) */
+	struct gs_stall_where {		       /* the largest stall (host code of its piece): */
+		int64_t host_ns;	       /* ns */
+		uint32_t nvtx_id;	       /* strings id of the NVTX range it began in, 0 */
+		uint32_t tid;		       /* the launching thread of its op, 0 unknown */
+	} input_where, stall_where;	       /* before uploads; elsewhere */
 	int64_t other_no_call;		       /* ns, of idle_by_cause[other]: in gaps whose
 						  op has no launch call in the trace */
 	double utilisation;	      /* busy / window, 0..1 (0 if window is 0) */
@@ -571,7 +590,9 @@ enum gs_rule {
 	GS_RULE_SLOW_LAUNCH = 10,  /* launch calls of GS_SLOW_LAUNCH_NS or more (module loads) */
 	GS_RULE_UNEXPLAINED = 11,  /* idle of cause other: what held the GPU is not in the trace */
 	GS_RULE_NO_LAUNCH_CALLS = 12, /* the same, mostly before ops without a launch call */
-	GS_RULE_COUNT = 13,
+	GS_RULE_INPUT_WAIT = 13,   /* host stalls (GS_HOST_STALL_NS) before uploads */
+	GS_RULE_HOST_STALL = 14,   /* host stalls elsewhere */
+	GS_RULE_COUNT = 15,
 };
 /* The graph launch API made most in the selection (cudaGraphLaunch, its
  * _ptsz twin, cuGraphLaunch), NULL when none. */
@@ -584,6 +605,8 @@ int gs_name_matches(const char *text, const char *name);
 const char *gs_rule_title(int rule); /* "host code between launches", ... */
 const char *gs_rule_key(int rule);   /* "host_code", ... (JSON) */
 const char *gs_rule_fix(int rule);   /* what to change, one short sentence */
+/* what gs_finding.count counts where no API is named: "kernels", "gaps" */
+const char *gs_rule_count_unit(int rule);
 
 struct gs_finding {
 	uint8_t rule;	      /* enum gs_rule */
@@ -592,7 +615,8 @@ struct gs_finding {
 	uint32_t api_name_id; /* strings id of the call it names, 0 none */
 	uint32_t nvtx_id;     /* strings id of the NVTX range where it happened, 0 none */
 	uint32_t tid;	      /* host thread, 0 none */
-	uint64_t count;	      /* calls (sync rules, slow launches) or kernels (short kernels) */
+	uint64_t count;	      /* calls (sync rules, slow launches), kernels (short kernels)
+				 or gaps (host stalls) */
 };
 
 #define GS_VERDICT_FINDINGS 4 /* findings the verdict keeps, costliest first */

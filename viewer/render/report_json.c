@@ -164,6 +164,10 @@ static json_t *timeline(const struct gs_timeline *tl)
 	json_object_set_new(o, "slow_launch_latency_ns", jint(tl->slow_launch_latency));
 	json_object_set_new(o, "slow_launch_in_calls_ns", jint(tl->slow_launch_in_calls));
 	json_object_set_new(o, "slow_launches", jint((int64_t)tl->slow_launches));
+	json_object_set_new(o, "host_stall_ns", jint(tl->host_stall));
+	json_object_set_new(o, "host_stalls", jint((int64_t)tl->host_stalls));
+	json_object_set_new(o, "input_stall_ns", jint(tl->input_stall));
+	json_object_set_new(o, "input_stalls", jint((int64_t)tl->input_stalls));
 	json_object_set_new(o, "host_code_share", json_real(tl->host_code_share));
 	return o;
 }

@@ -895,7 +895,10 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		if (run(im, ST_SYNC, "syncs") < 0)
 			return -1;
 		im->stats->syncs++;
-	} else if (!strcmp(cat, "user_annotation")) {
+	} else if (!strcmp(cat, "user_annotation") ||
+		   (!strcmp(cat, "Operator") && e->name.p && !strncmp(e->name.p, "ProfilerStep#", 13))) {
+		/* PyTorch 1.8-1.10 wrote the profiler's step ranges as
+		 * operators: the steps a report selects (--step) */
 		id = intern(im, e->name.p ? e->name.p : "", e->name.n);
 		if (!id)
 			return -1;
@@ -1152,10 +1155,21 @@ static int on_scalar(struct importer *im, int t, const char *s, size_t n)
 			return 1;
 		}
 		if (key_is(im, "pid") || key_is(im, "tid")) {
-			/* Chrome allows names here ("Spans"): no number then */
-			if (t != 2)
+			/* Chrome allows names here ("Spans", "stream 7"): no
+			 * number then. PyTorch 1.8-1.9 wrote host thread ids
+			 * as strings of digits ("4093687616"): the number */
+			size_t i;
+			if (t == 3) {
+				for (i = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+					;
+				if (!n || i < n || n > 19 || parse_id(s, n, &v) != NUM_OK)
+					return 1;
+				rc = NUM_OK;
+			} else if (t != 2) {
 				return 1;
-			rc = parse_id(s, n, &v);
+			} else {
+				rc = parse_id(s, n, &v);
+			}
 			if (rc != NUM_OK)
 				return bad_number(im, im->key, rc, s, n);
 			if (im->key[0] == 'p')

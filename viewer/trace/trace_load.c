@@ -326,6 +326,9 @@ static void row_op(sqlite3_context *ctx, int argc, sqlite3_value **v)
 			o->flags |= GS_OPF_ASYNC;
 		if (j->kind == GS_OP_MEMCPY && sqlite3_value_int(v[8]) == GS_MEM_PAGEABLE)
 			o->flags |= GS_OPF_PAGEABLE_SRC;
+		if (j->kind == GS_OP_MEMCPY && (sqlite3_value_int(v[8]) == GS_MEM_PAGEABLE ||
+						sqlite3_value_int(v[8]) == GS_MEM_PINNED))
+			o->flags |= GS_OPF_HOST_SRC;
 	}
 }
 
