@@ -366,15 +366,23 @@ elif CHECK == "legacy":
           x("Runtime", "cudaStreamSynchronize_ptsz", T + 100, 7, 900, 901, correlation=5),
           x("Runtime", "cudaEventSynchronize", T + 110, 3, 900, 901, correlation=6),
           # a name that only starts like one is no sync
-          x("Runtime", "cudaStreamSynchronizeX", T + 120, 1, 900, 901, correlation=7)]
+          x("Runtime", "cudaStreamSynchronizeX", T + 120, 1, 900, 901, correlation=7),
+          # PyTorch 1.8: the step as an operator, thread ids as strings of
+          # digits (a GPU "thread" is named: "stream 7")
+          x("Operator", "ProfilerStep#3", T, 200, 900, "4093687616"),
+          x("Operator", "aten::add", T + 5, 3, 900, "4093687616"),
+          x("Runtime", "cudaLaunchKernel", T + 130, 5, 900, "4093687616", correlation=8),
+          x("Kernel", "k2", T + 140, 4, 0, "stream 7", device=0, stream=7, correlation=8)]
     src = os.path.join(WORK, "legacy.json")
     with open(src, "w") as f:
         json.dump({"traceEvents": ev}, f)
     r, db = imp(src)
     expect("rc", (r.returncode, r.stderr), (0, ""))
     expect("summary", r.stdout.splitlines()[:1],
-           [f"imported {src} -> {db}: 1 kernels, 1 memcpys, 1 memsets, 8 API calls,"
-            " 3 syncs (0 implicit), 0 ranges, 0 devices"])
+           [f"imported {src} -> {db}: 2 kernels, 1 memcpys, 1 memsets, 9 API calls,"
+            " 3 syncs (0 implicit), 1 ranges, 0 devices"])
+    expect("not mapped", r.stdout.splitlines()[1:2],
+           ["not mapped (events per category): Operator 1"])
     expect("sync calls line", "3 sync calls had no cuda_sync record" in r.stdout, True)
     if r.returncode == 0:
         base = T * 1000
@@ -382,7 +390,8 @@ elif CHECK == "legacy":
                            " SELECT 'c', start - %d, end - %d, copy_kind FROM memcpys UNION ALL"
                            " SELECT 's', start - %d, end - %d, mem_kind FROM memsets"
                            % ((base,) * 6)),
-               [("k", 20000, 24000, 7), ("c", 40000, 43000, 2), ("s", 55000, 56000, 3)])
+               [("k", 20000, 24000, 7), ("k", 140000, 144000, 7), ("c", 40000, 43000, 2),
+                ("s", 55000, 56000, 3)])
         # kinds as CUPTI numbers them: 4 context, 3 stream, 1 event; device
         # 0, the trace's only one
         expect("syncs", rows(db, "SELECT y.kind, y.implicit, y.start - %d, y.end - %d,"
@@ -394,6 +403,12 @@ elif CHECK == "legacy":
                 (1, 0, 110000, 113000, None, 0, 6, 901, "cudaEventSynchronize")])
         expect("meta", rows(db, "SELECT value FROM meta WHERE key = 'import.syncs_from_calls'"),
                [("3",)])
+        expect("step range", rows(db, "SELECT n.start - %d, n.end - %d, n.kind, n.tid, s.value"
+                                  " FROM nvtx n JOIN strings s ON s.id = n.text_id" %
+                                  (base, base)),
+               [(0, 200000, 0, 4093687616, "ProfilerStep#3")])
+        expect("string tid", rows(db, "SELECT tid FROM api_calls WHERE correlation_id = 8"),
+               [(4093687616,)])
 
 else:
     failures.append(f"unknown check {CHECK}")
