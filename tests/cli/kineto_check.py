@@ -250,6 +250,15 @@ elif CHECK == "hostile":
         "top_number": (b"42", "the JSON is a number, not an object"),
         "no_events": (b'{"schemaVersion": 1}', "no traceEvents array"),
         "trailing": (b'{"traceEvents": []} {}', "not valid JSON"),
+        # PyTorch on ROCm: HIP calls, their stream handle as a string
+        "rocm": (b'{"traceEvents": [{"ph": "X", "cat": "cuda_runtime", "name":'
+                 b' "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": 1.0, "dur": 1.0,'
+                 b' "args": {"stream": "0x0", "correlation": 117}}]}',
+                 "traceEvents[0]: a ROCm (HIP) trace (hipMemcpyWithStream): gapscope reads"
+                 " traces of CUDA programs only"),
+        "rocm_numbers": (b'{"traceEvents": [{"ph": "X", "cat": "cuda_runtime", "name":'
+                         b' "hipLaunchKernel", "pid": 1, "tid": 1, "ts": 1.0, "dur": 1.0,'
+                         b' "args": {"correlation": 118}}]}', "a ROCm (HIP) trace"),
     }
     for name, (data, piece) in cases.items():
         src = os.path.join(WORK, name + ".json")

@@ -760,6 +760,25 @@ static int gpu_place(const struct kev *e, int64_t *dev, int64_t *stream)
 	return hd && hs && dev_ok(*dev) && TRACE_STREAM_OK(*stream);
 }
 
+/* A ROCm trace (PyTorch on AMD GPUs: HIP calls in the runtime category,
+ * their arguments as strings): gapscope's analysis knows CUDA's calls
+ * only, and would give HIP's launches and syncs no cause */
+static int rocm_trace(struct importer *im)
+{
+	char where[64];
+
+	snprintf(where, sizeof(where), "traceEvents[%lld]", (long long)im->stats->events);
+	return fail_input(im,
+			  "%s: a ROCm (HIP) trace (%.40s): gapscope reads traces of CUDA programs"
+			  " only",
+			  where, im->ev.name.p);
+}
+
+static int is_hip(const struct kev *e)
+{
+	return e->name.p && !strncmp(e->name.p, "hip", 3);
+}
+
 /* The category as libkineto spells it today. Until November 2021
  * (PyTorch 1.8-1.10) it wrote "Kernel", "Memcpy", "Memset" and "Runtime"
  * (output_json.cpp before kineto bc4eaef5 and 1679e50e); the events are
@@ -860,6 +879,8 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		else
 			im->stats->memsets++;
 	} else if ((!strcmp(cat, "cuda_runtime") || !strcmp(cat, "cuda_driver")) && !instant) {
+		if (is_hip(e))
+			return rocm_trace(im), -1;
 		id = intern(im, e->name.p ? e->name.p : "", e->name.n);
 		if (!id)
 			return -1;
@@ -1075,6 +1096,8 @@ static int wrong_type(struct importer *im, const char *what, int t)
 {
 	char where[128];
 
+	if (is_hip(&im->ev))
+		return rocm_trace(im);
 	snprintf(where, sizeof(where), "traceEvents[%lld]: %s", (long long)im->stats->events, what);
 	return fail_input(im, "%s is %s, not the type Kineto writes", where, type_name(t));
 }
