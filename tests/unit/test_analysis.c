@@ -1372,6 +1372,50 @@ static void test_graph_advice_long_host_hole_between_steps_stays(void **state)
 	tb_free(t);
 }
 
+/* A B three times on stream 7, thread 1: A [b, b + 100] (call [b - 20,
+ * b - 10]), B after a hole of h that the host held (B's call [b + 90 + h,
+ * b + 95 + h]: host code h - 10, launch latency 10), then 200 ns to the
+ * next A (host code 180, latency 20): b advances by h + 400. Returns the
+ * advice. */
+static const struct gs_graph_advice *host_hole_inside(struct tb *t, int64_t h)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		int64_t b = i * (h + 400);
+		api(t, S_LAUNCH, b - 20, b - 10, (uint32_t)(10 + i), 1);
+		kern(t, 0, 7, b, b + 100, (uint32_t)(10 + i), S_KA);
+		api(t, S_LAUNCH, b + 90 + h, b + 95 + h, (uint32_t)(20 + i), 1);
+		kern(t, 0, 7, b + 100 + h, b + 200 + h, (uint32_t)(20 + i), S_KB);
+	}
+	t->opt.graph_node_overhead_ns = 50;
+	run(t);
+	return t->res.n_advice == 1 ? &t->res.advice[0] : NULL;
+}
+
+static void test_graph_advice_host_stall_inside_a_step_stays(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_graph_advice *a = host_hole_inside(t, 1000000);
+	(void)state;
+	/* the A-B holes are host stalls (1 ms, GS_HOST_STALL_NS: a batch
+	 * loaded inside the step, TraceLens' H100 OWLv2 trace): a replay does
+	 * not remove them; launch idle is the B -> A holes only, 2 x 200.
+	 * measured = 3 x (200 + 1000000) + 2 x 200 */
+	assert_non_null(a);
+	assert_int_equal(a->length, 2);
+	assert_int_equal(a->count, 3);
+	assert_int_equal(a->measured, 3000000 + 600 + 400);
+	assert_int_equal(a->launch_idle, 400);
+	tb_free(t);
+	/* 1 ns shorter: host time between launches, counted */
+	t = tb_new();
+	a = host_hole_inside(t, 999999);
+	assert_non_null(a);
+	assert_int_equal(a->launch_idle, 3 * 999999 + 400);
+	tb_free(t);
+}
+
 /* Stream 9 runs A [1000 i, +100] and B [1000 i + 600, +100], i = 0..2,
  * each launched by thread 1 50 ns before it, after the op before it ended
  * (host late). Stream 7 runs C [1000 i + c0, 1000 i + c1] (thread 2,
@@ -2317,6 +2361,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_advice_not_given_when_back_to_back),
 	    cmocka_unit_test(test_graph_advice_finds_body_despite_rare_op),
 	    cmocka_unit_test(test_graph_advice_long_host_hole_between_steps_stays),
+	    cmocka_unit_test(test_graph_advice_host_stall_inside_a_step_stays),
 	    cmocka_unit_test(test_graph_advice_hole_filled_by_another_stream_stays),
 	    cmocka_unit_test(test_graph_advice_hole_under_a_long_kernel_stays),
 	    cmocka_unit_test(test_graph_advice_named_after_the_range_most_steps_are_in),
