@@ -384,7 +384,9 @@ elif CHECK == "legacy":
           x("Kernel", "k2", T + 140, 4, 0, "stream 7", device=0, stream=7, correlation=8)]
     src = os.path.join(WORK, "legacy.json")
     with open(src, "w") as f:
-        json.dump({"traceEvents": ev}, f)
+        # torch.profiler's options at the top level: 1 on, 0 off
+        json.dump({"record_shapes": 1, "profile_memory": 0, "with_stack": 1, "traceEvents": ev},
+                  f)
     r, db = imp(src)
     expect("rc", (r.returncode, r.stderr), (0, ""))
     expect("summary", r.stdout.splitlines()[:1],
@@ -418,6 +420,17 @@ elif CHECK == "legacy":
                [(0, 200000, 0, 4093687616, "ProfilerStep#3")])
         expect("string tid", rows(db, "SELECT tid FROM api_calls WHERE correlation_id = 8"),
                [(4093687616,)])
+        # the options that add host time to every operator: said by report
+        expect("options meta", rows(db, "SELECT value FROM meta WHERE"
+                                    " key = 'import.torch_profiler_options'"),
+               [("record_shapes,with_stack",)])
+        r = gs("report", db)
+        expect("options note", "note: torch.profiler ran with record_shapes,with_stack: each adds"
+               " host time to every operator" in r.stdout, True)
+        r = gs("report", "--json", db)
+        expect("options json", json.loads(r.stdout)["instrumentation"]
+               ["torch_profiler_options"] if r.returncode == 0 else r.stderr,
+               "record_shapes,with_stack")
 
 else:
     failures.append(f"unknown check {CHECK}")

@@ -200,6 +200,9 @@ struct gs_input {
 	/* meta facts the report repeats */
 	int64_t kernel_overhead_ns; /* ns measured CUPTI instrumentation per kernel
 				       (meta cupti_kernel_overhead_ns); -1 unknown */
+	const char *torch_options;  /* an imported torch.profiler trace: the options that
+				       add host time to every operator, comma-separated
+				       (meta import.torch_profiler_options), else NULL */
 	int gpu_arch_major;	    /* compute capability major of device 0, 0 unknown
 				       (9 = Hopper: kernels software-instrumented) */
 	/* call sites (schema v2 api_stacks; empty for older traces) */

@@ -126,6 +126,13 @@ static int t_begin(struct report_ctx *r)
 			fputs(".\n", f);
 		}
 	}
+	if (r->in->torch_options) {
+		fputs("note: torch.profiler ran with ", f);
+		put_escaped(f, r->in->torch_options);
+		fputs(": each adds host time to every operator, so host code between launches "
+		      "reads longer than the program's own (profile without them to size it)\n",
+		      f);
+	}
 	fputc('\n', f);
 	verdict_lines(r);
 	return 0;

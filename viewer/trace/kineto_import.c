@@ -460,6 +460,7 @@ struct importer {
 	int64_t base_ns;
 	int have_base;
 	char cupti_version[32], driver_version[32], runtime_version[32];
+	unsigned torch_opts; /* bit i: torch_opt_keys[i] was 1 at the top level */
 
 	/* B events waiting for their E */
 	struct kev *open;
@@ -759,6 +760,12 @@ static int gpu_place(const struct kev *e, int64_t *dev, int64_t *stream)
 	*stream = HAS(e, A_STREAM) ? e->a[A_STREAM] : e->tid;
 	return hd && hs && dev_ok(*dev) && TRACE_STREAM_OK(*stream);
 }
+
+/* torch.profiler's options that Kineto writes at the top level (1 when
+ * on): each adds host time to every operator it records */
+static const char *const torch_opt_keys[] = {"record_shapes", "profile_memory", "with_stack",
+					     "with_flops", "with_modules"};
+#define N_TORCH_OPTS (sizeof(torch_opt_keys) / sizeof(torch_opt_keys[0]))
 
 /* A ROCm trace (PyTorch on AMD GPUs: HIP calls in the runtime category,
  * their arguments as strings): gapscope's analysis knows CUDA's calls
@@ -1131,6 +1138,12 @@ static int on_scalar(struct importer *im, int t, const char *s, size_t n)
 			if (t == 0)
 				return 1;
 			return fail_input(im, "%s is %s, not an array", im->key, type_name(t));
+		}
+		if (t == 2 && n == 1 && s[0] == '1') {
+			size_t i;
+			for (i = 0; i < N_TORCH_OPTS; i++)
+				if (key_is(im, torch_opt_keys[i]))
+					im->torch_opts |= 1u << i;
 		}
 		if (t == 2 && key_is(im, "baseTimeNanoseconds")) {
 			if (parse_id(s, n, &v) == NUM_OK && v >= 0) {
@@ -1856,6 +1869,16 @@ static int finish(struct importer *im, const char *version)
 		return -1;
 	if (im->runtime_version[0] && meta(im, "cuda_runtime_version", im->runtime_version) < 0)
 		return -1;
+	if (im->torch_opts) {
+		char opts[96] = "";
+		size_t k;
+		for (k = 0; k < N_TORCH_OPTS; k++)
+			if (im->torch_opts >> k & 1u)
+				snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%s%s",
+					 opts[0] ? "," : "", torch_opt_keys[k]);
+		if (meta(im, "import.torch_profiler_options", opts) < 0)
+			return -1;
+	}
 	if (im->n_host_pids == 1 && meta_int(im, "pid", im->host_pids[0]) < 0)
 		return -1;
 	if (im->min_ns <= im->max_ns &&

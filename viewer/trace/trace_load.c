@@ -839,6 +839,7 @@ static void load_meta_facts(struct trace *t, struct gs_input *in)
 
 	load_calibration(t, &in->cal);
 	in->kernel_overhead_ns = meta_ns(t, "cupti_kernel_overhead_ns");
+	in->torch_options = trace_meta(t, "import.torch_profiler_options");
 	if (sqlite3_prepare_v2(t->db, "SELECT cc_major FROM devices ORDER BY id LIMIT 1", -1, &st,
 			       NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
@@ -1191,6 +1192,7 @@ void trace_input_free(struct gs_input *in)
 	free((void *)in->nvtx);
 	free((void *)in->events);
 	free((void *)in->strings.v);
+	free((void *)in->torch_options);
 	trace_callsites_free(in);
 	memset(in, 0, sizeof(*in));
 }
