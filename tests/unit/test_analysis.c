@@ -1130,6 +1130,63 @@ static void test_queued_op_held_over_100us_is_other(void **state)
 	tb_free(t);
 }
 
+/* K0 [0, 100] (correlation 5), K1 [100 + d, 200 + d] (correlation 6),
+ * neither with a call in the trace, whose only call (correlation 10,
+ * [500000, 500010]) launched K2 [600000, 600100]: K0 and K1 were launched
+ * before the trace began (torch.profiler's window opened while the GPU
+ * ran work queued earlier) */
+static struct tb *before_trace(int64_t d)
+{
+	struct tb *t = tb_new();
+	api(t, S_LAUNCH, 500000, 500010, 10, 1);
+	kern(t, 0, 7, 0, 100, 5, S_KA);
+	kern(t, 0, 7, 100 + d, 200 + d, 6, S_KB);
+	kern(t, 0, 7, 600000, 600100, 10, S_KA);
+	run(t);
+	return t;
+}
+
+static void test_op_launched_before_the_trace_is_queued(void **state)
+{
+	struct tb *t = before_trace(40);
+	struct gs_segment seg[4];
+	(void)state;
+	/* the 40 ns before K1: dispatch of a queued op, launch latency (it
+	 * was "other, no launch call recorded") */
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_BEFORE_TRACE);
+	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 4), 1);
+	assert_int_equal(seg[0].ref_kind, GS_EXPLAIN_BEFORE_TRACE);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 0);
+	tb_free(t);
+	/* 100001 ns: held by something unrecorded, as a queued op is: other
+	 * 50001, then 50000 of dispatch; not counted as no-call idle (the
+	 * trace records calls; these were made before it began) */
+	t = before_trace(100001);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_OTHER);
+	assert_int_equal(dev0(t)->gaps[0].held, GS_CAUSE_LAUNCH_LATENCY);
+	assert_int_equal(dev0(t)->tl.idle_by_cause[GS_CAUSE_OTHER], 50001);
+	assert_int_equal(dev0(t)->tl.other_no_call, 0);
+	assert_int_equal(gs_gap_segments(&t->res, &dev0(t)->gaps[0], seg, 4), 2);
+	assert_int_equal(seg[0].cause, GS_CAUSE_OTHER);
+	assert_int_equal(seg[0].end, 50101);
+	assert_int_equal(seg[0].ref_kind, GS_EXPLAIN_BEFORE_TRACE);
+	assert_int_equal(seg[1].cause, GS_CAUSE_LAUNCH_LATENCY);
+	tb_free(t);
+	/* K1's correlation id after the first call's: not before the trace;
+	 * its call is missing: other, no-call idle */
+	t = tb_new();
+	api(t, S_LAUNCH, 500000, 500010, 10, 1);
+	kern(t, 0, 7, 0, 100, 5, S_KA);
+	kern(t, 0, 7, 140, 240, 11, S_KB);
+	kern(t, 0, 7, 600000, 600100, 10, S_KA);
+	run(t);
+	assert_int_equal(dev0(t)->gaps[0].cause, GS_CAUSE_OTHER);
+	assert_int_equal(dev0(t)->gaps[0].explain_kind, GS_EXPLAIN_NONE);
+	assert_int_equal(dev0(t)->tl.other_no_call, 40);
+	tb_free(t);
+}
+
 static void test_graph_node_held_over_100us_is_other(void **state)
 {
 	struct tb *t = tb_new();
@@ -2354,6 +2411,7 @@ int main(void)
 	    cmocka_unit_test(test_nvtx_breakdown_busy_share),
 	    cmocka_unit_test(test_name_matches),
 	    cmocka_unit_test(test_queued_op_held_over_100us_is_other),
+	    cmocka_unit_test(test_op_launched_before_the_trace_is_queued),
 	    cmocka_unit_test(test_launch_call_running_at_idle_stays_launch_latency),
 	    cmocka_unit_test(test_late_launch_then_held_over_100us_is_other),
 	    cmocka_unit_test(test_graph_node_held_over_100us_is_other),

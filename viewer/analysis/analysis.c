@@ -511,6 +511,7 @@ struct cls_job {
 	size_t a, b;	   /* apis [a, b) */
 	size_t name_end;   /* out: 1 + the largest name id seen (at least 1) */
 	uint32_t corr_max; /* out: the largest correlation id seen */
+	uint32_t corr_min; /* out: the smallest nonzero one, UINT32_MAX: none */
 	int err;
 };
 
@@ -564,6 +565,8 @@ static void *classify_half(void *arg)
 			j->name_end = (size_t)a->name_id + 1;
 		if (k > j->corr_max)
 			j->corr_max = k;
+		if (k && k < j->corr_min)
+			j->corr_min = k;
 		if (k && k < j->tab_n) {
 			if (k >= j->own_lo && k < j->own_hi)
 				corr_put(in, j->tab, k, i);
@@ -648,6 +651,7 @@ static int classify_apis(struct actx *c)
 						   .tab_n = tab_n,
 						   .own_lo = h ? split : 0,
 						   .own_hi = h ? UINT32_MAX : split,
+						   .corr_min = UINT32_MAX,
 						   .a = h ? in->n_apis / 2 : 0,
 						   .b = h ? in->n_apis : in->n_apis / 2};
 	}
@@ -659,6 +663,7 @@ static int classify_apis(struct actx *c)
 		classify_half(&half[1]);
 	c->api_name_end = half[0].name_end > half[1].name_end ? half[0].name_end : half[1].name_end;
 	corr_max = half[0].corr_max > half[1].corr_max ? half[0].corr_max : half[1].corr_max;
+	c->corr_min = half[0].corr_min < half[1].corr_min ? half[0].corr_min : half[1].corr_min;
 	for (h = 0; h < 2; h++) { /* both done: the calls of the other's ids */
 		size_t q;
 		for (q = 0; q < half[h].n_other; q++)
@@ -858,6 +863,15 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 /* Gap g, whose cause so far (launch latency or graph-internal) is that of
  * a queued op, was held by what the trace does not hold (GS_QUEUED_HELD_NS):
  * other, but for the last GS_QUEUED_DISPATCH_NS (gs_gap.held) */
+/* op has no launch call in the trace, the trace has calls, and the op's
+ * correlation id comes before every recorded call's (CUPTI numbers a
+ * process's calls in order): its call was made before the trace began. A
+ * trace without calls (kernels only) says nothing of when. */
+static int launched_before_trace(const struct actx *c, const struct gs_op *op)
+{
+	return c->corr_min != UINT32_MAX && op->corr && op->corr < c->corr_min;
+}
+
 static void held_gap(const struct actx *c, struct cg_cache *cc, struct gs_gap *g,
 		     struct gap_cut *cut)
 {
@@ -890,6 +904,18 @@ void classify_gap(const struct actx *c, struct cg_cache *cc, int64_t g0, uint32_
 		g->cause = GS_CAUSE_OTHER;
 		if (flags & CG_NVTX)
 			g->nvtx_idx = stab_find_cached(&c->nvtx_any, cc, 2, 0, g0);
+		/* launched before the trace began (torch.profiler's window
+		 * opens while the GPU runs work queued earlier: TraceLens'
+		 * H100 Qwen trace, 509 ops of the step before): queued, read
+		 * as rule 5 reads a queued op - dispatch, or held */
+		if (launched_before_trace(c, op)) {
+			g->cause = GS_CAUSE_LAUNCH_LATENCY;
+			g->explain_kind = GS_EXPLAIN_BEFORE_TRACE;
+			if (op->start - g0 > GS_QUEUED_HELD_NS) {
+				held_gap(c, cc, g, cut);
+				return;
+			}
+		}
 		goto cut;
 	}
 	C = &in->apis[call];
@@ -1200,7 +1226,8 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 			tl->graph_launch_latency += cut->amt[GS_CAUSE_LAUNCH_LATENCY];
 		tl_slow(c, tl, g, cut);
 		tl_stall(c, tl, g, cut, cut);
-		if (c->call_of[g->op_idx] == GS_NONE)
+		if (c->call_of[g->op_idx] == GS_NONE &&
+		    !launched_before_trace(c, &c->ops[g->op_idx]))
 			tl->other_no_call += cut->amt[GS_CAUSE_OTHER];
 		if (acc && nvtx_acc_add(c, acc, g, cut))
 			return -ENOMEM;
@@ -1229,7 +1256,8 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 			tl->graph_launch_latency += pc.amt[GS_CAUSE_LAUNCH_LATENCY];
 		tl_slow(c, tl, g, &pc);
 		tl_stall(c, tl, g, cut, &pc);
-		if (c->call_of[g->op_idx] == GS_NONE)
+		if (c->call_of[g->op_idx] == GS_NONE &&
+		    !launched_before_trace(c, &c->ops[g->op_idx]))
 			tl->other_no_call += pc.amt[GS_CAUSE_OTHER];
 		if (acc && nvtx_acc_add(c, acc, &piece, &pc))
 			return -ENOMEM;

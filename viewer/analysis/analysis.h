@@ -308,6 +308,8 @@ enum gs_explain {
 	GS_EXPLAIN_WAIT = 3,	  /* syncs[idx]: stream-wait-event pending for X */
 	GS_EXPLAIN_HOST_FUNC = 4, /* apis[idx]: host function/callback pending for X */
 	GS_EXPLAIN_HOST_NODE = 5, /* ops[X]: X's graph node follows a host node */
+	GS_EXPLAIN_BEFORE_TRACE = 6, /* X has no launch call: it was launched before
+					the trace began (no idx) */
 };
 
 /* One idle gap [start, end) on a device (or a stream), ending at op X. 32 B.

@@ -124,6 +124,8 @@ struct actx {
 	int64_t *op_max_end;   /* per op, during the graph advice: the latest end of
 				  the device's ops up to it (start order) */
 	uint8_t *api_cls;      /* per api: GS_APIF_* */
+	uint32_t corr_min;     /* the smallest nonzero correlation id of a call,
+				  UINT32_MAX when none */
 	size_t api_name_end;   /* 1 + the largest API name id (at least 1) */
 
 	/* selection: sorted disjoint [sel[2k], sel[2k+1]) ; has_sel 0 = all */

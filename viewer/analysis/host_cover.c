@@ -620,15 +620,17 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 		seg_flush(&so);
 		return so.n;
 	}
-	if (g->held && call != GS_NONE) {
-		/* queued, then held by something unrecorded (classify_gap) */
+	if (g->held) {
+		/* queued, then held by something unrecorded (classify_gap);
+		 * queued before the trace began when it has no call */
 		int64_t l0 = queued_dispatch_start(in->ops[g->op_idx].start);
+		int kind = call != GS_NONE ? GS_EXPLAIN_LAUNCH : GS_EXPLAIN_BEFORE_TRACE;
 		if (l0 < g->start)
 			l0 = g->start;
 		if (l0 > g->end)
 			l0 = g->end;
-		seg_emit(&so, g->start, l0, GS_CAUSE_OTHER, GS_EXPLAIN_LAUNCH, call, 0);
-		seg_emit(&so, l0, g->end, g->held, GS_EXPLAIN_LAUNCH, call, 0);
+		seg_emit(&so, g->start, l0, GS_CAUSE_OTHER, kind, call, 0);
+		seg_emit(&so, l0, g->end, g->held, kind, call, 0);
 		seg_flush(&so);
 		return so.n;
 	}

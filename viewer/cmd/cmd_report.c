@@ -116,6 +116,7 @@ const char *report_explain_name(int k)
 	case GS_EXPLAIN_WAIT: return "stream-wait";
 	case GS_EXPLAIN_HOST_FUNC: return "host-function";
 	case GS_EXPLAIN_HOST_NODE: return "host-node";
+	case GS_EXPLAIN_BEFORE_TRACE: return "before-trace";
 	default: return "none";
 	}
 }

@@ -92,6 +92,10 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 		break;
 	case GS_CAUSE_LAUNCH_LATENCY:
 	case GS_CAUSE_GRAPH_INTERNAL:
+		if (s->ref_kind == GS_EXPLAIN_BEFORE_TRACE) {
+			put(buf, n, k, " (launched before the trace began)");
+			break;
+		}
 		put(buf, n, k, " (");
 		put_name(buf, n, k, api_name(in, s->ref_idx, "?"), 64);
 		put(buf, n, k, ")");
@@ -117,6 +121,8 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 			put(buf, n, k, " (queued by ");
 			put_name(buf, n, k, api_name(in, s->ref_idx, "?"), 64);
 			put(buf, n, k, ", held by no recorded wait)");
+		} else if (s->ref_kind == GS_EXPLAIN_BEFORE_TRACE) {
+			put(buf, n, k, " (launched before the trace began, held by no recorded wait)");
 		} else {
 			put(buf, n, k, " (no launch call recorded)");
 		}

@@ -175,6 +175,9 @@
 			return head + late + 'Most of the wait the thread ran the program\'s own ' +
 				'code (no CUDA call) before it launched ' + op + '.';
 		case 3:
+			if (ek === 6)
+				return head + op + ' was launched before the trace began (its call is ' +
+					'not in the trace): it sat queued, and the gap is its dispatch.';
 			if (ek === 1 && cs >= 0 && cs < row.starts[i])
 				return head + 'The launch call ' + call + ' on thread ' + tid + span +
 					' was made before the GPU went idle, yet ' + op + ' started only ' +
@@ -193,6 +196,14 @@
 					span + ').';
 			return head + op + ' follows a host node of its CUDA graph.';
 		default:
+			if (ek === 1)
+				return head + op + ' was queued by ' + call + span + ' before the GPU ' +
+					'went idle, yet started more than 100 \u00b5s after with no wait ' +
+					'recorded: something the trace does not hold held it.';
+			if (ek === 6)
+				return head + op + ' was launched before the trace began and started ' +
+					'more than 100 \u00b5s after the GPU went idle with no wait recorded: ' +
+					'something the trace does not hold held it.';
 			return head + 'No launch call was recorded for ' + op + ' (another process, or ' +
 				'missing API records): gapscope does not guess a cause.';
 		}
