@@ -380,6 +380,9 @@ elif CHECK == "legacy":
           # digits (a GPU "thread" is named: "stream 7")
           x("Operator", "ProfilerStep#3", T, 200, 900, "4093687616"),
           x("Operator", "aten::add", T + 5, 3, 900, "4093687616"),
+          x("Operator", "CudnnConvolutionBackward", T + 9, 1, 900, "4093687616"),
+          x("Operator", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", T + 20,
+            9, 900, "4093687616"),
           x("Runtime", "cudaLaunchKernel", T + 130, 5, 900, "4093687616", correlation=8),
           x("Kernel", "k2", T + 140, 4, 0, "stream 7", device=0, stream=7, correlation=8)]
     src = os.path.join(WORK, "legacy.json")
@@ -391,9 +394,9 @@ elif CHECK == "legacy":
     expect("rc", (r.returncode, r.stderr), (0, ""))
     expect("summary", r.stdout.splitlines()[:1],
            [f"imported {src} -> {db}: 2 kernels, 1 memcpys, 1 memsets, 9 API calls,"
-            " 3 syncs (0 implicit), 1 ranges, 0 devices"])
+            " 3 syncs (0 implicit), 2 ranges, 0 devices"])
     expect("not mapped", r.stdout.splitlines()[1:2],
-           ["not mapped (events per category): Operator 1"])
+           ["not mapped (events per category): Operator 2"])
     expect("sync calls line", "3 sync calls had no cuda_sync record" in r.stdout, True)
     if r.returncode == 0:
         base = T * 1000
@@ -417,7 +420,9 @@ elif CHECK == "legacy":
         expect("step range", rows(db, "SELECT n.start - %d, n.end - %d, n.kind, n.tid, s.value"
                                   " FROM nvtx n JOIN strings s ON s.id = n.text_id" %
                                   (base, base)),
-               [(0, 200000, 0, 4093687616, "ProfilerStep#3")])
+               [(0, 200000, 0, 4093687616, "ProfilerStep#3"),
+                (20000, 29000, 0, 4093687616,
+                 "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")])
         expect("string tid", rows(db, "SELECT tid FROM api_calls WHERE correlation_id = 8"),
                [(4093687616,)])
         # the options that add host time to every operator: said by report

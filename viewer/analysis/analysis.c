@@ -1157,10 +1157,23 @@ static void tl_stall(const struct actx *c, struct gs_timeline *tl, const struct 
 		w = &tl->input_where;
 	}
 	if (h > w->host_ns) {
-		w->host_ns = h;
-		w->nvtx_id = g->nvtx_idx < c->in->n_nvtx ? c->in->nvtx[g->nvtx_idx].text_id : 0;
+		/* the innermost range at the gap's middle, on the launching
+		 * thread else any: what the thread was inside while it stalled
+		 * ("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+		 * in TraceLens' H100 OWLv2 trace), not the step the gap began
+		 * in */
+		int64_t mid = g->start + (g->end - g->start) / 2;
+		uint32_t hint = GS_NONE, r = GS_NONE;
 		k = c->call_of[g->op_idx];
+		w->host_ns = h;
 		w->tid = k != GS_NONE ? c->in->apis[k].tid : 0;
+		if (k != GS_NONE)
+			r = stab_find(&c->nvtx_tid, w->tid, mid, &hint);
+		if (r == GS_NONE) {
+			hint = GS_NONE;
+			r = stab_find(&c->nvtx_any, 0, mid, &hint);
+		}
+		w->nvtx_id = r < c->in->n_nvtx ? c->in->nvtx[r].text_id : 0;
 	}
 }
 

@@ -924,9 +924,12 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 			return -1;
 		im->stats->syncs++;
 	} else if (!strcmp(cat, "user_annotation") ||
-		   (!strcmp(cat, "Operator") && e->name.p && !strncmp(e->name.p, "ProfilerStep#", 13))) {
-		/* PyTorch 1.8-1.10 wrote the profiler's step ranges as
-		 * operators: the steps a report selects (--step) */
+		   (!strcmp(cat, "Operator") && e->name.p && strchr(e->name.p, '#'))) {
+		/* PyTorch 1.8-1.10 wrote its own record_function ranges as
+		 * operators, named "<what>#<which>": "ProfilerStep#5" (the
+		 * steps --step selects), "enumerate(DataLoader)#_Single
+		 * ProcessDataLoaderIter.__next__", "Optimizer.step#SGD.step";
+		 * no operator or autograd node has a '#' in its name */
 		id = intern(im, e->name.p ? e->name.p : "", e->name.n);
 		if (!id)
 			return -1;
