@@ -447,6 +447,28 @@ def check_bad_input():
     one_line_exit2(report(os.path.join(WORK, "missing.db")), "missing", "cannot open")
     one_line_exit2(report(mkdb("notsqlite")), "not sqlite", "not an SQLite database")
     one_line_exit2(report(mkdb("foreign")), "foreign", "not a gapscope trace")
+    # a torch.profiler trace given to report: say to import it
+    js = os.path.join(WORK, "t.json")
+    with open(js, "w") as f:
+        f.write('  {"traceEvents": []}')
+    one_line_exit2(report(js), "json", "not a gapscope trace (JSON: a torch.profiler trace?"
+                   " gapscope import it first)")
+    gz = os.path.join(WORK, "t.json.gz")
+    import gzip
+    with gzip.open(gz, "wb") as f:
+        f.write(b'{"traceEvents": []}' * 4)
+    one_line_exit2(report(gz), "gzip", "(gzip-compressed: a torch.profiler .json.gz?")
+    # an Nsight Systems SQLite export (its string and GPU tables)
+    nsys = os.path.join(WORK, "nsys.sqlite")
+    import sqlite3
+    if os.path.exists(nsys):
+        os.unlink(nsys)
+    con = sqlite3.connect(nsys)
+    con.execute("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL)")
+    con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL)")
+    con.commit()
+    con.close()
+    one_line_exit2(report(nsys), "nsys", "an Nsight Systems SQLite export, not a gapscope trace")
     one_line_exit2(report(mkdb("newer")), "newer", "newer than this gapscope")
     one_line_exit2(report(mkdb("truncated")), "truncated", "truncated")
     one_line_exit2(report(mkdb("empty")), "empty", "no GPU activity")

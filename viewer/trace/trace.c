@@ -93,7 +93,20 @@ static int check_header(const char *path, int *recording, int *wal, char *err, s
 	}
 	close(fd);
 	if (n >= 16 && memcmp(h, "SQLite format 3", 16) != 0) {
-		snprintf(err, errlen, "not a gapscope trace (not an SQLite database)");
+		size_t i = 0;
+		while (i < n && (h[i] == ' ' || h[i] == '\t' || h[i] == '\n' || h[i] == '\r'))
+			i++;
+		/* a torch.profiler trace given where its import is meant */
+		if (h[0] == 0x1f && h[1] == 0x8b)
+			snprintf(err, errlen,
+				 "not a gapscope trace (gzip-compressed: a torch.profiler "
+				 ".json.gz? gapscope import it first)");
+		else if (i < n && (h[i] == '{' || h[i] == '['))
+			snprintf(err, errlen,
+				 "not a gapscope trace (JSON: a torch.profiler trace? gapscope "
+				 "import it first)");
+		else
+			snprintf(err, errlen, "not a gapscope trace (not an SQLite database)");
 		return TRACE_ERR_NOT_SQLITE;
 	}
 	if (n < sizeof(h)) {
@@ -514,18 +527,24 @@ static int wal_missing(struct trace *t, char *err, size_t errlen)
 }
 
 /* Whether the database has a table (or anything) named meta. */
-static int has_meta(sqlite3 *db)
+static int has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *st = NULL;
 	int found;
 
 	found = sqlite3_prepare_v2(db,
 				   "SELECT 1 FROM pragma_table_list WHERE schema='main' AND "
-				   "name='meta' COLLATE NOCASE",
+				   "name=?1 COLLATE NOCASE",
 				   -1, &st, NULL) == SQLITE_OK &&
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
 		sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	return found;
+}
+
+static int has_meta(sqlite3 *db)
+{
+	return has_table(db, "meta");
 }
 
 /* meta's schema_version is there but is no version number (1 to 999999):
@@ -638,6 +657,13 @@ int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 		} else if (wal_missing(t, err, errlen)) {
 			open_failed(t, err, errlen);
 			return TRACE_ERR_CORRUPT;
+		} else if (has_table(t->db, "StringIds") &&
+			   (has_table(t->db, "TARGET_INFO_GPU") ||
+			    has_table(t->db, "CUPTI_ACTIVITY_KIND_KERNEL"))) {
+			snprintf(err, errlen,
+				 "an Nsight Systems SQLite export, not a gapscope trace (gapscope "
+				 "reads its own traces, and torch.profiler JSON through gapscope "
+				 "import)");
 		} else {
 			snprintf(err, errlen,
 				 "SQLite database, but not a gapscope trace (no meta table)");
