@@ -1569,6 +1569,13 @@ static int exec(struct importer *im, const char *sql, const char *what)
 	return 0;
 }
 
+/* SQL over api_calls a: a is no driver call under a recorded runtime call
+ * of its correlation id (the same call); two %d: GS_API_DRIVER,
+ * GS_API_RUNTIME */
+#define NOT_UNDER_RUNTIME                                                                      \
+	"NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"                                \
+	" WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
+
 /* The calls that block the host until the GPU is done (the collector's
  * sync_calls, collector/collector.c, less the stream waits, which block no
  * host); a name also matches with a suffix ("_ptsz", "_v2"). */
@@ -1614,8 +1621,7 @@ static int derive_sync_calls(struct importer *im)
 		 "   UNION SELECT device FROM memsets)),"
 		 " a.correlation_id, a.pid, a.tid"
 		 " FROM api_calls a JOIN temp.sync_api i ON i.name_id = a.name_id"
-		 " WHERE NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"
-		 "   WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
+		 " WHERE " NOT_UNDER_RUNTIME
 		 " AND NOT EXISTS (SELECT 1 FROM syncs s WHERE s.implicit = 0 AND"
 		 "   s.correlation_id = a.correlation_id)"
 		 " ORDER BY a.start;",
@@ -1755,9 +1761,7 @@ static int derive(struct importer *im)
 		 " a.pid, a.tid FROM api_calls a JOIN temp.implicit_api i ON i.name_id = a.name_id"
 		 " WHERE (i.kind <> %d OR a.start > COALESCE((SELECT MIN(b.start) FROM kernels k"
 		 "   JOIN api_calls b ON b.correlation_id = k.correlation_id), %lld))"
-		 " AND NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"
-		 "   WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
-		 " ORDER BY a.start;",
+		 " AND " NOT_UNDER_RUNTIME " ORDER BY a.start;",
 		 GS_SYNC_IMPLICIT_ALLOC, (long long)INT64_MAX, GS_API_DRIVER, GS_API_RUNTIME);
 	if (exec(im, sql, "deriving implicit syncs (API calls)") < 0)
 		return -1;
