@@ -1363,10 +1363,14 @@ static void test_synchronous_copy_is_sync_wait_not_launch_time(void **state)
 static void test_rule_names_and_fixes(void **state)
 {
 	static const char *const keys[GS_RULE_COUNT] = {
-	    "host_code",      "launch_overhead",       "sync_every_step",   "pageable_copies",
-	    "sync_copies",    "alloc_in_loop",	       "legacy_stream",	    "dependency",
-	    "short_kernels",  "graph_launch_overhead", "slow_launch_calls", "unexplained",
-	    "no_launch_calls", "input_wait", "host_stalls"};
+	    "host_code",	 "launch_overhead",
+	    "sync_every_step",	 "pageable_copies",
+	    "sync_copies",	 "alloc_in_loop",
+	    "legacy_stream",	 "dependency",
+	    "short_kernels",	 "graph_launch_overhead",
+	    "slow_launch_calls", "unexplained",
+	    "no_launch_calls",	 "input_wait",
+	    "host_stalls"};
 	int r;
 	(void)state;
 	for (r = 0; r < GS_RULE_COUNT; r++) {

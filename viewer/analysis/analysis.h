@@ -55,8 +55,7 @@ enum gs_op_kind {
 #define GS_OPF_ASYNC 0x04	  /* memcpy/memset issued by an *Async API */
 #define GS_OPF_PAGEABLE_SRC 0x08  /* memcpy reading pageable host memory: staged
 				     by the host before the copy can start */
-#define GS_OPF_HOST_SRC 0x10	  /* memcpy reading host memory (pageable or
-				     pinned): an upload */
+#define GS_OPF_HOST_SRC 0x10	  /* memcpy from host memory: an upload */
 
 /* One GPU operation (kernel, memcpy, memset). 36 bytes, packed with
  * 4-byte alignment (naturally aligned it would be 40, 4 of them padding):
@@ -301,13 +300,13 @@ const char *gs_cause_key(int cause);
 #define GS_QUEUED_DISPATCH_NS 50000
 #define GS_QUEUED_HELD_NS 100000
 enum gs_explain {
-	GS_EXPLAIN_NONE = 0,	  /* cause other: no launch call found */
-	GS_EXPLAIN_LAUNCH = 1,	  /* apis[idx]: the launch call C of X */
-	GS_EXPLAIN_SYNC = 2,	  /* syncs[idx]: a blocking call (segments only: a
-				     gap is explained by its launch call) */
-	GS_EXPLAIN_WAIT = 3,	  /* syncs[idx]: stream-wait-event pending for X */
-	GS_EXPLAIN_HOST_FUNC = 4, /* apis[idx]: host function/callback pending for X */
-	GS_EXPLAIN_HOST_NODE = 5, /* ops[X]: X's graph node follows a host node */
+	GS_EXPLAIN_NONE = 0,	     /* cause other: no launch call found */
+	GS_EXPLAIN_LAUNCH = 1,	     /* apis[idx]: the launch call C of X */
+	GS_EXPLAIN_SYNC = 2,	     /* syncs[idx]: a blocking call (segments only: a
+					gap is explained by its launch call) */
+	GS_EXPLAIN_WAIT = 3,	     /* syncs[idx]: stream-wait-event pending for X */
+	GS_EXPLAIN_HOST_FUNC = 4,    /* apis[idx]: host function/callback pending for X */
+	GS_EXPLAIN_HOST_NODE = 5,    /* ops[X]: X's graph node follows a host node */
 	GS_EXPLAIN_BEFORE_TRACE = 6, /* X has no launch call: it was launched before
 					the trace began (no idx) */
 };
@@ -595,8 +594,8 @@ enum gs_rule {
 	GS_RULE_SLOW_LAUNCH = 10,  /* launch calls of GS_SLOW_LAUNCH_NS or more (module loads) */
 	GS_RULE_UNEXPLAINED = 11,  /* idle of cause other: what held the GPU is not in the trace */
 	GS_RULE_NO_LAUNCH_CALLS = 12, /* the same, mostly before ops without a launch call */
-	GS_RULE_INPUT_WAIT = 13,   /* host stalls (GS_HOST_STALL_NS) before uploads */
-	GS_RULE_HOST_STALL = 14,   /* host stalls elsewhere */
+	GS_RULE_INPUT_WAIT = 13,      /* host stalls (GS_HOST_STALL_NS) before uploads */
+	GS_RULE_HOST_STALL = 14,      /* host stalls elsewhere */
 	GS_RULE_COUNT = 15,
 };
 /* The graph launch API made most in the selection (cudaGraphLaunch, its

@@ -1287,7 +1287,8 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 				lc = s_k > end && device_quiet(c, dr, end, s_k, opi[k])
 					 ? launch_caused_at(c, &cc, whole, end, opi, p, k)
 					 : LC_NO;
-				if (lc == LC_LAUNCH || (lc == LC_HOST && s_k - end < GS_HOST_STALL_NS))
+				if (lc == LC_LAUNCH ||
+				    (lc == LC_HOST && s_k - end < GS_HOST_STALL_NS))
 					a.launch_idle = gs_sat_add(a.launch_idle, s_k - end);
 				if (e_k > end)
 					end = e_k;

@@ -221,7 +221,8 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 		for (k = 0; k < GS_CAUSE_COUNT; k++)
 			v->idle_by_cause[k] = gs_sat_add(v->idle_by_cause[k], tl->idle_by_cause[k]);
 		launch = gs_sat_add(launch, tl->launch_calls);
-		slow = gs_sat_add(slow, gs_sat_add(tl->slow_launch_latency, tl->slow_launch_in_calls));
+		slow =
+		    gs_sat_add(slow, gs_sat_add(tl->slow_launch_latency, tl->slow_launch_in_calls));
 		sf.count += tl->slow_launches;
 		if (tl->slow_launch_max_ns > slow_max) {
 			slow_max = tl->slow_launch_max_ns;
@@ -255,17 +256,23 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 			sw = tl->stall_where;
 	}
 	if (share(input, v->window) >= RULE_STALL_SHARE) {
-		struct gs_finding f = {.rule = GS_RULE_INPUT_WAIT, .cost_ns = input,
-				       .count = n_input, .nvtx_id = iw.nvtx_id, .tid = iw.tid};
+		struct gs_finding f = {.rule = GS_RULE_INPUT_WAIT,
+				       .cost_ns = input,
+				       .count = n_input,
+				       .nvtx_id = iw.nvtx_id,
+				       .tid = iw.tid};
 		add_finding(v, &f);
 	}
 	if (share(stall - input, v->window) >= RULE_STALL_SHARE) {
-		struct gs_finding f = {.rule = GS_RULE_HOST_STALL, .cost_ns = stall - input,
-				       .count = n_stall - n_input, .nvtx_id = sw.nvtx_id,
+		struct gs_finding f = {.rule = GS_RULE_HOST_STALL,
+				       .cost_ns = stall - input,
+				       .count = n_stall - n_input,
+				       .nvtx_id = sw.nvtx_id,
 				       .tid = sw.tid};
 		add_finding(v, &f);
 	}
-	if (share(v->idle_by_cause[GS_CAUSE_HOST_CODE] - stall, v->window) >= RULE_HOST_CODE_SHARE) {
+	if (share(v->idle_by_cause[GS_CAUSE_HOST_CODE] - stall, v->window) >=
+	    RULE_HOST_CODE_SHARE) {
 		struct gs_finding f = {.rule = GS_RULE_HOST_CODE,
 				       .cost_ns = v->idle_by_cause[GS_CAUSE_HOST_CODE] - stall};
 		where_of(res, GS_CAUSE_HOST_CODE, &f);

@@ -117,7 +117,8 @@ int cmd_import(int argc, char **argv)
 		       " correlation id\n",
 		       st.graph_ops);
 	if (st.syncs_from_calls)
-		printf("%" PRId64 " sync calls had no cuda_sync record: each is a sync of the call's"
+		printf("%" PRId64
+		       " sync calls had no cuda_sync record: each is a sync of the call's"
 		       " time (stream or event not known)\n",
 		       st.syncs_from_calls);
 	if (st.waits_unrecorded)

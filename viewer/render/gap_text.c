@@ -122,7 +122,8 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 			put_name(buf, n, k, api_name(in, s->ref_idx, "?"), 64);
 			put(buf, n, k, ", held by no recorded wait)");
 		} else if (s->ref_kind == GS_EXPLAIN_BEFORE_TRACE) {
-			put(buf, n, k, " (launched before the trace began, held by no recorded wait)");
+			put(buf, n, k,
+			    " (launched before the trace began, held by no recorded wait)");
 		} else {
 			put(buf, n, k, " (no launch call recorded)");
 		}

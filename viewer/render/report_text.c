@@ -215,7 +215,8 @@ static void verdict_lines(struct report_ctx *r)
 			}
 		} else if (f->count)
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", %llu %s",
-					      (unsigned long long)f->count, gs_rule_count_unit(f->rule));
+					      (unsigned long long)f->count,
+					      gs_rule_count_unit(f->rule));
 		if (f->tid)
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", thread %u", f->tid);
 		k = (size_t)snprintf(line, sizeof(line), "  %zu. %s: %s (%.1f%%)", i + 1,
@@ -333,15 +334,16 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 			"  of which %s is in or after %llu launch call%s of 1 ms or more "
 			"(module loading, PTX JIT or graph upload; the longest %s)\n",
 			D(d->tl.slow_launch_latency + d->tl.slow_launch_in_calls),
-			(unsigned long long)d->tl.slow_launches, d->tl.slow_launches == 1 ? "" : "s",
-			D(d->tl.slow_launch_max_ns));
+			(unsigned long long)d->tl.slow_launches,
+			d->tl.slow_launches == 1 ? "" : "s", D(d->tl.slow_launch_max_ns));
 	if (d->tl.host_stalls && d->tl.host_stall * 100 >= d->tl.window)
-		fprintf(f,
-			"  of the host code, %s is in %llu gap%s with 1 ms or more of it (%s in %llu "
-			"before uploads): the thread's own work, not per-launch overhead\n",
-			D(d->tl.host_stall), (unsigned long long)d->tl.host_stalls,
-			d->tl.host_stalls == 1 ? "" : "s", D(d->tl.input_stall),
-			(unsigned long long)d->tl.input_stalls);
+		fprintf(
+		    f,
+		    "  of the host code, %s is in %llu gap%s with 1 ms or more of it (%s in %llu "
+		    "before uploads): the thread's own work, not per-launch overhead\n",
+		    D(d->tl.host_stall), (unsigned long long)d->tl.host_stalls,
+		    d->tl.host_stalls == 1 ? "" : "s", D(d->tl.input_stall),
+		    (unsigned long long)d->tl.input_stalls);
 	if (r->corr) {
 		size_t k;
 		for (k = 0; k < r->corr->n_devices; k++) {

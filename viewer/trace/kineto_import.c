@@ -1572,8 +1572,8 @@ static int exec(struct importer *im, const char *sql, const char *what)
 /* SQL over api_calls a: a is no driver call under a recorded runtime call
  * of its correlation id (the same call); two %d: GS_API_DRIVER,
  * GS_API_RUNTIME */
-#define NOT_UNDER_RUNTIME                                                                      \
-	"NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"                                \
+#define NOT_UNDER_RUNTIME                                                                          \
+	"NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"                                    \
 	" WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
 
 /* The calls that block the host until the GPU is done (the collector's
@@ -1583,9 +1583,9 @@ static const struct {
 	const char *name;
 	int kind;
 } sync_apis[] = {
-    {"cudaStreamSynchronize", GS_SYNC_STREAM}, {"cudaEventSynchronize", GS_SYNC_EVENT},
+    {"cudaStreamSynchronize", GS_SYNC_STREAM},	{"cudaEventSynchronize", GS_SYNC_EVENT},
     {"cudaDeviceSynchronize", GS_SYNC_CONTEXT}, {"cudaThreadSynchronize", GS_SYNC_CONTEXT},
-    {"cuStreamSynchronize", GS_SYNC_STREAM},	 {"cuEventSynchronize", GS_SYNC_EVENT},
+    {"cuStreamSynchronize", GS_SYNC_STREAM},	{"cuEventSynchronize", GS_SYNC_EVENT},
     {"cuCtxSynchronize", GS_SYNC_CONTEXT},
 };
 
