@@ -60,7 +60,7 @@ static const struct {
     [GS_RULE_NO_LAUNCH_CALLS] = {"no_launch_calls", "idle before ops with no launch call recorded",
 				 "record the CUDA API calls too (gapscope record's default)"},
     [GS_RULE_INPUT_WAIT] = {"input_wait", "host stalls before uploads (input)",
-			    "load batches ahead: DataLoader(num_workers>0, pin_memory=True)"},
+			    "prepare inputs ahead, e.g. DataLoader(num_workers>0, pin_memory=True)"},
     [GS_RULE_HOST_STALL] = {"host_stalls", "host stalls of 1 ms or more",
 			    "overlap that host work with GPU work; CUDA Graphs do not remove it"},
 };
