@@ -806,8 +806,10 @@ static void test_a_range_keeps_a_cut_stall(void **state)
 	struct tb *t = tb_new();
 	(void)state;
 	/* K0 [100, 200], K1's call [2000200, 2000210], K1 [2000300, 2000400]:
-	 * gap [200, 2000300) with 2000000 of host code; a range [1500200,
-	 * 2000400] on thread 7 takes [1500200, 2000200) of it: 500000 */
+	 * gap [200, 2000300) with 2000000 of host code; ranges [300200,
+	 * 600200] and [1500200, 2000400] on thread 7 take 300000 and
+	 * [1500200, 2000200) = 500000 of it: one stall, in two pieces */
+	range(t, S_STEP, 300200, 600200, 7);
 	range(t, S_STEP, 1500200, 2000400, 7);
 	api(t, S_LAUNCH, 0, 10, 1, 7);
 	kern(t, 0, 7, 100, 200, 1);
@@ -815,8 +817,8 @@ static void test_a_range_keeps_a_cut_stall(void **state)
 	kern(t, 0, 7, 2000300, 2000400, 2);
 	t->opt.range_name = "step";
 	run(t);
-	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 500000);
-	assert_int_equal(t->res.devices[0].tl.host_stall, 500000);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_HOST_CODE], 800000);
+	assert_int_equal(t->res.devices[0].tl.host_stall, 800000);
 	assert_int_equal(t->res.devices[0].tl.host_stalls, 1);
 	assert_int_equal(t->res.devices[0].tl.input_stall, 0);
 	tb_free(t);

@@ -1138,23 +1138,25 @@ static void tl_slow(const struct actx *c, struct gs_timeline *tl, const struct g
 
 /* tl's host_stall_* for a piece of gap g with cut pc, whose whole cut is
  * cut: a stall is a gap with GS_HOST_STALL_NS of host code or more, as a
- * whole (a range that cuts a stall keeps its piece a stall) */
+ * whole (a range that cuts a stall keeps its piece a stall, and the gap
+ * is counted once, with its first stall piece in the selection:
+ * *counted) */
 static void tl_stall(const struct actx *c, struct gs_timeline *tl, const struct gs_gap *g,
-		     const struct gap_cut *cut, const struct gap_cut *pc)
+		     const struct gap_cut *cut, const struct gap_cut *pc, int *counted)
 {
 	int64_t h = pc->amt[GS_CAUSE_HOST_CODE];
-
-	struct gs_stall_where *w = &tl->stall_where;
+	int input = !!(c->ops[g->op_idx].flags & GS_OPF_HOST_SRC);
+	struct gs_stall_where *w = input ? &tl->input_where : &tl->stall_where;
 	uint32_t k;
 
 	if (cut->amt[GS_CAUSE_HOST_CODE] < GS_HOST_STALL_NS || h <= 0)
 		return;
 	tl->host_stall += h;
-	tl->host_stalls++;
-	if (c->ops[g->op_idx].flags & GS_OPF_HOST_SRC) {
-		tl->input_stall += h;
-		tl->input_stalls++;
-		w = &tl->input_where;
+	tl->input_stall += input ? h : 0;
+	if (!*counted) {
+		tl->host_stalls++;
+		tl->input_stalls += (uint64_t)input;
+		*counted = 1;
 	}
 	if (h > w->host_ns) {
 		/* the innermost range at the gap's middle, on the launching
@@ -1232,13 +1234,15 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		   size_t *n, size_t *cap, struct gap_keep *keep, int attr, struct nvtx_acc *acc)
 {
 	size_t k;
+	int stall_counted = 0;
 
 	if (!c->has_sel) {
 		tl_add(tl, cut);
 		if (c->ops[g->op_idx].graph_id)
 			tl->graph_launch_latency += cut->amt[GS_CAUSE_LAUNCH_LATENCY];
+		int counted = 0;
 		tl_slow(c, tl, g, cut);
-		tl_stall(c, tl, g, cut, cut);
+		tl_stall(c, tl, g, cut, cut, &counted);
 		if (c->call_of[g->op_idx] == GS_NONE &&
 		    !launched_before_trace(c, &c->ops[g->op_idx]))
 			tl->other_no_call += cut->amt[GS_CAUSE_OTHER];
@@ -1268,7 +1272,7 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		if (c->ops[g->op_idx].graph_id)
 			tl->graph_launch_latency += pc.amt[GS_CAUSE_LAUNCH_LATENCY];
 		tl_slow(c, tl, g, &pc);
-		tl_stall(c, tl, g, cut, &pc);
+		tl_stall(c, tl, g, cut, &pc, &stall_counted);
 		if (c->call_of[g->op_idx] == GS_NONE &&
 		    !launched_before_trace(c, &c->ops[g->op_idx]))
 			tl->other_no_call += pc.amt[GS_CAUSE_OTHER];
