@@ -223,7 +223,8 @@ elif CHECK == "quirks":
                                imported.get("stream_waits_unrecorded"),
                                imported.get("unmapped.overhead")), ("3", "1", "1"))
         r = gs("info", db)
-        expect("info import text", "\nimport\n  events                   20\n" in r.stdout, True)
+        expect("info import text", "\nimport\n  event_records_from_waits 0\n"
+               "  events                   20\n" in r.stdout, True)
 
 elif CHECK == "hostile":
     basic = open(os.path.join(FIX, "basic.json"), "rb").read()
@@ -436,6 +437,44 @@ elif CHECK == "legacy":
         expect("options json", json.loads(r.stdout)["instrumentation"]
                ["torch_profiler_options"] if r.returncode == 0 else r.stderr,
                "record_shapes,with_stack")
+
+elif CHECK == "waits":
+    # PyTorch 2.1+: a stream wait says where its event was recorded
+    # (wait_on_stream, and the cudaEventRecord call's correlation id).
+    # Device 0: K1 on stream 7 [1.000, 2.000] us; the record call (corr 10)
+    # at 1.500 on stream 7; stream 13 waits for it (corr 11, event 5); K2 on
+    # stream 13 [2.500, 3.000], launched at 1.600 (queued before the GPU
+    # went idle at 2.000). The wait was for the same device's stream 7,
+    # done by 2.000: in the device view it explains none of the 500 ns gap
+    # (launch latency; dependency before, when no record was known).
+    def x(cat, name, ts, dur, pid, tid, **args):
+        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts,
+                "dur": dur, "args": args}
+    ev = [x("cuda_runtime", "cudaLaunchKernel", 0.5, 0.1, 9, 9, correlation=1),
+          x("kernel", "k1", 1.0, 1.0, 0, 7, device=0, stream=7, correlation=1),
+          x("cuda_runtime", "cudaEventRecord", 1.5, 0.02, 9, 9, correlation=10),
+          x("cuda_runtime", "cudaStreamWaitEvent", 1.55, 0.02, 9, 9, correlation=11),
+          x("cuda_sync", "Stream Wait Event", 1.55, 0.02, 0, 13, device=0, stream=13,
+            correlation=11, wait_on_stream=7, wait_on_cuda_event_record_corr_id=10,
+            wait_on_cuda_event_id=5, cuda_sync_kind="Stream Wait Event"),
+          x("cuda_runtime", "cudaLaunchKernel", 1.6, 0.1, 9, 9, correlation=12),
+          x("kernel", "k2", 2.5, 0.5, 0, 13, device=0, stream=13, correlation=12)]
+    src = os.path.join(WORK, "waits.json")
+    with open(src, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+    r, db = imp(src)
+    expect("rc", (r.returncode, r.stderr), (0, ""))
+    if r.returncode == 0:
+        expect("event record", rows(db, "SELECT event, stream, device, correlation_id, start"
+                                   " FROM events"), [(5, 7, 0, 10, 1500)])
+        expect("meta", rows(db, "SELECT value FROM meta WHERE"
+                            " key = 'import.event_records_from_waits'"), [("1",)])
+        r = gs("report", "--json", db)
+        expect("report rc", r.returncode, 0)
+        if r.returncode == 0:
+            j = json.loads(r.stdout)
+            c = j["devices"][0]["idle_by_cause_ns"]
+            expect("device view", (c["dependency"], c["launch_latency"]), (0, 500))
 
 else:
     failures.append(f"unknown check {CHECK}")

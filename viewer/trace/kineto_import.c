@@ -284,6 +284,8 @@ enum arg {
 	A_FROM_DEVICE,
 	A_TO_DEVICE,
 	A_IN_DEVICE,
+	A_WAIT_STREAM,
+	A_WAIT_REC_CORR,
 	A_N
 };
 
@@ -303,6 +305,8 @@ static const char *const arg_keys[A_N] = {
     [A_FROM_DEVICE] = "fromDevice",
     [A_TO_DEVICE] = "toDevice",
     [A_IN_DEVICE] = "inDevice",
+    [A_WAIT_STREAM] = "wait_on_stream",
+    [A_WAIT_REC_CORR] = "wait_on_cuda_event_record_corr_id",
 };
 
 struct kev {
@@ -388,6 +392,7 @@ enum {
 	ST_THREAD,
 	ST_PROCESS,
 	ST_META,
+	ST_EVENT,
 	ST_N
 };
 
@@ -416,6 +421,8 @@ static const char *const st_sql[ST_N] = {
     [ST_THREAD] = "INSERT OR REPLACE INTO threads(tid, pid, name) VALUES(?1, ?2, ?3)",
     [ST_PROCESS] = "INSERT OR REPLACE INTO processes(pid, command_line) VALUES(?1, ?2)",
     [ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
+    [ST_EVENT] = "INSERT INTO events(event, stream, device, context, correlation_id, start) "
+		 "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
 };
 
 /* interned strings: open addressing, the id is the strings.id */
@@ -923,6 +930,26 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		if (run(im, ST_SYNC, "syncs") < 0)
 			return -1;
 		im->stats->syncs++;
+		/* a stream wait says where its event was recorded (PyTorch
+		 * 2.1+: wait_on_stream, the record call's correlation id):
+		 * an event record, so that a wait for the same stream or
+		 * device explains no idle (docs/metrics.md, dependency). Its
+		 * time is the wait's until derive() finds the record call. */
+		if (sync_kind(e) == GS_SYNC_STREAM_WAIT_EVENT && HAS(e, A_EVENT) &&
+		    HAS(e, A_WAIT_STREAM) && e->a[A_WAIT_STREAM] >= 0 &&
+		    TRACE_STREAM_OK(e->a[A_WAIT_STREAM]) && hd) {
+			s = im->st[ST_EVENT];
+			sqlite3_bind_int64(s, 1, e->a[A_EVENT]);
+			sqlite3_bind_int64(s, 2, e->a[A_WAIT_STREAM]);
+			sqlite3_bind_int64(s, 3, d);
+			bind_opt(s, 4, HAS(e, A_CONTEXT), e->a[A_CONTEXT]);
+			bind_opt(s, 5, HAS(e, A_WAIT_REC_CORR) && e->a[A_WAIT_REC_CORR] >= 0,
+				 e->a[A_WAIT_REC_CORR]);
+			sqlite3_bind_int64(s, 6, start);
+			if (run(im, ST_EVENT, "events") < 0)
+				return -1;
+			im->stats->event_records++;
+		}
 	} else if (!strcmp(cat, "user_annotation") ||
 		   (!strcmp(cat, "Operator") && e->name.p && strchr(e->name.p, '#'))) {
 		/* PyTorch 1.8-1.10 wrote its own record_function ranges as
@@ -1696,6 +1723,14 @@ static int derive(struct importer *im)
 		return -1;
 	if (derive_sync_calls(im) < 0)
 		return -1;
+	/* event records made from stream waits: at their record call */
+	if (im->stats->event_records &&
+	    exec(im,
+		 "UPDATE events SET start = COALESCE((SELECT b.start FROM api_calls b"
+		 " WHERE b.correlation_id = events.correlation_id ORDER BY b.api LIMIT 1), start)"
+		 " WHERE correlation_id IS NOT NULL;",
+		 "placing event records") < 0)
+		return -1;
 	if (exec(im,
 		 "CREATE TEMP TABLE async_api AS SELECT id FROM strings"
 		 " WHERE instr(value, 'Async') > 0;"
@@ -1904,7 +1939,8 @@ static int finish(struct importer *im, const char *version)
 		return fail_db(im, "building indexes"), -1;
 	if (derive(im) < 0 || meta_int(im, "import.graph_ops_from_launch", st->graph_ops) < 0 ||
 	    meta_int(im, "import.stream_waits_unrecorded", st->waits_unrecorded) < 0 ||
-	    meta_int(im, "import.syncs_from_calls", st->syncs_from_calls) < 0)
+	    meta_int(im, "import.syncs_from_calls", st->syncs_from_calls) < 0 ||
+	    meta_int(im, "import.event_records_from_waits", st->event_records) < 0)
 		return -1;
 	return meta(im, "finalized", "1");
 }
