@@ -5,7 +5,7 @@
 # and leaves an existing output as it was.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(check basic gzip quirks hostile atomic verbs legacy waits)
+  foreach(check basic gzip quirks hostile atomic verbs legacy waits hostops)
     add_test(NAME cli_import_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/kineto_check.py ${check}
                      $<TARGET_FILE:gapscope> ${CMAKE_CURRENT_LIST_DIR}/kineto

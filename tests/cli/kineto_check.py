@@ -100,13 +100,18 @@ def check_basic_db(db):
     meta = dict(rows(db, "SELECT key, value FROM meta"))
     for k, v in {"source": "kineto", "finalized": "1", "start_ns": "1000000",
                  "stop_ns": "1100000", "import.events": "20", "import.flow_events": "2",
-                 "import.unmapped.cpu_op": "1", "import.unmapped.python_function": "1",
+                 "import.host_ops": "1", "import.unmapped.python_function": "1",
                  "import.unmapped.gpu_user_annotation": "1",
                  "import.unmapped.no_category": "1",
                  "import.base_time_ns": "1765000000000000000",
                  "realtime_offset_ns": "1765000000000000000",
                  "schema_version": "2"}.items():
         expect(f"meta {k}", meta.get(k), v)
+    expect("import.unmapped.cpu_op gone", "import.unmapped.cpu_op" in meta, False)
+    # the cpu_op: a host span of thread 4242, aten::mm [1001000, 1021000]
+    expect("host ranges", rows(db, "SELECT h.start, h.end, s.value, h.pid, h.tid FROM"
+                               " host_ranges h JOIN strings s ON s.id = h.name_id"),
+           [(1001000, 1021000, "aten::mm", 4242, 4242)])
 
     r = gs("info", "--json", db)
     expect("info rc", r.returncode, 0)
@@ -138,9 +143,10 @@ if CHECK == "basic":
     expect("summary", r.stdout.splitlines()[:1],
            [f"imported {FIX}/basic.json -> {db}: 2 kernels, 1 memcpys, 1 memsets, 5 API calls,"
             " 2 syncs (1 implicit), 1 ranges, 1 devices"])
-    expect("not mapped line", r.stdout.splitlines()[1:2],
-           ["not mapped (events per category): cpu_op 1, gpu_user_annotation 1,"
-            " python_function 1, no_category 1"])
+    expect("not mapped line", r.stdout.splitlines()[1:3],
+           ["not mapped (events per category): gpu_user_annotation 1,"
+            " python_function 1, no_category 1",
+            "1 host operators (cpu_op): the report names host code by them"])
     if r.returncode == 0:
         check_basic_db(db)
 
@@ -396,8 +402,8 @@ elif CHECK == "legacy":
     expect("summary", r.stdout.splitlines()[:1],
            [f"imported {src} -> {db}: 2 kernels, 1 memcpys, 1 memsets, 9 API calls,"
             " 3 syncs (0 implicit), 2 ranges, 0 devices"])
-    expect("not mapped", r.stdout.splitlines()[1:2],
-           ["not mapped (events per category): Operator 2"])
+    expect("host operators", r.stdout.splitlines()[1:2],
+           ["2 host operators (cpu_op): the report names host code by them"])
     expect("sync calls line", "3 sync calls had no cuda_sync record" in r.stdout, True)
     if r.returncode == 0:
         base = T * 1000
@@ -426,6 +432,12 @@ elif CHECK == "legacy":
                  "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")])
         expect("string tid", rows(db, "SELECT tid FROM api_calls WHERE correlation_id = 8"),
                [(4093687616,)])
+        # PyTorch 1.8's operators (no '#'): host spans
+        expect("host ranges", rows(db, "SELECT h.start - %d, h.end - %d, s.value, h.tid FROM"
+                                   " host_ranges h JOIN strings s ON s.id = h.name_id"
+                                   " ORDER BY h.start" % (base, base)),
+               [(5000, 8000, "aten::add", 4093687616),
+                (9000, 10000, "CudnnConvolutionBackward", 4093687616)])
         # the options that add host time to every operator: said by report
         expect("options meta", rows(db, "SELECT value FROM meta WHERE"
                                     " key = 'import.torch_profiler_options'"),
@@ -475,6 +487,47 @@ elif CHECK == "waits":
             j = json.loads(r.stdout)
             c = j["devices"][0]["idle_by_cause_ns"]
             expect("device view", (c["dependency"], c["launch_latency"]), (0, 500))
+
+elif CHECK == "hostops":
+    # torch.profiler's operators name host code. Thread 9, device 0, stream
+    # 7: K1 [1, 2] us; then, before K2's launch call at 40.5, host code and
+    # three other calls: cudaGetDevice [3, 3.1], cudaStreamCreateWithFlags
+    # [5, 8], cudaDeviceGetAttribute [9, 9.2]; K2 [41, 42]. Segments of the
+    # gap [2, 41): host 1, API 0.1, host 1.9, API 3, host 1, API 0.2, host
+    # 31.3, launch latency 0.5: eight, so each cause once with its total
+    # (host 35.2, API 3.3 in 3 calls), named by its longest segment: host
+    # [9.2, 40.5) by the shortest operator covering half of it or more -
+    # aten::inner [10, 30] (20 of 31.3; aten::outer [2, 40] covers more but
+    # is longer, aten::tiny [20, 20.5] too little) - and the CUDA API by
+    # cudaStreamCreateWithFlags (3 us; the gap's first call took 0.1).
+    def x(cat, name, ts, dur, pid, tid, **args):
+        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts,
+                "dur": dur, "args": args}
+    ev = [x("cuda_runtime", "cudaLaunchKernel", 0.0, 0.1, 9, 9, correlation=1),
+          x("kernel", "k1", 1.0, 1.0, 0, 7, device=0, stream=7, correlation=1),
+          x("cpu_op", "aten::outer", 2.0, 38.0, 9, 9),
+          x("cpu_op", "aten::inner", 10.0, 20.0, 9, 9),
+          x("cpu_op", "aten::tiny", 20.0, 0.5, 9, 9),
+          x("cuda_runtime", "cudaGetDevice", 3.0, 0.1, 9, 9, correlation=3),
+          x("cuda_runtime", "cudaStreamCreateWithFlags", 5.0, 3.0, 9, 9, correlation=4),
+          x("cuda_runtime", "cudaDeviceGetAttribute", 9.0, 0.2, 9, 9, correlation=5),
+          x("cuda_runtime", "cudaLaunchKernel", 40.5, 0.1, 9, 9, correlation=2),
+          x("kernel", "k2", 41.0, 1.0, 0, 7, device=0, stream=7, correlation=2)]
+    src = os.path.join(WORK, "hostops.json")
+    with open(src, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+    r, db = imp(src)
+    expect("rc", (r.returncode, r.stderr), (0, ""))
+    expect("host operators line", "3 host operators (cpu_op)" in r.stdout, True)
+    r = gs("report", "--full-names", db)
+    expect("gap sentence", "in all: 35.200 us host code on thread 9 in aten::inner, 3.300 us"
+           " CUDA API in cudaStreamCreateWithFlags and 2 more, 500 ns launch latency"
+           " (cudaLaunchKernel)" in r.stdout, True)
+    r = gs("report", "--json", db)
+    if r.returncode == 0:
+        segs = json.loads(r.stdout)["devices"][0]["top_gaps"][0]["segments"]
+        expect("json host_op", [s.get("host_op") for s in segs if s["cause"] == "host_code"],
+               ["aten::outer", "aten::outer", "aten::outer", "aten::inner"])
 
 else:
     failures.append(f"unknown check {CHECK}")

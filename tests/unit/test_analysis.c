@@ -1187,6 +1187,33 @@ static void test_op_launched_before_the_trace_is_queued(void **state)
 	tb_free(t);
 }
 
+/* gs_host_range_at: thread 5's spans A [0, 1000], B [100, 300], C [400,
+ * 401] and thread 6's D [0, 5000], sorted by (tid, start) with the
+ * threads' running latest ends */
+static void test_host_range_at_picks_the_innermost_covering_half(void **state)
+{
+	static const struct gs_hrange h[] = {{0, 1000, 1000, 5, 1},
+					     {100, 300, 1000, 5, 2},
+					     {400, 401, 1000, 5, 3},
+					     {0, 5000, 5000, 6, 4}};
+	struct gs_input in = {.hranges = h, .n_hranges = 4};
+	(void)state;
+	/* [100, 300): B covers all of it and is shorter than A */
+	assert_int_equal(gs_host_range_at(&in, 5, 100, 300), 1);
+	/* [200, 400): B covers 100 of 200, exactly half: B */
+	assert_int_equal(gs_host_range_at(&in, 5, 200, 400), 1);
+	/* [200, 401): B covers 100 of 201, under half: A */
+	assert_int_equal(gs_host_range_at(&in, 5, 200, 401), 0);
+	/* [395, 405): C covers 1 of 10: A */
+	assert_int_equal(gs_host_range_at(&in, 5, 395, 405), 0);
+	/* [900, 2100): A covers 100 of 1200: none of thread 5 */
+	assert_int_equal(gs_host_range_at(&in, 5, 900, 2100), GS_NONE);
+	/* thread 6: D; a thread without spans: none; an empty interval: none */
+	assert_int_equal(gs_host_range_at(&in, 6, 900, 2100), 3);
+	assert_int_equal(gs_host_range_at(&in, 7, 0, 10), GS_NONE);
+	assert_int_equal(gs_host_range_at(&in, 5, 10, 10), GS_NONE);
+}
+
 static void test_graph_node_held_over_100us_is_other(void **state)
 {
 	struct tb *t = tb_new();
@@ -2412,6 +2439,7 @@ int main(void)
 	    cmocka_unit_test(test_name_matches),
 	    cmocka_unit_test(test_queued_op_held_over_100us_is_other),
 	    cmocka_unit_test(test_op_launched_before_the_trace_is_queued),
+	    cmocka_unit_test(test_host_range_at_picks_the_innermost_covering_half),
 	    cmocka_unit_test(test_launch_call_running_at_idle_stays_launch_latency),
 	    cmocka_unit_test(test_late_launch_then_held_over_100us_is_other),
 	    cmocka_unit_test(test_graph_node_held_over_100us_is_other),

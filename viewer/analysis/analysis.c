@@ -1176,6 +1176,8 @@ static void tl_stall(const struct actx *c, struct gs_timeline *tl, const struct 
 			r = stab_find(&c->nvtx_any, 0, mid, &hint);
 		}
 		w->nvtx_id = r < c->in->n_nvtx ? c->in->nvtx[r].text_id : 0;
+		r = gs_host_range_at(c->in, w->tid, g->start, g->end);
+		w->op_id = r != GS_NONE ? c->in->hranges[r].name_id : 0;
 	}
 }
 

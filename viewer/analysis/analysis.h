@@ -126,6 +126,16 @@ struct gs_event {
 	int16_t device;	 /* device ordinal */
 };
 
+/* One span a host thread ran (host_ranges: imported torch.profiler
+ * operators, "aten::to"), sorted by (tid, start). */
+struct gs_hrange {
+	int64_t start;	  /* ns */
+	int64_t end;	  /* ns */
+	int64_t maxend;	  /* the latest end of the thread's spans up to this one */
+	uint32_t tid;	  /* host thread */
+	uint32_t name_id; /* strings id */
+};
+
 /* One NVTX range or mark. */
 struct gs_nvtx {
 	int64_t start;	    /* ns */
@@ -195,6 +205,8 @@ struct gs_input {
 	size_t n_nvtx;
 	const struct gs_event *events; /* any order; may be empty (older traces) */
 	size_t n_events;
+	const struct gs_hrange *hranges; /* sorted by (tid, start); empty unless imported */
+	size_t n_hranges;
 	struct gs_strings strings;
 	/* meta facts the report repeats */
 	int64_t kernel_overhead_ns; /* ns measured CUPTI instrumentation per kernel
@@ -217,6 +229,11 @@ struct gs_input {
 /* Name-based classification of an API call (GS_APIF_* bits incl.
  * GS_APIF_CLASSIFIED). Pure function, exported for loaders and tests. */
 uint8_t gs_api_classify(const char *name);
+
+/* What thread tid was running over most of [s, e): the innermost (shortest)
+ * of its host spans that covers at least half of it. Index into
+ * in->hranges, or GS_NONE. */
+uint32_t gs_host_range_at(const struct gs_input *in, uint32_t tid, int64_t s, int64_t e);
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
@@ -387,7 +404,10 @@ struct gs_timeline {
 	uint64_t input_stalls;		       /* those gaps (pieces) */
 	struct gs_stall_where {		       /* the largest stall (host code of its piece): */
 		int64_t host_ns;	       /* ns */
-		uint32_t nvtx_id;	       /* strings id of the NVTX range it began in, 0 */
+		uint32_t nvtx_id;	       /* strings id of the innermost NVTX range at its
+						  middle, 0 */
+		uint32_t op_id;		       /* strings id of the host operator over most of
+						  it (gs_host_range_at), 0 */
 		uint32_t tid;		       /* the launching thread of its op, 0 unknown */
 	} input_where, stall_where;	       /* before uploads; elsewhere */
 	int64_t other_no_call;		       /* ns, of idle_by_cause[other]: in gaps whose
@@ -618,6 +638,8 @@ struct gs_finding {
 	double share;	      /* cost_ns / window */
 	uint32_t api_name_id; /* strings id of the call it names, 0 none */
 	uint32_t nvtx_id;     /* strings id of the NVTX range where it happened, 0 none */
+	uint32_t op_id;	      /* strings id of the host operator it ran in (imported
+				 traces' host_ranges; host stalls), 0 none */
 	uint32_t tid;	      /* host thread, 0 none */
 	uint64_t count;	      /* calls (sync rules, slow launches), kernels (short kernels)
 				 or gaps (host stalls) */

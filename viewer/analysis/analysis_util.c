@@ -60,6 +60,34 @@ uint8_t gs_api_classify(const char *name)
 	return f;
 }
 
+uint32_t gs_host_range_at(const struct gs_input *in, uint32_t tid, int64_t s, int64_t e)
+{
+	const struct gs_hrange *h = in->hranges;
+	size_t lo = 0, hi = in->n_hranges, i;
+	int64_t need = (e - s + 1) / 2, best_len = INT64_MAX;
+	uint32_t best = GS_NONE;
+
+	if (!h || e <= s)
+		return GS_NONE;
+	while (lo < hi) { /* first span past (tid, start < e) */
+		size_t mid = lo + (hi - lo) / 2;
+		if (h[mid].tid < tid || (h[mid].tid == tid && h[mid].start < e))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* back through the thread's spans that start before e, while one
+	 * of them (maxend) can still reach far enough into [s, e) */
+	for (i = lo; i-- > 0 && h[i].tid == tid && h[i].maxend - s >= need;) {
+		int64_t a = h[i].start > s ? h[i].start : s, b = h[i].end < e ? h[i].end : e;
+		if (b - a >= need && h[i].end - h[i].start < best_len) {
+			best_len = h[i].end - h[i].start;
+			best = (uint32_t)i;
+		}
+	}
+	return best;
+}
+
 const char *gs_cause_name(int cause)
 {
 	static const char *const names[GS_CAUSE_COUNT] = {

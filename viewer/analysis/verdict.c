@@ -59,10 +59,11 @@ static const struct {
 			     "record stream waits (gapscope record); check other GPU users"},
     [GS_RULE_NO_LAUNCH_CALLS] = {"no_launch_calls", "idle before ops with no launch call recorded",
 				 "record the CUDA API calls too (gapscope record's default)"},
-    [GS_RULE_INPUT_WAIT] = {"input_wait", "host stalls before uploads (input)",
-			    "prepare inputs ahead, e.g. DataLoader(num_workers>0, pin_memory=True)"},
+    [GS_RULE_INPUT_WAIT] =
+	{"input_wait", "host stalls before uploads (input)",
+	 "prepare inputs ahead, e.g. DataLoader(num_workers>0, pin_memory=True)"},
     [GS_RULE_HOST_STALL] = {"host_stalls", "host stalls of 1 ms or more",
-			    "overlap that host work with GPU work; CUDA Graphs do not remove it"},
+			    "overlap it with GPU work; a CUDA Graph does not remove it"},
 };
 
 const char *gs_rule_title(int rule)
@@ -260,6 +261,7 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 				       .cost_ns = input,
 				       .count = n_input,
 				       .nvtx_id = iw.nvtx_id,
+				       .op_id = iw.op_id,
 				       .tid = iw.tid};
 		add_finding(v, &f);
 	}
@@ -268,6 +270,7 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 				       .cost_ns = stall - input,
 				       .count = n_stall - n_input,
 				       .nvtx_id = sw.nvtx_id,
+				       .op_id = sw.op_id,
 				       .tid = sw.tid};
 		add_finding(v, &f);
 	}

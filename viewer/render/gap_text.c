@@ -86,10 +86,18 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 			put(buf, n, k, d);
 		}
 		break;
-	case GS_CAUSE_HOST_CODE:
+	case GS_CAUSE_HOST_CODE: {
+		/* what the thread ran, where the trace says (imported
+		 * torch.profiler operators): "in aten::unflatten_dense_tensors" */
+		uint32_t h = gs_host_range_at(in, s->tid, s->start, s->end);
 		snprintf(d, sizeof(d), " on thread %u", s->tid);
 		put(buf, n, k, d);
+		if (h != GS_NONE) {
+			put(buf, n, k, " in ");
+			put_name(buf, n, k, gs_str(&in->strings, in->hranges[h].name_id, "?"), 64);
+		}
 		break;
+	}
 	case GS_CAUSE_LAUNCH_LATENCY:
 	case GS_CAUSE_GRAPH_INTERNAL:
 		if (s->ref_kind == GS_EXPLAIN_BEFORE_TRACE) {
@@ -161,19 +169,26 @@ void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
 		int c, first = 1;
 		size_t order[GS_CAUSE_COUNT], no = 0, j;
 		int64_t tot[GS_CAUSE_COUNT] = {0};
-		size_t firstseg[GS_CAUSE_COUNT];
+		size_t longest[GS_CAUSE_COUNT];
 		int seen[GS_CAUSE_COUNT] = {0};
 		for (i = 0; i < ns; i++) {
 			c = all[i].cause;
 			if (!seen[c]) {
 				seen[c] = 1;
-				firstseg[c] = i;
+				longest[c] = i;
 				order[no++] = (size_t)c;
 			}
+			/* each cause is named by its longest segment: its call,
+			 * sync or host operator (HTA's AlexNet trace: "740.834
+			 * ms CUDA API in cudaDeviceSynchronize and 18 more", a 2
+			 * us call that began the gap, for a 732.657 ms
+			 * cudaStreamCreateWithFlags) */
+			if (all[i].end - all[i].start > all[longest[c]].end - all[longest[c]].start)
+				longest[c] = i;
 			tot[c] += all[i].end - all[i].start;
 		}
 		for (j = 0; j < no; j++) {
-			struct gs_segment s = all[firstseg[order[j]]];
+			struct gs_segment s = all[longest[order[j]]];
 			uint32_t calls = 0;
 			for (i = 0; i < ns; i++)
 				if (all[i].cause == s.cause)

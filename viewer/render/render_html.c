@@ -435,6 +435,10 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		}
 		if (fd->tid)
 			fprintf(f, ", thread %" PRIu32, fd->tid);
+		if (fd->op_id) {
+			fputs(" in ", f);
+			html_escape(f, str(in, fd->op_id, ""));
+		}
 		if (fd->nvtx_id) {
 			fputs(", in NVTX \xE2\x80\x9C", f);
 			html_escape(f, str(in, fd->nvtx_id, ""));

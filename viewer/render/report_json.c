@@ -242,6 +242,8 @@ static int j_begin(struct report_ctx *r)
 						: json_null());
 			json_object_set_new(fo, "tid", f->tid ? jint(f->tid) : json_null());
 			json_object_set_new(fo, "nvtx", f->nvtx_id ? jstrid(r, f->nvtx_id) : json_null());
+			json_object_set_new(fo, "host_op",
+					    f->op_id ? jstrid(r, f->op_id) : json_null());
 			json_object_set_new(fo, "fix", json_string(gs_rule_fix(f->rule)));
 			json_array_append_new(finds, fo);
 		}
@@ -377,6 +379,12 @@ static json_t *segments(const struct report_ctx *r, const struct gs_gap *g)
 			json_object_set_new(o, "tid", jint(v[i].tid));
 		if (v[i].n_calls)
 			json_object_set_new(o, "calls", jint(v[i].n_calls));
+		if (v[i].cause == GS_CAUSE_HOST_CODE) {
+			uint32_t h = gs_host_range_at(in, v[i].tid, v[i].start, v[i].end);
+			if (h != GS_NONE)
+				json_object_set_new(o, "host_op",
+						    jstrid(r, in->hranges[h].name_id));
+		}
 		if ((v[i].ref_kind == GS_EXPLAIN_SYNC || v[i].ref_kind == GS_EXPLAIN_WAIT) &&
 		    v[i].ref_idx < in->n_syncs)
 			ref = gs_str(&in->strings, in->syncs[v[i].ref_idx].api_name_id, NULL);

@@ -217,7 +217,14 @@ static void verdict_lines(struct report_ctx *r)
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", %llu %s",
 					      (unsigned long long)f->count,
 					      gs_rule_count_unit(f->rule));
-		if (f->tid)
+		/* the host operator first: it says more than the thread */
+		if (f->op_id && w < sizeof(where)) {
+			char esc[4 * 48 + 8];
+			w += (size_t)snprintf(
+			    where + w, sizeof(where) - w, " in %s",
+			    term_str(esc, 49, gs_str(&in->strings, f->op_id, "?")));
+		}
+		if (f->tid && w < sizeof(where))
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", thread %u", f->tid);
 		k = (size_t)snprintf(line, sizeof(line), "  %zu. %s: %s (%.1f%%)", i + 1,
 				     gs_rule_title(f->rule), d, 100.0 * f->share);

@@ -393,6 +393,7 @@ enum {
 	ST_PROCESS,
 	ST_META,
 	ST_EVENT,
+	ST_HRANGE,
 	ST_N
 };
 
@@ -423,6 +424,8 @@ static const char *const st_sql[ST_N] = {
     [ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
     [ST_EVENT] = "INSERT INTO events(event, stream, device, context, correlation_id, start) "
 		 "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_HRANGE] = "INSERT INTO host_ranges(start, end, name_id, pid, tid) "
+		  "VALUES(?1, ?2, ?3, ?4, ?5)",
 };
 
 /* interned strings: open addressing, the id is the strings.id */
@@ -972,6 +975,21 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		if (e->have_pid && host_pid(im, e->pid) < 0)
 			return fail_oom(im), -1;
 		im->stats->ranges++;
+	} else if ((!strcmp(cat, "cpu_op") || !strcmp(cat, "Operator")) && !instant) {
+		/* an operator the host ran ("aten::to"; PyTorch 1.8-1.10:
+		 * "Operator"): what the report names host code by */
+		id = intern(im, e->name.p ? e->name.p : "", e->name.n);
+		if (!id)
+			return -1;
+		s = im->st[ST_HRANGE];
+		sqlite3_bind_int64(s, 1, start);
+		sqlite3_bind_int64(s, 2, end);
+		sqlite3_bind_int64(s, 3, id);
+		bind_opt(s, 4, e->have_pid, e->pid);
+		bind_opt(s, 5, e->have_tid, e->tid);
+		if (run(im, ST_HRANGE, "host_ranges") < 0)
+			return -1;
+		im->stats->host_ops++;
 	} else {
 		unmapped(im, e->cat.p ? e->cat.p : "", e->cat.n);
 		return 0;
@@ -1940,7 +1958,8 @@ static int finish(struct importer *im, const char *version)
 	if (derive(im) < 0 || meta_int(im, "import.graph_ops_from_launch", st->graph_ops) < 0 ||
 	    meta_int(im, "import.stream_waits_unrecorded", st->waits_unrecorded) < 0 ||
 	    meta_int(im, "import.syncs_from_calls", st->syncs_from_calls) < 0 ||
-	    meta_int(im, "import.event_records_from_waits", st->event_records) < 0)
+	    meta_int(im, "import.event_records_from_waits", st->event_records) < 0 ||
+	    meta_int(im, "import.host_ops", st->host_ops) < 0)
 		return -1;
 	return meta(im, "finalized", "1");
 }

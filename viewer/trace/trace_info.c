@@ -30,6 +30,7 @@ const char *const info_tables[INFO_NTABLES] = {
     "syncs",
     "events",
     "nvtx",
+    "host_ranges",
     "graphs",
     "graph_nodes",
     "graph_edges",

@@ -13,7 +13,7 @@
 #include "trace.h"
 
 /* Tables of schema v1, in the order the docs list them. */
-#define INFO_NTABLES 19
+#define INFO_NTABLES 20
 extern const char *const info_tables[INFO_NTABLES];
 
 /* Tables added to schema v1 later (additively): older traces lack them,

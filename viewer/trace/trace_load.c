@@ -705,6 +705,62 @@ bad_time:
 	return -1;
 }
 
+/* host_ranges (imported torch.profiler operators) came with schema v2's
+ * later traces: a trace without the table has no host spans. Sorted by
+ * (tid, start) through its index, with each thread's running latest end. */
+static int load_hranges(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, exists;
+	uint32_t tid = 0;
+	int64_t maxend = 0;
+
+	if (sqlite3_prepare_v2(
+		db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='host_ranges'", -1,
+		&st, NULL) != SQLITE_OK)
+		goto fail;
+	exists = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!exists)
+		return 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT start,end,tid,name_id FROM host_ranges ORDER BY tid, start",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gs_hrange *r = vec_push(v);
+		if (!r)
+			goto fail;
+		r->start = i64(st, 0);
+		r->end = i64(st, 1);
+		if (!TRACE_TIME_OK(r->start) || !TRACE_TIME_OK(r->end))
+			goto bad_time;
+		if (r->end < r->start)
+			r->end = r->start;
+		r->tid = u32(st, 2);
+		r->name_id = string_ref(i64(st, 3), strings_end);
+		if (v->n == 1 || r->tid != tid)
+			maxend = r->end;
+		else if (r->end > maxend)
+			maxend = r->end;
+		tid = r->tid;
+		r->maxend = maxend;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot read host_ranges: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return -1;
+bad_time:
+	sqlite3_finalize(st);
+	trace_time_error(db, "host_ranges", "start", "end", err, errlen);
+	return -1;
+}
+
 /* The events table came after the first schema-v1 traces (an additive
  * change): a trace without it simply has no records to resolve. */
 static int load_events(sqlite3 *db, struct vec *v, char *err, size_t errlen)
@@ -1060,7 +1116,7 @@ static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input
 			 .last_start = INT64_MIN};
 	struct vec vk = {.elem = sizeof(struct gs_op)}, va = {.elem = sizeof(struct gs_api)};
 	struct vec vs = {.elem = sizeof(struct gs_sync)}, vn = {.elem = sizeof(struct gs_nvtx)};
-	struct vec ve = {.elem = sizeof(struct gs_event)};
+	struct vec ve = {.elem = sizeof(struct gs_event)}, vh = {.elem = sizeof(struct gs_hrange)};
 	struct node_set hd = {NULL, 0};
 	struct job *bg[2 * GS_LOAD_MAX_PARTS];
 	struct job_queue q = {.jobs = bg, .t = t};
@@ -1115,7 +1171,8 @@ static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input
 	if ((what & GS_LOAD_SYNCS) &&
 	    (load_syncs(t->db, str_end, &vs, err, errlen) || load_events(t->db, &ve, err, errlen)))
 		goto join;
-	if ((what & GS_LOAD_NVTX) && load_nvtx(t->db, str_end, &vn, err, errlen))
+	if ((what & GS_LOAD_NVTX) && (load_nvtx(t->db, str_end, &vn, err, errlen) ||
+				      load_hranges(t->db, str_end, &vh, err, errlen)))
 		goto join;
 	if ((what & GS_LOAD_SYNCS) && (what & GS_LOAD_STRINGS) &&
 	    trace_load_callsites(t->db, in, err, errlen))
@@ -1166,6 +1223,9 @@ join:
 	in->events = ve.p;
 	in->n_events = ve.n;
 	ve.p = NULL;
+	in->hranges = vh.p;
+	in->n_hranges = vh.n;
+	vh.p = NULL;
 	rc = 0;
 out:
 	free(hd.v);
@@ -1179,6 +1239,7 @@ out:
 	free(vs.p);
 	free(vn.p);
 	free(ve.p);
+	free(vh.p);
 	if (rc)
 		trace_input_free(in);
 	return rc;
@@ -1191,6 +1252,7 @@ void trace_input_free(struct gs_input *in)
 	free((void *)in->syncs);
 	free((void *)in->nvtx);
 	free((void *)in->events);
+	free((void *)in->hranges);
 	free((void *)in->strings.v);
 	free((void *)in->torch_options);
 	trace_callsites_free(in);
