@@ -26,7 +26,8 @@ point). basic.json (device 0, stream 7, host thread 4242):
   cudaMemcpyAsync until 1085000: sync wait 5000, host code 1000, launch
   latency 3000.
   By cause: sync wait 15000, host code 5000, launch latency 3871.
-  Not mapped: cpu_op 1, python_function 1, gpu_user_annotation 1, and the
+  Host spans: the cpu_op and the python_function. Not mapped:
+  gpu_user_annotation 1, and the
   "Record Window End" instant without a category (no_category 1).
 """
 import glob
@@ -100,7 +101,7 @@ def check_basic_db(db):
     meta = dict(rows(db, "SELECT key, value FROM meta"))
     for k, v in {"source": "kineto", "finalized": "1", "start_ns": "1000000",
                  "stop_ns": "1100000", "import.events": "20", "import.flow_events": "2",
-                 "import.host_ops": "1", "import.unmapped.python_function": "1",
+                 "import.host_ops": "2",
                  "import.unmapped.gpu_user_annotation": "1",
                  "import.unmapped.no_category": "1",
                  "import.base_time_ns": "1765000000000000000",
@@ -108,10 +109,14 @@ def check_basic_db(db):
                  "schema_version": "2"}.items():
         expect(f"meta {k}", meta.get(k), v)
     expect("import.unmapped.cpu_op gone", "import.unmapped.cpu_op" in meta, False)
-    # the cpu_op: a host span of thread 4242, aten::mm [1001000, 1021000]
+    # the cpu_op, the Python function and the record_function range: host
+    # spans of thread 4242 (by start, then end, latest first)
     expect("host ranges", rows(db, "SELECT h.start, h.end, s.value, h.pid, h.tid FROM"
-                               " host_ranges h JOIN strings s ON s.id = h.name_id"),
-           [(1001000, 1021000, "aten::mm", 4242, 4242)])
+                               " host_ranges h JOIN strings s ON s.id = h.name_id"
+                               " ORDER BY h.start DESC, h.end DESC"),
+           [(1001000, 1021000, "aten::mm", 4242, 4242),
+            (1000000, 1100000, "step", 4242, 4242),
+            (1000000, 1099000, "train.py(12): step", 4242, 4242)])
 
     r = gs("info", "--json", db)
     expect("info rc", r.returncode, 0)
@@ -144,9 +149,8 @@ if CHECK == "basic":
            [f"imported {FIX}/basic.json -> {db}: 2 kernels, 1 memcpys, 1 memsets, 5 API calls,"
             " 2 syncs (1 implicit), 1 ranges, 1 devices"])
     expect("not mapped line", r.stdout.splitlines()[1:3],
-           ["not mapped (events per category): gpu_user_annotation 1,"
-            " python_function 1, no_category 1",
-            "1 host operators (cpu_op): the report names host code by them"])
+           ["not mapped (events per category): gpu_user_annotation 1, no_category 1",
+            "2 host spans (operators, Python functions): the report names host code by them"])
     if r.returncode == 0:
         check_basic_db(db)
 
@@ -403,7 +407,7 @@ elif CHECK == "legacy":
            [f"imported {src} -> {db}: 2 kernels, 1 memcpys, 1 memsets, 9 API calls,"
             " 3 syncs (0 implicit), 2 ranges, 0 devices"])
     expect("host operators", r.stdout.splitlines()[1:2],
-           ["2 host operators (cpu_op): the report names host code by them"])
+           ["2 host spans (operators, Python functions): the report names host code by them"])
     expect("sync calls line", "3 sync calls had no cuda_sync record" in r.stdout, True)
     if r.returncode == 0:
         base = T * 1000
@@ -432,12 +436,15 @@ elif CHECK == "legacy":
                  "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")])
         expect("string tid", rows(db, "SELECT tid FROM api_calls WHERE correlation_id = 8"),
                [(4093687616,)])
-        # PyTorch 1.8's operators (no '#'): host spans
+        # PyTorch 1.8's operators, and its own ranges (the '#' ones): host spans
         expect("host ranges", rows(db, "SELECT h.start - %d, h.end - %d, s.value, h.tid FROM"
                                    " host_ranges h JOIN strings s ON s.id = h.name_id"
                                    " ORDER BY h.start" % (base, base)),
-               [(5000, 8000, "aten::add", 4093687616),
-                (9000, 10000, "CudnnConvolutionBackward", 4093687616)])
+               [(0, 200000, "ProfilerStep#3", 4093687616),
+                (5000, 8000, "aten::add", 4093687616),
+                (9000, 10000, "CudnnConvolutionBackward", 4093687616),
+                (20000, 29000, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                 4093687616)])
         # the options that add host time to every operator: said by report
         expect("options meta", rows(db, "SELECT value FROM meta WHERE"
                                     " key = 'import.torch_profiler_options'"),
@@ -518,7 +525,7 @@ elif CHECK == "hostops":
         json.dump({"traceEvents": ev}, f)
     r, db = imp(src)
     expect("rc", (r.returncode, r.stderr), (0, ""))
-    expect("host operators line", "3 host operators (cpu_op)" in r.stdout, True)
+    expect("host operators line", "3 host spans (operators, Python functions)" in r.stdout, True)
     r = gs("report", "--full-names", db)
     expect("gap sentence", "in all: 35.200 us host code on thread 9 in aten::inner, 3.300 us"
            " CUDA API in cudaStreamCreateWithFlags and 2 more, 500 ns launch latency"

@@ -59,9 +59,8 @@ static const struct {
 			     "record stream waits (gapscope record); check other GPU users"},
     [GS_RULE_NO_LAUNCH_CALLS] = {"no_launch_calls", "idle before ops with no launch call recorded",
 				 "record the CUDA API calls too (gapscope record's default)"},
-    [GS_RULE_INPUT_WAIT] =
-	{"input_wait", "host stalls before uploads (input)",
-	 "prepare inputs ahead, e.g. DataLoader(num_workers>0, pin_memory=True)"},
+    [GS_RULE_INPUT_WAIT] = {"input_wait", "input stalls before uploads",
+			    "load inputs ahead: DataLoader(num_workers>0, pin_memory=True)"},
     [GS_RULE_HOST_STALL] = {"host_stalls", "host stalls of 1 ms or more",
 			    "overlap it with GPU work; a CUDA Graph does not remove it"},
 };

@@ -110,7 +110,8 @@ int cmd_import(int argc, char **argv)
 		putchar('\n');
 	}
 	if (st.host_ops)
-		printf("%" PRId64 " host operators (cpu_op): the report names host code by them\n",
+		printf("%" PRId64 " host spans (operators, Python functions): the report names host"
+		       " code by them\n",
 		       st.host_ops);
 	if (st.repaired)
 		printf("%" PRId64 " strings held invalid UTF-8, stored with U+FFFD in its place\n",

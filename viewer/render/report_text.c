@@ -217,21 +217,23 @@ static void verdict_lines(struct report_ctx *r)
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", %llu %s",
 					      (unsigned long long)f->count,
 					      gs_rule_count_unit(f->rule));
-		/* the host operator first: it says more than the thread */
-		if (f->op_id && w < sizeof(where)) {
-			char esc[4 * 48 + 8];
-			w += (size_t)snprintf(
-			    where + w, sizeof(where) - w, " in %s",
-			    term_str(esc, 49, gs_str(&in->strings, f->op_id, "?")));
-		}
-		if (f->tid && w < sizeof(where))
-			w += (size_t)snprintf(where + w, sizeof(where) - w, ", thread %u", f->tid);
 		k = (size_t)snprintf(line, sizeof(line), "  %zu. %s: %s (%.1f%%)", i + 1,
 				     gs_rule_title(f->rule), d, 100.0 * f->share);
 		/* the fix always shows; the where part gives way */
 		room = k + 4 + strlen(gs_rule_fix(f->rule)) < VERDICT_LINE
 			   ? VERDICT_LINE - k - 4 - strlen(gs_rule_fix(f->rule))
 			   : 0;
+		/* the host operator first: it says more than the thread, which
+		 * is left out where both do not fit */
+		if (f->op_id && w < sizeof(where)) {
+			char esc[4 * 48 + 8];
+			w += (size_t)snprintf(
+			    where + w, sizeof(where) - w, " in %s",
+			    term_str(esc, 49, gs_str(&in->strings, f->op_id, "?")));
+		}
+		if (f->tid && w < sizeof(where) &&
+		    (!f->op_id || w + 20 <= room)) /* ", thread 4294967295" */
+			w += (size_t)snprintf(where + w, sizeof(where) - w, ", thread %u", f->tid);
 		/* the range's text gives way first, cut inside its quotes; a
 		 * range with less than NVTX_MIN_SHOWN of it left is left out
 		 * (it read `in NVTX …`, naming nothing) */

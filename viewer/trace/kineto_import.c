@@ -975,9 +975,25 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		if (e->have_pid && host_pid(im, e->pid) < 0)
 			return fail_oom(im), -1;
 		im->stats->ranges++;
-	} else if ((!strcmp(cat, "cpu_op") || !strcmp(cat, "Operator")) && !instant) {
+		/* a record_function range is something the thread ran too:
+		 * host code inside "enumerate(DataLoader)#..." is named so */
+		if (!instant) {
+			s = im->st[ST_HRANGE];
+			sqlite3_bind_int64(s, 1, start);
+			sqlite3_bind_int64(s, 2, end);
+			sqlite3_bind_int64(s, 3, id);
+			bind_opt(s, 4, e->have_pid, e->pid);
+			bind_opt(s, 5, e->have_tid, e->tid);
+			if (run(im, ST_HRANGE, "host_ranges") < 0)
+				return -1;
+		}
+	} else if ((!strcmp(cat, "cpu_op") || !strcmp(cat, "Operator") ||
+		    !strcmp(cat, "python_function")) &&
+		   !instant) {
 		/* an operator the host ran ("aten::to"; PyTorch 1.8-1.10:
-		 * "Operator"): what the report names host code by */
+		 * "Operator"), or a Python function (with_stack=True:
+		 * "inspect.py(3081): from_callable"): what the report names
+		 * host code by */
 		id = intern(im, e->name.p ? e->name.p : "", e->name.n);
 		if (!id)
 			return -1;

@@ -37,7 +37,7 @@ struct kineto_stats {
 	int64_t graph_ops; /* ops given their graph launch's correlation id as graph id */
 	int64_t waits_unrecorded; /* cudaStreamWaitEvent calls, when no stream-wait
 				     (cuda_sync) record is in the trace; else 0 */
-	int64_t host_ops;	  /* cpu_op events kept in host_ranges */
+	int64_t host_ops;	  /* cpu_op, python_function events kept in host_ranges */
 	int64_t event_records;	  /* events rows made from stream waits' wait_on_stream */
 	int64_t syncs_from_calls; /* explicit syncs made from sync calls that had no
 				     cuda_sync record (also counted in syncs) */
