@@ -1187,15 +1187,15 @@ static void test_op_launched_before_the_trace_is_queued(void **state)
 	tb_free(t);
 }
 
-/* gs_host_range_at: thread 5's spans A [0, 1000], B [100, 300], C [400,
- * 401] and thread 6's D [0, 5000], sorted by (tid, start) with the
- * threads' running latest ends */
+/* gs_host_range_at: thread 5's spans A [0, 1000], B [100, 300] and C [400,
+ * 401] inside A, and thread 6's D [0, 5000], sorted by (tid, start) with
+ * their parents */
 static void test_host_range_at_picks_the_innermost_covering_half(void **state)
 {
-	static const struct gs_hrange h[] = {{0, 1000, 1000, 5, 1},
-					     {100, 300, 1000, 5, 2},
-					     {400, 401, 1000, 5, 3},
-					     {0, 5000, 5000, 6, 4}};
+	static const struct gs_hrange h[] = {{0, 1000, GS_NONE, 5, 1},
+					     {100, 300, 0, 5, 2},
+					     {400, 401, 0, 5, 3},
+					     {0, 5000, GS_NONE, 6, 4}};
 	struct gs_input in = {.hranges = h, .n_hranges = 4};
 	(void)state;
 	/* [100, 300): B covers all of it and is shorter than A */

@@ -109,6 +109,45 @@ static void test_rowids_with_holes_and_negative_are_all_read(void **state)
 	free(path);
 }
 
+/* host_ranges of thread 7 - [0, 100], [10, 50], [10, 40], [20, 30],
+ * [60, 70] - and thread 8's [5, 6], inserted out of order: loaded by (tid,
+ * start, longer first), each with the span it runs inside */
+static void test_host_spans_are_nested(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'k'),(3,'aten::x');"
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(1,100,150,0,7,11,2,0,0);"
+	    "INSERT INTO host_ranges(start,end,name_id,pid,tid) VALUES(60,70,3,1,7),"
+	    "(5,6,3,1,8),(20,30,3,1,7),(10,40,3,1,7),(0,100,3,1,7),(10,50,3,1,7);";
+	static const int64_t start[] = {0, 10, 10, 20, 60, 5}, end[] = {100, 50, 40, 30, 70, 6};
+	static const uint32_t parent[] = {GS_NONE, 0, 1, 2, 0, GS_NONE}, tid[] = {7, 7, 7, 7, 7, 8};
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+	size_t i;
+
+	(void)state;
+	load(path, &t, &in);
+	assert_int_equal(in.n_hranges, 6);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(in.hranges[i].start, start[i]);
+		assert_int_equal(in.hranges[i].end, end[i]);
+		assert_int_equal(in.hranges[i].parent, parent[i]);
+		assert_int_equal(in.hranges[i].tid, tid[i]);
+		assert_int_equal(in.hranges[i].name_id, 3);
+	}
+	/* [22, 28) is inside [20, 30]; [55, 75) 15 of 20 in [60, 70]; [45,
+	 * 95) 5 of 50 in [10, 50], so [0, 100] */
+	assert_int_equal(gs_host_range_at(&in, 7, 22, 28), 3);
+	assert_int_equal(gs_host_range_at(&in, 7, 55, 75), 4);
+	assert_int_equal(gs_host_range_at(&in, 7, 45, 95), 0);
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
 /* rowids 1 and 2^40: a span no buffer can be sized from; the table is
  * read by one unbounded job instead, still completely. One kernel only:
  * the first half is empty. */
@@ -540,6 +579,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rowids_with_holes_and_negative_are_all_read),
+	    cmocka_unit_test(test_host_spans_are_nested),
 	    cmocka_unit_test(test_rowids_spread_too_far_are_read_by_one_job),
 	    cmocka_unit_test(test_end_before_start_is_clamped),
 	    cmocka_unit_test(test_string_ids_outside_the_strings_table_read_as_none),

@@ -127,11 +127,14 @@ struct gs_event {
 };
 
 /* One span a host thread ran (host_ranges: imported torch.profiler
- * operators, "aten::to"), sorted by (tid, start). */
+ * operators, Python functions, record_function ranges), sorted by (tid,
+ * start, longer first). */
 struct gs_hrange {
 	int64_t start;	  /* ns */
 	int64_t end;	  /* ns */
-	int64_t maxend;	  /* the latest end of the thread's spans up to this one */
+	uint32_t parent;  /* index of the span it runs inside (the latest-starting
+			     earlier span of the thread still running at its
+			     start), GS_NONE for none */
 	uint32_t tid;	  /* host thread */
 	uint32_t name_id; /* strings id */
 };

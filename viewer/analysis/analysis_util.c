@@ -63,29 +63,31 @@ uint8_t gs_api_classify(const char *name)
 uint32_t gs_host_range_at(const struct gs_input *in, uint32_t tid, int64_t s, int64_t e)
 {
 	const struct gs_hrange *h = in->hranges;
-	size_t lo = 0, hi = in->n_hranges, i;
-	int64_t need = (e - s + 1) / 2, best_len = INT64_MAX;
-	uint32_t best = GS_NONE;
+	size_t lo = 0, hi = in->n_hranges;
+	int64_t need = (e - s + 1) / 2, p = e - need;
+	uint32_t j;
 
 	if (!h || e <= s)
 		return GS_NONE;
-	while (lo < hi) { /* first span past (tid, start < e) */
+	/* A span covering need ns of [s, e) contains p = e - need. The
+	 * thread's spans nest: those containing p are the last one starting
+	 * at or before p and the spans it runs inside, innermost first; the
+	 * first of them that covers enough is the answer. */
+	while (lo < hi) { /* first span past (tid, start <= p) */
 		size_t mid = lo + (hi - lo) / 2;
-		if (h[mid].tid < tid || (h[mid].tid == tid && h[mid].start < e))
+		if (h[mid].tid < tid || (h[mid].tid == tid && h[mid].start <= p))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	/* back through the thread's spans that start before e, while one
-	 * of them (maxend) can still reach far enough into [s, e) */
-	for (i = lo; i-- > 0 && h[i].tid == tid && h[i].maxend - s >= need;) {
-		int64_t a = h[i].start > s ? h[i].start : s, b = h[i].end < e ? h[i].end : e;
-		if (b - a >= need && h[i].end - h[i].start < best_len) {
-			best_len = h[i].end - h[i].start;
-			best = (uint32_t)i;
-		}
+	if (lo == 0 || h[lo - 1].tid != tid)
+		return GS_NONE;
+	for (j = (uint32_t)(lo - 1); j != GS_NONE && j < in->n_hranges; j = h[j].parent) {
+		int64_t a = h[j].start > s ? h[j].start : s, b = h[j].end < e ? h[j].end : e;
+		if (b - a >= need)
+			return j;
 	}
-	return best;
+	return GS_NONE;
 }
 
 const char *gs_cause_name(int cause)

@@ -712,8 +712,7 @@ static int load_hranges(sqlite3 *db, uint32_t strings_end, struct vec *v, char *
 {
 	sqlite3_stmt *st = NULL;
 	int rc, exists;
-	uint32_t tid = 0;
-	int64_t maxend = 0;
+	uint32_t *stack = NULL, top = 0, cap = 0;
 
 	if (sqlite3_prepare_v2(
 		db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='host_ranges'", -1,
@@ -725,12 +724,14 @@ static int load_hranges(sqlite3 *db, uint32_t strings_end, struct vec *v, char *
 	if (!exists)
 		return 0;
 	if (sqlite3_prepare_v2(db,
-			       "SELECT start,end,tid,name_id FROM host_ranges ORDER BY tid, start",
+			       "SELECT start,end,tid,name_id FROM host_ranges"
+			       " ORDER BY tid, start, end DESC",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct gs_hrange *r = vec_push(v);
-		if (!r)
+		struct gs_hrange *r = vec_push(v), *all;
+		uint32_t i;
+		if (!r || v->n >= GS_NONE)
 			goto fail;
 		r->start = i64(st, 0);
 		r->end = i64(st, 1);
@@ -740,23 +741,35 @@ static int load_hranges(sqlite3 *db, uint32_t strings_end, struct vec *v, char *
 			r->end = r->start;
 		r->tid = u32(st, 2);
 		r->name_id = string_ref(i64(st, 3), strings_end);
-		if (v->n == 1 || r->tid != tid)
-			maxend = r->end;
-		else if (r->end > maxend)
-			maxend = r->end;
-		tid = r->tid;
-		r->maxend = maxend;
+		/* nesting, with a stack of the thread's spans still running */
+		all = v->p;
+		i = (uint32_t)(v->n - 1);
+		while (top &&
+		       (all[stack[top - 1]].tid != r->tid || all[stack[top - 1]].end <= r->start))
+			top--;
+		r->parent = top ? stack[top - 1] : GS_NONE;
+		if (top == cap) {
+			uint32_t nc = cap ? cap * 2 : 64, *ns = realloc(stack, nc * sizeof(*ns));
+			if (!ns)
+				goto fail;
+			stack = ns;
+			cap = nc;
+		}
+		stack[top++] = i;
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
 	sqlite3_finalize(st);
+	free(stack);
 	return 0;
 fail:
 	snprintf(err, errlen, "cannot read host_ranges: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
+	free(stack);
 	return -1;
 bad_time:
 	sqlite3_finalize(st);
+	free(stack);
 	trace_time_error(db, "host_ranges", "start", "end", err, errlen);
 	return -1;
 }
