@@ -39,11 +39,13 @@ static void put(char *buf, size_t n, size_t *k, const char *s);
  * bytes of it, cut between characters */
 static void put_name(char *buf, size_t n, size_t *k, const char *s, size_t max)
 {
-	char esc[4 * 64 + 8];
+	char esc[4 * 96 + 8];
 
 	if (max + 1 > sizeof(esc))
 		max = sizeof(esc) - 1;
 	put(buf, n, k, term_str(esc, max + 1, s ? s : ""));
+	if (s && strlen(esc) < strlen(s) && strlen(esc) == max)
+		put(buf, n, k, "\xe2\x80\xa6"); /* cut: U+2026 says so */
 }
 
 static void put(char *buf, size_t n, size_t *k, const char *s)
@@ -94,7 +96,7 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 		put(buf, n, k, d);
 		if (h != GS_NONE) {
 			put(buf, n, k, " in ");
-			put_name(buf, n, k, gs_str(&in->strings, in->hranges[h].name_id, "?"), 64);
+			put_name(buf, n, k, gs_str(&in->strings, in->hranges[h].name_id, "?"), 96);
 		}
 		break;
 	}
