@@ -814,6 +814,20 @@ static const char *canon_cat(const char *cat)
 	return cat;
 }
 
+/* a span host thread e->tid ran, name strings id `id` (host_ranges) */
+static int host_span(struct importer *im, const struct kev *e, int64_t start, int64_t end,
+		     int64_t id)
+{
+	sqlite3_stmt *s = im->st[ST_HRANGE];
+
+	sqlite3_bind_int64(s, 1, start);
+	sqlite3_bind_int64(s, 2, end);
+	sqlite3_bind_int64(s, 3, id);
+	bind_opt(s, 4, e->have_pid, e->pid);
+	bind_opt(s, 5, e->have_tid, e->tid);
+	return run(im, ST_HRANGE, "host_ranges");
+}
+
 /* One complete event (ph X, or a B/E pair, or an instant) -> one row. */
 static int emit(struct importer *im, const struct kev *e, int instant)
 {
@@ -978,13 +992,7 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		/* a record_function range is something the thread ran too:
 		 * host code inside "enumerate(DataLoader)#..." is named so */
 		if (!instant) {
-			s = im->st[ST_HRANGE];
-			sqlite3_bind_int64(s, 1, start);
-			sqlite3_bind_int64(s, 2, end);
-			sqlite3_bind_int64(s, 3, id);
-			bind_opt(s, 4, e->have_pid, e->pid);
-			bind_opt(s, 5, e->have_tid, e->tid);
-			if (run(im, ST_HRANGE, "host_ranges") < 0)
+			if (host_span(im, e, start, end, id) < 0)
 				return -1;
 		}
 	} else if ((!strcmp(cat, "cpu_op") || !strcmp(cat, "Operator") ||
@@ -997,13 +1005,7 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		id = intern(im, e->name.p ? e->name.p : "", e->name.n);
 		if (!id)
 			return -1;
-		s = im->st[ST_HRANGE];
-		sqlite3_bind_int64(s, 1, start);
-		sqlite3_bind_int64(s, 2, end);
-		sqlite3_bind_int64(s, 3, id);
-		bind_opt(s, 4, e->have_pid, e->pid);
-		bind_opt(s, 5, e->have_tid, e->tid);
-		if (run(im, ST_HRANGE, "host_ranges") < 0)
+		if (host_span(im, e, start, end, id) < 0)
 			return -1;
 		im->stats->host_ops++;
 	} else {

@@ -711,17 +711,10 @@ bad_time:
 static int load_hranges(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, exists;
+	int rc;
 	uint32_t *stack = NULL, top = 0, cap = 0;
 
-	if (sqlite3_prepare_v2(
-		db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='host_ranges'", -1,
-		&st, NULL) != SQLITE_OK)
-		goto fail;
-	exists = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!exists)
+	if (!table_exists(db, "host_ranges"))
 		return 0;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT start,end,tid,name_id FROM host_ranges"
@@ -779,16 +772,9 @@ bad_time:
 static int load_events(sqlite3 *db, struct vec *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, exists = 0;
+	int rc;
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT 1 FROM sqlite_master WHERE type='table' AND name='events'",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	exists = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!exists)
+	if (!table_exists(db, "events"))
 		return 0;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT start,event,stream,coalesce(device,-1) FROM events "
