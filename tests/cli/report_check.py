@@ -161,8 +161,9 @@ def check_json():
            "segments of the 2000 ns hole")
     expect(g[1]["explained_by"]["type"] == "launch" and g[1]["explained_by"]["start_ns"] == 2700,
            "launch explanation")
-    # [2500,2700) host code on tid 11, [2700,3000) launch latency
-    expect(g[1]["segments"] == [seg("host_code", 2500, 200, tid=11),
+    # [2500,2700) host code on tid 11, inside its NVTX range "step" [0,3500]
+    # (a host span: JSON host_op), [2700,3000) launch latency
+    expect(g[1]["segments"] == [seg("host_code", 2500, 200, tid=11, host_op="step"),
                                 seg("launch_latency", 2700, 300, api="cudaLaunchKernel")],
            "segments of the host-late hole")
     expect(g[2]["explained_by"] is None and g[2]["op"]["kind"] == "memcpy", "other gap")
@@ -390,7 +391,7 @@ def check_range():
     # busy = 1500 + [3000,3500] 500 = 2000; K1 K2 K3 overlap
     expect((d["window_ns"], d["busy_ns"], d["idle_ns"], d["ops"]) == (2500, 2000, 500, 3), "range window")
     expect(d["idle_by_cause_ns"] == by_cause(host_code=200, launch_latency=300), "range causes")
-    expect(d["top_gaps"][0]["segments"] == [seg("host_code", 2500, 200, tid=11),
+    expect(d["top_gaps"][0]["segments"] == [seg("host_code", 2500, 200, tid=11, host_op="step"),
                                             seg("launch_latency", 2700, 300, api="cudaLaunchKernel")],
            "range gap segments")
     # with a graph-node overhead of 100 the advice is for the whole trace only

@@ -148,6 +148,37 @@ static void test_host_spans_are_nested(void **state)
 	free(path);
 }
 
+/* A trace without host spans of its own (the collector's): its NVTX
+ * ranges become them - thread 11's "step" [0, 500] and "load" [100, 200]
+ * inside it; a mark, a range of thread 0 and an empty range do not */
+static void test_nvtx_ranges_are_host_spans_without_host_ranges(void **state)
+{
+	static const char rows[] =
+	    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(2,'k'),(3,'step'),(4,'load');"
+	    "INSERT INTO kernels(id,start,end,device,stream,correlation_id,name_id,"
+	    "graph_id,graph_node_id) VALUES(1,100,150,0,7,11,2,0,0);"
+	    "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES(100,200,0,4,1,11),"
+	    "(0,500,0,3,1,11),(300,300,1,4,1,11),(0,50,0,3,1,0),(400,400,0,3,1,11);";
+	char *path = make_db(rows);
+	struct trace t;
+	struct gs_input in;
+
+	(void)state;
+	load(path, &t, &in);
+	assert_int_equal(in.n_hranges, 2);
+	assert_int_equal(in.hranges[0].start, 0);
+	assert_int_equal(in.hranges[0].name_id, 3);
+	assert_int_equal(in.hranges[0].parent, GS_NONE);
+	assert_int_equal(in.hranges[1].start, 100);
+	assert_int_equal(in.hranges[1].name_id, 4);
+	assert_int_equal(in.hranges[1].parent, 0);
+	assert_int_equal(gs_host_range_at(&in, 11, 120, 180), 1);
+	trace_input_free(&in);
+	trace_close(&t);
+	unlink(path);
+	free(path);
+}
+
 /* rowids 1 and 2^40: a span no buffer can be sized from; the table is
  * read by one unbounded job instead, still completely. One kernel only:
  * the first half is empty. */
@@ -580,6 +611,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rowids_with_holes_and_negative_are_all_read),
 	    cmocka_unit_test(test_host_spans_are_nested),
+	    cmocka_unit_test(test_nvtx_ranges_are_host_spans_without_host_ranges),
 	    cmocka_unit_test(test_rowids_spread_too_far_are_read_by_one_job),
 	    cmocka_unit_test(test_end_before_start_is_clamped),
 	    cmocka_unit_test(test_string_ids_outside_the_strings_table_read_as_none),

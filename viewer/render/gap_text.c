@@ -62,7 +62,7 @@ static const char *api_name(const struct gs_input *in, uint32_t idx, const char 
 
 /* one segment's words: "<dur> <cause>[ in <call> | on thread <tid> | ...]" */
 static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *in,
-			const struct gs_segment *s, int64_t len)
+			const struct gs_segment *s, int64_t len, uint32_t gap_nvtx)
 {
 	char d[32];
 
@@ -94,7 +94,8 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 		uint32_t h = gs_host_range_at(in, s->tid, s->start, s->end);
 		snprintf(d, sizeof(d), " on thread %u", s->tid);
 		put(buf, n, k, d);
-		if (h != GS_NONE) {
+		/* not the range the gap's line names anyway ("in NVTX ...") */
+		if (h != GS_NONE && in->hranges[h].name_id != gap_nvtx) {
 			put(buf, n, k, " in ");
 			put_name(buf, n, k, gs_str(&in->strings, in->hranges[h].name_id, "?"), 96);
 		}
@@ -146,6 +147,7 @@ void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
 {
 	struct gs_segment seg[GAP_TEXT_SEGMENTS], *all = NULL;
 	size_t ns, i, k = 0;
+	uint32_t gap_nvtx = g->nvtx_idx < in->n_nvtx ? in->nvtx[g->nvtx_idx].text_id : 0;
 
 	if (!n)
 		return;
@@ -155,7 +157,7 @@ void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
 		for (i = 0; i < ns; i++) {
 			if (i)
 				put(buf, n, &k, ", then ");
-			put_segment(buf, n, &k, in, &seg[i], seg[i].end - seg[i].start);
+			put_segment(buf, n, &k, in, &seg[i], seg[i].end - seg[i].start, gap_nvtx);
 		}
 		return;
 	}
@@ -199,7 +201,7 @@ void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
 			if (!first)
 				put(buf, n, &k, ", ");
 			first = 0;
-			put_segment(buf, n, &k, in, &s, tot[order[j]]);
+			put_segment(buf, n, &k, in, &s, tot[order[j]], gap_nvtx);
 		}
 	}
 	free(all);

@@ -435,7 +435,7 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		}
 		if (fd->tid)
 			fprintf(f, ", thread %" PRIu32, fd->tid);
-		if (fd->op_id) {
+		if (fd->op_id && fd->op_id != fd->nvtx_id) {
 			fputs(" in ", f);
 			html_escape(f, str(in, fd->op_id, ""));
 		}

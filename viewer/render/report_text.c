@@ -225,14 +225,15 @@ static void verdict_lines(struct report_ctx *r)
 			   : 0;
 		/* the host operator first: it says more than the thread, which
 		 * is left out where both do not fit */
-		if (f->op_id && w < sizeof(where)) {
+		if (f->op_id && f->op_id != f->nvtx_id && w < sizeof(where)) {
 			char esc[4 * 48 + 8];
 			w += (size_t)snprintf(
 			    where + w, sizeof(where) - w, " in %s",
 			    term_str(esc, 49, gs_str(&in->strings, f->op_id, "?")));
 		}
 		if (f->tid && w < sizeof(where) &&
-		    (!f->op_id || w + 20 <= room)) /* ", thread 4294967295" */
+		    (!f->op_id || f->op_id == f->nvtx_id ||
+		     w + 20 <= room)) /* ", thread 4294967295" */
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", thread %u", f->tid);
 		/* the range's text gives way first, cut inside its quotes; a
 		 * range with less than NVTX_MIN_SHOWN of it left is left out

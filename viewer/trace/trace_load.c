@@ -708,11 +708,48 @@ bad_time:
 /* host_ranges (imported torch.profiler operators) came with schema v2's
  * later traces: a trace without the table has no host spans. Sorted by
  * (tid, start) through its index, with each thread's running latest end. */
+/* Each span's parent over spans sorted by (tid, start, longer first): the
+ * latest-starting earlier span of the thread still running at its start,
+ * kept on a stack. Returns 0, or -1 out of memory. */
+static int hranges_nest(struct gs_hrange *h, size_t n)
+{
+	uint32_t *stack = NULL, top = 0, cap = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		while (top &&
+		       (h[stack[top - 1]].tid != h[i].tid || h[stack[top - 1]].end <= h[i].start))
+			top--;
+		h[i].parent = top ? stack[top - 1] : GS_NONE;
+		if (top == cap) {
+			uint32_t nc = cap ? cap * 2 : 64, *ns = realloc(stack, nc * sizeof(*ns));
+			if (!ns) {
+				free(stack);
+				return -1;
+			}
+			stack = ns;
+			cap = nc;
+		}
+		stack[top++] = (uint32_t)i;
+	}
+	free(stack);
+	return 0;
+}
+
+static int cmp_hrange(const void *a, const void *b)
+{
+	const struct gs_hrange *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end;
+}
+
 static int load_hranges(sqlite3 *db, uint32_t strings_end, struct vec *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
-	uint32_t *stack = NULL, top = 0, cap = 0;
 
 	if (!table_exists(db, "host_ranges"))
 		return 0;
@@ -722,8 +759,7 @@ static int load_hranges(sqlite3 *db, uint32_t strings_end, struct vec *v, char *
 			       -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct gs_hrange *r = vec_push(v), *all;
-		uint32_t i;
+		struct gs_hrange *r = vec_push(v);
 		if (!r || v->n >= GS_NONE)
 			goto fail;
 		r->start = i64(st, 0);
@@ -734,37 +770,47 @@ static int load_hranges(sqlite3 *db, uint32_t strings_end, struct vec *v, char *
 			r->end = r->start;
 		r->tid = u32(st, 2);
 		r->name_id = string_ref(i64(st, 3), strings_end);
-		/* nesting, with a stack of the thread's spans still running */
-		all = v->p;
-		i = (uint32_t)(v->n - 1);
-		while (top &&
-		       (all[stack[top - 1]].tid != r->tid || all[stack[top - 1]].end <= r->start))
-			top--;
-		r->parent = top ? stack[top - 1] : GS_NONE;
-		if (top == cap) {
-			uint32_t nc = cap ? cap * 2 : 64, *ns = realloc(stack, nc * sizeof(*ns));
-			if (!ns)
-				goto fail;
-			stack = ns;
-			cap = nc;
-		}
-		stack[top++] = i;
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
 	sqlite3_finalize(st);
-	free(stack);
+	if (hranges_nest(v->p, v->n)) {
+		snprintf(err, errlen, "out of memory nesting host_ranges");
+		return -1;
+	}
 	return 0;
 fail:
 	snprintf(err, errlen, "cannot read host_ranges: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
-	free(stack);
 	return -1;
 bad_time:
 	sqlite3_finalize(st);
-	free(stack);
 	trace_time_error(db, "host_ranges", "start", "end", err, errlen);
 	return -1;
+}
+
+/* A trace without host_ranges (the collector's): its NVTX ranges are the
+ * spans its threads ran ("load_batch" inside "step"; with PyTorch's
+ * emit_nvtx(), every operator). Returns 0, or -1 out of memory. */
+static int hranges_from_nvtx(struct vec *vh, const struct gs_nvtx *nv, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct gs_hrange *r;
+		if (nv[i].kind != GS_NVTX_RANGE || !nv[i].tid || nv[i].end <= nv[i].start)
+			continue;
+		if (vh->n + 1 >= GS_NONE || !(r = vec_push(vh)))
+			return -1;
+		r->start = nv[i].start;
+		r->end = nv[i].end;
+		r->tid = nv[i].tid;
+		r->name_id = nv[i].text_id;
+	}
+	if (!vh->n)
+		return 0;
+	qsort(vh->p, vh->n, sizeof(struct gs_hrange), cmp_hrange);
+	return hranges_nest(vh->p, vh->n);
 }
 
 /* The events table came after the first schema-v1 traces (an additive
@@ -1222,6 +1268,10 @@ join:
 	in->events = ve.p;
 	in->n_events = ve.n;
 	ve.p = NULL;
+	if (!vh.n && (what & GS_LOAD_NVTX) && hranges_from_nvtx(&vh, in->nvtx, in->n_nvtx)) {
+		snprintf(err, errlen, "out of memory building host spans from NVTX ranges");
+		goto out;
+	}
 	in->hranges = vh.p;
 	in->n_hranges = vh.n;
 	vh.p = NULL;
