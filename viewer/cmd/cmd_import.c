@@ -28,6 +28,8 @@ static void import_usage(FILE *f)
 		   "ranges), devices and thread names. Sync calls without a cuda_sync\n"
 		   "event (PyTorch before 2.1) become syncs over the call's time.\n"
 		   "PyTorch 1.8-1.10 traces (Kernel, Memcpy, Memset, Runtime) are read too.\n"
+		   "Operators, Python functions and record_function ranges are kept as\n"
+		   "host spans (host_ranges): the report names host code by them.\n"
 		   "Every verb reads the result:\n"
 		   "gapscope report trace.db. What could not be mapped is counted per\n"
 		   "category, printed once and kept in meta (import.unmapped.*).\n"
