@@ -225,20 +225,20 @@ static void verdict_lines(struct report_ctx *r)
 			   : 0;
 		/* the host operator first: it says more than the thread, which
 		 * is left out where both do not fit */
-		if (f->op_id && f->op_id != f->nvtx_id && w < sizeof(where)) {
+		if (f->op_id && w < sizeof(where)) {
 			char esc[4 * 48 + 8];
 			w += (size_t)snprintf(
 			    where + w, sizeof(where) - w, " in %s",
 			    term_str(esc, 49, gs_str(&in->strings, f->op_id, "?")));
 		}
 		if (f->tid && w < sizeof(where) &&
-		    (!f->op_id || f->op_id == f->nvtx_id ||
-		     w + 20 <= room)) /* ", thread 4294967295" */
+		    (!f->op_id || w + 20 <= room)) /* ", thread 4294967295" */
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", thread %u", f->tid);
 		/* the range's text gives way first, cut inside its quotes; a
 		 * range with less than NVTX_MIN_SHOWN of it left is left out
 		 * (it read `in NVTX …`, naming nothing) */
-		if (f->nvtx_id && w < sizeof(where) && w + 12 + NVTX_MIN_SHOWN <= room)
+		if (f->nvtx_id && f->nvtx_id != f->op_id && w < sizeof(where) &&
+		    w + 12 + NVTX_MIN_SHOWN <= room) /* a range the operator named already: once */
 			nvtx_part(where + w, sizeof(where) - w,
 				  gs_str(&in->strings, f->nvtx_id, ""), room - w - 12);
 		if (strlen(where) > room) {
