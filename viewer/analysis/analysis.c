@@ -860,9 +860,6 @@ void gap_cut_piece(const struct actx *c, struct cg_cache *cc, const struct gs_ga
 	}
 }
 
-/* Gap g, whose cause so far (launch latency or graph-internal) is that of
- * a queued op, was held by what the trace does not hold (GS_QUEUED_HELD_NS):
- * other, but for the last GS_QUEUED_DISPATCH_NS (gs_gap.held) */
 /* op has no launch call in the trace, the trace has calls, and the op's
  * correlation id comes before every recorded call's (CUPTI numbers a
  * process's calls in order): its call was made before the trace began. A
@@ -872,6 +869,9 @@ static int launched_before_trace(const struct actx *c, const struct gs_op *op)
 	return c->corr_min != UINT32_MAX && op->corr && op->corr < c->corr_min;
 }
 
+/* Gap g, whose cause so far (launch latency or graph-internal) is that of
+ * a queued op, was held by what the trace does not hold (GS_QUEUED_HELD_NS):
+ * other, but for the last GS_QUEUED_DISPATCH_NS (gs_gap.held) */
 static void held_gap(const struct actx *c, struct cg_cache *cc, struct gs_gap *g,
 		     struct gap_cut *cut)
 {
@@ -1242,9 +1242,8 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		tl_add(tl, cut);
 		if (c->ops[g->op_idx].graph_id)
 			tl->graph_launch_latency += cut->amt[GS_CAUSE_LAUNCH_LATENCY];
-		int counted = 0;
 		tl_slow(c, tl, g, cut);
-		tl_stall(c, tl, g, cut, cut, &counted);
+		tl_stall(c, tl, g, cut, cut, &stall_counted);
 		if (c->call_of[g->op_idx] == GS_NONE &&
 		    !launched_before_trace(c, &c->ops[g->op_idx]))
 			tl->other_no_call += cut->amt[GS_CAUSE_OTHER];
