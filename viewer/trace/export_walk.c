@@ -310,28 +310,11 @@ static int time_range(struct trace *t, int graph_runs, int64_t *origin_ns, int64
 	return ret;
 }
 
-/* 1 when the trace has table `name`: the tables of
- * gs_schema_table_optional() are absent from older traces, which is not
- * damage (a v1 trace has no graph_runs). */
-static int table_exists(struct trace *t, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
-
-	if (sqlite3_prepare_v2(t->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1",
-			       -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		yes = sqlite3_step(st) == SQLITE_ROW;
-	}
-	sqlite3_finalize(st);
-	return yes;
-}
-
 int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns)
 {
 	char err[256];
 
-	return time_range(t, table_exists(t, "graph_runs"), origin_ns, last_end_ns, err,
+	return time_range(t, trace_db_has_table(t->db, "graph_runs"), origin_ns, last_end_ns, err,
 			  sizeof(err)) == 0
 		   ? 0
 		   : -1;
@@ -601,7 +584,7 @@ static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 	struct names names = {0};
 	char buf[128];
 	size_t i;
-	int ret = 0, rc = SQLITE_DONE, graph_runs = table_exists(t, "graph_runs");
+	int ret = 0, rc = SQLITE_DONE, graph_runs = trace_db_has_table(t->db, "graph_runs");
 
 	memset(&info, 0, sizeof(info));
 	info.trace_path = t->path;

@@ -935,10 +935,11 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		/* CUPTI's invalid stream (context and device syncs) is
 		 * 0xffffffff, which libkineto prints as it is */
 		int64_t str = HAS(e, A_STREAM) ? e->a[A_STREAM] : -1;
+		int kind = sync_kind(e);
 		s = im->st[ST_SYNC];
 		sqlite3_bind_int64(s, 1, start);
 		sqlite3_bind_int64(s, 2, end);
-		sqlite3_bind_int(s, 3, sync_kind(e));
+		sqlite3_bind_int(s, 3, kind);
 		bind_opt(s, 4, hd, d);
 		bind_opt(s, 5, HAS(e, A_CONTEXT), e->a[A_CONTEXT]);
 		bind_opt(s, 6, str >= 0 && str < 0xffffffffll, str);
@@ -952,9 +953,8 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		 * an event record, so that a wait for the same stream or
 		 * device explains no idle (docs/metrics.md, dependency). Its
 		 * time is the wait's until derive() finds the record call. */
-		if (sync_kind(e) == GS_SYNC_STREAM_WAIT_EVENT && HAS(e, A_EVENT) &&
-		    HAS(e, A_WAIT_STREAM) && e->a[A_WAIT_STREAM] >= 0 &&
-		    TRACE_STREAM_OK(e->a[A_WAIT_STREAM]) && hd) {
+		if (kind == GS_SYNC_STREAM_WAIT_EVENT && HAS(e, A_EVENT) && HAS(e, A_WAIT_STREAM) &&
+		    e->a[A_WAIT_STREAM] >= 0 && TRACE_STREAM_OK(e->a[A_WAIT_STREAM]) && hd) {
 			s = im->st[ST_EVENT];
 			sqlite3_bind_int64(s, 1, e->a[A_EVENT]);
 			sqlite3_bind_int64(s, 2, e->a[A_WAIT_STREAM]);

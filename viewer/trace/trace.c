@@ -527,7 +527,7 @@ static int wal_missing(struct trace *t, char *err, size_t errlen)
 }
 
 /* Whether the database has a table (or anything) named meta. */
-static int has_table(sqlite3 *db, const char *name)
+int trace_db_has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *st = NULL;
 	int found;
@@ -544,7 +544,7 @@ static int has_table(sqlite3 *db, const char *name)
 
 static int has_meta(sqlite3 *db)
 {
-	return has_table(db, "meta");
+	return trace_db_has_table(db, "meta");
 }
 
 /* meta's schema_version is there but is no version number (1 to 999999):
@@ -657,9 +657,9 @@ int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 		} else if (wal_missing(t, err, errlen)) {
 			open_failed(t, err, errlen);
 			return TRACE_ERR_CORRUPT;
-		} else if (has_table(t->db, "StringIds") &&
-			   (has_table(t->db, "TARGET_INFO_GPU") ||
-			    has_table(t->db, "CUPTI_ACTIVITY_KIND_KERNEL"))) {
+		} else if (trace_db_has_table(t->db, "StringIds") &&
+			   (trace_db_has_table(t->db, "TARGET_INFO_GPU") ||
+			    trace_db_has_table(t->db, "CUPTI_ACTIVITY_KIND_KERNEL"))) {
 			snprintf(err, errlen,
 				 "an Nsight Systems SQLite export, not a gapscope trace (gapscope "
 				 "reads its own traces, and torch.profiler JSON through gapscope "

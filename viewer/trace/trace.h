@@ -104,6 +104,11 @@ void trace_library_init(void);
 char *trace_device_name(struct trace *t, int dev);
 char *trace_thread_name(struct trace *t, uint32_t tid);
 
+/* 1 when database db holds a table (or another object: a view) named
+ * `name`, any case: the tables of gs_schema_table_optional() are absent
+ * from older traces, which is not damage. 0 also when SQLite fails. */
+int trace_db_has_table(sqlite3 *db, const char *name);
+
 /* Value of meta.key as a newly allocated string, or NULL. */
 char *trace_meta(struct trace *t, const char *key);
 

@@ -20,21 +20,8 @@
 
 #include <sqlite3.h>
 
+#include "trace.h"
 #include "trace_callsite.h"
-
-static int table_present(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st;
-	int found = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
-			       &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
 
 static int library_file(const char *f)
 {
@@ -90,7 +77,7 @@ int trace_load_callsites(sqlite3 *db, struct gs_input *in, char *err, size_t err
 	int64_t max_id = 0;
 	int rc;
 
-	if (!table_present(db, "stack_frames") || !table_present(db, "api_stacks"))
+	if (!trace_db_has_table(db, "stack_frames") || !trace_db_has_table(db, "api_stacks"))
 		return 0;
 	if (sqlite3_prepare_v2(db, "SELECT max(stack_id) FROM stack_frames", -1, &st, NULL) !=
 	    SQLITE_OK)
@@ -216,7 +203,8 @@ int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errl
 	size_t n = 0, cap = 0;
 	int rc;
 
-	if (!table_present(db, "api_stacks") || !column_present(db, "api_stacks", "capture_end"))
+	if (!trace_db_has_table(db, "api_stacks") ||
+	    !column_present(db, "api_stacks", "capture_end"))
 		return 0;
 	if (sqlite3_prepare_v2(
 		db,

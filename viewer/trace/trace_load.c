@@ -371,27 +371,13 @@ static int job_kernels(struct job *j)
 	return load_ops_table(j, j->db, "kernels", GS_OP_KERNEL);
 }
 
-static int table_exists(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1",
-			       -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		yes = sqlite3_step(st) == SQLITE_ROW;
-	}
-	sqlite3_finalize(st);
-	return yes;
-}
-
 static int job_copies(struct job *j)
 {
 	int rc = load_ops_table(j, j->db, "memcpys", GS_OP_MEMCPY);
 	if (!rc)
 		rc = load_ops_table(j, j->db, "memsets", GS_OP_MEMSET);
 	/* schema v2; absent from v1 traces */
-	if (!rc && table_exists(j->db, "graph_runs"))
+	if (!rc && trace_db_has_table(j->db, "graph_runs"))
 		rc = load_ops_table(j, j->db, "graph_runs", GS_OP_GRAPH_RUN);
 	return rc;
 }
@@ -751,7 +737,7 @@ static int load_hranges(sqlite3 *db, uint32_t strings_end, struct vec *v, char *
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (!table_exists(db, "host_ranges"))
+	if (!trace_db_has_table(db, "host_ranges"))
 		return 0;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT start,end,tid,name_id FROM host_ranges"
@@ -820,7 +806,7 @@ static int load_events(sqlite3 *db, struct vec *v, char *err, size_t errlen)
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (!table_exists(db, "events"))
+	if (!trace_db_has_table(db, "events"))
 		return 0;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT start,event,stream,coalesce(device,-1) FROM events "
