@@ -45,6 +45,8 @@ static const struct {
 	      " a.value AS api_name FROM syncs y LEFT JOIN strings r ON r.id = y.reason_id"
 	      " LEFT JOIN strings a ON a.id = y.api_name_id ORDER BY y.id"},
     {"events", "SELECT * FROM events ORDER BY id"},
+    {"host_ranges", "SELECT h.*, s.value AS name FROM host_ranges h"
+		    " LEFT JOIN strings s ON s.id = h.name_id ORDER BY h.id"},
     {"nvtx", "SELECT n.*, CASE n.kind WHEN 0 THEN 'range' WHEN 1 THEN 'mark' END AS kind_name,"
 	     " t.value AS text, d.value AS domain FROM nvtx n"
 	     " LEFT JOIN strings t ON t.id = n.text_id"
@@ -352,8 +354,14 @@ int export_csv(struct trace *t, const char *dir, unsigned flags, char *err, size
 		return -1;
 	}
 	csv_export_flags = flags & EXPORT_CSV_RAW ? CSV_FIELD_RAW : 0;
-	for (i = 0; !rc && i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
+	for (i = 0; !rc && i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++) {
+		/* a table added to the schema later is absent from older
+		 * traces: no file for it (trace_open() let only optional
+		 * tables be missing) */
+		if (trace_db_has_table(t->db, csv_tables[i].table) == 0)
+			continue;
 		rc = write_table(t, dir, csv_tables[i].table, csv_tables[i].sql, err, errlen);
+	}
 	if (!rc)
 		rc = write_other_tables(t, dir, err, errlen);
 	csv_export_flags = 0;
