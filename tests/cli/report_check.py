@@ -469,7 +469,7 @@ def check_bad_input():
     con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL)")
     con.commit()
     con.close()
-    one_line_exit2(report(nsys), "nsys", "an Nsight Systems SQLite export, not a gapscope trace")
+    one_line_exit2(report(nsys), "nsys", "an Nsight Systems SQLite export: gapscope import it first")
     one_line_exit2(report(mkdb("newer")), "newer", "newer than this gapscope")
     one_line_exit2(report(mkdb("truncated")), "truncated", "truncated")
     one_line_exit2(report(mkdb("empty")), "empty", "no GPU activity")

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "kineto_import.h"
+#include "nsys_import.h"
 #include "term.h"
 
 static void import_usage(FILE *f)
@@ -57,7 +58,7 @@ int cmd_import(int argc, char **argv)
 	const char *out = NULL, *json;
 	struct kineto_stats st;
 	char err[640];
-	int c, quiet = 0, rc;
+	int c, quiet = 0, rc, nsys;
 	size_t i;
 
 	optind = 1;
@@ -76,7 +77,9 @@ int cmd_import(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 	}
 	json = argv[optind];
-	rc = kineto_import(json, out, GAPSCOPE_VERSION, &st, err, sizeof(err));
+	nsys = nsys_file_is_sqlite(json);
+	rc = nsys ? nsys_import(json, out, GAPSCOPE_VERSION, &st, err, sizeof(err))
+		  : kineto_import(json, out, GAPSCOPE_VERSION, &st, err, sizeof(err));
 	if (rc == KINETO_ERR_INPUT) {
 		gs_error(json, "%s", err);
 		return GS_EXIT_BAD_INPUT;

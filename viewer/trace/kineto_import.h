@@ -16,9 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KINETO_ERR_OUTPUT (-1) /* the database could not be written */
-#define KINETO_ERR_INPUT (-2)  /* the JSON file: missing, not JSON, hostile */
-#define KINETO_ERR_TARGET (-3) /* the output path: a folder, a device, not writable */
+#include "import_out.h"
+
+#define KINETO_ERR_OUTPUT IMPORT_ERR_OUTPUT /* the database could not be written */
+#define KINETO_ERR_INPUT IMPORT_ERR_INPUT   /* the JSON file: missing, not JSON, hostile */
+#define KINETO_ERR_TARGET IMPORT_ERR_TARGET /* the output path: a folder, a device, not writable   \
+					     */
 
 #define KINETO_MAX_CATS 32 /* categories counted one by one; the rest as "other" */
 

@@ -661,9 +661,8 @@ int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 			   (trace_db_has_table(t->db, "TARGET_INFO_GPU") ||
 			    trace_db_has_table(t->db, "CUPTI_ACTIVITY_KIND_KERNEL"))) {
 			snprintf(err, errlen,
-				 "an Nsight Systems SQLite export, not a gapscope trace (gapscope "
-				 "reads its own traces, and torch.profiler JSON through gapscope "
-				 "import)");
+				 "not a gapscope trace (an Nsight Systems SQLite export: gapscope "
+				 "import it first)");
 		} else {
 			snprintf(err, errlen,
 				 "SQLite database, but not a gapscope trace (no meta table)");

@@ -1,0 +1,511 @@
+/*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
+ * import_out.c - the output side of `gapscope import` (see import_out.h):
+ * the temporary database and its rename, and the derivations.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "gapscope/trace_format.h"
+#include "import_out.h"
+
+/* ------------------------------------------------------------ the output file */
+
+/* The temporary database a signal must remove (async-signal-safe handler). */
+static char sig_tmp[4096];
+static struct sigaction sig_old[3];
+static const int sig_nums[3] = {SIGINT, SIGTERM, SIGHUP};
+static int sig_armed[3];
+
+static void on_signal(int sig)
+{
+	if (sig_tmp[0])
+		unlink(sig_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void arm_signals(const char *tmp)
+{
+	struct sigaction sa;
+	int i;
+
+	snprintf(sig_tmp, sizeof(sig_tmp), "%s", tmp);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 3; i++) {
+		struct sigaction cur;
+		sig_armed[i] = sigaction(sig_nums[i], NULL, &cur) == 0 &&
+			       cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO) &&
+			       sigaction(sig_nums[i], &sa, &sig_old[i]) == 0;
+	}
+}
+
+static void disarm_signals(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (sig_armed[i])
+			sigaction(sig_nums[i], &sig_old[i], NULL);
+	sig_tmp[0] = '\0';
+}
+
+/* The file to replace (a symbolic link's target) and a new temporary file
+ * beside it. Returns 0 or -1 with err set. */
+static int make_tmp(const char *path, char **target, char **tmp, char *err, size_t errlen)
+{
+	struct stat st;
+	char *t = NULL, *slash, *x;
+	int fd;
+
+	*target = *tmp = NULL;
+	if (!*path || !strcmp(path, "-")) {
+		snprintf(err, errlen, "a trace database must be a file, not standard output");
+		return -1;
+	}
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		t = realpath(path, NULL);
+		if (!t) {
+			snprintf(err, errlen, "cannot write: the link's target: %s",
+				 strerror(errno));
+			return -1;
+		}
+	} else {
+		t = strdup(path);
+	}
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (stat(t, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "cannot write: %s",
+			 S_ISDIR(st.st_mode)
+			     ? "is a directory"
+			     : "not a regular file (a trace database must be a file)");
+		free(t);
+		return -1;
+	}
+	x = malloc(strlen(t) + 32);
+	if (!x) {
+		free(t);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	slash = strrchr(t, '/');
+	if (slash)
+		sprintf(x, "%.*s/.%s.gapscope-XXXXXX", (int)(slash - t), t, slash + 1);
+	else
+		sprintf(x, ".%s.gapscope-XXXXXX", t);
+	fd = mkstemp(x);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write: %s", strerror(errno));
+		free(t);
+		free(x);
+		return -1;
+	}
+	/* mkstemp makes it 0600: the mode a new file would get (umask), or
+	 * the one of the file it replaces */
+	if (stat(t, &st) == 0) {
+		(void)fchmod(fd, st.st_mode & 07777);
+	} else {
+		mode_t um = umask(0);
+		umask(um);
+		(void)fchmod(fd, 0666 & ~um);
+	}
+	close(fd);
+	*target = t;
+	*tmp = x;
+	return 0;
+}
+
+int import_out_open(struct import_out *o, const char *path, char *err, size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	if (make_tmp(path, &o->target, &o->tmp, err, errlen) < 0)
+		return IMPORT_ERR_TARGET;
+	arm_signals(o->tmp);
+	{
+		/* URI file names on (nsys_import attaches its source read-only
+		 * through one); our own path is never taken for one */
+		char *p = malloc(strlen(o->tmp) + 3);
+		int rc;
+		if (!p) {
+			snprintf(err, errlen, "out of memory");
+			return IMPORT_ERR_OUTPUT;
+		}
+		sprintf(p, "%s%s", strncmp(o->tmp, "file:", 5) ? "" : "./", o->tmp);
+		rc = sqlite3_open_v2(p, &o->db,
+				     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL);
+		free(p);
+		if (rc != SQLITE_OK) {
+			snprintf(err, errlen, "cannot write the database (opening): %s",
+				 o->db ? sqlite3_errmsg(o->db) : "out of memory");
+			return IMPORT_ERR_OUTPUT;
+		}
+	}
+	/* A private new file, renamed into place only when complete: no
+	 * journal is needed (a failed import is thrown away whole), and
+	 * temporary b-trees (index builds) go to files, not to memory. */
+	if (sqlite3_exec(o->db,
+			 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+			 " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;"
+			 " PRAGMA temp_store=FILE;",
+			 NULL, NULL, NULL) != SQLITE_OK ||
+	    gs_schema_create(o->db) != 0) {
+		snprintf(err, errlen, "cannot write the database (creating the schema): %s",
+			 sqlite3_errmsg(o->db));
+		return IMPORT_ERR_OUTPUT;
+	}
+	return 0;
+}
+
+int import_out_commit(struct import_out *o, char *err, size_t errlen)
+{
+	int fd;
+
+	if (sqlite3_exec(o->db, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot write the database (commit): %s",
+			 sqlite3_errmsg(o->db));
+		return IMPORT_ERR_OUTPUT;
+	}
+	if (sqlite3_close(o->db) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot write the database (closing): %s",
+			 sqlite3_errmsg(o->db));
+		return IMPORT_ERR_OUTPUT;
+	}
+	o->db = NULL;
+	fd = open(o->tmp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0) {
+		snprintf(err, errlen, "cannot write: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return IMPORT_ERR_OUTPUT;
+	}
+	close(fd);
+	if (rename(o->tmp, o->target) != 0) {
+		snprintf(err, errlen, "cannot write: %s", strerror(errno));
+		return IMPORT_ERR_OUTPUT;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return 0;
+}
+
+void import_out_close(struct import_out *o)
+{
+	if (o->db)
+		sqlite3_close_v2(o->db);
+	o->db = NULL;
+	if (o->tmp) {
+		unlink(o->tmp);
+		free(o->tmp);
+	}
+	o->tmp = NULL;
+	disarm_signals();
+	free(o->target);
+	o->target = NULL;
+}
+
+int64_t import_out_intern(sqlite3 *db, const char *s)
+{
+	sqlite3_stmt *q = NULL;
+	int64_t id = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT id FROM strings WHERE value = ?1 LIMIT 1", -1, &q,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(q, 1, s, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		id = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	if (id)
+		return id;
+	if (sqlite3_prepare_v2(db, "INSERT INTO strings(value) VALUES(?1)", -1, &q, NULL) !=
+	    SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(q, 1, s, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_DONE)
+		id = sqlite3_last_insert_rowid(db);
+	sqlite3_finalize(q);
+	return id;
+}
+
+/* ------------------------------------------------------------ derivations */
+
+struct dctx {
+	sqlite3 *db;
+	struct import_derived *d;
+	const char **what;
+};
+
+static int fail(struct dctx *c, const char *what)
+{
+	*c->what = what;
+	return -1;
+}
+
+static int exec(struct dctx *c, const char *sql, const char *what)
+{
+	if (sqlite3_exec(c->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return fail(c, what);
+	return 0;
+}
+
+/* the reasons the collector stores (collector/internal.h, GS_REASON_*) */
+#define R_SYNC_MEMCPY "cudaMemcpy is synchronous: host waits for the device"
+#define R_PAGEABLE "cudaMemcpyAsync from pageable host memory is staged synchronously"
+#define R_MEMSET "cudaMemset on host-visible (pinned or managed) memory is synchronous"
+
+
+/* SQL over api_calls a: a is no driver call under a recorded runtime call
+ * of its correlation id (the same call); two %d: GS_API_DRIVER,
+ * GS_API_RUNTIME */
+#define NOT_UNDER_RUNTIME                                                                          \
+	"NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"                                    \
+	" WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
+
+/* The calls that block the host until the GPU is done (the collector's
+ * sync_calls, collector/collector.c, less the stream waits, which block no
+ * host); a name also matches with a suffix ("_ptsz", "_v2"). */
+static const struct {
+	const char *name;
+	int kind;
+} sync_apis[] = {
+    {"cudaStreamSynchronize", GS_SYNC_STREAM},	{"cudaEventSynchronize", GS_SYNC_EVENT},
+    {"cudaDeviceSynchronize", GS_SYNC_CONTEXT}, {"cudaThreadSynchronize", GS_SYNC_CONTEXT},
+    {"cuStreamSynchronize", GS_SYNC_STREAM},	{"cuEventSynchronize", GS_SYNC_EVENT},
+    {"cuCtxSynchronize", GS_SYNC_CONTEXT},
+};
+
+/* A sync call without a cuda_sync record of its correlation id (Kineto
+ * writes them from PyTorch 2.1, and only with CUPTI's SYNCHRONIZATION
+ * kind): an explicit sync row of the call's time, as the collector makes
+ * one from its callback, with the stream and event unknown. Without it a
+ * 158 ms cudaDeviceSynchronize was no sync at all (HTA's A100 trace of
+ * torch.compile'd graphs). The device is the trace's only one, else
+ * unknown. A driver call under a recorded runtime call is the same call. */
+static int derive_sync_calls(struct dctx *im)
+{
+	char sql[1024];
+	size_t i;
+
+	if (exec(im, "CREATE TEMP TABLE sync_api(name_id INTEGER PRIMARY KEY, kind INTEGER);",
+		 "deriving syncs from calls") < 0)
+		return -1;
+	for (i = 0; i < sizeof(sync_apis) / sizeof(sync_apis[0]); i++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO temp.sync_api SELECT id, %d FROM strings"
+			 " WHERE value = '%s' OR value LIKE '%s\\_%%' ESCAPE '\\';",
+			 sync_apis[i].kind, sync_apis[i].name, sync_apis[i].name);
+		if (exec(im, sql, "deriving syncs from calls") < 0)
+			return -1;
+	}
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, api_name_id, device,"
+		 " correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, i.kind, 0, a.name_id,"
+		 " (SELECT CASE WHEN count(*) = 1 THEN min(d) END FROM"
+		 "  (SELECT device AS d FROM kernels UNION SELECT device FROM memcpys"
+		 "   UNION SELECT device FROM memsets)),"
+		 " a.correlation_id, a.pid, a.tid"
+		 " FROM api_calls a JOIN temp.sync_api i ON i.name_id = a.name_id"
+		 " WHERE " NOT_UNDER_RUNTIME
+		 " AND NOT EXISTS (SELECT 1 FROM syncs s WHERE s.implicit = 0 AND"
+		 "   s.correlation_id = a.correlation_id)"
+		 " ORDER BY a.start;",
+		 GS_API_DRIVER, GS_API_RUNTIME);
+	if (exec(im, sql, "deriving syncs from calls") < 0)
+		return -1;
+	im->d->syncs_from_calls = sqlite3_changes(im->db);
+	return 0;
+}
+
+/* What CUPTI's records lack and the collector completes at finalize
+ * (collector/writer.c, derive_rows), done the same way: the thread and
+ * API of a sync from its call (one call per correlation id, the runtime's
+ * when both are there), whether a copy was an Async call, and the implicit
+ * synchronisations. Not derived: legacy-default-stream syncs (Kineto does
+ * not say which stream is a context's NULL stream). */
+static int derive(struct dctx *im)
+{
+	char sql[4096];
+	int64_t r_memcpy, r_pageable, r_memset;
+	size_t i, n_implicit;
+	const struct gs_implicit_api *implicit_apis;
+	static const char one_api[] =
+	    "(SELECT b.id FROM api_calls b WHERE "
+	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
+	char one_m[256], one_s[256];
+
+	r_memcpy = import_out_intern(im->db, R_SYNC_MEMCPY);
+	r_pageable = import_out_intern(im->db, R_PAGEABLE);
+	r_memset = import_out_intern(im->db, R_MEMSET);
+	if (!r_memcpy || !r_pageable || !r_memset)
+		return fail(im, "adding the reasons of implicit syncs");
+	snprintf(one_m, sizeof(one_m), one_api, "m");
+	snprintf(one_s, sizeof(one_s), one_api, "syncs");
+
+	/* Kineto before PyTorch 2.1 writes no "graph id": an op launched by
+	 * a cudaGraphLaunch (cuGraphLaunch, _ptsz) carries the launch's
+	 * correlation id, as CUPTI gives it, which then stands in for the
+	 * graph id (one per launch), so that the analysis sees graph nodes
+	 * (HTA's A100 trace with torch.compile'd graphs: 100 kernels of 35
+	 * graph launches read as launch overhead -> "use CUDA Graphs") */
+	if (exec(im,
+		 "CREATE TEMP TABLE graph_corr AS SELECT DISTINCT a.correlation_id AS c"
+		 " FROM api_calls a JOIN strings s ON s.id = a.name_id"
+		 " WHERE a.correlation_id IS NOT NULL AND a.correlation_id <> 0 AND"
+		 " (s.value LIKE 'cudaGraphLaunch%' OR s.value LIKE 'cuGraphLaunch%');",
+		 "marking graph launches") < 0)
+		return -1;
+	{
+		static const char *const tables[] = {"kernels", "memcpys", "memsets"};
+		for (i = 0; i < 3; i++) {
+			snprintf(sql, sizeof(sql),
+				 "UPDATE %s SET graph_id = correlation_id WHERE"
+				 " COALESCE(graph_id, 0) = 0 AND"
+				 " correlation_id IN (SELECT c FROM temp.graph_corr);",
+				 tables[i]);
+			if (exec(im, sql, "marking graph launches") < 0)
+				return -1;
+			im->d->graph_ops += sqlite3_changes(im->db);
+		}
+	}
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE syncs SET"
+		 " api_name_id = (SELECT name_id FROM api_calls WHERE id = %s),"
+		 " pid = (SELECT pid FROM api_calls WHERE id = %s),"
+		 " tid = (SELECT tid FROM api_calls WHERE id = %s)"
+		 " WHERE correlation_id IS NOT NULL;",
+		 one_s, one_s, one_s);
+	if (exec(im, sql, "completing sync rows") < 0)
+		return -1;
+	if (derive_sync_calls(im) < 0)
+		return -1;
+	/* event records (CUPTI's carry no host time; Kineto's are made from
+	 * stream waits): at their record call */
+	if (exec(im,
+		 "UPDATE events SET start = COALESCE((SELECT b.start FROM api_calls b"
+		 " WHERE b.correlation_id = events.correlation_id ORDER BY b.api LIMIT 1), start)"
+		 " WHERE correlation_id IS NOT NULL;",
+		 "placing event records") < 0)
+		return -1;
+	if (exec(im,
+		 "CREATE TEMP TABLE async_api AS SELECT id FROM strings"
+		 " WHERE instr(value, 'Async') > 0;"
+		 "UPDATE memcpys SET is_async = 1 WHERE correlation_id IS NOT NULL AND"
+		 " (SELECT name_id FROM api_calls b WHERE b.correlation_id = memcpys.correlation_id"
+		 "  ORDER BY b.api LIMIT 1) IN (SELECT id FROM temp.async_api);"
+		 "UPDATE memsets SET is_async = 1 WHERE correlation_id IS NOT NULL AND"
+		 " (SELECT name_id FROM api_calls b WHERE b.correlation_id = memsets.correlation_id"
+		 "  ORDER BY b.api LIMIT 1) IN (SELECT id FROM temp.async_api);",
+		 "marking Async copies") < 0)
+		return -1;
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, CASE WHEN m.is_async THEN %d ELSE %d END, 1,"
+		 " CASE WHEN m.is_async THEN %lld ELSE %lld END,"
+		 " a.name_id, m.device, m.context, m.stream, m.correlation_id, a.pid, a.tid"
+		 " FROM memcpys m JOIN api_calls a ON a.id = %s"
+		 " WHERE m.graph_id = 0 AND m.copy_kind <> %d"
+		 " AND (m.is_async = 0 OR m.src_kind = %d OR m.dst_kind = %d)"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_PAGEABLE, GS_SYNC_IMPLICIT_MEMCPY, (long long)r_pageable,
+		 (long long)r_memcpy, one_m, GS_COPY_DTOD, GS_MEM_PAGEABLE, GS_MEM_PAGEABLE);
+	if (exec(im, sql, "deriving implicit syncs (memcpy)") < 0)
+		return -1;
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, %d, 1, %lld, a.name_id, m.device, m.context,"
+		 " m.stream, m.correlation_id, a.pid, a.tid"
+		 " FROM memsets m JOIN api_calls a ON a.id = %s"
+		 " WHERE m.graph_id = 0 AND m.is_async = 0 AND m.mem_kind IN (%d, %d, %d)"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_MEMSET, (long long)r_memset, one_m, GS_MEM_PAGEABLE,
+		 GS_MEM_PINNED, GS_MEM_MANAGED);
+	if (exec(im, sql, "deriving implicit syncs (memset)") < 0)
+		return -1;
+
+	if (exec(im,
+		 "CREATE TEMP TABLE implicit_api(name_id INTEGER PRIMARY KEY, kind INTEGER,"
+		 " reason_id INTEGER);",
+		 "deriving implicit syncs") < 0)
+		return -1;
+	implicit_apis = gs_implicit_apis(&n_implicit); /* the collector's list */
+	for (i = 0; i < n_implicit; i++) {
+		int64_t rid = import_out_intern(im->db, implicit_apis[i].reason);
+		if (!rid)
+			return fail(im, "adding the reasons of implicit syncs");
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO temp.implicit_api SELECT id, %d, %lld FROM strings"
+			 " WHERE value = '%s';",
+			 implicit_apis[i].kind, (long long)rid, implicit_apis[i].name);
+		if (exec(im, sql, "deriving implicit syncs") < 0)
+			return -1;
+	}
+	/* allocations count only in steady state (after the first kernel
+	 * launch); a driver call under a recorded runtime call is the same */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id,"
+		 " correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, i.kind, 1, i.reason_id, a.name_id, a.correlation_id,"
+		 " a.pid, a.tid FROM api_calls a JOIN temp.implicit_api i ON i.name_id = a.name_id"
+		 " WHERE (i.kind <> %d OR a.start > COALESCE((SELECT MIN(b.start) FROM kernels k"
+		 "   JOIN api_calls b ON b.correlation_id = k.correlation_id), %lld))"
+		 " AND " NOT_UNDER_RUNTIME " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_ALLOC, (long long)INT64_MAX, GS_API_DRIVER, GS_API_RUNTIME);
+	if (exec(im, sql, "deriving implicit syncs (API calls)") < 0)
+		return -1;
+	im->d->implicit_syncs = sqlite3_changes(im->db);
+	{
+		/* stream waits called but not recorded (Kineto before PyTorch
+		 * 2.1 writes no cuda_sync events): what they held reads as
+		 * other (docs/metrics.md, rule 5), and import says so */
+		sqlite3_stmt *q = NULL;
+		if (sqlite3_prepare_v2(
+			im->db,
+			"SELECT count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id"
+			" WHERE (s.value LIKE 'cudaStreamWaitEvent%' OR"
+			" s.value LIKE 'cuStreamWaitEvent%') AND NOT EXISTS"
+			" (SELECT 1 FROM syncs WHERE kind = 2)",
+			-1, &q, NULL) == SQLITE_OK &&
+		    sqlite3_step(q) == SQLITE_ROW)
+			im->d->waits_unrecorded = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	{
+		sqlite3_stmt *q = NULL;
+		if (sqlite3_prepare_v2(im->db, "SELECT count(*) FROM syncs WHERE implicit = 1", -1,
+				       &q, NULL) == SQLITE_OK &&
+		    sqlite3_step(q) == SQLITE_ROW)
+			im->d->implicit_syncs = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	return 0;
+}
+
+
+int import_derive(sqlite3 *db, struct import_derived *d, const char **what)
+{
+	struct dctx c = {db, d, what};
+
+	memset(d, 0, sizeof(*d));
+	*what = "";
+	return derive(&c);
+}

@@ -1,0 +1,64 @@
+/*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
+ * import_out.h - what the importers of `gapscope import` (kineto_import.c
+ * for torch.profiler JSON, nsys_import.c for Nsight Systems SQLite
+ * exports) share on the output side: a new trace database of the
+ * collector's schema, written to a temporary file beside its target and
+ * renamed over it only when complete (a failed or interrupted import
+ * leaves the target as it was), and the rows that the source's records
+ * lack and that the collector derives at finalize (collector/writer.c,
+ * derive_rows): syncs' threads and calls, Async copies, implicit syncs.
+ */
+#ifndef GAPSCOPE_IMPORT_OUT_H
+#define GAPSCOPE_IMPORT_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#define IMPORT_ERR_OUTPUT (-1) /* the database could not be written */
+#define IMPORT_ERR_INPUT (-2)  /* the source file: missing, damaged, foreign, hostile */
+#define IMPORT_ERR_TARGET (-3) /* the output path: a folder, a device, not writable */
+
+struct import_out {
+	sqlite3 *db;  /* the new database, in a transaction until commit */
+	char *target; /* the file to replace (a symbolic link's target) */
+	char *tmp;    /* the temporary file beside it, NULL once renamed */
+};
+
+/* Create the temporary database for `path` with the collector's schema
+ * (gs_schema_create), URI file names allowed (for ATTACH), no transaction
+ * begun (ATTACH needs none open): the importer begins it. SIGINT, SIGTERM and SIGHUP
+ * remove it until import_out_close(). Returns 0, IMPORT_ERR_TARGET when
+ * path cannot be a database file ("-", a folder, a device, an unwritable
+ * folder) or IMPORT_ERR_OUTPUT, with a one-line reason in err. */
+int import_out_open(struct import_out *o, const char *path, char *err, size_t errlen);
+
+/* Commit, close, fsync and rename the database into place. Returns 0 or
+ * IMPORT_ERR_OUTPUT with err set. */
+int import_out_commit(struct import_out *o, char *err, size_t errlen);
+
+/* Close what is open, remove the temporary file if it was not renamed,
+ * restore the signal handlers. Safe after a failed open. */
+void import_out_close(struct import_out *o);
+
+/* strings.id of s in the new database, added if missing; 0 on failure */
+int64_t import_out_intern(sqlite3 *db, const char *s);
+
+/* What import_derive() added or changed. */
+struct import_derived {
+	int64_t graph_ops;	  /* ops given their graph launch's correlation id as graph id */
+	int64_t syncs_from_calls; /* explicit syncs made from sync calls without a record */
+	int64_t implicit_syncs;	  /* implicit sync rows in the trace after it */
+	int64_t waits_unrecorded; /* stream-wait calls when the trace has no stream-wait sync */
+};
+
+/* After the source's rows and the indexes (gs_schema_create_indexes):
+ * the derivations, as the collector's finalize does them. Returns 0, or
+ * -1 with *what naming the step that failed (sqlite3_errmsg(db) says
+ * why). */
+int import_derive(sqlite3 *db, struct import_derived *d, const char **what);
+
+#endif

@@ -1,0 +1,760 @@
+/*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
+ * nsys_import.c - an Nsight Systems SQLite export -> a gapscope trace
+ * database (see nsys_import.h).
+ *
+ * The export holds CUPTI's records much as the collector gets them, one
+ * table per kind (CUPTI_ACTIVITY_KIND_KERNEL, _RUNTIME, _MEMCPY, _MEMSET,
+ * _SYNCHRONIZATION, _CUDA_EVENT), names in StringIds, NVTX in NVTX_EVENTS.
+ * It is attached read-only to the new database and copied with INSERT ...
+ * SELECT, SQLite doing the work. The layout, from the exports of Nsight
+ * Systems 2023.3 to 2025.5 (and NVIDIA's "SQLite Export Schema Reference"):
+ *
+ *   - times are ns since the session start (TARGET_INFO_SESSION_START_TIME
+ *     .utcEpochNs is that start in Unix time);
+ *   - threads and processes are "global ids": (vm << 48) | (pid << 24) | tid;
+ *   - ENUM_CUDA_MEM_KIND counts from 0 (pageable), CUPTI's from 1: +1;
+ *     copy kinds and sync types are CUPTI's own numbers;
+ *   - runtime calls are named with their CUPTI callback's version suffix
+ *     (cudaLaunchKernel_v7000), which the collector's names do not have;
+ *   - a context sync has stream and event 0xffffffff (CUPTI's "invalid").
+ *
+ * Columns that some versions lack are read only when present (has_col).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "gapscope/trace_format.h"
+#include "import_out.h"
+#include "nsys_import.h"
+
+#define KERNEL_T "CUPTI_ACTIVITY_KIND_KERNEL"
+#define RUNTIME_T "CUPTI_ACTIVITY_KIND_RUNTIME"
+#define MEMCPY_T "CUPTI_ACTIVITY_KIND_MEMCPY"
+#define MEMSET_T "CUPTI_ACTIVITY_KIND_MEMSET"
+#define SYNC_T "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+#define EVENT_T "CUPTI_ACTIVITY_KIND_CUDA_EVENT"
+
+/* a global thread or process id's pid and tid (SQL over column x) */
+#define PID_OF(x) "((" x ") >> 24 & 16777215)"
+#define TID_OF(x) "((" x ") & 16777215)"
+/* CUPTI's "invalid" stream or event id of a sync record */
+#define SYNC_NONE "4294967295"
+
+struct nim {
+	sqlite3 *db; /* the new trace, the export attached as "src" */
+	struct kineto_stats *st;
+	char err[512];
+	int err_kind; /* IMPORT_ERR_* */
+};
+
+static int fail_db(struct nim *m, const char *what)
+{
+	snprintf(m->err, sizeof(m->err), "cannot write the database (%s): %s", what,
+		 sqlite3_errmsg(m->db));
+	m->err_kind = IMPORT_ERR_OUTPUT;
+	return -1;
+}
+
+static int fail_input(struct nim *m, const char *msg)
+{
+	snprintf(m->err, sizeof(m->err), "%s", msg);
+	m->err_kind = IMPORT_ERR_INPUT;
+	return -1;
+}
+
+/* Run sql; on failure the export was unreadable (damaged) or the database
+ * unwritable: SQLite's error code tells which. */
+static int exec(struct nim *m, const char *sql, const char *what)
+{
+	int rc = sqlite3_exec(m->db, sql, NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		return 0;
+	rc = sqlite3_extended_errcode(m->db) & 0xff;
+	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_ERROR) {
+		/* SQLITE_ERROR: a column of the wrong kind, a missing table the
+		 * export's schema promised */
+		snprintf(m->err, sizeof(m->err), "damaged or unexpected Nsight Systems export (%s): %s",
+			 what, sqlite3_errmsg(m->db));
+		m->err_kind = IMPORT_ERR_INPUT;
+		return -1;
+	}
+	return fail_db(m, what);
+}
+
+static int64_t query_int(struct nim *m, const char *sql, int64_t otherwise)
+{
+	sqlite3_stmt *q = NULL;
+	int64_t v = otherwise;
+
+	if (sqlite3_prepare_v2(m->db, sql, -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return v;
+}
+
+static int has_table(struct nim *m, const char *table)
+{
+	sqlite3_stmt *q = NULL;
+	int found;
+
+	found = sqlite3_prepare_v2(m->db,
+				   "SELECT 1 FROM src.sqlite_master WHERE type = 'table' AND name = ?1",
+				   -1, &q, NULL) == SQLITE_OK &&
+		sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC) == SQLITE_OK &&
+		sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	return found;
+}
+
+static int has_col(struct nim *m, const char *table, const char *col)
+{
+	sqlite3_stmt *q = NULL;
+	int found;
+
+	found = sqlite3_prepare_v2(m->db,
+				   "SELECT 1 FROM pragma_table_info(?1, 'src') WHERE name = ?2", -1,
+				   &q, NULL) == SQLITE_OK &&
+		sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC) == SQLITE_OK &&
+		sqlite3_bind_text(q, 2, col, -1, SQLITE_STATIC) == SQLITE_OK &&
+		sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	return found;
+}
+
+/* the column's name when the table has it, else `otherwise` (SQL) */
+static const char *col(struct nim *m, const char *table, const char *c, const char *otherwise)
+{
+	return has_col(m, table, c) ? c : otherwise;
+}
+
+/* ------------------------------------------------------------ the source */
+
+int nsys_file_is_sqlite(const char *path)
+{
+	char head[16];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat sb;
+	int is = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && read(fd, head, 16) == 16)
+		is = !memcmp(head, "SQLite format 3", 16);
+	close(fd);
+	return is;
+}
+
+/* "file:" URI of path, read-only: every byte but [A-Za-z0-9/._~-]
+ * percent-encoded (a '?' or '#' in a file name is no query) */
+static char *ro_uri(const char *path)
+{
+	static const char keep[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				   "0123456789/._~-";
+	size_t n = strlen(path), i, o = 0;
+	char *u = malloc(n * 3 + 32);
+
+	if (!u)
+		return NULL;
+	o += (size_t)sprintf(u, "file:");
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
+		if (c && strchr(keep, c))
+			u[o++] = (char)c;
+		else
+			o += (size_t)sprintf(u + o, "%%%02X", c);
+	}
+	sprintf(u + o, "?mode=ro");
+	return u;
+}
+
+/* Attach the export and check that it is one. */
+static int attach(struct nim *m, const char *path)
+{
+	sqlite3_stmt *q = NULL;
+	char *uri = ro_uri(path);
+	int rc;
+
+	if (!uri)
+		return fail_input(m, "out of memory");
+	rc = sqlite3_prepare_v2(m->db, "ATTACH DATABASE ?1 AS src", -1, &q, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, uri, -1, SQLITE_STATIC);
+		rc = sqlite3_step(q);
+	}
+	sqlite3_finalize(q);
+	free(uri);
+	if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+		snprintf(m->err, sizeof(m->err), "cannot open: %s", sqlite3_errmsg(m->db));
+		m->err_kind = IMPORT_ERR_INPUT;
+		return -1;
+	}
+	/* the first read of a file that is not SQLite fails here */
+	if (sqlite3_exec(m->db, "SELECT count(*) FROM src.sqlite_master", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		int code = sqlite3_extended_errcode(m->db) & 0xff;
+		snprintf(m->err, sizeof(m->err), "%s",
+			 code == SQLITE_NOTADB ? "not an SQLite database (nor a Kineto JSON trace)"
+			 : code == SQLITE_CORRUPT
+			     ? "damaged SQLite database (truncated or corrupt)"
+			     : sqlite3_errmsg(m->db));
+		m->err_kind = IMPORT_ERR_INPUT;
+		return -1;
+	}
+	if (has_table(m, "meta") && query_int(m,
+					       "SELECT count(*) FROM src.meta WHERE key ="
+					       " 'schema_version'",
+					       0) > 0)
+		return fail_input(m, "already a gapscope trace: every verb reads it as it is, "
+				     "no import needed");
+	if (!has_table(m, "StringIds"))
+		return fail_input(m, "SQLite database, but not an Nsight Systems export "
+				     "(no StringIds table)");
+	if (!has_table(m, KERNEL_T) && !has_table(m, RUNTIME_T) && !has_table(m, MEMCPY_T) &&
+	    !has_table(m, MEMSET_T))
+		return fail_input(m, "an Nsight Systems export without CUDA trace (no kernels, "
+				     "copies or CUDA calls): profile with nsys --trace=cuda");
+	return 0;
+}
+
+/* ------------------------------------------------------------ the rows */
+
+/* A runtime call's name as the collector writes it: CUPTI's function name,
+ * without the version suffix of its callback id (cudaLaunchKernel_v7000,
+ * cudaMemcpyAsync_ptsz_v7000 -> cudaMemcpyAsync_ptsz). Driver names keep
+ * theirs (cuMemAlloc_v2 is the function's own name). */
+static void api_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *s = (const char *)sqlite3_value_text(argv[0]);
+	int n = sqlite3_value_bytes(argv[0]), i;
+
+	(void)argc;
+	if (!s) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	i = n;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (!strncmp(s, "cuda", 4) && i < n && i >= 6 && s[i - 1] == 'v' && s[i - 2] == '_')
+		n = i - 2;
+	sqlite3_result_text(ctx, s, n, SQLITE_TRANSIENT);
+}
+
+/* strings: the export's ids are kept, so name columns copy as they are;
+ * runtime call names get their own (suffix-less) strings */
+static int copy_strings(struct nim *m)
+{
+	if (exec(m, "INSERT INTO strings(id, value) SELECT id, value FROM src.StringIds"
+		    " WHERE value IS NOT NULL ORDER BY id;",
+		 "copying names") < 0)
+		return -1;
+	if (sqlite3_create_function(m->db, "gs_nsys_api_name", 1,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, api_name, NULL,
+				    NULL) != SQLITE_OK)
+		return fail_db(m, "registering a function");
+	if (exec(m, "CREATE TEMP TABLE api_map(src INTEGER PRIMARY KEY, dst INTEGER);", "API names") <
+	    0)
+		return -1;
+	if (!has_table(m, RUNTIME_T))
+		return 0;
+	return exec(m,
+		    "CREATE TEMP TABLE api_src AS SELECT s.id AS id, gs_nsys_api_name(s.value) AS name"
+		    " FROM strings s WHERE s.id IN (SELECT DISTINCT nameId FROM src." RUNTIME_T ");"
+		    "INSERT INTO strings(value) SELECT DISTINCT a.name FROM temp.api_src a"
+		    " WHERE a.name NOT IN (SELECT value FROM strings);"
+		    "CREATE TEMP TABLE api_ids AS SELECT value, MIN(id) AS id FROM strings"
+		    " WHERE value IN (SELECT name FROM temp.api_src) GROUP BY value;"
+		    "INSERT INTO temp.api_map SELECT a.id, i.id FROM temp.api_src a"
+		    " JOIN temp.api_ids i ON i.value = a.name;",
+		    "API names");
+}
+
+static int copy_api_calls(struct nim *m)
+{
+	char sql[1024];
+
+	if (!has_table(m, RUNTIME_T))
+		return 0;
+	/* cuda* are runtime calls, other cu* driver calls (ENUM_NSYS_EVENT_CLASS
+	 * says so too, but older exports lack that table) */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO api_calls(api, name_id, start, end, pid, tid, correlation_id,"
+		 " return_code)"
+		 " SELECT CASE WHEN s.value LIKE 'cuda%%' THEN %d ELSE %d END, a.dst, r.start, r.end,"
+		 " " PID_OF("r.globalTid") ", " TID_OF("r.globalTid") ", r.correlationId,"
+		 " r.returnValue"
+		 " FROM src." RUNTIME_T " r JOIN temp.api_map a ON a.src = r.nameId"
+		 " JOIN strings s ON s.id = a.dst"
+		 " WHERE r.end >= r.start AND s.value LIKE 'cu%%' ORDER BY r.start;",
+		 GS_API_RUNTIME, GS_API_DRIVER);
+	if (exec(m, sql, "CUDA calls") < 0)
+		return -1;
+	m->st->api_calls = sqlite3_changes(m->db);
+	return 0;
+}
+
+/* ENUM_CUDA_MEM_KIND (0 pageable .. 6 managed static, 7 unknown) as
+ * CUPTI's CUpti_ActivityMemoryKind (1 pageable .. 7, 0 unknown) */
+#define MEM_KIND(x) "CASE WHEN " x " BETWEEN 0 AND 6 THEN " x " + 1 ELSE 0 END"
+
+static int copy_gpu_ops(struct nim *m)
+{
+	char sql[4096];
+
+	if (has_table(m, KERNEL_T)) {
+		/* the name with its templates and arguments (demangledName):
+		 * the report shortens it; mangledName is missing from some
+		 * versions and shortName drops the templates */
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO kernels(start, end, device, context, stream, correlation_id,"
+			 " name_id, graph_id, graph_node_id, grid_x, grid_y, grid_z, block_x, block_y,"
+			 " block_z, registers, static_shared_bytes, dynamic_shared_bytes,"
+			 " local_memory_bytes, launch_type)"
+			 " SELECT start, end, deviceId, contextId, streamId, correlationId,"
+			 " demangledName, %s, COALESCE(%s, 0), gridX, gridY, gridZ, blockX, blockY,"
+			 " blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory,"
+			 " %s, %s FROM src." KERNEL_T " WHERE end >= start ORDER BY start;",
+			 col(m, KERNEL_T, "graphId", "0"), col(m, KERNEL_T, "graphNodeId", "0"),
+			 col(m, KERNEL_T, "localMemoryPerThread", "NULL"),
+			 col(m, KERNEL_T, "launchType", "NULL"));
+		if (exec(m, sql, "kernels") < 0)
+			return -1;
+		m->st->kernels = sqlite3_changes(m->db);
+	}
+	if (has_table(m, MEMCPY_T)) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO memcpys(start, end, device, context, stream, correlation_id,"
+			 " bytes, copy_kind, src_kind, dst_kind, is_async, src_device, dst_device,"
+			 " graph_id, graph_node_id)"
+			 " SELECT start, end, deviceId, contextId, streamId, correlationId, bytes,"
+			 " copyKind, " MEM_KIND("srcKind") ", " MEM_KIND("dstKind") ", 0, %s, %s,"
+			 " %s, COALESCE(%s, 0) FROM src." MEMCPY_T " WHERE end >= start ORDER BY start;",
+			 col(m, MEMCPY_T, "srcDeviceId", "NULL"), col(m, MEMCPY_T, "dstDeviceId", "NULL"),
+			 col(m, MEMCPY_T, "graphId", "0"), col(m, MEMCPY_T, "graphNodeId", "0"));
+		if (exec(m, sql, "copies") < 0)
+			return -1;
+		m->st->memcpys = sqlite3_changes(m->db);
+	}
+	if (has_table(m, MEMSET_T)) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO memsets(start, end, device, context, stream, correlation_id,"
+			 " bytes, value, mem_kind, is_async, graph_id, graph_node_id)"
+			 " SELECT start, end, deviceId, contextId, streamId, correlationId, bytes,"
+			 " %s, " MEM_KIND("%s") ", 0, %s, COALESCE(%s, 0) FROM src." MEMSET_T
+			 " WHERE end >= start ORDER BY start;",
+			 col(m, MEMSET_T, "value", "NULL"), col(m, MEMSET_T, "memKind", "-1"),
+			 col(m, MEMSET_T, "memKind", "-1"), col(m, MEMSET_T, "graphId", "0"),
+			 col(m, MEMSET_T, "graphNodeId", "0"));
+		if (exec(m, sql, "memsets") < 0)
+			return -1;
+		m->st->memsets = sqlite3_changes(m->db);
+	}
+	return 0;
+}
+
+static int copy_syncs(struct nim *m)
+{
+	char sql[1024];
+
+	if (has_table(m, SYNC_T)) {
+		/* explicit syncs, as CUPTI records them; the derivations add
+		 * their calls' names and threads. syncType is CUPTI's number
+		 * only in exports that also have deprecatedSyncType (2025):
+		 * before, cudaDeviceSynchronize was 1 (2023.3), and
+		 * cudaStreamSynchronize 2 (2024.6) or 3; the kind is then
+		 * taken from the call's name (sync_kinds_from_calls) */
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO syncs(start, end, kind, implicit, device, context, stream, event,"
+			 " correlation_id)"
+			 " SELECT start, end, %s, 0, deviceId, contextId,"
+			 " NULLIF(streamId, " SYNC_NONE "), NULLIF(eventId, " SYNC_NONE "),"
+			 " correlationId FROM src." SYNC_T " WHERE end >= start ORDER BY start;",
+			 has_col(m, SYNC_T, "deprecatedSyncType")
+			     ? "CASE WHEN syncType BETWEEN 1 AND 4 THEN syncType ELSE 0 END"
+			     : "0");
+		if (exec(m, sql, "synchronisations") < 0)
+			return -1;
+		m->st->syncs = sqlite3_changes(m->db);
+	}
+	if (has_table(m, EVENT_T)) {
+		if (exec(m,
+			 "INSERT INTO events(event, stream, device, context, correlation_id)"
+			 " SELECT eventId, streamId, deviceId, contextId, correlationId"
+			 " FROM src." EVENT_T ";",
+			 "CUDA event records") < 0)
+			return -1;
+		m->st->event_records = sqlite3_changes(m->db);
+	}
+	return 0;
+}
+
+/* NVTX ranges (push/pop and start/end, of the NVTX API and of Nsight's
+ * own NVTX text events) and marks; text from the row or from StringIds,
+ * the domain from its NvtxDomainCreate row */
+static int copy_nvtx(struct nim *m)
+{
+	char sql[2048];
+
+	if (!has_table(m, "NVTX_EVENTS"))
+		return 0;
+	if (exec(m,
+		 "CREATE TEMP TABLE nvtx_text(value TEXT PRIMARY KEY, id INTEGER);"
+		 "INSERT INTO strings(value) SELECT DISTINCT text FROM src.NVTX_EVENTS"
+		 " WHERE text IS NOT NULL AND text NOT IN (SELECT value FROM strings);"
+		 "INSERT INTO temp.nvtx_text SELECT value, MIN(id) FROM strings"
+		 " WHERE value IN (SELECT text FROM src.NVTX_EVENTS) GROUP BY value;"
+		 "CREATE TEMP TABLE nvtx_domain(domain INTEGER PRIMARY KEY, id INTEGER);"
+		 "INSERT OR IGNORE INTO temp.nvtx_domain SELECT e.domainId,"
+		 " COALESCE(t.id, e.textId) FROM src.NVTX_EVENTS e"
+		 " LEFT JOIN temp.nvtx_text t ON t.value = e.text"
+		 " WHERE e.eventType = 75 AND e.domainId IS NOT NULL;",
+		 "NVTX texts") < 0)
+		return -1;
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO nvtx(start, end, kind, text_id, domain_id, category, color, pid, tid)"
+		 " SELECT e.start, CASE WHEN e.eventType IN (34, 65) THEN e.start ELSE e.end END,"
+		 " CASE WHEN e.eventType IN (34, 65) THEN 1 ELSE 0 END,"
+		 " COALESCE(t.id, e.textId), d.id, NULLIF(e.category, 0), e.color,"
+		 " " PID_OF("e.globalTid") ", " TID_OF("e.globalTid") " FROM src.NVTX_EVENTS e"
+		 " LEFT JOIN temp.nvtx_text t ON t.value = e.text"
+		 " LEFT JOIN temp.nvtx_domain d ON d.domain = e.domainId"
+		 " WHERE (e.eventType IN (34, 65) OR (e.eventType IN (59, 60, 70, 71)"
+		 " AND e.end IS NOT NULL AND e.end >= e.start))"
+		 " ORDER BY e.start;");
+	if (exec(m, sql, "NVTX ranges") < 0)
+		return -1;
+	m->st->ranges = sqlite3_changes(m->db);
+	return 0;
+}
+
+/* threads and processes of the rows written; GPUs of the ops */
+static int copy_places(struct nim *m)
+{
+	char sql[2048], match[256];
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT OR IGNORE INTO threads(tid, pid, name)"
+		 " SELECT x.tid, x.pid, %s FROM (SELECT DISTINCT tid, pid FROM api_calls"
+		 "  UNION SELECT DISTINCT tid, pid FROM nvtx) x ORDER BY x.tid;",
+		 has_table(m, "ThreadNames")
+		     ? "(SELECT s.value FROM src.ThreadNames n JOIN strings s ON s.id = n.nameId"
+		       " WHERE " TID_OF("n.globalTid") " = x.tid AND " PID_OF("n.globalTid")
+		       " = x.pid LIMIT 1)"
+		     : "NULL");
+	if (exec(m, sql, "threads") < 0)
+		return -1;
+	m->st->threads = sqlite3_changes(m->db);
+	snprintf(sql, sizeof(sql),
+		 "INSERT OR IGNORE INTO processes(pid, hostname, command_line)"
+		 " SELECT x.pid, %s, %s FROM (SELECT DISTINCT pid FROM threads) x ORDER BY x.pid;",
+		 has_table(m, "TARGET_INFO_SYSTEM_ENV") && has_col(m, "TARGET_INFO_SYSTEM_ENV", "name")
+		     ? "(SELECT value FROM src.TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'"
+		       " LIMIT 1)"
+		     : "NULL",
+		 has_table(m, "PROCESSES")
+		     ? "(SELECT p.name FROM src.PROCESSES p WHERE p.pid = x.pid LIMIT 1)"
+		     : "NULL");
+	if (exec(m, sql, "processes") < 0)
+		return -1;
+
+	/* a GPU row of the op's CUDA device: TARGET_INFO_CUDA_DEVICE maps CUDA
+	 * ids to GPUs (2025), else the GPU's cuDevice (2024), else its id */
+	if (has_table(m, "TARGET_INFO_CUDA_DEVICE") &&
+	    has_col(m, "TARGET_INFO_CUDA_DEVICE", "cudaId"))
+		snprintf(match, sizeof(match),
+			 "g.id = (SELECT c.gpuId FROM src.TARGET_INFO_CUDA_DEVICE c"
+			 " WHERE c.cudaId = d.id LIMIT 1)");
+	else if (has_table(m, "TARGET_INFO_GPU") && has_col(m, "TARGET_INFO_GPU", "cuDevice"))
+		snprintf(match, sizeof(match), "g.cuDevice = d.id");
+	else
+		snprintf(match, sizeof(match), "g.id = d.id");
+	if (has_table(m, "TARGET_INFO_GPU"))
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO devices(id, name, uuid, cc_major, cc_minor, sm_count,"
+			 " core_clock_khz, global_memory_bytes, l2_cache_bytes,"
+			 " max_threads_per_block)"
+			 " SELECT d.id, g.name, g.uuid, %s, %s, g.smCount, g.clockRate / 1000,"
+			 " g.totalMemory, g.l2CacheSize, %s FROM (SELECT device AS id FROM kernels"
+			 "  UNION SELECT device FROM memcpys UNION SELECT device FROM memsets) d"
+			 " LEFT JOIN src.TARGET_INFO_GPU g ON g.rowid = (SELECT g.rowid FROM"
+			 "  src.TARGET_INFO_GPU g WHERE %s LIMIT 1)"
+			 " WHERE d.id IS NOT NULL ORDER BY d.id;",
+			 col(m, "TARGET_INFO_GPU", "computeMajor", "NULL"),
+			 col(m, "TARGET_INFO_GPU", "computeMinor", "NULL"),
+			 col(m, "TARGET_INFO_GPU", "maxThreadsPerBlock", "NULL"), match);
+	else
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO devices(id) SELECT d.id FROM (SELECT device AS id"
+			 " FROM kernels UNION SELECT device FROM memcpys UNION SELECT device"
+			 " FROM memsets) d WHERE d.id IS NOT NULL ORDER BY d.id;");
+	if (exec(m, sql, "GPUs") < 0)
+		return -1;
+	m->st->devices = sqlite3_changes(m->db);
+	return 0;
+}
+
+/* Rows of the export's tables that have no place in the trace, per
+ * table: what is not there for the report to see. Tables of facts
+ * (ENUM_*, TARGET_INFO_*, META_DATA_*, ...) and the mapped ones are left
+ * out. */
+static int count_unmapped(struct nim *m)
+{
+	static const char *const mapped[] = {
+	    KERNEL_T,	  RUNTIME_T,	"StringIds", MEMCPY_T,	  MEMSET_T,	  SYNC_T,
+	    EVENT_T,	  "NVTX_EVENTS", "ThreadNames", "PROCESSES", "ProcessStreams",
+	};
+	sqlite3_stmt *q = NULL;
+	struct kineto_stats *st = m->st;
+
+	if (sqlite3_prepare_v2(m->db,
+			       "SELECT name FROM src.sqlite_master WHERE type = 'table' AND"
+			       " name NOT LIKE 'ENUM\\_%' ESCAPE '\\' AND"
+			       " name NOT LIKE 'TARGET\\_INFO\\_%' ESCAPE '\\' AND"
+			       " name NOT LIKE 'META\\_DATA\\_%' ESCAPE '\\' AND"
+			       " name NOT LIKE 'ANALYSIS\\_%' ESCAPE '\\' AND"
+			       " name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND"
+			       " name NOT IN ('DIAGNOSTIC_EVENT', 'PROFILER_OVERHEAD')"
+			       " ORDER BY name",
+			       -1, &q, NULL) != SQLITE_OK)
+		return 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(q, 0);
+		char sql[160];
+		int64_t n;
+		size_t i, known = 0, len;
+
+		if (!name || (len = strlen(name)) == 0 || len >= sizeof(st->unmapped[0].cat) ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+			len)
+			continue;
+		for (i = 0; i < sizeof(mapped) / sizeof(mapped[0]); i++)
+			known |= !strcmp(mapped[i], name);
+		if (known)
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM src.\"%s\"", name);
+		n = query_int(m, sql, 0);
+		if (n <= 0)
+			continue;
+		if (st->n_unmapped < KINETO_MAX_CATS) {
+			snprintf(st->unmapped[st->n_unmapped].cat, sizeof(st->unmapped[0].cat), "%s",
+				 name);
+			st->unmapped[st->n_unmapped++].n = n;
+		} else {
+			snprintf(st->unmapped[KINETO_MAX_CATS].cat, sizeof(st->unmapped[0].cat),
+				 "other");
+			st->unmapped[KINETO_MAX_CATS].n += n;
+		}
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+/* A sync record's kind from the call that made it, where the name says
+ * it (any export version), else as copied (copy_syncs) */
+static int sync_kinds_from_calls(struct nim *m)
+{
+	char sql[1536];
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE syncs SET kind = COALESCE((SELECT CASE"
+		 "  WHEN s.value GLOB 'cudaStreamSynchronize*' OR s.value GLOB 'cuStreamSynchronize*'"
+		 "   THEN %d"
+		 "  WHEN s.value GLOB 'cudaEventSynchronize*' OR s.value GLOB 'cuEventSynchronize*'"
+		 "   THEN %d"
+		 "  WHEN s.value GLOB 'cudaStreamWaitEvent*' OR s.value GLOB 'cuStreamWaitEvent*'"
+		 "   THEN %d"
+		 "  WHEN s.value GLOB 'cudaDeviceSynchronize*' OR s.value GLOB 'cudaThreadSynchronize*'"
+		 "   OR s.value GLOB 'cuCtxSynchronize*' THEN %d END"
+		 " FROM api_calls a JOIN strings s ON s.id = a.name_id"
+		 " WHERE a.correlation_id = syncs.correlation_id ORDER BY a.api LIMIT 1), kind)"
+		 " WHERE implicit = 0 AND correlation_id IS NOT NULL;",
+		 GS_SYNC_STREAM, GS_SYNC_EVENT, GS_SYNC_STREAM_WAIT_EVENT, GS_SYNC_CONTEXT);
+	return exec(m, sql, "naming sync kinds");
+}
+
+static int meta(struct nim *m, const char *key, const char *value)
+{
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(m->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", -1,
+			       &q, NULL) != SQLITE_OK)
+		return fail_db(m, "meta");
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, value, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : fail_db(m, "meta");
+}
+
+static int meta_int(struct nim *m, const char *key, int64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	return meta(m, key, buf);
+}
+
+/* meta value from a query's text, if it gives one */
+static int meta_query(struct nim *m, const char *key, const char *sql)
+{
+	sqlite3_stmt *q = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(m->db, sql, -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
+		char v[256];
+		snprintf(v, sizeof(v), "%s", (const char *)sqlite3_column_text(q, 0));
+		rc = meta(m, key, v);
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+static int finish(struct nim *m, const char *src_path, const char *version)
+{
+	struct kineto_stats *st = m->st;
+	struct import_derived d;
+	const char *what;
+	char buf[256];
+	int64_t lo, hi, pids;
+
+	snprintf(buf, sizeof(buf), "gapscope import %s", version ? version : "");
+	if (meta(m, "source", "nsys") < 0 || meta(m, "collector_version", buf) < 0 ||
+	    meta(m, "import.source_file", src_path) < 0)
+		return -1;
+	if (has_table(m, "META_DATA_EXPORT") &&
+	    meta_query(m, "import.nsys_version",
+		       "SELECT value FROM src.META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_VERSION'"
+		       " LIMIT 1") < 0)
+		return -1;
+	/* times are ns since the session's start, which is this in Unix time */
+	if (has_table(m, "TARGET_INFO_SESSION_START_TIME") &&
+	    has_col(m, "TARGET_INFO_SESSION_START_TIME", "utcEpochNs") &&
+	    meta_query(m, "realtime_offset_ns",
+		       "SELECT utcEpochNs FROM src.TARGET_INFO_SESSION_START_TIME LIMIT 1") < 0)
+		return -1;
+	if (has_table(m, "TARGET_INFO_SYSTEM_ENV") && has_col(m, "TARGET_INFO_SYSTEM_ENV", "name") &&
+	    meta_query(m, "hostname",
+		       "SELECT value FROM src.TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'"
+		       " LIMIT 1") < 0)
+		return -1;
+	if (has_table(m, "TARGET_INFO_SYSTEM_ENV") && has_col(m, "TARGET_INFO_SYSTEM_ENV", "name") &&
+	    meta_query(m, "cuda_driver_version",
+		       "SELECT value FROM src.TARGET_INFO_SYSTEM_ENV WHERE name ="
+		       " 'CudaDriverVersion' LIMIT 1") < 0)
+		return -1;
+	pids = query_int(m, "SELECT count(DISTINCT pid) FROM api_calls", 0);
+	if (pids == 1 && meta_query(m, "pid", "SELECT MIN(pid) FROM api_calls") < 0)
+		return -1;
+	if (meta_int(m, "import.processes", pids) < 0)
+		return -1;
+	lo = query_int(m,
+		       "SELECT MIN(t) FROM (SELECT MIN(start) AS t FROM kernels UNION ALL"
+		       " SELECT MIN(start) FROM api_calls UNION ALL SELECT MIN(start) FROM memcpys"
+		       " UNION ALL SELECT MIN(start) FROM memsets UNION ALL SELECT MIN(start)"
+		       " FROM nvtx)",
+		       INT64_MAX);
+	hi = query_int(m,
+		       "SELECT MAX(t) FROM (SELECT MAX(end) AS t FROM kernels UNION ALL"
+		       " SELECT MAX(end) FROM api_calls UNION ALL SELECT MAX(end) FROM memcpys"
+		       " UNION ALL SELECT MAX(end) FROM memsets UNION ALL SELECT MAX(end)"
+		       " FROM nvtx)",
+		       INT64_MIN);
+	if (lo <= hi && (meta_int(m, "start_ns", lo) < 0 || meta_int(m, "stop_ns", hi) < 0))
+		return -1;
+	if (count_unmapped(m) < 0)
+		return -1;
+	for (size_t i = 0; i <= KINETO_MAX_CATS; i++) {
+		if (!st->unmapped[i].n)
+			continue;
+		snprintf(buf, sizeof(buf), "import.unmapped.%s", st->unmapped[i].cat);
+		if (meta_int(m, buf, st->unmapped[i].n) < 0)
+			return -1;
+	}
+	if (gs_schema_create_indexes(m->db) != 0)
+		return fail_db(m, "building indexes");
+	if (sync_kinds_from_calls(m) < 0)
+		return -1;
+	if (import_derive(m->db, &d, &what) < 0)
+		return fail_db(m, what);
+	st->graph_ops = d.graph_ops;
+	st->syncs_from_calls = d.syncs_from_calls;
+	st->syncs += d.syncs_from_calls;
+	st->implicit_syncs = d.implicit_syncs;
+	st->waits_unrecorded = d.waits_unrecorded;
+	if (meta_int(m, "import.graph_ops_from_launch", st->graph_ops) < 0 ||
+	    meta_int(m, "import.syncs_from_calls", st->syncs_from_calls) < 0 ||
+	    meta_int(m, "import.stream_waits_unrecorded", st->waits_unrecorded) < 0)
+		return -1;
+	return meta(m, "finalized", "1");
+}
+
+int nsys_import(const char *src_path, const char *db_path, const char *version,
+		struct kineto_stats *st, char *err, size_t errlen)
+{
+	struct import_out out;
+	struct nim m;
+	struct stat sb;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	memset(&m, 0, sizeof(m));
+	m.st = st;
+	/* only a regular file: SQLite would wait on a FIFO */
+	if (stat(src_path, &sb) != 0) {
+		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		return IMPORT_ERR_INPUT;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s, not a trace file",
+			 S_ISDIR(sb.st_mode) ? "is a directory" : "is not a regular file");
+		return IMPORT_ERR_INPUT;
+	}
+	rc = import_out_open(&out, db_path, err, errlen);
+	if (rc != 0) {
+		import_out_close(&out);
+		return rc;
+	}
+	m.db = out.db;
+	m.err_kind = IMPORT_ERR_OUTPUT;
+	rc = attach(&m, src_path);
+	if (rc == 0)
+		rc = exec(&m, "BEGIN;", "starting");
+	if (rc == 0)
+		rc = copy_strings(&m);
+	if (rc == 0)
+		rc = copy_api_calls(&m);
+	if (rc == 0)
+		rc = copy_gpu_ops(&m);
+	if (rc == 0)
+		rc = copy_syncs(&m);
+	if (rc == 0)
+		rc = copy_nvtx(&m);
+	if (rc == 0)
+		rc = copy_places(&m);
+	if (rc == 0)
+		rc = finish(&m, src_path, version);
+	if (rc == 0 && import_out_commit(&out, m.err, sizeof(m.err)) != 0) {
+		m.err_kind = IMPORT_ERR_OUTPUT;
+		rc = -1;
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "%s", m.err[0] ? m.err : "import failed");
+		rc = m.err_kind ? m.err_kind : IMPORT_ERR_OUTPUT;
+	}
+	import_out_close(&out);
+	return rc;
+}
