@@ -20,6 +20,7 @@
 static void import_usage(FILE *f)
 {
 	fprintf(f, "usage: gapscope import trace.json[.gz] -o trace.db\n"
+		   "       gapscope import report.sqlite -o trace.db\n"
 		   "\n"
 		   "Converts a torch.profiler (Kineto) Chrome trace, as written by\n"
 		   "prof.export_chrome_trace() or tensorboard_trace_handler (plain or gzip),\n"
@@ -31,9 +32,16 @@ static void import_usage(FILE *f)
 		   "PyTorch 1.8-1.10 traces (Kernel, Memcpy, Memset, Runtime) are read too.\n"
 		   "Operators, Python functions and record_function ranges are kept as\n"
 		   "host spans (host_ranges): the report names host code by them.\n"
-		   "Every verb reads the result:\n"
-		   "gapscope report trace.db. What could not be mapped is counted per\n"
-		   "category, printed once and kept in meta (import.unmapped.*).\n"
+		   "\n"
+		   "An Nsight Systems SQLite export (nsys export --type sqlite, or nsys\n"
+		   "profile --export=sqlite; told apart by its SQLite header) is read\n"
+		   "read-only: its CUPTI kernels, copies, memsets, runtime and driver calls,\n"
+		   "syncs and CUDA event records, NVTX ranges, threads, processes and GPUs.\n"
+		   "Record it with --trace=cuda (and --cuda-graph-trace=node for graphs).\n"
+		   "\n"
+		   "Every verb reads the result: gapscope report trace.db. What could not be\n"
+		   "mapped is counted per category (or table), printed once and kept in\n"
+		   "meta (import.unmapped.*). docs/import.md lists the mapping.\n"
 		   "The database is written to a temporary file beside trace.db and renamed\n"
 		   "into place when complete: a failed import leaves trace.db as it was.\n"
 		   "\n"
@@ -42,9 +50,10 @@ static void import_usage(FILE *f)
 		   "  -q, --quiet        print nothing on success\n"
 		   "  -h, --help         this help\n"
 		   "\n"
-		   "Exit status: 0; 2 when the JSON is missing, not JSON, truncated or holds\n"
-		   "values no trace can (or FILE is a folder); 1 when the database cannot be\n"
-		   "written.\n");
+		   "Exit status: 0; 2 when the file is missing, not JSON, truncated, holds\n"
+		   "values no trace can, is an SQLite database that is no Nsight Systems\n"
+		   "export (or one without CUDA trace), or FILE is a folder; 1 when the\n"
+		   "database cannot be written.\n");
 }
 
 int cmd_import(int argc, char **argv)
@@ -72,7 +81,7 @@ int cmd_import(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !out) {
 		gs_error("import", "%s",
-			 optind + 1 != argc ? "give one trace.json (see --help)"
+			 optind + 1 != argc ? "give one trace.json or report.sqlite (see --help)"
 					    : "give the database to write: -o trace.db");
 		return GS_EXIT_BAD_INPUT;
 	}
@@ -105,7 +114,8 @@ int cmd_import(int argc, char **argv)
 	       st.implicit_syncs, st.ranges, st.devices);
 	if (st.n_unmapped || st.unmapped[KINETO_MAX_CATS].n) {
 		const char *sep = "";
-		fputs("not mapped (events per category):", stdout);
+		fputs(nsys ? "not mapped (rows per table):" : "not mapped (events per category):",
+		      stdout);
 		for (i = 0; i <= KINETO_MAX_CATS; i++) {
 			if (!st.unmapped[i].n)
 				continue;
@@ -114,6 +124,16 @@ int cmd_import(int argc, char **argv)
 		}
 		putchar('\n');
 	}
+	if (st.graph_runs)
+		printf("%" PRId64 " CUDA graph launches were traced graph-level: one GPU span each,"
+		       " no kernels of their nodes\n",
+		       st.graph_runs);
+	for (i = 0; i < st.n_unmapped; i++)
+		if (!strcmp(st.unmapped[i].cat, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"))
+			printf("note: %" PRId64 " graph-level graph launches could not be read (an"
+			       " unknown layout): the GPU reads as idle while they ran; record with"
+			       " nsys --cuda-graph-trace=node\n",
+			       st.unmapped[i].n);
 	if (st.host_ops)
 		printf("%" PRId64 " host spans (operators, Python functions): the report names host"
 		       " code by them\n",

@@ -44,6 +44,7 @@ struct kineto_stats {
 	int64_t event_records;	  /* events rows made from stream waits' wait_on_stream */
 	int64_t syncs_from_calls; /* explicit syncs made from sync calls that had no
 				     cuda_sync record (also counted in syncs) */
+	int64_t graph_runs;	  /* nsys: graph launches traced graph-level (graph_runs) */
 	struct kineto_count unmapped[KINETO_MAX_CATS + 1]; /* events not mapped, per category */
 	size_t n_unmapped;
 };

@@ -43,10 +43,16 @@
 #define MEMSET_T "CUPTI_ACTIVITY_KIND_MEMSET"
 #define SYNC_T "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
 #define EVENT_T "CUPTI_ACTIVITY_KIND_CUDA_EVENT"
+#define GRAPH_T "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
 
 /* a global thread or process id's pid and tid (SQL over column x) */
 #define PID_OF(x) "((" x ") >> 24 & 16777215)"
 #define TID_OF(x) "((" x ") & 16777215)"
+/* a row's times (columns prefix start, prefix end) are ns a trace can
+ * hold: integers, in order, from 0 to 2^62; other rows are left out */
+#define TIMES(p)                                                                                   \
+	"typeof(" p "start) = 'integer' AND typeof(" p "end) = 'integer' AND " p                   \
+	"start >= 0 AND " p "end >= " p "start AND " p "end < 4611686018427387904"
 /* CUPTI's "invalid" stream or event id of a sync record */
 #define SYNC_NONE "4294967295"
 
@@ -195,20 +201,19 @@ static int attach(struct nim *m, const char *path)
 	}
 	sqlite3_finalize(q);
 	free(uri);
-	if (rc != SQLITE_DONE && rc != SQLITE_OK) {
-		snprintf(m->err, sizeof(m->err), "cannot open: %s", sqlite3_errmsg(m->db));
-		m->err_kind = IMPORT_ERR_INPUT;
-		return -1;
-	}
-	/* the first read of a file that is not SQLite fails here */
-	if (sqlite3_exec(m->db, "SELECT count(*) FROM src.sqlite_master", NULL, NULL, NULL) !=
-	    SQLITE_OK) {
+	/* a damaged file fails at the ATTACH (which reads its schema), or at
+	 * the first read */
+	if ((rc != SQLITE_DONE && rc != SQLITE_OK) ||
+	    sqlite3_exec(m->db, "SELECT count(*) FROM src.sqlite_master", NULL, NULL, NULL) !=
+		SQLITE_OK) {
 		int code = sqlite3_extended_errcode(m->db) & 0xff;
-		snprintf(m->err, sizeof(m->err), "%s",
-			 code == SQLITE_NOTADB ? "not an SQLite database (nor a Kineto JSON trace)"
-			 : code == SQLITE_CORRUPT
-			     ? "damaged SQLite database (truncated or corrupt)"
-			     : sqlite3_errmsg(m->db));
+		if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+			snprintf(m->err, sizeof(m->err), "%s",
+				 code == SQLITE_NOTADB
+				     ? "not an SQLite database (nor a Kineto JSON trace)"
+				     : "damaged SQLite database (truncated or corrupt)");
+		else
+			snprintf(m->err, sizeof(m->err), "cannot open: %s", sqlite3_errmsg(m->db));
 		m->err_kind = IMPORT_ERR_INPUT;
 		return -1;
 	}
@@ -253,12 +258,32 @@ static void api_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 /* strings: the export's ids are kept, so name columns copy as they are;
- * runtime call names get their own (suffix-less) strings */
+ * only the names the mapped tables use (StringIds also holds file paths,
+ * command lines and the like); runtime call names get their own
+ * (suffix-less) strings */
 static int copy_strings(struct nim *m)
 {
-	if (exec(m, "INSERT INTO strings(id, value) SELECT id, value FROM src.StringIds"
-		    " WHERE value IS NOT NULL ORDER BY id;",
-		 "copying names") < 0)
+	static const struct {
+		const char *table, *column;
+	} uses[] = {
+	    {KERNEL_T, "demangledName"},
+	    {RUNTIME_T, "nameId"},
+	    {"NVTX_EVENTS", "textId"},
+	    {"ThreadNames", "nameId"},
+	};
+	char sql[1024];
+	size_t i, n = 0;
+
+	n += (size_t)snprintf(sql, sizeof(sql),
+			      "INSERT INTO strings(id, value) SELECT id, value FROM src.StringIds"
+			      " WHERE value IS NOT NULL AND id IN (SELECT NULL");
+	for (i = 0; i < sizeof(uses) / sizeof(uses[0]); i++)
+		if (has_table(m, uses[i].table) && has_col(m, uses[i].table, uses[i].column))
+			n += (size_t)snprintf(sql + n, sizeof(sql) - n,
+					      " UNION SELECT %s FROM src.%s", uses[i].column,
+					      uses[i].table);
+	snprintf(sql + n, sizeof(sql) - n, ") ORDER BY id;");
+	if (exec(m, sql, "copying names") < 0)
 		return -1;
 	if (sqlite3_create_function(m->db, "gs_nsys_api_name", 1,
 				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, api_name, NULL,
@@ -289,16 +314,18 @@ static int copy_api_calls(struct nim *m)
 		return 0;
 	/* cuda* are runtime calls, other cu* driver calls (ENUM_NSYS_EVENT_CLASS
 	 * says so too, but older exports lack that table) */
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO api_calls(api, name_id, start, end, pid, tid, correlation_id,"
-		 " return_code)"
-		 " SELECT CASE WHEN s.value LIKE 'cuda%%' THEN %d ELSE %d END, a.dst, r.start, r.end,"
-		 " " PID_OF("r.globalTid") ", " TID_OF("r.globalTid") ", r.correlationId,"
-		 " r.returnValue"
-		 " FROM src." RUNTIME_T " r JOIN temp.api_map a ON a.src = r.nameId"
-		 " JOIN strings s ON s.id = a.dst"
-		 " WHERE r.end >= r.start AND s.value LIKE 'cu%%' ORDER BY r.start;",
-		 GS_API_RUNTIME, GS_API_DRIVER);
+	snprintf(
+	    sql, sizeof(sql),
+	    "INSERT INTO api_calls(api, name_id, start, end, pid, tid, correlation_id,"
+	    " return_code)"
+	    " SELECT CASE WHEN s.value LIKE 'cuda%%' THEN %d ELSE %d END, a.dst, r.start, r.end,"
+	    " " PID_OF("r.globalTid") ", " TID_OF(
+		"r.globalTid") ", r.correlationId,"
+			       " r.returnValue"
+			       " FROM src." RUNTIME_T " r JOIN temp.api_map a ON a.src = r.nameId"
+			       " JOIN strings s ON s.id = a.dst"
+			       " WHERE " TIMES("r.") " AND s.value LIKE 'cu%%' ORDER BY r.start;",
+	    GS_API_RUNTIME, GS_API_DRIVER);
 	if (exec(m, sql, "CUDA calls") < 0)
 		return -1;
 	m->st->api_calls = sqlite3_changes(m->db);
@@ -317,18 +344,19 @@ static int copy_gpu_ops(struct nim *m)
 		/* the name with its templates and arguments (demangledName):
 		 * the report shortens it; mangledName is missing from some
 		 * versions and shortName drops the templates */
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO kernels(start, end, device, context, stream, correlation_id,"
-			 " name_id, graph_id, graph_node_id, grid_x, grid_y, grid_z, block_x, block_y,"
-			 " block_z, registers, static_shared_bytes, dynamic_shared_bytes,"
-			 " local_memory_bytes, launch_type)"
-			 " SELECT start, end, deviceId, contextId, streamId, correlationId,"
-			 " demangledName, %s, COALESCE(%s, 0), gridX, gridY, gridZ, blockX, blockY,"
-			 " blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory,"
-			 " %s, %s FROM src." KERNEL_T " WHERE end >= start ORDER BY start;",
-			 col(m, KERNEL_T, "graphId", "0"), col(m, KERNEL_T, "graphNodeId", "0"),
-			 col(m, KERNEL_T, "localMemoryPerThread", "NULL"),
-			 col(m, KERNEL_T, "launchType", "NULL"));
+		snprintf(
+		    sql, sizeof(sql),
+		    "INSERT INTO kernels(start, end, device, context, stream, correlation_id,"
+		    " name_id, graph_id, graph_node_id, grid_x, grid_y, grid_z, block_x, block_y,"
+		    " block_z, registers, static_shared_bytes, dynamic_shared_bytes,"
+		    " local_memory_bytes, launch_type)"
+		    " SELECT start, end, deviceId, contextId, streamId, correlationId,"
+		    " demangledName, %s, COALESCE(%s, 0), gridX, gridY, gridZ, blockX, blockY,"
+		    " blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory,"
+		    " %s, %s FROM src." KERNEL_T " WHERE " TIMES("") " ORDER BY start;",
+		    col(m, KERNEL_T, "graphId", "0"), col(m, KERNEL_T, "graphNodeId", "0"),
+		    col(m, KERNEL_T, "localMemoryPerThread", "NULL"),
+		    col(m, KERNEL_T, "launchType", "NULL"));
 		if (exec(m, sql, "kernels") < 0)
 			return -1;
 		m->st->kernels = sqlite3_changes(m->db);
@@ -339,10 +367,13 @@ static int copy_gpu_ops(struct nim *m)
 			 " bytes, copy_kind, src_kind, dst_kind, is_async, src_device, dst_device,"
 			 " graph_id, graph_node_id)"
 			 " SELECT start, end, deviceId, contextId, streamId, correlationId, bytes,"
-			 " copyKind, " MEM_KIND("srcKind") ", " MEM_KIND("dstKind") ", 0, %s, %s,"
-			 " %s, COALESCE(%s, 0) FROM src." MEMCPY_T " WHERE end >= start ORDER BY start;",
-			 col(m, MEMCPY_T, "srcDeviceId", "NULL"), col(m, MEMCPY_T, "dstDeviceId", "NULL"),
-			 col(m, MEMCPY_T, "graphId", "0"), col(m, MEMCPY_T, "graphNodeId", "0"));
+			 " copyKind, " MEM_KIND("srcKind") ", " MEM_KIND(
+			     "dstKind") ", 0, %s, %s,"
+					" %s, COALESCE(%s, 0) FROM src." MEMCPY_T
+					" WHERE " TIMES("") " ORDER BY start;",
+			 col(m, MEMCPY_T, "srcDeviceId", "NULL"),
+			 col(m, MEMCPY_T, "dstDeviceId", "NULL"), col(m, MEMCPY_T, "graphId", "0"),
+			 col(m, MEMCPY_T, "graphNodeId", "0"));
 		if (exec(m, sql, "copies") < 0)
 			return -1;
 		m->st->memcpys = sqlite3_changes(m->db);
@@ -353,13 +384,30 @@ static int copy_gpu_ops(struct nim *m)
 			 " bytes, value, mem_kind, is_async, graph_id, graph_node_id)"
 			 " SELECT start, end, deviceId, contextId, streamId, correlationId, bytes,"
 			 " %s, " MEM_KIND("%s") ", 0, %s, COALESCE(%s, 0) FROM src." MEMSET_T
-			 " WHERE end >= start ORDER BY start;",
+						" WHERE " TIMES("") " ORDER BY start;",
 			 col(m, MEMSET_T, "value", "NULL"), col(m, MEMSET_T, "memKind", "-1"),
 			 col(m, MEMSET_T, "memKind", "-1"), col(m, MEMSET_T, "graphId", "0"),
 			 col(m, MEMSET_T, "graphNodeId", "0"));
 		if (exec(m, sql, "memsets") < 0)
 			return -1;
 		m->st->memsets = sqlite3_changes(m->db);
+	}
+	/* graphs traced graph-level (nsys --cuda-graph-trace=graph): one span
+	 * per launch (CUpti_ActivityGraphTrace's fields), no kernel rows,
+	 * as the collector's graph-level mode writes them */
+	if (has_table(m, GRAPH_T) && has_col(m, GRAPH_T, "start") && has_col(m, GRAPH_T, "end") &&
+	    has_col(m, GRAPH_T, "deviceId") && has_col(m, GRAPH_T, "contextId") &&
+	    has_col(m, GRAPH_T, "streamId") && has_col(m, GRAPH_T, "correlationId") &&
+	    has_col(m, GRAPH_T, "graphId")) {
+		if (exec(m,
+			 "INSERT INTO graph_runs(start, end, device, context, stream, graph_id,"
+			 " correlation_id) SELECT start, end, deviceId, contextId, streamId, "
+			 "graphId,"
+			 " correlationId FROM src." GRAPH_T
+			 " WHERE " TIMES("") " AND end > start ORDER BY start;",
+			 "graph launches") < 0)
+			return -1;
+		m->st->graph_runs = sqlite3_changes(m->db);
 	}
 	return 0;
 }
@@ -375,15 +423,16 @@ static int copy_syncs(struct nim *m)
 		 * before, cudaDeviceSynchronize was 1 (2023.3), and
 		 * cudaStreamSynchronize 2 (2024.6) or 3; the kind is then
 		 * taken from the call's name (sync_kinds_from_calls) */
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO syncs(start, end, kind, implicit, device, context, stream, event,"
-			 " correlation_id)"
-			 " SELECT start, end, %s, 0, deviceId, contextId,"
-			 " NULLIF(streamId, " SYNC_NONE "), NULLIF(eventId, " SYNC_NONE "),"
-			 " correlationId FROM src." SYNC_T " WHERE end >= start ORDER BY start;",
-			 has_col(m, SYNC_T, "deprecatedSyncType")
-			     ? "CASE WHEN syncType BETWEEN 1 AND 4 THEN syncType ELSE 0 END"
-			     : "0");
+		snprintf(
+		    sql, sizeof(sql),
+		    "INSERT INTO syncs(start, end, kind, implicit, device, context, stream, event,"
+		    " correlation_id)"
+		    " SELECT start, end, %s, 0, deviceId, contextId,"
+		    " NULLIF(streamId, " SYNC_NONE "), NULLIF(eventId, " SYNC_NONE "),"
+		    " correlationId FROM src." SYNC_T " WHERE " TIMES("") " ORDER BY start;",
+		    has_col(m, SYNC_T, "deprecatedSyncType")
+			? "CASE WHEN syncType BETWEEN 1 AND 4 THEN syncType ELSE 0 END"
+			: "0");
 		if (exec(m, sql, "synchronisations") < 0)
 			return -1;
 		m->st->syncs = sqlite3_changes(m->db);
@@ -422,17 +471,19 @@ static int copy_nvtx(struct nim *m)
 		 " WHERE e.eventType = 75 AND e.domainId IS NOT NULL;",
 		 "NVTX texts") < 0)
 		return -1;
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO nvtx(start, end, kind, text_id, domain_id, category, color, pid, tid)"
-		 " SELECT e.start, CASE WHEN e.eventType IN (34, 65) THEN e.start ELSE e.end END,"
-		 " CASE WHEN e.eventType IN (34, 65) THEN 1 ELSE 0 END,"
-		 " COALESCE(t.id, e.textId), d.id, NULLIF(e.category, 0), e.color,"
-		 " " PID_OF("e.globalTid") ", " TID_OF("e.globalTid") " FROM src.NVTX_EVENTS e"
-		 " LEFT JOIN temp.nvtx_text t ON t.value = e.text"
-		 " LEFT JOIN temp.nvtx_domain d ON d.domain = e.domainId"
-		 " WHERE (e.eventType IN (34, 65) OR (e.eventType IN (59, 60, 70, 71)"
-		 " AND e.end IS NOT NULL AND e.end >= e.start))"
-		 " ORDER BY e.start;");
+	snprintf(
+	    sql, sizeof(sql),
+	    "INSERT INTO nvtx(start, end, kind, text_id, domain_id, category, color, pid, tid)"
+	    " SELECT e.start, CASE WHEN e.eventType IN (34, 65) THEN e.start ELSE e.end END,"
+	    " CASE WHEN e.eventType IN (34, 65) THEN 1 ELSE 0 END,"
+	    " COALESCE(t.id, e.textId), d.id, NULLIF(e.category, 0), e.color,"
+	    " " PID_OF("e.globalTid") ", " TID_OF(
+		"e.globalTid") " FROM src.NVTX_EVENTS e"
+			       " LEFT JOIN temp.nvtx_text t ON t.value = e.text"
+			       " LEFT JOIN temp.nvtx_domain d ON d.domain = e.domainId"
+			       " WHERE (e.eventType IN (34, 65) OR (e.eventType IN (59, 60, 70, 71)"
+			       " AND " TIMES("e.") "))"
+						   " ORDER BY e.start;");
 	if (exec(m, sql, "NVTX ranges") < 0)
 		return -1;
 	m->st->ranges = sqlite3_changes(m->db);
@@ -515,6 +566,7 @@ static int count_unmapped(struct nim *m)
 	    KERNEL_T,	  RUNTIME_T,	"StringIds", MEMCPY_T,	  MEMSET_T,	  SYNC_T,
 	    EVENT_T,	  "NVTX_EVENTS", "ThreadNames", "PROCESSES", "ProcessStreams",
 	};
+	int graphs = m->st->graph_runs > 0; /* mapped when its columns were there */
 	sqlite3_stmt *q = NULL;
 	struct kineto_stats *st = m->st;
 
@@ -522,7 +574,7 @@ static int count_unmapped(struct nim *m)
 			       "SELECT name FROM src.sqlite_master WHERE type = 'table' AND"
 			       " name NOT LIKE 'ENUM\\_%' ESCAPE '\\' AND"
 			       " name NOT LIKE 'TARGET\\_INFO\\_%' ESCAPE '\\' AND"
-			       " name NOT LIKE 'META\\_DATA\\_%' ESCAPE '\\' AND"
+			       " name NOT LIKE '%META\\_DATA%' ESCAPE '\\' AND"
 			       " name NOT LIKE 'ANALYSIS\\_%' ESCAPE '\\' AND"
 			       " name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND"
 			       " name NOT IN ('DIAGNOSTIC_EVENT', 'PROFILER_OVERHEAD')"
@@ -541,6 +593,7 @@ static int count_unmapped(struct nim *m)
 			continue;
 		for (i = 0; i < sizeof(mapped) / sizeof(mapped[0]); i++)
 			known |= !strcmp(mapped[i], name);
+		known |= graphs && !strcmp(name, GRAPH_T);
 		if (known)
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT count(*) FROM src.\"%s\"", name);
