@@ -505,7 +505,17 @@ int import_derive(sqlite3 *db, struct import_derived *d, const char **what)
 {
 	struct dctx c = {db, d, what};
 
+	char sql[512];
+
 	memset(d, 0, sizeof(*d));
 	*what = "";
-	return derive(&c);
+	if (derive(&c) < 0)
+		return -1;
+	snprintf(sql, sizeof(sql),
+		 "INSERT OR REPLACE INTO meta(key, value) VALUES"
+		 " ('import.graph_ops_from_launch', '%lld'), ('import.syncs_from_calls', '%lld'),"
+		 " ('import.stream_waits_unrecorded', '%lld');",
+		 (long long)d->graph_ops, (long long)d->syncs_from_calls,
+		 (long long)d->waits_unrecorded);
+	return exec(&c, sql, "meta");
 }

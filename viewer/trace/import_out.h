@@ -56,7 +56,9 @@ struct import_derived {
 };
 
 /* After the source's rows and the indexes (gs_schema_create_indexes):
- * the derivations, as the collector's finalize does them. Returns 0, or
+ * the derivations, as the collector's finalize does them, and their
+ * counts in meta (import.graph_ops_from_launch, import.syncs_from_calls,
+ * import.stream_waits_unrecorded). Returns 0, or
  * -1 with *what naming the step that failed (sqlite3_errmsg(db) says
  * why). */
 int import_derive(sqlite3 *db, struct import_derived *d, const char **what);

@@ -1625,16 +1625,9 @@ static int finish(struct importer *im, const char *version)
 		const char *what;
 		if (import_derive(im->db, &d, &what) < 0)
 			return fail_db(im, what), -1;
-		st->graph_ops = d.graph_ops;
-		st->syncs_from_calls = d.syncs_from_calls;
-		st->syncs += d.syncs_from_calls;
-		st->implicit_syncs = d.implicit_syncs;
-		st->waits_unrecorded = d.waits_unrecorded;
+		kineto_stats_add_derived(st, &d);
 	}
-	if (meta_int(im, "import.graph_ops_from_launch", st->graph_ops) < 0 ||
-	    meta_int(im, "import.stream_waits_unrecorded", st->waits_unrecorded) < 0 ||
-	    meta_int(im, "import.syncs_from_calls", st->syncs_from_calls) < 0 ||
-	    meta_int(im, "import.event_records_from_waits", st->event_records) < 0 ||
+	if (meta_int(im, "import.event_records_from_waits", st->event_records) < 0 ||
 	    meta_int(im, "import.host_ops", st->host_ops) < 0)
 		return -1;
 	return meta(im, "finalized", "1");
@@ -1788,6 +1781,15 @@ static void importer_free(struct importer *im)
 	free(im->names);
 	free(im->host_pids);
 	free(im->fix.p);
+}
+
+void kineto_stats_add_derived(struct kineto_stats *st, const struct import_derived *d)
+{
+	st->graph_ops = d->graph_ops;
+	st->syncs_from_calls = d->syncs_from_calls;
+	st->syncs += d->syncs_from_calls;
+	st->implicit_syncs = d->implicit_syncs;
+	st->waits_unrecorded = d->waits_unrecorded;
 }
 
 int kineto_import(const char *json_path, const char *db_path, const char *version,

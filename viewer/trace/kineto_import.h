@@ -49,6 +49,9 @@ struct kineto_stats {
 	size_t n_unmapped;
 };
 
+/* What import_derive() did, added to st (both importers' summary) */
+void kineto_stats_add_derived(struct kineto_stats *st, const struct import_derived *d);
+
 /*
  * Convert json_path (Kineto Chrome trace, .json or .json.gz) into a new
  * trace database at db_path. The database is written to a temporary file

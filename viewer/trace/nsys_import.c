@@ -743,15 +743,7 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 		return -1;
 	if (import_derive(m->db, &d, &what) < 0)
 		return fail_db(m, what);
-	st->graph_ops = d.graph_ops;
-	st->syncs_from_calls = d.syncs_from_calls;
-	st->syncs += d.syncs_from_calls;
-	st->implicit_syncs = d.implicit_syncs;
-	st->waits_unrecorded = d.waits_unrecorded;
-	if (meta_int(m, "import.graph_ops_from_launch", st->graph_ops) < 0 ||
-	    meta_int(m, "import.syncs_from_calls", st->syncs_from_calls) < 0 ||
-	    meta_int(m, "import.stream_waits_unrecorded", st->waits_unrecorded) < 0)
-		return -1;
+	kineto_stats_add_derived(st, &d);
 	return meta(m, "finalized", "1");
 }
 
