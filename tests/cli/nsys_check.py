@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CLI checks of `gapscope import` on Nsight Systems SQLite exports.
 
-usage: nsys_check.py CHECK GAPSCOPE WORKDIR    (CHECK: v2024, v2025, bad)
+usage: nsys_check.py CHECK GAPSCOPE WORKDIR  (CHECK: v2024, v2025, bad, processes)
 
 The exports are written here with Python's sqlite3, table and column names
 as Nsight Systems writes them (the tables of real exports of nsys 2023.3,
@@ -395,10 +395,68 @@ def check_bad():
         expect("hostile report exit", r.returncode, 0)
 
 
+def check_processes():
+    """Two processes with GPU work in one export (ranks of one job): refused
+    without --pid, one process's rows with it."""
+    src = os.path.join(WORK, "two.sqlite")
+    make_export(src, 2024)
+    other_tid = (5000 << 24) | 5001
+    con = sqlite3.connect(src)
+    con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (70000, 71000, 0, ?, 90, 4, 0,"
+                " NULL)", (other_tid,))
+    con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 72000, 80000, deviceId, contextId,"
+                " streamId, 90, ?, demangledName, shortName, mangledName, launchType,"
+                " cacheConfig, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,"
+                " staticSharedMemory, dynamicSharedMemory, localMemoryPerThread,"
+                " localMemoryTotal, gridId, sharedMemoryExecuted, graphNodeId,"
+                " sharedMemoryLimitConfig FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 11",
+                (5000 << 24,))
+    con.commit()
+    con.close()
+    db = os.path.join(WORK, "one.db")
+    r = gs("import", src, "-o", db)
+    expect("two processes: exit", r.returncode, 2)
+    expect("two processes: says which",
+           "2 processes with GPU work (pids 4242, 5000)" in r.stderr and "--pid" in r.stderr, True)
+    expect("two processes: no output", os.path.exists(db), False)
+    r = gs("import", "--pid", "5000", src, "-o", db)
+    expect("--pid 5000: exit", r.returncode, 0)
+    if r.returncode == 0:
+        expect("--pid 5000: kernels", rows(db, "SELECT start, end, correlation_id FROM kernels"),
+               [(72000, 80000, 90)])
+        expect("--pid 5000: calls", rows(db, "SELECT pid, tid, correlation_id FROM api_calls"),
+               [(5000, 5001, 90)])
+        expect("--pid 5000: nvtx, syncs, copies",
+               rows(db, "SELECT (SELECT count(*) FROM nvtx), (SELECT count(*) FROM syncs),"
+                    " (SELECT count(*) FROM memcpys)"), [(0, 0, 0)])
+        expect("--pid 5000: meta pid", rows(db, "SELECT value FROM meta WHERE key = 'pid'"),
+               [("5000",)])
+    r = gs("import", "--pid", "4242", src, "-o", db)
+    expect("--pid 4242: exit", r.returncode, 0)
+    if r.returncode == 0:
+        expect("--pid 4242: kernels", rows(db, "SELECT count(*) FROM kernels"), [(2,)])
+        expect("--pid 4242: calls", rows(db, "SELECT count(*) FROM api_calls"), [(8,)])
+    for bad, text in (("7", "no GPU work of process 7 in the export (processes with GPU work:"
+                       " 4242, 5000)"), ("x1", "--pid wants a process id"),
+                      ("-3", "--pid wants a process id")):
+        r = gs("import", "--pid", bad, src, "-o", db)
+        expect(f"--pid {bad}: exit", r.returncode, 2)
+        if text not in r.stderr:
+            failures.append(f"--pid {bad}: stderr {r.stderr.strip()!r} lacks {text!r}")
+    js = os.path.join(WORK, "t.json")
+    with open(js, "w") as f:
+        f.write('{"traceEvents": []}')
+    r = gs("import", "--pid", "1", js, "-o", db)
+    expect("--pid on JSON: exit", r.returncode, 2)
+    expect("--pid on JSON: says why", "--pid is for Nsight Systems exports" in r.stderr, True)
+
+
 if CHECK in ("v2024", "v2025"):
     check_import(int(CHECK[1:]))
 elif CHECK == "bad":
     check_bad()
+elif CHECK == "processes":
+    check_processes()
 else:
     sys.exit(f"unknown check {CHECK}")
 

@@ -2,14 +2,17 @@
  * Room viewer/cmd/: the gapscope command, one cmd_<verb>.c per verb.
  *
  * cmd_import.c - `gapscope import`: a torch.profiler (Kineto) Chrome trace
- * JSON (.json or .json.gz) into a gapscope trace database, which every
- * other verb then reads. The conversion is kineto_import() (trace/); this
+ * JSON (.json or .json.gz) or an Nsight Systems SQLite export into a
+ * gapscope trace database, which every other verb then reads. The
+ * conversion is kineto_import() or nsys_import() (trace/); this
  * file parses the options and prints one summary, and what could not be
  * mapped, once at the end.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -48,6 +51,10 @@ static void import_usage(FILE *f)
 		   "options:\n"
 		   "  -o, --output FILE  the trace database to write (replaced if it exists)\n"
 		   "  -q, --quiet        print nothing on success\n"
+		   "      --pid PID      Nsight Systems export of several processes with GPU\n"
+		   "                     work (ranks of one job): the one to import (a trace\n"
+		   "                     is one process's); without it such an export is\n"
+		   "                     refused, with the pids\n"
 		   "  -h, --help         this help\n"
 		   "\n"
 		   "Exit status: 0; 2 when the file is missing, not JSON, truncated, holds\n"
@@ -61,6 +68,7 @@ int cmd_import(int argc, char **argv)
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"pid", required_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -68,13 +76,26 @@ int cmd_import(int argc, char **argv)
 	struct kineto_stats st;
 	char err[640];
 	int c, quiet = 0, rc, nsys;
+	long long pid = -1;
 	size_t i;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qp:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'q': quiet = 1; break;
+		case 'p': {
+			char *end = NULL;
+			errno = 0;
+			pid = strtoll(optarg, &end, 10);
+			if (errno || !*optarg || *end || pid < 0 || pid > 16777215) {
+				gs_error("import",
+					 "--pid wants a process id (0 to 16777215), not '%s'",
+					 optarg);
+				return GS_EXIT_BAD_INPUT;
+			}
+			break;
+		}
 		case 'h': import_usage(stdout); return GS_EXIT_OK;
 		default: import_usage(stderr); return GS_EXIT_BAD_INPUT;
 		}
@@ -87,7 +108,12 @@ int cmd_import(int argc, char **argv)
 	}
 	json = argv[optind];
 	nsys = nsys_file_is_sqlite(json);
-	rc = nsys ? nsys_import(json, out, GAPSCOPE_VERSION, &st, err, sizeof(err))
+	if (pid >= 0 && !nsys) {
+		gs_error("import", "--pid is for Nsight Systems exports (a torch.profiler trace is"
+				   " one process's)");
+		return GS_EXIT_BAD_INPUT;
+	}
+	rc = nsys ? nsys_import(json, out, pid, GAPSCOPE_VERSION, &st, err, sizeof(err))
 		  : kineto_import(json, out, GAPSCOPE_VERSION, &st, err, sizeof(err));
 	if (rc == KINETO_ERR_INPUT) {
 		gs_error(json, "%s", err);
@@ -146,14 +172,15 @@ int cmd_import(int argc, char **argv)
 		       " correlation id\n",
 		       st.graph_ops);
 	if (st.syncs_from_calls)
-		printf("%" PRId64
-		       " sync calls had no cuda_sync record: each is a sync of the call's"
+		printf("%" PRId64 " sync calls had no %s record: each is a sync of the call's"
 		       " time (stream or event not known)\n",
-		       st.syncs_from_calls);
+		       st.syncs_from_calls, nsys ? "synchronization" : "cuda_sync");
 	if (st.waits_unrecorded)
-		printf("note: %" PRId64 " cudaStreamWaitEvent calls but no stream-wait records (no"
-		       " cuda_sync events: torch.profiler before PyTorch 2.1); the report counts"
-		       " what they held as other\n",
-		       st.waits_unrecorded);
+		printf("note: %" PRId64
+		       " cudaStreamWaitEvent calls but no stream-wait records (%s);"
+		       " the report counts what they held as other\n",
+		       st.waits_unrecorded,
+		       nsys ? "no CUPTI synchronization records in the export"
+			    : "no cuda_sync events: torch.profiler before PyTorch 2.1");
 	return GS_EXIT_OK;
 }

@@ -16,14 +16,15 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-	{ "record", cmd_record, "run a program under the collector and write a trace database" },
-	{ "info", cmd_info, "what a trace holds: versions, command, devices, row counts, drops" },
-	{ "report", cmd_report, "summary of idle gaps, their causes, launch overhead and syncs" },
-	{ "html", cmd_html, "self-contained HTML page with an SVG timeline" },
-	{ "graph", cmd_graph, "list and draw recorded CUDA graphs (DOT, SVG, PNG)" },
-	{ "export", cmd_export, "export to Chrome/Perfetto trace JSON or CSV" },
-	{ "diff", cmd_diff, "compare two runs" },
-	{ "import", cmd_import, "convert a torch.profiler (Kineto) Chrome trace JSON into a trace" },
+    {"record", cmd_record, "run a program under the collector and write a trace database"},
+    {"info", cmd_info, "what a trace holds: versions, command, devices, row counts, drops"},
+    {"report", cmd_report, "summary of idle gaps, their causes, launch overhead and syncs"},
+    {"html", cmd_html, "self-contained HTML page with an SVG timeline"},
+    {"graph", cmd_graph, "list and draw recorded CUDA graphs (DOT, SVG, PNG)"},
+    {"export", cmd_export, "export to Chrome/Perfetto trace JSON or CSV"},
+    {"diff", cmd_diff, "compare two runs"},
+    {"import", cmd_import,
+     "convert a torch.profiler JSON or an Nsight Systems SQLite export into a trace"},
 };
 
 static void usage(FILE *f)

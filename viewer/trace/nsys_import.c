@@ -61,6 +61,9 @@ struct nim {
 	struct kineto_stats *st;
 	char err[512];
 	int err_kind; /* IMPORT_ERR_* */
+	/* with one process imported: " AND <its globalPid>", " AND <its
+	 * globalTid>" (SQL over the export's rows); else "" */
+	char only_p[64], only_t[64], only_t_e[64];
 };
 
 static int fail_db(struct nim *m, const char *what)
@@ -233,6 +236,76 @@ static int attach(struct nim *m, const char *path)
 	return 0;
 }
 
+/* The process to import: `want` (-1: the only one with GPU work, or all
+ * when none has any). A trace is one process's: an export of several
+ * processes with GPU work (ranks of one job, each with its device 0) is
+ * imported one process at a time. */
+static int choose_process(struct nim *m, int64_t want)
+{
+	static const char *const gpu[] = {KERNEL_T, MEMCPY_T, MEMSET_T};
+	char sql[1024], list[160] = "";
+	sqlite3_stmt *q = NULL;
+	size_t i, n = 0;
+	int64_t count = 0, one = -1;
+	int found = 0;
+
+	n += (size_t)snprintf(sql, sizeof(sql), "SELECT pid FROM (SELECT NULL AS pid");
+	for (i = 0; i < 3; i++)
+		if (has_table(m, gpu[i]) && has_col(m, gpu[i], "globalPid"))
+			n += (size_t)snprintf(
+			    sql + n, sizeof(sql) - n,
+			    " UNION SELECT DISTINCT " PID_OF("globalPid") " FROM src.%s", gpu[i]);
+	snprintf(sql + n, sizeof(sql) - n, ") WHERE pid IS NOT NULL ORDER BY pid");
+	if (sqlite3_prepare_v2(m->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return exec(m, sql, "listing processes");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t p = sqlite3_column_int64(q, 0);
+		size_t len = strlen(list);
+		if (count < 8 && len + 24 < sizeof(list))
+			snprintf(list + len, sizeof(list) - len, "%s%lld", count ? ", " : "",
+				 (long long)p);
+		found |= p == want;
+		one = p;
+		count++;
+	}
+	sqlite3_finalize(q);
+	if (count > 8)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), ", ...");
+	if (want < 0 && count > 1) {
+		snprintf(
+		    m->err, sizeof(m->err),
+		    "the export holds %lld processes with GPU work (pids %s): a gapscope trace "
+		    "is one process's; import each with --pid PID",
+		    (long long)count, list);
+		m->err_kind = IMPORT_ERR_INPUT;
+		return -1;
+	}
+	if (want >= 0 && !found) {
+		if (count)
+			snprintf(m->err, sizeof(m->err),
+				 "no GPU work of process %lld in the export (processes with GPU "
+				 "work: %s)",
+				 (long long)want, list);
+		else
+			snprintf(m->err, sizeof(m->err),
+				 "--pid %lld: the export holds no GPU work of any process",
+				 (long long)want);
+		m->err_kind = IMPORT_ERR_INPUT;
+		return -1;
+	}
+	if (want < 0)
+		want = count == 1 ? one : -1;
+	if (want >= 0) {
+		snprintf(m->only_p, sizeof(m->only_p), " AND " PID_OF("globalPid") " = %lld",
+			 (long long)want);
+		snprintf(m->only_t, sizeof(m->only_t), " AND " PID_OF("r.globalTid") " = %lld",
+			 (long long)want);
+		snprintf(m->only_t_e, sizeof(m->only_t_e), " AND " PID_OF("e.globalTid") " = %lld",
+			 (long long)want);
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ the rows */
 
 /* A runtime call's name as the collector writes it: CUPTI's function name,
@@ -324,8 +397,8 @@ static int copy_api_calls(struct nim *m)
 			       " r.returnValue"
 			       " FROM src." RUNTIME_T " r JOIN temp.api_map a ON a.src = r.nameId"
 			       " JOIN strings s ON s.id = a.dst"
-			       " WHERE " TIMES("r.") " AND s.value LIKE 'cu%%' ORDER BY r.start;",
-	    GS_API_RUNTIME, GS_API_DRIVER);
+			       " WHERE " TIMES("r.") " AND s.value LIKE 'cu%%'%s ORDER BY r.start;",
+	    GS_API_RUNTIME, GS_API_DRIVER, m->only_t);
 	if (exec(m, sql, "CUDA calls") < 0)
 		return -1;
 	m->st->api_calls = sqlite3_changes(m->db);
@@ -353,10 +426,10 @@ static int copy_gpu_ops(struct nim *m)
 		    " SELECT start, end, deviceId, contextId, streamId, correlationId,"
 		    " demangledName, %s, COALESCE(%s, 0), gridX, gridY, gridZ, blockX, blockY,"
 		    " blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory,"
-		    " %s, %s FROM src." KERNEL_T " WHERE " TIMES("") " ORDER BY start;",
+		    " %s, %s FROM src." KERNEL_T " WHERE " TIMES("") "%s ORDER BY start;",
 		    col(m, KERNEL_T, "graphId", "0"), col(m, KERNEL_T, "graphNodeId", "0"),
 		    col(m, KERNEL_T, "localMemoryPerThread", "NULL"),
-		    col(m, KERNEL_T, "launchType", "NULL"));
+		    col(m, KERNEL_T, "launchType", "NULL"), m->only_p);
 		if (exec(m, sql, "kernels") < 0)
 			return -1;
 		m->st->kernels = sqlite3_changes(m->db);
@@ -370,10 +443,10 @@ static int copy_gpu_ops(struct nim *m)
 			 " copyKind, " MEM_KIND("srcKind") ", " MEM_KIND(
 			     "dstKind") ", 0, %s, %s,"
 					" %s, COALESCE(%s, 0) FROM src." MEMCPY_T
-					" WHERE " TIMES("") " ORDER BY start;",
+					" WHERE " TIMES("") "%s ORDER BY start;",
 			 col(m, MEMCPY_T, "srcDeviceId", "NULL"),
 			 col(m, MEMCPY_T, "dstDeviceId", "NULL"), col(m, MEMCPY_T, "graphId", "0"),
-			 col(m, MEMCPY_T, "graphNodeId", "0"));
+			 col(m, MEMCPY_T, "graphNodeId", "0"), m->only_p);
 		if (exec(m, sql, "copies") < 0)
 			return -1;
 		m->st->memcpys = sqlite3_changes(m->db);
@@ -384,10 +457,10 @@ static int copy_gpu_ops(struct nim *m)
 			 " bytes, value, mem_kind, is_async, graph_id, graph_node_id)"
 			 " SELECT start, end, deviceId, contextId, streamId, correlationId, bytes,"
 			 " %s, " MEM_KIND("%s") ", 0, %s, COALESCE(%s, 0) FROM src." MEMSET_T
-						" WHERE " TIMES("") " ORDER BY start;",
+						" WHERE " TIMES("") "%s ORDER BY start;",
 			 col(m, MEMSET_T, "value", "NULL"), col(m, MEMSET_T, "memKind", "-1"),
 			 col(m, MEMSET_T, "memKind", "-1"), col(m, MEMSET_T, "graphId", "0"),
-			 col(m, MEMSET_T, "graphNodeId", "0"));
+			 col(m, MEMSET_T, "graphNodeId", "0"), m->only_p);
 		if (exec(m, sql, "memsets") < 0)
 			return -1;
 		m->st->memsets = sqlite3_changes(m->db);
@@ -399,13 +472,14 @@ static int copy_gpu_ops(struct nim *m)
 	    has_col(m, GRAPH_T, "deviceId") && has_col(m, GRAPH_T, "contextId") &&
 	    has_col(m, GRAPH_T, "streamId") && has_col(m, GRAPH_T, "correlationId") &&
 	    has_col(m, GRAPH_T, "graphId")) {
-		if (exec(m,
-			 "INSERT INTO graph_runs(start, end, device, context, stream, graph_id,"
-			 " correlation_id) SELECT start, end, deviceId, contextId, streamId, "
-			 "graphId,"
-			 " correlationId FROM src." GRAPH_T
-			 " WHERE " TIMES("") " AND end > start ORDER BY start;",
-			 "graph launches") < 0)
+		snprintf(
+		    sql, sizeof(sql),
+		    "INSERT INTO graph_runs(start, end, device, context, stream, graph_id,"
+		    " correlation_id) SELECT start, end, deviceId, contextId, streamId, graphId,"
+		    " correlationId FROM src." GRAPH_T " WHERE " TIMES("") " AND end > start%s"
+									   " ORDER BY start;",
+		    has_col(m, GRAPH_T, "globalPid") ? m->only_p : "");
+		if (exec(m, sql, "graph launches") < 0)
 			return -1;
 		m->st->graph_runs = sqlite3_changes(m->db);
 	}
@@ -429,20 +503,22 @@ static int copy_syncs(struct nim *m)
 		    " correlation_id)"
 		    " SELECT start, end, %s, 0, deviceId, contextId,"
 		    " NULLIF(streamId, " SYNC_NONE "), NULLIF(eventId, " SYNC_NONE "),"
-		    " correlationId FROM src." SYNC_T " WHERE " TIMES("") " ORDER BY start;",
+		    " correlationId FROM src." SYNC_T " WHERE " TIMES("") "%s ORDER BY start;",
 		    has_col(m, SYNC_T, "deprecatedSyncType")
 			? "CASE WHEN syncType BETWEEN 1 AND 4 THEN syncType ELSE 0 END"
-			: "0");
+			: "0",
+		    m->only_p);
 		if (exec(m, sql, "synchronisations") < 0)
 			return -1;
 		m->st->syncs = sqlite3_changes(m->db);
 	}
 	if (has_table(m, EVENT_T)) {
-		if (exec(m,
+		snprintf(sql, sizeof(sql),
 			 "INSERT INTO events(event, stream, device, context, correlation_id)"
 			 " SELECT eventId, streamId, deviceId, contextId, correlationId"
-			 " FROM src." EVENT_T ";",
-			 "CUDA event records") < 0)
+			 " FROM src." EVENT_T " WHERE 1%s;",
+			 has_col(m, EVENT_T, "globalPid") ? m->only_p : "");
+		if (exec(m, sql, "CUDA event records") < 0)
 			return -1;
 		m->st->event_records = sqlite3_changes(m->db);
 	}
@@ -482,8 +558,9 @@ static int copy_nvtx(struct nim *m)
 			       " LEFT JOIN temp.nvtx_text t ON t.value = e.text"
 			       " LEFT JOIN temp.nvtx_domain d ON d.domain = e.domainId"
 			       " WHERE (e.eventType IN (34, 65) OR (e.eventType IN (59, 60, 70, 71)"
-			       " AND " TIMES("e.") "))"
-						   " ORDER BY e.start;");
+			       " AND " TIMES("e.") "))%s"
+						   " ORDER BY e.start;",
+	    m->only_t_e);
 	if (exec(m, sql, "NVTX ranges") < 0)
 		return -1;
 	m->st->ranges = sqlite3_changes(m->db);
@@ -570,16 +647,18 @@ static int count_unmapped(struct nim *m)
 	sqlite3_stmt *q = NULL;
 	struct kineto_stats *st = m->st;
 
-	if (sqlite3_prepare_v2(m->db,
-			       "SELECT name FROM src.sqlite_master WHERE type = 'table' AND"
-			       " name NOT LIKE 'ENUM\\_%' ESCAPE '\\' AND"
-			       " name NOT LIKE 'TARGET\\_INFO\\_%' ESCAPE '\\' AND"
-			       " name NOT LIKE '%META\\_DATA%' ESCAPE '\\' AND"
-			       " name NOT LIKE 'ANALYSIS\\_%' ESCAPE '\\' AND"
-			       " name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND"
-			       " name NOT IN ('DIAGNOSTIC_EVENT', 'PROFILER_OVERHEAD')"
-			       " ORDER BY name",
-			       -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		m->db,
+		"SELECT name FROM src.sqlite_master WHERE type = 'table' AND"
+		" name NOT LIKE 'ENUM\\_%' ESCAPE '\\' AND"
+		" name NOT LIKE 'TARGET\\_INFO\\_%' ESCAPE '\\' AND"
+		" name NOT LIKE '%META\\_DATA%' ESCAPE '\\' AND"
+		" name NOT LIKE 'ANALYSIS\\_%' ESCAPE '\\' AND"
+		" name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND"
+		" name NOT IN ('DIAGNOSTIC_EVENT', 'PROFILER_OVERHEAD', 'SystemInfo',"
+		" 'UnwindMethodType')"
+		" ORDER BY name",
+		-1, &q, NULL) != SQLITE_OK)
 		return 0;
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(q, 0);
@@ -688,10 +767,17 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 	if (meta(m, "source", "nsys") < 0 || meta(m, "collector_version", buf) < 0 ||
 	    meta(m, "import.source_file", src_path) < 0)
 		return -1;
+	/* the version's table: META_DATA_EXPORT, before 2023 EXPORT_META_DATA */
 	if (has_table(m, "META_DATA_EXPORT") &&
 	    meta_query(m, "import.nsys_version",
 		       "SELECT value FROM src.META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_VERSION'"
 		       " LIMIT 1") < 0)
+		return -1;
+	if (has_table(m, "EXPORT_META_DATA") &&
+	    meta_query(
+		m, "import.nsys_version",
+		"SELECT value FROM src.EXPORT_META_DATA WHERE name = 'EXPORT_PRODUCT_VERSION'"
+		" LIMIT 1") < 0)
 		return -1;
 	/* times are ns since the session's start, which is this in Unix time */
 	if (has_table(m, "TARGET_INFO_SESSION_START_TIME") &&
@@ -747,7 +833,7 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 	return meta(m, "finalized", "1");
 }
 
-int nsys_import(const char *src_path, const char *db_path, const char *version,
+int nsys_import(const char *src_path, const char *db_path, int64_t pid, const char *version,
 		struct kineto_stats *st, char *err, size_t errlen)
 {
 	struct import_out out;
@@ -778,6 +864,8 @@ int nsys_import(const char *src_path, const char *db_path, const char *version,
 	rc = attach(&m, src_path);
 	if (rc == 0)
 		rc = exec(&m, "BEGIN;", "starting");
+	if (rc == 0)
+		rc = choose_process(&m, pid);
 	if (rc == 0)
 		rc = copy_strings(&m);
 	if (rc == 0)

@@ -15,6 +15,7 @@
 #define GAPSCOPE_NSYS_IMPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kineto_import.h" /* struct kineto_stats: the same summary */
 
@@ -25,7 +26,9 @@ int nsys_file_is_sqlite(const char *path);
 /*
  * Convert the Nsight Systems SQLite export at src_path into a new trace
  * database at db_path (written beside it and renamed in when complete).
- * The export is opened read-only and never changed. `version` goes to meta
+ * The export is opened read-only and never changed. A trace is one
+ * process's: pid picks the process of an export that holds several with
+ * GPU work (-1: the only one, else the import is refused with their pids). `version` goes to meta
  * collector_version ("gapscope import <version>"). In st: rows written per
  * kind, and in unmapped[] the rows of the export's tables that are not
  * mapped (OS runtime calls, CPU samples, graph topology...), per table.
@@ -36,7 +39,7 @@ int nsys_file_is_sqlite(const char *path);
  * when the database cannot be written; IMPORT_ERR_TARGET when db_path
  * cannot be a database file.
  */
-int nsys_import(const char *src_path, const char *db_path, const char *version,
+int nsys_import(const char *src_path, const char *db_path, int64_t pid, const char *version,
 		struct kineto_stats *st, char *err, size_t errlen);
 
 #endif
