@@ -57,16 +57,6 @@ void gs_decoder_free(struct gs_decoder *d)
 
 /* ------------------------------------------------------------- kinds */
 
-size_t gs_api_plain_len(const char *name)
-{
-	const char *v = strrchr(name, '_');
-
-	if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9' &&
-	    strspn(v + 2, "0123456789") == strlen(v + 2))
-		return (size_t)(v - name);
-	return strlen(name);
-}
-
 static int64_t api_name_id(struct gs_decoder *d, int api, uint32_t cbid)
 {
 	int64_t *slot = cbid < GS_MAX_CBID ? &d->api_name_id[api - 1][cbid] : NULL;

@@ -395,11 +395,6 @@ int gs_chunk_full(const struct gs_chunk *c);
 void gs_writer_set_chunk(struct gs_writer *w, struct gs_chunk *c);
 int gs_writer_apply(struct gs_writer *w, const struct gs_chunk *c);
 
-/* Length of an API name without CUPTI's version suffix ("_v" and digits at
- * the end): "cudaLaunchKernel_v7000" -> 16; variants such as "_ptsz" or
- * "_v2" before the suffix stay. The plain name is how traces store it. */
-size_t gs_api_plain_len(const char *name);
-
 /* Implicit synchronisation by API name (version suffixes like "_v3020" or
  * "_v2" ignored). Returns GS_SYNC_IMPLICIT_ALLOC, GS_SYNC_IMPLICIT_DEVICE_WIDE
  * or 0, and the plain-English reason. */

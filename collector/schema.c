@@ -241,6 +241,16 @@ static const struct gs_implicit_api implicit_apis[] = {
      "cuMemHostUnregister is device-wide: it waits for all work on the device"},
 };
 
+size_t gs_api_plain_len(const char *name)
+{
+	const char *v = strrchr(name, '_');
+
+	if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9' &&
+	    strspn(v + 2, "0123456789") == strlen(v + 2))
+		return (size_t)(v - name);
+	return strlen(name);
+}
+
 const struct gs_implicit_api *gs_implicit_apis(size_t *n)
 {
 	*n = sizeof(implicit_apis) / sizeof(implicit_apis[0]);

@@ -20,7 +20,9 @@ context 1, stream 7; times in ns since the session start:
      one implicit sync (16) over the call
   a4 cudaStreamSynchronize_v3020 [41000, 42000] corr 14, sync record
      syncType 2 (v2024) -> kind 3 (stream) from the name; event 0xffffffff
-  a5 cuMemAlloc_v2 (driver) [43000, 44000] corr 15: keeps its name
+  a5 cuMemAlloc_v2 (driver) [43000, 44000] corr 15 -> cuMemAlloc, as the
+     collector names it: an allocation after the first launch, one implicit
+     sync (19) over the call
   a6 cudaDeviceSynchronize_v3020 [45000, 50000] corr 16, syncType 1 (v2024)
      -> kind 4 (context); stream and event 0xffffffff -> NULL
   a7 cudaMemcpyAsync_ptsz_v7000 [51000, 52000] corr 17 -> HtoD [53000,
@@ -231,8 +233,8 @@ def check_import(version):
         return
     new = version >= 2025
     first = r.stdout.splitlines()[0]
-    want = ("2 kernels, 2 memcpys, 1 memsets, %d API calls, %d syncs (1 implicit), 3 ranges,"
-            " 1 devices" % (10 if new else 8, 4 if new else 3))
+    want = ("2 kernels, 2 memcpys, 1 memsets, %d API calls, %d syncs (2 implicit), 3 ranges,"
+            " 1 devices" % (10 if new else 8, 5 if new else 4))
     expect("import summary", first.split(": ", 1)[-1], want)
     expect("not mapped line", "not mapped (rows per table): OSRT_API 3" in r.stdout, True)
     expect("graph-level line",
@@ -246,7 +248,7 @@ def check_import(version):
            [(5000, 25000, 0, 1, 7, 11, "void gemm<float, 128>(float*, int)", 128, 256, 64,
              16384, 8, 0, 0),
             (26000, 30000, 0, 1, 7, 12, "relu_kernel(float*)", 32, 128, 16, 0, 0, 0, 0)])
-    # runtime names lose the callback suffix, driver names keep theirs
+    # names lose the callback's version suffix, as the collector writes them
     expect("api calls", rows(db, "SELECT a.api, s.value, a.start, a.end, a.pid, a.tid,"
                              " a.correlation_id FROM api_calls a JOIN strings s ON"
                              " s.id = a.name_id ORDER BY a.start")[:8],
@@ -254,7 +256,7 @@ def check_import(version):
             (2, "cuLaunchKernel", 4000, 6000, PID, TID, 12),
             (1, "cudaMemcpy", 7000, 40000, PID, TID, 13),
             (1, "cudaStreamSynchronize", 41000, 42000, PID, TID, 14),
-            (2, "cuMemAlloc_v2", 43000, 44000, PID, TID, 15),
+            (2, "cuMemAlloc", 43000, 44000, PID, TID, 15),
             (1, "cudaDeviceSynchronize", 45000, 50000, PID, TID, 16),
             (1, "cudaMemcpyAsync_ptsz", 51000, 52000, PID, TID, 17),
             (1, "cudaMemsetAsync", 55100, 55200, PID, TID, 18)])
@@ -268,7 +270,8 @@ def check_import(version):
     # the unnamed v2025 sync keeps CUPTI's syncType 1 (event sync)
     want_syncs = [(41000, 42000, 3, 0, 7, None, TID, "cudaStreamSynchronize"),
                   (45000, 50000, 4, 0, None, None, TID, "cudaDeviceSynchronize"),
-                  (7000, 40000, 16, 1, 7, None, TID, "cudaMemcpy")]
+                  (7000, 40000, 16, 1, 7, None, TID, "cudaMemcpy"),
+                  (43000, 44000, 19, 1, None, None, TID, "cuMemAlloc")]
     if new:
         want_syncs.insert(2, (63000, 64000, 1, 0, 7, 5, None, None))
     expect("syncs", rows(db, "SELECT y.start, y.end, y.kind, y.implicit, y.stream, y.event,"

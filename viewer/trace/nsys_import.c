@@ -16,8 +16,9 @@
  *   - threads and processes are "global ids": (vm << 48) | (pid << 24) | tid;
  *   - ENUM_CUDA_MEM_KIND counts from 0 (pageable), CUPTI's from 1: +1;
  *     copy kinds and sync types are CUPTI's own numbers;
- *   - runtime calls are named with their CUPTI callback's version suffix
- *     (cudaLaunchKernel_v7000), which the collector's names do not have;
+ *   - calls are named with their CUPTI callback's version suffix
+ *     (cudaLaunchKernel_v7000, cuMemAlloc_v2), which the collector's names
+ *     do not have;
  *   - a context sync has stream and event 0xffffffff (CUPTI's "invalid").
  *
  * Columns that some versions lack are read only when present (has_col).
@@ -308,26 +309,19 @@ static int choose_process(struct nim *m, int64_t want)
 
 /* ------------------------------------------------------------ the rows */
 
-/* A runtime call's name as the collector writes it: CUPTI's function name,
+/* A CUDA call's name as the collector writes it: CUPTI's function name
  * without the version suffix of its callback id (cudaLaunchKernel_v7000,
- * cudaMemcpyAsync_ptsz_v7000 -> cudaMemcpyAsync_ptsz). Driver names keep
- * theirs (cuMemAlloc_v2 is the function's own name). */
+ * cuMemAlloc_v2 -> cudaLaunchKernel, cuMemAlloc; cudaMemcpyAsync_ptsz_v7000
+ * -> cudaMemcpyAsync_ptsz): gs_api_plain_len(), as the collector's */
 static void api_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const char *s = (const char *)sqlite3_value_text(argv[0]);
-	int n = sqlite3_value_bytes(argv[0]), i;
 
 	(void)argc;
-	if (!s) {
+	if (!s)
 		sqlite3_result_null(ctx);
-		return;
-	}
-	i = n;
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
-	if (!strncmp(s, "cuda", 4) && i < n && i >= 6 && s[i - 1] == 'v' && s[i - 2] == '_')
-		n = i - 2;
-	sqlite3_result_text(ctx, s, n, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_text(ctx, s, (int)gs_api_plain_len(s), SQLITE_TRANSIENT);
 }
 
 /* strings: the export's ids are kept, so name columns copy as they are;

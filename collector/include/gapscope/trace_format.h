@@ -141,6 +141,13 @@ struct gs_implicit_api {
 /* The list (schema.c), *n entries. */
 const struct gs_implicit_api *gs_implicit_apis(size_t *n);
 
+/* Length of an API name without CUPTI's version suffix ("_v" and digits at
+ * the end): "cudaLaunchKernel_v7000" -> 16, "cuMemAlloc_v2" -> 10; variants
+ * such as "_ptsz", or a "_v2" before the suffix, stay. The plain name is
+ * how traces store it (the collector from cuptiGetCallbackName, `gapscope
+ * import` from Nsight Systems' names). */
+size_t gs_api_plain_len(const char *name);
+
 /* Build the indexes (idempotent). Returns 0 or a negative SQLite error code. */
 int gs_schema_create_indexes(sqlite3 *db);
 
