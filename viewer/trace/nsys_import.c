@@ -69,6 +69,17 @@ struct nim {
 
 static int fail_db(struct nim *m, const char *what)
 {
+	int code = sqlite3_extended_errcode(m->db) & 0xff;
+
+	/* the new database is ours and fresh: damage SQLite meets is the
+	 * export's (a corrupt page read may also end the transaction, so
+	 * that a later write is the step that fails) */
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
+		snprintf(m->err, sizeof(m->err), "damaged Nsight Systems export (%s): %s", what,
+			 sqlite3_errmsg(m->db));
+		m->err_kind = IMPORT_ERR_INPUT;
+		return -1;
+	}
 	snprintf(m->err, sizeof(m->err), "cannot write the database (%s): %s", what,
 		 sqlite3_errmsg(m->db));
 	m->err_kind = IMPORT_ERR_OUTPUT;
@@ -739,13 +750,17 @@ static int meta_query(struct nim *m, const char *key, const char *sql)
 	sqlite3_stmt *q = NULL;
 	int rc = 0;
 
+	int step = SQLITE_DONE;
+
 	if (sqlite3_prepare_v2(m->db, sql, -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
+	    (step = sqlite3_step(q)) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
 		char v[256];
 		snprintf(v, sizeof(v), "%s", (const char *)sqlite3_column_text(q, 0));
 		rc = meta(m, key, v);
 	}
 	sqlite3_finalize(q);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return fail_db(m, key); /* the export's table could not be read */
 	return rc;
 }
 
