@@ -400,14 +400,6 @@ int gs_writer_apply(struct gs_writer *w, const struct gs_chunk *c);
  * or 0, and the plain-English reason. */
 int gs_implicit_api_class(const char *api_name, const char **reason);
 
-/* Reasons of the record-derived implicit syncs (also in docs/collector.md). */
-#define GS_REASON_SYNC_MEMCPY "cudaMemcpy is synchronous: host waits for the device"
-#define GS_REASON_PAGEABLE "cudaMemcpyAsync from pageable host memory is staged synchronously"
-#define GS_REASON_LEGACY_STREAM                                                                    \
-	"work on the legacy default stream waits for the work in flight on the context's other "   \
-	"streams (use a stream created with cudaStreamNonBlocking, or per-thread default streams)"
-#define GS_REASON_MEMSET "cudaMemset on host-visible (pinned or managed) memory is synchronous"
-
 /* ---------------------------------------------------------------- decode */
 
 /* Same signature as cuptiActivityGetNextRecord: the collector passes that;

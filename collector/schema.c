@@ -241,6 +241,82 @@ static const struct gs_implicit_api implicit_apis[] = {
      "cuMemHostUnregister is device-wide: it waits for all work on the device"},
 };
 
+/*
+ * Kind 21: an operation X on a context's legacy default (NULL) stream
+ * cannot start before the work already issued to the context's other
+ * blocking streams has finished (and later work there waits for X). A
+ * launch is flagged when some operation Y of another blocking stream of the
+ * same context was still running when X's API call began (Y.end >
+ * call.start) and had started before X (Y.start < X.start: with legacy
+ * semantics Y issued after X would start after X's end). The stream of X is
+ * known to be the legacy one from the caller's temp.legacy (CUPTI's context
+ * record: nullStreamId); streams created non-blocking (temp.nonblocking)
+ * are not waited for. Per-thread default streams have their own stream id,
+ * so work sent there is not flagged. One row per API call; graph launches
+ * are left out (a graph's nodes are ordered by the graph, not by the
+ * stream rules).
+ *
+ * The search for Y uses the (device, start) indexes: Y.start lies in
+ * (call.start - longest op on that device, X.start).
+ */
+int gs_derive_legacy_tables(sqlite3 *db)
+{
+	return sqlite3_exec(db,
+			    "CREATE TEMP TABLE legacy(context INTEGER PRIMARY KEY, stream INTEGER);"
+			    "CREATE TEMP TABLE nonblocking(context INTEGER, stream INTEGER,"
+			    " PRIMARY KEY(context, stream));",
+			    NULL, NULL, NULL);
+}
+
+int gs_derive_legacy_stream(sqlite3 *db, int64_t reason_id)
+{
+	char sql[6144], y[3][900];
+	static const char *const tables[3] = {"kernels", "memcpys", "memsets"};
+	size_t i;
+	int rc;
+
+	rc = sqlite3_exec(db,
+			  "CREATE TEMP TABLE op_max(device INTEGER PRIMARY KEY, dur INTEGER);"
+			  "INSERT INTO temp.op_max SELECT device, MAX(dur) FROM ("
+			  " SELECT device, MAX(end - start) AS dur FROM kernels GROUP BY device"
+			  " UNION ALL SELECT device, MAX(end - start) FROM memcpys GROUP BY device"
+			  " UNION ALL SELECT device, MAX(end - start) FROM memsets GROUP BY device)"
+			  " GROUP BY device;",
+			  NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	for (i = 0; i < 3; i++)
+		snprintf(y[i], sizeof(y[i]),
+			 "EXISTS (SELECT 1 FROM %s y WHERE y.device = x.device"
+			 " AND y.start < x.start"
+			 " AND y.start >= a.start - (SELECT dur FROM temp.op_max o"
+			 "  WHERE o.device = x.device)"
+			 " AND y.end > a.start AND y.context = x.context AND y.stream <> x.stream"
+			 " AND NOT EXISTS (SELECT 1 FROM temp.nonblocking n"
+			 "  WHERE n.context = y.context AND n.stream = y.stream))",
+			 tables[i]);
+	/* one API call per correlation id: the runtime call when both the
+	 * runtime and the driver call are recorded (they share the id) */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, %d, 1, %lld, a.name_id, x.device, x.context,"
+		 " x.stream, x.correlation_id, a.pid, a.tid FROM ("
+		 "  SELECT device, context, stream, correlation_id, start FROM kernels"
+		 "   WHERE graph_id = 0"
+		 "  UNION ALL SELECT device, context, stream, correlation_id, start FROM memcpys"
+		 "   WHERE graph_id = 0"
+		 "  UNION ALL SELECT device, context, stream, correlation_id, start FROM memsets"
+		 "   WHERE graph_id = 0) x"
+		 " JOIN temp.legacy l ON l.context = x.context AND l.stream = x.stream"
+		 " JOIN api_calls a ON a.id = (SELECT b.id FROM api_calls b"
+		 "  WHERE b.correlation_id = x.correlation_id ORDER BY b.api LIMIT 1)"
+		 " WHERE %s OR %s OR %s"
+		 " GROUP BY a.id ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_LEGACY_STREAM, (long long)reason_id, y[0], y[1], y[2]);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
 size_t gs_api_plain_len(const char *name)
 {
 	const char *v = strrchr(name, '_');

@@ -1815,44 +1815,20 @@ int gs_writer_implicit_api(struct gs_writer *w, int64_t name_id, int kind, const
 
 /* ---------------------------------------------------------------- finalize */
 
-/*
- * Kind 21: an operation X on a context's legacy default (NULL) stream
- * cannot start before the work already issued to the context's other
- * blocking streams has finished (and later work there waits for X). A
- * launch is flagged when some operation Y of another blocking stream of the
- * same context was still running when X's API call began (Y.end >
- * call.start) and had started before X (Y.start < X.start: with legacy
- * semantics Y issued after X would start after X's end). The stream of X is
- * known to be the legacy one from CUPTI's context record (nullStreamId);
- * streams created non-blocking (CUPTI stream records) are not waited for.
- * Per-thread default streams have their own stream id, so work sent there
- * is not flagged. One row per API call; graph launches are left out (a
- * graph's nodes are ordered by the graph, not by the stream rules).
- *
- * The search for Y uses the (device, start) indexes: Y.start lies in
- * (call.start - longest op on that device, X.start).
- */
-static int derive_legacy_stream(struct gs_writer *w, const char *one_x)
+/* Kind 21 (gs_derive_legacy_stream, collector/schema.c): the contexts'
+ * NULL streams (CUPTI's context records) and the non-blocking streams
+ * (stream records) seen while recording. */
+static int derive_legacy_stream(struct gs_writer *w)
 {
-	char sql[6144], y[3][900];
-	static const char *const tables[3] = {"kernels", "memcpys", "memsets"};
+	char sql[160];
 	int64_t rid;
 	size_t i;
 
 	if (w->nulls_n == 0)
 		return 0;
-	if (exec(w,
-		 "CREATE TEMP TABLE legacy(context INTEGER PRIMARY KEY, stream INTEGER);"
-		 "CREATE TEMP TABLE nonblocking(context INTEGER, stream INTEGER,"
-		 " PRIMARY KEY(context, stream));"
-		 "CREATE TEMP TABLE op_max(device INTEGER PRIMARY KEY, dur INTEGER);"
-		 "INSERT INTO temp.op_max SELECT device, MAX(dur) FROM ("
-		 " SELECT device, MAX(end - start) AS dur FROM kernels GROUP BY device"
-		 " UNION ALL SELECT device, MAX(end - start) FROM memcpys GROUP BY device"
-		 " UNION ALL SELECT device, MAX(end - start) FROM memsets GROUP BY device)"
-		 " GROUP BY device;",
-		 "deriving implicit syncs (legacy stream)") != 0)
-		return -1;
+	if (gs_derive_legacy_tables(w->db) != 0)
+		return fail(w, sqlite3_errcode(w->db), "deriving implicit syncs (legacy stream)"),
+		       -1;
 	for (i = 0; i < w->nulls_n; i++) {
 		snprintf(sql, sizeof(sql),
 			 "INSERT OR REPLACE INTO temp.legacy VALUES(%" PRIu32 ", %" PRIu32 ");",
@@ -1870,33 +1846,10 @@ static int derive_legacy_stream(struct gs_writer *w, const char *one_x)
 	rid = gs_writer_intern(w, GS_REASON_LEGACY_STREAM);
 	if (w->failed)
 		return -1;
-	for (i = 0; i < 3; i++)
-		snprintf(y[i], sizeof(y[i]),
-			 "EXISTS (SELECT 1 FROM %s y WHERE y.device = x.device"
-			 " AND y.start < x.start"
-			 " AND y.start >= a.start - (SELECT dur FROM temp.op_max o"
-			 "  WHERE o.device = x.device)"
-			 " AND y.end > a.start AND y.context = x.context AND y.stream <> x.stream"
-			 " AND NOT EXISTS (SELECT 1 FROM temp.nonblocking n"
-			 "  WHERE n.context = y.context AND n.stream = y.stream))",
-			 tables[i]);
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
-		 " context, stream, correlation_id, pid, tid)"
-		 " SELECT a.start, a.end, %d, 1, %" PRId64 ", a.name_id, x.device, x.context,"
-		 " x.stream, x.correlation_id, a.pid, a.tid FROM ("
-		 "  SELECT device, context, stream, correlation_id, start FROM kernels"
-		 "   WHERE graph_id = 0"
-		 "  UNION ALL SELECT device, context, stream, correlation_id, start FROM memcpys"
-		 "   WHERE graph_id = 0"
-		 "  UNION ALL SELECT device, context, stream, correlation_id, start FROM memsets"
-		 "   WHERE graph_id = 0) x"
-		 " JOIN temp.legacy l ON l.context = x.context AND l.stream = x.stream"
-		 " JOIN api_calls a ON a.id = %s"
-		 " WHERE %s OR %s OR %s"
-		 " GROUP BY a.id ORDER BY a.start;",
-		 GS_SYNC_IMPLICIT_LEGACY_STREAM, rid, one_x, y[0], y[1], y[2]);
-	return exec(w, sql, "deriving implicit syncs (legacy stream)");
+	if (gs_derive_legacy_stream(w->db, rid) != 0)
+		return fail(w, sqlite3_errcode(w->db), "deriving implicit syncs (legacy stream)"),
+		       -1;
+	return 0;
 }
 
 static int derive_rows(struct gs_writer *w)
@@ -1909,7 +1862,7 @@ static int derive_rows(struct gs_writer *w)
 	static const char one_api[] =
 	    "(SELECT b.id FROM api_calls b WHERE "
 	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
-	char one_m[256], one_s[256], one_g[256], one_e[256], one_x[256];
+	char one_m[256], one_s[256], one_g[256], one_e[256];
 
 	r_memcpy = gs_writer_intern(w, GS_REASON_SYNC_MEMCPY);
 	r_pageable = gs_writer_intern(w, GS_REASON_PAGEABLE);
@@ -1920,7 +1873,6 @@ static int derive_rows(struct gs_writer *w)
 	snprintf(one_s, sizeof(one_s), one_api, "syncs");
 	snprintf(one_g, sizeof(one_g), one_api, "graph_launches");
 	snprintf(one_e, sizeof(one_e), one_api, "events");
-	snprintf(one_x, sizeof(one_x), one_api, "x");
 
 	/* CUPTI's sync records carry the correlation id but not the thread or
 	 * the API name, and a context but not a device. */
@@ -2034,7 +1986,7 @@ static int derive_rows(struct gs_writer *w)
 	if (exec(w, sql, "deriving implicit syncs (memset)") != 0)
 		return -1;
 
-	if (derive_legacy_stream(w, one_x) != 0)
+	if (derive_legacy_stream(w) != 0)
 		return -1;
 
 	if (w->impl_n == 0)

@@ -31,6 +31,14 @@ context 1, stream 7; times in ns since the session start:
      memKind 2 (device) -> 3
   GPU window [5000, 57000] = 52000 ns; busy 20000 + 4000 + 8000 + 2000 +
   1000 = 35000; idle 17000 (holes 1000, 1000, 14000, 1000).
+  Stream 7 is the context's legacy default (NULL) stream
+  (TARGET_INFO_CUDA_NULL_STREAM in v2024, CONTEXT_INFO in v2025). v2025
+  adds K3 on the blocking stream 9 [2000, 30000] (a9 [500, 900] corr 21)
+  and K4 on the non-blocking stream 11 [52000, 58000] (a10 [50500, 50800]
+  corr 22): a1, a2 and a3 put work on the legacy stream while K3 ran
+  (K3 started before their op and ended after their call began): three
+  implicit syncs of kind 21; a7 and a8 while only K4 ran: none. In v2024
+  all work is on stream 7: none.
   NVTX: "train step" [500, 60000] (text), "step" [900, 3500] (textId 12,
   domain 5 = "mylib" from its NvtxDomainCreate row), mark "checkpoint" at
   2000, and a range with no end (left out).
@@ -166,7 +174,8 @@ def make_export(path, version):
              (41000, 42000, 0, 14, 6), (43000, 44000, 1, 15, 11), (45000, 50000, 0, 16, 13),
              (51000, 52000, 0, 17, 9), (55100, 55200, 0, 18, 14)]
     if new:
-        calls += [(60000, 60500, 0, 19, 17), (61000, 62000, 0, 20, 18)]
+        calls += [(60000, 60500, 0, 19, 17), (61000, 62000, 0, 20, 18), (500, 900, 0, 21, 4),
+                  (50500, 50800, 0, 22, 4)]
     c.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, ?, ?, 0, NULL)",
                   [(s, e, cls, GTID, corr, name) for s, e, cls, corr, name in calls])
     k = ("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, 7, ?, ?, ?, ?, ?, 0, 0, ?,"
@@ -196,12 +205,35 @@ def make_export(path, version):
         c.execute("INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA A2', '0000:02:00.0',"
                   " 2097152, 16000000000, 1770000000, 10, 'GPU-a2', 1024, 8, 6)")
         c.execute("INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (7, 0, ?)", (PID,))
+        c.executescript("""
+            CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (nullStreamId INTEGER, hwId INTEGER,
+              vmId INTEGER, processId INTEGER, deviceId INTEGER, contextId INTEGER,
+              parentContextId INTEGER, isGreenContext INTEGER);
+            CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INTEGER, hwId INTEGER, vmId INTEGER,
+              processId INTEGER, contextId INTEGER, priority INTEGER, flag INTEGER);
+        """)
+        c.execute("INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES (7, 0, 0, ?, 0, 1, 0, 0)",
+                  (PID,))
+        # another process's context 1 says its NULL stream is 9: not ours
+        c.execute("INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES (9, 0, 0, 777, 0, 1, 0, 0)")
+        c.executemany("INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (?, 0, 0, ?, 1, 0, ?)",
+                      [(9, PID, 1), (11, PID, 2)])
+        c.execute(k, (2000, 30000, 21, GPID, 8, 8, None, 16, 32, 128, 0, 0, None))
+        c.execute(k, (52000, 58000, 22, GPID, 8, 8, None, 16, 32, 128, 0, 0, None))
+        c.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET streamId = 9 WHERE correlationId = 21")
+        c.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET streamId = 11 WHERE correlationId = 22")
     else:
         sync = [(41000, 42000, 7, 14, 2, NONE), (45000, 50000, NONE, 16, 1, NONE)]
         c.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (?, ?, 0, 1, ?, ?,"
                       " ?, ?, ?)", [(s, e, st, corr, GPID, t, ev) for s, e, st, corr, t, ev in sync])
         c.execute("INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA H200', '0000:01:00.0',"
                   " 62914560, 150000000000, 1980000000, 132, 'GPU-h200', 0, 1024, 9, 0)")
+        c.executescript("""
+            CREATE TABLE TARGET_INFO_CUDA_NULL_STREAM (streamId INTEGER NOT NULL,
+              hwId INTEGER NOT NULL, vmId INTEGER NOT NULL, processId INTEGER NOT NULL,
+              deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL);
+        """)
+        c.execute("INSERT INTO TARGET_INFO_CUDA_NULL_STREAM VALUES (7, 0, 0, ?, 0, 1)", (PID,))
     nvtx = [(500, 60000, 59, "train step", None, 0), (900, 3500, 59, None, 12, 5),
             (100, None, 75, "mylib", None, 5), (2000, None, 34, "checkpoint", None, 0),
             (58000, None, 59, "never ended", None, 0)]
@@ -233,8 +265,8 @@ def check_import(version):
         return
     new = version >= 2025
     first = r.stdout.splitlines()[0]
-    want = ("2 kernels, 2 memcpys, 1 memsets, %d API calls, %d syncs (2 implicit), 3 ranges,"
-            " 1 devices" % (10 if new else 8, 5 if new else 4))
+    want = ("%d kernels, 2 memcpys, 1 memsets, %d API calls, %d syncs (%d implicit), 3 ranges,"
+            " 1 devices" % (4 if new else 2, 12 if new else 8, 8 if new else 4, 5 if new else 2))
     expect("import summary", first.split(": ", 1)[-1], want)
     expect("not mapped line", "not mapped (rows per table): OSRT_API 3" in r.stdout, True)
     expect("graph-level line",
@@ -244,14 +276,14 @@ def check_import(version):
                            " k.correlation_id, s.value, k.grid_x, k.block_x, k.registers,"
                            " k.static_shared_bytes, k.local_memory_bytes, k.graph_id,"
                            " k.graph_node_id FROM kernels k JOIN strings s ON s.id = k.name_id"
-                           " ORDER BY k.start"),
+                           " WHERE k.stream = 7 ORDER BY k.start"),
            [(5000, 25000, 0, 1, 7, 11, "void gemm<float, 128>(float*, int)", 128, 256, 64,
              16384, 8, 0, 0),
             (26000, 30000, 0, 1, 7, 12, "relu_kernel(float*)", 32, 128, 16, 0, 0, 0, 0)])
     # names lose the callback's version suffix, as the collector writes them
     expect("api calls", rows(db, "SELECT a.api, s.value, a.start, a.end, a.pid, a.tid,"
                              " a.correlation_id FROM api_calls a JOIN strings s ON"
-                             " s.id = a.name_id ORDER BY a.start")[:8],
+                             " s.id = a.name_id WHERE a.correlation_id < 19 ORDER BY a.start"),
            [(1, "cudaLaunchKernel", 1000, 3000, PID, TID, 11),
             (2, "cuLaunchKernel", 4000, 6000, PID, TID, 12),
             (1, "cudaMemcpy", 7000, 40000, PID, TID, 13),
@@ -272,11 +304,16 @@ def check_import(version):
                   (45000, 50000, 4, 0, None, None, TID, "cudaDeviceSynchronize"),
                   (7000, 40000, 16, 1, 7, None, TID, "cudaMemcpy"),
                   (43000, 44000, 19, 1, None, None, TID, "cuMemAlloc")]
+    if new:  # the legacy default stream, waiting for K3 on stream 9
+        want_syncs += [(1000, 3000, 21, 1, 7, None, TID, "cudaLaunchKernel"),
+                       (4000, 6000, 21, 1, 7, None, TID, "cuLaunchKernel"),
+                       (7000, 40000, 21, 1, 7, None, TID, "cudaMemcpy")]
     if new:
         want_syncs.insert(2, (63000, 64000, 1, 0, 7, 5, None, None))
     expect("syncs", rows(db, "SELECT y.start, y.end, y.kind, y.implicit, y.stream, y.event,"
                          " y.tid, s.value FROM syncs y LEFT JOIN strings s ON"
-                         " s.id = y.api_name_id ORDER BY y.implicit, y.start"), want_syncs)
+                         " s.id = y.api_name_id ORDER BY y.implicit, y.kind = 21, y.start"),
+           want_syncs)
     expect("nvtx", rows(db, "SELECT n.start, n.end, n.kind, t.value, d.value, n.pid, n.tid"
                         " FROM nvtx n JOIN strings t ON t.id = n.text_id LEFT JOIN strings d"
                         " ON d.id = n.domain_id ORDER BY n.start"),
@@ -331,7 +368,7 @@ def check_import(version):
            "Nsight Systems SQLite export: gapscope import it first" in r.stderr, True)
     # and the export was not changed by the import
     expect("export unchanged", rows(src, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"),
-           [(10 if new else 8,)])
+           [(12 if new else 8,)])
 
 
 def check_bad():

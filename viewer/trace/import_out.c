@@ -263,12 +263,6 @@ static int exec(struct dctx *c, const char *sql, const char *what)
 	return 0;
 }
 
-/* the reasons the collector stores (collector/internal.h, GS_REASON_*) */
-#define R_SYNC_MEMCPY "cudaMemcpy is synchronous: host waits for the device"
-#define R_PAGEABLE "cudaMemcpyAsync from pageable host memory is staged synchronously"
-#define R_MEMSET "cudaMemset on host-visible (pinned or managed) memory is synchronous"
-
-
 /* SQL over api_calls a: a is no driver call under a recorded runtime call
  * of its correlation id (the same call); two %d: GS_API_DRIVER,
  * GS_API_RUNTIME */
@@ -349,9 +343,9 @@ static int derive(struct dctx *im)
 	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
 	char one_m[256], one_s[256];
 
-	r_memcpy = import_out_intern(im->db, R_SYNC_MEMCPY);
-	r_pageable = import_out_intern(im->db, R_PAGEABLE);
-	r_memset = import_out_intern(im->db, R_MEMSET);
+	r_memcpy = import_out_intern(im->db, GS_REASON_SYNC_MEMCPY);
+	r_pageable = import_out_intern(im->db, GS_REASON_PAGEABLE);
+	r_memset = import_out_intern(im->db, GS_REASON_MEMSET);
 	if (!r_memcpy || !r_pageable || !r_memset)
 		return fail(im, "adding the reasons of implicit syncs");
 	snprintf(one_m, sizeof(one_m), one_api, "m");

@@ -65,6 +65,7 @@ struct nim {
 	/* with one process imported: " AND <its globalPid>", " AND <its
 	 * globalTid>" (SQL over the export's rows); else "" */
 	char only_p[64], only_t[64], only_t_e[64];
+	int64_t pid; /* that process, or -1 */
 };
 
 static int fail_db(struct nim *m, const char *what)
@@ -307,6 +308,7 @@ static int choose_process(struct nim *m, int64_t want)
 	}
 	if (want < 0)
 		want = count == 1 ? one : -1;
+	m->pid = want;
 	if (want >= 0) {
 		snprintf(m->only_p, sizeof(m->only_p), " AND " PID_OF("globalPid") " = %lld",
 			 (long long)want);
@@ -721,6 +723,61 @@ static int sync_kinds_from_calls(struct nim *m)
 	return exec(m, sql, "naming sync kinds");
 }
 
+/* Kind 21, the legacy default stream (gs_derive_legacy_stream), as the
+ * collector derives it: the contexts' NULL streams from
+ * TARGET_INFO_CUDA_CONTEXT_INFO (nullStreamId; TARGET_INFO_CUDA_NULL_STREAM
+ * before 2023), the streams created non-blocking from
+ * TARGET_INFO_CUDA_STREAM (flag 2, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_
+ * BLOCKING in every export seen). Without the NULL streams, nothing. */
+static int legacy_streams(struct nim *m)
+{
+	const char *t = NULL, *null_col = NULL;
+	char sql[512], pid[48] = "";
+	int64_t rid;
+	int rc;
+
+	if (has_table(m, "TARGET_INFO_CUDA_CONTEXT_INFO") &&
+	    has_col(m, "TARGET_INFO_CUDA_CONTEXT_INFO", "nullStreamId") &&
+	    has_col(m, "TARGET_INFO_CUDA_CONTEXT_INFO", "contextId"))
+		t = "TARGET_INFO_CUDA_CONTEXT_INFO", null_col = "nullStreamId";
+	else if (has_table(m, "TARGET_INFO_CUDA_NULL_STREAM") &&
+		 has_col(m, "TARGET_INFO_CUDA_NULL_STREAM", "streamId") &&
+		 has_col(m, "TARGET_INFO_CUDA_NULL_STREAM", "contextId"))
+		t = "TARGET_INFO_CUDA_NULL_STREAM", null_col = "streamId";
+	if (!t)
+		return 0;
+	if (gs_derive_legacy_tables(m->db) != SQLITE_OK)
+		return fail_db(m, "legacy default streams");
+	if (m->pid >= 0 && has_col(m, t, "processId"))
+		snprintf(pid, sizeof(pid), " AND processId = %lld", (long long)m->pid);
+	snprintf(sql, sizeof(sql),
+		 "INSERT OR REPLACE INTO temp.legacy SELECT contextId, %s FROM src.%s"
+		 " WHERE typeof(contextId) = 'integer'%s;",
+		 null_col, t, pid);
+	if (exec(m, sql, "legacy default streams") < 0)
+		return -1;
+	if (has_table(m, "TARGET_INFO_CUDA_STREAM") &&
+	    has_col(m, "TARGET_INFO_CUDA_STREAM", "flag")) {
+		pid[0] = '\0';
+		if (m->pid >= 0 && has_col(m, "TARGET_INFO_CUDA_STREAM", "processId"))
+			snprintf(pid, sizeof(pid), " AND processId = %lld", (long long)m->pid);
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO temp.nonblocking SELECT contextId, streamId"
+			 " FROM src.TARGET_INFO_CUDA_STREAM WHERE flag = 2%s;",
+			 pid);
+		if (exec(m, sql, "non-blocking streams") < 0)
+			return -1;
+	}
+	rid = import_out_intern(m->db, GS_REASON_LEGACY_STREAM);
+	if (!rid)
+		return fail_db(m, "legacy default streams");
+	rc = gs_derive_legacy_stream(m->db, rid);
+	if (rc != SQLITE_OK)
+		return fail_db(m, "deriving implicit syncs (legacy stream)");
+	m->st->implicit_syncs += sqlite3_changes(m->db);
+	return 0;
+}
+
 static int meta(struct nim *m, const char *key, const char *value)
 {
 	sqlite3_stmt *q = NULL;
@@ -839,6 +896,8 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 	if (import_derive(m->db, &d, &what) < 0)
 		return fail_db(m, what);
 	kineto_stats_add_derived(st, &d);
+	if (legacy_streams(m) < 0)
+		return -1;
 	return meta(m, "finalized", "1");
 }
 

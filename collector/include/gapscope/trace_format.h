@@ -16,6 +16,7 @@
 #define GAPSCOPE_TRACE_FORMAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <sqlite3.h>
 
@@ -140,6 +141,28 @@ struct gs_implicit_api {
 };
 /* The list (schema.c), *n entries. */
 const struct gs_implicit_api *gs_implicit_apis(size_t *n);
+
+/* Reasons of the record-derived implicit syncs (also in docs/collector.md): the
+ * collector and `gapscope import` store the same texts. */
+#define GS_REASON_SYNC_MEMCPY "cudaMemcpy is synchronous: host waits for the device"
+#define GS_REASON_PAGEABLE "cudaMemcpyAsync from pageable host memory is staged synchronously"
+#define GS_REASON_LEGACY_STREAM                                                                    \
+	"work on the legacy default stream waits for the work in flight on the context's other "   \
+	"streams (use a stream created with cudaStreamNonBlocking, or per-thread default streams)"
+#define GS_REASON_MEMSET "cudaMemset on host-visible (pinned or managed) memory is synchronous"
+
+/* Kind 21 (GS_SYNC_IMPLICIT_LEGACY_STREAM): an operation X on a context's
+ * legacy default (NULL) stream cannot start before the work already issued
+ * to the context's other blocking streams has finished. Creates the
+ * temporary tables temp.legacy(context PRIMARY KEY, stream), the contexts'
+ * NULL streams, and temp.nonblocking(context, stream), the streams created
+ * non-blocking, for the caller to fill before gs_derive_legacy_stream().
+ * Both return 0 or an SQLite error code. */
+int gs_derive_legacy_tables(sqlite3 *db);
+/* One implicit sync row (reason strings.id reason_id) per API call that put
+ * work on a legacy stream while work of another blocking stream of its
+ * context was in flight (see collector/schema.c). Needs the indexes. */
+int gs_derive_legacy_stream(sqlite3 *db, int64_t reason_id);
 
 /* Length of an API name without CUPTI's version suffix ("_v" and digits at
  * the end): "cudaLaunchKernel_v7000" -> 16, "cuMemAlloc_v2" -> 10; variants
