@@ -316,8 +316,11 @@ static int derive_sync_calls(struct dctx *im)
 		 " a.correlation_id, a.pid, a.tid"
 		 " FROM api_calls a JOIN temp.sync_api i ON i.name_id = a.name_id"
 		 " WHERE " NOT_UNDER_RUNTIME
-		 " AND NOT EXISTS (SELECT 1 FROM syncs s WHERE s.implicit = 0 AND"
-		 "   s.correlation_id = a.correlation_id)"
+		 /* one lookup in a list built once: a correlated NOT EXISTS
+		  * over syncs (no index on its correlation id) was planned
+		  * per API call, 31 s for 1M calls and 488 syncs */
+		 " AND (a.correlation_id IS NULL OR a.correlation_id NOT IN (SELECT correlation_id"
+		 "   FROM syncs WHERE implicit = 0 AND correlation_id IS NOT NULL))"
 		 " ORDER BY a.start;",
 		 GS_API_DRIVER, GS_API_RUNTIME);
 	if (exec(im, sql, "deriving syncs from calls") < 0)
