@@ -58,26 +58,25 @@ def run(src):
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0  # MiB
 
 
+def bench(src, label, rate):
+    """Import src --runs times; print each run, then the best with rate(best)."""
+    res = [run(src) for _ in range(a.runs)]
+    best = min(r[0] for r in res)
+    print(f"{label} ({os.path.basename(src)}):")
+    for wall, cpu, rss in res:
+        print(f"  wall {wall:6.2f} s  cpu {cpu:6.2f} s  peak RSS {rss:6.1f} MiB")
+    print(f"  best {best:.2f} s = {rate(best)}; peak RSS {max(r[2] for r in res):.1f} MiB")
+
+
 if a.nsys_kernels:
     for n in (a.nsys_kernels // 4, a.nsys_kernels):
         src = export(n)
         size = os.path.getsize(src) / 1e6
-        res = [run(src) for _ in range(a.runs)]
-        best = min(r[0] for r in res)
-        print(f"{n} kernels, {size:.0f} MB ({os.path.basename(src)}):")
-        for wall, cpu, rss in res:
-            print(f"  wall {wall:6.2f} s  cpu {cpu:6.2f} s  peak RSS {rss:6.1f} MiB")
-        print(f"  best {best:.2f} s = {n / best / 1e6:.2f} M kernels/s;"
-              f" peak RSS {max(r[2] for r in res):.1f} MiB")
+        bench(src, f"{n} kernels, {size:.0f} MB", lambda best: f"{n / best / 1e6:.2f} M kernels/s")
     sys.exit(0)
 
 for mb in (a.mb / 4, a.mb):
     src = trace(mb)
     size = os.path.getsize(src) / 1e6
-    res = [run(src) for _ in range(a.runs)]
-    best = min(r[0] for r in res)
-    print(f"{size:.0f} MB ({os.path.basename(src)}):")
-    for wall, cpu, rss in res:
-        print(f"  wall {wall:6.2f} s  cpu {cpu:6.2f} s  peak RSS {rss:6.1f} MiB")
-    print(f"  best {best:.2f} s = {size / best:.0f} MB/s -> 1 GB in ~{1000 / (size / best):.1f} s;"
-          f" peak RSS {max(r[2] for r in res):.1f} MiB")
+    bench(src, f"{size:.0f} MB",
+          lambda best: f"{size / best:.0f} MB/s -> 1 GB in ~{1000 / (size / best):.1f} s")
