@@ -20,8 +20,8 @@ if(Python3_Interpreter_FOUND)
                    ${CMAKE_CURRENT_BINARY_DIR}/import_real)
   set_tests_properties(cli_import_real_report PROPERTIES LABELS cli)
   # Nsight Systems SQLite exports, written by nsys_check.py as nsys 2024.6
-  # and 2025.5 lay them out; bad and hostile ones
-  foreach(check v2024 v2025 bad processes)
+  # and 2025.5 lay them out; bad, hostile and mutated ones
+  foreach(check v2024 v2025 bad processes mutated)
     add_test(NAME cli_import_nsys_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/nsys_check.py ${check}
                      $<TARGET_FILE:gapscope> ${CMAKE_CURRENT_BINARY_DIR}/import_nsys_${check})

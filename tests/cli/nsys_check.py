@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CLI checks of `gapscope import` on Nsight Systems SQLite exports.
 
-usage: nsys_check.py CHECK GAPSCOPE WORKDIR  (CHECK: v2024, v2025, bad, processes)
+usage: nsys_check.py CHECK GAPSCOPE WORKDIR  (CHECK: v2024, v2025, bad, processes,
+                                               mutated)
 
 The exports are written here with Python's sqlite3, table and column names
 as Nsight Systems writes them (the tables of real exports of nsys 2023.3,
@@ -491,12 +492,53 @@ def check_processes():
     expect("--pid on JSON: says why", "--pid is for Nsight Systems exports" in r.stderr, True)
 
 
+def check_mutated():
+    """Damaged exports (bytes flipped, cut short, a page of noise), each
+    imported, and reported when imported: exit 0 or 2 with one line, never
+    a crash (a sanitizer's report exits 1). Deterministic: the same seed
+    every run."""
+    import random
+    src = os.path.join(WORK, "base.sqlite")
+    make_export(src, 2025)
+    data = open(src, "rb").read()
+    rnd = random.Random(20261205)
+    path, db = os.path.join(WORK, "m.sqlite"), os.path.join(WORK, "m.db")
+    seen = {0: 0, 2: 0}
+    for k in range(60):
+        d = bytearray(data)
+        if k % 3 == 0:
+            for _ in range(rnd.randint(1, 30)):
+                d[rnd.randrange(100, len(d))] = rnd.randrange(256)
+        elif k % 3 == 1:
+            d = d[:rnd.randrange(100, len(d))]
+        else:
+            page = 4096
+            p = rnd.randrange(1, len(d) // page)
+            d[p * page:(p + 1) * page] = bytes(rnd.randrange(256) for _ in range(page))
+        with open(path, "wb") as f:
+            f.write(d)
+        r = gs("import", "-q", path, "-o", db)
+        if r.returncode not in (0, 2) or len(r.stderr.strip().splitlines()) > 1:
+            failures.append(f"mutation {k}: import exit {r.returncode}: {r.stderr.strip()[:300]}")
+            continue
+        seen[r.returncode] += 1
+        if r.returncode == 0:
+            r = gs("report", db)
+            if r.returncode not in (0, 2):
+                failures.append(f"mutation {k}: report exit {r.returncode}: {r.stderr[:300]}")
+    # both outcomes occur, or the mutations test nothing
+    expect("some mutations imported", seen[0] > 0, True)
+    expect("some mutations refused", seen[2] > 0, True)
+
+
 if CHECK in ("v2024", "v2025"):
     check_import(int(CHECK[1:]))
 elif CHECK == "bad":
     check_bad()
 elif CHECK == "processes":
     check_processes()
+elif CHECK == "mutated":
+    check_mutated()
 else:
     sys.exit(f"unknown check {CHECK}")
 
