@@ -124,6 +124,31 @@ def main():
         out = run([gs, "report", work, "--step", "nosuch"]).stdout
         expect('NVTX range "nosuch" is not in every trace; nothing to compare.' in out, out)
         expect("is the straggler" not in out, out)
+    elif check == "apart":
+        # rank 0 recorded an hour later (both clock offsets + 3600 s): its GPU
+        # window [11000, 460000] + 3600 s begins 3600 s + 11000 - 461000 ns
+        # after rank 1's ends (its last kernel ends at 5461000 on its own
+        # clock, offset -5 ms): separate runs, no straggler (before: "rank 0
+        # is the straggler ... by 3600.000 s")
+        import sqlite3
+        con = sqlite3.connect(dbs[0])
+        con.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 3600000000000"
+                    " WHERE key IN ('monotonic_offset_ns', 'realtime_offset_ns')")
+        con.commit()
+        con.close()
+        two = [gs, "report", dbs[0], dbs[1], "--comm-range", "allreduce"]
+        out = run(two).stdout
+        expect("Stragglers: not compared: the traces do not run at the same time (one's GPU"
+               " work ends 3600.000 s before another's begins)" in out, out)
+        expect("straggler:" not in out and "is the straggler" not in out, out)
+        j = json.loads(run(two + ["--json"]).stdout)
+        expect(j["stragglers"]["apart_ns"] == 3600000000000 + 11000 - 461000, str(j["stragglers"]))
+        expect(j["stragglers"]["steps"] == 0 and j["stragglers"]["straggler"] is None,
+               str(j["stragglers"]))
+        # the two that did run together are still compared
+        j = json.loads(run([gs, "report", dbs[1], dbs[2], "--json"]).stdout)
+        expect(j["stragglers"]["apart_ns"] == 0 and j["stragglers"]["steps"] == 5,
+               str(j["stragglers"]))
     elif check == "single":
         # one trace alone keeps today's report
         out = run([gs, "report", dbs[0]]).stdout

@@ -274,6 +274,24 @@ int gs_multi_align(struct gs_multi_trace *t, size_t n)
 	return clock;
 }
 
+int64_t gs_multi_apart(const struct gs_multi_trace *t, size_t n)
+{
+	int64_t latest_start = INT64_MIN, earliest_end = INT64_MAX;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].last <= t[i].first && t[i].window <= 0)
+			continue; /* no GPU window */
+		if (t[i].first + t[i].offset > latest_start)
+			latest_start = t[i].first + t[i].offset;
+		if (t[i].last + t[i].offset < earliest_end)
+			earliest_end = t[i].last + t[i].offset;
+	}
+	if (latest_start == INT64_MIN || latest_start <= earliest_end)
+		return 0;
+	return latest_start - earliest_end;
+}
+
 /* match[k] = 1 for the names of t that `name` names; 0 when none does,
  * -1 out of memory. The caller frees *match. */
 static int names_of(const struct gs_multi_trace *t, const char *name, uint8_t **match)

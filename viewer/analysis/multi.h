@@ -95,6 +95,14 @@ enum gs_multi_clock {
 /* Choose the common clock and set every t[i].offset. Returns the clock. */
 int gs_multi_align(struct gs_multi_trace *t, size_t n);
 
+/* After gs_multi_align: by how much the traces' GPU windows ([first,
+ * last] + offset) miss having an instant in common - the latest window
+ * start minus the earliest window end, ns - or 0 when they all share one.
+ * Ranks of one job run at the same time; traces that do not (two runs of
+ * a program an hour apart) have no straggler to find. Traces with no GPU
+ * window are left out. */
+int64_t gs_multi_apart(const struct gs_multi_trace *t, size_t n);
+
 /* A step name that ends in "#*" (GS_MULTI_PROFILER_STEPS) names every
  * range whose text is the part before the '*' and then digits: the steps
  * torch.profiler numbers, ProfilerStep#551, ProfilerStep#552, ... */

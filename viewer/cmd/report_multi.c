@@ -396,6 +396,10 @@ int multi_set_load(const char *verb, char *const *paths, size_t n_paths, const c
 		s->gaps[i] = p.jobs[i].gaps;
 	}
 	s->clock = gs_multi_align(s->t, n);
+	/* traces that ran at different times (not ranks of one job) are not
+	 * compared step by step: occurrence i of each is no common step, and
+	 * the "straggler" would be the later run */
+	s->apart = s->clock == GS_MULTI_CLOCK_NONE ? 0 : gs_multi_apart(s->t, n);
 	s->step = step_name ? step_name : gs_multi_pick_step(s->t, n, comm_range);
 	for (i = 0; i < n && s->step; i++) {
 		ssize_t k = gs_multi_steps(&s->t[i], s->step, &s->steps[i]);
@@ -414,7 +418,7 @@ int multi_set_load(const char *verb, char *const *paths, size_t n_paths, const c
 			s->t[i].comm[c].end += s->t[i].offset;
 		}
 	}
-	if (gs_multi_compare(ranks, s->step ? n : 0, &s->m) < 0) {
+	if (gs_multi_compare(ranks, s->step && !s->apart ? n : 0, &s->m) < 0) {
 		gs_error(verb, "out of memory");
 		rc = GS_EXIT_INTERNAL;
 		goto out;
@@ -462,6 +466,7 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 		goto out;
 	memset(&mr, 0, sizeof(mr));
 	mr.clock = s.clock;
+	mr.apart = s.apart;
 	mr.t = s.t;
 	mr.n = s.n;
 	mr.step_name = s.step;

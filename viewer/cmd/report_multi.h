@@ -30,6 +30,7 @@ struct multi_set {
 	size_t n;
 	int clock;		      /* enum gs_multi_clock */
 	const char *step;	      /* the step ranges' name (given, or picked), NULL: none */
+	int64_t apart;		      /* ns, gs_multi_apart: > 0, not compared step by step */
 	struct gs_multi_result m;     /* the comparison (n_steps 0 without steps) */
 	struct gs_multi_iv **steps;   /* per trace: its step ranges, common clock */
 	struct multi_gap_spool *gaps; /* per trace: its spooled gaps (spool_dir given) */

@@ -82,6 +82,8 @@ int multi_render_json(FILE *f, const struct multi_report *r)
 			    r->comm_range ? render_json_str(r->comm_range) : json_string("nccl_kernels"));
 	json_object_set_new(st, "comm_source", json_string(r->comm_range ? "nvtx" : "nccl"));
 	json_object_set_new(st, "steps", json_integer(m ? (json_int_t)m->n_steps : 0));
+	/* > 0: the traces ran at different times, no step comparison */
+	json_object_set_new(st, "apart_ns", json_integer(r->apart));
 	if (m && m->straggler != GS_NONE) {
 		json_object_set_new(st, "straggler", json_integer((json_int_t)m->straggler));
 		json_object_set_new(st, "straggler_last_ends",

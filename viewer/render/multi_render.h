@@ -29,6 +29,7 @@ struct multi_report {
 	const struct gs_multi_trace *t; /* the traces, in the order printed (by rank) */
 	size_t n;
 	int clock;			    /* enum gs_multi_clock */
+	int64_t apart;			    /* ns, gs_multi_apart: > 0, no step comparison */
 	const char *step_name;		    /* the step ranges compared, NULL: none found */
 	int step_given;			    /* 1: --step NAME */
 	const char *comm_range;		    /* --comm-range NAME, NULL: nccl kernels */

@@ -81,6 +81,15 @@ static void stragglers(FILE *f, const struct multi_report *r)
 	size_t i, *order;
 
 	fputc('\n', f);
+	if (r->apart > 0) {
+		fprintf(
+		    f,
+		    "Stragglers: not compared: the traces do not run at the same time (one's GPU "
+		    "work ends %s before another's begins); they are separate runs, not ranks of "
+		    "one job (gapscope diff compares two runs).\n",
+		    D(r->apart));
+		return;
+	}
 	if (!r->step_name) {
 		fprintf(f, "Stragglers: no NVTX range name occurs in every trace; name the step "
 			   "ranges with --step NAME.\n");
