@@ -129,7 +129,15 @@ def make_export(path, version):
         CREATE TABLE SCHED_EVENTS (start INTEGER NOT NULL, cpu INTEGER NOT NULL,
           isSchedIn INTEGER NOT NULL, globalTid INTEGER);
         CREATE TABLE ENUM_NSYS_EVENT_CLASS (id INTEGER PRIMARY KEY, name TEXT, label TEXT);
+        CREATE TABLE META_DATA_CAPTURE (name TEXT, value TEXT);
     """)
+    # the launched program: command, arguments out of order, and its
+    # environment (never read)
+    c.executemany("INSERT INTO META_DATA_CAPTURE VALUES (?, ?)",
+                  [("PROCESS_0:COMMAND", "python3"), ("PROCESS_0:ARGUMENT_10", "last"),
+                   ("PROCESS_0:ARGUMENT_0", "train.py")] +
+                  [(f"PROCESS_0:ARGUMENT_{i}", f"a{i}") for i in range(1, 10)] +
+                  [("PROCESS_0:ENVIRONMENT_VARIABLE", "HF_TOKEN=hf_env_secret")])
     if new:
         c.executescript("""
             CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL,
@@ -341,6 +349,7 @@ def check_import(version):
                  "import.nsys_version": "2025.5.2.266" if new else "2024.6.2.225",
                  "import.unmapped.OSRT_API": "3", "cuda_driver_version": "12080",
                  "start_ns": "500", "stop_ns": "60000" if not new else "62000",
+                 "command_line": "python3 train.py a1 a2 a3 a4 a5 a6 a7 a8 a9 last",
                  "schema_version": "2"}
     for key, v in want_meta.items():
         expect(f"meta {key}", meta.get(key), v)
@@ -350,7 +359,7 @@ def check_import(version):
     # nothing of the environment and no unused string reaches the trace
     dump = "\n".join(r[0] for r in rows(db, "SELECT value FROM strings")) + "\n".join(
         str(v) for v in meta.values())
-    expect("environment left out", "hf_secret_value" in dump, False)
+    expect("environment left out", "hf_secret_value" in dump or "hf_env_secret" in dump, False)
     expect("unused strings left out", "/home/user/.secret/path" in dump, False)
 
     # the report on it: the GPU window and busy time worked out above

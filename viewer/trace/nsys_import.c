@@ -811,7 +811,7 @@ static int meta_query(struct nim *m, const char *key, const char *sql)
 
 	if (sqlite3_prepare_v2(m->db, sql, -1, &q, NULL) == SQLITE_OK &&
 	    (step = sqlite3_step(q)) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
-		char v[256];
+		char v[4100];
 		snprintf(v, sizeof(v), "%s", (const char *)sqlite3_column_text(q, 0));
 		rc = meta(m, key, v);
 	}
@@ -860,6 +860,20 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 	    meta_query(m, "cuda_driver_version",
 		       "SELECT value FROM src.TARGET_INFO_SYSTEM_ENV WHERE name ="
 		       " 'CudaDriverVersion' LIMIT 1") < 0)
+		return -1;
+	/* the program nsys launched, when it launched one (an `nsys profile`
+	 * command line), as the collector keeps its own: command and
+	 * arguments joined by spaces. The environment beside it is not read */
+	if (has_table(m, "META_DATA_CAPTURE") && has_col(m, "META_DATA_CAPTURE", "name") &&
+	    query_int(
+		m, "SELECT count(*) FROM src.META_DATA_CAPTURE WHERE name GLOB 'PROCESS_*:COMMAND'",
+		0) == 1 &&
+	    meta_query(m, "command_line",
+		       "SELECT substr(group_concat(value, ' '), 1, 4096) FROM (SELECT value FROM"
+		       " src.META_DATA_CAPTURE WHERE name = 'PROCESS_0:COMMAND' UNION ALL"
+		       " SELECT value FROM (SELECT value FROM src.META_DATA_CAPTURE"
+		       "  WHERE name GLOB 'PROCESS_0:ARGUMENT_[0-9]*'"
+		       "  ORDER BY CAST(substr(name, 20) AS INTEGER)))") < 0)
 		return -1;
 	pids = query_int(m, "SELECT count(DISTINCT pid) FROM api_calls", 0);
 	if (pids == 1 && meta_query(m, "pid", "SELECT MIN(pid) FROM api_calls") < 0)
