@@ -9,13 +9,14 @@
  * _SYNCHRONIZATION, _CUDA_EVENT), names in StringIds, NVTX in NVTX_EVENTS.
  * It is attached read-only to the new database and copied with INSERT ...
  * SELECT, SQLite doing the work. The layout, from the exports of Nsight
- * Systems 2023.3 to 2025.5 (and NVIDIA's "SQLite Export Schema Reference"):
+ * Systems 2022.1 to 2025.5 (and NVIDIA's "SQLite Export Schema Reference"):
  *
  *   - times are ns since the session start (TARGET_INFO_SESSION_START_TIME
  *     .utcEpochNs is that start in Unix time);
  *   - threads and processes are "global ids": (vm << 48) | (pid << 24) | tid;
  *   - ENUM_CUDA_MEM_KIND counts from 0 (pageable), CUPTI's from 1: +1;
- *     copy kinds and sync types are CUPTI's own numbers;
+ *     copy kinds are CUPTI's own numbers, sync types only in 2025 exports
+ *     (copy_syncs: before, the call's name says the kind);
  *   - calls are named with their CUPTI callback's version suffix
  *     (cudaLaunchKernel_v7000, cuMemAlloc_v2), which the collector's names
  *     do not have;
@@ -339,8 +340,8 @@ static void api_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* strings: the export's ids are kept, so name columns copy as they are;
  * only the names the mapped tables use (StringIds also holds file paths,
- * command lines and the like); runtime call names get their own
- * (suffix-less) strings */
+ * command lines and the like); call names get their own (suffix-less)
+ * strings */
 static int copy_strings(struct nim *m)
 {
 	static const struct {
