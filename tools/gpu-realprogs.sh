@@ -10,6 +10,8 @@
 #   graph_check  bench/real/graph_check.py (eager loop, then the step as a CUDA graph)
 # Into ${OUT:-out}: <name>.untraced.log, <name>.traced.log (stdout and stderr),
 # <name>.db.xz (one per CUDA process; a second one is <name>-<pid>.db.xz),
+# where Nsight Systems is installed <name>.nsys.db.xz (its SQLite export of a
+# third run, for `gapscope import`) and <name>.nsys.log,
 # and realprogs.log (exit status and time of every run). A .xz of 16 MiB or
 # more is split into <file>.0, <file>.1 ... (reassemble: cat <file>.* > <file>).
 # Every run is limited to 240 s; a failed run is logged and the next one goes on.
@@ -49,11 +51,25 @@ run() { # run <label> <logfile> <command...>: time-limited, status into $log
 
 { nvidia-smi -L; python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)'; } >>"$log" 2>&1
 
+# Nsight Systems, where the machine has it: the same programs once more
+# under nsys, exported to SQLite, so that `gapscope import` of its export
+# can be compared with `gapscope record` of the same program (docs/import.md)
+nsys_bin=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys \
+	2>/dev/null | head -n 1)
+echo "nsys: ${nsys_bin:-not found}" >>"$log"
+
 for name in "${names[@]}"; do
 	read -r -a cmd <<<"${cmds[$name]}"
-	rm -f "$OUT/$name".db* "$OUT/$name"-[0-9]*.db*
+	rm -f "$OUT/$name".db* "$OUT/$name"-[0-9]*.db* "$OUT/$name".nsys*
 	run "$name untraced" "$OUT/$name.untraced.log" "${cmd[@]}"
 	run "$name traced" "$OUT/$name.traced.log" "$gs" record -o "$OUT/$name.db" -- "${cmd[@]}"
+	if [ -n "$nsys_bin" ]; then
+		run "$name nsys" "$OUT/$name.nsys.log" "$nsys_bin" profile --trace=cuda,nvtx \
+			--cuda-graph-trace=node --export=sqlite --force-overwrite=true \
+			-o "$OUT/$name.nsys" "${cmd[@]}"
+		rm -f "$OUT/$name.nsys.nsys-rep" "$OUT/$name.nsys.qdrep"
+		[ -f "$OUT/$name.nsys.sqlite" ] && mv "$OUT/$name.nsys.sqlite" "$OUT/$name.nsys.db"
+	fi
 done
 
 # What comes back from the GPU machine is limited to files of 16 MiB: fold
