@@ -404,6 +404,18 @@ def check_bad():
         f.write(data[:len(data) // 3])
     refused(cut, "damaged", "truncated export")
 
+    # the report itself (.nsys-rep), which only Nsight Systems reads: its
+    # first bytes as nsys 2025.5 writes them
+    rep = os.path.join(WORK, "report1.nsys-rep")
+    with open(rep, "wb") as f:
+        f.write(b"NVIDIA Tegra Profiler Report 2025@5@2@266-255236\0" + bytes(range(256)) * 4)
+    refused(rep, "an Nsight Systems report, which only Nsight Systems reads: export it (nsys"
+            " export --type sqlite", "nsys report")
+    r = gs("report", rep)
+    expect("report on a .nsys-rep: exit", r.returncode, 2)
+    expect("report on a .nsys-rep: says export",
+           "an Nsight Systems report: export it with nsys export --type sqlite" in r.stderr, True)
+
     other = os.path.join(WORK, "dlprof.sqlite")
     con = sqlite3.connect(other)
     con.execute("CREATE TABLE dlprof_op(id INTEGER, name TEXT)")

@@ -107,6 +107,13 @@ int cmd_import(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 	}
 	json = argv[optind];
+	if (nsys_file_is_report(json)) {
+		gs_error(json,
+			 "an Nsight Systems report, which only Nsight Systems reads: export it"
+			 " (nsys export --type sqlite -o report.sqlite <report>) and import"
+			 " the .sqlite");
+		return GS_EXIT_BAD_INPUT;
+	}
 	nsys = nsys_file_is_sqlite(json);
 	if (pid >= 0 && !nsys) {
 		gs_error("import", "--pid is for Nsight Systems exports (a torch.profiler trace is"

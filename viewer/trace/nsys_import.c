@@ -164,19 +164,31 @@ static const char *col(struct nim *m, const char *table, const char *c, const ch
 
 /* ------------------------------------------------------------ the source */
 
-int nsys_file_is_sqlite(const char *path)
+/* 1 when the regular file at path begins with the n bytes of head */
+static int file_begins(const char *path, const char *head, size_t n)
 {
-	char head[16];
+	char buf[64];
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	struct stat sb;
 	int is = 0;
 
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && read(fd, head, 16) == 16)
-		is = !memcmp(head, "SQLite format 3", 16);
+	if (n <= sizeof(buf) && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    read(fd, buf, n) == (ssize_t)n)
+		is = !memcmp(buf, head, n);
 	close(fd);
 	return is;
+}
+
+int nsys_file_is_report(const char *path)
+{
+	return file_begins(path, NSYS_REPORT_MAGIC, sizeof(NSYS_REPORT_MAGIC) - 1);
+}
+
+int nsys_file_is_sqlite(const char *path)
+{
+	return file_begins(path, "SQLite format 3", 16); /* with its NUL */
 }
 
 /* "file:" URI of path, read-only: every byte but [A-Za-z0-9/._~-]

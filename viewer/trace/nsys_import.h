@@ -18,10 +18,15 @@
 #include <stdint.h>
 
 #include "kineto_import.h" /* struct kineto_stats: the same summary */
+#include "trace.h"	   /* NSYS_REPORT_MAGIC */
 
 /* 1 when the file at path begins with SQLite's header ("SQLite format 3"),
  * 0 otherwise (also when it cannot be read: the importer then says why). */
 int nsys_file_is_sqlite(const char *path);
+
+/* 1 when the file at path is an Nsight Systems report (NSYS_REPORT_MAGIC,
+ * trace.h) */
+int nsys_file_is_report(const char *path);
 
 /*
  * Convert the Nsight Systems SQLite export at src_path into a new trace

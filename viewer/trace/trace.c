@@ -97,7 +97,12 @@ static int check_header(const char *path, int *recording, int *wal, char *err, s
 		while (i < n && (h[i] == ' ' || h[i] == '\t' || h[i] == '\n' || h[i] == '\r'))
 			i++;
 		/* a torch.profiler trace given where its import is meant */
-		if (h[0] == 0x1f && h[1] == 0x8b)
+		if (n >= sizeof(NSYS_REPORT_MAGIC) - 1 &&
+		    !memcmp(h, NSYS_REPORT_MAGIC, sizeof(NSYS_REPORT_MAGIC) - 1))
+			snprintf(err, errlen,
+				 "not a gapscope trace (an Nsight Systems report: export it with "
+				 "nsys export --type sqlite, then gapscope import the .sqlite)");
+		else if (h[0] == 0x1f && h[1] == 0x8b)
 			snprintf(err, errlen,
 				 "not a gapscope trace (gzip-compressed: a torch.profiler "
 				 ".json.gz? gapscope import it first)");

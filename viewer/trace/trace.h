@@ -104,6 +104,10 @@ void trace_library_init(void);
 char *trace_device_name(struct trace *t, int dev);
 char *trace_thread_name(struct trace *t, uint32_t tid);
 
+/* How an Nsight Systems report (.nsys-rep, .qdrep) begins: a file only
+ * Nsight Systems reads; its SQLite export is what gapscope imports. */
+#define NSYS_REPORT_MAGIC "NVIDIA Tegra Profiler Report"
+
 /* 1 when database db holds a table (or another object: a view) named
  * `name`, any case: the tables of gs_schema_table_optional() are absent
  * from older traces, which is not damage. 0 also when SQLite fails. */
