@@ -58,9 +58,10 @@ static void import_usage(FILE *f)
 		   "  -h, --help         this help\n"
 		   "\n"
 		   "Exit status: 0; 2 when the file is missing, not JSON, truncated, holds\n"
-		   "values no trace can, is an SQLite database that is no Nsight Systems\n"
-		   "export (or one without CUDA trace), or FILE is a folder; 1 when the\n"
-		   "database cannot be written.\n");
+		   "values no trace can, is an Nsight Systems report (.nsys-rep: export it\n"
+		   "to SQLite first), an SQLite database that is no Nsight Systems export\n"
+		   "(or one without CUDA trace), or FILE is a folder; 1 when the database\n"
+		   "cannot be written.\n");
 }
 
 int cmd_import(int argc, char **argv)
