@@ -330,6 +330,38 @@ static void test_align(void **state)
 	assert_int_equal(t[0].offset, 0);
 }
 
+/* Traces that ran together share an instant of their GPU windows (on the
+ * common clock: first/last + offset); traces that did not are apart by
+ * the latest start minus the earliest end; a trace without GPU work does
+ * not count. */
+static void test_apart(void **state)
+{
+	struct gs_multi_trace t[3];
+
+	(void)state;
+	memset(t, 0, sizeof(t));
+	/* [1000, 5000] + 0 and [3000, 9000] - 1000 = [2000, 8000]: overlap */
+	t[0] = (struct gs_multi_trace){.first = 1000, .last = 5000, .window = 4000, .offset = 0};
+	t[1] =
+	    (struct gs_multi_trace){.first = 3000, .last = 9000, .window = 6000, .offset = -1000};
+	assert_int_equal(gs_multi_apart(t, 2), 0);
+	/* touching at one instant: still together */
+	t[1].offset = 2000; /* [5000, 11000] */
+	assert_int_equal(gs_multi_apart(t, 2), 0);
+	/* an hour later: [3600e9 + 3000, ...] begins 3600e9 + 3000 - 5000 after t[0] ends */
+	t[1].offset = 3600000000000LL;
+	assert_int_equal(gs_multi_apart(t, 2), 3600000000000LL + 3000 - 5000);
+	/* a third, between them, does not change the distance of the outer two:
+	 * latest start t[1] minus earliest end t[0] */
+	t[2] = (struct gs_multi_trace){.first = 0, .last = 100, .window = 100, .offset = 1000000};
+	assert_int_equal(gs_multi_apart(t, 3), 3600000000000LL + 3000 - 5000);
+	/* a trace without GPU work is left out */
+	t[2] = (struct gs_multi_trace){.first = 0, .last = 0, .window = 0, .offset = 0};
+	t[1].offset = 0;
+	assert_int_equal(gs_multi_apart(t, 3), 0);
+	assert_int_equal(gs_multi_apart(t, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +372,7 @@ int main(void)
 	    cmocka_unit_test(test_extract),
 	    cmocka_unit_test(test_profiler_steps),
 	    cmocka_unit_test(test_align),
+	    cmocka_unit_test(test_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
