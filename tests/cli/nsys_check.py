@@ -431,6 +431,18 @@ def check_bad():
     con.close()
     refused(cpu, "without CUDA trace", "export without CUDA")
 
+    # -o naming the export itself: refused, the export kept
+    same = os.path.join(WORK, "same.sqlite")
+    shutil.copy(good, same)
+    link = os.path.join(WORK, "link.db")
+    os.symlink(same, link)
+    for target in (same, link):
+        r = gs("import", same, "-o", target)
+        expect(f"-o {os.path.basename(target)}: exit", r.returncode, 2)
+        expect(f"-o {os.path.basename(target)}: says why",
+               "is the file being imported: give the database another name" in r.stderr, True)
+    expect("the export kept", open(same, "rb").read() == data, True)
+
     trace = os.path.join(WORK, "trace.db")
     r = gs("import", good, "-o", trace)
     expect("good import", r.returncode, 0)

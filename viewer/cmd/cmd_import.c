@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "kineto_import.h"
@@ -108,6 +109,16 @@ int cmd_import(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 	}
 	json = argv[optind];
+	{
+		/* -o naming the input itself (or a link to it) would replace the
+		 * trace being read with its import: the export is lost */
+		struct stat si, so;
+		if (stat(json, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino) {
+			gs_error(out, "is the file being imported: give the database another name");
+			return GS_EXIT_BAD_INPUT;
+		}
+	}
 	if (nsys_file_is_report(json)) {
 		gs_error(json,
 			 "an Nsight Systems report, which only Nsight Systems reads: export it"
