@@ -114,6 +114,18 @@ def check_html(gs, db, work):
     r = run([gs, "html", db, "-o", d])
     expect(r.returncode == 2 and one_line(r) == "gapscope: %s: cannot write: Is a directory" % d,
            "html -o folder: exit %d %r" % (r.returncode, one_line(r)))
+    # a database (the trace itself, by a slip of -o) is refused, and kept
+    copy = os.path.join(work, "trace-copy.db")
+    shutil.copy(db, copy)
+    before = open(copy, "rb").read()
+    for verb in (["html", copy, "-o", copy], ["export", copy, "-f", "chrome", "-o", copy]):
+        r = run([gs] + verb)
+        expect(r.returncode == 2 and one_line(r) ==
+               "gapscope: %s: is an SQLite database (a trace?): not replaced by this output;"
+               " give the output another name" % copy,
+               "%s -o the trace: exit %d %r" % (verb[0], r.returncode, one_line(r)))
+    expect(open(copy, "rb").read() == before, "html/export -o the trace changed it")
+    os.unlink(copy)
 
 
 def check_html_graphs(gs, db, work):

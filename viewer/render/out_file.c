@@ -209,6 +209,20 @@ static void set_err(char *err, size_t errlen, const char *what, int e)
 	snprintf(err, errlen, "%s: %s", what, strerror(e));
 }
 
+/* 1 when the file at path begins with SQLite's header */
+static int is_sqlite(const char *path)
+{
+	char head[16];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), is = 0;
+
+	if (fd >= 0) {
+		is = read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) &&
+		     !memcmp(head, "SQLite format 3", 16);
+		close(fd);
+	}
+	return is;
+}
+
 int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
@@ -243,6 +257,15 @@ int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
 	if (exists && S_ISDIR(st.st_mode)) {
 		e = EISDIR;
 		goto fail;
+	}
+	if (exists && S_ISREG(st.st_mode) && is_sqlite(o->target)) {
+		/* html, export and graph write text: replacing a database
+		 * (`gapscope html run.db -o run.db`) would lose the trace */
+		snprintf(err, errlen,
+			 "is an SQLite database (a trace?): not replaced by this output; give the "
+			 "output another name");
+		out_abort(o);
+		return -EEXIST;
 	}
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* a device or FIFO: write in place; it is never unlinked */

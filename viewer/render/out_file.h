@@ -13,7 +13,8 @@
  *    link stays, and nothing is truncated before success;
  *  - standard output ("-"), character devices (/dev/null, /dev/full, a
  *    terminal) and FIFOs are written in place and never unlinked;
- *  - a folder as target is refused;
+ *  - a folder as target is refused, and so is an SQLite database (a trace:
+ *    `gapscope html run.db -o run.db` would have replaced it);
  *  - SIGINT, SIGTERM and SIGHUP while the file is open remove the temporary
  *    file (and nothing else), then end the process as the signal would.
  *
