@@ -149,6 +149,14 @@ gs_cli_collector_test(record_absolute_output_escapes_percent
   --rc 0 --env ${GS_STANDIN} --stdout-line "out=${GS_CLI_DBS}/pct%%dir/t-%p.db"
   -- /bin/sh -c "mkdir -p pct%dir && cd pct%dir && exec \"$0\" record -o t-%p.db -- /bin/sh -c 'echo out=$GAPSCOPE_OUTPUT'"
      ${GS_BIN})
+# The collector replaces a trace of an earlier run at the output name;
+# any other file there (a source file, an Nsight Systems export) is the
+# user's: refused before the program runs, and kept.
+gs_cli_collector_test(record_keeps_a_file_that_is_no_trace
+  --rc 2 --env ${GS_STANDIN} --stdout-line "keep me"
+  --stderr-exact "gapscope: foreign.txt: exists and is not a gapscope trace: not replaced%3B give the trace another name (or remove the file)"
+  -- /bin/sh -c "echo 'keep me' > foreign.txt && \"$0\" record -o foreign.txt -- /bin/echo ran || (cat foreign.txt && exit 2)"
+     ${GS_BIN})
 gs_cli_collector_test(record_missing_program
   --rc 2 --env ${GS_STANDIN} --stdout-empty
   --stderr-exact "gapscope: no-such-program-xyz: cannot run: no such program (not found in PATH)"

@@ -37,6 +37,7 @@
 
 #include "cli.h"
 #include "gapscope/trace_format.h"
+#include "trace.h"
 
 #define RECORD_DEFAULT_OUTPUT "gapscope-%p.db" /* the collector's own default */
 #define RECORD_LIB_NAME "libgapscope.so"
@@ -57,7 +58,8 @@ static void record_usage(FILE *f)
 		"CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH, and writes one trace\n"
 		"database per process that initialises CUDA. Exits with the program's exit\n"
 		"status (128+N if signal N killed it; with --reference, that of the first\n"
-		"reference run that fails); 2 for bad options.\n"
+		"reference run that fails); 2 for bad options, or when a file that is no\n"
+		"gapscope trace is at the output name (not replaced; the program does not run).\n"
 		"\n"
 		"options (each sets the collector's environment variable in brackets;\n"
 		"without the option, a value already in the environment is kept):\n"
@@ -876,6 +878,28 @@ int cmd_record(int argc, char **argv)
 	if (!record_dir_exists(tmpl, dir, sizeof(dir))) {
 		gs_error(dir, "output folder does not exist");
 		return GS_EXIT_BAD_INPUT;
+	}
+	{
+		/* The collector replaces the file at the output name (a trace
+		 * of an earlier run). Anything else there is the user's (a
+		 * source file, an Nsight Systems export named by a slip of
+		 * -o): refused before the program runs. */
+		struct trace t;
+		struct stat st;
+		char terr[256];
+		int trc;
+		if (stat(probe, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+			trc = trace_open(&t, probe, terr, sizeof(terr));
+			if (trc == 0)
+				trace_close(&t);
+			if (trc == TRACE_ERR_NOT_SQLITE || trc == TRACE_ERR_FOREIGN) {
+				gs_error(
+				    probe,
+				    "exists and is not a gapscope trace: not replaced; give the "
+				    "trace another name (or remove the file)");
+				return GS_EXIT_BAD_INPUT;
+			}
+		}
 	}
 	if (record_find_lib(lib, sizeof(lib), 0) < 0)
 		return GS_EXIT_BAD_INPUT;
