@@ -309,14 +309,25 @@ elif CHECK == "hostile":
 
 elif CHECK == "atomic":
     out = os.path.join(WORK, "trace.db")
+    # a file that is no trace is not replaced at all
     with open(out, "wb") as f:
         f.write(b"OLD")
+    r = gs("import", os.path.join(FIX, "basic.json"), "-o", out)
+    expect("no trace at -o: rc and line", (r.returncode, r.stderr.strip()),
+           (2, f"gapscope: {out}: exists and is not a gapscope trace: not replaced; give the"
+               " database another name (or remove the file)"))
+    expect("no trace at -o: kept", open(out, "rb").read(), b"OLD")
+    # a trace of an earlier import is kept by a failed import
+    os.unlink(out)
+    r = gs("import", os.path.join(FIX, "quirks.json"), "-o", out, "-q")
+    expect("earlier import rc", r.returncode, 0)
+    old = open(out, "rb").read()
     bad = os.path.join(WORK, "bad.json")
     with open(bad, "wb") as f:
         f.write(open(os.path.join(FIX, "basic.json"), "rb").read()[:3000])
     r = gs("import", bad, "-o", out)
     expect("failed import rc", r.returncode, 2)
-    expect("old output kept", open(out, "rb").read(), b"OLD")
+    expect("old output kept", open(out, "rb").read() == old, True)
     expect("no temporary files", glob.glob(os.path.join(WORK, ".*gapscope-*")), [])
     r = gs("import", os.path.join(FIX, "basic.json"), "-o", out, "-q")
     expect("good import rc", (r.returncode, r.stdout, r.stderr), (0, "", ""))

@@ -384,9 +384,11 @@ def check_import(version):
 def check_bad():
     good = os.path.join(WORK, "good.sqlite")
     make_export(good, 2024)
+    # the output: a trace of an earlier import, kept by every failure
     out = os.path.join(WORK, "keep.db")
-    with open(out, "wb") as f:
-        f.write(b"precious")
+    r = gs("import", "-q", good, "-o", out)
+    expect("earlier import", r.returncode, 0)
+    precious = open(out, "rb").read()
 
     def refused(src, text, what):
         r = gs("import", src, "-o", out)
@@ -396,7 +398,7 @@ def check_bad():
         if text not in r.stderr:
             failures.append(f"{what}: stderr {r.stderr.strip()!r} lacks {text!r}")
         with open(out, "rb") as f:
-            expect(f"{what}: output kept", f.read(), b"precious")
+            expect(f"{what}: output kept", f.read() == precious, True)
 
     data = open(good, "rb").read()
     cut = os.path.join(WORK, "cut.sqlite")
@@ -430,6 +432,23 @@ def check_bad():
     con.commit()
     con.close()
     refused(cpu, "without CUDA trace", "export without CUDA")
+
+    # -o naming a file that is no trace (a source file, another export):
+    # refused, kept
+    notes = os.path.join(WORK, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("my notes\n")
+    other_export = os.path.join(WORK, "other.sqlite")
+    shutil.copy(good, other_export)
+    for target in (notes, other_export):
+        before = open(target, "rb").read()
+        r = gs("import", good, "-o", target)
+        expect(f"-o {os.path.basename(target)}: refused",
+               (r.returncode, r.stderr.strip()),
+               (2, f"gapscope: {target}: exists and is not a gapscope trace: not replaced; give"
+                   " the database another name (or remove the file)"))
+        expect(f"-o {os.path.basename(target)}: kept", open(target, "rb").read() == before,
+               True)
 
     # -o naming the export itself: refused, the export kept
     same = os.path.join(WORK, "same.sqlite")

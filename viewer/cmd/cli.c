@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -197,4 +198,19 @@ const char *gs_cli_no_ops_text(struct trace *t, char *buf, size_t n)
 			 "was the program's CUDA work recorded?");
 	free(act);
 	return buf;
+}
+
+int gs_cli_output_is_foreign(const char *path)
+{
+	struct trace t;
+	struct stat st;
+	char err[256];
+	int rc;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return 0;
+	rc = trace_open(&t, path, err, sizeof(err));
+	if (rc == 0)
+		trace_close(&t);
+	return rc == TRACE_ERR_NOT_SQLITE || rc == TRACE_ERR_FOREIGN;
 }

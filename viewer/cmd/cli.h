@@ -49,6 +49,13 @@ int gs_cli_stdout_check(const char *verb);
  * GS_EXIT_BAD_INPUT (2); on success 0. */
 int gs_cli_open_trace(struct trace *t, const char *path);
 
+/* 1 when a file is at path that a trace written there would destroy: a
+ * regular, non-empty file that is no gapscope trace (not SQLite, or another
+ * program's SQLite database). A trace of an earlier run (even a damaged
+ * one), an empty file, a missing name: 0. record and import refuse the
+ * first kind rather than replace it. */
+int gs_cli_output_is_foreign(const char *path);
+
 /* The untraced reference runs named with --reference (report, html): the
  * files as given, then, once loaded, their traces and inputs (NVTX ranges
  * and strings) and ptr[k] = &in[k] for gs_reference_compare. */

@@ -50,7 +50,8 @@ static void import_usage(FILE *f)
 		   "into place when complete: a failed import leaves trace.db as it was.\n"
 		   "\n"
 		   "options:\n"
-		   "  -o, --output FILE  the trace database to write (replaced if it exists)\n"
+		   "  -o, --output FILE  the trace database to write (a trace there is replaced;\n"
+		   "                     any other file is not)\n"
 		   "  -q, --quiet        print nothing on success\n"
 		   "      --pid PID      Nsight Systems export of several processes with GPU\n"
 		   "                     work (ranks of one job): the one to import (a trace\n"
@@ -61,7 +62,8 @@ static void import_usage(FILE *f)
 		   "Exit status: 0; 2 when the file is missing, not JSON, truncated, holds\n"
 		   "values no trace can, is an Nsight Systems report (.nsys-rep: export it\n"
 		   "to SQLite first), an SQLite database that is no Nsight Systems export\n"
-		   "(or one without CUDA trace), or FILE is a folder; 1 when the database\n"
+		   "(or one without CUDA trace), or FILE is a folder, the file imported, or\n"
+		   "a file that is no gapscope trace (not replaced); 1 when the database\n"
 		   "cannot be written.\n");
 }
 
@@ -118,6 +120,11 @@ int cmd_import(int argc, char **argv)
 			gs_error(out, "is the file being imported: give the database another name");
 			return GS_EXIT_BAD_INPUT;
 		}
+	}
+	if (gs_cli_output_is_foreign(out)) {
+		gs_error(out, "exists and is not a gapscope trace: not replaced; give the database "
+			      "another name (or remove the file)");
+		return GS_EXIT_BAD_INPUT;
 	}
 	if (nsys_file_is_report(json)) {
 		gs_error(json,

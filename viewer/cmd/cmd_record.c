@@ -37,7 +37,6 @@
 
 #include "cli.h"
 #include "gapscope/trace_format.h"
-#include "trace.h"
 
 #define RECORD_DEFAULT_OUTPUT "gapscope-%p.db" /* the collector's own default */
 #define RECORD_LIB_NAME "libgapscope.so"
@@ -884,21 +883,11 @@ int cmd_record(int argc, char **argv)
 		 * of an earlier run). Anything else there is the user's (a
 		 * source file, an Nsight Systems export named by a slip of
 		 * -o): refused before the program runs. */
-		struct trace t;
-		struct stat st;
-		char terr[256];
-		int trc;
-		if (stat(probe, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-			trc = trace_open(&t, probe, terr, sizeof(terr));
-			if (trc == 0)
-				trace_close(&t);
-			if (trc == TRACE_ERR_NOT_SQLITE || trc == TRACE_ERR_FOREIGN) {
-				gs_error(
-				    probe,
-				    "exists and is not a gapscope trace: not replaced; give the "
-				    "trace another name (or remove the file)");
-				return GS_EXIT_BAD_INPUT;
-			}
+		if (gs_cli_output_is_foreign(probe)) {
+			gs_error(probe,
+				 "exists and is not a gapscope trace: not replaced; give the "
+				 "trace another name (or remove the file)");
+			return GS_EXIT_BAD_INPUT;
 		}
 	}
 	if (record_find_lib(lib, sizeof(lib), 0) < 0)
