@@ -878,17 +878,14 @@ int cmd_record(int argc, char **argv)
 		gs_error(dir, "output folder does not exist");
 		return GS_EXIT_BAD_INPUT;
 	}
-	{
-		/* The collector replaces the file at the output name (a trace
-		 * of an earlier run). Anything else there is the user's (a
-		 * source file, an Nsight Systems export named by a slip of
-		 * -o): refused before the program runs. */
-		if (gs_cli_output_is_foreign(probe)) {
-			gs_error(probe,
-				 "exists and is not a gapscope trace: not replaced; give the "
-				 "trace another name (or remove the file)");
-			return GS_EXIT_BAD_INPUT;
-		}
+	/* The collector replaces the file at the output name (a trace of an
+	 * earlier run). Anything else there is the user's (a source file, an
+	 * Nsight Systems export named by a slip of -o): refused before the
+	 * program runs. */
+	if (gs_cli_output_is_foreign(probe)) {
+		gs_error(probe, "exists and is not a gapscope trace: not replaced; give the trace "
+				"another name (or remove the file)");
+		return GS_EXIT_BAD_INPUT;
 	}
 	if (record_find_lib(lib, sizeof(lib), 0) < 0)
 		return GS_EXIT_BAD_INPUT;
