@@ -475,15 +475,24 @@ def check_bad():
     con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'soon' WHERE correlationId = 11")
     con.execute("UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start - 1 WHERE correlationId = 13")
     con.execute("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = -5 WHERE correlationId = 15")
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET deviceId = 40000 WHERE correlationId = 18")
     con.commit()
     con.close()
     hdb = os.path.join(WORK, "hostile.db")
     r = gs("import", hostile, "-o", hdb)
     expect("hostile import exit", r.returncode, 0)
+
     if r.returncode == 0:
         expect("hostile kernels", rows(hdb, "SELECT correlation_id FROM kernels"), [(12,)])
         expect("hostile memcpys", rows(hdb, "SELECT correlation_id FROM memcpys"), [(17,)])
         expect("hostile calls", rows(hdb, "SELECT count(*) FROM api_calls"), [(7,)])
+        expect("hostile memsets (device 40000)", rows(hdb, "SELECT count(*) FROM memsets"), [(0,)])
+        # a kernel, a copy, a call and a memset: said once, and in meta
+        expect("left out, said",
+               "4 rows were left out: their times, device or stream are none a trace can hold"
+               " (damaged export?)" in r.stdout, True)
+        expect("left out, meta", rows(hdb, "SELECT value FROM meta WHERE key ="
+                                      " 'import.rows_left_out'"), [("4",)])
         r = gs("report", hdb)
         expect("hostile report exit", r.returncode, 0)
 

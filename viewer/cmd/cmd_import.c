@@ -176,6 +176,10 @@ int cmd_import(int argc, char **argv)
 		}
 		putchar('\n');
 	}
+	if (st.rows_left_out)
+		printf("%" PRId64 " rows were left out: their times, device or stream are none a"
+		       " trace can hold (damaged export?)\n",
+		       st.rows_left_out);
 	if (st.graph_runs)
 		printf("%" PRId64 " CUDA graph launches were traced graph-level: one GPU span each,"
 		       " no kernels of their nodes\n",

@@ -45,6 +45,7 @@ struct kineto_stats {
 	int64_t syncs_from_calls; /* explicit syncs made from sync calls that had no
 				     cuda_sync record (also counted in syncs) */
 	int64_t graph_runs;	  /* nsys: graph launches traced graph-level (graph_runs) */
+	int64_t rows_left_out;	  /* nsys: rows with times, devices or streams no trace holds */
 	struct kineto_count unmapped[KINETO_MAX_CATS + 1]; /* events not mapped, per category */
 	size_t n_unmapped;
 };

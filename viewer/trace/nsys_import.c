@@ -55,6 +55,9 @@
 #define TIMES(p)                                                                                   \
 	"typeof(" p "start) = 'integer' AND typeof(" p "end) = 'integer' AND " p                   \
 	"start >= 0 AND " p "end >= " p "start AND " p "end < 4611686018427387904"
+/* a GPU op's device and stream are ones a trace can hold (trace.h,
+ * TRACE_DEVICE_OK, TRACE_STREAM_OK); other rows are left out */
+#define PLACE " AND deviceId BETWEEN 0 AND 32767 AND streamId BETWEEN 0 AND 4294967295"
 /* CUPTI's "invalid" stream or event id of a sync record */
 #define SYNC_NONE "4294967295"
 
@@ -399,6 +402,21 @@ static int copy_strings(struct nim *m)
 		    "API names");
 }
 
+/* Rows of the export's table (of the process imported: filter, over the
+ * rows as alias names them) that were not written, having times, a device
+ * or a stream no trace can hold: counted, and said once at the end. */
+static void left_out(struct nim *m, const char *table, const char *alias, const char *filter,
+		     int64_t written)
+{
+	char sql[256];
+	int64_t n;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM src.%s%s WHERE 1%s", table, alias, filter);
+	n = query_int(m, sql, written);
+	if (n > written)
+		m->st->rows_left_out += n - written;
+}
+
 static int copy_api_calls(struct nim *m)
 {
 	char sql[1024];
@@ -422,6 +440,7 @@ static int copy_api_calls(struct nim *m)
 	if (exec(m, sql, "CUDA calls") < 0)
 		return -1;
 	m->st->api_calls = sqlite3_changes(m->db);
+	left_out(m, RUNTIME_T, " r", m->only_t, m->st->api_calls);
 	return 0;
 }
 
@@ -446,13 +465,14 @@ static int copy_gpu_ops(struct nim *m)
 		    " SELECT start, end, deviceId, contextId, streamId, correlationId,"
 		    " demangledName, %s, COALESCE(%s, 0), gridX, gridY, gridZ, blockX, blockY,"
 		    " blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory,"
-		    " %s, %s FROM src." KERNEL_T " WHERE " TIMES("") "%s ORDER BY start;",
+		    " %s, %s FROM src." KERNEL_T " WHERE " TIMES("") PLACE "%s ORDER BY start;",
 		    col(m, KERNEL_T, "graphId", "0"), col(m, KERNEL_T, "graphNodeId", "0"),
 		    col(m, KERNEL_T, "localMemoryPerThread", "NULL"),
 		    col(m, KERNEL_T, "launchType", "NULL"), m->only_p);
 		if (exec(m, sql, "kernels") < 0)
 			return -1;
 		m->st->kernels = sqlite3_changes(m->db);
+		left_out(m, KERNEL_T, "", m->only_p, m->st->kernels);
 	}
 	if (has_table(m, MEMCPY_T)) {
 		snprintf(sql, sizeof(sql),
@@ -463,13 +483,14 @@ static int copy_gpu_ops(struct nim *m)
 			 " copyKind, " MEM_KIND("srcKind") ", " MEM_KIND(
 			     "dstKind") ", 0, %s, %s,"
 					" %s, COALESCE(%s, 0) FROM src." MEMCPY_T
-					" WHERE " TIMES("") "%s ORDER BY start;",
+					" WHERE " TIMES("") PLACE "%s ORDER BY start;",
 			 col(m, MEMCPY_T, "srcDeviceId", "NULL"),
 			 col(m, MEMCPY_T, "dstDeviceId", "NULL"), col(m, MEMCPY_T, "graphId", "0"),
 			 col(m, MEMCPY_T, "graphNodeId", "0"), m->only_p);
 		if (exec(m, sql, "copies") < 0)
 			return -1;
 		m->st->memcpys = sqlite3_changes(m->db);
+		left_out(m, MEMCPY_T, "", m->only_p, m->st->memcpys);
 	}
 	if (has_table(m, MEMSET_T)) {
 		snprintf(sql, sizeof(sql),
@@ -477,13 +498,14 @@ static int copy_gpu_ops(struct nim *m)
 			 " bytes, value, mem_kind, is_async, graph_id, graph_node_id)"
 			 " SELECT start, end, deviceId, contextId, streamId, correlationId, bytes,"
 			 " %s, " MEM_KIND("%s") ", 0, %s, COALESCE(%s, 0) FROM src." MEMSET_T
-						" WHERE " TIMES("") "%s ORDER BY start;",
+						" WHERE " TIMES("") PLACE "%s ORDER BY start;",
 			 col(m, MEMSET_T, "value", "NULL"), col(m, MEMSET_T, "memKind", "-1"),
 			 col(m, MEMSET_T, "memKind", "-1"), col(m, MEMSET_T, "graphId", "0"),
 			 col(m, MEMSET_T, "graphNodeId", "0"), m->only_p);
 		if (exec(m, sql, "memsets") < 0)
 			return -1;
 		m->st->memsets = sqlite3_changes(m->db);
+		left_out(m, MEMSET_T, "", m->only_p, m->st->memsets);
 	}
 	/* graphs traced graph-level (nsys --cuda-graph-trace=graph): one span
 	 * per launch (CUpti_ActivityGraphTrace's fields), no kernel rows,
@@ -496,8 +518,9 @@ static int copy_gpu_ops(struct nim *m)
 		    sql, sizeof(sql),
 		    "INSERT INTO graph_runs(start, end, device, context, stream, graph_id,"
 		    " correlation_id) SELECT start, end, deviceId, contextId, streamId, graphId,"
-		    " correlationId FROM src." GRAPH_T " WHERE " TIMES("") " AND end > start%s"
-									   " ORDER BY start;",
+		    " correlationId FROM src." GRAPH_T " WHERE " TIMES("") PLACE
+		    " AND end > start%s"
+		    " ORDER BY start;",
 		    has_col(m, GRAPH_T, "globalPid") ? m->only_p : "");
 		if (exec(m, sql, "graph launches") < 0)
 			return -1;
@@ -523,7 +546,8 @@ static int copy_syncs(struct nim *m)
 		    " correlation_id)"
 		    " SELECT start, end, %s, 0, deviceId, contextId,"
 		    " NULLIF(streamId, " SYNC_NONE "), NULLIF(eventId, " SYNC_NONE "),"
-		    " correlationId FROM src." SYNC_T " WHERE " TIMES("") "%s ORDER BY start;",
+		    " correlationId FROM src." SYNC_T " WHERE " TIMES("") PLACE
+		    "%s ORDER BY start;",
 		    has_col(m, SYNC_T, "deprecatedSyncType")
 			? "CASE WHEN syncType BETWEEN 1 AND 4 THEN syncType ELSE 0 END"
 			: "0",
@@ -531,12 +555,13 @@ static int copy_syncs(struct nim *m)
 		if (exec(m, sql, "synchronisations") < 0)
 			return -1;
 		m->st->syncs = sqlite3_changes(m->db);
+		left_out(m, SYNC_T, "", m->only_p, m->st->syncs);
 	}
 	if (has_table(m, EVENT_T)) {
 		snprintf(sql, sizeof(sql),
 			 "INSERT INTO events(event, stream, device, context, correlation_id)"
 			 " SELECT eventId, streamId, deviceId, contextId, correlationId"
-			 " FROM src." EVENT_T " WHERE 1%s;",
+			 " FROM src." EVENT_T " WHERE 1" PLACE "%s;",
 			 has_col(m, EVENT_T, "globalPid") ? m->only_p : "");
 		if (exec(m, sql, "CUDA event records") < 0)
 			return -1;
@@ -907,7 +932,7 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 		       INT64_MIN);
 	if (lo <= hi && (meta_int(m, "start_ns", lo) < 0 || meta_int(m, "stop_ns", hi) < 0))
 		return -1;
-	if (count_unmapped(m) < 0)
+	if (count_unmapped(m) < 0 || meta_int(m, "import.rows_left_out", st->rows_left_out) < 0)
 		return -1;
 	for (size_t i = 0; i <= KINETO_MAX_CATS; i++) {
 		if (!st->unmapped[i].n)
