@@ -241,6 +241,82 @@ static const struct gs_implicit_api implicit_apis[] = {
      "cuMemHostUnregister is device-wide: it waits for all work on the device"},
 };
 
+/* The API call of an op or sync row x (its correlation id): the runtime
+ * call when both the runtime and the driver call are recorded (they share
+ * the id). SQL, the row's alias in %s. */
+#define ONE_API_OF                                                                                 \
+	"(SELECT b.id FROM api_calls b WHERE b.correlation_id = %s.correlation_id"                 \
+	" ORDER BY b.api LIMIT 1)"
+
+int gs_derive_copy_syncs(sqlite3 *db, int64_t r_memcpy, int64_t r_pageable, int64_t r_memset)
+{
+	char sql[2048], one_m[160];
+	int rc;
+
+	snprintf(one_m, sizeof(one_m), ONE_API_OF, "m");
+	/* synchronous copies (not device-to-device: those do not block the
+	 * host), and async copies touching pageable memory; graph nodes never
+	 * block the host */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, CASE WHEN m.is_async THEN %d ELSE %d END, 1,"
+		 " CASE WHEN m.is_async THEN %lld ELSE %lld END,"
+		 " a.name_id, m.device, m.context, m.stream, m.correlation_id, a.pid, a.tid"
+		 " FROM memcpys m JOIN api_calls a ON a.id = %s"
+		 " WHERE m.graph_id = 0 AND m.copy_kind <> %d"
+		 " AND (m.is_async = 0 OR m.src_kind = %d OR m.dst_kind = %d)"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_PAGEABLE, GS_SYNC_IMPLICIT_MEMCPY, (long long)r_pageable,
+		 (long long)r_memcpy, one_m, GS_COPY_DTOD, GS_MEM_PAGEABLE, GS_MEM_PAGEABLE);
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	/* synchronous memsets of host-visible memory */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
+		 " context, stream, correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, %d, 1, %lld, a.name_id, m.device, m.context,"
+		 " m.stream, m.correlation_id, a.pid, a.tid"
+		 " FROM memsets m JOIN api_calls a ON a.id = %s"
+		 " WHERE m.graph_id = 0 AND m.is_async = 0 AND m.mem_kind IN (%d, %d, %d)"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_MEMSET, (long long)r_memset, one_m, GS_MEM_PAGEABLE,
+		 GS_MEM_PINNED, GS_MEM_MANAGED);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+int gs_derive_api_tables(sqlite3 *db)
+{
+	return sqlite3_exec(
+	    db,
+	    "CREATE TEMP TABLE implicit_api(name_id INTEGER PRIMARY KEY, kind INTEGER,"
+	    " reason_id INTEGER);",
+	    NULL, NULL, NULL);
+}
+
+int gs_derive_api_syncs(sqlite3 *db)
+{
+	char sql[1024];
+
+	/* Allocation calls count only in steady state: after the first kernel
+	 * launch (start-up allocations are expected and harmless). A driver
+	 * call nested in a recorded runtime call (same correlation id) is the
+	 * same event: keep the runtime one. */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id,"
+		 " correlation_id, pid, tid)"
+		 " SELECT a.start, a.end, i.kind, 1, i.reason_id, a.name_id, a.correlation_id,"
+		 " a.pid, a.tid FROM api_calls a JOIN temp.implicit_api i ON i.name_id = a.name_id"
+		 " WHERE (i.kind <> %d OR a.start > COALESCE((SELECT MIN(b.start) FROM kernels k"
+		 "   JOIN api_calls b ON b.correlation_id = k.correlation_id), %lld))"
+		 " AND NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"
+		 "   WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
+		 " ORDER BY a.start;",
+		 GS_SYNC_IMPLICIT_ALLOC, (long long)INT64_MAX, GS_API_DRIVER, GS_API_RUNTIME);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
 /*
  * Kind 21: an operation X on a context's legacy default (NULL) stream
  * cannot start before the work already issued to the context's other

@@ -1862,14 +1862,13 @@ static int derive_rows(struct gs_writer *w)
 	static const char one_api[] =
 	    "(SELECT b.id FROM api_calls b WHERE "
 	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
-	char one_m[256], one_s[256], one_g[256], one_e[256];
+	char one_s[256], one_g[256], one_e[256];
 
 	r_memcpy = gs_writer_intern(w, GS_REASON_SYNC_MEMCPY);
 	r_pageable = gs_writer_intern(w, GS_REASON_PAGEABLE);
 	r_memset = gs_writer_intern(w, GS_REASON_MEMSET);
 	if (w->failed)
 		return -1;
-	snprintf(one_m, sizeof(one_m), one_api, "m");
 	snprintf(one_s, sizeof(one_s), one_api, "syncs");
 	snprintf(one_g, sizeof(one_g), one_api, "graph_launches");
 	snprintf(one_e, sizeof(one_e), one_api, "events");
@@ -1955,47 +1954,18 @@ static int derive_rows(struct gs_writer *w)
 		"completing graph nodes") != 0)
 		return -1;
 
-	/* Synchronous copies (not device-to-device: those do not block the
-	 * host), async copies touching pageable memory, and synchronous
-	 * memsets of host-visible memory. Graph nodes never block the host. */
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
-		 " context, stream, correlation_id, pid, tid)"
-		 " SELECT a.start, a.end, CASE WHEN m.is_async THEN %d ELSE %d END, 1,"
-		 " CASE WHEN m.is_async THEN %" PRId64 " ELSE %" PRId64 " END,"
-		 " a.name_id, m.device, m.context, m.stream, m.correlation_id, a.pid, a.tid"
-		 " FROM memcpys m JOIN api_calls a ON a.id = %s"
-		 " WHERE m.graph_id = 0 AND m.copy_kind <> %d"
-		 " AND (m.is_async = 0 OR m.src_kind = %d OR m.dst_kind = %d)"
-		 " ORDER BY a.start;",
-		 GS_SYNC_IMPLICIT_PAGEABLE, GS_SYNC_IMPLICIT_MEMCPY, r_pageable, r_memcpy, one_m,
-		 GS_COPY_DTOD, GS_MEM_PAGEABLE, GS_MEM_PAGEABLE);
-	if (exec(w, sql, "deriving implicit syncs (memcpy)") != 0)
-		return -1;
-
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
-		 " context, stream, correlation_id, pid, tid)"
-		 " SELECT a.start, a.end, %d, 1, %" PRId64 ", a.name_id, m.device, m.context,"
-		 " m.stream, m.correlation_id, a.pid, a.tid"
-		 " FROM memsets m JOIN api_calls a ON a.id = %s"
-		 " WHERE m.graph_id = 0 AND m.is_async = 0 AND m.mem_kind IN (%d, %d, %d)"
-		 " ORDER BY a.start;",
-		 GS_SYNC_IMPLICIT_MEMSET, r_memset, one_m, GS_MEM_PAGEABLE, GS_MEM_PINNED,
-		 GS_MEM_MANAGED);
-	if (exec(w, sql, "deriving implicit syncs (memset)") != 0)
-		return -1;
+	/* implicit syncs of copies and memsets (collector/schema.c, shared
+	 * with `gapscope import`) */
+	if (gs_derive_copy_syncs(w->db, r_memcpy, r_pageable, r_memset) != SQLITE_OK)
+		return fail(w, sqlite3_errcode(w->db), "deriving implicit syncs (copies)"), -1;
 
 	if (derive_legacy_stream(w) != 0)
 		return -1;
 
 	if (w->impl_n == 0)
 		return 0;
-	if (exec(w,
-		 "CREATE TEMP TABLE implicit_api(name_id INTEGER PRIMARY KEY, kind INTEGER,"
-		 " reason_id INTEGER);",
-		 "deriving implicit syncs") != 0)
-		return -1;
+	if (gs_derive_api_tables(w->db) != SQLITE_OK)
+		return fail(w, sqlite3_errcode(w->db), "deriving implicit syncs"), -1;
 	for (i = 0; i < w->impl_n; i++) {
 		int64_t rid = gs_writer_intern(w, w->impl[i].reason);
 		snprintf(sql, sizeof(sql),
@@ -2005,22 +1975,9 @@ static int derive_rows(struct gs_writer *w)
 		if (exec(w, sql, "deriving implicit syncs") != 0)
 			return -1;
 	}
-	/* Allocation calls count only in steady state: after the first kernel
-	 * launch (start-up allocations are expected and harmless). A driver
-	 * call nested in a recorded runtime call (same correlation id) is the
-	 * same event: keep the runtime one. */
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id,"
-		 " correlation_id, pid, tid)"
-		 " SELECT a.start, a.end, i.kind, 1, i.reason_id, a.name_id, a.correlation_id,"
-		 " a.pid, a.tid FROM api_calls a JOIN temp.implicit_api i ON i.name_id = a.name_id"
-		 " WHERE (i.kind <> %d OR a.start > COALESCE((SELECT MIN(b.start) FROM kernels k"
-		 "   JOIN api_calls b ON b.correlation_id = k.correlation_id), %" PRId64 "))"
-		 " AND NOT (a.api = %d AND EXISTS (SELECT 1 FROM api_calls r"
-		 "   WHERE r.correlation_id = a.correlation_id AND r.api = %d))"
-		 " ORDER BY a.start;",
-		 GS_SYNC_IMPLICIT_ALLOC, INT64_MAX, GS_API_DRIVER, GS_API_RUNTIME);
-	return exec(w, sql, "deriving implicit syncs (API calls)");
+	if (gs_derive_api_syncs(w->db) != SQLITE_OK)
+		return fail(w, sqlite3_errcode(w->db), "deriving implicit syncs (API calls)"), -1;
+	return 0;
 }
 
 /*

@@ -58,6 +58,12 @@ static const char *names(int api, uint32_t cbid, void *ctx)
 		return "cuLaunchKernel";
 	if (api == GS_API_RUNTIME && cbid == 131)
 		return "cudaStreamSynchronize_v3020";
+	if (api == GS_API_RUNTIME && cbid == 41)
+		return "cudaMemcpyAsync_v3020";
+	if (api == GS_API_RUNTIME && cbid == 31)
+		return "cudaMemcpy_v3020";
+	if (api == GS_API_RUNTIME && cbid == 36)
+		return "cudaMemset_v3020";
 	return NULL;
 }
 
@@ -283,6 +289,83 @@ static void test_memcpy6_memset4_p2p(void **state)
 		    "context, stream, correlation_id, bytes, value, mem_kind, is_async, graph_id, "
 		    "graph_node_id) FROM memsets",
 		    "2000 2100 1 2 14 53 8192 171 5 1 6 5");
+	sqlite3_close(db);
+}
+
+/* The implicit syncs of copies and memsets, derived at finalize
+ * (gs_derive_copy_syncs, collector/schema.c, which `gapscope import` runs
+ * too), one per op over its API call: the async DtoH into pageable memory
+ * (kind 17, staged), the synchronous DtoH (16), the synchronous memset of
+ * pinned memory (18); not the async copy between device buffers, nor the
+ * synchronous memset of device memory. */
+static void test_implicit_syncs_of_copies_and_memsets(void **state)
+{
+	struct fx f;
+	CUpti_ActivityAPI a;
+	CUpti_ActivityMemcpy6 m;
+	CUpti_ActivityMemset4 s;
+	sqlite3 *db;
+	(void)state;
+
+	fx_open(&f, 0);
+	memset(&a, 0, sizeof(a));
+	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.processId = 1;
+	a.threadId = 2;
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	m.deviceId = 0;
+	m.contextId = 1;
+	m.streamId = 7;
+	m.bytes = 4096;
+	/* cudaMemcpyAsync DtoH into pageable memory [100, 300], copy [150, 250] */
+	a.cbid = 41, a.start = 100, a.end = 300, a.correlationId = 70;
+	fx_add(&f, &a, sizeof(a));
+	m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
+	m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+	m.flags = CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
+	m.start = 150, m.end = 250, m.correlationId = 70;
+	fx_add(&f, &m, sizeof(m));
+	/* cudaMemcpy DtoH [400, 600] */
+	a.cbid = 31, a.start = 400, a.end = 600, a.correlationId = 71;
+	fx_add(&f, &a, sizeof(a));
+	m.flags = 0;
+	m.start = 450, m.end = 550, m.correlationId = 71;
+	fx_add(&f, &m, sizeof(m));
+	/* cudaMemcpyAsync DtoD [700, 710]: no sync */
+	a.cbid = 41, a.start = 700, a.end = 710, a.correlationId = 72;
+	fx_add(&f, &a, sizeof(a));
+	m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
+	m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	m.flags = CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
+	m.start = 720, m.end = 730, m.correlationId = 72;
+	fx_add(&f, &m, sizeof(m));
+	/* cudaMemset on pinned memory [800, 900], on device memory [1000, 1100] */
+	memset(&s, 0, sizeof(s));
+	s.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	s.deviceId = 0;
+	s.contextId = 1;
+	s.streamId = 7;
+	s.bytes = 512;
+	a.cbid = 36, a.start = 800, a.end = 900, a.correlationId = 73;
+	fx_add(&f, &a, sizeof(a));
+	s.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+	s.start = 850, s.end = 860, s.correlationId = 73;
+	fx_add(&f, &s, sizeof(s));
+	a.start = 1000, a.end = 1100, a.correlationId = 74;
+	fx_add(&f, &a, sizeof(a));
+	s.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	s.start = 1050, s.end = 1060, s.correlationId = 74;
+	fx_add(&f, &s, sizeof(s));
+	fx_batch(&f);
+	db = fx_finish(&f, 2000);
+	assert_text(db,
+		    "SELECT group_concat(printf('%d %d %d %d %s %d %d', start, end, kind, "
+		    "implicit, (SELECT value FROM strings WHERE id = api_name_id), "
+		    "correlation_id, tid), '|') FROM (SELECT * FROM syncs ORDER BY start)",
+		    "100 300 17 1 cudaMemcpyAsync 70 2|400 600 16 1 cudaMemcpy 71 2|"
+		    "800 900 18 1 cudaMemset 73 2");
 	sqlite3_close(db);
 }
 
@@ -977,6 +1060,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_overhead3_and_device5, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unknown_kinds_skipped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_decoder_registers_implicit_api, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_implicit_syncs_of_copies_and_memsets, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_pipeline_drops_and_counts_when_writer_behind,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pipeline_events_in_order, setup, teardown),

@@ -344,14 +344,13 @@ static int derive(struct dctx *im)
 	static const char one_api[] =
 	    "(SELECT b.id FROM api_calls b WHERE "
 	    "b.correlation_id = %s.correlation_id ORDER BY b.api LIMIT 1)";
-	char one_m[256], one_s[256];
+	char one_s[256];
 
 	r_memcpy = import_out_intern(im->db, GS_REASON_SYNC_MEMCPY);
 	r_pageable = import_out_intern(im->db, GS_REASON_PAGEABLE);
 	r_memset = import_out_intern(im->db, GS_REASON_MEMSET);
 	if (!r_memcpy || !r_pageable || !r_memset)
 		return fail(im, "adding the reasons of implicit syncs");
-	snprintf(one_m, sizeof(one_m), one_api, "m");
 	snprintf(one_s, sizeof(one_s), one_api, "syncs");
 
 	/* Kineto before PyTorch 2.1 writes no "graph id": an op launched by
@@ -412,38 +411,11 @@ static int derive(struct dctx *im)
 		 "marking Async copies") < 0)
 		return -1;
 
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
-		 " context, stream, correlation_id, pid, tid)"
-		 " SELECT a.start, a.end, CASE WHEN m.is_async THEN %d ELSE %d END, 1,"
-		 " CASE WHEN m.is_async THEN %lld ELSE %lld END,"
-		 " a.name_id, m.device, m.context, m.stream, m.correlation_id, a.pid, a.tid"
-		 " FROM memcpys m JOIN api_calls a ON a.id = %s"
-		 " WHERE m.graph_id = 0 AND m.copy_kind <> %d"
-		 " AND (m.is_async = 0 OR m.src_kind = %d OR m.dst_kind = %d)"
-		 " ORDER BY a.start;",
-		 GS_SYNC_IMPLICIT_PAGEABLE, GS_SYNC_IMPLICIT_MEMCPY, (long long)r_pageable,
-		 (long long)r_memcpy, one_m, GS_COPY_DTOD, GS_MEM_PAGEABLE, GS_MEM_PAGEABLE);
-	if (exec(im, sql, "deriving implicit syncs (memcpy)") < 0)
-		return -1;
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id, device,"
-		 " context, stream, correlation_id, pid, tid)"
-		 " SELECT a.start, a.end, %d, 1, %lld, a.name_id, m.device, m.context,"
-		 " m.stream, m.correlation_id, a.pid, a.tid"
-		 " FROM memsets m JOIN api_calls a ON a.id = %s"
-		 " WHERE m.graph_id = 0 AND m.is_async = 0 AND m.mem_kind IN (%d, %d, %d)"
-		 " ORDER BY a.start;",
-		 GS_SYNC_IMPLICIT_MEMSET, (long long)r_memset, one_m, GS_MEM_PAGEABLE,
-		 GS_MEM_PINNED, GS_MEM_MANAGED);
-	if (exec(im, sql, "deriving implicit syncs (memset)") < 0)
-		return -1;
-
-	if (exec(im,
-		 "CREATE TEMP TABLE implicit_api(name_id INTEGER PRIMARY KEY, kind INTEGER,"
-		 " reason_id INTEGER);",
-		 "deriving implicit syncs") < 0)
-		return -1;
+	/* the collector's own derivations (collector/schema.c) */
+	if (gs_derive_copy_syncs(im->db, r_memcpy, r_pageable, r_memset) != SQLITE_OK)
+		return fail(im, "deriving implicit syncs (copies)");
+	if (gs_derive_api_tables(im->db) != SQLITE_OK)
+		return fail(im, "deriving implicit syncs");
 	implicit_apis = gs_implicit_apis(&n_implicit); /* the collector's list */
 	for (i = 0; i < n_implicit; i++) {
 		int64_t rid = import_out_intern(im->db, implicit_apis[i].reason);
@@ -456,19 +428,8 @@ static int derive(struct dctx *im)
 		if (exec(im, sql, "deriving implicit syncs") < 0)
 			return -1;
 	}
-	/* allocations count only in steady state (after the first kernel
-	 * launch); a driver call under a recorded runtime call is the same */
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO syncs(start, end, kind, implicit, reason_id, api_name_id,"
-		 " correlation_id, pid, tid)"
-		 " SELECT a.start, a.end, i.kind, 1, i.reason_id, a.name_id, a.correlation_id,"
-		 " a.pid, a.tid FROM api_calls a JOIN temp.implicit_api i ON i.name_id = a.name_id"
-		 " WHERE (i.kind <> %d OR a.start > COALESCE((SELECT MIN(b.start) FROM kernels k"
-		 "   JOIN api_calls b ON b.correlation_id = k.correlation_id), %lld))"
-		 " AND " NOT_UNDER_RUNTIME " ORDER BY a.start;",
-		 GS_SYNC_IMPLICIT_ALLOC, (long long)INT64_MAX, GS_API_DRIVER, GS_API_RUNTIME);
-	if (exec(im, sql, "deriving implicit syncs (API calls)") < 0)
-		return -1;
+	if (gs_derive_api_syncs(im->db) != SQLITE_OK)
+		return fail(im, "deriving implicit syncs (API calls)");
 	im->d->implicit_syncs = sqlite3_changes(im->db);
 	{
 		/* stream waits called but not recorded (Kineto before PyTorch

@@ -151,6 +151,18 @@ const struct gs_implicit_api *gs_implicit_apis(size_t *n);
 	"streams (use a stream created with cudaStreamNonBlocking, or per-thread default streams)"
 #define GS_REASON_MEMSET "cudaMemset on host-visible (pinned or managed) memory is synchronous"
 
+/* The implicit syncs that the collector derives at finalize and `gapscope
+ * import` the same way (collector/schema.c), after the rows and indexes:
+ * synchronous copies and async copies touching pageable memory (kinds 16,
+ * 17) and synchronous memsets of host-visible memory (18), one per op over
+ * its call, with the reasons' strings ids; then the calls named in
+ * temp.implicit_api(name_id, kind, reason_id), created by
+ * gs_derive_api_tables for the caller to fill (allocations only after the
+ * first kernel launch). Each returns 0 or an SQLite error code. */
+int gs_derive_copy_syncs(sqlite3 *db, int64_t r_memcpy, int64_t r_pageable, int64_t r_memset);
+int gs_derive_api_tables(sqlite3 *db);
+int gs_derive_api_syncs(sqlite3 *db);
+
 /* Kind 21 (GS_SYNC_IMPLICIT_LEGACY_STREAM): an operation X on a context's
  * legacy default (NULL) stream cannot start before the work already issued
  * to the context's other blocking streams has finished. Creates the
