@@ -350,6 +350,7 @@ def check_import(version):
                  "import.unmapped.OSRT_API": "3", "cuda_driver_version": "12080",
                  "start_ns": "500", "stop_ns": "60000" if not new else "62000",
                  "command_line": "python3 train.py a1 a2 a3 a4 a5 a6 a7 a8 a9 last",
+                 "import.graph_launches_unseen": "0",
                  "schema_version": "2"}
     for key, v in want_meta.items():
         expect(f"meta {key}", meta.get(key), v)
@@ -466,6 +467,26 @@ def check_bad():
     r = gs("import", good, "-o", trace)
     expect("good import", r.returncode, 0)
     refused(trace, "already a gapscope trace", "gapscope trace")
+
+    # a graph launch whose GPU work is not in the export (graph-level in a
+    # layout not read): said, so that its idle GPU is not taken at face value
+    unseen = os.path.join(WORK, "unseen.sqlite")
+    make_export(unseen, 2024)
+    con = sqlite3.connect(unseen)
+    con.execute("INSERT INTO StringIds VALUES (40, 'cudaGraphLaunch_v10000')")
+    con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (58000, 58500, 0, ?, 80, 40, 0,"
+                " NULL)", (GTID,))
+    con.commit()
+    con.close()
+    udb = os.path.join(WORK, "unseen.db")
+    r = gs("import", unseen, "-o", udb)
+    expect("unseen graph work: exit", r.returncode, 0)
+    expect("unseen graph work: note",
+           "note: 1 CUDA graph launches, but none of their GPU work is in the export" in r.stdout,
+           True)
+    if r.returncode == 0:
+        expect("unseen graph work: meta", rows(udb, "SELECT value FROM meta WHERE key ="
+                                          " 'import.graph_launches_unseen'"), [("1",)])
 
     # times that are no integers, out of order or negative: those rows are
     # left out, the rest imported

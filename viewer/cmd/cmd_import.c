@@ -184,12 +184,11 @@ int cmd_import(int argc, char **argv)
 		printf("%" PRId64 " CUDA graph launches were traced graph-level: one GPU span each,"
 		       " no kernels of their nodes\n",
 		       st.graph_runs);
-	for (i = 0; i < st.n_unmapped; i++)
-		if (!strcmp(st.unmapped[i].cat, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"))
-			printf("note: %" PRId64 " graph-level graph launches could not be read (an"
-			       " unknown layout): the GPU reads as idle while they ran; record with"
-			       " nsys --cuda-graph-trace=node\n",
-			       st.unmapped[i].n);
+	if (st.graph_launches_unseen)
+		printf("note: %" PRId64 " CUDA graph launches, but none of their GPU work is in the"
+		       " export (traced graph-level in a layout gapscope does not read?): the GPU"
+		       " reads as idle while they ran; record with nsys --cuda-graph-trace=node\n",
+		       st.graph_launches_unseen);
 	if (st.host_ops)
 		printf("%" PRId64 " host spans (operators, Python functions): the report names host"
 		       " code by them\n",

@@ -46,6 +46,8 @@ struct kineto_stats {
 				     cuda_sync record (also counted in syncs) */
 	int64_t graph_runs;	  /* nsys: graph launches traced graph-level (graph_runs) */
 	int64_t rows_left_out;	  /* nsys: rows with times, devices or streams no trace holds */
+	int64_t graph_launches_unseen; /* nsys: graph launch calls, none of whose GPU work is
+					 in the export */
 	struct kineto_count unmapped[KINETO_MAX_CATS + 1]; /* events not mapped, per category */
 	size_t n_unmapped;
 };

@@ -950,6 +950,22 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 	kineto_stats_add_derived(st, &d);
 	if (legacy_streams(m) < 0)
 		return -1;
+	/* Graph launches whose GPU work is nowhere in the export (nsys
+	 * --cuda-graph-trace=graph in a layout not read here): the GPU would
+	 * read as idle while they ran, so import says so */
+	if (query_int(m,
+		      "SELECT (SELECT count(*) FROM kernels WHERE graph_id <> 0) +"
+		      " (SELECT count(*) FROM memcpys WHERE graph_id <> 0) +"
+		      " (SELECT count(*) FROM memsets WHERE graph_id <> 0) +"
+		      " (SELECT count(*) FROM graph_runs)",
+		      0) == 0)
+		st->graph_launches_unseen = query_int(
+		    m,
+		    "SELECT count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE"
+		    " s.value GLOB 'cudaGraphLaunch*' OR s.value GLOB 'cuGraphLaunch*'",
+		    0);
+	if (meta_int(m, "import.graph_launches_unseen", st->graph_launches_unseen) < 0)
+		return -1;
 	return meta(m, "finalized", "1");
 }
 
