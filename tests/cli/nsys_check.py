@@ -487,6 +487,10 @@ def check_bad():
     if r.returncode == 0:
         expect("unseen graph work: meta", rows(udb, "SELECT value FROM meta WHERE key ="
                                           " 'import.graph_launches_unseen'"), [("1",)])
+        r = gs("report", udb)
+        expect("unseen graph work: the report's note",
+               "note: 1 CUDA graph launches in this trace, but none of their GPU work" in r.stdout,
+               True)
 
     # times that are no integers, out of order or negative: those rows are
     # left out, the rest imported

@@ -217,6 +217,9 @@ struct gs_input {
 	const char *torch_options;  /* an imported torch.profiler trace: the options that
 				       add host time to every operator, comma-separated
 				       (meta import.torch_profiler_options), else NULL */
+	int64_t graph_launches_unseen; /* an imported trace: graph launch calls none of
+					  whose GPU work it holds (meta
+					  import.graph_launches_unseen), else 0 */
 	int gpu_arch_major;	    /* compute capability major of device 0, 0 unknown
 				       (9 = Hopper: kernels software-instrumented) */
 	/* call sites (schema v2 api_stacks; empty for older traces) */

@@ -271,6 +271,8 @@ static int j_begin(struct report_ctx *r)
 	json_object_set_new(ins, "subtracted_per_kernel_ns", jint(res->kernel_overhead_ns));
 	/* an imported torch.profiler trace: the options that add host time */
 	json_object_set_new(ins, "torch_profiler_options", render_json_str(r->in->torch_options));
+	/* an imported trace with graph launches whose GPU work it lacks */
+	json_object_set_new(ins, "graph_launches_unseen", jint(r->in->graph_launches_unseen));
 	json_object_set_new(s->root, "instrumentation", ins);
 	if (r->corr) { /* docs/collector.md, "Overhead correction" */
 		json_t *c = json_object(), *devs = json_array(), *rg = json_array();

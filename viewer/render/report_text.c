@@ -126,6 +126,12 @@ static int t_begin(struct report_ctx *r)
 			fputs(".\n", f);
 		}
 	}
+	if (r->in->graph_launches_unseen > 0)
+		fprintf(f,
+			"note: %lld CUDA graph launches in this trace, but none of their GPU work "
+			"(traced graph-level in a layout the import did not read?): the GPU's idle "
+			"time around them is not real; record with nsys --cuda-graph-trace=node\n",
+			(long long)r->in->graph_launches_unseen);
 	if (r->in->torch_options) {
 		fputs("note: torch.profiler ran with ", f);
 		put_escaped(f, r->in->torch_options);

@@ -927,6 +927,9 @@ static void load_meta_facts(struct trace *t, struct gs_input *in)
 	load_calibration(t, &in->cal);
 	in->kernel_overhead_ns = meta_ns(t, "cupti_kernel_overhead_ns");
 	in->torch_options = trace_meta(t, "import.torch_profiler_options");
+	in->graph_launches_unseen = meta_ns(t, "import.graph_launches_unseen");
+	if (in->graph_launches_unseen < 0)
+		in->graph_launches_unseen = 0;
 	if (sqlite3_prepare_v2(t->db, "SELECT cc_major FROM devices ORDER BY id LIMIT 1", -1, &st,
 			       NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
