@@ -7,8 +7,9 @@
  * collector's schema, written to a temporary file beside its target and
  * renamed over it only when complete (a failed or interrupted import
  * leaves the target as it was), and the rows that the source's records
- * lack and that the collector derives at finalize (collector/writer.c,
- * derive_rows): syncs' threads and calls, Async copies, implicit syncs.
+ * lack and that the collector derives at finalize: syncs' threads and
+ * calls, Async copies, and the implicit syncs, by the collector's own code
+ * (gs_derive_* in collector/schema.c).
  */
 #ifndef GAPSCOPE_IMPORT_OUT_H
 #define GAPSCOPE_IMPORT_OUT_H
