@@ -218,6 +218,29 @@ void import_out_close(struct import_out *o)
 	o->target = NULL;
 }
 
+int import_out_meta(sqlite3 *db, const char *key, const char *value)
+{
+	sqlite3_stmt *q = NULL;
+	int rc = SQLITE_ERROR;
+
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", -1, &q,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, value, -1, SQLITE_STATIC);
+		rc = sqlite3_step(q);
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int import_out_meta_int(sqlite3 *db, const char *key, int64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	return import_out_meta(db, key, buf);
+}
+
 int64_t import_out_intern(sqlite3 *db, const char *s)
 {
 	sqlite3_stmt *q = NULL;
@@ -277,11 +300,39 @@ static const struct {
 	const char *name;
 	int kind;
 } sync_apis[] = {
-    {"cudaStreamSynchronize", GS_SYNC_STREAM},	{"cudaEventSynchronize", GS_SYNC_EVENT},
-    {"cudaDeviceSynchronize", GS_SYNC_CONTEXT}, {"cudaThreadSynchronize", GS_SYNC_CONTEXT},
-    {"cuStreamSynchronize", GS_SYNC_STREAM},	{"cuEventSynchronize", GS_SYNC_EVENT},
+    {"cudaStreamSynchronize", GS_SYNC_STREAM},
+    {"cudaEventSynchronize", GS_SYNC_EVENT},
+    {"cudaDeviceSynchronize", GS_SYNC_CONTEXT},
+    {"cudaThreadSynchronize", GS_SYNC_CONTEXT},
+    {"cuStreamSynchronize", GS_SYNC_STREAM},
+    {"cuEventSynchronize", GS_SYNC_EVENT},
     {"cuCtxSynchronize", GS_SYNC_CONTEXT},
+    /* a GPU-side wait: it blocks no host, so it makes no sync of its own
+     * below; its name still says a wait record's kind (nsys_import.c) */
+    {"cudaStreamWaitEvent", GS_SYNC_STREAM_WAIT_EVENT},
+    {"cuStreamWaitEvent", GS_SYNC_STREAM_WAIT_EVENT},
 };
+
+int import_out_sync_apis(sqlite3 *db)
+{
+	char sql[512];
+	size_t i;
+
+	if (sqlite3_exec(db,
+			 "CREATE TEMP TABLE IF NOT EXISTS sync_api(name_id INTEGER PRIMARY KEY,"
+			 " kind INTEGER);",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	for (i = 0; i < sizeof(sync_apis) / sizeof(sync_apis[0]); i++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR IGNORE INTO temp.sync_api SELECT id, %d FROM strings"
+			 " WHERE value = '%s' OR value LIKE '%s\\_%%' ESCAPE '\\';",
+			 sync_apis[i].kind, sync_apis[i].name, sync_apis[i].name);
+		if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+			return -1;
+	}
+	return 0;
+}
 
 /* A sync call without a cuda_sync record of its correlation id (Kineto
  * writes them from PyTorch 2.1, and only with CUPTI's SYNCHRONIZATION
@@ -293,19 +344,9 @@ static const struct {
 static int derive_sync_calls(struct dctx *im)
 {
 	char sql[1024];
-	size_t i;
 
-	if (exec(im, "CREATE TEMP TABLE sync_api(name_id INTEGER PRIMARY KEY, kind INTEGER);",
-		 "deriving syncs from calls") < 0)
-		return -1;
-	for (i = 0; i < sizeof(sync_apis) / sizeof(sync_apis[0]); i++) {
-		snprintf(sql, sizeof(sql),
-			 "INSERT OR IGNORE INTO temp.sync_api SELECT id, %d FROM strings"
-			 " WHERE value = '%s' OR value LIKE '%s\\_%%' ESCAPE '\\';",
-			 sync_apis[i].kind, sync_apis[i].name, sync_apis[i].name);
-		if (exec(im, sql, "deriving syncs from calls") < 0)
-			return -1;
-	}
+	if (import_out_sync_apis(im->db) < 0)
+		return fail(im, "deriving syncs from calls");
 	snprintf(sql, sizeof(sql),
 		 "INSERT INTO syncs(start, end, kind, implicit, api_name_id, device,"
 		 " correlation_id, pid, tid)"
@@ -315,14 +356,14 @@ static int derive_sync_calls(struct dctx *im)
 		 "   UNION SELECT device FROM memsets)),"
 		 " a.correlation_id, a.pid, a.tid"
 		 " FROM api_calls a JOIN temp.sync_api i ON i.name_id = a.name_id"
-		 " WHERE " NOT_UNDER_RUNTIME
+		 " WHERE i.kind <> %d AND " NOT_UNDER_RUNTIME
 		 /* one lookup in a list built once: a correlated NOT EXISTS
 		  * over syncs (no index on its correlation id) was planned
 		  * per API call, 31 s for 1M calls and 488 syncs */
 		 " AND (a.correlation_id IS NULL OR a.correlation_id NOT IN (SELECT correlation_id"
 		 "   FROM syncs WHERE implicit = 0 AND correlation_id IS NOT NULL))"
 		 " ORDER BY a.start;",
-		 GS_API_DRIVER, GS_API_RUNTIME);
+		 GS_SYNC_STREAM_WAIT_EVENT, GS_API_DRIVER, GS_API_RUNTIME);
 	if (exec(im, sql, "deriving syncs from calls") < 0)
 		return -1;
 	im->d->syncs_from_calls = sqlite3_changes(im->db);
@@ -463,17 +504,13 @@ int import_derive(sqlite3 *db, struct import_derived *d, const char **what)
 {
 	struct dctx c = {db, d, what};
 
-	char sql[512];
-
 	memset(d, 0, sizeof(*d));
 	*what = "";
 	if (derive(&c) < 0)
 		return -1;
-	snprintf(sql, sizeof(sql),
-		 "INSERT OR REPLACE INTO meta(key, value) VALUES"
-		 " ('import.graph_ops_from_launch', '%lld'), ('import.syncs_from_calls', '%lld'),"
-		 " ('import.stream_waits_unrecorded', '%lld');",
-		 (long long)d->graph_ops, (long long)d->syncs_from_calls,
-		 (long long)d->waits_unrecorded);
-	return exec(&c, sql, "meta");
+	if (import_out_meta_int(db, "import.graph_ops_from_launch", d->graph_ops) < 0 ||
+	    import_out_meta_int(db, "import.syncs_from_calls", d->syncs_from_calls) < 0 ||
+	    import_out_meta_int(db, "import.stream_waits_unrecorded", d->waits_unrecorded) < 0)
+		return fail(&c, "meta");
+	return 0;
 }

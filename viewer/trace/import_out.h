@@ -45,6 +45,16 @@ int import_out_commit(struct import_out *o, char *err, size_t errlen);
  * restore the signal handlers. Safe after a failed open. */
 void import_out_close(struct import_out *o);
 
+/* temp.sync_api(name_id, kind): the strings that name a call which syncs
+ * (cudaStreamSynchronize, cuCtxSynchronize, ... with their suffixes) or
+ * waits on the GPU (cudaStreamWaitEvent), with the enum gs_sync_kind it
+ * makes. Created once, filled from the strings there are. 0, or -1. */
+int import_out_sync_apis(sqlite3 *db);
+
+/* meta key = value (replaced if there); 0, or -1 (sqlite3_errmsg says why) */
+int import_out_meta(sqlite3 *db, const char *key, const char *value);
+int import_out_meta_int(sqlite3 *db, const char *key, int64_t v);
+
 /* strings.id of s in the new database, added if missing; 0 on failure */
 int64_t import_out_intern(sqlite3 *db, const char *s);
 

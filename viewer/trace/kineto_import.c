@@ -392,7 +392,6 @@ enum {
 	ST_DEVICE,
 	ST_THREAD,
 	ST_PROCESS,
-	ST_META,
 	ST_EVENT,
 	ST_HRANGE,
 	ST_N
@@ -422,7 +421,6 @@ static const char *const st_sql[ST_N] = {
 		  "global_memory_bytes, max_threads_per_block) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_THREAD] = "INSERT OR REPLACE INTO threads(tid, pid, name) VALUES(?1, ?2, ?3)",
     [ST_PROCESS] = "INSERT OR REPLACE INTO processes(pid, command_line) VALUES(?1, ?2)",
-    [ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
     [ST_EVENT] = "INSERT INTO events(event, stream, device, context, correlation_id, start) "
 		 "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_HRANGE] = "INSERT INTO host_ranges(start, end, name_id, pid, tid) "
@@ -1507,8 +1505,6 @@ static const yajl_callbacks callbacks = {
     .yajl_end_array = cb_end_array,
 };
 
-/* ------------------------------------------------------------ the output file */
-
 /* ------------------------------------------------------------ finalize */
 
 /* 2001-09-09 in Unix time, ns: times past it are taken for Unix times */
@@ -1516,17 +1512,12 @@ static const yajl_callbacks callbacks = {
 
 static int meta(struct importer *im, const char *key, const char *value)
 {
-	sqlite3_bind_text(im->st[ST_META], 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(im->st[ST_META], 2, value, -1, SQLITE_TRANSIENT);
-	return run(im, ST_META, "meta");
+	return import_out_meta(im->db, key, value) < 0 ? fail_db(im, "meta"), -1 : 0;
 }
 
 static int meta_int(struct importer *im, const char *key, int64_t v)
 {
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%lld", (long long)v);
-	return meta(im, key, buf);
+	return import_out_meta_int(im->db, key, v) < 0 ? fail_db(im, "meta"), -1 : 0;
 }
 
 /* processes, threads, meta, indexes, derived rows */

@@ -132,16 +132,7 @@ static int64_t query_int(struct nim *m, const char *sql, int64_t otherwise)
 
 static int has_table(struct nim *m, const char *table)
 {
-	sqlite3_stmt *q = NULL;
-	int found;
-
-	found = sqlite3_prepare_v2(m->db,
-				   "SELECT 1 FROM src.sqlite_master WHERE type = 'table' AND name = ?1",
-				   -1, &q, NULL) == SQLITE_OK &&
-		sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC) == SQLITE_OK &&
-		sqlite3_step(q) == SQLITE_ROW;
-	sqlite3_finalize(q);
-	return found;
+	return trace_db_schema_has_table(m->db, "src", table);
 }
 
 static int has_col(struct nim *m, const char *table, const char *col)
@@ -742,23 +733,14 @@ static int count_unmapped(struct nim *m)
  * it (any export version), else as copied (copy_syncs) */
 static int sync_kinds_from_calls(struct nim *m)
 {
-	char sql[1536];
-
-	snprintf(sql, sizeof(sql),
-		 "UPDATE syncs SET kind = COALESCE((SELECT CASE"
-		 "  WHEN s.value GLOB 'cudaStreamSynchronize*' OR s.value GLOB 'cuStreamSynchronize*'"
-		 "   THEN %d"
-		 "  WHEN s.value GLOB 'cudaEventSynchronize*' OR s.value GLOB 'cuEventSynchronize*'"
-		 "   THEN %d"
-		 "  WHEN s.value GLOB 'cudaStreamWaitEvent*' OR s.value GLOB 'cuStreamWaitEvent*'"
-		 "   THEN %d"
-		 "  WHEN s.value GLOB 'cudaDeviceSynchronize*' OR s.value GLOB 'cudaThreadSynchronize*'"
-		 "   OR s.value GLOB 'cuCtxSynchronize*' THEN %d END"
-		 " FROM api_calls a JOIN strings s ON s.id = a.name_id"
-		 " WHERE a.correlation_id = syncs.correlation_id ORDER BY a.api LIMIT 1), kind)"
-		 " WHERE implicit = 0 AND correlation_id IS NOT NULL;",
-		 GS_SYNC_STREAM, GS_SYNC_EVENT, GS_SYNC_STREAM_WAIT_EVENT, GS_SYNC_CONTEXT);
-	return exec(m, sql, "naming sync kinds");
+	if (import_out_sync_apis(m->db) < 0)
+		return fail_db(m, "naming sync kinds");
+	return exec(m,
+		    "UPDATE syncs SET kind = COALESCE((SELECT i.kind FROM api_calls a"
+		    " JOIN temp.sync_api i ON i.name_id = a.name_id"
+		    " WHERE a.correlation_id = syncs.correlation_id ORDER BY a.api LIMIT 1), kind)"
+		    " WHERE implicit = 0 AND correlation_id IS NOT NULL;",
+		    "naming sync kinds");
 }
 
 /* Kind 21, the legacy default stream (gs_derive_legacy_stream), as the
@@ -818,25 +800,12 @@ static int legacy_streams(struct nim *m)
 
 static int meta(struct nim *m, const char *key, const char *value)
 {
-	sqlite3_stmt *q = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(m->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", -1,
-			       &q, NULL) != SQLITE_OK)
-		return fail_db(m, "meta");
-	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, value, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : fail_db(m, "meta");
+	return import_out_meta(m->db, key, value) < 0 ? fail_db(m, "meta") : 0;
 }
 
 static int meta_int(struct nim *m, const char *key, int64_t v)
 {
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%lld", (long long)v);
-	return meta(m, key, buf);
+	return import_out_meta_int(m->db, key, v) < 0 ? fail_db(m, "meta") : 0;
 }
 
 /* meta value from a query's text, if it gives one */

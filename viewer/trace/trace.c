@@ -532,19 +532,25 @@ static int wal_missing(struct trace *t, char *err, size_t errlen)
 }
 
 /* Whether the database has a table (or anything) named meta. */
-int trace_db_has_table(sqlite3 *db, const char *name)
+int trace_db_schema_has_table(sqlite3 *db, const char *schema, const char *name)
 {
 	sqlite3_stmt *st = NULL;
 	int found;
 
 	found = sqlite3_prepare_v2(db,
-				   "SELECT 1 FROM pragma_table_list WHERE schema='main' AND "
+				   "SELECT 1 FROM pragma_table_list WHERE schema=?2 AND "
 				   "name=?1 COLLATE NOCASE",
 				   -1, &st, NULL) == SQLITE_OK &&
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
+		sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC) == SQLITE_OK &&
 		sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	return found;
+}
+
+int trace_db_has_table(sqlite3 *db, const char *name)
+{
+	return trace_db_schema_has_table(db, "main", name);
 }
 
 static int has_meta(sqlite3 *db)

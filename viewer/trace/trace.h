@@ -112,6 +112,8 @@ char *trace_thread_name(struct trace *t, uint32_t tid);
  * `name`, any case: the tables of gs_schema_table_optional() are absent
  * from older traces, which is not damage. 0 also when SQLite fails. */
 int trace_db_has_table(sqlite3 *db, const char *name);
+/* The same in the attached database `schema` ("src": an import's source) */
+int trace_db_schema_has_table(sqlite3 *db, const char *schema, const char *name);
 
 /* Value of meta.key as a newly allocated string, or NULL. */
 char *trace_meta(struct trace *t, const char *key);
