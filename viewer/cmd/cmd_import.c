@@ -77,7 +77,7 @@ int cmd_import(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *json;
-	struct kineto_stats st;
+	struct import_stats st;
 	char err[640];
 	int c, quiet = 0, rc, nsys;
 	long long pid = -1;
@@ -164,11 +164,11 @@ int cmd_import(int argc, char **argv)
 	       " devices\n",
 	       st.kernels, st.memcpys, st.memsets, st.api_calls, st.syncs + st.implicit_syncs,
 	       st.implicit_syncs, st.ranges, st.devices);
-	if (st.n_unmapped || st.unmapped[KINETO_MAX_CATS].n) {
+	if (st.n_unmapped || st.unmapped[IMPORT_MAX_CATS].n) {
 		const char *sep = "";
 		fputs(nsys ? "not mapped (rows per table):" : "not mapped (events per category):",
 		      stdout);
-		for (i = 0; i <= KINETO_MAX_CATS; i++) {
+		for (i = 0; i <= IMPORT_MAX_CATS; i++) {
 			if (!st.unmapped[i].n)
 				continue;
 			printf("%s %s %" PRId64, sep, st.unmapped[i].cat, st.unmapped[i].n);

@@ -499,6 +499,14 @@ static int derive(struct dctx *im)
 	return 0;
 }
 
+void import_stats_add_derived(struct import_stats *st, const struct import_derived *d)
+{
+	st->graph_ops = d->graph_ops;
+	st->syncs_from_calls = d->syncs_from_calls;
+	st->syncs += d->syncs_from_calls;
+	st->implicit_syncs = d->implicit_syncs;
+	st->waits_unrecorded = d->waits_unrecorded;
+}
 
 int import_derive(sqlite3 *db, struct import_derived *d, const char **what)
 {

@@ -58,6 +58,42 @@ int import_out_meta_int(sqlite3 *db, const char *key, int64_t v);
 /* strings.id of s in the new database, added if missing; 0 on failure */
 int64_t import_out_intern(sqlite3 *db, const char *s);
 
+#define IMPORT_MAX_CATS 32 /* categories (tables) counted one by one; the rest as "other" */
+
+/* What an import wrote and left out: cmd_import.c prints it once. Fields
+ * marked nsys are 0 for Kineto traces; events, flows, repaired, host_ops
+ * and event_records are 0 for Nsight Systems exports. */
+struct import_count {
+	char cat[48]; /* Kineto category or nsys table, as a meta key part: [A-Za-z0-9_] */
+	int64_t n;
+};
+
+struct import_stats {
+	int64_t events;						     /* objects in traceEvents */
+	int64_t kernels, memcpys, memsets, api_calls, syncs, ranges; /* rows written */
+	int64_t implicit_syncs; /* derived from copies, sets and API names */
+	int64_t devices, threads;
+	int64_t flows;		  /* "s"/"f"/"t" flow events: not needed (args.correlation) */
+	int64_t repaired;	  /* strings whose invalid UTF-8 was replaced by U+FFFD */
+	int64_t graph_ops;	  /* ops given their graph launch's correlation id as graph id */
+	int64_t waits_unrecorded; /* cudaStreamWaitEvent calls, when no stream-wait
+				     (cuda_sync) record is in the trace; else 0 */
+	int64_t host_ops;	  /* cpu_op, python_function events kept in host_ranges */
+	int64_t event_records;	  /* events rows made from stream waits' wait_on_stream */
+	int64_t syncs_from_calls; /* explicit syncs made from sync calls that had no
+				     cuda_sync record (also counted in syncs) */
+	int64_t graph_runs;	  /* nsys: graph launches traced graph-level (graph_runs) */
+	int64_t rows_left_out;	  /* nsys: rows with times, devices or streams no trace holds */
+	int64_t graph_launches_unseen; /* nsys: graph launch calls, none of whose GPU work is
+					 in the export */
+	struct import_count unmapped[IMPORT_MAX_CATS + 1]; /* events not mapped, per category */
+	size_t n_unmapped;
+};
+
+/* What import_derive() did, added to st (both importers' summary) */
+struct import_derived;
+void import_stats_add_derived(struct import_stats *st, const struct import_derived *d);
+
 /* What import_derive() added or changed. */
 struct import_derived {
 	int64_t graph_ops;	  /* ops given their graph launch's correlation id as graph id */

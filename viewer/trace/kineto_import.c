@@ -454,7 +454,7 @@ struct importer {
 	sqlite3 *db;
 	sqlite3_stmt *st[ST_N];
 	yajl_handle yh;
-	struct kineto_stats *stats;
+	struct import_stats *stats;
 
 	/* parse state */
 	enum ctx stack[16];
@@ -645,7 +645,7 @@ static void cat_key(const char *cat, size_t n, char *out, size_t outlen)
 
 static void unmapped(struct importer *im, const char *cat, size_t n)
 {
-	struct kineto_stats *st = im->stats;
+	struct import_stats *st = im->stats;
 	char key[48];
 	size_t i;
 
@@ -655,9 +655,9 @@ static void unmapped(struct importer *im, const char *cat, size_t n)
 			st->unmapped[i].n++;
 			return;
 		}
-	if (st->n_unmapped == KINETO_MAX_CATS) { /* the last slot: everything else */
-		snprintf(st->unmapped[KINETO_MAX_CATS].cat, sizeof(st->unmapped[0].cat), "other");
-		st->unmapped[KINETO_MAX_CATS].n++;
+	if (st->n_unmapped == IMPORT_MAX_CATS) { /* the last slot: everything else */
+		snprintf(st->unmapped[IMPORT_MAX_CATS].cat, sizeof(st->unmapped[0].cat), "other");
+		st->unmapped[IMPORT_MAX_CATS].n++;
 		return;
 	}
 	snprintf(st->unmapped[st->n_unmapped].cat, sizeof(st->unmapped[0].cat), "%s", key);
@@ -1523,7 +1523,7 @@ static int meta_int(struct importer *im, const char *key, int64_t v)
 /* processes, threads, meta, indexes, derived rows */
 static int finish(struct importer *im, const char *version)
 {
-	struct kineto_stats *st = im->stats;
+	struct import_stats *st = im->stats;
 	char buf[256];
 	size_t i, n;
 	const char *txt;
@@ -1600,9 +1600,9 @@ static int finish(struct importer *im, const char *version)
 	if (im->min_ns <= im->max_ns &&
 	    (meta_int(im, "start_ns", im->min_ns) < 0 || meta_int(im, "stop_ns", im->max_ns) < 0))
 		return -1;
-	for (i = 0; i <= KINETO_MAX_CATS; i++) {
-		if (i == st->n_unmapped && i < KINETO_MAX_CATS)
-			i = KINETO_MAX_CATS;
+	for (i = 0; i <= IMPORT_MAX_CATS; i++) {
+		if (i == st->n_unmapped && i < IMPORT_MAX_CATS)
+			i = IMPORT_MAX_CATS;
 		if (!st->unmapped[i].n)
 			continue;
 		snprintf(buf, sizeof(buf), "import.unmapped.%s", st->unmapped[i].cat);
@@ -1616,7 +1616,7 @@ static int finish(struct importer *im, const char *version)
 		const char *what;
 		if (import_derive(im->db, &d, &what) < 0)
 			return fail_db(im, what), -1;
-		kineto_stats_add_derived(st, &d);
+		import_stats_add_derived(st, &d);
 	}
 	if (meta_int(im, "import.event_records_from_waits", st->event_records) < 0 ||
 	    meta_int(im, "import.host_ops", st->host_ops) < 0)
@@ -1774,17 +1774,8 @@ static void importer_free(struct importer *im)
 	free(im->fix.p);
 }
 
-void kineto_stats_add_derived(struct kineto_stats *st, const struct import_derived *d)
-{
-	st->graph_ops = d->graph_ops;
-	st->syncs_from_calls = d->syncs_from_calls;
-	st->syncs += d->syncs_from_calls;
-	st->implicit_syncs = d->implicit_syncs;
-	st->waits_unrecorded = d->waits_unrecorded;
-}
-
 int kineto_import(const char *json_path, const char *db_path, const char *version,
-		  struct kineto_stats *st, char *err, size_t errlen)
+		  struct import_stats *st, char *err, size_t errlen)
 {
 	struct importer im;
 	struct stat sb;

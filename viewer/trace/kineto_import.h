@@ -23,38 +23,6 @@
 #define KINETO_ERR_TARGET IMPORT_ERR_TARGET /* the output path: a folder, a device, not writable   \
 					     */
 
-#define KINETO_MAX_CATS 32 /* categories counted one by one; the rest as "other" */
-
-struct kineto_count {
-	char cat[48]; /* the category as a meta key part: [A-Za-z0-9_] only */
-	int64_t n;
-};
-
-struct kineto_stats {
-	int64_t events;						     /* objects in traceEvents */
-	int64_t kernels, memcpys, memsets, api_calls, syncs, ranges; /* rows written */
-	int64_t implicit_syncs; /* derived from copies, sets and API names */
-	int64_t devices, threads;
-	int64_t flows;	  /* "s"/"f"/"t" flow events: not needed (args.correlation) */
-	int64_t repaired; /* strings whose invalid UTF-8 was replaced by U+FFFD */
-	int64_t graph_ops; /* ops given their graph launch's correlation id as graph id */
-	int64_t waits_unrecorded; /* cudaStreamWaitEvent calls, when no stream-wait
-				     (cuda_sync) record is in the trace; else 0 */
-	int64_t host_ops;	  /* cpu_op, python_function events kept in host_ranges */
-	int64_t event_records;	  /* events rows made from stream waits' wait_on_stream */
-	int64_t syncs_from_calls; /* explicit syncs made from sync calls that had no
-				     cuda_sync record (also counted in syncs) */
-	int64_t graph_runs;	  /* nsys: graph launches traced graph-level (graph_runs) */
-	int64_t rows_left_out;	  /* nsys: rows with times, devices or streams no trace holds */
-	int64_t graph_launches_unseen; /* nsys: graph launch calls, none of whose GPU work is
-					 in the export */
-	struct kineto_count unmapped[KINETO_MAX_CATS + 1]; /* events not mapped, per category */
-	size_t n_unmapped;
-};
-
-/* What import_derive() did, added to st (both importers' summary) */
-void kineto_stats_add_derived(struct kineto_stats *st, const struct import_derived *d);
-
 /*
  * Convert json_path (Kineto Chrome trace, .json or .json.gz) into a new
  * trace database at db_path. The database is written to a temporary file
@@ -69,6 +37,6 @@ void kineto_stats_add_derived(struct kineto_stats *st, const struct import_deriv
  * cannot be a database file (a folder, a device, "-", an unwritable folder).
  */
 int kineto_import(const char *json_path, const char *db_path, const char *version,
-		  struct kineto_stats *st, char *err, size_t errlen);
+		  struct import_stats *st, char *err, size_t errlen);
 
 #endif

@@ -63,7 +63,7 @@
 
 struct nim {
 	sqlite3 *db; /* the new trace, the export attached as "src" */
-	struct kineto_stats *st;
+	struct import_stats *st;
 	char err[512];
 	int err_kind; /* IMPORT_ERR_* */
 	/* with one process imported: " AND <its globalPid>", " AND <its
@@ -681,7 +681,7 @@ static int count_unmapped(struct nim *m)
 	};
 	int graphs = m->st->graph_runs > 0; /* mapped when its columns were there */
 	sqlite3_stmt *q = NULL;
-	struct kineto_stats *st = m->st;
+	struct import_stats *st = m->st;
 
 	if (sqlite3_prepare_v2(
 		m->db,
@@ -715,14 +715,14 @@ static int count_unmapped(struct nim *m)
 		n = query_int(m, sql, 0);
 		if (n <= 0)
 			continue;
-		if (st->n_unmapped < KINETO_MAX_CATS) {
+		if (st->n_unmapped < IMPORT_MAX_CATS) {
 			snprintf(st->unmapped[st->n_unmapped].cat, sizeof(st->unmapped[0].cat), "%s",
 				 name);
 			st->unmapped[st->n_unmapped++].n = n;
 		} else {
-			snprintf(st->unmapped[KINETO_MAX_CATS].cat, sizeof(st->unmapped[0].cat),
+			snprintf(st->unmapped[IMPORT_MAX_CATS].cat, sizeof(st->unmapped[0].cat),
 				 "other");
-			st->unmapped[KINETO_MAX_CATS].n += n;
+			st->unmapped[IMPORT_MAX_CATS].n += n;
 		}
 	}
 	sqlite3_finalize(q);
@@ -830,7 +830,7 @@ static int meta_query(struct nim *m, const char *key, const char *sql)
 
 static int finish(struct nim *m, const char *src_path, const char *version)
 {
-	struct kineto_stats *st = m->st;
+	struct import_stats *st = m->st;
 	struct import_derived d;
 	const char *what;
 	char buf[256];
@@ -903,7 +903,7 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 		return -1;
 	if (count_unmapped(m) < 0 || meta_int(m, "import.rows_left_out", st->rows_left_out) < 0)
 		return -1;
-	for (size_t i = 0; i <= KINETO_MAX_CATS; i++) {
+	for (size_t i = 0; i <= IMPORT_MAX_CATS; i++) {
 		if (!st->unmapped[i].n)
 			continue;
 		snprintf(buf, sizeof(buf), "import.unmapped.%s", st->unmapped[i].cat);
@@ -916,7 +916,7 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 		return -1;
 	if (import_derive(m->db, &d, &what) < 0)
 		return fail_db(m, what);
-	kineto_stats_add_derived(st, &d);
+	import_stats_add_derived(st, &d);
 	if (legacy_streams(m) < 0)
 		return -1;
 	/* Graph launches whose GPU work is nowhere in the export (nsys
@@ -939,7 +939,7 @@ static int finish(struct nim *m, const char *src_path, const char *version)
 }
 
 int nsys_import(const char *src_path, const char *db_path, int64_t pid, const char *version,
-		struct kineto_stats *st, char *err, size_t errlen)
+		struct import_stats *st, char *err, size_t errlen)
 {
 	struct import_out out;
 	struct nim m;

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kineto_import.h" /* struct kineto_stats: the same summary */
+#include "import_out.h"	   /* struct import_stats */
 #include "trace.h"	   /* NSYS_REPORT_MAGIC */
 
 /* 1 when the file at path begins with SQLite's header ("SQLite format 3"),
@@ -45,6 +45,6 @@ int nsys_file_is_report(const char *path);
  * cannot be a database file.
  */
 int nsys_import(const char *src_path, const char *db_path, int64_t pid, const char *version,
-		struct kineto_stats *st, char *err, size_t errlen);
+		struct import_stats *st, char *err, size_t errlen);
 
 #endif
