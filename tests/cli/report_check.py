@@ -78,7 +78,7 @@ def check_text():
     expect(re.search(r"launch latency\s+2\.600 us\s+35\.6% of window\s+3 gaps", out), "latency row")
     expect(re.search(r"graph-internal\s+0 ns\s+0\.0% of window\s+0 gaps", out), "graph row")
     expect(re.search(r"dependency\s+0 ns\s+0\.0% of window\s+0 gaps", out), "dependency row")
-    expect(re.search(r"other\s+500 ns\s+6\.8% of window\s+1 gaps", out), "other row")
+    expect(re.search(r"other\s+500 ns\s+6\.8% of window\s+1 gap\n", out), "other row")
     # (2600 + 0 + 0) / 7300 = 35.62%; host code 200 / 7300 = 2.74%
     expect("launch overhead share: 35.6% of the window (launch latency + graph-internal + 0 ns in "
            "launch calls); host code share: 2.7%" in out, "launch overhead share")
@@ -259,11 +259,11 @@ def check_hostpause():
     p = report(db, "--full-names")  # the gap sentence on one line
     out = p.stdout
     expect(p.returncode == 0, f"exit {p.returncode}, stderr {p.stderr!r}")
-    expect("window 9.500 us, busy 2.000 us (utilisation 21.1%), idle 7.500 us, 2 ops, 1 gaps"
+    expect("window 9.500 us, busy 2.000 us (utilisation 21.1%), idle 7.500 us, 2 ops, 1 gap\n"
            in out, "device line")
     # 300 / 9500 = 3.2%, 7000 / 9500 = 73.7%, 200 / 9500 = 2.1%
     expect(re.search(r"sync wait\s+300 ns\s+3\.2% of window\s+0 gaps", out), "sync wait row")
-    expect(re.search(r"host code\s+7\.000 us\s+73\.7% of window\s+1 gaps", out), "host code row")
+    expect(re.search(r"host code\s+7\.000 us\s+73\.7% of window\s+1 gap\n", out), "host code row")
     expect(re.search(r"launch latency\s+200 ns\s+2\.1% of window\s+0 gaps", out), "latency row")
     expect("launch overhead share: 2.1% of the window (launch latency + graph-internal + 0 ns in "
            "launch calls); host code share: 73.7%" in out, "shares")

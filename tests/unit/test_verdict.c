@@ -795,8 +795,10 @@ static void test_host_stalls_are_no_per_launch_overhead(void **state)
 	assert_int_equal(t->v.findings[2].rule, GS_RULE_HOST_CODE);
 	assert_int_equal(t->v.findings[2].cost_ns, 999999);
 	assert_string_equal(gs_rule_key(GS_RULE_INPUT_WAIT), "input_wait");
-	assert_string_equal(gs_rule_count_unit(GS_RULE_HOST_STALL), "gaps");
-	assert_string_equal(gs_rule_count_unit(GS_RULE_SHORT_KERNELS), "kernels");
+	assert_string_equal(gs_rule_count_unit(GS_RULE_HOST_STALL, f->count), "gap");
+	assert_string_equal(gs_rule_count_unit(GS_RULE_HOST_STALL, 2), "gaps");
+	assert_string_equal(gs_rule_count_unit(GS_RULE_SHORT_KERNELS, 1), "kernel");
+	assert_string_equal(gs_rule_count_unit(GS_RULE_SHORT_KERNELS, 0), "kernels");
 	tb_free(t);
 }
 

@@ -635,8 +635,9 @@ int gs_name_matches(const char *text, const char *name);
 const char *gs_rule_title(int rule); /* "host code between launches", ... */
 const char *gs_rule_key(int rule);   /* "host_code", ... (JSON) */
 const char *gs_rule_fix(int rule);   /* what to change, one short sentence */
-/* what gs_finding.count counts where no API is named: "kernels", "gaps" */
-const char *gs_rule_count_unit(int rule);
+/* what gs_finding.count counts where no API is named: "kernels", "gaps"
+ * ("kernel", "gap" for a count of 1) */
+const char *gs_rule_count_unit(int rule, uint64_t count);
 
 struct gs_finding {
 	uint8_t rule;	      /* enum gs_rule */

@@ -75,9 +75,11 @@ const char *gs_rule_key(int rule)
 	return rule >= 0 && rule < GS_RULE_COUNT ? rules[rule].key : "unknown";
 }
 
-const char *gs_rule_count_unit(int rule)
+const char *gs_rule_count_unit(int rule, uint64_t count)
 {
-	return rule == GS_RULE_INPUT_WAIT || rule == GS_RULE_HOST_STALL ? "gaps" : "kernels";
+	if (rule == GS_RULE_INPUT_WAIT || rule == GS_RULE_HOST_STALL)
+		return count == 1 ? "gap" : "gaps";
+	return count == 1 ? "kernel" : "kernels";
 }
 
 const char *gs_rule_fix(int rule)

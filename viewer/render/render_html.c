@@ -431,7 +431,7 @@ static void write_verdict(FILE *f, const struct html_run *r)
 				html_escape(f, site);
 			}
 		} else if (fd->count) {
-			fprintf(f, ", %" PRIu64 " %s", fd->count, gs_rule_count_unit(fd->rule));
+			fprintf(f, ", %" PRIu64 " %s", fd->count, gs_rule_count_unit(fd->rule, fd->count));
 		}
 		if (fd->tid)
 			fprintf(f, ", thread %" PRIu32, fd->tid);

@@ -222,7 +222,7 @@ static void verdict_lines(struct report_ctx *r)
 		} else if (f->count)
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", %llu %s",
 					      (unsigned long long)f->count,
-					      gs_rule_count_unit(f->rule));
+					      gs_rule_count_unit(f->rule, f->count));
 		k = (size_t)snprintf(line, sizeof(line), "  %zu. %s: %s (%.1f%%)", i + 1,
 				     gs_rule_title(f->rule), d, 100.0 * f->share);
 		/* the fix always shows; the where part gives way */
@@ -305,9 +305,10 @@ static void t_by_site(struct report_ctx *r, const struct gs_site_stat *s, size_t
 
 static void timeline_line(FILE *f, const struct gs_timeline *tl)
 {
-	fprintf(f, "window %s, busy %s (utilisation %.1f%%), idle %s, %llu ops, %llu gaps\n",
+	fprintf(f, "window %s, busy %s (utilisation %.1f%%), idle %s, %llu op%s, %llu gap%s\n",
 		D(tl->window), D(tl->busy), 100.0 * tl->utilisation, D(tl->idle),
-		(unsigned long long)tl->n_ops, (unsigned long long)tl->n_gaps);
+		(unsigned long long)tl->n_ops, tl->n_ops == 1 ? "" : "s",
+		(unsigned long long)tl->n_gaps, tl->n_gaps == 1 ? "" : "s");
 }
 
 static void causes_block(FILE *f, const struct gs_timeline *tl, const char *indent)
@@ -315,9 +316,10 @@ static void causes_block(FILE *f, const struct gs_timeline *tl, const char *inde
 	int k;
 
 	for (k = 0; k < GS_CAUSE_COUNT; k++)
-		fprintf(f, "%s%-15s %14s %6.1f%% of window  %llu gaps\n", indent, gs_cause_name(k),
+		fprintf(f, "%s%-15s %14s %6.1f%% of window  %llu gap%s\n", indent, gs_cause_name(k),
 			D(tl->idle_by_cause[k]), pct(tl->idle_by_cause[k], tl->window),
-			(unsigned long long)tl->gaps_by_cause[k]);
+			(unsigned long long)tl->gaps_by_cause[k],
+			tl->gaps_by_cause[k] == 1 ? "" : "s");
 }
 
 static int streams_differ(const struct gs_device_result *d)
