@@ -32,6 +32,14 @@
  *                     the untraced time per launch call (the children's):
  *                     the correction takes a traced launch call's duration
  *                     less this as what tracing added to that call
+ *   plain_graph_launch_ns, plain_graph_node_ns
+ *                     the untraced time of one cudaGraphLaunch call, as
+ *                     base + node_ns x nodes (from graphs of GRAPH_SMALL and
+ *                     NODES empty kernels, each call timed alone, the
+ *                     children's): the correction takes a traced graph
+ *                     launch's duration less this for its node count
+ *   graph_launch_ns   added host time per cudaGraphLaunch of NODES kernels
+ *                     (informative: the correction reads the trace's own)
  * Differences of the medians over the phases; negative ones are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
@@ -62,6 +70,8 @@ extern "C" {
 #define ROUNDS 12 /* rounds per phase */
 #define SPINS 24  /* spin kernels per phase */
 #define NODES 100 /* kernels per graph */
+#define GRAPH_SMALL 10 /* kernels of the second graph (graph launch calls) */
+#define GRAPH_CALLS 24 /* graph launch calls timed per phase and graph */
 #define SPIN_NS 20000
 
 #define CK(call)                                                                                   \
@@ -180,6 +190,7 @@ static void set_tracing(int on)
 
 struct phase {
 	int64_t launch, legacy, driver; /* ns, median call time */
+	int64_t graph_small, graph_big; /* ns, median cudaGraphLaunch call time */
 	int64_t pitch;			/* ns per kernel, back to back (graph) */
 	int64_t spin_cupti, spin_self;	/* ns, median durations */
 };
@@ -208,29 +219,57 @@ static int64_t call_time(cudaStream_t s, CUfunction f)
 	return median(v, ROUNDS);
 }
 
+/* ns per cudaGraphLaunch call: each call timed alone, the stream drained
+ * before the next (a program's per-step graph launch meets an idle or
+ * nearly idle queue), the median over the calls */
+static int64_t graph_call_time(cudaStream_t s, cudaGraphExec_t e)
+{
+	int64_t v[GRAPH_CALLS];
+	int i;
+
+	CK(cudaGraphLaunch(e, s)); /* the first launch uploads the graph */
+	CK(cudaStreamSynchronize(s));
+	for (i = 0; i < GRAPH_CALLS; i++) {
+		int64_t t0 = now_ns();
+		CK(cudaGraphLaunch(e, s));
+		v[i] = now_ns() - t0;
+		CK(cudaStreamSynchronize(s));
+	}
+	return median(v, GRAPH_CALLS);
+}
+
 /* what a process with or without tracing measures alike */
 struct setup {
 	cudaStream_t s;
 	cudaFunction_t rf;
-	cudaGraphExec_t exec;
+	cudaGraphExec_t exec;	    /* NODES empty kernels */
+	cudaGraphExec_t exec_small; /* GRAPH_SMALL of them */
 	unsigned long long *d_out;
 };
 
-static void set_up(struct setup *u)
+static cudaGraphExec_t empty_graph(cudaStream_t s, int nodes)
 {
+	cudaGraphExec_t exec;
 	cudaGraph_t graph;
 	int i;
 
+	CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+	for (i = 0; i < nodes; i++)
+		gs_cal_empty<<<1, 32, 0, s>>>();
+	CK(cudaStreamEndCapture(s, &graph));
+	CK(cudaGraphInstantiate(&exec, graph, 0));
+	CK(cudaGraphDestroy(graph));
+	return exec;
+}
+
+static void set_up(struct setup *u)
+{
 	CK(cudaFree(0));
 	CK(cudaStreamCreateWithFlags(&u->s, cudaStreamNonBlocking));
 	CK(cudaMalloc(&u->d_out, sizeof(*u->d_out)));
 	CK(cudaGetFuncBySymbol(&u->rf, (const void *)gs_cal_empty));
-	CK(cudaStreamBeginCapture(u->s, cudaStreamCaptureModeThreadLocal));
-	for (i = 0; i < NODES; i++)
-		gs_cal_empty<<<1, 32, 0, u->s>>>();
-	CK(cudaStreamEndCapture(u->s, &graph));
-	CK(cudaGraphInstantiate(&u->exec, graph, 0));
-	CK(cudaGraphDestroy(graph));
+	u->exec = empty_graph(u->s, NODES);
+	u->exec_small = empty_graph(u->s, GRAPH_SMALL);
 }
 
 static void measure_host(struct phase *p, const struct setup *u)
@@ -238,6 +277,8 @@ static void measure_host(struct phase *p, const struct setup *u)
 	p->launch = call_time(u->s, NULL);
 	p->legacy = call_time(0, NULL);
 	p->driver = call_time(u->s, (CUfunction)u->rf);
+	p->graph_small = graph_call_time(u->s, u->exec_small);
+	p->graph_big = graph_call_time(u->s, u->exec);
 }
 
 static void measure_pitch(struct phase *p, const struct setup *u)
@@ -285,8 +326,9 @@ static int plain_main(void)
 
 	set_up(&u);
 	measure_host(&p, &u);
-	printf("plain launch=%lld legacy=%lld driver=%lld\n", (long long)p.launch,
-	       (long long)p.legacy, (long long)p.driver);
+	printf("plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld\n",
+	       (long long)p.launch, (long long)p.legacy, (long long)p.driver,
+	       (long long)p.graph_small, (long long)p.graph_big);
 	return 0;
 }
 
@@ -295,7 +337,7 @@ static int plain_child(const char *self, struct phase *p)
 {
 	char line[256], *argv[] = {(char *)self, (char *)"--plain", NULL};
 	posix_spawn_file_actions_t fa;
-	long long l, g, d;
+	long long l, g, d, gs, gb;
 	size_t used = 0;
 	int fd[2], status = 0, rc;
 	pid_t pid;
@@ -326,18 +368,21 @@ static int plain_child(const char *self, struct phase *p)
 	while (waitpid(pid, &status, 0) < 0)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-	    sscanf(line, "plain launch=%lld legacy=%lld driver=%lld", &l, &g, &d) != 3)
+	    sscanf(line, "plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld",
+		   &l, &g, &d, &gs, &gb) != 5)
 		return -1;
 	p->launch = l;
 	p->legacy = g;
 	p->driver = d;
+	p->graph_small = gs;
+	p->graph_big = gb;
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct phase u[PHASES], t[PHASES];
-	int64_t fig[5], plain[3];
+	int64_t fig[6], plain[5], node;
 	struct setup su;
 	int i, k;
 
@@ -400,7 +445,7 @@ int main(int argc, char **argv)
 	}
 	/* differences of medians: the phases of the two kinds run in
 	 * different processes, so they do not pair one to one */
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < 7; k++) {
 		int64_t a[PHASES], b[PHASES], m;
 		for (i = 0; i < PHASES; i++) {
 			const struct phase *x = &t[i], *y = &u[i];
@@ -409,23 +454,35 @@ int main(int argc, char **argv)
 			case 1: a[i] = x->legacy, b[i] = y->legacy; break;
 			case 2: a[i] = x->driver, b[i] = y->driver; break;
 			case 3: a[i] = x->spin_cupti, b[i] = x->spin_self; break;
-			default: a[i] = x->pitch, b[i] = y->pitch; break;
+			case 4: a[i] = x->pitch, b[i] = y->pitch; break;
+			case 5: a[i] = x->graph_big, b[i] = y->graph_big; break;
+			default: a[i] = x->graph_small, b[i] = y->graph_small; break;
 			}
 		}
-		if (k < 3)
-			plain[k] = median(b, PHASES);
+		if (k < 3 || k > 4)
+			plain[k < 3 ? k : k - 2] = median(b, PHASES);
+		if (k == 6)
+			break; /* the small graph's untraced time only */
 		m = median(a, PHASES) - median(b, PHASES);
 		fig[k] = m < 0 ? 0 : m;
 	}
+	/* untraced graph launch: a line through the two graphs' call times */
+	node = (plain[3] - plain[4]) / (NODES - GRAPH_SMALL);
+	if (node < 0)
+		node = 0;
 	/* the pitch grows by the node's instrumentation; of that, kernel_ns
 	 * shows as longer kernels and the rest as idle between them */
 	printf("GAPSCOPE_CALIBRATION=launch_ns=%lld,legacy_launch_ns=%lld,driver_launch_ns=%lld,"
 	       "kernel_ns=%lld,gpu_gap_ns=%lld,graph_node_ns=%lld,plain_launch_ns=%lld,"
-	       "plain_legacy_launch_ns=%lld,plain_driver_launch_ns=%lld\n",
+	       "plain_legacy_launch_ns=%lld,plain_driver_launch_ns=%lld,graph_launch_ns=%lld,"
+	       "plain_graph_launch_ns=%lld,plain_graph_node_ns=%lld\n",
 	       (long long)fig[0], (long long)fig[1], (long long)fig[2], (long long)fig[3],
 	       (long long)(fig[4] > fig[3] ? fig[4] - fig[3] : 0), (long long)fig[4],
-	       (long long)plain[0], (long long)plain[1], (long long)plain[2]);
+	       (long long)plain[0], (long long)plain[1], (long long)plain[2], (long long)fig[5],
+	       (long long)(plain[4] - node * GRAPH_SMALL > 0 ? plain[4] - node * GRAPH_SMALL : 0),
+	       (long long)node);
 	cudaGraphExecDestroy(su.exec);
+	cudaGraphExecDestroy(su.exec_small);
 	cudaFree(su.d_out);
 	cudaStreamDestroy(su.s);
 	return 0;

@@ -40,7 +40,9 @@
  * "calibrated_old" the same without the plain_* keys (a trace calibrated
  * before 2026-12-04); with "calibrated_graph" the same as "calibrated" with
  * the three kernels as nodes of graph 5, each launched by its own
- * cudaGraphLaunch (the launch calls renamed).
+ * cudaGraphLaunch (the launch calls renamed); "calibrated_graph_launch" is
+ * "calibrated_graph" whose calibration also timed the untraced graph launch
+ * (plain_graph_launch_ns 20, plain_graph_node_ns 10).
  *
  * With "steps" instead, a training loop whose sync rule fires: 20 steps,
  * step i at b = 10000 i: cudaLaunchKernel [b+500,b+600) corr 2i+1, its
@@ -146,19 +148,20 @@ int main(int argc, char **argv)
 	char *msg = NULL;
 	int rc;
 
-	int mode = argc == 3 && !strcmp(argv[2], "escape")	       ? 1
-		   : argc == 3 && !strcmp(argv[2], "steps")	       ? 2
-		   : argc == 3 && !strcmp(argv[2], "aten")	       ? 3
-		   : argc == 3 && !strcmp(argv[2], "calibrated")       ? 4
-		   : argc == 3 && !strcmp(argv[2], "calibrated_old")   ? 5
-		   : argc == 3 && !strcmp(argv[2], "steps_partial")    ? 6
-		   : argc == 3 && !strcmp(argv[2], "calibrated_graph") ? 7
-								       : 0;
+	int mode = argc == 3 && !strcmp(argv[2], "escape")		      ? 1
+		   : argc == 3 && !strcmp(argv[2], "steps")		      ? 2
+		   : argc == 3 && !strcmp(argv[2], "aten")		      ? 3
+		   : argc == 3 && !strcmp(argv[2], "calibrated")	      ? 4
+		   : argc == 3 && !strcmp(argv[2], "calibrated_old")	      ? 5
+		   : argc == 3 && !strcmp(argv[2], "steps_partial")	      ? 6
+		   : argc == 3 && !strcmp(argv[2], "calibrated_graph")	      ? 7
+		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_launch") ? 8
+									      : 0;
 
 	if (argc != 2 && !mode) {
 		fprintf(stderr, "usage: callsite_mkdb <out.db> "
 				"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
-				"calibrated_graph]\n");
+				"calibrated_graph|calibrated_graph_launch]\n");
 		return 2;
 	}
 	unlink(argv[1]);
@@ -180,10 +183,10 @@ int main(int argc, char **argv)
 		    db, "UPDATE strings SET value='/opt/torch/lib/libtorch_cuda.so' WHERE id=11;"
 			"UPDATE strings SET value='_ZN2at6native24_local_scalar_dense_cudaERKNS_"
 			"6TensorE' WHERE id=12");
-	if (rc == 0 && mode == 7)
+	if (rc == 0 && (mode == 7 || mode == 8))
 		rc = exec_sql(db, "UPDATE kernels SET graph_id=5, graph_node_id=rowid;"
 				  "UPDATE strings SET value='cudaGraphLaunch' WHERE id=1");
-	if (rc == 0 && (mode == 4 || mode == 5 || mode == 7))
+	if (rc == 0 && (mode == 4 || mode == 5 || mode == 7 || mode == 8))
 		rc = exec_sql(
 		    db,
 		    "INSERT INTO strings VALUES(13,'all');"
@@ -192,10 +195,14 @@ int main(int argc, char **argv)
 		    "('calibration.legacy_launch_ns','500'),"
 		    "('calibration.driver_launch_ns','700'),('calibration.kernel_ns','100'),"
 		    "('calibration.gpu_gap_ns','200'),('calibration.graph_node_ns','300');");
-	if (rc == 0 && (mode == 4 || mode == 7))
+	if (rc == 0 && (mode == 4 || mode == 7 || mode == 8))
 		rc = exec_sql(db, "INSERT INTO meta VALUES('calibration.plain_launch_ns','40'),"
 				  "('calibration.plain_legacy_launch_ns','60'),"
 				  "('calibration.plain_driver_launch_ns','30');");
+	if (rc == 0 && mode == 8)
+		rc = exec_sql(db,
+			      "INSERT INTO meta VALUES('calibration.plain_graph_launch_ns','20'),"
+			      "('calibration.plain_graph_node_ns','10');");
 	if (rc == 0)
 		rc = gs_schema_create_indexes(db) ? 1 : 0;
 	if (rc == 0)

@@ -35,6 +35,14 @@
 #   The report says it took 100 ns off each of 3 graph nodes, and at most
 #   400 ns off a graph launch, whose traced p50 was 100 ns; "calibrated" has
 #   no graph node and says nothing of them.
+# calibrated_graph_launch: calibrated_graph whose calibration timed the
+#   untraced graph launch, 20 + 10 a node: each launch of one node took 100
+#   traced, 30 untraced, so lost 70: min(1000, 70) + min(500, 70) = 140
+#   (the syncs' waits leave no CUDA API call to count); window 21000 - 140
+#   - 300 = 20560, idle 17860, utilisation 2700 / 20560 = 13.1%, share
+#   (1500 - 140) / 20560 = 6.6%; "all" 22500 - 140 - 300 = 22060. No
+#   kernel launch call explained a gap: the per-call figure stays the
+#   calibration's 400, and 70 per graph launch call over the 2 calls.
 set -u
 gs=$1 mk=$2 db=$3
 fail=0
@@ -84,6 +92,17 @@ expect "$out" '"graph_nodes":3,"graph_node_shrink_ns":100,"graph_launch_shrink_n
 expect "$(cat "$db.graph.html")" "The corrected figures take 100 ns off each of 3 graph nodes and up to 200 ns off the idle after it"
 expect "$(cat "$db.graph.html")" "A graph launch loses at most 400 ns, a launch call's calibrated cost (the calibration times no graph launch), though traced cudaGraphLaunch calls took 100 ns here (p50)"
 if grep -q "graph nodes" "$db.html"; then echo "FAIL: html of a trace without graph kernels notes graph nodes"; fail=1; else echo "ok: html without graph-node note"; fi
+"$mk" "$db.gl.db" calibrated_graph_launch || { echo "FAIL: callsite_mkdb calibrated_graph_launch"; exit 1; }
+out=$("$gs" report "$db.gl.db" | tr -s ' \n' '  ') || { echo "FAIL: report (graph launch) exit $?"; exit 1; }
+expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 400 ns per launch call, 70 ns per graph launch call, 100 ns per kernel): window 20.560 us, utilisation 13.1%, idle 17.860 us, launch overhead share 6.6% (idle gaps -140 ns, kernels -300 ns;"
+expect "$out" "A graph launch call loses its traced duration less the untraced one for its nodes (calibrated: 20 ns + 10 ns a node): 70 ns on average over 2 calls that held the GPU back (traced cudaGraphLaunch calls took 100 ns, p50)."
+expect "$out" "1 22.500 us 22.060 us 3.000 us 13.3% all"
+out=$("$gs" report --json "$db.gl.db" | tr -d ' \n') || { echo "FAIL: report --json (graph launch) exit $?"; exit 1; }
+expect "$out" '"graph_launch_shrink_ns":70,"graph_launches":2,"plain_graph_launch_ns":20,"plain_graph_node_ns":10'
+expect "$("$gs" report --json "$db.graph.db" | tr -d ' \n')" '"graph_launches":0,"plain_graph_launch_ns":null,"plain_graph_node_ns":null'
+"$gs" html "$db.gl.db" -o "$db.gl.html" || { echo "FAIL: html (graph launch) exit $?"; exit 1; }
+expect "$(cat "$db.gl.html")" "400 ns per launch call, 70 ns per graph launch call, 100 ns per kernel): window 20.6 µs"
+expect "$(cat "$db.gl.html")" "A graph launch call loses its traced duration less the untraced one for its nodes (calibrated: 20 ns + 10 ns a node): 70 ns on average over 2 calls that held the GPU back (traced cudaGraphLaunch calls took 100 ns, p50)"
 out=$("$gs" report --no-overhead-correction "$db.graph.db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"graph nodes"*) echo "FAIL: --no-overhead-correction still notes graph nodes"; fail=1 ;; *) echo "ok: no graph-node note without correction" ;; esac
 exit $fail

@@ -107,6 +107,26 @@ v=$(sql "$db" "SELECT value FROM meta WHERE key = 'config.sync_source'")
 [ "$v" = callbacks ]
 result $? "record smoke: sync and event rows made from callbacks by default (config.sync_source = $v)"
 
+# 1a. record calibrated first (gapscope-calibrate): every figure the
+#     correction reads is in meta, the untraced ones of a plausible size
+#     (an empty-kernel launch takes 1-50 us untraced on any current GPU; a
+#     cudaGraphLaunch call 0.5-100 us plus at most 5 us a node)
+v=$(sql "$db" "SELECT COUNT(*) FROM meta WHERE key IN ('calibration.launch_ns',
+	'calibration.legacy_launch_ns', 'calibration.driver_launch_ns', 'calibration.kernel_ns',
+	'calibration.gpu_gap_ns', 'calibration.graph_node_ns', 'calibration.plain_launch_ns',
+	'calibration.plain_legacy_launch_ns', 'calibration.plain_driver_launch_ns',
+	'calibration.graph_launch_ns', 'calibration.plain_graph_launch_ns',
+	'calibration.plain_graph_node_ns')")
+[ "$v" = 12 ]
+result $? "record smoke: the calibration's 12 figures are in meta (got $v)"
+v=$(sql "$db" "SELECT group_concat(key || '=' || value, ' ') FROM meta WHERE key LIKE 'calibration.%'")
+echo "calibration: $v"
+v=$(sql "$db" "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'calibration.plain_launch_ns') BETWEEN 1000 AND 50000
+	AND (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'calibration.plain_graph_launch_ns') BETWEEN 500 AND 100000
+	AND (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'calibration.plain_graph_node_ns') BETWEEN 0 AND 5000")
+[ "$v" = 1 ]
+result $? "record smoke: untraced launch and graph launch figures of a plausible size"
+
 # 1b. The same from CUPTI's SYNCHRONIZATION and CUDA_EVENT records
 #     (GAPSCOPE_SYNC_SOURCE=cupti): the checker's counts are the same.
 GAPSCOPE_SYNC_SOURCE=cupti record_smoke smoke-cupti "record smoke, sync rows from CUPTI"

@@ -93,6 +93,8 @@ static struct tb *build(int calibrated)
 		t->in.cal = (struct gs_calibration){.have = 1,
 						    .plain_launch_ns = -1,
 						    .plain_driver_ns = -1,
+						    .plain_graph_ns = -1,
+						    .plain_graph_node_ns = -1,
 						    .launch_ns = 300,
 						    .legacy_launch_ns = 500,
 						    .driver_launch_ns = 700,
@@ -240,6 +242,8 @@ static void test_driver_launch_uses_driver_cost(void **state)
 	t->in.cal = (struct gs_calibration){.have = 1,
 					    .plain_launch_ns = -1,
 					    .plain_driver_ns = -1,
+					    .plain_graph_ns = -1,
+					    .plain_graph_node_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .driver_launch_ns = 700,
@@ -393,6 +397,8 @@ static void test_graph_node_uses_graph_node_cost(void **state)
 	t->in.cal = (struct gs_calibration){.have = 1,
 					    .plain_launch_ns = -1,
 					    .plain_driver_ns = -1,
+					    .plain_graph_ns = -1,
+					    .plain_graph_node_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .kernel_ns = 100,
@@ -403,6 +409,74 @@ static void test_graph_node_uses_graph_node_cost(void **state)
 	assert_int_equal(t->c.devices[0].busy_removed, 450);
 	assert_int_equal(t->c.devices[0].idle_removed, 1000);
 	assert_int_equal(t->c.devices[0].window, 10150);
+	tb_free(t);
+}
+
+/* L2 becomes a cudaGraphLaunch of one node (K2, graph 5), and the
+ * calibration knows the untraced graph launch: 600 + 100 a node, 700 for
+ * one node. L2 took 1500 traced, so it lost 800 (under the cap of 10000 +
+ * 4000 a node). Host-late gap: min(1000 + 2000, 1 call x 400 + 800) = 1200;
+ * enqueued gap min(500, 200) = 200: idle removed 1400. L1 and L3 are
+ * cudaGraphLaunch calls too but launched no graph node: they would take
+ * the calibrated cost, and explain no host-late gap or one in progress.
+ * Kernels: K1 100, K2 300 - min(200, 300) = 100, K3 100: busy removed
+ * 300; K1 is followed by the host-late gap, so the window loses K2's and
+ * K3's: 11500 - 1400 - 200 = 9900. The per-call figure keeps the
+ * calibration's 400 (no kernel launch call was taken), and the graph
+ * launch's own 800 is reported apart. */
+static void test_graph_launch_against_untraced_graph_launch(void **state)
+{
+	static const char *g[S_N] = {NULL,   "cudaGraphLaunch",	     "cudaMalloc", "k", "step",
+				     "tail", "cudaStreamSynchronize"};
+	struct tb *t = build(1);
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->in.strings.v = g;
+	t->ops[1].graph_id = 5;
+	t->in.cal.plain_graph_ns = 600;
+	t->in.cal.plain_graph_node_ns = 100;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1400);
+	assert_int_equal(t->c.devices[0].busy_removed, 300);
+	assert_int_equal(t->c.devices[0].window, 9900);
+	assert_int_equal(t->c.graph_launches, 1);
+	assert_int_equal(t->c.graph_launch_shrink_ns, 800);
+	assert_int_equal(t->c.per_call_ns, 400);
+	gs_corrected_free(&t->c);
+
+	/* untraced slower than traced (2000 + 100 > 1500): it lost nothing,
+	 * the host-late gap only the cudaMalloc's min(3000, 400 + 0) = 400;
+	 * idle removed 600 */
+	t->in.cal.plain_graph_ns = 2000;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 600);
+	assert_int_equal(t->c.graph_launches, 1);
+	assert_int_equal(t->c.graph_launch_shrink_ns, 0);
+	gs_corrected_free(&t->c);
+
+	/* a calibration without the graph launch (before 2026-12-05): the
+	 * launch call's calibrated 400, min(3000, 400 + 400) = 800; idle
+	 * removed 1000, no graph launch taken apart */
+	t->in.cal.plain_graph_ns = -1;
+	t->in.cal.plain_graph_node_ns = -1;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1000);
+	assert_int_equal(t->c.graph_launches, 0);
+	assert_int_equal(t->c.graph_launch_shrink_ns, 400);
+	gs_corrected_free(&t->c);
+
+	/* a graph-level trace: K2 is the launch's graph run, its node count
+	 * unknown: the calibrated cost again, 1000 */
+	gs_result_free(&t->res);
+	t->ops[1].kind = GS_OP_GRAPH_RUN;
+	t->in.cal.plain_graph_ns = 600;
+	t->in.cal.plain_graph_node_ns = 100;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1000);
+	assert_int_equal(t->c.graph_launches, 0);
 	tb_free(t);
 }
 
@@ -438,6 +512,7 @@ int main(void)
 	    cmocka_unit_test(test_launch_faster_than_plain_costs_nothing),
 	    cmocka_unit_test(test_only_time_after_a_wait_delays_the_launch),
 	    cmocka_unit_test(test_graph_node_uses_graph_node_cost),
+	    cmocka_unit_test(test_graph_launch_against_untraced_graph_launch),
 	    cmocka_unit_test(test_refused_without_calibration_or_gaps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -189,6 +189,10 @@ struct gs_calibration {
 	 * cudaLaunchKernel (mean of the two stream kinds) and cuLaunchKernel;
 	 * -1 in traces calibrated before 2026-12-04 */
 	int64_t plain_launch_ns, plain_driver_ns;
+	/* untraced time of one cudaGraphLaunch call of n kernels:
+	 * plain_graph_ns + n x plain_graph_node_ns; -1 in traces calibrated
+	 * before 2026-12-05 */
+	int64_t plain_graph_ns, plain_graph_node_ns;
 	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
 };
 

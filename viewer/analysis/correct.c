@@ -74,24 +74,105 @@ static int64_t call_cost(const struct gs_input *in, const struct gs_calibration 
 
 /* A launch call that exceeds its untraced time by more than this did
  * something besides tracing (loaded a module, waited for a full queue): only
- * this much of it counts as tracing's. */
+ * this much of it counts as tracing's. A graph launch may exceed it by
+ * GS_MAX_GRAPH_NODE_EXCESS_NS more per node: traced, cudaGraphLaunch took
+ * 1.2-2.9 us a node on the H200 (docs/collector.md). */
 #define GS_MAX_LAUNCH_EXCESS_NS 10000
+#define GS_MAX_GRAPH_NODE_EXCESS_NS 4000
+
+/* node counts of graph launch calls: nodes[api] ops launched by call api,
+ * GRAPH_NODES_UNKNOWN where they are not in the trace one by one */
+#define GRAPH_NODES_UNKNOWN UINT32_MAX
+
+/* what the gaps' shrink reads besides the gap */
+struct ctx {
+	const struct gs_input *in;
+	const struct gs_result *res;
+	const struct gs_calibration *cal;
+	const struct gs_capture *caps; /* sorted by start */
+	size_t n_caps;
+	const uint32_t *nodes; /* per api, or NULL: no graph calibration */
+};
+
+/* sum and count of the launch costs taken, for gs_corrected.per_call_ns */
+struct cost_acc {
+	int64_t sum, n;
+};
+
+static int is_graph_launch(const char *n)
+{
+	return strstr(n, "GraphLaunch") != NULL;
+}
 
 /* what tracing added to launch call api: its traced duration less the
- * untraced one, or calibrated (its call_cost) where that is unknown */
-static int64_t launch_cost(const struct gs_input *in, const struct gs_calibration *cal,
-			   uint32_t api, int64_t calibrated)
+ * untraced one, or calibrated (its call_cost) where that is unknown. A
+ * graph launch of known node count is taken against the calibrated
+ * untraced graph launch and counted in *graph. */
+static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated,
+			   struct cost_acc *graph)
 {
+	const struct gs_input *in = x->in;
+	const struct gs_calibration *cal = x->cal;
 	const char *n = api < in->n_apis ? gs_str(&in->strings, in->apis[api].name_id, "") : "";
 	int drv = !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
-	int64_t plain = drv ? cal->plain_driver_ns : cal->plain_launch_ns, ex;
+	int64_t plain = drv ? cal->plain_driver_ns : cal->plain_launch_ns, ex, cap;
 
-	/* the untraced figure is a kernel launch's: a copy, a memset or a
-	 * graph launch takes the calibrated cost */
-	if (plain < 0 || api >= in->n_apis || !strstr(n, "LaunchKernel"))
+	if (api >= in->n_apis)
+		return calibrated;
+	if (is_graph_launch(n)) {
+		uint32_t k = x->nodes ? x->nodes[api] : 0;
+		if (!k || k == GRAPH_NODES_UNKNOWN)
+			return calibrated;
+		plain = cal->plain_graph_ns + cal->plain_graph_node_ns * k;
+		cap = GS_MAX_LAUNCH_EXCESS_NS + (int64_t)k * GS_MAX_GRAPH_NODE_EXCESS_NS;
+		ex = in->apis[api].end - in->apis[api].start - plain;
+		ex = ex < 0 ? 0 : min64(ex, cap);
+		graph->sum += ex;
+		graph->n++;
+		return ex;
+	}
+	/* the untraced figure is a kernel launch's: a copy or a memset takes
+	 * the calibrated cost */
+	if (plain < 0 || !strstr(n, "LaunchKernel"))
 		return calibrated;
 	ex = in->apis[api].end - in->apis[api].start - plain;
 	return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
+}
+
+/* The ops each graph launch call launched (kernels, copies, sets of its
+ * graph), where the calibration has the untraced graph launch; NULL
+ * otherwise, or *err = -ENOMEM. A graph run (graph-level trace) hides the
+ * count. */
+static uint32_t *graph_node_counts(const struct gs_input *in, const struct gs_result *res,
+				   const struct gs_calibration *cal, int *err)
+{
+	uint32_t *nodes = NULL;
+	size_t i;
+
+	*err = 0;
+	if (cal->plain_graph_ns < 0 || cal->plain_graph_node_ns < 0)
+		return NULL;
+	for (i = 0; i < in->n_ops; i++) {
+		const struct gs_op *o = &in->ops[i];
+		uint32_t api;
+		if (!o->graph_id && o->kind != GS_OP_GRAPH_RUN)
+			continue;
+		api = gs_launch_call(res, (uint32_t)i);
+		if (api == GS_NONE || api >= in->n_apis)
+			continue;
+		if (!nodes) {
+			nodes = calloc(in->n_apis, sizeof(*nodes));
+			if (!nodes) {
+				*err = -ENOMEM;
+				return NULL;
+			}
+		}
+		if (o->kind == GS_OP_GRAPH_RUN)
+			nodes[api] = GRAPH_NODES_UNKNOWN;
+		else if (nodes[api] != GRAPH_NODES_UNKNOWN)
+			nodes[api]++;
+	}
+	return nodes;
 }
 
 static int cmp_capture_start(const void *a, const void *b)
@@ -124,20 +205,16 @@ static int64_t captured_in(const struct gs_capture *c, size_t n, uint32_t tid, i
 	return sum;
 }
 
-/* sum and count of the launch costs taken, for gs_corrected.per_call_ns */
-struct cost_acc {
-	int64_t sum, n;
-};
-
 /* *host_bound: 1 when the GPU waited for the host in gap g (the op that
  * ends it could not have started sooner on the GPU's account) */
-static int64_t gap_shrink(const struct gs_input *in, const struct gs_result *res,
-			  const struct gs_calibration *cal, const struct gs_capture *caps,
-			  size_t n_caps, const struct gs_gap *g, struct cost_acc *acc,
-			  uint8_t *host_bound)
+static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct cost_acc *acc,
+			  struct cost_acc *graph, uint8_t *host_bound)
 {
+	const struct gs_input *in = x->in;
+	const struct gs_calibration *cal = x->cal;
+	struct cost_acc g_acc = {0, 0};
 	struct gs_segment seg[MAX_SEGS];
-	size_t n = gs_gap_segments(res, g, seg, MAX_SEGS), i;
+	size_t n = gs_gap_segments(x->res, g, seg, MAX_SEGS), i;
 	int64_t api_ns = 0, lat_ns = 0, gi_ns = 0, calls = 0;
 	int64_t cost = (cal->launch_ns + cal->legacy_launch_ns) / 2, lcost = -1;
 	uint32_t tid = 0;
@@ -169,7 +246,8 @@ static int64_t gap_shrink(const struct gs_input *in, const struct gs_result *res
 			lat_ns += d;
 			if (seg[i].ref_kind == GS_EXPLAIN_LAUNCH) {
 				cost = call_cost(in, cal, seg[i].ref_idx);
-				lcost = launch_cost(in, cal, seg[i].ref_idx, cost);
+				g_acc.sum = g_acc.n = 0;
+				lcost = launch_cost(x, seg[i].ref_idx, cost, &g_acc);
 				if (seg[i].ref_idx < in->n_apis) {
 					tid = in->apis[seg[i].ref_idx].tid;
 					in_call = in->apis[seg[i].ref_idx].end > g->start;
@@ -188,12 +266,14 @@ static int64_t gap_shrink(const struct gs_input *in, const struct gs_result *res
 	 * the chain sooner) */
 	*host_bound = (g->host_late || in_call) && from == 0;
 	if (g->host_late || in_call) {
-		acc->sum += lcost;
-		acc->n++;
+		/* graph launches apart: theirs is a cost per graph */
+		struct cost_acc *to = g_acc.n ? graph : acc;
+		to->sum += lcost;
+		to->n++;
 	}
 	if (g->host_late) {
 		int64_t cap =
-		    from < n ? captured_in(caps, n_caps, tid, seg[from].start, g->end) : 0;
+		    from < n ? captured_in(x->caps, x->n_caps, tid, seg[from].start, g->end) : 0;
 		return min64(min64(api_ns + lat_ns, calls * cost + lcost) + cap, g->end - g->start);
 	}
 	/* A launch call that began before the GPU went idle but had not
@@ -239,9 +319,11 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	uint8_t *host_bound = NULL; /* per gap of the device at hand */
 	double *factor = NULL;
 	struct gs_capture *caps = NULL; /* in->captures by start */
-	struct cost_acc acc = {0, 0};
+	struct cost_acc acc = {0, 0}, graph = {0, 0};
+	uint32_t *nodes = NULL;
+	struct ctx x;
 	size_t d, i, n_caps = 0;
-	int rc = -ENOMEM;
+	int rc = -ENOMEM, err;
 
 	memset(out, 0, sizeof(*out));
 	if (!cal->have)
@@ -270,6 +352,10 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 				caps[n_caps++] = in->captures[i];
 		qsort(caps, n_caps, sizeof(*caps), cmp_capture_start);
 	}
+	nodes = graph_node_counts(in, res, cal, &err);
+	if (err)
+		goto out;
+	x = (struct ctx){in, res, cal, caps, n_caps, nodes};
 
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_device_result *dr = &res->devices[d];
@@ -286,9 +372,8 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			goto out;
 		gap_sum[d][0] = 0;
 		for (i = 0; i < dr->n_gaps; i++)
-			gap_sum[d][i + 1] =
-			    gap_sum[d][i] + gap_shrink(in, res, cal, caps, n_caps, &dr->gaps[i],
-						       &acc, &host_bound[i]);
+			gap_sum[d][i + 1] = gap_sum[d][i] + gap_shrink(&x, &dr->gaps[i], &acc,
+								       &graph, &host_bound[i]);
 		/* kernels overlap on several streams: take off each kernel's
 		 * instrumentation in the share of op time that the union kept
 		 * (both within the selection: with --range, tl.busy is the
@@ -345,6 +430,9 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	out->from_trace = cal->plain_launch_ns >= 0 || cal->plain_driver_ns >= 0;
 	if (acc.n)
 		out->per_call_ns = acc.sum / acc.n;
+	out->graph_launches = graph.n;
+	if (graph.n)
+		out->graph_launch_shrink_ns = graph.sum / graph.n;
 
 	/* NVTX ranges: their walls less what was removed inside them on the
 	 * device that did the most work */
@@ -395,6 +483,7 @@ out:
 	free(host_bound);
 	free(factor);
 	free(caps);
+	free(nodes);
 	if (rc)
 		gs_corrected_free(out);
 	return rc;

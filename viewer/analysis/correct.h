@@ -46,9 +46,15 @@ struct gs_corrected {
 	int64_t graph_nodes; /* kernels of graph replays that were shrunk */
 	int64_t graph_node_shrink_ns; /* what each of them lost (before the overlap
 					 factor): graph_node_ns - gpu_gap_ns */
-	int64_t graph_launch_shrink_ns; /* the most a cudaGraphLaunch call loses: the
-					   calibrated cost of a launch call (the
-					   calibration times no graph launch) */
+	int64_t graph_launch_shrink_ns; /* graph_launches 0: the most a
+					   cudaGraphLaunch call loses, the calibrated
+					   cost of a launch call (a calibration before
+					   2026-12-05 timed no graph launch); else the
+					   mean a graph launch call lost: its traced
+					   duration less the calibrated untraced one of
+					   its node count */
+	int64_t graph_launches;		/* graph launch calls taken against the
+					   untraced graph launch (in gaps) */
 };
 
 /* Fill out from res (analysed with all_gaps = 1) and cal. Returns 0, or

@@ -249,6 +249,10 @@ static void write_corrected(FILE *f, const struct html_run *r)
 					    : "calibrated");
 		put_ns(f, r->corr->per_call_ns);
 		fputs(" per launch call, ", f);
+		if (r->corr->graph_launches) {
+			put_ns(f, r->corr->graph_launch_shrink_ns);
+			fputs(" per graph launch call, ", f);
+		}
 		put_ns(f, r->in->cal.kernel_ns);
 		fputs(" per kernel): window ", f);
 		put_ns(f, c->window);
@@ -276,7 +280,23 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		      "short (H200: 1000 one-block kernels of 3.4 µs a node, 5-14% short)",
 		      f);
 		gl = gs_graph_launch_stat(r->res);
-		if (gl) {
+		if (gl && r->corr->graph_launches) {
+			fputs(
+			    ". A graph launch call loses its traced duration less the untraced one "
+			    "for its nodes (calibrated: ",
+			    f);
+			put_ns(f, r->in->cal.plain_graph_ns);
+			fputs(" + ", f);
+			put_ns(f, r->in->cal.plain_graph_node_ns);
+			fputs(" a node): ", f);
+			put_ns(f, r->corr->graph_launch_shrink_ns);
+			fprintf(f, " on average over %lld calls that held the GPU back (traced ",
+				(long long)r->corr->graph_launches);
+			html_escape(f, gs_str(&r->in->strings, gl->name_id, "?"));
+			fputs(" calls took ", f);
+			put_ns(f, gl->api_dur.p50);
+			fputs(", p50)", f);
+		} else if (gl) {
 			fputs(". A graph launch loses at most ", f);
 			put_ns(f, r->corr->graph_launch_shrink_ns);
 			fputs(", a launch call's calibrated cost (the calibration times no graph "

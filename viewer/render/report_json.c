@@ -289,6 +289,14 @@ static int j_begin(struct report_ctx *r)
 				    gs_graph_launch_stat(r->res)
 					? jint(r->corr->graph_launch_shrink_ns)
 					: json_null());
+		json_object_set_new(c, "graph_launches", jint(r->corr->graph_launches));
+		json_object_set_new(c, "plain_graph_launch_ns",
+				    r->in->cal.plain_graph_ns >= 0 ? jint(r->in->cal.plain_graph_ns)
+								   : json_null());
+		json_object_set_new(c, "plain_graph_node_ns",
+				    r->in->cal.plain_graph_node_ns >= 0
+					? jint(r->in->cal.plain_graph_node_ns)
+					: json_null());
 		for (i = 0; i < r->corr->n_devices; i++) {
 			const struct gs_corrected_device *d = &r->corr->devices[i];
 			json_t *o = json_object();

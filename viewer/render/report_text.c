@@ -113,7 +113,18 @@ static int t_begin(struct report_ctx *r)
 				"1000 one-block kernels of 3.4 us a node, 5-14%% short)",
 				D(r->corr->graph_node_shrink_ns), (long long)r->corr->graph_nodes,
 				D(r->in->cal.gpu_gap_ns));
-			if (gl)
+			if (gl && r->corr->graph_launches)
+				fprintf(
+				    f,
+				    ". A graph launch call loses its traced duration less "
+				    "the untraced one for its nodes (calibrated: %s + %s a "
+				    "node): %s on average over %lld calls that held the GPU "
+				    "back (traced %s calls took %s, p50)",
+				    D(r->in->cal.plain_graph_ns), D(r->in->cal.plain_graph_node_ns),
+				    D(r->corr->graph_launch_shrink_ns),
+				    (long long)r->corr->graph_launches,
+				    gs_str(&r->in->strings, gl->name_id, "?"), D(gl->api_dur.p50));
+			else if (gl)
 				fprintf(f,
 					". A graph launch loses at most %s, a launch call's "
 					"calibrated cost (the calibration times no graph "
@@ -368,15 +379,19 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 			const struct gs_corrected_device *c = &r->corr->devices[k];
 			if (c->device != d->device)
 				continue;
+			char graph[64] = "";
+			if (r->corr->graph_launches)
+				snprintf(graph, sizeof(graph), ", %s per graph launch call",
+					 D(r->corr->graph_launch_shrink_ns));
 			fprintf(f,
 				"  corrected for the collector's overhead (%s: %s per launch "
-				"call, %s per kernel): window %s, utilisation %.1f%%, idle %s, "
+				"call%s, %s per kernel): window %s, utilisation %.1f%%, idle %s, "
 				"launch overhead share %.1f%% (idle gaps -%s, kernels -%s; "
 				"--no-overhead-correction to hide)\n",
 				r->corr->from_trace ? "traced launch calls less untraced ones"
 						    : "calibrated",
-				D(r->corr->per_call_ns), D(r->in->cal.kernel_ns), D(c->window),
-				100.0 * c->utilisation, D(c->idle),
+				D(r->corr->per_call_ns), graph, D(r->in->cal.kernel_ns),
+				D(c->window), 100.0 * c->utilisation, D(c->idle),
 				100.0 * c->launch_overhead_share, D(c->idle_removed),
 				D(c->busy_removed));
 		}
