@@ -290,8 +290,9 @@ static void write_corrected(FILE *f, const struct html_run *r)
 			put_ns(f, r->in->cal.plain_graph_node_ns);
 			fputs(" a node): ", f);
 			put_ns(f, r->corr->graph_launch_shrink_ns);
-			fprintf(f, " on average over %lld calls that held the GPU back (traced ",
-				(long long)r->corr->graph_launches);
+			fprintf(f, " on average over %lld call%s that held the GPU back (traced ",
+				(long long)r->corr->graph_launches,
+				r->corr->graph_launches == 1 ? "" : "s");
 			html_escape(f, gs_str(&r->in->strings, gl->name_id, "?"));
 			fputs(" calls took ", f);
 			put_ns(f, gl->api_dur.p50);

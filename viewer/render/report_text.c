@@ -118,11 +118,12 @@ static int t_begin(struct report_ctx *r)
 				    f,
 				    ". A graph launch call loses its traced duration less "
 				    "the untraced one for its nodes (calibrated: %s + %s a "
-				    "node): %s on average over %lld calls that held the GPU "
+				    "node): %s on average over %lld call%s that held the GPU "
 				    "back (traced %s calls took %s, p50)",
 				    D(r->in->cal.plain_graph_ns), D(r->in->cal.plain_graph_node_ns),
 				    D(r->corr->graph_launch_shrink_ns),
 				    (long long)r->corr->graph_launches,
+				    r->corr->graph_launches == 1 ? "" : "s",
 				    gs_str(&r->in->strings, gl->name_id, "?"), D(gl->api_dur.p50));
 			else if (gl)
 				fprintf(f,
