@@ -40,15 +40,6 @@
  *                     launch's duration less this for its node count
  *   graph_launch_ns   added host time per cudaGraphLaunch of NODES kernels
  *                     (informative: the correction reads the trace's own)
- *   plain_launch_delay_ns, plain_graph_delay_ns
- *                     untraced, from a launch call's entry to its first
- *                     kernel's start, for a kernel launch and a graph launch
- *                     of NODES kernels (the children's; the first kernel
- *                     stamps %globaltimer, the host reads CLOCK_REALTIME
- *                     before the call): the correction leaves a launch at
- *                     least this much latency. Printed only where the two
- *                     clocks agree (every stamp of a check lies between the
- *                     host's readings around it)
  * Differences of the medians over the phases; negative ones are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
@@ -102,13 +93,6 @@ __device__ static unsigned long long globaltimer(void)
 	unsigned long long t;
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	return t;
-}
-
-/* writes its start time (the GPU's clock) to *at */
-__global__ void gs_cal_stamp(unsigned long long *at)
-{
-	if (threadIdx.x == 0)
-		*at = globaltimer();
 }
 
 /* spins for ns on the GPU clock; writes its own duration to *out */
@@ -207,7 +191,6 @@ static void set_tracing(int on)
 struct phase {
 	int64_t launch, legacy, driver; /* ns, median call time */
 	int64_t graph_small, graph_big; /* ns, median cudaGraphLaunch call time */
-	int64_t delay, graph_delay;	/* ns, call entry to first kernel; -1 unknown */
 	int64_t pitch;			/* ns per kernel, back to back (graph) */
 	int64_t spin_cupti, spin_self;	/* ns, median durations */
 };
@@ -261,9 +244,7 @@ struct setup {
 	cudaFunction_t rf;
 	cudaGraphExec_t exec;	    /* NODES empty kernels */
 	cudaGraphExec_t exec_small; /* GRAPH_SMALL of them */
-	cudaGraphExec_t exec_stamp; /* NODES kernels, the first stamps *d_at */
 	unsigned long long *d_out;
-	unsigned long long *h_at, *d_at; /* mapped host memory */
 };
 
 static cudaGraphExec_t empty_graph(cudaStream_t s, int nodes)
@@ -281,22 +262,6 @@ static cudaGraphExec_t empty_graph(cudaStream_t s, int nodes)
 	return exec;
 }
 
-static cudaGraphExec_t stamp_graph(cudaStream_t s, unsigned long long *at)
-{
-	cudaGraphExec_t exec;
-	cudaGraph_t graph;
-	int i;
-
-	CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-	gs_cal_stamp<<<1, 32, 0, s>>>(at);
-	for (i = 1; i < NODES; i++)
-		gs_cal_empty<<<1, 32, 0, s>>>();
-	CK(cudaStreamEndCapture(s, &graph));
-	CK(cudaGraphInstantiate(&exec, graph, 0));
-	CK(cudaGraphDestroy(graph));
-	return exec;
-}
-
 static void set_up(struct setup *u)
 {
 	CK(cudaFree(0));
@@ -305,40 +270,6 @@ static void set_up(struct setup *u)
 	CK(cudaGetFuncBySymbol(&u->rf, (const void *)gs_cal_empty));
 	u->exec = empty_graph(u->s, NODES);
 	u->exec_small = empty_graph(u->s, GRAPH_SMALL);
-	CK(cudaHostAlloc(&u->h_at, sizeof(*u->h_at), cudaHostAllocMapped));
-	CK(cudaHostGetDevicePointer(&u->d_at, u->h_at, 0));
-	u->exec_stamp = stamp_graph(u->s, u->d_at);
-}
-
-static int64_t realtime_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-/* ns from a launch call's entry (host CLOCK_REALTIME) to its first
- * kernel's start (%globaltimer), median over GRAPH_CALLS launches from an
- * idle stream; graph 0: a kernel launch. -1 where the clocks disagree: a
- * stamp outside the host's readings around its launch and sync. */
-static int64_t launch_delay(const struct setup *u, int graph)
-{
-	int64_t v[GRAPH_CALLS];
-	int i;
-
-	for (i = 0; i < GRAPH_CALLS; i++) {
-		int64_t t0 = realtime_ns(), t1;
-		if (graph)
-			CK(cudaGraphLaunch(u->exec_stamp, u->s));
-		else
-			gs_cal_stamp<<<1, 32, 0, u->s>>>(u->d_at);
-		CK(cudaStreamSynchronize(u->s));
-		t1 = realtime_ns();
-		if ((int64_t)*u->h_at < t0 || (int64_t)*u->h_at > t1)
-			return -1;
-		v[i] = (int64_t)*u->h_at - t0;
-	}
-	return median(v, GRAPH_CALLS);
 }
 
 static void measure_host(struct phase *p, const struct setup *u)
@@ -348,10 +279,6 @@ static void measure_host(struct phase *p, const struct setup *u)
 	p->driver = call_time(u->s, (CUfunction)u->rf);
 	p->graph_small = graph_call_time(u->s, u->exec_small);
 	p->graph_big = graph_call_time(u->s, u->exec);
-	CK(cudaGraphLaunch(u->exec_stamp, u->s)); /* its upload */
-	CK(cudaStreamSynchronize(u->s));
-	p->delay = launch_delay(u, 0);
-	p->graph_delay = p->delay < 0 ? -1 : launch_delay(u, 1);
 }
 
 static void measure_pitch(struct phase *p, const struct setup *u)
@@ -399,11 +326,9 @@ static int plain_main(void)
 
 	set_up(&u);
 	measure_host(&p, &u);
-	printf("plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-	       "delay=%lld graph_delay=%lld\n",
+	printf("plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld\n",
 	       (long long)p.launch, (long long)p.legacy, (long long)p.driver,
-	       (long long)p.graph_small, (long long)p.graph_big, (long long)p.delay,
-	       (long long)p.graph_delay);
+	       (long long)p.graph_small, (long long)p.graph_big);
 	return 0;
 }
 
@@ -412,7 +337,7 @@ static int plain_child(const char *self, struct phase *p)
 {
 	char line[256], *argv[] = {(char *)self, (char *)"--plain", NULL};
 	posix_spawn_file_actions_t fa;
-	long long l, g, d, gs, gb, dl, gd;
+	long long l, g, d, gs, gb;
 	size_t used = 0;
 	int fd[2], status = 0, rc;
 	pid_t pid;
@@ -443,18 +368,14 @@ static int plain_child(const char *self, struct phase *p)
 	while (waitpid(pid, &status, 0) < 0)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-	    sscanf(line,
-		   "plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-		   "delay=%lld graph_delay=%lld",
-		   &l, &g, &d, &gs, &gb, &dl, &gd) != 7)
+	    sscanf(line, "plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld",
+		   &l, &g, &d, &gs, &gb) != 5)
 		return -1;
 	p->launch = l;
 	p->legacy = g;
 	p->driver = d;
 	p->graph_small = gs;
 	p->graph_big = gb;
-	p->delay = dl;
-	p->graph_delay = gd;
 	return 0;
 }
 
@@ -462,7 +383,6 @@ int main(int argc, char **argv)
 {
 	struct phase u[PHASES], t[PHASES];
 	int64_t fig[6], plain[5], node;
-	char delays[96] = "";
 	struct setup su;
 	int i, k;
 
@@ -546,20 +466,6 @@ int main(int argc, char **argv)
 		m = median(a, PHASES) - median(b, PHASES);
 		fig[k] = m < 0 ? 0 : m;
 	}
-	/* untraced launch delays: where every child could measure them */
-	{
-		int64_t a[PHASES], b[PHASES];
-		int known = 1;
-		for (i = 0; i < PHASES; i++) {
-			a[i] = u[i].delay;
-			b[i] = u[i].graph_delay;
-			known = known && a[i] >= 0 && b[i] >= 0;
-		}
-		if (known)
-			snprintf(delays, sizeof(delays),
-				 ",plain_launch_delay_ns=%lld,plain_graph_delay_ns=%lld",
-				 (long long)median(a, PHASES), (long long)median(b, PHASES));
-	}
 	/* untraced graph launch: a line through the two graphs' call times */
 	node = (plain[3] - plain[4]) / (NODES - GRAPH_SMALL);
 	if (node < 0)
@@ -569,16 +475,14 @@ int main(int argc, char **argv)
 	printf("GAPSCOPE_CALIBRATION=launch_ns=%lld,legacy_launch_ns=%lld,driver_launch_ns=%lld,"
 	       "kernel_ns=%lld,gpu_gap_ns=%lld,graph_node_ns=%lld,plain_launch_ns=%lld,"
 	       "plain_legacy_launch_ns=%lld,plain_driver_launch_ns=%lld,graph_launch_ns=%lld,"
-	       "plain_graph_launch_ns=%lld,plain_graph_node_ns=%lld%s\n",
+	       "plain_graph_launch_ns=%lld,plain_graph_node_ns=%lld\n",
 	       (long long)fig[0], (long long)fig[1], (long long)fig[2], (long long)fig[3],
 	       (long long)(fig[4] > fig[3] ? fig[4] - fig[3] : 0), (long long)fig[4],
 	       (long long)plain[0], (long long)plain[1], (long long)plain[2], (long long)fig[5],
 	       (long long)(plain[4] - node * GRAPH_SMALL > 0 ? plain[4] - node * GRAPH_SMALL : 0),
-	       (long long)node, delays);
+	       (long long)node);
 	cudaGraphExecDestroy(su.exec);
 	cudaGraphExecDestroy(su.exec_small);
-	cudaGraphExecDestroy(su.exec_stamp);
-	cudaFreeHost(su.h_at);
 	cudaFree(su.d_out);
 	cudaStreamDestroy(su.s);
 	return 0;

@@ -95,8 +95,6 @@ static struct tb *build(int calibrated)
 						    .plain_driver_ns = -1,
 						    .plain_graph_ns = -1,
 						    .plain_graph_node_ns = -1,
-						    .plain_delay_ns = -1,
-						    .plain_graph_delay_ns = -1,
 						    .launch_ns = 300,
 						    .legacy_launch_ns = 500,
 						    .driver_launch_ns = 700,
@@ -246,8 +244,6 @@ static void test_driver_launch_uses_driver_cost(void **state)
 					    .plain_driver_ns = -1,
 					    .plain_graph_ns = -1,
 					    .plain_graph_node_ns = -1,
-					    .plain_delay_ns = -1,
-					    .plain_graph_delay_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .driver_launch_ns = 700,
@@ -403,8 +399,6 @@ static void test_graph_node_uses_graph_node_cost(void **state)
 					    .plain_driver_ns = -1,
 					    .plain_graph_ns = -1,
 					    .plain_graph_node_ns = -1,
-					    .plain_delay_ns = -1,
-					    .plain_graph_delay_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .kernel_ns = 100,
@@ -486,48 +480,6 @@ static void test_graph_launch_against_untraced_graph_launch(void **state)
 	tb_free(t);
 }
 
-/* The untraced launch delay floors what a launch call may lose: K2
- * started 2000 after L2's entry (8000 -> 10000). A kernel launch: with
- * plain_launch_ns 1000, L2 lost 500 (test above); with an untraced delay of
- * 1800 only 2000 - 1800 = 200 of it can have delayed K2: host-late gap
- * min(3000, 400 + 200) = 600, enqueued gap 200, idle removed 800; a delay
- * of 2000 or more leaves none: min(3000, 400 + 0) = 400, 600 removed. A
- * graph launch (the test above: it lost 800) with an untraced graph delay
- * of 1500: min(800, 500) = 500, min(3000, 400 + 500) = 900, removed 1100;
- * the kernel launch's delay does not apply to it. */
-static void test_untraced_launch_delay_floors_the_cost(void **state)
-{
-	static const char *g[S_N] = {NULL,   "cudaGraphLaunch",	     "cudaMalloc", "k", "step",
-				     "tail", "cudaStreamSynchronize"};
-	struct tb *t = build(1);
-
-	(void)state;
-	t->in.cal.plain_launch_ns = 1000;
-	t->in.cal.plain_delay_ns = 1800;
-	t->in.cal.plain_graph_delay_ns = 0;
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 800);
-	assert_int_equal(t->c.per_call_ns, 200);
-	gs_corrected_free(&t->c);
-	t->in.cal.plain_delay_ns = 2500;
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 600);
-	gs_corrected_free(&t->c);
-
-	gs_result_free(&t->res);
-	t->in.strings.v = g;
-	t->ops[1].graph_id = 5;
-	t->in.cal.plain_graph_ns = 600;
-	t->in.cal.plain_graph_node_ns = 100;
-	t->in.cal.plain_delay_ns = 5000;
-	t->in.cal.plain_graph_delay_ns = 1500;
-	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 1100);
-	assert_int_equal(t->c.graph_launch_shrink_ns, 500);
-	tb_free(t);
-}
-
 static void test_refused_without_calibration_or_gaps(void **state)
 {
 	struct tb *t = build(0);
@@ -561,7 +513,6 @@ int main(void)
 	    cmocka_unit_test(test_only_time_after_a_wait_delays_the_launch),
 	    cmocka_unit_test(test_graph_node_uses_graph_node_cost),
 	    cmocka_unit_test(test_graph_launch_against_untraced_graph_launch),
-	    cmocka_unit_test(test_untraced_launch_delay_floors_the_cost),
 	    cmocka_unit_test(test_refused_without_calibration_or_gaps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -193,10 +193,6 @@ struct gs_calibration {
 	 * plain_graph_ns + n x plain_graph_node_ns; -1 in traces calibrated
 	 * before 2026-12-05 */
 	int64_t plain_graph_ns, plain_graph_node_ns;
-	/* untraced, from a launch call's entry to its first kernel's start:
-	 * a kernel launch, a graph launch; -1 where not measured (traces
-	 * calibrated before 2026-12-05, or clocks that disagreed) */
-	int64_t plain_delay_ns, plain_graph_delay_ns;
 	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
 };
 

@@ -104,27 +104,11 @@ static int is_graph_launch(const char *n)
 	return strstr(n, "GraphLaunch") != NULL;
 }
 
-/* At most what op_start - the call's entry exceeds the untraced launch
- * delay (calibrated: entry to first kernel start), 0 where it does not;
- * cost unchanged where that delay is not known. Untraced, the op could not
- * have started sooner than that after the call's entry. */
-static int64_t delay_floor(const struct ctx *x, uint32_t api, int graph, int64_t op_start,
-			   int64_t cost)
-{
-	int64_t d = graph ? x->cal->plain_graph_delay_ns : x->cal->plain_delay_ns, room;
-
-	if (d < 0)
-		return cost;
-	room = op_start - x->in->apis[api].start - d;
-	return room <= 0 ? 0 : min64(cost, room);
-}
-
 /* what tracing added to launch call api: its traced duration less the
- * untraced one, or calibrated (its call_cost) where that is unknown; at
- * most what leaves the op (starting at op_start) the untraced launch
- * delay. A graph launch of known node count is taken against the
- * calibrated untraced graph launch and counted in *graph. */
-static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated, int64_t op_start,
+ * untraced one, or calibrated (its call_cost) where that is unknown. A
+ * graph launch of known node count is taken against the calibrated
+ * untraced graph launch and counted in *graph. */
+static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated,
 			   struct cost_acc *graph)
 {
 	const struct gs_input *in = x->in;
@@ -142,19 +126,17 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 		plain = cal->plain_graph_ns + cal->plain_graph_node_ns * k;
 		cap = GS_MAX_LAUNCH_EXCESS_NS + (int64_t)k * GS_MAX_GRAPH_NODE_EXCESS_NS;
 		ex = in->apis[api].end - in->apis[api].start - plain;
-		ex = delay_floor(x, api, 1, op_start, ex < 0 ? 0 : min64(ex, cap));
+		ex = ex < 0 ? 0 : min64(ex, cap);
 		graph->sum += ex;
 		graph->n++;
 		return ex;
 	}
 	/* the untraced figure is a kernel launch's: a copy or a memset takes
 	 * the calibrated cost */
-	if (!strstr(n, "LaunchKernel"))
+	if (plain < 0 || !strstr(n, "LaunchKernel"))
 		return calibrated;
-	if (plain < 0)
-		return delay_floor(x, api, 0, op_start, calibrated);
 	ex = in->apis[api].end - in->apis[api].start - plain;
-	return delay_floor(x, api, 0, op_start, ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS));
+	return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
 }
 
 /* The ops each graph launch call launched (kernels, copies, sets of its
@@ -265,7 +247,7 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 			if (seg[i].ref_kind == GS_EXPLAIN_LAUNCH) {
 				cost = call_cost(in, cal, seg[i].ref_idx);
 				g_acc.sum = g_acc.n = 0;
-				lcost = launch_cost(x, seg[i].ref_idx, cost, g->end, &g_acc);
+				lcost = launch_cost(x, seg[i].ref_idx, cost, &g_acc);
 				if (seg[i].ref_idx < in->n_apis) {
 					tid = in->apis[seg[i].ref_idx].tid;
 					in_call = in->apis[seg[i].ref_idx].end > g->start;

@@ -297,13 +297,6 @@ static int j_begin(struct report_ctx *r)
 				    r->in->cal.plain_graph_node_ns >= 0
 					? jint(r->in->cal.plain_graph_node_ns)
 					: json_null());
-		json_object_set_new(c, "plain_launch_delay_ns",
-				    r->in->cal.plain_delay_ns >= 0 ? jint(r->in->cal.plain_delay_ns)
-								   : json_null());
-		json_object_set_new(c, "plain_graph_delay_ns",
-				    r->in->cal.plain_graph_delay_ns >= 0
-					? jint(r->in->cal.plain_graph_delay_ns)
-					: json_null());
 		for (i = 0; i < r->corr->n_devices; i++) {
 			const struct gs_corrected_device *d = &r->corr->devices[i];
 			json_t *o = json_object();

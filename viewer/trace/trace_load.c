@@ -919,10 +919,6 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 		b = meta_ns(t, "calibration.plain_graph_node_ns");
 		c->plain_graph_ns = a >= 0 && b >= 0 ? a : -1;
 		c->plain_graph_node_ns = a >= 0 && b >= 0 ? b : -1;
-		a = meta_ns(t, "calibration.plain_launch_delay_ns");
-		b = meta_ns(t, "calibration.plain_graph_delay_ns");
-		c->plain_delay_ns = a >= 0 && b >= 0 ? a : -1;
-		c->plain_graph_delay_ns = a >= 0 && b >= 0 ? b : -1;
 	}
 	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
 		  c->kernel_ns >= 0 && c->gpu_gap_ns >= 0;
