@@ -275,9 +275,10 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		fprintf(f, " off each of %lld graph nodes and up to ",
 			(long long)r->corr->graph_nodes);
 		put_ns(f, r->in->cal.gpu_gap_ns);
-		fputs(" off the idle after it, as calibrated on a graph of empty kernels; nodes of "
-		      "longer kernels lose less to tracing, so corrected graph replays can read "
-		      "short (H200: 1000 one-block kernels of 3.4 µs a node, 5-14% short)",
+		fputs(" off the idle after it, as calibrated on a graph of empty kernels (H200: "
+		      "nodes of 0-10 µs kernels lost 0.28-0.31 µs each); corrected graph replays "
+		      "can read a few % short (H200: 1000 one-block kernels of 3.4 µs a node, "
+		      "2.6-5.7%)",
 		      f);
 		gl = gs_graph_launch_stat(r->res);
 		if (gl && r->corr->graph_launches) {

@@ -108,9 +108,9 @@ static int t_begin(struct report_ctx *r)
 			fprintf(f,
 				"note: the corrected figures take %s off each of %lld graph "
 				"nodes and up to %s off the idle after it, as calibrated on a "
-				"graph of empty kernels; nodes of longer kernels lose less to "
-				"tracing, so corrected graph replays can read short (H200: "
-				"1000 one-block kernels of 3.4 us a node, 5-14%% short)",
+				"graph of empty kernels (H200: nodes of 0-10 us kernels lost "
+				"0.28-0.31 us each); corrected graph replays can read a few %% "
+				"short (H200: 1000 one-block kernels of 3.4 us a node, 2.6-5.7%%)",
 				D(r->corr->graph_node_shrink_ns), (long long)r->corr->graph_nodes,
 				D(r->in->cal.gpu_gap_ns));
 			if (gl && r->corr->graph_launches)
