@@ -700,9 +700,10 @@ static int t_advice(struct report_ctx *r)
 	for (i = 0; i < res->n_advice; i++) {
 		const struct gs_graph_advice *a = &res->advice[i];
 		fprintf(f,
-			"  stream %u (device %d): %u ops x %llu times; measured %s, ops %s, "
+			"  stream %u (device %d): %u op%s x %llu times; measured %s, ops %s, "
 			"launch idle %s; as graph replays ~%s\n    ",
-			a->stream, a->device, a->length, (unsigned long long)a->count,
+			a->stream, a->device, a->length, a->length == 1 ? "" : "s",
+			(unsigned long long)a->count,
 			D(a->measured), D(a->op_time), D(a->launch_idle), D(a->estimate));
 		{
 			char *sentence = report_advice_sentence(r, a);
