@@ -14,7 +14,9 @@
  *    process runs its traced launches fast or slow (H200: 0.2 or 2.5-3 us
  *    added a launch, whatever the calibration's own process met), so the
  *    program's own durations say which; traces without plain_* take the
- *    calibrated per-call cost;
+ *    calibrated per-call cost; a graph launch call is taken against the
+ *    calibrated untraced graph launch of its node count (plain_graph_*:
+ *    H200, ~1.2 us whatever the count, against 0.8-1.3 us a node traced);
  *    and, besides, by the collector's call-site captures on that thread
  *    that lie in the gap (gs_input.captures: the loader put them inside the
  *    calls they were made in), at most the gap. Only what follows the
