@@ -103,6 +103,23 @@ expect "$("$gs" report --json "$db.graph.db" | tr -d ' \n')" '"graph_launches":0
 "$gs" html "$db.gl.db" -o "$db.gl.html" || { echo "FAIL: html (graph launch) exit $?"; exit 1; }
 expect "$(cat "$db.gl.html")" "400 ns per launch call, 70 ns per graph launch call, 100 ns per kernel): window 20.6 µs"
 expect "$(cat "$db.gl.html")" "A graph launch call loses its traced duration less the untraced one for its nodes (calibrated: 20 ns + 10 ns a node): 70 ns on average over 2 calls that held the GPU back (traced cudaGraphLaunch calls took 100 ns, p50)"
+# info lists the calibration the correction read, in ns (sorted by key)
+out=$("$gs" info "$db.gl.db") || { echo "FAIL: info exit $?"; exit 1; }
+expect "$out" "calibration (ns)
+  driver_launch_ns         700
+  gpu_gap_ns               200
+  graph_node_ns            300
+  kernel_ns                100
+  launch_ns                300
+  legacy_launch_ns         500
+  plain_driver_launch_ns   30
+  plain_graph_launch_ns    20
+  plain_graph_node_ns      10
+  plain_launch_ns          40
+  plain_legacy_launch_ns   60"
+expect "$("$gs" info --json "$db.gl.db" | tr -d ' \n')" '"calibration":{"driver_launch_ns":"700","gpu_gap_ns":"200"'
+"$mk" "$db.plain.db" || { echo "FAIL: callsite_mkdb"; exit 1; }
+case $("$gs" info "$db.plain.db") in *"calibration"*) echo "FAIL: info of an uncalibrated trace has a calibration section"; fail=1 ;; *) echo "ok: no calibration section without one" ;; esac
 out=$("$gs" report --no-overhead-correction "$db.graph.db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"graph nodes"*) echo "FAIL: --no-overhead-correction still notes graph nodes"; fail=1 ;; *) echo "ok: no graph-node note without correction" ;; esac
 exit $fail

@@ -191,6 +191,12 @@ static void info_print_text(const struct info *in, const char *path_clean)
 		printf("import\n");
 	for (i = 0; i < in->nimported; i++)
 		printf("  %-24s %s\n", in->imported[i].key, in->imported[i].value);
+	/* what tracing cost on this GPU before the program ran, in ns: the
+	 * report's corrected figures come from it (docs/collector.md) */
+	if (in->ncalibration)
+		printf("calibration (ns)\n");
+	for (i = 0; i < in->ncalibration; i++)
+		printf("  %-24s %s\n", in->calibration[i].key, in->calibration[i].value);
 }
 
 /* json_string() refuses invalid UTF-8; our strings are cleaned, but a NULL
@@ -286,6 +292,13 @@ static int info_print_json(const struct info *in, const char *path_clean)
 					    info_jstr(in->imported[i].value));
 		json_object_set_new(o, "import", x);
 	}
+	if (in->ncalibration) {
+		x = json_object();
+		for (i = 0; i < in->ncalibration; i++)
+			json_object_set_new(x, in->calibration[i].key,
+					    info_jstr(in->calibration[i].value));
+		json_object_set_new(o, "calibration", x);
+	}
 
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -305,7 +318,9 @@ static void info_usage(FILE *f)
 		   "first GPU op start to the last GPU op end, per device), whether the\n"
 		   "recording was finalized, dropped records, warnings the collector stored,\n"
 		   "row counts per table and the collector's configuration; for a trace\n"
-		   "from `gapscope import`, what the import counted.\n"
+		   "from `gapscope import`, what the import counted; for one recorded\n"
+		   "by `gapscope record`, its calibration (what tracing cost on that\n"
+		   "GPU, in ns: the report's corrected figures come from it).\n"
 		   "\n"
 		   "options:\n"
 		   "  --json      print the same as one JSON object\n"

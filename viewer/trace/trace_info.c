@@ -376,6 +376,11 @@ void info_free(struct info *in)
 		free(in->imported[i].value);
 	}
 	free(in->imported);
+	for (i = 0; i < in->ncalibration; i++) {
+		free(in->calibration[i].key);
+		free(in->calibration[i].value);
+	}
+	free(in->calibration);
 	trace_close(&in->t);
 }
 
@@ -397,6 +402,7 @@ int info_load(struct info *in)
 	info_load_kv(in, "config.", &in->config, &in->nconfig);
 	info_load_kv(in, "warning.", &in->warnings, &in->nwarnings);
 	info_load_kv(in, "import.", &in->imported, &in->nimported);
+	info_load_kv(in, "calibration.", &in->calibration, &in->ncalibration);
 	info_load_devices(in);
 	info_load_windows(in);
 	info_load_rows(in);

@@ -63,6 +63,8 @@ struct info {
 	size_t nconfig, nwarnings;
 	struct info_kv *imported; /* meta import.* of a `gapscope import`ed trace */
 	size_t nimported;
+	struct info_kv *calibration; /* meta calibration.* (gapscope-calibrate, ns) */
+	size_t ncalibration;
 };
 
 /* Read everything into `in`, whose t was opened by trace_open(). Returns 0,
