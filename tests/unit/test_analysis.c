@@ -1362,6 +1362,33 @@ static void test_graph_advice_detects_repeated_sequence(void **state)
 	tb_free(t);
 }
 
+/* The same loop with a calibration that timed the untraced graph launch
+ * call (base 500 + 20 a node: 560 for 3 nodes): 3 replays take at least
+ * 3 x 560 = 1680 > 1350, so the estimate is 1680 and the saving 4100 -
+ * 1680 = 2420. With base 300: 3 x 360 = 1080 < 1350, estimate stays. */
+static void test_graph_advice_at_least_the_graph_launch_calls(void **state)
+{
+	static const uint32_t seq[3] = {S_KA, S_KB, S_KC};
+	int i, k;
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		struct tb *t = tb_new();
+		for (i = 0; i < 9; i++)
+			api(t, S_LAUNCH, 500 * i - 50, 500 * i - 40, (uint32_t)(i + 1), 1);
+		for (i = 0; i < 9; i++)
+			kern(t, 0, 7, 500 * i, 500 * i + 100, (uint32_t)(i + 1), seq[i % 3]);
+		t->opt.graph_node_overhead_ns = 50;
+		t->in.cal.have = 1;
+		t->in.cal.plain_graph_ns = k ? 300 : 500;
+		t->in.cal.plain_graph_node_ns = 20;
+		run(t);
+		assert_int_equal(t->res.n_advice, 1);
+		assert_int_equal(t->res.advice[0].estimate, k ? 1350 : 1680);
+		assert_int_equal(t->res.advice[0].saving, k ? 2750 : 2420);
+		tb_free(t);
+	}
+}
+
 static void test_graph_advice_not_given_when_back_to_back(void **state)
 {
 	struct tb *t = tb_new();
@@ -2444,6 +2471,7 @@ int main(void)
 	    cmocka_unit_test(test_late_launch_then_held_over_100us_is_other),
 	    cmocka_unit_test(test_graph_node_held_over_100us_is_other),
 	    cmocka_unit_test(test_graph_advice_detects_repeated_sequence),
+	    cmocka_unit_test(test_graph_advice_at_least_the_graph_launch_calls),
 	    cmocka_unit_test(test_graph_advice_not_given_when_back_to_back),
 	    cmocka_unit_test(test_graph_advice_finds_body_despite_rare_op),
 	    cmocka_unit_test(test_graph_advice_long_host_hole_between_steps_stays),

@@ -544,7 +544,9 @@ struct gs_graph_advice {
 				  counted holes between them) that are
 				  host code, CUDA API, launch latency or
 				  graph-internal (what a graph removes) */
-	int64_t estimate;      /* ns, measured - launch_idle + count * length * node overhead */
+	int64_t estimate;      /* ns, measured - launch_idle + count * length * node overhead;
+				  at least count untraced graph launch calls where the
+				  trace's calibration timed one */
 	int64_t saving;	       /* ns, measured - estimate (may be <= 0) */
 	double saving_share;   /* saving / measured */
 	int advise;	       /* 1 when saving_share > GS_ADVICE_MIN_SAVING and saving >=
