@@ -396,7 +396,7 @@ def check_range():
            "range gap segments")
     # with a graph-node overhead of 100 the advice is for the whole trace only
     p = report(db, "--range", "step")
-    expect("selection: NVTX ranges named \"step\": 1 ranges, 3.500 us in all" in p.stdout, "text selection")
+    expect("selection: NVTX ranges named \"step\": 1 range, 3.500 us in all" in p.stdout, "text selection")
     expect("window 2.500 us, busy 2.000 us (utilisation 80.0%)" in p.stdout, "text range window")
 
 

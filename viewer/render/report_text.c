@@ -76,8 +76,8 @@ static int t_begin(struct report_ctx *r)
 			fprintf(f, "\": none in this trace - nothing to report.\n");
 			return 0;
 		}
-		fprintf(f, "\": %llu ranges, %s in all\n", (unsigned long long)res->range_matches,
-			D(res->range_total));
+		fprintf(f, "\": %llu range%s, %s in all\n", (unsigned long long)res->range_matches,
+			res->range_matches == 1 ? "" : "s", D(res->range_total));
 	} else {
 		fprintf(f, "selection: whole trace\n");
 	}
