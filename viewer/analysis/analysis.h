@@ -239,6 +239,9 @@ struct gs_input {
 /* Name-based classification of an API call (GS_APIF_* bits incl.
  * GS_APIF_CLASSIFIED). Pure function, exported for loaders and tests. */
 uint8_t gs_api_classify(const char *name);
+/* 1 when name is a graph launch call (cudaGraphLaunch, cuGraphLaunch and
+ * their _ptsz entry points) */
+int gs_api_is_graph_launch(const char *name);
 
 /* What thread tid was running over most of [s, e): the innermost (shortest)
  * of its host spans that covers at least half of it. Index into

@@ -24,6 +24,11 @@ static int has_prefix(const char *s, const char *p)
 	return strncmp(s, p, strlen(p)) == 0;
 }
 
+int gs_api_is_graph_launch(const char *name)
+{
+	return name && (has_prefix(name, "cudaGraphLaunch") || has_prefix(name, "cuGraphLaunch"));
+}
+
 uint8_t gs_api_classify(const char *name)
 {
 	uint8_t f = GS_APIF_CLASSIFIED;

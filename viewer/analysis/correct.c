@@ -101,17 +101,11 @@ struct cost_acc {
 	int64_t sum, n;
 };
 
-static int is_graph_launch(const char *n)
-{
-	return strstr(n, "GraphLaunch") != NULL;
-}
-
 /* what tracing added to launch call api: its traced duration less the
  * untraced one, or calibrated (its call_cost) where that is unknown. A
  * graph launch of known node count is taken against the calibrated
- * untraced graph launch and counted in *graph. */
-static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated,
-			   struct cost_acc *graph)
+ * untraced graph launch; *graph says so. */
+static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated, int *graph)
 {
 	const struct gs_input *in = x->in;
 	const struct gs_calibration *cal = x->cal;
@@ -119,19 +113,18 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 	int drv = !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
 	int64_t plain = drv ? cal->plain_driver_ns : cal->plain_launch_ns, ex, cap;
 
+	*graph = 0;
 	if (api >= in->n_apis)
 		return calibrated;
-	if (is_graph_launch(n)) {
+	if (gs_api_is_graph_launch(n)) {
 		uint32_t k = x->nodes ? x->nodes[api] : 0;
 		if (!k || k == GRAPH_NODES_UNKNOWN)
 			return calibrated;
 		plain = cal->plain_graph_ns + cal->plain_graph_node_ns * k;
 		cap = GS_MAX_LAUNCH_EXCESS_NS + (int64_t)k * GS_MAX_GRAPH_NODE_EXCESS_NS;
 		ex = in->apis[api].end - in->apis[api].start - plain;
-		ex = ex < 0 ? 0 : min64(ex, cap);
-		graph->sum += ex;
-		graph->n++;
-		return ex;
+		*graph = 1;
+		return ex < 0 ? 0 : min64(ex, cap);
 	}
 	/* the untraced figure is a kernel launch's: a copy or a memset takes
 	 * the calibrated cost */
@@ -214,7 +207,7 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 {
 	const struct gs_input *in = x->in;
 	const struct gs_calibration *cal = x->cal;
-	struct cost_acc g_acc = {0, 0};
+	int graph_call = 0; /* the launch call is a graph launch, taken as one */
 	struct gs_segment seg[MAX_SEGS];
 	size_t n = gs_gap_segments(x->res, g, seg, MAX_SEGS), i;
 	int64_t api_ns = 0, lat_ns = 0, gi_ns = 0, calls = 0;
@@ -248,8 +241,7 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 			lat_ns += d;
 			if (seg[i].ref_kind == GS_EXPLAIN_LAUNCH) {
 				cost = call_cost(in, cal, seg[i].ref_idx);
-				g_acc.sum = g_acc.n = 0;
-				lcost = launch_cost(x, seg[i].ref_idx, cost, &g_acc);
+				lcost = launch_cost(x, seg[i].ref_idx, cost, &graph_call);
 				if (seg[i].ref_idx < in->n_apis) {
 					tid = in->apis[seg[i].ref_idx].tid;
 					in_call = in->apis[seg[i].ref_idx].end > g->start;
@@ -269,7 +261,7 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 	*host_bound = (g->host_late || in_call) && from == 0;
 	if (g->host_late || in_call) {
 		/* graph launches apart: theirs is a cost per graph */
-		struct cost_acc *to = g_acc.n ? graph : acc;
+		struct cost_acc *to = graph_call ? graph : acc;
 		to->sum += lcost;
 		to->n++;
 	}

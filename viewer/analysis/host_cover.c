@@ -112,9 +112,8 @@ int host_sync_blocks(const struct actx *c, size_t i)
 	/* a kernel or graph launch is no wait of the host, even where CUPTI
 	 * reports one on the legacy default stream; a synchronous copy or
 	 * set (also "launch" calls: they put work on a stream) is */
-	return !(cls & GS_APIF_KERNEL_LAUNCH) &&
-	       !(name && (!strncmp(name, "cudaGraphLaunch", 15) || !strncmp(name, "cuGraphLaunch", 13) ||
-			  !strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8)));
+	return !(cls & GS_APIF_KERNEL_LAUNCH) && !gs_api_is_graph_launch(name) &&
+	       !(name && (!strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8)));
 }
 
 /* maxend of one list from its order (after a sort) */

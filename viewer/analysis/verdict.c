@@ -183,7 +183,7 @@ const struct gs_launch_stat *gs_graph_launch_stat(const struct gs_result *res)
 
 	for (i = 0; i < res->n_launches; i++) {
 		const struct gs_launch_stat *l = &res->launches[i];
-		if (strstr(gs_str(&res->in->strings, l->name_id, ""), "GraphLaunch") &&
+		if (gs_api_is_graph_launch(gs_str(&res->in->strings, l->name_id, "")) &&
 		    (!best || l->api_dur.n > best->api_dur.n))
 			best = l;
 	}
