@@ -88,6 +88,12 @@ __global__ void gs_cal_empty(void)
 {
 }
 
+/* the same, launched one by one behind a block (a name of its own: its
+ * records are the stream pitch's) */
+__global__ void gs_cal_tiny(void)
+{
+}
+
 __device__ static unsigned long long globaltimer(void)
 {
 	unsigned long long t;
@@ -139,6 +145,11 @@ static int64_t median(int64_t *v, size_t n)
 
 static int64_t spin_dur[SPINS * 2]; /* CUPTI durations of the spin kernels */
 static size_t n_spin;
+/* CUPTI durations of the stream-launched tiny kernels (gs_cal_tiny) and of
+ * the graph nodes (gs_cal_empty in a graph) since the last phase */
+#define MAX_DUR 4096
+static int64_t tiny_dur[MAX_DUR], node_dur[MAX_DUR];
+static size_t n_tiny, n_node;
 
 static void CUPTIAPI buf_req(uint8_t **b, size_t *size, size_t *max)
 {
@@ -156,8 +167,13 @@ static void CUPTIAPI buf_done(CUcontext c, uint32_t s, uint8_t *b, size_t size, 
 	while (cuptiActivityGetNextRecord(b, valid, &r) == CUPTI_SUCCESS) {
 		if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
 			const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)r;
+			int64_t d = (int64_t)(k->end - k->start);
 			if (strstr(k->name, "gs_cal_spin") && n_spin < SPINS * 2)
-				spin_dur[n_spin++] = (int64_t)(k->end - k->start);
+				spin_dur[n_spin++] = d;
+			else if (strstr(k->name, "gs_cal_tiny") && n_tiny < MAX_DUR)
+				tiny_dur[n_tiny++] = d;
+			else if (strstr(k->name, "gs_cal_empty") && k->graphId && n_node < MAX_DUR)
+				node_dur[n_node++] = d;
 		}
 	}
 	free(b);
@@ -201,6 +217,8 @@ struct phase {
 	int64_t launch, legacy, driver; /* ns, median call time */
 	int64_t graph_small, graph_big; /* ns, median cudaGraphLaunch call time */
 	int64_t pitch;			/* ns per kernel, back to back (graph) */
+	int64_t kpitch;			/* ns per kernel, back to back (stream launches) */
+	int64_t tiny_cupti, node_cupti; /* ns, median recorded durations */
 	int64_t spin_cupti, spin_self;	/* ns, median durations */
 };
 
@@ -317,6 +335,31 @@ static void measure_pitch(struct phase *p, const struct setup *u)
 	CK(cudaEventDestroy(e1));
 }
 
+/* the GPU's time per tiny kernel launched one by one, back to back behind a
+ * 20 ms kernel (the queue full: what a kernel occupies the GPU, its switch
+ * to the next included); KPITCH launches stay below the queue's depth */
+#define KPITCH 256
+static void measure_kpitch(struct phase *p, const struct setup *u)
+{
+	cudaEvent_t e0, e1;
+	float ms = 0;
+	int i;
+
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	gs_cal_tiny<<<1, 32, 0, u->s>>>(); /* warm */
+	gs_cal_block<<<1, 1, 0, u->s>>>(20000000);
+	CK(cudaEventRecord(e0, u->s));
+	for (i = 0; i < KPITCH; i++)
+		gs_cal_tiny<<<1, 32, 0, u->s>>>();
+	CK(cudaEventRecord(e1, u->s));
+	CK(cudaEventSynchronize(e1));
+	CK(cudaEventElapsedTime(&ms, e0, e1));
+	p->kpitch = (int64_t)(ms * 1e6 / KPITCH);
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
+}
+
 /* the spin kernels' own durations; CUPTI's come with the next flush */
 static void measure_spins(struct phase *p, const struct setup *u)
 {
@@ -342,9 +385,13 @@ static int plain_main(void)
 
 	set_up(&u);
 	measure_host(&p, &u);
-	printf("plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld\n",
+	measure_pitch(&p, &u);
+	measure_kpitch(&p, &u);
+	printf("plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
+	       "pitch=%lld kpitch=%lld\n",
 	       (long long)p.launch, (long long)p.legacy, (long long)p.driver,
-	       (long long)p.graph_small, (long long)p.graph_big);
+	       (long long)p.graph_small, (long long)p.graph_big, (long long)p.pitch,
+	       (long long)p.kpitch);
 	return 0;
 }
 
@@ -353,7 +400,7 @@ static int plain_child(const char *self, struct phase *p)
 {
 	char line[256], *argv[] = {(char *)self, (char *)"--plain", NULL};
 	posix_spawn_file_actions_t fa;
-	long long l, g, d, gs, gb;
+	long long l, g, d, gs, gb, pi, kp;
 	size_t used = 0;
 	int fd[2], status = 0, rc;
 	pid_t pid;
@@ -384,21 +431,25 @@ static int plain_child(const char *self, struct phase *p)
 	while (waitpid(pid, &status, 0) < 0)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-	    sscanf(line, "plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld",
-		   &l, &g, &d, &gs, &gb) != 5)
+	    sscanf(line,
+		   "plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
+		   "pitch=%lld kpitch=%lld",
+		   &l, &g, &d, &gs, &gb, &pi, &kp) != 7)
 		return -1;
 	p->launch = l;
 	p->legacy = g;
 	p->driver = d;
 	p->graph_small = gs;
 	p->graph_big = gb;
+	p->pitch = pi;
+	p->kpitch = kp;
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct phase u[PHASES], t[PHASES];
-	int64_t fig[6], plain[5], node;
+	int64_t fig[6], plain[5], node, cpitch[PHASES], ckpitch[PHASES];
 	struct setup su;
 	int i, k;
 
@@ -443,15 +494,23 @@ int main(int argc, char **argv)
 			fprintf(stderr, "gapscope-calibrate: the untraced child failed\n");
 			return 1;
 		}
+		/* the child's GPU pitches: untraced, CUPTI never loaded */
+		cpitch[i] = u[i].pitch;
+		ckpitch[i] = u[i].kpitch;
+		n_tiny = n_node = 0;
 		measure_host(&t[i], &su);
 		measure_pitch(&t[i], &su);
+		measure_kpitch(&t[i], &su);
 		measure_spins(&t[i], &su);
 		/* the GPU's figure untraced in this process, kinds off (which
 		 * flushes the spin kernels' records): the host's lingering cost
 		 * does not reach the GPU, and against a child's pitch the node
 		 * cost came out 1.0 us where a program's graphs lost 0.16 (H200) */
 		set_tracing(0);
+		t[i].tiny_cupti = median(tiny_dur, n_tiny);
+		t[i].node_cupti = median(node_dur, n_node);
 		measure_pitch(&u[i], &su);
+		measure_kpitch(&u[i], &su);
 		set_tracing(1);
 		if (!n_spin) {
 			fprintf(stderr, "gapscope-calibrate: no kernel records from CUPTI\n");
@@ -491,12 +550,35 @@ int main(int argc, char **argv)
 	printf("GAPSCOPE_CALIBRATION=launch_ns=%lld,legacy_launch_ns=%lld,driver_launch_ns=%lld,"
 	       "kernel_ns=%lld,gpu_gap_ns=%lld,graph_node_ns=%lld,plain_launch_ns=%lld,"
 	       "plain_legacy_launch_ns=%lld,plain_driver_launch_ns=%lld,graph_launch_ns=%lld,"
-	       "plain_graph_launch_ns=%lld,plain_graph_node_ns=%lld\n",
+	       "plain_graph_launch_ns=%lld,plain_graph_node_ns=%lld",
 	       (long long)fig[0], (long long)fig[1], (long long)fig[2], (long long)fig[3],
 	       (long long)(fig[4] > fig[3] ? fig[4] - fig[3] : 0), (long long)fig[4],
 	       (long long)plain[0], (long long)plain[1], (long long)plain[2], (long long)fig[5],
 	       (long long)(plain[4] - node * GRAPH_SMALL > 0 ? plain[4] - node * GRAPH_SMALL : 0),
 	       (long long)node);
+	/* what a kernel occupies the GPU, from a full queue: launched one by
+	 * one (traced, untraced in the child, untraced in this process with
+	 * the kinds off) and as a graph node, and the durations CUPTI records
+	 * for those kernels (informative; the correction of a trace's
+	 * utilisation reads them: docs/collector.md) */
+	{
+		int64_t a[PHASES], b[PHASES], c[PHASES], e[PHASES], g[PHASES], h[PHASES];
+		for (i = 0; i < PHASES; i++) {
+			a[i] = t[i].kpitch;
+			b[i] = u[i].kpitch;
+			c[i] = t[i].tiny_cupti;
+			e[i] = t[i].node_cupti;
+			g[i] = t[i].pitch;
+			h[i] = u[i].pitch;
+		}
+		printf(",kernel_pitch_ns=%lld,plain_kernel_pitch_ns=%lld,off_kernel_pitch_ns=%lld,"
+		       "tiny_kernel_ns=%lld,graph_pitch_ns=%lld,plain_graph_pitch_ns=%lld,"
+		       "off_graph_pitch_ns=%lld,node_kernel_ns=%lld\n",
+		       (long long)median(a, PHASES), (long long)median(ckpitch, PHASES),
+		       (long long)median(b, PHASES), (long long)median(c, PHASES),
+		       (long long)median(g, PHASES), (long long)median(cpitch, PHASES),
+		       (long long)median(h, PHASES), (long long)median(e, PHASES));
+	}
 	cudaGraphExecDestroy(su.exec);
 	cudaGraphExecDestroy(su.exec_small);
 	cudaFree(su.d_out);

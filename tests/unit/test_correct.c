@@ -169,6 +169,71 @@ static void test_device_figures_corrected(void **state)
 	tb_free(t);
 }
 
+/* A calibration with full-queue pitches (occupancy model). Tiny kernels:
+ * 1500 ns a kernel back to back traced, 1200 untraced, CUPTI records 1000.
+ * A kernel's busy time: its duration less (1000 - 1200) = +200 each; none
+ * of that comes off the window (wall 0); the idle between back-to-back
+ * kernels loses 1500 - 1200 - 0 = 300. Host-late gap as before: 800; the
+ * enqueued gap [11000, 11500): min(500, 300) = 300; idle removed 1100.
+ * Window 11500 - 1100 = 10400; busy 3000 + 3 x 200 = 3600; idle 6800.
+ * "step": 13000 - 800 - 300 = 11900, kernels +600 (busy_removed -600);
+ * "tail": the gap at 11000 only: 2200 - 300 = 1900, K2 +200. */
+static void test_occupancy_adds_the_switch(void **state)
+{
+	struct tb *t = build(1);
+	const struct gs_corrected_device *d;
+
+	(void)state;
+	t->in.cal.kernel_pitch_ns = 1500;
+	t->in.cal.plain_kernel_pitch_ns = 1200;
+	t->in.cal.tiny_kernel_ns = 1000;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.occupancy, 1);
+	assert_int_equal(t->c.kernel_busy_ns, -200);
+	d = &t->c.devices[0];
+	assert_int_equal(d->idle_removed, 1100);
+	assert_int_equal(d->busy_removed, -600);
+	assert_int_equal(d->window, 10400);
+	assert_int_equal(d->busy, 3600);
+	assert_int_equal(d->idle, 6800);
+	assert_int_equal(range(t, S_STEP)->corrected, 11900);
+	assert_int_equal(range(t, S_STEP)->busy_removed, -600);
+	assert_int_equal(range(t, S_TAIL)->corrected, 1900);
+	assert_int_equal(range(t, S_TAIL)->busy_removed, -200);
+	tb_free(t);
+}
+
+/* Recorded 1400 against 1200 untraced: each kernel loses 200 of busy time,
+ * and where a kernel follows at once, of the window too (wall 200); the
+ * back-to-back idle loses 1500 - 1200 - 200 = 100. Idle removed 800 + 100
+ * = 900. Walls: K1 is followed by the host-late gap (0), K2 by the
+ * enqueued gap (200), K3 ends the window (200): 400. Window 11500 - 900 -
+ * 400 = 10200; busy 3000 - 600 = 2400; idle 7800. */
+static void test_occupancy_shorter_than_recorded(void **state)
+{
+	struct tb *t = build(1);
+	const struct gs_corrected_device *d;
+
+	(void)state;
+	t->in.cal.kernel_pitch_ns = 1500;
+	t->in.cal.plain_kernel_pitch_ns = 1200;
+	t->in.cal.tiny_kernel_ns = 1400;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	d = &t->c.devices[0];
+	assert_int_equal(d->idle_removed, 900);
+	assert_int_equal(d->busy_removed, 600);
+	assert_int_equal(d->window, 10200);
+	assert_int_equal(d->busy, 2400);
+	assert_int_equal(d->idle, 7800);
+	/* without the recorded duration the calibration is the old one */
+	gs_corrected_free(&t->c);
+	t->in.cal.tiny_kernel_ns = -1;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.occupancy, 0);
+	assert_int_equal(t->c.devices[0].busy_removed, 300);
+	tb_free(t);
+}
+
 /* "step" [0, 13000] holds both gaps and all three kernels, K1's shrink
  * not on the wall (host-late gap after it): 13000 - 1000 - 200 = 11800.
  * "tail" [9000, 11200] holds the gap starting at 11000 (200) and K2 (starts
@@ -503,6 +568,8 @@ int main(void)
 	    cmocka_unit_test(test_measured_timeline_as_built),
 	    cmocka_unit_test(test_device_figures_corrected),
 	    cmocka_unit_test(test_range_walls_corrected),
+	    cmocka_unit_test(test_occupancy_adds_the_switch),
+	    cmocka_unit_test(test_occupancy_shorter_than_recorded),
 	    cmocka_unit_test(test_range_selection_keeps_kernel_cost),
 	    cmocka_unit_test(test_range_selection_clips_long_kernel),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),

@@ -86,6 +86,48 @@ static int64_t call_cost(const struct gs_input *in, const struct gs_calibration 
  * GRAPH_NODES_UNKNOWN where they are not in the trace one by one */
 #define GRAPH_NODES_UNKNOWN UINT32_MAX
 
+/* What each kernel loses. busy: off its duration (negative: it gains, the
+ * GPU's switch to the next kernel that the trace shows as idle); wall: off
+ * the window when a kernel follows it at once; gap: off the idle between
+ * back-to-back kernels. From a full queue of tiny kernels (calibration
+ * *_pitch_ns, the GPU's time per kernel, switch included; tiny/node_kernel_ns
+ * the duration CUPTI records): a kernel occupies the GPU untraced its
+ * recorded duration less (recorded tiny - untraced pitch), and a run of
+ * back-to-back kernels shortens by (traced - untraced pitch) a kernel. Older
+ * calibrations: kernel_ns off each kernel, gpu_gap_ns off the idle. */
+struct occ {
+	int64_t busy, wall, gap;
+};
+
+static struct occ occupancy(int64_t traced, int64_t plain, int64_t recorded)
+{
+	struct occ o;
+	o.busy = recorded - plain;
+	o.wall = o.busy > 0 ? o.busy : 0;
+	o.gap = traced - plain - o.wall > 0 ? traced - plain - o.wall : 0;
+	return o;
+}
+
+static struct occ kernel_occ(const struct gs_calibration *cal)
+{
+	if (cal->kernel_pitch_ns > 0 && cal->plain_kernel_pitch_ns > 0 && cal->tiny_kernel_ns > 0)
+		return occupancy(cal->kernel_pitch_ns, cal->plain_kernel_pitch_ns,
+				 cal->tiny_kernel_ns);
+	return (struct occ){cal->kernel_ns, cal->kernel_ns, cal->gpu_gap_ns};
+}
+
+static struct occ node_occ(const struct gs_calibration *cal)
+{
+	int64_t per;
+	if (cal->graph_pitch_ns > 0 && cal->plain_graph_pitch_ns > 0 && cal->node_kernel_ns > 0)
+		return occupancy(cal->graph_pitch_ns, cal->plain_graph_pitch_ns,
+				 cal->node_kernel_ns);
+	per = cal->graph_node_ns > 0
+		  ? cal->graph_node_ns - min64(cal->gpu_gap_ns, cal->graph_node_ns)
+		  : cal->kernel_ns;
+	return (struct occ){per, per, cal->gpu_gap_ns};
+}
+
 /* what the gaps' shrink reads besides the gap */
 struct ctx {
 	const struct gs_input *in;
@@ -94,6 +136,7 @@ struct ctx {
 	const struct gs_capture *caps; /* sorted by start */
 	size_t n_caps;
 	const uint32_t *nodes; /* per api, or NULL: no graph calibration */
+	struct occ kernel, node;
 };
 
 /* sum and count of the launch costs taken, for gs_corrected.per_call_ns */
@@ -274,8 +317,8 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 	 * returned: its op could start only after the traced call's added
 	 * cost, so the gap loses that cost, at most its latency. */
 	if (in_call)
-		return min64(lat_ns, lcost) + min64(gi_ns, cal->gpu_gap_ns);
-	return min64(lat_ns, cal->gpu_gap_ns) + min64(gi_ns, cal->gpu_gap_ns);
+		return min64(lat_ns, lcost) + min64(gi_ns, x->node.gap);
+	return min64(lat_ns, x->kernel.gap) + min64(gi_ns, x->node.gap);
 }
 
 /* index of the first gap starting at or after t (gaps in time order) */
@@ -349,7 +392,10 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	nodes = graph_node_counts(in, res, cal, &err);
 	if (err)
 		goto out;
-	x = (struct ctx){in, res, cal, caps, n_caps, nodes};
+	x = (struct ctx){in, res, cal, caps, n_caps, nodes, kernel_occ(cal), node_occ(cal)};
+	out->kernel_busy_ns = x.kernel.busy;
+	out->occupancy =
+	    cal->kernel_pitch_ns > 0 && cal->plain_kernel_pitch_ns > 0 && cal->tiny_kernel_ns > 0;
 
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_device_result *dr = &res->devices[d];
@@ -383,37 +429,45 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 		wall_sum[d][0] = 0;
 		for (i = 0; i < nops; i++) {
 			const struct gs_op *o = &in->ops[dr->first_op + i];
-			int64_t k = 0;
+			int64_t k = 0, w = 0;
 			size_t j;
 			/* with --range, the kernels in the selection: the busy
 			 * time above is the selection's */
 			if (o->kind == GS_OP_KERNEL && o->end > o->start &&
 			    o->start >= dr->tl.first && o->end <= dr->tl.last &&
 			    gs_result_selects(res, o->start, o->end)) {
-				int64_t per = cal->kernel_ns;
-				if (o->graph_id && cal->graph_node_ns > 0) {
-					per = cal->graph_node_ns -
-					      min64(cal->gpu_gap_ns, cal->graph_node_ns);
-					out->graph_node_shrink_ns = per;
+				struct occ per = x.kernel;
+				if (o->graph_id && (cal->graph_node_ns > 0 || out->occupancy)) {
+					per = x.node;
+					out->graph_node_shrink_ns = per.busy;
 					out->graph_nodes++;
 				}
-				k = (int64_t)(min64(per, o->end - o->start) * factor[d]);
+				k = (int64_t)(min64(per.busy, o->end - o->start) * factor[d]);
+				w = (int64_t)(min64(per.wall, o->end - o->start) * factor[d]);
 			}
 			op_sum[d][i + 1] = op_sum[d][i] + k;
 			/* a host-bound gap starting where it ends keeps its shrink
 			 * on the wall */
 			j = gap_lower(dr->gaps, dr->n_gaps, o->end);
-			if (k && j < dr->n_gaps && dr->gaps[j].start == o->end && host_bound[j])
-				k = 0;
-			wall_sum[d][i + 1] = wall_sum[d][i] + k;
+			if (w && j < dr->n_gaps && dr->gaps[j].start == o->end && host_bound[j])
+				w = 0;
+			wall_sum[d][i + 1] = wall_sum[d][i] + w;
 		}
 		c->device = dr->device;
 		c->idle_removed = gap_sum[d][dr->n_gaps];
 		c->busy_removed = op_sum[d][nops];
+		/* the window loses the gaps' shrink and the kernels' that a
+		 * kernel followed at once; busy time loses (or gains) every
+		 * kernel's; idle is the rest */
+		c->window = dr->tl.busy + dr->tl.idle - c->idle_removed - wall_sum[d][nops];
+		if (c->window < 0)
+			c->window = 0;
 		c->busy = dr->tl.busy - c->busy_removed;
-		c->idle = dr->tl.idle - c->idle_removed +
-			  (c->busy_removed - wall_sum[d][nops]); /* host-bound kernels */
-		c->window = c->busy + c->idle;
+		if (c->busy > c->window)
+			c->busy = c->window;
+		if (c->busy < 0)
+			c->busy = 0;
+		c->idle = c->window - c->busy;
 		c->utilisation = c->window > 0 ? (double)c->busy / c->window : 0;
 		removed = c->idle_removed;
 		launch = (int64_t)(dr->tl.launch_overhead_share * dr->tl.window) - removed;

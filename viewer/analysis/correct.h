@@ -19,7 +19,8 @@ struct gs_corrected_device {
 	int device;
 	int64_t window, busy, idle; /* ns, corrected */
 	int64_t idle_removed;	    /* ns taken off idle gaps */
-	int64_t busy_removed;	    /* ns taken off kernels */
+	int64_t busy_removed;	    /* ns taken off kernels (negative: added,
+				       the GPU's switch between kernels) */
 	double utilisation;	    /* corrected busy / corrected window */
 	double launch_overhead_share;
 };
@@ -55,6 +56,12 @@ struct gs_corrected {
 					   its node count */
 	int64_t graph_launches;		/* graph launch calls taken against the
 					   untraced graph launch (in gaps) */
+	int occupancy;			/* 1: busy time counts what each kernel occupies
+					   the GPU untraced, its switch to the next
+					   included (calibration *_pitch_ns); 0: kernel
+					   durations less kernel_ns (older calibrations) */
+	int64_t kernel_busy_ns;		/* what a launched kernel's busy time loses
+					   (negative: gains) */
 };
 
 /* Fill out from res (analysed with all_gaps = 1) and cal. Returns 0, or

@@ -281,6 +281,17 @@ static int j_begin(struct report_ctx *r)
 		json_object_set_new(c, "per_call_from_trace", json_boolean(r->corr->from_trace));
 		json_object_set_new(c, "kernel_ns", jint(r->in->cal.kernel_ns));
 		json_object_set_new(c, "gpu_gap_ns", jint(r->in->cal.gpu_gap_ns));
+		/* the occupancy model (calibration *_pitch_ns): what a launched
+		 * kernel's busy time lost, negative where it gained the GPU's
+		 * switch to the next kernel */
+		json_object_set_new(c, "occupancy", json_boolean(r->corr->occupancy));
+		json_object_set_new(c, "kernel_busy_ns", jint(r->corr->kernel_busy_ns));
+		json_object_set_new(c, "plain_kernel_pitch_ns",
+				    r->corr->occupancy ? jint(r->in->cal.plain_kernel_pitch_ns)
+						       : json_null());
+		json_object_set_new(c, "tiny_kernel_ns",
+				    r->corr->occupancy ? jint(r->in->cal.tiny_kernel_ns)
+						       : json_null());
 		json_object_set_new(c, "graph_nodes", jint(r->corr->graph_nodes));
 		json_object_set_new(c, "graph_node_shrink_ns",
 				    r->corr->graph_nodes ? jint(r->corr->graph_node_shrink_ns)

@@ -94,6 +94,14 @@ static int t_begin(struct report_ctx *r)
 				"; the measured %s per kernel is NOT subtracted "
 				"(--no-overhead-correction).\n",
 				D(r->in->kernel_overhead_ns));
+		else if (r->corr && r->corr->occupancy)
+			fprintf(f,
+				"; the measured figures keep it, the corrected ones count each "
+				"kernel as the GPU time it takes untraced from a full queue, "
+				"its switch to the next kernel included (calibrated on tiny "
+				"kernels: %s recorded, %s a kernel untraced back to back; the "
+				"measured figures count that switch as idle).\n",
+				D(r->in->cal.tiny_kernel_ns), D(r->in->cal.plain_kernel_pitch_ns));
 		else if (r->corr)
 			fprintf(f,
 				"; the measured figures keep it, the corrected ones take off the "
@@ -380,21 +388,32 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 			const struct gs_corrected_device *c = &r->corr->devices[k];
 			if (c->device != d->device)
 				continue;
-			char graph[64] = "";
+			char graph[64] = "", kern[96];
+			int64_t kb = r->corr->kernel_busy_ns;
 			if (r->corr->graph_launches)
 				snprintf(graph, sizeof(graph), ", %s per graph launch call",
 					 D(r->corr->graph_launch_shrink_ns));
+			/* a kernel's busy time loses CUPTI's instrumentation, or
+			 * (occupancy) is taken as untraced from a full queue,
+			 * which can add the GPU's switch to the next kernel */
+			if (r->corr->occupancy)
+				snprintf(kern, sizeof(kern), "%s%s per kernel as untraced GPU time",
+					 kb > 0 ? "-" : "+", D(kb > 0 ? kb : -kb));
+			else
+				snprintf(kern, sizeof(kern), "%s per kernel",
+					 D(r->in->cal.kernel_ns));
 			fprintf(f,
 				"  corrected for the collector's overhead (%s: %s per launch "
-				"call%s, %s per kernel): window %s, utilisation %.1f%%, idle %s, "
-				"launch overhead share %.1f%% (idle gaps -%s, kernels -%s; "
+				"call%s, %s): window %s, utilisation %.1f%%, idle %s, "
+				"launch overhead share %.1f%% (idle gaps -%s, kernels %s%s; "
 				"--no-overhead-correction to hide)\n",
 				r->corr->from_trace ? "traced launch calls less untraced ones"
 						    : "calibrated",
-				D(r->corr->per_call_ns), graph, D(r->in->cal.kernel_ns),
-				D(c->window), 100.0 * c->utilisation, D(c->idle),
+				D(r->corr->per_call_ns), graph, kern, D(c->window),
+				100.0 * c->utilisation, D(c->idle),
 				100.0 * c->launch_overhead_share, D(c->idle_removed),
-				D(c->busy_removed));
+				c->busy_removed >= 0 ? "-" : "+",
+				D(c->busy_removed >= 0 ? c->busy_removed : -c->busy_removed));
 		}
 	}
 	if (streams_differ(d)) {

@@ -920,6 +920,23 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 		c->plain_graph_ns = a >= 0 && b >= 0 ? a : -1;
 		c->plain_graph_node_ns = a >= 0 && b >= 0 ? b : -1;
 	}
+	{
+		/* all three of a kind, or none */
+		int64_t a = meta_ns(t, "calibration.kernel_pitch_ns"),
+			b = meta_ns(t, "calibration.plain_kernel_pitch_ns"),
+			k = meta_ns(t, "calibration.tiny_kernel_ns");
+		int ok = a > 0 && b > 0 && k > 0;
+		c->kernel_pitch_ns = ok ? a : -1;
+		c->plain_kernel_pitch_ns = ok ? b : -1;
+		c->tiny_kernel_ns = ok ? k : -1;
+		a = meta_ns(t, "calibration.graph_pitch_ns");
+		b = meta_ns(t, "calibration.plain_graph_pitch_ns");
+		k = meta_ns(t, "calibration.node_kernel_ns");
+		ok = a > 0 && b > 0 && k > 0;
+		c->graph_pitch_ns = ok ? a : -1;
+		c->plain_graph_pitch_ns = ok ? b : -1;
+		c->node_kernel_ns = ok ? k : -1;
+	}
 	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
 		  c->kernel_ns >= 0 && c->gpu_gap_ns >= 0;
 }
