@@ -394,6 +394,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 		goto out;
 	x = (struct ctx){in, res, cal, caps, n_caps, nodes, kernel_occ(cal), node_occ(cal)};
 	out->kernel_busy_ns = x.kernel.busy;
+	out->graph_node_gap_ns = x.node.gap;
 	out->occupancy =
 	    cal->kernel_pitch_ns > 0 && cal->plain_kernel_pitch_ns > 0 && cal->tiny_kernel_ns > 0;
 

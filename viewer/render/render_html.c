@@ -253,8 +253,15 @@ static void write_corrected(FILE *f, const struct html_run *r)
 			put_ns(f, r->corr->graph_launch_shrink_ns);
 			fputs(" per graph launch call, ", f);
 		}
-		put_ns(f, r->in->cal.kernel_ns);
-		fputs(" per kernel): window ", f);
+		if (r->corr->occupancy) {
+			int64_t kb = r->corr->kernel_busy_ns;
+			fputs(kb > 0 ? "&minus;" : "+", f);
+			put_ns(f, kb > 0 ? kb : -kb);
+			fputs(" per kernel as untraced GPU time): window ", f);
+		} else {
+			put_ns(f, r->in->cal.kernel_ns);
+			fputs(" per kernel): window ", f);
+		}
 		put_ns(f, c->window);
 		fputs(", utilisation ", f);
 		put_pct(f, c->utilisation);
@@ -264,17 +271,18 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		put_pct(f, c->launch_overhead_share);
 		fputs(" (idle gaps &minus;", f);
 		put_ns(f, c->idle_removed);
-		fputs(", kernels &minus;", f);
-		put_ns(f, c->busy_removed);
+		fputs(c->busy_removed >= 0 ? ", kernels &minus;" : ", kernels +", f);
+		put_ns(f, c->busy_removed >= 0 ? c->busy_removed : -c->busy_removed);
 		fputs(")</p>\n", f);
 	}
 	if (r->corr->graph_nodes) { /* as the text report's note */
 		const struct gs_launch_stat *gl;
-		fputs("<p class=\"hint\">The corrected figures take ", f);
-		put_ns(f, r->corr->graph_node_shrink_ns);
-		fprintf(f, " off each of %lld graph nodes and up to ",
+		int64_t ns = r->corr->graph_node_shrink_ns;
+		fprintf(f, "<p class=\"hint\">The corrected figures %s ", ns >= 0 ? "take" : "add");
+		put_ns(f, ns >= 0 ? ns : -ns);
+		fprintf(f, " %s each of %lld graph nodes and up to ", ns >= 0 ? "off" : "to",
 			(long long)r->corr->graph_nodes);
-		put_ns(f, r->in->cal.gpu_gap_ns);
+		put_ns(f, r->corr->graph_node_gap_ns);
 		fputs(" off the idle after it, as calibrated on a graph of empty kernels (H200: "
 		      "nodes of 0-10 µs kernels lost 0.28-0.31 µs each); corrected graph replays "
 		      "can read a few % short (H200: 1000 one-block kernels of 3.4 µs a node, "
