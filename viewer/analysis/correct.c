@@ -116,15 +116,17 @@ static struct occ kernel_occ(const struct gs_calibration *cal)
 	return (struct occ){cal->kernel_ns, cal->kernel_ns, cal->gpu_gap_ns};
 }
 
+/* Graph nodes keep the growth of the graph's pitch under tracing off each
+ * node: the calibration's empty nodes show it as idle between them (1047 -
+ * 704 ns of a 1047 ns pitch, H200), a program's nodes in their records (the
+ * decode demo's graphs: 87 ns between nodes), so splitting it as for launched
+ * kernels took too little off (decode demo graph ranges +9 to +21% long,
+ * against -6 to +1% this way; 2026-12-05). */
 static struct occ node_occ(const struct gs_calibration *cal)
 {
-	int64_t per;
-	if (cal->graph_pitch_ns > 0 && cal->plain_graph_pitch_ns > 0 && cal->node_kernel_ns > 0)
-		return occupancy(cal->graph_pitch_ns, cal->plain_graph_pitch_ns,
-				 cal->node_kernel_ns);
-	per = cal->graph_node_ns > 0
-		  ? cal->graph_node_ns - min64(cal->gpu_gap_ns, cal->graph_node_ns)
-		  : cal->kernel_ns;
+	int64_t per = cal->graph_node_ns > 0
+			  ? cal->graph_node_ns - min64(cal->gpu_gap_ns, cal->graph_node_ns)
+			  : cal->kernel_ns;
 	return (struct occ){per, per, cal->gpu_gap_ns};
 }
 
@@ -438,7 +440,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			    o->start >= dr->tl.first && o->end <= dr->tl.last &&
 			    gs_result_selects(res, o->start, o->end)) {
 				struct occ per = x.kernel;
-				if (o->graph_id && (cal->graph_node_ns > 0 || out->occupancy)) {
+				if (o->graph_id && cal->graph_node_ns > 0) {
 					per = x.node;
 					out->graph_node_shrink_ns = per.busy;
 					out->graph_nodes++;
