@@ -196,12 +196,10 @@ struct gs_calibration {
 	/* what a tiny kernel occupies the GPU from a full queue, its switch
 	 * to the next included: launched one by one traced (kernel_pitch_ns)
 	 * and untraced (plain_kernel_pitch_ns), and the duration CUPTI
-	 * records for it (tiny_kernel_ns); the same for a graph node
-	 * (graph_pitch_ns, plain_graph_pitch_ns, node_kernel_ns); -1 in
-	 * traces calibrated before 2026-12-05 (the correction then takes
-	 * kernel_ns off each kernel and leaves the switch out of busy time) */
+	 * records for it (tiny_kernel_ns); -1 in traces calibrated before
+	 * 2026-12-05 (the correction then takes kernel_ns off each kernel).
+	 * The graph figures beside them in meta are informative. */
 	int64_t kernel_pitch_ns, plain_kernel_pitch_ns, tiny_kernel_ns;
-	int64_t graph_pitch_ns, plain_graph_pitch_ns, node_kernel_ns;
 	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
 };
 

@@ -30,8 +30,11 @@
  *    back-to-back launches of gap_phases: most gaps are of this kind);
  *  - op already enqueued (launch latency, graph-internal): the GPU's added
  *    idle between back-to-back kernels (gpu_gap_ns), at most the segment.
- * Each kernel's duration shrinks by kernel_ns (CUPTI's instrumentation of a
- * launched kernel), a graph node's by graph_node_ns - gpu_gap_ns (what
+ * A launched kernel's busy time becomes what it occupies the GPU untraced
+ * from a full queue (kernel_occ: with the H200's calibration it gains the
+ * ~1 us switch to the next kernel that the trace shows as idle); with a
+ * calibration before that, it shrinks by kernel_ns (CUPTI's instrumentation
+ * of a launched kernel). A graph node's shrinks by graph_node_ns - gpu_gap_ns (what
  * instrumentation adds to a node, less the part that is idle between nodes:
  * H200, 339 ns per node against 640 per launched kernel; taking kernel_ns
  * for nodes took 6 ms too much off 20,000 nodes), each scaled by how much
@@ -86,34 +89,38 @@ static int64_t call_cost(const struct gs_input *in, const struct gs_calibration 
  * GRAPH_NODES_UNKNOWN where they are not in the trace one by one */
 #define GRAPH_NODES_UNKNOWN UINT32_MAX
 
-/* What each kernel loses. busy: off its duration (negative: it gains, the
- * GPU's switch to the next kernel that the trace shows as idle); wall: off
- * the window when a kernel follows it at once; gap: off the idle between
- * back-to-back kernels. From a full queue of tiny kernels (calibration
- * *_pitch_ns, the GPU's time per kernel, switch included; tiny/node_kernel_ns
- * the duration CUPTI records): a kernel occupies the GPU untraced its
- * recorded duration less (recorded tiny - untraced pitch), and a run of
- * back-to-back kernels shortens by (traced - untraced pitch) a kernel. Older
- * calibrations: kernel_ns off each kernel, gpu_gap_ns off the idle. */
+/* What a kernel loses. busy: off its duration (negative: it gains the GPU's
+ * switch to the next kernel, which the trace shows as idle); wall: off the
+ * window when a kernel follows it at once; gap: off the idle between
+ * back-to-back kernels. */
 struct occ {
 	int64_t busy, wall, gap;
 };
 
-static struct occ occupancy(int64_t traced, int64_t plain, int64_t recorded)
+/* the calibration timed tiny kernels from a full queue (kernel_occ) */
+static int have_occupancy(const struct gs_calibration *cal)
 {
-	struct occ o;
-	o.busy = recorded - plain;
-	o.wall = o.busy > 0 ? o.busy : 0;
-	o.gap = traced - plain - o.wall > 0 ? traced - plain - o.wall : 0;
-	return o;
+	return cal->kernel_pitch_ns > 0 && cal->plain_kernel_pitch_ns > 0 &&
+	       cal->tiny_kernel_ns > 0;
 }
 
+/* A launched kernel, from a full queue of tiny kernels (calibration
+ * *_kernel_pitch_ns: the GPU's time per kernel, switch included;
+ * tiny_kernel_ns: the duration CUPTI records): untraced it occupies the GPU
+ * its recorded duration less (recorded - untraced pitch), and a run of
+ * back-to-back kernels shortens by (traced - untraced pitch) a kernel.
+ * Older calibrations: kernel_ns off each kernel, gpu_gap_ns off the idle. */
 static struct occ kernel_occ(const struct gs_calibration *cal)
 {
-	if (cal->kernel_pitch_ns > 0 && cal->plain_kernel_pitch_ns > 0 && cal->tiny_kernel_ns > 0)
-		return occupancy(cal->kernel_pitch_ns, cal->plain_kernel_pitch_ns,
-				 cal->tiny_kernel_ns);
-	return (struct occ){cal->kernel_ns, cal->kernel_ns, cal->gpu_gap_ns};
+	struct occ o = {cal->kernel_ns, cal->kernel_ns, cal->gpu_gap_ns};
+	int64_t growth = cal->kernel_pitch_ns - cal->plain_kernel_pitch_ns;
+
+	if (!have_occupancy(cal))
+		return o;
+	o.busy = cal->tiny_kernel_ns - cal->plain_kernel_pitch_ns;
+	o.wall = o.busy > 0 ? o.busy : 0;
+	o.gap = growth - o.wall > 0 ? growth - o.wall : 0;
+	return o;
 }
 
 /* Graph nodes keep the growth of the graph's pitch under tracing off each
@@ -397,8 +404,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	x = (struct ctx){in, res, cal, caps, n_caps, nodes, kernel_occ(cal), node_occ(cal)};
 	out->kernel_busy_ns = x.kernel.busy;
 	out->graph_node_gap_ns = x.node.gap;
-	out->occupancy =
-	    cal->kernel_pitch_ns > 0 && cal->plain_kernel_pitch_ns > 0 && cal->tiny_kernel_ns > 0;
+	out->occupancy = have_occupancy(cal);
 
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_device_result *dr = &res->devices[d];
