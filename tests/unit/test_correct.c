@@ -477,6 +477,58 @@ static void test_graph_node_uses_graph_node_cost(void **state)
 	tb_free(t);
 }
 
+/* Occupancy with graph nodes: K2 and K3 are nodes of one replay (graph 5,
+ * both launched by L2), so [11000, 11500) is graph-internal. Calibration:
+ * tiny kernels 1500 traced, 1200 untraced, 1000 recorded (a launched kernel
+ * gains 200, wall 0); nodes graph_node_ns 450 - gpu_gap_ns 200 = 250 off
+ * busy and wall; an untraced empty node 250 ns (plain_graph_pitch_ns).
+ * Host-late gap: 800 as before; the graph-internal one: min(500, 200) =
+ * 200; idle removed 1000. K1 gains 200; K2 loses 250 and gains the 500 -
+ * 200 = 300 left before K3, at most 250: 0; K3 (last) loses 250. Busy
+ * removed -200 + 0 + 250 = 50; wall: K2 250, K3 250 (K1 precedes the
+ * host-late gap and its wall share is 0 anyway): window 11500 - 1000 - 500
+ * = 10000, busy 2950, idle 7050. Without plain_graph_pitch_ns K2 keeps its
+ * 250: busy removed 300. */
+static void test_occupancy_graph_node_gains_switch(void **state)
+{
+	struct tb *t = build(0);
+	const struct gs_corrected_device *d;
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->ops[1].graph_id = 5;
+	t->ops[2].graph_id = 5;
+	t->ops[2].corr = 2;
+	t->in.cal = (struct gs_calibration){.have = 1,
+					    .plain_launch_ns = -1,
+					    .plain_driver_ns = -1,
+					    .plain_graph_ns = -1,
+					    .plain_graph_node_ns = -1,
+					    .launch_ns = 300,
+					    .legacy_launch_ns = 500,
+					    .kernel_ns = 100,
+					    .gpu_gap_ns = 200,
+					    .graph_node_ns = 450,
+					    .kernel_pitch_ns = 1500,
+					    .plain_kernel_pitch_ns = 1200,
+					    .tiny_kernel_ns = 1000,
+					    .plain_graph_pitch_ns = 250};
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_GRAPH_INTERNAL], 500);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	d = &t->c.devices[0];
+	assert_int_equal(d->idle_removed, 1000);
+	assert_int_equal(d->busy_removed, 50);
+	assert_int_equal(d->window, 10000);
+	assert_int_equal(d->busy, 2950);
+	assert_int_equal(d->idle, 7050);
+	gs_corrected_free(&t->c);
+	t->in.cal.plain_graph_pitch_ns = -1;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].busy_removed, 300);
+	tb_free(t);
+}
+
 /* L2 becomes a cudaGraphLaunch of one node (K2, graph 5), and the
  * calibration knows the untraced graph launch: 600 + 100 a node, 700 for
  * one node. L2 took 1500 traced, so it lost 800 (under the cap of 10000 +
@@ -570,6 +622,7 @@ int main(void)
 	    cmocka_unit_test(test_range_walls_corrected),
 	    cmocka_unit_test(test_occupancy_adds_the_switch),
 	    cmocka_unit_test(test_occupancy_shorter_than_recorded),
+	    cmocka_unit_test(test_occupancy_graph_node_gains_switch),
 	    cmocka_unit_test(test_range_selection_keeps_kernel_cost),
 	    cmocka_unit_test(test_range_selection_clips_long_kernel),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),

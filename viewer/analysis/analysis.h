@@ -198,8 +198,11 @@ struct gs_calibration {
 	 * and untraced (plain_kernel_pitch_ns), and the duration CUPTI
 	 * records for it (tiny_kernel_ns); -1 in traces calibrated before
 	 * 2026-12-05 (the correction then takes kernel_ns off each kernel).
-	 * The graph figures beside them in meta are informative. */
+	 * plain_graph_pitch_ns: the same untraced for a node of a graph of
+	 * empty kernels, the most a node's switch to the next is taken to be
+	 * (-1 likewise). */
 	int64_t kernel_pitch_ns, plain_kernel_pitch_ns, tiny_kernel_ns;
+	int64_t plain_graph_pitch_ns;
 	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
 };
 

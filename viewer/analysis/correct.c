@@ -32,10 +32,11 @@
  *    idle between back-to-back kernels (gpu_gap_ns), at most the segment.
  * A launched kernel's busy time becomes what it occupies the GPU untraced
  * from a full queue (kernel_occ: with the H200's calibration it gains the
- * ~1 us switch to the next kernel that the trace shows as idle); with a
- * calibration before that, it shrinks by kernel_ns (CUPTI's instrumentation
- * of a launched kernel). A graph node's shrinks by graph_node_ns - gpu_gap_ns (what
- * instrumentation adds to a node, less the part that is idle between nodes:
+ * ~1 us switch to the next kernel that the trace shows as idle), and a graph
+ * node's gains the idle left before the next node of its graph (at most
+ * plain_graph_pitch_ns); with a calibration before that, a kernel shrinks by
+ * kernel_ns (CUPTI's instrumentation of a launched kernel). A graph node's shrinks by graph_node_ns
+ * - gpu_gap_ns (what instrumentation adds to a node, less the part that is idle between nodes:
  * H200, 339 ns per node against 640 per launched kernel; taking kernel_ns
  * for nodes took 6 ms too much off 20,000 nodes), each scaled by how much
  * of the device's op time was not overlapped. A kernel followed by a gap
@@ -403,7 +404,6 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 		goto out;
 	x = (struct ctx){in, res, cal, caps, n_caps, nodes, kernel_occ(cal), node_occ(cal)};
 	out->kernel_busy_ns = x.kernel.busy;
-	out->graph_node_gap_ns = x.node.gap;
 	out->occupancy = have_occupancy(cal);
 
 	for (d = 0; d < res->n_devices; d++) {
@@ -454,10 +454,24 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 				k = (int64_t)(min64(per.busy, o->end - o->start) * factor[d]);
 				w = (int64_t)(min64(per.wall, o->end - o->start) * factor[d]);
 			}
+			j = gap_lower(dr->gaps, dr->n_gaps, o->end);
+			/* occupancy: a graph node followed at once by the next
+			 * node gains the idle left between them after its
+			 * shrink, the GPU's switch from node to node (launched
+			 * kernels gain theirs in kernel_occ), at most an
+			 * untraced empty node's whole pitch */
+			if (k && out->occupancy && o->graph_id && cal->plain_graph_pitch_ns > 0 &&
+			    j < dr->n_gaps && dr->gaps[j].start == o->end &&
+			    dr->gaps[j].cause == GS_CAUSE_GRAPH_INTERNAL && !host_bound[j]) {
+				int64_t left = dr->gaps[j].end - dr->gaps[j].start -
+					       (gap_sum[d][j + 1] - gap_sum[d][j]);
+				if (left > 0)
+					k -= (int64_t)(min64(left, cal->plain_graph_pitch_ns) *
+						       factor[d]);
+			}
 			op_sum[d][i + 1] = op_sum[d][i] + k;
 			/* a host-bound gap starting where it ends keeps its shrink
 			 * on the wall */
-			j = gap_lower(dr->gaps, dr->n_gaps, o->end);
 			if (w && j < dr->n_gaps && dr->gaps[j].start == o->end && host_bound[j])
 				w = 0;
 			wall_sum[d][i + 1] = wall_sum[d][i] + w;

@@ -62,7 +62,6 @@ struct gs_corrected {
 					   durations less kernel_ns (older calibrations) */
 	int64_t kernel_busy_ns;		/* what a launched kernel's busy time loses
 					   (negative: gains) */
-	int64_t graph_node_gap_ns;	/* the most the idle after a graph node loses */
 };
 
 /* Fill out from res (analysed with all_gaps = 1) and cal. Returns 0, or

@@ -277,17 +277,24 @@ static void write_corrected(FILE *f, const struct html_run *r)
 	}
 	if (r->corr->graph_nodes) { /* as the text report's note */
 		const struct gs_launch_stat *gl;
-		int64_t ns = r->corr->graph_node_shrink_ns;
-		fprintf(f, "<p class=\"hint\">The corrected figures %s ", ns >= 0 ? "take" : "add");
-		put_ns(f, ns >= 0 ? ns : -ns);
-		fprintf(f, " %s each of %lld graph nodes and up to ", ns >= 0 ? "off" : "to",
+		fputs("<p class=\"hint\">The corrected figures take ", f);
+		put_ns(f, r->corr->graph_node_shrink_ns);
+		fprintf(f, " off each of %lld graph nodes and up to ",
 			(long long)r->corr->graph_nodes);
-		put_ns(f, r->corr->graph_node_gap_ns);
+		put_ns(f, r->in->cal.gpu_gap_ns);
 		fputs(" off the idle after it, as calibrated on a graph of empty kernels (H200: "
 		      "nodes of 0-10 µs kernels lost 0.28-0.31 µs each); corrected graph replays "
 		      "can read a few % short (H200: 1000 one-block kernels of 3.4 µs a node, "
 		      "2.6-5.7%)",
 		      f);
+		if (r->corr->occupancy && r->in->cal.plain_graph_pitch_ns > 0) {
+			fputs(
+			    ". A node's busy time gains the idle left before the next node of its "
+			    "graph, at most ",
+			    f);
+			put_ns(f, r->in->cal.plain_graph_pitch_ns);
+			fputs(" (an untraced empty node): the GPU's switch between nodes", f);
+		}
 		gl = gs_graph_launch_stat(r->res);
 		if (gl && r->corr->graph_launches) {
 			fputs(

@@ -113,16 +113,20 @@ static int t_begin(struct report_ctx *r)
 		/* graph nodes: the calibration's figure is an empty kernel's */
 		if (!res->kernel_overhead_ns && r->corr && r->corr->graph_nodes) {
 			const struct gs_launch_stat *gl = gs_graph_launch_stat(res);
-			int64_t ns = r->corr->graph_node_shrink_ns;
 			fprintf(f,
-				"note: the corrected figures %s %s %s each of %lld graph "
+				"note: the corrected figures take %s off each of %lld graph "
 				"nodes and up to %s off the idle after it, as calibrated on a "
 				"graph of empty kernels (H200: nodes of 0-10 us kernels lost "
 				"0.28-0.31 us each); corrected graph replays can read a few %% "
 				"short (H200: 1000 one-block kernels of 3.4 us a node, 2.6-5.7%%)",
-				ns >= 0 ? "take" : "add", D(ns >= 0 ? ns : -ns),
-				ns >= 0 ? "off" : "to", (long long)r->corr->graph_nodes,
-				D(r->corr->graph_node_gap_ns));
+				D(r->corr->graph_node_shrink_ns), (long long)r->corr->graph_nodes,
+				D(r->in->cal.gpu_gap_ns));
+			if (r->corr->occupancy && r->in->cal.plain_graph_pitch_ns > 0)
+				fprintf(f,
+					". A node's busy time gains the idle left before the "
+					"next node of its graph, at most %s (an untraced empty "
+					"node): the GPU's switch between nodes",
+					D(r->in->cal.plain_graph_pitch_ns));
 			if (gl && r->corr->graph_launches)
 				fprintf(
 				    f,

@@ -929,6 +929,8 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 		c->kernel_pitch_ns = ok ? a : -1;
 		c->plain_kernel_pitch_ns = ok ? b : -1;
 		c->tiny_kernel_ns = ok ? k : -1;
+		a = meta_ns(t, "calibration.plain_graph_pitch_ns");
+		c->plain_graph_pitch_ns = ok && a > 0 ? a : -1;
 	}
 	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
 		  c->kernel_ns >= 0 && c->gpu_gap_ns >= 0;
