@@ -41,6 +41,15 @@
  *                      _all_full both, with the collector's CUPTI queries
  *                      (timestamps, context, device and stream ids); _rt_ctx,
  *                      _rt_stream, _rt_time one of those queries alone
+ *   kernel_latency     kernel records with CUPTI's latency timestamps (queued,
+ *                      submitted), no runtime records: whether a kernel's
+ *                      queued time could stand in for its launch call's
+ *   kernel_runtime_latency  kernel_runtime with latency timestamps
+ *   kernel_runtime_tsc kernel_runtime with CUPTI's CPU timestamps taken from
+ *                      a callback that reads the TSC (rdtsc, not scaled to ns:
+ *                      the records' times are wrong, only the cost counts)
+ *                      instead of clock_gettime(CLOCK_REALTIME): what CUPTI's
+ *                      own timestamps cost a launch
  * Prints "mode=M variant=V per_launch_us=X" for
  *   empty_256      back-to-back launches of an empty kernel, rounds of 256
  *   getdev_256     the same with 5 cudaGetDevice() calls before each launch
@@ -54,6 +63,7 @@
  */
 #include <cupti.h>
 #include <stdint.h>
+#include <x86intrin.h>
 #include <string.h>
 
 #define BENCH_NAME "api_source"
@@ -166,11 +176,24 @@ enum {
 	K_OVERHEAD = 16 /* OVERHEAD */
 };
 
-static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, int callbacks)
+/* extra settings, X_* */
+enum { X_LATENCY = 1, X_TSC = 2 };
+
+static uint64_t CUPTIAPI tsc_now(void)
+{
+	return (uint64_t)__rdtsc();
+}
+
+static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, int callbacks,
+			unsigned extra)
 {
 	if (kernels || runtime != RT_NONE || kinds) {
 		size_t i;
+		if (extra & X_TSC) /* before any kind is enabled */
+			CUPTI_CHECK(cuptiActivityRegisterTimestampCallback(tsc_now));
 		CUPTI_CHECK(cuptiActivityRegisterCallbacks(buf_req, buf_done));
+		if (extra & X_LATENCY)
+			CUPTI_CHECK(cuptiActivityEnableLatencyTimestamps(1));
 		if (kernels)
 			CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
 		if (runtime == RT_SUBSET)
@@ -324,28 +347,33 @@ static const struct mode {
 	unsigned kinds; /* extra activity kinds, K_* */
 	int callbacks;
 	enum synccb synccb;
+	unsigned extra; /* X_* */
 } modes[] = {
-    {"plain", 0, RT_NONE, 0, 0, SCB_NONE},
-    {"kernel", 1, RT_NONE, 0, 0, SCB_NONE},
-    {"kernel_runtime", 1, RT_KIND, 0, 0, SCB_NONE},
-    {"kernel_callbacks", 1, RT_NONE, 0, 1, SCB_NONE},
-    {"callbacks_only", 0, RT_NONE, 0, 1, SCB_NONE},
-    {"runtime_only", 0, RT_KIND, 0, 0, SCB_NONE},
-    {"kernel_runtime_subset", 1, RT_SUBSET, 0, 0, SCB_NONE},
-    {"kernel_runtime_allbut", 1, RT_ALL_BUT, 0, 0, SCB_NONE},
-    {"kernel_runtime_sync", 1, RT_KIND, K_SYNC, 0, SCB_NONE},
-    {"kernel_runtime_event", 1, RT_KIND, K_EVENT, 0, SCB_NONE},
-    {"kernel_runtime_stream", 1, RT_KIND, K_STREAM, 0, SCB_NONE},
-    {"kernel_runtime_memcpy", 1, RT_KIND, K_MEMCPY, 0, SCB_NONE},
-    {"kernel_runtime_overhead", 1, RT_KIND, K_OVERHEAD, 0, SCB_NONE},
-    {"default_set", 1, RT_KIND, K_SYNC | K_EVENT | K_STREAM | K_MEMCPY | K_OVERHEAD, 0, SCB_NONE},
-    {"default_no_sync_event_stream", 1, RT_KIND, K_MEMCPY | K_OVERHEAD, 0, SCB_NONE},
-    {"kr_synccb_rt_empty", 1, RT_KIND, 0, 0, SCB_RT_EMPTY},
-    {"kr_synccb_all_empty", 1, RT_KIND, 0, 0, SCB_ALL_EMPTY},
-    {"kr_synccb_all_full", 1, RT_KIND, 0, 0, SCB_ALL_FULL},
-    {"kr_synccb_rt_ctx", 1, RT_KIND, 0, 0, SCB_RT_CTX},
-    {"kr_synccb_rt_stream", 1, RT_KIND, 0, 0, SCB_RT_STREAM},
-    {"kr_synccb_rt_time", 1, RT_KIND, 0, 0, SCB_RT_TIME},
+    {"plain", 0, RT_NONE, 0, 0, SCB_NONE, 0},
+    {"kernel", 1, RT_NONE, 0, 0, SCB_NONE, 0},
+    {"kernel_runtime", 1, RT_KIND, 0, 0, SCB_NONE, 0},
+    {"kernel_callbacks", 1, RT_NONE, 0, 1, SCB_NONE, 0},
+    {"callbacks_only", 0, RT_NONE, 0, 1, SCB_NONE, 0},
+    {"runtime_only", 0, RT_KIND, 0, 0, SCB_NONE, 0},
+    {"kernel_runtime_subset", 1, RT_SUBSET, 0, 0, SCB_NONE, 0},
+    {"kernel_runtime_allbut", 1, RT_ALL_BUT, 0, 0, SCB_NONE, 0},
+    {"kernel_runtime_sync", 1, RT_KIND, K_SYNC, 0, SCB_NONE, 0},
+    {"kernel_runtime_event", 1, RT_KIND, K_EVENT, 0, SCB_NONE, 0},
+    {"kernel_runtime_stream", 1, RT_KIND, K_STREAM, 0, SCB_NONE, 0},
+    {"kernel_runtime_memcpy", 1, RT_KIND, K_MEMCPY, 0, SCB_NONE, 0},
+    {"kernel_runtime_overhead", 1, RT_KIND, K_OVERHEAD, 0, SCB_NONE, 0},
+    {"default_set", 1, RT_KIND, K_SYNC | K_EVENT | K_STREAM | K_MEMCPY | K_OVERHEAD, 0, SCB_NONE,
+     0},
+    {"default_no_sync_event_stream", 1, RT_KIND, K_MEMCPY | K_OVERHEAD, 0, SCB_NONE, 0},
+    {"kr_synccb_rt_empty", 1, RT_KIND, 0, 0, SCB_RT_EMPTY, 0},
+    {"kr_synccb_all_empty", 1, RT_KIND, 0, 0, SCB_ALL_EMPTY, 0},
+    {"kr_synccb_all_full", 1, RT_KIND, 0, 0, SCB_ALL_FULL, 0},
+    {"kr_synccb_rt_ctx", 1, RT_KIND, 0, 0, SCB_RT_CTX, 0},
+    {"kr_synccb_rt_stream", 1, RT_KIND, 0, 0, SCB_RT_STREAM, 0},
+    {"kr_synccb_rt_time", 1, RT_KIND, 0, 0, SCB_RT_TIME, 0},
+    {"kernel_latency", 1, RT_NONE, 0, 0, SCB_NONE, X_LATENCY},
+    {"kernel_runtime_latency", 1, RT_KIND, 0, 0, SCB_NONE, X_LATENCY},
+    {"kernel_runtime_tsc", 1, RT_KIND, 0, 0, SCB_NONE, X_TSC},
 };
 #define N_MODES (int)(sizeof modes / sizeof modes[0])
 
@@ -372,7 +400,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	/* the driver is up, no context yet: where the collector starts */
-	start_cupti(md->kernels, md->runtime, md->kinds, md->callbacks);
+	start_cupti(md->kernels, md->runtime, md->kinds, md->callbacks, md->extra);
 	start_synccb(md->synccb);
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	CHECK(cudaDeviceSynchronize());

@@ -15,6 +15,10 @@ if(GAPSCOPE_HAVE_CUDA)
   # --workloads graph_pitch)
   add_executable(gs_bench_graph_pitch ${CMAKE_CURRENT_SOURCE_DIR}/graph_pitch.cu)
   target_link_libraries(gs_bench_graph_pitch PRIVATE CUDA::cudart)
+  # the GPU's time per tiny kernel by what the kernel does, graph nodes and
+  # launched kernels (bench/overhead_pairs.py --workloads node_pitch)
+  add_executable(gs_bench_node_pitch ${CMAKE_CURRENT_SOURCE_DIR}/node_pitch.cu)
+  target_link_libraries(gs_bench_node_pitch PRIVATE CUDA::cudart)
   # from a launch call's entry to its first kernel's start, kernel and graph
   # launches (issue 18: what the correction may take off a graph launch)
   add_executable(gs_bench_launch_delay ${CMAKE_CURRENT_SOURCE_DIR}/launch_delay.cu)

@@ -20,6 +20,9 @@ Workloads and the figures they print:
                 change one thing from gapscope-calibrate's loop
   graph_pitch   gs_bench_graph_pitch: µs per graph node, by the node
                 kernel's spin length (spin0 ... spin10000, ns)
+  node_pitch    gs_bench_node_pitch: the GPU's µs per tiny kernel behind a
+                block, graph nodes and launched kernels, by what the kernel
+                does (empty, store, atomic, spin1000, spin1000_store)
 For every figure it prints the untraced median and, per configuration, the
 traced median and the median of the per-round ratios traced/untraced. The
 traces of the last round stay in DIR (default out/pairs) for the report;
@@ -69,6 +72,9 @@ def workloads(build):
         # (graph_pitch.cu): what tracing adds to a node, as a curve
         "graph_pitch": ([os.path.join(build, "bin", "gs_bench_graph_pitch")],
                         r"^mode=(\S+) per_kernel_us=([0-9.]+)", "us/node"),
+        # the GPU's time per tiny kernel by what it does (node_pitch.cu)
+        "node_pitch": ([os.path.join(build, "bin", "gs_bench_node_pitch")],
+                       r"^mode=(\S+) per_kernel_us=([0-9.]+)", "us/kernel"),
         "launch_streams": ([os.path.join(build, "bin", "gs_bench_launch_overhead"),
                             "--repeats", "20", "--extra-streams", "128"],
                            r"^mode=(back_to_back|launch_sync) per_kernel_us=([0-9.]+)",
