@@ -142,7 +142,8 @@ int main(int argc, char **argv)
 	       "replays, %d launches, %d repeats (median) after %d warm-up\n",
 	       prop.name, NODES, REPLAYS, LAUNCHES, repeats, warmup);
 	for (k = 0; k < N_KINDS; k++) {
-		long long cycles = (k == SPIN || k == SPIN_STORE) ? (long long)clock_khz : 0; /* 1 us */
+		long long cycles =
+		    (k == SPIN || k == SPIN_STORE) ? (long long)clock_khz : 0; /* 1 us */
 		struct launches l = {k, cycles, word};
 		cudaGraph_t graph;
 		cudaGraphExec_t exec;
