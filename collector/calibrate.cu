@@ -94,6 +94,22 @@ __global__ void gs_cal_tiny(void)
 {
 }
 
+/* a tiny kernel that writes memory, as a program's kernels do: on the H200
+ * tracing added 354 ns a node to graphs of empty kernels and 153-160 ns to
+ * two programs' graphs of kernels that store (tests/gpu/gap_phases.cu, the
+ * decode demo); launched one by one (gs_cal_store_tiny) and as graph nodes */
+__global__ void gs_cal_store(int *word)
+{
+	if (threadIdx.x == 0)
+		*word = 1;
+}
+
+__global__ void gs_cal_store_tiny(int *word)
+{
+	if (threadIdx.x == 0)
+		*word = 1;
+}
+
 __device__ static unsigned long long globaltimer(void)
 {
 	unsigned long long t;
@@ -150,6 +166,9 @@ static size_t n_spin;
 #define MAX_DUR 4096
 static int64_t tiny_dur[MAX_DUR], node_dur[MAX_DUR];
 static size_t n_tiny, n_node;
+/* the same for the storing kernels (gs_cal_store_tiny, gs_cal_store) */
+static int64_t stiny_dur[MAX_DUR], snode_dur[MAX_DUR];
+static size_t n_stiny, n_snode;
 
 static void CUPTIAPI buf_req(uint8_t **b, size_t *size, size_t *max)
 {
@@ -170,6 +189,10 @@ static void CUPTIAPI buf_done(CUcontext c, uint32_t s, uint8_t *b, size_t size, 
 			int64_t d = (int64_t)(k->end - k->start);
 			if (strstr(k->name, "gs_cal_spin") && n_spin < SPINS * 2)
 				spin_dur[n_spin++] = d;
+			else if (strstr(k->name, "gs_cal_store_tiny") && n_stiny < MAX_DUR)
+				stiny_dur[n_stiny++] = d;
+			else if (strstr(k->name, "gs_cal_store") && k->graphId && n_snode < MAX_DUR)
+				snode_dur[n_snode++] = d;
 			else if (strstr(k->name, "gs_cal_tiny") && n_tiny < MAX_DUR)
 				tiny_dur[n_tiny++] = d;
 			else if (strstr(k->name, "gs_cal_empty") && k->graphId && n_node < MAX_DUR)
@@ -218,7 +241,9 @@ struct phase {
 	int64_t graph_small, graph_big; /* ns, median cudaGraphLaunch call time */
 	int64_t pitch;			/* ns per kernel, back to back (graph) */
 	int64_t kpitch;			/* ns per kernel, back to back (stream launches) */
+	int64_t spitch, skpitch;	/* the same for the storing kernels */
 	int64_t tiny_cupti, node_cupti; /* ns, median recorded durations */
+	int64_t stiny_cupti, snode_cupti; /* the same for the storing kernels */
 	int64_t spin_cupti, spin_self;	/* ns, median durations */
 };
 
@@ -271,18 +296,25 @@ struct setup {
 	cudaFunction_t rf;
 	cudaGraphExec_t exec;	    /* NODES empty kernels */
 	cudaGraphExec_t exec_small; /* GRAPH_SMALL of them */
+	cudaGraphExec_t exec_store; /* NODES storing kernels */
 	unsigned long long *d_out;
+	int *d_word;
 };
 
-static cudaGraphExec_t empty_graph(cudaStream_t s, int nodes)
+/* a graph of nodes empty kernels, or storing kernels where word is set */
+static cudaGraphExec_t tiny_graph(cudaStream_t s, int nodes, int *word)
 {
 	cudaGraphExec_t exec;
 	cudaGraph_t graph;
 	int i;
 
 	CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-	for (i = 0; i < nodes; i++)
-		gs_cal_empty<<<1, 32, 0, s>>>();
+	for (i = 0; i < nodes; i++) {
+		if (word)
+			gs_cal_store<<<1, 32, 0, s>>>(word);
+		else
+			gs_cal_empty<<<1, 32, 0, s>>>();
+	}
 	CK(cudaStreamEndCapture(s, &graph));
 	CK(cudaGraphInstantiate(&exec, graph, 0));
 	CK(cudaGraphDestroy(graph));
@@ -294,9 +326,11 @@ static void set_up(struct setup *u)
 	CK(cudaFree(0));
 	CK(cudaStreamCreateWithFlags(&u->s, cudaStreamNonBlocking));
 	CK(cudaMalloc(&u->d_out, sizeof(*u->d_out)));
+	CK(cudaMalloc(&u->d_word, sizeof(*u->d_word)));
 	CK(cudaGetFuncBySymbol(&u->rf, (const void *)gs_cal_empty));
-	u->exec = empty_graph(u->s, NODES);
-	u->exec_small = empty_graph(u->s, GRAPH_SMALL);
+	u->exec = tiny_graph(u->s, NODES, NULL);
+	u->exec_small = tiny_graph(u->s, GRAPH_SMALL, NULL);
+	u->exec_store = tiny_graph(u->s, NODES, u->d_word);
 }
 
 static void measure_host(struct phase *p, const struct setup *u)
@@ -308,7 +342,8 @@ static void measure_host(struct phase *p, const struct setup *u)
 	p->graph_big = graph_call_time(u->s, u->exec);
 }
 
-static void measure_pitch(struct phase *p, const struct setup *u)
+/* ns per node of 10 replays of exec (NODES nodes) behind a block */
+static int64_t graph_pitch(const struct setup *u, cudaGraphExec_t exec)
 {
 	cudaEvent_t e0, e1;
 	float ms = 0;
@@ -316,7 +351,7 @@ static void measure_pitch(struct phase *p, const struct setup *u)
 
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	CK(cudaGraphLaunch(u->exec, u->s)); /* warm */
+	CK(cudaGraphLaunch(exec, u->s)); /* warm */
 	/* the replays queued behind a 20 ms kernel, so the GPU never waits
 	 * for the host: traced, each launch call of the 100 nodes takes
 	 * 80-134 us (H200), longer than the replay, and the pitch measured
@@ -326,20 +361,34 @@ static void measure_pitch(struct phase *p, const struct setup *u)
 	gs_cal_block<<<1, 1, 0, u->s>>>(20000000);
 	CK(cudaEventRecord(e0, u->s));
 	for (i = 0; i < 10; i++)
-		CK(cudaGraphLaunch(u->exec, u->s));
+		CK(cudaGraphLaunch(exec, u->s));
 	CK(cudaEventRecord(e1, u->s));
 	CK(cudaEventSynchronize(e1));
 	CK(cudaEventElapsedTime(&ms, e0, e1));
-	p->pitch = (int64_t)(ms * 1e6 / (10 * NODES));
 	CK(cudaEventDestroy(e0));
 	CK(cudaEventDestroy(e1));
+	return (int64_t)(ms * 1e6 / (10 * NODES));
+}
+
+static void measure_pitch(struct phase *p, const struct setup *u)
+{
+	p->pitch = graph_pitch(u, u->exec);
+	p->spitch = graph_pitch(u, u->exec_store);
 }
 
 /* the GPU's time per tiny kernel launched one by one, back to back behind a
  * 20 ms kernel (the queue full: what a kernel occupies the GPU, its switch
  * to the next included); KPITCH launches stay below the queue's depth */
 #define KPITCH 256
-static void measure_kpitch(struct phase *p, const struct setup *u)
+static void tiny_launch(const struct setup *u, int store)
+{
+	if (store)
+		gs_cal_store_tiny<<<1, 32, 0, u->s>>>(u->d_word);
+	else
+		gs_cal_tiny<<<1, 32, 0, u->s>>>();
+}
+
+static int64_t kernel_pitch(const struct setup *u, int store)
 {
 	cudaEvent_t e0, e1;
 	float ms = 0;
@@ -347,17 +396,23 @@ static void measure_kpitch(struct phase *p, const struct setup *u)
 
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	gs_cal_tiny<<<1, 32, 0, u->s>>>(); /* warm */
+	tiny_launch(u, store); /* warm */
 	gs_cal_block<<<1, 1, 0, u->s>>>(20000000);
 	CK(cudaEventRecord(e0, u->s));
 	for (i = 0; i < KPITCH; i++)
-		gs_cal_tiny<<<1, 32, 0, u->s>>>();
+		tiny_launch(u, store);
 	CK(cudaEventRecord(e1, u->s));
 	CK(cudaEventSynchronize(e1));
 	CK(cudaEventElapsedTime(&ms, e0, e1));
-	p->kpitch = (int64_t)(ms * 1e6 / KPITCH);
 	CK(cudaEventDestroy(e0));
 	CK(cudaEventDestroy(e1));
+	return (int64_t)(ms * 1e6 / KPITCH);
+}
+
+static void measure_kpitch(struct phase *p, const struct setup *u)
+{
+	p->kpitch = kernel_pitch(u, 0);
+	p->skpitch = kernel_pitch(u, 1);
 }
 
 /* the spin kernels' own durations; CUPTI's come with the next flush */
@@ -388,10 +443,10 @@ static int plain_main(void)
 	measure_pitch(&p, &u);
 	measure_kpitch(&p, &u);
 	printf("plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-	       "pitch=%lld kpitch=%lld\n",
+	       "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld\n",
 	       (long long)p.launch, (long long)p.legacy, (long long)p.driver,
 	       (long long)p.graph_small, (long long)p.graph_big, (long long)p.pitch,
-	       (long long)p.kpitch);
+	       (long long)p.kpitch, (long long)p.spitch, (long long)p.skpitch);
 	return 0;
 }
 
@@ -400,7 +455,7 @@ static int plain_child(const char *self, struct phase *p)
 {
 	char line[256], *argv[] = {(char *)self, (char *)"--plain", NULL};
 	posix_spawn_file_actions_t fa;
-	long long l, g, d, gs, gb, pi, kp;
+	long long l, g, d, gs, gb, pi, kp, sp, skp;
 	size_t used = 0;
 	int fd[2], status = 0, rc;
 	pid_t pid;
@@ -433,8 +488,8 @@ static int plain_child(const char *self, struct phase *p)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
 	    sscanf(line,
 		   "plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-		   "pitch=%lld kpitch=%lld",
-		   &l, &g, &d, &gs, &gb, &pi, &kp) != 7)
+		   "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld",
+		   &l, &g, &d, &gs, &gb, &pi, &kp, &sp, &skp) != 9)
 		return -1;
 	p->launch = l;
 	p->legacy = g;
@@ -443,6 +498,8 @@ static int plain_child(const char *self, struct phase *p)
 	p->graph_big = gb;
 	p->pitch = pi;
 	p->kpitch = kp;
+	p->spitch = sp;
+	p->skpitch = skp;
 	return 0;
 }
 
@@ -450,6 +507,7 @@ int main(int argc, char **argv)
 {
 	struct phase u[PHASES], t[PHASES];
 	int64_t fig[6], plain[5], node, cpitch[PHASES], ckpitch[PHASES];
+	int64_t cspitch[PHASES], cskpitch[PHASES];
 	struct setup su;
 	int i, k;
 
@@ -497,7 +555,9 @@ int main(int argc, char **argv)
 		/* the child's GPU pitches: untraced, CUPTI never loaded */
 		cpitch[i] = u[i].pitch;
 		ckpitch[i] = u[i].kpitch;
-		n_tiny = n_node = 0;
+		cspitch[i] = u[i].spitch;
+		cskpitch[i] = u[i].skpitch;
+		n_tiny = n_node = n_stiny = n_snode = 0;
 		measure_host(&t[i], &su);
 		measure_pitch(&t[i], &su);
 		measure_kpitch(&t[i], &su);
@@ -509,6 +569,8 @@ int main(int argc, char **argv)
 		set_tracing(0);
 		t[i].tiny_cupti = median(tiny_dur, n_tiny);
 		t[i].node_cupti = median(node_dur, n_node);
+		t[i].stiny_cupti = median(stiny_dur, n_stiny);
+		t[i].snode_cupti = median(snode_dur, n_snode);
 		measure_pitch(&u[i], &su);
 		measure_kpitch(&u[i], &su);
 		set_tracing(1);
@@ -573,14 +635,34 @@ int main(int argc, char **argv)
 		}
 		printf(",kernel_pitch_ns=%lld,plain_kernel_pitch_ns=%lld,off_kernel_pitch_ns=%lld,"
 		       "tiny_kernel_ns=%lld,graph_pitch_ns=%lld,plain_graph_pitch_ns=%lld,"
-		       "off_graph_pitch_ns=%lld,node_kernel_ns=%lld\n",
+		       "off_graph_pitch_ns=%lld,node_kernel_ns=%lld",
 		       (long long)median(a, PHASES), (long long)median(ckpitch, PHASES),
 		       (long long)median(b, PHASES), (long long)median(c, PHASES),
 		       (long long)median(g, PHASES), (long long)median(cpitch, PHASES),
 		       (long long)median(h, PHASES), (long long)median(e, PHASES));
+		/* the same four pitches and two durations for kernels that
+		 * store one word (gs_cal_store, gs_cal_store_tiny) */
+		for (i = 0; i < PHASES; i++) {
+			a[i] = t[i].skpitch;
+			b[i] = u[i].skpitch;
+			c[i] = t[i].stiny_cupti;
+			e[i] = t[i].snode_cupti;
+			g[i] = t[i].spitch;
+			h[i] = u[i].spitch;
+		}
+		printf(",store_kernel_pitch_ns=%lld,plain_store_kernel_pitch_ns=%lld,"
+		       "off_store_kernel_pitch_ns=%lld,store_tiny_kernel_ns=%lld,"
+		       "store_graph_pitch_ns=%lld,plain_store_graph_pitch_ns=%lld,"
+		       "off_store_graph_pitch_ns=%lld,store_node_kernel_ns=%lld\n",
+		       (long long)median(a, PHASES), (long long)median(cskpitch, PHASES),
+		       (long long)median(b, PHASES), (long long)median(c, PHASES),
+		       (long long)median(g, PHASES), (long long)median(cspitch, PHASES),
+		       (long long)median(h, PHASES), (long long)median(e, PHASES));
 	}
 	cudaGraphExecDestroy(su.exec);
 	cudaGraphExecDestroy(su.exec_small);
+	cudaGraphExecDestroy(su.exec_store);
+	cudaFree(su.d_word);
 	cudaFree(su.d_out);
 	cudaStreamDestroy(su.s);
 	return 0;
