@@ -95,6 +95,7 @@ static struct tb *build(int calibrated)
 						    .plain_driver_ns = -1,
 						    .plain_graph_ns = -1,
 						    .plain_graph_node_ns = -1,
+						    .store_graph_node_ns = -1,
 						    .launch_ns = 300,
 						    .legacy_launch_ns = 500,
 						    .driver_launch_ns = 700,
@@ -309,6 +310,7 @@ static void test_driver_launch_uses_driver_cost(void **state)
 					    .plain_driver_ns = -1,
 					    .plain_graph_ns = -1,
 					    .plain_graph_node_ns = -1,
+					    .store_graph_node_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .driver_launch_ns = 700,
@@ -464,6 +466,7 @@ static void test_graph_node_uses_graph_node_cost(void **state)
 					    .plain_driver_ns = -1,
 					    .plain_graph_ns = -1,
 					    .plain_graph_node_ns = -1,
+					    .store_graph_node_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .kernel_ns = 100,
@@ -504,6 +507,7 @@ static void test_occupancy_graph_node_gains_switch(void **state)
 					    .plain_driver_ns = -1,
 					    .plain_graph_ns = -1,
 					    .plain_graph_node_ns = -1,
+					    .store_graph_node_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .kernel_ns = 100,
@@ -526,6 +530,53 @@ static void test_occupancy_graph_node_gains_switch(void **state)
 	t->in.cal.plain_graph_pitch_ns = -1;
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].busy_removed, 300);
+	tb_free(t);
+}
+
+/* The same replay with a calibration that timed nodes storing one word:
+ * they grew by 150 ns a node (store_graph_node_ns), which replaces
+ * graph_node_ns - gpu_gap_ns (450 - 200) and leaves no growth between nodes.
+ * Host-late gap: 800 as before; the graph-internal one: min(500, 0) = 0;
+ * idle removed 800. K1 gains 200 (wall 0); K2 loses 150 and gains the 500
+ * left before K3, at most 250: -100; K3 (last) loses 150. Busy removed
+ * -200 - 100 + 150 = -150; wall: K2 150, K3 150. Measured window 12500 -
+ * 1000 = 11500, busy 3000: corrected window 11500 - 800 - 300 = 10400,
+ * busy 3150, idle 7250. */
+static void test_occupancy_store_node_figure(void **state)
+{
+	struct tb *t = build(0);
+	const struct gs_corrected_device *d;
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->ops[1].graph_id = 5;
+	t->ops[2].graph_id = 5;
+	t->ops[2].corr = 2;
+	t->in.cal = (struct gs_calibration){.have = 1,
+					    .plain_launch_ns = -1,
+					    .plain_driver_ns = -1,
+					    .plain_graph_ns = -1,
+					    .plain_graph_node_ns = -1,
+					    .store_graph_node_ns = 150,
+					    .launch_ns = 300,
+					    .legacy_launch_ns = 500,
+					    .kernel_ns = 100,
+					    .gpu_gap_ns = 200,
+					    .graph_node_ns = 450,
+					    .kernel_pitch_ns = 1500,
+					    .plain_kernel_pitch_ns = 1200,
+					    .tiny_kernel_ns = 1000,
+					    .plain_graph_pitch_ns = 250};
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	d = &t->c.devices[0];
+	assert_int_equal(t->c.graph_nodes, 2);
+	assert_int_equal(t->c.graph_node_shrink_ns, 150);
+	assert_int_equal(d->idle_removed, 800);
+	assert_int_equal(d->busy_removed, -150);
+	assert_int_equal(d->window, 10400);
+	assert_int_equal(d->busy, 3150);
+	assert_int_equal(d->idle, 7250);
 	tb_free(t);
 }
 
@@ -623,6 +674,7 @@ int main(void)
 	    cmocka_unit_test(test_occupancy_adds_the_switch),
 	    cmocka_unit_test(test_occupancy_shorter_than_recorded),
 	    cmocka_unit_test(test_occupancy_graph_node_gains_switch),
+	    cmocka_unit_test(test_occupancy_store_node_figure),
 	    cmocka_unit_test(test_range_selection_keeps_kernel_cost),
 	    cmocka_unit_test(test_range_selection_clips_long_kernel),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),

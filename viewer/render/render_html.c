@@ -279,14 +279,22 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		const struct gs_launch_stat *gl;
 		fputs("<p class=\"hint\">The corrected figures take ", f);
 		put_ns(f, r->corr->graph_node_shrink_ns);
-		fprintf(f, " off each of %lld graph nodes and up to ",
-			(long long)r->corr->graph_nodes);
-		put_ns(f, r->in->cal.gpu_gap_ns);
-		fputs(" off the idle after it, as calibrated on a graph of empty kernels (H200: "
-		      "nodes of 0-10 µs kernels lost 0.28-0.31 µs each); corrected graph replays "
-		      "can read a few % short (H200: 1000 one-block kernels of 3.4 µs a node, "
-		      "2.6-5.7%)",
-		      f);
+		if (r->in->cal.store_graph_node_ns >= 0) {
+			fprintf(f,
+				" off each of %lld graph nodes, as calibrated on a graph of tiny "
+				"kernels that store one word (H200: 150-160 ns; programs' graphs "
+				"lost 150-210 ns a node, empty kernels 350)",
+				(long long)r->corr->graph_nodes);
+		} else {
+			fprintf(f, " off each of %lld graph nodes and up to ",
+				(long long)r->corr->graph_nodes);
+			put_ns(f, r->in->cal.gpu_gap_ns);
+			fputs(" off the idle after it, as calibrated on a graph of empty kernels "
+			      "(H200: nodes of 0-10 µs kernels lost 0.28-0.31 µs each); corrected "
+			      "graph replays can read a few % short (H200: 1000 one-block kernels "
+			      "of 3.4 µs a node, 2.6-5.7%)",
+			      f);
+		}
 		if (r->corr->occupancy && r->in->cal.plain_graph_pitch_ns > 0) {
 			fputs(
 			    ". A node's busy time gains the idle left before the next node of its "

@@ -308,6 +308,10 @@ static int j_begin(struct report_ctx *r)
 				    r->in->cal.plain_graph_node_ns >= 0
 					? jint(r->in->cal.plain_graph_node_ns)
 					: json_null());
+		/* where graph_node_shrink_ns came from: a graph of storing
+		 * kernels, or (false) an empty kernel's graph_node_ns */
+		json_object_set_new(c, "graph_node_store_calibrated",
+				    json_boolean(r->in->cal.store_graph_node_ns >= 0));
 		for (i = 0; i < r->corr->n_devices; i++) {
 			const struct gs_corrected_device *d = &r->corr->devices[i];
 			json_t *o = json_object();

@@ -113,14 +113,26 @@ static int t_begin(struct report_ctx *r)
 		/* graph nodes: the calibration's figure is an empty kernel's */
 		if (!res->kernel_overhead_ns && r->corr && r->corr->graph_nodes) {
 			const struct gs_launch_stat *gl = gs_graph_launch_stat(res);
-			fprintf(f,
-				"note: the corrected figures take %s off each of %lld graph "
-				"nodes and up to %s off the idle after it, as calibrated on a "
-				"graph of empty kernels (H200: nodes of 0-10 us kernels lost "
-				"0.28-0.31 us each); corrected graph replays can read a few %% "
-				"short (H200: 1000 one-block kernels of 3.4 us a node, 2.6-5.7%%)",
-				D(r->corr->graph_node_shrink_ns), (long long)r->corr->graph_nodes,
-				D(r->in->cal.gpu_gap_ns));
+			if (r->in->cal.store_graph_node_ns >= 0)
+				fprintf(
+				    f,
+				    "note: the corrected figures take %s off each of %lld graph "
+				    "nodes, as calibrated on a graph of tiny kernels that store "
+				    "one word (H200: 150-160 ns; programs' graphs lost 150-210 ns "
+				    "a node, empty kernels 350)",
+				    D(r->corr->graph_node_shrink_ns),
+				    (long long)r->corr->graph_nodes);
+			else
+				fprintf(
+				    f,
+				    "note: the corrected figures take %s off each of %lld graph "
+				    "nodes and up to %s off the idle after it, as calibrated on a "
+				    "graph of empty kernels (H200: nodes of 0-10 us kernels lost "
+				    "0.28-0.31 us each); corrected graph replays can read a few %% "
+				    "short (H200: 1000 one-block kernels of 3.4 us a node, "
+				    "2.6-5.7%%)",
+				    D(r->corr->graph_node_shrink_ns),
+				    (long long)r->corr->graph_nodes, D(r->in->cal.gpu_gap_ns));
 			if (r->corr->occupancy && r->in->cal.plain_graph_pitch_ns > 0)
 				fprintf(f,
 					". A node's busy time gains the idle left before the "

@@ -932,6 +932,11 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 		a = meta_ns(t, "calibration.plain_graph_pitch_ns");
 		c->plain_graph_pitch_ns = ok && a > 0 ? a : -1;
 	}
+	{
+		int64_t a = meta_ns(t, "calibration.store_graph_pitch_ns"),
+			b = meta_ns(t, "calibration.off_store_graph_pitch_ns");
+		c->store_graph_node_ns = a > 0 && b > 0 ? (a > b ? a - b : 0) : -1;
+	}
 	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
 		  c->kernel_ns >= 0 && c->gpu_gap_ns >= 0;
 }
