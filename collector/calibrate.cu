@@ -503,6 +503,34 @@ static int plain_child(const char *self, struct phase *p)
 	return 0;
 }
 
+/* ",kernel_pitch_ns=N,...": the eight occupancy figures of the empty
+ * (store 0) or storing (store 1, keys store_*) tiny kernels, medians over the
+ * phases: traced (t), untraced in the children (ck: launched, cg: graph),
+ * untraced with the kinds off (u), recorded by CUPTI (t) */
+static void print_occupancy(int store, const struct phase *t, const struct phase *u, int64_t *ck,
+			    int64_t *cg)
+{
+	int64_t a[PHASES], b[PHASES], c[PHASES], e[PHASES], g[PHASES], h[PHASES];
+	const char *s = store ? "store_" : "";
+	int i;
+
+	for (i = 0; i < PHASES; i++) {
+		a[i] = store ? t[i].skpitch : t[i].kpitch;
+		b[i] = store ? u[i].skpitch : u[i].kpitch;
+		c[i] = store ? t[i].stiny_cupti : t[i].tiny_cupti;
+		e[i] = store ? t[i].snode_cupti : t[i].node_cupti;
+		g[i] = store ? t[i].spitch : t[i].pitch;
+		h[i] = store ? u[i].spitch : u[i].pitch;
+	}
+	printf(",%skernel_pitch_ns=%lld,plain_%skernel_pitch_ns=%lld,off_%skernel_pitch_ns=%lld,"
+	       "%stiny_kernel_ns=%lld,%sgraph_pitch_ns=%lld,plain_%sgraph_pitch_ns=%lld,"
+	       "off_%sgraph_pitch_ns=%lld,%snode_kernel_ns=%lld",
+	       s, (long long)median(a, PHASES), s, (long long)median(ck, PHASES), s,
+	       (long long)median(b, PHASES), s, (long long)median(c, PHASES), s,
+	       (long long)median(g, PHASES), s, (long long)median(cg, PHASES), s,
+	       (long long)median(h, PHASES), s, (long long)median(e, PHASES));
+}
+
 int main(int argc, char **argv)
 {
 	struct phase u[PHASES], t[PHASES];
@@ -621,44 +649,12 @@ int main(int argc, char **argv)
 	/* what a kernel occupies the GPU, from a full queue: launched one by
 	 * one (traced, untraced in the child, untraced in this process with
 	 * the kinds off) and as a graph node, and the durations CUPTI records
-	 * for those kernels (informative; the correction of a trace's
-	 * utilisation reads them: docs/collector.md) */
-	{
-		int64_t a[PHASES], b[PHASES], c[PHASES], e[PHASES], g[PHASES], h[PHASES];
-		for (i = 0; i < PHASES; i++) {
-			a[i] = t[i].kpitch;
-			b[i] = u[i].kpitch;
-			c[i] = t[i].tiny_cupti;
-			e[i] = t[i].node_cupti;
-			g[i] = t[i].pitch;
-			h[i] = u[i].pitch;
-		}
-		printf(",kernel_pitch_ns=%lld,plain_kernel_pitch_ns=%lld,off_kernel_pitch_ns=%lld,"
-		       "tiny_kernel_ns=%lld,graph_pitch_ns=%lld,plain_graph_pitch_ns=%lld,"
-		       "off_graph_pitch_ns=%lld,node_kernel_ns=%lld",
-		       (long long)median(a, PHASES), (long long)median(ckpitch, PHASES),
-		       (long long)median(b, PHASES), (long long)median(c, PHASES),
-		       (long long)median(g, PHASES), (long long)median(cpitch, PHASES),
-		       (long long)median(h, PHASES), (long long)median(e, PHASES));
-		/* the same four pitches and two durations for kernels that
-		 * store one word (gs_cal_store, gs_cal_store_tiny) */
-		for (i = 0; i < PHASES; i++) {
-			a[i] = t[i].skpitch;
-			b[i] = u[i].skpitch;
-			c[i] = t[i].stiny_cupti;
-			e[i] = t[i].snode_cupti;
-			g[i] = t[i].spitch;
-			h[i] = u[i].spitch;
-		}
-		printf(",store_kernel_pitch_ns=%lld,plain_store_kernel_pitch_ns=%lld,"
-		       "off_store_kernel_pitch_ns=%lld,store_tiny_kernel_ns=%lld,"
-		       "store_graph_pitch_ns=%lld,plain_store_graph_pitch_ns=%lld,"
-		       "off_store_graph_pitch_ns=%lld,store_node_kernel_ns=%lld\n",
-		       (long long)median(a, PHASES), (long long)median(cskpitch, PHASES),
-		       (long long)median(b, PHASES), (long long)median(c, PHASES),
-		       (long long)median(g, PHASES), (long long)median(cspitch, PHASES),
-		       (long long)median(h, PHASES), (long long)median(e, PHASES));
-	}
+	 * for those kernels (the correction of a trace's utilisation reads
+	 * them: docs/collector.md); for empty kernels, then for kernels that
+	 * store one word */
+	print_occupancy(0, t, u, ckpitch, cpitch);
+	print_occupancy(1, t, u, cskpitch, cspitch);
+	printf("\n");
 	cudaGraphExecDestroy(su.exec);
 	cudaGraphExecDestroy(su.exec_small);
 	cudaGraphExecDestroy(su.exec_store);

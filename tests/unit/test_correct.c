@@ -492,12 +492,13 @@ static void test_graph_node_uses_graph_node_cost(void **state)
  * host-late gap and its wall share is 0 anyway): window 11500 - 1000 - 500
  * = 10000, busy 2950, idle 7050. Without plain_graph_pitch_ns K2 keeps its
  * 250: busy removed 300. */
-static void test_occupancy_graph_node_gains_switch(void **state)
+/* K2 and K3 as nodes of one replay of graph 5 launched by L2, with the
+ * occupancy calibration of the comment above; store: the calibration's
+ * store_graph_node_ns (-1: none) */
+static struct tb *build_graph_replay(int64_t store)
 {
 	struct tb *t = build(0);
-	const struct gs_corrected_device *d;
 
-	(void)state;
 	gs_result_free(&t->res);
 	t->ops[1].graph_id = 5;
 	t->ops[2].graph_id = 5;
@@ -507,7 +508,7 @@ static void test_occupancy_graph_node_gains_switch(void **state)
 					    .plain_driver_ns = -1,
 					    .plain_graph_ns = -1,
 					    .plain_graph_node_ns = -1,
-					    .store_graph_node_ns = -1,
+					    .store_graph_node_ns = store,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .kernel_ns = 100,
@@ -518,6 +519,15 @@ static void test_occupancy_graph_node_gains_switch(void **state)
 					    .tiny_kernel_ns = 1000,
 					    .plain_graph_pitch_ns = 250};
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	return t;
+}
+
+static void test_occupancy_graph_node_gains_switch(void **state)
+{
+	struct tb *t = build_graph_replay(-1);
+	const struct gs_corrected_device *d;
+
+	(void)state;
 	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_GRAPH_INTERNAL], 500);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	d = &t->c.devices[0];
@@ -544,30 +554,10 @@ static void test_occupancy_graph_node_gains_switch(void **state)
  * busy 3150, idle 7250. */
 static void test_occupancy_store_node_figure(void **state)
 {
-	struct tb *t = build(0);
+	struct tb *t = build_graph_replay(150);
 	const struct gs_corrected_device *d;
 
 	(void)state;
-	gs_result_free(&t->res);
-	t->ops[1].graph_id = 5;
-	t->ops[2].graph_id = 5;
-	t->ops[2].corr = 2;
-	t->in.cal = (struct gs_calibration){.have = 1,
-					    .plain_launch_ns = -1,
-					    .plain_driver_ns = -1,
-					    .plain_graph_ns = -1,
-					    .plain_graph_node_ns = -1,
-					    .store_graph_node_ns = 150,
-					    .launch_ns = 300,
-					    .legacy_launch_ns = 500,
-					    .kernel_ns = 100,
-					    .gpu_gap_ns = 200,
-					    .graph_node_ns = 450,
-					    .kernel_pitch_ns = 1500,
-					    .plain_kernel_pitch_ns = 1200,
-					    .tiny_kernel_ns = 1000,
-					    .plain_graph_pitch_ns = 250};
-	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	d = &t->c.devices[0];
 	assert_int_equal(t->c.graph_nodes, 2);
