@@ -40,6 +40,16 @@
  *                     launch's duration less this for its node count
  *   graph_launch_ns   added host time per cudaGraphLaunch of NODES kernels
  *                     (informative: the correction reads the trace's own)
+ * then the GPU's time per tiny kernel from a full queue (print_occupancy):
+ *   kernel_pitch_ns, plain_kernel_pitch_ns, off_kernel_pitch_ns, tiny_kernel_ns
+ *                     empty kernels launched one by one behind a block: traced,
+ *                     untraced child, this process with its kinds off, and the
+ *                     duration CUPTI records
+ *   graph_pitch_ns, plain_graph_pitch_ns, off_graph_pitch_ns, node_kernel_ns
+ *                     the same as nodes of a graph of NODES empty kernels
+ *   store_*           the same eight for kernels that store one word, as a
+ *                     program's do (the correction takes store_graph_pitch_ns
+ *                     - off_store_graph_pitch_ns off each graph node)
  * Differences of the medians over the phases; negative ones are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
