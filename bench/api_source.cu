@@ -50,6 +50,9 @@
  *                      the records' times are wrong, only the cost counts)
  *                      instead of clock_gettime(CLOCK_REALTIME): what CUPTI's
  *                      own timestamps cost a launch
+ *   kernel_runtime_rt  the same with a callback that reads CLOCK_REALTIME
+ *                      (the clock CUPTI documents for its own; the collector's
+ *                      GAPSCOPE_CLOCK=realtime)
  * Prints "mode=M variant=V per_launch_us=X" for
  *   empty_256      back-to-back launches of an empty kernel, rounds of 256
  *   getdev_256     the same with 5 cudaGetDevice() calls before each launch
@@ -177,11 +180,20 @@ enum {
 };
 
 /* extra settings, X_* */
-enum { X_LATENCY = 1, X_TSC = 2 };
+enum { X_LATENCY = 1, X_TSC = 2, X_REALTIME = 4 };
 
 static uint64_t CUPTIAPI tsc_now(void)
 {
 	return (uint64_t)__rdtsc();
+}
+
+/* what the collector's GAPSCOPE_CLOCK=realtime registers */
+static uint64_t CUPTIAPI realtime_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, int callbacks,
@@ -191,6 +203,8 @@ static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, i
 		size_t i;
 		if (extra & X_TSC) /* before any kind is enabled */
 			CUPTI_CHECK(cuptiActivityRegisterTimestampCallback(tsc_now));
+		if (extra & X_REALTIME)
+			CUPTI_CHECK(cuptiActivityRegisterTimestampCallback(realtime_now));
 		CUPTI_CHECK(cuptiActivityRegisterCallbacks(buf_req, buf_done));
 		if (extra & X_LATENCY)
 			CUPTI_CHECK(cuptiActivityEnableLatencyTimestamps(1));
@@ -374,6 +388,7 @@ static const struct mode {
     {"kernel_latency", 1, RT_NONE, 0, 0, SCB_NONE, X_LATENCY},
     {"kernel_runtime_latency", 1, RT_KIND, 0, 0, SCB_NONE, X_LATENCY},
     {"kernel_runtime_tsc", 1, RT_KIND, 0, 0, SCB_NONE, X_TSC},
+    {"kernel_runtime_rt", 1, RT_KIND, 0, 0, SCB_NONE, X_REALTIME},
 };
 #define N_MODES (int)(sizeof modes / sizeof modes[0])
 

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -117,6 +118,25 @@ int gs_sync_source_parse(const char *s, int *src)
 	else
 		return -1;
 	return 0;
+}
+
+int gs_clock_parse(const char *s, int *clock)
+{
+	if (strcmp(s, "cupti") == 0)
+		*clock = GS_CLOCK_CUPTI;
+	else if (strcmp(s, "realtime") == 0)
+		*clock = GS_CLOCK_REALTIME;
+	else
+		return -1;
+	return 0;
+}
+
+uint64_t CUPTIAPI gs_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 unsigned gs_cupti_activities(unsigned act, int sync_source)

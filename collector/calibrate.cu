@@ -49,7 +49,7 @@
  *                     the same as nodes of a graph of NODES empty kernels
  *   store_*           the same eight for kernels that store one word, as a
  *                     program's do (the correction takes store_graph_pitch_ns
- *                     - off_store_graph_pitch_ns off each graph node)
+ *                     - plain_store_graph_pitch_ns off each graph node)
  * Differences of the medians over the phases; negative ones are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
@@ -558,7 +558,8 @@ int main(int argc, char **argv)
 	{
 		const char *a = getenv("GAPSCOPE_ACTIVITIES");
 		const char *s = getenv("GAPSCOPE_SYNC_SOURCE");
-		int src = GS_SYNC_FROM_CALLBACKS;
+		const char *k = getenv("GAPSCOPE_CLOCK");
+		int src = GS_SYNC_FROM_CALLBACKS, clock = GS_CLOCK_CUPTI;
 		if (a && *a && gs_activities_parse(a, &activities) != 0)
 			activities = GS_ACT_DEFAULT; /* the collector warns about it */
 		if (s && *s && gs_sync_source_parse(s, &src) != 0)
@@ -566,6 +567,13 @@ int main(int argc, char **argv)
 		/* the kinds the collector enables: sync and event rows made
 		 * from callbacks need none (this loop makes no such call) */
 		activities = gs_cupti_activities(activities, src);
+		/* the collector's CPU clock for CUPTI, before any kind is on */
+		if (k && *k && gs_clock_parse(k, &clock) == 0 && clock == GS_CLOCK_REALTIME &&
+		    cuptiActivityRegisterTimestampCallback(gs_realtime_ns) != CUPTI_SUCCESS) {
+			/* as the collector, which then goes on with CUPTI's */
+			fprintf(stderr, "gapscope-calibrate: CUPTI refused the collector's clock; "
+					"timing with CUPTI's own\n");
+		}
 	}
 	if (cuptiActivityRegisterCallbacks(buf_req, buf_done) != CUPTI_SUCCESS) {
 		fprintf(stderr, "gapscope-calibrate: CUPTI is not usable here\n");

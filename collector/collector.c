@@ -1157,6 +1157,7 @@ static void write_start_meta(void)
 	gs_writer_meta_int(w, "config.latency", G.cfg.latency);
 	gs_writer_meta(w, "config.unwinder", gs_unwinder_str(G.cfg.unwinder));
 	gs_writer_meta_int(w, "config.graph_level", G.cfg.graph_level);
+	gs_writer_meta(w, "config.clock", G.cfg.clock == GS_CLOCK_REALTIME ? "realtime" : "cupti");
 	gs_writer_meta(w, "config.sync_source",
 		       G.cfg.sync_source == GS_SYNC_FROM_CUPTI ? "cupti" : "callbacks");
 	gs_writer_meta_int(w, "config.flush_ms", G.cfg.flush_ms);
@@ -1579,6 +1580,15 @@ static int start(void)
 			"recorded, the application continues",
 			cupti_err(r));
 		goto fail;
+	}
+	/* before any kind is enabled, as CUPTI asks */
+	if (G.cfg.clock == GS_CLOCK_REALTIME) {
+		r = cuptiActivityRegisterTimestampCallback(gs_realtime_ns);
+		if (r != CUPTI_SUCCESS)
+			gs_warn("clock",
+				"cannot give CUPTI the collector's clock: %s; CUPTI "
+				"takes its own",
+				cupti_err(r));
 	}
 	if (G.cfg.latency) {
 		r = cuptiActivityEnableLatencyTimestamps(1);

@@ -134,6 +134,7 @@ void gs_config_defaults(struct gs_config *c)
 	c->callsites = GS_CS_SYNCS;
 	c->unwinder = GS_UNWIND_AUTO;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
+	c->clock = GS_CLOCK_CUPTI;
 	c->flush_ms = GS_DEFAULT_FLUSH_MS;
 	c->log_level = GS_LOG_WARN;
 	c->buffer_kb = GS_DEFAULT_BUFFER_KB;
@@ -262,6 +263,16 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 				"GAPSCOPE_SYNC_SOURCE=\"%.64s\" is not callbacks or cupti; using "
 				"callbacks",
 				v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_CLOCK", ctx);
+	if (v && *v) {
+		if (gs_clock_parse(v, &c->clock) != 0) {
+			gs_warn("config.clock",
+				"GAPSCOPE_CLOCK=\"%.64s\" is not cupti or realtime; using %s", v,
+				c->clock == GS_CLOCK_REALTIME ? "realtime" : "cupti");
 			bad++;
 		}
 	}

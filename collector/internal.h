@@ -66,6 +66,7 @@ struct gs_config {
 	char output[4096];   /* path template as in effect (not expanded) */
 	unsigned activities; /* enum gs_activity bits */
 	int latency;	     /* 0/1: cuptiActivityEnableLatencyTimestamps */
+	int clock;	     /* enum gs_clock: where CUPTI's CPU timestamps come from */
 	int graph_level;     /* 0/1: graph launches as one graph_runs row each
 				(GRAPH_TRACE) instead of a record per node */
 	unsigned flush_ms;   /* ms between forced flushes; 0 = off */
@@ -87,6 +88,12 @@ struct gs_config {
  * from callbacks"). */
 enum gs_sync_source { GS_SYNC_FROM_CALLBACKS = 0, GS_SYNC_FROM_CUPTI = 1 };
 
+/* Where CUPTI takes the CPU timestamps of its records (GAPSCOPE_CLOCK): its
+ * own clock, or a timestamp callback of the collector's that reads
+ * CLOCK_REALTIME, the clock CUPTI documents for Linux, so the times are the
+ * same either way (docs/collector.md, "CUPTI's CPU timestamps"). */
+enum gs_clock { GS_CLOCK_CUPTI = 0, GS_CLOCK_REALTIME = 1 };
+
 /* Where environment values come from (getenv in the library, a table in
  * tests). Returns NULL when the variable is unset. */
 typedef const char *(*gs_getenv_fn)(const char *name, void *ctx);
@@ -103,6 +110,11 @@ int gs_activities_parse(const char *s, unsigned *act);
 /* Parse a GAPSCOPE_SYNC_SOURCE value ("callbacks", "cupti"). Returns 0 and
  * sets *src (enum gs_sync_source), or -1. */
 int gs_sync_source_parse(const char *s, int *src);
+/* Parse a GAPSCOPE_CLOCK value ("cupti", "realtime"). Returns 0 and sets
+ * *clock (enum gs_clock), or -1. */
+int gs_clock_parse(const char *s, int *clock);
+/* CLOCK_REALTIME in ns: CUPTI's timestamp callback under GS_CLOCK_REALTIME */
+uint64_t CUPTIAPI gs_realtime_ns(void);
 /* The activity bits of `act` recorded through their CUPTI activity kinds
  * (gs_activity_kinds): all but `sync` and `event` when the collector makes
  * those rows from callbacks (sync_source GS_SYNC_FROM_CALLBACKS). The

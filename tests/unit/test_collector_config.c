@@ -164,6 +164,7 @@ static void test_env_valid_values(void **state)
 	    {"GAPSCOPE_BUFFER_KB", "1024"},
 	    {"GAPSCOPE_SYNC_SOURCE", "cupti"},
 	    {"GAPSCOPE_UNWINDER", "libgcc"},
+	    {"GAPSCOPE_CLOCK", "realtime"},
 	}};
 	struct gs_config c;
 	(void)state;
@@ -178,6 +179,7 @@ static void test_env_valid_values(void **state)
 	assert_int_equal(c.buffer_kb, 1024);
 	assert_int_equal(c.sync_source, GS_SYNC_FROM_CUPTI);
 	assert_int_equal(c.unwinder, GS_UNWIND_LIBGCC);
+	assert_int_equal(c.clock, GS_CLOCK_REALTIME);
 	assert_int_equal(n_lines, 0);
 }
 
@@ -215,6 +217,7 @@ static void check_one_bad(const char *var, const char *value, const char *key)
 	assert_int_equal(c.buffer_kb, d.buffer_kb);
 	assert_int_equal(c.sync_source, d.sync_source);
 	assert_int_equal(c.unwinder, d.unwinder);
+	assert_int_equal(c.clock, d.clock);
 }
 
 static void test_env_invalid_values(void **state)
@@ -227,6 +230,8 @@ static void test_env_invalid_values(void **state)
 	check_one_bad("GAPSCOPE_LATENCY", "yes", "config.latency");
 	check_one_bad("GAPSCOPE_LATENCY", "2", "config.latency");
 	check_one_bad("GAPSCOPE_GRAPH_LEVEL", "on", "config.graph_level");
+	check_one_bad("GAPSCOPE_CLOCK", "tsc", "config.clock");
+	check_one_bad("GAPSCOPE_CLOCK", "REALTIME", "config.clock");
 	check_one_bad("GAPSCOPE_SYNC_SOURCE", "CUPTI", "config.sync_source");
 	check_one_bad("GAPSCOPE_SYNC_SOURCE", "1", "config.sync_source");
 	check_one_bad("GAPSCOPE_UNWINDER", "libunwind.so.8", "config.unwinder");

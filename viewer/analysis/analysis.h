@@ -205,10 +205,10 @@ struct gs_calibration {
 	int64_t plain_graph_pitch_ns;
 	/* what tracing adds to a graph node that stores to memory, as a
 	 * program's kernels do: the pitch of a graph of such tiny kernels
-	 * traced less untraced in the same process (calibration.store_graph_
-	 * pitch_ns - off_store_graph_pitch_ns); -1 in traces calibrated before
-	 * 2026-12-05 17:00 UTC (the correction then takes graph_node_ns, an
-	 * empty kernel's) */
+	 * traced less untraced in a process that never loaded CUPTI
+	 * (calibration.store_graph_pitch_ns - plain_store_graph_pitch_ns); -1
+	 * in traces calibrated before 2026-12-05 05:00 UTC (the correction
+	 * then takes graph_node_ns, an empty kernel's) */
 	int64_t store_graph_node_ns;
 	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
 };

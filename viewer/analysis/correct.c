@@ -134,9 +134,11 @@ static struct occ node_occ(const struct gs_calibration *cal)
 {
 	int64_t per;
 
-	/* a node that stores, as a program's do (H200: 160 ns, where an empty
-	 * node grows by 350 and a program's graphs of storing kernels lost
-	 * 153-160 ns a node): all of it off the node, none between nodes */
+	/* a node that stores, as a program's do (H200: 209 ns against the
+	 * untraced child, where an empty node grows by 350; with it the
+	 * graph ranges of gap_phases, the decode demo and a PyTorch CUDA graph
+	 * came within 3% of their untraced walls, 2-11% short before): all of
+	 * it off the node, none between nodes */
 	if (cal->store_graph_node_ns >= 0)
 		return (struct occ){cal->store_graph_node_ns, cal->store_graph_node_ns, 0};
 	per = cal->graph_node_ns > 0

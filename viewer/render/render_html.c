@@ -282,8 +282,8 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		if (r->in->cal.store_graph_node_ns >= 0) {
 			fprintf(f,
 				" off each of %lld graph nodes, as calibrated on a graph of tiny "
-				"kernels that store one word (H200: 150-160 ns; programs' graphs "
-				"lost 150-210 ns a node, empty kernels 350)",
+				"kernels that store one word, traced less untraced (H200: 210 ns; "
+				"empty kernels grow by 350)",
 				(long long)r->corr->graph_nodes);
 		} else {
 			fprintf(f, " off each of %lld graph nodes and up to ",

@@ -118,8 +118,8 @@ static int t_begin(struct report_ctx *r)
 				    f,
 				    "note: the corrected figures take %s off each of %lld graph "
 				    "nodes, as calibrated on a graph of tiny kernels that store "
-				    "one word (H200: 150-160 ns; programs' graphs lost 150-210 ns "
-				    "a node, empty kernels 350)",
+				    "one word, traced less untraced (H200: 210 ns; empty kernels "
+				    "grow by 350)",
 				    D(r->corr->graph_node_shrink_ns),
 				    (long long)r->corr->graph_nodes);
 			else

@@ -934,7 +934,7 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 	}
 	{
 		int64_t a = meta_ns(t, "calibration.store_graph_pitch_ns"),
-			b = meta_ns(t, "calibration.off_store_graph_pitch_ns");
+			b = meta_ns(t, "calibration.plain_store_graph_pitch_ns");
 		c->store_graph_node_ns = a > 0 && b > 0 ? (a > b ? a - b : 0) : -1;
 	}
 	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
