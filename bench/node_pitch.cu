@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 	       prop.name, NODES, REPLAYS, LAUNCHES, repeats, warmup);
 	for (k = 0; k < N_KINDS; k++) {
 		long long cycles =
-		    (k == SPIN || k == SPIN_STORE) ? (long long)clock_khz : 0; /* 1 us */
+		    (k == SPIN || k == SPIN_STORE) ? (long long)clock_khz / 1000 : 0; /* 1 us */
 		struct launches l = {k, cycles, word};
 		cudaGraph_t graph;
 		cudaGraphExec_t exec;
