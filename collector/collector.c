@@ -1555,6 +1555,17 @@ static int start(void)
 	}
 	G.subscribed = 1;
 
+	/* before any kind is enabled, as CUPTI asks, and before the start
+	 * meta's clock offsets are taken */
+	if (G.cfg.clock == GS_CLOCK_REALTIME) {
+		r = cuptiActivityRegisterTimestampCallback(gs_realtime_ns);
+		if (r != CUPTI_SUCCESS)
+			gs_warn("clock",
+				"cannot give CUPTI the collector's clock: %s; CUPTI "
+				"takes its own",
+				cupti_err(r));
+	}
+
 	/* OS thread ids (gettid), so api_calls.tid matches /proc and NVTX. */
 	r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (r != CUPTI_SUCCESS)
@@ -1580,15 +1591,6 @@ static int start(void)
 			"recorded, the application continues",
 			cupti_err(r));
 		goto fail;
-	}
-	/* before any kind is enabled, as CUPTI asks */
-	if (G.cfg.clock == GS_CLOCK_REALTIME) {
-		r = cuptiActivityRegisterTimestampCallback(gs_realtime_ns);
-		if (r != CUPTI_SUCCESS)
-			gs_warn("clock",
-				"cannot give CUPTI the collector's clock: %s; CUPTI "
-				"takes its own",
-				cupti_err(r));
 	}
 	if (G.cfg.latency) {
 		r = cuptiActivityEnableLatencyTimestamps(1);
