@@ -1559,11 +1559,13 @@ static int start(void)
 	 * meta's clock offsets are taken */
 	if (G.cfg.clock == GS_CLOCK_REALTIME) {
 		r = cuptiActivityRegisterTimestampCallback(gs_realtime_ns);
-		if (r != CUPTI_SUCCESS)
+		if (r != CUPTI_SUCCESS) {
 			gs_warn("clock",
 				"cannot give CUPTI the collector's clock: %s; CUPTI "
 				"takes its own",
 				cupti_err(r));
+			G.cfg.clock = GS_CLOCK_CUPTI; /* config.clock: the one in effect */
+		}
 	}
 
 	/* OS thread ids (gettid), so api_calls.tid matches /proc and NVTX. */
