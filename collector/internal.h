@@ -91,7 +91,7 @@ enum gs_sync_source { GS_SYNC_FROM_CALLBACKS = 0, GS_SYNC_FROM_CUPTI = 1 };
 /* Where CUPTI takes the CPU timestamps of its records (GAPSCOPE_CLOCK): its
  * own clock, or a timestamp callback of the collector's that reads
  * CLOCK_REALTIME, the clock CUPTI documents for Linux, so the times are the
- * same either way (docs/collector.md, "CUPTI's CPU timestamps"). */
+ * same either way (docs/collector.md, "Two more of CUPTI's levers"). */
 enum gs_clock { GS_CLOCK_CUPTI = 0, GS_CLOCK_REALTIME = 1 };
 
 /* Where environment values come from (getenv in the library, a table in
