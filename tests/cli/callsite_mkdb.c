@@ -42,7 +42,9 @@
  * the three kernels as nodes of graph 5, each launched by its own
  * cudaGraphLaunch (the launch calls renamed); "calibrated_graph_launch" is
  * "calibrated_graph" whose calibration also timed the untraced graph launch
- * (plain_graph_launch_ns 20, plain_graph_node_ns 10).
+ * (plain_graph_launch_ns 20, plain_graph_node_ns 10); "calibrated_graph_store"
+ * is "calibrated_graph" whose calibration also timed graphs of storing
+ * kernels (store_graph_pitch_ns 500 traced, plain_store_graph_pitch_ns 450).
  *
  * With "steps" instead, a training loop whose sync rule fires: 20 steps,
  * step i at b = 10000 i: cudaLaunchKernel [b+500,b+600) corr 2i+1, its
@@ -156,12 +158,14 @@ int main(int argc, char **argv)
 		   : argc == 3 && !strcmp(argv[2], "steps_partial")	      ? 6
 		   : argc == 3 && !strcmp(argv[2], "calibrated_graph")	      ? 7
 		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_launch") ? 8
+		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_store")  ? 9
 									      : 0;
 
 	if (argc != 2 && !mode) {
-		fprintf(stderr, "usage: callsite_mkdb <out.db> "
-				"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
-				"calibrated_graph|calibrated_graph_launch]\n");
+		fprintf(stderr,
+			"usage: callsite_mkdb <out.db> "
+			"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
+			"calibrated_graph|calibrated_graph_launch|calibrated_graph_store]\n");
 		return 2;
 	}
 	unlink(argv[1]);
@@ -183,10 +187,10 @@ int main(int argc, char **argv)
 		    db, "UPDATE strings SET value='/opt/torch/lib/libtorch_cuda.so' WHERE id=11;"
 			"UPDATE strings SET value='_ZN2at6native24_local_scalar_dense_cudaERKNS_"
 			"6TensorE' WHERE id=12");
-	if (rc == 0 && (mode == 7 || mode == 8))
+	if (rc == 0 && (mode == 7 || mode == 8 || mode == 9))
 		rc = exec_sql(db, "UPDATE kernels SET graph_id=5, graph_node_id=rowid;"
 				  "UPDATE strings SET value='cudaGraphLaunch' WHERE id=1");
-	if (rc == 0 && (mode == 4 || mode == 5 || mode == 7 || mode == 8))
+	if (rc == 0 && (mode == 4 || mode == 5 || mode >= 7))
 		rc = exec_sql(
 		    db,
 		    "INSERT INTO strings VALUES(13,'all');"
@@ -195,7 +199,7 @@ int main(int argc, char **argv)
 		    "('calibration.legacy_launch_ns','500'),"
 		    "('calibration.driver_launch_ns','700'),('calibration.kernel_ns','100'),"
 		    "('calibration.gpu_gap_ns','200'),('calibration.graph_node_ns','300');");
-	if (rc == 0 && (mode == 4 || mode == 7 || mode == 8))
+	if (rc == 0 && (mode == 4 || mode >= 7))
 		rc = exec_sql(db, "INSERT INTO meta VALUES('calibration.plain_launch_ns','40'),"
 				  "('calibration.plain_legacy_launch_ns','60'),"
 				  "('calibration.plain_driver_launch_ns','30');");
@@ -203,6 +207,10 @@ int main(int argc, char **argv)
 		rc = exec_sql(db,
 			      "INSERT INTO meta VALUES('calibration.plain_graph_launch_ns','20'),"
 			      "('calibration.plain_graph_node_ns','10');");
+	if (rc == 0 && mode == 9)
+		rc = exec_sql(db,
+			      "INSERT INTO meta VALUES('calibration.store_graph_pitch_ns','500'),"
+			      "('calibration.plain_store_graph_pitch_ns','450');");
 	if (rc == 0)
 		rc = gs_schema_create_indexes(db) ? 1 : 0;
 	if (rc == 0)

@@ -43,6 +43,12 @@
 #   (1500 - 140) / 20560 = 6.6%; "all" 22500 - 140 - 300 = 22060. No
 #   kernel launch call explained a gap: the per-call figure stays the
 #   calibration's 400, and 70 per graph launch call over the 2 calls.
+# calibrated_graph_store: calibrated_graph whose calibration timed storing
+#   nodes, 500 traced and 450 untraced: each node loses 50 instead of 100;
+#   the gaps lose 800 as in calibrated_graph (host late, no graph-internal
+#   gap): window 21000 - 800 - 150 = 20050, busy 3000 - 150 = 2850, idle
+#   17200, utilisation 2850 / 20050 = 14.2%; "all" 22500 - 800 - 150 =
+#   21550.
 set -u
 gs=$1 mk=$2 db=$3
 fail=0
@@ -120,6 +126,18 @@ expect "$out" "calibration (ns)
 expect "$("$gs" info --json "$db.gl.db" | tr -d ' \n')" '"calibration":{"driver_launch_ns":"700","gpu_gap_ns":"200"'
 "$mk" "$db.plain.db" || { echo "FAIL: callsite_mkdb"; exit 1; }
 case $("$gs" info "$db.plain.db") in *"calibration"*) echo "FAIL: info of an uncalibrated trace has a calibration section"; fail=1 ;; *) echo "ok: no calibration section without one" ;; esac
+expect "$("$gs" report --json "$db.graph.db" | tr -d ' \n')" '"graph_node_store_calibrated":false'
+"$mk" "$db.gs.db" calibrated_graph_store || { echo "FAIL: callsite_mkdb calibrated_graph_store"; exit 1; }
+out=$("$gs" report "$db.gs.db" | tr -s ' \n' '  ') || { echo "FAIL: report (graph store) exit $?"; exit 1; }
+expect "$out" "note: the corrected figures take 50 ns off each of 3 graph nodes, as calibrated on a graph of tiny kernels that store one word, traced less untraced (H200: 210 ns; empty kernels grow by 350)"
+expect "$out" "window 20.050 us, utilisation 14.2%, idle 17.200 us"
+expect "$out" "1 22.500 us 21.550 us 3.000 us 13.3% all"
+out=$("$gs" report --json "$db.gs.db" | tr -d ' \n') || { echo "FAIL: report --json (graph store) exit $?"; exit 1; }
+expect "$out" '"graph_nodes":3,"graph_node_shrink_ns":50,'
+expect "$out" '"graph_node_store_calibrated":true'
+expect "$out" '"window_ns":20050,"busy_ns":2850,"idle_ns":17200'
+"$gs" html "$db.gs.db" -o "$db.gs.html" || { echo "FAIL: html (graph store) exit $?"; exit 1; }
+expect "$(cat "$db.gs.html")" "The corrected figures take 50 ns off each of 3 graph nodes, as calibrated on a graph of tiny kernels that store one word"
 out=$("$gs" report --no-overhead-correction "$db.graph.db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"graph nodes"*) echo "FAIL: --no-overhead-correction still notes graph nodes"; fail=1 ;; *) echo "ok: no graph-node note without correction" ;; esac
 exit $fail

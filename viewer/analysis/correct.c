@@ -35,10 +35,11 @@
  * ~1 us switch to the next kernel that the trace shows as idle), and a graph
  * node's gains the idle left before the next node of its graph (at most
  * plain_graph_pitch_ns); with a calibration before that, a kernel shrinks by
- * kernel_ns (CUPTI's instrumentation of a launched kernel). A graph node's shrinks by graph_node_ns
- * - gpu_gap_ns (what instrumentation adds to a node, less the part that is idle between nodes:
- * H200, 339 ns per node against 640 per launched kernel; taking kernel_ns
- * for nodes took 6 ms too much off 20,000 nodes), each scaled by how much
+ * kernel_ns (CUPTI's instrumentation of a launched kernel). A graph node's
+ * shrinks by the growth of a storing node's pitch under tracing
+ * (store_graph_node_ns, node_occ), or with an older calibration by
+ * graph_node_ns - gpu_gap_ns (an empty node's, less the part that is idle
+ * between nodes), each scaled by how much
  * of the device's op time was not overlapped. A kernel followed by a gap
  * in which the GPU waited for the host (host late, or the next launch call
  * still running, and no wait of the thread for the GPU or a host function
@@ -124,12 +125,11 @@ static struct occ kernel_occ(const struct gs_calibration *cal)
 	return o;
 }
 
-/* Graph nodes keep the growth of the graph's pitch under tracing off each
- * node: the calibration's empty nodes show it as idle between them (1047 -
- * 704 ns of a 1047 ns pitch, H200), a program's nodes in their records (the
- * decode demo's graphs: 87 ns between nodes), so splitting it as for launched
- * kernels took too little off (decode demo graph ranges +9 to +21% long,
- * against -6 to +1% this way; 2026-12-05). */
+/* Graph nodes lose the growth of a graph's pitch under tracing off each
+ * node, not split as for launched kernels: the calibration's empty nodes show it as idle between
+ * them (1047 - 704 ns of a 1047 ns pitch, H200), a program's nodes in their records (the decode
+ * demo's graphs: 87 ns between nodes), so splitting it as for launched kernels took too little off
+ * (decode demo graph ranges +9 to +21% long, against -6 to +1% this way; 2026-12-05). */
 static struct occ node_occ(const struct gs_calibration *cal)
 {
 	int64_t per;

@@ -110,7 +110,7 @@ static int t_begin(struct report_ctx *r)
 		else
 			fprintf(f, "; the trace holds no measured per-kernel overhead, so "
 				   "nothing is subtracted.\n");
-		/* graph nodes: the calibration's figure is an empty kernel's */
+		/* graph nodes: a storing node's figure, or an empty kernel's */
 		if (!res->kernel_overhead_ns && r->corr && r->corr->graph_nodes) {
 			const struct gs_launch_stat *gl = gs_graph_launch_stat(res);
 			if (r->in->cal.store_graph_node_ns >= 0)
