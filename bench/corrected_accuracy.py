@@ -12,6 +12,18 @@ interleaved untraced/traced pairs measured in one run.
       own "phase NAME wall_us X"), the traced one, and the report's corrected
       wall of the NVTX range of that name; medians over the pairs and the
       median of the per-pair errors (corrected / untraced - 1).
+  corrected_accuracy.py run-decode --build B --out DIR [--pairs 2]
+      on the GPU machine: runs B/bin/gs_demo_decode_starvation --sample
+      untraced, then under `gapscope record`, PAIRS times in turn:
+      DIR/dec_u<i>.log, DIR/dec_t<i>.log, DIR/dec_t<i>.db. Exits 77 without
+      a GPU.
+  corrected_accuracy.py decode DIR [--gapscope BIN]
+      per pair and range of the decode demo (decode_eager,
+      decode_one_graph, decode_bucketed_graphs): the untraced wall (the
+      demo's untraced µs/token x its tokens), the traced and corrected walls
+      of the NVTX range, and the demo's GPU utilisation (its GPU time per
+      token behind a full queue over its µs/token) against the measured and
+      corrected utilisation of the range (report --range).
   corrected_accuracy.py torch DIR [--config NAME] [--gapscope BIN]
       bench/torch_nosync.py pairs kept by `overhead_pairs.py --keep-rounds`
       (DIR/torch_nosync.untraced.r<i>.log, DIR/torch_nosync.NAME.r<i>.db):
@@ -32,6 +44,13 @@ import sys
 from overhead_pairs import clean_env, have_gpu  # same folder
 
 PHASE = re.compile(r"^phase (\S+) wall_us ([0-9.]+)", re.M)
+# the decode demo's table rows: approach, graphs, us/token, GPU us/tok, GPU util
+DECODE = re.compile(r"^\s+(eager|one graph|graphs per bucket)\b.*?\s+(\d+)\s+([0-9.]+)\s+"
+                    r"([0-9.]+)\s+([0-9.]+)%", re.M)
+DECODE_RANGE = {"eager": "decode_eager", "one graph": "decode_one_graph",
+                "graphs per bucket": "decode_bucketed_graphs"}
+# the demo's tokens per range: "96 tokens, 1 repeat + 1 warm-up" -> 192
+DECODE_TOKENS = re.compile(r"(\d+) tokens,\s*(\d+) repeats? \+ (\d+) warm-up")
 TORCH = re.compile(r"^torch_nosync us_per_step=\S+ range_us=([0-9.]+) "
                    r"gpu_us_per_step=\S+ util_pct=([0-9.]+)", re.M)
 
@@ -106,6 +125,64 @@ def phases(a):
     return 0
 
 
+def run_decode(a):
+    if not have_gpu():
+        print("no NVIDIA GPU here (nvidia-smi -L): skipped")
+        return 77
+    os.makedirs(a.out, exist_ok=True)
+    prog = [os.path.join(a.build, "bin", "gs_demo_decode_starvation"), "--sample"]
+    gs = os.path.join(a.build, "bin", "gapscope")
+    env = clean_env()
+    for i in range(1, a.pairs + 1):
+        for tag, cmd in (("u", prog),
+                         ("t", [gs, "record", "-o", os.path.join(a.out, f"dec_t{i}.db"),
+                                "--"] + prog)):
+            with open(os.path.join(a.out, f"dec_{tag}{i}.log"), "w") as f:
+                r = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT,
+                                   timeout=300)
+            if r.returncode != 0:
+                print(f"!!! pair {i} {tag}: exit {r.returncode}")
+    return 0
+
+
+def decode(a):
+    out = []
+    i = 1
+    while os.path.exists(os.path.join(a.dir, f"dec_u{i}.log")):
+        text = open(os.path.join(a.dir, f"dec_u{i}.log")).read()
+        t = DECODE_TOKENS.search(text)
+        db = os.path.join(a.dir, f"dec_t{i}.db")
+        if t and os.path.exists(db):
+            tokens = int(t.group(1)) * (int(t.group(2)) + int(t.group(3)))
+            for m in DECODE.finditer(text):
+                name = DECODE_RANGE[m.group(1)]
+                p = subprocess.run([a.gapscope, "report", "--json", "--range", name, db],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                if p.returncode != 0:
+                    print(f"!!! {a.gapscope} report --range {name} {db}: exit {p.returncode}")
+                    continue
+                rep = json.loads(p.stdout)
+                oc = rep.get("overhead_corrected") or {}
+                rg = ranges(rep).get(name)
+                if not rg or not rep.get("devices") or not oc.get("devices"):
+                    continue
+                out.append((i, name, float(m.group(3)) * tokens * 1e3, rg[0], rg[1],
+                            float(m.group(5)), 100.0 * rep["devices"][0]["utilisation"],
+                            100.0 * oc["devices"][0]["utilisation"]))
+        i += 1
+    if not out:
+        print(f"no decode demo pairs in {a.dir} (dec_u<i>.log + dec_t<i>.db)")
+        return 2
+    print("decode demo; walls in ms (untraced: the demo's us/token x tokens); utilisation "
+          "in % (truth: the demo's GPU util)")
+    print(f"{'pair':<5} {'range':<24} {'untraced':>9} {'traced':>9} {'corrected':>9} "
+          f"{'error':>7}   {'util truth':>10} {'traced':>7} {'corrected':>9} {'diff':>6}")
+    for k, name, uw, tw, cw, uu, tu, cu in out:
+        print(f"{k:<5} {name:<24} {uw / 1e6:9.2f} {tw / 1e6:9.2f} {cw / 1e6:9.2f} "
+              f"{pct(cw, uw):+6.1f}%   {uu:10.1f} {tu:7.1f} {cu:9.1f} {cu - uu:+6.1f}")
+    return 0
+
+
 def torch(a):
     v = []
     i = 1
@@ -145,14 +222,19 @@ def main():
     r.add_argument("--build", default="build")
     r.add_argument("--out", required=True)
     r.add_argument("--pairs", type=int, default=5)
-    for name in ("phases", "torch"):
+    r = sub.add_parser("run-decode")
+    r.add_argument("--build", default="build")
+    r.add_argument("--out", required=True)
+    r.add_argument("--pairs", type=int, default=2)
+    for name in ("phases", "decode", "torch"):
         p = sub.add_parser(name)
         p.add_argument("dir")
         p.add_argument("--gapscope", default=os.path.join("build", "bin", "gapscope"))
         if name == "torch":
             p.add_argument("--config", default="default")
     a = ap.parse_args()
-    return {"run-phases": run_phases, "phases": phases, "torch": torch}[a.cmd](a)
+    return {"run-phases": run_phases, "phases": phases, "run-decode": run_decode,
+            "decode": decode, "torch": torch}[a.cmd](a)
 
 
 if __name__ == "__main__":
