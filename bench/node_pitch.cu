@@ -2,13 +2,13 @@
  * node_pitch.cu - the GPU's own time per tiny kernel, by what the kernel
  * does: what kernel tracing adds to it, for the overhead correction.
  *
- * gapscope-calibrate times empty kernels (graph nodes and launched kernels)
+ * gapscope-calibrate timed empty kernels (graph nodes and launched kernels)
  * behind a block; on the H200 tracing added 354 ns a node to those, while
- * two programs' graphs of kernels that write memory lost only 153-160 ns a
- * node (tests/gpu/gap_phases.cu's counting kernel, the decode demo's),
- * and the correction took the larger figure off both (docs/collector.md,
- * "Overhead correction"). This program asks whether a kernel's store is
- * what makes the difference.
+ * tests/gpu/gap_phases.cu's graph of counting kernels lost only 160 ns a
+ * node. This program asks whether a kernel's store is what makes the
+ * difference. On the H200 (2026-12-05) it is not: empty, storing and atomic
+ * nodes all grew by 343-363 ns here (docs/collector.md, "Graph nodes: what a
+ * storing node grows by").
  *
  * For each kind of one-block kernel (32 threads):
  *   empty        does nothing
