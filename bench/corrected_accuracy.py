@@ -77,24 +77,29 @@ def pct(a, b):
     return 100.0 * (a / b - 1.0)
 
 
-def run_phases(a):
+def run_pairs(a, prog, prefix, timeout):
+    """prog untraced, then under `gapscope record`, a.pairs times in turn:
+    a.out/<prefix>u<i>.log, <prefix>t<i>.log, <prefix>t<i>.db"""
     if not have_gpu():
         print("no NVIDIA GPU here (nvidia-smi -L): skipped")
         return 77
     os.makedirs(a.out, exist_ok=True)
-    prog = os.path.join(a.build, "tests", "gs_gap_phases")
     gs = os.path.join(a.build, "bin", "gapscope")
     env = clean_env()
     for i in range(1, a.pairs + 1):
-        for tag, cmd in (("u", [prog]),
-                         ("t", [gs, "record", "-o", os.path.join(a.out, f"t{i}.db"), "--",
-                                prog])):
-            with open(os.path.join(a.out, f"{tag}{i}.log"), "w") as f:
+        for tag, cmd in (("u", prog),
+                         ("t", [gs, "record", "-o", os.path.join(a.out, f"{prefix}t{i}.db"),
+                                "--"] + prog)):
+            with open(os.path.join(a.out, f"{prefix}{tag}{i}.log"), "w") as f:
                 r = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT,
-                                   timeout=120)
+                                   timeout=timeout)
             if r.returncode != 0:
                 print(f"!!! pair {i} {tag}: exit {r.returncode}")
     return 0
+
+
+def run_phases(a):
+    return run_pairs(a, [os.path.join(a.build, "tests", "gs_gap_phases")], "", 120)
 
 
 def phases(a):
@@ -126,23 +131,8 @@ def phases(a):
 
 
 def run_decode(a):
-    if not have_gpu():
-        print("no NVIDIA GPU here (nvidia-smi -L): skipped")
-        return 77
-    os.makedirs(a.out, exist_ok=True)
-    prog = [os.path.join(a.build, "bin", "gs_demo_decode_starvation"), "--sample"]
-    gs = os.path.join(a.build, "bin", "gapscope")
-    env = clean_env()
-    for i in range(1, a.pairs + 1):
-        for tag, cmd in (("u", prog),
-                         ("t", [gs, "record", "-o", os.path.join(a.out, f"dec_t{i}.db"),
-                                "--"] + prog)):
-            with open(os.path.join(a.out, f"dec_{tag}{i}.log"), "w") as f:
-                r = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT,
-                                   timeout=300)
-            if r.returncode != 0:
-                print(f"!!! pair {i} {tag}: exit {r.returncode}")
-    return 0
+    return run_pairs(a, [os.path.join(a.build, "bin", "gs_demo_decode_starvation"),
+                         "--sample"], "dec_", 300)
 
 
 def decode(a):
