@@ -422,6 +422,58 @@ static void test_only_time_after_a_wait_delays_the_launch(void **state)
 	tb_free(t);
 }
 
+/* The same call as an implicit sync in which the thread did its own work:
+ * a cudaMalloc in steady state [4500, 6100] (implicit, the call's span),
+ * with the device idle throughout the gap it waited for nobody, so what
+ * came before it still delayed L2 and the call is a CUDA call like the
+ * others. Host-late gap [2000, 10000): CUDA API 1000 (cudaMalloc, no sync
+ * row) + 1600 (the sync) = 2600 in 2 calls, launch latency 2000: min(2600 +
+ * 2000, 2 x 400 + 400) = 1200, plus both captures, 400 at its entry and 50
+ * in it: 1650 (taken as a wait: 450). Enqueued gap 200: idle removed 1850.
+ * The gap holds no wait, so K1's shrink stays off the wall: window 11500 -
+ * 1850 - 200 = 9450. */
+static void test_allocation_is_not_a_wait(void **state)
+{
+	static const struct gs_capture caps[] = {
+	    {.start = 4500, .end = 4900, .corr = 11, .tid = 1},
+	    {.start = 6000, .end = 6050, .corr = 11, .tid = 1},
+	};
+	struct tb *t = build(1);
+
+	(void)state;
+	gs_result_free(&t->res);
+	api(&t->apis[4], 4500, 6100, 11, S_MALLOC);
+	t->syncs[0] = (struct gs_sync){.start = 4500,
+				       .end = 6100,
+				       .tid = 1,
+				       .corr = 11,
+				       .api_name_id = S_MALLOC,
+				       .device = 0,
+				       .kind = GS_SYNC_IMPLICIT_ALLOC,
+				       .implicit = 1};
+	t->in.n_apis = 5;
+	t->in.syncs = t->syncs;
+	t->in.n_syncs = 1;
+	t->in.captures = caps;
+	t->in.n_captures = 2;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1600);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1850);
+	assert_int_equal(t->c.devices[0].window, 9450);
+	/* an explicit sync of the same span is a wait, both captures in it:
+	 * after it only L2's latency, min(2000, 400) = 400, + 200 */
+	gs_corrected_free(&t->c);
+	gs_result_free(&t->res);
+	t->syncs[0].kind = GS_SYNC_STREAM;
+	t->syncs[0].implicit = 0;
+	t->syncs[0].stream = 7;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 600);
+	tb_free(t);
+}
+
 /* Call-site captures (the collector's own time, inside the calls it was
  * spent in): one of 400 ns on thread 1 in cudaMalloc [3600, 4000] lies in
  * the host-late gap [2000, 10000) of L2 (thread 1): that gap loses
@@ -668,6 +720,7 @@ int main(void)
 	    cmocka_unit_test(test_range_selection_keeps_kernel_cost),
 	    cmocka_unit_test(test_range_selection_clips_long_kernel),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),
+	    cmocka_unit_test(test_allocation_is_not_a_wait),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),
 	    cmocka_unit_test(test_launch_cost_from_traced_duration),
