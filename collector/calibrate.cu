@@ -50,6 +50,15 @@
  *   store_*           the same eight for kernels that store one word, as a
  *                     program's do (the correction takes store_graph_pitch_ns
  *                     - plain_store_graph_pitch_ns off each graph node)
+ * and last, where the recording has runtime API records:
+ *   launch_gap_ns     the time from one cudaLaunchKernel record's end to the
+ *                     next one's start on the thread, back-to-back launches
+ *                     with no other runtime call between (median over the
+ *                     traced phases of their medians): CUPTI's work between
+ *                     two calls' records, which the untraced pitch
+ *                     (plain_launch_ns) does not spend; the correction adds it
+ *                     to a launch call's excess, at most the time the
+ *                     program left before that call
  * Differences of the medians over the phases; negative ones are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
@@ -180,6 +189,17 @@ static size_t n_tiny, n_node;
 static int64_t stiny_dur[MAX_DUR], snode_dur[MAX_DUR];
 static size_t n_stiny, n_snode;
 
+/* the runtime API records since the last phase: their start, end, thread
+ * and whether the call was cudaLaunchKernel (launch_gap) */
+#define MAX_API 32768
+struct api_rec {
+	uint64_t start, end;
+	uint32_t tid;
+	int launch;
+};
+static struct api_rec api_rec[MAX_API];
+static size_t n_api;
+
 static void CUPTIAPI buf_req(uint8_t **b, size_t *size, size_t *max)
 {
 	*size = 4 << 20;
@@ -207,6 +227,14 @@ static void CUPTIAPI buf_done(CUcontext c, uint32_t s, uint8_t *b, size_t size, 
 				tiny_dur[n_tiny++] = d;
 			else if (strstr(k->name, "gs_cal_empty") && k->graphId && n_node < MAX_DUR)
 				node_dur[n_node++] = d;
+		} else if (r->kind == CUPTI_ACTIVITY_KIND_RUNTIME && n_api < MAX_API) {
+			const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)r;
+			api_rec[n_api].start = a->start;
+			api_rec[n_api].end = a->end;
+			api_rec[n_api].tid = a->threadId;
+			api_rec[n_api].launch =
+			    a->cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+			n_api++;
 		}
 	}
 	free(b);
@@ -255,6 +283,7 @@ struct phase {
 	int64_t tiny_cupti, node_cupti; /* ns, median recorded durations */
 	int64_t stiny_cupti, snode_cupti; /* the same for the storing kernels */
 	int64_t spin_cupti, spin_self;	/* ns, median durations */
+	int64_t launch_gap;		/* ns, launch_gap(); -1 none */
 };
 
 /* ns per launch: each round's back-to-back launches timed as a whole, the
@@ -442,6 +471,30 @@ static void measure_spins(struct phase *p, const struct setup *u)
 	p->spin_self = median(self, SPINS);
 }
 
+static int cmp_api_rec(const void *a, const void *b)
+{
+	const struct api_rec *x = (const struct api_rec *)a, *y = (const struct api_rec *)b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The median time between back-to-back cudaLaunchKernel records of one
+ * thread (no other runtime call between) in api_rec; -1 if none */
+static int64_t launch_gap(void)
+{
+	static int64_t gap[MAX_API];
+	size_t i, n = 0;
+
+	qsort(api_rec, n_api, sizeof(api_rec[0]), cmp_api_rec);
+	for (i = 1; i < n_api; i++) {
+		const struct api_rec *a = &api_rec[i - 1], *b = &api_rec[i];
+		if (a->launch && b->launch && a->tid == b->tid && b->start >= a->end)
+			gap[n++] = (int64_t)(b->start - a->end);
+	}
+	return n ? median(gap, n) : -1;
+}
+
 /* --plain: the untraced figures of a process that never touched CUPTI */
 static int plain_main(void)
 {
@@ -603,7 +656,7 @@ int main(int argc, char **argv)
 		ckpitch[i] = u[i].kpitch;
 		cspitch[i] = u[i].spitch;
 		cskpitch[i] = u[i].skpitch;
-		n_tiny = n_node = n_stiny = n_snode = 0;
+		n_tiny = n_node = n_stiny = n_snode = n_api = 0;
 		measure_host(&t[i], &su);
 		measure_pitch(&t[i], &su);
 		measure_kpitch(&t[i], &su);
@@ -617,6 +670,7 @@ int main(int argc, char **argv)
 		t[i].node_cupti = median(node_dur, n_node);
 		t[i].stiny_cupti = median(stiny_dur, n_stiny);
 		t[i].snode_cupti = median(snode_dur, n_snode);
+		t[i].launch_gap = launch_gap();
 		measure_pitch(&u[i], &su);
 		measure_kpitch(&u[i], &su);
 		set_tracing(1);
@@ -672,6 +726,16 @@ int main(int argc, char **argv)
 	 * store one word */
 	print_occupancy(0, t, u, ckpitch, cpitch);
 	print_occupancy(1, t, u, cskpitch, cspitch);
+	{
+		/* the phases that had runtime records */
+		int64_t g[PHASES];
+		int n = 0;
+		for (i = 0; i < PHASES; i++)
+			if (t[i].launch_gap >= 0)
+				g[n++] = t[i].launch_gap;
+		if (n)
+			printf(",launch_gap_ns=%lld", (long long)median(g, (size_t)n));
+	}
 	printf("\n");
 	cudaGraphExecDestroy(su.exec);
 	cudaGraphExecDestroy(su.exec_small);

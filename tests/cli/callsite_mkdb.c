@@ -44,7 +44,9 @@
  * "calibrated_graph" whose calibration also timed the untraced graph launch
  * (plain_graph_launch_ns 20, plain_graph_node_ns 10); "calibrated_graph_store"
  * is "calibrated_graph" whose calibration also timed graphs of storing
- * kernels (store_graph_pitch_ns 500 traced, plain_store_graph_pitch_ns 450).
+ * kernels (store_graph_pitch_ns 500 traced, plain_store_graph_pitch_ns 450);
+ * "calibrated_gap" is "calibrated" whose calibration also measured CUPTI's
+ * time between back-to-back launch records (launch_gap_ns 30).
  *
  * With "steps" instead, a training loop whose sync rule fires: 20 steps,
  * step i at b = 10000 i: cudaLaunchKernel [b+500,b+600) corr 2i+1, its
@@ -159,13 +161,14 @@ int main(int argc, char **argv)
 		   : argc == 3 && !strcmp(argv[2], "calibrated_graph")	      ? 7
 		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_launch") ? 8
 		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_store")  ? 9
+		   : argc == 3 && !strcmp(argv[2], "calibrated_gap")	      ? 10
 									      : 0;
 
 	if (argc != 2 && !mode) {
-		fprintf(stderr,
-			"usage: callsite_mkdb <out.db> "
-			"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
-			"calibrated_graph|calibrated_graph_launch|calibrated_graph_store]\n");
+		fprintf(stderr, "usage: callsite_mkdb <out.db> "
+				"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
+				"calibrated_graph|calibrated_graph_launch|calibrated_graph_store|"
+				"calibrated_gap]\n");
 		return 2;
 	}
 	unlink(argv[1]);
@@ -207,6 +210,8 @@ int main(int argc, char **argv)
 		rc = exec_sql(db,
 			      "INSERT INTO meta VALUES('calibration.plain_graph_launch_ns','20'),"
 			      "('calibration.plain_graph_node_ns','10');");
+	if (rc == 0 && mode == 10)
+		rc = exec_sql(db, "INSERT INTO meta VALUES('calibration.launch_gap_ns','30');");
 	if (rc == 0 && mode == 9)
 		rc = exec_sql(db,
 			      "INSERT INTO meta VALUES('calibration.store_graph_pitch_ns','500'),"

@@ -49,6 +49,13 @@
 #   gap): window 21000 - 800 - 150 = 20050, busy 3000 - 150 = 2850, idle
 #   17200, utilisation 2850 / 20050 = 14.2%; "all" 22500 - 800 - 150 =
 #   21550.
+# calibrated_gap: "calibrated" whose calibration also measured CUPTI's time
+#   between back-to-back launch records, launch_gap_ns 30: L2 [11000, 11100)
+#   follows the sync that ended at 10000 and L3 [20500, 20600) the copy that
+#   ended at 20000, both more than 30 before, so each launch call lost 50 +
+#   30 = 80: each gap loses min(its latency, 80), idle -160; window 21000 -
+#   160 - 300 = 20540, idle 17840, utilisation 2700 / 20540 = 13.1%, share
+#   (1500 - 160) / 20540 = 6.5%; "all" 22500 - 160 - 300 = 22040.
 set -u
 gs=$1 mk=$2 db=$3
 fail=0
@@ -140,4 +147,12 @@ expect "$out" '"window_ns":20050,"busy_ns":2850,"idle_ns":17200'
 expect "$(cat "$db.gs.html")" "The corrected figures take 50 ns off each of 3 graph nodes, as calibrated on a graph of tiny kernels that store one word"
 out=$("$gs" report --no-overhead-correction "$db.graph.db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"graph nodes"*) echo "FAIL: --no-overhead-correction still notes graph nodes"; fail=1 ;; *) echo "ok: no graph-node note without correction" ;; esac
+"$mk" "$db.gap.db" calibrated_gap || { echo "FAIL: callsite_mkdb calibrated_gap"; exit 1; }
+out=$("$gs" report "$db.gap.db" | tr -s ' \n' '  ') || { echo "FAIL: report (gap) exit $?"; exit 1; }
+expect "$out" "corrected for the collector's overhead (traced launch calls and CUPTI's time between them less untraced ones: 80 ns per launch call, 100 ns per kernel): window 20.540 us, utilisation 13.1%, idle 17.840 us, launch overhead share 6.5% (idle gaps -160 ns, kernels -300 ns;"
+expect "$out" "1 22.500 us 22.040 us 3.000 us 13.3% all"
+expect "$("$gs" report --json "$db.gap.db" | tr -d ' \n')" '"per_call_ns":80,"per_call_from_trace":true,"launch_gap_ns":30'
+expect "$("$gs" report --json "$db" | tr -d ' \n')" '"per_call_from_trace":true,"launch_gap_ns":null'
+"$gs" html "$db.gap.db" -o "$db.gap.html" || { echo "FAIL: html (gap) exit $?"; exit 1; }
+expect "$(cat "$db.gap.html")" "(traced launch calls and CUPTI's time between them less untraced ones: 80 ns per launch call, 100 ns per kernel): window 20.5 µs"
 exit $fail

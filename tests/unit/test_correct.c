@@ -96,6 +96,7 @@ static struct tb *build(int calibrated)
 						    .plain_graph_ns = -1,
 						    .plain_graph_node_ns = -1,
 						    .store_graph_node_ns = -1,
+						    .launch_gap_ns = -1,
 						    .launch_ns = 300,
 						    .legacy_launch_ns = 500,
 						    .driver_launch_ns = 700,
@@ -311,6 +312,7 @@ static void test_driver_launch_uses_driver_cost(void **state)
 					    .plain_graph_ns = -1,
 					    .plain_graph_node_ns = -1,
 					    .store_graph_node_ns = -1,
+					    .launch_gap_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .driver_launch_ns = 700,
@@ -361,6 +363,31 @@ static void test_launch_cost_from_traced_duration(void **state)
 	assert_int_equal(t->c.devices[0].idle_removed, 1100);
 	assert_int_equal(t->c.per_call_ns, 500);
 	assert_int_equal(t->c.from_trace, 1);
+	tb_free(t);
+}
+
+/* With calibration.launch_gap_ns (CUPTI's time between two back-to-back
+ * launch records) 300: L2 [8000, 9500] follows thread 1's cudaMalloc, which
+ * ended at 4000, so its added cost is 1500 - 1000 + min(4000, 300) = 800.
+ * Host-late gap: min(3000, 1 call x 400 + 800) = 1200; the enqueued gap
+ * 200: idle removed 1400, per launch call 800. With launch_gap_ns 5000 the
+ * thread left only 4000 before L2: 500 + 4000 = 4500 a call (the gap
+ * itself loses at most its 3000 of CUDA API and latency). */
+static void test_launch_gap_adds_time_between_calls(void **state)
+{
+	struct tb *t = build(1);
+
+	(void)state;
+	t->in.cal.plain_launch_ns = 1000;
+	t->in.cal.launch_gap_ns = 300;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1400);
+	assert_int_equal(t->c.per_call_ns, 800);
+	gs_corrected_free(&t->c);
+	t->in.cal.launch_gap_ns = 5000;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.per_call_ns, 4500);
+	assert_int_equal(t->c.devices[0].idle_removed, 3200);
 	tb_free(t);
 }
 
@@ -519,6 +546,7 @@ static void test_graph_node_uses_graph_node_cost(void **state)
 					    .plain_graph_ns = -1,
 					    .plain_graph_node_ns = -1,
 					    .store_graph_node_ns = -1,
+					    .launch_gap_ns = -1,
 					    .launch_ns = 300,
 					    .legacy_launch_ns = 500,
 					    .kernel_ns = 100,
@@ -721,6 +749,7 @@ int main(void)
 	    cmocka_unit_test(test_range_selection_clips_long_kernel),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),
 	    cmocka_unit_test(test_allocation_is_not_a_wait),
+	    cmocka_unit_test(test_launch_gap_adds_time_between_calls),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),
 	    cmocka_unit_test(test_launch_cost_from_traced_duration),

@@ -210,6 +210,12 @@ struct gs_calibration {
 	 * in traces calibrated before 2026-12-05 05:00 UTC (the correction
 	 * then takes graph_node_ns, an empty kernel's) */
 	int64_t store_graph_node_ns;
+	/* the time between two back-to-back cudaLaunchKernel records of the
+	 * calibration's traced loops (median): CUPTI's work after a call's
+	 * record ends and before the next one's starts, which the untraced
+	 * launch (plain_launch_ns, a loop's pitch) does not spend between
+	 * calls; -1 in traces calibrated before 2026-12-05 07:00 UTC */
+	int64_t launch_gap_ns;
 	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
 };
 

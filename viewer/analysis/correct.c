@@ -54,6 +54,7 @@
  * full), or correct gaps whose cause is the program's host code.
  * It does not read traces or print: arrays in, figures out.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,9 @@ struct ctx {
 	const struct gs_capture *caps; /* sorted by start */
 	size_t n_caps;
 	const uint32_t *nodes; /* per api, or NULL: no graph calibration */
+	/* per api: the time since the thread's previous CUDA call ended, or
+	 * NULL (no calibration.launch_gap_ns); -1 for a thread's first call */
+	const int64_t *before;
 	struct occ kernel, node;
 };
 
@@ -194,7 +198,61 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 	if (plain < 0 || !strstr(n, "LaunchKernel"))
 		return calibrated;
 	ex = in->apis[api].end - in->apis[api].start - plain;
+	/* the untraced figure is a loop's pitch: traced, CUPTI also spends
+	 * time between the calls' records, at most the time the thread left
+	 * between this call and its previous one */
+	if (x->before && x->before[api] > 0)
+		ex += min64(x->before[api], cal->launch_gap_ns);
 	return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
+}
+
+static int cmp_api_thread(const void *a, const void *b, void *arg)
+{
+	const struct gs_api *apis = arg;
+	const struct gs_api *x = &apis[*(const uint32_t *)a], *y = &apis[*(const uint32_t *)b];
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Per api, the time since the previous call of its thread ended (-1 for a
+ * thread's first call, 0 where they overlap: a driver call inside a runtime
+ * call); NULL where the calibration has no launch_gap_ns, or *err = -ENOMEM. */
+static int64_t *time_before(const struct gs_input *in, const struct gs_calibration *cal, int *err)
+{
+	uint32_t *ix;
+	int64_t *before, last = 0;
+	size_t i;
+
+	*err = 0;
+	if (cal->launch_gap_ns < 0 || !in->n_apis)
+		return NULL;
+	ix = malloc(in->n_apis * sizeof(*ix));
+	before = malloc(in->n_apis * sizeof(*before));
+	if (!ix || !before) {
+		free(ix);
+		free(before);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < in->n_apis; i++)
+		ix[i] = (uint32_t)i;
+	qsort_r(ix, in->n_apis, sizeof(*ix), cmp_api_thread, (void *)in->apis);
+	for (i = 0; i < in->n_apis; i++) {
+		const struct gs_api *a = &in->apis[ix[i]];
+		if (i == 0 || in->apis[ix[i - 1]].tid != a->tid) {
+			before[ix[i]] = -1;
+			last = a->end;
+			continue;
+		}
+		before[ix[i]] = a->start > last ? a->start - last : 0;
+		if (a->end > last)
+			last = a->end;
+	}
+	free(ix);
+	return before;
 }
 
 /* The ops each graph launch call launched (kernels, copies, sets of its
@@ -409,6 +467,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	struct gs_capture *caps = NULL; /* in->captures by start */
 	struct cost_acc acc = {0, 0}, graph = {0, 0};
 	uint32_t *nodes = NULL;
+	int64_t *before = NULL;
 	struct ctx x;
 	size_t d, i, n_caps = 0;
 	int rc = -ENOMEM, err;
@@ -443,7 +502,10 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	nodes = graph_node_counts(in, res, cal, &err);
 	if (err)
 		goto out;
-	x = (struct ctx){in, res, cal, caps, n_caps, nodes, kernel_occ(cal), node_occ(cal)};
+	before = time_before(in, cal, &err);
+	if (err)
+		goto out;
+	x = (struct ctx){in, res, cal, caps, n_caps, nodes, before, kernel_occ(cal), node_occ(cal)};
 	out->kernel_busy_ns = x.kernel.busy;
 	out->occupancy = have_occupancy(cal);
 
@@ -597,9 +659,19 @@ out:
 	free(factor);
 	free(caps);
 	free(nodes);
+	free(before);
 	if (rc)
 		gs_corrected_free(out);
 	return rc;
+}
+
+const char *gs_corrected_basis(const struct gs_corrected *c, const struct gs_calibration *cal)
+{
+	if (!c->from_trace)
+		return "calibrated";
+	return cal->launch_gap_ns >= 0 ? "traced launch calls and CUPTI's time between them less "
+					 "untraced ones"
+				       : "traced launch calls less untraced ones";
 }
 
 void gs_corrected_free(struct gs_corrected *c)

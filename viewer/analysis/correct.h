@@ -70,4 +70,9 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	       const struct gs_calibration *cal, struct gs_corrected *out);
 void gs_corrected_free(struct gs_corrected *c);
 
+/* What the per-call figure of c is, for the report's line: "calibrated",
+ * "traced launch calls less untraced ones", or with cal's launch_gap_ns
+ * "traced launch calls and CUPTI's time between them less untraced ones". */
+const char *gs_corrected_basis(const struct gs_corrected *c, const struct gs_calibration *cal);
+
 #endif

@@ -937,6 +937,7 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 			b = meta_ns(t, "calibration.plain_store_graph_pitch_ns");
 		c->store_graph_node_ns = a > 0 && b > 0 ? (a > b ? a - b : 0) : -1;
 	}
+	c->launch_gap_ns = meta_ns(t, "calibration.launch_gap_ns");
 	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
 		  c->kernel_ns >= 0 && c->gpu_gap_ns >= 0;
 }
