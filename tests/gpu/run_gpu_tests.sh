@@ -126,6 +126,12 @@ v=$(sql "$db" "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'cali
 	AND (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'calibration.plain_graph_node_ns') BETWEEN 0 AND 5000")
 [ "$v" = 1 ]
 result $? "record smoke: untraced launch and graph launch figures of a plausible size"
+# the time between back-to-back launch records (runtime records are on by
+# default): present, and shorter than a traced launch call (H200 traces:
+# 280-680 ns between the records of programs' launch loops)
+v=$(sql "$db" "SELECT CAST(value AS INTEGER) BETWEEN 1 AND 20000 FROM meta WHERE key = 'calibration.launch_gap_ns'")
+[ "$v" = 1 ]
+result $? "record smoke: calibration.launch_gap_ns measured, 1-20000 ns (got '$v')"
 
 # 1b. The same from CUPTI's SYNCHRONIZATION and CUDA_EVENT records
 #     (GAPSCOPE_SYNC_SOURCE=cupti): the checker's counts are the same.
