@@ -4,15 +4,19 @@ come to the untraced program (docs/collector.md, "Overhead correction"), over
 interleaved untraced/traced pairs measured in one run.
 
   corrected_accuracy.py run-phases --build B --out DIR [--pairs 5]
+                                   [--record-args "ARGS"]
       on the GPU machine: runs B/tests/gs_gap_phases untraced, then under
-      `gapscope record`, PAIRS times in turn: DIR/u<i>.log, DIR/t<i>.log,
-      DIR/t<i>.db. Exits 77 without a GPU.
+      `gapscope record ARGS`, PAIRS times in turn: DIR/u<i>.log,
+      DIR/t<i>.log, DIR/t<i>.db. ARGS (split on blanks) e.g.
+      "--activities kernel,runtime,nvtx" to see what a kind of records
+      costs. Exits 77 without a GPU.
   corrected_accuracy.py phases DIR [--gapscope BIN]
       per phase of tests/gpu/gap_phases.cu: the untraced wall (the program's
       own "phase NAME wall_us X"), the traced one, and the report's corrected
       wall of the NVTX range of that name; medians over the pairs and the
       median of the per-pair errors (corrected / untraced - 1).
   corrected_accuracy.py run-decode --build B --out DIR [--pairs 2]
+                                   [--record-args "ARGS"]
       on the GPU machine: runs B/bin/gs_demo_decode_starvation --sample
       untraced, then under `gapscope record`, PAIRS times in turn:
       DIR/dec_u<i>.log, DIR/dec_t<i>.log, DIR/dec_t<i>.db. Exits 77 without
@@ -88,8 +92,8 @@ def run_pairs(a, prog, prefix, timeout):
     env = clean_env()
     for i in range(1, a.pairs + 1):
         for tag, cmd in (("u", prog),
-                         ("t", [gs, "record", "-o", os.path.join(a.out, f"{prefix}t{i}.db"),
-                                "--"] + prog)):
+                         ("t", [gs, "record", "-o", os.path.join(a.out, f"{prefix}t{i}.db")]
+                          + a.record_args.split() + ["--"] + prog)):
             with open(os.path.join(a.out, f"{prefix}{tag}{i}.log"), "w") as f:
                 r = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT,
                                    timeout=timeout)
@@ -211,10 +215,14 @@ def main():
     r = sub.add_parser("run-phases")
     r.add_argument("--build", default="build")
     r.add_argument("--out", required=True)
+    r.add_argument("--record-args", default="",
+                   help="more options for gapscope record, split on blanks")
     r.add_argument("--pairs", type=int, default=5)
     r = sub.add_parser("run-decode")
     r.add_argument("--build", default="build")
     r.add_argument("--out", required=True)
+    r.add_argument("--record-args", default="",
+                   help="more options for gapscope record, split on blanks")
     r.add_argument("--pairs", type=int, default=2)
     for name in ("phases", "decode", "torch"):
         p = sub.add_parser(name)
