@@ -29,14 +29,15 @@
 #include "correct.h"
 #include "gapscope/trace_format.h"
 
-enum { S_LAUNCH = 1, S_MALLOC, S_K, S_STEP, S_TAIL, S_SYNC, S_N };
+enum { S_LAUNCH = 1, S_MALLOC, S_K, S_STEP, S_TAIL, S_SYNC, S_HOSTFN, S_MEMCPY, S_N };
 static const char *strtab[S_N] = {
-    NULL, "cudaLaunchKernel", "cudaMalloc", "k", "step", "tail", "cudaStreamSynchronize",
+    NULL,   "cudaLaunchKernel",	     "cudaMalloc",	   "k",		 "step",
+    "tail", "cudaStreamSynchronize", "cudaLaunchHostFunc", "cudaMemcpy",
 };
 
 struct tb {
 	struct gs_op ops[3];
-	struct gs_api apis[5]; /* the fifth only where a test adds it */
+	struct gs_api apis[6]; /* the fifth and sixth only where a test adds them */
 	struct gs_sync syncs[1];
 	struct gs_nvtx nvtx[2];
 	struct gs_input in;
@@ -407,7 +408,9 @@ static void test_launch_faster_than_plain_costs_nothing(void **state)
 }
 
 /* A cudaStreamSynchronize call [4500, 6100] on thread 1 that waited
- * [5000, 6000] (for the GPU or a host function) inside the host-late gap:
+ * [5000, 6000] inside the host-late gap, for the host function that thread
+ * enqueued at [4200, 4300] (the device was idle: without one it would have
+ * waited for nothing, test_sync_waiting_for_nothing):
  * only what follows the wait delays the next launch. After it: the sync's
  * last 100 ns of CUDA API (one call) and L2's launch latency 2000: min(100 +
  * 2000, 1 x 400 + 400) = 800 (counting the calls before the wait too, the
@@ -428,6 +431,7 @@ static void test_only_time_after_a_wait_delays_the_launch(void **state)
 	(void)state;
 	gs_result_free(&t->res);
 	api(&t->apis[4], 4500, 6100, 11, S_SYNC);
+	api(&t->apis[5], 4200, 4300, 12, S_HOSTFN);
 	t->syncs[0] = (struct gs_sync){.start = 5000,
 				       .end = 6000,
 				       .tid = 1,
@@ -436,7 +440,7 @@ static void test_only_time_after_a_wait_delays_the_launch(void **state)
 				       .api_name_id = S_SYNC,
 				       .device = 0,
 				       .kind = GS_SYNC_STREAM};
-	t->in.n_apis = 5;
+	t->in.n_apis = 6;
 	t->in.syncs = t->syncs;
 	t->in.n_syncs = 1;
 	t->in.captures = caps;
@@ -488,13 +492,76 @@ static void test_allocation_is_not_a_wait(void **state)
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 1850);
 	assert_int_equal(t->c.devices[0].window, 9450);
-	/* an explicit sync of the same span is a wait, both captures in it:
-	 * after it only L2's latency, min(2000, 400) = 400, + 200 */
+	/* an explicit sync of the same span, with a host function enqueued at
+	 * [4200, 4300] that it may have waited for, is a wait, both captures
+	 * in it: after it only L2's latency, min(2000, 400) = 400, + 200 */
 	gs_corrected_free(&t->c);
 	gs_result_free(&t->res);
 	t->syncs[0].kind = GS_SYNC_STREAM;
 	t->syncs[0].implicit = 0;
 	t->syncs[0].stream = 7;
+	api(&t->apis[5], 4200, 4300, 12, S_HOSTFN);
+	t->in.n_apis = 6;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 600);
+	tb_free(t);
+}
+
+/* A cudaStreamSynchronize [4500, 6100] of device 0 whose call-site capture
+ * at its entry [4500, 4900] ran while K1, moved to [1000, 4700], finished:
+ * it began to wait at 4900, with the device idle since 4700 and no host
+ * function enqueued, so it waited for nothing: a CUDA call like the others.
+ * Host-late gap [4700, 10000): sync 1400 (1 call), host code 1900, L2's
+ * latency 2000: min(1400 + 2000, 1 x 400 + 400) = 800, plus the capture's
+ * 200 inside the gap: 1000; the enqueued gap 200: idle removed 1200.
+ * Taken as a wait (it began before the gap; a sync of device 1; a trace
+ * whose copies are not recorded): min(2000, 400) = 400, + 200 = 600. */
+static void test_sync_waiting_for_nothing(void **state)
+{
+	static const struct gs_capture caps[] = {
+	    {.start = 4500, .end = 4900, .corr = 11, .tid = 1},
+	};
+	struct tb *t = build(1);
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->ops[0].end = 4700;
+	api(&t->apis[4], 4500, 6100, 11, S_SYNC);
+	t->syncs[0] = (struct gs_sync){.start = 4500,
+				       .end = 6100,
+				       .tid = 1,
+				       .stream = 7,
+				       .corr = 11,
+				       .api_name_id = S_SYNC,
+				       .device = 0,
+				       .kind = GS_SYNC_STREAM};
+	t->in.n_apis = 5;
+	t->in.syncs = t->syncs;
+	t->in.n_syncs = 1;
+	t->in.captures = caps;
+	t->in.n_captures = 1;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1400);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1200);
+	gs_corrected_free(&t->c);
+	/* without the capture it began while K1 ran */
+	t->in.n_captures = 0;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 600);
+	gs_corrected_free(&t->c);
+	t->in.n_captures = 1;
+	/* a sync of another device */
+	t->syncs[0].device = 1;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 600);
+	gs_corrected_free(&t->c);
+	t->syncs[0].device = 0;
+	/* a copy call and no copy record: the gap may hide the copy */
+	api(&t->apis[5], 12800, 12900, 13, S_MEMCPY);
+	t->in.n_apis = 6;
+	gs_result_free(&t->res);
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 600);
@@ -749,6 +816,7 @@ int main(void)
 	    cmocka_unit_test(test_range_selection_clips_long_kernel),
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),
 	    cmocka_unit_test(test_allocation_is_not_a_wait),
+	    cmocka_unit_test(test_sync_waiting_for_nothing),
 	    cmocka_unit_test(test_launch_gap_adds_time_between_calls),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),
