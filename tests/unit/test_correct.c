@@ -110,6 +110,32 @@ static struct tb *build(int calibrated)
 	return t;
 }
 
+/* A blocking call [4500, 6100] (corr 11, thread 1, device 0) as apis[4]
+ * that blocked [from, to]: an explicit stream sync (stream 7), or an
+ * implicit one for kind >= GS_SYNC_IMPLICIT_MEMCPY; with n captures. The
+ * caller analyses again. */
+static void add_sync(struct tb *t, int64_t from, int64_t to, uint32_t name, uint8_t kind,
+		     const struct gs_capture *caps, size_t n)
+{
+	int implicit = kind >= GS_SYNC_IMPLICIT_MEMCPY;
+
+	api(&t->apis[4], 4500, 6100, 11, name);
+	t->syncs[0] = (struct gs_sync){.start = from,
+				       .end = to,
+				       .tid = 1,
+				       .stream = implicit ? 0 : 7,
+				       .corr = 11,
+				       .api_name_id = name,
+				       .device = 0,
+				       .kind = kind,
+				       .implicit = (uint8_t)implicit};
+	t->in.n_apis = 5;
+	t->in.syncs = t->syncs;
+	t->in.n_syncs = 1;
+	t->in.captures = caps;
+	t->in.n_captures = n;
+}
+
 static void tb_free(struct tb *t)
 {
 	gs_corrected_free(&t->c);
@@ -430,21 +456,9 @@ static void test_only_time_after_a_wait_delays_the_launch(void **state)
 
 	(void)state;
 	gs_result_free(&t->res);
-	api(&t->apis[4], 4500, 6100, 11, S_SYNC);
+	add_sync(t, 5000, 6000, S_SYNC, GS_SYNC_STREAM, caps, 2);
 	api(&t->apis[5], 4200, 4300, 12, S_HOSTFN);
-	t->syncs[0] = (struct gs_sync){.start = 5000,
-				       .end = 6000,
-				       .tid = 1,
-				       .stream = 7,
-				       .corr = 11,
-				       .api_name_id = S_SYNC,
-				       .device = 0,
-				       .kind = GS_SYNC_STREAM};
 	t->in.n_apis = 6;
-	t->in.syncs = t->syncs;
-	t->in.n_syncs = 1;
-	t->in.captures = caps;
-	t->in.n_captures = 2;
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1000);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
@@ -473,20 +487,7 @@ static void test_allocation_is_not_a_wait(void **state)
 
 	(void)state;
 	gs_result_free(&t->res);
-	api(&t->apis[4], 4500, 6100, 11, S_MALLOC);
-	t->syncs[0] = (struct gs_sync){.start = 4500,
-				       .end = 6100,
-				       .tid = 1,
-				       .corr = 11,
-				       .api_name_id = S_MALLOC,
-				       .device = 0,
-				       .kind = GS_SYNC_IMPLICIT_ALLOC,
-				       .implicit = 1};
-	t->in.n_apis = 5;
-	t->in.syncs = t->syncs;
-	t->in.n_syncs = 1;
-	t->in.captures = caps;
-	t->in.n_captures = 2;
+	add_sync(t, 4500, 6100, S_MALLOC, GS_SYNC_IMPLICIT_ALLOC, caps, 2);
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1600);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
@@ -527,20 +528,7 @@ static void test_sync_waiting_for_nothing(void **state)
 	(void)state;
 	gs_result_free(&t->res);
 	t->ops[0].end = 4700;
-	api(&t->apis[4], 4500, 6100, 11, S_SYNC);
-	t->syncs[0] = (struct gs_sync){.start = 4500,
-				       .end = 6100,
-				       .tid = 1,
-				       .stream = 7,
-				       .corr = 11,
-				       .api_name_id = S_SYNC,
-				       .device = 0,
-				       .kind = GS_SYNC_STREAM};
-	t->in.n_apis = 5;
-	t->in.syncs = t->syncs;
-	t->in.n_syncs = 1;
-	t->in.captures = caps;
-	t->in.n_captures = 1;
+	add_sync(t, 4500, 6100, S_SYNC, GS_SYNC_STREAM, caps, 1);
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1400);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
