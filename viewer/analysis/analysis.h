@@ -500,6 +500,8 @@ struct gs_dist {
 /* Nearest-rank percentile p (0 < p <= 100) of v[0..n) (n > 0): the value of
  * rank ceil(p/100 * n) in ascending order. Reorders v (quickselect). */
 int64_t gs_percentile(int64_t *v, size_t n, double p);
+/* qsort/bsearch comparator of int64_t values, ascending */
+int gs_cmp_i64(const void *a, const void *b);
 /* Fill d from v[0..n) (reorders v); all zero when n is 0. */
 void gs_dist_compute(struct gs_dist *d, int64_t *v, size_t n);
 

@@ -614,12 +614,6 @@ out:
 /* graph advice                                                        */
 /* ------------------------------------------------------------------ */
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* token of an op for sequence matching: kind and name */
 static uint64_t op_token(const struct gs_op *o)
 {
@@ -701,7 +695,7 @@ static void node_overhead(struct actx *c, int64_t *h, size_t n)
 	res->graph_node_overhead_ns = GS_DEFAULT_GRAPH_NODE_OVERHEAD_NS;
 	res->graph_node_overhead_source = 0;
 	if (n >= 8) {
-		qsort(h, n, sizeof(int64_t), cmp_i64);
+		qsort(h, n, sizeof(int64_t), gs_cmp_i64);
 		res->graph_node_hole_p50_ns = h[(n + 1) / 2 - 1]; /* nearest-rank p50 */
 		/* HTA's A100 trace of torch.compile'd graphs: 203 us, the
 		 * graphs' ops waiting on other streams, which made a replay of

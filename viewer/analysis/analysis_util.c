@@ -270,6 +270,12 @@ static void min_max(const int64_t *v, size_t n, int64_t *min, int64_t *max)
 	}
 }
 
+int gs_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 int64_t gs_percentile(int64_t *v, size_t n, double p)
 {
 	size_t k;

@@ -223,12 +223,6 @@ static int cmp_api_thread(const void *a, const void *b, void *arg)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* What own_work() reads of the calls: x->hostfn (the host-function enqueue
  * calls' starts, sorted; NULL if none) and x->copies_hidden. 0 or -ENOMEM. */
 static int scan_calls(const struct gs_input *in, struct ctx *x, int64_t **hostfn)
@@ -253,7 +247,7 @@ static int scan_calls(const struct gs_input *in, struct ctx *x, int64_t **hostfn
 		}
 	}
 	if (n)
-		qsort(*hostfn, n, sizeof(**hostfn), cmp_i64);
+		qsort(*hostfn, n, sizeof(**hostfn), gs_cmp_i64);
 	x->hostfn = *hostfn;
 	x->n_hostfn = n;
 	x->copies_hidden = copy_calls && !copy_ops;

@@ -12,13 +12,6 @@
 
 #include "gapscope/trace_format.h" /* GS_NVTX_RANGE */
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* index in res->nvtx of the stat whose text is s, or -1 */
 static long stat_of_text(const struct gs_input *in, const struct gs_result *res, const char *s)
 {
@@ -125,7 +118,7 @@ int gs_reference_compare(const struct gs_input *in, const struct gs_result *res,
 		g->runs = k;
 		g->untraced = g->min = g->max = -1;
 		if (k) {
-			qsort(vals, k, sizeof(*vals), cmp_i64);
+			qsort(vals, k, sizeof(*vals), gs_cmp_i64);
 			g->untraced = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
 			g->min = vals[0];
 			g->max = vals[k - 1];

@@ -188,12 +188,6 @@ static int i32(sqlite3_stmt *st, int col)
 	return sqlite3_column_int(st, col);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static uint32_t u32(sqlite3_stmt *st, int col)
 {
 	return (uint32_t)sqlite3_column_int64(st, col);
@@ -315,7 +309,7 @@ static void row_op(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	if (j->host_deps && j->host_deps->n) {
 		int64_t node = sqlite3_value_int64(v[7]);
 		if (node &&
-		    bsearch(&node, j->host_deps->v, j->host_deps->n, sizeof(int64_t), cmp_i64))
+		    bsearch(&node, j->host_deps->v, j->host_deps->n, sizeof(int64_t), gs_cmp_i64))
 			o->flags |= GS_OPF_HOST_NODE_DEP;
 	}
 	if (j->kind != GS_OP_KERNEL) {
@@ -870,7 +864,7 @@ static int load_host_deps(sqlite3 *db, struct node_set *hd, char *err, size_t er
 		goto fail;
 	sqlite3_finalize(st);
 	if (v.n > 1) /* (qsort of a NULL array is undefined even when empty: UBSan) */
-		qsort(v.p, v.n, sizeof(int64_t), cmp_i64); /* UNION's order is not promised */
+		qsort(v.p, v.n, sizeof(int64_t), gs_cmp_i64); /* UNION's order is not promised */
 	hd->v = v.p;
 	hd->n = v.n;
 	return 0;
