@@ -6,10 +6,17 @@
 #                         the HTML pages), scdoc (man pages) and libunwind8
 #                         (the collector's faster unwinder, tested both ways)
 # The collector and demos also need the CUDA Toolkit, which is not a Debian
-# package here and is used when present.
+# package here and is used when present; where it is (nvcc on PATH or in
+# /usr/local/cuda), the main job also installs libunwind8: the collector's
+# call sites then walk the stack with libunwind, 10-18x cheaper a capture
+# than libgcc's unwinder (docs/collector.md, "Call sites of blocking calls";
+# on the H200, which lacks it, libgcc's captures took 6-44 us each).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev libgraphviz-dev libjansson-dev
       libyajl-dev zlib1g-dev)
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  pkgs+=(libunwind8)
+fi
 case ${1:-} in
 "") ;;
 test) pkgs+=(sqlite3 libcmocka-dev graphviz python3 chromium scdoc libunwind8) ;;
