@@ -488,15 +488,23 @@ static void test_calls_widened_by_their_capture_times(void **state)
 	    "(2,5500,8900,3,0,NULL,2,0,7,22,42);"
 	    "INSERT INTO api_stacks(correlation_id,stack_id,tid,reason,capture_start,"
 	    "capture_end) VALUES(21,1,42,2,2000,2600),(22,1,42,1,4100,4900),"
-	    "(23,1,42,1,3000000,3000500);";
+	    "(23,1,42,1,3000000,3000500);"
+	    "INSERT INTO meta VALUES('collector.unwinder','libunwind');";
 	char *path = make_db(rows);
 	struct trace t;
 	struct gs_input in;
+	struct gs_capture_cost cc;
 	size_t i;
 
 	(void)state;
 	load(path, &t, &in);
 	assert_int_equal(in.n_captures, 3);
+	/* what they cost: 600 + 800 + 500, the median 600; the unwinder */
+	assert_int_equal(gs_capture_cost(&in, &cc), 0);
+	assert_int_equal(cc.n, 3);
+	assert_int_equal(cc.total_ns, 1900);
+	assert_int_equal(cc.p50_ns, 600);
+	assert_string_equal(in.unwinder, "libunwind");
 	assert_int_equal(in.captures[0].corr, 21);
 	assert_int_equal(in.captures[0].tid, 42);
 	assert_int_equal(in.n_apis, 4);

@@ -241,6 +241,9 @@ struct gs_input {
 	/* meta facts the report repeats */
 	int64_t kernel_overhead_ns; /* ns measured CUPTI instrumentation per kernel
 				       (meta cupti_kernel_overhead_ns); -1 unknown */
+	const char *unwinder;	    /* the collector's unwinder for call sites (meta
+				       collector.unwinder: "libgcc", "libunwind"), NULL
+				       unknown */
 	const char *torch_options;  /* an imported torch.profiler trace: the options that
 				       add host time to every operator, comma-separated
 				       (meta import.torch_profiler_options), else NULL */
@@ -500,6 +503,14 @@ struct gs_dist {
 /* Nearest-rank percentile p (0 < p <= 100) of v[0..n) (n > 0): the value of
  * rank ceil(p/100 * n) in ascending order. Reorders v (quickselect). */
 int64_t gs_percentile(int64_t *v, size_t n, double p);
+/* What the collector's call-site captures took in the program's threads
+ * (in->captures: api_stacks capture_end - capture_start): how many, in all,
+ * and the median; all 0 without any. 0, or -ENOMEM. */
+struct gs_capture_cost {
+	int64_t n, total_ns, p50_ns;
+};
+int gs_capture_cost(const struct gs_input *in, struct gs_capture_cost *out);
+
 /* qsort/bsearch comparator of int64_t values, ascending */
 int gs_cmp_i64(const void *a, const void *b);
 /* Fill d from v[0..n) (reorders v); all zero when n is 0. */

@@ -5,6 +5,7 @@
  * lookup, API-name classification, nearest-rank percentiles (quickselect),
  * names of causes, option defaults. No I/O.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +269,28 @@ static void min_max(const int64_t *v, size_t n, int64_t *min, int64_t *max)
 		if (v[i] > *max)
 			*max = v[i];
 	}
+}
+
+int gs_capture_cost(const struct gs_input *in, struct gs_capture_cost *out)
+{
+	int64_t *v;
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!in->n_captures)
+		return 0;
+	v = malloc(in->n_captures * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < in->n_captures; i++)
+		if (in->captures[i].end >= in->captures[i].start) {
+			v[n] = in->captures[i].end - in->captures[i].start;
+			out->total_ns += v[n++];
+		}
+	out->n = (int64_t)n;
+	out->p50_ns = n ? gs_percentile(v, n, 50) : 0;
+	free(v);
+	return 0;
 }
 
 int gs_cmp_i64(const void *a, const void *b)

@@ -235,6 +235,8 @@ static void card_change(FILE *f, double before, double after, int lower_better, 
  * as the text report prints them (docs/collector.md, "Overhead
  * correction"); nothing without a calibration or with
  * --no-overhead-correction. */
+static void write_capture_note(FILE *f, const struct html_run *r);
+
 static void write_corrected(FILE *f, const struct html_run *r)
 {
 	size_t k;
@@ -404,6 +406,40 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 		fputs("</table>\n", f);
 	}
 	write_corrected(f, r);
+	write_capture_note(f, r);
+}
+
+/* The collector's call-site captures, as the text report's note: where they
+ * took 0.5% of the longest device window or more */
+static void write_capture_note(FILE *f, const struct html_run *r)
+{
+	struct gs_capture_cost cc;
+	int64_t window = 0;
+	size_t k;
+
+	for (k = 0; k < r->res->n_devices; k++)
+		if (r->res->devices[k].tl.window > window)
+			window = r->res->devices[k].tl.window;
+	if (gs_capture_cost(r->in, &cc) || !cc.n || window <= 0 || cc.total_ns * 200 < window)
+		return;
+	fputs("<p class=\"hint\">The collector's call-site captures (the stacks of blocking "
+	      "calls) took ",
+	      f);
+	put_ns(f, cc.total_ns);
+	fprintf(f, " in the program's threads: %lld captures, p50 ", (long long)cc.n);
+	put_ns(f, cc.p50_ns);
+	fputs(", ", f);
+	put_pct(f, (double)cc.total_ns / (double)window);
+	fputs(" of the window", f);
+	if (r->in->unwinder) {
+		fputs(", with ", f);
+		html_escape(f, r->in->unwinder);
+		fputs("'s unwinder", f);
+	}
+	fputs("; the corrected figures take them off where they delayed the GPU. ", f);
+	if (r->in->unwinder && !strcmp(r->in->unwinder, "libgcc"))
+		fputs("libunwind (Debian: libunwind8) takes 10-18× less a capture; ", f);
+	fputs("<code>--no-callsites</code> records none.</p>\n", f);
 }
 
 /* The verdict, as the text report opens with it (gs_verdict_compute; rules

@@ -38,6 +38,35 @@ static double pct(int64_t part, int64_t whole)
 
 static void verdict_lines(struct report_ctx *r);
 
+/* The collector's call-site captures, where they took 0.5% of the longest
+ * device window or more: what the program paid for them, and the cheaper
+ * ways (docs/report.md, "Call-site captures") */
+static void capture_note(struct report_ctx *r)
+{
+	struct gs_capture_cost cc;
+	int64_t window = 0;
+	size_t k;
+
+	for (k = 0; k < r->res->n_devices; k++)
+		if (r->res->devices[k].tl.window > window)
+			window = r->res->devices[k].tl.window;
+	if (gs_capture_cost(r->in, &cc) || !cc.n || window <= 0 || cc.total_ns * 200 < window)
+		return;
+	fprintf(r->out,
+		"note: the collector's call-site captures (the stacks of blocking calls) took "
+		"%s in the program's threads: %lld captures, p50 %s, %.1f%% of the window",
+		D(cc.total_ns), (long long)cc.n, D(cc.p50_ns), pct(cc.total_ns, window));
+	if (r->in->unwinder) {
+		fputs(", with ", r->out);
+		put_escaped(r->out, r->in->unwinder);
+		fputs("'s unwinder", r->out);
+	}
+	fputs("; the corrected figures take them off where they delayed the GPU. ", r->out);
+	if (r->in->unwinder && !strcmp(r->in->unwinder, "libgcc"))
+		fputs("libunwind (Debian: libunwind8) takes 10-18x less a capture; ", r->out);
+	fputs("--no-callsites records none\n", r->out);
+}
+
 /* the text back end's state (t_end says why it writes to memory first) */
 struct tstate {
 	FILE *real;  /* where the report goes */
@@ -170,6 +199,7 @@ static int t_begin(struct report_ctx *r)
 			"(traced graph-level in a layout the import did not read?): the GPU's idle "
 			"time around them is not real; record with nsys --cuda-graph-trace=node\n",
 			(long long)r->in->graph_launches_unseen);
+	capture_note(r);
 	if (r->in->torch_options) {
 		fputs("note: torch.profiler ran with ", f);
 		put_escaped(f, r->in->torch_options);

@@ -943,6 +943,7 @@ static void load_meta_facts(struct trace *t, struct gs_input *in)
 	load_calibration(t, &in->cal);
 	in->kernel_overhead_ns = meta_ns(t, "cupti_kernel_overhead_ns");
 	in->torch_options = trace_meta(t, "import.torch_profiler_options");
+	in->unwinder = trace_meta(t, "collector.unwinder");
 	in->graph_launches_unseen = meta_ns(t, "import.graph_launches_unseen");
 	if (in->graph_launches_unseen < 0)
 		in->graph_launches_unseen = 0;
@@ -1309,6 +1310,7 @@ void trace_input_free(struct gs_input *in)
 	free((void *)in->hranges);
 	free((void *)in->strings.v);
 	free((void *)in->torch_options);
+	free((void *)in->unwinder);
 	trace_callsites_free(in);
 	memset(in, 0, sizeof(*in));
 }
