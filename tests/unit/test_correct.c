@@ -399,7 +399,8 @@ static void test_launch_cost_from_traced_duration(void **state)
  * Host-late gap: min(3000, 1 call x 400 + 800) = 1200; the enqueued gap
  * 200: idle removed 1400, per launch call 800. With launch_gap_ns 5000 the
  * thread left only 4000 before L2: 500 + 4000 = 4500 a call (the gap
- * itself loses at most its 3000 of CUDA API and latency). */
+ * itself loses at most its 3000 of CUDA API and latency). The same with
+ * the calls in the array out of start order. */
 static void test_launch_gap_adds_time_between_calls(void **state)
 {
 	struct tb *t = build(1);
@@ -415,6 +416,22 @@ static void test_launch_gap_adds_time_between_calls(void **state)
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.per_call_ns, 4500);
 	assert_int_equal(t->c.devices[0].idle_removed, 3200);
+	/* the calls in another order (the thread's not by start): the same */
+	gs_corrected_free(&t->c);
+	gs_result_free(&t->res);
+	{
+		struct gs_api a = t->apis[0];
+		t->apis[0] = t->apis[3];
+		t->apis[3] = a;
+		a = t->apis[1];
+		t->apis[1] = t->apis[2];
+		t->apis[2] = a;
+	}
+	t->in.cal.launch_gap_ns = 300;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1400);
+	assert_int_equal(t->c.per_call_ns, 800);
 	tb_free(t);
 }
 

@@ -227,25 +227,41 @@ static int cmp_api_thread(const void *a, const void *b, void *arg)
  * calls' starts, sorted; NULL if none) and x->copies_hidden. 0 or -ENOMEM. */
 static int scan_calls(const struct gs_input *in, struct ctx *x, int64_t **hostfn)
 {
+	enum { UNSEEN = 0, OTHER, COPY, HOSTFN };
+	uint8_t *kind = NULL; /* per name id, what its calls are */
 	int copy_calls = 0, copy_ops = 0;
 	size_t i, n = 0;
 
 	*hostfn = NULL;
 	for (i = 0; i < in->n_ops && !copy_ops; i++)
 		copy_ops = in->ops[i].kind == GS_OP_MEMCPY || in->ops[i].kind == GS_OP_MEMSET;
+	if (in->n_apis)
+		kind = calloc(in->strings.n ? in->strings.n : 1, 1);
+	if (in->n_apis && !kind)
+		return -ENOMEM;
 	for (i = 0; i < in->n_apis; i++) {
-		const char *nm = gs_str(&in->strings, in->apis[i].name_id, "");
-		if (strstr(nm, "Memcpy") || strstr(nm, "Memset"))
-			copy_calls = 1;
-		if (strstr(nm, "LaunchHostFunc") || strstr(nm, "AddCallback")) {
-			if (!*hostfn) {
-				*hostfn = malloc(in->n_apis * sizeof(**hostfn));
-				if (!*hostfn)
-					return -ENOMEM;
-			}
-			(*hostfn)[n++] = in->apis[i].start;
+		uint32_t id = in->apis[i].name_id;
+		uint8_t k = id < in->strings.n ? kind[id] : OTHER;
+		if (k == UNSEEN) {
+			const char *nm = gs_str(&in->strings, id, "");
+			k = strstr(nm, "Memcpy") || strstr(nm, "Memset")		? COPY
+			    : strstr(nm, "LaunchHostFunc") || strstr(nm, "AddCallback") ? HOSTFN
+											: OTHER;
+			kind[id] = k;
 		}
+		copy_calls |= k == COPY;
+		if (k != HOSTFN)
+			continue;
+		if (!*hostfn) {
+			*hostfn = malloc(in->n_apis * sizeof(**hostfn));
+			if (!*hostfn) {
+				free(kind);
+				return -ENOMEM;
+			}
+		}
+		(*hostfn)[n++] = in->apis[i].start;
 	}
+	free(kind);
 	if (n)
 		qsort(*hostfn, n, sizeof(**hostfn), gs_cmp_i64);
 	x->hostfn = *hostfn;
@@ -259,17 +275,47 @@ static int scan_calls(const struct gs_input *in, struct ctx *x, int64_t **hostfn
  * call); NULL where the calibration has no launch_gap_ns, or *err = -ENOMEM. */
 static int64_t *time_before(const struct gs_input *in, const struct gs_calibration *cal, int *err)
 {
+	/* the threads' last call so far, in the array's order (the loader's:
+	 * each thread's calls by start, as the collector writes them) */
+	enum { MAX_THREADS = 256 };
+	struct last_call {
+		uint32_t tid;
+		int64_t start, end;
+	} th[MAX_THREADS];
+	size_t i, k, n_th = 0;
 	uint32_t *ix;
 	int64_t *before, last = 0;
-	size_t i;
 
 	*err = 0;
 	if (cal->launch_gap_ns < 0 || !in->n_apis)
 		return NULL;
-	ix = malloc(in->n_apis * sizeof(*ix));
 	before = malloc(in->n_apis * sizeof(*before));
-	if (!ix || !before) {
-		free(ix);
+	if (!before) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < in->n_apis; i++) {
+		const struct gs_api *a = &in->apis[i];
+		for (k = 0; k < n_th && th[k].tid != a->tid; k++)
+			;
+		if (k == n_th) {
+			if (n_th == MAX_THREADS)
+				break;
+			th[n_th++] = (struct last_call){a->tid, a->start, a->end};
+			before[i] = -1;
+			continue;
+		}
+		if (a->start < th[k].start)
+			break; /* not by start: sort below */
+		before[i] = a->start > th[k].end ? a->start - th[k].end : 0;
+		th[k].start = a->start;
+		if (a->end > th[k].end)
+			th[k].end = a->end;
+	}
+	if (i == in->n_apis)
+		return before;
+	ix = malloc(in->n_apis * sizeof(*ix));
+	if (!ix) {
 		free(before);
 		*err = -ENOMEM;
 		return NULL;
