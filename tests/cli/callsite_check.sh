@@ -148,6 +148,8 @@ expect "$out" "note: the collector's call-site captures (the stacks of blocking 
 expect "$("$gs" report --json "$db.capt.db" | tr -d ' \n')" '"callsite_captures":{"count":20,"total_ns":4000,"p50_ns":200,"unwinder":"libgcc"}'
 "$gs" html "$db.capt.db" -o "$db.capt.html" || { echo "FAIL: html (steps_captured) exit $?"; exit 1; }
 expect "$(cat "$db.capt.html")" "The collector's call-site captures (the stacks of blocking calls) took 4 µs in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, with libgcc's unwinder"
+expect "$("$gs" info "$db.capt.db")" "collector cost    5.000 µs in 40 callbacks, in the program's threads, 4.000 µs of it in 20 call-site captures; call sites walked with libgcc"
+expect "$("$gs" info --json "$db.capt.db" | tr -d ' \n')" '"collector_cost":{"callback_ns":5000,"callbacks":40,"unwinder":"libgcc","captures":20,"capture_ns":4000}'
 case $("$gs" report "$db.steps.db") in *"call-site captures"*) echo "FAIL: a capture note without capture times"; fail=1 ;; *) echo "ok: no capture note without capture times" ;; esac
 expect "$("$gs" report --json "$db.steps.db" | tr -d ' \n')" '"callsite_captures":null'
 exit $fail

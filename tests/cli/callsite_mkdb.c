@@ -63,7 +63,8 @@
  * top site now holds 5 of the 20 calls ("x20, 5 at train.py:27").
  * "steps_captured" is "steps" whose syncs' stacks were captured at their
  * entry in [b+1900, b+2100) (200 ns each, 4000 in all: 2.1% of the window)
- * with libgcc's unwinder (meta collector.unwinder).
+ * with libgcc's unwinder (meta collector.unwinder), of 5000 ns in 40
+ * callbacks (collector.callback_ns, collector.callbacks).
  */
 #include <stdio.h>
 #include <string.h>
@@ -189,7 +190,8 @@ int main(int argc, char **argv)
 		rc = exec_sql(db, "UPDATE api_stacks SET "
 				  "capture_start = 10000 * (correlation_id / 2 - 1) + 1900, "
 				  "capture_end = 10000 * (correlation_id / 2 - 1) + 2100;"
-				  "INSERT INTO meta VALUES('collector.unwinder','libgcc');");
+				  "INSERT INTO meta VALUES('collector.unwinder','libgcc'),"
+				  "('collector.callback_ns','5000'),('collector.callbacks','40');");
 	if (rc == 0 && mode == 6) /* the stacks of steps 5..19 not captured */
 		rc = exec_sql(db, "DELETE FROM api_stacks WHERE correlation_id > 10");
 	if (rc == 0 && mode == 1)

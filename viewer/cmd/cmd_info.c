@@ -156,6 +156,11 @@ static void info_print_text(const struct info *in, const char *path_clean)
 			info_fmt_duration(ns, d, sizeof(d));
 			printf("%-17s %s in %" PRId64 " callbacks, in the program's threads",
 			       "collector cost", d, n);
+			if (in->captures) {
+				info_fmt_duration(in->capture_ns, d, sizeof(d));
+				printf(", %s of it in %" PRId64 " call-site captures", d,
+				       in->captures);
+			}
 			if (in->unwinder)
 				printf("; call sites walked with %s", in->unwinder);
 			putchar('\n');
@@ -264,13 +269,14 @@ static int info_print_json(const struct info *in, const char *path_clean)
 	json_object_set_new(o, "finalized", json_boolean(info_is_finalized(in)));
 	json_object_set_new(o, "being_recorded", json_boolean(in->t.recording));
 	json_object_set_new(o, "dropped_records", info_jint_or_null(in->dropped));
-	json_object_set_new(o, "collector_cost",
-			    in->callback_ns || in->callbacks
-				? json_pack("{so so so}", "callback_ns",
-					    info_jint_or_null(in->callback_ns), "callbacks",
-					    info_jint_or_null(in->callbacks), "unwinder",
-					    info_jstr(in->unwinder))
-				: json_null());
+	json_object_set_new(
+	    o, "collector_cost",
+	    in->callback_ns || in->callbacks
+		? json_pack("{so so so sI sI}", "callback_ns", info_jint_or_null(in->callback_ns),
+			    "callbacks", info_jint_or_null(in->callbacks), "unwinder",
+			    info_jstr(in->unwinder), "captures", (json_int_t)in->captures,
+			    "capture_ns", (json_int_t)in->capture_ns)
+		: json_null());
 	x = json_object();
 	for (i = 0; i < in->nwarnings; i++)
 		json_object_set_new(x, in->warnings[i].key, info_jstr(in->warnings[i].value));

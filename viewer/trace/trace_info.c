@@ -327,6 +327,24 @@ static void info_load_rows(struct info *in)
 		sqlite3_finalize(st);
 	}
 	in->syncs_implicit = 0;
+	in->captures = in->capture_ns = 0;
+	{
+		/* older traces have no capture times: no column, nothing */
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(in->t.db,
+				       "SELECT count(*), total(capture_end - capture_start) FROM "
+				       "api_stacks WHERE capture_start > 0 AND capture_end >= "
+				       "capture_start",
+				       -1, &st, NULL) == SQLITE_OK) {
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				in->captures = sqlite3_column_int64(st, 0);
+				in->capture_ns = (int64_t)sqlite3_column_double(st, 1);
+			} else {
+				info_failed(in);
+			}
+		}
+		sqlite3_finalize(st);
+	}
 	{
 		sqlite3_stmt *st = NULL;
 		if (sqlite3_prepare_v2(in->t.db, "SELECT count(*) FROM syncs WHERE implicit = 1",

@@ -59,6 +59,9 @@ struct info {
 	size_t nwindows;
 	int64_t rows[INFO_NTABLES]; /* -1: table missing */
 	int64_t syncs_implicit;	    /* rows of syncs with implicit = 1 */
+	/* the collector's call-site captures with times (api_stacks
+	 * capture_start/end, traces since 2026-12-04): how many, their total */
+	int64_t captures, capture_ns;
 	struct info_kv *config, *warnings;
 	size_t nconfig, nwarnings;
 	struct info_kv *imported; /* meta import.* of a `gapscope import`ed trace */
