@@ -35,6 +35,14 @@ interleaved untraced/traced pairs measured in one run.
       (the program's range_us and util_pct: GPU time per step over untraced
       step time) against measured and corrected (range GPU busy less the
       kernel time the correction removed, over the corrected wall).
+  corrected_accuracy.py realprogs DIR [--gapscope BIN]
+      the real programs of tools/gpu-realprogs.sh (DIR/<name>.untraced.log,
+      DIR/<name>.traced.log, DIR/<name>.db): transformers GPT-2 `generate`
+      (range "generate" against the untraced run's wall_us) and
+      graph_check.py (ranges "eager" and "graph" against the untraced
+      step_us x steps; steps = the traced range's wall over the traced run's
+      own step_us). The training loop's step_us leaves out its warm-up
+      steps, which its "step" ranges hold: it is not compared.
 It prints figures; it asserts nothing. `gapscope` defaults to build/bin.
 """
 import argparse
@@ -209,6 +217,42 @@ def torch(a):
     return 0
 
 
+GENERATE = re.compile(r"^generate tokens \d+ wall_us ([0-9.]+)", re.M)
+STEP_US = re.compile(r"^(eager|graph) step_us ([0-9.]+)", re.M)
+
+
+def realprogs(a):
+    rows = []
+    path = lambda n, ext: os.path.join(a.dir, n + ext)
+    if os.path.exists(path("hf_generate", ".untraced.log")) and \
+            os.path.exists(path("hf_generate", ".db")):
+        m = GENERATE.search(open(path("hf_generate", ".untraced.log")).read())
+        rep = report(a.gapscope, path("hf_generate", ".db"))
+        rg = ranges(rep).get("generate") if rep else None
+        if m and rg:
+            rows.append(("hf_generate", "generate", float(m.group(1)) * 1e3, rg[0], rg[1]))
+    if all(os.path.exists(path("graph_check", e)) for e in (".untraced.log", ".traced.log", ".db")):
+        u = dict(STEP_US.findall(open(path("graph_check", ".untraced.log")).read()))
+        t = dict(STEP_US.findall(open(path("graph_check", ".traced.log")).read()))
+        rep = report(a.gapscope, path("graph_check", ".db"))
+        rg = ranges(rep) if rep else {}
+        for name in ("eager", "graph"):
+            if name in u and name in t and name in rg and float(t[name]) > 0:
+                steps = round(rg[name][0] / (float(t[name]) * 1e3))
+                rows.append(("graph_check", name, float(u[name]) * 1e3 * steps, rg[name][0],
+                             rg[name][1]))
+    if not rows:
+        print(f"no real programs in {a.dir} (<name>.untraced.log, <name>.db)")
+        return 2
+    print("ms; error = corrected / untraced - 1")
+    print(f"{'program':<12} {'range':<9} {'untraced':>9} {'traced':>9} {'corrected':>9} "
+          f"{'error':>7}")
+    for prog, name, uw, tw, cw in rows:
+        print(f"{prog:<12} {name:<9} {uw / 1e6:9.2f} {tw / 1e6:9.2f} {cw / 1e6:9.2f} "
+              f"{pct(cw, uw):+6.1f}%")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -224,7 +268,7 @@ def main():
     r.add_argument("--record-args", default="",
                    help="more options for gapscope record, split on blanks")
     r.add_argument("--pairs", type=int, default=2)
-    for name in ("phases", "decode", "torch"):
+    for name in ("phases", "decode", "torch", "realprogs"):
         p = sub.add_parser(name)
         p.add_argument("dir")
         p.add_argument("--gapscope", default=os.path.join("build", "bin", "gapscope"))
@@ -232,7 +276,7 @@ def main():
             p.add_argument("--config", default="default")
     a = ap.parse_args()
     return {"run-phases": run_phases, "phases": phases, "run-decode": run_decode,
-            "decode": decode, "torch": torch}[a.cmd](a)
+            "decode": decode, "torch": torch, "realprogs": realprogs}[a.cmd](a)
 
 
 if __name__ == "__main__":
