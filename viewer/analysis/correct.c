@@ -24,7 +24,11 @@
  *    captures before it only shortened the wait (H200, gap_phases
  *    explicit_sync: 37 us captures at the entry of syncs that then waited
  *    300 us were taken off a wall they did not lengthen, -9 to -16%). A
- *    copy's own staging is not such a wait: the thread did that work;
+ *    call in which the thread waited for nobody is not such a wait but a
+ *    CUDA call like the others (own_work: a copy's staging, an allocation,
+ *    a sync that began with the device idle). With the calibration's
+ *    launch_gap_ns, a launch call's added cost also takes CUPTI's time
+ *    between two calls' records, at most the time the thread left;
  *  - launch call in progress when the GPU went idle (it began before the
  *    gap): the call's added cost, at most the launch latency (H200,
  *    back-to-back launches of gap_phases: most gaps are of this kind);
@@ -515,11 +519,11 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 			case OWN_OP: break;
 			case OWN_CALL:
 				own_here = 1;
-				/* right after a CUDA API piece: the same call's
-				 * head (a sync's blocked time within its call) */
+				/* right after a CUDA API piece, no host code
+				 * between: that is the same call's head (a
+				 * sync's blocked time inside its call) */
 				api_ns += d;
-				if (!(i && seg[i - 1].cause == GS_CAUSE_CUDA_API &&
-				      seg[i - 1].end == seg[i].start))
+				if (!(i && seg[i - 1].cause == GS_CAUSE_CUDA_API))
 					calls++;
 				break;
 			default:
@@ -532,7 +536,7 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 			api_ns += d;
 			calls += seg[i].n_calls ? seg[i].n_calls : 1;
 			/* right after an own call's blocked piece: its tail */
-			if (own_prev && seg[i - 1].end == seg[i].start)
+			if (own_prev)
 				calls--;
 			break;
 		case GS_CAUSE_LAUNCH_LATENCY:
