@@ -516,6 +516,10 @@ int gs_pipeline_start(struct gs_pipeline **out, struct gs_decoder *d, size_t max
  * one when available, so steady-state recording neither mallocs nor
  * page-faults on the application's threads. NULL when out of memory. */
 uint8_t *gs_pipeline_get_buffer(struct gs_pipeline *p);
+/* Buffers in the pool now: the decode thread keeps up to 4 (at most 32 MiB)
+ * there with their pages touched, so that even CUPTI's first requests
+ * neither malloc nor page-fault on the application's threads (tests). */
+size_t gs_pipeline_free_buffers(struct gs_pipeline *p);
 /* Hand over a completed buffer of `size` bytes holding `valid` bytes of
  * records (from gs_pipeline_get_buffer or malloc; the pipeline recycles or
  * frees it). Returns 0, or -1 when the queue is full:

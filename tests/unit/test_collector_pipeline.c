@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -713,6 +714,73 @@ static void test_every_event_kind_survives_the_batch(void **state)
 	sqlite3_close(b);
 }
 
+/* 1 when every page of [buf, buf + n) is resident (mincore) */
+static int resident(const uint8_t *buf, size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)buf & ~(uintptr_t)(page - 1);
+	size_t len = (size_t)((uintptr_t)buf + n - a), pages = (len + page - 1) / page, i;
+	unsigned char *v = malloc(pages);
+	int all = v && mincore((void *)a, len, v) == 0;
+
+	for (i = 0; all && i < pages; i++)
+		all = v[i] & 1;
+	free(v);
+	return all;
+}
+
+/* The pool the decode thread keeps for CUPTI's requests: with 1 MiB
+ * buffers, 4 of them (32 MiB / 1 MiB, at most 4) with every page resident
+ * once the decode loop has run; taken, they are made again; an empty one
+ * handed back goes straight to the pool. With 64 MiB
+ * buffers (above 32 MiB) none. The decode loop's stock-up comes before the
+ * commit that a sync waits for, so the counts are exact after a sync. */
+static void test_pool_keeps_faulted_in_buffers(void **state)
+{
+	struct gs_writer *w;
+	struct gs_decoder d;
+	struct gs_pipeline *p;
+	uint8_t *taken[4];
+	struct gs_event ev = graph_event(1);
+	int i;
+
+	(void)state;
+	open_pipelined(&w, &d, &p, 16, 1u << 20);
+	assert_int_equal(gs_pipeline_event(p, &ev), 0);
+	gs_pipeline_kick(p);
+	assert_int_equal(gs_pipeline_sync(p, 0), 0);
+	assert_int_equal(gs_pipeline_free_buffers(p), 4);
+	for (i = 0; i < 4; i++) {
+		taken[i] = gs_pipeline_get_buffer(p);
+		assert_non_null(taken[i]);
+		assert_true(resident(taken[i], 1u << 20));
+	}
+	assert_int_equal(gs_pipeline_free_buffers(p), 0);
+	/* one handed back empty, as CUPTI does at a flush: straight back to
+	 * the pool; the decode loop's next pass makes it up to 4 again */
+	assert_int_equal(gs_pipeline_submit(p, taken[0], 1u << 20, 0), 0);
+	assert_int_equal(gs_pipeline_free_buffers(p), 1);
+	assert_int_equal(gs_pipeline_event(p, &ev), 0);
+	gs_pipeline_kick(p);
+	assert_int_equal(gs_pipeline_sync(p, 0), 0);
+	assert_int_equal(gs_pipeline_free_buffers(p), 4);
+	for (i = 1; i < 4; i++)
+		free(taken[i]);
+	gs_pipeline_stop(p);
+	gs_decoder_free(&d);
+	assert_int_equal(gs_writer_finalize(w, STOP_NS), 0);
+	rm_db(path_p);
+
+	open_pipelined(&w, &d, &p, 16, 64u << 20);
+	assert_int_equal(gs_pipeline_event(p, &ev), 0);
+	gs_pipeline_kick(p);
+	assert_int_equal(gs_pipeline_sync(p, 0), 0);
+	assert_int_equal(gs_pipeline_free_buffers(p), 0);
+	gs_pipeline_stop(p);
+	gs_decoder_free(&d);
+	assert_int_equal(gs_writer_finalize(w, STOP_NS), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -725,6 +793,7 @@ int main(void)
 		test_logged_rows_of_every_kind_applied_with_their_values, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events_wait_for_a_kick_or_a_full_batch, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_pool_keeps_faulted_in_buffers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_every_event_kind_survives_the_batch, setup,
 					    teardown),
 	};
