@@ -41,17 +41,22 @@ interleaved untraced/traced pairs measured in one run.
       (range "generate" against the untraced run's wall_us) and
       graph_check.py (ranges "eager" and "graph" against the untraced
       step_us x steps; steps = the traced range's wall over the traced run's
-      own step_us). The training loop's step_us leaves out its warm-up
-      steps, which its "step" ranges hold: it is not compared.
+      own step_us), and bench/real/train_loop.py (its "step" ranges but the
+      first 5, its default --warmup, against the untraced step_us x their
+      count: the warm-up ranges are renamed in a temporary copy of the
+      trace).
 It prints figures; it asserts nothing. `gapscope` defaults to build/bin.
 """
 import argparse
 import json
 import os
 import re
+import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 
 from overhead_pairs import clean_env, have_gpu  # same folder
 
@@ -219,6 +224,8 @@ def torch(a):
 
 GENERATE = re.compile(r"^generate tokens \d+ wall_us ([0-9.]+)", re.M)
 STEP_US = re.compile(r"^(eager|graph) step_us ([0-9.]+)", re.M)
+TRAIN_US = re.compile(r"^train step_us ([0-9.]+)", re.M)
+TRAIN_WARMUP = 5  # bench/real/train_loop.py's default --warmup
 
 
 def realprogs(a):
@@ -241,14 +248,35 @@ def realprogs(a):
                 steps = round(rg[name][0] / (float(t[name]) * 1e3))
                 rows.append(("graph_check", name, float(u[name]) * 1e3 * steps, rg[name][0],
                              rg[name][1]))
+    if os.path.exists(path("train_loop", ".untraced.log")) and \
+            os.path.exists(path("train_loop", ".db")):
+        m = TRAIN_US.search(open(path("train_loop", ".untraced.log")).read())
+        with tempfile.TemporaryDirectory() as tmp:
+            db = os.path.join(tmp, "train_loop.db")
+            shutil.copy(path("train_loop", ".db"), db)
+            c = sqlite3.connect(db)
+            c.execute("INSERT INTO strings(id, value) SELECT max(id) + 1, 'warm-up' FROM strings")
+            c.execute("UPDATE nvtx SET text_id = (SELECT id FROM strings WHERE value = "
+                      "'warm-up') WHERE id IN (SELECT n.id FROM nvtx n JOIN strings s ON "
+                      "s.id = n.text_id WHERE s.value = 'step' ORDER BY n.start LIMIT ?)",
+                      (TRAIN_WARMUP,))
+            steps = c.execute("SELECT count(*) FROM nvtx n JOIN strings s ON s.id = n.text_id "
+                              "WHERE s.value = 'step'").fetchone()[0]
+            c.commit()
+            c.close()
+            rep = report(a.gapscope, db)
+        rg = ranges(rep).get("step") if rep else None
+        if m and rg and steps:
+            rows.append(("train_loop", f"step x{steps}", float(m.group(1)) * 1e3 * steps,
+                         rg[0], rg[1]))
     if not rows:
         print(f"no real programs in {a.dir} (<name>.untraced.log, <name>.db)")
         return 2
     print("ms; error = corrected / untraced - 1")
-    print(f"{'program':<12} {'range':<9} {'untraced':>9} {'traced':>9} {'corrected':>9} "
+    print(f"{'program':<12} {'range':<10} {'untraced':>9} {'traced':>9} {'corrected':>9} "
           f"{'error':>7}")
     for prog, name, uw, tw, cw in rows:
-        print(f"{prog:<12} {name:<9} {uw / 1e6:9.2f} {tw / 1e6:9.2f} {cw / 1e6:9.2f} "
+        print(f"{prog:<12} {name:<10} {uw / 1e6:9.2f} {tw / 1e6:9.2f} {cw / 1e6:9.2f} "
               f"{pct(cw, uw):+6.1f}%")
     return 0
 
