@@ -35,7 +35,7 @@ interleaved untraced/traced pairs measured in one run.
       (the program's range_us and util_pct: GPU time per step over untraced
       step time) against measured and corrected (range GPU busy less the
       kernel time the correction removed, over the corrected wall).
-  corrected_accuracy.py realprogs DIR [--gapscope BIN]
+  corrected_accuracy.py realprogs DIR [DIR ...] [--gapscope BIN]
       the real programs of tools/gpu-realprogs.sh (DIR/<name>.untraced.log,
       DIR/<name>.traced.log, DIR/<name>.db): transformers GPT-2 `generate`
       (range "generate" against the untraced run's wall_us) and
@@ -44,7 +44,8 @@ interleaved untraced/traced pairs measured in one run.
       own step_us), and bench/real/train_loop.py (its "step" ranges but the
       first 5, its default --warmup, against the untraced step_us x their
       count: the warm-up ranges are renamed in a temporary copy of the
-      trace).
+      trace). Each DIR is one pair; with several, the median error per range
+      follows.
 It prints figures; it asserts nothing. `gapscope` defaults to build/bin.
 """
 import argparse
@@ -229,19 +230,48 @@ TRAIN_WARMUP = 5  # bench/real/train_loop.py's default --warmup
 
 
 def realprogs(a):
+    """Each DIR one pair; with several, the median error per range after."""
+    every = {}
+    for d in a.dir:
+        rows = realprogs_dir(a.gapscope, d)
+        if rows is None:
+            print(f"no real programs in {d} (<name>.untraced.log, <name>.db)")
+            continue
+        print(f"{d}: ms; error = corrected / untraced - 1")
+        print(f"{'program':<12} {'range':<10} {'untraced':>9} {'traced':>9} {'corrected':>9} "
+              f"{'error':>7}")
+        for prog, name, uw, tw, cw in rows:
+            print(f"{prog:<12} {name:<10} {uw / 1e6:9.2f} {tw / 1e6:9.2f} {cw / 1e6:9.2f} "
+                  f"{pct(cw, uw):+6.1f}%")
+            every.setdefault((prog, name.split()[0]), []).append((uw, tw, cw))
+    if not every:
+        return 2
+    if len(a.dir) > 1:
+        print("medians over the pairs (each pair's error after the bar)")
+        for (prog, name), v in every.items():
+            errs = [pct(c, u) for u, _, c in v]
+            print(f"{prog:<12} {name:<10} {statistics.median(x[0] for x in v) / 1e6:9.2f} "
+                  f"{statistics.median(x[1] for x in v) / 1e6:9.2f} "
+                  f"{statistics.median(x[2] for x in v) / 1e6:9.2f} "
+                  f"{statistics.median(errs):+6.1f}% | " + " ".join(f"{e:+.1f}" for e in errs))
+    return 0
+
+
+def realprogs_dir(gapscope, d):
+    """[(program, range, untraced, traced, corrected ns)] of one pair's DIR, or None"""
     rows = []
-    path = lambda n, ext: os.path.join(a.dir, n + ext)
+    path = lambda n, ext: os.path.join(d, n + ext)
     if os.path.exists(path("hf_generate", ".untraced.log")) and \
             os.path.exists(path("hf_generate", ".db")):
         m = GENERATE.search(open(path("hf_generate", ".untraced.log")).read())
-        rep = report(a.gapscope, path("hf_generate", ".db"))
+        rep = report(gapscope, path("hf_generate", ".db"))
         rg = ranges(rep).get("generate") if rep else None
         if m and rg:
             rows.append(("hf_generate", "generate", float(m.group(1)) * 1e3, rg[0], rg[1]))
     if all(os.path.exists(path("graph_check", e)) for e in (".untraced.log", ".traced.log", ".db")):
         u = dict(STEP_US.findall(open(path("graph_check", ".untraced.log")).read()))
         t = dict(STEP_US.findall(open(path("graph_check", ".traced.log")).read()))
-        rep = report(a.gapscope, path("graph_check", ".db"))
+        rep = report(gapscope, path("graph_check", ".db"))
         rg = ranges(rep) if rep else {}
         for name in ("eager", "graph"):
             if name in u and name in t and name in rg and float(t[name]) > 0:
@@ -264,21 +294,12 @@ def realprogs(a):
                               "WHERE s.value = 'step'").fetchone()[0]
             c.commit()
             c.close()
-            rep = report(a.gapscope, db)
+            rep = report(gapscope, db)
         rg = ranges(rep).get("step") if rep else None
         if m and rg and steps:
             rows.append(("train_loop", f"step x{steps}", float(m.group(1)) * 1e3 * steps,
                          rg[0], rg[1]))
-    if not rows:
-        print(f"no real programs in {a.dir} (<name>.untraced.log, <name>.db)")
-        return 2
-    print("ms; error = corrected / untraced - 1")
-    print(f"{'program':<12} {'range':<10} {'untraced':>9} {'traced':>9} {'corrected':>9} "
-          f"{'error':>7}")
-    for prog, name, uw, tw, cw in rows:
-        print(f"{prog:<12} {name:<10} {uw / 1e6:9.2f} {tw / 1e6:9.2f} {cw / 1e6:9.2f} "
-              f"{pct(cw, uw):+6.1f}%")
-    return 0
+    return rows or None
 
 
 def main():
@@ -298,7 +319,7 @@ def main():
     r.add_argument("--pairs", type=int, default=2)
     for name in ("phases", "decode", "torch", "realprogs"):
         p = sub.add_parser(name)
-        p.add_argument("dir")
+        p.add_argument("dir", nargs="+" if name == "realprogs" else None)
         p.add_argument("--gapscope", default=os.path.join("build", "bin", "gapscope"))
         if name == "torch":
             p.add_argument("--config", default="default")
