@@ -346,19 +346,7 @@ static void stock_up(struct gs_pipeline *p)
 		for (off = 0; off < it->size; off += page)
 			((volatile uint8_t *)it->buf)[off] = 0;
 		((volatile uint8_t *)it->buf)[it->size - 1] = 0;
-		pthread_mutex_lock(&p->lock);
-		if (p->n_free < MAX_FREE) {
-			it->next = p->free_bufs;
-			p->free_bufs = it;
-			p->n_free++;
-			it = NULL;
-		}
-		pthread_mutex_unlock(&p->lock);
-		if (it) {
-			free(it->buf);
-			free(it);
-			return;
-		}
+		recycle(p, it); /* into the pool: want < MAX_FREE */
 	}
 }
 

@@ -510,6 +510,11 @@ struct gs_capture_cost {
 	int64_t n, total_ns, p50_ns;
 };
 int gs_capture_cost(const struct gs_input *in, struct gs_capture_cost *out);
+/* 1 when those captures took 0.5% or more of the longest device window of
+ * res, the report's and the page's note (docs/report.md, "Call-site
+ * captures"), with *cc and *window filled; else 0. */
+int gs_capture_note(const struct gs_input *in, const struct gs_result *res,
+		    struct gs_capture_cost *cc, int64_t *window);
 
 /* qsort/bsearch comparator of int64_t values, ascending */
 int gs_cmp_i64(const void *a, const void *b);

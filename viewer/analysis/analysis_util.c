@@ -293,6 +293,19 @@ int gs_capture_cost(const struct gs_input *in, struct gs_capture_cost *out)
 	return 0;
 }
 
+int gs_capture_note(const struct gs_input *in, const struct gs_result *res,
+		    struct gs_capture_cost *cc, int64_t *window)
+{
+	size_t k;
+
+	*window = 0;
+	for (k = 0; k < res->n_devices; k++)
+		if (res->devices[k].tl.window > *window)
+			*window = res->devices[k].tl.window;
+	return gs_capture_cost(in, cc) == 0 && cc->n && *window > 0 &&
+	       cc->total_ns * 200 >= *window;
+}
+
 int gs_cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

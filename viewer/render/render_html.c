@@ -414,13 +414,9 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 static void write_capture_note(FILE *f, const struct html_run *r)
 {
 	struct gs_capture_cost cc;
-	int64_t window = 0;
-	size_t k;
+	int64_t window;
 
-	for (k = 0; k < r->res->n_devices; k++)
-		if (r->res->devices[k].tl.window > window)
-			window = r->res->devices[k].tl.window;
-	if (gs_capture_cost(r->in, &cc) || !cc.n || window <= 0 || cc.total_ns * 200 < window)
+	if (!gs_capture_note(r->in, r->res, &cc, &window))
 		return;
 	fputs("<p class=\"hint\">The collector's call-site captures (the stacks of blocking "
 	      "calls) took ",

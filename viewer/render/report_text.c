@@ -44,13 +44,9 @@ static void verdict_lines(struct report_ctx *r);
 static void capture_note(struct report_ctx *r)
 {
 	struct gs_capture_cost cc;
-	int64_t window = 0;
-	size_t k;
+	int64_t window;
 
-	for (k = 0; k < r->res->n_devices; k++)
-		if (r->res->devices[k].tl.window > window)
-			window = r->res->devices[k].tl.window;
-	if (gs_capture_cost(r->in, &cc) || !cc.n || window <= 0 || cc.total_ns * 200 < window)
+	if (!gs_capture_note(r->in, r->res, &cc, &window))
 		return;
 	fprintf(r->out,
 		"note: the collector's call-site captures (the stacks of blocking calls) took "
