@@ -375,6 +375,38 @@ static void test_launch_in_progress_loses_call_cost(void **state)
 	tb_free(t);
 }
 
+/* CUPTI's own work on the program's threads (in->stalls: a buffer request
+ * inside a call, say) delays the GPU where the thread was late. L3 moved to
+ * [10800, 11200] as above, with a stall [10900, 11100] on thread 1 inside
+ * it: the gap [11000, 11500) its launch was still in loses min(500, 400 +
+ * the stall's 100 inside the gap) = 500 (400 without). A stall [5000, 5500]
+ * on thread 1 in the host-late gap [2000, 10000) adds its 500 there: min(800
+ * + 500, 8000) = 1300. Idle removed 1300 + 500 = 1800 (1200 without both).
+ * The same stalls on thread 2 delay nothing: 1200. */
+static void test_cupti_stalls_removed_where_the_thread_was_late(void **state)
+{
+	static struct gs_capture stalls[] = {
+	    {.start = 10900, .end = 11100, .tid = 1},
+	    {.start = 5000, .end = 5500, .tid = 1}, /* any order */
+	};
+	struct tb *t = build(1);
+
+	(void)state;
+	gs_result_free(&t->res);
+	t->apis[3].start = 10800;
+	t->apis[3].end = 11200;
+	t->in.stalls = stalls;
+	t->in.n_stalls = 2;
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1800);
+	gs_corrected_free(&t->c);
+	stalls[0].tid = stalls[1].tid = 2;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1200);
+	tb_free(t);
+}
+
 /* With the untraced launch call known (1000 ns), a launch call's added cost
  * is its own traced duration less that: L2 [8000, 9500] took 1500, so 500.
  * Host-late gap: min(3000, 1 call x 400 + 500) = 900; the enqueued gap
@@ -825,6 +857,7 @@ int main(void)
 	    cmocka_unit_test(test_launch_gap_adds_time_between_calls),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),
+	    cmocka_unit_test(test_cupti_stalls_removed_where_the_thread_was_late),
 	    cmocka_unit_test(test_launch_cost_from_traced_duration),
 	    cmocka_unit_test(test_launch_faster_than_plain_costs_nothing),
 	    cmocka_unit_test(test_only_time_after_a_wait_delays_the_launch),

@@ -489,7 +489,12 @@ static void test_calls_widened_by_their_capture_times(void **state)
 	    "INSERT INTO api_stacks(correlation_id,stack_id,tid,reason,capture_start,"
 	    "capture_end) VALUES(21,1,42,2,2000,2600),(22,1,42,1,4100,4900),"
 	    "(23,1,42,1,3000000,3000500);"
-	    "INSERT INTO meta VALUES('collector.unwinder','libunwind');";
+	    "INSERT INTO meta VALUES('collector.unwinder','libunwind');"
+	    /* CUPTI's overhead: a buffer request and a flush on thread 42 are
+	     * tracing's; module loading, and a request on a process, are not */
+	    "INSERT INTO overhead(kind,start,end,object_kind,object_id) VALUES"
+	    "(458752,40000,45000,2,42),(65536,50000,50300,2,42),"
+	    "(262144,60000,61000,2,42),(458752,70000,71000,1,7);";
 	char *path = make_db(rows);
 	struct trace t;
 	struct gs_input in;
@@ -505,6 +510,12 @@ static void test_calls_widened_by_their_capture_times(void **state)
 	assert_int_equal(cc.total_ns, 1900);
 	assert_int_equal(cc.p50_ns, 600);
 	assert_string_equal(in.unwinder, "libunwind");
+	assert_int_equal(in.n_stalls, 2);
+	for (i = 0; i < in.n_stalls; i++) {
+		assert_int_equal(in.stalls[i].tid, 42);
+		assert_int_equal(in.stalls[i].end - in.stalls[i].start,
+				 in.stalls[i].start == 40000 ? 5000 : 300);
+	}
 	assert_int_equal(in.captures[0].corr, 21);
 	assert_int_equal(in.captures[0].tid, 42);
 	assert_int_equal(in.n_apis, 4);

@@ -259,6 +259,11 @@ struct gs_input {
 	size_t n_site_refs;
 	const struct gs_capture *captures; /* sorted by corr; empty for older traces */
 	size_t n_captures;
+	/* CUPTI's own work on the program's threads (table overhead, kinds
+	 * that only tracing causes: buffer requests and flushes,
+	 * instrumentation, resources), as spans with corr 0; any order */
+	const struct gs_capture *stalls;
+	size_t n_stalls;
 	struct gs_calibration cal; /* the collector's measured cost, have = 0 if none */
 };
 

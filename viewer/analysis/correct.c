@@ -160,6 +160,8 @@ struct ctx {
 	const struct gs_calibration *cal;
 	const struct gs_capture *caps; /* sorted by start */
 	size_t n_caps;
+	const struct gs_capture *stalls; /* CUPTI's, by start */
+	size_t n_stalls;
 	const uint32_t *nodes; /* per api, or NULL: no graph calibration */
 	/* per api: the time since the thread's previous CUDA call ended, or
 	 * NULL (no calibration.launch_gap_ns); -1 for a thread's first call */
@@ -385,17 +387,38 @@ static int cmp_capture_start(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The captures of thread tid (0: any) inside [a, b), summed; c sorted by
- * start, none longer than GS_CAPTURE_MAX_NS (longer ones were dropped). */
+/* The n spans of v no longer than max_len, sorted by start (*kept of them),
+ * or NULL when out of memory */
+static struct gs_capture *by_start(const struct gs_capture *v, size_t n, int64_t max_len,
+				   size_t *kept)
+{
+	struct gs_capture *c = malloc(n * sizeof(*c));
+	size_t i;
+
+	*kept = 0;
+	if (!c)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (v[i].end >= v[i].start && v[i].end - v[i].start <= max_len)
+			c[(*kept)++] = v[i];
+	qsort(c, *kept, sizeof(*c), cmp_capture_start);
+	return c;
+}
+
+/* The spans of thread tid (0: any) inside [a, b), summed; c sorted by
+ * start, none longer than max_len (longer ones were dropped): call-site
+ * captures (GS_CAPTURE_MAX_NS) or CUPTI's stalls (GS_STALL_MAX_NS). */
 #define GS_CAPTURE_MAX_NS 1000000
-static int64_t captured_in(const struct gs_capture *c, size_t n, uint32_t tid, int64_t a, int64_t b)
+#define GS_STALL_MAX_NS 1000000000
+static int64_t captured_in(const struct gs_capture *c, size_t n, int64_t max_len, uint32_t tid,
+			   int64_t a, int64_t b)
 {
 	size_t lo = 0, hi = n;
 	int64_t sum = 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (c[mid].start < a - GS_CAPTURE_MAX_NS)
+		if (c[mid].start < a - max_len)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -568,15 +591,21 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 		to->n++;
 	}
 	if (g->host_late) {
-		int64_t cap =
-		    from < n ? captured_in(x->caps, x->n_caps, tid, seg[from].start, g->end) : 0;
+		int64_t a = from < n ? seg[from].start : g->end,
+			cap = captured_in(x->caps, x->n_caps, GS_CAPTURE_MAX_NS, tid, a, g->end) +
+			      captured_in(x->stalls, x->n_stalls, GS_STALL_MAX_NS, tid, a, g->end);
 		return min64(min64(api_ns + lat_ns, calls * cost + lcost) + cap, g->end - g->start);
 	}
 	/* A launch call that began before the GPU went idle but had not
 	 * returned: its op could start only after the traced call's added
-	 * cost, so the gap loses that cost, at most its latency. */
+	 * cost, and after what CUPTI did in it meanwhile (a buffer request
+	 * inside a launch call: H200, a PyTorch training loop's launches of
+	 * 5.7 and 6.6 ms, beyond the call's capped excess), so the gap loses
+	 * those, at most its latency. */
 	if (in_call)
-		return min64(lat_ns, lcost) + min64(gi_ns, x->node.gap);
+		return min64(lat_ns, lcost + captured_in(x->stalls, x->n_stalls, GS_STALL_MAX_NS,
+							 tid, g->start, g->end)) +
+		       min64(gi_ns, x->node.gap);
 	return min64(lat_ns, x->kernel.gap) + min64(gi_ns, x->node.gap);
 }
 
@@ -614,12 +643,12 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	int64_t **gap_sum = NULL, **op_sum = NULL, **wall_sum = NULL;
 	uint8_t *host_bound = NULL; /* per gap of the device at hand */
 	double *factor = NULL;
-	struct gs_capture *caps = NULL; /* in->captures by start */
+	struct gs_capture *caps = NULL, *stalls = NULL; /* in->captures, in->stalls by start */
 	struct cost_acc acc = {0, 0}, graph = {0, 0};
 	uint32_t *nodes = NULL;
 	int64_t *before = NULL, *hostfn = NULL;
 	struct ctx x;
-	size_t d, i, n_caps = 0;
+	size_t d, i, n_caps = 0, n_stalls = 0;
 	int rc = -ENOMEM, err;
 
 	memset(out, 0, sizeof(*out));
@@ -639,16 +668,11 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	if (!out->devices || !out->ranges || !gap_sum || !op_sum || !wall_sum || !factor)
 		goto out;
 	out->n_devices = res->n_devices;
-	if (in->n_captures) {
-		caps = malloc(in->n_captures * sizeof(*caps));
-		if (!caps)
-			goto out;
-		for (i = 0; i < in->n_captures; i++)
-			if (in->captures[i].end >= in->captures[i].start &&
-			    in->captures[i].end - in->captures[i].start <= GS_CAPTURE_MAX_NS)
-				caps[n_caps++] = in->captures[i];
-		qsort(caps, n_caps, sizeof(*caps), cmp_capture_start);
-	}
+	if ((in->n_captures &&
+	     !(caps = by_start(in->captures, in->n_captures, GS_CAPTURE_MAX_NS, &n_caps))) ||
+	    (in->n_stalls &&
+	     !(stalls = by_start(in->stalls, in->n_stalls, GS_STALL_MAX_NS, &n_stalls))))
+		goto out;
 	nodes = graph_node_counts(in, res, cal, &err);
 	if (err)
 		goto out;
@@ -660,6 +684,8 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			 .cal = cal,
 			 .caps = caps,
 			 .n_caps = n_caps,
+			 .stalls = stalls,
+			 .n_stalls = n_stalls,
 			 .nodes = nodes,
 			 .before = before,
 			 .kernel = kernel_occ(cal),
@@ -819,6 +845,7 @@ out:
 	free(host_bound);
 	free(factor);
 	free(caps);
+	free(stalls);
 	free(nodes);
 	free(before);
 	free(hostfn);

@@ -175,10 +175,12 @@ void trace_callsites_free(struct gs_input *in)
 	free((void *)in->sites);
 	free((void *)in->site_refs);
 	free((void *)in->captures);
+	free((void *)in->stalls);
 	in->sites = NULL;
 	in->site_refs = NULL;
 	in->captures = NULL;
-	in->n_sites = in->n_site_refs = in->n_captures = 0;
+	in->stalls = NULL;
+	in->n_sites = in->n_site_refs = in->n_captures = in->n_stalls = 0;
 }
 
 static int column_present(sqlite3 *db, const char *table, const char *col)
@@ -242,6 +244,57 @@ int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errl
 	return 0;
 sqlerr:
 	snprintf(err, errlen, "cannot read call-site capture times: %s", sqlite3_errmsg(db));
+fail:
+	sqlite3_finalize(st);
+	free(c);
+	return -1;
+}
+
+int trace_load_stalls(sqlite3 *db, struct gs_input *in, char *err, size_t errlen)
+{
+	/* CUpti_ActivityOverheadKind: CUPTI_BUFFER_FLUSH 1<<16,
+	 * CUPTI_INSTRUMENTATION 2<<16, CUPTI_RESOURCE 3<<16,
+	 * ACTIVITY_BUFFER_REQUEST 7<<16, UVM_ACTIVITY_INIT 8<<16 (the driver's
+	 * compiler, module loading, lazy function loading and a full command
+	 * buffer happen untraced too); CUPTI_ACTIVITY_OBJECT_THREAD 2 */
+	static const char sql[] =
+	    "SELECT start, end, object_id FROM overhead WHERE object_kind = 2 AND end > start "
+	    "AND start > 0 AND kind IN (65536, 131072, 196608, 458752, 524288)";
+	sqlite3_stmt *st = NULL;
+	struct gs_capture *c = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (!trace_db_has_table(db, "overhead"))
+		return 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto sqlerr;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct gs_capture *nv = realloc(c, nc * sizeof(*nv));
+			if (!nv) {
+				snprintf(err, errlen,
+					 "out of memory reading CUPTI's overhead records");
+				goto fail;
+			}
+			c = nv;
+			cap = nc;
+		}
+		c[n].start = sqlite3_column_int64(st, 0);
+		c[n].end = sqlite3_column_int64(st, 1);
+		c[n].tid = (uint32_t)sqlite3_column_int64(st, 2);
+		c[n].corr = 0;
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		goto sqlerr;
+	sqlite3_finalize(st);
+	in->stalls = c;
+	in->n_stalls = n;
+	return 0;
+sqlerr:
+	snprintf(err, errlen, "cannot read CUPTI's overhead records: %s", sqlite3_errmsg(db));
 fail:
 	sqlite3_finalize(st);
 	free(c);

@@ -21,6 +21,12 @@ void trace_callsites_free(struct gs_input *in);
  * none where the columns are absent). Returns 0, or -1 with err. */
 int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errlen);
 
+/* Fill in->stalls: the overhead table's rows of kinds that only tracing
+ * causes (CUPTI's buffer flushes, instrumentation, resources, activity
+ * buffer requests, UVM activity set-up), on a thread (object kind 2); none
+ * in a trace without the table. Returns 0, or -1 with err. */
+int trace_load_stalls(sqlite3 *db, struct gs_input *in, char *err, size_t errlen);
+
 /* Widen each call that has a capture, and the implicit sync of that call,
  * to cover the capture when it lies next to the call (within
  * GS_CAPTURE_SLACK_NS of its start or end): the program was in the call. */

@@ -1228,7 +1228,9 @@ static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input
 	if ((what & GS_LOAD_SYNCS) && (what & GS_LOAD_STRINGS) &&
 	    trace_load_callsites(t->db, in, err, errlen))
 		goto join;
-	if ((what & (GS_LOAD_APIS | GS_LOAD_SYNCS)) && trace_load_captures(t->db, in, err, errlen))
+	if ((what & (GS_LOAD_APIS | GS_LOAD_SYNCS)) &&
+	    (trace_load_captures(t->db, in, err, errlen) ||
+	     trace_load_stalls(t->db, in, err, errlen)))
 		goto join;
 	load_meta_facts(t, in);
 	queue_worker(&q);
