@@ -146,10 +146,15 @@ expect "$(cat "$db.partial.html")" 'cudaStreamSynchronize ×20, 5 at train.py:27
 out=$("$gs" report "$db.capt.db" | tr -s ' \n' '  ') || { echo "FAIL: report (steps_captured) exit $?"; exit 1; }
 expect "$out" "note: the collector's call-site captures (the stacks of blocking calls) took 4.000 us in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, with libgcc's unwinder; the corrected figures take them off where they delayed the GPU. libunwind (Debian: libunwind8) takes 10-18x less a capture; --no-callsites records none"
 expect "$("$gs" report --json "$db.capt.db" | tr -d ' \n')" '"callsite_captures":{"count":20,"total_ns":4000,"p50_ns":200,"unwinder":"libgcc"}'
+# CUPTI's stalls on the steps' thread: 3000 + 1000 ns (the one on thread 12,
+# which made no CUDA call, left out), 2.1% of the window, median 1000
+expect "$out" "note: CUPTI's own work on the program's threads (activity buffer requests, buffer flushes, instrumentation) took 4.000 us: 2 spans, p50 1.000 us, 2.1% of the window; the corrected figures take it off where it delayed the GPU"
+expect "$("$gs" report --json "$db.capt.db" | tr -d ' \n')" '"cupti_stalls":{"count":2,"total_ns":4000,"p50_ns":1000}'
 "$gs" html "$db.capt.db" -o "$db.capt.html" || { echo "FAIL: html (steps_captured) exit $?"; exit 1; }
+expect "$(cat "$db.capt.html")" "CUPTI's own work on the program's threads (activity buffer requests, buffer flushes, instrumentation) took 4 µs: 2 spans, p50 1 µs, 2.1% of the window"
 expect "$(cat "$db.capt.html")" "The collector's call-site captures (the stacks of blocking calls) took 4 µs in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, with libgcc's unwinder"
 expect "$("$gs" info "$db.capt.db")" "collector cost    5.000 µs in 40 callbacks, in the program's threads, 4.000 µs of it in 20 call-site captures; call sites walked with libgcc"
 expect "$("$gs" info --json "$db.capt.db" | tr -d ' \n')" '"collector_cost":{"callback_ns":5000,"callbacks":40,"unwinder":"libgcc","captures":20,"capture_ns":4000}'
 case $("$gs" report "$db.steps.db") in *"call-site captures"*) echo "FAIL: a capture note without capture times"; fail=1 ;; *) echo "ok: no capture note without capture times" ;; esac
-expect "$("$gs" report --json "$db.steps.db" | tr -d ' \n')" '"callsite_captures":null'
+expect "$("$gs" report --json "$db.steps.db" | tr -d ' \n')" '"callsite_captures":null,"cupti_stalls":null'
 exit $fail

@@ -64,7 +64,9 @@
  * "steps_captured" is "steps" whose syncs' stacks were captured at their
  * entry in [b+1900, b+2100) (200 ns each, 4000 in all: 2.1% of the window)
  * with libgcc's unwinder (meta collector.unwinder), of 5000 ns in 40
- * callbacks (collector.callback_ns, collector.callbacks).
+ * callbacks (collector.callback_ns, collector.callbacks), and CUPTI's
+ * overhead rows: on thread 11 a buffer request [100000, 103000) and a flush
+ * [150000, 151000), on thread 12 (no CUDA call) a request of 10000.
  */
 #include <stdio.h>
 #include <string.h>
@@ -187,11 +189,17 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	if (rc == 0 && mode == 11) /* step i's sync: corr 2i+2, b = 10000 i */
-		rc = exec_sql(db, "UPDATE api_stacks SET "
-				  "capture_start = 10000 * (correlation_id / 2 - 1) + 1900, "
-				  "capture_end = 10000 * (correlation_id / 2 - 1) + 2100;"
-				  "INSERT INTO meta VALUES('collector.unwinder','libgcc'),"
-				  "('collector.callback_ns','5000'),('collector.callbacks','40');");
+		rc =
+		    exec_sql(db, "UPDATE api_stacks SET "
+				 "capture_start = 10000 * (correlation_id / 2 - 1) + 1900, "
+				 "capture_end = 10000 * (correlation_id / 2 - 1) + 2100;"
+				 "INSERT INTO meta VALUES('collector.unwinder','libgcc'),"
+				 "('collector.callback_ns','5000'),('collector.callbacks','40');"
+				 /* CUPTI's: a buffer request and a flush on the
+				  * steps' thread, a request on another thread */
+				 "INSERT INTO overhead(kind,start,end,object_kind,object_id) VALUES"
+				 "(458752,100000,103000,2,11),(65536,150000,151000,2,11),"
+				 "(458752,160000,170000,2,12);");
 	if (rc == 0 && mode == 6) /* the stacks of steps 5..19 not captured */
 		rc = exec_sql(db, "DELETE FROM api_stacks WHERE correlation_id > 10");
 	if (rc == 0 && mode == 1)

@@ -491,10 +491,12 @@ static void test_calls_widened_by_their_capture_times(void **state)
 	    "(23,1,42,1,3000000,3000500);"
 	    "INSERT INTO meta VALUES('collector.unwinder','libunwind');"
 	    /* CUPTI's overhead: a buffer request and a flush on thread 42 are
-	     * tracing's; module loading, and a request on a process, are not */
+	     * tracing's on the program's thread; module loading, a request on
+	     * a process, and one on a thread that made no CUDA call (the
+	     * collector's flush thread) are not */
 	    "INSERT INTO overhead(kind,start,end,object_kind,object_id) VALUES"
 	    "(458752,40000,45000,2,42),(65536,50000,50300,2,42),"
-	    "(262144,60000,61000,2,42),(458752,70000,71000,1,7);";
+	    "(262144,60000,61000,2,42),(458752,70000,71000,1,7),(458752,80000,81000,2,99);";
 	char *path = make_db(rows);
 	struct trace t;
 	struct gs_input in;
@@ -505,7 +507,7 @@ static void test_calls_widened_by_their_capture_times(void **state)
 	load(path, &t, &in);
 	assert_int_equal(in.n_captures, 3);
 	/* what they cost: 600 + 800 + 500, the median 600; the unwinder */
-	assert_int_equal(gs_capture_cost(&in, &cc), 0);
+	assert_int_equal(gs_span_cost(in.captures, in.n_captures, &cc), 0);
 	assert_int_equal(cc.n, 3);
 	assert_int_equal(cc.total_ns, 1900);
 	assert_int_equal(cc.p50_ns, 600);

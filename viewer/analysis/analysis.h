@@ -508,18 +508,19 @@ struct gs_dist {
 /* Nearest-rank percentile p (0 < p <= 100) of v[0..n) (n > 0): the value of
  * rank ceil(p/100 * n) in ascending order. Reorders v (quickselect). */
 int64_t gs_percentile(int64_t *v, size_t n, double p);
-/* What the collector's call-site captures took in the program's threads
- * (in->captures: api_stacks capture_end - capture_start): how many, in all,
+/* What spans of the collector's or CUPTI's own work on the program's threads
+ * took: in->captures (call-site captures, api_stacks capture_end -
+ * capture_start) or in->stalls (CUPTI's overhead rows): how many, in all,
  * and the median; all 0 without any. 0, or -ENOMEM. */
 struct gs_capture_cost {
 	int64_t n, total_ns, p50_ns;
 };
-int gs_capture_cost(const struct gs_input *in, struct gs_capture_cost *out);
-/* 1 when those captures took 0.5% or more of the longest device window of
- * res, the report's and the page's note (docs/report.md, "Call-site
+int gs_span_cost(const struct gs_capture *v, size_t n, struct gs_capture_cost *out);
+/* 1 when the n spans v took 0.5% or more of the longest device window of
+ * res, the report's and the page's notes (docs/report.md, "Call-site
  * captures"), with *cc and *window filled; else 0. */
-int gs_capture_note(const struct gs_input *in, const struct gs_result *res,
-		    struct gs_capture_cost *cc, int64_t *window);
+int gs_span_note(const struct gs_capture *v, size_t n, const struct gs_result *res,
+		 struct gs_capture_cost *cc, int64_t *window);
 
 /* qsort/bsearch comparator of int64_t values, ascending */
 int gs_cmp_i64(const void *a, const void *b);

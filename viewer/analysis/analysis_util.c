@@ -271,20 +271,20 @@ static void min_max(const int64_t *v, size_t n, int64_t *min, int64_t *max)
 	}
 }
 
-int gs_capture_cost(const struct gs_input *in, struct gs_capture_cost *out)
+int gs_span_cost(const struct gs_capture *c, size_t n_in, struct gs_capture_cost *out)
 {
 	int64_t *v;
 	size_t i, n = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!in->n_captures)
+	if (!n_in)
 		return 0;
-	v = malloc(in->n_captures * sizeof(*v));
+	v = malloc(n_in * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (i = 0; i < in->n_captures; i++)
-		if (in->captures[i].end >= in->captures[i].start) {
-			v[n] = in->captures[i].end - in->captures[i].start;
+	for (i = 0; i < n_in; i++)
+		if (c[i].end >= c[i].start) {
+			v[n] = c[i].end - c[i].start;
 			out->total_ns += v[n++];
 		}
 	out->n = (int64_t)n;
@@ -293,8 +293,8 @@ int gs_capture_cost(const struct gs_input *in, struct gs_capture_cost *out)
 	return 0;
 }
 
-int gs_capture_note(const struct gs_input *in, const struct gs_result *res,
-		    struct gs_capture_cost *cc, int64_t *window)
+int gs_span_note(const struct gs_capture *v, size_t n, const struct gs_result *res,
+		 struct gs_capture_cost *cc, int64_t *window)
 {
 	size_t k;
 
@@ -302,8 +302,7 @@ int gs_capture_note(const struct gs_input *in, const struct gs_result *res,
 	for (k = 0; k < res->n_devices; k++)
 		if (res->devices[k].tl.window > *window)
 			*window = res->devices[k].tl.window;
-	return gs_capture_cost(in, cc) == 0 && cc->n && *window > 0 &&
-	       cc->total_ns * 200 >= *window;
+	return gs_span_cost(v, n, cc) == 0 && cc->n && *window > 0 && cc->total_ns * 200 >= *window;
 }
 
 int gs_cmp_i64(const void *a, const void *b)

@@ -416,7 +416,20 @@ static void write_capture_note(FILE *f, const struct html_run *r)
 	struct gs_capture_cost cc;
 	int64_t window;
 
-	if (!gs_capture_note(r->in, r->res, &cc, &window))
+	if (gs_span_note(r->in->stalls, r->in->n_stalls, r->res, &cc, &window)) {
+		fputs("<p class=\"hint\">CUPTI's own work on the program's threads (activity "
+		      "buffer requests, buffer flushes, instrumentation) took ",
+		      f);
+		put_ns(f, cc.total_ns);
+		fprintf(f, ": %lld spans, p50 ", (long long)cc.n);
+		put_ns(f, cc.p50_ns);
+		fputs(", ", f);
+		put_pct(f, (double)cc.total_ns / (double)window);
+		fputs(" of the window; the corrected figures take it off where it delayed the "
+		      "GPU.</p>\n",
+		      f);
+	}
+	if (!gs_span_note(r->in->captures, r->in->n_captures, r->res, &cc, &window))
 		return;
 	fputs("<p class=\"hint\">The collector's call-site captures (the stacks of blocking "
 	      "calls) took ",

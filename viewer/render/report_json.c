@@ -273,16 +273,23 @@ static int j_begin(struct report_ctx *r)
 	json_object_set_new(ins, "torch_profiler_options", render_json_str(r->in->torch_options));
 	/* an imported trace with graph launches whose GPU work it lacks */
 	json_object_set_new(ins, "graph_launches_unseen", jint(r->in->graph_launches_unseen));
-	/* what the collector's call-site captures took in the program */
+	/* what the collector's call-site captures and CUPTI's own stalls took
+	 * in the program's threads */
 	{
 		struct gs_capture_cost cc;
 		json_object_set_new(ins, "callsite_captures",
-				    gs_capture_cost(r->in, &cc) || !cc.n
+				    gs_span_cost(r->in->captures, r->in->n_captures, &cc) || !cc.n
 					? json_null()
 					: json_pack("{sIsIsIso}", "count", (json_int_t)cc.n,
 						    "total_ns", (json_int_t)cc.total_ns, "p50_ns",
 						    (json_int_t)cc.p50_ns, "unwinder",
 						    render_json_str(r->in->unwinder)));
+		json_object_set_new(ins, "cupti_stalls",
+				    gs_span_cost(r->in->stalls, r->in->n_stalls, &cc) || !cc.n
+					? json_null()
+					: json_pack("{sIsIsI}", "count", (json_int_t)cc.n,
+						    "total_ns", (json_int_t)cc.total_ns, "p50_ns",
+						    (json_int_t)cc.p50_ns));
 	}
 	json_object_set_new(s->root, "instrumentation", ins);
 	if (r->corr) { /* docs/collector.md, "Overhead correction" */

@@ -38,15 +38,23 @@ static double pct(int64_t part, int64_t whole)
 
 static void verdict_lines(struct report_ctx *r);
 
-/* The collector's call-site captures, where they took 0.5% of the longest
- * device window or more: what the program paid for them, and the cheaper
+/* CUPTI's own stalls and the collector's call-site captures on the
+ * program's threads, each where they took 0.5% of the longest device window
+ * or more: what the program paid for them, and for captures the cheaper
  * ways (docs/report.md, "Call-site captures") */
 static void capture_note(struct report_ctx *r)
 {
 	struct gs_capture_cost cc;
 	int64_t window;
 
-	if (!gs_capture_note(r->in, r->res, &cc, &window))
+	if (gs_span_note(r->in->stalls, r->in->n_stalls, r->res, &cc, &window))
+		fprintf(r->out,
+			"note: CUPTI's own work on the program's threads (activity buffer "
+			"requests, buffer flushes, instrumentation) took %s: %lld spans, p50 %s, "
+			"%.1f%% of the window; the corrected figures take it off where it delayed "
+			"the GPU\n",
+			D(cc.total_ns), (long long)cc.n, D(cc.p50_ns), pct(cc.total_ns, window));
+	if (!gs_span_note(r->in->captures, r->in->n_captures, r->res, &cc, &window))
 		return;
 	fprintf(r->out,
 		"note: the collector's call-site captures (the stacks of blocking calls) took "

@@ -259,7 +259,8 @@ int trace_load_stalls(sqlite3 *db, struct gs_input *in, char *err, size_t errlen
 	 * buffer happen untraced too); CUPTI_ACTIVITY_OBJECT_THREAD 2 */
 	static const char sql[] =
 	    "SELECT start, end, object_id FROM overhead WHERE object_kind = 2 AND end > start "
-	    "AND start > 0 AND kind IN (65536, 131072, 196608, 458752, 524288)";
+	    "AND start > 0 AND kind IN (65536, 131072, 196608, 458752, 524288) "
+	    "AND EXISTS (SELECT 1 FROM api_calls WHERE api_calls.tid = overhead.object_id)";
 	sqlite3_stmt *st = NULL;
 	struct gs_capture *c = NULL;
 	size_t n = 0, cap = 0;

@@ -23,8 +23,9 @@ int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errl
 
 /* Fill in->stalls: the overhead table's rows of kinds that only tracing
  * causes (CUPTI's buffer flushes, instrumentation, resources, activity
- * buffer requests, UVM activity set-up), on a thread (object kind 2); none
- * in a trace without the table. Returns 0, or -1 with err. */
+ * buffer requests, UVM activity set-up), on a thread (object kind 2) that
+ * made CUDA calls (not the collector's flush thread); none in a trace
+ * without the table. Returns 0, or -1 with err. */
 int trace_load_stalls(sqlite3 *db, struct gs_input *in, char *err, size_t errlen);
 
 /* Widen each call that has a capture, and the implicit sync of that call,
