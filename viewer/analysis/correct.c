@@ -603,8 +603,10 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 	 * 5.7 and 6.6 ms, beyond the call's capped excess), so the gap loses
 	 * those, at most its latency. */
 	if (in_call)
-		return min64(lat_ns, lcost + captured_in(x->stalls, x->n_stalls, GS_STALL_MAX_NS,
-							 tid, g->start, g->end)) +
+		return min64(lat_ns,
+			     lcost + (tid ? captured_in(x->stalls, x->n_stalls, GS_STALL_MAX_NS,
+							tid, g->start, g->end)
+					  : 0)) +
 		       min64(gi_ns, x->node.gap);
 	return min64(lat_ns, x->kernel.gap) + min64(gi_ns, x->node.gap);
 }
