@@ -140,12 +140,18 @@ def phases(a):
           "median over the pairs (each pair's error after the bar)")
     print(f"{'phase':<18} {'untraced':>9} {'traced':>9} {'corrected':>9} {'error':>7} |")
     for name, v in rows.items():
-        errs = [pct(c, u) for u, _, c in v]
-        print(f"{name:<18} {statistics.median(x[0] for x in v) / 1e6:9.2f} "
-              f"{statistics.median(x[1] for x in v) / 1e6:9.2f} "
-              f"{statistics.median(x[2] for x in v) / 1e6:9.2f} "
-              f"{statistics.median(errs):+6.1f}% | " + " ".join(f"{e:+.1f}" for e in errs))
+        print(median_row(f"{name:<18}", v))
     return 0
+
+
+def median_row(label, v):
+    """label, then the medians of [(untraced, traced, corrected ns)] in ms, the median
+    error and each pair's after a bar"""
+    errs = [pct(c, u) for u, _, c in v]
+    return (f"{label} {statistics.median(x[0] for x in v) / 1e6:9.2f} "
+            f"{statistics.median(x[1] for x in v) / 1e6:9.2f} "
+            f"{statistics.median(x[2] for x in v) / 1e6:9.2f} "
+            f"{statistics.median(errs):+6.1f}% | " + " ".join(f"{e:+.1f}" for e in errs))
 
 
 def run_decode(a):
@@ -249,11 +255,7 @@ def realprogs(a):
     if len(a.dir) > 1:
         print("medians over the pairs (each pair's error after the bar)")
         for (prog, name), v in every.items():
-            errs = [pct(c, u) for u, _, c in v]
-            print(f"{prog:<12} {name:<10} {statistics.median(x[0] for x in v) / 1e6:9.2f} "
-                  f"{statistics.median(x[1] for x in v) / 1e6:9.2f} "
-                  f"{statistics.median(x[2] for x in v) / 1e6:9.2f} "
-                  f"{statistics.median(errs):+6.1f}% | " + " ".join(f"{e:+.1f}" for e in errs))
+            print(median_row(f"{prog:<12} {name:<10}", v))
     return 0
 
 

@@ -411,6 +411,17 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 
 /* The collector's call-site captures, as the text report's note: where they
  * took 0.5% of the longest device window or more */
+/* "<n> <unit>, p50 <d>, <share> of the window" of a span note */
+static void span_figures(FILE *f, const struct gs_capture_cost *cc, int64_t window,
+			 const char *unit)
+{
+	fprintf(f, "%lld %s, p50 ", (long long)cc->n, unit);
+	put_ns(f, cc->p50_ns);
+	fputs(", ", f);
+	put_pct(f, (double)cc->total_ns / (double)window);
+	fputs(" of the window", f);
+}
+
 static void write_capture_note(FILE *f, const struct html_run *r)
 {
 	struct gs_capture_cost cc;
@@ -421,13 +432,9 @@ static void write_capture_note(FILE *f, const struct html_run *r)
 		      "buffer requests, buffer flushes, instrumentation) took ",
 		      f);
 		put_ns(f, cc.total_ns);
-		fprintf(f, ": %lld spans, p50 ", (long long)cc.n);
-		put_ns(f, cc.p50_ns);
-		fputs(", ", f);
-		put_pct(f, (double)cc.total_ns / (double)window);
-		fputs(" of the window; the corrected figures take it off where it delayed the "
-		      "GPU.</p>\n",
-		      f);
+		fputs(": ", f);
+		span_figures(f, &cc, window, "spans");
+		fputs("; the corrected figures take it off where it delayed the GPU.</p>\n", f);
 	}
 	if (!gs_span_note(r->in->captures, r->in->n_captures, r->res, &cc, &window))
 		return;
@@ -435,11 +442,8 @@ static void write_capture_note(FILE *f, const struct html_run *r)
 	      "calls) took ",
 	      f);
 	put_ns(f, cc.total_ns);
-	fprintf(f, " in the program's threads: %lld captures, p50 ", (long long)cc.n);
-	put_ns(f, cc.p50_ns);
-	fputs(", ", f);
-	put_pct(f, (double)cc.total_ns / (double)window);
-	fputs(" of the window", f);
+	fputs(" in the program's threads: ", f);
+	span_figures(f, &cc, window, "captures");
 	if (r->in->unwinder) {
 		fputs(", with ", f);
 		html_escape(f, r->in->unwinder);

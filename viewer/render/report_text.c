@@ -42,24 +42,34 @@ static void verdict_lines(struct report_ctx *r);
  * program's threads, each where they took 0.5% of the longest device window
  * or more: what the program paid for them, and for captures the cheaper
  * ways (docs/report.md, "Call-site captures") */
+/* "<n> <unit>, p50 <d>, <share>% of the window" of a span note */
+static void span_figures(struct report_ctx *r, const struct gs_capture_cost *cc, int64_t window,
+			 const char *unit)
+{
+	fprintf(r->out, "%lld %s, p50 %s, %.1f%% of the window", (long long)cc->n, unit,
+		D(cc->p50_ns), pct(cc->total_ns, window));
+}
+
 static void capture_note(struct report_ctx *r)
 {
 	struct gs_capture_cost cc;
 	int64_t window;
 
-	if (gs_span_note(r->in->stalls, r->in->n_stalls, r->res, &cc, &window))
+	if (gs_span_note(r->in->stalls, r->in->n_stalls, r->res, &cc, &window)) {
 		fprintf(r->out,
 			"note: CUPTI's own work on the program's threads (activity buffer "
-			"requests, buffer flushes, instrumentation) took %s: %lld spans, p50 %s, "
-			"%.1f%% of the window; the corrected figures take it off where it delayed "
-			"the GPU\n",
-			D(cc.total_ns), (long long)cc.n, D(cc.p50_ns), pct(cc.total_ns, window));
+			"requests, buffer flushes, instrumentation) took %s: ",
+			D(cc.total_ns));
+		span_figures(r, &cc, window, "spans");
+		fputs("; the corrected figures take it off where it delayed the GPU\n", r->out);
+	}
 	if (!gs_span_note(r->in->captures, r->in->n_captures, r->res, &cc, &window))
 		return;
 	fprintf(r->out,
 		"note: the collector's call-site captures (the stacks of blocking calls) took "
-		"%s in the program's threads: %lld captures, p50 %s, %.1f%% of the window",
-		D(cc.total_ns), (long long)cc.n, D(cc.p50_ns), pct(cc.total_ns, window));
+		"%s in the program's threads: ",
+		D(cc.total_ns));
+	span_figures(r, &cc, window, "captures");
 	if (r->in->unwinder) {
 		fputs(", with ", r->out);
 		put_escaped(r->out, r->in->unwinder);

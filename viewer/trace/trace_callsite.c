@@ -198,22 +198,17 @@ static int column_present(sqlite3 *db, const char *table, const char *col)
 	return found;
 }
 
-int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errlen)
+/* The rows of sql (correlation id, start, end, thread) as spans, *out and
+ * *n; what names them in err. 0, or -1 with err. */
+static int load_spans(sqlite3 *db, const char *sql, const char *what, struct gs_capture **out,
+		      size_t *n_out, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	struct gs_capture *c = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
 
-	if (!trace_db_has_table(db, "api_stacks") ||
-	    !column_present(db, "api_stacks", "capture_end"))
-		return 0;
-	if (sqlite3_prepare_v2(
-		db,
-		"SELECT correlation_id, capture_start, capture_end, tid FROM api_stacks "
-		"WHERE capture_start > 0 AND capture_end >= capture_start "
-		"ORDER BY correlation_id",
-		-1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto sqlerr;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t corr = sqlite3_column_int64(st, 0);
@@ -223,8 +218,7 @@ int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errl
 			size_t nc = cap ? cap * 2 : 256;
 			struct gs_capture *nv = realloc(c, nc * sizeof(*nv));
 			if (!nv) {
-				snprintf(err, errlen,
-					 "out of memory reading call-site capture times");
+				snprintf(err, errlen, "out of memory reading %s", what);
 				goto fail;
 			}
 			c = nv;
@@ -239,15 +233,32 @@ int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errl
 	if (rc != SQLITE_DONE)
 		goto sqlerr;
 	sqlite3_finalize(st);
-	in->captures = c;
-	in->n_captures = n;
+	*out = c;
+	*n_out = n;
 	return 0;
 sqlerr:
-	snprintf(err, errlen, "cannot read call-site capture times: %s", sqlite3_errmsg(db));
+	snprintf(err, errlen, "cannot read %s: %s", what, sqlite3_errmsg(db));
 fail:
 	sqlite3_finalize(st);
 	free(c);
 	return -1;
+}
+
+int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errlen)
+{
+	struct gs_capture *c = NULL;
+
+	if (!trace_db_has_table(db, "api_stacks") ||
+	    !column_present(db, "api_stacks", "capture_end"))
+		return 0;
+	if (load_spans(db,
+		       "SELECT correlation_id, capture_start, capture_end, tid FROM api_stacks "
+		       "WHERE capture_start > 0 AND capture_end >= capture_start "
+		       "ORDER BY correlation_id",
+		       "call-site capture times", &c, &in->n_captures, err, errlen))
+		return -1;
+	in->captures = c;
+	return 0;
 }
 
 int trace_load_stalls(sqlite3 *db, struct gs_input *in, char *err, size_t errlen)
@@ -258,48 +269,17 @@ int trace_load_stalls(sqlite3 *db, struct gs_input *in, char *err, size_t errlen
 	 * compiler, module loading, lazy function loading and a full command
 	 * buffer happen untraced too); CUPTI_ACTIVITY_OBJECT_THREAD 2 */
 	static const char sql[] =
-	    "SELECT start, end, object_id FROM overhead WHERE object_kind = 2 AND end > start "
+	    "SELECT 0, start, end, object_id FROM overhead WHERE object_kind = 2 AND end > start "
 	    "AND start > 0 AND kind IN (65536, 131072, 196608, 458752, 524288) "
 	    "AND EXISTS (SELECT 1 FROM api_calls WHERE api_calls.tid = overhead.object_id)";
-	sqlite3_stmt *st = NULL;
 	struct gs_capture *c = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
 
 	if (!trace_db_has_table(db, "overhead"))
 		return 0;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto sqlerr;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct gs_capture *nv = realloc(c, nc * sizeof(*nv));
-			if (!nv) {
-				snprintf(err, errlen,
-					 "out of memory reading CUPTI's overhead records");
-				goto fail;
-			}
-			c = nv;
-			cap = nc;
-		}
-		c[n].start = sqlite3_column_int64(st, 0);
-		c[n].end = sqlite3_column_int64(st, 1);
-		c[n].tid = (uint32_t)sqlite3_column_int64(st, 2);
-		c[n].corr = 0;
-		n++;
-	}
-	if (rc != SQLITE_DONE)
-		goto sqlerr;
-	sqlite3_finalize(st);
+	if (load_spans(db, sql, "CUPTI's overhead records", &c, &in->n_stalls, err, errlen))
+		return -1;
 	in->stalls = c;
-	in->n_stalls = n;
 	return 0;
-sqlerr:
-	snprintf(err, errlen, "cannot read CUPTI's overhead records: %s", sqlite3_errmsg(db));
-fail:
-	sqlite3_finalize(st);
-	free(c);
-	return -1;
 }
 
 /* the capture of corr, or NULL (c sorted by corr) */
