@@ -29,10 +29,21 @@
 #include "correct.h"
 #include "gapscope/trace_format.h"
 
-enum { S_LAUNCH = 1, S_MALLOC, S_K, S_STEP, S_TAIL, S_SYNC, S_HOSTFN, S_MEMCPY, S_N };
+enum {
+	S_LAUNCH = 1,
+	S_MALLOC,
+	S_K,
+	S_STEP,
+	S_TAIL,
+	S_SYNC,
+	S_HOSTFN,
+	S_MEMCPY,
+	S_MEMCPY_ASYNC,
+	S_N
+};
 static const char *strtab[S_N] = {
     NULL,   "cudaLaunchKernel",	     "cudaMalloc",	   "k",		 "step",
-    "tail", "cudaStreamSynchronize", "cudaLaunchHostFunc", "cudaMemcpy",
+    "tail", "cudaStreamSynchronize", "cudaLaunchHostFunc", "cudaMemcpy", "cudaMemcpyAsync",
 };
 
 struct tb {
@@ -822,6 +833,131 @@ static void test_graph_launch_against_untraced_graph_launch(void **state)
 	tb_free(t);
 }
 
+/* An upload from pageable memory (GS_OPF_PAGEABLE_SRC) staged while the
+ * GPU copied the one before, thread 1, device 0, stream 7:
+ *   cudaStreamSynchronize Y [0, 1000], waited [200, 1000]
+ *   cudaMemcpyAsync M1 [1200, 4000] (its capture after the copy [3200,
+ *     4000], the loader's widening already made) -> C1 [2500, 5000]
+ *   cudaLaunchKernel L2 [4100, 4600]   -> K2 [5100, 5300]
+ *   cudaMemcpyAsync M2 [4700, 9000] (its capture at entry [4700, 5200])
+ *     -> C2 [8000, 11000]
+ * M1 and M2 hold implicit pageable syncs over their calls. Gaps: [5000,
+ * 5100), K2 enqueued: min(100, gpu_gap_ns 200) = 100; [5300, 8000), the
+ * staging of C2 in M2, which began before it: its own shrink 0, and the
+ * thread's costs since Y's wait ended (1000; a pageable copy's sync is no
+ * wait) to the gap's end: M1, L2 and M2 at the calibrated 400 each (plain
+ * launch unknown), 1200, and both captures, 800 + 500, less the 100 the
+ * gap at 5000 took: 2400, within the gap's 2700. Idle removed 2500; K2
+ * precedes a gap where the GPU waited for the host, so its 100 stays on the
+ * wall: window 8500 - 2500 = 6000. */
+static void test_pageable_upload_loses_costs_before_its_call(void **state)
+{
+	static const struct gs_capture caps[] = {
+	    {.start = 3200, .end = 4000, .corr = 1, .tid = 1},
+	    {.start = 4700, .end = 5200, .corr = 3, .tid = 1},
+	};
+	struct gs_op ops[3];
+	struct gs_api apis[5];
+	struct gs_sync syncs[4];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	struct gs_corrected c;
+	uint8_t flags = GS_OPF_PAGEABLE | GS_OPF_ASYNC | GS_OPF_PAGEABLE_SRC | GS_OPF_HOST_SRC;
+	int i;
+
+	(void)state;
+	op(&ops[0], 2500, 5000, 1);
+	op(&ops[1], 5100, 5300, 2);
+	op(&ops[2], 8000, 11000, 3);
+	ops[0].kind = ops[2].kind = GS_OP_MEMCPY;
+	ops[0].name_id = ops[2].name_id = 0;
+	ops[0].flags = ops[2].flags = flags;
+	api(&apis[0], 0, 1000, 9, S_SYNC);
+	api(&apis[1], 1200, 4000, 1, S_MEMCPY_ASYNC);
+	api(&apis[2], 4100, 4600, 2, S_LAUNCH);
+	api(&apis[3], 4700, 9000, 3, S_MEMCPY_ASYNC);
+	syncs[0] = (struct gs_sync){.start = 200,
+				    .end = 1000,
+				    .tid = 1,
+				    .stream = 7,
+				    .corr = 9,
+				    .api_name_id = S_SYNC,
+				    .kind = GS_SYNC_STREAM};
+	for (i = 0; i < 2; i++)
+		syncs[1 + i] = (struct gs_sync){.start = apis[1 + 2 * i].start,
+						.end = apis[1 + 2 * i].end,
+						.tid = 1,
+						.corr = apis[1 + 2 * i].corr,
+						.api_name_id = S_MEMCPY_ASYNC,
+						.kind = GS_SYNC_IMPLICIT_PAGEABLE,
+						.implicit = 1};
+	memset(&in, 0, sizeof(in));
+	in.ops = ops;
+	in.n_ops = 3;
+	in.apis = apis;
+	in.n_apis = 4;
+	in.syncs = syncs;
+	in.n_syncs = 3;
+	in.captures = caps;
+	in.n_captures = 2;
+	in.strings.v = strtab;
+	in.strings.n = S_N;
+	in.kernel_overhead_ns = -1;
+	in.cal = (struct gs_calibration){.have = 1,
+					 .plain_launch_ns = -1,
+					 .plain_driver_ns = -1,
+					 .plain_graph_ns = -1,
+					 .plain_graph_node_ns = -1,
+					 .store_graph_node_ns = -1,
+					 .launch_gap_ns = -1,
+					 .launch_ns = 300,
+					 .legacy_launch_ns = 500,
+					 .driver_launch_ns = 700,
+					 .kernel_ns = 100,
+					 .gpu_gap_ns = 200,
+					 .graph_node_ns = 300};
+	gs_options_init(&opt);
+	opt.all_gaps = 1;
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(res.devices[0].tl.idle, 2800);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+	assert_int_equal(c.devices[0].idle_removed, 2500);
+	assert_int_equal(c.devices[0].window, 6000);
+	gs_corrected_free(&c);
+	/* a sync that ends at 4050, after M1: the thread waited there, so only
+	 * L2, M2 and M2's capture count, 1300, less 100: 1200; idle removed
+	 * 1300 */
+	api(&apis[4], 4000, 4050, 10, S_SYNC);
+	syncs[3] = (struct gs_sync){.start = 4000,
+				    .end = 4050,
+				    .tid = 1,
+				    .stream = 7,
+				    .corr = 10,
+				    .api_name_id = S_SYNC,
+				    .kind = GS_SYNC_STREAM};
+	in.n_apis = 5;
+	in.n_syncs = 4;
+	gs_result_free(&res);
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+	assert_int_equal(c.devices[0].idle_removed, 1300);
+	gs_corrected_free(&c);
+	/* from pinned memory C2 needs no staging and M2 holds no sync: the gap
+	 * at 5300 is a copy call still running when the GPU went idle, which
+	 * loses the call's cost, min(2700, 400) (test_launch_in_progress_
+	 * loses_call_cost), and nothing before it: 100 + 400 */
+	in.n_apis = 4;
+	in.n_syncs = 2;
+	ops[2].flags = GS_OPF_ASYNC | GS_OPF_HOST_SRC;
+	gs_result_free(&res);
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+	assert_int_equal(c.devices[0].idle_removed, 500);
+	gs_corrected_free(&c);
+	gs_result_free(&res);
+}
+
 static void test_refused_without_calibration_or_gaps(void **state)
 {
 	struct tb *t = build(0);
@@ -854,6 +990,7 @@ int main(void)
 	    cmocka_unit_test(test_driver_launch_uses_driver_cost),
 	    cmocka_unit_test(test_allocation_is_not_a_wait),
 	    cmocka_unit_test(test_sync_waiting_for_nothing),
+	    cmocka_unit_test(test_pageable_upload_loses_costs_before_its_call),
 	    cmocka_unit_test(test_launch_gap_adds_time_between_calls),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),

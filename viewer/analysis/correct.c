@@ -637,6 +637,197 @@ static size_t op_lower(const struct gs_op *o, size_t lo, size_t hi, int64_t t)
 	return lo;
 }
 
+/*
+ * Uploads from pageable memory. The host stages such a copy from its call's
+ * start, so a gap that is the staging of the copy ending it (its call began
+ * before the GPU went idle) is as long as the host was late to make the call:
+ * every cost of tracing on the calling thread since the thread last waited
+ * for the GPU counts, not only the costs inside the gap. Most of them fall
+ * while the GPU is busy (the previous copy's DMA, which runs on after its
+ * call returns), where no gap takes them (H200, gap_phases pageable_copy
+ * and sync_copy: the capture after each copy and the next launch call, ~16
+ * us a step while the GPU copied, left the ranges 8-12% long).
+ */
+
+/* costs further back than this are not counted */
+#define GS_STAGE_HORIZON_NS 10000000LL
+
+struct wait_end {
+	uint32_t tid;
+	int64_t end;
+};
+
+struct stage {
+	uint32_t *ix;		/* api indices by (tid, start) */
+	int64_t *cost;		/* cost[k]: the tracing cost of the calls ix[0..k) */
+	struct wait_end *waits; /* the syncs' ends, by (tid, end) */
+	size_t n_waits;
+	struct wait_end last[16]; /* per thread, the end of its last staging gap */
+	size_t n_last;
+};
+
+static int cmp_wait_end(const void *a, const void *b)
+{
+	const struct wait_end *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* what tracing added to call api: a launch call's launch_cost, another
+ * call's calibrated cost (kind: per name id, 0 unseen, 1 launch, 2 other) */
+static int64_t call_excess(const struct ctx *x, uint32_t api, uint8_t *kind)
+{
+	const struct gs_input *in = x->in;
+	uint32_t id = in->apis[api].name_id;
+	int64_t c = call_cost(in, x->cal, api);
+	uint8_t k = id < in->strings.n ? kind[id] : 2;
+	int graph;
+
+	if (!k) {
+		const char *n = gs_str(&in->strings, id, "");
+		k = gs_api_is_graph_launch(n) || strstr(n, "LaunchKernel") ? 1 : 2;
+		kind[id] = k;
+	}
+	return k == 1 ? launch_cost(x, api, c, &graph) : c;
+}
+
+static void stage_free(struct stage *st)
+{
+	free(st->ix);
+	free(st->cost);
+	free(st->waits);
+	memset(st, 0, sizeof(*st));
+}
+
+/* st's call costs by thread and its waits; 0 or -ENOMEM */
+static int stage_init(const struct ctx *x, struct stage *st)
+{
+	const struct gs_input *in = x->in;
+	uint8_t *kind = calloc(in->strings.n ? in->strings.n : 1, 1);
+	size_t i;
+
+	st->ix = malloc((in->n_apis ? in->n_apis : 1) * sizeof(*st->ix));
+	st->cost = malloc((in->n_apis + 1) * sizeof(*st->cost));
+	st->waits = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(*st->waits));
+	if (!kind || !st->ix || !st->cost || !st->waits) {
+		free(kind);
+		stage_free(st);
+		return -ENOMEM;
+	}
+	for (i = 0; i < in->n_apis; i++)
+		st->ix[i] = (uint32_t)i;
+	qsort_r(st->ix, in->n_apis, sizeof(*st->ix), cmp_api_thread, (void *)in->apis);
+	st->cost[0] = 0;
+	for (i = 0; i < in->n_apis; i++)
+		st->cost[i + 1] = st->cost[i] + call_excess(x, st->ix[i], kind);
+	free(kind);
+	/* a copy from pageable memory and an allocation stage or allocate;
+	 * every other sync may have waited */
+	for (i = 0; i < in->n_syncs; i++)
+		if (in->syncs[i].kind != GS_SYNC_IMPLICIT_PAGEABLE &&
+		    in->syncs[i].kind != GS_SYNC_IMPLICIT_ALLOC)
+			st->waits[st->n_waits++] =
+			    (struct wait_end){in->syncs[i].tid, in->syncs[i].end};
+	qsort(st->waits, st->n_waits, sizeof(*st->waits), cmp_wait_end);
+	return 0;
+}
+
+/* the first position in st->ix of thread tid's calls starting at t or later */
+static size_t call_lower(const struct ctx *x, const struct stage *st, uint32_t tid, int64_t t)
+{
+	size_t lo = 0, hi = x->in->n_apis;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gs_api *a = &x->in->apis[st->ix[mid]];
+		if (a->tid < tid || (a->tid == tid && a->start < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* the latest end at or before t of a sync of thread tid, else INT64_MIN */
+static int64_t last_wait(const struct stage *st, uint32_t tid, int64_t t)
+{
+	size_t lo = 0, hi = st->n_waits;
+
+	while (lo < hi) { /* the first (tid, end) after (tid, t) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct wait_end *w = &st->waits[mid];
+		if (w->tid < tid || (w->tid == tid && w->end <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && st->waits[lo - 1].tid == tid ? st->waits[lo - 1].end : INT64_MIN;
+}
+
+/* st->last's slot for thread tid, or NULL when the table is full */
+static struct wait_end *last_stage(struct stage *st, uint32_t tid)
+{
+	size_t k;
+
+	for (k = 0; k < st->n_last && st->last[k].tid != tid; k++)
+		;
+	if (k == st->n_last) {
+		if (k == sizeof(st->last) / sizeof(st->last[0]))
+			return NULL;
+		st->last[st->n_last++] = (struct wait_end){tid, INT64_MIN};
+	}
+	return &st->last[k];
+}
+
+/* What gap i of dr loses besides own (its gap_shrink) when it is the
+ * staging of an upload from pageable memory: the calling thread's tracing
+ * costs from its last wait, its last staging gap's end, or
+ * GS_STAGE_HORIZON_NS before the call, whichever is latest, to the gap's
+ * end (its calls' costs, call-site captures, CUPTI's stalls), less what
+ * the device's gaps since then already lost (gap_sum: their prefix sums),
+ * at most what is left of the gap. *host_bound becomes 1 (the GPU waited
+ * for the host). *err = -ENOMEM when st cannot be built. */
+static int64_t staging_shrink(const struct ctx *x, struct stage *st,
+			      const struct gs_device_result *dr, size_t i, const int64_t *gap_sum,
+			      int64_t own, uint8_t *host_bound, int *err)
+{
+	const struct gs_input *in = x->in;
+	const struct gs_gap *g = &dr->gaps[i];
+	const struct gs_op *o;
+	struct wait_end *last;
+	uint32_t api, tid;
+	int64_t c, p, w, cost;
+
+	if (g->host_late || g->op_idx >= in->n_ops)
+		return 0;
+	o = &in->ops[g->op_idx];
+	if (o->kind != GS_OP_MEMCPY || !(o->flags & GS_OPF_PAGEABLE_SRC))
+		return 0;
+	api = gs_launch_call(x->res, g->op_idx);
+	if (api == GS_NONE || api >= in->n_apis || in->apis[api].start >= g->start)
+		return 0;
+	if (!st->ix && (*err = stage_init(x, st)))
+		return 0;
+	c = in->apis[api].start;
+	tid = in->apis[api].tid;
+	p = c - GS_STAGE_HORIZON_NS;
+	w = last_wait(st, tid, c);
+	if (w > p)
+		p = w;
+	last = last_stage(st, tid);
+	if (last && last->end > p)
+		p = last->end;
+	if (last)
+		last->end = g->end;
+	cost = st->cost[call_lower(x, st, tid, g->end)] - st->cost[call_lower(x, st, tid, p)] +
+	       captured_in(x->caps, x->n_caps, GS_CAPTURE_MAX_NS, tid, p, g->end) +
+	       captured_in(x->stalls, x->n_stalls, GS_STALL_MAX_NS, tid, p, g->end) -
+	       (gap_sum[i] - gap_sum[gap_lower(dr->gaps, i, p)]);
+	*host_bound = 1;
+	return cost > 0 ? min64(cost, g->end - g->start - own) : 0;
+}
+
 int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	       const struct gs_calibration *cal, struct gs_corrected *out)
 {
@@ -650,6 +841,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	uint32_t *nodes = NULL;
 	int64_t *before = NULL, *hostfn = NULL;
 	struct ctx x;
+	struct stage stage = {0};
 	size_t d, i, n_caps = 0, n_stalls = 0;
 	int rc = -ENOMEM, err;
 
@@ -712,9 +904,13 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			goto out;
 		gap_sum[d][0] = 0;
 		x.device = dr->device;
-		for (i = 0; i < dr->n_gaps; i++)
-			gap_sum[d][i + 1] = gap_sum[d][i] + gap_shrink(&x, &dr->gaps[i], &acc,
-								       &graph, &host_bound[i]);
+		for (i = 0; i < dr->n_gaps; i++) {
+			int64_t s = gap_shrink(&x, &dr->gaps[i], &acc, &graph, &host_bound[i]);
+			s += staging_shrink(&x, &stage, dr, i, gap_sum[d], s, &host_bound[i], &err);
+			if (err)
+				goto out;
+			gap_sum[d][i + 1] = gap_sum[d][i] + s;
+		}
 		/* kernels overlap on several streams: take off each kernel's
 		 * instrumentation in the share of op time that the union kept
 		 * (both within the selection: with --range, tl.busy is the
@@ -851,6 +1047,7 @@ out:
 	free(nodes);
 	free(before);
 	free(hostfn);
+	stage_free(&stage);
 	if (rc)
 		gs_corrected_free(out);
 	return rc;
