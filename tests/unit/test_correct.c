@@ -943,6 +943,37 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
 	assert_int_equal(c.devices[0].idle_removed, 1300);
 	gs_corrected_free(&c);
+	/* still with that sync, M2 a synchronous cudaMemcpy [4700, 29000]
+	 * behind a K2 of [5100,
+	 * 25300], C2 [28000, 31000]: its call began 20.6 us before the GPU went
+	 * idle, so it waited for its stream and nothing before its staging
+	 * counts (the gap [25300, 28000) is its own op's staging: 0): 100 */
+	ops[1].end = 25300;
+	ops[2].start = 28000;
+	ops[2].end = 31000;
+	apis[3].name_id = S_MEMCPY;
+	apis[3].end = 29000;
+	syncs[2].kind = GS_SYNC_IMPLICIT_MEMCPY;
+	syncs[2].api_name_id = S_MEMCPY;
+	syncs[2].end = 29000;
+	gs_result_free(&res);
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+	assert_int_equal(c.devices[0].idle_removed, 100);
+	gs_corrected_free(&c);
+	/* 19 us before (K2 ends at 23700): as with the sync at 4050 above,
+	 * 100 + 1200 */
+	ops[1].end = 23700;
+	gs_result_free(&res);
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+	assert_int_equal(c.devices[0].idle_removed, 1300);
+	gs_corrected_free(&c);
+	ops[1].end = 5300;
+	ops[2].start = 8000;
+	ops[2].end = 11000;
+	apis[3].name_id = S_MEMCPY_ASYNC;
+	apis[3].end = 9000;
 	/* from pinned memory C2 needs no staging and M2 holds no sync: the gap
 	 * at 5300 is a copy call still running when the GPU went idle, which
 	 * loses the call's cost, min(2700, 400) (test_launch_in_progress_
