@@ -944,10 +944,10 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 	assert_int_equal(c.devices[0].idle_removed, 1300);
 	gs_corrected_free(&c);
 	/* still with that sync, M2 a synchronous cudaMemcpy [4700, 29000]
-	 * behind a K2 of [5100,
-	 * 25300], C2 [28000, 31000]: its call began 20.6 us before the GPU went
-	 * idle, so it waited for its stream and nothing before its staging
-	 * counts (the gap [25300, 28000) is its own op's staging: 0): 100 */
+	 * behind a K2 of [5100, 25300], C2 [28000, 31000]: after its call
+	 * began the GPU had 20600 - 100 (the gap at 5000) = 20.5 us to run, so
+	 * it waited for its stream and nothing before its staging counts (the
+	 * gap [25300, 28000) is its own op's staging: 0): 100 */
 	ops[1].end = 25300;
 	ops[2].start = 28000;
 	ops[2].end = 31000;
@@ -961,8 +961,8 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
 	assert_int_equal(c.devices[0].idle_removed, 100);
 	gs_corrected_free(&c);
-	/* 19 us before (K2 ends at 23700): as with the sync at 4050 above,
-	 * 100 + 1200 */
+	/* K2 ending at 23700, 18.9 us to run: as with the sync at 4050
+	 * above, 100 + 1200 */
 	ops[1].end = 23700;
 	gs_result_free(&res);
 	assert_int_equal(gs_analyze(&in, &opt, &res), 0);

@@ -651,9 +651,9 @@ static size_t op_lower(const struct gs_op *o, size_t lo, size_t hi, int64_t t)
 
 /* costs further back than this are not counted */
 #define GS_STAGE_HORIZON_NS 10000000LL
-/* a synchronous copy's call that began more than this before the GPU went
- * idle waited for its stream (H200, gap_phases sync_copy: 3-5 us while the
- * kernel before it ran) */
+/* a synchronous copy's call that began while the GPU had more than this
+ * to run waited for its stream (H200, gap_phases sync_copy: 5-8 us of the
+ * copy before and the kernel) */
 #define GS_STAGE_SYNC_SLACK_NS 20000
 
 struct wait_end {
@@ -784,6 +784,29 @@ static struct wait_end *last_stage(struct stage *st, uint32_t tid)
 	return &st->last[k];
 }
 
+/* the device's busy time from t to the start of gap i (gap_len: prefix sums
+ * of the gaps' lengths) */
+static int64_t busy_between(const struct gs_device_result *dr, const int64_t *gap_len, size_t i,
+			    int64_t t)
+{
+	size_t lo = 0, hi = i;
+	int64_t idle;
+
+	if (t >= dr->gaps[i].start)
+		return 0;
+	while (lo < hi) { /* the first gap that ends after t */
+		size_t mid = lo + (hi - lo) / 2;
+		if (dr->gaps[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	idle = gap_len[i] - gap_len[lo];
+	if (lo < i && dr->gaps[lo].start < t)
+		idle -= t - dr->gaps[lo].start;
+	return dr->gaps[i].start - t - idle;
+}
+
 /* What gap i of dr loses besides own (its gap_shrink) when it is the
  * staging of an upload from pageable memory: the calling thread's tracing
  * costs from its last wait, its last staging gap's end, or
@@ -794,7 +817,7 @@ static struct wait_end *last_stage(struct stage *st, uint32_t tid)
  * for the host). *err = -ENOMEM when st cannot be built. */
 static int64_t staging_shrink(const struct ctx *x, struct stage *st,
 			      const struct gs_device_result *dr, size_t i, const int64_t *gap_sum,
-			      int64_t own, uint8_t *host_bound, int *err)
+			      const int64_t *gap_len, int64_t own, uint8_t *host_bound, int *err)
 {
 	const struct gs_input *in = x->in;
 	const struct gs_gap *g = &dr->gaps[i];
@@ -812,11 +835,11 @@ static int64_t staging_shrink(const struct ctx *x, struct stage *st,
 	if (api == GS_NONE || api >= in->n_apis || in->apis[api].start >= g->start)
 		return 0;
 	/* a synchronous copy first waits for its stream: one whose call began
-	 * long before the GPU went idle waited, and what came before it only
+	 * while the GPU had long to run waited, and what came before it only
 	 * shortened the wait */
 	if ((gs_api_classify(gs_str(&in->strings, in->apis[api].name_id, "")) &
 	     GS_APIF_SYNC_COPY) &&
-	    g->start - in->apis[api].start > GS_STAGE_SYNC_SLACK_NS)
+	    busy_between(dr, gap_len, i, in->apis[api].start) > GS_STAGE_SYNC_SLACK_NS)
 		return 0;
 	if (!st->ix && (*err = stage_init(x, st)))
 		return 0;
@@ -850,7 +873,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	struct gs_capture *caps = NULL, *stalls = NULL; /* in->captures, in->stalls by start */
 	struct cost_acc acc = {0, 0}, graph = {0, 0};
 	uint32_t *nodes = NULL;
-	int64_t *before = NULL, *hostfn = NULL;
+	int64_t *before = NULL, *hostfn = NULL, *gap_len = NULL;
 	struct ctx x;
 	struct stage stage = {0};
 	size_t d, i, n_caps = 0, n_stalls = 0;
@@ -915,9 +938,17 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			goto out;
 		gap_sum[d][0] = 0;
 		x.device = dr->device;
+		free(gap_len);
+		gap_len = malloc((dr->n_gaps + 1) * sizeof(*gap_len));
+		if (!gap_len)
+			goto out;
+		gap_len[0] = 0;
+		for (i = 0; i < dr->n_gaps; i++)
+			gap_len[i + 1] = gap_len[i] + dr->gaps[i].end - dr->gaps[i].start;
 		for (i = 0; i < dr->n_gaps; i++) {
 			int64_t s = gap_shrink(&x, &dr->gaps[i], &acc, &graph, &host_bound[i]);
-			s += staging_shrink(&x, &stage, dr, i, gap_sum[d], s, &host_bound[i], &err);
+			s += staging_shrink(&x, &stage, dr, i, gap_sum[d], gap_len, s,
+					    &host_bound[i], &err);
 			if (err)
 				goto out;
 			gap_sum[d][i + 1] = gap_sum[d][i] + s;
@@ -1058,6 +1089,7 @@ out:
 	free(nodes);
 	free(before);
 	free(hostfn);
+	free(gap_len);
 	stage_free(&stage);
 	if (rc)
 		gs_corrected_free(out);
