@@ -850,6 +850,21 @@ static void test_graph_launch_against_untraced_graph_launch(void **state)
  * gap at 5000 took: 2400, within the gap's 2700. Idle removed 2500; K2
  * precedes a gap where the GPU waited for the host, so its 100 stays on the
  * wall: window 8500 - 2500 = 6000. */
+/* in analysed and corrected: device 0's idle removed */
+static int64_t idle_removed(const struct gs_input *in, const struct gs_options *opt)
+{
+	struct gs_result res;
+	struct gs_corrected c;
+	int64_t v;
+
+	assert_int_equal(gs_analyze(in, opt, &res), 0);
+	assert_int_equal(gs_correct(in, &res, &in->cal, &c), 0);
+	v = c.devices[0].idle_removed;
+	gs_corrected_free(&c);
+	gs_result_free(&res);
+	return v;
+}
+
 static void test_pageable_upload_loses_costs_before_its_call(void **state)
 {
 	static const struct gs_capture caps[] = {
@@ -925,6 +940,7 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 	assert_int_equal(c.devices[0].idle_removed, 2500);
 	assert_int_equal(c.devices[0].window, 6000);
 	gs_corrected_free(&c);
+	gs_result_free(&res);
 	/* a sync that ends at 4050, after M1: the thread waited there, so only
 	 * L2, M2 and M2's capture count, 1300, less 100: 1200; idle removed
 	 * 1300 */
@@ -938,11 +954,7 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 				    .kind = GS_SYNC_STREAM};
 	in.n_apis = 5;
 	in.n_syncs = 4;
-	gs_result_free(&res);
-	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
-	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
-	assert_int_equal(c.devices[0].idle_removed, 1300);
-	gs_corrected_free(&c);
+	assert_int_equal(idle_removed(&in, &opt), 1300);
 	/* still with that sync, M2 a synchronous cudaMemcpy [4700, 29000]
 	 * behind a K2 of [5100, 25300], C2 [28000, 31000]: after its call
 	 * began the GPU had 20600 - 100 (the gap at 5000) = 20.5 us to run, so
@@ -956,19 +968,11 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 	syncs[2].kind = GS_SYNC_IMPLICIT_MEMCPY;
 	syncs[2].api_name_id = S_MEMCPY;
 	syncs[2].end = 29000;
-	gs_result_free(&res);
-	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
-	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
-	assert_int_equal(c.devices[0].idle_removed, 100);
-	gs_corrected_free(&c);
+	assert_int_equal(idle_removed(&in, &opt), 100);
 	/* K2 ending at 23700, 18.9 us to run: as with the sync at 4050
 	 * above, 100 + 1200 */
 	ops[1].end = 23700;
-	gs_result_free(&res);
-	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
-	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
-	assert_int_equal(c.devices[0].idle_removed, 1300);
-	gs_corrected_free(&c);
+	assert_int_equal(idle_removed(&in, &opt), 1300);
 	ops[1].end = 5300;
 	ops[2].start = 8000;
 	ops[2].end = 11000;
@@ -981,12 +985,7 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 	in.n_apis = 4;
 	in.n_syncs = 2;
 	ops[2].flags = GS_OPF_ASYNC | GS_OPF_HOST_SRC;
-	gs_result_free(&res);
-	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
-	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
-	assert_int_equal(c.devices[0].idle_removed, 500);
-	gs_corrected_free(&c);
-	gs_result_free(&res);
+	assert_int_equal(idle_removed(&in, &opt), 500);
 }
 
 static void test_refused_without_calibration_or_gaps(void **state)

@@ -355,6 +355,8 @@ static size_t list_first(const struct host_list *l, int64_t t, size_t *hint)
 {
 	size_t lo, hi, p = *hint < l->n ? *hint : l->n, step;
 
+	if (!l->n)
+		return 0; /* (maxend[0] is the next thread's, or unset) */
 	if (p < l->n && l->maxend[p] <= t) {
 		/* forward */
 		lo = p; /* maxend[lo] <= t */
