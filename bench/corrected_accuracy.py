@@ -10,18 +10,23 @@ interleaved untraced/traced pairs measured in one run.
       DIR/t<i>.log, DIR/t<i>.db. ARGS (split on blanks) e.g.
       "--activities kernel,runtime,nvtx" to see what a kind of records
       costs. Exits 77 without a GPU.
-  corrected_accuracy.py phases DIR [--gapscope BIN]
+  corrected_accuracy.py phases DIR [--gapscope BIN] [--plain-after]
       per phase of tests/gpu/gap_phases.cu: the untraced wall (the program's
       own "phase NAME wall_us X"), the traced one, and the report's corrected
       wall of the NVTX range of that name; medians over the pairs and the
-      median of the per-pair errors (corrected / untraced - 1).
+      median of the per-pair errors (corrected / untraced - 1). The run-*
+      commands also keep `gapscope-calibrate --plain` run right after each
+      traced run (t<i>.plain.log); with --plain-after, phases and decode
+      read copies of the traces whose untraced launch figures are the mean
+      of the calibration's (before the program) and those: how much the
+      machine's drift during a run moves the correction.
   corrected_accuracy.py run-decode --build B --out DIR [--pairs 2]
                                    [--record-args "ARGS"]
       on the GPU machine: runs B/bin/gs_demo_decode_starvation --sample
       untraced, then under `gapscope record`, PAIRS times in turn:
       DIR/dec_u<i>.log, DIR/dec_t<i>.log, DIR/dec_t<i>.db. Exits 77 without
       a GPU.
-  corrected_accuracy.py decode DIR [--gapscope BIN]
+  corrected_accuracy.py decode DIR [--gapscope BIN] [--plain-after]
       per pair and range of the decode demo (decode_eager,
       decode_one_graph, decode_bucketed_graphs): the untraced wall (the
       demo's untraced µs/token x its tokens), the traced and corrected walls
@@ -113,7 +118,45 @@ def run_pairs(a, prog, prefix, timeout):
                                    timeout=timeout)
             if r.returncode != 0:
                 print(f"!!! pair {i} {tag}: exit {r.returncode}")
+        # the untraced launch figures again, right after the traced run: how far
+        # they drift from the calibration's before it (--plain-after)
+        cal = os.path.join(a.build, "lib", "gapscope-calibrate")
+        if os.path.exists(cal):
+            with open(os.path.join(a.out, f"{prefix}t{i}.plain.log"), "w") as f:
+                subprocess.run([cal, "--plain"], env=env, stdout=f, stderr=subprocess.STDOUT,
+                               timeout=60)
     return 0
+
+
+PLAIN = re.compile(r"plain launch=(\d+) legacy=(\d+) driver=(\d+)")
+PLAIN_KEYS = ("calibration.plain_launch_ns", "calibration.plain_legacy_launch_ns",
+              "calibration.plain_driver_launch_ns")
+_tmp = None
+
+
+def traced_db(a, db):
+    """db, or with --plain-after a copy of it whose untraced launch figures are the
+    means of its calibration's and those measured after the traced run
+    (<db minus .db>.plain.log), when that log exists"""
+    global _tmp
+    log = db[:-3] + ".plain.log"
+    m = PLAIN.search(open(log).read()) if a.plain_after and os.path.exists(log) else None
+    if not m:
+        return db
+    if _tmp is None:
+        _tmp = tempfile.TemporaryDirectory()
+    cp = os.path.join(_tmp.name, os.path.basename(os.path.dirname(db)) + "_" +
+                      os.path.basename(db))
+    shutil.copyfile(db, cp)
+    con = sqlite3.connect(cp)
+    for key, after in zip(PLAIN_KEYS, m.groups()):
+        row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row:
+            con.execute("UPDATE meta SET value = ? WHERE key = ?",
+                        (str((int(row[0]) + int(after)) // 2), key))
+    con.commit()
+    con.close()
+    return cp
 
 
 def run_phases(a):
@@ -126,7 +169,7 @@ def phases(a):
     while os.path.exists(os.path.join(a.dir, f"u{i}.log")):
         u = dict((m.group(1), float(m.group(2)) * 1e3)
                  for m in PHASE.finditer(open(os.path.join(a.dir, f"u{i}.log")).read()))
-        rep = report(a.gapscope, os.path.join(a.dir, f"t{i}.db"))
+        rep = report(a.gapscope, traced_db(a, os.path.join(a.dir, f"t{i}.db")))
         if rep is not None:
             rg = ranges(rep)
             for name, uw in u.items():
@@ -167,6 +210,7 @@ def decode(a):
         t = DECODE_TOKENS.search(text)
         db = os.path.join(a.dir, f"dec_t{i}.db")
         if t and os.path.exists(db):
+            db = traced_db(a, db)
             tokens = int(t.group(1)) * (int(t.group(2)) + int(t.group(3)))
             for m in DECODE.finditer(text):
                 name = DECODE_RANGE[m.group(1)]
@@ -323,6 +367,10 @@ def main():
         p = sub.add_parser(name)
         p.add_argument("dir", nargs="+" if name == "realprogs" else None)
         p.add_argument("--gapscope", default=os.path.join("build", "bin", "gapscope"))
+        if name in ("phases", "decode"):
+            p.add_argument("--plain-after", action="store_true",
+                           help="untraced launch figures: the mean of the calibration's "
+                                "and those measured right after the traced run")
         if name == "torch":
             p.add_argument("--config", default="default")
     a = ap.parse_args()
