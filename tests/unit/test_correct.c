@@ -988,6 +988,141 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 	assert_int_equal(idle_removed(&in, &opt), 500);
 }
 
+/* Random timelines (fixed seed): kernel launches, copies from pageable and
+ * pinned memory, synchronous copies and stream syncs on two threads, with
+ * captures and CUPTI stalls inside some calls, under random calibrations.
+ * Whatever the input, a gap cannot lose more than its length, so the idle
+ * removed lies in [0, idle]; the corrected window in [corrected busy,
+ * measured window]; each range's corrected wall in [0, wall]. */
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+
+static int64_t rnd(int64_t n)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return n > 0 ? (int64_t)(rnd_state % (uint64_t)n) : 0;
+}
+
+enum { RND_STEPS = 40 };
+
+static void test_random_timelines_stay_in_bounds(void **state)
+{
+	static const uint8_t pageable =
+	    GS_OPF_PAGEABLE | GS_OPF_PAGEABLE_SRC | GS_OPF_HOST_SRC | GS_OPF_ASYNC;
+	struct gs_op ops[RND_STEPS];
+	struct gs_api apis[RND_STEPS];
+	struct gs_sync syncs[RND_STEPS];
+	struct gs_capture caps[RND_STEPS], stalls[RND_STEPS];
+	struct gs_nvtx nvtx[2];
+	struct gs_input in;
+	struct gs_options opt;
+	int trial;
+
+	(void)state;
+	for (trial = 0; trial < 400; trial++) {
+		struct gs_result res;
+		struct gs_corrected c;
+		size_t n = 1 + (size_t)rnd(RND_STEPS), k, n_ops = 0, n_syncs = 0, n_caps = 0,
+		       n_stalls = 0, d;
+		int64_t t = 0, last_end = 0;
+
+		memset(&in, 0, sizeof(in));
+		for (k = 0; k < n; k++) {
+			int kind = (int)rnd(5); /* launch, pageable, pinned, sync copy, sync */
+			int64_t cs = t + rnd(5000), len = 500 + rnd(20000);
+			uint32_t corr = (uint32_t)k + 1, name = kind == 0   ? S_LAUNCH
+								: kind == 3 ? S_MEMCPY
+								: kind == 4 ? S_SYNC
+									    : S_MEMCPY_ASYNC;
+			if (kind == 4 && last_end > cs + len)
+				len = last_end - cs + rnd(1000); /* it waits for the GPU */
+			api(&apis[k], cs, cs + len, corr, name);
+			apis[k].tid = 1 + (uint32_t)rnd(2);
+			if (kind < 4) {
+				int64_t os = cs + rnd(len + 3000);
+				if (os < last_end)
+					os = last_end + rnd(2000);
+				op(&ops[n_ops], os, os + 100 + rnd(50000), corr);
+				if (kind) {
+					ops[n_ops].kind = GS_OP_MEMCPY;
+					ops[n_ops].name_id = 0;
+					ops[n_ops].flags =
+					    kind == 2 ? GS_OPF_ASYNC | GS_OPF_HOST_SRC : pageable;
+				}
+				last_end = ops[n_ops++].end;
+			}
+			if (kind == 1 || kind == 3 || kind == 4)
+				syncs[n_syncs++] =
+				    (struct gs_sync){.start = cs,
+						     .end = cs + len,
+						     .tid = apis[k].tid,
+						     .stream = kind == 4 ? 7 : 0,
+						     .corr = corr,
+						     .api_name_id = name,
+						     .kind = kind == 1	 ? GS_SYNC_IMPLICIT_PAGEABLE
+							     : kind == 3 ? GS_SYNC_IMPLICIT_MEMCPY
+									 : GS_SYNC_STREAM,
+						     .implicit = kind != 4};
+			if (!rnd(3))
+				caps[n_caps++] =
+				    (struct gs_capture){cs, cs + rnd(len), corr, apis[k].tid};
+			if (!rnd(8))
+				stalls[n_stalls++] =
+				    (struct gs_capture){cs + rnd(len), cs + len, 0, apis[k].tid};
+			t = cs + len;
+		}
+		nvtx[0] =
+		    (struct gs_nvtx){.start = 0, .end = t + 60000, .text_id = S_STEP, .tid = 1};
+		nvtx[1] = (struct gs_nvtx){
+		    .start = rnd(t + 1), .end = t + 1, .text_id = S_TAIL, .tid = 1};
+		if (nvtx[1].end < nvtx[1].start)
+			nvtx[1].end = nvtx[1].start;
+		in.ops = ops;
+		in.n_ops = n_ops;
+		in.apis = apis;
+		in.n_apis = n;
+		in.syncs = syncs;
+		in.n_syncs = n_syncs;
+		in.captures = caps; /* made in corr order */
+		in.n_captures = n_caps;
+		in.stalls = stalls;
+		in.n_stalls = n_stalls;
+		in.nvtx = nvtx;
+		in.n_nvtx = 2;
+		in.strings.v = strtab;
+		in.strings.n = S_N;
+		in.kernel_overhead_ns = -1;
+		in.cal = (struct gs_calibration){.have = 1,
+						 .plain_launch_ns = rnd(2) ? 2000 + rnd(3000) : -1,
+						 .plain_driver_ns = -1,
+						 .plain_graph_ns = -1,
+						 .plain_graph_node_ns = -1,
+						 .store_graph_node_ns = -1,
+						 .launch_gap_ns = rnd(2) ? rnd(1000) : -1,
+						 .launch_ns = 300 + rnd(3000),
+						 .legacy_launch_ns = 300 + rnd(3000),
+						 .driver_launch_ns = 700,
+						 .kernel_ns = rnd(1000),
+						 .gpu_gap_ns = rnd(500),
+						 .graph_node_ns = 300};
+		gs_options_init(&opt);
+		opt.all_gaps = 1;
+		assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+		assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+		for (d = 0; d < c.n_devices; d++) {
+			const struct gs_timeline *tl = &res.devices[d].tl;
+			const struct gs_corrected_device *cd = &c.devices[d];
+			assert_in_range(cd->idle_removed, 0, tl->idle);
+			assert_in_range(cd->window, cd->busy, tl->busy + tl->idle);
+		}
+		for (k = 0; k < c.n_ranges; k++)
+			assert_in_range(c.ranges[k].corrected, 0, c.ranges[k].wall);
+		gs_corrected_free(&c);
+		gs_result_free(&res);
+	}
+}
+
 static void test_refused_without_calibration_or_gaps(void **state)
 {
 	struct tb *t = build(0);
@@ -1031,6 +1166,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_node_uses_graph_node_cost),
 	    cmocka_unit_test(test_graph_launch_against_untraced_graph_launch),
 	    cmocka_unit_test(test_refused_without_calibration_or_gaps),
+	    cmocka_unit_test(test_random_timelines_stay_in_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
