@@ -1123,6 +1123,91 @@ static void test_random_timelines_stay_in_bounds(void **state)
 	}
 }
 
+/* The trace's own bound on CUPTI's time between launch records. Thread 1
+ * launches N kernels back to back: L_i [s_i, s_i + 1000] -> K_i [s_i +
+ * 1200, s_i + 1250], s_i = s_(i-1) + 1000 + b_i, b_i (the gap between two
+ * launch calls) 300 for the first 10 pairs, 500 after. Each launch begins
+ * after the kernel before it ended (b_i + 1000 > 1250): N - 1 host-late
+ * gaps, each losing its launch call's cost, traced less untraced (1000 -
+ * plain 700 = 300) plus min(b_i, launch gap) (at most the gap, >= 1250).
+ * With N = 120 (119 pairs) the 5th percentile of the pairs' gaps (rank
+ * ceil(0.05 x 119) = 6) is 300: each gap loses 600, 71400 in all. */
+static int64_t launch_gap_case(int n_launches, int64_t cal_gap, int64_t *gap, int *from_trace)
+{
+	enum { N = 120 };
+	struct gs_op ops[N];
+	struct gs_api apis[N];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	struct gs_corrected c;
+	int64_t s = 0, v;
+	int i;
+
+	assert_true(n_launches <= N);
+	for (i = 0; i < n_launches; i++) {
+		if (i)
+			s += 1000 + (i <= 10 ? 300 : 500);
+		api(&apis[i], s, s + 1000, (uint32_t)i + 1, S_LAUNCH);
+		op(&ops[i], s + 1200, s + 1250, (uint32_t)i + 1);
+	}
+	memset(&in, 0, sizeof(in));
+	in.ops = ops;
+	in.n_ops = (size_t)n_launches;
+	in.apis = apis;
+	in.n_apis = (size_t)n_launches;
+	in.strings.v = strtab;
+	in.strings.n = S_N;
+	in.kernel_overhead_ns = -1;
+	in.cal = (struct gs_calibration){.have = 1,
+					 .plain_launch_ns = 700,
+					 .plain_driver_ns = -1,
+					 .plain_graph_ns = -1,
+					 .plain_graph_node_ns = -1,
+					 .store_graph_node_ns = -1,
+					 .launch_gap_ns = cal_gap,
+					 .launch_ns = 300,
+					 .legacy_launch_ns = 500,
+					 .driver_launch_ns = 700,
+					 .kernel_ns = 100,
+					 .gpu_gap_ns = 200,
+					 .graph_node_ns = 300};
+	gs_options_init(&opt);
+	opt.all_gaps = 1;
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+	v = c.devices[0].idle_removed;
+	*gap = c.launch_gap_ns;
+	*from_trace = c.launch_gap_from_trace;
+	gs_corrected_free(&c);
+	gs_result_free(&res);
+	return v;
+}
+
+static void test_launch_gap_bound_from_the_trace(void **state)
+{
+	int64_t gap;
+	int from_trace;
+
+	(void)state;
+	/* no calibrated figure: the trace's 300 */
+	assert_int_equal(launch_gap_case(120, -1, &gap, &from_trace), 119 * 600);
+	assert_int_equal(gap, 300);
+	assert_true(from_trace);
+	/* a calibrated 200, under the bound: 500 a gap */
+	assert_int_equal(launch_gap_case(120, 200, &gap, &from_trace), 119 * 500);
+	assert_int_equal(gap, 200);
+	assert_false(from_trace);
+	/* a calibrated 400, over it: the trace's 300 */
+	assert_int_equal(launch_gap_case(120, 400, &gap, &from_trace), 119 * 600);
+	assert_int_equal(gap, 300);
+	assert_true(from_trace);
+	/* 99 pairs are too few for a bound: the call's 300 alone */
+	assert_int_equal(launch_gap_case(100, -1, &gap, &from_trace), 99 * 300);
+	assert_int_equal(gap, -1);
+	assert_false(from_trace);
+}
+
 static void test_refused_without_calibration_or_gaps(void **state)
 {
 	struct tb *t = build(0);
@@ -1157,6 +1242,7 @@ int main(void)
 	    cmocka_unit_test(test_sync_waiting_for_nothing),
 	    cmocka_unit_test(test_pageable_upload_loses_costs_before_its_call),
 	    cmocka_unit_test(test_launch_gap_adds_time_between_calls),
+	    cmocka_unit_test(test_launch_gap_bound_from_the_trace),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),
 	    cmocka_unit_test(test_cupti_stalls_removed_where_the_thread_was_late),

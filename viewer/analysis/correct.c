@@ -164,8 +164,11 @@ struct ctx {
 	size_t n_stalls;
 	const uint32_t *nodes; /* per api, or NULL: no graph calibration */
 	/* per api: the time since the thread's previous CUDA call ended, or
-	 * NULL (no calibration.launch_gap_ns); -1 for a thread's first call */
+	 * NULL (no launch_gap); -1 for a thread's first call */
 	const int64_t *before;
+	/* CUPTI's time between launch records that a launch call's cost
+	 * takes (gs_corrected.launch_gap_ns) */
+	int64_t launch_gap;
 	/* starts of the host-function enqueue calls, sorted (a sync in an
 	 * idle gap may wait for one) */
 	const int64_t *hostfn;
@@ -214,7 +217,7 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 	 * time between the calls' records, at most the time the thread left
 	 * between this call and its previous one */
 	if (x->before && x->before[api] > 0)
-		ex += min64(x->before[api], cal->launch_gap_ns);
+		ex += min64(x->before[api], x->launch_gap);
 	return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
 }
 
@@ -276,30 +279,67 @@ static int scan_calls(const struct gs_input *in, struct ctx *x, int64_t **hostfn
 	return 0;
 }
 
+/* The trace's own bound on CUPTI's time between launch records: of the
+ * gaps between a thread's back-to-back kernel launch calls (a launch call
+ * right after another, no other call between), the 5th percentile, where
+ * there are at least GS_TRACE_GAP_MIN_PAIRS and it is under
+ * GS_TRACE_GAP_MAX_NS (the program launches back to back at times; its own
+ * code between them only lengthens a gap). */
+#define GS_TRACE_GAP_MIN_PAIRS 100
+#define GS_TRACE_GAP_MAX_NS 1000
+
+/* 1 per api of a kernel launch call (...LaunchKernel...), or NULL */
+static uint8_t *kernel_launches(const struct gs_input *in)
+{
+	uint8_t *kind = calloc(in->strings.n ? in->strings.n : 1, 1), *v = malloc(in->n_apis);
+	size_t i;
+
+	if (!kind || !v) {
+		free(kind);
+		free(v);
+		return NULL;
+	}
+	for (i = 0; i < in->n_apis; i++) {
+		uint32_t id = in->apis[i].name_id;
+		uint8_t k = id < in->strings.n ? kind[id] : 2;
+		if (!k) { /* 1 launch, 2 other */
+			k = strstr(gs_str(&in->strings, id, ""), "LaunchKernel") ? 1 : 2;
+			kind[id] = k;
+		}
+		v[i] = k == 1;
+	}
+	free(kind);
+	return v;
+}
+
 /* Per api, the time since the previous call of its thread ended (-1 for a
  * thread's first call, 0 where they overlap: a driver call inside a runtime
- * call); NULL where the calibration has no launch_gap_ns, or *err = -ENOMEM. */
-static int64_t *time_before(const struct gs_input *in, const struct gs_calibration *cal, int *err)
+ * call), and *trace_gap (the trace's bound above, -1 none); NULL with
+ * *err = -ENOMEM, or without calls. */
+static int64_t *time_before(const struct gs_input *in, int64_t *trace_gap, int *err)
 {
 	/* the threads' last call so far, in the array's order (the loader's:
 	 * each thread's calls by start, as the collector writes them) */
 	enum { MAX_THREADS = 256 };
 	struct last_call {
 		uint32_t tid;
+		uint32_t api;
 		int64_t start, end;
 	} th[MAX_THREADS];
-	size_t i, k, n_th = 0;
-	uint32_t *ix;
-	int64_t *before, last = 0;
+	size_t i, k, n_th = 0, n_pairs = 0;
+	uint32_t *ix = NULL;
+	uint8_t *launch;
+	int64_t *before, *pairs, last = 0;
 
 	*err = 0;
-	if (cal->launch_gap_ns < 0 || !in->n_apis)
+	*trace_gap = -1;
+	if (!in->n_apis)
 		return NULL;
 	before = malloc(in->n_apis * sizeof(*before));
-	if (!before) {
-		*err = -ENOMEM;
-		return NULL;
-	}
+	pairs = malloc(in->n_apis * sizeof(*pairs));
+	launch = kernel_launches(in);
+	if (!before || !pairs || !launch)
+		goto oom;
 	for (i = 0; i < in->n_apis; i++) {
 		const struct gs_api *a = &in->apis[i];
 		for (k = 0; k < n_th && th[k].tid != a->tid; k++)
@@ -307,41 +347,57 @@ static int64_t *time_before(const struct gs_input *in, const struct gs_calibrati
 		if (k == n_th) {
 			if (n_th == MAX_THREADS)
 				break;
-			th[n_th++] = (struct last_call){a->tid, a->start, a->end};
+			th[n_th++] = (struct last_call){a->tid, (uint32_t)i, a->start, a->end};
 			before[i] = -1;
 			continue;
 		}
 		if (a->start < th[k].start)
 			break; /* not by start: sort below */
 		before[i] = a->start > th[k].end ? a->start - th[k].end : 0;
+		if (launch[i] && launch[th[k].api] && a->start >= th[k].end)
+			pairs[n_pairs++] = before[i];
+		th[k].api = (uint32_t)i;
 		th[k].start = a->start;
 		if (a->end > th[k].end)
 			th[k].end = a->end;
 	}
-	if (i == in->n_apis)
-		return before;
-	ix = malloc(in->n_apis * sizeof(*ix));
-	if (!ix) {
-		free(before);
-		*err = -ENOMEM;
-		return NULL;
-	}
-	for (i = 0; i < in->n_apis; i++)
-		ix[i] = (uint32_t)i;
-	qsort_r(ix, in->n_apis, sizeof(*ix), cmp_api_thread, (void *)in->apis);
-	for (i = 0; i < in->n_apis; i++) {
-		const struct gs_api *a = &in->apis[ix[i]];
-		if (i == 0 || in->apis[ix[i - 1]].tid != a->tid) {
-			before[ix[i]] = -1;
-			last = a->end;
-			continue;
+	if (i < in->n_apis) {
+		ix = malloc(in->n_apis * sizeof(*ix));
+		if (!ix)
+			goto oom;
+		for (i = 0; i < in->n_apis; i++)
+			ix[i] = (uint32_t)i;
+		qsort_r(ix, in->n_apis, sizeof(*ix), cmp_api_thread, (void *)in->apis);
+		n_pairs = 0;
+		for (i = 0; i < in->n_apis; i++) {
+			const struct gs_api *a = &in->apis[ix[i]];
+			if (i == 0 || in->apis[ix[i - 1]].tid != a->tid) {
+				before[ix[i]] = -1;
+				last = a->end;
+				continue;
+			}
+			before[ix[i]] = a->start > last ? a->start - last : 0;
+			if (launch[ix[i]] && launch[ix[i - 1]] && a->start >= last)
+				pairs[n_pairs++] = before[ix[i]];
+			if (a->end > last)
+				last = a->end;
 		}
-		before[ix[i]] = a->start > last ? a->start - last : 0;
-		if (a->end > last)
-			last = a->end;
+		free(ix);
 	}
-	free(ix);
+	if (n_pairs >= GS_TRACE_GAP_MIN_PAIRS) {
+		int64_t g = gs_percentile(pairs, n_pairs, 5.0);
+		if (g < GS_TRACE_GAP_MAX_NS)
+			*trace_gap = g;
+	}
+	free(pairs);
+	free(launch);
 	return before;
+oom:
+	free(before);
+	free(pairs);
+	free(launch);
+	*err = -ENOMEM;
+	return NULL;
 }
 
 /* The ops each graph launch call launched (kernels, copies, sets of its
@@ -873,7 +929,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	struct gs_capture *caps = NULL, *stalls = NULL; /* in->captures, in->stalls by start */
 	struct cost_acc acc = {0, 0}, graph = {0, 0};
 	uint32_t *nodes = NULL;
-	int64_t *before = NULL, *hostfn = NULL, *gap_len = NULL;
+	int64_t *before = NULL, *hostfn = NULL, *gap_len = NULL, trace_gap;
 	struct ctx x;
 	struct stage stage = {0};
 	size_t d, i, n_caps = 0, n_stalls = 0;
@@ -904,9 +960,19 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	nodes = graph_node_counts(in, res, cal, &err);
 	if (err)
 		goto out;
-	before = time_before(in, cal, &err);
+	before = time_before(in, &trace_gap, &err);
 	if (err)
 		goto out;
+	/* the calibration's figure, at most the trace's own bound */
+	out->launch_gap_ns = cal->launch_gap_ns;
+	if (trace_gap >= 0 && (out->launch_gap_ns < 0 || trace_gap < out->launch_gap_ns)) {
+		out->launch_gap_ns = trace_gap;
+		out->launch_gap_from_trace = 1;
+	}
+	if (out->launch_gap_ns < 0) {
+		free(before);
+		before = NULL;
+	}
 	x = (struct ctx){.in = in,
 			 .res = res,
 			 .cal = cal,
@@ -916,6 +982,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			 .n_stalls = n_stalls,
 			 .nodes = nodes,
 			 .before = before,
+			 .launch_gap = out->launch_gap_ns,
 			 .kernel = kernel_occ(cal),
 			 .node = node_occ(cal)};
 	if (scan_calls(in, &x, &hostfn))
@@ -1096,13 +1163,17 @@ out:
 	return rc;
 }
 
-const char *gs_corrected_basis(const struct gs_corrected *c, const struct gs_calibration *cal)
+const char *gs_corrected_basis(const struct gs_corrected *c)
 {
 	if (!c->from_trace)
 		return "calibrated";
-	return cal->launch_gap_ns >= 0 ? "traced launch calls and CUPTI's time between them less "
-					 "untraced ones"
-				       : "traced launch calls less untraced ones";
+	if (c->launch_gap_ns < 0)
+		return "traced launch calls less untraced ones";
+	return c->launch_gap_from_trace ? "traced launch calls, and CUPTI's time between them as "
+					  "the trace's back-to-back launches bound it, less "
+					  "untraced ones"
+					: "traced launch calls and CUPTI's time between them less "
+					  "untraced ones";
 }
 
 void gs_corrected_free(struct gs_corrected *c)

@@ -62,6 +62,15 @@ struct gs_corrected {
 					   durations less kernel_ns (older calibrations) */
 	int64_t kernel_busy_ns;		/* what a launched kernel's busy time loses
 					   (negative: gains) */
+	int64_t launch_gap_ns;		/* CUPTI's time between two launch records
+					   that each launch call's cost takes, at
+					   most the time its thread left before it:
+					   the calibration's launch_gap_ns, or the
+					   trace's own bound where that is smaller or
+					   the calibration has none (-1: neither) */
+	int launch_gap_from_trace;	/* 1: launch_gap_ns is the trace's bound, the
+					   5th percentile of the gaps between its
+					   threads' back-to-back launch calls */
 };
 
 /* Fill out from res (analysed with all_gaps = 1) and cal. Returns 0, or
@@ -71,8 +80,9 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 void gs_corrected_free(struct gs_corrected *c);
 
 /* What the per-call figure of c is, for the report's line: "calibrated",
- * "traced launch calls less untraced ones", or with cal's launch_gap_ns
- * "traced launch calls and CUPTI's time between them less untraced ones". */
-const char *gs_corrected_basis(const struct gs_corrected *c, const struct gs_calibration *cal);
+ * "traced launch calls less untraced ones", or with a launch_gap_ns
+ * "traced launch calls and CUPTI's time between them less untraced ones"
+ * (saying so where the trace's bound gave it). */
+const char *gs_corrected_basis(const struct gs_corrected *c);
 
 #endif

@@ -246,7 +246,7 @@ static void write_corrected(FILE *f, const struct html_run *r)
 	for (k = 0; k < r->corr->n_devices; k++) {
 		const struct gs_corrected_device *c = &r->corr->devices[k];
 		fprintf(f, "<p class=\"hint\">GPU %d corrected for the collector's overhead (%s: ",
-			c->device, gs_corrected_basis(r->corr, &r->in->cal));
+			c->device, gs_corrected_basis(r->corr));
 		put_ns(f, r->corr->per_call_ns);
 		fputs(" per launch call, ", f);
 		if (r->corr->graph_launches) {

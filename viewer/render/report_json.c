@@ -300,8 +300,10 @@ static int j_begin(struct report_ctx *r)
 		/* CUPTI's time between back-to-back launch records, added to
 		 * each launch call's (at most the time before the call) */
 		json_object_set_new(c, "launch_gap_ns",
-				    r->in->cal.launch_gap_ns >= 0 ? jint(r->in->cal.launch_gap_ns)
-								  : json_null());
+				    r->corr->launch_gap_ns >= 0 ? jint(r->corr->launch_gap_ns)
+								: json_null());
+		json_object_set_new(c, "launch_gap_from_trace",
+				    json_boolean(r->corr->launch_gap_from_trace));
 		json_object_set_new(c, "kernel_ns", jint(r->in->cal.kernel_ns));
 		json_object_set_new(c, "gpu_gap_ns", jint(r->in->cal.gpu_gap_ns));
 		/* the occupancy model (calibration *_pitch_ns): what a launched

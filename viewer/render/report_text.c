@@ -469,8 +469,8 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 				"call%s, %s): window %s, utilisation %.1f%%, idle %s, "
 				"launch overhead share %.1f%% (idle gaps -%s, kernels %s%s; "
 				"--no-overhead-correction to hide)\n",
-				gs_corrected_basis(r->corr, &r->in->cal), D(r->corr->per_call_ns),
-				graph, kern, D(c->window), 100.0 * c->utilisation, D(c->idle),
+				gs_corrected_basis(r->corr), D(r->corr->per_call_ns), graph, kern,
+				D(c->window), 100.0 * c->utilisation, D(c->idle),
 				100.0 * c->launch_overhead_share, D(c->idle_removed),
 				c->busy_removed >= 0 ? "-" : "+",
 				D(c->busy_removed >= 0 ? c->busy_removed : -c->busy_removed));
