@@ -150,6 +150,10 @@ expect "$("$gs" report --json "$db.capt.db" | tr -d ' \n')" '"callsite_captures"
 # which made no CUDA call, left out), 2.1% of the window, median 1000
 expect "$out" "note: CUPTI's own work on the program's threads (activity buffer requests, buffer flushes, instrumentation) took 4.000 us: 2 spans, p50 1.000 us, 2.1% of the window; the corrected figures take it off where it delayed the GPU"
 expect "$("$gs" report --json "$db.capt.db" | tr -d ' \n')" '"cupti_stalls":{"count":2,"total_ns":4000,"p50_ns":1000}'
+# without the correction the notes say the figures keep that time
+out=$("$gs" report --no-overhead-correction "$db.capt.db" | tr -s ' \n' '  ') || { echo "FAIL: report --no-overhead-correction (steps_captured) exit $?"; exit 1; }
+expect "$out" "2.1% of the window, with libgcc's unwinder; the figures keep them: no overhead correction here (no calibration in the trace, or --no-overhead-correction). libunwind"
+expect "$out" "2.1% of the window; the figures keep it: no overhead correction here (no calibration in the trace, or --no-overhead-correction)"
 "$gs" html "$db.capt.db" -o "$db.capt.html" || { echo "FAIL: html (steps_captured) exit $?"; exit 1; }
 expect "$(cat "$db.capt.html")" "CUPTI's own work on the program's threads (activity buffer requests, buffer flushes, instrumentation) took 4 µs: 2 spans, p50 1 µs, 2.1% of the window"
 expect "$(cat "$db.capt.html")" "The collector's call-site captures (the stacks of blocking calls) took 4 µs in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, with libgcc's unwinder"

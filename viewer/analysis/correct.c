@@ -1176,6 +1176,17 @@ const char *gs_corrected_basis(const struct gs_corrected *c)
 					  "untraced ones";
 }
 
+const char *gs_span_correction(int corrected, int plural)
+{
+	if (corrected)
+		return plural ? "the corrected figures take them off where they delayed the GPU"
+			      : "the corrected figures take it off where it delayed the GPU";
+	return plural ? "the figures keep them: no overhead correction here (no calibration in "
+			"the trace, or --no-overhead-correction)"
+		      : "the figures keep it: no overhead correction here (no calibration in the "
+			"trace, or --no-overhead-correction)";
+}
+
 void gs_corrected_free(struct gs_corrected *c)
 {
 	free(c->devices);

@@ -85,4 +85,10 @@ void gs_corrected_free(struct gs_corrected *c);
  * (saying so where the trace's bound gave it). */
 const char *gs_corrected_basis(const struct gs_corrected *c);
 
+/* What the notes on the collector's and CUPTI's own spans say of them:
+ * where the report has corrected figures (corrected), that those take them
+ * off; else that the figures keep them. plural: "them" (captures), else
+ * "it" (CUPTI's work). */
+const char *gs_span_correction(int corrected, int plural);
+
 #endif

@@ -434,7 +434,7 @@ static void write_capture_note(FILE *f, const struct html_run *r)
 		put_ns(f, cc.total_ns);
 		fputs(": ", f);
 		span_figures(f, &cc, window, "spans");
-		fputs("; the corrected figures take it off where it delayed the GPU.</p>\n", f);
+		fprintf(f, "; %s.</p>\n", gs_span_correction(r->corr != NULL, 0));
 	}
 	if (!gs_span_note(r->in->captures, r->in->n_captures, r->res, &cc, &window))
 		return;
@@ -449,7 +449,7 @@ static void write_capture_note(FILE *f, const struct html_run *r)
 		html_escape(f, r->in->unwinder);
 		fputs("'s unwinder", f);
 	}
-	fputs("; the corrected figures take them off where they delayed the GPU. ", f);
+	fprintf(f, "; %s. ", gs_span_correction(r->corr != NULL, 1));
 	if (r->in->unwinder && !strcmp(r->in->unwinder, "libgcc"))
 		fputs("libunwind (Debian: libunwind8) takes 10-18× less a capture; ", f);
 	fputs("<code>--no-callsites</code> records none.</p>\n", f);

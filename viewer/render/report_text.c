@@ -61,7 +61,7 @@ static void capture_note(struct report_ctx *r)
 			"requests, buffer flushes, instrumentation) took %s: ",
 			D(cc.total_ns));
 		span_figures(r, &cc, window, "spans");
-		fputs("; the corrected figures take it off where it delayed the GPU\n", r->out);
+		fprintf(r->out, "; %s\n", gs_span_correction(r->corr != NULL, 0));
 	}
 	if (!gs_span_note(r->in->captures, r->in->n_captures, r->res, &cc, &window))
 		return;
@@ -75,7 +75,7 @@ static void capture_note(struct report_ctx *r)
 		put_escaped(r->out, r->in->unwinder);
 		fputs("'s unwinder", r->out);
 	}
-	fputs("; the corrected figures take them off where they delayed the GPU. ", r->out);
+	fprintf(r->out, "; %s. ", gs_span_correction(r->corr != NULL, 1));
 	if (r->in->unwinder && !strcmp(r->in->unwinder, "libgcc"))
 		fputs("libunwind (Debian: libunwind8) takes 10-18x less a capture; ", r->out);
 	fputs("--no-callsites records none\n", r->out);
