@@ -327,6 +327,7 @@ __attribute__((noinline)) int gs_native_frames(struct gs_callsite *cs, int skip)
 /* ------------------------------------------------------------- policy */
 
 static int cs_mode;
+static int native_when; /* enum gs_native_frames */
 static struct gs_pyapi pyapi;
 static int have_py;
 static uint64_t slow_copy_ns = 20000;	      /* 20 us: a pageable staging copy */
@@ -364,6 +365,30 @@ void gs_callsite_init(int mode)
 	have_py = gs_pyapi_resolve(&pyapi);
 	n_skip = 0;
 	dl_iterate_phdr(add_ranges, NULL);
+}
+
+static const char *const native_names[] = {"auto", "always"};
+
+const char *gs_native_frames_str(int v)
+{
+	return v >= 0 && v <= GS_NATIVE_ALWAYS ? native_names[v] : "?";
+}
+
+int gs_native_frames_parse(const char *s, int *v)
+{
+	int i;
+
+	for (i = 0; i <= GS_NATIVE_ALWAYS; i++)
+		if (strcmp(s, native_names[i]) == 0) {
+			*v = i;
+			return 0;
+		}
+	return -1;
+}
+
+void gs_callsite_set_native(int when)
+{
+	native_when = when;
 }
 
 void gs_callsite_set_pyapi(const struct gs_pyapi *api)
@@ -406,10 +431,14 @@ static void capture(struct gs_callsite *cs, uint32_t corr, int why)
 	cs->t_begin = cs->t_end = 0; /* the caller times the capture */
 	cs->reason = (uint8_t)why;
 	cs->n_py = 0;
+	cs->n_native = 0;
 	cs->text_len = 0;
-	gs_native_frames(cs, 2); /* capture, gs_callsite_on_api */
+	/* Python frames first: where there is one, the native ones (the
+	 * dearer walk) are taken only when asked for */
 	if (have_py && gs_py_frames(&pyapi, cs) > 0)
 		atomic_fetch_add(&n_python, 1);
+	if (!cs->n_py || native_when == GS_NATIVE_ALWAYS)
+		gs_native_frames(cs, 2); /* capture, gs_callsite_on_api */
 	atomic_fetch_add(&n_captured, 1);
 }
 

@@ -50,6 +50,22 @@ int gs_unwinder_parse(const char *s, int *u);
 /* The GAPSCOPE_UNWINDER name of u ("?" if out of range). */
 const char *gs_unwinder_str(int u);
 
+/* When a capture walks the native frames (GAPSCOPE_NATIVE_FRAMES). The
+ * report names a call site by its innermost Python frame where it has one
+ * and never reads the native frames then, and a native walk costs 40-60 us
+ * under PyTorch with libgcc's unwinder (H200, transformers GPT-2 generate,
+ * whose syncs mostly ran with the GPU idle: the program paid it). */
+enum gs_native_frames {
+	GS_NATIVE_AUTO = 0,   /* only where the thread has no Python frame */
+	GS_NATIVE_ALWAYS = 1, /* every capture */
+};
+/* Parse a GAPSCOPE_NATIVE_FRAMES value ("auto", "always"): 0 and *v, or -1. */
+int gs_native_frames_parse(const char *s, int *v);
+/* The GAPSCOPE_NATIVE_FRAMES name of v ("?" if out of range). */
+const char *gs_native_frames_str(int v);
+/* Set before callbacks are enabled (enum gs_native_frames). */
+void gs_callsite_set_native(int when);
+
 /* stack_frames.kind */
 enum gs_frame_kind {
 	GS_FRAME_NATIVE = 1,

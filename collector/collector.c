@@ -1056,6 +1056,7 @@ static int enable_callbacks(void)
 		size_t k, n = gs_callsite_cbids(G.cfg.callsites, ids, 128);
 		gs_callsite_init(G.cfg.callsites);
 		gs_callsite_set_unwinder(G.cfg.unwinder, NULL);
+		gs_callsite_set_native(G.cfg.native_frames);
 		for (k = 0; k < n; k++)
 			if ((r = cuptiEnableCallback(1, G.sub, ids[k].domain, ids[k].cbid)) !=
 			    CUPTI_SUCCESS)
@@ -1156,6 +1157,7 @@ static void write_start_meta(void)
 	gs_writer_meta(w, "config.activities", buf);
 	gs_writer_meta_int(w, "config.latency", G.cfg.latency);
 	gs_writer_meta(w, "config.unwinder", gs_unwinder_str(G.cfg.unwinder));
+	gs_writer_meta(w, "config.native_frames", gs_native_frames_str(G.cfg.native_frames));
 	gs_writer_meta_int(w, "config.graph_level", G.cfg.graph_level);
 	gs_writer_meta(w, "config.clock", G.cfg.clock == GS_CLOCK_REALTIME ? "realtime" : "cupti");
 	gs_writer_meta(w, "config.sync_source",

@@ -133,6 +133,7 @@ void gs_config_defaults(struct gs_config *c)
 	c->latency = 0;
 	c->callsites = GS_CS_SYNCS;
 	c->unwinder = GS_UNWIND_AUTO;
+	c->native_frames = GS_NATIVE_AUTO;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
 	c->clock = GS_CLOCK_CUPTI;
 	c->flush_ms = GS_DEFAULT_FLUSH_MS;
@@ -252,6 +253,17 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 				"GAPSCOPE_UNWINDER=\"%.64s\" is not auto, libgcc or libunwind; "
 				"using auto",
 				v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_NATIVE_FRAMES", ctx);
+	if (v && *v) {
+		if (gs_native_frames_parse(v, &c->native_frames) != 0) {
+			gs_warn(
+			    "config.native_frames",
+			    "GAPSCOPE_NATIVE_FRAMES=\"%.64s\" is not auto or always; using auto",
+			    v);
 			bad++;
 		}
 	}

@@ -630,9 +630,21 @@ static void test_sync_captured_at_entry_once_with_python(void **state)
 	assert_int_equal(cs.correlation_id, 42);
 	assert_int_equal(cs.reason, GS_CS_WHY_BLOCKING);
 	assert_int_equal(cs.tid, (int64_t)syscall(SYS_gettid));
-	assert_true(cs.n_native > 0);
+	/* Python frames name the site: no native walk by default */
+	assert_int_equal(cs.n_native, 0);
 	assert_int_equal(cs.n_py, 3);
 	assert_int_equal(cs.py_line[1], 27);
+	on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 42, &cs);
+	/* GAPSCOPE_NATIVE_FRAMES=always: both */
+	gs_callsite_set_native(GS_NATIVE_ALWAYS);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 1, 42, &cs),
+			 1);
+	assert_true(cs.n_native > 0);
+	assert_int_equal(cs.n_py, 3);
+	on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 42, &cs);
+	gs_callsite_set_native(GS_NATIVE_AUTO);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 1, 42, &cs),
+			 1);
 	/* the driver call the runtime makes is not a second call site */
 	assert_int_equal(on(DR, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 1, 42, &cs), 0);
 	assert_int_equal(on(DR, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 0, 42, &cs), 0);

@@ -148,6 +148,7 @@ static void test_env_defaults(void **state)
 	assert_int_equal(c.buffer_kb, 8192);
 	assert_int_equal(c.sync_source, GS_SYNC_FROM_CALLBACKS);
 	assert_int_equal(c.unwinder, GS_UNWIND_AUTO);
+	assert_int_equal(c.native_frames, GS_NATIVE_AUTO);
 	assert_int_equal(n_lines, 0);
 	assert_int_equal(gs_warning_count(), 0);
 }
@@ -165,6 +166,7 @@ static void test_env_valid_values(void **state)
 	    {"GAPSCOPE_SYNC_SOURCE", "cupti"},
 	    {"GAPSCOPE_UNWINDER", "libgcc"},
 	    {"GAPSCOPE_CLOCK", "realtime"},
+	    {"GAPSCOPE_NATIVE_FRAMES", "always"},
 	}};
 	struct gs_config c;
 	(void)state;
@@ -180,6 +182,7 @@ static void test_env_valid_values(void **state)
 	assert_int_equal(c.sync_source, GS_SYNC_FROM_CUPTI);
 	assert_int_equal(c.unwinder, GS_UNWIND_LIBGCC);
 	assert_int_equal(c.clock, GS_CLOCK_REALTIME);
+	assert_int_equal(c.native_frames, GS_NATIVE_ALWAYS);
 	assert_int_equal(n_lines, 0);
 }
 
@@ -218,6 +221,7 @@ static void check_one_bad(const char *var, const char *value, const char *key)
 	assert_int_equal(c.sync_source, d.sync_source);
 	assert_int_equal(c.unwinder, d.unwinder);
 	assert_int_equal(c.clock, d.clock);
+	assert_int_equal(c.native_frames, d.native_frames);
 }
 
 static void test_env_invalid_values(void **state)
@@ -236,6 +240,8 @@ static void test_env_invalid_values(void **state)
 	check_one_bad("GAPSCOPE_SYNC_SOURCE", "1", "config.sync_source");
 	check_one_bad("GAPSCOPE_UNWINDER", "libunwind.so.8", "config.unwinder");
 	check_one_bad("GAPSCOPE_UNWINDER", "2", "config.unwinder");
+	check_one_bad("GAPSCOPE_NATIVE_FRAMES", "1", "config.native_frames");
+	check_one_bad("GAPSCOPE_NATIVE_FRAMES", "Always", "config.native_frames");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "-5", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "10ms", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "3600001", "config.flush_ms");
