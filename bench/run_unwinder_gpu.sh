@@ -6,7 +6,9 @@
 #
 # 1. Same frames: records tests/gpu/gs_callsite_copy (C++) and, if python3
 #    has torch, tests/gpu/callsite_train.py (PyTorch) once with each
-#    unwinder, and compares the native frames of every call site (module and
+#    unwinder (GAPSCOPE_NATIVE_FRAMES=always, so the Python program's captures
+#    walk them too), and once with the default (native frames only where no
+#    Python frame: the capture times say what that saves), and compares the native frames of every call site (module and
 #    offset, in order) between the two traces of a program: PASS when both
 #    hold the same distinct stacks. Prints the unwinder each trace says it
 #    used and the median capture time (api_stacks.capture_end - start).
@@ -26,7 +28,7 @@ ROUNDS=${1:-5}
 W="$OUT/unwinder"
 gs="$B/bin/gapscope"
 unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_OUTPUT GAPSCOPE_ACTIVITIES \
-	GAPSCOPE_CALLSITES GAPSCOPE_LOG GAPSCOPE_UNWINDER
+	GAPSCOPE_CALLSITES GAPSCOPE_LOG GAPSCOPE_UNWINDER GAPSCOPE_NATIVE_FRAMES
 if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
 	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
 	exit 77
@@ -48,9 +50,23 @@ same_frames() {
 	local name=$1 u
 	shift
 	for u in libunwind libgcc; do
-		GAPSCOPE_UNWINDER=$u "$gs" record -o "$W/$name.$u.db" -- "$@" > "$W/$name.$u.log" 2>&1
+		GAPSCOPE_NATIVE_FRAMES=always GAPSCOPE_UNWINDER=$u "$gs" record -o "$W/$name.$u.db" \
+			-- "$@" > "$W/$name.$u.log" 2>&1
 		result $? "$name: record with GAPSCOPE_UNWINDER=$u (log: $W/$name.$u.log)"
 	done
+	# the default: native frames only where a capture finds no Python frame
+	GAPSCOPE_UNWINDER=libgcc "$gs" record -o "$W/$name.auto.db" -- "$@" > "$W/$name.auto.log" 2>&1
+	result $? "$name: record with GAPSCOPE_NATIVE_FRAMES=auto, libgcc (log: $W/$name.auto.log)"
+	python3 - "$W/$name.auto.db" "$name" <<'PY'
+import sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1])
+t = [e - b for b, e in db.execute("select capture_start, capture_end from api_stacks "
+                                  "where capture_start > 0 and capture_end >= capture_start")]
+n = db.execute("select count(*) from api_stacks a where exists (select 1 from stack_frames f "
+               "where f.stack_id = a.stack_id and f.kind = 1)").fetchone()[0]
+print(f"INFO: {sys.argv[2]}: GAPSCOPE_NATIVE_FRAMES=auto with libgcc: {len(t)} captures, "
+      f"median {statistics.median(t) if t else 0:.0f} ns, {n} with native frames")
+PY
 	python3 - "$W/$name.libunwind.db" "$W/$name.libgcc.db" "$name" <<'PY'
 import sqlite3, statistics, sys
 def sites(path):
