@@ -734,24 +734,6 @@ static int cmp_wait_end(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* what tracing added to call api: a launch call's launch_cost, another
- * call's calibrated cost (kind: per name id, 0 unseen, 1 launch, 2 other) */
-static int64_t call_excess(const struct ctx *x, uint32_t api, uint8_t *kind)
-{
-	const struct gs_input *in = x->in;
-	uint32_t id = in->apis[api].name_id;
-	int64_t c = call_cost(in, x->cal, api);
-	uint8_t k = id < in->strings.n ? kind[id] : 2;
-	int graph;
-
-	if (!k) {
-		const char *n = gs_str(&in->strings, id, "");
-		k = gs_api_is_graph_launch(n) || strstr(n, "LaunchKernel") ? 1 : 2;
-		kind[id] = k;
-	}
-	return k == 1 ? launch_cost(x, api, c, &graph) : c;
-}
-
 static void stage_free(struct stage *st)
 {
 	free(st->ix);
@@ -764,24 +746,26 @@ static void stage_free(struct stage *st)
 static int stage_init(const struct ctx *x, struct stage *st)
 {
 	const struct gs_input *in = x->in;
-	uint8_t *kind = calloc(in->strings.n ? in->strings.n : 1, 1);
 	size_t i;
+	int graph;
 
 	st->ix = malloc((in->n_apis ? in->n_apis : 1) * sizeof(*st->ix));
 	st->cost = malloc((in->n_apis + 1) * sizeof(*st->cost));
 	st->waits = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(*st->waits));
-	if (!kind || !st->ix || !st->cost || !st->waits) {
-		free(kind);
+	if (!st->ix || !st->cost || !st->waits) {
 		stage_free(st);
 		return -ENOMEM;
 	}
 	for (i = 0; i < in->n_apis; i++)
 		st->ix[i] = (uint32_t)i;
 	qsort_r(st->ix, in->n_apis, sizeof(*st->ix), cmp_api_thread, (void *)in->apis);
+	/* what tracing added to each call: a launch call's launch_cost, another
+	 * call's calibrated cost (launch_cost gives that too) */
 	st->cost[0] = 0;
 	for (i = 0; i < in->n_apis; i++)
-		st->cost[i + 1] = st->cost[i] + call_excess(x, st->ix[i], kind);
-	free(kind);
+		st->cost[i + 1] =
+		    st->cost[i] +
+		    launch_cost(x, st->ix[i], call_cost(in, x->cal, st->ix[i]), &graph);
 	/* a copy from pageable memory and an allocation stage or allocate;
 	 * every other sync may have waited */
 	for (i = 0; i < in->n_syncs; i++)
