@@ -78,6 +78,26 @@ static void api(struct gs_api *a, int64_t s, int64_t e, uint32_t corr, uint32_t 
 	a->tid = 1;
 }
 
+/* the calibration most tests use: 300 ns per call on a non-blocking
+ * stream, 500 on the legacy stream, 700 per driver launch, kernel 100, GPU
+ * gap 200, graph node 300; no untraced figures */
+static struct gs_calibration base_cal(void)
+{
+	return (struct gs_calibration){.have = 1,
+				       .plain_launch_ns = -1,
+				       .plain_driver_ns = -1,
+				       .plain_graph_ns = -1,
+				       .plain_graph_node_ns = -1,
+				       .store_graph_node_ns = -1,
+				       .launch_gap_ns = -1,
+				       .launch_ns = 300,
+				       .legacy_launch_ns = 500,
+				       .driver_launch_ns = 700,
+				       .kernel_ns = 100,
+				       .gpu_gap_ns = 200,
+				       .graph_node_ns = 300};
+}
+
 static struct tb *build(int calibrated)
 {
 	struct tb *t = calloc(1, sizeof(*t));
@@ -102,19 +122,7 @@ static struct tb *build(int calibrated)
 	t->in.strings.n = S_N;
 	t->in.kernel_overhead_ns = -1;
 	if (calibrated)
-		t->in.cal = (struct gs_calibration){.have = 1,
-						    .plain_launch_ns = -1,
-						    .plain_driver_ns = -1,
-						    .plain_graph_ns = -1,
-						    .plain_graph_node_ns = -1,
-						    .store_graph_node_ns = -1,
-						    .launch_gap_ns = -1,
-						    .launch_ns = 300,
-						    .legacy_launch_ns = 500,
-						    .driver_launch_ns = 700,
-						    .kernel_ns = 100,
-						    .gpu_gap_ns = 200,
-						    .graph_node_ns = 300};
+		t->in.cal = base_cal();
 	gs_options_init(&t->opt);
 	t->opt.all_gaps = 1;
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
@@ -344,18 +352,9 @@ static void test_driver_launch_uses_driver_cost(void **state)
 	(void)state;
 	gs_result_free(&t->res);
 	t->in.strings.v = drv;
-	t->in.cal = (struct gs_calibration){.have = 1,
-					    .plain_launch_ns = -1,
-					    .plain_driver_ns = -1,
-					    .plain_graph_ns = -1,
-					    .plain_graph_node_ns = -1,
-					    .store_graph_node_ns = -1,
-					    .launch_gap_ns = -1,
-					    .launch_ns = 300,
-					    .legacy_launch_ns = 500,
-					    .driver_launch_ns = 700,
-					    .kernel_ns = 0,
-					    .gpu_gap_ns = 200};
+	t->in.cal = base_cal();
+	t->in.cal.kernel_ns = 0;
+	t->in.cal.graph_node_ns = 0;
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 1600);
@@ -655,18 +654,9 @@ static void test_graph_node_uses_graph_node_cost(void **state)
 	(void)state;
 	gs_result_free(&t->res);
 	t->ops[1].graph_id = 5;
-	t->in.cal = (struct gs_calibration){.have = 1,
-					    .plain_launch_ns = -1,
-					    .plain_driver_ns = -1,
-					    .plain_graph_ns = -1,
-					    .plain_graph_node_ns = -1,
-					    .store_graph_node_ns = -1,
-					    .launch_gap_ns = -1,
-					    .launch_ns = 300,
-					    .legacy_launch_ns = 500,
-					    .kernel_ns = 100,
-					    .gpu_gap_ns = 200,
-					    .graph_node_ns = 450};
+	t->in.cal = base_cal();
+	t->in.cal.driver_launch_ns = 0;
+	t->in.cal.graph_node_ns = 450;
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].busy_removed, 450);
@@ -698,21 +688,15 @@ static struct tb *build_graph_replay(int64_t store)
 	t->ops[1].graph_id = 5;
 	t->ops[2].graph_id = 5;
 	t->ops[2].corr = 2;
-	t->in.cal = (struct gs_calibration){.have = 1,
-					    .plain_launch_ns = -1,
-					    .plain_driver_ns = -1,
-					    .plain_graph_ns = -1,
-					    .plain_graph_node_ns = -1,
-					    .store_graph_node_ns = store,
-					    .launch_ns = 300,
-					    .legacy_launch_ns = 500,
-					    .kernel_ns = 100,
-					    .gpu_gap_ns = 200,
-					    .graph_node_ns = 450,
-					    .kernel_pitch_ns = 1500,
-					    .plain_kernel_pitch_ns = 1200,
-					    .tiny_kernel_ns = 1000,
-					    .plain_graph_pitch_ns = 250};
+	t->in.cal = base_cal();
+	t->in.cal.store_graph_node_ns = store;
+	t->in.cal.launch_gap_ns = 0;
+	t->in.cal.driver_launch_ns = 0;
+	t->in.cal.graph_node_ns = 450;
+	t->in.cal.kernel_pitch_ns = 1500;
+	t->in.cal.plain_graph_pitch_ns = 250;
+	t->in.cal.tiny_kernel_ns = 1000;
+	t->in.cal.plain_kernel_pitch_ns = 1200;
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	return t;
 }
@@ -919,19 +903,7 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 	in.strings.v = strtab;
 	in.strings.n = S_N;
 	in.kernel_overhead_ns = -1;
-	in.cal = (struct gs_calibration){.have = 1,
-					 .plain_launch_ns = -1,
-					 .plain_driver_ns = -1,
-					 .plain_graph_ns = -1,
-					 .plain_graph_node_ns = -1,
-					 .store_graph_node_ns = -1,
-					 .launch_gap_ns = -1,
-					 .launch_ns = 300,
-					 .legacy_launch_ns = 500,
-					 .driver_launch_ns = 700,
-					 .kernel_ns = 100,
-					 .gpu_gap_ns = 200,
-					 .graph_node_ns = 300};
+	in.cal = base_cal();
 	gs_options_init(&opt);
 	opt.all_gaps = 1;
 	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
@@ -1093,19 +1065,13 @@ static void test_random_timelines_stay_in_bounds(void **state)
 		in.strings.v = strtab;
 		in.strings.n = S_N;
 		in.kernel_overhead_ns = -1;
-		in.cal = (struct gs_calibration){.have = 1,
-						 .plain_launch_ns = rnd(2) ? 2000 + rnd(3000) : -1,
-						 .plain_driver_ns = -1,
-						 .plain_graph_ns = -1,
-						 .plain_graph_node_ns = -1,
-						 .store_graph_node_ns = -1,
-						 .launch_gap_ns = rnd(2) ? rnd(1000) : -1,
-						 .launch_ns = 300 + rnd(3000),
-						 .legacy_launch_ns = 300 + rnd(3000),
-						 .driver_launch_ns = 700,
-						 .kernel_ns = rnd(1000),
-						 .gpu_gap_ns = rnd(500),
-						 .graph_node_ns = 300};
+		in.cal = base_cal();
+		in.cal.plain_launch_ns = rnd(2) ? 2000 + rnd(3000) : -1;
+		in.cal.launch_gap_ns = rnd(2) ? rnd(1000) : -1;
+		in.cal.launch_ns = 300 + rnd(3000);
+		in.cal.legacy_launch_ns = 300 + rnd(3000);
+		in.cal.kernel_ns = rnd(1000);
+		in.cal.gpu_gap_ns = rnd(500);
 		gs_options_init(&opt);
 		opt.all_gaps = 1;
 		assert_int_equal(gs_analyze(&in, &opt, &res), 0);
@@ -1159,19 +1125,9 @@ static int64_t launch_gap_case(int n_launches, int64_t cal_gap, int64_t *gap, in
 	in.strings.v = strtab;
 	in.strings.n = S_N;
 	in.kernel_overhead_ns = -1;
-	in.cal = (struct gs_calibration){.have = 1,
-					 .plain_launch_ns = 700,
-					 .plain_driver_ns = -1,
-					 .plain_graph_ns = -1,
-					 .plain_graph_node_ns = -1,
-					 .store_graph_node_ns = -1,
-					 .launch_gap_ns = cal_gap,
-					 .launch_ns = 300,
-					 .legacy_launch_ns = 500,
-					 .driver_launch_ns = 700,
-					 .kernel_ns = 100,
-					 .gpu_gap_ns = 200,
-					 .graph_node_ns = 300};
+	in.cal = base_cal();
+	in.cal.plain_launch_ns = 700;
+	in.cal.launch_gap_ns = cal_gap;
 	gs_options_init(&opt);
 	opt.all_gaps = 1;
 	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
