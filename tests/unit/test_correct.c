@@ -960,6 +960,90 @@ static void test_pageable_upload_loses_costs_before_its_call(void **state)
 	assert_int_equal(idle_removed(&in, &opt), 500);
 }
 
+/* The timeline of test_pageable_upload_loses_costs_before_its_call twice on
+ * thread 1: as it is on device 1, and 100 us later on device 0. Each device's
+ * staging gap looks back only to its own thread's last wait, or its own
+ * device's last staging gap: 100 + 2400 on each. (Taking device 0's later
+ * staging gap as device 1's anchor left device 1 with 100.) */
+static void test_pageable_upload_two_devices(void **state)
+{
+	static const struct gs_capture caps[] = {
+	    {.start = 3200, .end = 4000, .corr = 1, .tid = 1},
+	    {.start = 4700, .end = 5200, .corr = 3, .tid = 1},
+	    {.start = 103200, .end = 104000, .corr = 101, .tid = 1},
+	    {.start = 104700, .end = 105200, .corr = 103, .tid = 1},
+	};
+	static const int64_t shift[2] = {100000, 0}; /* device 0, device 1 */
+	struct gs_op ops[6];
+	struct gs_api apis[8];
+	struct gs_sync syncs[6];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	struct gs_corrected c;
+	uint8_t flags = GS_OPF_PAGEABLE | GS_OPF_ASYNC | GS_OPF_PAGEABLE_SRC | GS_OPF_HOST_SRC;
+	int d;
+
+	(void)state;
+	for (d = 0; d < 2; d++) {
+		int64_t t = shift[d];
+		uint32_t k = d ? 0 : 100; /* correlation ids: device 0's from 100 */
+		struct gs_op *o = &ops[3 * d];
+		struct gs_api *a = &apis[4 * d];
+		struct gs_sync *y = &syncs[3 * d];
+		int i;
+		op(&o[0], t + 2500, t + 5000, k + 1);
+		op(&o[1], t + 5100, t + 5300, k + 2);
+		op(&o[2], t + 8000, t + 11000, k + 3);
+		o[0].kind = o[2].kind = GS_OP_MEMCPY;
+		o[0].name_id = o[2].name_id = 0;
+		o[0].flags = o[2].flags = flags;
+		api(&a[0], t, t + 1000, k + 9, S_SYNC);
+		api(&a[1], t + 1200, t + 4000, k + 1, S_MEMCPY_ASYNC);
+		api(&a[2], t + 4100, t + 4600, k + 2, S_LAUNCH);
+		api(&a[3], t + 4700, t + 9000, k + 3, S_MEMCPY_ASYNC);
+		y[0] = (struct gs_sync){.start = t + 200,
+					.end = t + 1000,
+					.tid = 1,
+					.stream = 7,
+					.corr = k + 9,
+					.api_name_id = S_SYNC,
+					.kind = GS_SYNC_STREAM};
+		for (i = 0; i < 2; i++)
+			y[1 + i] = (struct gs_sync){.start = a[1 + 2 * i].start,
+						    .end = a[1 + 2 * i].end,
+						    .tid = 1,
+						    .corr = a[1 + 2 * i].corr,
+						    .api_name_id = S_MEMCPY_ASYNC,
+						    .kind = GS_SYNC_IMPLICIT_PAGEABLE,
+						    .implicit = 1};
+	}
+	for (d = 0; d < 6; d++)
+		ops[d].device = d < 3 ? 0 : 1;
+	memset(&in, 0, sizeof(in));
+	in.ops = ops;
+	in.n_ops = 6;
+	in.apis = apis;
+	in.n_apis = 8;
+	in.syncs = syncs;
+	in.n_syncs = 6;
+	in.captures = caps;
+	in.n_captures = 4;
+	in.strings.v = strtab;
+	in.strings.n = S_N;
+	in.kernel_overhead_ns = -1;
+	in.cal = base_cal();
+	gs_options_init(&opt);
+	opt.all_gaps = 1;
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(res.n_devices, 2);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+	assert_int_equal(c.devices[0].idle_removed, 2500);
+	assert_int_equal(c.devices[1].idle_removed, 2500);
+	gs_corrected_free(&c);
+	gs_result_free(&res);
+}
+
 /* Random timelines (fixed seed): kernel launches, copies from pageable and
  * pinned memory, synchronous copies and stream syncs on two threads, with
  * captures and CUPTI stalls inside some calls, under random calibrations.
@@ -1197,6 +1281,7 @@ int main(void)
 	    cmocka_unit_test(test_allocation_is_not_a_wait),
 	    cmocka_unit_test(test_sync_waiting_for_nothing),
 	    cmocka_unit_test(test_pageable_upload_loses_costs_before_its_call),
+	    cmocka_unit_test(test_pageable_upload_two_devices),
 	    cmocka_unit_test(test_launch_gap_adds_time_between_calls),
 	    cmocka_unit_test(test_launch_gap_bound_from_the_trace),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),

@@ -989,6 +989,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 			goto out;
 		gap_sum[d][0] = 0;
 		x.device = dr->device;
+		stage.n_last = 0; /* the last staging gaps are this device's */
 		free(gap_len);
 		gap_len = malloc((dr->n_gaps + 1) * sizeof(*gap_len));
 		if (!gap_len)
