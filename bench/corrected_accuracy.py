@@ -51,9 +51,13 @@ interleaved untraced/traced pairs measured in one run.
       count: the warm-up ranges are renamed in a temporary copy of the
       trace). Each DIR is one pair; with several, the median error per range
       follows.
+  corrected_accuracy.py summary DIR [--gapscope BIN] [--plain-after]
+      all of the above that one GPU run left in DIR: DIR/phases,
+      DIR/dec_*, DIR/torch, DIR/rp and DIR/p1..pN, each where it is there.
 It prints figures; it asserts nothing. `gapscope` defaults to build/bin.
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -348,6 +352,37 @@ def realprogs_dir(gapscope, d):
     return rows or None
 
 
+def summary(a):
+    """Everything one GPU run left in DIR, read the way the subcommands above
+    read it: DIR/phases (run-phases), DIR/dec_* (run-decode), DIR/torch
+    (overhead_pairs.py --keep-rounds), DIR/rp (tools/gpu-realprogs.sh) and
+    DIR/p1..pN (tools/gpu-session.sh realpairs), each where it is there."""
+    ran = 0
+    sub = lambda **kw: argparse.Namespace(gapscope=a.gapscope, plain_after=a.plain_after, **kw)
+    parts = [("phases", os.path.join(a.dir, "phases"), phases, {}),
+             ("decode", a.dir, decode, {}),
+             ("torch", os.path.join(a.dir, "torch"), torch, {"config": "default"})]
+    for title, d, fn, extra in parts:
+        probe = {"phases": "u1.log", "decode": "dec_u1.log",
+                 "torch": "torch_nosync.untraced.r1.log"}[title]
+        if os.path.exists(os.path.join(d, probe)):
+            print(f"=== {title}: {d}")
+            fn(sub(dir=d, **extra))
+            ran += 1
+    pairs = sorted(glob.glob(os.path.join(a.dir, "p[0-9]*")))
+    for dirs, title in (([os.path.join(a.dir, "rp")], "real programs, one pair"),
+                        (pairs, "real programs, interleaved pairs")):
+        dirs = [d for d in dirs if os.path.isdir(d)]
+        if dirs:
+            print(f"=== {title}: {' '.join(dirs)}")
+            realprogs(sub(dir=dirs))
+            ran += 1
+    if not ran:
+        print(f"nothing to read in {a.dir} (phases/, dec_u1.log, torch/, rp/, p1/)")
+        return 2
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -363,11 +398,11 @@ def main():
     r.add_argument("--record-args", default="",
                    help="more options for gapscope record, split on blanks")
     r.add_argument("--pairs", type=int, default=2)
-    for name in ("phases", "decode", "torch", "realprogs"):
+    for name in ("phases", "decode", "torch", "realprogs", "summary"):
         p = sub.add_parser(name)
         p.add_argument("dir", nargs="+" if name == "realprogs" else None)
         p.add_argument("--gapscope", default=os.path.join("build", "bin", "gapscope"))
-        if name in ("phases", "decode"):
+        if name in ("phases", "decode", "summary"):
             p.add_argument("--plain-after", action="store_true",
                            help="untraced launch figures: the mean of the calibration's "
                                 "and those measured right after the traced run")
@@ -375,7 +410,8 @@ def main():
             p.add_argument("--config", default="default")
     a = ap.parse_args()
     return {"run-phases": run_phases, "phases": phases, "run-decode": run_decode,
-            "decode": decode, "torch": torch, "realprogs": realprogs}[a.cmd](a)
+            "decode": decode, "torch": torch, "realprogs": realprogs,
+            "summary": summary}[a.cmd](a)
 
 
 if __name__ == "__main__":
