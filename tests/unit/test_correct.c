@@ -1182,7 +1182,8 @@ static void test_random_timelines_stay_in_bounds(void **state)
  * plain 700 = 300) plus min(b_i, launch gap) (at most the gap, >= 1250).
  * With N = 120 (119 pairs) the 5th percentile of the pairs' gaps (rank
  * ceil(0.05 x 119) = 6) is 300: each gap loses 600, 71400 in all. */
-static int64_t launch_gap_case(int n_launches, int64_t cal_gap, int64_t *gap, int *from_trace)
+static int64_t launch_gap_case(int n_launches, int64_t cal_gap, int64_t plain, int64_t *gap,
+			       int *from_trace)
 {
 	enum { N = 120 };
 	struct gs_op ops[N];
@@ -1210,7 +1211,7 @@ static int64_t launch_gap_case(int n_launches, int64_t cal_gap, int64_t *gap, in
 	in.strings.n = S_N;
 	in.kernel_overhead_ns = -1;
 	in.cal = base_cal();
-	in.cal.plain_launch_ns = 700;
+	in.cal.plain_launch_ns = plain;
 	in.cal.launch_gap_ns = cal_gap;
 	gs_options_init(&opt);
 	opt.all_gaps = 1;
@@ -1231,19 +1232,24 @@ static void test_launch_gap_bound_from_the_trace(void **state)
 
 	(void)state;
 	/* no calibrated figure: the trace's 300 */
-	assert_int_equal(launch_gap_case(120, -1, &gap, &from_trace), 119 * 600);
+	assert_int_equal(launch_gap_case(120, -1, 700, &gap, &from_trace), 119 * 600);
 	assert_int_equal(gap, 300);
 	assert_true(from_trace);
 	/* a calibrated 200, under the bound: 500 a gap */
-	assert_int_equal(launch_gap_case(120, 200, &gap, &from_trace), 119 * 500);
+	assert_int_equal(launch_gap_case(120, 200, 700, &gap, &from_trace), 119 * 500);
 	assert_int_equal(gap, 200);
 	assert_false(from_trace);
 	/* a calibrated 400, over it: the trace's 300 */
-	assert_int_equal(launch_gap_case(120, 400, &gap, &from_trace), 119 * 600);
+	assert_int_equal(launch_gap_case(120, 400, 700, &gap, &from_trace), 119 * 600);
 	assert_int_equal(gap, 300);
 	assert_true(from_trace);
 	/* 99 pairs are too few for a bound: the call's 300 alone */
-	assert_int_equal(launch_gap_case(100, -1, &gap, &from_trace), 99 * 300);
+	assert_int_equal(launch_gap_case(100, -1, 700, &gap, &from_trace), 99 * 300);
+	assert_int_equal(gap, -1);
+	assert_false(from_trace);
+	/* no untraced launch figure: each call takes the calibrated cost,
+	 * (300 + 500) / 2 = 400, and no time between calls */
+	assert_int_equal(launch_gap_case(120, -1, -1, &gap, &from_trace), 119 * 400);
 	assert_int_equal(gap, -1);
 	assert_false(from_trace);
 }

@@ -947,11 +947,16 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	before = time_before(in, &trace_gap, &err);
 	if (err)
 		goto out;
-	/* the calibration's figure, at most the trace's own bound */
+	/* the calibration's figure, at most the trace's own bound; none where
+	 * launch calls take the calibrated cost (no untraced launch figure) */
 	out->launch_gap_ns = cal->launch_gap_ns;
 	if (trace_gap >= 0 && (out->launch_gap_ns < 0 || trace_gap < out->launch_gap_ns)) {
 		out->launch_gap_ns = trace_gap;
 		out->launch_gap_from_trace = 1;
+	}
+	if (cal->plain_launch_ns < 0 && cal->plain_driver_ns < 0) {
+		out->launch_gap_ns = -1;
+		out->launch_gap_from_trace = 0;
 	}
 	if (out->launch_gap_ns < 0) {
 		free(before);
