@@ -249,6 +249,11 @@ static void write_corrected(FILE *f, const struct html_run *r)
 			c->device, gs_corrected_basis(r->corr));
 		put_ns(f, r->corr->per_call_ns);
 		fputs(" per launch call, ", f);
+		if (r->corr->launch_gap_ns >= 0) { /* as in the text report */
+			fputs("up to ", f);
+			put_ns(f, r->corr->launch_gap_ns);
+			fputs(" of it between calls, ", f);
+		}
 		if (r->corr->graph_launches) {
 			put_ns(f, r->corr->graph_launch_shrink_ns);
 			fputs(" per graph launch call, ", f);
