@@ -42,7 +42,8 @@ SCRUB = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "GAPSCOPE_LIB",
          "GAPSCOPE_OUTPUT", "GAPSCOPE_ACTIVITIES", "GAPSCOPE_LATENCY",
          "GAPSCOPE_FLUSH_MS", "GAPSCOPE_LOG", "GAPSCOPE_BUFFER_KB",
          "GAPSCOPE_GRAPH_LEVEL", "GAPSCOPE_CALIBRATION", "GAPSCOPE_CALLSITES",
-         "GAPSCOPE_SYNC_SOURCE", "GAPSCOPE_CLOCK")
+         "GAPSCOPE_SYNC_SOURCE", "GAPSCOPE_CLOCK", "GAPSCOPE_UNWINDER",
+         "GAPSCOPE_NATIVE_FRAMES")
 
 
 def workloads(build):
@@ -55,6 +56,9 @@ def workloads(build):
         # a transformers GPT-2 greedy decode of 72 tokens (bench/real)
         "hf_generate": (["python3", "bench/real/hf_generate.py"],
                         r"^(generate) tokens \d+ wall_us ([0-9.]+)", "us/generate"),
+        # the PyTorch training loop of bench/real (step time, warm-up left out)
+        "train_loop": (["python3", "bench/real/train_loop.py"],
+                       r"^(train) step_us ([0-9.]+)", "us/step"),
         "torch_sync": (["python3", "bench/torch_overhead.py"],
                        r"^torch_eager mode=(plain) us_per_step=([0-9.]+)", "us/step"),
         # what tracing adds per launch call, by op (diagnosis)
