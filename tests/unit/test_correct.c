@@ -162,6 +162,17 @@ static void tb_free(struct tb *t)
 	free(t);
 }
 
+/* t corrected: device 0's idle removed (t->c freed again) */
+static int64_t tb_removed(struct tb *t)
+{
+	int64_t v;
+
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	v = t->c.devices[0].idle_removed;
+	gs_corrected_free(&t->c);
+	return v;
+}
+
 static const struct gs_corrected_range *range(const struct tb *t, uint32_t text)
 {
 	size_t i;
@@ -408,9 +419,7 @@ static void test_cupti_stalls_removed_where_the_thread_was_late(void **state)
 	t->in.stalls = stalls;
 	t->in.n_stalls = 2;
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 1800);
-	gs_corrected_free(&t->c);
+	assert_int_equal(tb_removed(t), 1800);
 	stalls[0].tid = stalls[1].tid = 2;
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 1200);
@@ -590,20 +599,14 @@ static void test_sync_waiting_for_nothing(void **state)
 	add_sync(t, 4500, 6100, S_SYNC, GS_SYNC_STREAM, caps, 1);
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(t->res.devices[0].tl.idle_by_cause[GS_CAUSE_SYNC_WAIT], 1400);
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 1200);
-	gs_corrected_free(&t->c);
+	assert_int_equal(tb_removed(t), 1200);
 	/* without the capture it began while K1 ran */
 	t->in.n_captures = 0;
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 600);
-	gs_corrected_free(&t->c);
+	assert_int_equal(tb_removed(t), 600);
 	t->in.n_captures = 1;
 	/* a sync of another device */
 	t->syncs[0].device = 1;
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 600);
-	gs_corrected_free(&t->c);
+	assert_int_equal(tb_removed(t), 600);
 	t->syncs[0].device = 0;
 	/* a copy call and no copy record: the gap may hide the copy */
 	api(&t->apis[5], 12800, 12900, 13, S_MEMCPY);
