@@ -27,13 +27,17 @@
  *    call in which the thread waited for nobody is not such a wait but a
  *    CUDA call like the others (own_work: a copy's staging, an allocation,
  *    a sync that began with the device idle). With the calibration's
- *    launch_gap_ns, a launch call's added cost also takes CUPTI's time
- *    between two calls' records, at most the time the thread left;
+ *    launch_gap_ns, or the trace's own bound on it (time_before), a launch
+ *    call's added cost also takes CUPTI's time between two calls' records,
+ *    at most the time the thread left;
  *  - launch call in progress when the GPU went idle (it began before the
  *    gap): the call's added cost, at most the launch latency (H200,
  *    back-to-back launches of gap_phases: most gaps are of this kind);
  *  - op already enqueued (launch latency, graph-internal): the GPU's added
- *    idle between back-to-back kernels (gpu_gap_ns), at most the segment.
+ *    idle between back-to-back kernels (gpu_gap_ns), at most the segment;
+ *  - the staging of an upload from pageable memory whose call began before
+ *    the gap: also the thread's tracing costs before the call, back to its
+ *    last wait (staging_shrink).
  * A launched kernel's busy time becomes what it occupies the GPU untraced
  * from a full queue (kernel_occ: with the H200's calibration it gains the
  * ~1 us switch to the next kernel that the trace shows as idle), and a graph
