@@ -327,7 +327,7 @@ __attribute__((noinline)) int gs_native_frames(struct gs_callsite *cs, int skip)
 /* ------------------------------------------------------------- policy */
 
 static int cs_mode;
-static int native_when; /* enum gs_native_frames */
+static int native_when; /* enum gs_native_walk */
 static struct gs_pyapi pyapi;
 static int have_py;
 static uint64_t slow_copy_ns = 20000;	      /* 20 us: a pageable staging copy */

@@ -55,7 +55,7 @@ const char *gs_unwinder_str(int u);
  * and never reads the native frames then, and a native walk costs 40-60 us
  * under PyTorch with libgcc's unwinder (H200, transformers GPT-2 generate,
  * whose syncs mostly ran with the GPU idle: the program paid it). */
-enum gs_native_frames {
+enum gs_native_walk {
 	GS_NATIVE_AUTO = 0,   /* only where the thread has no Python frame */
 	GS_NATIVE_ALWAYS = 1, /* every capture */
 };
@@ -63,7 +63,7 @@ enum gs_native_frames {
 int gs_native_frames_parse(const char *s, int *v);
 /* The GAPSCOPE_NATIVE_FRAMES name of v ("?" if out of range). */
 const char *gs_native_frames_str(int v);
-/* Set before callbacks are enabled (enum gs_native_frames). */
+/* Set before callbacks are enabled (enum gs_native_walk). */
 void gs_callsite_set_native(int when);
 
 /* stack_frames.kind */

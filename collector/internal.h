@@ -74,7 +74,7 @@ struct gs_config {
 	unsigned buffer_kb;  /* KiB per CUPTI activity buffer */
 	int callsites;	     /* enum gs_callsite_mode (GAPSCOPE_CALLSITES) */
 	int unwinder;	     /* enum gs_unwinder (GAPSCOPE_UNWINDER) */
-	int native_frames;   /* enum gs_native_frames (GAPSCOPE_NATIVE_FRAMES) */
+	int native_frames;   /* enum gs_native_walk (GAPSCOPE_NATIVE_FRAMES) */
 	int sync_source;     /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
 	int64_t run_start_ns; /* ns since the epoch (CLOCK_REALTIME): when the
 				 `gapscope record` run this process belongs to
