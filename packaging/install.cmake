@@ -120,10 +120,12 @@ endif()
 string(REPLACE ";" ", " CPACK_DEBIAN_PACKAGE_DEPENDS "${_gs_deb_depends}")
 # The collector needs the NVIDIA driver (libcuda) and the CUPTI it was built
 # with; the viewer does not, so they are Recommends: Debian's package name
-# (non-free) or NVIDIA's CUDA repository's.
+# (non-free) or NVIDIA's CUDA repository's. libunwind8: the collector loads
+# it (dlopen) to walk call sites' native frames 10-18x cheaper than libgcc's
+# unwinder, and uses libgcc's where it is missing (docs/collector.md).
 if(TARGET gapscope_collector)
   set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
-      "libcuda1 | cuda-drivers, libcupti${CUDAToolkit_VERSION_MAJOR} | cuda-cupti-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
+      "libcuda1 | cuda-drivers, libcupti${CUDAToolkit_VERSION_MAJOR} | cuda-cupti-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}, libunwind8")
 endif()
 set(CPACK_COMPONENTS_ALL gapscope)
 include(CPack)
