@@ -386,18 +386,13 @@ def summary(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run-phases")
-    r.add_argument("--build", default="build")
-    r.add_argument("--out", required=True)
-    r.add_argument("--record-args", default="",
-                   help="more options for gapscope record, split on blanks")
-    r.add_argument("--pairs", type=int, default=5)
-    r = sub.add_parser("run-decode")
-    r.add_argument("--build", default="build")
-    r.add_argument("--out", required=True)
-    r.add_argument("--record-args", default="",
-                   help="more options for gapscope record, split on blanks")
-    r.add_argument("--pairs", type=int, default=2)
+    for name, pairs in (("run-phases", 5), ("run-decode", 2)):
+        r = sub.add_parser(name)
+        r.add_argument("--build", default="build")
+        r.add_argument("--out", required=True)
+        r.add_argument("--record-args", default="",
+                       help="more options for gapscope record, split on blanks")
+        r.add_argument("--pairs", type=int, default=pairs)
     for name in ("phases", "decode", "torch", "realprogs", "summary"):
         p = sub.add_parser(name)
         p.add_argument("dir", nargs="+" if name == "realprogs" else None)

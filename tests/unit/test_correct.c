@@ -421,8 +421,7 @@ static void test_cupti_stalls_removed_where_the_thread_was_late(void **state)
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(tb_removed(t), 1800);
 	stalls[0].tid = stalls[1].tid = 2;
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 1200);
+	assert_int_equal(tb_removed(t), 1200);
 	tb_free(t);
 }
 
@@ -572,8 +571,7 @@ static void test_allocation_is_not_a_wait(void **state)
 	api(&t->apis[5], 4200, 4300, 12, S_HOSTFN);
 	t->in.n_apis = 6;
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 600);
+	assert_int_equal(tb_removed(t), 600);
 	tb_free(t);
 }
 
@@ -613,8 +611,7 @@ static void test_sync_waiting_for_nothing(void **state)
 	t->in.n_apis = 6;
 	gs_result_free(&t->res);
 	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
-	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
-	assert_int_equal(t->c.devices[0].idle_removed, 600);
+	assert_int_equal(tb_removed(t), 600);
 	tb_free(t);
 }
 

@@ -416,11 +416,12 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 
 /* The collector's call-site captures, as the text report's note: where they
  * took 0.5% of the longest device window or more */
-/* "<n> <unit>, p50 <d>, <share> of the window" of a span note */
-static void span_figures(FILE *f, const struct gs_capture_cost *cc, int64_t window,
+/* "<total><sep><n> <unit>, p50 <d>, <share> of the window" of a span note */
+static void span_figures(FILE *f, const struct gs_capture_cost *cc, int64_t window, const char *sep,
 			 const char *unit)
 {
-	fprintf(f, "%lld %s, p50 ", (long long)cc->n, unit);
+	put_ns(f, cc->total_ns);
+	fprintf(f, "%s%lld %s, p50 ", sep, (long long)cc->n, unit);
 	put_ns(f, cc->p50_ns);
 	fputs(", ", f);
 	put_pct(f, (double)cc->total_ns / (double)window);
@@ -436,9 +437,7 @@ static void write_capture_note(FILE *f, const struct html_run *r)
 		fputs("<p class=\"hint\">CUPTI's own work on the program's threads (activity "
 		      "buffer requests, buffer flushes, instrumentation) took ",
 		      f);
-		put_ns(f, cc.total_ns);
-		fputs(": ", f);
-		span_figures(f, &cc, window, "spans");
+		span_figures(f, &cc, window, ": ", "spans");
 		fprintf(f, "; %s.</p>\n", gs_span_correction(r->corr != NULL, 0));
 	}
 	if (!gs_span_note(r->in->captures, r->in->n_captures, r->res, &cc, &window))
@@ -446,9 +445,7 @@ static void write_capture_note(FILE *f, const struct html_run *r)
 	fputs("<p class=\"hint\">The collector's call-site captures (the stacks of blocking "
 	      "calls) took ",
 	      f);
-	put_ns(f, cc.total_ns);
-	fputs(" in the program's threads: ", f);
-	span_figures(f, &cc, window, "captures");
+	span_figures(f, &cc, window, " in the program's threads: ", "captures");
 	if (r->in->unwinder) {
 		fputs(", with ", f);
 		html_escape(f, r->in->unwinder);
