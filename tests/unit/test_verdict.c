@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "report.h"
 #include "gapscope/trace_format.h"
 
 enum {
@@ -34,6 +35,10 @@ enum {
 	S_SETLIMIT,
 	S_EVENTQUERY,
 	S_GRAPHLAUNCH,
+	S_PS1,
+	S_PS2,
+	S_WARM,
+	S_LONG,
 	S_N
 };
 
@@ -52,13 +57,17 @@ static const char *strtab[S_N] = {
     "cudaDeviceSetLimit",
     "cudaEventQuery",
     "cudaGraphLaunch",
+    "ProfilerStep#1",
+    "ProfilerStep#2",
+    "warm'up",
+    "a_range_name_of_forty_nine_bytes_xxxxxxxxxxxxxxxx",
 };
 
 struct tb {
 	struct gs_op ops[128];
 	struct gs_api apis[256];
 	struct gs_sync syncs[96];
-	struct gs_nvtx nvtx[4];
+	struct gs_nvtx nvtx[8];
 	struct gs_input in;
 	struct gs_options opt;
 	struct gs_result res;
@@ -1364,6 +1373,151 @@ static void test_synchronous_copy_is_sync_wait_not_launch_time(void **state)
 
 /* ---- names ------------------------------------------------------------- */
 
+/* ---- the window outside the NVTX ranges ------------------------------- */
+
+/* kernels [0, 100] and [999900, 1000000] on device 0: a window of 1000000 */
+static void two_kernels(struct tb *t)
+{
+	kern(t, 0, 7, 0, 100, 1);
+	kern(t, 0, 7, 999900, 1000000, 2);
+}
+
+static void test_outside_ranges_note_at_half_the_window(void **state)
+{
+	struct tb *t = tb_new();
+	char arg[64];
+	(void)state;
+	/* "step" [500000, 700000] and [600000, 1100000]: their union in the
+	 * window is [500000, 1000000] = 500000, so 500000 of 1000000 lies
+	 * outside: half, the note's threshold. Wall 200000 + 500000 */
+	two_kernels(t);
+	range(t, S_STEP, 500000, 700000, 7);
+	range(t, S_STEP, 600000, 1100000, 7);
+	run(t);
+	assert_int_equal(t->v.window, 1000000);
+	assert_int_equal(t->v.outside_ns, 500000);
+	assert_int_equal(t->v.outside_note, 1);
+	assert_int_equal(t->v.range_text_id, S_STEP);
+	assert_int_equal(t->v.range_family, 0);
+	assert_int_equal(t->v.range_count, 2);
+	assert_int_equal(t->v.range_inside_ns, 500000);
+	assert_int_equal(report_range_arg(arg, sizeof(arg), &t->in, &t->v), 1);
+	assert_string_equal(arg, "step");
+	tb_free(t);
+}
+
+static void test_outside_ranges_just_under_half_has_no_note(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* "step" [499999, 1000000]: 500001 inside, 499999 outside */
+	two_kernels(t);
+	range(t, S_STEP, 499999, 1000000, 7);
+	run(t);
+	assert_int_equal(t->v.outside_ns, 499999);
+	assert_int_equal(t->v.outside_note, 0);
+	assert_int_equal(t->v.range_inside_ns, 500001);
+	tb_free(t);
+}
+
+static void test_outside_ranges_name_the_numbered_family_of_most_wall(void **state)
+{
+	struct tb *t = tb_new();
+	char arg[64];
+	char *name;
+	(void)state;
+	/* ProfilerStep#1 [100000, 300000] and #2 [300000, 500000] (200000
+	 * each, 400000 as a family) against warm'up [0, 350000] (350000):
+	 * the family. All ranges' union [0, 500000]: 500000 outside. A mark
+	 * covers nothing */
+	two_kernels(t);
+	range(t, S_WARM, 0, 350000, 7);
+	range(t, S_PS1, 100000, 300000, 7);
+	range(t, S_PS2, 300000, 500000, 7);
+	range(t, S_STEP, 600000, 600000, 7);
+	t->nvtx[3].kind = GS_NVTX_MARK;
+	run(t);
+	assert_int_equal(t->v.outside_ns, 500000);
+	assert_int_equal(t->v.outside_note, 1);
+	assert_int_equal(t->v.range_text_id, S_PS1);
+	assert_int_equal(t->v.range_family, 1);
+	assert_int_equal(t->v.range_count, 2);
+	assert_int_equal(t->v.range_inside_ns, 400000);
+	name = report_range_name(&t->in, &t->v);
+	assert_string_equal(name, "ProfilerStep#*");
+	free(name);
+	assert_int_equal(report_range_arg(arg, sizeof(arg), &t->in, &t->v), 1);
+	assert_string_equal(arg, "'ProfilerStep#*'");
+	tb_free(t);
+}
+
+static void test_outside_ranges_quote_and_long_names(void **state)
+{
+	struct tb *t = tb_new();
+	char arg[256];
+	(void)state;
+	/* warm'up [0, 450000] has the most wall (450000 against 200000) */
+	two_kernels(t);
+	range(t, S_WARM, 0, 450000, 7);
+	range(t, S_PS1, 100000, 300000, 7);
+	run(t);
+	assert_int_equal(t->v.range_text_id, S_WARM);
+	assert_int_equal(t->v.range_family, 0);
+	assert_int_equal(report_range_arg(arg, sizeof(arg), &t->in, &t->v), 1);
+	assert_string_equal(arg, "'warm'\\''up'");
+	/* 4 * 7 + 3 bytes are needed for a 7-byte name */
+	assert_int_equal(report_range_arg(arg, 30, &t->in, &t->v), 0);
+	tb_free(t);
+
+	t = tb_new();
+	two_kernels(t);
+	range(t, S_LONG, 0, 100000, 7);
+	run(t);
+	assert_int_equal(t->v.range_text_id, S_LONG);
+	assert_int_equal(report_range_arg(arg, sizeof(arg), &t->in, &t->v), 0);
+	tb_free(t);
+}
+
+static void test_outside_ranges_sum_over_devices(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* device 0 [0, 1000000], device 1 [400000, 600000]; "step"
+	 * [500000, 1000000] covers 500000 and 100000 of them: 600000 of
+	 * 1200000 inside */
+	two_kernels(t);
+	kern(t, 1, 9, 400000, 600000, 3);
+	range(t, S_STEP, 500000, 1000000, 7);
+	run(t);
+	assert_int_equal(t->v.window, 1200000);
+	assert_int_equal(t->v.outside_ns, 600000);
+	assert_int_equal(t->v.range_inside_ns, 600000);
+	assert_int_equal(t->v.outside_note, 1);
+	tb_free(t);
+}
+
+static void test_outside_ranges_none_on_a_range_selection_or_without_ranges(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	two_kernels(t);
+	range(t, S_STEP, 500000, 600000, 7);
+	t->opt.range_name = "step";
+	run(t);
+	assert_int_equal(t->v.outside_ns, 0);
+	assert_int_equal(t->v.outside_note, 0);
+	assert_int_equal(t->v.range_text_id, 0);
+	tb_free(t);
+
+	t = tb_new();
+	two_kernels(t);
+	run(t);
+	assert_int_equal(t->v.outside_ns, 0);
+	assert_int_equal(t->v.outside_note, 0);
+	assert_int_equal(t->v.range_count, 0);
+	tb_free(t);
+}
+
 static void test_rule_names_and_fixes(void **state)
 {
 	static const char *const keys[GS_RULE_COUNT] = {
@@ -1436,6 +1590,12 @@ int main(void)
 	    cmocka_unit_test(test_equal_costs_go_to_the_lower_rule),
 	    cmocka_unit_test(test_cause_order_is_by_idle_then_enum_order),
 	    cmocka_unit_test(test_synchronous_copy_is_sync_wait_not_launch_time),
+	    cmocka_unit_test(test_outside_ranges_note_at_half_the_window),
+	    cmocka_unit_test(test_outside_ranges_just_under_half_has_no_note),
+	    cmocka_unit_test(test_outside_ranges_name_the_numbered_family_of_most_wall),
+	    cmocka_unit_test(test_outside_ranges_quote_and_long_names),
+	    cmocka_unit_test(test_outside_ranges_sum_over_devices),
+	    cmocka_unit_test(test_outside_ranges_none_on_a_range_selection_or_without_ranges),
 	    cmocka_unit_test(test_rule_names_and_fixes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -717,7 +717,22 @@ struct gs_verdict {
 	int cause_order[GS_CAUSE_COUNT];       /* causes by idle, largest first */
 	struct gs_finding findings[GS_VERDICT_FINDINGS];
 	size_t n_findings;
+	/* The window's time outside every NVTX range, on a whole-trace
+	 * selection of a trace with ranges (0 otherwise): start-up and
+	 * warm-up, which the findings count as they count the steps (a
+	 * PyTorch training loop on the H200: 5.13 s before the first of its
+	 * 150 "step" ranges, 79% of the window, read as input stalls). */
+	int64_t outside_ns;	 /* ns, summed over devices */
+	int outside_note;	 /* 1: outside_ns is GS_VERDICT_OUTSIDE_SHARE of the
+				    window or more, and a range text names the rest */
+	uint32_t range_text_id;	 /* the range text with the most wall (of a numbered
+				    family Stem#N: its first text), 0 none */
+	int range_family;	 /* 1: that text is one of a numbered family, which
+				    --range names Stem#* (gs_name_matches) */
+	uint64_t range_count;	 /* ranges of that text or family */
+	int64_t range_inside_ns; /* ns, their union in the windows, summed over devices */
 };
+#define GS_VERDICT_OUTSIDE_SHARE 0.5
 void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v);
 
 /* Run the whole analysis. Returns 0, or a negative errno-style value

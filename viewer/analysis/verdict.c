@@ -206,6 +206,179 @@ static double share(int64_t part, int64_t whole)
 	return whole > 0 ? (double)part / (double)whole : 0.0;
 }
 
+/* ---- the window outside the NVTX ranges -------------------------------- */
+
+struct span {
+	int64_t s, e;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	int64_t x = ((const struct span *)a)->s, y = ((const struct span *)b)->s;
+	return x < y ? -1 : x > y;
+}
+
+/* The length of the union of v[0..n) (sorted by start) inside [first, last]. */
+static int64_t covered(const struct span *v, size_t n, int64_t first, int64_t last)
+{
+	int64_t sum = 0, s = 0, e = 0;
+	size_t i;
+
+	for (i = 0; i <= n; i++) {
+		if (i < n && i > 0 && v[i].s <= e) {
+			if (v[i].e > e)
+				e = v[i].e;
+			continue;
+		}
+		if (i > 0) {
+			int64_t a = s > first ? s : first, b = e < last ? e : last;
+			if (b > a)
+				sum = gs_sat_add(sum, b - a);
+		}
+		if (i < n) {
+			s = v[i].s;
+			e = v[i].e;
+		}
+	}
+	return sum;
+}
+
+/* Bytes of `t` that name its numbered family (torch.profiler's
+ * ProfilerStep#12: "ProfilerStep#"), the '#' included: a '#' followed by
+ * 1-18 digits that end the text, as gs_name_matches reads "Stem#*"; 0 for
+ * a text of no family. */
+static size_t family_len(const char *t)
+{
+	size_t n = strlen(t), d = 0;
+
+	while (d < n && t[n - 1 - d] >= '0' && t[n - 1 - d] <= '9')
+		d++;
+	if (!d || d > 18 || d == n || t[n - 1 - d] != '#')
+		return 0;
+	return n - d;
+}
+
+struct text_wall {
+	const char *t;
+	size_t len; /* of the family's stem, or the whole text */
+	int family;
+	uint32_t id;
+	int64_t wall;
+	uint64_t count;
+};
+
+static int cmp_text_wall(const void *a, const void *b)
+{
+	const struct text_wall *x = a, *y = b;
+	int c;
+
+	if (x->family != y->family)
+		return x->family - y->family;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	c = memcmp(x->t, y->t, x->len);
+	if (c)
+		return c;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int names_range(const struct gs_verdict *v, const struct gs_strings *st, uint32_t id,
+		       const char *stem, size_t len)
+{
+	const char *t;
+
+	if (!v->range_family)
+		return id == v->range_text_id;
+	t = gs_str(st, id, "");
+	return family_len(t) == len && !memcmp(t, stem, len);
+}
+
+/* v->outside_*, v->range_*: how much of the whole-trace window lies
+ * outside every NVTX range, and the range text (or numbered family) with
+ * the most wall, which --range reports alone. Out of memory: nothing. */
+static void outside_ranges(const struct gs_result *res, struct gs_verdict *v)
+{
+	const struct gs_input *in = res->in;
+	struct text_wall *tw;
+	struct span *all, *mine;
+	size_t i, j, n = 0, n_mine = 0, best = 0, len;
+	int64_t inside = 0;
+	const char *stem;
+	int found = 0;
+
+	if (res->range_applied || !res->n_nvtx || !in->n_nvtx || v->window <= 0)
+		return;
+	tw = malloc(res->n_nvtx * sizeof(*tw));
+	all = malloc(in->n_nvtx * sizeof(*all));
+	mine = malloc(in->n_nvtx * sizeof(*mine));
+	if (!tw || !all || !mine)
+		goto out;
+	for (i = 0; i < res->n_nvtx; i++) {
+		const char *t = gs_str(&in->strings, res->nvtx[i].text_id, "");
+		size_t f = family_len(t);
+		tw[i] = (struct text_wall){t,
+					   f ? f : strlen(t),
+					   f != 0,
+					   res->nvtx[i].text_id,
+					   res->nvtx[i].wall,
+					   res->nvtx[i].count};
+	}
+	/* a family's texts next to each other, summed into its first */
+	qsort(tw, res->n_nvtx, sizeof(*tw), cmp_text_wall);
+	for (i = 0; i < res->n_nvtx; i = j) {
+		int64_t wall = 0;
+		uint64_t count = 0;
+		for (j = i; j < res->n_nvtx && tw[j].family && tw[j].family == tw[i].family &&
+			    tw[j].len == tw[i].len && !memcmp(tw[j].t, tw[i].t, tw[i].len);
+		     j++) {
+			wall = gs_sat_add(wall, tw[j].wall);
+			count += tw[j].count;
+		}
+		if (j == i) { /* no family: its own */
+			wall = tw[i].wall;
+			count = tw[i].count;
+			j = i + 1;
+		}
+		tw[i].wall = wall;
+		tw[i].count = count;
+		if (!found || wall > tw[best].wall ||
+		    (wall == tw[best].wall && tw[i].id < tw[best].id)) {
+			best = i;
+			found = 1;
+		}
+	}
+	if (!found || tw[best].wall <= 0)
+		goto out;
+	v->range_text_id = tw[best].id;
+	v->range_family = tw[best].family;
+	v->range_count = tw[best].count;
+	stem = tw[best].t;
+	len = tw[best].len;
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *x = &in->nvtx[i];
+		if (x->kind != GS_NVTX_RANGE || x->end <= x->start)
+			continue;
+		all[n++] = (struct span){x->start, x->end};
+		if (names_range(v, &in->strings, x->text_id, stem, len))
+			mine[n_mine++] = (struct span){x->start, x->end};
+	}
+	qsort(all, n, sizeof(*all), cmp_span);
+	qsort(mine, n_mine, sizeof(*mine), cmp_span);
+	for (i = 0; i < res->n_devices; i++) {
+		const struct gs_timeline *tl = &res->devices[i].tl;
+		inside = gs_sat_add(inside, covered(all, n, tl->first, tl->last));
+		v->range_inside_ns =
+		    gs_sat_add(v->range_inside_ns, covered(mine, n_mine, tl->first, tl->last));
+	}
+	v->outside_ns = v->window > inside ? v->window - inside : 0;
+	v->outside_note =
+	    v->range_inside_ns > 0 && share(v->outside_ns, v->window) >= GS_VERDICT_OUTSIDE_SHARE;
+out:
+	free(tw);
+	free(all);
+	free(mine);
+}
+
 void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 {
 	int64_t launch = 0, slow = 0, slow_max = 0, stall = 0, input = 0;
@@ -379,4 +552,5 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 	}
 	for (i = 0; i < v->n_findings; i++)
 		v->findings[i].share = share(v->findings[i].cost_ns, v->window);
+	outside_ranges(res, v);
 }

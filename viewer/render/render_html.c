@@ -490,6 +490,31 @@ static void write_verdict(FILE *f, const struct html_run *r)
 	if (!n)
 		fputs("none", f);
 	fputs("</p>\n", f);
+	if (v.outside_note) {
+		/* the window outside every NVTX range, as the text report's
+		 * line under the verdict says it */
+		char arg[4 * REPORT_RANGE_ARG_MAX + 8];
+		fputs("<p class=\"hint\">", f);
+		put_pct(f, (double)v.outside_ns / (double)v.window);
+		fputs(" of the window (", f);
+		put_ns(f, v.outside_ns);
+		fputs(") is outside every NVTX range, and counted below; ", f);
+		if (report_range_arg(arg, sizeof(arg), in, &v)) {
+			fputs("<code>gapscope html --range ", f);
+			html_escape(f, arg);
+			if (v.range_count == 1)
+				fputs("</code> selects the range of that name (", f);
+			else
+				fprintf(f, "</code> selects the %" PRIu64 " ranges of that name (",
+					v.range_count);
+		} else {
+			fputs("<code>--range</code> with the text of the longest ranges (NVTX "
+			      "ranges, below) selects them (",
+			      f);
+		}
+		put_ns(f, v.range_inside_ns);
+		fputs(")</p>\n", f);
+	}
 	if (!v.n_findings) {
 		fputs("<p class=\"hint\">no rule fired (thresholds: docs/report.md, "
 		      "\xE2\x80\x9CVerdict\xE2\x80\x9D)</p>\n</div>\n",

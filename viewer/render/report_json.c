@@ -248,6 +248,23 @@ static int j_begin(struct report_ctx *r)
 			json_array_append_new(finds, fo);
 		}
 		free(sites);
+		if (v.range_text_id) {
+			/* the window outside every NVTX range; the range text
+			 * of the most wall (verdict.c outside_ranges) */
+			json_t *oo = json_object();
+			char *name = report_range_name(r->in, &v);
+			json_object_set_new(oo, "outside_ns", jint(v.outside_ns));
+			json_object_set_new(oo, "share",
+					    json_real((double)v.outside_ns / (double)v.window));
+			json_object_set_new(oo, "note", json_boolean(v.outside_note));
+			json_object_set_new(oo, "range", render_json_str(name));
+			json_object_set_new(oo, "ranges", jint((int64_t)v.range_count));
+			json_object_set_new(oo, "range_ns", jint(v.range_inside_ns));
+			free(name);
+			json_object_set_new(vo, "outside_ranges", oo);
+		} else {
+			json_object_set_new(vo, "outside_ranges", json_null());
+		}
 		json_object_set_new(vo, "idle_by_cause", causes);
 		json_object_set_new(vo, "findings", finds);
 		json_object_set_new(s->root, "verdict", vo);

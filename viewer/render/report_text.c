@@ -246,6 +246,34 @@ static void nvtx_part(char *dst, size_t cap, const char *text, size_t fit)
 	snprintf(dst, cap, ", in NVTX \"%.*s\xe2\x80\xa6\"", (int)keep, text);
 }
 
+/* The verdict's line on the window outside every NVTX range (start-up,
+ * warm-up), and the --range that reports the longest ranges alone */
+static void outside_line(struct report_ctx *r, const struct gs_verdict *v)
+{
+	char line[512], arg[4 * REPORT_RANGE_ARG_MAX + 8], out[32], in[32];
+	int k;
+
+	gap_dur(out, sizeof(out), v->outside_ns);
+	gap_dur(in, sizeof(in), v->range_inside_ns);
+	k = snprintf(line, sizeof(line),
+		     "  %.1f%% of the window (%s) is outside every NVTX range, and counted below; ",
+		     100.0 * (double)v->outside_ns / (double)v->window, out);
+	if (report_range_arg(arg, sizeof(arg), r->in, v) && v->range_count == 1)
+		snprintf(line + k, sizeof(line) - k,
+			 "--range %s selects the range of that name (%s)", arg, in);
+	else if (report_range_arg(arg, sizeof(arg), r->in, v))
+		snprintf(line + k, sizeof(line) - k,
+			 "--range %s selects the %llu ranges of that name (%s)", arg,
+			 (unsigned long long)v->range_count, in);
+	else
+		snprintf(line + k, sizeof(line) - k,
+			 "--range with the text of the longest ranges (NVTX ranges, below) "
+			 "selects them (%s)",
+			 in);
+	put_escaped(r->out, line);
+	fputc('\n', r->out);
+}
+
 /* The verdict: at most 1 + GS_VERDICT_FINDINGS lines, each at most
  * VERDICT_LINE characters (names from the trace are cut to fit). */
 #define VERDICT_LINE 160
@@ -278,6 +306,8 @@ static void verdict_lines(struct report_ctx *r)
 	if (!n)
 		k += (size_t)snprintf(line + k, sizeof(line) - k, " none");
 	fprintf(r->out, "%s\n", line);
+	if (v.outside_note)
+		outside_line(r, &v);
 	for (i = 0; i < v.n_findings; i++) {
 		const struct gs_finding *f = &v.findings[i];
 		char where[256] = "";
