@@ -1726,6 +1726,32 @@ static void test_top_kernels_and_short_kernel_share(void **state)
 	tb_free(t);
 }
 
+static void test_graph_nodes_are_no_short_launched_kernels(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+	/* kA 100 and kB 1000 launched one by one; two kA nodes of a graph
+	 * (100 each): 4 kernels, 2 launched one by one, of which 1 (100) is
+	 * shorter than 250: share 1/2, not 3/4 */
+	kern(t, 0, 7, 0, 100, 0, S_KA);
+	kern(t, 0, 7, 200, 1200, 0, S_KB);
+	kern(t, 0, 7, 1300, 1400, 0, S_KA);
+	kern(t, 0, 7, 1500, 1600, 0, S_KA);
+	t->ops[2].graph_id = 5;
+	t->ops[3].graph_id = 5;
+	t->opt.launch_cost_ns = 250;
+	run(t);
+	assert_int_equal(t->res.n_kernel_ops, 4);
+	assert_int_equal(t->res.n_launched_kernels, 2);
+	assert_int_equal(t->res.n_short_kernels, 1);
+	assert_true(t->res.short_kernel_share == 0.5);
+	/* the kernel table still counts all of them: kA 3 x, 300 */
+	assert_int_equal(t->res.kernels[1].name_id, S_KA);
+	assert_int_equal(t->res.kernels[1].count, 3);
+	assert_int_equal(t->res.kernels[1].total, 300);
+	tb_free(t);
+}
+
 static void test_launch_distributions_per_api(void **state)
 {
 	struct tb *t = tb_new();
@@ -2483,6 +2509,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_node_overhead_measured_from_graph_launches),
 	    cmocka_unit_test(test_graph_node_overhead_over_20us_is_not_used),
 	    cmocka_unit_test(test_top_kernels_and_short_kernel_share),
+	    cmocka_unit_test(test_graph_nodes_are_no_short_launched_kernels),
 	    cmocka_unit_test(test_launch_distributions_per_api),
 	    cmocka_unit_test(test_instrumentation_overhead_is_subtracted),
 	    cmocka_unit_test(test_devices_are_separate_timelines),

@@ -1054,6 +1054,33 @@ static void test_short_kernels_fire_below_the_launch_rule(void **state)
 	tb_free(t);
 }
 
+static void test_short_kernels_leave_graph_nodes_out(void **state)
+{
+	struct tb *t = tb_new();
+	int64_t s = 1000;
+	size_t i;
+	(void)state;
+	/* tiny(100, 100, 227) with its last 50 kernels nodes of one graph:
+	 * the same window (112473) and launch share (19.98%), but only 50
+	 * kernels launched one by one, under the rule's 100 */
+	t->opt.launch_cost_ns = 1000;
+	for (i = 0; i < 100; i++) {
+		api(t, S_LAUNCH, 2 * (int64_t)i, 2 * (int64_t)i + 1, (uint32_t)i + 1, 3);
+		kern(t, 0, 7, s, s + 900, (uint32_t)i + 1);
+		if (i >= 50)
+			t->ops[i].graph_id = 9;
+		s += 900 + 227;
+	}
+	run(t);
+	assert_int_equal(t->v.window, 112473);
+	assert_int_equal(t->res.n_kernel_ops, 100);
+	assert_int_equal(t->res.n_launched_kernels, 50);
+	assert_int_equal(t->res.n_short_kernels, 50);
+	assert_null(finding(t, GS_RULE_SHORT_KERNELS));
+	assert_int_equal(t->v.n_findings, 0);
+	tb_free(t);
+}
+
 static void test_short_kernels_silent_when_launch_rule_fired(void **state)
 {
 	struct tb *t = tiny(100, 100, 228);
@@ -1582,6 +1609,7 @@ int main(void)
 	    cmocka_unit_test(test_legacy_stream_fires_on_any_row),
 	    cmocka_unit_test(test_legacy_stream_copy_costs_its_drain),
 	    cmocka_unit_test(test_short_kernels_fire_below_the_launch_rule),
+	    cmocka_unit_test(test_short_kernels_leave_graph_nodes_out),
 	    cmocka_unit_test(test_short_kernels_silent_when_launch_rule_fired),
 	    cmocka_unit_test(test_short_kernels_need_ten_percent_launch_share),
 	    cmocka_unit_test(test_short_kernels_need_half_of_the_kernels_short),

@@ -627,8 +627,11 @@ struct gs_result {
 	struct gs_kernel_stat *kernels; /* all kernel names, by total desc */
 	size_t n_kernels;
 	uint64_t n_kernel_ops;	   /* kernels in the selection */
-	uint64_t n_short_kernels;  /* of those, duration < launch_cost_ns */
-	double short_kernel_share; /* n_short_kernels / n_kernel_ops */
+	uint64_t n_launched_kernels; /* of those, launched one by one (graph_id 0):
+					a graph's nodes have no launch call each */
+	uint64_t n_short_kernels;    /* of those launched one by one, duration <
+					launch_cost_ns */
+	double short_kernel_share;   /* n_short_kernels / n_launched_kernels */
 	int64_t launch_cost_ns;	   /* ns, used for the share */
 	int launch_cost_measured;  /* 1 measured from the trace, 0 default/option */
 

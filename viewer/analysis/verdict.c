@@ -510,7 +510,7 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 	/* tiny kernels are a finding of their own only where the launch
 	 * overhead one did not fire (they name the same idle) */
 	if (share(launch, v->window) < RULE_LAUNCH_SHARE &&
-	    res->n_kernel_ops >= RULE_SHORT_MIN_KERNELS &&
+	    res->n_launched_kernels >= RULE_SHORT_MIN_KERNELS &&
 	    res->short_kernel_share >= RULE_SHORT_SHARE &&
 	    share(launch, v->window) >= RULE_SHORT_LAUNCH_SHARE) {
 		struct gs_finding f = {.rule = GS_RULE_SHORT_KERNELS,

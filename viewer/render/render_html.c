@@ -760,13 +760,25 @@ static void write_kernels(FILE *f, const struct html_run *r, size_t top)
 	/* held at 2^63-1: two devices busy 2^62 ns each overflowed (UBSan) */
 	for (d = 0; d < res->n_devices; d++)
 		busy = gs_sat_add(busy, res->devices[d].tl.busy);
-	fprintf(f,
-		"<h3>Top kernels by GPU time</h3>\n<p class=\"hint\">%" PRIu64
-		" kernels; %.1f%% shorter than one launch (%s",
-		res->n_kernel_ops, res->short_kernel_share * 100.0,
-		res->launch_cost_measured ? "measured " : "assumed ");
-	put_ns(f, res->launch_cost_ns);
-	fputs(")</p>\n<table><tr><th class=\"name\">kernel</th><th>count</th><th>total</th>"
+	fprintf(f, "<h3>Top kernels by GPU time</h3>\n<p class=\"hint\">%" PRIu64 " kernels",
+		res->n_kernel_ops);
+	if (res->n_launched_kernels == res->n_kernel_ops)
+		fprintf(f, "; %.1f%% shorter", res->short_kernel_share * 100.0);
+	else if (res->n_launched_kernels)
+		fprintf(f,
+			", %" PRIu64 " of them in graph replays; %.1f%% of the %" PRIu64
+			" launched one by one shorter",
+			res->n_kernel_ops - res->n_launched_kernels,
+			res->short_kernel_share * 100.0, res->n_launched_kernels);
+	if (res->n_launched_kernels) {
+		fprintf(f, " than one launch (%s",
+			res->launch_cost_measured ? "measured " : "assumed ");
+		put_ns(f, res->launch_cost_ns);
+		fputc(')', f);
+	} else {
+		fputs(", all in graph replays (no launch call each)", f);
+	}
+	fputs("</p>\n<table><tr><th class=\"name\">kernel</th><th>count</th><th>total</th>"
 	      "<th>median</th><th>share of GPU busy</th></tr>\n",
 	      f);
 	for (i = 0; i < res->n_kernels && i < top; i++) {

@@ -624,6 +624,7 @@ static int j_kernels(struct report_ctx *r)
 			    json_string(res->launch_cost_measured     ? "measured"
 					: r->opt->launch_cost_ns >= 0 ? "option"
 								      : "default"));
+	json_object_set_new(o, "launched_count", jint((int64_t)res->n_launched_kernels));
 	json_object_set_new(o, "short_count", jint((int64_t)res->n_short_kernels));
 	json_object_set_new(o, "short_share", json_real(res->short_kernel_share));
 	for (i = 0; i < n; i++) {

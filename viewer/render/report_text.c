@@ -666,12 +666,27 @@ static int t_kernels(struct report_ctx *r)
 
 	if ((res->range_applied && res->range_matches == 0) || !res->n_kernel_ops)
 		return 0;
-	fprintf(f, "\nKernels: %llu; %.1f%% are shorter than the launch cost (%s, %s)\n",
-		(unsigned long long)res->n_kernel_ops, 100.0 * res->short_kernel_share,
-		D(res->launch_cost_ns),
-		res->launch_cost_measured     ? "p50 of the kernel launch calls"
-		: r->opt->launch_cost_ns >= 0 ? "--launch-cost"
-					      : "default");
+	if (res->n_launched_kernels == res->n_kernel_ops)
+		fprintf(f, "\nKernels: %llu; %.1f%% are shorter",
+			(unsigned long long)res->n_kernel_ops, 100.0 * res->short_kernel_share);
+	else if (res->n_launched_kernels)
+		fprintf(
+		    f,
+		    "\nKernels: %llu, %llu of them in graph replays; %.1f%% of the %llu launched "
+		    "one by one are shorter",
+		    (unsigned long long)res->n_kernel_ops,
+		    (unsigned long long)(res->n_kernel_ops - res->n_launched_kernels),
+		    100.0 * res->short_kernel_share, (unsigned long long)res->n_launched_kernels);
+	else
+		fprintf(f,
+			"\nKernels: %llu, all in graph replays (no launch call each, so no "
+			"short-kernel share)\n",
+			(unsigned long long)res->n_kernel_ops);
+	if (res->n_launched_kernels)
+		fprintf(f, " than the launch cost (%s, %s)\n", D(res->launch_cost_ns),
+			res->launch_cost_measured     ? "p50 of the kernel launch calls"
+			: r->opt->launch_cost_ns >= 0 ? "--launch-cost"
+						      : "default");
 	n = res->n_kernels < r->opt->top_n ? res->n_kernels : r->opt->top_n;
 	for (i = 0; i < res->n_kernels; i++)
 		all += res->kernels[i].total;
