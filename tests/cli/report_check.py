@@ -400,6 +400,40 @@ def check_range():
     expect("window 2.500 us, busy 2.000 us (utilisation 80.0%)" in p.stdout, "text range window")
 
 
+def check_outside():
+    db = mkdb("basic")
+    # basic's ranges step [0,3500], tail [3500,9000] and the odd one [50,100]
+    # cover the whole window [1000,8300]: nothing outside, no line. The most
+    # wall is tail's (5500): its union in the window [3500,8300] = 4800
+    j = json.loads(report(db, "--json").stdout)
+    expect(j["verdict"]["outside_ranges"] == {"outside_ns": 0, "share": 0.0, "note": False,
+                                              "range": "tail", "ranges": 1, "range_ns": 4800},
+           "covered window")
+    expect("outside every NVTX range" not in report(db).stdout, "no line when covered")
+    # without tail: [1000,3500] = 2500 inside, 4800 of 7300 outside = 65.8%
+    con = sqlite3.connect(db)
+    con.execute("DELETE FROM nvtx WHERE text_id = 8")
+    con.commit()
+    con.close()
+    j = json.loads(report(db, "--json").stdout)
+    o = j["verdict"]["outside_ranges"]
+    expect((o["outside_ns"], o["note"], o["range"], o["ranges"], o["range_ns"])
+           == (4800, True, "step", 1, 2500), "outside json")
+    expect(abs(o["share"] - 4800 / 7300) < 1e-12, "outside share")
+    out = report(db).stdout
+    expect("\nVerdict: GPU busy 54.8% of 7.300 us; idle: launch latency 35.6%, other 6.8%, "
+           "host code 2.7%\n  65.8% of the window (4.800 us) is outside every NVTX range, and "
+           "counted below; --range step selects the range of that name (2.500 us)\n" in out,
+           "outside line under the verdict")
+    # a selection is the ranges: no line, null in JSON
+    expect(json.loads(report(db, "--json", "--range", "step").stdout)["verdict"]["outside_ranges"]
+           is None, "null on a selection")
+    # per stream: stream 8 (K6 [8050,8300]) has no op in step's [0,3500]: no table of
+    # one stream's rows and a row of zeros; the whole trace lists both
+    expect("per stream" not in report(db, "--range", "step").stdout, "one stream in the range")
+    expect(re.search(r"\n\s+8\s+250 ns\s+250 ns\s+100\.0%\s+1 ", out), "stream 8 row, whole trace")
+
+
 def check_range_nomatch():
     db = mkdb("basic")
     p = report(db, "--range", "nosuch")
@@ -485,7 +519,7 @@ def check_bad_input():
 
 
 {"text": check_text, "json": check_json, "deps": check_deps, "hostpause": check_hostpause,
- "polls": check_polls, "longnames": check_longnames, "range": check_range, "range_nomatch": check_range_nomatch,
+ "polls": check_polls, "longnames": check_longnames, "range": check_range, "outside": check_outside, "range_nomatch": check_range_nomatch,
  "options": check_options, "bad_input": check_bad_input}[CHECK]()
 if failures:
     for f in failures:

@@ -434,9 +434,15 @@ static void causes_block(FILE *f, const struct gs_timeline *tl, const char *inde
 			tl->gaps_by_cause[k] == 1 ? "" : "s");
 }
 
+/* two streams or more with ops in the selection (a --range of one
+ * stream's graph replays listed the others as rows of zeros) */
 static int streams_differ(const struct gs_device_result *d)
 {
-	return d->n_streams > 1;
+	size_t i, n = 0;
+
+	for (i = 0; i < d->n_streams && n < 2; i++)
+		n += d->streams[i].tl.n_ops > 0;
+	return n > 1;
 }
 
 static int t_device(struct report_ctx *r, const struct gs_device_result *d)
@@ -519,6 +525,8 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 		for (i = 0; i < d->n_streams; i++) {
 			const struct gs_timeline *tl = &d->streams[i].tl;
 			int k;
+			if (!tl->n_ops)
+				continue;
 			fprintf(f, "    %10u %12s %12s %6.1f%% %8llu", d->streams[i].stream,
 				D(tl->window), D(tl->busy), 100.0 * tl->utilisation,
 				(unsigned long long)tl->n_ops);
