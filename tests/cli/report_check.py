@@ -432,6 +432,20 @@ def check_outside():
     # one stream's rows and a row of zeros; the whole trace lists both
     expect("per stream" not in report(db, "--range", "step").stdout, "one stream in the range")
     expect(re.search(r"\n\s+8\s+250 ns\s+250 ns\s+100\.0%\s+1 ", out), "stream 8 row, whole trace")
+    # the longest range named with a newline and an escape sequence: no command
+    # spelt out (no one types it), and nothing raw on the terminal
+    con = sqlite3.connect(db)
+    con.execute("DELETE FROM nvtx WHERE text_id = 5")
+    con.execute("UPDATE nvtx SET start = 1000, end = 2000 WHERE text_id = 9")
+    con.commit()
+    con.close()
+    out = report(db).stdout
+    expect("  86.3% of the window (6.300 us) is outside every NVTX range, and counted below; "
+           "--range with the text of the longest ranges (NVTX ranges, below) selects them" in out,
+           "no command for an untypable name")
+    expect("\x1b" not in out, "no raw escape")
+    j = json.loads(report(db, "--json").stdout)
+    expect(j["verdict"]["outside_ranges"]["range"] == 'odd "name"\n\x1b[31m', "json keeps the name")
 
 
 def check_range_nomatch():

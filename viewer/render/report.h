@@ -100,8 +100,9 @@ const struct gs_site_stat *report_top_site(const struct gs_site_stat *stats, siz
 char *report_range_name(const struct gs_input *in, const struct gs_verdict *v);
 /* That name as a shell word into buf (n bytes): in single quotes where a
  * shell would read it otherwise ('\'' for a quote; not escaped for the
- * terminal or HTML). 0 where the name is over REPORT_RANGE_ARG_MAX bytes
- * or buf too small: the line names no command then. */
+ * terminal or HTML). 0 where the name is over REPORT_RANGE_ARG_MAX bytes,
+ * holds a control character, or buf is too small: the line names no
+ * command then. */
 #define REPORT_RANGE_ARG_MAX 48
 int report_range_arg(char *buf, size_t n, const struct gs_input *in, const struct gs_verdict *v);
 

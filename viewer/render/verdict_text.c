@@ -42,8 +42,14 @@ int report_range_arg(char *buf, size_t n, const struct gs_input *in, const struc
 		free(name);
 		return 0;
 	}
-	for (i = 0; i < len; i++)
-		plain &= shell_plain((unsigned char)name[i]);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c < 0x20 || c == 0x7f) { /* no one types it: not spelt out */
+			free(name);
+			return 0;
+		}
+		plain &= shell_plain(c);
+	}
 	if (!plain)
 		buf[k++] = '\''; /* in single quotes, each quote as '\'' */
 	for (i = 0; i < len; i++) {
