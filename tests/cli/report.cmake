@@ -8,7 +8,7 @@ set_target_properties(report_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BI
 
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(check text json deps hostpause polls longnames range outside range_nomatch options bad_input)
+  foreach(check text json deps hostpause polls longnames range outside skip range_nomatch options bad_input)
     add_test(NAME cli_report_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report_check.py ${check}
                      ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/report_mkdb

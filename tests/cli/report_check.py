@@ -385,7 +385,8 @@ def check_range():
     p = report(db, "--json", "--range", "step")
     expect(p.returncode == 0, f"exit {p.returncode}")
     j = json.loads(p.stdout)
-    expect(j["selection"] == {"range": "step", "matches": 1, "total_ns": 3500}, "selection")
+    expect(j["selection"] == {"range": "step", "matches": 1, "skipped": 0, "total_ns": 3500},
+           "selection")
     d = j["devices"][0]
     # [1000,8300] & [0,3500] = 2500; hole [2500,3000): host code 200 + launch latency 300;
     # busy = 1500 + [3000,3500] 500 = 2000; K1 K2 K3 overlap
@@ -446,6 +447,55 @@ def check_outside():
     expect("\x1b" not in out, "no raw escape")
     j = json.loads(report(db, "--json").stdout)
     expect(j["verdict"]["outside_ranges"]["range"] == 'odd "name"\n\x1b[31m', "json keeps the name")
+
+
+def check_skip():
+    db = mkdb("basic")
+    # four more "step" ranges of 100 ns after basic's [0,3500]: walls 3500 100 100 100
+    # 100, lower median 100; the first took 35x it, 3500 of 3900 = 89.7%
+    con = sqlite3.connect(db)
+    con.executemany("INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES(?,?,0,5,1,11)",
+                    [(3500 + 100 * i, 3600 + 100 * i) for i in range(4)])
+    con.commit()
+    con.close()
+    p = report(db, "--range", "step")
+    expect(p.returncode == 0, f"exit {p.returncode}")
+    expect("\n  the first of the 5 ranges took 3.500 us (35x the median one, 100 ns), 89.7% of "
+           "their walls: a warm-up, counted below; --skip 1 leaves it out\n" in p.stdout,
+           "leading range line")
+    j = json.loads(report(db, "--json", "--range", "step").stdout)
+    lo = j["verdict"]["leading_ranges"]
+    expect((lo["count"], lo["wall_ns"], lo["median_ns"], lo["skip"]) == (1, 3500, 100, 1),
+           "leading json")
+    expect(abs(lo["share"] - 3500 / 3900) < 1e-12, "leading share")
+    # --skip 1: the four of 100 ns, [3500,3900]: 400 ns, no leading line
+    p = report(db, "--range", "step", "--skip", "1")
+    expect(p.returncode == 0, f"skip exit {p.returncode}")
+    expect("selection: NVTX ranges named \"step\", the first 1 left out (--skip): 4 ranges, "
+           "400 ns in all\n" in p.stdout, "skip header")
+    expect("warm-up" not in p.stdout, "no leading line after the skip")
+    j = json.loads(report(db, "--json", "--range", "step", "--skip", "1").stdout)
+    expect(j["selection"] == {"range": "step", "matches": 4, "skipped": 1, "total_ns": 400},
+           "skip selection json")
+    expect(j["verdict"]["leading_ranges"] is None, "leading null after the skip")
+    # bad uses: one line, exit 2
+    for args, msg in ((["--range", "step", "--skip", "5"],
+                       '--skip 5 leaves none of its 5 NVTX ranges named "step"'),
+                      (["--skip", "1"], "--skip goes with --range NAME"),
+                      (["--range", "step", "--skip", "-1"], "--skip needs a whole number"),
+                      (["--range", "step", "--skip", "1x"], "--skip needs a whole number")):
+        p = report(db, *args)
+        expect(p.returncode == 2 and msg in p.stderr and p.stderr.count("\n") == 1,
+               f"{args}: exit {p.returncode}, {p.stderr!r}")
+    # the page: the same selection, and the same refusal
+    page = os.path.join(WORK, "skip.html")
+    p = subprocess.run([GAPSCOPE, "html", "--range", "step", "--skip", "1", "-o", page, db],
+                       capture_output=True, text=True)
+    expect(p.returncode == 0 and "the first 1 left out, 4 ranges" in open(page).read(),
+           f"html skip: {p.returncode} {p.stderr!r}")
+    p = subprocess.run([GAPSCOPE, "html", "--range", "step", "--skip", "5", "-o", page, db],
+                       capture_output=True, text=True)
+    expect(p.returncode == 2 and "leaves none of its 5" in p.stderr, "html skip past all")
 
 
 def check_range_nomatch():
@@ -533,7 +583,7 @@ def check_bad_input():
 
 
 {"text": check_text, "json": check_json, "deps": check_deps, "hostpause": check_hostpause,
- "polls": check_polls, "longnames": check_longnames, "range": check_range, "outside": check_outside, "range_nomatch": check_range_nomatch,
+ "polls": check_polls, "longnames": check_longnames, "range": check_range, "outside": check_outside, "skip": check_skip, "range_nomatch": check_range_nomatch,
  "options": check_options, "bad_input": check_bad_input}[CHECK]()
 if failures:
     for f in failures:

@@ -59,7 +59,7 @@ struct tb {
 	struct gs_op ops[64];
 	struct gs_api apis[64];
 	struct gs_sync syncs[16];
-	struct gs_nvtx nvtx[16];
+	struct gs_nvtx nvtx[48];
 	struct gs_event events[8];
 	struct gs_input in;
 	struct gs_options opt;
@@ -1038,6 +1038,100 @@ static void test_nvtx_range_restricts_window(void **state)
 	assert_int_equal(t->res.n_launches, 1);
 	assert_int_equal(t->res.launches[0].api_dur.n, 1);
 	assert_int_equal(t->res.n_kernel_ops, 1);
+	tb_free(t);
+}
+
+/* "step" ranges of the given walls, one after another 10000 apart from 0,
+ * and one kernel in the first; range_name "step", skip */
+static struct tb *steps_of(const int64_t *walls, size_t n, uint64_t skip)
+{
+	struct tb *t = tb_new();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		range(t, S_STEP, 10000 * (int64_t)i, 10000 * (int64_t)i + walls[i], 1);
+	kern(t, 0, 7, 10, 20, 1, S_KA);
+	t->opt.range_name = "step";
+	t->opt.range_skip = skip;
+	run(t);
+	return t;
+}
+
+static void test_range_skip_and_leading_ranges(void **state)
+{
+	static const int64_t w[5] = {9000, 100, 100, 120, 100};
+	struct tb *t;
+	(void)state;
+	/* walls sorted 100 100 100 120 9000: the lower median 100; the first
+	 * (9000 >= 4 x 100) leads, the second (100) stops it, at most 5 / 2
+	 * of them anyway; 9000 of 9420 >= 10% */
+	t = steps_of(w, 5, 0);
+	assert_int_equal(t->res.range_matches, 5);
+	assert_int_equal(t->res.range_skipped, 0);
+	assert_int_equal(t->res.range_median_ns, 100);
+	assert_int_equal(t->res.range_walls_ns, 9420);
+	assert_int_equal(t->res.range_lead, 1);
+	assert_int_equal(t->res.range_lead_ns, 9000);
+	assert_int_equal(t->res.range_total, 9420);
+	tb_free(t);
+	/* --skip 1: four ranges 100 100 120 100, total 420, none leads */
+	t = steps_of(w, 5, 1);
+	assert_int_equal(t->res.range_matches, 4);
+	assert_int_equal(t->res.range_skipped, 1);
+	assert_int_equal(t->res.range_total, 420);
+	assert_int_equal(t->res.range_median_ns, 100);
+	assert_int_equal(t->res.range_lead, 0);
+	/* the kernel [10,20] lay in the skipped range: nothing selected */
+	assert_int_equal(t->res.n_kernel_ops, 0);
+	tb_free(t);
+	/* --skip past them all: none selected, 5 skipped */
+	t = steps_of(w, 5, 9);
+	assert_int_equal(t->res.range_matches, 0);
+	assert_int_equal(t->res.range_skipped, 5);
+	tb_free(t);
+}
+
+static void test_leading_ranges_thresholds(void **state)
+{
+	int64_t w[40];
+	struct tb *t;
+	size_t i;
+	(void)state;
+	/* three ranges: fewer than GS_LEAD_MIN_RANGES, none leads */
+	w[0] = 9000;
+	w[1] = w[2] = 100;
+	t = steps_of(w, 3, 0);
+	assert_int_equal(t->res.range_lead, 0);
+	assert_int_equal(t->res.range_median_ns, 100);
+	tb_free(t);
+	/* 400 then 39 x 100: 4 x the median exactly leads, but 400 of 4300
+	 * is 9.3% < 10%: no note */
+	w[0] = 400;
+	for (i = 1; i < 40; i++)
+		w[i] = 100;
+	t = steps_of(w, 40, 0);
+	assert_int_equal(t->res.range_lead, 0);
+	tb_free(t);
+	/* 400 then 9 x 100: 400 of 1300 = 30.8% leads */
+	t = steps_of(w, 10, 0);
+	assert_int_equal(t->res.range_lead, 1);
+	assert_int_equal(t->res.range_lead_ns, 400);
+	assert_int_equal(t->res.range_walls_ns, 1300);
+	tb_free(t);
+	/* 399: under 4 x 100 */
+	w[0] = 399;
+	t = steps_of(w, 10, 0);
+	assert_int_equal(t->res.range_lead, 0);
+	tb_free(t);
+	/* two leading (500, 450) of 6: at most 3 may lead, both do (the
+	 * lower median of 100 100 100 100 450 500 is 100) */
+	w[0] = 500;
+	w[1] = 450;
+	for (i = 2; i < 6; i++)
+		w[i] = 100;
+	t = steps_of(w, 6, 0);
+	assert_int_equal(t->res.range_lead, 2);
+	assert_int_equal(t->res.range_lead_ns, 950);
 	tb_free(t);
 }
 
@@ -2486,6 +2580,8 @@ int main(void)
 	    cmocka_unit_test(test_percentile_matches_sorting_on_random_data),
 	    cmocka_unit_test(test_percentile_histogram_path_matches_sorting),
 	    cmocka_unit_test(test_nvtx_range_restricts_window),
+	    cmocka_unit_test(test_range_skip_and_leading_ranges),
+	    cmocka_unit_test(test_leading_ranges_thresholds),
 	    cmocka_unit_test(test_report_keeps_top_gap_candidates_and_sync_figures),
 	    cmocka_unit_test(test_nvtx_range_that_matches_nothing_selects_nothing),
 	    cmocka_unit_test(test_nvtx_breakdown_busy_share),

@@ -132,12 +132,52 @@ static int cmp_i64pair(const void *a, const void *b)
 	return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* res->range_lead*: the leading ones of the m selected ranges sel (pairs
+ * in start order) whose walls are GS_LEAD_FACTOR times the median wall or
+ * more, at most half of them, where they hold GS_LEAD_SHARE of the walls'
+ * sum or more. 0 or -ENOMEM. */
+static int leading_ranges(struct gs_result *res, const int64_t *sel, size_t m)
+{
+	int64_t *w, sum = 0, lead = 0, med;
+	size_t i, k = 0;
+
+	w = malloc(m * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	for (i = 0; i < m; i++) {
+		w[i] = sel[2 * i + 1] - sel[2 * i];
+		sum = gs_sat_add(sum, w[i]);
+	}
+	qsort(w, m, sizeof(*w), cmp_i64);
+	med = w[(m - 1) / 2]; /* the lower median */
+	free(w);
+	res->range_median_ns = med;
+	res->range_walls_ns = sum;
+	if (m < GS_LEAD_MIN_RANGES || med <= 0)
+		return 0;
+	while (k < m / 2 && sel[2 * k + 1] - sel[2 * k] >= GS_LEAD_FACTOR * med) {
+		lead = gs_sat_add(lead, sel[2 * k + 1] - sel[2 * k]);
+		k++;
+	}
+	if (k && (double)lead >= GS_LEAD_SHARE * (double)sum) {
+		res->range_lead = k;
+		res->range_lead_ns = lead;
+	}
+	return 0;
+}
+
 static int build_selection(struct actx *c)
 {
 	const struct gs_input *in = c->in;
 	const char *name = c->opt->range_name;
 	uint8_t *match = NULL;
-	size_t i, n = 0, m = 0;
+	size_t i, n = 0, m = 0, skip;
 	int rc = 0;
 
 	if (!name)
@@ -173,6 +213,19 @@ static int build_selection(struct actx *c)
 		}
 	}
 	qsort(c->sel, m, 2 * sizeof(int64_t), cmp_i64pair);
+	/* the first --skip ones are left out */
+	skip = c->opt->range_skip < m ? (size_t)c->opt->range_skip : m;
+	if (skip) {
+		memmove(c->sel, c->sel + 2 * skip, 2 * (m - skip) * sizeof(int64_t));
+		m -= skip;
+	}
+	c->res->range_skipped = skip;
+	c->res->range_matches = m;
+	if (m == 0)
+		goto out;
+	rc = leading_ranges(c->res, c->sel, m);
+	if (rc)
+		goto out;
 	/* merge overlapping or touching ranges into disjoint ones */
 	n = 0;
 	for (i = 0; i < m; i++) {

@@ -8,8 +8,11 @@
  * (diff.c), and writes the page through out_file.h (a failed or
  * interrupted run leaves the old page as it was).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,6 +38,8 @@ static void usage(FILE *f)
 	      "      --range NAME   only the time inside NVTX ranges whose text is NAME\n"
 	      "                     (in both runs; the timeline opens on the selected\n"
 	      "                     ranges, a double-click shows the whole run)\n"
+	      "      --skip N       with a range: leave out the first N ranges of that\n"
+	      "                     name in each run (a warm-up)\n"
 	      "      --before-range NAME, --after-range NAME\n"
 	      "                     the same for one side of a comparison; with one\n"
 	      "                     trace and both, its two phases are compared\n"
@@ -61,13 +66,14 @@ static void usage(FILE *f)
 	      f);
 }
 
-enum { OPT_RANGE = 1000, OPT_BEFORE_RANGE, OPT_AFTER_RANGE, OPT_NOCORR, OPT_REF };
+enum { OPT_RANGE = 1000, OPT_BEFORE_RANGE, OPT_AFTER_RANGE, OPT_NOCORR, OPT_REF, OPT_SKIP };
 
 int cmd_html(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"skip", required_argument, NULL, OPT_SKIP},
 	    {"before-range", required_argument, NULL, OPT_BEFORE_RANGE},
 	    {"after-range", required_argument, NULL, OPT_AFTER_RANGE},
 	    {"no-overhead-correction", no_argument, NULL, OPT_NOCORR},
@@ -85,6 +91,8 @@ int cmd_html(int argc, char **argv)
 	const char *out = NULL, *range = NULL, *side_range[2] = {NULL, NULL}, *paths[2];
 	char err[512] = "";
 	int c, rc, nruns, i, to_stdout, have_diff = 0, correct = 1;
+	uint64_t skip = 0;
+	char *end;
 	struct out_file of;
 
 	refs.n = 0;
@@ -109,6 +117,15 @@ int cmd_html(int argc, char **argv)
 				side_range[c == OPT_AFTER_RANGE] = optarg;
 			break;
 		case OPT_NOCORR: correct = 0; break;
+		case OPT_SKIP:
+			errno = 0;
+			skip = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || errno || *optarg == '-' || *optarg == '+') {
+				gs_error("html", "--skip needs a whole number of ranges, not '%s'",
+					 optarg);
+				return GS_EXIT_BAD_INPUT;
+			}
+			break;
 		case OPT_REF:
 			if (gs_cli_refs_add(&refs, "html", optarg))
 				return GS_EXIT_BAD_INPUT;
@@ -141,6 +158,10 @@ int cmd_html(int argc, char **argv)
 				 "and --after-range");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if (skip && !range && !side_range[0] && !side_range[1]) {
+		gs_error("html", "--skip goes with --range NAME: the ranges to leave out");
+		return GS_EXIT_BAD_INPUT;
+	}
 	if (refs.n && (nruns == 2 || side_range[0])) {
 		gs_error("html", "--reference applies to a page of one trace");
 		return GS_EXIT_BAD_INPUT;
@@ -153,6 +174,7 @@ int cmd_html(int argc, char **argv)
 	for (i = 0; i < nruns; i++) {
 		gs_options_init(&opt[i]);
 		opt[i].range_name = side_range[i] ? side_range[i] : range;
+		opt[i].range_skip = opt[i].range_name ? skip : 0;
 		opt[i].correct_instrumentation = correct;
 	}
 	memset(corr, 0, sizeof(corr));

@@ -39,6 +39,9 @@ static void usage(FILE *f)
 		"  --range NAME           only the time inside NVTX ranges whose text is NAME\n"
 		"                         (NAME ending in #*: its numbered ranges, e.g.\n"
 		"                         ProfilerStep#* for torch.profiler's steps)\n"
+		"  --skip N               with --range: leave out the first N of those ranges\n"
+		"                         (a warm-up; the verdict names the leading ranges\n"
+		"                         that took 4x the median one or more)\n"
 		"  --top N                how many largest gaps and kernels to list (default %d)\n"
 		"  --graph-node-overhead NS\n"
 		"                         per-node cost of a CUDA Graph replay in the graph\n"
@@ -242,6 +245,7 @@ enum {
 	OPT_CSV,
 	OPT_BYSITE,
 	OPT_REF,
+	OPT_SKIP,
 };
 
 int cmd_report(int argc, char **argv)
@@ -249,6 +253,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"skip", required_argument, NULL, OPT_SKIP},
 	    {"top", required_argument, NULL, OPT_TOP},
 	    {"graph-node-overhead", required_argument, NULL, OPT_NODE},
 	    {"launch-cost", required_argument, NULL, OPT_LAUNCH},
@@ -313,6 +318,15 @@ int cmd_report(int argc, char **argv)
 			}
 			opt.range_name = optarg;
 			break;
+		case OPT_SKIP:
+			v = parse_count(optarg);
+			if (v < 0) {
+				gs_error("report",
+					 "--skip needs a whole number of ranges, not '%s'", optarg);
+				return GS_EXIT_BAD_INPUT;
+			}
+			opt.range_skip = (uint64_t)v;
+			break;
 		case OPT_TOP:
 			v = parse_count(optarg);
 			if (v < 0 || v > 1000000) {
@@ -371,6 +385,10 @@ int cmd_report(int argc, char **argv)
 		mo.top = opt.top_n;
 		return report_multi(argv + optind, (size_t)(argc - optind), &mo);
 	}
+	if (opt.range_skip && !opt.range_name) {
+		gs_error("report", "--skip goes with --range NAME: the ranges to leave out");
+		return GS_EXIT_BAD_INPUT;
+	}
 	path = argv[optind];
 	trace_library_init(); /* before the first connection */
 	rc = gs_cli_open_trace(&t, path);
@@ -413,6 +431,18 @@ int cmd_report(int argc, char **argv)
 		trace_input_free(&in);
 		trace_close(&t);
 		return GS_EXIT_INTERNAL;
+	}
+	if (res.range_skipped && !res.range_matches) {
+		gs_error(path, "--skip %llu leaves none of its %llu NVTX ranges named \"%s\"",
+			 (unsigned long long)opt.range_skip, (unsigned long long)res.range_skipped,
+			 opt.range_name);
+		gs_corrected_free(&corr);
+		gs_reference_free(&ref);
+		gs_cli_refs_free(&refs);
+		gs_result_free(&res);
+		trace_input_free(&in);
+		trace_close(&t);
+		return GS_EXIT_BAD_INPUT;
 	}
 	memset(&rc_ctx, 0, sizeof(rc_ctx));
 	rc_ctx.out = stdout;

@@ -94,6 +94,15 @@ static int analyse(struct html_loaded *r, const char *path, const struct gs_opti
 		gs_error(path, "analysis failed: %s", strerror(-rc));
 		return GS_EXIT_INTERNAL;
 	}
+	if (opt->range_name && r->res.range_matches == 0 && r->res.range_skipped) {
+		char want[256] = "";
+		append_name(want, sizeof(want), opt->range_name);
+		gs_error(path, "--skip %llu leaves none of its %llu NVTX ranges named %s",
+			 (unsigned long long)opt->range_skip,
+			 (unsigned long long)r->res.range_skipped, want);
+		gs_result_free(&r->res);
+		return GS_EXIT_BAD_INPUT;
+	}
 	if (opt->range_name && r->res.range_matches == 0) {
 		range_not_found(path, r->input, opt->range_name);
 		gs_result_free(&r->res);

@@ -515,6 +515,27 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		put_ns(f, v.range_inside_ns);
 		fputs(")</p>\n", f);
 	}
+	if (r->res->range_lead) {
+		/* the selection's warm-up, as the text report's line says it */
+		const struct gs_result *res = r->res;
+		fputs("<p class=\"hint\">the first ", f);
+		if (res->range_lead > 1)
+			fprintf(f, "%" PRIu64 " ", res->range_lead);
+		fprintf(f, "of the %" PRIu64 " ranges took ", res->range_matches);
+		put_ns(f, res->range_lead_ns);
+		if (res->range_lead == 1)
+			fprintf(f, " (%.0f\xC3\x97 the median one, ",
+				(double)res->range_lead_ns / (double)res->range_median_ns);
+		else
+			fprintf(f, " (each %d\xC3\x97 the median one or more, ", GS_LEAD_FACTOR);
+		put_ns(f, res->range_median_ns);
+		fputs("), ", f);
+		put_pct(f, (double)res->range_lead_ns / (double)res->range_walls_ns);
+		fprintf(f,
+			" of their walls: a warm-up, counted below; <code>--skip %" PRIu64
+			"</code> leaves %s out</p>\n",
+			res->range_skipped + res->range_lead, res->range_lead == 1 ? "it" : "them");
+	}
 	if (!v.n_findings) {
 		fputs("<p class=\"hint\">no rule fired (thresholds: docs/report.md, "
 		      "\xE2\x80\x9CVerdict\xE2\x80\x9D)</p>\n</div>\n",
@@ -594,7 +615,10 @@ static void write_run_header(FILE *f, const struct html_run *r, const char *role
 	if (r->range) {
 		fputs("selection: NVTX range \xE2\x80\x9C", f);
 		html_escape(f, r->range);
-		fprintf(f, "\xE2\x80\x9D, %" PRIu64 " range%s, ", r->res->range_matches,
+		fputs("\xE2\x80\x9D", f);
+		if (r->res->range_skipped)
+			fprintf(f, ", the first %" PRIu64 " left out", r->res->range_skipped);
+		fprintf(f, ", %" PRIu64 " range%s, ", r->res->range_matches,
 			r->res->range_matches == 1 ? "" : "s");
 		put_ns(f, r->res->range_total);
 		fputs(" in all<br>", f);

@@ -265,6 +265,23 @@ static int j_begin(struct report_ctx *r)
 		} else {
 			json_object_set_new(vo, "outside_ranges", json_null());
 		}
+		if (r->res->range_lead) {
+			/* the selection's leading ranges of GS_LEAD_FACTOR
+			 * times the median one or more (analysis.c) */
+			json_t *lo = json_object();
+			json_object_set_new(lo, "count", jint((int64_t)r->res->range_lead));
+			json_object_set_new(lo, "wall_ns", jint(r->res->range_lead_ns));
+			json_object_set_new(lo, "share",
+					    json_real((double)r->res->range_lead_ns /
+						      (double)r->res->range_walls_ns));
+			json_object_set_new(lo, "median_ns", jint(r->res->range_median_ns));
+			json_object_set_new(
+			    lo, "skip",
+			    jint((int64_t)(r->res->range_skipped + r->res->range_lead)));
+			json_object_set_new(vo, "leading_ranges", lo);
+		} else {
+			json_object_set_new(vo, "leading_ranges", json_null());
+		}
 		json_object_set_new(vo, "idle_by_cause", causes);
 		json_object_set_new(vo, "findings", finds);
 		json_object_set_new(s->root, "verdict", vo);
@@ -274,6 +291,7 @@ static int j_begin(struct report_ctx *r)
 		sel = json_object();
 		json_object_set_new(sel, "range", render_json_str(r->opt->range_name));
 		json_object_set_new(sel, "matches", jint((int64_t)res->range_matches));
+		json_object_set_new(sel, "skipped", jint((int64_t)res->range_skipped));
 		json_object_set_new(sel, "total_ns", jint(res->range_total));
 	} else {
 		sel = json_null();

@@ -119,7 +119,11 @@ static int t_begin(struct report_ctx *r)
 			fprintf(f, "\": none in this trace - nothing to report.\n");
 			return 0;
 		}
-		fprintf(f, "\": %llu range%s, %s in all\n", (unsigned long long)res->range_matches,
+		fputc('"', f);
+		if (res->range_skipped)
+			fprintf(f, ", the first %llu left out (--skip)",
+				(unsigned long long)res->range_skipped);
+		fprintf(f, ": %llu range%s, %s in all\n", (unsigned long long)res->range_matches,
 			res->range_matches == 1 ? "" : "s", D(res->range_total));
 	} else {
 		fprintf(f, "selection: whole trace\n");
@@ -274,6 +278,33 @@ static void outside_line(struct report_ctx *r, const struct gs_verdict *v)
 	fputc('\n', r->out);
 }
 
+/* The verdict's line on the selection's leading ranges that took
+ * GS_LEAD_FACTOR times the median one or more (a warm-up), and the --skip
+ * that leaves them out */
+static void lead_line(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	char lead[32], med[32];
+	unsigned long long k = (unsigned long long)res->range_lead;
+
+	gap_dur(lead, sizeof(lead), res->range_lead_ns);
+	gap_dur(med, sizeof(med), res->range_median_ns);
+	if (k == 1)
+		fprintf(r->out,
+			"  the first of the %llu ranges took %s (%.0fx the median one, %s), ",
+			(unsigned long long)res->range_matches, lead,
+			(double)res->range_lead_ns / (double)res->range_median_ns, med);
+	else
+		fprintf(r->out,
+			"  the first %llu of the %llu ranges took %s (each %dx the median one, %s, "
+			"or more), ",
+			k, (unsigned long long)res->range_matches, lead, GS_LEAD_FACTOR, med);
+	fprintf(r->out,
+		"%.1f%% of their walls: a warm-up, counted below; --skip %llu leaves %s out\n",
+		100.0 * (double)res->range_lead_ns / (double)res->range_walls_ns,
+		(unsigned long long)(res->range_skipped + k), k == 1 ? "it" : "them");
+}
+
 /* The verdict: at most 1 + GS_VERDICT_FINDINGS lines, each at most
  * VERDICT_LINE characters (names from the trace are cut to fit). */
 #define VERDICT_LINE 160
@@ -308,6 +339,8 @@ static void verdict_lines(struct report_ctx *r)
 	fprintf(r->out, "%s\n", line);
 	if (v.outside_note)
 		outside_line(r, &v);
+	if (r->res->range_lead)
+		lead_line(r);
 	for (i = 0; i < v.n_findings; i++) {
 		const struct gs_finding *f = &v.findings[i];
 		char where[256] = "";
