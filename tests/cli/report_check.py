@@ -496,6 +496,13 @@ def check_skip():
     p = subprocess.run([GAPSCOPE, "html", "--range", "step", "--skip", "5", "-o", page, db],
                        capture_output=True, text=True)
     expect(p.returncode == 2 and "leaves none of its 5" in p.stderr, "html skip past all")
+    # the comparison: both sides' selections leave the first out
+    p = subprocess.run([GAPSCOPE, "diff", "--range", "step", "--skip", "1", db, db],
+                       capture_output=True, text=True)
+    expect(p.returncode == 0 and p.stdout.count('NVTX range "step": 4 ranges, 400 ns in all') == 2,
+           f"diff skip: {p.returncode} {p.stdout[:300]!r}")
+    p = subprocess.run([GAPSCOPE, "diff", "--skip", "1", db, db], capture_output=True, text=True)
+    expect(p.returncode == 2 and "--skip goes with --range" in p.stderr, "diff skip alone")
 
 
 def check_range_nomatch():

@@ -45,6 +45,8 @@ static void usage(FILE *f)
 	      "  --after-range NAME   the after side: only inside NVTX ranges NAME\n"
 	      "                       (with one trace, both are needed: its two phases\n"
 	      "                       are compared; they override --range)\n"
+	      "  --skip N             with a range: leave out the first N ranges of that\n"
+	      "                       name on each side (a warm-up)\n"
 	      "  --top N              rows per name table in the text output (default 10)\n"
 	      "\n"
 	      "Two sets of traces of a multi-process job (one trace per rank; a folder\n"
@@ -77,7 +79,8 @@ enum {
 	OPT_BEFORE,
 	OPT_AFTER,
 	OPT_STEP,
-	OPT_COMM_RANGE
+	OPT_COMM_RANGE,
+	OPT_SKIP
 };
 
 static int is_dir(const char *path)
@@ -173,6 +176,7 @@ int cmd_diff(int argc, char **argv)
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"skip", required_argument, NULL, OPT_SKIP},
 	    {"before-range", required_argument, NULL, OPT_BEFORE_RANGE},
 	    {"after-range", required_argument, NULL, OPT_AFTER_RANGE},
 	    {"top", required_argument, NULL, OPT_TOP},
@@ -191,6 +195,7 @@ int cmd_diff(int argc, char **argv)
 	const char *set_list[2] = {NULL, NULL}, *step = NULL, *comm_range = NULL;
 	int c, rc, json = 0, i;
 	long top = 10;
+	unsigned long long skip = 0;
 	char *end;
 
 	optind = 0; /* glibc: full re-initialisation */
@@ -223,6 +228,15 @@ int cmd_diff(int argc, char **argv)
 				return GS_EXIT_BAD_INPUT;
 			}
 			break;
+		case OPT_SKIP:
+			errno = 0;
+			skip = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' || *optarg == '+') {
+				gs_error("diff", "--skip needs a whole number of ranges, not '%s'",
+					 optarg);
+				return GS_EXIT_BAD_INPUT;
+			}
+			break;
 		case OPT_BEFORE:
 		case OPT_AFTER: set_list[c == OPT_AFTER] = optarg; break;
 		case OPT_STEP:
@@ -248,9 +262,9 @@ int cmd_diff(int argc, char **argv)
 		size_t n[2] = {0, 0};
 		const char *labels[2];
 
-		if (range || side_range[0] || side_range[1]) {
-			gs_error("diff", "--range, --before-range and --after-range apply to two "
-					 "single traces, not to two sets");
+		if (range || side_range[0] || side_range[1] || skip) {
+			gs_error("diff", "--range, --before-range, --after-range and --skip apply "
+					 "to two single traces, not to two sets");
 			return GS_EXIT_BAD_INPUT;
 		}
 		if (set_list[0] || set_list[1]) {
@@ -294,11 +308,16 @@ int cmd_diff(int argc, char **argv)
 		gs_error("diff", "two traces needed: gapscope diff <before.db> <after.db>");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if (skip && !range && !side_range[0] && !side_range[1]) {
+		gs_error("diff", "--skip goes with --range NAME: the ranges to leave out");
+		return GS_EXIT_BAD_INPUT;
+	}
 	paths[0] = argv[optind];
 	paths[1] = argv[argc - 1]; /* the same file when only one is given */
 	for (i = 0; i < 2; i++) {
 		gs_options_init(&opt[i]);
 		opt[i].range_name = side_range[i] ? side_range[i] : range;
+		opt[i].range_skip = opt[i].range_name ? skip : 0;
 		side[i].path = paths[i];
 		side[i].range = opt[i].range_name;
 	}
