@@ -153,6 +153,41 @@ static void test_corrected_figures_against_untraced(void **state)
 }
 
 /* A run without any of the traced texts: runs 0, untraced -1. */
+/* The trace's selection --range step --skip 1 (traced "step" x 2, as if
+ * three were recorded and the first left out): each run leaves out its
+ * first "step" too. Run A: step [0,900] (the warm-up), [1000,1300],
+ * [1400,1700] -> 600 over 2 ranges; load [0,40] is no "step": kept (40).
+ * Run B: step [0,500] alone -> all left out: no figure from B for step. */
+static void test_skip_leaves_the_runs_first_ranges_out(void **state)
+{
+	static const char *a_str[] = {NULL, "step", "load"};
+	static const char *b_str[] = {NULL, "step"};
+	struct gs_nvtx a_n[4], b_n[1];
+	struct gs_input in, a, b;
+	const struct gs_input *refs[2] = {&a, &b};
+	struct gs_result res;
+	struct gs_reference out;
+	(void)state;
+
+	traced(&in, &res);
+	res.range_name = "step";
+	res.range_skipped = 1;
+	a_n[0] = range(1000, 1300, 1, GS_NVTX_RANGE);
+	a_n[1] = range(0, 900, 1, GS_NVTX_RANGE);
+	a_n[2] = range(1400, 1700, 1, GS_NVTX_RANGE);
+	a_n[3] = range(0, 40, 2, GS_NVTX_RANGE);
+	run_of(&a, a_str, 3, a_n, 4);
+	b_n[0] = range(0, 500, 1, GS_NVTX_RANGE);
+	run_of(&b, b_str, 2, b_n, 1);
+	assert_int_equal(gs_reference_compare(&in, &res, NULL, refs, 2, &out), 0);
+	assert_int_equal(out.ranges[0].runs, 1);
+	assert_int_equal(out.ranges[0].untraced, 600);
+	assert_int_equal(out.ranges[0].count_differs, 0);
+	assert_int_equal(out.ranges[1].runs, 1);
+	assert_int_equal(out.ranges[1].untraced, 40);
+	gs_reference_free(&out);
+}
+
 static void test_no_match(void **state)
 {
 	static const char *x_str[] = {NULL, "warmup"};
@@ -192,6 +227,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_matched_by_text),
 	    cmocka_unit_test(test_corrected_figures_against_untraced),
+	    cmocka_unit_test(test_skip_leaves_the_runs_first_ranges_out),
 	    cmocka_unit_test(test_no_match),
 	    cmocka_unit_test(test_bad_arguments),
 	};

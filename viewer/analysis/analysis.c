@@ -132,12 +132,6 @@ static int cmp_i64pair(const void *a, const void *b)
 	return 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* res->range_lead*: the leading ones of the m selected ranges sel (pairs
  * in start order) whose walls are GS_LEAD_FACTOR times the median wall or
  * more, at most half of them, where they hold GS_LEAD_SHARE of the walls'
@@ -154,7 +148,7 @@ static int leading_ranges(struct gs_result *res, const int64_t *sel, size_t m)
 		w[i] = sel[2 * i + 1] - sel[2 * i];
 		sum = gs_sat_add(sum, w[i]);
 	}
-	qsort(w, m, sizeof(*w), cmp_i64);
+	qsort(w, m, sizeof(*w), gs_cmp_i64);
 	med = w[(m - 1) / 2]; /* the lower median */
 	free(w);
 	res->range_median_ns = med;
@@ -220,6 +214,7 @@ static int build_selection(struct actx *c)
 		m -= skip;
 	}
 	c->res->range_skipped = skip;
+	c->res->range_name = name;
 	c->res->range_matches = m;
 	if (m == 0)
 		goto out;

@@ -616,6 +616,7 @@ struct gs_result {
 	uint64_t range_skipped; /* of those with that text, the first ones left
 				   out (options.range_skip; fewer when there
 				   were fewer) */
+	const char *range_name; /* options.range_name (borrowed), NULL: none */
 	int64_t range_total;	/* ns, length of their union */
 	/* The selection's leading ranges that each took GS_LEAD_FACTOR times
 	 * the median range or more, where they hold GS_LEAD_SHARE of the

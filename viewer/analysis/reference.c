@@ -25,22 +25,59 @@ static long stat_of_text(const struct gs_input *in, const struct gs_result *res,
 	return -1;
 }
 
+/* Where the trace's selection left out its first res->range_skipped
+ * ranges (--skip), the start of the first range of ref that it keeps of
+ * those named res->range_name (all left out: INT64_MAX) into *cut; else
+ * INT64_MIN. 0 or -ENOMEM. */
+static int skip_cut(const struct gs_result *res, const struct gs_input *ref, int64_t *cut)
+{
+	int64_t *starts;
+	size_t i, n = 0;
+
+	*cut = INT64_MIN;
+	if (!res->range_skipped || !res->range_name)
+		return 0;
+	starts = malloc((ref->n_nvtx ? ref->n_nvtx : 1) * sizeof(*starts));
+	if (!starts)
+		return -ENOMEM;
+	for (i = 0; i < ref->n_nvtx; i++) {
+		const struct gs_nvtx *x = &ref->nvtx[i];
+		if (x->kind == GS_NVTX_RANGE && x->end >= x->start &&
+		    gs_name_matches(gs_str(&ref->strings, x->text_id, ""), res->range_name))
+			starts[n++] = x->start;
+	}
+	qsort(starts, n, sizeof(*starts), gs_cmp_i64);
+	*cut = res->range_skipped < n ? starts[res->range_skipped] : INT64_MAX;
+	free(starts);
+	return 0;
+}
+
 /* Per traced stat, this run's sum of walls (sum[]) and count of ranges
- * (count[]) of the same text. */
+ * (count[]) of the same text (less those the selection's --skip leaves
+ * out). */
 static int sum_run(const struct gs_input *in, const struct gs_result *res,
 		   const struct gs_input *ref, int64_t *sum, uint64_t *count)
 {
 	/* ref string id -> traced stat index + 1 (0: not yet looked up), -1
 	 * for "no such text in the traced trace" */
 	long *map = calloc(ref->strings.n ? ref->strings.n : 1, sizeof(*map));
+	int64_t cut;
 	size_t i;
 
 	if (!map)
 		return -ENOMEM;
+	if (skip_cut(res, ref, &cut) < 0) {
+		free(map);
+		return -ENOMEM;
+	}
 	for (i = 0; i < ref->n_nvtx; i++) {
 		const struct gs_nvtx *n = &ref->nvtx[i];
 		long k;
 		if (n->kind != GS_NVTX_RANGE || n->end < n->start || n->text_id >= ref->strings.n)
+			continue;
+		/* the selection's --skip leaves this run's first ones out too */
+		if (n->start < cut &&
+		    gs_name_matches(gs_str(&ref->strings, n->text_id, ""), res->range_name))
 			continue;
 		if (map[n->text_id] == 0) {
 			const char *s = gs_str(&ref->strings, n->text_id, NULL);
