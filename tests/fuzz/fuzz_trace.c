@@ -3,7 +3,8 @@
  * written to a file and read as a trace the way the verbs read it -
  * trace_open (header, kind of file, table checks, defences), trace_load
  * of everything, gs_analyze, the verdict and the overhead correction
- * (report, html, diff), info_load (info),
+ * (report, html, diff), the same over a --range step --skip 1 selection,
+ * info_load (info),
  * export_walk with no-op callbacks (export chrome/json) and tg_list (graph).
  * A crash, a sanitizer report, a leak or a hang (libFuzzer's -timeout) is
  * a finding; exit codes and messages are the CLI tests' business.
@@ -95,6 +96,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				(void)gs_graph_launch_stat(&res);
 				if (in.cal.have && gs_correct(&in, &res, &in.cal, &corr) == 0)
 					gs_corrected_free(&corr);
+				gs_result_free(&res);
+			}
+			/* a selection, as report --range step --skip 1: its
+			 * leading ranges and the verdict over it */
+			gs_options_init(&opt);
+			opt.range_name = "step";
+			opt.range_skip = 1;
+			if (gs_analyze(&in, &opt, &res) == 0) {
+				struct gs_verdict v;
+				gs_verdict_compute(&res, &v);
 				gs_result_free(&res);
 			}
 			trace_input_free(&in);

@@ -155,7 +155,9 @@ static int leading_ranges(struct gs_result *res, const int64_t *sel, size_t m)
 	res->range_walls_ns = sum;
 	if (m < GS_LEAD_MIN_RANGES || med <= 0)
 		return 0;
-	while (k < m / 2 && sel[2 * k + 1] - sel[2 * k] >= GS_LEAD_FACTOR * med) {
+	/* w / 4 >= med: w >= 4 med, without 4 med overflowing (a damaged
+	 * trace's range of 2^62 ns) */
+	while (k < m / 2 && (sel[2 * k + 1] - sel[2 * k]) / GS_LEAD_FACTOR >= med) {
 		lead = gs_sat_add(lead, sel[2 * k + 1] - sel[2 * k]);
 		k++;
 	}
