@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 		return 1;
 
 	while (made < total) {
-		uint8_t *buf = malloc(BUF_BYTES);
+		uint8_t *buf = gs_buffer_alloc(BUF_BYTES);
 		size_t used = 0, nu;
 		bufs = realloc(bufs, (size_t)(nbuf + 1) * sizeof(*bufs));
 		lens = realloc(lens, (size_t)(nbuf + 1) * sizeof(*lens));

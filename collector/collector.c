@@ -225,7 +225,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		buffer = NULL;
 	}
 	pthread_mutex_unlock(&G.hand_lock);
-	free(buffer); /* after finalize */
+	gs_buffer_free(buffer, G.buf_bytes); /* after finalize: one of ours */
 }
 
 /* Flush CUPTI's buffers and wait (bounded) until the writer committed them. */

@@ -903,7 +903,7 @@ static const char *gated_names(int api, uint32_t cbid, void *ctx)
 
 static uint8_t *api_buffer(int n, uint32_t first_corr, size_t *valid)
 {
-	uint8_t *buf = malloc(4096);
+	uint8_t *buf = gs_buffer_alloc(4096);
 	size_t used = 0;
 	int i;
 	for (i = 0; i < n; i++) {

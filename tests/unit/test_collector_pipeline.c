@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -83,7 +85,7 @@ static size_t add(uint8_t *buf, size_t used, const void *rec, size_t size)
  * record, ends in buffer 3. */
 static uint8_t *make_buffer(int b, size_t *valid)
 {
-	uint8_t *buf = calloc(1, BUF_BYTES);
+	uint8_t *buf = gs_buffer_alloc(BUF_BYTES); /* zero-filled */
 	size_t used = 0;
 	int i;
 
@@ -245,7 +247,7 @@ static void write_direct(void)
 		gs_apply_event(w, &ev);
 		gs_decoder_flush_nvtx(&d, 0, 0);
 		gs_writer_commit(w);
-		free(buf);
+		gs_buffer_free(buf, BUF_BYTES);
 	}
 	gs_writer_begin(w);
 	gs_decoder_flush_nvtx(&d, 1, STOP_NS);
@@ -379,7 +381,7 @@ static void test_pipelined_equals_single_thread(void **state)
 /* Three runtime API records, correlation ids first..first+2. */
 static uint8_t *small_buffer(uint32_t first, size_t *valid)
 {
-	uint8_t *buf = calloc(1, 4096);
+	uint8_t *buf = gs_buffer_alloc(4096); /* zero-filled */
 	size_t used = 0;
 	uint32_t i;
 
@@ -691,7 +693,7 @@ static void test_every_event_kind_survives_the_batch(void **state)
 		if (i == 4) {
 			buf = small_buffer(1, &valid);
 			gs_decode_buffer(&d, buf, valid);
-			free(buf);
+			gs_buffer_free(buf, 4096);
 		}
 		gs_apply_event(w, &ev[i]);
 	}
@@ -765,7 +767,7 @@ static void test_pool_keeps_faulted_in_buffers(void **state)
 	assert_int_equal(gs_pipeline_sync(p, 0), 0);
 	assert_int_equal(gs_pipeline_free_buffers(p), 4);
 	for (i = 1; i < 4; i++)
-		free(taken[i]);
+		gs_buffer_free(taken[i], 1u << 20);
 	gs_pipeline_stop(p);
 	gs_decoder_free(&d);
 	assert_int_equal(gs_writer_finalize(w, STOP_NS), 0);
@@ -781,6 +783,75 @@ static void test_pool_keeps_faulted_in_buffers(void **state)
 	assert_int_equal(gs_writer_finalize(w, STOP_NS), 0);
 }
 
+static long minor_faults(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return u.ru_minflt;
+}
+
+/* gs_buffer_alloc's buffers are not shared with a forked child: after a
+ * fork, writing every page of a plain private mapping (the control) takes
+ * a copy-on-write fault per page in the parent, writing ours none; the
+ * child reads ours wiped (0) and the control as the parent left it (1). */
+static void test_buffers_are_not_shared_with_a_forked_child(void **state)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = 1u << 20;
+	const size_t pages = bytes / page;
+	uint8_t *ours, *plain;
+	void *probe;
+	long f0, f1, f2;
+	int to_child[2], from_child[2];
+	char seen[2] = {9, 9};
+	pid_t pid;
+	int status;
+	(void)state;
+
+	probe = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(probe != MAP_FAILED);
+	if (madvise(probe, page, 18 /* MADV_WIPEONFORK */) != 0) {
+		munmap(probe, page);
+		skip(); /* a kernel before 4.14, or a sandbox without it */
+	}
+	munmap(probe, page);
+	ours = gs_buffer_alloc(bytes);
+	plain = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_non_null(ours);
+	assert_true(plain != MAP_FAILED);
+	memset(ours, 1, bytes);
+	memset(plain, 1, bytes);
+	assert_int_equal(pipe(to_child), 0);
+	assert_int_equal(pipe(from_child), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* the child: what it sees, then wait for the parent */
+		char c, got[2] = {(char)ours[bytes / 2], (char)plain[bytes / 2]};
+		close(to_child[1]); /* read() ends when the parent closes its end */
+		if (write(from_child[1], got, 2) != 2 || read(to_child[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(read(from_child[0], seen, 2), 2);
+	f0 = minor_faults();
+	memset(plain, 2, bytes);
+	f1 = minor_faults();
+	memset(ours, 2, bytes);
+	f2 = minor_faults();
+	close(to_child[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(to_child[0]);
+	close(from_child[0]);
+	close(from_child[1]);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(seen[0], 0);
+	assert_int_equal(seen[1], 1);
+	assert_true(f1 - f0 >= (long)pages);
+	assert_true(f2 - f1 < (long)pages / 16);
+	gs_buffer_free(ours, bytes);
+	munmap(plain, bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -794,6 +865,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_events_wait_for_a_kick_or_a_full_batch, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_pool_keeps_faulted_in_buffers, setup, teardown),
+	    cmocka_unit_test(test_buffers_are_not_shared_with_a_forked_child),
 	    cmocka_unit_test_setup_teardown(test_every_event_kind_survives_the_batch, setup,
 					    teardown),
 	};
