@@ -534,8 +534,9 @@ uint8_t *gs_pipeline_get_buffer(struct gs_pipeline *p);
  * neither malloc nor page-fault on the application's threads (tests). */
 size_t gs_pipeline_free_buffers(struct gs_pipeline *p);
 /* Hand over a completed buffer of `size` bytes holding `valid` bytes of
- * records (from gs_pipeline_get_buffer or gs_buffer_alloc; the pipeline
- * recycles or frees it). Returns 0, or -1 when the queue is full:
+ * records (from gs_pipeline_get_buffer, or gs_buffer_alloc of the
+ * pipeline's buffer_bytes; the pipeline recycles or frees it as one of
+ * buffer_bytes). Returns 0, or -1 when the queue is full:
  * the buffer is dropped and its records counted. Never blocks on the
  * writer. */
 int gs_pipeline_submit(struct gs_pipeline *p, uint8_t *buf, size_t size, size_t valid);

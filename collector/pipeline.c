@@ -597,10 +597,14 @@ int gs_pipeline_submit(struct gs_pipeline *p, uint8_t *buf, size_t size, size_t 
 
 	if (!buf)
 		return 0;
+	/* every buffer is one gs_pipeline_get_buffer handed out: freed as
+	 * one of buffer_bytes, whatever size says (a munmap longer than the
+	 * mapping would take its neighbours with it) */
+	size = p->buffer_bytes;
 	if (valid == 0) {
 		/* an empty buffer (CUPTI hands them back at flushes): back
 		 * to the pool, its pages still faulted in */
-		struct item *e = size == p->buffer_bytes ? calloc(1, sizeof(*e)) : NULL;
+		struct item *e = calloc(1, sizeof(*e));
 		if (e) {
 			e->buf = buf;
 			e->size = size;
