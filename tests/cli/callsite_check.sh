@@ -144,19 +144,28 @@ expect "$(cat "$db.partial.html")" 'cudaStreamSynchronize ×20, 5 at train.py:27
 # capture times
 "$mk" "$db.capt.db" steps_captured || { echo "FAIL: callsite_mkdb steps_captured"; exit 1; }
 out=$("$gs" report "$db.capt.db" | tr -s ' \n' '  ') || { echo "FAIL: report (steps_captured) exit $?"; exit 1; }
-expect "$out" "note: the collector's call-site captures (the stacks of blocking calls) took 4.000 us in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, with libgcc's unwinder; the corrected figures take them off where they delayed the GPU. libunwind (Debian: libunwind8) takes 10-18x less a capture; --no-callsites records none"
-expect "$("$gs" report --json "$db.capt.db" | tr -d ' \n')" '"callsite_captures":{"count":20,"total_ns":4000,"p50_ns":200,"unwinder":"libgcc"}'
+# its stacks hold Python frames only: no native walk ran, so no unwinder is
+# named and no libunwind advised (steps_captured_native below: walked)
+expect "$out" "note: the collector's call-site captures (the stacks of blocking calls) took 4.000 us in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, Python frames only (no native walk); the corrected figures take them off where they delayed the GPU. --no-callsites records none"
+expect "$("$gs" report --json "$db.capt.db" | tr -d ' \n')" '"callsite_captures":{"count":20,"total_ns":4000,"p50_ns":200,"unwinder":"libgcc","native_walks":0}'
 # CUPTI's stalls on the steps' thread: 3000 + 1000 ns (the one on thread 12,
 # which made no CUDA call, left out), 2.1% of the window, median 1000
 expect "$out" "note: CUPTI's own work on the program's threads (activity buffer requests, buffer flushes, instrumentation) took 4.000 us: 2 spans, p50 1.000 us, 2.1% of the window; the corrected figures take it off where it delayed the GPU"
 expect "$("$gs" report --json "$db.capt.db" | tr -d ' \n')" '"cupti_stalls":{"count":2,"total_ns":4000,"p50_ns":1000}'
 # without the correction the notes say the figures keep that time
 out=$("$gs" report --no-overhead-correction "$db.capt.db" | tr -s ' \n' '  ') || { echo "FAIL: report --no-overhead-correction (steps_captured) exit $?"; exit 1; }
-expect "$out" "2.1% of the window, with libgcc's unwinder; the figures keep them: no overhead correction here (no calibration in the trace, or --no-overhead-correction). libunwind"
+expect "$out" "2.1% of the window, Python frames only (no native walk); the figures keep them: no overhead correction here (no calibration in the trace, or --no-overhead-correction). --no-callsites"
 expect "$out" "2.1% of the window; the figures keep it: no overhead correction here (no calibration in the trace, or --no-overhead-correction)"
 "$gs" html "$db.capt.db" -o "$db.capt.html" || { echo "FAIL: html (steps_captured) exit $?"; exit 1; }
 expect "$(cat "$db.capt.html")" "CUPTI's own work on the program's threads (activity buffer requests, buffer flushes, instrumentation) took 4 µs: 2 spans, p50 1 µs, 2.1% of the window"
-expect "$(cat "$db.capt.html")" "The collector's call-site captures (the stacks of blocking calls) took 4 µs in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, with libgcc's unwinder"
+expect "$(cat "$db.capt.html")" "The collector's call-site captures (the stacks of blocking calls) took 4 µs in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, Python frames only (no native walk)"
+# the same stacks with a native frame: the walk ran, with libgcc's unwinder
+"$mk" "$db.captn.db" steps_captured_native || { echo "FAIL: callsite_mkdb steps_captured_native"; exit 1; }
+out=$("$gs" report "$db.captn.db" | tr -s ' \n' '  ') || { echo "FAIL: report (steps_captured_native) exit $?"; exit 1; }
+expect "$out" "note: the collector's call-site captures (the stacks of blocking calls) took 4.000 us in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, with libgcc's unwinder; the corrected figures take them off where they delayed the GPU. libunwind (Debian: libunwind8) takes 10-18x less a capture; --no-callsites records none"
+expect "$("$gs" report --json "$db.captn.db" | tr -d ' \n')" '"callsite_captures":{"count":20,"total_ns":4000,"p50_ns":200,"unwinder":"libgcc","native_walks":20}'
+"$gs" html "$db.captn.db" -o "$db.captn.html" || { echo "FAIL: html (steps_captured_native) exit $?"; exit 1; }
+expect "$(cat "$db.captn.html")" "2.1% of the window, with libgcc's unwinder; the corrected figures take them off where they delayed the GPU. libunwind (Debian: libunwind8) takes 10-18× less a capture"
 expect "$("$gs" info "$db.capt.db")" "collector cost    5.000 µs in 40 callbacks, in the program's threads, 4.000 µs of it in 20 call-site captures; call sites walked with libgcc"
 expect "$("$gs" info --json "$db.capt.db" | tr -d ' \n')" '"collector_cost":{"callback_ns":5000,"callbacks":40,"unwinder":"libgcc","captures":20,"capture_ns":4000}'
 case $("$gs" report "$db.steps.db") in *"call-site captures"*) echo "FAIL: a capture note without capture times"; fail=1 ;; *) echo "ok: no capture note without capture times" ;; esac

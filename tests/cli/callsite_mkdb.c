@@ -169,26 +169,32 @@ int main(int argc, char **argv)
 		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_store")  ? 9
 		   : argc == 3 && !strcmp(argv[2], "calibrated_gap")	      ? 10
 		   : argc == 3 && !strcmp(argv[2], "steps_captured")	      ? 11
+		   : argc == 3 && !strcmp(argv[2], "steps_captured_native")   ? 12
 									      : 0;
 
 	if (argc != 2 && !mode) {
 		fprintf(stderr, "usage: callsite_mkdb <out.db> "
 				"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
 				"calibrated_graph|calibrated_graph_launch|calibrated_graph_store|"
-				"calibrated_gap|steps_captured]\n");
+				"calibrated_gap|steps_captured|steps_captured_native]\n");
 		return 2;
 	}
 	unlink(argv[1]);
 	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
 		return 1;
 	rc = gs_schema_create(db);
-	if (rc == 0 && (mode == 2 || mode == 6 || mode == 11
+	if (rc == 0 && (mode == 2 || mode == 6 || mode == 11 || mode == 12
 			    ? steps(db, &msg) != 0
 			    : sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)) {
 		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
 		rc = 1;
 	}
-	if (rc == 0 && mode == 11) /* step i's sync: corr 2i+2, b = 10000 i */
+	if (rc == 0 && mode == 12) /* the same stacks with a native frame: walked */
+		rc = exec_sql(db, "INSERT INTO strings VALUES(11,'/usr/lib/libfoo.so');"
+				  "INSERT INTO stack_frames(stack_id,depth,kind,module_id,offset,"
+				  "symbol_id,file_id,line,function_id) VALUES(1,0,1,11,4096,NULL,"
+				  "NULL,NULL,NULL);");
+	if (rc == 0 && (mode == 11 || mode == 12)) /* step i's sync: corr 2i+2, b = 10000 i */
 		rc =
 		    exec_sql(db, "UPDATE api_stacks SET "
 				 "capture_start = 10000 * (correlation_id / 2 - 1) + 1900, "

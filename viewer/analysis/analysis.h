@@ -259,6 +259,10 @@ struct gs_input {
 	size_t n_site_refs;
 	const struct gs_capture *captures; /* sorted by corr; empty for older traces */
 	size_t n_captures;
+	size_t n_native_captures; /* of those, the ones whose stack holds native
+				     frames: the unwinder walked (none where
+				     every capture found Python frames,
+				     GAPSCOPE_NATIVE_FRAMES=auto) */
 	/* CUPTI's own work on the program's threads (table overhead, kinds
 	 * that only tracing causes: buffer requests and flushes,
 	 * instrumentation, resources), as spans with corr 0; any order */

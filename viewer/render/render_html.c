@@ -446,13 +446,16 @@ static void write_capture_note(FILE *f, const struct html_run *r)
 	      "calls) took ",
 	      f);
 	span_figures(f, &cc, window, " in the program's threads: ", "captures");
-	if (r->in->unwinder) {
+	/* as the text report: no unwinder where no native walk ran */
+	if (!r->in->n_native_captures)
+		fputs(", Python frames only (no native walk)", f);
+	else if (r->in->unwinder) {
 		fputs(", with ", f);
 		html_escape(f, r->in->unwinder);
 		fputs("'s unwinder", f);
 	}
 	fprintf(f, "; %s. ", gs_span_correction(r->corr != NULL, 1));
-	if (r->in->unwinder && !strcmp(r->in->unwinder, "libgcc"))
+	if (r->in->n_native_captures && r->in->unwinder && !strcmp(r->in->unwinder, "libgcc"))
 		fputs("libunwind (Debian: libunwind8) takes 10-18× less a capture; ", f);
 	fputs("<code>--no-callsites</code> records none.</p>\n", f);
 }

@@ -312,13 +312,14 @@ static int j_begin(struct report_ctx *r)
 	 * in the program's threads */
 	{
 		struct gs_capture_cost cc;
-		json_object_set_new(ins, "callsite_captures",
-				    gs_span_cost(r->in->captures, r->in->n_captures, &cc) || !cc.n
-					? json_null()
-					: json_pack("{sIsIsIso}", "count", (json_int_t)cc.n,
-						    "total_ns", (json_int_t)cc.total_ns, "p50_ns",
-						    (json_int_t)cc.p50_ns, "unwinder",
-						    render_json_str(r->in->unwinder)));
+		json_object_set_new(
+		    ins, "callsite_captures",
+		    gs_span_cost(r->in->captures, r->in->n_captures, &cc) || !cc.n
+			? json_null()
+			: json_pack("{sIsIsIsosI}", "count", (json_int_t)cc.n, "total_ns",
+				    (json_int_t)cc.total_ns, "p50_ns", (json_int_t)cc.p50_ns,
+				    "unwinder", render_json_str(r->in->unwinder), "native_walks",
+				    (json_int_t)r->in->n_native_captures));
 		json_object_set_new(ins, "cupti_stalls",
 				    gs_span_cost(r->in->stalls, r->in->n_stalls, &cc) || !cc.n
 					? json_null()

@@ -181,6 +181,7 @@ void trace_callsites_free(struct gs_input *in)
 	in->captures = NULL;
 	in->stalls = NULL;
 	in->n_sites = in->n_site_refs = in->n_captures = in->n_stalls = 0;
+	in->n_native_captures = 0;
 }
 
 static int column_present(sqlite3 *db, const char *table, const char *col)
@@ -258,6 +259,23 @@ int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errl
 		       "call-site capture times", &c, &in->n_captures, err, errlen))
 		return -1;
 	in->captures = c;
+	in->n_native_captures = in->n_captures; /* unknown: as if all walked */
+	if (in->n_captures && trace_db_has_table(db, "stack_frames") &&
+	    column_present(db, "stack_frames", "kind")) {
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(
+			db,
+			"SELECT count(*) FROM api_stacks a WHERE capture_start > 0 "
+			"AND capture_end >= capture_start AND EXISTS (SELECT 1 FROM "
+			"stack_frames f WHERE f.stack_id = a.stack_id AND f.kind = 1)",
+			-1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW) {
+			sqlite3_int64 n = sqlite3_column_int64(st, 0);
+			if (n >= 0 && (uint64_t)n <= in->n_captures)
+				in->n_native_captures = (size_t)n;
+		}
+		sqlite3_finalize(st);
+	}
 	return 0;
 }
 
