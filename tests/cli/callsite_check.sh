@@ -166,8 +166,10 @@ expect "$out" "note: the collector's call-site captures (the stacks of blocking 
 expect "$("$gs" report --json "$db.captn.db" | tr -d ' \n')" '"callsite_captures":{"count":20,"total_ns":4000,"p50_ns":200,"unwinder":"libgcc","native_walks":20}'
 "$gs" html "$db.captn.db" -o "$db.captn.html" || { echo "FAIL: html (steps_captured_native) exit $?"; exit 1; }
 expect "$(cat "$db.captn.html")" "2.1% of the window, with libgcc's unwinder; the corrected figures take them off where they delayed the GPU. libunwind (Debian: libunwind8) takes 10-18× less a capture"
-expect "$("$gs" info "$db.capt.db")" "collector cost    5.000 µs in 40 callbacks, in the program's threads, 4.000 µs of it in 20 call-site captures; call sites walked with libgcc"
-expect "$("$gs" info --json "$db.capt.db" | tr -d ' \n')" '"collector_cost":{"callback_ns":5000,"callbacks":40,"unwinder":"libgcc","captures":20,"capture_ns":4000}'
+expect "$("$gs" info "$db.capt.db")" "collector cost    5.000 µs in 40 callbacks, in the program's threads, 4.000 µs of it in 20 call-site captures; call sites: Python frames only (no native walk)"
+expect "$("$gs" info --json "$db.capt.db" | tr -d ' \n')" '"collector_cost":{"callback_ns":5000,"callbacks":40,"unwinder":"libgcc","captures":20,"capture_ns":4000,"native_walks":0}'
+expect "$("$gs" info "$db.captn.db")" "collector cost    5.000 µs in 40 callbacks, in the program's threads, 4.000 µs of it in 20 call-site captures; call sites walked with libgcc"
+expect "$("$gs" info --json "$db.captn.db" | tr -d ' \n')" '"native_walks":20'
 case $("$gs" report "$db.steps.db") in *"call-site captures"*) echo "FAIL: a capture note without capture times"; fail=1 ;; *) echo "ok: no capture note without capture times" ;; esac
 expect "$("$gs" report --json "$db.steps.db" | tr -d ' \n')" '"callsite_captures":null,"cupti_stalls":null'
 exit $fail

@@ -161,7 +161,9 @@ static void info_print_text(const struct info *in, const char *path_clean)
 				printf(", %s of it in %" PRId64 " call-site captures", d,
 				       in->captures);
 			}
-			if (in->unwinder)
+			if (in->captures && !in->native_captures)
+				printf("; call sites: Python frames only (no native walk)");
+			else if (in->unwinder)
 				printf("; call sites walked with %s", in->unwinder);
 			putchar('\n');
 		}
@@ -272,10 +274,11 @@ static int info_print_json(const struct info *in, const char *path_clean)
 	json_object_set_new(
 	    o, "collector_cost",
 	    in->callback_ns || in->callbacks
-		? json_pack("{so so so sI sI}", "callback_ns", info_jint_or_null(in->callback_ns),
-			    "callbacks", info_jint_or_null(in->callbacks), "unwinder",
-			    info_jstr(in->unwinder), "captures", (json_int_t)in->captures,
-			    "capture_ns", (json_int_t)in->capture_ns)
+		? json_pack(
+		      "{so so so sI sI sI}", "callback_ns", info_jint_or_null(in->callback_ns),
+		      "callbacks", info_jint_or_null(in->callbacks), "unwinder",
+		      info_jstr(in->unwinder), "captures", (json_int_t)in->captures, "capture_ns",
+		      (json_int_t)in->capture_ns, "native_walks", (json_int_t)in->native_captures)
 		: json_null());
 	x = json_object();
 	for (i = 0; i < in->nwarnings; i++)

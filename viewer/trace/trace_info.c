@@ -327,7 +327,7 @@ static void info_load_rows(struct info *in)
 		sqlite3_finalize(st);
 	}
 	in->syncs_implicit = 0;
-	in->captures = in->capture_ns = 0;
+	in->captures = in->capture_ns = in->native_captures = 0;
 	{
 		/* older traces have no capture times: no column, nothing */
 		sqlite3_stmt *st = NULL;
@@ -343,6 +343,19 @@ static void info_load_rows(struct info *in)
 				info_failed(in);
 			}
 		}
+		sqlite3_finalize(st);
+		/* those that walked native frames (stack_frames.kind 1) */
+		in->native_captures = in->captures;
+		st = NULL;
+		if (in->captures &&
+		    sqlite3_prepare_v2(
+			in->t.db,
+			"SELECT count(*) FROM api_stacks a WHERE capture_start > 0 "
+			"AND capture_end >= capture_start AND EXISTS (SELECT 1 FROM "
+			"stack_frames f WHERE f.stack_id = a.stack_id AND f.kind = 1)",
+			-1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW)
+			in->native_captures = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
 	}
 	{

@@ -62,6 +62,9 @@ struct info {
 	/* the collector's call-site captures with times (api_stacks
 	 * capture_start/end, traces since 2026-12-04): how many, their total */
 	int64_t captures, capture_ns;
+	int64_t native_captures; /* of those, the ones whose stack has native
+				    frames (the unwinder walked); = captures
+				    where the trace cannot tell */
 	struct info_kv *config, *warnings;
 	size_t nconfig, nwarnings;
 	struct info_kv *imported; /* meta import.* of a `gapscope import`ed trace */
