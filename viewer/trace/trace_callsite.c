@@ -245,6 +245,25 @@ fail:
 	return -1;
 }
 
+int64_t trace_native_captures(sqlite3 *db, int64_t unknown)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = unknown;
+
+	if (!trace_db_has_table(db, "stack_frames") || !column_present(db, "stack_frames", "kind"))
+		return unknown;
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT count(*) FROM api_stacks a WHERE capture_start > 0 AND "
+		"capture_end >= capture_start AND EXISTS (SELECT 1 FROM stack_frames "
+		"f WHERE f.stack_id = a.stack_id AND f.kind = 1)",
+		-1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errlen)
 {
 	struct gs_capture *c = NULL;
@@ -259,22 +278,11 @@ int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errl
 		       "call-site capture times", &c, &in->n_captures, err, errlen))
 		return -1;
 	in->captures = c;
-	in->n_native_captures = in->n_captures; /* unknown: as if all walked */
-	if (in->n_captures && trace_db_has_table(db, "stack_frames") &&
-	    column_present(db, "stack_frames", "kind")) {
-		sqlite3_stmt *st = NULL;
-		if (sqlite3_prepare_v2(
-			db,
-			"SELECT count(*) FROM api_stacks a WHERE capture_start > 0 "
-			"AND capture_end >= capture_start AND EXISTS (SELECT 1 FROM "
-			"stack_frames f WHERE f.stack_id = a.stack_id AND f.kind = 1)",
-			-1, &st, NULL) == SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW) {
-			sqlite3_int64 n = sqlite3_column_int64(st, 0);
-			if (n >= 0 && (uint64_t)n <= in->n_captures)
-				in->n_native_captures = (size_t)n;
-		}
-		sqlite3_finalize(st);
+	{
+		int64_t n = trace_native_captures(db, (int64_t)in->n_captures);
+		/* unknown: as if all walked */
+		in->n_native_captures =
+		    n >= 0 && (uint64_t)n <= in->n_captures ? (size_t)n : in->n_captures;
 	}
 	return 0;
 }

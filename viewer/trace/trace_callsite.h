@@ -18,8 +18,14 @@ int trace_load_callsites(sqlite3 *db, struct gs_input *in, char *err, size_t err
 void trace_callsites_free(struct gs_input *in);
 
 /* Fill in->captures (api_stacks capture_start/capture_end, sorted by corr;
- * none where the columns are absent). Returns 0, or -1 with err. */
+ * none where the columns are absent) and in->n_native_captures. Returns 0,
+ * or -1 with err. */
 int trace_load_captures(sqlite3 *db, struct gs_input *in, char *err, size_t errlen);
+
+/* How many of the trace's timed captures have a stack with native frames
+ * (stack_frames.kind 1: the unwinder walked), or `unknown` where the trace
+ * cannot tell (no stack_frames.kind, or a failed query). */
+int64_t trace_native_captures(sqlite3 *db, int64_t unknown);
 
 /* Fill in->stalls: the overhead table's rows of kinds that only tracing
  * causes (CUPTI's buffer flushes, instrumentation, resources, activity

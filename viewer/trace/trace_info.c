@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gapscope/trace_format.h"
+#include "trace_callsite.h"
 #include "trace_info.h"
 
 /* Tables of schema v1, in the order the docs list them. */
@@ -345,18 +346,8 @@ static void info_load_rows(struct info *in)
 		}
 		sqlite3_finalize(st);
 		/* those that walked native frames (stack_frames.kind 1) */
-		in->native_captures = in->captures;
-		st = NULL;
-		if (in->captures &&
-		    sqlite3_prepare_v2(
-			in->t.db,
-			"SELECT count(*) FROM api_stacks a WHERE capture_start > 0 "
-			"AND capture_end >= capture_start AND EXISTS (SELECT 1 FROM "
-			"stack_frames f WHERE f.stack_id = a.stack_id AND f.kind = 1)",
-			-1, &st, NULL) == SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW)
-			in->native_captures = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
+		in->native_captures =
+		    in->captures ? trace_native_captures(in->t.db, in->captures) : 0;
 	}
 	{
 		sqlite3_stmt *st = NULL;
