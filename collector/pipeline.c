@@ -375,11 +375,10 @@ static void stock_up(struct gs_pipeline *p)
 			return;
 		}
 		it->size = p->buffer_bytes;
-		/* buf need not start a page: a write every page from it and
-		 * one at its last byte touch every page it spans */
+		/* a mapping starts a page (gs_buffer_alloc): a write every
+		 * page from it touches every page it spans */
 		for (off = 0; off < it->size; off += page)
 			((volatile uint8_t *)it->buf)[off] = 0;
-		((volatile uint8_t *)it->buf)[it->size - 1] = 0;
 		recycle(p, it); /* into the pool: want < MAX_FREE */
 	}
 }

@@ -135,6 +135,21 @@ static int load_reference(const char *path, struct trace *t, struct gs_input *in
 	return 0;
 }
 
+int gs_cli_parse_skip(const char *verb, const char *arg, uint64_t *out)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	errno = 0;
+	v = *arg && *arg != '-' && *arg != '+' ? strtoull(arg, &end, 10) : 0;
+	if (!end || *end || errno) {
+		gs_error(verb, "--skip needs a whole number of ranges, not '%s'", arg);
+		return GS_EXIT_BAD_INPUT;
+	}
+	*out = v;
+	return 0;
+}
+
 int gs_cli_refs_add(struct gs_cli_refs *r, const char *verb, const char *arg)
 {
 	if (!*arg) {

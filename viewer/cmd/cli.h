@@ -78,6 +78,10 @@ int gs_cli_refs_load(struct gs_cli_refs *r);
 /* Close what gs_cli_refs_load opened (and nothing after a failed load). */
 void gs_cli_refs_free(struct gs_cli_refs *r);
 
+/* --skip N of verb (report, html, diff): a whole number of ranges into
+ * *out. Returns 0, or GS_EXIT_BAD_INPUT after one line. */
+int gs_cli_parse_skip(const char *verb, const char *arg, uint64_t *out);
+
 /* Why a trace holds no GPU activity, into buf (n bytes): an untraced
  * reference run (config.activities = nvtx) says how to use it, any other
  * trace asks whether the program's CUDA work was recorded. Returns buf. */

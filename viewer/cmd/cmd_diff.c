@@ -195,7 +195,7 @@ int cmd_diff(int argc, char **argv)
 	const char *set_list[2] = {NULL, NULL}, *step = NULL, *comm_range = NULL;
 	int c, rc, json = 0, i;
 	long top = 10;
-	unsigned long long skip = 0;
+	uint64_t skip = 0;
 	char *end;
 
 	optind = 0; /* glibc: full re-initialisation */
@@ -229,13 +229,8 @@ int cmd_diff(int argc, char **argv)
 			}
 			break;
 		case OPT_SKIP:
-			errno = 0;
-			skip = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' || *optarg == '+') {
-				gs_error("diff", "--skip needs a whole number of ranges, not '%s'",
-					 optarg);
+			if (gs_cli_parse_skip("diff", optarg, &skip))
 				return GS_EXIT_BAD_INPUT;
-			}
 			break;
 		case OPT_BEFORE:
 		case OPT_AFTER: set_list[c == OPT_AFTER] = optarg; break;

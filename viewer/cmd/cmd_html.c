@@ -8,11 +8,9 @@
  * (diff.c), and writes the page through out_file.h (a failed or
  * interrupted run leaves the old page as it was).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -92,7 +90,6 @@ int cmd_html(int argc, char **argv)
 	char err[512] = "";
 	int c, rc, nruns, i, to_stdout, have_diff = 0, correct = 1;
 	uint64_t skip = 0;
-	char *end;
 	struct out_file of;
 
 	refs.n = 0;
@@ -118,13 +115,8 @@ int cmd_html(int argc, char **argv)
 			break;
 		case OPT_NOCORR: correct = 0; break;
 		case OPT_SKIP:
-			errno = 0;
-			skip = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || errno || *optarg == '-' || *optarg == '+') {
-				gs_error("html", "--skip needs a whole number of ranges, not '%s'",
-					 optarg);
+			if (gs_cli_parse_skip("html", optarg, &skip))
 				return GS_EXIT_BAD_INPUT;
-			}
 			break;
 		case OPT_REF:
 			if (gs_cli_refs_add(&refs, "html", optarg))

@@ -319,13 +319,8 @@ int cmd_report(int argc, char **argv)
 			opt.range_name = optarg;
 			break;
 		case OPT_SKIP:
-			v = parse_count(optarg);
-			if (v < 0) {
-				gs_error("report",
-					 "--skip needs a whole number of ranges, not '%s'", optarg);
+			if (gs_cli_parse_skip("report", optarg, &opt.range_skip))
 				return GS_EXIT_BAD_INPUT;
-			}
-			opt.range_skip = (uint64_t)v;
 			break;
 		case OPT_TOP:
 			v = parse_count(optarg);

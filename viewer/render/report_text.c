@@ -267,18 +267,18 @@ static void outside_line(struct report_ctx *r, const struct gs_verdict *v)
 	k = snprintf(line, sizeof(line),
 		     "  %.1f%% of the window (%s) is outside every NVTX range, and counted below; ",
 		     100.0 * (double)v->outside_ns / (double)v->window, out);
-	if (report_range_arg(arg, sizeof(arg), r->in, v) && v->range_count == 1)
-		snprintf(line + k, sizeof(line) - k,
-			 "--range %s selects the range of that name (%s)", arg, in);
-	else if (report_range_arg(arg, sizeof(arg), r->in, v))
-		snprintf(line + k, sizeof(line) - k,
-			 "--range %s selects the %llu ranges of that name (%s)", arg,
-			 (unsigned long long)v->range_count, in);
-	else
+	if (!report_range_arg(arg, sizeof(arg), r->in, v))
 		snprintf(line + k, sizeof(line) - k,
 			 "--range with the text of the longest ranges (NVTX ranges, below) "
 			 "selects them (%s)",
 			 in);
+	else if (v->range_count == 1)
+		snprintf(line + k, sizeof(line) - k,
+			 "--range %s selects the range of that name (%s)", arg, in);
+	else
+		snprintf(line + k, sizeof(line) - k,
+			 "--range %s selects the %llu ranges of that name (%s)", arg,
+			 (unsigned long long)v->range_count, in);
 	put_escaped(r->out, line);
 	fputc('\n', r->out);
 }
