@@ -59,6 +59,14 @@
  *                     (plain_launch_ns) does not spend; the correction adds it
  *                     to a launch call's excess, at most the time the
  *                     program left before that call
+ * and last:
+ *   plain_spaced_launch_ns  the untraced time of one cudaLaunchKernel on the
+ *                     legacy default stream timed alone after a pass over
+ *                     1 MiB of host memory (a program's work between its
+ *                     launches), the children's median
+ *   spaced_launch_ns  what tracing adds to that call, timed from outside it
+ *   spaced_record_ns  the traced CUPTI record's duration of such a call
+ *                     (where the recording has runtime records)
  * Differences of the medians over the phases; negative ones are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
@@ -284,6 +292,8 @@ struct phase {
 	int64_t stiny_cupti, snode_cupti; /* the same for the storing kernels */
 	int64_t spin_cupti, spin_self;	/* ns, median durations */
 	int64_t launch_gap;		/* ns, launch_gap(); -1 none */
+	int64_t spaced;			/* ns, median spaced launch call (spaced_call_time) */
+	int64_t spaced_rec;		/* ns, median record of those calls; -1 none */
 };
 
 /* ns per launch: each round's back-to-back launches timed as a whole, the
@@ -327,6 +337,39 @@ static int64_t graph_call_time(cudaStream_t s, cudaGraphExec_t e)
 		CK(cudaStreamSynchronize(s));
 	}
 	return median(v, GRAPH_CALLS);
+}
+
+/* A launch inside a program has the program's own work between it and the
+ * previous one (PyTorch: ~10 us of Python and ATen): its caches and branch
+ * predictors hold the program's state, not the driver's, and the call may
+ * take longer than a loop's pitch, and tracing may add to it a different
+ * amount. SPACED calls on the legacy default stream (PyTorch's), each timed
+ * alone after a pass over SCRATCH bytes of host memory; the median. A
+ * phase's last launches (spaced_record reads their records). */
+#define SPACED 256
+#define SCRATCH (1 << 20)
+static volatile unsigned char scratch[SCRATCH];
+
+static int64_t spaced_call_time(void)
+{
+	int64_t v[SPACED];
+	unsigned sum = 0;
+	int i;
+	size_t k;
+
+	CK(cudaStreamSynchronize(0));
+	for (i = 0; i < SPACED; i++) {
+		int64_t t0;
+		for (k = 0; k < SCRATCH; k += 64) {
+			sum += scratch[k];
+			scratch[k] = (unsigned char)(sum + i);
+		}
+		t0 = now_ns();
+		gs_cal_empty<<<1, 32>>>();
+		v[i] = now_ns() - t0;
+	}
+	CK(cudaStreamSynchronize(0));
+	return median(v, SPACED);
 }
 
 /* what a process with or without tracing measures alike */
@@ -495,6 +538,20 @@ static int64_t launch_gap(void)
 	return n ? median(gap, n) : -1;
 }
 
+/* The median duration of the last SPACED cudaLaunchKernel records of the
+ * phase (api_rec sorted by launch_gap; one thread): the spaced calls'; -1
+ * if there are fewer */
+static int64_t spaced_record(void)
+{
+	static int64_t d[SPACED];
+	size_t i = n_api, n = 0;
+
+	while (i-- > 0 && n < SPACED)
+		if (api_rec[i].launch)
+			d[n++] = (int64_t)(api_rec[i].end - api_rec[i].start);
+	return n == SPACED ? median(d, n) : -1;
+}
+
 /* --plain: the untraced figures of a process that never touched CUPTI */
 static int plain_main(void)
 {
@@ -505,11 +562,12 @@ static int plain_main(void)
 	measure_host(&p, &u);
 	measure_pitch(&p, &u);
 	measure_kpitch(&p, &u);
+	p.spaced = spaced_call_time();
 	printf("plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-	       "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld\n",
+	       "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld\n",
 	       (long long)p.launch, (long long)p.legacy, (long long)p.driver,
 	       (long long)p.graph_small, (long long)p.graph_big, (long long)p.pitch,
-	       (long long)p.kpitch, (long long)p.spitch, (long long)p.skpitch);
+	       (long long)p.kpitch, (long long)p.spitch, (long long)p.skpitch, (long long)p.spaced);
 	return 0;
 }
 
@@ -518,7 +576,7 @@ static int plain_child(const char *self, struct phase *p)
 {
 	char line[256], *argv[] = {(char *)self, (char *)"--plain", NULL};
 	posix_spawn_file_actions_t fa;
-	long long l, g, d, gs, gb, pi, kp, sp, skp;
+	long long l, g, d, gs, gb, pi, kp, sp, skp, spc;
 	size_t used = 0;
 	int fd[2], status = 0, rc;
 	pid_t pid;
@@ -551,8 +609,8 @@ static int plain_child(const char *self, struct phase *p)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
 	    sscanf(line,
 		   "plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-		   "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld",
-		   &l, &g, &d, &gs, &gb, &pi, &kp, &sp, &skp) != 9)
+		   "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld",
+		   &l, &g, &d, &gs, &gb, &pi, &kp, &sp, &skp, &spc) != 10)
 		return -1;
 	p->launch = l;
 	p->legacy = g;
@@ -563,6 +621,7 @@ static int plain_child(const char *self, struct phase *p)
 	p->kpitch = kp;
 	p->spitch = sp;
 	p->skpitch = skp;
+	p->spaced = spc;
 	return 0;
 }
 
@@ -661,6 +720,7 @@ int main(int argc, char **argv)
 		measure_pitch(&t[i], &su);
 		measure_kpitch(&t[i], &su);
 		measure_spins(&t[i], &su);
+		t[i].spaced = spaced_call_time(); /* the phase's last launches */
 		/* the GPU's figure untraced in this process, kinds off (which
 		 * flushes the spin kernels' records): the host's lingering cost
 		 * does not reach the GPU, and against a child's pitch the node
@@ -671,6 +731,7 @@ int main(int argc, char **argv)
 		t[i].stiny_cupti = median(stiny_dur, n_stiny);
 		t[i].snode_cupti = median(snode_dur, n_snode);
 		t[i].launch_gap = launch_gap();
+		t[i].spaced_rec = spaced_record();
 		measure_pitch(&u[i], &su);
 		measure_kpitch(&u[i], &su);
 		set_tracing(1);
@@ -735,6 +796,25 @@ int main(int argc, char **argv)
 				g[n++] = t[i].launch_gap;
 		if (n)
 			printf(",launch_gap_ns=%lld", (long long)median(g, (size_t)n));
+	}
+	{
+		/* the spaced launches: untraced (children), what tracing
+		 * added (traced less untraced, both timed from outside the
+		 * call) and, with runtime records, the traced records' own
+		 * duration (spaced_record_ns) */
+		int64_t a[PHASES], b[PHASES], r[PHASES], d;
+		int n = 0;
+		for (i = 0; i < PHASES; i++) {
+			a[i] = t[i].spaced;
+			b[i] = u[i].spaced;
+			if (t[i].spaced_rec >= 0)
+				r[n++] = t[i].spaced_rec;
+		}
+		d = median(a, PHASES) - median(b, PHASES);
+		printf(",plain_spaced_launch_ns=%lld,spaced_launch_ns=%lld",
+		       (long long)median(b, PHASES), (long long)(d < 0 ? 0 : d));
+		if (n)
+			printf(",spaced_record_ns=%lld", (long long)median(r, (size_t)n));
 	}
 	printf("\n");
 	cudaGraphExecDestroy(su.exec);

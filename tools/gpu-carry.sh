@@ -23,7 +23,7 @@ for f in "$build"/bin/*; do
   *) cp "$f" "$dest/bin/" ;;
   esac
 done
-for f in libgapscope.so gapscope-calibrate libgs_sampler.so; do
+for f in libgapscope.so gapscope-calibrate libgs_sampler.so libgs_launch_interpose.so; do
   [ -f "$build/lib/$f" ] && cp "$build/lib/$f" "$dest/lib/"
 done
 cp -r "$build/lib/bundled" "$dest/lib/"

@@ -640,7 +640,7 @@ static void record_report_outputs(const char *tmpl, pid_t child, const struct ti
  */
 static void record_calibrate(const char *lib)
 {
-	char exe[PATH_MAX], line[1024];
+	char exe[PATH_MAX], line[4096];
 	const char *slash = strrchr(lib, '/');
 	size_t used = 0;
 	int fd[2], status, waited = 0;
