@@ -90,6 +90,8 @@ static struct gs_calibration base_cal(void)
 				       .plain_graph_node_ns = -1,
 				       .store_graph_node_ns = -1,
 				       .launch_gap_ns = -1,
+				       .spaced_launch_ns = -1,
+				       .spaced_record_ns = -1,
 				       .launch_ns = 300,
 				       .legacy_launch_ns = 500,
 				       .driver_launch_ns = 700,
@@ -482,6 +484,37 @@ static void test_launch_gap_adds_time_between_calls(void **state)
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 1400);
 	assert_int_equal(t->c.per_call_ns, 800);
+	tb_free(t);
+}
+
+/* With the calibration's spaced launch (spaced_launch_ns 600 added to a
+ * launch after host work, whose traced record took spaced_record_ns 1200):
+ * L2 [8000, 9500] began 4000 after thread 1's cudaMalloc ended (>= 2000:
+ * spaced), so its added cost is 1500 - 1200 + 600 = 900, whatever
+ * launch_gap_ns says. Host-late gap: min(3000, 400 + 900) = 1300; the
+ * enqueued gap 200: idle removed 1500, per launch call 900. A record
+ * shorter than the calibration's (2000): 1500 - 2000 + 600 = 100, idle
+ * removed min(3000, 400 + 100) + 200 = 700. */
+static void test_spaced_launch_against_spaced_calibration(void **state)
+{
+	struct tb *t = build(1);
+
+	(void)state;
+	t->in.cal.plain_launch_ns = 1000;
+	t->in.cal.spaced_launch_ns = 600;
+	t->in.cal.spaced_record_ns = 1200;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 1500);
+	assert_int_equal(t->c.per_call_ns, 900);
+	gs_corrected_free(&t->c);
+	t->in.cal.launch_gap_ns = 300;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.per_call_ns, 900);
+	gs_corrected_free(&t->c);
+	t->in.cal.spaced_record_ns = 2000;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.devices[0].idle_removed, 700);
+	assert_int_equal(t->c.per_call_ns, 100);
 	tb_free(t);
 }
 
@@ -1289,6 +1322,7 @@ int main(void)
 	    cmocka_unit_test(test_pageable_upload_loses_costs_before_its_call),
 	    cmocka_unit_test(test_pageable_upload_two_devices),
 	    cmocka_unit_test(test_launch_gap_adds_time_between_calls),
+	    cmocka_unit_test(test_spaced_launch_against_spaced_calibration),
 	    cmocka_unit_test(test_launch_gap_bound_from_the_trace),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),

@@ -216,6 +216,15 @@ struct gs_calibration {
 	 * launch (plain_launch_ns, a loop's pitch) does not spend between
 	 * calls; -1 in traces calibrated before 2026-12-05 07:00 UTC */
 	int64_t launch_gap_ns;
+	/* a cudaLaunchKernel timed alone after the program's own work (the
+	 * calibration passes over 1 MiB of host memory before each: a Python
+	 * loop's launch, not a loop of launches): what tracing added to it,
+	 * timed from outside the call (spaced_launch_ns), and the traced
+	 * record's own duration (spaced_record_ns). A launch call that began
+	 * GS_SPACED_LAUNCH_NS or more after its thread's previous call ended
+	 * is taken against these. 0 or -1 (none) in traces calibrated before
+	 * 2026-12-05 12:00 UTC, or without runtime records. */
+	int64_t spaced_launch_ns, spaced_record_ns;
 	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
 };
 

@@ -95,6 +95,10 @@ static int64_t call_cost(const struct gs_input *in, const struct gs_calibration 
  * GS_MAX_GRAPH_NODE_EXCESS_NS more per node: traced, cudaGraphLaunch took
  * 1.2-2.9 us a node on the H200 (docs/collector.md). */
 #define GS_MAX_LAUNCH_EXCESS_NS 10000
+/* A launch call that began this long or more after its thread's previous
+ * CUDA call ended had the program's work between (a Python loop: ~10 us);
+ * with the calibration's spaced figures it is taken against them */
+#define GS_SPACED_LAUNCH_NS 2000
 #define GS_MAX_GRAPH_NODE_EXCESS_NS 4000
 
 /* node counts of graph launch calls: nodes[api] ops launched by call api,
@@ -216,11 +220,21 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 	 * the calibrated cost */
 	if (plain < 0 || !strstr(n, "LaunchKernel"))
 		return calibrated;
+	/* a runtime launch after the program's own work: what tracing added
+	 * to the calibration's such call, timed from outside (the time CUPTI
+	 * spends beyond the record included), plus how much longer this
+	 * record ran than the calibration's record of that call */
+	if (!drv && cal->spaced_record_ns > 0 && x->before &&
+	    x->before[api] >= GS_SPACED_LAUNCH_NS) {
+		ex = in->apis[api].end - in->apis[api].start - cal->spaced_record_ns +
+		     cal->spaced_launch_ns;
+		return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
+	}
 	ex = in->apis[api].end - in->apis[api].start - plain;
 	/* the untraced figure is a loop's pitch: traced, CUPTI also spends
 	 * time between the calls' records, at most the time the thread left
 	 * between this call and its previous one */
-	if (x->before && x->before[api] > 0)
+	if (x->before && x->before[api] > 0 && x->launch_gap > 0)
 		ex += min64(x->before[api], x->launch_gap);
 	return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
 }
@@ -962,7 +976,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 		out->launch_gap_ns = -1;
 		out->launch_gap_from_trace = 0;
 	}
-	if (out->launch_gap_ns < 0) {
+	if (out->launch_gap_ns < 0 && !(cal->spaced_record_ns > 0 && cal->plain_launch_ns >= 0)) {
 		free(before);
 		before = NULL;
 	}

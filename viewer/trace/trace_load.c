@@ -932,6 +932,13 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 		c->store_graph_node_ns = a > 0 && b > 0 ? (a > b ? a - b : 0) : -1;
 	}
 	c->launch_gap_ns = meta_ns(t, "calibration.launch_gap_ns");
+	{
+		/* both, or none */
+		int64_t a = meta_ns(t, "calibration.spaced_launch_ns"),
+			b = meta_ns(t, "calibration.spaced_record_ns");
+		c->spaced_launch_ns = a >= 0 && b > 0 ? a : -1;
+		c->spaced_record_ns = a >= 0 && b > 0 ? b : -1;
+	}
 	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
 		  c->kernel_ns >= 0 && c->gpu_gap_ns >= 0;
 }
