@@ -49,7 +49,8 @@ interleaved untraced/traced pairs measured in one run.
       own step_us), and bench/real/train_loop.py (its "step" ranges but the
       first 5, its default --warmup, against the untraced step_us x their
       count: the warm-up ranges are renamed in a temporary copy of the
-      trace). Each DIR is one pair; with several, the median error per range
+      trace), and bench/torch_nosync.py (range "steps" against the untraced
+      range_us). Each DIR is one pair; with several, the median error per range
       follows.
   corrected_accuracy.py summary DIR [--gapscope BIN] [--plain-after]
       all of the above that one GPU run left in DIR: DIR/phases,
@@ -328,6 +329,13 @@ def realprogs_dir(gapscope, d):
                 steps = round(rg[name][0] / (float(t[name]) * 1e3))
                 rows.append(("graph_check", name, float(u[name]) * 1e3 * steps, rg[name][0],
                              rg[name][1]))
+    if os.path.exists(path("torch_nosync", ".untraced.log")) and \
+            os.path.exists(path("torch_nosync", ".db")):
+        m = TORCH.search(open(path("torch_nosync", ".untraced.log")).read())
+        rep = report(gapscope, path("torch_nosync", ".db"))
+        rg = ranges(rep).get("steps") if rep else None
+        if m and rg:
+            rows.append(("torch_nosync", "steps", float(m.group(1)) * 1e3, rg[0], rg[1]))
     if os.path.exists(path("train_loop", ".untraced.log")) and \
             os.path.exists(path("train_loop", ".db")):
         m = TRAIN_US.search(open(path("train_loop", ".untraced.log")).read())
