@@ -494,7 +494,8 @@ static void test_launch_gap_adds_time_between_calls(void **state)
  * launch_gap_ns says. Host-late gap: min(3000, 400 + 900) = 1300; the
  * enqueued gap 200: idle removed 1500, per launch call 900. A record
  * shorter than the calibration's (2000): 1500 - 2000 + 600 = 100, idle
- * removed min(3000, 400 + 100) + 200 = 700. */
+ * removed min(3000, 400 + 100) + 200 = 700. Without the spaced figures no
+ * call is counted as taken against them. */
 static void test_spaced_launch_against_spaced_calibration(void **state)
 {
 	struct tb *t = build(1);
@@ -506,6 +507,8 @@ static void test_spaced_launch_against_spaced_calibration(void **state)
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 1500);
 	assert_int_equal(t->c.per_call_ns, 900);
+	/* L1 is the thread's first call, L3 began 100 after L2 */
+	assert_int_equal(t->c.spaced_calls, 1);
 	gs_corrected_free(&t->c);
 	t->in.cal.launch_gap_ns = 300;
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
@@ -515,6 +518,10 @@ static void test_spaced_launch_against_spaced_calibration(void **state)
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 700);
 	assert_int_equal(t->c.per_call_ns, 100);
+	gs_corrected_free(&t->c);
+	t->in.cal.spaced_record_ns = -1;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.spaced_calls, 0);
 	tb_free(t);
 }
 

@@ -191,6 +191,15 @@ struct cost_acc {
 	int64_t sum, n;
 };
 
+/* 1 if api, a runtime kernel launch call (not a driver one: drv), began
+ * GS_SPACED_LAUNCH_NS or more after its thread's previous CUDA call ended
+ * and the calibration timed such a call: launch_cost takes it against that */
+static int spaced_launch(const struct ctx *x, uint32_t api, int drv)
+{
+	return !drv && x->cal->spaced_record_ns > 0 && x->before &&
+	       x->before[api] >= GS_SPACED_LAUNCH_NS;
+}
+
 /* what tracing added to launch call api: its traced duration less the
  * untraced one, or calibrated (its call_cost) where that is unknown. A
  * graph launch of known node count is taken against the calibrated
@@ -224,8 +233,7 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 	 * to the calibration's such call, timed from outside (the time CUPTI
 	 * spends beyond the record included), plus how much longer this
 	 * record ran than the calibration's record of that call */
-	if (!drv && cal->spaced_record_ns > 0 && x->before &&
-	    x->before[api] >= GS_SPACED_LAUNCH_NS) {
+	if (spaced_launch(x, api, drv)) {
 		ex = in->apis[api].end - in->apis[api].start - cal->spaced_record_ns +
 		     cal->spaced_launch_ns;
 		return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
@@ -1105,6 +1113,13 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	}
 
 	out->from_trace = cal->plain_launch_ns >= 0 || cal->plain_driver_ns >= 0;
+	if (out->from_trace)
+		for (i = 0; i < in->n_apis; i++) {
+			const char *n = gs_str(&in->strings, in->apis[i].name_id, "");
+			if (strstr(n, "LaunchKernel") &&
+			    spaced_launch(&x, (uint32_t)i, !strncmp(n, "cuLaunch", 8)))
+				out->spaced_calls++;
+		}
 	if (acc.n)
 		out->per_call_ns = acc.sum / acc.n;
 	out->graph_launches = graph.n;

@@ -340,6 +340,9 @@ static int j_begin(struct report_ctx *r)
 								: json_null());
 		json_object_set_new(c, "launch_gap_from_trace",
 				    json_boolean(r->corr->launch_gap_from_trace));
+		/* launch calls after the program's own work, taken against the
+		 * calibration's spaced launch (calibration.spaced_*) */
+		json_object_set_new(c, "spaced_launch_calls", jint(r->corr->spaced_calls));
 		json_object_set_new(c, "kernel_ns", jint(r->in->cal.kernel_ns));
 		json_object_set_new(c, "gpu_gap_ns", jint(r->in->cal.gpu_gap_ns));
 		/* the occupancy model (calibration *_pitch_ns): what a launched

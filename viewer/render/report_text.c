@@ -524,13 +524,20 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 			const struct gs_corrected_device *c = &r->corr->devices[k];
 			if (c->device != d->device)
 				continue;
-			char graph[64] = "", kern[96], between[64] = "";
+			char graph[64] = "", kern[96], between[64] = "", spaced[96] = "";
 			int64_t kb = r->corr->kernel_busy_ns;
 			/* CUPTI's time between launch calls, as much of it as
 			 * the thread left before each (in the per-call figure) */
 			if (r->corr->launch_gap_ns >= 0)
 				snprintf(between, sizeof(between), ", up to %s of it between calls",
 					 D(r->corr->launch_gap_ns));
+			/* launch calls after the program's own work: against the
+			 * calibration's launch after host work */
+			if (r->corr->spaced_calls)
+				snprintf(spaced, sizeof(spaced),
+					 ", %llu after host work against the calibration's such "
+					 "launch",
+					 (unsigned long long)r->corr->spaced_calls);
 			if (r->corr->graph_launches)
 				snprintf(graph, sizeof(graph), ", %s per graph launch call",
 					 D(r->corr->graph_launch_shrink_ns));
@@ -545,12 +552,12 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 					 D(r->in->cal.kernel_ns));
 			fprintf(f,
 				"  corrected for the collector's overhead (%s: %s per launch "
-				"call%s%s, %s): window %s, utilisation %.1f%%, idle %s, "
+				"call%s%s%s, %s): window %s, utilisation %.1f%%, idle %s, "
 				"launch overhead share %.1f%% (idle gaps -%s, kernels %s%s; "
 				"--no-overhead-correction to hide)\n",
 				gs_corrected_basis(r->corr), D(r->corr->per_call_ns), between,
-				graph, kern, D(c->window), 100.0 * c->utilisation, D(c->idle),
-				100.0 * c->launch_overhead_share, D(c->idle_removed),
+				spaced, graph, kern, D(c->window), 100.0 * c->utilisation,
+				D(c->idle), 100.0 * c->launch_overhead_share, D(c->idle_removed),
 				c->busy_removed >= 0 ? "-" : "+",
 				D(c->busy_removed >= 0 ? c->busy_removed : -c->busy_removed));
 		}
