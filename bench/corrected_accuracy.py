@@ -312,13 +312,15 @@ def realprogs_dir(gapscope, d):
     """[(program, range, untraced, traced, corrected ns)] of one pair's DIR, or None"""
     rows = []
     path = lambda n, ext: os.path.join(d, n + ext)
-    if os.path.exists(path("hf_generate", ".untraced.log")) and \
-            os.path.exists(path("hf_generate", ".db")):
-        m = GENERATE.search(open(path("hf_generate", ".untraced.log")).read())
-        rep = report(gapscope, path("hf_generate", ".db"))
-        rg = ranges(rep).get("generate") if rep else None
-        if m and rg:
-            rows.append(("hf_generate", "generate", float(m.group(1)) * 1e3, rg[0], rg[1]))
+    # one range against the untraced run's own wall of it (us)
+    for prog, name, pattern in (("hf_generate", "generate", GENERATE),
+                                ("torch_nosync", "steps", TORCH)):
+        if os.path.exists(path(prog, ".untraced.log")) and os.path.exists(path(prog, ".db")):
+            m = pattern.search(open(path(prog, ".untraced.log")).read())
+            rep = report(gapscope, path(prog, ".db"))
+            rg = ranges(rep).get(name) if rep else None
+            if m and rg:
+                rows.append((prog, name, float(m.group(1)) * 1e3, rg[0], rg[1]))
     if all(os.path.exists(path("graph_check", e)) for e in (".untraced.log", ".traced.log", ".db")):
         u = dict(STEP_US.findall(open(path("graph_check", ".untraced.log")).read()))
         t = dict(STEP_US.findall(open(path("graph_check", ".traced.log")).read()))
@@ -329,13 +331,6 @@ def realprogs_dir(gapscope, d):
                 steps = round(rg[name][0] / (float(t[name]) * 1e3))
                 rows.append(("graph_check", name, float(u[name]) * 1e3 * steps, rg[name][0],
                              rg[name][1]))
-    if os.path.exists(path("torch_nosync", ".untraced.log")) and \
-            os.path.exists(path("torch_nosync", ".db")):
-        m = TORCH.search(open(path("torch_nosync", ".untraced.log")).read())
-        rep = report(gapscope, path("torch_nosync", ".db"))
-        rg = ranges(rep).get("steps") if rep else None
-        if m and rg:
-            rows.append(("torch_nosync", "steps", float(m.group(1)) * 1e3, rg[0], rg[1]))
     if os.path.exists(path("train_loop", ".untraced.log")) and \
             os.path.exists(path("train_loop", ".db")):
         m = TRAIN_US.search(open(path("train_loop", ".untraced.log")).read())
