@@ -77,12 +77,18 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+/* 1 if n names a driver API call (cuLaunchKernel), 0 a runtime one */
+static int driver_call(const char *n)
+{
+	return !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
+}
+
 /* host cost of one traced call like the launch call api (an apis index) */
 static int64_t call_cost(const struct gs_input *in, const struct gs_calibration *cal, uint32_t api)
 {
 	const char *n = api < in->n_apis ? gs_str(&in->strings, in->apis[api].name_id, "") : "";
 
-	if (!strncmp(n, "cu", 2) && strncmp(n, "cuda", 4))
+	if (driver_call(n))
 		return cal->driver_launch_ns;
 	/* the stream kind of the call is not known here: the mean of the
 	 * non-blocking and legacy-stream costs */
@@ -209,7 +215,7 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 	const struct gs_input *in = x->in;
 	const struct gs_calibration *cal = x->cal;
 	const char *n = api < in->n_apis ? gs_str(&in->strings, in->apis[api].name_id, "") : "";
-	int drv = !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
+	int drv = driver_call(n);
 	int64_t plain = drv ? cal->plain_driver_ns : cal->plain_launch_ns, ex, cap;
 
 	*graph = 0;
@@ -1117,7 +1123,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 		for (i = 0; i < in->n_apis; i++) {
 			const char *n = gs_str(&in->strings, in->apis[i].name_id, "");
 			if (strstr(n, "LaunchKernel") &&
-			    spaced_launch(&x, (uint32_t)i, !strncmp(n, "cuLaunch", 8)))
+			    spaced_launch(&x, (uint32_t)i, driver_call(n)))
 				out->spaced_calls++;
 		}
 	if (acc.n)
