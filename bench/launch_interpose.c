@@ -19,7 +19,10 @@
  * where a call is "spaced" when its thread's previous launch ended
  * SPACED_NS or more before it (host work between: the Python loop's case) and
  * "b2b" otherwise. Durations of the first WARM calls of a process are left
- * out (module loading). A static libcudart (not PyTorch's case) is not seen.
+ * out (module loading); a process with WARM or fewer says so in a line of its
+ * own. Calls that do not come through the dynamic linker (a statically
+ * linked libcudart) are not seen: preloaded into PyTorch 2.11 programs on an
+ * H100 (2026-12-05) it saw none of their launches.
  * It prints figures; it asserts nothing.
  */
 #define _GNU_SOURCE
@@ -106,8 +109,21 @@ __attribute__((destructor)) static void report(void)
 
 	if (n > MAX_CALLS)
 		n = MAX_CALLS;
-	if (n <= WARM || atomic_load(&owner) != (int)getpid())
+	if (n && atomic_load(&owner) != (int)getpid())
+		return; /* a forked child: its parent reports */
+	if (n <= WARM) {
+		/* say so rather than print nothing (PyTorch 2.11's launches
+		 * never came here) */
+		f = path && *path ? fopen(path, "a") : NULL;
+		fprintf(
+		    f ? f : stderr,
+		    "launch_interpose pid=%d calls=%zu: too few launches came through the "
+		    "dynamic linker's cudaLaunchKernel to time (a runtime linked statically?)\n",
+		    (int)getpid(), n);
+		if (f)
+			fclose(f);
 		return;
+	}
 	a = malloc(3 * (n - WARM) * sizeof(*a));
 	if (!a)
 		return;
