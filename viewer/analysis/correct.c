@@ -320,7 +320,8 @@ static int scan_calls(const struct gs_input *in, struct ctx *x, int64_t **hostfn
 #define GS_TRACE_GAP_MIN_PAIRS 100
 #define GS_TRACE_GAP_MAX_NS 1000
 
-/* 1 per api of a kernel launch call (...LaunchKernel...), or NULL */
+/* per api: 1 a runtime kernel launch call (...LaunchKernel...), 2 a driver
+ * one (cuLaunchKernel...), 0 another call; NULL without memory */
 static uint8_t *kernel_launches(const struct gs_input *in)
 {
 	uint8_t *kind = calloc(in->strings.n ? in->strings.n : 1, 1), *v = malloc(in->n_apis);
@@ -333,12 +334,13 @@ static uint8_t *kernel_launches(const struct gs_input *in)
 	}
 	for (i = 0; i < in->n_apis; i++) {
 		uint32_t id = in->apis[i].name_id;
-		uint8_t k = id < in->strings.n ? kind[id] : 2;
-		if (!k) { /* 1 launch, 2 other */
-			k = strstr(gs_str(&in->strings, id, ""), "LaunchKernel") ? 1 : 2;
+		uint8_t k = id < in->strings.n ? kind[id] : 3;
+		if (!k) { /* 1 runtime launch, 2 driver launch, 3 other */
+			const char *n = gs_str(&in->strings, id, "");
+			k = !strstr(n, "LaunchKernel") ? 3 : driver_call(n) ? 2 : 1;
 			kind[id] = k;
 		}
-		v[i] = k == 1;
+		v[i] = k == 3 ? 0 : k;
 	}
 	free(kind);
 	return v;
@@ -346,9 +348,12 @@ static uint8_t *kernel_launches(const struct gs_input *in)
 
 /* Per api, the time since the previous call of its thread ended (-1 for a
  * thread's first call, 0 where they overlap: a driver call inside a runtime
- * call), and *trace_gap (the trace's bound above, -1 none); NULL with
- * *err = -ENOMEM, or without calls. */
-static int64_t *time_before(const struct gs_input *in, int64_t *trace_gap, int *err)
+ * call), *trace_gap (the trace's bound above, -1 none) and *n_spaced (the
+ * runtime launch calls GS_SPACED_LAUNCH_NS or more after their thread's
+ * previous call: spaced_launch's); NULL with *err = -ENOMEM, or without
+ * calls. */
+static int64_t *time_before(const struct gs_input *in, int64_t *trace_gap, int64_t *n_spaced,
+			    int *err)
 {
 	/* the threads' last call so far, in the array's order (the loader's:
 	 * each thread's calls by start, as the collector writes them) */
@@ -365,6 +370,7 @@ static int64_t *time_before(const struct gs_input *in, int64_t *trace_gap, int *
 
 	*err = 0;
 	*trace_gap = -1;
+	*n_spaced = 0;
 	if (!in->n_apis)
 		return NULL;
 	before = malloc(in->n_apis * sizeof(*before));
@@ -421,6 +427,8 @@ static int64_t *time_before(const struct gs_input *in, int64_t *trace_gap, int *
 		if (g < GS_TRACE_GAP_MAX_NS)
 			*trace_gap = g;
 	}
+	for (i = 0; i < in->n_apis; i++)
+		*n_spaced += launch[i] == 1 && before[i] >= GS_SPACED_LAUNCH_NS;
 	free(pairs);
 	free(launch);
 	return before;
@@ -945,7 +953,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	struct gs_capture *caps = NULL, *stalls = NULL; /* in->captures, in->stalls by start */
 	struct cost_acc acc = {0, 0}, graph = {0, 0};
 	uint32_t *nodes = NULL;
-	int64_t *before = NULL, *hostfn = NULL, *gap_len = NULL, trace_gap;
+	int64_t *before = NULL, *hostfn = NULL, *gap_len = NULL, trace_gap, n_spaced;
 	struct ctx x;
 	struct stage stage = {0};
 	size_t d, i, n_caps = 0, n_stalls = 0;
@@ -976,7 +984,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	nodes = graph_node_counts(in, res, cal, &err);
 	if (err)
 		goto out;
-	before = time_before(in, &trace_gap, &err);
+	before = time_before(in, &trace_gap, &n_spaced, &err);
 	if (err)
 		goto out;
 	/* the calibration's figure, at most the trace's own bound; none where
@@ -1119,13 +1127,9 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	}
 
 	out->from_trace = cal->plain_launch_ns >= 0 || cal->plain_driver_ns >= 0;
-	if (out->from_trace)
-		for (i = 0; i < in->n_apis; i++) {
-			const char *n = gs_str(&in->strings, in->apis[i].name_id, "");
-			if (strstr(n, "LaunchKernel") &&
-			    spaced_launch(&x, (uint32_t)i, driver_call(n)))
-				out->spaced_calls++;
-		}
+	/* the calls launch_cost takes against the spaced launch */
+	if (out->from_trace && before && cal->spaced_record_ns > 0)
+		out->spaced_calls = n_spaced;
 	if (acc.n)
 		out->per_call_ns = acc.sum / acc.n;
 	out->graph_launches = graph.n;
