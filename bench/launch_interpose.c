@@ -10,19 +10,25 @@
  *       python3 bench/torch_nosync.py
  *   LD_PRELOAD=... GS_INTERPOSE_OUT=launch.txt gapscope record -- python3 ...
  *
- * It finds the next cudaLaunchKernel (dlsym RTLD_NEXT: the program's
- * libcudart.so) and reads CLOCK_MONOTONIC around each call (two vDSO reads,
- * ~40 ns). At exit it appends one line per process that launched to
- * GS_INTERPOSE_OUT (stderr when unset):
+ * It wraps the runtime's launch entry points (cudaLaunchKernel, CUDA 13's
+ * __cudaLaunchKernel that <<<>>> compiles to and PyTorch 2.11 calls, their
+ * _ptsz forms and cudaLaunchKernelExC), finds the next definition of each
+ * (dlsym RTLD_NEXT: the program's libcudart.so) and reads CLOCK_MONOTONIC
+ * around each call (two vDSO reads, ~40 ns); a call made inside another is
+ * timed once, as the outer one. At exit it appends one line per process
+ * that launched to GS_INTERPOSE_OUT (stderr when unset):
  *   launch_interpose pid=P calls=N p25_ns=A p50_ns=B p75_ns=C
- *     spaced=N spaced_p50_ns=D b2b=N b2b_p50_ns=E
+ *     spaced=N spaced_p50_ns=D spaced_mean_ns=F b2b=N b2b_p50_ns=E
+ *     b2b_mean_ns=G
  * where a call is "spaced" when its thread's previous launch ended
  * SPACED_NS or more before it (host work between: the Python loop's case) and
- * "b2b" otherwise. Durations of the first WARM calls of a process are left
- * out (module loading); a process with WARM or fewer says so in a line of its
- * own. Calls that do not come through the dynamic linker (a statically
- * linked libcudart) are not seen: preloaded into PyTorch 2.11 programs on an
- * H100 (2026-12-05) it saw none of their launches.
+ * "b2b" otherwise; the means leave out calls over MEAN_CAP_NS (a full queue,
+ * module loading), as the report's correction caps what a call adds.
+ * Durations of the first WARM calls of a process are left out (module
+ * loading); a process with WARM or fewer says so in a line of its own.
+ * Calls that do not come through the dynamic linker (a statically linked
+ * libcudart) are not seen. Before it wrapped __cudaLaunchKernel it saw
+ * none of PyTorch 2.11's launches (H100, 2026-12-05).
  * It prints figures; it asserts nothing.
  */
 #define _GNU_SOURCE
@@ -38,11 +44,11 @@
 #define MAX_CALLS (1 << 20)
 #define SPACED_NS 2000
 #define WARM 200
+#define MEAN_CAP_NS 30000
 
 struct dim3_abi {
 	unsigned x, y, z;
 };
-typedef int (*launch_fn)(const void *, struct dim3_abi, struct dim3_abi, void **, size_t, void *);
 
 static int64_t dur[MAX_CALLS];
 static unsigned char spaced[MAX_CALLS];
@@ -57,24 +63,11 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int cudaLaunchKernel(const void *f, struct dim3_abi g, struct dim3_abi b, void **args, size_t sh,
-		     void *s);
-int cudaLaunchKernel(const void *f, struct dim3_abi g, struct dim3_abi b, void **args, size_t sh,
-		     void *s)
+/* one launch call of the program timed: t0 before, t1 after */
+static void note_call(int64_t t0, int64_t t1)
 {
-	static launch_fn next;
-	int64_t t0, t1;
-	size_t i;
-	int rc;
+	size_t i = atomic_fetch_add(&n_calls, 1);
 
-	if (!next)
-		next = (launch_fn)dlsym(RTLD_NEXT, "cudaLaunchKernel");
-	if (!next)
-		return 1; /* cudaErrorInvalidValue: no runtime behind us */
-	t0 = now_ns();
-	rc = next(f, g, b, args, sh, s);
-	t1 = now_ns();
-	i = atomic_fetch_add(&n_calls, 1);
 	if (!i)
 		atomic_store(&owner, (int)getpid());
 	if (i < MAX_CALLS) {
@@ -82,8 +75,58 @@ int cudaLaunchKernel(const void *f, struct dim3_abi g, struct dim3_abi b, void *
 		spaced[i] = last_end && t0 - last_end >= SPACED_NS;
 	}
 	last_end = t1;
-	return rc;
 }
+
+/* Inside a timed call: a launch entry point that calls another through
+ * the dynamic linker is timed once, as the outer call. */
+static _Thread_local int depth;
+
+/* the next definition of name (the program's libcudart), looked up once */
+static void *next_fn(void *volatile *slot, const char *name)
+{
+	void *f = *slot;
+
+	if (!f)
+		*slot = f = dlsym(RTLD_NEXT, name);
+	return f;
+}
+
+/* A wrapper for the launch entry point NAME, whose arguments PARAMS are
+ * passed on as ARGS; CUDA 13's <<<>>> calls __cudaLaunchKernel (a
+ * cudaKernel_t first), which CUPTI reports as cudaLaunchKernel. */
+#define WRAP(name, params, args)                                                                   \
+	int name params;                                                                           \
+	int name params                                                                            \
+	{                                                                                          \
+		static void *volatile slot;                                                        \
+		int(*next) params = (int(*) params)next_fn(&slot, #name);                          \
+		int64_t t0, t1;                                                                    \
+		int rc;                                                                            \
+                                                                                                   \
+		if (!next)                                                                         \
+			return 1; /* cudaErrorInvalidValue: no runtime behind us */                \
+		if (depth)                                                                         \
+			return next args;                                                          \
+		depth = 1;                                                                         \
+		t0 = now_ns();                                                                     \
+		rc = next args;                                                                    \
+		t1 = now_ns();                                                                     \
+		depth = 0;                                                                         \
+		note_call(t0, t1);                                                                 \
+		return rc;                                                                         \
+	}
+
+#define LAUNCH_PARAMS                                                                              \
+	(const void *f, struct dim3_abi g, struct dim3_abi b, void **a, size_t sh, void *s)
+#define LAUNCH_ARGS (f, g, b, a, sh, s)
+
+WRAP(cudaLaunchKernel, LAUNCH_PARAMS, LAUNCH_ARGS)
+WRAP(cudaLaunchKernel_ptsz, LAUNCH_PARAMS, LAUNCH_ARGS)
+WRAP(__cudaLaunchKernel, LAUNCH_PARAMS, LAUNCH_ARGS)
+WRAP(__cudaLaunchKernel_ptsz, LAUNCH_PARAMS, LAUNCH_ARGS)
+/* (const cudaLaunchConfig_t *config, const void *func, void **args) */
+WRAP(cudaLaunchKernelExC, (const void *cfg, const void *f, void **a), (cfg, f, a))
+WRAP(cudaLaunchKernelExC_ptsz, (const void *cfg, const void *f, void **a), (cfg, f, a))
 
 static int cmp(const void *a, const void *b)
 {
@@ -100,6 +143,20 @@ static int64_t quant(int64_t *v, size_t n, double q)
 	return v[(size_t)(q * (double)(n - 1))];
 }
 
+/* the mean of the values of v[0..n) up to MEAN_CAP_NS; 0 if none */
+static long long capped_mean(const int64_t *v, size_t n)
+{
+	int64_t sum = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i] <= MEAN_CAP_NS) {
+			sum += v[i];
+			k++;
+		}
+	return k ? (long long)(sum / (int64_t)k) : 0;
+}
+
 __attribute__((destructor)) static void report(void)
 {
 	size_t n = atomic_load(&n_calls), i, ns = 0, nb = 0;
@@ -112,14 +169,14 @@ __attribute__((destructor)) static void report(void)
 	if (n && atomic_load(&owner) != (int)getpid())
 		return; /* a forked child: its parent reports */
 	if (n <= WARM) {
-		/* say so rather than print nothing (PyTorch 2.11's launches
-		 * never came here) */
+		/* say so rather than print nothing (a runtime linked
+		 * statically, an entry point not wrapped here) */
 		f = path && *path ? fopen(path, "a") : NULL;
-		fprintf(
-		    f ? f : stderr,
-		    "launch_interpose pid=%d calls=%zu: too few launches came through the "
-		    "dynamic linker's cudaLaunchKernel to time (a runtime linked statically?)\n",
-		    (int)getpid(), n);
+		fprintf(f ? f : stderr,
+			"launch_interpose pid=%d calls=%zu: too few launches came through the "
+			"dynamic linker's launch entry points to time (a runtime linked "
+			"statically?)\n",
+			(int)getpid(), n);
 		if (f)
 			fclose(f);
 		return;
@@ -142,9 +199,10 @@ __attribute__((destructor)) static void report(void)
 	f = path && *path ? fopen(path, "a") : NULL;
 	fprintf(f ? f : stderr,
 		"launch_interpose pid=%d calls=%zu p25_ns=%lld p50_ns=%lld p75_ns=%lld spaced=%zu "
-		"spaced_p50_ns=%lld b2b=%zu b2b_p50_ns=%lld\n",
+		"spaced_p50_ns=%lld spaced_mean_ns=%lld b2b=%zu b2b_p50_ns=%lld b2b_mean_ns=%lld\n",
 		(int)getpid(), n - WARM, (long long)p25, (long long)p50, (long long)p75, ns,
-		(long long)quant(sp, ns, 0.5), nb, (long long)quant(bb, nb, 0.5));
+		(long long)quant(sp, ns, 0.5), capped_mean(sp, ns), nb,
+		(long long)quant(bb, nb, 0.5), capped_mean(bb, nb));
 	if (f)
 		fclose(f);
 	free(a);
