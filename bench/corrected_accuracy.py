@@ -50,14 +50,19 @@ interleaved untraced/traced pairs measured in one run.
       first 5, its default --warmup, against the untraced step_us x their
       count: the warm-up ranges are renamed in a temporary copy of the
       trace), and bench/torch_nosync.py (range "steps" against the untraced
-      range_us). Each DIR is one pair; with several, the median error per range
-      follows.
+      range_us; and its utilisation in "steps": the program's util_pct against
+      the report's measured and corrected). Where the pair ran under
+      bench/launch_interpose.c (DIR/<name>.untraced.ip, DIR/<name>.traced.ip),
+      the mean launch call timed from outside, untraced and traced, against
+      what the report's correction takes off a launch call (per_call_ns).
+      Each DIR is one pair; with several, the medians follow.
   corrected_accuracy.py summary DIR [--gapscope BIN] [--plain-after]
       all of the above that one GPU run left in DIR: DIR/phases,
       DIR/dec_*, DIR/torch, DIR/rp and DIR/p1..pN, each where it is there.
 It prints figures; it asserts nothing. `gapscope` defaults to build/bin.
 """
 import argparse
+import functools
 import glob
 import json
 import os
@@ -83,6 +88,7 @@ TORCH = re.compile(r"^torch_nosync us_per_step=\S+ range_us=([0-9.]+) "
                    r"gpu_us_per_step=\S+ util_pct=([0-9.]+)", re.M)
 
 
+@functools.lru_cache(maxsize=None)
 def report(gs, db):
     p = subprocess.run([gs, "report", "--json", db], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
@@ -282,11 +288,57 @@ GENERATE = re.compile(r"^generate tokens \d+ wall_us ([0-9.]+)", re.M)
 STEP_US = re.compile(r"^(eager|graph) step_us ([0-9.]+)", re.M)
 TRAIN_US = re.compile(r"^train step_us ([0-9.]+)", re.M)
 TRAIN_WARMUP = 5  # bench/real/train_loop.py's default --warmup
+# bench/launch_interpose.c's line per process
+INTERPOSE = re.compile(r"^launch_interpose pid=\d+ calls=(\d+) .*?spaced=(\d+) spaced_p50_ns=\d+ "
+                       r"spaced_mean_ns=(\d+) b2b=(\d+) b2b_p50_ns=\d+ b2b_mean_ns=(\d+)", re.M)
+
+
+def interposed(path):
+    """(calls, mean ns a call) of the process with the most launch calls in a
+    launch_interpose output, the means of its classes weighted; None without"""
+    if not os.path.exists(path):
+        return None
+    best = None
+    for m in INTERPOSE.finditer(open(path).read()):
+        calls, ns, sm, nb, bm = (int(x) for x in m.groups())
+        if calls and (best is None or calls > best[0]):
+            best = (calls, (ns * sm + nb * bm) / calls)
+    return best
+
+
+def torch_util(gapscope, d):
+    """(truth, traced, corrected) utilisation in % of torch_nosync.py's range
+    "steps" in one pair's DIR (as `torch` reads it), or None"""
+    log, db = (os.path.join(d, "torch_nosync" + e) for e in (".untraced.log", ".db"))
+    m = TORCH.search(open(log).read()) if os.path.exists(log) else None
+    rep = report(gapscope, db) if m and os.path.exists(db) else None
+    rg = ranges(rep).get("steps") if rep else None
+    if not rg or not rg[0] or not rg[1]:
+        return None
+    wall, corr, busy, kern = rg
+    return float(m.group(2)), 100.0 * busy / wall, 100.0 * (busy - kern) / corr
+
+
+def launch_rows(gapscope, d):
+    """[(program, untraced ns, traced ns, report's ns)] a launch call, where the
+    pair ran under libgs_launch_interpose.so: what tracing added to the
+    program's own launch calls, timed from outside, against what the report's
+    correction takes off a launch call (overhead_corrected.per_call_ns)"""
+    rows = []
+    for prog in ("torch_nosync", "train_loop", "graph_check", "hf_generate"):
+        u = interposed(os.path.join(d, prog + ".untraced.ip"))
+        t = interposed(os.path.join(d, prog + ".traced.ip"))
+        db = os.path.join(d, prog + ".db")
+        rep = report(gapscope, db) if u and t and os.path.exists(db) else None
+        oc = (rep or {}).get("overhead_corrected") or {}
+        if "per_call_ns" in oc:
+            rows.append((prog, u[1], t[1], oc["per_call_ns"]))
+    return rows
 
 
 def realprogs(a):
     """Each DIR one pair; with several, the median error per range after."""
-    every = {}
+    every, every_launch = {}, {}
     for d in a.dir:
         rows = realprogs_dir(a.gapscope, d)
         if rows is None:
@@ -299,12 +351,35 @@ def realprogs(a):
             print(f"{prog:<12} {name:<10} {uw / 1e6:9.2f} {tw / 1e6:9.2f} {cw / 1e6:9.2f} "
                   f"{pct(cw, uw):+6.1f}%")
             every.setdefault((prog, name.split()[0]), []).append((uw, tw, cw))
+        tu = torch_util(a.gapscope, d)
+        if tu:
+            print(f"torch_nosync utilisation of \"steps\", %: untraced {tu[0]:.1f}, traced "
+                  f"{tu[1]:.1f}, corrected {tu[2]:.1f} ({tu[2] - tu[0]:+.1f} points)")
+            every_launch.setdefault("util", []).append(tu)
+        lr = launch_rows(a.gapscope, d)
+        if lr:
+            print("launch calls timed from outside (libgs_launch_interpose.so), mean ns a call: "
+                  "traced - untraced against the report's correction a call")
+            for prog, u, t, c in lr:
+                print(f"  {prog:<12} untraced {u:7.0f} traced {t:7.0f} added {t - u:+6.0f} "
+                      f"report {c:6.0f}")
+                every_launch.setdefault(prog, []).append((t - u, c))
     if not every:
         return 2
     if len(a.dir) > 1:
         print("medians over the pairs (each pair's error after the bar)")
         for (prog, name), v in every.items():
             print(median_row(f"{prog:<12} {name:<10}", v))
+        med = statistics.median
+        for prog, v in every_launch.items():
+            if prog == "util":
+                print(f"torch_nosync utilisation, %: untraced {med(x[0] for x in v):.1f}, traced "
+                      f"{med(x[1] for x in v):.1f}, corrected {med(x[2] for x in v):.1f}, "
+                      f"corrected - untraced {med(x[2] - x[0] for x in v):+.1f} points "
+                      f"(medians of {len(v)})")
+                continue
+            print(f"{prog:<12} launch call: added {med(x[0] for x in v):+6.0f} ns (from outside), "
+                  f"report {med(x[1] for x in v):6.0f} ns (medians of {len(v)})")
     return 0
 
 
