@@ -338,7 +338,7 @@ def launch_rows(gapscope, d):
 
 def realprogs(a):
     """Each DIR one pair; with several, the median error per range after."""
-    every, every_launch = {}, {}
+    every, every_launch, every_util = {}, {}, []
     for d in a.dir:
         rows = realprogs_dir(a.gapscope, d)
         if rows is None:
@@ -355,7 +355,7 @@ def realprogs(a):
         if tu:
             print(f"torch_nosync utilisation of \"steps\", %: untraced {tu[0]:.1f}, traced "
                   f"{tu[1]:.1f}, corrected {tu[2]:.1f} ({tu[2] - tu[0]:+.1f} points)")
-            every_launch.setdefault("util", []).append(tu)
+            every_util.append(tu)
         lr = launch_rows(a.gapscope, d)
         if lr:
             print("launch calls timed from outside (libgs_launch_interpose.so), mean ns a call: "
@@ -371,13 +371,13 @@ def realprogs(a):
         for (prog, name), v in every.items():
             print(median_row(f"{prog:<12} {name:<10}", v))
         med = statistics.median
+        v = every_util
+        if v:
+            print(f"torch_nosync utilisation, %: untraced {med(x[0] for x in v):.1f}, traced "
+                  f"{med(x[1] for x in v):.1f}, corrected {med(x[2] for x in v):.1f}, "
+                  f"corrected - untraced {med(x[2] - x[0] for x in v):+.1f} points "
+                  f"(medians of {len(v)})")
         for prog, v in every_launch.items():
-            if prog == "util":
-                print(f"torch_nosync utilisation, %: untraced {med(x[0] for x in v):.1f}, traced "
-                      f"{med(x[1] for x in v):.1f}, corrected {med(x[2] for x in v):.1f}, "
-                      f"corrected - untraced {med(x[2] - x[0] for x in v):+.1f} points "
-                      f"(medians of {len(v)})")
-                continue
             print(f"{prog:<12} launch call: added {med(x[0] for x in v):+6.0f} ns (from outside), "
                   f"report {med(x[1] for x in v):6.0f} ns (medians of {len(v)})")
     return 0
