@@ -495,7 +495,7 @@ static void test_launch_gap_adds_time_between_calls(void **state)
  * enqueued gap 200: idle removed 1500, per launch call 900. A record
  * shorter than the calibration's (2000): 1500 - 2000 + 600 = 100, idle
  * removed min(3000, 400 + 100) + 200 = 700. Without the spaced figures no
- * call is counted as taken against them. */
+ * call is counted as taken against them, nor outside the selection. */
 static void test_spaced_launch_against_spaced_calibration(void **state)
 {
 	struct tb *t = build(1);
@@ -520,6 +520,17 @@ static void test_spaced_launch_against_spaced_calibration(void **state)
 	assert_int_equal(t->c.per_call_ns, 100);
 	gs_corrected_free(&t->c);
 	t->in.cal.spaced_record_ns = -1;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.spaced_calls, 0);
+	/* the count is the selection's, like per_call_ns: a range
+	 * [11200, 13000] holds only K3's gap [11200, 11500], whose launch
+	 * L3 began 100 after L2 (not spaced); L2's gap lies outside it */
+	gs_corrected_free(&t->c);
+	gs_result_free(&t->res);
+	t->in.cal.spaced_record_ns = 1200;
+	t->nvtx[1] = (struct gs_nvtx){.start = 11200, .end = 13000, .text_id = S_TAIL, .tid = 1};
+	t->opt.range_name = "tail";
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.spaced_calls, 0);
 	tb_free(t);

@@ -192,9 +192,10 @@ struct ctx {
 	struct occ kernel, node;
 };
 
-/* sum and count of the launch costs taken, for gs_corrected.per_call_ns */
+/* sum and count of the launch costs taken, for gs_corrected.per_call_ns,
+ * and how many of them were taken against the spaced launch (spaced_calls) */
 struct cost_acc {
-	int64_t sum, n;
+	int64_t sum, n, spaced;
 };
 
 /* 1 if api, a runtime kernel launch call (not a driver one: drv), began
@@ -209,8 +210,10 @@ static int spaced_launch(const struct ctx *x, uint32_t api, int drv)
 /* what tracing added to launch call api: its traced duration less the
  * untraced one, or calibrated (its call_cost) where that is unknown. A
  * graph launch of known node count is taken against the calibrated
- * untraced graph launch; *graph says so. */
-static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated, int *graph)
+ * untraced graph launch; *graph says so, and *spaced (NULL: not wanted)
+ * whether the call was taken against the spaced launch. */
+static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated, int *graph,
+			   int *spaced)
 {
 	const struct gs_input *in = x->in;
 	const struct gs_calibration *cal = x->cal;
@@ -219,6 +222,8 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 	int64_t plain = drv ? cal->plain_driver_ns : cal->plain_launch_ns, ex, cap;
 
 	*graph = 0;
+	if (spaced)
+		*spaced = 0;
 	if (api >= in->n_apis)
 		return calibrated;
 	if (gs_api_is_graph_launch(n)) {
@@ -240,6 +245,8 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 	 * spends beyond the record included), plus how much longer this
 	 * record ran than the calibration's record of that call */
 	if (spaced_launch(x, api, drv)) {
+		if (spaced)
+			*spaced = 1;
 		ex = in->apis[api].end - in->apis[api].start - cal->spaced_record_ns +
 		     cal->spaced_launch_ns;
 		return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
@@ -348,12 +355,9 @@ static uint8_t *kernel_launches(const struct gs_input *in)
 
 /* Per api, the time since the previous call of its thread ended (-1 for a
  * thread's first call, 0 where they overlap: a driver call inside a runtime
- * call), *trace_gap (the trace's bound above, -1 none) and *n_spaced (the
- * runtime launch calls GS_SPACED_LAUNCH_NS or more after their thread's
- * previous call: spaced_launch's); NULL with *err = -ENOMEM, or without
- * calls. */
-static int64_t *time_before(const struct gs_input *in, int64_t *trace_gap, int64_t *n_spaced,
-			    int *err)
+ * call) and *trace_gap (the trace's bound above, -1 none); NULL with
+ * *err = -ENOMEM, or without calls. */
+static int64_t *time_before(const struct gs_input *in, int64_t *trace_gap, int *err)
 {
 	/* the threads' last call so far, in the array's order (the loader's:
 	 * each thread's calls by start, as the collector writes them) */
@@ -370,7 +374,6 @@ static int64_t *time_before(const struct gs_input *in, int64_t *trace_gap, int64
 
 	*err = 0;
 	*trace_gap = -1;
-	*n_spaced = 0;
 	if (!in->n_apis)
 		return NULL;
 	before = malloc(in->n_apis * sizeof(*before));
@@ -427,8 +430,6 @@ static int64_t *time_before(const struct gs_input *in, int64_t *trace_gap, int64
 		if (g < GS_TRACE_GAP_MAX_NS)
 			*trace_gap = g;
 	}
-	for (i = 0; i < in->n_apis; i++)
-		*n_spaced += launch[i] == 1 && before[i] >= GS_SPACED_LAUNCH_NS;
 	free(pairs);
 	free(launch);
 	return before;
@@ -613,6 +614,7 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 	const struct gs_input *in = x->in;
 	const struct gs_calibration *cal = x->cal;
 	int graph_call = 0; /* the launch call is a graph launch, taken as one */
+	int spaced_call = 0; /* it was taken against the spaced launch */
 	struct gs_segment seg[MAX_SEGS];
 	size_t n = gs_gap_segments(x->res, g, seg, MAX_SEGS), i;
 	int64_t api_ns = 0, lat_ns = 0, gi_ns = 0, calls = 0;
@@ -662,7 +664,8 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 			lat_ns += d;
 			if (seg[i].ref_kind == GS_EXPLAIN_LAUNCH) {
 				cost = call_cost(in, cal, seg[i].ref_idx);
-				lcost = launch_cost(x, seg[i].ref_idx, cost, &graph_call);
+				lcost =
+				    launch_cost(x, seg[i].ref_idx, cost, &graph_call, &spaced_call);
 				if (seg[i].ref_idx < in->n_apis) {
 					tid = in->apis[seg[i].ref_idx].tid;
 					in_call = in->apis[seg[i].ref_idx].end > g->start;
@@ -685,6 +688,7 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 		struct cost_acc *to = graph_call ? graph : acc;
 		to->sum += lcost;
 		to->n++;
+		to->spaced += spaced_call;
 	}
 	if (g->host_late) {
 		int64_t a = from < n ? seg[from].start : g->end,
@@ -805,7 +809,7 @@ static int stage_init(const struct ctx *x, struct stage *st)
 	for (i = 0; i < in->n_apis; i++)
 		st->cost[i + 1] =
 		    st->cost[i] +
-		    launch_cost(x, st->ix[i], call_cost(in, x->cal, st->ix[i]), &graph);
+		    launch_cost(x, st->ix[i], call_cost(in, x->cal, st->ix[i]), &graph, NULL);
 	/* a copy from pageable memory and an allocation stage or allocate;
 	 * every other sync may have waited */
 	for (i = 0; i < in->n_syncs; i++)
@@ -951,9 +955,9 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	uint8_t *host_bound = NULL; /* per gap of the device at hand */
 	double *factor = NULL;
 	struct gs_capture *caps = NULL, *stalls = NULL; /* in->captures, in->stalls by start */
-	struct cost_acc acc = {0, 0}, graph = {0, 0};
+	struct cost_acc acc = {0, 0, 0}, graph = {0, 0, 0};
 	uint32_t *nodes = NULL;
-	int64_t *before = NULL, *hostfn = NULL, *gap_len = NULL, trace_gap, n_spaced;
+	int64_t *before = NULL, *hostfn = NULL, *gap_len = NULL, trace_gap;
 	struct ctx x;
 	struct stage stage = {0};
 	size_t d, i, n_caps = 0, n_stalls = 0;
@@ -984,7 +988,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	nodes = graph_node_counts(in, res, cal, &err);
 	if (err)
 		goto out;
-	before = time_before(in, &trace_gap, &n_spaced, &err);
+	before = time_before(in, &trace_gap, &err);
 	if (err)
 		goto out;
 	/* the calibration's figure, at most the trace's own bound; none where
@@ -1127,9 +1131,9 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	}
 
 	out->from_trace = cal->plain_launch_ns >= 0 || cal->plain_driver_ns >= 0;
-	/* the calls launch_cost takes against the spaced launch */
-	if (out->from_trace && before && cal->spaced_record_ns > 0)
-		out->spaced_calls = n_spaced;
+	/* of the calls per_call_ns averages, those taken against the spaced
+	 * launch */
+	out->spaced_calls = acc.spaced;
 	if (acc.n)
 		out->per_call_ns = acc.sum / acc.n;
 	out->graph_launches = graph.n;

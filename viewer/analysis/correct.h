@@ -71,11 +71,12 @@ struct gs_corrected {
 	int launch_gap_from_trace;	/* 1: launch_gap_ns is the trace's bound, the
 					   5th percentile of the gaps between its
 					   threads' back-to-back launch calls */
-	int64_t spaced_calls;		/* runtime launch calls after the program's
-					   own work (2 us or more since the thread's
-					   previous call), taken against the
-					   calibration's spaced launch (0: none, or
-					   a calibration without it) */
+	int64_t spaced_calls;		/* of the launch calls per_call_ns averages
+					   (the selection's), the runtime ones after
+					   the program's own work (2 us or more since
+					   the thread's previous call), taken against
+					   the calibration's spaced launch (0: none,
+					   or a calibration without it) */
 };
 
 /* Fill out from res (analysed with all_gaps = 1) and cal. Returns 0, or
