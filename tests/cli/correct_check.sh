@@ -66,6 +66,7 @@ expect() { # text, pattern (fixed string)
 out=$("$gs" report "$db" | tr -s ' \n' '  ') || { echo "FAIL: report exit $?"; exit 1; }
 expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.600 us, utilisation 13.1%, idle 17.900 us, launch overhead share 6.8% (idle gaps -100 ns, kernels -300 ns;"
 expect "$out" "1 22.500 us 22.100 us 3.000 us 13.3% all"
+expect "$out" "corrected: the wall less what tracing spent in the calls and spans it recorded; the program's own code between them can run slower traced too, which stays in (gapscope record --reference N times these ranges untraced)"
 expect "$out" "the measured figures keep it, the corrected ones take off the calibrated 100 ns per kernel."
 case $out in *"graph nodes"*) echo "FAIL: a trace without graph kernels has a graph-node note"; fail=1 ;; *) echo "ok: no graph-node note" ;; esac
 out=$("$gs" report --json "$db" | tr -d ' \n') || { echo "FAIL: report --json exit $?"; exit 1; }
@@ -74,6 +75,7 @@ expect "$out" '"graph_nodes":0,"graph_node_shrink_ns":null,"graph_launch_shrink_
 expect "$out" '"window_ns":20600,"busy_ns":2700,"idle_ns":17900,"idle_removed_ns":100,"busy_removed_ns":300'
 out=$("$gs" report --no-overhead-correction "$db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"corrected for"*) echo "FAIL: --no-overhead-correction still corrects"; fail=1 ;; *) echo "ok: --no-overhead-correction" ;; esac
+case $out in *"corrected: the wall less"*) echo "FAIL: --no-overhead-correction still explains the corrected walls"; fail=1 ;; *) echo "ok: no corrected walls, no line on them" ;; esac
 
 "$mk" "$db.old.db" calibrated_old || { echo "FAIL: callsite_mkdb calibrated_old"; exit 1; }
 out=$("$gs" report "$db.old.db" | tr -s ' \n' '  ') || { echo "FAIL: report (old) exit $?"; exit 1; }
@@ -87,6 +89,7 @@ out=$(cat "$db.html")
 expect "$out" "GPU 0 corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.6 µs, utilisation 13.1%, idle 17.9 µs, launch overhead share 6.8% (idle gaps &minus;100 ns, kernels &minus;300 ns)"
 expect "$out" '<th>wall</th><th>corrected</th><th>GPU busy</th>'
 expect "$out" '<td class="name">all</td><td>1</td><td>22.5 µs</td><td>22.1 µs</td><td>3 µs</td>'
+expect "$out" '<p class="hint">corrected: the wall less what tracing spent in the calls and spans it recorded;'
 "$gs" html --no-overhead-correction "$db" -o "$db.raw.html" || { echo "FAIL: html exit $?"; exit 1; }
 if grep -q "corrected for the collector" "$db.raw.html"; then echo "FAIL: html --no-overhead-correction still corrects"; fail=1; else echo "ok: html --no-overhead-correction"; fi
 "$gs" html "$db" "$db.old.db" -o "$db.cmp.html" || { echo "FAIL: html compare exit $?"; exit 1; }

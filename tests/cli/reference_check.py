@@ -72,6 +72,8 @@ flat = " ".join(out.split())
 check("1 22.500 us 22.100 us 20.000 us 19.000 us - 21.000 us +12.5% +10.5% 13.5% all *" in flat,
       "the row of 'all': traced, corrected, median, range, errors, busy, count mark")
 check("another number of these ranges" in out, "the count mark is explained")
+check("--reference N times these ranges" not in out,
+      "with reference runs given, no pointer to them under the NVTX table")
 
 rc, out, err = run("report", "--json", f"{d}/t.db", *refs)
 check(rc == 0, "report --json exits 0")

@@ -985,6 +985,8 @@ static void write_nvtx(FILE *f, const struct html_run *r, size_t top)
 			"these ranges; busy over the untraced wall: GPU busy in the ranges%s "
 			"over it</p>\n",
 			r->ref->n_runs, r->ref->n_runs == 1 ? "" : "s", corr ? " (corrected)" : "");
+	else if (corr)
+		fputs("<p class=\"hint\">" REPORT_CORRECTED_WALL_NOTE "</p>\n", f);
 }
 
 static void write_advice(FILE *f, const struct html_run *r)

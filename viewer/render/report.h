@@ -41,6 +41,15 @@ struct report_ctx {
 /* characters of a short kernel name (gs_short_name's max_chars) */
 #define REPORT_NAME_CHARS 80
 
+/* Under a table of corrected NVTX walls without reference runs (text and
+ * HTML): what the correction cannot see. A traced program's own code runs
+ * slower too (H100, GPT-2 generate: ~125 ms of the 196 that tracing added
+ * to the range lay outside every recorded call, docs/report.md). */
+#define REPORT_CORRECTED_WALL_NOTE                                                                 \
+	"corrected: the wall less what tracing spent in the calls and spans it recorded; the "     \
+	"program's own code between them can run slower traced too, which stays in (gapscope "     \
+	"record --reference N times these ranges untraced)"
+
 /* Called in this order: begin, one device() per device, then the
  * whole-trace sections, then end. Each returns 0 or a negative error. */
 struct report_ops {

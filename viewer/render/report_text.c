@@ -855,6 +855,8 @@ static int t_nvtx(struct report_ctx *r)
 		put_escaped(f, gs_str(&r->in->strings, s->text_id, "?"));
 		fputc('\n', f);
 	}
+	if (r->corr && r->corr->n_ranges == res->n_nvtx && !r->ref)
+		fputs("  " REPORT_CORRECTED_WALL_NOTE "\n", f);
 	return t_reference(r);
 }
 
