@@ -327,8 +327,8 @@ static int scan_calls(const struct gs_input *in, struct ctx *x, int64_t **hostfn
 #define GS_TRACE_GAP_MIN_PAIRS 100
 #define GS_TRACE_GAP_MAX_NS 1000
 
-/* per api: 1 a runtime kernel launch call (...LaunchKernel...), 2 a driver
- * one (cuLaunchKernel...), 0 another call; NULL without memory */
+/* per api: 1 a kernel launch call (...LaunchKernel..., runtime or driver),
+ * 0 another call; NULL without memory */
 static uint8_t *kernel_launches(const struct gs_input *in)
 {
 	uint8_t *kind = calloc(in->strings.n ? in->strings.n : 1, 1), *v = malloc(in->n_apis);
@@ -341,13 +341,12 @@ static uint8_t *kernel_launches(const struct gs_input *in)
 	}
 	for (i = 0; i < in->n_apis; i++) {
 		uint32_t id = in->apis[i].name_id;
-		uint8_t k = id < in->strings.n ? kind[id] : 3;
-		if (!k) { /* 1 runtime launch, 2 driver launch, 3 other */
-			const char *n = gs_str(&in->strings, id, "");
-			k = !strstr(n, "LaunchKernel") ? 3 : driver_call(n) ? 2 : 1;
+		uint8_t k = id < in->strings.n ? kind[id] : 2;
+		if (!k) { /* 1 a launch, 2 another call; per name, looked up once */
+			k = strstr(gs_str(&in->strings, id, ""), "LaunchKernel") ? 1 : 2;
 			kind[id] = k;
 		}
-		v[i] = k == 3 ? 0 : k;
+		v[i] = k == 1;
 	}
 	free(kind);
 	return v;
