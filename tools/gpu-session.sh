@@ -12,9 +12,11 @@
 #          overhead accuracy (issue 18's done-when figures; STEP_TIMEOUT=500 for overhead)
 #          nativeframes (GPT-2 generate and the training loop: default against
 #          GAPSCOPE_NATIVE_FRAMES=always, interleaved; STEP_TIMEOUT=500)
-#          realpairs (5 interleaved untraced / recorded pairs of the real programs of
-#          tools/gpu-realprogs.sh but gap_phases, read with corrected_accuracy.py
-#          realprogs; the traces stay in the archive; STEP_TIMEOUT=450)
+#          realpairs (bench/run_realpairs.sh: 5 interleaved untraced / recorded pairs
+#          of torch_nosync.py and the real programs of tools/gpu-realprogs.sh but
+#          gap_phases, launch calls timed from outside where the build has the
+#          interposer, read with corrected_accuracy.py realprogs; the traces stay
+#          in the archive; STEP_TIMEOUT=600)
 #   (default: info tests graphs bench demos)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +48,7 @@ for s in "${steps[@]}"; do
   # accuracy of the torch pairs; then gap_phases' phases
   overhead) run_step overhead bash -c 'gs="$GS_BUILD/bin/gapscope"; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads launch --values --out "$OUT/launch" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads torch_nosync,hf_generate --values --keep-rounds --out "$OUT/torch" --config default=; python3 bench/corrected_accuracy.py torch "$OUT/torch" --config default --gapscope "$gs"; rm -f "$OUT"/*/*.db' ;;
   accuracy) run_step accuracy bash -c 'python3 bench/corrected_accuracy.py run-phases --build "$GS_BUILD" --out "$OUT/phases" --pairs 5 && python3 bench/corrected_accuracy.py phases "$OUT/phases" --gapscope "$GS_BUILD/bin/gapscope"; rm -f "$OUT"/phases/*.db' ;;
-  realpairs) run_step realpairs bash -c 'for i in 1 2 3 4 5; do d="$OUT/p$i"; mkdir -p "$d"; for n in train_loop hf_generate graph_check; do timeout 120 python3 "bench/real/$n.py" > "$d/$n.untraced.log" 2>&1; timeout 120 "$GS_BUILD/bin/gapscope" record -o "$d/$n.db" -- python3 "bench/real/$n.py" > "$d/$n.traced.log" 2>&1; done; done; python3 bench/corrected_accuracy.py realprogs "$OUT"/p* --gapscope "$GS_BUILD/bin/gapscope"' ;;
+  realpairs) run_step realpairs bench/run_realpairs.sh ;;
   # what the call sites' native walk costs a PyTorch program: GPT-2 generate and the
   # training loop untraced, recorded by default (no native walk where a Python
   # frame names the site) and with GAPSCOPE_NATIVE_FRAMES=always, interleaved

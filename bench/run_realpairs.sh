@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# run_realpairs.sh - interleaved untraced / `gapscope record` pairs of the real
+# programs, measured in one run on the GPU machine, from the repository root:
+#
+#   GS_BUILD=build OUT=out [PAIRS=5] [GS_PIN="taskset -c 4-11"] bench/run_realpairs.sh
+#
+# Pair i goes into $OUT/p<i>: <name>.untraced.log, <name>.traced.log and
+# <name>.db for torch_nosync (bench/torch_nosync.py), train_loop, hf_generate
+# and graph_check (bench/real). Where the build has
+# lib/libgs_launch_interpose.so (bench/launch_interpose.c) it is preloaded into
+# both runs of each pair: <name>.untraced.ip and <name>.traced.ip hold every
+# launch call timed from outside, so what tracing added to the program's own
+# launch calls can be set against the report's correction. Then it prints
+# `bench/corrected_accuracy.py realprogs` over the pairs. GS_PIN runs every
+# program under that command prefix (the same cores for each run). Every run is
+# limited to 120 s; a failed run is said and the next goes on.
+# It prints figures; it does not pass or fail on them. Exits 77 without a GPU.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=${GS_BUILD:-build}
+OUT=${OUT:-out}
+PAIRS=${PAIRS:-5}
+# a collector setting in the caller's environment would change what is measured
+unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_LIB GAPSCOPE_OUTPUT \
+	GAPSCOPE_ACTIVITIES GAPSCOPE_LATENCY GAPSCOPE_FLUSH_MS GAPSCOPE_LOG GAPSCOPE_BUFFER_KB
+
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
+	exit 77
+fi
+gs="$B/bin/gapscope"
+[ -x "$gs" ] || { echo "missing $gs (carry the build folder)"; exit 1; }
+case $PAIRS in '' | *[!0-9]*) echo "PAIRS must be a number, not '$PAIRS'"; exit 2 ;; esac
+ip=
+[ -f "$B/lib/libgs_launch_interpose.so" ] && ip=$(realpath "$B/lib/libgs_launch_interpose.so")
+read -r -a pin <<<"${GS_PIN:-}"
+progs=(bench/torch_nosync.py bench/real/train_loop.py bench/real/hf_generate.py
+	bench/real/graph_check.py)
+
+run() { # run <log> <interposer output> <program> [prefix...]: prefix python3 <program>
+	local log=$1 ipout=$2 prog=$3 pre=()
+	shift 3
+	[ -n "$ip" ] && pre=(env "LD_PRELOAD=$ip" "GS_INTERPOSE_OUT=$ipout")
+	timeout -k 10 120 "${pin[@]}" "$@" "${pre[@]}" python3 "$prog" >"$log" 2>&1 ||
+		echo "!!! ${*:-untraced} $prog exited $? (see $log)"
+}
+
+for i in $(seq 1 "$PAIRS"); do
+	d="$OUT/p$i"
+	mkdir -p "$d" || exit 1
+	for prog in "${progs[@]}"; do
+		n=$(basename "$prog" .py)
+		rm -f "$d/$n".*
+		run "$d/$n.untraced.log" "$d/$n.untraced.ip" "$prog"
+		run "$d/$n.traced.log" "$d/$n.traced.ip" "$prog" "$gs" record -o "$d/$n.db" --
+	done
+	echo "pair $i of $PAIRS done"
+done
+dirs=()
+for i in $(seq 1 "$PAIRS"); do dirs+=("$OUT/p$i"); done
+python3 bench/corrected_accuracy.py realprogs "${dirs[@]}" --gapscope "$gs"
