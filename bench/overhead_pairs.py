@@ -38,12 +38,9 @@ import statistics
 import subprocess
 import sys
 
-SCRUB = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "GAPSCOPE_LIB",
-         "GAPSCOPE_OUTPUT", "GAPSCOPE_ACTIVITIES", "GAPSCOPE_LATENCY",
-         "GAPSCOPE_FLUSH_MS", "GAPSCOPE_LOG", "GAPSCOPE_BUFFER_KB",
-         "GAPSCOPE_GRAPH_LEVEL", "GAPSCOPE_CALIBRATION", "GAPSCOPE_CALLSITES",
-         "GAPSCOPE_SYNC_SOURCE", "GAPSCOPE_CLOCK", "GAPSCOPE_UNWINDER",
-         "GAPSCOPE_NATIVE_FRAMES")
+# the injection paths and every collector setting (as tools/gpu-env.sh's
+# gs_clean_env)
+INJECTIONS = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")
 
 
 def workloads(build):
@@ -94,7 +91,8 @@ def have_gpu():
 
 def clean_env():
     """the environment without collector settings or another injection"""
-    return {k: v for k, v in os.environ.items() if k not in SCRUB}
+    return {k: v for k, v in os.environ.items()
+            if k not in INJECTIONS and not k.startswith("GAPSCOPE_")}
 
 
 def run_once(cmd, env, log):

@@ -28,13 +28,10 @@ gs="$B/bin/gapscope"
 bench="$B/bin/gs_bench_launch_overhead"
 # Start clean: a collector setting or another injection in the caller's
 # environment would change what is measured.
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_LIB GAPSCOPE_OUTPUT \
-	GAPSCOPE_ACTIVITIES GAPSCOPE_LATENCY GAPSCOPE_FLUSH_MS GAPSCOPE_LOG GAPSCOPE_BUFFER_KB
+. tools/gpu-env.sh
+gs_clean_env
+gs_need_gpu
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
-	exit 77
-fi
 for f in "$gs" "$B/lib/libgapscope.so" "$bench"; do
 	[ -e "$f" ] || { echo "missing $f (build with the CUDA Toolkit and carry the build folder)"; exit 1; }
 done

@@ -20,14 +20,10 @@ cd "$(dirname "$0")/.." || exit 1
 B=${GS_BUILD:-build}
 OUT=${OUT:-out}
 PAIRS=${PAIRS:-5}
-# a collector setting in the caller's environment would change what is measured
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_LIB GAPSCOPE_OUTPUT \
-	GAPSCOPE_ACTIVITIES GAPSCOPE_LATENCY GAPSCOPE_FLUSH_MS GAPSCOPE_LOG GAPSCOPE_BUFFER_KB
+. tools/gpu-env.sh
+gs_clean_env
+gs_need_gpu
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
-	exit 77
-fi
 gs="$B/bin/gapscope"
 [ -x "$gs" ] || { echo "missing $gs (carry the build folder)"; exit 1; }
 case $PAIRS in '' | *[!0-9]*) echo "PAIRS must be a number, not '$PAIRS'"; exit 2 ;; esac

@@ -22,12 +22,10 @@ OUT=${OUT:-out}
 W="$OUT/report_gpu"
 gs="$B/bin/gapscope"
 bench="$B/bin/gs_bench_launch_overhead"
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_OUTPUT GAPSCOPE_ACTIVITIES
+. tools/gpu-env.sh
+gs_clean_env
+gs_need_gpu
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
-	exit 77
-fi
 for f in "$gs" "$bench"; do
 	[ -e "$f" ] || { echo "missing $f (build with the CUDA Toolkit and carry the build folder)"; exit 1; }
 done

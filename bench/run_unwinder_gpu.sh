@@ -27,12 +27,9 @@ OUT=${OUT:-out}
 ROUNDS=${1:-5}
 W="$OUT/unwinder"
 gs="$B/bin/gapscope"
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_OUTPUT GAPSCOPE_ACTIVITIES \
-	GAPSCOPE_CALLSITES GAPSCOPE_LOG GAPSCOPE_UNWINDER GAPSCOPE_NATIVE_FRAMES
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
-	exit 77
-fi
+. tools/gpu-env.sh
+gs_clean_env
+gs_need_gpu
 mkdir -p "$W"
 if ldconfig -p | grep -q 'libunwind\.so\.8 '; then
 	echo "INFO: libunwind.so.8 is installed here"

@@ -25,8 +25,8 @@ log="$OUT/realprogs.log"
 : >"$log"
 # A collector setting left in the caller's environment would change what is
 # measured (and would inject the collector into the untraced runs).
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_LIB GAPSCOPE_OUTPUT \
-	GAPSCOPE_ACTIVITIES GAPSCOPE_LATENCY GAPSCOPE_FLUSH_MS GAPSCOPE_LOG GAPSCOPE_BUFFER_KB
+. tools/gpu-env.sh
+gs_clean_env
 
 gs="$GS_BUILD/bin/gapscope"
 names=(gap_phases train_loop hf_generate graph_check)

@@ -15,12 +15,9 @@ cd "$(dirname "$0")/../.."
 B=${GS_BUILD:-build}
 OUT=${OUT:-out}
 W="$OUT/callsite-gpu"
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_OUTPUT GAPSCOPE_ACTIVITIES \
-	GAPSCOPE_CALLSITES GAPSCOPE_LOG
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
-	exit 77
-fi
+. tools/gpu-env.sh
+gs_clean_env
+gs_need_gpu
 gs="$B/bin/gapscope"
 mkdir -p "$W"
 pass=0 fail=0

@@ -9,11 +9,9 @@ set -u
 cd "$(dirname "$0")/../.."
 B=${GS_BUILD:-build}
 W=${OUT:-out}/gap-phases
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_LIB GAPSCOPE_OUTPUT
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
-	exit 77
-fi
+. tools/gpu-env.sh
+gs_clean_env
+gs_need_gpu
 mkdir -p "$W" || exit 1
 rm -f "$W"/gap_phases.db*
 if ! "$B/bin/gapscope" record -o "$W/gap_phases.db" -- "$B/tests/gs_gap_phases" >"$W/run.log" 2>&1; then

@@ -22,13 +22,10 @@ cd "$(dirname "$0")/../.."
 B=${GS_BUILD:-build}
 OUT=${OUT:-out}
 W="$OUT/graphs-gpu"
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_LIB GAPSCOPE_OUTPUT \
-	GAPSCOPE_ACTIVITIES GAPSCOPE_LATENCY GAPSCOPE_FLUSH_MS GAPSCOPE_LOG GAPSCOPE_BUFFER_KB
+. tools/gpu-env.sh
+gs_clean_env
+gs_need_gpu
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
-	exit 77
-fi
 gs="$B/bin/gapscope"
 demo="$B/bin/gs_demo_graph_conversion"
 checker=tests/gpu/check_graphs.py

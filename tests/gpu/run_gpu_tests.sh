@@ -18,13 +18,10 @@ OUT=${OUT:-out}
 W="$OUT/collector-gpu"
 # Start clean: a collector setting or another injection in the caller's
 # environment would change what is measured.
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GAPSCOPE_LIB GAPSCOPE_OUTPUT \
-	GAPSCOPE_ACTIVITIES GAPSCOPE_LATENCY GAPSCOPE_FLUSH_MS GAPSCOPE_LOG GAPSCOPE_BUFFER_KB
+. tools/gpu-env.sh
+gs_clean_env
+gs_need_gpu
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-	echo "no NVIDIA GPU here (nvidia-smi -L): skipped"
-	exit 77
-fi
 mkdir -p "$W" || exit 1
 rm -f "$W"/*.db "$W"/*.db-wal "$W"/*.db-shm "$W"/*.log
 
