@@ -3,11 +3,15 @@
 interleaved runs in one go (the machines are noisy: only figures measured
 side by side are compared). Runs on the GPU machine, from the repository root:
 
-  bench/overhead_pairs.py --build build [--rounds 5] [--config NAME=ENV ...]
+  bench/overhead_pairs.py --build build [--rounds 5] [--config NAME=ENV ...] [--fixed-order]
                           [--workloads launch,torch_nosync,torch_sync] [--out DIR]
 
 Each round runs every workload once untraced and once per configuration, in
-turn. A configuration is `gapscope record` with environment settings, e.g.
+an order rotated by one each round (untraced first in round 1, the first
+configuration first in round 2, ...): on the H100 and H200 a run's place in
+the round moved GPT-2 generate's traced wall by more than the collectors
+being compared differed (2026-12-05); --fixed-order keeps one order. A
+configuration is `gapscope record` with environment settings, e.g.
   --config default=            (the collector's defaults)
   --config kernel=GAPSCOPE_ACTIVITIES=kernel
   --config graphs=GAPSCOPE_GRAPH_LEVEL=1;GAPSCOPE_ACTIVITIES=kernel,runtime
@@ -41,6 +45,15 @@ import sys
 # the injection paths and every collector setting (as tools/gpu-env.sh's
 # gs_clean_env)
 INJECTIONS = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")
+
+
+def round_order(configs, rnd, fixed=False):
+    """The configurations in the order round rnd (from 0) runs them: rotated
+    by rnd, so each takes every place in the round in turn."""
+    if fixed or not configs:
+        return list(configs)
+    k = rnd % len(configs)
+    return list(configs[k:]) + list(configs[:k])
 
 
 def workloads(build):
@@ -114,6 +127,8 @@ def main():
     ap.add_argument("--out", default="out/pairs")
     ap.add_argument("--pin", default="", help='command prefix, e.g. "taskset -c 4-7"')
     ap.add_argument("--values", action="store_true", help="print every round's figure")
+    ap.add_argument("--fixed-order", action="store_true",
+                    help="run untraced, then each configuration, in this order every round")
     ap.add_argument("--keep-rounds", action="store_true",
                     help="keep every round's logs and traces (WORKLOAD.CONFIG.rN.*)")
     a = ap.parse_args()
@@ -140,7 +155,7 @@ def main():
         for w in names:
             cmd, pat, unit = wl[w]
             cmd = a.pin.split() + cmd
-            for cname, extra in configs:
+            for cname, extra in round_order(configs, rnd, a.fixed_order):
                 tag = f"{w}.{cname}" + (f".r{rnd + 1}" if a.keep_rounds else "")
                 log = os.path.join(a.out, tag + ".log")
                 if extra is None:
