@@ -15,7 +15,7 @@
  * calling CUPTI - CUPTI calls our callbacks with its own lock held, and the
  * reverse order deadlocks.
  */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, pthread_setname_np */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -256,6 +256,8 @@ static void flush_and_commit(uint32_t flag, unsigned wait_ms)
 static void *flush_main(void *arg)
 {
 	(void)arg;
+	/* named for top -H and the trace's thread_cpu_ns.gs-flush */
+	pthread_setname_np(pthread_self(), "gs-flush");
 	pthread_mutex_lock(&G.flush_lock);
 	while (!G.flush_stop) {
 		struct timespec until;
@@ -1230,13 +1232,35 @@ static void write_warnings(struct gs_writer *w)
 
 /* ------------------------------------------------------------- finalize */
 
+/* Names of threads whose CPU time finalize() stores (the largest) */
+#define GS_THREAD_NAMES 24
+
+/* user + system CPU time of the whole process so far, exited threads
+ * included (/proc/self/stat); -1 when unreadable */
+static int64_t process_cpu_ns(void)
+{
+	char line[1024], comm[32];
+	long long ticks;
+	long tck = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/self/stat", "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) && gs_parse_stat(line, comm, sizeof(comm), &ticks) == 0;
+	fclose(f);
+	return ok ? ticks * (1000000000LL / (tck > 0 ? tck : 100)) : -1;
+}
+
 static void finalize(const char *reason)
 {
 	struct timespec until;
 	uint64_t dropped_cupti, dropped_queue, stop_ns;
+	struct gs_thread_cpu cpu[GS_THREAD_NAMES];
+	int64_t process_cpu;
 	struct gs_process p;
 	struct gs_writer *w;
-	int i;
+	int i, n_cpu;
 
 	if (in_forked_child())
 		return;
@@ -1260,6 +1284,9 @@ static void finalize(const char *reason)
 	G.fin_state = FIN_RUNNING;
 	pthread_mutex_unlock(&G.fin_lock);
 
+	/* while every thread, ours and CUPTI's included, is still there */
+	n_cpu = gs_thread_cpu_scan("/proc/self/task", cpu, GS_THREAD_NAMES);
+	process_cpu = process_cpu_ns();
 	stop_flush_thread();
 	/* No new records, then everything CUPTI holds (forced: at the end a
 	 * record still incomplete will never complete). */
@@ -1291,6 +1318,15 @@ static void finalize(const char *reason)
 	gs_writer_meta_int(w, "dropped_records.cupti", (int64_t)dropped_cupti);
 	gs_writer_meta_int(w, "dropped_records.queue", (int64_t)dropped_queue);
 	gs_writer_meta(w, "exit_reason", reason);
+	if (process_cpu >= 0)
+		gs_writer_meta_int(w, "process.cpu_ns", process_cpu);
+	for (i = 0; i < n_cpu; i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "thread_cpu_ns.%.31s", cpu[i].name);
+		gs_writer_meta_int(w, key, cpu[i].cpu_ns);
+		snprintf(key, sizeof(key), "thread_count.%.31s", cpu[i].name);
+		gs_writer_meta_int(w, key, cpu[i].threads);
+	}
 	if (G.queries_skipped) {
 		char names[1024];
 		query_calls_string(names, sizeof(names));
@@ -1442,6 +1478,8 @@ static void *signal_main(void *arg)
 {
 	char c;
 	(void)arg;
+
+	pthread_setname_np(pthread_self(), "gs-signal");
 
 	while (read(G.sig_pipe[0], &c, 1) == 1) {
 		if (c == 'F') {

@@ -15,6 +15,7 @@ add_library(gs_collector_core STATIC
             ${CMAKE_CURRENT_SOURCE_DIR}/decode.c
             ${CMAKE_CURRENT_SOURCE_DIR}/pipeline.c
             ${CMAKE_CURRENT_SOURCE_DIR}/synthetic.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/threadcpu.c
             ${CMAKE_CURRENT_SOURCE_DIR}/callsite.c
             ${CMAKE_CURRENT_SOURCE_DIR}/pyframes.c)
 target_include_directories(gs_collector_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}

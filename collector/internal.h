@@ -8,6 +8,7 @@
  *   decode.c    CUPTI activity records (const CUpti_Activity *) -> writer structs
  *   pipeline.c  the bounded buffer queue and the writer's two threads (decode, SQLite)
  *   synthetic.c a buffer format for synthetic records (tests, benchmark)
+ *   threadcpu.c the CPU time of the process's threads, by name (at the end)
  *   collector.c the injection entry points and CUPTI calls (libgapscope.so only)
  * Only collector.c calls into libcupti; the others use CUPTI's headers for
  * the record layouts and nothing else. Nothing here is public API: the trace
@@ -503,6 +504,23 @@ struct gs_event {
 		struct gs_cuda_event cuda_event;
 	} u;
 };
+
+/* CPU time (user + system) of the threads of a process, summed over the
+ * threads of one name. */
+struct gs_thread_cpu {
+	char name[32];	/* the thread's comm (at most 15 bytes on Linux) */
+	int64_t cpu_ns; /* ns, in clock ticks' steps (10 ms at 100 Hz) */
+	int threads;	/* threads of that name alive at the scan */
+};
+
+/* The threads under task_dir (/proc/self/task), by name, largest CPU time
+ * first: the max largest names (the rest are left out). The number of names, or
+ * -1 when task_dir cannot be read. Threads that ended before it are not
+ * counted (the process's own total, /proc/self/stat, has them). */
+int gs_thread_cpu_scan(const char *task_dir, struct gs_thread_cpu *out, int max);
+/* One /proc/<pid>/task/<tid>/stat line: its comm (cut to comm_len - 1 bytes)
+ * and utime + stime in clock ticks. 0, or -1 when it is not such a line. */
+int gs_parse_stat(const char *line, char *comm, size_t comm_len, long long *ticks);
 
 struct gs_pipeline;
 

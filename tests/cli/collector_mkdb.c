@@ -56,6 +56,15 @@ static const char full_rows[] =
     "INSERT INTO meta VALUES('collector.callback_ns','1234567');"
     "INSERT INTO meta VALUES('collector.callbacks','890');"
     "INSERT INTO meta VALUES('collector.unwinder','libunwind');"
+    /* the process's CPU time and its threads' by name, keys in another
+     * order than their times */
+    "INSERT INTO meta VALUES('process.cpu_ns','2345678901');"
+    "INSERT INTO meta VALUES('thread_cpu_ns.cuda-EvtHandlr','120000000');"
+    "INSERT INTO meta VALUES('thread_count.cuda-EvtHandlr','2');"
+    "INSERT INTO meta VALUES('thread_cpu_ns.gs-decode','30000000');"
+    "INSERT INTO meta VALUES('thread_count.gs-decode','1');"
+    "INSERT INTO meta VALUES('thread_cpu_ns.python3','2000000000');"
+    "INSERT INTO meta VALUES('thread_count.python3','1');"
     "INSERT INTO meta VALUES('finalized','1');"
     "INSERT INTO meta VALUES('config.activities','kernel,memcpy,memset,runtime,sync,nvtx');"
     "INSERT INTO meta VALUES('config.flush_ms','1000');"
@@ -134,7 +143,10 @@ int main(int argc, char **argv)
 		    exec(db, "INSERT INTO meta VALUES('command_line',"
 			     " './app ' || char(27) || '[2J' || char(10) || 'x' || char(7) ||"
 			     " ' caf' || char(233));"
-			     "INSERT INTO meta VALUES('hostname', CAST(X'6E6FFF6465' AS TEXT));"))
+			     "INSERT INTO meta VALUES('hostname', CAST(X'6E6FFF6465' AS TEXT));"
+			     /* a thread named with an ESC */
+			     "INSERT INTO meta VALUES('thread_cpu_ns.w' || char(27) || '[1m',"
+			     " '10000000');"))
 			goto out;
 	} else if (!strcmp(variant, "cutshort") || !strcmp(variant, "walcut")) {
 		if (exec(db, "INSERT INTO meta VALUES('collector_version','0.1.0');"

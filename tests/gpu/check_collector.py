@@ -95,6 +95,20 @@ def smoke(db, log):
     check("meta config.runtime_calls_left_out lists the query calls",
           meta(db, "config.runtime_calls_left_out") == QUERY_CALLS_LEFT_OUT,
           f"got {meta(db, 'config.runtime_calls_left_out')!r}")
+    # The CPU time of the process and its threads by name, read as
+    # finalize began (collector/threadcpu.c): the collector's three
+    # threads once each, and the threads' sum within the process's.
+    pc = meta(db, "process.cpu_ns")
+    check("meta process.cpu_ns > 0", pc is not None and pc.isdigit() and int(pc) > 0,
+          f"got {pc!r}")
+    for name in ("gs-decode", "gs-sqlite", "gs-flush"):
+        check(f"meta thread_count.{name} = 1", meta(db, f"thread_count.{name}") == "1",
+              f"got {meta(db, f'thread_count.{name}')!r}")
+    tsum = one(db, "SELECT sum(CAST(value AS INTEGER)) FROM meta "
+               "WHERE key LIKE 'thread\\_cpu\\_ns.%' ESCAPE '\\'")
+    check("sum of meta thread_cpu_ns.* <= process.cpu_ns",
+          tsum is not None and pc is not None and pc.isdigit() and tsum <= int(pc),
+          f"threads {tsum}, process {pc}")
     expect_eq(db, "api_calls of the query calls left out",
               "SELECT count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id "
               "WHERE s.value IN ('cudaGetDevice', 'cudaGetLastError', 'cudaPeekAtLastError')", 0)

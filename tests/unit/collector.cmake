@@ -1,4 +1,5 @@
-# Unit tests of the collector (collector/): config, writer, decode, pipeline.
+# Unit tests of the collector (collector/): config, writer, decode, pipeline,
+# the threads' CPU time.
 # They need CUPTI's headers (record layouts) but no GPU and no libcuda.
 if(TARGET gs_collector_core)
   gs_add_unit_test(test_collector_config
@@ -12,6 +13,9 @@ if(TARGET gs_collector_core)
                    LIBS gs_collector_core)
   gs_add_unit_test(test_collector_decode
                    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_decode.c
+                   LIBS gs_collector_core)
+  gs_add_unit_test(test_collector_threadcpu
+                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_threadcpu.c
                    LIBS gs_collector_core)
 endif()
 if(TARGET gapscope_collector)

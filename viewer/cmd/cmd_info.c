@@ -58,6 +58,48 @@ static void info_fmt_duration(int64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRId64 " ns", ns);
 }
 
+/* The threads' CPU time by name, largest first: indexes into in->thread_cpu
+ * (malloc'd, *n of them; NULL when none or out of memory). */
+static const struct info *by_cpu_in;
+static int info_cmp_thread_cpu(const void *a, const void *b)
+{
+	int64_t x = 0, y = 0;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	info_int(by_cpu_in->thread_cpu[i].value, &x);
+	info_int(by_cpu_in->thread_cpu[j].value, &y);
+	if (x != y)
+		return x > y ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static size_t *info_threads_by_cpu(const struct info *in, size_t *n)
+{
+	size_t *ix, i;
+
+	*n = 0;
+	if (!in->nthread_cpu || !(ix = malloc(in->nthread_cpu * sizeof(*ix))))
+		return NULL;
+	for (i = 0; i < in->nthread_cpu; i++)
+		ix[i] = i;
+	by_cpu_in = in;
+	qsort(ix, in->nthread_cpu, sizeof(*ix), info_cmp_thread_cpu);
+	*n = in->nthread_cpu;
+	return ix;
+}
+
+/* meta thread_count.<name> of thread_cpu entry i; 0 when absent */
+static int64_t info_thread_count(const struct info *in, size_t i)
+{
+	int64_t v = 0;
+	size_t j;
+
+	for (j = 0; j < in->nthread_count; j++)
+		if (!strcmp(in->thread_count[j].key, in->thread_cpu[i].key))
+			return info_int(in->thread_count[j].value, &v) ? v : 0;
+	return 0;
+}
+
 static const char *info_or(const char *s, const char *dflt)
 {
 	return s && *s ? s : dflt;
@@ -167,6 +209,28 @@ static void info_print_text(const struct info *in, const char *path_clean)
 				printf("; call sites walked with %s", in->unwinder);
 			putchar('\n');
 		}
+	}
+	{
+		/* what the process's threads ran at the end of recording:
+		 * the program's, CUPTI's and the collector's */
+		int64_t ns;
+		size_t *ix, n, k;
+		if (info_int(in->process_cpu_ns, &ns)) {
+			info_fmt_duration(ns, d, sizeof(d));
+			printf("%-17s %s in the process at the end of recording (user + system, "
+			       "ended threads included)%s\n",
+			       "CPU time", d, in->nthread_cpu ? "; by thread name:" : "");
+		}
+		ix = info_threads_by_cpu(in, &n);
+		for (k = 0; k < n; k++) {
+			int64_t c = info_thread_count(in, ix[k]);
+			if (!info_int(in->thread_cpu[ix[k]].value, &ns))
+				continue;
+			info_fmt_duration(ns, d, sizeof(d));
+			printf("  %-22s %12s  %" PRId64 " thread%s\n", in->thread_cpu[ix[k]].key, d,
+			       c, c == 1 ? "" : "s");
+		}
+		free(ix);
 	}
 	if (in->nwarnings == 0)
 		printf("%-17s %s\n", "warnings", "none");
@@ -309,6 +373,25 @@ static int info_print_json(const struct info *in, const char *path_clean)
 		json_object_set_new(o, "calibration", x);
 	}
 
+	if (in->process_cpu_ns || in->nthread_cpu) {
+		size_t *ix, n, k;
+		int64_t ns;
+		x = json_object();
+		json_object_set_new(x, "process_ns", info_jint_or_null(in->process_cpu_ns));
+		a = json_array();
+		ix = info_threads_by_cpu(in, &n);
+		for (k = 0; k < n; k++)
+			if (info_int(in->thread_cpu[ix[k]].value, &ns))
+				json_array_append_new(
+				    a, json_pack("{so sI sI}", "name",
+						 info_jstr(in->thread_cpu[ix[k]].key), "cpu_ns",
+						 (json_int_t)ns, "threads",
+						 (json_int_t)info_thread_count(in, ix[k])));
+		free(ix);
+		json_object_set_new(x, "threads", a);
+		json_object_set_new(o, "cpu_time", x);
+	}
+
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	if (!text)
@@ -325,7 +408,9 @@ static void info_usage(FILE *f)
 		   "What a trace database holds: schema and collector versions, command line,\n"
 		   "host and pid, devices, duration (recording, and the GPU window from the\n"
 		   "first GPU op start to the last GPU op end, per device), whether the\n"
-		   "recording was finalized, dropped records, warnings the collector stored,\n"
+		   "recording was finalized, dropped records, the CPU time of the recorded\n"
+		   "process and of its threads by name at the end of recording (the\n"
+		   "program's, CUPTI's, the collector's gs-*), warnings the collector stored,\n"
 		   "row counts per table and the collector's configuration; for a trace\n"
 		   "from `gapscope import`, what the import counted; for one recorded\n"
 		   "by `gapscope record`, its calibration (what tracing cost on that\n"

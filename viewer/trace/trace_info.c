@@ -362,6 +362,17 @@ static void info_load_rows(struct info *in)
 	}
 }
 
+static void info_free_kv(struct info_kv *kv, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
 void info_free(struct info *in)
 {
 	size_t i;
@@ -383,26 +394,13 @@ void info_free(struct info *in)
 		free(in->devices[i].name);
 	free(in->devices);
 	free(in->windows);
-	for (i = 0; i < in->nconfig; i++) {
-		free(in->config[i].key);
-		free(in->config[i].value);
-	}
-	free(in->config);
-	for (i = 0; i < in->nwarnings; i++) {
-		free(in->warnings[i].key);
-		free(in->warnings[i].value);
-	}
-	free(in->warnings);
-	for (i = 0; i < in->nimported; i++) {
-		free(in->imported[i].key);
-		free(in->imported[i].value);
-	}
-	free(in->imported);
-	for (i = 0; i < in->ncalibration; i++) {
-		free(in->calibration[i].key);
-		free(in->calibration[i].value);
-	}
-	free(in->calibration);
+	info_free_kv(in->config, in->nconfig);
+	info_free_kv(in->warnings, in->nwarnings);
+	info_free_kv(in->imported, in->nimported);
+	info_free_kv(in->calibration, in->ncalibration);
+	free(in->process_cpu_ns);
+	info_free_kv(in->thread_cpu, in->nthread_cpu);
+	info_free_kv(in->thread_count, in->nthread_count);
 	trace_close(&in->t);
 }
 
@@ -425,6 +423,9 @@ int info_load(struct info *in)
 	info_load_kv(in, "warning.", &in->warnings, &in->nwarnings);
 	info_load_kv(in, "import.", &in->imported, &in->nimported);
 	info_load_kv(in, "calibration.", &in->calibration, &in->ncalibration);
+	in->process_cpu_ns = info_meta(in, "process.cpu_ns");
+	info_load_kv(in, "thread_cpu_ns.", &in->thread_cpu, &in->nthread_cpu);
+	info_load_kv(in, "thread_count.", &in->thread_count, &in->nthread_count);
 	info_load_devices(in);
 	info_load_windows(in);
 	info_load_rows(in);

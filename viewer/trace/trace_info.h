@@ -71,6 +71,12 @@ struct info {
 	size_t nimported;
 	struct info_kv *calibration; /* meta calibration.* (gapscope-calibrate, ns) */
 	size_t ncalibration;
+	/* CPU time of the recorded process at the end of recording (meta
+	 * process.cpu_ns, NULL when absent) and of its threads by name (meta
+	 * thread_cpu_ns.<name>, thread_count.<name>; traces since 2026-12-05) */
+	char *process_cpu_ns;
+	struct info_kv *thread_cpu, *thread_count;
+	size_t nthread_cpu, nthread_count;
 };
 
 /* Read everything into `in`, whose t was opened by trace_open(). Returns 0,
