@@ -51,6 +51,7 @@ gs_cli_collector_test(info_control_chars_replaced
   --rc 0 --stderr-lines 0
   "--stdout-line" "command line      ./app ?%5B2J?x? café"
   "--stdout-line" "host              no?de"
+  "--stdout-line" "CPU time          by thread name at the end of recording (user + system):"
   "--stdout-line" "  w?%5B1m                     10.000 ms  0 threads"
   -- ${GS_BIN} info ctrl.db)
 gs_cli_collector_test(info_help

@@ -144,9 +144,10 @@ int main(int argc, char **argv)
 			     " './app ' || char(27) || '[2J' || char(10) || 'x' || char(7) ||"
 			     " ' caf' || char(233));"
 			     "INSERT INTO meta VALUES('hostname', CAST(X'6E6FFF6465' AS TEXT));"
-			     /* a thread named with an ESC */
+			     /* a thread named with an ESC, and no process total */
 			     "INSERT INTO meta VALUES('thread_cpu_ns.w' || char(27) || '[1m',"
-			     " '10000000');"))
+			     " '10000000');"
+			     "DELETE FROM meta WHERE key = 'process.cpu_ns';"))
 			goto out;
 	} else if (!strcmp(variant, "cutshort") || !strcmp(variant, "walcut")) {
 		if (exec(db, "INSERT INTO meta VALUES('collector_version','0.1.0');"

@@ -220,6 +220,9 @@ static void info_print_text(const struct info *in, const char *path_clean)
 			printf("%-17s %s in the process at the end of recording (user + system, "
 			       "ended threads included)%s\n",
 			       "CPU time", d, in->nthread_cpu ? "; by thread name:" : "");
+		} else if (in->nthread_cpu) {
+			printf("%-17s by thread name at the end of recording (user + system):\n",
+			       "CPU time");
 		}
 		ix = info_threads_by_cpu(in, &n);
 		for (k = 0; k < n; k++) {
