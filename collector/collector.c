@@ -1235,23 +1235,6 @@ static void write_warnings(struct gs_writer *w)
 /* Names of threads whose CPU time finalize() stores (the largest) */
 #define GS_THREAD_NAMES 24
 
-/* user + system CPU time of the whole process so far, exited threads
- * included (/proc/self/stat); -1 when unreadable */
-static int64_t process_cpu_ns(void)
-{
-	char line[1024], comm[32];
-	long long ticks;
-	long tck = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/self/stat", "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(line, sizeof(line), f) && gs_parse_stat(line, comm, sizeof(comm), &ticks) == 0;
-	fclose(f);
-	return ok ? ticks * (1000000000LL / (tck > 0 ? tck : 100)) : -1;
-}
-
 static void finalize(const char *reason)
 {
 	struct timespec until;
@@ -1286,7 +1269,7 @@ static void finalize(const char *reason)
 
 	/* while every thread, ours and CUPTI's included, is still there */
 	n_cpu = gs_thread_cpu_scan("/proc/self/task", cpu, GS_THREAD_NAMES);
-	process_cpu = process_cpu_ns();
+	process_cpu = gs_stat_cpu_ns("/proc/self/stat");
 	stop_flush_thread();
 	/* No new records, then everything CUPTI holds (forced: at the end a
 	 * record still incomplete will never complete). */

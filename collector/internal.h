@@ -518,6 +518,9 @@ struct gs_thread_cpu {
  * -1 when task_dir cannot be read. Threads that ended before it are not
  * counted (the process's own total, /proc/self/stat, has them). */
 int gs_thread_cpu_scan(const char *task_dir, struct gs_thread_cpu *out, int max);
+/* user + system CPU time in the stat file at stat_path (/proc/self/stat: the
+ * whole process, ended threads included), ns; -1 when unreadable. */
+int64_t gs_stat_cpu_ns(const char *stat_path);
 /* One /proc/<pid>/task/<tid>/stat line: its comm (cut to comm_len - 1 bytes)
  * and utime + stime in clock ticks. 0, or -1 when it is not such a line. */
 int gs_parse_stat(const char *line, char *comm, size_t comm_len, long long *ticks);

@@ -42,6 +42,28 @@ int gs_parse_stat(const char *line, char *comm, size_t comm_len, long long *tick
 	return 0;
 }
 
+/* clock ticks to ns */
+static int64_t ticks_ns(long long ticks)
+{
+	long tck = sysconf(_SC_CLK_TCK);
+
+	return ticks * (1000000000LL / (tck > 0 ? tck : 100));
+}
+
+int64_t gs_stat_cpu_ns(const char *stat_path)
+{
+	char line[1024], comm[32];
+	long long ticks;
+	FILE *f = fopen(stat_path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) && gs_parse_stat(line, comm, sizeof(comm), &ticks) == 0;
+	fclose(f);
+	return ok ? ticks_ns(ticks) : -1;
+}
+
 static int by_cpu(const void *a, const void *b)
 {
 	const struct gs_thread_cpu *x = a, *y = b;
@@ -53,7 +75,6 @@ static int by_cpu(const void *a, const void *b)
 
 int gs_thread_cpu_scan(const char *task_dir, struct gs_thread_cpu *out, int max)
 {
-	long tck = sysconf(_SC_CLK_TCK);
 	struct gs_thread_cpu *all = NULL, *grown;
 	struct dirent *e;
 	int n = 0, cap = 0, i;
@@ -61,8 +82,6 @@ int gs_thread_cpu_scan(const char *task_dir, struct gs_thread_cpu *out, int max)
 
 	if (max <= 0 || !(d = opendir(task_dir)))
 		return -1;
-	if (tck <= 0)
-		tck = 100;
 	while ((e = readdir(d))) {
 		char path[512], line[1024], comm[sizeof(out->name)];
 		long long ticks;
@@ -94,7 +113,7 @@ int gs_thread_cpu_scan(const char *task_dir, struct gs_thread_cpu *out, int max)
 			memcpy(all[n].name, comm, sizeof(comm));
 			n++;
 		}
-		all[i].cpu_ns += ticks * (1000000000LL / tck);
+		all[i].cpu_ns += ticks_ns(ticks);
 		all[i].threads++;
 	}
 	closedir(d);

@@ -98,6 +98,13 @@ static void test_scan_fake(void **state)
 	assert_string_equal(out[1].name, "main");
 	assert_int_equal(out[2].threads, 0); /* nothing written past max */
 
+	/* one stat file: a process's total */
+	snprintf(path, sizeof(path), "%s/102/stat", dir);
+	assert_int_equal(gs_stat_cpu_ns(path), 120 * tick_ns);
+	snprintf(path, sizeof(path), "%s/105/stat", dir);
+	assert_int_equal(gs_stat_cpu_ns(path), -1);
+	assert_true(gs_stat_cpu_ns("/proc/self/stat") >= 0);
+
 	assert_int_equal(gs_thread_cpu_scan("/nonexistent/gs_task", out, 8), -1);
 	assert_int_equal(gs_thread_cpu_scan(dir, out, 0), -1);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
