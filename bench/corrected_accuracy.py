@@ -55,6 +55,9 @@ interleaved untraced/traced pairs measured in one run.
       bench/launch_interpose.c (DIR/<name>.untraced.ip, DIR/<name>.traced.ip),
       the mean launch call timed from outside, untraced and traced, against
       what the report's correction takes off a launch call (per_call_ns).
+      Where the traces have the threads' CPU time (meta thread_cpu_ns.*,
+      collectors since 2026-12-05), each traced process's total, its
+      collector threads' (gs-*) and its other threads' by name.
       Each DIR is one pair; with several, the medians follow.
   corrected_accuracy.py summary DIR [--gapscope BIN] [--plain-after]
       all of the above that one GPU run left in DIR: DIR/phases,
@@ -336,6 +339,44 @@ def launch_rows(gapscope, d):
     return rows
 
 
+def thread_cpu(db):
+    """(process ns, [(thread name, ns, threads)] largest first) from a trace's
+    meta process.cpu_ns / thread_cpu_ns.<name> / thread_count.<name>
+    (collectors since 2026-12-05), or None"""
+    try:
+        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        meta = dict(c.execute("SELECT key, value FROM meta WHERE key = 'process.cpu_ns' OR "
+                              "key LIKE 'thread%'").fetchall())
+        c.close()
+    except sqlite3.Error:
+        return None
+    names = [(k.split(".", 1)[1], int(v)) for k, v in meta.items()
+             if k.startswith("thread_cpu_ns.") and v.isdigit()]
+    if not names:
+        return None
+    pc = meta.get("process.cpu_ns", "")
+    return (int(pc) if pc.isdigit() else None,
+            sorted(((n, ns, int(meta.get(f"thread_count.{n}", "0") or 0)) for n, ns in names),
+                   key=lambda x: -x[1]))
+
+
+def thread_cpu_rows(d):
+    """["program: ..."] lines of the CPU the traced processes' threads used"""
+    lines = []
+    for prog in ("torch_nosync", "train_loop", "graph_check", "hf_generate"):
+        db = os.path.join(d, prog + ".db")
+        tc = thread_cpu(db) if os.path.exists(db) else None
+        if not tc:
+            continue
+        proc, names = tc
+        ours = sum(ns for n, ns, _ in names if n.startswith("gs-"))
+        rest = ", ".join([f"{n} {ns / 1e6:.0f}" + (f" ({k})" if k > 1 else "")
+                          for n, ns, k in names if not n.startswith("gs-")][:5])
+        lines.append(f"  {prog:<12} process {proc / 1e6 if proc is not None else float('nan'):.0f}"
+                     f", the collector's gs-* threads {ours / 1e6:.0f}; {rest}")
+    return lines
+
+
 def realprogs(a):
     """Each DIR one pair; with several, the median error per range after."""
     every, every_launch, every_util = {}, {}, []
@@ -364,6 +405,11 @@ def realprogs(a):
                 print(f"  {prog:<12} untraced {u:7.0f} traced {t:7.0f} added {t - u:+6.0f} "
                       f"report {c:6.0f}")
                 every_launch.setdefault(prog, []).append((t - u, c))
+        tl = thread_cpu_rows(d)
+        if tl:
+            print("CPU of the traced processes, ms (meta thread_cpu_ns; thread count after "
+                  "a name where more than one):")
+            print("\n".join(tl))
     if not every:
         return 2
     if len(a.dir) > 1:
