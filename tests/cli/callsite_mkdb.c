@@ -48,6 +48,14 @@
  * "calibrated_gap" is "calibrated" whose calibration also measured CUPTI's
  * time between back-to-back launch records (launch_gap_ns 30).
  *
+ * "calibrated_slow" is another trace: 101 cudaLaunchKernel calls on thread
+ * 11, call i at 20000 i with a record of 6000, 7000 or 8000 ns (6000 + 1000
+ * (i % 3)), its kernel 500 after the record's end for 1000; a calibration
+ * whose spaced launch's record took 5000 (spaced_record_ns). The 100 calls
+ * after the first began 12000 or more after the previous one ended (after
+ * host work), 33 of 6000, 34 of 7000, 33 of 8000: median 7000, 1.40x the
+ * calibration's, so the report says the process ran slower than it.
+ *
  * With "steps" instead, a training loop whose sync rule fires: 20 steps,
  * step i at b = 10000 i: cudaLaunchKernel [b+500,b+600) corr 2i+1, its
  * kernel [b+1000,b+2000), cudaStreamSynchronize [b+2100,b+9000) corr 2i+2
@@ -170,22 +178,43 @@ int main(int argc, char **argv)
 		   : argc == 3 && !strcmp(argv[2], "calibrated_gap")	      ? 10
 		   : argc == 3 && !strcmp(argv[2], "steps_captured")	      ? 11
 		   : argc == 3 && !strcmp(argv[2], "steps_captured_native")   ? 12
+		   : argc == 3 && !strcmp(argv[2], "calibrated_slow")	      ? 13
 									      : 0;
 
 	if (argc != 2 && !mode) {
 		fprintf(stderr, "usage: callsite_mkdb <out.db> "
 				"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
 				"calibrated_graph|calibrated_graph_launch|calibrated_graph_store|"
-				"calibrated_gap|steps_captured|steps_captured_native]\n");
+				"calibrated_gap|calibrated_slow|steps_captured|"
+				"steps_captured_native]\n");
 		return 2;
 	}
 	unlink(argv[1]);
 	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
 		return 1;
 	rc = gs_schema_create(db);
-	if (rc == 0 && (mode == 2 || mode == 6 || mode == 11 || mode == 12
-			    ? steps(db, &msg) != 0
-			    : sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)) {
+	if (rc == 0 && mode == 13) {
+		rc = exec_sql(
+		    db,
+		    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(3,'k');"
+		    "INSERT INTO devices(id,name,cc_major) VALUES(0,'A',9);"
+		    "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 100) "
+		    "INSERT INTO api_calls(api,name_id,start,end,tid,correlation_id) "
+		    "SELECT 1, 1, 20000 * i, 20000 * i + 6000 + 1000 * (i % 3), 11, i + 1 FROM n;"
+		    "INSERT INTO kernels(start,end,device,stream,correlation_id,name_id,graph_id) "
+		    "SELECT end + 500, end + 1500, 0, 7, correlation_id, 3, 0 FROM api_calls;"
+		    "INSERT INTO meta VALUES('calibration.launch_ns','300'),"
+		    "('calibration.legacy_launch_ns','500'),('calibration.driver_launch_ns','700'),"
+		    "('calibration.kernel_ns','100'),('calibration.gpu_gap_ns','200'),"
+		    "('calibration.graph_node_ns','300'),('calibration.plain_launch_ns','4000'),"
+		    "('calibration.plain_legacy_launch_ns','4000'),"
+		    "('calibration.plain_driver_launch_ns','3000'),"
+		    "('calibration.plain_spaced_launch_ns','4000'),"
+		    "('calibration.spaced_launch_ns','600'),"
+		    "('calibration.spaced_record_ns','5000');");
+	} else if (rc == 0 && (mode == 2 || mode == 6 || mode == 11 || mode == 12
+				   ? steps(db, &msg) != 0
+				   : sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)) {
 		fprintf(stderr, "callsite_mkdb: %s\n", msg ? msg : "?");
 		rc = 1;
 	}
@@ -218,7 +247,7 @@ int main(int argc, char **argv)
 	if (rc == 0 && (mode == 7 || mode == 8 || mode == 9))
 		rc = exec_sql(db, "UPDATE kernels SET graph_id=5, graph_node_id=rowid;"
 				  "UPDATE strings SET value='cudaGraphLaunch' WHERE id=1");
-	if (rc == 0 && (mode == 4 || mode == 5 || mode >= 7))
+	if (rc == 0 && (mode == 4 || mode == 5 || (mode >= 7 && mode != 13)))
 		rc = exec_sql(
 		    db,
 		    "INSERT INTO strings VALUES(13,'all');"
@@ -227,7 +256,7 @@ int main(int argc, char **argv)
 		    "('calibration.legacy_launch_ns','500'),"
 		    "('calibration.driver_launch_ns','700'),('calibration.kernel_ns','100'),"
 		    "('calibration.gpu_gap_ns','200'),('calibration.graph_node_ns','300');");
-	if (rc == 0 && (mode == 4 || mode >= 7))
+	if (rc == 0 && (mode == 4 || (mode >= 7 && mode != 13)))
 		rc = exec_sql(db, "INSERT INTO meta VALUES('calibration.plain_launch_ns','40'),"
 				  "('calibration.plain_legacy_launch_ns','60'),"
 				  "('calibration.plain_driver_launch_ns','30');");

@@ -56,6 +56,10 @@
 #   30 = 80: each gap loses min(its latency, 80), idle -160; window 21000 -
 #   160 - 300 = 20540, idle 17840, utilisation 2700 / 20540 = 13.1%, share
 #   (1500 - 160) / 20540 = 6.5%; "all" 22500 - 160 - 300 = 22040.
+# calibrated_slow: 100 launch calls after host work whose records' median is
+#   7000 ns against the calibration's 5000 (1.40x, >= 1.30 over >= 100
+#   calls): the report says the process ran slower than its calibration;
+#   "calibrated" (no spaced_record_ns) does not.
 set -u
 gs=$1 mk=$2 db=$3
 fail=0
@@ -158,4 +162,14 @@ expect "$("$gs" report --json "$db.gap.db" | tr -d ' \n')" '"per_call_ns":80,"pe
 expect "$("$gs" report --json "$db" | tr -d ' \n')" '"per_call_from_trace":true,"launch_gap_ns":null'
 "$gs" html "$db.gap.db" -o "$db.gap.html" || { echo "FAIL: html (gap) exit $?"; exit 1; }
 expect "$(cat "$db.gap.html")" "(traced launch calls and CUPTI's time between them less untraced ones: 80 ns per launch call, up to 30 ns of it between calls, 100 ns per kernel): window 20.5 µs"
+SLOW="this traced process ran slower than the calibration just before it: its launch calls after host work took a median record of 7.000 us against 5.000 us there (1.40x); its own code between calls likely ran slower too, which the corrected figures keep (gapscope record --reference N times the NVTX ranges untraced)"
+"$mk" "$db.slow.db" calibrated_slow || { echo "FAIL: callsite_mkdb calibrated_slow"; exit 1; }
+out=$("$gs" report "$db.slow.db" | tr -s ' \n' '  ') || { echo "FAIL: report (slow) exit $?"; exit 1; }
+expect "$out" "$SLOW"
+expect "$("$gs" report --json "$db.slow.db" | tr -d ' \n')" '"spaced_launch_calls":100,"spaced_record_p50_ns":7000,"spaced_record_cal_ns":5000,"slow_process":true'
+expect "$("$gs" report --json "$db" | tr -d ' \n')" '"spaced_record_p50_ns":null,"spaced_record_cal_ns":null,"slow_process":false'
+"$gs" html "$db.slow.db" -o "$db.slow.html" || { echo "FAIL: html (slow) exit $?"; exit 1; }
+expect "$(cat "$db.slow.html")" "this traced process ran slower than the calibration just before it: its launch calls after host work took a median record of 7 µs against 5 µs there (1.40&times;); its own code between calls likely ran slower too"
+case $("$gs" report "$db") in *"ran slower than the calibration"*) echo "FAIL: a trace without the spaced calibration says the process ran slower"; fail=1 ;; *) echo "ok: no slow-process line without the spaced calibration" ;; esac
+case $("$gs" report --no-overhead-correction "$db.slow.db") in *"ran slower than the calibration"*) echo "FAIL: --no-overhead-correction still says the process ran slower"; fail=1 ;; *) echo "ok: no slow-process line without correction" ;; esac
 exit $fail

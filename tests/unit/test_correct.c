@@ -1276,6 +1276,83 @@ static int64_t launch_gap_case(int n_launches, int64_t cal_gap, int64_t plain, i
 	return v;
 }
 
+/* n launches, 20000 apart, each a record of 6000, 7000 or 8000 (by i % 3:
+ * 7000 for i = 1, 8000 for 2, 6000 for 3, ...) and its kernel 500 after
+ * the record's end: every launch but the first began 12000 or more after
+ * the previous call ended (spaced) and its kernel's gap is host-late. With
+ * n = 101, 100 spaced calls: 33 of 6000, 34 of 7000, 33 of 8000, whose
+ * median (rank 50) is 7000. Fills *c (corrected, to be freed). */
+static void slow_case(int n, int64_t cal_record, struct gs_corrected *c)
+{
+	enum { N = 101 };
+	struct gs_op ops[N];
+	struct gs_api apis[N];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	int i;
+
+	assert_true(n <= N);
+	for (i = 0; i < n; i++) {
+		int64_t s = (int64_t)i * 20000, rec = 6000 + (i % 3) * 1000;
+		api(&apis[i], s, s + rec, (uint32_t)i + 1, S_LAUNCH);
+		op(&ops[i], s + rec + 500, s + rec + 1500, (uint32_t)i + 1);
+	}
+	memset(&in, 0, sizeof(in));
+	in.ops = ops;
+	in.n_ops = (size_t)n;
+	in.apis = apis;
+	in.n_apis = (size_t)n;
+	in.strings.v = strtab;
+	in.strings.n = S_N;
+	in.kernel_overhead_ns = -1;
+	in.cal = base_cal();
+	in.cal.plain_launch_ns = 1000;
+	in.cal.spaced_launch_ns = 600;
+	in.cal.spaced_record_ns = cal_record;
+	gs_options_init(&opt);
+	opt.all_gaps = 1;
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, c), 0);
+	gs_result_free(&res);
+}
+
+/* The process ran slower than its calibration where the spaced calls'
+ * median record is 130% of the calibration's or more, over 100 calls or
+ * more: 7000 against 5000 (140%) and against 5384 (130.02%) yes, against
+ * 5400 (129.6%) no; 99 calls no; a calibration without the spaced record
+ * takes no call against it, so no median either. */
+static void test_slow_process_against_calibration(void **state)
+{
+	struct gs_corrected c;
+
+	(void)state;
+	slow_case(101, 5000, &c);
+	assert_int_equal(c.spaced_calls, 100);
+	assert_int_equal(c.spaced_record_p50_ns, 7000);
+	assert_int_equal(c.spaced_record_cal_ns, 5000);
+	assert_true(gs_corrected_slow_process(&c));
+	gs_corrected_free(&c);
+	slow_case(101, 5384, &c);
+	assert_true(gs_corrected_slow_process(&c));
+	gs_corrected_free(&c);
+	slow_case(101, 5400, &c);
+	assert_int_equal(c.spaced_record_p50_ns, 7000);
+	assert_false(gs_corrected_slow_process(&c));
+	gs_corrected_free(&c);
+	slow_case(100, 5000, &c);
+	assert_int_equal(c.spaced_calls, 99);
+	assert_false(gs_corrected_slow_process(&c));
+	gs_corrected_free(&c);
+	slow_case(101, -1, &c);
+	assert_int_equal(c.spaced_calls, 0);
+	assert_int_equal(c.spaced_record_p50_ns, -1);
+	assert_int_equal(c.spaced_record_cal_ns, -1);
+	assert_false(gs_corrected_slow_process(&c));
+	gs_corrected_free(&c);
+	assert_false(gs_corrected_slow_process(NULL));
+}
+
 static void test_launch_gap_bound_from_the_trace(void **state)
 {
 	int64_t gap;
@@ -1341,6 +1418,7 @@ int main(void)
 	    cmocka_unit_test(test_pageable_upload_two_devices),
 	    cmocka_unit_test(test_launch_gap_adds_time_between_calls),
 	    cmocka_unit_test(test_spaced_launch_against_spaced_calibration),
+	    cmocka_unit_test(test_slow_process_against_calibration),
 	    cmocka_unit_test(test_launch_gap_bound_from_the_trace),
 	    cmocka_unit_test(test_captures_in_host_late_gaps_removed),
 	    cmocka_unit_test(test_launch_in_progress_loses_call_cost),

@@ -193,10 +193,29 @@ struct ctx {
 };
 
 /* sum and count of the launch costs taken, for gs_corrected.per_call_ns,
- * and how many of them were taken against the spaced launch (spaced_calls) */
+ * how many of them were taken against the spaced launch (spaced_calls), and
+ * those calls' record durations (rec, n_rec of cap_rec; for
+ * spaced_record_p50_ns; NULL when out of memory) */
 struct cost_acc {
 	int64_t sum, n, spaced;
+	int64_t *rec;
+	size_t n_rec, cap_rec;
 };
+
+/* add a spaced call's record duration to a's (dropped when out of memory:
+ * the median is then of fewer) */
+static void acc_record(struct cost_acc *a, int64_t ns)
+{
+	if (a->n_rec == a->cap_rec) {
+		size_t cap = a->cap_rec ? 2 * a->cap_rec : 256;
+		int64_t *g = realloc(a->rec, cap * sizeof(*g));
+		if (!g)
+			return;
+		a->rec = g;
+		a->cap_rec = cap;
+	}
+	a->rec[a->n_rec++] = ns;
+}
 
 /* 1 if api, a runtime kernel launch call (not a driver one: drv), began
  * GS_SPACED_LAUNCH_NS or more after its thread's previous CUDA call ended
@@ -614,6 +633,7 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 	const struct gs_calibration *cal = x->cal;
 	int graph_call = 0; /* the launch call is a graph launch, taken as one */
 	int spaced_call = 0; /* it was taken against the spaced launch */
+	int64_t rec_ns = 0;  /* then its record's duration */
 	struct gs_segment seg[MAX_SEGS];
 	size_t n = gs_gap_segments(x->res, g, seg, MAX_SEGS), i;
 	int64_t api_ns = 0, lat_ns = 0, gi_ns = 0, calls = 0;
@@ -666,8 +686,10 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 				lcost =
 				    launch_cost(x, seg[i].ref_idx, cost, &graph_call, &spaced_call);
 				if (seg[i].ref_idx < in->n_apis) {
-					tid = in->apis[seg[i].ref_idx].tid;
-					in_call = in->apis[seg[i].ref_idx].end > g->start;
+					const struct gs_api *a = &in->apis[seg[i].ref_idx];
+					tid = a->tid;
+					in_call = a->end > g->start;
+					rec_ns = a->end - a->start;
 				}
 			}
 			break;
@@ -688,6 +710,8 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 		to->sum += lcost;
 		to->n++;
 		to->spaced += spaced_call;
+		if (spaced_call)
+			acc_record(to, rec_ns);
 	}
 	if (g->host_late) {
 		int64_t a = from < n ? seg[from].start : g->end,
@@ -954,7 +978,7 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	uint8_t *host_bound = NULL; /* per gap of the device at hand */
 	double *factor = NULL;
 	struct gs_capture *caps = NULL, *stalls = NULL; /* in->captures, in->stalls by start */
-	struct cost_acc acc = {0, 0, 0}, graph = {0, 0, 0};
+	struct cost_acc acc = {0}, graph = {0};
 	uint32_t *nodes = NULL;
 	int64_t *before = NULL, *hostfn = NULL, *gap_len = NULL, trace_gap;
 	struct ctx x;
@@ -1133,6 +1157,8 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	/* of the calls per_call_ns averages, those taken against the spaced
 	 * launch */
 	out->spaced_calls = acc.spaced;
+	out->spaced_record_cal_ns = cal->spaced_record_ns > 0 ? cal->spaced_record_ns : -1;
+	out->spaced_record_p50_ns = acc.n_rec ? gs_percentile(acc.rec, acc.n_rec, 50) : -1;
 	if (acc.n)
 		out->per_call_ns = acc.sum / acc.n;
 	out->graph_launches = graph.n;
@@ -1193,10 +1219,19 @@ out:
 	free(before);
 	free(hostfn);
 	free(gap_len);
+	free(acc.rec);
+	free(graph.rec);
 	stage_free(&stage);
 	if (rc)
 		gs_corrected_free(out);
 	return rc;
+}
+
+int gs_corrected_slow_process(const struct gs_corrected *c)
+{
+	return c && c->spaced_calls >= GS_SLOW_PROCESS_MIN_CALLS && c->spaced_record_p50_ns > 0 &&
+	       c->spaced_record_cal_ns > 0 &&
+	       c->spaced_record_p50_ns * 100 >= c->spaced_record_cal_ns * GS_SLOW_PROCESS_PCT;
 }
 
 const char *gs_corrected_basis(const struct gs_corrected *c)

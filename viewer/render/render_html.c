@@ -280,6 +280,15 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		put_ns(f, c->busy_removed >= 0 ? c->busy_removed : -c->busy_removed);
 		fputs(")</p>\n", f);
 	}
+	if (gs_corrected_slow_process(r->corr)) { /* as the text report's line */
+		fputs("<p class=\"hint\">" REPORT_SLOW_PROCESS_HEAD, f);
+		put_ns(f, r->corr->spaced_record_p50_ns);
+		fputs(" against ", f);
+		put_ns(f, r->corr->spaced_record_cal_ns);
+		fprintf(f, " there (%.2f&times;)" REPORT_SLOW_PROCESS_TAIL "</p>\n",
+			(double)r->corr->spaced_record_p50_ns /
+			    (double)r->corr->spaced_record_cal_ns);
+	}
 	if (r->corr->graph_nodes) { /* as the text report's note */
 		const struct gs_launch_stat *gl;
 		fputs("<p class=\"hint\">The corrected figures take ", f);

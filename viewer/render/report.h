@@ -50,6 +50,16 @@ struct report_ctx {
 	"program's own code between them can run slower traced too, which stays in (gapscope "     \
 	"record --reference N times these ranges untraced)"
 
+/* Where gs_corrected_slow_process(): the traced process ran slower than its
+ * calibration (text and HTML; the two figures and their ratio go between
+ * the parts). */
+#define REPORT_SLOW_PROCESS_HEAD                                                                   \
+	"this traced process ran slower than the calibration just before it: its launch calls "    \
+	"after host work took a median record of "
+#define REPORT_SLOW_PROCESS_TAIL                                                                   \
+	"; its own code between calls likely ran slower too, which the corrected figures keep "    \
+	"(gapscope record --reference N times the NVTX ranges untraced)"
+
 /* Called in this order: begin, one device() per device, then the
  * whole-trace sections, then end. Each returns 0 or a negative error. */
 struct report_ops {

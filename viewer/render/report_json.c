@@ -343,6 +343,19 @@ static int j_begin(struct report_ctx *r)
 		/* launch calls after the program's own work, taken against the
 		 * calibration's spaced launch (calibration.spaced_*) */
 		json_object_set_new(c, "spaced_launch_calls", jint(r->corr->spaced_calls));
+		/* their median traced record against the calibration's such
+		 * record: slow_process where the process ran slower than the
+		 * calibration (GS_SLOW_PROCESS_*) */
+		json_object_set_new(c, "spaced_record_p50_ns",
+				    r->corr->spaced_record_p50_ns >= 0
+					? jint(r->corr->spaced_record_p50_ns)
+					: json_null());
+		json_object_set_new(c, "spaced_record_cal_ns",
+				    r->corr->spaced_record_cal_ns >= 0
+					? jint(r->corr->spaced_record_cal_ns)
+					: json_null());
+		json_object_set_new(c, "slow_process",
+				    json_boolean(gs_corrected_slow_process(r->corr)));
 		json_object_set_new(c, "kernel_ns", jint(r->in->cal.kernel_ns));
 		json_object_set_new(c, "gpu_gap_ns", jint(r->in->cal.gpu_gap_ns));
 		/* the occupancy model (calibration *_pitch_ns): what a launched
