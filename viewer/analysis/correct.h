@@ -93,9 +93,9 @@ struct gs_corrected {
  * code between calls ran slower too, which no correction takes off. Over 15
  * H100 runs of four PyTorch programs timed untraced as well (2026-12-05),
  * that ratio followed the corrected walls' error (correlation 0.70): GPT-2
- * generate at 1.57 was left +67% long, torch_nosync.py at 1.33 +10%; at
+ * generate at 1.57 was left +67% long, torch_nosync.py at 1.34 +10%; at
  * 0.68-1.20 the errors ran -41% ... +55%, with the untraced runs' own
- * scatter (docs/collector.md). */
+ * scatter (docs/report.md, docs/collector.md). */
 #define GS_SLOW_PROCESS_PCT 130
 #define GS_SLOW_PROCESS_MIN_CALLS 100
 
