@@ -54,7 +54,9 @@
  * whose spaced launch's record took 5000 (spaced_record_ns). The 100 calls
  * after the first began 12000 or more after the previous one ended (after
  * host work), 33 of 6000, 34 of 7000, 33 of 8000: median 7000, 1.40x the
- * calibration's, so the report says the process ran slower than it.
+ * calibration's, so the report says the process ran slower than it. An
+ * NVTX range "all" [0, 2020000] covers them; "calibrated_slow_ref" is an
+ * untraced reference run of it (that range only, 1.5 ms).
  *
  * With "steps" instead, a training loop whose sync rule fires: 20 steps,
  * step i at b = 10000 i: cudaLaunchKernel [b+500,b+600) corr 2i+1, its
@@ -179,13 +181,14 @@ int main(int argc, char **argv)
 		   : argc == 3 && !strcmp(argv[2], "steps_captured")	      ? 11
 		   : argc == 3 && !strcmp(argv[2], "steps_captured_native")   ? 12
 		   : argc == 3 && !strcmp(argv[2], "calibrated_slow")	      ? 13
+		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref")     ? 14
 									      : 0;
 
 	if (argc != 2 && !mode) {
 		fprintf(stderr, "usage: callsite_mkdb <out.db> "
 				"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
 				"calibrated_graph|calibrated_graph_launch|calibrated_graph_store|"
-				"calibrated_gap|calibrated_slow|steps_captured|"
+				"calibrated_gap|calibrated_slow|calibrated_slow_ref|steps_captured|"
 				"steps_captured_native]\n");
 		return 2;
 	}
@@ -196,7 +199,8 @@ int main(int argc, char **argv)
 	if (rc == 0 && mode == 13) {
 		rc = exec_sql(
 		    db,
-		    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(3,'k');"
+		    "INSERT INTO strings VALUES(1,'cudaLaunchKernel'),(3,'k'),(13,'all');"
+		    "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES(0,2020000,0,13,1,11);"
 		    "INSERT INTO devices(id,name,cc_major) VALUES(0,'A',9);"
 		    "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 100) "
 		    "INSERT INTO api_calls(api,name_id,start,end,tid,correlation_id) "
@@ -212,6 +216,11 @@ int main(int argc, char **argv)
 		    "('calibration.plain_spaced_launch_ns','4000'),"
 		    "('calibration.spaced_launch_ns','600'),"
 		    "('calibration.spaced_record_ns','5000');");
+	} else if (rc == 0 && mode == 14) {
+		rc = exec_sql(db, "INSERT INTO strings VALUES(13,'all');"
+				  "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) "
+				  "VALUES(0,1500000,0,13,1,11);"
+				  "INSERT INTO meta VALUES('config.activities','nvtx');");
 	} else if (rc == 0 && (mode == 2 || mode == 6 || mode == 11 || mode == 12
 				   ? steps(db, &msg) != 0
 				   : sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)) {
@@ -247,7 +256,7 @@ int main(int argc, char **argv)
 	if (rc == 0 && (mode == 7 || mode == 8 || mode == 9))
 		rc = exec_sql(db, "UPDATE kernels SET graph_id=5, graph_node_id=rowid;"
 				  "UPDATE strings SET value='cudaGraphLaunch' WHERE id=1");
-	if (rc == 0 && (mode == 4 || mode == 5 || (mode >= 7 && mode != 13)))
+	if (rc == 0 && (mode == 4 || mode == 5 || (mode >= 7 && mode <= 12)))
 		rc = exec_sql(
 		    db,
 		    "INSERT INTO strings VALUES(13,'all');"
@@ -256,7 +265,7 @@ int main(int argc, char **argv)
 		    "('calibration.legacy_launch_ns','500'),"
 		    "('calibration.driver_launch_ns','700'),('calibration.kernel_ns','100'),"
 		    "('calibration.gpu_gap_ns','200'),('calibration.graph_node_ns','300');");
-	if (rc == 0 && (mode == 4 || (mode >= 7 && mode != 13)))
+	if (rc == 0 && (mode == 4 || (mode >= 7 && mode <= 12)))
 		rc = exec_sql(db, "INSERT INTO meta VALUES('calibration.plain_launch_ns','40'),"
 				  "('calibration.plain_legacy_launch_ns','60'),"
 				  "('calibration.plain_driver_launch_ns','30');");

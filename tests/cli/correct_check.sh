@@ -171,5 +171,10 @@ expect "$("$gs" report --json "$db" | tr -d ' \n')" '"spaced_record_p50_ns":null
 "$gs" html "$db.slow.db" -o "$db.slow.html" || { echo "FAIL: html (slow) exit $?"; exit 1; }
 expect "$(cat "$db.slow.html")" "this traced process ran slower than the calibration just before it: its launch calls after host work took a median record of 7 µs against 5 µs there (1.40&times;); its own code between calls likely ran slower too"
 case $("$gs" report "$db") in *"ran slower than the calibration"*) echo "FAIL: a trace without the spaced calibration says the process ran slower"; fail=1 ;; *) echo "ok: no slow-process line without the spaced calibration" ;; esac
+# with reference runs given, the line leaves out its pointer to them
+"$mk" "$db.slowref.db" calibrated_slow_ref || { echo "FAIL: callsite_mkdb calibrated_slow_ref"; exit 1; }
+out=$("$gs" report --reference "$db.slowref.db" "$db.slow.db" | tr -s ' \n' '  ') || { echo "FAIL: report --reference (slow) exit $?"; exit 1; }
+expect "$out" "its own code between calls likely ran slower too, which the corrected figures keep "
+case $out in *"keep (gapscope record --reference N"*) echo "FAIL: with --reference the slow-process line still points to it"; fail=1 ;; *) echo "ok: no --reference pointer with reference runs" ;; esac
 case $("$gs" report --no-overhead-correction "$db.slow.db") in *"ran slower than the calibration"*) echo "FAIL: --no-overhead-correction still says the process ran slower"; fail=1 ;; *) echo "ok: no slow-process line without correction" ;; esac
 exit $fail

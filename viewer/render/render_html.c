@@ -285,9 +285,10 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		put_ns(f, r->corr->spaced_record_p50_ns);
 		fputs(" against ", f);
 		put_ns(f, r->corr->spaced_record_cal_ns);
-		fprintf(f, " there (%.2f&times;)" REPORT_SLOW_PROCESS_TAIL "</p>\n",
+		fprintf(f, " there (%.2f&times;)" REPORT_SLOW_PROCESS_TAIL "%s</p>\n",
 			(double)r->corr->spaced_record_p50_ns /
-			    (double)r->corr->spaced_record_cal_ns);
+			    (double)r->corr->spaced_record_cal_ns,
+			r->ref ? "" : REPORT_SLOW_PROCESS_HINT);
 	}
 	if (r->corr->graph_nodes) { /* as the text report's note */
 		const struct gs_launch_stat *gl;

@@ -57,8 +57,9 @@ struct report_ctx {
 	"this traced process ran slower than the calibration just before it: its launch calls "    \
 	"after host work took a median record of "
 #define REPORT_SLOW_PROCESS_TAIL                                                                   \
-	"; its own code between calls likely ran slower too, which the corrected figures keep "    \
-	"(gapscope record --reference N times the NVTX ranges untraced)"
+	"; its own code between calls likely ran slower too, which the corrected figures keep"
+/* after the tail where no reference runs were given */
+#define REPORT_SLOW_PROCESS_HINT " (gapscope record --reference N times the NVTX ranges untraced)"
 
 /* Called in this order: begin, one device() per device, then the
  * whole-trace sections, then end. Each returns 0 or a negative error. */

@@ -565,10 +565,11 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 		if (d == r->res->devices && gs_corrected_slow_process(r->corr))
 			fprintf(f,
 				"  " REPORT_SLOW_PROCESS_HEAD
-				"%s against %s there (%.2fx)" REPORT_SLOW_PROCESS_TAIL "\n",
+				"%s against %s there (%.2fx)" REPORT_SLOW_PROCESS_TAIL "%s\n",
 				D(r->corr->spaced_record_p50_ns), D(r->corr->spaced_record_cal_ns),
 				(double)r->corr->spaced_record_p50_ns /
-				    (double)r->corr->spaced_record_cal_ns);
+				    (double)r->corr->spaced_record_cal_ns,
+				r->ref ? "" : REPORT_SLOW_PROCESS_HINT);
 	}
 	if (streams_differ(d)) {
 		fprintf(f, "  per stream (each stream's own holes):\n");
