@@ -169,7 +169,7 @@ expect "$out" "$SLOW"
 expect "$("$gs" report --json "$db.slow.db" | tr -d ' \n')" '"spaced_launch_calls":100,"spaced_record_p50_ns":7000,"spaced_record_cal_ns":5000,"slow_process":true'
 expect "$("$gs" report --json "$db" | tr -d ' \n')" '"spaced_record_p50_ns":null,"spaced_record_cal_ns":null,"slow_process":false'
 "$gs" html "$db.slow.db" -o "$db.slow.html" || { echo "FAIL: html (slow) exit $?"; exit 1; }
-expect "$(cat "$db.slow.html")" "this traced process ran slower than the calibration just before it: its launch calls after host work took a median record of 7 µs against 5 µs there (1.40&times;); its own code between calls likely ran slower too"
+expect "$(cat "$db.slow.html")" "<p class=\"hint\">This traced process ran slower than the calibration just before it: its launch calls after host work took a median record of 7 µs against 5 µs there (1.40&times;); its own code between calls likely ran slower too"
 case $("$gs" report "$db") in *"ran slower than the calibration"*) echo "FAIL: a trace without the spaced calibration says the process ran slower"; fail=1 ;; *) echo "ok: no slow-process line without the spaced calibration" ;; esac
 # with reference runs given, the line leaves out its pointer to them
 "$mk" "$db.slowref.db" calibrated_slow_ref || { echo "FAIL: callsite_mkdb calibrated_slow_ref"; exit 1; }

@@ -281,7 +281,9 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		fputs(")</p>\n", f);
 	}
 	if (gs_corrected_slow_process(r->corr)) { /* as the text report's line */
-		fputs("<p class=\"hint\">" REPORT_SLOW_PROCESS_HEAD, f);
+		/* a sentence of its own on the page: capitalised */
+		fputs("<p class=\"hint\">T", f);
+		fputs(REPORT_SLOW_PROCESS_HEAD + 1, f);
 		put_ns(f, r->corr->spaced_record_p50_ns);
 		fputs(" against ", f);
 		put_ns(f, r->corr->spaced_record_cal_ns);

@@ -52,7 +52,7 @@ struct report_ctx {
 
 /* Where gs_corrected_slow_process(): the traced process ran slower than its
  * calibration (text and HTML; the two figures and their ratio go between
- * the parts). */
+ * the parts; the page capitalises its first letter). */
 #define REPORT_SLOW_PROCESS_HEAD                                                                   \
 	"this traced process ran slower than the calibration just before it: its launch calls "    \
 	"after host work took a median record of "
