@@ -17,6 +17,7 @@
  * with control characters and invalid UTF-8 replaced by '?', so a hostile
  * command line cannot drive the terminal.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -60,14 +61,14 @@ static void info_fmt_duration(int64_t ns, char *buf, size_t len)
 
 /* The threads' CPU time by name, largest first: indexes into in->thread_cpu
  * (malloc'd, *n of them; NULL when none or out of memory). */
-static const struct info *by_cpu_in;
-static int info_cmp_thread_cpu(const void *a, const void *b)
+static int info_cmp_thread_cpu(const void *a, const void *b, void *arg)
 {
+	const struct info *in = arg;
 	int64_t x = 0, y = 0;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 
-	info_int(by_cpu_in->thread_cpu[i].value, &x);
-	info_int(by_cpu_in->thread_cpu[j].value, &y);
+	info_int(in->thread_cpu[i].value, &x);
+	info_int(in->thread_cpu[j].value, &y);
 	if (x != y)
 		return x > y ? -1 : 1;
 	return i < j ? -1 : i > j;
@@ -82,8 +83,7 @@ static size_t *info_threads_by_cpu(const struct info *in, size_t *n)
 		return NULL;
 	for (i = 0; i < in->nthread_cpu; i++)
 		ix[i] = i;
-	by_cpu_in = in;
-	qsort(ix, in->nthread_cpu, sizeof(*ix), info_cmp_thread_cpu);
+	qsort_r(ix, in->nthread_cpu, sizeof(*ix), info_cmp_thread_cpu, (void *)in);
 	*n = in->nthread_cpu;
 	return ix;
 }
