@@ -1224,6 +1224,31 @@ static void test_random_timelines_stay_in_bounds(void **state)
 	}
 }
 
+/* n launches (ops[i] launched by apis[i]) analysed with all gaps and
+ * corrected with cal into *c (to be freed) */
+static void correct_launches(struct gs_op *ops, struct gs_api *apis, int n,
+			     struct gs_calibration cal, struct gs_corrected *c)
+{
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+
+	memset(&in, 0, sizeof(in));
+	in.ops = ops;
+	in.n_ops = (size_t)n;
+	in.apis = apis;
+	in.n_apis = (size_t)n;
+	in.strings.v = strtab;
+	in.strings.n = S_N;
+	in.kernel_overhead_ns = -1;
+	in.cal = cal;
+	gs_options_init(&opt);
+	opt.all_gaps = 1;
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, c), 0);
+	gs_result_free(&res);
+}
+
 /* The trace's own bound on CUPTI's time between launch records. Thread 1
  * launches N kernels back to back: L_i [s_i, s_i + 1000] -> K_i [s_i +
  * 1200, s_i + 1250], s_i = s_(i-1) + 1000 + b_i, b_i (the gap between two
@@ -1239,9 +1264,7 @@ static int64_t launch_gap_case(int n_launches, int64_t cal_gap, int64_t plain, i
 	enum { N = 120 };
 	struct gs_op ops[N];
 	struct gs_api apis[N];
-	struct gs_input in;
-	struct gs_options opt;
-	struct gs_result res;
+	struct gs_calibration cal = base_cal();
 	struct gs_corrected c;
 	int64_t s = 0, v;
 	int i;
@@ -1253,26 +1276,13 @@ static int64_t launch_gap_case(int n_launches, int64_t cal_gap, int64_t plain, i
 		api(&apis[i], s, s + 1000, (uint32_t)i + 1, S_LAUNCH);
 		op(&ops[i], s + 1200, s + 1250, (uint32_t)i + 1);
 	}
-	memset(&in, 0, sizeof(in));
-	in.ops = ops;
-	in.n_ops = (size_t)n_launches;
-	in.apis = apis;
-	in.n_apis = (size_t)n_launches;
-	in.strings.v = strtab;
-	in.strings.n = S_N;
-	in.kernel_overhead_ns = -1;
-	in.cal = base_cal();
-	in.cal.plain_launch_ns = plain;
-	in.cal.launch_gap_ns = cal_gap;
-	gs_options_init(&opt);
-	opt.all_gaps = 1;
-	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
-	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+	cal.plain_launch_ns = plain;
+	cal.launch_gap_ns = cal_gap;
+	correct_launches(ops, apis, n_launches, cal, &c);
 	v = c.devices[0].idle_removed;
 	*gap = c.launch_gap_ns;
 	*from_trace = c.launch_gap_from_trace;
 	gs_corrected_free(&c);
-	gs_result_free(&res);
 	return v;
 }
 
@@ -1287,9 +1297,7 @@ static void slow_case(int n, int64_t cal_record, struct gs_corrected *c)
 	enum { N = 101 };
 	struct gs_op ops[N];
 	struct gs_api apis[N];
-	struct gs_input in;
-	struct gs_options opt;
-	struct gs_result res;
+	struct gs_calibration cal = base_cal();
 	int i;
 
 	assert_true(n <= N);
@@ -1298,23 +1306,10 @@ static void slow_case(int n, int64_t cal_record, struct gs_corrected *c)
 		api(&apis[i], s, s + rec, (uint32_t)i + 1, S_LAUNCH);
 		op(&ops[i], s + rec + 500, s + rec + 1500, (uint32_t)i + 1);
 	}
-	memset(&in, 0, sizeof(in));
-	in.ops = ops;
-	in.n_ops = (size_t)n;
-	in.apis = apis;
-	in.n_apis = (size_t)n;
-	in.strings.v = strtab;
-	in.strings.n = S_N;
-	in.kernel_overhead_ns = -1;
-	in.cal = base_cal();
-	in.cal.plain_launch_ns = 1000;
-	in.cal.spaced_launch_ns = 600;
-	in.cal.spaced_record_ns = cal_record;
-	gs_options_init(&opt);
-	opt.all_gaps = 1;
-	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
-	assert_int_equal(gs_correct(&in, &res, &in.cal, c), 0);
-	gs_result_free(&res);
+	cal.plain_launch_ns = 1000;
+	cal.spaced_launch_ns = 600;
+	cal.spaced_record_ns = cal_record;
+	correct_launches(ops, apis, n, cal, c);
 }
 
 /* The process ran slower than its calibration where the spaced calls'
