@@ -39,6 +39,8 @@ enum {
 	S_PS2,
 	S_WARM,
 	S_LONG,
+	S_SCAN,
+	S_CCCL,
 	S_N
 };
 
@@ -61,6 +63,8 @@ static const char *strtab[S_N] = {
     "ProfilerStep#2",
     "warm'up",
     "a_range_name_of_forty_nine_bytes_xxxxxxxxxxxxxxxx",
+    "cub::DeviceScan::InclusiveScan",
+    "CCCL",
 };
 
 struct tb {
@@ -811,6 +815,90 @@ static void test_host_stalls_are_no_per_launch_overhead(void **state)
 	tb_free(t);
 }
 
+/* The ops of test_host_stalls_are_no_per_launch_overhead, with a CUB scan
+ * range of domain CCCL [0, 50] on thread 7, and "step" from `step` on:
+ *   K0 [100, 1100], the upload [2001120, 2001220] after 2000000 of host
+ *   code, K2 [3001240, 3002240] after 1000000, K3 after 999999.
+ * Window [100, 4003259] = 4003159. */
+static struct tb *stalls_with_ranges(int64_t step)
+{
+	struct tb *t = tb_new();
+	struct gs_op *o;
+	range(t, S_SCAN, 0, 50, 7);
+	t->nvtx[t->in.n_nvtx - 1].domain_id = S_CCCL;
+	if (step >= 0)
+		range(t, S_STEP, step, 5000000, 7);
+	api(t, S_LAUNCH, 0, 10, 1, 7);
+	kern(t, 0, 7, 100, 1100, 1);
+	api(t, S_MEMCPYASYNC, 2001100, 2001110, 2, 7);
+	kern(t, 0, 7, 2001120, 2001220, 2);
+	o = &t->ops[t->in.n_ops - 1];
+	o->kind = GS_OP_MEMCPY;
+	o->name_id = 0;
+	o->flags = GS_OPF_ASYNC | GS_OPF_HOST_SRC;
+	api(t, S_LAUNCH, 3001220, 3001230, 3, 7);
+	kern(t, 0, 7, 3001240, 3002240, 3);
+	api(t, S_LAUNCH, 4002239, 4002249, 4, 7);
+	kern(t, 0, 7, 4002259, 4003259, 4);
+	run(t);
+	return t;
+}
+
+/* Stalls before the first NVTX range are start-up: the upload's gap
+ * [1100, 2001120) lies all but 120 ns before "step" at 2001000, so its
+ * 2000000 of host code is a start-up stall, not an input wait; the stall
+ * before K2 starts after the range began and stays a host stall. The CCCL
+ * range at 0 is a library's: it does not count as the first range. */
+static void test_stalls_before_the_first_range_are_startup(void **state)
+{
+	struct tb *t = stalls_with_ranges(2001000);
+	const struct gs_timeline *tl = &t->res.devices[0].tl;
+	const struct gs_finding *f;
+	(void)state;
+	assert_int_equal(tl->host_stall, 3000000);
+	assert_int_equal(tl->input_stall, 2000000);
+	assert_int_equal(tl->startup_stall, 2000000);
+	assert_int_equal(tl->startup_stalls, 1);
+	assert_int_equal(tl->startup_input_stall, 2000000);
+	assert_int_equal(tl->startup_input_stalls, 1);
+	/* 2000000 (49.96%), the host stall 1000000 (24.98%), the host code
+	 * between launches 999999; no input wait left */
+	assert_int_equal(t->v.n_findings, 3);
+	f = &t->v.findings[0];
+	assert_int_equal(f->rule, GS_RULE_STARTUP);
+	assert_int_equal(f->cost_ns, 2000000);
+	assert_int_equal(f->count, 1);
+	assert_int_equal(f->tid, 7);
+	assert_int_equal(f->nvtx_id, 0); /* no range of the thread at its middle */
+	assert_int_equal(t->v.findings[1].rule, GS_RULE_HOST_STALL);
+	assert_int_equal(t->v.findings[1].cost_ns, 1000000);
+	assert_int_equal(t->v.findings[1].count, 1);
+	assert_int_equal(t->v.findings[2].rule, GS_RULE_HOST_CODE);
+	assert_null(finding(t, GS_RULE_INPUT_WAIT));
+	assert_string_equal(gs_rule_count_unit(GS_RULE_STARTUP, 1), "gap");
+	tb_free(t);
+	/* "step" from 1001109: of the gap [1100, 2001120), 1000009 lies before
+	 * it and 1000011 after: no longer start-up */
+	t = stalls_with_ranges(1001109);
+	assert_int_equal(t->res.devices[0].tl.startup_stall, 0);
+	assert_null(finding(t, GS_RULE_STARTUP));
+	f = finding(t, GS_RULE_INPUT_WAIT);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 2000000);
+	tb_free(t);
+	/* from 1001110, the gap's middle: 1000010 before and after, start-up */
+	t = stalls_with_ranges(1001110);
+	assert_int_equal(t->res.devices[0].tl.startup_stall, 2000000);
+	tb_free(t);
+	/* only the library's range: nothing is start-up */
+	t = stalls_with_ranges(-1);
+	assert_int_equal(t->res.devices[0].tl.startup_stall, 0);
+	assert_int_equal(t->res.devices[0].tl.startup_stalls, 0);
+	assert_non_null(finding(t, GS_RULE_INPUT_WAIT));
+	assert_null(finding(t, GS_RULE_STARTUP));
+	tb_free(t);
+}
+
 /* --range cuts a stall: its piece stays a stall (the whole gap decides) */
 static void test_a_range_keeps_a_cut_stall(void **state)
 {
@@ -1555,7 +1643,7 @@ static void test_rule_names_and_fixes(void **state)
 	    "short_kernels",	 "graph_launch_overhead",
 	    "slow_launch_calls", "unexplained",
 	    "no_launch_calls",	 "input_wait",
-	    "host_stalls"};
+	    "host_stalls",	 "startup_stalls"};
 	int r;
 	(void)state;
 	for (r = 0; r < GS_RULE_COUNT; r++) {
@@ -1592,6 +1680,7 @@ int main(void)
 	    cmocka_unit_test(test_a_launch_call_under_1ms_is_launch_overhead),
 	    cmocka_unit_test(test_time_inside_a_launch_call_of_1ms_is_no_launch_overhead),
 	    cmocka_unit_test(test_host_stalls_are_no_per_launch_overhead),
+	    cmocka_unit_test(test_stalls_before_the_first_range_are_startup),
 	    cmocka_unit_test(test_a_range_keeps_a_cut_stall),
 	    cmocka_unit_test(test_no_launch_calls_at_a_fifth_fires),
 	    cmocka_unit_test(test_queued_op_held_is_unexplained),

@@ -461,6 +461,12 @@ struct gs_timeline {
 	int64_t input_stall;		       /* ns, of host_stall: in gaps before an upload
 						  (GS_OPF_HOST_SRC) */
 	uint64_t input_stalls;		       /* those gaps (pieces) */
+	int64_t startup_stall;		       /* ns, of host_stall: in stall gaps that lie
+						  half or more before the trace's first NVTX
+						  range (gs_startup_gap) */
+	uint64_t startup_stalls;	       /* those gaps (pieces) */
+	int64_t startup_input_stall;	       /* ns, of startup_stall and input_stall */
+	uint64_t startup_input_stalls;	       /* those gaps (pieces) */
 	struct gs_stall_where {		       /* the largest stall (host code of its piece): */
 		int64_t host_ns;	       /* ns */
 		uint32_t nvtx_id;	       /* strings id of the innermost NVTX range at its
@@ -468,7 +474,8 @@ struct gs_timeline {
 		uint32_t op_id;		       /* strings id of the host operator over most of
 						  it (gs_host_range_at), 0 */
 		uint32_t tid;		       /* the launching thread of its op, 0 unknown */
-	} input_where, stall_where;	       /* before uploads; elsewhere */
+	} input_where, stall_where,	       /* before uploads; elsewhere (after the */
+	    startup_where;		       /* first NVTX range); before it */
 	int64_t other_no_call;		       /* ns, of idle_by_cause[other]: in gaps whose
 						  op has no launch call in the trace */
 	double utilisation;	      /* busy / window, 0..1 (0 if window is 0) */
@@ -714,7 +721,8 @@ enum gs_rule {
 	GS_RULE_NO_LAUNCH_CALLS = 12, /* the same, mostly before ops without a launch call */
 	GS_RULE_INPUT_WAIT = 13,      /* host stalls (GS_HOST_STALL_NS) before uploads */
 	GS_RULE_HOST_STALL = 14,      /* host stalls elsewhere */
-	GS_RULE_COUNT = 15,
+	GS_RULE_STARTUP = 15,	      /* host stalls before the first NVTX range */
+	GS_RULE_COUNT = 16,
 };
 /* The graph launch API made most in the selection (cudaGraphLaunch, its
  * _ptsz twin, cuGraphLaunch), NULL when none. */

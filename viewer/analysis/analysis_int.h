@@ -139,6 +139,8 @@ struct actx {
 	int64_t *sync_drain;	 /* per syncs row: ns, sync wait + launch latency of those gaps */
 	struct stab nvtx_tid; /* NVTX ranges by tid */
 	struct stab nvtx_any; /* NVTX ranges, key 0 */
+	int64_t first_range;  /* the start of the trace's first NVTX range of the
+				 default domain (not a mark), INT64_MAX none */
 	struct evts waits;    /* stream-wait-event syncs by stream */
 	/* per sync row: where the event a stream wait waits for was recorded
 	 * (the latest record of it before the wait); rec_dev -2 = unknown */

@@ -168,6 +168,10 @@ static json_t *timeline(const struct gs_timeline *tl)
 	json_object_set_new(o, "host_stalls", jint((int64_t)tl->host_stalls));
 	json_object_set_new(o, "input_stall_ns", jint(tl->input_stall));
 	json_object_set_new(o, "input_stalls", jint((int64_t)tl->input_stalls));
+	json_object_set_new(o, "startup_stall_ns", jint(tl->startup_stall));
+	json_object_set_new(o, "startup_stalls", jint((int64_t)tl->startup_stalls));
+	json_object_set_new(o, "startup_input_stall_ns", jint(tl->startup_input_stall));
+	json_object_set_new(o, "startup_input_stalls", jint((int64_t)tl->startup_input_stalls));
 	json_object_set_new(o, "host_code_share", json_real(tl->host_code_share));
 	return o;
 }
