@@ -86,11 +86,13 @@ struct gs_corrected {
 					   calibration's (GS_SLOW_PROCESS_*) */
 };
 
-/* The report says that the traced process ran slower than the calibration
- * just before it where its launch calls after host work (at least
- * GS_SLOW_PROCESS_MIN_CALLS of them) had a median record GS_SLOW_PROCESS_PCT
- * percent or more of the calibration's: in such a process the program's own
- * code between calls ran slower too, which no correction takes off. Over 15
+/* The report says so where the process's launch calls after host work (at
+ * least GS_SLOW_PROCESS_MIN_CALLS of them) had a median record
+ * GS_SLOW_PROCESS_PCT percent or more of its calibration's: either the
+ * traced process ran slower as a whole (then its own code between calls
+ * too, which no correction takes off), or its launches cost more than the
+ * calibration's empty kernel (bench/real's training loop, H100: 1.35x
+ * untraced, timed from outside), which the correction takes as tracing's. Over 15
  * H100 runs of four PyTorch programs timed untraced as well (2026-12-05),
  * that ratio followed the corrected walls' error (correlation 0.70): GPT-2
  * generate at 1.57 was left +67% long, torch_nosync.py at 1.34 +10%; at

@@ -285,9 +285,9 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		fputs("<p class=\"hint\">T", f);
 		fputs(REPORT_SLOW_PROCESS_HEAD + 1, f);
 		put_ns(f, r->corr->spaced_record_p50_ns);
-		fputs(" against ", f);
+		fputs(REPORT_SLOW_PROCESS_MID, f);
 		put_ns(f, r->corr->spaced_record_cal_ns);
-		fprintf(f, " there (%.2f&times;)" REPORT_SLOW_PROCESS_TAIL "%s</p>\n",
+		fprintf(f, " (%.2f&times;)" REPORT_SLOW_PROCESS_TAIL "%s</p>\n",
 			(double)r->corr->spaced_record_p50_ns /
 			    (double)r->corr->spaced_record_cal_ns,
 			r->ref ? "" : REPORT_SLOW_PROCESS_HINT);

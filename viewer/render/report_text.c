@@ -564,8 +564,8 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 		/* once, under the first device's */
 		if (d == r->res->devices && gs_corrected_slow_process(r->corr))
 			fprintf(f,
-				"  " REPORT_SLOW_PROCESS_HEAD
-				"%s against %s there (%.2fx)" REPORT_SLOW_PROCESS_TAIL "%s\n",
+				"  " REPORT_SLOW_PROCESS_HEAD "%s" REPORT_SLOW_PROCESS_MID
+				"%s (%.2fx)" REPORT_SLOW_PROCESS_TAIL "%s\n",
 				D(r->corr->spaced_record_p50_ns), D(r->corr->spaced_record_cal_ns),
 				(double)r->corr->spaced_record_p50_ns /
 				    (double)r->corr->spaced_record_cal_ns,
