@@ -54,7 +54,10 @@ interleaved untraced/traced pairs measured in one run.
       the report's measured and corrected). Where the pair ran under
       bench/launch_interpose.c (DIR/<name>.untraced.ip, DIR/<name>.traced.ip),
       the mean launch call timed from outside, untraced and traced, against
-      what the report's correction takes off a launch call (per_call_ns).
+      what the report's correction takes off a launch call (per_call_ns);
+      with several pairs, that correction's error over all of them, and per
+      program how much dearer its untraced launches were than the
+      calibration's (calibration.plain_spaced_launch_ns).
       Where the traces have the threads' CPU time (meta thread_cpu_ns.*,
       collectors since 2026-12-05), each traced process's total, its
       collector threads' (gs-*) and its other threads' by name.
@@ -322,11 +325,27 @@ def torch_util(gapscope, d):
     return float(m.group(2)), 100.0 * busy / wall, 100.0 * (busy - kern) / corr
 
 
+def cal_plain_spaced(db):
+    """the calibration's untraced launch after host work
+    (calibration.plain_spaced_launch_ns) in a trace's meta, or None"""
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        row = con.execute("SELECT value FROM meta WHERE key = "
+                          "'calibration.plain_spaced_launch_ns'").fetchone()
+        con.close()
+    except sqlite3.Error:
+        return None
+    return int(row[0]) if row else None
+
+
 def launch_rows(gapscope, d):
-    """[(program, untraced ns, traced ns, report's ns)] a launch call, where the
-    pair ran under libgs_launch_interpose.so: what tracing added to the
-    program's own launch calls, timed from outside, against what the report's
-    correction takes off a launch call (overhead_corrected.per_call_ns)"""
+    """[(program, untraced ns, traced ns, report's ns, calibration's ns)] a
+    launch call, where the pair ran under libgs_launch_interpose.so: what
+    tracing added to the program's own launch calls, timed from outside,
+    against what the report's correction takes off a launch call
+    (overhead_corrected.per_call_ns); and the calibration's untraced launch
+    after host work (None where the trace has none), which the correction
+    takes for the program's own untraced launch"""
     rows = []
     for prog in ("torch_nosync", "train_loop", "graph_check", "hf_generate"):
         u = interposed(os.path.join(d, prog + ".untraced.ip"))
@@ -335,8 +354,33 @@ def launch_rows(gapscope, d):
         rep = report(gapscope, db) if u and t and os.path.exists(db) else None
         oc = (rep or {}).get("overhead_corrected") or {}
         if "per_call_ns" in oc:
-            rows.append((prog, u[1], t[1], oc["per_call_ns"]))
+            rows.append((prog, u[1], t[1], oc["per_call_ns"], cal_plain_spaced(db)))
     return rows
+
+
+def launch_fit(runs):
+    """Lines on the report's correction a call against what tracing added
+    (runs: [(program, added, report, untraced, calibration's untraced)]) over
+    all the runs: its mean absolute and median error, and its correlation
+    with the truth; then the median of the program's untraced launch less
+    the calibration's, per program (what the correction takes too much where
+    positive)"""
+    med = statistics.median
+    err = [r[2] - r[1] for r in runs]
+    out = [f"the report's correction a launch call against what tracing added (from outside), "
+           f"{len(runs)} runs: mean absolute error {statistics.mean(abs(e) for e in err):.0f} ns, "
+           f"median error {med(err):+.0f} ns"]
+    if len(runs) > 2 and len({r[1] for r in runs}) > 1 and len({r[2] for r in runs}) > 1:
+        out[0] += f", correlation {statistics.correlation([r[2] for r in runs], [r[1] for r in runs]):.2f}"
+    for prog in sorted({r[0] for r in runs}):
+        v = [r for r in runs if r[0] == prog]
+        gap = [r[3] - r[4] for r in v if r[4] is not None]
+        line = (f"  {prog:<12} median error {med(r[2] - r[1] for r in v):+6.0f} ns over {len(v)}")
+        if gap:
+            line += (f"; its untraced launch less the calibration's untraced one: "
+                     f"{med(gap):+6.0f} ns (median)")
+        out.append(line)
+    return out
 
 
 def thread_cpu(db):
@@ -401,10 +445,10 @@ def realprogs(a):
         if lr:
             print("launch calls timed from outside (libgs_launch_interpose.so), mean ns a call: "
                   "traced - untraced against the report's correction a call")
-            for prog, u, t, c in lr:
+            for prog, u, t, c, cu in lr:
                 print(f"  {prog:<12} untraced {u:7.0f} traced {t:7.0f} added {t - u:+6.0f} "
                       f"report {c:6.0f}")
-                every_launch.setdefault(prog, []).append((t - u, c))
+                every_launch.setdefault(prog, []).append((t - u, c, u, cu))
         tl = thread_cpu_rows(d)
         if tl:
             print("CPU of the traced processes, ms (meta thread_cpu_ns; thread count after "
@@ -426,6 +470,9 @@ def realprogs(a):
         for prog, v in every_launch.items():
             print(f"{prog:<12} launch call: added {med(x[0] for x in v):+6.0f} ns (from outside), "
                   f"report {med(x[1] for x in v):6.0f} ns (medians of {len(v)})")
+        runs = [(p,) + x for p, v in every_launch.items() for x in v]
+        if len(runs) > 1:
+            print("\n".join(launch_fit(runs)))
     return 0
 
 
