@@ -759,21 +759,24 @@ static void test_time_inside_a_launch_call_of_1ms_is_no_launch_overhead(void **s
 
 /* ---- host stalls: gaps with 1 ms or more of host code ------------------ */
 
-/* Thread 7 in NVTX "step" [0, 5000000]; each op's call 20 ns before it
- * (launch latency 20), the thread in no call between:
+/* Thread 7, with a CUB scan range of domain CCCL [0, 50] (a library's: not
+ * the program's first range) and NVTX "step" [step, 5000000] (none when
+ * step < 0); each op's call 20 ns before it (launch latency 20), the thread
+ * in no call between:
  *   K0 [100, 1100]
  *   an upload (cudaMemcpyAsync, pinned source) [2001120, 2001220]: gap
  *     [1100, 2001120), host code 2000000 -> a stall before an upload
  *   K2 [3001240, 3002240]: host code 1000000 (the threshold, inclusive)
  *   K3 [4002259, 4003259]: host code 999999: no stall
  * Window [100, 4003259] = 4003159. */
-static void test_host_stalls_are_no_per_launch_overhead(void **state)
+static struct tb *stalls_with_ranges(int64_t step)
 {
 	struct tb *t = tb_new();
 	struct gs_op *o;
-	const struct gs_finding *f;
-	(void)state;
-	range(t, S_STEP, 0, 5000000, 7);
+	range(t, S_SCAN, 0, 50, 7);
+	t->nvtx[t->in.n_nvtx - 1].domain_id = S_CCCL;
+	if (step >= 0)
+		range(t, S_STEP, step, 5000000, 7);
 	api(t, S_LAUNCH, 0, 10, 1, 7);
 	kern(t, 0, 7, 100, 1100, 1);
 	api(t, S_MEMCPYASYNC, 2001100, 2001110, 2, 7);
@@ -787,6 +790,15 @@ static void test_host_stalls_are_no_per_launch_overhead(void **state)
 	api(t, S_LAUNCH, 4002239, 4002249, 4, 7);
 	kern(t, 0, 7, 4002259, 4003259, 4);
 	run(t);
+	return t;
+}
+
+/* "step" from 0: the stalls lie inside it */
+static void test_host_stalls_are_no_per_launch_overhead(void **state)
+{
+	struct tb *t = stalls_with_ranges(0);
+	const struct gs_finding *f;
+	(void)state;
 	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_HOST_CODE], 3999999);
 	assert_int_equal(t->res.devices[0].tl.host_stall, 3000000);
 	assert_int_equal(t->res.devices[0].tl.host_stalls, 2);
@@ -813,35 +825,6 @@ static void test_host_stalls_are_no_per_launch_overhead(void **state)
 	assert_string_equal(gs_rule_count_unit(GS_RULE_SHORT_KERNELS, 1), "kernel");
 	assert_string_equal(gs_rule_count_unit(GS_RULE_SHORT_KERNELS, 0), "kernels");
 	tb_free(t);
-}
-
-/* The ops of test_host_stalls_are_no_per_launch_overhead, with a CUB scan
- * range of domain CCCL [0, 50] on thread 7, and "step" from `step` on:
- *   K0 [100, 1100], the upload [2001120, 2001220] after 2000000 of host
- *   code, K2 [3001240, 3002240] after 1000000, K3 after 999999.
- * Window [100, 4003259] = 4003159. */
-static struct tb *stalls_with_ranges(int64_t step)
-{
-	struct tb *t = tb_new();
-	struct gs_op *o;
-	range(t, S_SCAN, 0, 50, 7);
-	t->nvtx[t->in.n_nvtx - 1].domain_id = S_CCCL;
-	if (step >= 0)
-		range(t, S_STEP, step, 5000000, 7);
-	api(t, S_LAUNCH, 0, 10, 1, 7);
-	kern(t, 0, 7, 100, 1100, 1);
-	api(t, S_MEMCPYASYNC, 2001100, 2001110, 2, 7);
-	kern(t, 0, 7, 2001120, 2001220, 2);
-	o = &t->ops[t->in.n_ops - 1];
-	o->kind = GS_OP_MEMCPY;
-	o->name_id = 0;
-	o->flags = GS_OPF_ASYNC | GS_OPF_HOST_SRC;
-	api(t, S_LAUNCH, 3001220, 3001230, 3, 7);
-	kern(t, 0, 7, 3001240, 3002240, 3);
-	api(t, S_LAUNCH, 4002239, 4002249, 4, 7);
-	kern(t, 0, 7, 4002259, 4003259, 4);
-	run(t);
-	return t;
 }
 
 /* Stalls before the first NVTX range are start-up: the upload's gap
