@@ -52,7 +52,7 @@ interleaved untraced/traced pairs measured in one run.
       trace), and bench/torch_nosync.py (range "steps" against the untraced
       range_us; and its utilisation in "steps": the program's util_pct against
       the report's measured and corrected). Where the pair ran under
-      bench/launch_interpose.c (DIR/<name>.untraced.ip, DIR/<name>.traced.ip),
+      collector/launch_interpose.c (DIR/<name>.untraced.ip, DIR/<name>.traced.ip),
       the mean launch call timed from outside, untraced and traced, against
       what the report's correction takes off a launch call (per_call_ns);
       with several pairs, that correction's error over all of them, and per
@@ -294,7 +294,7 @@ GENERATE = re.compile(r"^generate tokens \d+ wall_us ([0-9.]+)", re.M)
 STEP_US = re.compile(r"^(eager|graph) step_us ([0-9.]+)", re.M)
 TRAIN_US = re.compile(r"^train step_us ([0-9.]+)", re.M)
 TRAIN_WARMUP = 5  # bench/real/train_loop.py's default --warmup
-# bench/launch_interpose.c's line per process
+# collector/launch_interpose.c's line per process
 INTERPOSE = re.compile(r"^launch_interpose pid=\d+ calls=(\d+) .*?spaced=(\d+) spaced_p50_ns=\d+ "
                        r"spaced_mean_ns=(\d+) b2b=(\d+) b2b_p50_ns=\d+ b2b_mean_ns=(\d+)", re.M)
 

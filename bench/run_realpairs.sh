@@ -7,7 +7,7 @@
 # Pair i goes into $OUT/p<i>: <name>.untraced.log, <name>.traced.log and
 # <name>.db for torch_nosync (bench/torch_nosync.py), train_loop, hf_generate
 # and graph_check (bench/real). Where the build has
-# lib/libgs_launch_interpose.so (bench/launch_interpose.c) it is preloaded into
+# lib/libgs_launch_interpose.so (collector/launch_interpose.c) it is preloaded into
 # both runs of each pair: <name>.untraced.ip and <name>.traced.ip hold every
 # launch call timed from outside, so what tracing added to the program's own
 # launch calls can be set against the report's correction. Then it prints

@@ -7,10 +7,3 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   target_link_libraries(gs_sampler PRIVATE ${CMAKE_DL_LIBS} rt)
   set_target_properties(gs_sampler PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
 endif()
-# libgs_launch_interpose.so: every cudaLaunchKernel of a program timed from
-# outside the call, untraced or traced (bench/launch_interpose.c). Preloaded.
-if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
-  add_library(gs_launch_interpose SHARED launch_interpose.c)
-  target_link_libraries(gs_launch_interpose PRIVATE ${CMAKE_DL_LIBS})
-  set_target_properties(gs_launch_interpose PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
-endif()

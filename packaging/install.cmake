@@ -34,6 +34,11 @@ if(TARGET gapscope_collector)
   install(TARGETS gapscope_calibrate RUNTIME DESTINATION ${GAPSCOPE_INSTALL_LIBDIR}
           COMPONENT gapscope)
 endif()
+if(TARGET gs_launch_interpose)
+  # beside the collector: record --reference preloads it from there
+  install(TARGETS gs_launch_interpose LIBRARY DESTINATION ${GAPSCOPE_INSTALL_LIBDIR}
+          COMPONENT gapscope)
+endif()
 
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/gapscope.bash-completion
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME gapscope

@@ -56,7 +56,11 @@
  * host work), 33 of 6000, 34 of 7000, 33 of 8000: median 7000, 1.40x the
  * calibration's, so the report says the process ran slower than it. An
  * NVTX range "all" [0, 2020000] covers them; "calibrated_slow_ref" is an
- * untraced reference run of it (that range only, 1.5 ms).
+ * untraced reference run of it (that range only, 1.5 ms);
+ * "calibrated_slow_ref_launch" the same whose launch calls were timed from
+ * outside (record --reference): 100 after host work, 6000 ns on average,
+ * 2000 more than the calibration's untraced such launch (4000); and
+ * "calibrated_slow_ref_launch_slow" with 4100 ns, 100 more.
  *
  * With "steps" instead, a training loop whose sync rule fires: 20 steps,
  * step i at b = 10000 i: cudaLaunchKernel [b+500,b+600) corr 2i+1, its
@@ -168,28 +172,32 @@ int main(int argc, char **argv)
 	char *msg = NULL;
 	int rc;
 
-	int mode = argc == 3 && !strcmp(argv[2], "escape")		      ? 1
-		   : argc == 3 && !strcmp(argv[2], "steps")		      ? 2
-		   : argc == 3 && !strcmp(argv[2], "aten")		      ? 3
-		   : argc == 3 && !strcmp(argv[2], "calibrated")	      ? 4
-		   : argc == 3 && !strcmp(argv[2], "calibrated_old")	      ? 5
-		   : argc == 3 && !strcmp(argv[2], "steps_partial")	      ? 6
-		   : argc == 3 && !strcmp(argv[2], "calibrated_graph")	      ? 7
-		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_launch") ? 8
-		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_store")  ? 9
-		   : argc == 3 && !strcmp(argv[2], "calibrated_gap")	      ? 10
-		   : argc == 3 && !strcmp(argv[2], "steps_captured")	      ? 11
-		   : argc == 3 && !strcmp(argv[2], "steps_captured_native")   ? 12
-		   : argc == 3 && !strcmp(argv[2], "calibrated_slow")	      ? 13
-		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref")     ? 14
-									      : 0;
+	int mode = argc == 3 && !strcmp(argv[2], "escape")			      ? 1
+		   : argc == 3 && !strcmp(argv[2], "steps")			      ? 2
+		   : argc == 3 && !strcmp(argv[2], "aten")			      ? 3
+		   : argc == 3 && !strcmp(argv[2], "calibrated")		      ? 4
+		   : argc == 3 && !strcmp(argv[2], "calibrated_old")		      ? 5
+		   : argc == 3 && !strcmp(argv[2], "steps_partial")		      ? 6
+		   : argc == 3 && !strcmp(argv[2], "calibrated_graph")		      ? 7
+		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_launch")	      ? 8
+		   : argc == 3 && !strcmp(argv[2], "calibrated_graph_store")	      ? 9
+		   : argc == 3 && !strcmp(argv[2], "calibrated_gap")		      ? 10
+		   : argc == 3 && !strcmp(argv[2], "steps_captured")		      ? 11
+		   : argc == 3 && !strcmp(argv[2], "steps_captured_native")	      ? 12
+		   : argc == 3 && !strcmp(argv[2], "calibrated_slow")		      ? 13
+		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref")	      ? 14
+		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref_launch")      ? 15
+		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref_launch_slow") ? 16
+										      : 0;
 
 	if (argc != 2 && !mode) {
-		fprintf(stderr, "usage: callsite_mkdb <out.db> "
-				"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
-				"calibrated_graph|calibrated_graph_launch|calibrated_graph_store|"
-				"calibrated_gap|calibrated_slow|calibrated_slow_ref|steps_captured|"
-				"steps_captured_native]\n");
+		fprintf(stderr,
+			"usage: callsite_mkdb <out.db> "
+			"[escape|steps|steps_partial|aten|calibrated|calibrated_old|"
+			"calibrated_graph|calibrated_graph_launch|calibrated_graph_store|"
+			"calibrated_gap|calibrated_slow|calibrated_slow_ref|"
+			"calibrated_slow_ref_launch|calibrated_slow_ref_launch_slow|steps_captured|"
+			"steps_captured_native]\n");
 		return 2;
 	}
 	unlink(argv[1]);
@@ -216,11 +224,19 @@ int main(int argc, char **argv)
 		    "('calibration.plain_spaced_launch_ns','4000'),"
 		    "('calibration.spaced_launch_ns','600'),"
 		    "('calibration.spaced_record_ns','5000');");
-	} else if (rc == 0 && mode == 14) {
+	} else if (rc == 0 && mode >= 14 && mode <= 16) {
 		rc = exec_sql(db, "INSERT INTO strings VALUES(13,'all');"
 				  "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) "
 				  "VALUES(0,1500000,0,13,1,11);"
 				  "INSERT INTO meta VALUES('config.activities','nvtx');");
+		if (rc == 0 && mode >= 15)
+			rc = exec_sql(db, mode == 15
+					      ? "INSERT INTO meta VALUES"
+						"('reference.launch_spaced_calls','100'),"
+						"('reference.launch_spaced_mean_ns','6000');"
+					      : "INSERT INTO meta VALUES"
+						"('reference.launch_spaced_calls','100'),"
+						"('reference.launch_spaced_mean_ns','4100');");
 	} else if (rc == 0 && (mode == 2 || mode == 6 || mode == 11 || mode == 12
 				   ? steps(db, &msg) != 0
 				   : sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)) {

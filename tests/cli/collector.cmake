@@ -237,3 +237,26 @@ add_test(NAME cli_record_finds_library
                  ${GAPSCOPE_LIB_RELDIR}
          WORKING_DIRECTORY ${GS_CLI_DBS})
 set_tests_properties(cli_record_finds_library PROPERTIES FIXTURES_REQUIRED collector_dbs LABELS cli)
+# --reference also times the program's own launch calls (the interposer,
+# collector/launch_interpose.c, beside the collector): a stand-in runtime
+# and a program that launches through it and writes its own trace, built
+# without the sanitizers, whose runtime would have to come before the
+# preloaded interposer (record_reference_launch_check.sh says what it expects)
+if(TARGET gs_launch_interpose)
+  add_library(gs_cudart_standin SHARED ${CMAKE_CURRENT_LIST_DIR}/cudart_standin.c)
+  add_executable(gs_launch_standin ${CMAKE_CURRENT_LIST_DIR}/launch_standin.c
+                 ${PROJECT_SOURCE_DIR}/collector/schema.c)
+  target_include_directories(gs_launch_standin PRIVATE ${PROJECT_SOURCE_DIR}/collector/include)
+  target_link_libraries(gs_launch_standin PRIVATE gs_cudart_standin gs_sqlite3)
+  foreach(t gs_cudart_standin gs_launch_standin)
+    target_compile_options(${t} PRIVATE $<$<COMPILE_LANGUAGE:C>:-fno-sanitize=all>)
+    target_link_options(${t} PRIVATE -fno-sanitize=all)
+  endforeach()
+  add_test(NAME cli_record_reference_launch_times
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/record_reference_launch_check.sh ${GS_BIN}
+                   ${GS_CLI_DBS}/libgapscope-standin.so $<TARGET_FILE:gs_launch_interpose>
+                   $<TARGET_FILE:gs_launch_standin> $<TARGET_FILE:gs_cudart_standin>
+                   ${CMAKE_CURRENT_BINARY_DIR}/record_reference_launch_times)
+  set_tests_properties(cli_record_reference_launch_times PROPERTIES
+                       FIXTURES_REQUIRED collector_dbs LABELS cli)
+endif()

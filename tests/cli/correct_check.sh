@@ -177,4 +177,23 @@ out=$("$gs" report --reference "$db.slowref.db" "$db.slow.db" | tr -s ' \n' '  '
 expect "$out" "which they take as tracing's "
 case $out in *"(gapscope record --reference N"*) echo "FAIL: with --reference the slow-process line still points to it"; fail=1 ;; *) echo "ok: no --reference pointer with reference runs" ;; esac
 case $("$gs" report --no-overhead-correction "$db.slow.db") in *"launch calls after host work took"*) echo "FAIL: --no-overhead-correction still says the process ran slower"; fail=1 ;; *) echo "ok: no slow-process line without correction" ;; esac
+# a reference run that timed the program's own launches (record --reference):
+# 6000 ns after host work, 2000 more than the calibration's untraced 4000, is
+# the program's, not tracing's: of the 100 spaced calls (records 6000 x33,
+# 7000 x34, 8000 x33) each loses record - 5000 + 600 - 2000, at least 0:
+# (34 x 600 + 33 x 1600) / 100 = 732 a call (2600 without); their median
+# record 7000 is then what 5000 + 2000 expects: no slow-process line
+"$mk" "$db.slowrefl.db" calibrated_slow_ref_launch || { echo "FAIL: callsite_mkdb calibrated_slow_ref_launch"; exit 1; }
+out=$("$gs" report --reference "$db.slowrefl.db" "$db.slow.db" | tr -s ' \n' '  ') || { echo "FAIL: report --reference (launch) exit $?"; exit 1; }
+expect "$out" "732 ns per launch call, 100 after host work against the program's own untraced launch (6.000 us in the reference runs, the calibration's 4.000 us)"
+case $out in *"launch calls after host work took"*) echo "FAIL: launches the reference runs found dearer still read as a slow process"; fail=1 ;; *) echo "ok: no slow-process line where the program's launches are dearer" ;; esac
+expect "$("$gs" report --json --reference "$db.slowrefl.db" "$db.slow.db" | tr -d ' \n')" '"per_call_ns":732,'
+expect "$("$gs" report --json --reference "$db.slowrefl.db" "$db.slow.db" | tr -d ' \n')" '"slow_process":false,"program_spaced_launch_ns":6000,"plain_spaced_launch_ns":4000'
+expect "$("$gs" report --json --reference "$db.slowref.db" "$db.slow.db" | tr -d ' \n')" '"slow_process":true,"program_spaced_launch_ns":null,"plain_spaced_launch_ns":null'
+# 4100 ns: 100 dearer, the median record expected 5100: 1.37x, a slow process
+"$mk" "$db.slowrefs.db" calibrated_slow_ref_launch_slow || { echo "FAIL: callsite_mkdb calibrated_slow_ref_launch_slow"; exit 1; }
+out=$("$gs" report --reference "$db.slowrefs.db" "$db.slow.db" | tr -s ' \n' '  ') || { echo "FAIL: report --reference (launch, slow) exit $?"; exit 1; }
+expect "$out" "this traced process's launch calls after host work took a median record of 7.000 us against 5.100 us expected from the calibration's record and the program's own untraced launch in the reference runs (1.37x): the process ran slower traced, its own code between calls too, which the corrected figures keep "
+"$gs" html --reference "$db.slowrefs.db" "$db.slow.db" -o "$db.slowrefs.html" || { echo "FAIL: html --reference (launch, slow) exit $?"; exit 1; }
+expect "$(cat "$db.slowrefs.html")" "This traced process's launch calls after host work took a median record of 7 µs against 5.1 µs expected from the calibration's record and the program's own untraced launch in the reference runs (1.37&times;): the process ran slower traced"
 exit $fail

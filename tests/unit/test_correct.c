@@ -513,7 +513,35 @@ static void test_spaced_launch_against_spaced_calibration(void **state)
 	t->in.cal.launch_gap_ns = 300;
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.per_call_ns, 900);
+	assert_int_equal(t->c.program_spaced_ns, -1);
 	gs_corrected_free(&t->c);
+	/* the program's own untraced launch from its reference runs, 4500,
+	 * against the calibration's 4000: 500 of L2's excess is the
+	 * program's, 1500 - 1200 + 600 - 500 = 400; host-late gap min(3000,
+	 * 400 + 400) = 800, idle removed 1000 */
+	t->in.cal.plain_spaced_ns = 4000;
+	t->in.cal.program_spaced_ns = 4500;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.per_call_ns, 400);
+	assert_int_equal(t->c.devices[0].idle_removed, 1000);
+	assert_int_equal(t->c.program_spaced_ns, 4500);
+	assert_int_equal(t->c.plain_spaced_ns, 4000);
+	gs_corrected_free(&t->c);
+	/* cheaper than the calibration's (3800): 900 + 200 = 1100, idle
+	 * removed min(3000, 400 + 1100) + 200 = 1700 */
+	t->in.cal.program_spaced_ns = 3800;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.per_call_ns, 1100);
+	assert_int_equal(t->c.devices[0].idle_removed, 1700);
+	gs_corrected_free(&t->c);
+	/* without the calibration's such launch (older calibrations) the
+	 * program's figure has nothing to be set against: 900 */
+	t->in.cal.plain_spaced_ns = -1;
+	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
+	assert_int_equal(t->c.per_call_ns, 900);
+	assert_int_equal(t->c.program_spaced_ns, -1);
+	gs_corrected_free(&t->c);
+	t->in.cal.program_spaced_ns = -1;
 	t->in.cal.spaced_record_ns = 2000;
 	assert_int_equal(gs_correct(&t->in, &t->res, &t->in.cal, &t->c), 0);
 	assert_int_equal(t->c.devices[0].idle_removed, 700);

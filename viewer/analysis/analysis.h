@@ -225,6 +225,14 @@ struct gs_calibration {
 	 * is taken against these. 0 or -1 (none) in traces calibrated before
 	 * 2026-12-05 12:00 UTC, or without runtime records. */
 	int64_t spaced_launch_ns, spaced_record_ns;
+	/* the calibration's untraced such launch (plain_spaced_launch_ns,
+	 * the children's median), and the program's own, timed from outside
+	 * in its untraced reference runs (gs_input.ref_launch_spaced_ns of the
+	 * reference traces; set by the command, -1 none): where both are
+	 * known, a launch call after host work loses their difference less
+	 * (the program's launches cost that much more untraced, which is not
+	 * tracing's). -1 none. */
+	int64_t plain_spaced_ns, program_spaced_ns;
 	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
 };
 
@@ -259,6 +267,12 @@ struct gs_input {
 	int64_t graph_launches_unseen; /* an imported trace: graph launch calls none of
 					  whose GPU work it holds (meta
 					  import.graph_launches_unseen), else 0 */
+	int64_t ref_launch_spaced_ns;  /* an untraced reference run (record --reference):
+					  the mean launch call after host work of its
+					  process, timed from outside (meta
+					  reference.launch_spaced_mean_ns, over
+					  GS_REF_LAUNCH_MIN_CALLS or more such calls),
+					  else -1 */
 	int gpu_arch_major;	    /* compute capability major of device 0, 0 unknown
 				       (9 = Hopper: kernels software-instrumented) */
 	/* call sites (schema v2 api_stacks; empty for older traces) */
@@ -338,6 +352,9 @@ struct gs_options {
  * CUDA Graph removes. Counted apart (host_stall) and named by their own
  * rules: input_wait before uploads, host_stalls elsewhere (docs/metrics.md). */
 #define GS_HOST_STALL_NS 1000000
+/* A reference run's launch figure stands for the program's with this many
+ * timed launch calls after host work or more (as GS_SLOW_PROCESS_MIN_CALLS) */
+#define GS_REF_LAUNCH_MIN_CALLS 100
 #define GS_ADVICE_HOST_HOLE_NS 50000 /* host time between steps a replay removes, at most */
 
 void gs_options_init(struct gs_options *o);

@@ -268,6 +268,11 @@ static int64_t launch_cost(const struct ctx *x, uint32_t api, int64_t calibrated
 			*spaced = 1;
 		ex = in->apis[api].end - in->apis[api].start - cal->spaced_record_ns +
 		     cal->spaced_launch_ns;
+		/* the program's own launches, timed untraced in its
+		 * reference runs, cost this much more than the
+		 * calibration's empty kernel: not tracing's */
+		if (cal->program_spaced_ns > 0 && cal->plain_spaced_ns > 0)
+			ex -= cal->program_spaced_ns - cal->plain_spaced_ns;
 		return ex < 0 ? 0 : min64(ex, GS_MAX_LAUNCH_EXCESS_NS);
 	}
 	ex = in->apis[api].end - in->apis[api].start - plain;
@@ -1157,6 +1162,11 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	/* of the calls per_call_ns averages, those taken against the spaced
 	 * launch */
 	out->spaced_calls = acc.spaced;
+	out->program_spaced_ns =
+	    acc.spaced && cal->program_spaced_ns > 0 && cal->plain_spaced_ns > 0
+		? cal->program_spaced_ns
+		: -1;
+	out->plain_spaced_ns = out->program_spaced_ns > 0 ? cal->plain_spaced_ns : -1;
 	out->spaced_record_cal_ns = cal->spaced_record_ns > 0 ? cal->spaced_record_ns : -1;
 	out->spaced_record_p50_ns = acc.n_rec ? gs_percentile(acc.rec, acc.n_rec, 50) : -1;
 	if (acc.n)
@@ -1227,11 +1237,22 @@ out:
 	return rc;
 }
 
+int64_t gs_corrected_slow_base(const struct gs_corrected *c)
+{
+	if (!c || c->spaced_record_cal_ns <= 0)
+		return -1;
+	if (c->program_spaced_ns > 0 && c->plain_spaced_ns > 0)
+		return c->spaced_record_cal_ns + c->program_spaced_ns - c->plain_spaced_ns;
+	return c->spaced_record_cal_ns;
+}
+
 int gs_corrected_slow_process(const struct gs_corrected *c)
 {
-	return c && c->spaced_calls >= GS_SLOW_PROCESS_MIN_CALLS && c->spaced_record_p50_ns > 0 &&
-	       c->spaced_record_cal_ns > 0 &&
-	       c->spaced_record_p50_ns * 100 >= c->spaced_record_cal_ns * GS_SLOW_PROCESS_PCT;
+	int64_t base = gs_corrected_slow_base(c);
+
+	return base > 0 && c->spaced_calls >= GS_SLOW_PROCESS_MIN_CALLS &&
+	       c->spaced_record_p50_ns > 0 &&
+	       c->spaced_record_p50_ns * 100 >= base * GS_SLOW_PROCESS_PCT;
 }
 
 const char *gs_corrected_basis(const struct gs_corrected *c)

@@ -77,6 +77,12 @@ struct gs_corrected {
 					   the thread's previous call), taken against
 					   the calibration's spaced launch (0: none,
 					   or a calibration without it) */
+	int64_t program_spaced_ns;	/* ns, the program's own untraced launch after
+					   host work from its reference runs, against
+					   which those calls were taken, with the
+					   calibration's such launch (plain_spaced_ns);
+					   -1 both: the calibration's alone */
+	int64_t plain_spaced_ns;
 	int64_t spaced_record_p50_ns;	/* ns, the median traced record of those
 					   calls (-1: none) */
 	int64_t spaced_record_cal_ns;	/* ns, the calibration's traced record of
@@ -99,6 +105,11 @@ struct gs_corrected {
  * 0.68-1.20 the errors ran -41% ... +55%, with the untraced runs' own
  * scatter (docs/report.md, docs/collector.md). */
 #define GS_SLOW_PROCESS_PCT 130
+/* What that median is set against: the calibration's record, plus what the
+ * program's own launches cost more untraced than the calibration's where
+ * its reference runs timed them (program_spaced_ns): then dearer launches
+ * do not read as a slow process. -1 without a calibrated record. */
+int64_t gs_corrected_slow_base(const struct gs_corrected *c);
 #define GS_SLOW_PROCESS_MIN_CALLS 100
 
 /* 1 when c says the process ran slower than its calibration (above) */

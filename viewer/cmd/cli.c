@@ -191,6 +191,17 @@ int gs_cli_refs_load(struct gs_cli_refs *r)
 	return 0;
 }
 
+int64_t gs_cli_refs_launch_ns(const struct gs_cli_refs *r)
+{
+	int64_t v[GS_REFERENCE_MAX_RUNS];
+	size_t k, n = 0;
+
+	for (k = 0; k < r->n; k++)
+		if (r->in[k].ref_launch_spaced_ns > 0)
+			v[n++] = r->in[k].ref_launch_spaced_ns;
+	return n ? gs_percentile(v, n, 50) : -1;
+}
+
 void gs_cli_refs_free(struct gs_cli_refs *r)
 {
 	refs_close(r, r->n);

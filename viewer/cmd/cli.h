@@ -75,6 +75,10 @@ int gs_cli_refs_add(struct gs_cli_refs *r, const char *verb, const char *arg);
  * more than NVTX ranges, whose walls carry the collector's overhead).
  * Returns 0 or the exit code. */
 int gs_cli_refs_load(struct gs_cli_refs *r);
+/* The program's own untraced launch call after host work, as its loaded
+ * reference runs timed it (the median of their ref_launch_spaced_ns), for
+ * gs_calibration.program_spaced_ns; -1 when none timed one. */
+int64_t gs_cli_refs_launch_ns(const struct gs_cli_refs *r);
 /* Close what gs_cli_refs_load opened (and nothing after a failed load). */
 void gs_cli_refs_free(struct gs_cli_refs *r);
 

@@ -179,6 +179,10 @@ int cmd_html(int argc, char **argv)
 		return rc;
 	}
 	for (i = 0; i < nruns; i++) {
+		/* the program's own untraced launch where its reference runs
+		 * timed it (references go with a page of one trace) */
+		struct gs_calibration cal = runs[i].input->cal;
+		cal.program_spaced_ns = gs_cli_refs_launch_ns(&refs);
 		hr[i].path = paths[i];
 		hr[i].range = opt[i].range_name;
 		hr[i].t = runs[i].trace;
@@ -187,8 +191,7 @@ int cmd_html(int argc, char **argv)
 		/* every gap is kept (the default options): the correction can
 		 * run; -EINVAL only without a calibration */
 		hr[i].corr = correct && runs[i].input->cal.have &&
-				     gs_correct(runs[i].input, &runs[i].res, &runs[i].input->cal,
-						&corr[i]) == 0
+				     gs_correct(runs[i].input, &runs[i].res, &cal, &corr[i]) == 0
 				 ? &corr[i]
 				 : NULL;
 		hr[i].ref = NULL;

@@ -37,6 +37,7 @@
 
 #include "cli.h"
 #include "gapscope/trace_format.h"
+#include "trace.h"
 
 #define RECORD_DEFAULT_OUTPUT "gapscope-%p.db" /* the collector's own default */
 #define RECORD_LIB_NAME "libgapscope.so"
@@ -104,9 +105,15 @@ static void record_usage(FILE *f)
 		"writes the output name with .refK before its .db (run.db -> run.ref1.db;\n"
 		"a name without .db gets .refK.db). As the program runs N+1 times, it\n"
 		"should do the same work each time and have no side effects you mind.\n"
-		"A reference run that fails stops the ones after it. Then\n"
+		"A reference run that fails stops the ones after it. Where\n"
+		"libgs_launch_interpose.so lies beside the collector, it is preloaded\n"
+		"into the reference runs (before any LD_PRELOAD of yours) to time the\n"
+		"program's kernel launch calls from outside (a runtime linked statically\n"
+		"is not seen); each reference trace keeps them (meta reference.launch_*).\n"
+		"Then\n"
 		"  gapscope report run.db --reference run.ref1.db --reference run.ref2.db\n"
-		"compares each NVTX range's traced wall with its untraced ones.\n"
+		"compares each NVTX range's traced wall with its untraced ones, and\n"
+		"corrects the traced launch calls against the program's own untraced ones.\n"
 		"\n"
 		"The collector is looked up beside the gapscope binary, as installed\n"
 		"(" GAPSCOPE_LIB_RELDIR "/" RECORD_LIB_NAME ") or as built (../lib/" RECORD_LIB_NAME
@@ -581,7 +588,8 @@ static int record_ref_template(const char *tmpl, int k, char *out, size_t outlen
  * wildcard that was modified since the start (processes it started). A
  * template without %p also matches the names that processes take when
  * another one holds the given name (gs_trace_alt_path: "run-<pid>.db"). */
-static void record_report_outputs(const char *tmpl, pid_t child, const struct timespec *t0)
+static void record_report_outputs(const char *tmpl, pid_t child, const struct timespec *t0,
+				  void (*each)(const char *path, void *arg), void *arg)
 {
 	char own[PATH_MAX], pat[2][PATH_MAX * 2];
 	const char *why = NULL;
@@ -618,6 +626,8 @@ static void record_report_outputs(const char *tmpl, pid_t child, const struct ti
 				used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s",
 							 found ? ", " : "", p);
 			found++;
+			if (each)
+				each(p, arg);
 		}
 		globfree(&g);
 	}
@@ -724,6 +734,139 @@ static int record_mark_start(struct timespec *t0)
 }
 
 /*
+ * The program's own launch calls, timed from outside in the reference runs:
+ * libgs_launch_interpose.so (collector/launch_interpose.c), found beside the
+ * collector library, is preloaded into them and appends a line per process
+ * to a file of ours; each trace of a run then gets its process's figures in
+ * meta reference.launch_* (docs/schema.md), which the report's overhead
+ * correction takes for the program's untraced launch instead of the
+ * calibration's empty kernel (docs/collector.md). Nothing here may stop a
+ * reference run: a failure says so once, and the traces then keep no launch
+ * figures.
+ */
+struct launch_timer {
+	char path[PATH_MAX]; /* GS_INTERPOSE_OUT */
+	int fd;		     /* -1: off */
+	int warned;
+};
+
+/* The interposer's line of process pid in t's file, its numbers into v in
+ * the line's order (calls p25 p50 p75 spaced spaced_p50 spaced_mean b2b
+ * b2b_p50 b2b_mean). Returns 1 when found. */
+static int launch_timer_line(const struct launch_timer *t, long long pid, long long v[10])
+{
+	char line[512];
+	FILE *f = fopen(t->path, "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		long long p;
+		if (sscanf(
+			line,
+			"launch_interpose pid=%lld calls=%lld p25_ns=%lld p50_ns=%lld p75_ns=%lld "
+			"spaced=%lld spaced_p50_ns=%lld spaced_mean_ns=%lld b2b=%lld "
+			"b2b_p50_ns=%lld b2b_mean_ns=%lld",
+			&p, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+			&v[9]) == 11 &&
+		    p == pid)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Give trace `path` its process's launch figures (a callback of
+ * record_report_outputs; arg: the struct launch_timer). A process that made
+ * too few launches to time has no line, and its trace no figures. */
+static void launch_timer_store(const char *path, void *arg)
+{
+	static const char *const keys[] = {
+	    "reference.launch_calls",	      "reference.launch_spaced_calls",
+	    "reference.launch_spaced_p50_ns", "reference.launch_spaced_mean_ns",
+	    "reference.launch_b2b_calls",     "reference.launch_b2b_mean_ns"};
+	struct launch_timer *t = arg;
+	struct trace tr;
+	char err[256], *pid = NULL;
+	long long v[10];
+
+	if (trace_open(&tr, path, err, sizeof(err)) == 0) {
+		pid = trace_meta(&tr, "pid");
+		trace_close(&tr);
+	}
+	if (pid && launch_timer_line(t, strtoll(pid, NULL, 10), v)) {
+		const int64_t val[] = {v[0], v[4], v[5], v[6], v[7], v[9]};
+		if (trace_meta_put_ints(path, keys, val, sizeof(keys) / sizeof(keys[0]), err,
+					sizeof(err)) < 0 &&
+		    !t->warned) {
+			fprintf(
+			    stderr,
+			    "gapscope: warning: cannot store the launch times of a reference run "
+			    "in %s (%s); the report corrects with the calibration's launch "
+			    "instead\n",
+			    path, err);
+			t->warned = 1;
+		}
+	}
+	free(pid);
+}
+
+/* Preload the launch timer beside collector library lib into the runs to
+ * come, where there is one (t->fd >= 0 then). */
+static void launch_timer_start(struct launch_timer *t, const char *lib)
+{
+	const char *slash = strrchr(lib, '/'), *tmp = getenv("TMPDIR"), *old = getenv("LD_PRELOAD");
+	char so[PATH_MAX], *pre = NULL;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	if (!slash || (size_t)(slash - lib) + sizeof("/libgs_launch_interpose.so") > sizeof(so))
+		return;
+	snprintf(so, sizeof(so), "%.*s/libgs_launch_interpose.so", (int)(slash - lib), lib);
+	if (access(so, R_OK) != 0)
+		return; /* a collector without it: the calibration's launch, no word */
+	snprintf(t->path, sizeof(t->path), "%s/gapscope-launch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	t->fd = mkstemp(t->path);
+	n = strlen(so) + (old ? strlen(old) : 0) + 2;
+	if (t->fd >= 0)
+		pre = malloc(n);
+	if (pre)
+		snprintf(pre, n, "%s%s%s", so, old && *old ? ":" : "", old ? old : "");
+	if (!pre || setenv("LD_PRELOAD", pre, 1) || setenv("GS_INTERPOSE_OUT", t->path, 1)) {
+		fprintf(stderr,
+			"gapscope: warning: cannot time the launch calls of the reference runs "
+			"(%s); the report corrects with the calibration's launch instead\n",
+			strerror(errno));
+		if (t->fd >= 0) {
+			unlink(t->path);
+			close(t->fd);
+		}
+		t->fd = -1;
+	}
+	free(pre);
+}
+
+/* Before a run: the interposer appends, so the file starts empty (were it
+ * not, an earlier run's line would have another pid, matching no trace). */
+static void launch_timer_reset(struct launch_timer *t)
+{
+	if (t->fd >= 0 && ftruncate(t->fd, 0) != 0) {
+		/* see above */
+	}
+}
+
+static void launch_timer_stop(struct launch_timer *t)
+{
+	if (t->fd < 0)
+		return;
+	unlink(t->path);
+	close(t->fd);
+	t->fd = -1;
+}
+
+/*
  * The reference runs of --reference: the same program n more times with
  * the collector recording NVTX ranges only (next to no overhead), so the
  * report can tell how far tracing stretched each range. Run k writes to
@@ -731,9 +874,11 @@ static int record_mark_start(struct timespec *t0)
  * that of tmpl (the user's, as the traced run's trace is). Returns the
  * exit status of record: 0, or that of the first run that fails.
  */
-static int record_reference_runs(char *const argv[], int n, const char *tmpl, const char *abs_tmpl)
+static int record_reference_runs(char *const argv[], int n, const char *tmpl, const char *abs_tmpl,
+				 const char *lib)
 {
 	char ref[PATH_MAX * 2 + 16], abs_ref[PATH_MAX * 2 + 16], what[48];
+	struct launch_timer timer;
 	struct timespec t0;
 	int k, rc, status;
 	pid_t pid;
@@ -748,6 +893,7 @@ static int record_reference_runs(char *const argv[], int n, const char *tmpl, co
 		gs_error("record", "cannot set the environment: %s", strerror(errno));
 		return GS_EXIT_INTERNAL;
 	}
+	launch_timer_start(&timer, lib);
 	for (k = 1; k <= n; k++) {
 		if (record_ref_template(tmpl, k, ref, sizeof(ref)) < 0 ||
 		    record_ref_template(abs_tmpl, k, abs_ref, sizeof(abs_ref)) < 0) {
@@ -762,18 +908,24 @@ static int record_reference_runs(char *const argv[], int n, const char *tmpl, co
 		}
 		fprintf(stderr, "gapscope: untraced reference run %d of %d (NVTX ranges only)\n", k,
 			n);
+		launch_timer_reset(&timer);
 		rc = record_run(argv, &pid, &status);
-		if (rc)
+		if (rc) {
+			launch_timer_stop(&timer);
 			return rc;
-		record_report_outputs(ref, pid, &t0);
+		}
+		record_report_outputs(ref, pid, &t0, timer.fd >= 0 ? launch_timer_store : NULL,
+				      &timer);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			record_describe_status(status, what, sizeof(what));
 			fprintf(stderr, "gapscope: untraced reference run %d of %d failed (%s)%s\n",
 				k, n, what,
 				k < n ? "; the remaining reference runs were skipped" : "");
+			launch_timer_stop(&timer);
 			return record_exit_status(status);
 		}
 	}
+	launch_timer_stop(&timer);
 	return GS_EXIT_OK;
 }
 
@@ -931,11 +1083,12 @@ int cmd_record(int argc, char **argv)
 	rc = record_run(argv + optind, &pid, &status);
 	if (rc)
 		return rc;
-	record_report_outputs(tmpl, pid, &t0);
+	record_report_outputs(tmpl, pid, &t0, NULL, NULL);
 	if (n_ref > 0) {
 		/* a reference for a run that failed would compare nothing */
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			return record_reference_runs(argv + optind, (int)n_ref, tmpl, abs_tmpl);
+			return record_reference_runs(argv + optind, (int)n_ref, tmpl, abs_tmpl,
+						     lib);
 		record_describe_status(status, what, sizeof(what));
 		fprintf(stderr,
 			"gapscope: the program failed (%s); the untraced reference runs were "

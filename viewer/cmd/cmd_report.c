@@ -274,6 +274,7 @@ int cmd_report(int argc, char **argv)
 	struct report_ctx rc_ctx;
 	struct gs_corrected corr = {0};
 	struct gs_reference ref = {0};
+	struct gs_calibration cal;
 	struct gs_cli_refs refs;
 	struct trace t;
 	char err[512];
@@ -411,8 +412,11 @@ int cmd_report(int argc, char **argv)
 	if (in.cal.have && opt.correct_instrumentation)
 		opt.all_gaps = 1; /* the overhead correction too */
 	rc = gs_analyze(&in, &opt, &res);
+	/* the program's own untraced launch where its reference runs timed it */
+	cal = in.cal;
+	cal.program_spaced_ns = gs_cli_refs_launch_ns(&refs);
 	if (rc >= 0 && in.cal.have && opt.correct_instrumentation &&
-	    gs_correct(&in, &res, &in.cal, &corr) == 0)
+	    gs_correct(&in, &res, &cal, &corr) == 0)
 		have_corr = 1;
 	if (rc >= 0 && refs.n &&
 	    gs_reference_compare(&in, &res, have_corr ? &corr : NULL, refs.ptr, refs.n, &ref) < 0) {

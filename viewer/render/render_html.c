@@ -282,14 +282,16 @@ static void write_corrected(FILE *f, const struct html_run *r)
 	}
 	if (gs_corrected_slow_process(r->corr)) { /* as the text report's line */
 		/* a sentence of its own on the page: capitalised */
+		int64_t base = gs_corrected_slow_base(r->corr);
+		int known = r->corr->program_spaced_ns > 0; /* from reference runs */
 		fputs("<p class=\"hint\">T", f);
 		fputs(REPORT_SLOW_PROCESS_HEAD + 1, f);
 		put_ns(f, r->corr->spaced_record_p50_ns);
-		fputs(REPORT_SLOW_PROCESS_MID, f);
-		put_ns(f, r->corr->spaced_record_cal_ns);
-		fprintf(f, " (%.2f&times;)" REPORT_SLOW_PROCESS_TAIL "%s</p>\n",
-			(double)r->corr->spaced_record_p50_ns /
-			    (double)r->corr->spaced_record_cal_ns,
+		fputs(known ? " against " : REPORT_SLOW_PROCESS_MID, f);
+		put_ns(f, base);
+		fprintf(f, "%s (%.2f&times;)%s%s</p>\n", known ? REPORT_SLOW_PROCESS_REF_MID : "",
+			(double)r->corr->spaced_record_p50_ns / (double)base,
+			known ? REPORT_SLOW_PROCESS_REF_TAIL : REPORT_SLOW_PROCESS_TAIL,
 			r->ref ? "" : REPORT_SLOW_PROCESS_HINT);
 	}
 	if (r->corr->graph_nodes) { /* as the text report's note */

@@ -66,6 +66,15 @@ struct report_ctx {
 	": either the process ran slower traced, its own code between calls too, which the "       \
 	"corrected figures keep, or its launches cost more than the calibration's empty kernel, "  \
 	"which they take as tracing's"
+/* With the program's own untraced launch from its reference runs, the
+ * median is set against the record that launch would have had traced
+ * (gs_corrected_slow_base): only a slow process is left */
+#define REPORT_SLOW_PROCESS_REF_MID                                                                \
+	" expected from the calibration's record and the program's own untraced launch in the "    \
+	"reference runs"
+#define REPORT_SLOW_PROCESS_REF_TAIL                                                               \
+	": the process ran slower traced, its own code between calls too, which the corrected "    \
+	"figures keep"
 /* after the tail where no reference runs were given */
 #define REPORT_SLOW_PROCESS_HINT " (gapscope record --reference N times the NVTX ranges untraced)"
 

@@ -360,6 +360,15 @@ static int j_begin(struct report_ctx *r)
 					: json_null());
 		json_object_set_new(c, "slow_process",
 				    json_boolean(gs_corrected_slow_process(r->corr)));
+		/* and, where the reference runs timed the program's own
+		 * untraced such launch, that against the calibration's */
+		json_object_set_new(c, "program_spaced_launch_ns",
+				    r->corr->program_spaced_ns > 0
+					? jint(r->corr->program_spaced_ns)
+					: json_null());
+		json_object_set_new(c, "plain_spaced_launch_ns",
+				    r->corr->plain_spaced_ns > 0 ? jint(r->corr->plain_spaced_ns)
+								 : json_null());
 		json_object_set_new(c, "kernel_ns", jint(r->in->cal.kernel_ns));
 		json_object_set_new(c, "gpu_gap_ns", jint(r->in->cal.gpu_gap_ns));
 		/* the occupancy model (calibration *_pitch_ns): what a launched

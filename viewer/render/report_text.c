@@ -524,7 +524,7 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 			const struct gs_corrected_device *c = &r->corr->devices[k];
 			if (c->device != d->device)
 				continue;
-			char graph[64] = "", kern[96], between[64] = "", spaced[96] = "";
+			char graph[64] = "", kern[96], between[64] = "", spaced[160] = "";
 			int64_t kb = r->corr->kernel_busy_ns;
 			/* CUPTI's time between launch calls, as much of it as
 			 * the thread left before each (in the per-call figure) */
@@ -533,7 +533,14 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 					 D(r->corr->launch_gap_ns));
 			/* launch calls after the program's own work: against the
 			 * calibration's launch after host work */
-			if (r->corr->spaced_calls)
+			if (r->corr->spaced_calls && r->corr->program_spaced_ns > 0)
+				snprintf(
+				    spaced, sizeof(spaced),
+				    ", %llu after host work against the program's own untraced "
+				    "launch (%s in the reference runs, the calibration's %s)",
+				    (unsigned long long)r->corr->spaced_calls,
+				    D(r->corr->program_spaced_ns), D(r->corr->plain_spaced_ns));
+			else if (r->corr->spaced_calls)
 				snprintf(spaced, sizeof(spaced),
 					 ", %llu after host work against the calibration's such "
 					 "launch",
@@ -562,14 +569,17 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 				D(c->busy_removed >= 0 ? c->busy_removed : -c->busy_removed));
 		}
 		/* once, under the first device's */
-		if (d == r->res->devices && gs_corrected_slow_process(r->corr))
-			fprintf(f,
-				"  " REPORT_SLOW_PROCESS_HEAD "%s" REPORT_SLOW_PROCESS_MID
-				"%s (%.2fx)" REPORT_SLOW_PROCESS_TAIL "%s\n",
-				D(r->corr->spaced_record_p50_ns), D(r->corr->spaced_record_cal_ns),
-				(double)r->corr->spaced_record_p50_ns /
-				    (double)r->corr->spaced_record_cal_ns,
+		if (d == r->res->devices && gs_corrected_slow_process(r->corr)) {
+			int64_t base = gs_corrected_slow_base(r->corr);
+			int known = r->corr->program_spaced_ns > 0; /* from reference runs */
+			fprintf(f, "  " REPORT_SLOW_PROCESS_HEAD "%s%s%s%s (%.2fx)%s%s\n",
+				D(r->corr->spaced_record_p50_ns),
+				known ? " against " : REPORT_SLOW_PROCESS_MID, D(base),
+				known ? REPORT_SLOW_PROCESS_REF_MID : "",
+				(double)r->corr->spaced_record_p50_ns / (double)base,
+				known ? REPORT_SLOW_PROCESS_REF_TAIL : REPORT_SLOW_PROCESS_TAIL,
 				r->ref ? "" : REPORT_SLOW_PROCESS_HINT);
+		}
 	}
 	if (streams_differ(d)) {
 		fprintf(f, "  per stream (each stream's own holes):\n");

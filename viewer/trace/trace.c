@@ -735,6 +735,33 @@ char *trace_meta(struct trace *t, const char *key)
 	return out;
 }
 
+int trace_meta_put_ints(const char *path, const char *const *keys, const int64_t *vals, size_t n,
+			char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int ok;
+	size_t i;
+
+	ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	     sqlite3_busy_timeout(db, 2000) == SQLITE_OK &&
+	     sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
+	     sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", -1,
+				&st, NULL) == SQLITE_OK;
+	for (i = 0; ok && i < n; i++) {
+		sqlite3_bind_text(st, 1, keys[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, vals[i]);
+		ok = sqlite3_step(st) == SQLITE_DONE;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	ok = ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+	if (!ok)
+		snprintf(err, errlen, "%s", db ? sqlite3_errmsg(db) : "out of memory");
+	sqlite3_close(db); /* an open transaction is rolled back */
+	return ok ? 0 : -1;
+}
+
 int trace_time_error(sqlite3 *db, const char *table, const char *col1, const char *col2, char *err,
 		     size_t errlen)
 {

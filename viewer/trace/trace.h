@@ -118,6 +118,13 @@ int trace_db_schema_has_table(sqlite3 *db, const char *schema, const char *name)
 /* Value of meta.key as a newly allocated string, or NULL. */
 char *trace_meta(struct trace *t, const char *key);
 
+/* Write meta rows keys[i] = vals[i] (i < n, integers) into the trace file
+ * at path in one transaction, replacing rows of those keys: what gapscope
+ * record measured around a run, added to the trace the run just wrote (the
+ * reference runs' launch times). Returns 0, or -1 with err set. */
+int trace_meta_put_ints(const char *path, const char *const *keys, const int64_t *vals, size_t n,
+			char *err, size_t errlen);
+
 /* The latest time a trace may hold: 2^62 ns on CUPTI's clock (nanoseconds
  * since the epoch) is the year 2116. Readers reject a row with a time
  * outside [0, TRACE_TIME_MAX] as damage: with every time in that range,

@@ -938,7 +938,10 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 			b = meta_ns(t, "calibration.spaced_record_ns");
 		c->spaced_launch_ns = a >= 0 && b > 0 ? a : -1;
 		c->spaced_record_ns = a >= 0 && b > 0 ? b : -1;
+		a = meta_ns(t, "calibration.plain_spaced_launch_ns");
+		c->plain_spaced_ns = c->spaced_record_ns > 0 && a > 0 ? a : -1;
 	}
+	c->program_spaced_ns = -1; /* the command's, from reference traces */
 	c->have = c->launch_ns >= 0 && c->legacy_launch_ns >= 0 && c->driver_launch_ns >= 0 &&
 		  c->kernel_ns >= 0 && c->gpu_gap_ns >= 0;
 }
@@ -952,6 +955,12 @@ static void load_meta_facts(struct trace *t, struct gs_input *in)
 	in->torch_options = trace_meta(t, "import.torch_profiler_options");
 	in->unwinder = trace_meta(t, "collector.unwinder");
 	in->graph_launches_unseen = meta_ns(t, "import.graph_launches_unseen");
+	in->ref_launch_spaced_ns =
+	    meta_ns(t, "reference.launch_spaced_calls") >= GS_REF_LAUNCH_MIN_CALLS
+		? meta_ns(t, "reference.launch_spaced_mean_ns")
+		: -1;
+	if (in->ref_launch_spaced_ns <= 0)
+		in->ref_launch_spaced_ns = -1;
 	if (in->graph_launches_unseen < 0)
 		in->graph_launches_unseen = 0;
 	if (sqlite3_prepare_v2(t->db, "SELECT cc_major FROM devices ORDER BY id LIMIT 1", -1, &st,

@@ -4,7 +4,10 @@
  * tracing adds to a launch inside a real program (PyTorch's, with its Python
  * and ATen work between launches) can be read directly instead of from a
  * calibration loop of back-to-back launches (issue 18, docs/collector.md
- * "Overhead correction").
+ * "Overhead correction"). `gapscope record --reference` preloads it into
+ * the untraced reference runs and stores each process's line in its
+ * reference trace (meta reference.launch_*), for the report's correction;
+ * bench/ preloads it by hand, untraced and traced.
  *
  *   LD_PRELOAD=libgs_launch_interpose.so GS_INTERPOSE_OUT=launch.txt \
  *       python3 bench/torch_nosync.py

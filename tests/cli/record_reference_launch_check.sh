@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# record_reference_launch_check.sh <gapscope> <standin-lib> <interposer> <program> <runtime> <work-dir>
+# - `gapscope record --reference` times the program's own launch calls in
+# its untraced reference runs, without a GPU: the collector folder holds a
+# stand-in collector and libgs_launch_interpose.so; the program
+# (launch_standin.c) makes 400 cudaLaunchKernel calls through a stand-in
+# runtime, each after 5 us of its own work, logs its LD_PRELOAD and writes
+# its trace itself. Expected: the traced run runs with the user's LD_PRELOAD
+# alone and its trace gets no launch figures; each reference run has the
+# interposer preloaded before the user's LD_PRELOAD, and its trace gets
+# meta reference.launch_calls = 200 (the interposer leaves out a process's
+# first 200 calls), reference.launch_spaced_calls = 200 (every call after 5
+# us of work: 2 us or more since the previous one), and a mean of 1 us or
+# more (the stand-in spends 1 us a call); no temporary file is left.
+set -u
+gs=$1
+standin=$2
+interposer=$3
+prog=$4
+user_pre=$5 # the user's own LD_PRELOAD: the stand-in runtime (loaded anyway)
+work=$6
+rm -rf "$work"
+mkdir -p "$work/lib" "$work/tmp"
+work=$(cd "$work" && pwd -P)
+cp "$standin" "$work/lib/libgapscope.so"
+cp "$interposer" "$work/lib/libgs_launch_interpose.so"
+cd "$work" || exit 99
+export GAPSCOPE_LIB=$work/lib/libgapscope.so RUN_LOG=$work/runs.log TMPDIR=$work/tmp LD_PRELOAD=$user_pre
+unset GAPSCOPE_ACTIVITIES GAPSCOPE_CALLSITES GAPSCOPE_OUTPUT CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH
+fail=0
+"$gs" record --no-calibrate --reference 2 -o "$work/t.db" -- "$prog" >out.txt 2>err.txt
+rc=$?
+echo "--- exit code: $rc"; echo "--- stderr:"; cat err.txt; echo "--- runs.log:"; cat runs.log
+[ "$rc" = 0 ] || { echo "FAIL: exit code $rc"; fail=1; }
+want="preload=$user_pre act=unset
+preload=$work/lib/libgs_launch_interpose.so:$user_pre act=nvtx
+preload=$work/lib/libgs_launch_interpose.so:$user_pre act=nvtx"
+if ! diff -u <(printf '%s\n' "$want") runs.log; then echo "FAIL: runs.log"; fail=1; fi
+meta() { "$prog" --meta "$1" "$2"; }
+for k in launch_calls launch_spaced_calls launch_spaced_mean_ns; do
+  v=$(meta t.db "reference.$k")
+  [ "$v" = none ] && echo "ok: the traced run's trace has no reference.$k" ||
+    { echo "FAIL: the traced run's trace has reference.$k = $v"; fail=1; }
+done
+for r in 1 2; do
+  v=$(meta "t.ref$r.db" reference.launch_calls)
+  [ "$v" = 200 ] && echo "ok: ref$r launch_calls 200" || { echo "FAIL: ref$r launch_calls $v, expected 200"; fail=1; }
+  v=$(meta "t.ref$r.db" reference.launch_spaced_calls)
+  [ "$v" = 200 ] && echo "ok: ref$r launch_spaced_calls 200" || { echo "FAIL: ref$r launch_spaced_calls $v, expected 200"; fail=1; }
+  v=$(meta "t.ref$r.db" reference.launch_spaced_mean_ns)
+  [ "$v" != none ] && [ "$v" -ge 1000 ] && [ "$v" -le 30000 ] && echo "ok: ref$r launch_spaced_mean_ns $v (1000..30000)" ||
+    { echo "FAIL: ref$r launch_spaced_mean_ns $v, expected 1000..30000"; fail=1; }
+  v=$(meta "t.ref$r.db" reference.launch_b2b_calls)
+  [ "$v" = 0 ] && echo "ok: ref$r launch_b2b_calls 0" || { echo "FAIL: ref$r launch_b2b_calls $v, expected 0"; fail=1; }
+done
+left=$(ls tmp)
+[ -z "$left" ] && echo "ok: no temporary file left" || { echo "FAIL: left in TMPDIR: $left"; fail=1; }
+exit $fail
