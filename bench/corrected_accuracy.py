@@ -96,7 +96,11 @@ TORCH = re.compile(r"^torch_nosync us_per_step=\S+ range_us=([0-9.]+) "
 
 @functools.lru_cache(maxsize=None)
 def report(gs, db):
-    p = subprocess.run([gs, "report", "--json", db], stdout=subprocess.PIPE,
+    """gapscope report --json of db, given its reference runs (the
+    <db>.ref<K>.db beside it, from record --reference) where it has any"""
+    refs = sorted(glob.glob(glob.escape(db[:-3] if db.endswith(".db") else db) + ".ref[0-9]*.db"))
+    args = [a for r in refs for a in ("--reference", r)]
+    p = subprocess.run([gs, "report", "--json", *args, db], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         print(f"!!! {gs} report --json {db}: exit {p.returncode}: {p.stderr.strip()}")

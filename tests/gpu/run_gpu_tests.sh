@@ -336,6 +336,30 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	cat "$W/torch-cudagraph.out" "$W/torch-cudagraph.err"
 	result $rc "torch CUDAGraph: exit status 0 (got $rc)"
 	if [ -f "$db" ]; then run_checker cudagraph captured "$db"; else result 1 "torch CUDAGraph: database $db written"; fi
+	# record --reference: the untraced run's launch calls are timed from
+	# outside (libgs_launch_interpose.so beside the collector) and kept in
+	# its trace, which report --reference then corrects against
+	db="$W/torch-ref.db"
+	"$gs" record -o "$db" --reference 1 -- python3 bench/real/graph_check.py --steps 100 \
+		>"$W/torch-ref.out" 2>"$W/torch-ref.err"
+	rc=$?
+	cat "$W/torch-ref.out" "$W/torch-ref.err"
+	result $rc "torch --reference 1: exit status 0 (got $rc)"
+	meta() { python3 -c 'import sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("SELECT value FROM meta WHERE key = ?", (sys.argv[2],)).fetchone()
+print(r[0] if r else "none")' "$1" "$2" 2>/dev/null || echo none; }
+	n=$(meta "$W/torch-ref.ref1.db" reference.launch_spaced_calls)
+	[ "$n" != none ] && [ "$n" -ge 100 ]
+	result $? "torch --reference 1: the reference trace timed the launch calls after host work (reference.launch_spaced_calls $n, >= 100)"
+	m=$(meta "$W/torch-ref.ref1.db" reference.launch_spaced_mean_ns)
+	[ "$m" != none ] && [ "$m" -ge 1000 ] && [ "$m" -le 30000 ]
+	result $? "torch --reference 1: their mean is a launch call's (reference.launch_spaced_mean_ns $m, 1000..30000)"
+	n=$(meta "$db" reference.launch_spaced_calls)
+	[ "$n" = none ]
+	result $? "torch --reference 1: the traced run's trace has no reference launch figures (got $n)"
+	"$gs" report --json --reference "$W/torch-ref.ref1.db" "$db" >"$W/torch-ref.json" 2>&1
+	grep -q "\"program_spaced_launch_ns\": *$m\b" "$W/torch-ref.json"
+	result $? "torch --reference 1: report --reference corrects against the program's own launch ($m ns)"
 else
 	echo "SKIP: PyTorch checks (python3 cannot import torch with CUDA)"
 	skip=$((skip + 1))
