@@ -817,7 +817,8 @@ static void launch_timer_store(const char *path, void *arg)
 static void launch_timer_start(struct launch_timer *t, const char *lib)
 {
 	const char *slash = strrchr(lib, '/'), *tmp = getenv("TMPDIR"), *old = getenv("LD_PRELOAD");
-	char so[PATH_MAX], *pre = NULL;
+	const char *asan;
+	char so[PATH_MAX], *pre = NULL, *opts = NULL;
 	size_t n;
 
 	memset(t, 0, sizeof(*t));
@@ -834,7 +835,17 @@ static void launch_timer_start(struct launch_timer *t, const char *lib)
 		pre = malloc(n);
 	if (pre)
 		snprintf(pre, n, "%s%s%s", so, old && *old ? ":" : "", old ? old : "");
-	if (!pre || setenv("LD_PRELOAD", pre, 1) || setenv("GS_INTERPOSE_OUT", t->path, 1)) {
+	/* a program built with AddressSanitizer refuses to start when a
+	 * preloaded library comes before its runtime, which the interposer
+	 * (no allocation, no sanitizer) does not need: that check only */
+	asan = getenv("ASAN_OPTIONS");
+	n = (asan ? strlen(asan) : 0) + sizeof(":verify_asan_link_order=0");
+	opts = pre ? malloc(n) : NULL;
+	if (opts)
+		snprintf(opts, n, "%s%sverify_asan_link_order=0", asan ? asan : "",
+			 asan && *asan ? ":" : "");
+	if (!opts || setenv("LD_PRELOAD", pre, 1) || setenv("GS_INTERPOSE_OUT", t->path, 1) ||
+	    setenv("ASAN_OPTIONS", opts, 1)) {
 		fprintf(stderr,
 			"gapscope: warning: cannot time the launch calls of the reference runs "
 			"(%s); the report corrects with the calibration's launch instead\n",
@@ -846,6 +857,7 @@ static void launch_timer_start(struct launch_timer *t, const char *lib)
 		t->fd = -1;
 	}
 	free(pre);
+	free(opts);
 }
 
 /* Before a run: the interposer appends, so the file starts empty (were it
