@@ -56,6 +56,12 @@ for r in 1 2; do
   v=$(meta "t.ref$r.db" reference.launch_b2b_calls)
   [ "$v" = 0 ] && echo "ok: ref$r launch_b2b_calls 0" || { echo "FAIL: ref$r launch_b2b_calls $v, expected 0"; fail=1; }
 done
+# gapscope info shows them (the key less its reference. prefix)
+"$gs" info t.ref1.db >info.txt 2>/dev/null
+grep -Eq '^  launch_spaced_calls +200$' info.txt && echo "ok: info shows launch_spaced_calls 200" ||
+  { echo "FAIL: gapscope info does not show launch_spaced_calls 200:"; cat info.txt; fail=1; }
+"$gs" info --json t.ref1.db 2>/dev/null | tr -d ' \n' | grep -q '"reference":{"launch_b2b_calls":"0","launch_b2b_mean_ns":"0","launch_calls":"200","launch_spaced_calls":"200"' &&
+  echo "ok: info --json reference" || { echo "FAIL: info --json has no reference object as expected"; fail=1; }
 left=$(ls tmp)
 [ -z "$left" ] && echo "ok: no temporary file left" || { echo "FAIL: left in TMPDIR: $left"; fail=1; }
 exit $fail

@@ -271,6 +271,12 @@ static void info_print_text(const struct info *in, const char *path_clean)
 		printf("calibration (ns)\n");
 	for (i = 0; i < in->ncalibration; i++)
 		printf("  %-24s %s\n", in->calibration[i].key, in->calibration[i].value);
+	/* an untraced reference run: the program's own launch calls, timed
+	 * from outside (record --reference); report --reference reads them */
+	if (in->nreference)
+		printf("reference run's launch calls, timed from outside\n");
+	for (i = 0; i < in->nreference; i++)
+		printf("  %-24s %s\n", in->reference[i].key, in->reference[i].value);
 }
 
 /* json_string() refuses invalid UTF-8; our strings are cleaned, but a NULL
@@ -375,6 +381,13 @@ static int info_print_json(const struct info *in, const char *path_clean)
 					    info_jstr(in->calibration[i].value));
 		json_object_set_new(o, "calibration", x);
 	}
+	if (in->nreference) {
+		x = json_object();
+		for (i = 0; i < in->nreference; i++)
+			json_object_set_new(x, in->reference[i].key,
+					    info_jstr(in->reference[i].value));
+		json_object_set_new(o, "reference", x);
+	}
 
 	if (in->process_cpu_ns || in->nthread_cpu) {
 		size_t *ix, n, k;
@@ -417,7 +430,9 @@ static void info_usage(FILE *f)
 		   "row counts per table and the collector's configuration; for a trace\n"
 		   "from `gapscope import`, what the import counted; for one recorded\n"
 		   "by `gapscope record`, its calibration (what tracing cost on that\n"
-		   "GPU, in ns: the report's corrected figures come from it).\n"
+		   "GPU, in ns: the report's corrected figures come from it); for an\n"
+		   "untraced reference run (record --reference), the program's launch\n"
+		   "calls timed from outside (reference.*, ns).\n"
 		   "\n"
 		   "options:\n"
 		   "  --json      print the same as one JSON object\n"

@@ -398,6 +398,7 @@ void info_free(struct info *in)
 	info_free_kv(in->warnings, in->nwarnings);
 	info_free_kv(in->imported, in->nimported);
 	info_free_kv(in->calibration, in->ncalibration);
+	info_free_kv(in->reference, in->nreference);
 	free(in->process_cpu_ns);
 	info_free_kv(in->thread_cpu, in->nthread_cpu);
 	info_free_kv(in->thread_count, in->nthread_count);
@@ -423,6 +424,7 @@ int info_load(struct info *in)
 	info_load_kv(in, "warning.", &in->warnings, &in->nwarnings);
 	info_load_kv(in, "import.", &in->imported, &in->nimported);
 	info_load_kv(in, "calibration.", &in->calibration, &in->ncalibration);
+	info_load_kv(in, "reference.", &in->reference, &in->nreference);
 	in->process_cpu_ns = info_meta(in, "process.cpu_ns");
 	info_load_kv(in, "thread_cpu_ns.", &in->thread_cpu, &in->nthread_cpu);
 	info_load_kv(in, "thread_count.", &in->thread_count, &in->nthread_count);

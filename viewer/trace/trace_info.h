@@ -71,6 +71,10 @@ struct info {
 	size_t nimported;
 	struct info_kv *calibration; /* meta calibration.* (gapscope-calibrate, ns) */
 	size_t ncalibration;
+	struct info_kv *reference; /* meta reference.* of an untraced reference run:
+				      its launch calls timed from outside (record
+				      --reference; traces since 2026-12-05) */
+	size_t nreference;
 	/* CPU time of the recorded process at the end of recording (meta
 	 * process.cpu_ns, NULL when absent) and of its threads by name (meta
 	 * thread_cpu_ns.<name>, thread_count.<name>; traces since 2026-12-05) */
