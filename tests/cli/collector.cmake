@@ -247,8 +247,15 @@ if(TARGET gs_launch_interpose)
   add_executable(gs_launch_standin ${CMAKE_CURRENT_LIST_DIR}/launch_standin.c
                  ${PROJECT_SOURCE_DIR}/collector/schema.c)
   target_include_directories(gs_launch_standin PRIVATE ${PROJECT_SOURCE_DIR}/collector/include)
-  target_link_libraries(gs_launch_standin PRIVATE gs_cudart_standin gs_sqlite3)
-  foreach(t gs_cudart_standin gs_launch_standin)
+  target_link_libraries(gs_launch_standin PRIVATE gs_cudart_standin gs_sqlite3 ${CMAKE_DL_LIBS})
+  # the same runtime under the soname libcudart.so.13, needed by a library
+  # the program dlopen()s with RTLD_LOCAL (a Python extension's way)
+  add_library(gs_cudart_standin_local SHARED ${CMAKE_CURRENT_LIST_DIR}/cudart_standin.c)
+  set_target_properties(gs_cudart_standin_local PROPERTIES OUTPUT_NAME cudart SOVERSION 13
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/local_runtime)
+  add_library(gs_launch_user SHARED ${CMAKE_CURRENT_LIST_DIR}/launch_user.c)
+  target_link_libraries(gs_launch_user PRIVATE gs_cudart_standin_local)
+  foreach(t gs_cudart_standin gs_launch_standin gs_cudart_standin_local gs_launch_user)
     target_compile_options(${t} PRIVATE $<$<COMPILE_LANGUAGE:C>:-fno-sanitize=all>)
     target_link_options(${t} PRIVATE -fno-sanitize=all)
   endforeach()
@@ -256,6 +263,7 @@ if(TARGET gs_launch_interpose)
            COMMAND ${CMAKE_CURRENT_LIST_DIR}/record_reference_launch_check.sh ${GS_BIN}
                    ${GS_CLI_DBS}/libgapscope-standin.so $<TARGET_FILE:gs_launch_interpose>
                    $<TARGET_FILE:gs_launch_standin> $<TARGET_FILE:gs_cudart_standin>
+                   $<TARGET_FILE:gs_launch_user>
                    ${CMAKE_CURRENT_BINARY_DIR}/record_reference_launch_times)
   set_tests_properties(cli_record_reference_launch_times PROPERTIES
                        FIXTURES_REQUIRED collector_dbs LABELS cli)

@@ -5,11 +5,14 @@
  * through libgs_cudart_standin.so, each after 5 us of its own work (so every
  * call is one after host work), and writes the trace a collector would have
  * written at $GAPSCOPE_OUTPUT (%p: its pid): the schema, meta pid and
- * config.activities. `gs_launch_standin --meta DB KEY` prints DB's meta
- * KEY ("none" when it has no such row).
+ * config.activities. With `--local LIB` the launches are made by LIB
+ * (launch_user.c), dlopen()ed with RTLD_LOCAL, through the runtime it
+ * needs itself. `gs_launch_standin --meta DB KEY` prints DB's meta KEY
+ * ("none" when it has no such row).
  * Built without the sanitizers: their runtime must come first among the
  * libraries a process loads, and record preloads the interposer before it.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,11 +78,24 @@ int main(int argc, char **argv)
 			getenv("GAPSCOPE_ACTIVITIES") ? getenv("GAPSCOPE_ACTIVITIES") : "unset");
 		fclose(f);
 	}
-	for (i = 0; i < CALLS; i++) {
-		struct dim3_abi one = {1, 1, 1};
-		spin_ns(5000);
-		if (cudaLaunchKernel(NULL, one, one, NULL, 0, NULL) != 0)
+	if (argc == 3 && !strcmp(argv[1], "--local")) {
+		void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+		int (*user)(int, long) = h ? (int (*)(int, long))dlsym(h, "gs_launch_user") : NULL;
+		if (!user) {
+			fprintf(stderr, "gs_launch_standin: %s\n", dlerror());
 			return 1;
+		}
+		if (user(CALLS, 5000) != 0) {
+			fprintf(stderr, "gs_launch_standin: a launch failed\n");
+			return 1;
+		}
+	} else {
+		for (i = 0; i < CALLS; i++) {
+			struct dim3_abi one = {1, 1, 1};
+			spin_ns(5000);
+			if (cudaLaunchKernel(NULL, one, one, NULL, 0, NULL) != 0)
+				return 1;
+		}
 	}
 	if (!out || strlen(out) >= sizeof(path) - 16)
 		return 1;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# record_reference_launch_check.sh <gapscope> <standin-lib> <interposer> <program> <runtime> <work-dir>
+# record_reference_launch_check.sh <gapscope> <standin-lib> <interposer> <program> <runtime> <user-lib> <work-dir>
 # - `gapscope record --reference` times the program's own launch calls in
 # its untraced reference runs, without a GPU: the collector folder holds a
 # stand-in collector and libgs_launch_interpose.so; the program
@@ -11,14 +11,19 @@
 # meta reference.launch_calls = 200 (the interposer leaves out a process's
 # first 200 calls), reference.launch_spaced_calls = 200 (every call after 5
 # us of work: 2 us or more since the previous one), and a mean of 1 us or
-# more (the stand-in spends 1 us a call); no temporary file is left.
+# more (the stand-in spends 1 us a call); no temporary file is left. Then the
+# same where a library the program dlopen()s with RTLD_LOCAL makes the calls,
+# through a runtime of its own (soname libcudart.so.13), loaded in that
+# library's scope: the calls still reach it (the program exits 0) and are
+# timed.
 set -u
 gs=$1
 standin=$2
 interposer=$3
 prog=$4
 user_pre=$5 # the user's own LD_PRELOAD: the stand-in runtime (loaded anyway)
-work=$6
+user_lib=$6
+work=$7
 rm -rf "$work"
 mkdir -p "$work/lib" "$work/tmp"
 work=$(cd "$work" && pwd -P)
@@ -62,6 +67,14 @@ grep -Eq '^  launch_spaced_calls +200$' info.txt && echo "ok: info shows launch_
   { echo "FAIL: gapscope info does not show launch_spaced_calls 200:"; cat info.txt; fail=1; }
 "$gs" info --json t.ref1.db 2>/dev/null | tr -d ' \n' | grep -q '"reference":{"launch_b2b_calls":"0","launch_b2b_mean_ns":"0","launch_calls":"200","launch_spaced_calls":"200"' &&
   echo "ok: info --json reference" || { echo "FAIL: info --json has no reference object as expected"; fail=1; }
+# launches from a library in a local scope (a Python extension's way)
+RUN_LOG=$work/runs2.log "$gs" record --no-calibrate --reference 1 -o "$work/l.db" -- "$prog" --local "$user_lib" >out2.txt 2>err2.txt
+rc=$?
+echo "--- local scope: exit code $rc"; cat err2.txt
+[ "$rc" = 0 ] && echo "ok: the program's launches from a local scope reached the runtime" ||
+  { echo "FAIL: record --reference of the local-scope program exited $rc"; fail=1; }
+v=$(meta l.ref1.db reference.launch_calls)
+[ "$v" = 200 ] && echo "ok: local scope: ref1 launch_calls 200" || { echo "FAIL: local scope: ref1 launch_calls $v, expected 200"; fail=1; }
 left=$(ls tmp)
 [ -z "$left" ] && echo "ok: no temporary file left" || { echo "FAIL: left in TMPDIR: $left"; fail=1; }
 exit $fail
