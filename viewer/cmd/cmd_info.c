@@ -122,6 +122,17 @@ static int info_is_finalized(const struct info *in)
 	return in->finalized && !strcmp(in->finalized, "1");
 }
 
+/* A section of its own, title then its pairs; nothing when n is 0 */
+static void info_print_kv(const char *title, const struct info_kv *kv, size_t n)
+{
+	size_t i;
+
+	if (n)
+		printf("%s\n", title);
+	for (i = 0; i < n; i++)
+		printf("  %-24s %s\n", kv[i].key, kv[i].value);
+}
+
 static void info_print_text(const struct info *in, const char *path_clean)
 {
 	int64_t start, stop, dropped;
@@ -261,22 +272,14 @@ static void info_print_text(const struct info *in, const char *path_clean)
 	for (i = 0; i < in->nconfig; i++)
 		printf("  %-15s %s\n", in->config[i].key, in->config[i].value);
 	/* an imported trace: what `gapscope import` said of it (docs/import.md) */
-	if (in->nimported)
-		printf("import\n");
-	for (i = 0; i < in->nimported; i++)
-		printf("  %-24s %s\n", in->imported[i].key, in->imported[i].value);
+	info_print_kv("import", in->imported, in->nimported);
 	/* what tracing cost on this GPU before the program ran, in ns: the
 	 * report's corrected figures come from it (docs/collector.md) */
-	if (in->ncalibration)
-		printf("calibration (ns)\n");
-	for (i = 0; i < in->ncalibration; i++)
-		printf("  %-24s %s\n", in->calibration[i].key, in->calibration[i].value);
+	info_print_kv("calibration (ns)", in->calibration, in->ncalibration);
 	/* an untraced reference run: the program's own launch calls, timed
 	 * from outside (record --reference); report --reference reads them */
-	if (in->nreference)
-		printf("reference run's launch calls, timed from outside\n");
-	for (i = 0; i < in->nreference; i++)
-		printf("  %-24s %s\n", in->reference[i].key, in->reference[i].value);
+	info_print_kv("reference run's launch calls, timed from outside", in->reference,
+		      in->nreference);
 }
 
 /* json_string() refuses invalid UTF-8; our strings are cleaned, but a NULL
@@ -284,6 +287,22 @@ static void info_print_text(const struct info *in, const char *path_clean)
 static json_t *info_jstr(const char *s)
 {
 	return s ? json_string(s) : json_null();
+}
+
+/* o[name] = an object of the n pairs kv; left out when n is 0 and not
+ * always (the sections only some traces have) */
+static void info_json_kv(json_t *o, const char *name, const struct info_kv *kv, size_t n,
+			 int always)
+{
+	json_t *x;
+	size_t i;
+
+	if (!n && !always)
+		return;
+	x = json_object();
+	for (i = 0; i < n; i++)
+		json_object_set_new(x, kv[i].key, info_jstr(kv[i].value));
+	json_object_set_new(o, name, x);
 }
 
 static json_t *info_jint_or_null(const char *s)
@@ -353,41 +372,17 @@ static int info_print_json(const struct info *in, const char *path_clean)
 		      info_jstr(in->unwinder), "captures", (json_int_t)in->captures, "capture_ns",
 		      (json_int_t)in->capture_ns, "native_walks", (json_int_t)in->native_captures)
 		: json_null());
-	x = json_object();
-	for (i = 0; i < in->nwarnings; i++)
-		json_object_set_new(x, in->warnings[i].key, info_jstr(in->warnings[i].value));
-	json_object_set_new(o, "warnings", x);
+	info_json_kv(o, "warnings", in->warnings, in->nwarnings, 1);
 	x = json_object();
 	for (i = 0; i < INFO_NTABLES; i++)
 		json_object_set_new(x, info_tables[i],
 				    in->rows[i] < 0 ? json_null() : json_integer(in->rows[i]));
 	json_object_set_new(o, "rows", x);
 	json_object_set_new(o, "implicit_syncs", json_integer(in->syncs_implicit));
-	x = json_object();
-	for (i = 0; i < in->nconfig; i++)
-		json_object_set_new(x, in->config[i].key, info_jstr(in->config[i].value));
-	json_object_set_new(o, "config", x);
-	if (in->nimported) {
-		x = json_object();
-		for (i = 0; i < in->nimported; i++)
-			json_object_set_new(x, in->imported[i].key,
-					    info_jstr(in->imported[i].value));
-		json_object_set_new(o, "import", x);
-	}
-	if (in->ncalibration) {
-		x = json_object();
-		for (i = 0; i < in->ncalibration; i++)
-			json_object_set_new(x, in->calibration[i].key,
-					    info_jstr(in->calibration[i].value));
-		json_object_set_new(o, "calibration", x);
-	}
-	if (in->nreference) {
-		x = json_object();
-		for (i = 0; i < in->nreference; i++)
-			json_object_set_new(x, in->reference[i].key,
-					    info_jstr(in->reference[i].value));
-		json_object_set_new(o, "reference", x);
-	}
+	info_json_kv(o, "config", in->config, in->nconfig, 1);
+	info_json_kv(o, "import", in->imported, in->nimported, 0);
+	info_json_kv(o, "calibration", in->calibration, in->ncalibration, 0);
+	info_json_kv(o, "reference", in->reference, in->nreference, 0);
 
 	if (in->process_cpu_ns || in->nthread_cpu) {
 		size_t *ix, n, k;
