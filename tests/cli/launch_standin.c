@@ -7,8 +7,9 @@
  * written at $GAPSCOPE_OUTPUT (%p: its pid): the schema, meta pid and
  * config.activities. With `--local LIB` the launches are made by LIB
  * (launch_user.c), dlopen()ed with RTLD_LOCAL, through the runtime it
- * needs itself. `gs_launch_standin --meta DB KEY` prints DB's meta KEY
- * ("none" when it has no such row).
+ * needs itself; with `--calls N`, N calls instead of 400.
+ * `gs_launch_standin --meta DB KEY` prints DB's meta KEY ("none" when it
+ * has no such row).
  * Built without the sanitizers: their runtime must come first among the
  * libraries a process loads, and record preloads the interposer before it.
  */
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
 	char path[4096], sql[256], *p;
 	sqlite3 *db = NULL;
 	FILE *f;
-	int i;
+	int i, calls = CALLS;
 
 	if (argc == 4 && !strcmp(argv[1], "--meta"))
 		return print_meta(argv[2], argv[3]);
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
 			getenv("GAPSCOPE_ACTIVITIES") ? getenv("GAPSCOPE_ACTIVITIES") : "unset");
 		fclose(f);
 	}
+	if (argc == 3 && !strcmp(argv[1], "--calls"))
+		calls = atoi(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--local")) {
 		void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
 		int (*user)(int, long) = h ? (int (*)(int, long))dlsym(h, "gs_launch_user") : NULL;
@@ -85,12 +88,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "gs_launch_standin: %s\n", dlerror());
 			return 1;
 		}
-		if (user(CALLS, 5000) != 0) {
+		if (user(calls, 5000) != 0) {
 			fprintf(stderr, "gs_launch_standin: a launch failed\n");
 			return 1;
 		}
 	} else {
-		for (i = 0; i < CALLS; i++) {
+		for (i = 0; i < calls; i++) {
 			struct dim3_abi one = {1, 1, 1};
 			spin_ns(5000);
 			if (cudaLaunchKernel(NULL, one, one, NULL, 0, NULL) != 0)

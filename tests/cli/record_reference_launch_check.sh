@@ -40,6 +40,9 @@ fail=0
 rc=$?
 echo "--- exit code: $rc"; echo "--- stderr:"; cat err.txt; echo "--- runs.log:"; cat runs.log
 [ "$rc" = 0 ] || { echo "FAIL: exit code $rc"; fail=1; }
+grep -qx "gapscope: untraced reference run 1 of 2 (NVTX ranges only; launch calls timed from outside)" err.txt &&
+  echo "ok: record says the reference runs' launch calls are timed" || { echo "FAIL: no such line in stderr"; fail=1; }
+grep -q "made no launch call" err.txt && { echo "FAIL: record says no launch call was timed"; fail=1; }
 want="preload=$user_pre act=unset
 preload=$work/lib/libgs_launch_interpose.so:$user_pre act=nvtx
 preload=$work/lib/libgs_launch_interpose.so:$user_pre act=nvtx"
@@ -75,6 +78,15 @@ echo "--- local scope: exit code $rc"; cat err2.txt
   { echo "FAIL: record --reference of the local-scope program exited $rc"; fail=1; }
 v=$(meta l.ref1.db reference.launch_calls)
 [ "$v" = 200 ] && echo "ok: local scope: ref1 launch_calls 200" || { echo "FAIL: local scope: ref1 launch_calls $v, expected 200"; fail=1; }
+# 50 launches: too few to time (the first 200 are left out); record says so
+RUN_LOG=$work/runs3.log "$gs" record --no-calibrate --reference 1 -o "$work/f.db" -- "$prog" --calls 50 >out3.txt 2>err3.txt
+rc=$?
+echo "--- too few: exit code $rc"; cat err3.txt
+[ "$rc" = 0 ] || { echo "FAIL: record --reference of 50 launches exited $rc"; fail=1; }
+grep -qx "gapscope: the reference runs made no launch call the dynamic linker could time (200 or fewer, or a CUDA runtime linked statically); the report corrects with the calibration's launch" err3.txt &&
+  echo "ok: record says none was timed" || { echo "FAIL: no line saying none was timed"; fail=1; }
+v=$(meta f.ref1.db reference.launch_calls)
+[ "$v" = none ] && echo "ok: too few: no launch figures" || { echo "FAIL: too few: reference.launch_calls $v"; fail=1; }
 left=$(ls tmp)
 [ -z "$left" ] && echo "ok: no temporary file left" || { echo "FAIL: left in TMPDIR: $left"; fail=1; }
 exit $fail

@@ -748,6 +748,7 @@ struct launch_timer {
 	char path[PATH_MAX]; /* GS_INTERPOSE_OUT */
 	int fd;		     /* -1: off */
 	int warned;
+	int stored; /* traces given launch figures */
 };
 
 /* The interposer's line of process pid in t's file, its numbers into v in
@@ -798,8 +799,9 @@ static void launch_timer_store(const char *path, void *arg)
 	if (pid && launch_timer_line(t, strtoll(pid, NULL, 10), v)) {
 		const int64_t val[] = {v[0], v[4], v[5], v[6], v[7], v[9]};
 		if (trace_meta_put_ints(path, keys, val, sizeof(keys) / sizeof(keys[0]), err,
-					sizeof(err)) < 0 &&
-		    !t->warned) {
+					sizeof(err)) == 0)
+			t->stored++;
+		else if (!t->warned) {
 			fprintf(
 			    stderr,
 			    "gapscope: warning: cannot store the launch times of a reference run "
@@ -869,10 +871,16 @@ static void launch_timer_reset(struct launch_timer *t)
 	}
 }
 
-static void launch_timer_stop(struct launch_timer *t)
+/* After the last run: where no trace got launch figures, say why once */
+static void launch_timer_stop(struct launch_timer *t, int done)
 {
 	if (t->fd < 0)
 		return;
+	if (done && !t->stored && !t->warned)
+		fprintf(stderr,
+			"gapscope: the reference runs made no launch call the dynamic linker "
+			"could time (200 or fewer, or a CUDA runtime linked statically); the "
+			"report corrects with the calibration's launch\n");
 	unlink(t->path);
 	close(t->fd);
 	t->fd = -1;
@@ -918,12 +926,12 @@ static int record_reference_runs(char *const argv[], int n, const char *tmpl, co
 			gs_error("record", "cannot set the environment: %s", strerror(errno));
 			return GS_EXIT_INTERNAL;
 		}
-		fprintf(stderr, "gapscope: untraced reference run %d of %d (NVTX ranges only)\n", k,
-			n);
+		fprintf(stderr, "gapscope: untraced reference run %d of %d (NVTX ranges only%s)\n",
+			k, n, timer.fd >= 0 ? "; launch calls timed from outside" : "");
 		launch_timer_reset(&timer);
 		rc = record_run(argv, &pid, &status);
 		if (rc) {
-			launch_timer_stop(&timer);
+			launch_timer_stop(&timer, 0);
 			return rc;
 		}
 		record_report_outputs(ref, pid, &t0, timer.fd >= 0 ? launch_timer_store : NULL,
@@ -933,11 +941,11 @@ static int record_reference_runs(char *const argv[], int n, const char *tmpl, co
 			fprintf(stderr, "gapscope: untraced reference run %d of %d failed (%s)%s\n",
 				k, n, what,
 				k < n ? "; the remaining reference runs were skipped" : "");
-			launch_timer_stop(&timer);
+			launch_timer_stop(&timer, 0);
 			return record_exit_status(status);
 		}
 	}
-	launch_timer_stop(&timer);
+	launch_timer_stop(&timer, 1);
 	return GS_EXIT_OK;
 }
 
