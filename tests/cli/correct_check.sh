@@ -194,6 +194,9 @@ expect "$("$gs" report --json --reference "$db.slowref.db" "$db.slow.db" | tr -d
 "$mk" "$db.slowrefs.db" calibrated_slow_ref_launch_slow || { echo "FAIL: callsite_mkdb calibrated_slow_ref_launch_slow"; exit 1; }
 out=$("$gs" report --reference "$db.slowrefs.db" "$db.slow.db" | tr -s ' \n' '  ') || { echo "FAIL: report --reference (launch, slow) exit $?"; exit 1; }
 expect "$out" "this traced process's launch calls after host work took a median record of 7.000 us against 5.100 us expected from the calibration's record and the program's own untraced launch in the reference runs (1.37x): the process ran slower traced, its own code between calls too, which the corrected figures keep "
+"$gs" html --reference "$db.slowrefl.db" "$db.slow.db" -o "$db.slowrefl.html" || { echo "FAIL: html --reference (launch) exit $?"; exit 1; }
+expect "$(cat "$db.slowrefl.html")" "732 ns per launch call, 100 after host work against the program's own untraced launch (6 µs in the reference runs, the calibration's 4 µs), 100 ns per kernel"
+expect "$(cat "$db.slow.html")" "2.6 µs per launch call, 100 after host work against the calibration's such launch, 100 ns per kernel"
 # both reference runs: their nearest-rank median, the lower of two (4100);
 # a reference run without launch figures does not count
 expect "$("$gs" report --json --reference "$db.slowrefl.db" --reference "$db.slowrefs.db" --reference "$db.slowref.db" "$db.slow.db" | tr -d ' \n')" '"program_spaced_launch_ns":4100,'

@@ -254,6 +254,19 @@ static void write_corrected(FILE *f, const struct html_run *r)
 			put_ns(f, r->corr->launch_gap_ns);
 			fputs(" of it between calls, ", f);
 		}
+		if (r->corr->spaced_calls) { /* as in the text report */
+			fprintf(f, "%lld after host work against ",
+				(long long)r->corr->spaced_calls);
+			if (r->corr->program_spaced_ns > 0) {
+				fputs("the program's own untraced launch (", f);
+				put_ns(f, r->corr->program_spaced_ns);
+				fputs(" in the reference runs, the calibration's ", f);
+				put_ns(f, r->corr->plain_spaced_ns);
+				fputs("), ", f);
+			} else {
+				fputs("the calibration's such launch, ", f);
+			}
+		}
 		if (r->corr->graph_launches) {
 			put_ns(f, r->corr->graph_launch_shrink_ns);
 			fputs(" per graph launch call, ", f);
