@@ -245,7 +245,7 @@ set_tests_properties(cli_record_finds_library PROPERTIES FIXTURES_REQUIRED colle
 if(TARGET gs_launch_interpose)
   add_library(gs_cudart_standin SHARED ${CMAKE_CURRENT_LIST_DIR}/cudart_standin.c)
   add_executable(gs_launch_standin ${CMAKE_CURRENT_LIST_DIR}/launch_standin.c
-                 ${PROJECT_SOURCE_DIR}/collector/schema.c)
+                 ${CMAKE_CURRENT_LIST_DIR}/launch_user.c ${PROJECT_SOURCE_DIR}/collector/schema.c)
   target_include_directories(gs_launch_standin PRIVATE ${PROJECT_SOURCE_DIR}/collector/include)
   target_link_libraries(gs_launch_standin PRIVATE gs_cudart_standin gs_sqlite3 ${CMAKE_DL_LIBS})
   # the same runtime under the soname libcudart.so.13, needed by a library

@@ -3,44 +3,27 @@
  * --reference` without a GPU (record_reference_launch_check.sh). It
  * appends its LD_PRELOAD to $RUN_LOG, makes 400 cudaLaunchKernel calls
  * through libgs_cudart_standin.so, each after 5 us of its own work (so every
- * call is one after host work), and writes the trace a collector would have
- * written at $GAPSCOPE_OUTPUT (%p: its pid): the schema, meta pid and
- * config.activities. With `--local LIB` the launches are made by LIB
- * (launch_user.c), dlopen()ed with RTLD_LOCAL, through the runtime it
- * needs itself; with `--calls N`, N calls instead of 400.
- * `gs_launch_standin --meta DB KEY` prints DB's meta KEY ("none" when it
- * has no such row).
- * Built without the sanitizers: their runtime must come first among the
- * libraries a process loads, and record preloads the interposer before it.
+ * call is one after host work; launch_user.c's loop, built in), and writes the trace a collector
+ * would have written at $GAPSCOPE_OUTPUT (%p: its pid): the schema, meta pid and config.activities.
+ * With `--local LIB` the launches are made by LIB (launch_user.c), dlopen()ed with RTLD_LOCAL,
+ * through the runtime it needs itself; with `--calls N`, N calls instead of 400. `gs_launch_standin
+ * --meta DB KEY` prints DB's meta KEY ("none" when it has no such row). Built without the
+ * sanitizers: their runtime must come first among the libraries a process loads, and record
+ * preloads the interposer before it.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "gapscope/trace_format.h"
 
-struct dim3_abi {
-	unsigned x, y, z;
-};
-int cudaLaunchKernel(const void *f, struct dim3_abi g, struct dim3_abi b, void **a, size_t sh,
-		     void *s);
+int gs_launch_user(int n, long spaced_ns); /* launch_user.c, built in */
 
 #define CALLS 400
-
-static void spin_ns(long ns)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
-}
 
 static int print_meta(const char *path, const char *key)
 {
@@ -69,7 +52,7 @@ int main(int argc, char **argv)
 	char path[4096], sql[256], *p;
 	sqlite3 *db = NULL;
 	FILE *f;
-	int i, calls = CALLS;
+	int calls = CALLS;
 
 	if (argc == 4 && !strcmp(argv[1], "--meta"))
 		return print_meta(argv[2], argv[3]);
@@ -92,13 +75,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "gs_launch_standin: a launch failed\n");
 			return 1;
 		}
-	} else {
-		for (i = 0; i < calls; i++) {
-			struct dim3_abi one = {1, 1, 1};
-			spin_ns(5000);
-			if (cudaLaunchKernel(NULL, one, one, NULL, 0, NULL) != 0)
-				return 1;
-		}
+	} else if (gs_launch_user(calls, 5000) != 0) {
+		return 1;
 	}
 	if (!out || strlen(out) >= sizeof(path) - 16)
 		return 1;

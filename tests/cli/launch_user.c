@@ -4,7 +4,8 @@
  * libcudart.so.13), as a Python extension does. gs_launch_standin --local
  * dlopen()s it with RTLD_LOCAL: its calls bind to the preloaded interposer,
  * found first, and the interposer must still reach that runtime, loaded in
- * a scope of its own (record_reference_launch_check.sh).
+ * a scope of its own (record_reference_launch_check.sh). Its loop is also
+ * built into gs_launch_standin, which launches so itself without --local.
  */
 #include <stddef.h>
 #include <time.h>

@@ -191,15 +191,18 @@ int gs_cli_refs_load(struct gs_cli_refs *r)
 	return 0;
 }
 
-int64_t gs_cli_refs_launch_ns(const struct gs_cli_refs *r)
+struct gs_calibration gs_cli_refs_calibration(const struct gs_cli_refs *r,
+					      const struct gs_input *in)
 {
+	struct gs_calibration cal = in->cal;
 	int64_t v[GS_REFERENCE_MAX_RUNS];
 	size_t k, n = 0;
 
 	for (k = 0; k < r->n; k++)
 		if (r->in[k].ref_launch_spaced_ns > 0)
 			v[n++] = r->in[k].ref_launch_spaced_ns;
-	return n ? gs_percentile(v, n, 50) : -1;
+	cal.program_spaced_ns = n ? gs_percentile(v, n, 50) : -1;
+	return cal;
 }
 
 void gs_cli_refs_free(struct gs_cli_refs *r)

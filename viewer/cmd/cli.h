@@ -75,10 +75,12 @@ int gs_cli_refs_add(struct gs_cli_refs *r, const char *verb, const char *arg);
  * more than NVTX ranges, whose walls carry the collector's overhead).
  * Returns 0 or the exit code. */
 int gs_cli_refs_load(struct gs_cli_refs *r);
-/* The program's own untraced launch call after host work, as its loaded
- * reference runs timed it (the median of their ref_launch_spaced_ns), for
- * gs_calibration.program_spaced_ns; -1 when none timed one. */
-int64_t gs_cli_refs_launch_ns(const struct gs_cli_refs *r);
+/* The calibration the overhead correction of trace `in` uses: its own, with
+ * the program's own untraced launch after host work where its loaded
+ * reference runs timed it (program_spaced_ns: the nearest-rank median of
+ * their ref_launch_spaced_ns; -1 when none timed one). */
+struct gs_calibration gs_cli_refs_calibration(const struct gs_cli_refs *r,
+					      const struct gs_input *in);
 /* Close what gs_cli_refs_load opened (and nothing after a failed load). */
 void gs_cli_refs_free(struct gs_cli_refs *r);
 

@@ -179,10 +179,8 @@ int cmd_html(int argc, char **argv)
 		return rc;
 	}
 	for (i = 0; i < nruns; i++) {
-		/* the program's own untraced launch where its reference runs
-		 * timed it (references go with a page of one trace) */
-		struct gs_calibration cal = runs[i].input->cal;
-		cal.program_spaced_ns = gs_cli_refs_launch_ns(&refs);
+		/* references go with a page of one trace */
+		struct gs_calibration cal = gs_cli_refs_calibration(&refs, runs[i].input);
 		hr[i].path = paths[i];
 		hr[i].range = opt[i].range_name;
 		hr[i].t = runs[i].trace;

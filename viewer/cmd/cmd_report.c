@@ -412,9 +412,7 @@ int cmd_report(int argc, char **argv)
 	if (in.cal.have && opt.correct_instrumentation)
 		opt.all_gaps = 1; /* the overhead correction too */
 	rc = gs_analyze(&in, &opt, &res);
-	/* the program's own untraced launch where its reference runs timed it */
-	cal = in.cal;
-	cal.program_spaced_ns = gs_cli_refs_launch_ns(&refs);
+	cal = gs_cli_refs_calibration(&refs, &in);
 	if (rc >= 0 && in.cal.have && opt.correct_instrumentation &&
 	    gs_correct(&in, &res, &cal, &corr) == 0)
 		have_corr = 1;

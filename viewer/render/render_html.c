@@ -255,16 +255,15 @@ static void write_corrected(FILE *f, const struct html_run *r)
 			fputs(" of it between calls, ", f);
 		}
 		if (r->corr->spaced_calls) { /* as in the text report */
-			fprintf(f, "%lld after host work against ",
-				(long long)r->corr->spaced_calls);
+			fprintf(f, "%lld" REPORT_SPACED_AFTER, (long long)r->corr->spaced_calls);
 			if (r->corr->program_spaced_ns > 0) {
-				fputs("the program's own untraced launch (", f);
+				fputs(REPORT_SPACED_PROGRAM, f);
 				put_ns(f, r->corr->program_spaced_ns);
-				fputs(" in the reference runs, the calibration's ", f);
+				fputs(REPORT_SPACED_REFS, f);
 				put_ns(f, r->corr->plain_spaced_ns);
 				fputs("), ", f);
 			} else {
-				fputs("the calibration's such launch, ", f);
+				fputs(REPORT_SPACED_CAL ", ", f);
 			}
 		}
 		if (r->corr->graph_launches) {

@@ -50,6 +50,15 @@ struct report_ctx {
 	"program's own code between them can run slower traced too, which stays in (gapscope "     \
 	"record --reference N times these ranges untraced)"
 
+/* The corrected line's launch calls after host work (text and HTML): N,
+ * then what they were taken against, the program's own untraced launch
+ * from its reference runs (PROGRAM, its figure, REFS, the calibration's
+ * figure, ")") or the calibration's (CAL) */
+#define REPORT_SPACED_AFTER " after host work against "
+#define REPORT_SPACED_PROGRAM "the program's own untraced launch ("
+#define REPORT_SPACED_REFS " in the reference runs, the calibration's "
+#define REPORT_SPACED_CAL "the calibration's such launch"
+
 /* Where gs_corrected_slow_process(): the traced process's launch records
  * after host work ran longer than its calibration's (text and HTML; the two
  * figures go between HEAD and MID, the ratio after MID; the page

@@ -534,16 +534,15 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 			/* launch calls after the program's own work: against the
 			 * calibration's launch after host work */
 			if (r->corr->spaced_calls && r->corr->program_spaced_ns > 0)
-				snprintf(
-				    spaced, sizeof(spaced),
-				    ", %llu after host work against the program's own untraced "
-				    "launch (%s in the reference runs, the calibration's %s)",
-				    (unsigned long long)r->corr->spaced_calls,
-				    D(r->corr->program_spaced_ns), D(r->corr->plain_spaced_ns));
+				snprintf(spaced, sizeof(spaced),
+					 ", %llu" REPORT_SPACED_AFTER REPORT_SPACED_PROGRAM
+					 "%s" REPORT_SPACED_REFS "%s)",
+					 (unsigned long long)r->corr->spaced_calls,
+					 D(r->corr->program_spaced_ns),
+					 D(r->corr->plain_spaced_ns));
 			else if (r->corr->spaced_calls)
 				snprintf(spaced, sizeof(spaced),
-					 ", %llu after host work against the calibration's such "
-					 "launch",
+					 ", %llu" REPORT_SPACED_AFTER REPORT_SPACED_CAL,
 					 (unsigned long long)r->corr->spaced_calls);
 			if (r->corr->graph_launches)
 				snprintf(graph, sizeof(graph), ", %s per graph launch call",
