@@ -18,6 +18,11 @@ out=$("$gs" report --by-site "$db") || { echo "FAIL: report --by-site exit $?"; 
 expect "$out" '7.900 us       7.900 us        1      1  train.py:27 (in `train_one_epoch`) / cudaStreamSynchronize'
 expect "$out" '6.900 us       6.900 us        1      1  `copy_results_back` in demo+0x1a2b / cudaMemcpy'
 expect "$out" '2.100 us           0 ns        0      1  train.py:30 (in `train_one_epoch`) / cudaLaunchKernel'
+# a gap crossing 40 more CUDA calls keeps its late launch's whole host-late
+# time, past its 64th segment (callsite_mkdb.c, "many_calls")
+"$mk" "$db.many.db" many_calls || { echo "FAIL: callsite_mkdb many_calls"; exit 1; }
+out=$("$gs" report --by-site "$db.many.db") || { echo "FAIL: report --by-site (many) exit $?"; exit 1; }
+expect "$out" '2.100 us           0 ns        0      1  train.py:30 (in `train_one_epoch`) / cudaLaunchKernel'
 # a PyTorch frame: the C++ symbol in its short demangled form, and the
 # Python call that runs it (callsite_mkdb.c, "aten")
 "$mk" "$db.aten.db" aten || { echo "FAIL: callsite_mkdb aten"; exit 1; }

@@ -62,6 +62,15 @@
  * 2000 more than the calibration's untraced such launch (4000); and
  * "calibrated_slow_ref_launch_slow" with 4100 ns, 100 more.
  *
+ * "many_calls" is the first trace with 40 more CUDA calls on thread 11 in
+ * the first gap's host code after the sync: cudaFuncGetAttributes
+ * [10000 + 20 k, 10000 + 20 k + 10) for k = 0..39, correlation ids 100 + k,
+ * no stack. The gap then has 83 segments (host code 100, sync wait 7900,
+ * CUDA API 10 and host code 10 39 times, CUDA API 10, host code 210,
+ * launch latency 1000),
+ * the launch of K2 (train.py:30, a late launch) past the 64th; its
+ * host-late part is still 100 + 400 + 600 + 1000 = 2100 ns.
+ *
  * With "steps" instead, a training loop whose sync rule fires: 20 steps,
  * step i at b = 10000 i: cudaLaunchKernel [b+500,b+600) corr 2i+1, its
  * kernel [b+1000,b+2000), cudaStreamSynchronize [b+2100,b+9000) corr 2i+2
@@ -188,6 +197,7 @@ int main(int argc, char **argv)
 		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref")	      ? 14
 		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref_launch")      ? 15
 		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref_launch_slow") ? 16
+		   : argc == 3 && !strcmp(argv[2], "many_calls")		      ? 17
 										      : 0;
 
 	if (argc != 2 && !mode) {
@@ -197,7 +207,7 @@ int main(int argc, char **argv)
 			"calibrated_graph|calibrated_graph_launch|calibrated_graph_store|"
 			"calibrated_gap|calibrated_slow|calibrated_slow_ref|"
 			"calibrated_slow_ref_launch|calibrated_slow_ref_launch_slow|steps_captured|"
-			"steps_captured_native]\n");
+			"steps_captured_native|many_calls]\n");
 		return 2;
 	}
 	unlink(argv[1]);
@@ -260,6 +270,13 @@ int main(int argc, char **argv)
 				 "INSERT INTO overhead(kind,start,end,object_kind,object_id) VALUES"
 				 "(458752,100000,103000,2,11),(65536,150000,151000,2,11),"
 				 "(458752,160000,170000,2,12);");
+	if (rc == 0 && mode == 17) /* 40 more calls in the first gap, after its sync */
+		rc = exec_sql(db,
+			      "INSERT INTO strings VALUES(14,'cudaFuncGetAttributes');"
+			      "WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n "
+			      "WHERE k < 39) INSERT INTO api_calls(api,name_id,start,end,tid,"
+			      "correlation_id) SELECT 1, 14, 10000 + 20 * k, 10010 + 20 * k, 11, "
+			      "100 + k FROM n;");
 	if (rc == 0 && mode == 6) /* the stacks of steps 5..19 not captured */
 		rc = exec_sql(db, "DELETE FROM api_stacks WHERE correlation_id > 10");
 	if (rc == 0 && mode == 1)

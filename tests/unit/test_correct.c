@@ -1376,6 +1376,52 @@ static void test_slow_process_against_calibration(void **state)
 	assert_false(gs_corrected_slow_process(NULL));
 }
 
+/* A host-late gap crossing many CUDA calls keeps its launch, which comes
+ * last among its segments. K1 [1000, 2000) launched by [500, 900); 70
+ * cudaMalloc calls [3000 + 2000 i, 4000 + 2000 i) on thread 1; K2
+ * [200000, 201000) launched by [199000, 199500). The gap [2000, 200000)
+ * has 142 segments: host code, 70 x (CUDA API 1000, host code), launch
+ * latency 1000 (the launch call and its queue). Each call costs the mean
+ * of the base calibration's 300 and 500, 400, and so does the launch:
+ * min(70 x 1000 + 1000, 70 x 400 + 400) = 28400 ns of idle removed (with
+ * only the first 64 segments, 32 calls and no launch: 13200). */
+static void test_gap_with_many_calls_keeps_its_launch(void **state)
+{
+	struct gs_op ops[2];
+	struct gs_api apis[72];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	struct gs_corrected c;
+	int i;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	op(&ops[0], 1000, 2000, 1);
+	op(&ops[1], 200000, 201000, 2);
+	api(&apis[0], 500, 900, 1, S_LAUNCH);
+	for (i = 0; i < 70; i++)
+		api(&apis[1 + i], 3000 + 2000 * i, 4000 + 2000 * i, 100 + (uint32_t)i, S_MALLOC);
+	api(&apis[71], 199000, 199500, 2, S_LAUNCH);
+	in.ops = ops;
+	in.n_ops = 2;
+	in.apis = apis;
+	in.n_apis = 72;
+	in.strings.v = strtab;
+	in.strings.n = S_N;
+	in.kernel_overhead_ns = -1;
+	in.cal = base_cal();
+	gs_options_init(&opt);
+	opt.all_gaps = 1;
+	assert_int_equal(gs_analyze(&in, &opt, &res), 0);
+	assert_int_equal(res.devices[0].n_gaps, 1);
+	assert_int_equal(gs_gap_segments(&res, &res.devices[0].gaps[0], NULL, 0), 142);
+	assert_int_equal(gs_correct(&in, &res, &in.cal, &c), 0);
+	assert_int_equal(c.devices[0].idle_removed, 28400);
+	gs_corrected_free(&c);
+	gs_result_free(&res);
+}
+
 static void test_launch_gap_bound_from_the_trace(void **state)
 {
 	int64_t gap;
@@ -1451,6 +1497,7 @@ int main(void)
 	    cmocka_unit_test(test_only_time_after_a_wait_delays_the_launch),
 	    cmocka_unit_test(test_graph_node_uses_graph_node_cost),
 	    cmocka_unit_test(test_graph_launch_against_untraced_graph_launch),
+	    cmocka_unit_test(test_gap_with_many_calls_keeps_its_launch),
 	    cmocka_unit_test(test_refused_without_calibration_or_gaps),
 	    cmocka_unit_test(test_random_timelines_stay_in_bounds),
 	};

@@ -447,6 +447,13 @@ struct gs_segment {
 size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 		       struct gs_segment *out, size_t max);
 
+/* All the segments of gap g: in buf (cap of them) when they fit, else in
+ * an array it allocates; *segs points at them (free it when != buf).
+ * Returns how many, or (size_t)-1 when out of memory (buf then holds the
+ * first cap). */
+size_t gs_gap_segments_all(const struct gs_result *res, const struct gs_gap *g,
+			   struct gs_segment *buf, size_t cap, struct gs_segment **segs);
+
 /* Figures of one timeline (a device, or one stream of it). The
  * idle_by_cause values sum exactly to idle, and busy + idle = window. */
 struct gs_timeline {

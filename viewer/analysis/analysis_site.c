@@ -84,7 +84,7 @@ size_t gs_site_stats(const struct gs_result *res, struct gs_site_stat **out)
 {
 	const struct gs_input *in = res->in;
 	struct acc a = {NULL, 0, 0};
-	struct gs_segment segs[64];
+	struct gs_segment segs[64], *sv = segs; /* a gap's segments: segs, or allocated */
 	size_t i, d, g;
 
 	*out = NULL;
@@ -106,10 +106,13 @@ size_t gs_site_stats(const struct gs_result *res, struct gs_site_stat **out)
 		for (g = 0; g < dev->n_gaps; g++) {
 			const struct gs_gap *gap = &dev->gaps[g];
 			uint32_t call = GS_NONE, late_site = GS_NONE;
-			size_t n = gs_gap_segments(res, gap, segs, 64), k;
+			size_t n = gs_gap_segments_all(res, gap, segs, 64, &sv), k;
 			size_t seen[8], n_seen = 0, j;
-			if (n > 64)
-				n = 64;
+			/* every segment: a long gap crosses many CUDA calls,
+			 * and its waits and launch come last (HF generate, H100:
+			 * 680 us of cudaMalloc's wait past the 64th segment) */
+			if (n == (size_t)-1)
+				goto oom;
 			if (gap->host_late) {
 				call = gs_launch_call(res, gap->op_idx);
 				if (call != GS_NONE) {
@@ -120,7 +123,7 @@ size_t gs_site_stats(const struct gs_result *res, struct gs_site_stat **out)
 				}
 			}
 			for (k = 0; k < n; k++) {
-				const struct gs_segment *sg = &segs[k];
+				const struct gs_segment *sg = &sv[k];
 				struct gs_site_stat *st = NULL;
 				int64_t len = sg->end - sg->start;
 				if (sg->cause == GS_CAUSE_SYNC_WAIT &&
@@ -151,6 +154,9 @@ size_t gs_site_stats(const struct gs_result *res, struct gs_site_stat **out)
 					st->n_gaps++;
 				}
 			}
+			if (sv != segs)
+				free(sv);
+			sv = segs;
 		}
 	}
 	if (a.n)
@@ -158,6 +164,8 @@ size_t gs_site_stats(const struct gs_result *res, struct gs_site_stat **out)
 	*out = a.v;
 	return a.n;
 oom:
+	if (sv != segs)
+		free(sv);
 	free(a.v);
 	return (size_t)-1;
 }

@@ -639,8 +639,11 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 	int graph_call = 0; /* the launch call is a graph launch, taken as one */
 	int spaced_call = 0; /* it was taken against the spaced launch */
 	int64_t rec_ns = 0;  /* then its record's duration */
-	struct gs_segment seg[MAX_SEGS];
-	size_t n = gs_gap_segments(x->res, g, seg, MAX_SEGS), i;
+	struct gs_segment buf[MAX_SEGS], *seg;
+	/* every segment: the launch that ends a long gap is its last (a
+	 * gap crossing many CUDA calls lost its launch past the 64th) */
+	size_t n = gs_gap_segments_all(x->res, g, buf, MAX_SEGS, &seg), i;
+	int64_t shrink;
 	int64_t api_ns = 0, lat_ns = 0, gi_ns = 0, calls = 0;
 	int64_t cost = (cal->launch_ns + cal->legacy_launch_ns) / 2, lcost = -1;
 	uint32_t tid = 0;
@@ -648,7 +651,7 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 	size_t from = 0; /* the segments after the last wait for someone else */
 	int own_here = 0; /* the segment at hand is an OWN_CALL */
 
-	if (n > MAX_SEGS)
+	if (n == (size_t)-1) /* out of memory: the first MAX_SEGS */
 		n = MAX_SEGS;
 	for (i = 0; i < n; i++) {
 		int64_t d = seg[i].end - seg[i].start;
@@ -722,21 +725,27 @@ static int64_t gap_shrink(const struct ctx *x, const struct gs_gap *g, struct co
 		int64_t a = from < n ? seg[from].start : g->end,
 			cap = captured_in(x->caps, x->n_caps, GS_CAPTURE_MAX_NS, tid, a, g->end) +
 			      captured_in(x->stalls, x->n_stalls, GS_STALL_MAX_NS, tid, a, g->end);
-		return min64(min64(api_ns + lat_ns, calls * cost + lcost) + cap, g->end - g->start);
+		shrink =
+		    min64(min64(api_ns + lat_ns, calls * cost + lcost) + cap, g->end - g->start);
+	} else if (in_call) {
+		/* A launch call that began before the GPU went idle but had
+		 * not returned: its op could start only after the traced
+		 * call's added cost, and after what CUPTI did in it meanwhile
+		 * (a buffer request inside a launch call: H200, a PyTorch
+		 * training loop's launches of 5.7 and 6.6 ms, beyond the
+		 * call's capped excess), so the gap loses those, at most its
+		 * latency. */
+		shrink =
+		    min64(lat_ns, lcost + (tid ? captured_in(x->stalls, x->n_stalls,
+							     GS_STALL_MAX_NS, tid, g->start, g->end)
+					       : 0)) +
+		    min64(gi_ns, x->node.gap);
+	} else {
+		shrink = min64(lat_ns, x->kernel.gap) + min64(gi_ns, x->node.gap);
 	}
-	/* A launch call that began before the GPU went idle but had not
-	 * returned: its op could start only after the traced call's added
-	 * cost, and after what CUPTI did in it meanwhile (a buffer request
-	 * inside a launch call: H200, a PyTorch training loop's launches of
-	 * 5.7 and 6.6 ms, beyond the call's capped excess), so the gap loses
-	 * those, at most its latency. */
-	if (in_call)
-		return min64(lat_ns,
-			     lcost + (tid ? captured_in(x->stalls, x->n_stalls, GS_STALL_MAX_NS,
-							tid, g->start, g->end)
-					  : 0)) +
-		       min64(gi_ns, x->node.gap);
-	return min64(lat_ns, x->kernel.gap) + min64(gi_ns, x->node.gap);
+	if (seg != buf)
+		free(seg);
+	return shrink;
 }
 
 /* index of the first gap starting at or after t (gaps in time order) */

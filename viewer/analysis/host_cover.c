@@ -685,6 +685,21 @@ size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
 	return so.n;
 }
 
+size_t gs_gap_segments_all(const struct gs_result *res, const struct gs_gap *g,
+			   struct gs_segment *buf, size_t cap, struct gs_segment **segs)
+{
+	size_t n = gs_gap_segments(res, g, buf, cap);
+	struct gs_segment *v;
+
+	*segs = buf;
+	if (n <= cap)
+		return n;
+	if (!(v = malloc(n * sizeof(*v))))
+		return (size_t)-1;
+	*segs = v;
+	return gs_gap_segments(res, g, v, n);
+}
+
 uint32_t host_copy_sync(const struct host_index *h, const struct gs_api *C, const struct gs_op *X)
 {
 	const struct gs_input *in;
