@@ -22,7 +22,10 @@
  * that launched to GS_INTERPOSE_OUT (stderr when unset):
  *   launch_interpose pid=P calls=N p25_ns=A p50_ns=B p75_ns=C
  *     spaced=N spaced_p50_ns=D spaced_mean_ns=F b2b=N b2b_p50_ns=E
- *     b2b_mean_ns=G
+ *     b2b_mean_ns=G exe=NAME
+ * (NAME: the program's short name, blanks as '_'; preloaded into `gapscope
+ * record`, it also times gapscope-calibrate's processes, whose lines come
+ * first, and a reader must not take one of them for the program's)
  * where a call is "spaced" when its thread's previous launch ended
  * SPACED_NS or more before it (host work between: the Python loop's case) and
  * "b2b" otherwise; the means leave out calls over MEAN_CAP_NS (a full queue,
@@ -36,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -165,6 +169,7 @@ __attribute__((destructor)) static void report(void)
 	size_t n = atomic_load(&n_calls), i, ns = 0, nb = 0;
 	const char *path = getenv("GS_INTERPOSE_OUT");
 	int64_t *a, *sp, *bb, p25, p50, p75;
+	char exe[64];
 	FILE *f;
 
 	if (n > MAX_CALLS)
@@ -199,13 +204,22 @@ __attribute__((destructor)) static void report(void)
 	p25 = quant(a, n - WARM, 0.25);
 	p50 = quant(a, n - WARM, 0.5);
 	p75 = quant(a, n - WARM, 0.75);
+	/* one word: the reader splits on blanks */
+	snprintf(exe, sizeof(exe), "%s",
+		 program_invocation_short_name && *program_invocation_short_name
+		     ? program_invocation_short_name
+		     : "?");
+	for (i = 0; exe[i]; i++)
+		if (exe[i] == ' ' || exe[i] == '\t' || exe[i] == '\n')
+			exe[i] = '_';
 	f = path && *path ? fopen(path, "a") : NULL;
 	fprintf(f ? f : stderr,
 		"launch_interpose pid=%d calls=%zu p25_ns=%lld p50_ns=%lld p75_ns=%lld spaced=%zu "
-		"spaced_p50_ns=%lld spaced_mean_ns=%lld b2b=%zu b2b_p50_ns=%lld b2b_mean_ns=%lld\n",
+		"spaced_p50_ns=%lld spaced_mean_ns=%lld b2b=%zu b2b_p50_ns=%lld b2b_mean_ns=%lld "
+		"exe=%s\n",
 		(int)getpid(), n - WARM, (long long)p25, (long long)p50, (long long)p75, ns,
 		(long long)quant(sp, ns, 0.5), capped_mean(sp, ns), nb,
-		(long long)quant(bb, nb, 0.5), capped_mean(bb, nb));
+		(long long)quant(bb, nb, 0.5), capped_mean(bb, nb), exe);
 	if (f)
 		fclose(f);
 	free(a);
