@@ -145,15 +145,17 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
 		       const struct gs_result *res, const struct gs_gap *g)
 {
-	struct gs_segment seg[GAP_TEXT_SEGMENTS], *all = NULL;
+	struct gs_segment seg[GAP_TEXT_SEGMENTS], *all;
 	size_t ns, i, k = 0;
 	uint32_t gap_nvtx = g->nvtx_idx < in->n_nvtx ? in->nvtx[g->nvtx_idx].text_id : 0;
 
 	if (!n)
 		return;
 	buf[0] = '\0';
-	ns = gs_gap_segments(res, g, seg, GAP_TEXT_SEGMENTS);
-	if (ns <= GAP_TEXT_SEGMENTS) { /* in time order */
+	ns = gs_gap_segments_all(res, g, seg, GAP_TEXT_SEGMENTS, &all);
+	if (ns == (size_t)-1)
+		return;
+	if (all == seg) { /* in time order */
 		for (i = 0; i < ns; i++) {
 			if (i)
 				put(buf, n, &k, ", then ");
@@ -164,10 +166,6 @@ void gap_segments_text(char *buf, size_t n, const struct gs_input *in,
 	/* Many segments (a host-late gap crossing many CUDA calls): each
 	 * cause once, in the order it first appears, with its total, so the
 	 * long segments are never the ones left out. */
-	all = malloc(ns * sizeof(*all));
-	if (!all)
-		return;
-	ns = gs_gap_segments(res, g, all, ns);
 	put(buf, n, &k, "in all: ");
 	{
 		int c, first = 1;

@@ -477,13 +477,12 @@ static json_t *explained_by(const struct report_ctx *r, const struct gs_gap *g)
 static json_t *segments(const struct report_ctx *r, const struct gs_gap *g)
 {
 	const struct gs_input *in = r->in;
-	size_t n = gs_gap_segments(r->res, g, NULL, 0), i;
-	struct gs_segment *v = malloc((n ? n : 1) * sizeof(*v));
+	struct gs_segment buf[64], *v;
+	size_t n = gs_gap_segments_all(r->res, g, buf, 64, &v), i;
 	json_t *a = json_array();
 
-	if (!v)
+	if (n == (size_t)-1)
 		return a;
-	n = gs_gap_segments(r->res, g, v, n);
 	for (i = 0; i < n; i++) {
 		json_t *o = json_object();
 		const char *ref = NULL;
@@ -511,7 +510,8 @@ static json_t *segments(const struct report_ctx *r, const struct gs_gap *g)
 			json_object_set_new(o, "api", render_json_str(ref));
 		json_array_append_new(a, o);
 	}
-	free(v);
+	if (v != buf)
+		free(v);
 	return a;
 }
 
