@@ -23,7 +23,7 @@
  *   launch_interpose pid=P calls=N p25_ns=A p50_ns=B p75_ns=C
  *     spaced=N spaced_p50_ns=D spaced_mean_ns=F b2b=N b2b_p50_ns=E
  *     b2b_mean_ns=G exe=NAME
- * (NAME: the program's short name, blanks as '_'; preloaded into `gapscope
+ * (NAME: the name of the file the process runs, blanks as '_'; preloaded into `gapscope
  * record`, it also times gapscope-calibrate's processes, whose lines come
  * first, and a reader must not take one of them for the program's)
  * where a call is "spaced" when its thread's previous launch ended
@@ -204,11 +204,20 @@ __attribute__((destructor)) static void report(void)
 	p25 = quant(a, n - WARM, 0.25);
 	p50 = quant(a, n - WARM, 0.5);
 	p75 = quant(a, n - WARM, 0.75);
+	/* the file it runs, not the name it was started by: gapscope-calibrate
+	 * runs its rounds as /proc/self/exe, whose short name is "exe" (H100,
+	 * 2026-12-05) */
+	{
+		char self[4096];
+		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		const char *b = program_invocation_short_name;
+		if (k > 0) {
+			self[k] = '\0';
+			b = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
+		}
+		snprintf(exe, sizeof(exe), "%.63s", b && *b ? b : "?");
+	}
 	/* one word: the reader splits on blanks */
-	snprintf(exe, sizeof(exe), "%s",
-		 program_invocation_short_name && *program_invocation_short_name
-		     ? program_invocation_short_name
-		     : "?");
 	for (i = 0; exe[i]; i++)
 		if (exe[i] == ' ' || exe[i] == '\t' || exe[i] == '\n')
 			exe[i] = '_';

@@ -87,10 +87,13 @@ grep -qx "gapscope: the reference runs made no launch call the dynamic linker co
   echo "ok: record says none was timed" || { echo "FAIL: no line saying none was timed"; fail=1; }
 v=$(meta f.ref1.db reference.launch_calls)
 [ "$v" = none ] && echo "ok: too few: no launch figures" || { echo "FAIL: too few: reference.launch_calls $v"; fail=1; }
-# preloaded by hand (bench/run_realpairs.sh's way), the line names its
-# program, so that a reader can tell it from gapscope-calibrate's
+# preloaded by hand (bench/run_realpairs.sh's way), the line names the file
+# its process runs, so that a reader can tell it from gapscope-calibrate's,
+# whose rounds run as /proc/self/exe: here the program is started through a
+# link named exe, and the line still names the program
+ln -sf "$prog" "$work/exe"
 GS_INTERPOSE_OUT=$work/ip.txt LD_PRELOAD=$work/lib/libgs_launch_interpose.so:$user_pre \
-  RUN_LOG=$work/runs4.log GAPSCOPE_OUTPUT=$work/h.db "$prog" >out4.txt 2>err4.txt
+  RUN_LOG=$work/runs4.log GAPSCOPE_OUTPUT=$work/h.db "$work/exe" >out4.txt 2>err4.txt
 line=$(cat ip.txt 2>/dev/null)
 case $line in
 "launch_interpose pid="*" calls=200 "*" exe=$(basename "$prog")") echo "ok: the line names the program: $line" ;;
