@@ -439,7 +439,7 @@ def thread_cpu_rows(d):
 
 def realprogs(a):
     """Each DIR one pair; with several, the median error per range after."""
-    every, every_launch, every_util = {}, {}, []
+    every, every_launch, every_util, every_ref = {}, {}, [], {}
     for d in a.dir:
         rows = realprogs_dir(a.gapscope, d)
         if rows is None:
@@ -452,6 +452,14 @@ def realprogs(a):
             print(f"{prog:<12} {name:<10} {uw / 1e6:9.2f} {tw / 1e6:9.2f} {cw / 1e6:9.2f} "
                   f"{pct(cw, uw):+6.1f}%")
             every.setdefault((prog, name.split()[0]), []).append((uw, tw, cw))
+        rr = ref_rows(a.gapscope, d)
+        if rr:
+            print("against the record's own untraced reference runs: ms; error = corrected / "
+                  "reference - 1")
+            for prog, name, rw, cw in rr:
+                print(f"  {prog:<12} {name:<10} reference {rw / 1e6:9.2f} corrected "
+                      f"{cw / 1e6:9.2f} {pct(cw, rw):+6.1f}%")
+                every_ref.setdefault((prog, name), []).append(pct(cw, rw))
         tu = torch_util(a.gapscope, d)
         if tu:
             print(f"torch_nosync utilisation of \"steps\", %: untraced {tu[0]:.1f}, traced "
@@ -477,6 +485,12 @@ def realprogs(a):
         for (prog, name), v in every.items():
             print(median_row(f"{prog:<12} {name:<10}", v))
         med = statistics.median
+        if every_ref:
+            print("against the record's own reference runs, medians (each run's error after "
+                  "the bar)")
+            for (prog, name), v in every_ref.items():
+                print(f"{prog:<12} {name:<10} {med(v):+6.1f}% | "
+                      + " ".join(f"{x:+.1f}" for x in v))
         v = every_util
         if v:
             print(f"torch_nosync utilisation, %: untraced {med(x[0] for x in v):.1f}, traced "
@@ -490,6 +504,31 @@ def realprogs(a):
         if len(runs) > 1:
             print("\n".join(launch_fit(runs)))
     return 0
+
+
+REF_RANGES = (("hf_generate", "generate"), ("torch_nosync", "steps"), ("graph_check", "eager"),
+              ("graph_check", "graph"), ("train_loop", "step"))
+
+
+def ref_rows(gapscope, d):
+    """[(program, range, reference wall, corrected ns)] of one pair's DIR: each
+    range's corrected wall against the traced run's own untraced reference
+    runs (record --reference, <name>.ref<K>.db; the report's
+    nvtx[].untraced), which ran right after it, a closer truth on a noisy
+    host than the pair's untraced run; [] without reference runs. The
+    training loop's range counts every step, warm-up included."""
+    rows = []
+    for prog, name in REF_RANGES:
+        db = os.path.join(d, prog + ".db")
+        if not os.path.exists(db) or not glob.glob(glob.escape(db[:-3]) + ".ref[0-9]*.db"):
+            continue
+        rep = report(gapscope, db)
+        rg = ranges(rep).get(name) if rep else None
+        u = next((r.get("untraced") for r in (rep or {}).get("nvtx") or []
+                  if r["name"] == name), None)
+        if rg and u and u.get("wall_ns"):
+            rows.append((prog, name, u["wall_ns"], rg[1]))
+    return rows
 
 
 def realprogs_dir(gapscope, d):
