@@ -354,14 +354,35 @@ def cal_plain_spaced(db):
     return int(row[0]) if row else None
 
 
+def ref_launch(db):
+    """the mean launch call of a trace's untraced reference runs
+    (<db>.ref<K>.db, meta reference.launch_*, their spaced and back-to-back
+    means weighted; the median over the runs), or None"""
+    vals = []
+    for ref in sorted(glob.glob(glob.escape(db[:-3]) + ".ref[0-9]*.db")):
+        try:
+            con = sqlite3.connect(f"file:{ref}?mode=ro", uri=True)
+            m = dict(con.execute("SELECT key, value FROM meta WHERE key LIKE "
+                                 "'reference.launch_%'").fetchall())
+            con.close()
+        except sqlite3.Error:
+            continue
+        g = lambda k: int(m.get("reference.launch_" + k, 0) or 0)
+        if g("calls"):
+            vals.append((g("spaced_calls") * g("spaced_mean_ns") +
+                         g("b2b_calls") * g("b2b_mean_ns")) / g("calls"))
+    return statistics.median(vals) if vals else None
+
+
 def launch_rows(gapscope, d):
-    """[(program, untraced ns, traced ns, report's ns, calibration's ns)] a
-    launch call, where the pair ran under libgs_launch_interpose.so: what
-    tracing added to the program's own launch calls, timed from outside,
-    against what the report's correction takes off a launch call
-    (overhead_corrected.per_call_ns); and the calibration's untraced launch
-    after host work (None where the trace has none), which the correction
-    takes for the program's own untraced launch"""
+    """[(program, untraced ns, traced ns, report's ns, calibration's ns,
+    reference runs' ns)] a launch call, where the pair ran under
+    libgs_launch_interpose.so: what tracing added to the program's own
+    launch calls, timed from outside, against what the report's correction
+    takes off a launch call (overhead_corrected.per_call_ns); the
+    calibration's untraced launch after host work (None where the trace has
+    none), which the correction takes for the program's own untraced launch
+    without reference runs; and the reference runs' own (None without)"""
     rows = []
     for prog in ("torch_nosync", "train_loop", "graph_check", "hf_generate"):
         u = interposed(os.path.join(d, prog + ".untraced.ip"))
@@ -370,17 +391,21 @@ def launch_rows(gapscope, d):
         rep = report(gapscope, db) if u and t and os.path.exists(db) else None
         oc = (rep or {}).get("overhead_corrected") or {}
         if "per_call_ns" in oc:
-            rows.append((prog, u[1], t[1], oc["per_call_ns"], cal_plain_spaced(db)))
+            rows.append((prog, u[1], t[1], oc["per_call_ns"], cal_plain_spaced(db),
+                         ref_launch(db)))
     return rows
 
 
 def launch_fit(runs):
     """Lines on the report's correction a call against what tracing added
-    (runs: [(program, added, report, untraced, calibration's untraced)]) over
-    all the runs: its mean absolute and median error, and its correlation
-    with the truth; then the median of the program's untraced launch less
-    the calibration's, per program (what the correction takes too much where
-    positive)"""
+    (runs: [(program, added, report, untraced, calibration's untraced,
+    traced less the reference runs' launch or None)]) over all the runs: its
+    mean absolute and median error, and its correlation with the truth; then
+    the median of the program's untraced launch less the calibration's, per
+    program (what the correction takes too much where positive); and, where
+    the traces have reference runs, the error against their own launch (the
+    figure the report works from: the spread between untraced runs drops
+    out)"""
     med = statistics.median
     err = [r[2] - r[1] for r in runs]
     out = [f"the report's correction a launch call against what tracing added (from outside), "
@@ -396,6 +421,15 @@ def launch_fit(runs):
             line += (f"; its untraced launch less the calibration's untraced one: "
                      f"{med(gap):+6.0f} ns (median)")
         out.append(line)
+    rr = [r for r in runs if r[5] is not None]
+    if rr:
+        err = [r[2] - r[5] for r in rr]
+        out.append(f"against the reference runs' own launch (traced from outside less theirs), "
+                   f"{len(rr)} runs: mean absolute error "
+                   f"{statistics.mean(abs(e) for e in err):.0f} ns, median error {med(err):+.0f} ns")
+        for prog in sorted({r[0] for r in rr}):
+            out.append(f"  {prog:<12} median error "
+                       f"{med(r[2] - r[5] for r in rr if r[0] == prog):+6.0f} ns")
     return out
 
 
@@ -469,10 +503,11 @@ def realprogs(a):
         if lr:
             print("launch calls timed from outside (libgs_launch_interpose.so), mean ns a call: "
                   "traced - untraced against the report's correction a call")
-            for prog, u, t, c, cu in lr:
+            for prog, u, t, c, cu, ru in lr:
                 print(f"  {prog:<12} untraced {u:7.0f} traced {t:7.0f} added {t - u:+6.0f} "
-                      f"report {c:6.0f}")
-                every_launch.setdefault(prog, []).append((t - u, c, u, cu))
+                      f"report {c:6.0f}" + (f" reference runs {ru:7.0f}" if ru else ""))
+                every_launch.setdefault(prog, []).append(
+                    (t - u, c, u, cu, t - ru if ru else None))
         tl = thread_cpu_rows(d)
         if tl:
             print("CPU of the traced processes, ms (meta thread_cpu_ns; thread count after "
