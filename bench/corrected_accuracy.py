@@ -94,12 +94,30 @@ TORCH = re.compile(r"^torch_nosync us_per_step=\S+ range_us=([0-9.]+) "
                    r"gpu_us_per_step=\S+ util_pct=([0-9.]+)", re.M)
 
 
+def refs_of(db):
+    """the untraced reference runs beside a trace (<db>.ref<K>.db, from
+    record --reference), sorted"""
+    return sorted(glob.glob(glob.escape(db[:-3] if db.endswith(".db") else db) +
+                            ".ref[0-9]*.db"))
+
+
+def meta(db, like):
+    """{key: value} of a trace's meta rows whose key is LIKE like, read
+    only; None when the file is no SQLite trace"""
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        rows = con.execute("SELECT key, value FROM meta WHERE key LIKE ?", (like,)).fetchall()
+        con.close()
+    except sqlite3.Error:
+        return None
+    return dict(rows)
+
+
 @functools.lru_cache(maxsize=None)
 def report(gs, db):
     """gapscope report --json of db, given its reference runs (the
     <db>.ref<K>.db beside it, from record --reference) where it has any"""
-    refs = sorted(glob.glob(glob.escape(db[:-3] if db.endswith(".db") else db) + ".ref[0-9]*.db"))
-    args = [a for r in refs for a in ("--reference", r)]
+    args = [a for r in refs_of(db) for a in ("--reference", r)]
     p = subprocess.run([gs, "report", "--json", *args, db], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
@@ -344,14 +362,9 @@ def torch_util(gapscope, d):
 def cal_plain_spaced(db):
     """the calibration's untraced launch after host work
     (calibration.plain_spaced_launch_ns) in a trace's meta, or None"""
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        row = con.execute("SELECT value FROM meta WHERE key = "
-                          "'calibration.plain_spaced_launch_ns'").fetchone()
-        con.close()
-    except sqlite3.Error:
-        return None
-    return int(row[0]) if row else None
+    v = (meta(db, "calibration.plain_spaced_launch_ns") or {}).get(
+        "calibration.plain_spaced_launch_ns")
+    return int(v) if v else None
 
 
 def ref_launch(db):
@@ -359,14 +372,8 @@ def ref_launch(db):
     (<db>.ref<K>.db, meta reference.launch_*, their spaced and back-to-back
     means weighted; the median over the runs), or None"""
     vals = []
-    for ref in sorted(glob.glob(glob.escape(db[:-3]) + ".ref[0-9]*.db")):
-        try:
-            con = sqlite3.connect(f"file:{ref}?mode=ro", uri=True)
-            m = dict(con.execute("SELECT key, value FROM meta WHERE key LIKE "
-                                 "'reference.launch_%'").fetchall())
-            con.close()
-        except sqlite3.Error:
-            continue
+    for ref in refs_of(db):
+        m = meta(ref, "reference.launch_%") or {}
         g = lambda k: int(m.get("reference.launch_" + k, 0) or 0)
         if g("calls"):
             vals.append((g("spaced_calls") * g("spaced_mean_ns") +
@@ -437,20 +444,16 @@ def thread_cpu(db):
     """(process ns, [(thread name, ns, threads)] largest first) from a trace's
     meta process.cpu_ns / thread_cpu_ns.<name> / thread_count.<name>
     (collectors since 2026-12-05), or None"""
-    try:
-        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        meta = dict(c.execute("SELECT key, value FROM meta WHERE key = 'process.cpu_ns' OR "
-                              "key LIKE 'thread%'").fetchall())
-        c.close()
-    except sqlite3.Error:
+    m = meta(db, "%")
+    if m is None:
         return None
-    names = [(k.split(".", 1)[1], int(v)) for k, v in meta.items()
+    names = [(k.split(".", 1)[1], int(v)) for k, v in m.items()
              if k.startswith("thread_cpu_ns.") and v.isdigit()]
     if not names:
         return None
-    pc = meta.get("process.cpu_ns", "")
+    pc = m.get("process.cpu_ns", "")
     return (int(pc) if pc.isdigit() else None,
-            sorted(((n, ns, int(meta.get(f"thread_count.{n}", "0") or 0)) for n, ns in names),
+            sorted(((n, ns, int(m.get(f"thread_count.{n}", "0") or 0)) for n, ns in names),
                    key=lambda x: -x[1]))
 
 
@@ -555,7 +558,7 @@ def ref_rows(gapscope, d):
     rows = []
     for prog, name in REF_RANGES:
         db = os.path.join(d, prog + ".db")
-        if not os.path.exists(db) or not glob.glob(glob.escape(db[:-3]) + ".ref[0-9]*.db"):
+        if not os.path.exists(db) or not refs_of(db):
             continue
         rep = report(gapscope, db)
         rg = ranges(rep).get(name) if rep else None
