@@ -175,6 +175,14 @@ const char gs_schema_sql[] =
     "  kind INTEGER NOT NULL,                  -- 1 node updated, 2 parameters set in an exec\n"
     "  node_id INTEGER,                        -- graph_nodes.node_id\n"
     "  graph_id INTEGER, exec_id INTEGER);     -- NULL when CUPTI gave none\n"
+    /* v3: the spans recorded when only the program's cudaProfilerStart ..
+     * cudaProfilerStop spans are (meta capture_range); outside them nothing
+     * is recorded and nothing may be read as idle GPU */
+    "CREATE TABLE IF NOT EXISTS capture_windows (\n"
+    "  start INTEGER NOT NULL,                 -- ns: tracing switched on (cudaProfilerStart\n"
+    "                                          -- returned)\n"
+    "  end INTEGER NOT NULL);                  -- ns: switched off (cudaProfilerStop called),\n"
+    "                                          -- or the recording's end if it never was\n"
     "CREATE TABLE IF NOT EXISTS overhead (\n"
     "  id INTEGER PRIMARY KEY,\n"
     "  kind INTEGER,                           -- CUpti_ActivityOverheadKind\n"
@@ -412,9 +420,10 @@ const struct gs_implicit_api *gs_implicit_apis(size_t *n)
 int gs_schema_table_optional(const char *name)
 {
 	static const char *const optional[] = {
-	    "events",	   "graph_node_updates",	       /* added to v1 */
-	    "graph_runs",  "stack_frames",	 "api_stacks", /* v2 */
-	    "host_ranges",				       /* added to v2 */
+	    "events",	       "graph_node_updates",		   /* added to v1 */
+	    "graph_runs",      "stack_frames",	     "api_stacks", /* v2 */
+	    "host_ranges",					   /* added to v2 */
+	    "capture_windows",					   /* v3 */
 	};
 	size_t i;
 
@@ -442,7 +451,7 @@ int gs_schema_create(sqlite3 *db)
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA application_id=%d;"
 		 "INSERT OR REPLACE INTO meta VALUES('schema_version','%d');",
-		 GS_SQLITE_APPLICATION_ID, GS_SCHEMA_VERSION);
+		 GS_SQLITE_APPLICATION_ID, GS_SCHEMA_VERSION_PLAIN);
 	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : -rc;
 }

@@ -22,8 +22,15 @@
 
 /* 2: graph_runs (graph-level recording: one row per graph launch, no kernel
  * rows for its nodes) and the call-site tables. A v1 reader would take a
- * graph-level trace's missing kernels for idle GPU, so v1 readers refuse v2. */
-#define GS_SCHEMA_VERSION 2
+ * graph-level trace's missing kernels for idle GPU, so v1 readers refuse v2.
+ * 3: capture_windows (recorded only between cudaProfilerStart and
+ * cudaProfilerStop: `record --capture-range cudaProfilerApi`). A v2 reader
+ * would take the time between windows for idle GPU, so only such traces are
+ * written as v3 (meta capture_range names the mode); the others stay v2 and
+ * older viewers keep reading them. GS_SCHEMA_VERSION is the newest one
+ * written and read. */
+#define GS_SCHEMA_VERSION 3
+#define GS_SCHEMA_VERSION_PLAIN 2	    /* a trace without capture windows */
 #define GS_SQLITE_APPLICATION_ID 0x47415053 /* "GAPS", PRAGMA application_id */
 
 /* api_calls.api */
@@ -119,8 +126,9 @@ enum gs_node_update_kind {
 extern const char gs_schema_sql[];
 extern const char gs_schema_index_sql[];
 
-/* Create the tables and write meta.schema_version. Returns 0 or a negative
- * SQLite error code. */
+/* Create the tables and write meta.schema_version (GS_SCHEMA_VERSION_PLAIN;
+ * a recording with capture windows then writes GS_SCHEMA_VERSION). Returns 0
+ * or a negative SQLite error code. */
 int gs_schema_create(sqlite3 *db);
 
 /* 1 when a trace may lack table `name`: tables added after the first traces
