@@ -87,7 +87,7 @@ gs_cli_collector_test(info_foreign_sqlite
   -- ${GS_BIN} info foreign.db)
 gs_cli_collector_test(info_newer_schema
   --rc 2 --stdout-empty
-  --stderr-exact "gapscope: v99.db: trace schema version 99 is newer than this gapscope reads (2)%3B upgrade gapscope"
+  --stderr-exact "gapscope: v99.db: trace schema version 99 is newer than this gapscope reads (3)%3B upgrade gapscope"
   -- ${GS_BIN} info v99.db)
 gs_cli_collector_test(info_bad_option
   --rc 2 --stdout-empty

@@ -45,7 +45,8 @@ static const char *const tables[] = {"meta",
 				     "graph_runs",
 				     "overhead",
 				     "stack_frames",
-				     "api_stacks"};
+				     "api_stacks",
+				     "capture_windows"};
 
 static void check_field(const char *in, size_t len, const char *want)
 {
@@ -420,6 +421,11 @@ static void test_csv_export_writes_every_table_exactly(void **state)
 	s = slurp(path);
 	assert_string_equal(s, "graph_id,from_node,to_node\r\n");
 	free(s);
+	/* the fixture was not recorded with --capture-range: no windows */
+	snprintf(path, sizeof(path), "%s/capture_windows.csv", out);
+	s = slurp(path);
+	assert_string_equal(s, "start,end\r\n");
+	free(s);
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s.csv", out, tables[i]);
@@ -450,9 +456,10 @@ static void test_csv_export_into_a_file_path_fails_cleanly(void **state)
 	rmdir(dir);
 }
 
-/* A trace written before the events and host_ranges tables existed (they
- * are optional: older traces lack them) exports every table it has, and
- * no file for the two it lacks. */
+/* A trace written before the events, host_ranges and capture_windows
+ * tables existed (they are optional: older traces lack them; a schema v2
+ * collector wrote no capture_windows) exports every table it has, and no
+ * file for the three it lacks. */
 static void test_csv_export_of_an_older_trace_skips_tables_it_lacks(void **state)
 {
 	char dir[64] = "/tmp/gs_test_csv_XXXXXX", db[128], out[160], path[256], err[256] = "";
@@ -466,7 +473,9 @@ static void test_csv_export_of_an_older_trace_skips_tables_it_lacks(void **state
 	assert_int_equal(fixture_write(db, 0), 0);
 	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
 	assert_int_equal(
-	    sqlite3_exec(raw, "DROP TABLE events; DROP TABLE host_ranges;", NULL, NULL, NULL),
+	    sqlite3_exec(raw,
+			 "DROP TABLE events; DROP TABLE host_ranges; DROP TABLE capture_windows;",
+			 NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(raw);
 	assert_int_equal(trace_open(&t, db, err, sizeof(err)), 0);
@@ -475,7 +484,8 @@ static void test_csv_export_of_an_older_trace_skips_tables_it_lacks(void **state
 	trace_close(&t);
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		int absent = !strcmp(tables[i], "events") || !strcmp(tables[i], "host_ranges");
+		int absent = !strcmp(tables[i], "events") || !strcmp(tables[i], "host_ranges") ||
+			     !strcmp(tables[i], "capture_windows");
 		snprintf(path, sizeof(path), "%s/%s.csv", out, tables[i]);
 		assert_int_equal(access(path, F_OK) == 0, !absent);
 		if (!absent) {
@@ -483,7 +493,48 @@ static void test_csv_export_of_an_older_trace_skips_tables_it_lacks(void **state
 			unlink(path);
 		}
 	}
-	assert_int_equal(nfiles, sizeof(tables) / sizeof(tables[0]) - 2);
+	assert_int_equal(nfiles, sizeof(tables) / sizeof(tables[0]) - 3);
+	assert_int_equal(rmdir(out), 0);
+	unlink(db);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* A capture trace's windows (schema v3) come out in time order whatever
+ * the rows' order in the table: the second row written, [1000000,
+ * 2000000], first. */
+static void test_csv_export_writes_capture_windows_in_time_order(void **state)
+{
+	char dir[64] = "/tmp/gs_test_csv_XXXXXX", db[128], out[160], path[256], err[256] = "";
+	struct trace t;
+	sqlite3 *raw;
+	size_t i;
+	char *s;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/cap.db", dir);
+	assert_int_equal(fixture_write(db, 0), 0);
+	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(raw,
+				      "INSERT INTO capture_windows VALUES(5000000,6000000),"
+				      "(1000000,2000000);"
+				      "INSERT OR REPLACE INTO meta VALUES('schema_version','3'),"
+				      "('capture_range','cudaProfilerApi');",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(raw);
+	assert_int_equal(trace_open(&t, db, err, sizeof(err)), 0);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	assert_int_equal(export_csv(&t, out, 0, err, sizeof(err)), 0);
+	trace_close(&t);
+	snprintf(path, sizeof(path), "%s/capture_windows.csv", out);
+	s = slurp(path);
+	assert_string_equal(s, "start,end\r\n1000000,2000000\r\n5000000,6000000\r\n");
+	free(s);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s.csv", out, tables[i]);
+		unlink(path);
+	}
 	assert_int_equal(rmdir(out), 0);
 	unlink(db);
 	assert_int_equal(rmdir(dir), 0);
@@ -498,6 +549,7 @@ int main(void)
 	    cmocka_unit_test(test_csv_export_writes_every_table_exactly),
 	    cmocka_unit_test(test_csv_export_into_a_file_path_fails_cleanly),
 	    cmocka_unit_test(test_csv_export_of_an_older_trace_skips_tables_it_lacks),
+	    cmocka_unit_test(test_csv_export_writes_capture_windows_in_time_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,9 @@ static const struct {
     {"graph_execs", "SELECT * FROM graph_execs ORDER BY exec_id"},
     {"graph_launches", "SELECT * FROM graph_launches ORDER BY id"},
     {"overhead", "SELECT * FROM overhead ORDER BY id"},
+    /* schema v3, absent from older traces (and empty unless recorded
+     * with --capture-range): in time order, as the collector writes it */
+    {"capture_windows", "SELECT * FROM capture_windows ORDER BY start, end"},
 };
 
 /* export_csv()'s flags for the fields of the export under way (one
