@@ -101,9 +101,20 @@ int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b)
 	return windows_overlap(c->sel, c->n_sel, c->has_sel, a, b);
 }
 
+/* ns of [a, b) inside the capture windows (all of it in a trace recorded
+ * whole): what a span's wall can be read as, the time between windows
+ * being unrecorded */
+int64_t capture_overlap(const struct actx *c, int64_t a, int64_t b)
+{
+	const struct gs_input *in = c->in;
+
+	return windows_overlap(in->capture_windows, in->n_capture_windows,
+			       in->capture_range != NULL, a, b);
+}
+
 int64_t gs_result_overlap(const struct gs_result *res, int64_t a, int64_t b)
 {
-	return windows_overlap(res->sel, res->n_sel, res->range_applied, a, b);
+	return windows_overlap(res->sel, res->n_sel, res->selected, a, b);
 }
 
 /* Closed-interval test: [a,b] meets some [s,e] of the selection. */
@@ -114,7 +125,7 @@ int sel_contains_op(const struct actx *c, int64_t a, int64_t b)
 
 int gs_result_selects(const struct gs_result *res, int64_t a, int64_t b)
 {
-	return !res->range_applied || windows_meet(res->sel, res->n_sel, a, b);
+	return !res->selected || windows_meet(res->sel, res->n_sel, a, b);
 }
 
 int sel_contains_point(const struct actx *c, int64_t t)
@@ -168,6 +179,61 @@ static int leading_ranges(struct gs_result *res, const int64_t *sel, size_t m)
 	return 0;
 }
 
+/* The windows of sel (n disjoint [start, end] pairs, sorted) that lie
+ * inside the capture windows of in: the parts of each in each, in
+ * place of sel's (at most n + in->n_capture_windows of them). Returns
+ * their count, or -ENOMEM. */
+static int64_t intersect_capture(const struct gs_input *in, int64_t **sel, size_t n)
+{
+	const int64_t *w = in->capture_windows;
+	size_t i = 0, k = 0, m = 0, nw = in->n_capture_windows;
+	int64_t *out = malloc(2 * (n + nw + 1) * sizeof(int64_t));
+
+	if (!out)
+		return -ENOMEM;
+	while (i < n && k < nw) {
+		int64_t s = (*sel)[2 * i] > w[2 * k] ? (*sel)[2 * i] : w[2 * k];
+		int64_t e = (*sel)[2 * i + 1] < w[2 * k + 1] ? (*sel)[2 * i + 1] : w[2 * k + 1];
+		if (e > s) {
+			out[2 * m] = s;
+			out[2 * m + 1] = e;
+			m++;
+		}
+		/* the one that ends first meets nothing after it */
+		if ((*sel)[2 * i + 1] < w[2 * k + 1])
+			i++;
+		else
+			k++;
+	}
+	free(*sel);
+	*sel = out;
+	return (int64_t)m;
+}
+
+/* The capture windows alone as the selection (a capture trace without
+ * --range): the result's own copy. 0 or -ENOMEM. */
+static int capture_selection(struct actx *c)
+{
+	const struct gs_input *in = c->in;
+	size_t n = in->n_capture_windows;
+
+	c->sel = malloc(2 * (n + 1) * sizeof(int64_t));
+	if (!c->sel)
+		return -ENOMEM;
+	if (n)
+		memcpy(c->sel, in->capture_windows, 2 * n * sizeof(int64_t));
+	c->n_sel = n;
+	c->res->sel = c->sel;
+	c->res->n_sel = n;
+	return 0;
+}
+
+/* The analysed time: the --range windows (NVTX ranges named
+ * options.range_name), the capture windows of a trace recorded with
+ * --capture-range (outside them nothing was recorded, so a gap across
+ * the time between two windows is cut at their edges like one across
+ * the end of a range), or, with both, the parts of the ranges inside
+ * capture windows. Neither: the whole trace (has_sel 0). */
 static int build_selection(struct actx *c)
 {
 	const struct gs_input *in = c->in;
@@ -176,9 +242,22 @@ static int build_selection(struct actx *c)
 	size_t i, n = 0, m = 0, skip;
 	int rc = 0;
 
+	if (in->capture_range) {
+		c->has_sel = 1;
+		c->res->selected = 1;
+		c->res->capture = 1;
+		c->res->capture_windows = in->n_capture_windows;
+		for (i = 0; i < in->n_capture_windows; i++)
+			c->res->capture_ns =
+			    gs_sat_add(c->res->capture_ns,
+				       in->capture_windows[2 * i + 1] - in->capture_windows[2 * i]);
+		if (!name)
+			return capture_selection(c);
+	}
 	if (!name)
 		return 0;
 	c->has_sel = 1;
+	c->res->selected = 1;
 	c->res->range_applied = 1;
 	if (in->strings.n) {
 		match = calloc(in->strings.n, 1);
@@ -234,6 +313,14 @@ static int build_selection(struct actx *c)
 			c->sel[2 * n + 1] = c->sel[2 * i + 1];
 			n++;
 		}
+	}
+	if (in->capture_range) {
+		int64_t k = intersect_capture(in, &c->sel, n);
+		if (k < 0) {
+			rc = (int)k;
+			goto out;
+		}
+		n = (size_t)k;
 	}
 	c->n_sel = n;
 	for (i = 0; i < n; i++)
@@ -1300,6 +1387,41 @@ struct nvtx_acc;
 static int nvtx_acc_add(const struct actx *c, struct nvtx_acc *a, const struct gs_gap *g,
 			const struct gap_cut *cut);
 
+/* In a capture trace, the cut of the parts of gap g (cut = its whole cut)
+ * inside the capture windows, into *buf: what was recorded of a gap that
+ * spans unrecorded time. The host stall rule reads it (1 ms or more of
+ * host code in a gap): 3 ms between two windows is no host code, the
+ * program was not traced then. A gap inside one window, or a trace
+ * recorded whole: cut itself. */
+static const struct gap_cut *recorded_cut(const struct actx *c, struct cg_cache *cc,
+					  const struct gs_gap *g, const struct gap_cut *cut,
+					  struct gap_cut *buf)
+{
+	const int64_t *w = c->in->capture_windows;
+	size_t n = c->in->n_capture_windows, k;
+	int j;
+
+	if (!c->in->capture_range)
+		return cut;
+	k = windows_first_after(w, n, g->start);
+	if (k < n && w[2 * k] <= g->start && w[2 * k + 1] >= g->end)
+		return cut;
+	memset(buf, 0, sizeof(*buf));
+	for (; k < n && w[2 * k] < g->end; k++) {
+		struct gap_cut pc;
+		int64_t a = w[2 * k] > g->start ? w[2 * k] : g->start;
+		int64_t b = w[2 * k + 1] < g->end ? w[2 * k + 1] : g->end;
+		if (b <= a)
+			continue;
+		gap_cut_piece(c, cc, g, a, b, &pc);
+		for (j = 0; j < GS_CAUSE_COUNT; j++)
+			buf->amt[j] += pc.amt[j];
+		buf->launch += pc.launch;
+		buf->slow += pc.slow;
+	}
+	return buf;
+}
+
 /* Add the pieces of gap g (whole [g->start, g->end), cut = its cut) that
  * lie in the selection to tl, and to the device's gap list when gaps/cap
  * != NULL (those that keep lets through, when keep != NULL); a piece's
@@ -1310,6 +1432,7 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		   const struct gs_gap *g, const struct gap_cut *cut, struct gs_gap **gaps,
 		   size_t *n, size_t *cap, struct gap_keep *keep, int attr, struct nvtx_acc *acc)
 {
+	struct gap_cut rec;
 	size_t k;
 	int stall_counted = 0;
 
@@ -1333,6 +1456,7 @@ static int add_gap(const struct actx *c, struct cg_cache *cc, struct gs_timeline
 		}
 		return 0;
 	}
+	cut = recorded_cut(c, cc, g, cut, &rec);
 	for (k = sel_first_after(c, g->start); k < c->n_sel && c->sel[2 * k] < g->end; k++) {
 		struct gs_gap piece = *g;
 		struct gap_cut pc;

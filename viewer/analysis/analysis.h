@@ -292,6 +292,20 @@ struct gs_input {
 	const struct gs_capture *stalls;
 	size_t n_stalls;
 	struct gs_calibration cal; /* the collector's measured cost, have = 0 if none */
+	/* record --capture-range (schema v3): the program was traced only
+	 * inside these windows; outside them nothing was recorded, which is
+	 * not idle GPU. The analysis reads only the time inside them. */
+	const char *capture_range;	/* meta capture_range (the mode: "cudaProfilerApi"),
+					   NULL: the whole run was recorded */
+	const int64_t *capture_windows; /* n_capture_windows disjoint [start, end]
+					   pairs, ns, sorted (rows merged where they
+					   overlapped); none with capture_range set:
+					   nothing was recorded */
+	size_t n_capture_windows;
+	uint64_t capture_damaged; /* capture_windows rows skipped: a NULL or
+				     non-integer time, or end < start */
+	uint64_t capture_dropped; /* meta capture.windows_dropped: windows past the
+				     collector's cap, merged into its last one */
 };
 
 /* Name-based classification of an API call (GS_APIF_* bits incl.
@@ -615,7 +629,8 @@ struct gs_kernel_stat {
 struct gs_nvtx_stat {
 	uint32_t text_id;  /* strings id */
 	uint64_t count;	   /* ranges with this text */
-	int64_t wall;	   /* ns, sum of range durations */
+	int64_t wall;	   /* ns, sum of range durations (in a capture trace,
+			      of their parts inside the capture windows) */
 	int64_t gpu_busy;  /* ns, time inside them when at least one GPU was busy */
 	double busy_share; /* gpu_busy / wall */
 };
@@ -661,7 +676,8 @@ struct gs_result {
 				   out (options.range_skip; fewer when there
 				   were fewer) */
 	const char *range_name; /* options.range_name (borrowed), NULL: none */
-	int64_t range_total;	/* ns, length of their union */
+	int64_t range_total;	/* ns, length of their union (in a capture trace, of
+				   its parts inside the capture windows) */
 	/* The selection's leading ranges that each took GS_LEAD_FACTOR times
 	 * the median range or more, where they hold GS_LEAD_SHARE of the
 	 * ranges' walls or more (a training loop's first step, 487 ms of
@@ -672,9 +688,19 @@ struct gs_result {
 	int64_t range_lead_ns;	 /* ns, their walls summed */
 	int64_t range_median_ns; /* ns, the median wall of the selected ranges */
 	int64_t range_walls_ns;	 /* ns, the selected ranges' walls summed */
-	int64_t *sel;		/* their union: n_sel disjoint [start, end] pairs,
-				   sorted (NULL when no range applies) */
+	int64_t *sel;		 /* the analysed time: n_sel disjoint [start, end]
+				    pairs, sorted: the ranges' union, the capture
+				    windows, or the ranges' parts inside capture
+				    windows (NULL when neither applies) */
 	size_t n_sel;
+	int selected; /* 1: sel limits the analysed time (range_applied,
+			 capture, or both); 0: the whole trace */
+	/* record --capture-range (gs_input.capture_range): only the capture
+	 * windows were recorded and only they are analysed; with --range,
+	 * range_total is the ranges' length inside them */
+	int capture;		  /* 1: a capture trace */
+	uint64_t capture_windows; /* how many windows (overlapping rows merged) */
+	int64_t capture_ns;	  /* ns, their lengths summed */
 
 	struct gs_device_result *devices; /* by device ordinal */
 	size_t n_devices;
@@ -836,9 +862,10 @@ void big_hint(void *p, size_t bytes);
 
 /* Index in in->sites of the call with correlation id corr, or GS_NONE. */
 uint32_t gs_site_of(const struct gs_input *in, uint32_t corr);
-/* 1 when [a, b] meets the selection (always without --range). */
+/* 1 when [a, b] meets the selection (--range and capture windows; always
+ * without either). */
 int gs_result_selects(const struct gs_result *res, int64_t a, int64_t b);
-/* ns of [a, b) inside the --range selection (b - a without one) */
+/* ns of [a, b) inside the selection (b - a without one) */
 int64_t gs_result_overlap(const struct gs_result *res, int64_t a, int64_t b);
 /* The site reference of that call, or NULL. */
 const struct gs_site_ref *gs_site_ref_of(const struct gs_input *in, uint32_t corr);

@@ -180,6 +180,7 @@ struct actx {
 int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b);
 int sel_contains_op(const struct actx *c, int64_t a, int64_t b);
 int sel_contains_point(const struct actx *c, int64_t t);
+int64_t capture_overlap(const struct actx *c, int64_t a, int64_t b);
 #define CG_NVTX 0x1	   /* find the gap's NVTX range (device view keeps it) */
 #define CG_STREAM_VIEW 0x2 /* per-stream rules: a wait on another stream counts */
 /* Where the last lookups of a caller landed in the stabbing indexes

@@ -601,7 +601,9 @@ int stats_nvtx(struct actx *c)
 			continue;
 		s = &res->nvtx[slot[r->text_id]];
 		s->count++;
-		s->wall = gs_sat_add(s->wall, r->end - r->start);
+		/* in a capture trace, the part recorded: the time between
+		 * capture windows is neither busy nor idle */
+		s->wall = gs_sat_add(s->wall, capture_overlap(c, r->start, r->end));
 		s->gpu_busy = gs_sat_add(s->gpu_busy, f[2 * m + 1] - f[2 * m]);
 		m++;
 	}

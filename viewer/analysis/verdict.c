@@ -245,6 +245,26 @@ static int64_t covered(const struct span *v, size_t n, int64_t first, int64_t la
 	return sum;
 }
 
+/* covered() over the analysed part of [first, last]: in a capture trace
+ * only the capture windows (res->sel) were recorded, and the time between
+ * them is neither inside nor outside a range. */
+static int64_t covered_sel(const struct gs_result *res, const struct span *v, size_t n,
+			   int64_t first, int64_t last)
+{
+	int64_t sum = 0;
+	size_t k;
+
+	if (!res->selected)
+		return covered(v, n, first, last);
+	for (k = 0; k < res->n_sel; k++) {
+		int64_t a = res->sel[2 * k] > first ? res->sel[2 * k] : first;
+		int64_t b = res->sel[2 * k + 1] < last ? res->sel[2 * k + 1] : last;
+		if (b > a)
+			sum = gs_sat_add(sum, covered(v, n, a, b));
+	}
+	return sum;
+}
+
 /* Bytes of `t` that name its numbered family (torch.profiler's
  * ProfilerStep#12: "ProfilerStep#"), the '#' included: a '#' followed by
  * 1-18 digits that end the text, as gs_name_matches reads "Stem#*"; 0 for
@@ -295,7 +315,8 @@ static int names_range(const struct gs_verdict *v, const struct gs_strings *st, 
 	return family_len(t) == len && !memcmp(t, stem, len);
 }
 
-/* v->outside_*, v->range_*: how much of the whole-trace window lies
+/* v->outside_*, v->range_*: how much of the whole-trace window (in a capture
+ * trace, its part inside the capture windows) lies
  * outside every NVTX range, and the range text (or numbered family) with
  * the most wall, which --range reports alone. Out of memory: nothing. */
 static void outside_ranges(const struct gs_result *res, struct gs_verdict *v)
@@ -368,9 +389,9 @@ static void outside_ranges(const struct gs_result *res, struct gs_verdict *v)
 	qsort(mine, n_mine, sizeof(*mine), cmp_span);
 	for (i = 0; i < res->n_devices; i++) {
 		const struct gs_timeline *tl = &res->devices[i].tl;
-		inside = gs_sat_add(inside, covered(all, n, tl->first, tl->last));
-		v->range_inside_ns =
-		    gs_sat_add(v->range_inside_ns, covered(mine, n_mine, tl->first, tl->last));
+		inside = gs_sat_add(inside, covered_sel(res, all, n, tl->first, tl->last));
+		v->range_inside_ns = gs_sat_add(
+		    v->range_inside_ns, covered_sel(res, mine, n_mine, tl->first, tl->last));
 	}
 	v->outside_ns = v->window > inside ? v->window - inside : 0;
 	v->outside_note =

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h" /* gap_dur */
 #include "term.h"
 #include "trace_load.h"
 
@@ -227,6 +228,42 @@ const char *gs_cli_no_ops_text(struct trace *t, char *buf, size_t n)
 			 "was the program's CUDA work recorded?");
 	free(act);
 	return buf;
+}
+
+const char *gs_cli_nothing_text(struct trace *t, const struct gs_input *in, char *buf, size_t n)
+{
+	char len[32];
+	int64_t captured = 0;
+	size_t i;
+
+	if (in->capture_range && !in->n_capture_windows) {
+		/* the mode is the trace's bytes: named only when it is the
+		 * one gapscope records */
+		if (!strcmp(in->capture_range, "cudaProfilerApi"))
+			snprintf(buf, n,
+				 "the program never called cudaProfilerStart: nothing was recorded "
+				 "(recorded with --capture-range cudaProfilerApi)");
+		else
+			snprintf(buf, n,
+				 "no capture window in this trace: nothing was recorded "
+				 "(recorded with a --capture-range)");
+		return buf;
+	}
+	if (in->n_ops)
+		return NULL;
+	if (in->capture_range) {
+		for (i = 0; i < in->n_capture_windows; i++)
+			captured = gs_sat_add(captured, in->capture_windows[2 * i + 1] -
+							    in->capture_windows[2 * i]);
+		gap_dur(len, sizeof(len), captured);
+		snprintf(buf, n,
+			 "no GPU activity inside the %zu capture window%s (%s in all; "
+			 "recorded with --capture-range): the program's GPU work ran outside "
+			 "them, where nothing is recorded",
+			 in->n_capture_windows, in->n_capture_windows == 1 ? "" : "s", len);
+		return buf;
+	}
+	return gs_cli_no_ops_text(t, buf, n);
 }
 
 int gs_cli_output_is_foreign(const char *path)

@@ -93,4 +93,12 @@ int gs_cli_parse_skip(const char *verb, const char *arg, uint64_t *out);
  * trace asks whether the program's CUDA work was recorded. Returns buf. */
 const char *gs_cli_no_ops_text(struct trace *t, char *buf, size_t n);
 
+struct gs_input;
+/* Why a loaded trace holds nothing to analyse, into buf (n bytes), or NULL
+ * when it does: a trace recorded with --capture-range whose program never
+ * opened a capture window (nothing was recorded: said so, not taken for
+ * an empty trace), a capture trace whose windows hold no GPU activity, or
+ * gs_cli_no_ops_text()'s reasons. */
+const char *gs_cli_nothing_text(struct trace *t, const struct gs_input *in, char *buf, size_t n);
+
 #endif

@@ -133,6 +133,78 @@ static void info_print_kv(const char *title, const struct info_kv *kv, size_t n)
 		printf("  %-24s %s\n", kv[i].key, kv[i].value);
 }
 
+/* a + b for a, b >= 0, held at 2^63 - 1 */
+static int64_t info_sat_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* ns of [a, b) inside the capture windows (rows in start order, merged
+ * here where they overlap) */
+static int64_t info_captured(const struct info *in, int64_t a, int64_t b)
+{
+	int64_t sum = 0, s = 0, e = 0;
+	size_t i;
+
+	for (i = 0; i <= in->ncapture; i++) {
+		if (i < in->ncapture && i > 0 && in->capture[i].start <= e) {
+			if (in->capture[i].end > e)
+				e = in->capture[i].end;
+			continue;
+		}
+		if (i > 0) {
+			int64_t x = s > a ? s : a, y = e < b ? e : b;
+			if (y > x)
+				sum = info_sat_add(sum, y - x);
+		}
+		if (i < in->ncapture) {
+			s = in->capture[i].start;
+			e = in->capture[i].end;
+		}
+	}
+	return sum;
+}
+
+/* The windows printed one a line at most; the rest are summed up. */
+#define INFO_CAPTURE_LINES 20
+
+/* A capture trace (record --capture-range): the mode, its windows and
+ * their total; outside them nothing was recorded. */
+static void info_print_capture(const struct info *in)
+{
+	int64_t total = 0;
+	char d[32];
+	size_t i;
+
+	total = info_captured(in, 0, INT64_MAX); /* rows that overlap count once */
+	info_fmt_duration(total, d, sizeof(d));
+	if (!in->ncapture)
+		printf("%-17s %s: no window: %s\n", "capture range", in->capture_range,
+		       !strcmp(in->capture_range, "cudaProfilerApi")
+			   ? "the program never called cudaProfilerStart, nothing was recorded"
+			   : "nothing was recorded");
+	else
+		printf("%-17s %s: %zu window%s, %s in all; only they were recorded\n",
+		       "capture range", in->capture_range, in->ncapture,
+		       in->ncapture == 1 ? "" : "s", d);
+	for (i = 0; i < in->ncapture && i < INFO_CAPTURE_LINES; i++) {
+		const struct info_span *w = &in->capture[i];
+		info_fmt_duration(w->end - w->start, d, sizeof(d));
+		printf("%-17s %zu: %s (%" PRId64 " ns, start %" PRId64 " .. end %" PRId64 ")\n",
+		       "capture window", i + 1, d, w->end - w->start, w->start, w->end);
+	}
+	if (in->ncapture > INFO_CAPTURE_LINES)
+		printf("%-17s %zu more (info --json lists every one)\n", "capture window",
+		       in->ncapture - INFO_CAPTURE_LINES);
+	if (in->capture_dropped)
+		printf("%-17s %s windows past the collector's cap, merged into the last\n",
+		       "capture dropped", in->capture_dropped);
+	if (in->capture_damaged)
+		printf("%-17s %" PRId64 " damaged capture_windows row%s skipped (NULL time or end "
+		       "before start)\n",
+		       "capture damaged", in->capture_damaged, in->capture_damaged == 1 ? "" : "s");
+}
+
 static void info_print_text(const struct info *in, const char *path_clean)
 {
 	int64_t start, stop, dropped;
@@ -190,10 +262,17 @@ static void info_print_text(const struct info *in, const char *path_clean)
 			snprintf(dev, sizeof(dev), "device %" PRId64, w->device);
 		info_fmt_duration(w->end - w->start, d, sizeof(d));
 		printf("%-17s %s: %s (%" PRId64 " ns, first op start %" PRId64
-		       " .. last op end %" PRId64 ", %" PRId64 " GPU op%s)\n",
+		       " .. last op end %" PRId64 ", %" PRId64 " GPU op%s",
 		       "GPU window", dev, d, w->end - w->start, w->start, w->end, w->ops,
 		       w->ops == 1 ? "" : "s");
+		if (in->capture_range) { /* the rest was not recorded */
+			info_fmt_duration(info_captured(in, w->start, w->end), d, sizeof(d));
+			printf("; %s of it inside the capture windows", d);
+		}
+		fputs(")\n", stdout);
 	}
+	if (in->capture_range)
+		info_print_capture(in);
 	printf("%-17s %s\n", "finalized",
 	       in->t.recording	       ? "no: being recorded"
 	       : info_is_finalized(in) ? "yes"
@@ -311,6 +390,35 @@ static json_t *info_jint_or_null(const char *s)
 	return info_int(s, &v) ? json_integer(v) : json_null();
 }
 
+/* "capture": null, or the mode, its windows (as recorded, in time order)
+ * and what was dropped or skipped */
+static json_t *info_json_capture(const struct info *in)
+{
+	json_t *o, *a;
+	int64_t total = 0;
+	size_t i;
+
+	if (!in->capture_range)
+		return json_null();
+	a = json_array();
+	for (i = 0; i < in->ncapture; i++) {
+		const struct info_span *w = &in->capture[i];
+		json_t *x =
+		    json_pack("{sI sI sI}", "start_ns", (json_int_t)w->start, "end_ns",
+			      (json_int_t)w->end, "duration_ns", (json_int_t)(w->end - w->start));
+		if (x)
+			json_array_append_new(a, x);
+	}
+	total = info_captured(in, 0, INT64_MAX);
+	o = json_object();
+	json_object_set_new(o, "range", info_jstr(in->capture_range));
+	json_object_set_new(o, "windows", a);
+	json_object_set_new(o, "captured_ns", json_integer(total));
+	json_object_set_new(o, "windows_dropped", info_jint_or_null(in->capture_dropped));
+	json_object_set_new(o, "damaged_rows_skipped", json_integer(in->capture_damaged));
+	return o;
+}
+
 static int info_print_json(const struct info *in, const char *path_clean)
 {
 	json_t *o = json_object(), *a, *x;
@@ -360,6 +468,7 @@ static int info_print_json(const struct info *in, const char *path_clean)
 			json_array_append_new(a, x);
 	}
 	json_object_set_new(o, "gpu_windows", a);
+	json_object_set_new(o, "capture", info_json_capture(in));
 	json_object_set_new(o, "finalized", json_boolean(info_is_finalized(in)));
 	json_object_set_new(o, "being_recorded", json_boolean(in->t.recording));
 	json_object_set_new(o, "dropped_records", info_jint_or_null(in->dropped));

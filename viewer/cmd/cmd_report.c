@@ -395,8 +395,8 @@ int cmd_report(int argc, char **argv)
 		trace_close(&t);
 		return GS_EXIT_BAD_INPUT;
 	}
-	if (in.n_ops == 0) {
-		gs_error(path, "%s", gs_cli_no_ops_text(&t, err, sizeof(err)));
+	if (gs_cli_nothing_text(&t, &in, err, sizeof(err))) {
+		gs_error(path, "%s", err);
 		trace_input_free(&in);
 		trace_close(&t);
 		return GS_EXIT_BAD_INPUT;

@@ -113,7 +113,7 @@ static int analyse(struct html_loaded *r, const char *path, const struct gs_opti
 
 int html_load(struct html_loaded *r, const char *path, const struct gs_options *opt)
 {
-	char err[512];
+	char err[512], why[512];
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -129,9 +129,8 @@ int html_load(struct html_loaded *r, const char *path, const struct gs_options *
 		return GS_EXIT_BAD_INPUT;
 	}
 	r->state = 2;
-	if (r->in.n_ops == 0) {
-		char why[512];
-		gs_error(path, "%s", gs_cli_no_ops_text(&r->t, why, sizeof(why)));
+	if (gs_cli_nothing_text(&r->t, &r->in, why, sizeof(why))) {
+		gs_error(path, "%s", why);
 		html_unload(r);
 		return GS_EXIT_BAD_INPUT;
 	}

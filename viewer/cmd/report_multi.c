@@ -100,8 +100,7 @@ static void load_one(struct job *j, const struct pool *p, FILE *spool)
 		j->rc = GS_EXIT_BAD_INPUT;
 		goto out;
 	}
-	if (in.n_ops == 0) {
-		gs_cli_no_ops_text(&tr, j->err, sizeof(j->err));
+	if (gs_cli_nothing_text(&tr, &in, j->err, sizeof(j->err))) {
 		j->rc = GS_EXIT_BAD_INPUT;
 		goto out;
 	}

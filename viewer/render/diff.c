@@ -50,10 +50,15 @@ void run_totals_compute(const struct gs_result *res, struct run_totals *t)
 		}
 		t->launch_calls = gs_sat_add(t->launch_calls, tl->launch_calls);
 	}
-	t->wall = any ? last - first : 0;
+	/* in a capture trace, the GPU span's part inside the capture
+	 * windows: the time between them was not recorded */
+	t->wall = any ? gs_result_overlap(res, first, last) : 0;
 	t->range_applied = res->range_applied;
 	t->range_matches = res->range_matches;
 	t->range_total = res->range_total;
+	t->capture = res->capture;
+	t->capture_windows = res->capture_windows;
+	t->capture_ns = res->capture_ns;
 	/* The GPU span of a whole trace includes every other phase; what a
 	 * phase took is the length of its ranges. */
 	if (res->range_applied)
@@ -354,7 +359,8 @@ static void put_name(FILE *f, const char *str, size_t max)
 		fputs("...", f);
 }
 
-/* "before: run.db, NVTX range "x": 3 ranges, 1.2 ms in all" */
+/* "before: run.db, NVTX range "x": 3 ranges, 1.2 ms in all", and for a
+ * capture trace "capture windows: 2, 2.000 ms in all" */
 static void put_side(FILE *f, const char *role, const struct diff_side *s,
 		     const struct run_totals *t)
 {
@@ -362,8 +368,13 @@ static void put_side(FILE *f, const char *role, const struct diff_side *s,
 
 	fprintf(f, "  %-7s ", role);
 	put_name(f, s->path, 200);
+	if (t->capture) {
+		fmt_ns(len, sizeof(len), (double)t->capture_ns);
+		fprintf(f, ", capture windows: %llu, %s in all (only they were recorded)",
+			(unsigned long long)t->capture_windows, len);
+	}
 	if (!s->range) {
-		fputs(", whole trace\n", f);
+		fputs(t->capture ? "\n" : ", whole trace\n", f);
 		return;
 	}
 	fmt_ns(len, sizeof(len), (double)t->range_total);
@@ -380,7 +391,7 @@ void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_sid
 	const char *wall_label = "wall time (GPU span)";
 	size_t i, c;
 
-	if (!side[0].range && !side[1].range) {
+	if (!side[0].range && !side[1].range && !b->capture && !a->capture) {
 		fputs("gapscope diff: before = ", f);
 		put_name(f, side[0].path, 200);
 		fputs(", after = ", f);
@@ -392,12 +403,16 @@ void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_sid
 		put_side(f, "after:", &side[1], a);
 		if (side[0].range && side[1].range) {
 			wall_label = "wall time (selected ranges)";
-		} else {
+		} else if (side[0].range || side[1].range) {
 			wall_label = "wall time";
 			fputs("  (wall time: the ranges' length where a range is selected, else "
 			      "the GPU span)\n",
 			      f);
 		}
+		if (b->capture || a->capture)
+			fputs("  (in a capture trace every figure counts only the time inside its "
+			      "capture windows)\n",
+			      f);
 	}
 	fprintf(f, "\n  %-28s %12s %12s %12s %9s\n", "", "before", "after", "change", "rel");
 	row(f, wall_label, (double)b->wall, (double)a->wall, 0);
@@ -551,6 +566,10 @@ int diff_write_json(FILE *f, const struct diff_result *d, const struct diff_side
 	json_object_set_new(root, "after_range", side[1].range ? jstr(side[1].range) : json_null());
 	json_object_set_new(tot, "selected_ranges",
 			    pair_int((int64_t)b->range_matches, (int64_t)a->range_matches));
+	/* a capture trace's windows (0 and 0 for a trace recorded whole) */
+	json_object_set_new(tot, "capture_windows",
+			    pair_int((int64_t)b->capture_windows, (int64_t)a->capture_windows));
+	json_object_set_new(tot, "captured_ns", pair_int(b->capture_ns, a->capture_ns));
 	json_object_set_new(tot, "wall_ns", pair_int(b->wall, a->wall));
 	json_object_set_new(tot, "window_ns", pair_int(b->window, a->window));
 	json_object_set_new(tot, "busy_ns", pair_int(b->busy, a->busy));

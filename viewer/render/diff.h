@@ -23,12 +23,16 @@
 /* One run's totals over all its devices. */
 struct run_totals {
 	int64_t wall;			       /* ns, first GPU op start to last GPU op end,
-						  over all devices (0 if no ops); with a
+						  over all devices (0 if no ops; in a capture
+						  trace, the part inside its windows); with a
 						  --range selection the selection's length
 						  (range_total) */
 	int range_applied;		       /* 1: the run was analysed with --range */
 	uint64_t range_matches;		       /* NVTX ranges selected */
 	int64_t range_total;		       /* ns, length of their union */
+	int capture;			       /* 1: a capture trace (gs_result.capture) */
+	uint64_t capture_windows;	       /* its capture windows */
+	int64_t capture_ns;		       /* ns, their lengths summed */
 	int64_t window;			       /* ns, sum of the devices' windows */
 	int64_t busy;			       /* ns, sum of the devices' busy time */
 	int64_t idle;			       /* ns, window - busy */

@@ -377,7 +377,11 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 
 	fputs("<div class=\"cards\">\n", f);
 	fmt_ns(v, sizeof(v), tot->wall);
-	card(f, tot->range_applied ? "Selected time" : "GPU window", v);
+	card(f,
+	     tot->range_applied ? "Selected time"
+	     : tot->capture	? "GPU window (captured)"
+				: "GPU window",
+	     v);
 	if (before)
 		card_change(f, (double)before->wall, (double)tot->wall, 1, 0);
 	fprintf(f, "<div class=\"d\">%" PRIu64 " GPU ops</div></div>\n", tot->ops);
@@ -641,6 +645,25 @@ static void write_run_header(FILE *f, const struct html_run *r, const char *role
 		fprintf(f, "%s: ", role);
 	put_run_label(f, r);
 	fputs("</h2>\n<p class=\"meta\">", f);
+	if (r->res->capture) {
+		/* record --capture-range: the time between the windows was
+		 * not recorded, and no figure here counts it */
+		if (!strcmp(r->in->capture_range, "cudaProfilerApi")) {
+			fputs("<span class=\"capture\">capture: only the program\xE2\x80\x99s "
+			      "cudaProfilerStart..cudaProfilerStop spans were recorded",
+			      f);
+		} else {
+			fputs("<span class=\"capture\">capture: only the spans of "
+			      "--capture-range ",
+			      f);
+			html_escape(f, r->in->capture_range);
+			fputs(" were recorded", f);
+		}
+		fprintf(f, ": %" PRIu64 " window%s, ", r->res->capture_windows,
+			r->res->capture_windows == 1 ? "" : "s");
+		put_ns(f, r->res->capture_ns);
+		fputs(" in all; time outside them is not analysed</span><br>", f);
+	}
 	if (r->range) {
 		fputs("selection: NVTX range \xE2\x80\x9C", f);
 		html_escape(f, r->range);

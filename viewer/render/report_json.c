@@ -301,6 +301,19 @@ static int j_begin(struct report_ctx *r)
 		sel = json_null();
 	}
 	json_object_set_new(s->root, "selection", sel);
+	/* record --capture-range: only these windows were recorded and read */
+	if (res->capture) {
+		json_t *cap = json_object();
+		json_object_set_new(cap, "range", render_json_str(r->in->capture_range));
+		json_object_set_new(cap, "windows", jint((int64_t)res->capture_windows));
+		json_object_set_new(cap, "captured_ns", jint(res->capture_ns));
+		json_object_set_new(cap, "windows_dropped", jint((int64_t)r->in->capture_dropped));
+		json_object_set_new(cap, "damaged_rows_skipped",
+				    jint((int64_t)r->in->capture_damaged));
+		json_object_set_new(s->root, "capture", cap);
+	} else {
+		json_object_set_new(s->root, "capture", json_null());
+	}
 	ins = json_object();
 	json_object_set_new(ins, "kernels_instrumented",
 			    res->instrumented < 0 ? json_null() : json_boolean(res->instrumented));

@@ -86,6 +86,43 @@ static void capture_note(struct report_ctx *r)
 	fputs("--no-callsites records none\n", r->out);
 }
 
+/* A trace recorded with --capture-range: one line saying that only the
+ * capture windows were recorded and that the time between them is not
+ * read (as idle GPU or anything else); a note each on what the collector
+ * dropped and on the damaged rows the reader skipped. */
+static void capture_line(struct report_ctx *r)
+{
+	const struct gs_result *res = r->res;
+	FILE *f = r->out;
+
+	if (!strcmp(r->in->capture_range, "cudaProfilerApi")) {
+		fputs("capture: only the program's cudaProfilerStart..cudaProfilerStop spans were "
+		      "recorded",
+		      f);
+	} else {
+		fputs("capture: only the spans of --capture-range ", f);
+		put_escaped(f, r->in->capture_range);
+		fputs(" were recorded", f);
+	}
+	fprintf(f, ": %llu window%s, %s in all; time outside them is not analysed",
+		(unsigned long long)res->capture_windows, res->capture_windows == 1 ? "" : "s",
+		D(res->capture_ns));
+	fputc('\n', f);
+	if (r->in->capture_dropped)
+		fprintf(f,
+			"note: %llu more capture window%s past the collector's cap %s merged "
+			"into the last one (meta capture.windows_dropped)\n",
+			(unsigned long long)r->in->capture_dropped,
+			r->in->capture_dropped == 1 ? "" : "s",
+			r->in->capture_dropped == 1 ? "was" : "were");
+	if (r->in->capture_damaged)
+		fprintf(f,
+			"note: %llu damaged capture_windows row%s skipped (a NULL time or end "
+			"before start)\n",
+			(unsigned long long)r->in->capture_damaged,
+			r->in->capture_damaged == 1 ? "" : "s");
+}
+
 /* the text back end's state (t_end says why it writes to memory first) */
 struct tstate {
 	FILE *real;  /* where the report goes */
@@ -117,6 +154,8 @@ static int t_begin(struct report_ctx *r)
 	fprintf(f, "gapscope report: ");
 	put_escaped(f, r->path);
 	fputc('\n', f);
+	if (res->capture)
+		capture_line(r);
 	if (res->range_applied) {
 		fprintf(f, "selection: NVTX ranges named \"");
 		put_escaped(f, r->opt->range_name);
@@ -128,10 +167,11 @@ static int t_begin(struct report_ctx *r)
 		if (res->range_skipped)
 			fprintf(f, ", the first %llu left out (--skip)",
 				(unsigned long long)res->range_skipped);
-		fprintf(f, ": %llu range%s, %s in all\n", (unsigned long long)res->range_matches,
-			res->range_matches == 1 ? "" : "s", D(res->range_total));
+		fprintf(f, ": %llu range%s, %s in all%s\n", (unsigned long long)res->range_matches,
+			res->range_matches == 1 ? "" : "s", D(res->range_total),
+			res->capture ? " inside the capture windows" : "");
 	} else {
-		fprintf(f, "selection: whole trace\n");
+		fprintf(f, "selection: %s\n", res->capture ? "the capture windows" : "whole trace");
 	}
 	if (res->instrumented != 0) {
 		fprintf(f,

@@ -362,6 +362,58 @@ static void info_load_rows(struct info *in)
 	}
 }
 
+/* A capture trace's windows (record --capture-range, schema v3), read
+ * only when meta capture_range names the mode: the table is empty in the
+ * others. A time outside [0, TRACE_TIME_MAX] is named as the other verbs
+ * name it. */
+static void info_load_capture(struct info *in)
+{
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc;
+
+	in->capture_range = info_meta(in, "capture_range");
+	if (in->capture_range && !*in->capture_range) {
+		free(in->capture_range);
+		in->capture_range = NULL;
+	}
+	if (!in->capture_range)
+		return;
+	in->capture_dropped = info_meta(in, "capture.windows_dropped");
+	if (!trace_db_has_table(in->t.db, "capture_windows"))
+		return;
+	if (info_prepare(in,
+			 "SELECT start, end, typeof(start) = 'integer' AND typeof(end) = 'integer' "
+			 "FROM capture_windows ORDER BY start, end",
+			 &st) < 0)
+		return;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_int(st, 2) && (!TRACE_TIME_OK(a) || !TRACE_TIME_OK(b))) {
+			if (!in->damaged[0])
+				trace_time_error(in->t.db, "capture_windows", "start", "end",
+						 in->damaged, sizeof(in->damaged));
+			break;
+		}
+		if (!sqlite3_column_int(st, 2) || b < a) {
+			in->capture_damaged++;
+			continue;
+		}
+		if (in->ncapture == cap) {
+			struct info_span *g;
+			cap = cap ? 2 * cap : 8;
+			g = realloc(in->capture, cap * sizeof(*g));
+			if (!g)
+				break;
+			in->capture = g;
+		}
+		in->capture[in->ncapture].start = a;
+		in->capture[in->ncapture].end = b;
+		in->ncapture++;
+	}
+	info_finish(in, st, rc == SQLITE_ROW ? SQLITE_DONE : rc);
+}
+
 static void info_free_kv(struct info_kv *kv, size_t n)
 {
 	size_t i;
@@ -399,6 +451,9 @@ void info_free(struct info *in)
 	info_free_kv(in->imported, in->nimported);
 	info_free_kv(in->calibration, in->ncalibration);
 	info_free_kv(in->reference, in->nreference);
+	free(in->capture_range);
+	free(in->capture);
+	free(in->capture_dropped);
 	free(in->process_cpu_ns);
 	info_free_kv(in->thread_cpu, in->nthread_cpu);
 	info_free_kv(in->thread_count, in->nthread_count);
@@ -431,6 +486,7 @@ int info_load(struct info *in)
 	info_load_devices(in);
 	info_load_windows(in);
 	info_load_rows(in);
+	info_load_capture(in);
 	if (in->failed && trace_too_long(&in->t, in->damaged, sizeof(in->damaged))) {
 		in->failed = 0; /* not damage SQLite found: a query was stopped */
 		return -1;

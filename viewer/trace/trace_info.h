@@ -37,6 +37,11 @@ struct info_window {
 	int64_t ops;	/* GPU ops in the window */
 };
 
+struct info_span {
+	int64_t start; /* ns */
+	int64_t end;   /* ns */
+};
+
 struct info_kv {
 	char *key;   /* without the config./warning. prefix, cleaned */
 	char *value; /* cleaned */
@@ -81,6 +86,15 @@ struct info {
 	char *process_cpu_ns;
 	struct info_kv *thread_cpu, *thread_count;
 	size_t nthread_cpu, nthread_count;
+	/* record --capture-range (schema v3): the mode (meta capture_range,
+	 * cleaned; NULL: the whole run was recorded) and the capture_windows
+	 * rows in time order, as recorded (damaged rows, with a NULL or
+	 * non-integer time or end < start, only counted) */
+	char *capture_range;
+	struct info_span *capture;
+	size_t ncapture;
+	int64_t capture_damaged;
+	char *capture_dropped; /* meta capture.windows_dropped, NULL: none */
 };
 
 /* Read everything into `in`, whose t was opened by trace_open(). Returns 0,

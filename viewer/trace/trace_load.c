@@ -875,6 +875,87 @@ fail:
 	return -1;
 }
 
+/* Schema v3: a trace recorded with --capture-range names its mode in meta
+ * capture_range and holds the spans tracing was on in capture_windows
+ * (outside them nothing was recorded: that time must not read as idle
+ * GPU). A trace without the meta key was recorded whole: its windows, if
+ * any, mean nothing and are not read. The windows come out sorted and
+ * merged where they overlap or touch, as [start, end] pairs. A row with
+ * a NULL or non-integer time, or end < start, says nothing about when
+ * tracing was on: it is skipped and counted (the report says so); a time
+ * outside [0, TRACE_TIME_MAX] is damage, refused as in every other table. */
+static int load_capture_windows(struct trace *t, struct gs_input *in, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *w = NULL;
+	size_t n = 0, cap = 0;
+	char *dropped;
+	int rc;
+
+	in->capture_range = trace_meta(t, "capture_range");
+	if (in->capture_range && !*in->capture_range) {
+		free((void *)in->capture_range);
+		in->capture_range = NULL;
+	}
+	if (!in->capture_range)
+		return 0;
+	dropped = trace_meta(t, "capture.windows_dropped");
+	if (dropped) {
+		char *end = NULL;
+		long long x = strtoll(dropped, &end, 10);
+		in->capture_dropped = end != dropped && *end == '\0' && x > 0 ? (uint64_t)x : 0;
+		free(dropped);
+	}
+	if (!trace_db_has_table(t->db, "capture_windows"))
+		return 0;
+	/* typeof(), not the value: sqlite3_column_int64 reads NULL as 0 */
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT start, end, typeof(start) = 'integer' AND typeof(end) = "
+			       "'integer' FROM capture_windows ORDER BY start, end",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_int(st, 2) && (!TRACE_TIME_OK(a) || !TRACE_TIME_OK(b))) {
+			sqlite3_finalize(st);
+			free(w);
+			trace_time_error(t->db, "capture_windows", "start", "end", err, errlen);
+			return -1;
+		}
+		if (!sqlite3_column_int(st, 2) || b < a) {
+			in->capture_damaged++;
+			continue;
+		}
+		if (n && a <= w[2 * n - 1]) { /* overlaps or touches the one before */
+			if (b > w[2 * n - 1])
+				w[2 * n - 1] = b;
+			continue;
+		}
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			int64_t *nw = realloc(w, 2 * nc * sizeof(*w));
+			if (!nw)
+				goto fail;
+			w = nw;
+			cap = nc;
+		}
+		w[2 * n] = a;
+		w[2 * n + 1] = b;
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	in->capture_windows = w;
+	in->n_capture_windows = n;
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot read capture_windows: %s", sqlite3_errmsg(t->db));
+	sqlite3_finalize(st);
+	free(w);
+	return -1;
+}
+
 /* meta key as a non-negative integer of at most 1 s, -1 when absent or
  * not one */
 static int64_t meta_ns(struct trace *t, const char *key)
@@ -1248,6 +1329,8 @@ static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input
 	    (trace_load_captures(t->db, in, err, errlen) ||
 	     trace_load_stalls(t->db, in, err, errlen)))
 		goto join;
+	if (load_capture_windows(t, in, err, errlen))
+		goto join;
 	load_meta_facts(t, in);
 	queue_worker(&q);
 	rc = 0;
@@ -1329,6 +1412,8 @@ void trace_input_free(struct gs_input *in)
 	free((void *)in->strings.v);
 	free((void *)in->torch_options);
 	free((void *)in->unwinder);
+	free((void *)in->capture_range);
+	free((void *)in->capture_windows);
 	trace_callsites_free(in);
 	memset(in, 0, sizeof(*in));
 }

@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""CLI checks of the viewer on capture traces (record --capture-range
+cudaProfilerApi, schema v3) written by capture_mkdb.
+
+usage: capture_check.py CHECK GAPSCOPE CAPTURE_MKDB WORKDIR
+
+The timeline (capture_mkdb.c), device 0, stream 7, tid 11, times in ns:
+  capture windows W1 [1000000, 2000000], W2 [5000000, 6000000]; nothing
+  was recorded in [2000000, 5000000].
+  W1: K1 gemm [1000000, 1300000] (no launch call), K2 relu [1500000, 2000000]
+      launched at [1450000, 1451000].
+  W2: K3 gemm [5100000, 5400000] launched at [5040000, 5041000], K4 relu
+      [5600000, 6000000] launched at [5550000, 5551000].
+  NVTX range "step" [1200000, 5300000].
+
+Worked out by hand (gap model v2, DESIGN.md), inside the windows only:
+  device window [1000000, 6000000] inside W1 and W2 = 1000000 + 1000000
+  = 2000000; busy 300000 + 500000 + 300000 + 400000 = 1500000; utilisation
+  1500000 / 2000000 = 75.0%; idle 500000 in three gaps:
+  [1300000, 1500000): K2's call began at 1450000, after the GPU went idle:
+    host code 150000 then launch latency 50000.
+  [2000000, 5100000) before K3 is cut at the windows' edges: only
+    [5000000, 5100000) is read: host code [5000000, 5040000) 40000, launch
+    latency 60000. The 3000000 ns between the windows are no gap, no host
+    code, and no host stall (1 ms or more of host code in one gap).
+  [5400000, 5600000): host code 150000, launch latency 50000.
+  host code 150000 + 40000 + 150000 = 340000 (17.0%); launch latency
+  50000 + 60000 + 50000 = 160000 (8.0%).
+  NVTX "step": wall inside the windows 800000 + 300000 = 1100000, GPU busy
+  in it 100000 (K1 from 1200000) + 500000 + 200000 (K3 to 5300000) = 800000.
+
+The same rows read as a trace recorded whole (v2, or v3 without meta
+capture_range): window 5000000, busy 1500000 (30.0%), idle 3500000, host
+code 150000 + 3040000 + 150000 = 3340000, launch latency 160000.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+
+CHECK, GAPSCOPE, MKDB, WORK = sys.argv[1:5]
+os.makedirs(WORK, exist_ok=True)
+failures = []
+
+CAPTURE_LINE = ("capture: only the program's cudaProfilerStart..cudaProfilerStop spans were "
+                "recorded: 2 windows, 2.000 ms in all; time outside them is not analysed")
+NEVER = ("the program never called cudaProfilerStart: nothing was recorded "
+         "(recorded with --capture-range cudaProfilerApi)")
+CAUSES = ["sync_wait", "cuda_api", "host_code", "launch_latency", "graph_internal", "dependency",
+          "other"]
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def mkdb(name, kind, extra=None):
+    path = os.path.join(WORK, name + ".db")
+    subprocess.run([MKDB, path, kind] + ([extra] if extra else []), check=True)
+    return path
+
+
+def run(*args):
+    return subprocess.run([GAPSCOPE, *args], capture_output=True, text=True, errors="replace")
+
+
+def report_json(*args):
+    p = run("report", "--json", *args)
+    expect(p.returncode == 0, f"report --json {args}: exit {p.returncode} {p.stderr[:300]!r}")
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def causes(**kw):
+    return {c: kw.get(c, 0) for c in CAUSES}
+
+
+def check_figures():
+    db = mkdb("cap", "capture")
+    p = run("report", db)
+    expect(p.returncode == 0, f"report: exit {p.returncode} {p.stderr!r}")
+    lines = p.stdout.splitlines()
+    expect(lines[1:3] == [CAPTURE_LINE, "selection: the capture windows"],
+           f"report: top lines {lines[1:3]!r}")
+    expect("Device 0: window 2.000 ms, busy 1.500 ms (utilisation 75.0%), idle 500.000 us, "
+           "4 ops, 3 gaps" in lines, "report: device line")
+    expect("Verdict: GPU busy 75.0% of 2.000 ms; idle: host code 17.0%, launch latency 8.0%"
+           in lines, "report: verdict line")
+    expect(not any("1 ms or more" in l for l in lines), "report: a host stall was counted")
+    j = report_json(db)
+    if j:
+        expect(j["capture"] == {"range": "cudaProfilerApi", "windows": 2, "captured_ns": 2000000,
+                                "windows_dropped": 0, "damaged_rows_skipped": 0},
+               f"json capture {j['capture']}")
+        expect(j["selection"] is None, f"json selection {j['selection']}")
+        d = j["devices"][0]
+        expect((d["window_ns"], d["busy_ns"], d["idle_ns"], d["gaps"], d["ops"]) ==
+               (2000000, 1500000, 500000, 3, 4), f"json device {d}")
+        expect(abs(d["utilisation"] - 0.75) < 1e-9, f"json utilisation {d['utilisation']}")
+        expect(d["idle_by_cause_ns"] == causes(host_code=340000, launch_latency=160000),
+               f"json idle by cause {d['idle_by_cause_ns']}")
+        expect(d["host_stall_ns"] == 0 and d["host_stalls"] == 0,
+               f"json host stall {d['host_stall_ns']} in {d['host_stalls']}")
+        gaps = sorted((g["start_ns"], g["duration_ns"]) for g in d["top_gaps"])
+        # no gap covers any of [2000000, 5000000)
+        expect(gaps == [(1300000, 200000), (5000000, 100000), (5400000, 200000)],
+               f"json gaps {gaps}")
+        nv = [(n["name"], n["wall_ns"], n["gpu_busy_ns"]) for n in j["nvtx"]]
+        expect(nv == [("step", 1100000, 800000)], f"json nvtx {nv}")
+
+
+def check_range():
+    # --range step [1200000, 5300000] inside the windows: [1200000, 2000000]
+    # and [5000000, 5300000] = 800000 + 300000 = 1100000 ns. Busy: K1 from
+    # 1200000 100000, K2 500000, K3 to 5300000 200000 = 800000 (72.7%).
+    # Idle 300000: [1300000, 1500000) host code 150000 + launch latency
+    # 50000; [5000000, 5100000) host code 40000 + launch latency 60000;
+    # [5400000, 5600000) lies outside the selection.
+    db = mkdb("cap", "capture")
+    p = run("report", "--range", "step", db)
+    expect(p.returncode == 0, f"range: exit {p.returncode} {p.stderr!r}")
+    lines = p.stdout.splitlines()
+    expect(lines[1:3] == [CAPTURE_LINE, 'selection: NVTX ranges named "step": 1 range, '
+                          '1.100 ms in all inside the capture windows'],
+           f"range: top lines {lines[1:3]!r}")
+    j = report_json("--range", "step", db)
+    if j:
+        expect(j["selection"] == {"range": "step", "matches": 1, "skipped": 0,
+                                  "total_ns": 1100000}, f"range: selection {j['selection']}")
+        d = j["devices"][0]
+        expect((d["window_ns"], d["busy_ns"], d["idle_ns"]) == (1100000, 800000, 300000),
+               f"range: device {d}")
+        expect(abs(d["utilisation"] - 800000 / 1100000) < 1e-9, f"range: util {d['utilisation']}")
+        expect(d["idle_by_cause_ns"] == causes(host_code=190000, launch_latency=110000),
+               f"range: idle by cause {d['idle_by_cause_ns']}")
+    # the same range on the trace recorded whole: [1200000, 5300000] =
+    # 4100000 ns, idle 200000 + 3100000 (the whole gap before K3) = 3300000
+    j = report_json("--range", "step", mkdb("v2", "v2whole"))
+    if j:
+        d = j["devices"][0]
+        expect((d["window_ns"], d["busy_ns"], d["idle_ns"]) == (4100000, 800000, 3300000),
+               f"range, whole trace: device {d}")
+
+
+def check_nowindows():
+    # the program never called cudaProfilerStart: every analysing verb says
+    # so in one line and exits 2, as for a trace without GPU activity
+    db = mkdb("nowin", "nowindows")
+    out = os.path.join(WORK, "nowin")
+    for argv in (["report", db], ["report", "--json", db], ["html", db, "-o", out + ".html"],
+                 ["diff", db, db], ["report", db, db]):
+        p = run(*argv)
+        expect(p.returncode == 2, f"{argv[:2]}: exit {p.returncode}")
+        expect(p.stdout == "", f"{argv[:2]}: stdout {p.stdout[:200]!r}")
+        want = f"gapscope: {db}: {NEVER}\n"
+        expect(p.stderr == want or (argv[1] == db and argv[0] == "report" and len(argv) == 3 and
+                                    p.stderr.startswith(want)),
+               f"{argv[:2]}: stderr {p.stderr!r}")
+    p = run("info", db)
+    expect(p.returncode == 0, f"info: exit {p.returncode}")
+    expect("capture range     cudaProfilerApi: no window: the program never called "
+           "cudaProfilerStart, nothing was recorded\n" in p.stdout, f"info: {p.stdout!r}")
+    p = run("info", "--json", db)
+    if p.returncode == 0:
+        expect(json.loads(p.stdout)["capture"] ==
+               {"range": "cudaProfilerApi", "windows": [], "captured_ns": 0,
+                "windows_dropped": None, "damaged_rows_skipped": 0},
+               f"info --json: {p.stdout[:300]!r}")
+    # GPU work outside every window (a damaged or odd trace): named too
+    db = mkdb("nowin_ops", "nowindows", "INSERT INTO capture_windows VALUES(10,20);")
+    p = run("report", db)
+    expect(p.returncode == 2 and p.stderr ==
+           f"gapscope: {db}: no GPU activity inside the 1 capture window (10 ns in all; "
+           "recorded with --capture-range): the program's GPU work ran outside them, where "
+           "nothing is recorded\n", f"no ops in windows: {p.returncode} {p.stderr!r}")
+
+
+def check_whole():
+    # schema v3 without meta capture_range, and v2: the whole run was
+    # recorded, every figure over the GPU span
+    for kind in ("v3whole", "v2whole"):
+        db = mkdb(kind, kind)
+        p = run("report", db)
+        expect(p.returncode == 0 and p.stdout.splitlines()[1] == "selection: whole trace" and
+               not any(l.startswith("capture") for l in p.stdout.splitlines()),
+               f"{kind}: {p.stdout[:400]!r}")
+        j = report_json(db)
+        if j:
+            d = j["devices"][0]
+            expect(j["capture"] is None, f"{kind}: capture {j['capture']}")
+            expect((d["window_ns"], d["busy_ns"], d["idle_ns"]) == (5000000, 1500000, 3500000),
+                   f"{kind}: device {d}")
+            expect(d["idle_by_cause_ns"] == causes(host_code=3340000, launch_latency=160000),
+                   f"{kind}: idle by cause {d['idle_by_cause_ns']}")
+        p = run("info", "--json", db)
+        if p.returncode == 0:
+            j = json.loads(p.stdout)
+            expect(j["schema_version"] == (3 if kind == "v3whole" else 2) and
+                   j["capture"] is None, f"{kind}: info {j['schema_version']} {j['capture']}")
+
+
+def check_damaged():
+    # rows with a NULL or text time, or end < start, are skipped and counted;
+    # a row inside W1 merges into it: the figures stay those of check_figures
+    # (the schema says NOT NULL: a damaged file's own table without it)
+    extra = ("CREATE TABLE cw(start INTEGER, end INTEGER);"
+             "INSERT INTO cw SELECT start, end FROM capture_windows ORDER BY rowid;"
+             "DROP TABLE capture_windows; ALTER TABLE cw RENAME TO capture_windows;"
+             "INSERT INTO capture_windows VALUES(NULL,3000000),(7000000,6500000),"
+             "('x','y'),(1500000,1800000);"
+             "INSERT INTO meta VALUES('capture.windows_dropped','4');")
+    db = mkdb("skip", "capture", extra)
+    p = run("report", db)
+    expect(p.returncode == 0, f"damaged rows: exit {p.returncode} {p.stderr!r}")
+    expect(p.stdout.splitlines()[1:4] == [
+        CAPTURE_LINE,
+        "note: 4 more capture windows past the collector's cap were merged into the last one "
+        "(meta capture.windows_dropped)",
+        "note: 3 damaged capture_windows rows skipped (a NULL time or end before start)"],
+        f"damaged rows: {p.stdout.splitlines()[1:4]!r}")
+    j = report_json(db)
+    if j:
+        expect(j["capture"] == {"range": "cudaProfilerApi", "windows": 2, "captured_ns": 2000000,
+                                "windows_dropped": 4, "damaged_rows_skipped": 3},
+               f"damaged rows: capture {j['capture']}")
+        expect(j["devices"][0]["window_ns"] == 2000000, "damaged rows: window")
+    p = run("info", db)
+    # info lists the rows as recorded (the overlapping one too, counted
+    # once in the total: W1 and W2, 2.000 ms)
+    for want in ("capture range     cudaProfilerApi: 3 windows, 2.000 ms in all; only they were "
+                 "recorded",
+                 "capture window    2: 300.000 \u00b5s (300000 ns, start 1500000 .. end 1800000)",
+                 "capture dropped   4 windows past the collector's cap, merged into the last",
+                 "capture damaged   3 damaged capture_windows rows skipped (NULL time or end "
+                 "before start)"):
+        expect(want in p.stdout.splitlines(), f"damaged rows: info has no line {want!r}")
+    # a time outside [0, 2^62] ns is damage, named as in every table
+    db = mkdb("badtime", "capture", "INSERT INTO capture_windows VALUES(-5,100);")
+    line = (f"gapscope: {db}: damaged trace: capture_windows row 3 has start -5, "
+            "out of range (0 to 2^62 ns)\n")
+    for argv in (["report", db], ["report", "--json", db], ["info", db],
+                 ["html", db, "-o", os.path.join(WORK, "bad.html")], ["diff", db, db]):
+        p = run(*argv)
+        expect(p.returncode == 2 and p.stderr == line,
+               f"bad time: {argv[0]}: exit {p.returncode} {p.stderr!r}")
+
+
+def check_verbs():
+    db = mkdb("cap", "capture")
+    page = os.path.join(WORK, "cap.html")
+    p = run("html", db, "-o", page)
+    expect(p.returncode == 0, f"html: exit {p.returncode} {p.stderr!r}")
+    if p.returncode == 0:
+        h = open(page, encoding="utf-8").read()
+        expect("capture: only the program\u2019s cudaProfilerStart..cudaProfilerStop spans were "
+               "recorded: 2 windows, 2 ms in all; time outside them is not analysed" in h,
+               "html: capture note")
+        expect("GPU window (captured)" in h, "html: card")
+    p = run("diff", db, db)
+    expect(p.returncode == 0, f"diff: exit {p.returncode} {p.stderr!r}")
+    lines = p.stdout.splitlines()
+    expect(f"  before: {db}, capture windows: 2, 2 ms in all (only they were recorded)" in lines,
+           f"diff: {lines[:4]!r}")
+    expect(any(l.split()[:4] == ["wall", "time", "(GPU", "span)"] and l.split()[4:7] ==
+               ["2", "ms", "2"] for l in lines), f"diff: wall row {lines!r}")
+    p = run("diff", "--json", db, mkdb("v2", "v2whole"))
+    if p.returncode == 0:
+        t = json.loads(p.stdout)["totals"]
+        expect((t["wall_ns"]["before"], t["wall_ns"]["after"]) == (2000000, 5000000),
+               f"diff --json wall {t['wall_ns']}")
+        expect((t["capture_windows"]["before"], t["capture_windows"]["after"],
+                t["captured_ns"]["before"]) == (2, 0, 2000000), f"diff --json capture {t}")
+    else:
+        expect(False, f"diff --json: exit {p.returncode} {p.stderr!r}")
+    out = os.path.join(WORK, "cap.json")
+    p = run("export", db, "--format", "chrome", "-o", out)
+    expect(p.returncode == 0, f"chrome: exit {p.returncode} {p.stderr!r}")
+    csvdir = os.path.join(WORK, "csv")
+    p = run("export", db, "--format", "csv", "-o", csvdir)
+    expect(p.returncode == 0, f"csv: exit {p.returncode} {p.stderr!r}")
+    if p.returncode == 0:
+        rows = list(csv.reader(open(os.path.join(csvdir, "capture_windows.csv"), newline="")))
+        expect(rows == [["start", "end"], ["1000000", "2000000"], ["5000000", "6000000"]],
+               f"csv: {rows}")
+    p = run("info", db)
+    expect(p.returncode == 0, f"info: exit {p.returncode}")
+    for want in ("GPU window        device 0: 5.000 ms (5000000 ns, first op start 1000000 .. "
+                 "last op end 6000000, 4 GPU ops; 2.000 ms of it inside the capture windows)",
+                 "capture range     cudaProfilerApi: 2 windows, 2.000 ms in all; only they were "
+                 "recorded",
+                 "capture window    1: 1.000 ms (1000000 ns, start 1000000 .. end 2000000)",
+                 "capture window    2: 1.000 ms (1000000 ns, start 5000000 .. end 6000000)"):
+        expect(want in p.stdout.splitlines(), f"info: no line {want!r}")
+    p = run("info", "--json", db)
+    if p.returncode == 0:
+        c = json.loads(p.stdout)["capture"]
+        expect(c["windows"] == [{"start_ns": 1000000, "end_ns": 2000000, "duration_ns": 1000000},
+                                {"start_ns": 5000000, "end_ns": 6000000, "duration_ns": 1000000}]
+               and c["captured_ns"] == 2000000, f"info --json capture {c}")
+
+
+CHECKS = {"figures": check_figures, "range": check_range, "nowindows": check_nowindows,
+          "whole": check_whole, "damaged": check_damaged, "verbs": check_verbs}
+CHECKS[CHECK]()
+for f in failures:
+    print("FAIL:", f)
+sys.exit(1 if failures else 0)
