@@ -19,7 +19,17 @@ host_us=<median>": traced against untraced, what tracing adds per launch of
 a cuBLAS kernel (driver API) and of a PyTorch kernel (runtime API).
 With --sample, bench/sampler.c (preloaded as libgs_sampler.so) samples the
 main thread during the timed steps: where the launching thread's time goes.
-Usage: torch_nosync.py [--steps N] [--op-times] [--sample]
+With --ab R (under `gapscope record --capture-range cudaProfilerApi`) it
+instead runs R rounds of two phases of STEPS steps each, in one process: one
+untraced, one traced (between torch.cuda.profiler.start() and stop(), which
+switch the collector on and off), in alternating order, each phase's steps in
+an NVTX range ("ab_untraced", "steps") and timed by the program, and prints
+"ab round=K untraced_us=<us a step> traced_us=<us a step> ratio=<traced /
+untraced>" per round and "ab median_ratio=...": what tracing costs the
+program against the same process untraced a moment before or after, without
+the scatter between processes. Run without the collector it gives the noise
+floor (both phases untraced).
+Usage: torch_nosync.py [--steps N] [--op-times] [--sample] [--ab R]
 """
 import argparse
 import time
@@ -32,6 +42,7 @@ def main():
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--op-times", action="store_true")
     ap.add_argument("--sample", action="store_true")
+    ap.add_argument("--ab", type=int, default=0, metavar="R")
     a = ap.parse_args()
     torch.manual_seed(3)
     ws = [torch.randn(1024, 1024, device="cuda") / 32 for _ in range(8)]
@@ -49,6 +60,8 @@ def main():
 
     if a.op_times:
         return op_times(ws, x, a.steps)
+    if a.ab:
+        return ab_rounds(step, a.steps, a.ab)
     sampler = None
     if a.sample:
         import ctypes
@@ -87,6 +100,40 @@ def main():
     step_us = range_us / a.steps
     print(f"torch_nosync us_per_step={step_us:.1f} range_us={range_us:.0f} "
           f"gpu_us_per_step={gpu_us:.1f} util_pct={100 * gpu_us / step_us:.1f}")
+    return 0
+
+
+def ab_rounds(step, steps, rounds):
+    """Untraced and traced phases alternating in one process (--ab)."""
+    def phase(name, traced):
+        if traced:
+            torch.cuda.profiler.start()
+        torch.cuda.nvtx.range_push(name)
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+        us = (time.perf_counter() - t0) * 1e6 / steps
+        torch.cuda.nvtx.range_pop()
+        if traced:
+            torch.cuda.profiler.stop()
+        return us
+
+    phase("ab_warm", True)  # whatever the first switch-on costs once
+    ratios = []
+    for r in range(rounds):
+        if r % 2 == 0:
+            u = phase("ab_untraced", False)
+            t = phase("steps", True)
+        else:
+            t = phase("steps", True)
+            u = phase("ab_untraced", False)
+        ratios.append(t / u)
+        print(f"ab round={r + 1} untraced_us={u:.1f} traced_us={t:.1f} ratio={t / u:.3f}")
+    ratios.sort()
+    n = len(ratios)
+    med = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+    print(f"ab median_ratio={med:.3f} rounds={n} steps={steps}")
     return 0
 
 

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "internal.h"
@@ -115,6 +116,17 @@ int gs_sync_source_parse(const char *s, int *src)
 		*src = GS_SYNC_FROM_CALLBACKS;
 	else if (strcmp(s, "cupti") == 0)
 		*src = GS_SYNC_FROM_CUPTI;
+	else
+		return -1;
+	return 0;
+}
+
+int gs_capture_range_parse(const char *s, int *mode)
+{
+	if (strcasecmp(s, "none") == 0)
+		*mode = GS_CAPTURE_ALL;
+	else if (strcasecmp(s, "cudaProfilerApi") == 0)
+		*mode = GS_CAPTURE_PROFILER_API;
 	else
 		return -1;
 	return 0;

@@ -44,6 +44,9 @@
  * dies anyway (see the signal section). */
 #define GS_SIGNAL_FINALIZE_MS 10000
 #define GS_MAX_DEVICES 64
+/* Capture windows kept (16 bytes each); a program that starts tracing more
+ * often is not recorded after that. */
+#define GS_MAX_CAPTURE_WINDOWS 65536
 
 enum fin_state { FIN_NONE, FIN_RUNNING, FIN_DONE };
 
@@ -86,6 +89,17 @@ static struct {
 	pthread_cond_t fin_cond;
 	int fin_state;
 
+	/* GAPSCOPE_CAPTURE_RANGE=cudaProfilerApi: tracing is on between the
+	 * program's cudaProfilerStart and cudaProfilerStop; the spans it was
+	 * on (start, end pairs) are written at finalize */
+	pthread_mutex_t cap_lock; /* one switch at a time */
+	pthread_mutex_t win_lock; /* what follows; never held over a CUPTI call */
+	int capturing;		  /* tracing is on now */
+	uint64_t cap_start;	  /* when it was switched on */
+	uint64_t *cap_win;	  /* n_cap (start, end) pairs */
+	size_t n_cap, cap_alloc;
+	uint64_t cap_skipped; /* starts not recorded: no room for their window */
+
 	/* signals */
 	struct sigaction old_int, old_term;
 	int sig_pipe[2];  /* handler -> signal thread: 'F' finalize, 'f' flush */
@@ -98,6 +112,8 @@ static struct {
     .flush_cond = PTHREAD_COND_INITIALIZER,
     .fin_lock = PTHREAD_MUTEX_INITIALIZER,
     .fin_cond = PTHREAD_COND_INITIALIZER,
+    .cap_lock = PTHREAD_MUTEX_INITIALIZER,
+    .win_lock = PTHREAD_MUTEX_INITIALIZER,
     .sig_pipe = {-1, -1},
     .done_pipe = {-1, -1},
 };
@@ -764,6 +780,9 @@ static void callsite(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 }
 
 static void callback_body(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
+static void capture_switch(int on);
+/* Set while this thread is inside cudaProfilerStart/Stop (capture range). */
+static __thread int in_runtime_profiler_call;
 
 /* The collector's own time in the program's threads: every callback is
  * timed (two vDSO clock reads, ~40 ns) and summed; finalize stores the
@@ -792,6 +811,31 @@ static void callback_body(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		if (sc)
 			sync_call(sc, data);
 		callsite(domain, cbid, data);
+	}
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+		const CUpti_CallbackData *cb = data;
+		int start = domain == CUPTI_CB_DOMAIN_RUNTIME_API
+				? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
+				: cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
+		int stop = domain == CUPTI_CB_DOMAIN_RUNTIME_API
+			       ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000
+			       : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+		/* on after the start returns, off before the stop begins: neither
+		 * call is in a window (only enabled under GAPSCOPE_CAPTURE_RANGE).
+		 * The runtime call's own callbacks do it, outside the driver call
+		 * it makes; the driver's only for a program that calls
+		 * cuProfilerStart/Stop itself. */
+		if (start || stop) {
+			if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+				in_runtime_profiler_call = cb->callbackSite == CUPTI_API_ENTER;
+			else if (in_runtime_profiler_call)
+				return;
+			if (start && cb->callbackSite == CUPTI_API_EXIT)
+				capture_switch(1);
+			else if (stop && cb->callbackSite == CUPTI_API_ENTER)
+				capture_switch(0);
+			return;
+		}
 	}
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		const CUpti_CallbackData *cb = data;
@@ -1021,6 +1065,67 @@ static void query_calls_string(char *buf, size_t len)
 	}
 }
 
+/* The callbacks made on the program's calls (its syncs, blocking calls and
+ * graph launches): on while tracing is on. */
+static void enable_call_callbacks(int on)
+{
+	static const struct {
+		CUpti_CallbackDomain domain;
+		CUpti_CallbackId cbid;
+	} graph_launches[] = {
+	    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000},
+	    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000},
+	    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch},
+	    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz},
+	};
+	CUptiResult r = CUPTI_SUCCESS;
+	size_t i;
+
+	if (G.cfg.callsites > GS_CS_OFF) {
+		struct gs_callsite_cbid ids[128];
+		size_t k, n = gs_callsite_cbids(G.cfg.callsites, ids, 128);
+		for (k = 0; k < n; k++)
+			if ((r = cuptiEnableCallback(on, G.sub, ids[k].domain, ids[k].cbid)) !=
+				CUPTI_SUCCESS &&
+			    on)
+				gs_warn("callbacks.callsites",
+					"cannot enable a call-site callback (%s); some blocking "
+					"calls have no call site",
+					cupti_err(r));
+	}
+	if (syncs_from_callbacks() || events_from_callbacks()) {
+		for (i = 0; i < N_SYNC_CALLS; i++) {
+			if (sync_calls[i].kind < 0 ? !events_from_callbacks()
+						   : !syncs_from_callbacks())
+				continue;
+			r = cuptiEnableCallback(on, G.sub, sync_calls[i].domain,
+						sync_calls[i].cbid);
+			if (r != CUPTI_SUCCESS && on) {
+				gs_warn("callbacks.syncs",
+					"cannot enable the callbacks that record syncs and CUDA "
+					"events (%s); some are missing",
+					cupti_err(r));
+				break;
+			}
+		}
+	}
+	if (!(G.cfg.activities & GS_ACT_GRAPH))
+		return;
+	r = CUPTI_SUCCESS;
+	for (i = 0; i < sizeof(graph_launches) / sizeof(graph_launches[0]) && r == CUPTI_SUCCESS;
+	     i++)
+		r = cuptiEnableCallback(on, G.sub, graph_launches[i].domain,
+					graph_launches[i].cbid);
+	if (r != CUPTI_SUCCESS && on)
+		gs_warn("callbacks.graph_launch",
+			"cannot enable CUDA graph launch callbacks: %s; graph launches are not "
+			"tied to their graphs",
+			cupti_err(r));
+}
+
+/* The callbacks on for the whole run: cudaDeviceReset, contexts, graph
+ * topology (graphs are often built before a capture window), and under
+ * GAPSCOPE_CAPTURE_RANGE the program's cudaProfilerStart/Stop. */
 static int enable_callbacks(void)
 {
 	static const CUpti_CallbackId graph_cbids[] = {
@@ -1053,53 +1158,35 @@ static int enable_callbacks(void)
 			cupti_err(r));
 		return -1;
 	}
+	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API) {
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+					CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+		if (r == CUPTI_SUCCESS)
+			r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+						CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+		if (r == CUPTI_SUCCESS)
+			r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+						CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+		if (r == CUPTI_SUCCESS)
+			r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+						CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+		if (r != CUPTI_SUCCESS) {
+			/* nothing would ever be recorded: record the whole run */
+			gs_warn("callbacks.capture_range",
+				"cannot watch cudaProfilerStart/Stop: %s; recording the whole run",
+				cupti_err(r));
+			G.cfg.capture_range = GS_CAPTURE_ALL;
+		}
+	}
 	if (G.cfg.callsites > GS_CS_OFF) {
-		struct gs_callsite_cbid ids[128];
-		size_t k, n = gs_callsite_cbids(G.cfg.callsites, ids, 128);
 		gs_callsite_init(G.cfg.callsites);
 		gs_callsite_set_unwinder(G.cfg.unwinder, NULL);
 		gs_callsite_set_native(G.cfg.native_frames);
-		for (k = 0; k < n; k++)
-			if ((r = cuptiEnableCallback(1, G.sub, ids[k].domain, ids[k].cbid)) !=
-			    CUPTI_SUCCESS)
-				gs_warn("callbacks.callsites",
-					"cannot enable a call-site callback (%s); some blocking "
-					"calls have no call site",
-					cupti_err(r));
-		r = CUPTI_SUCCESS;
-	}
-	if (syncs_from_callbacks() || events_from_callbacks()) {
-		for (i = 0; i < N_SYNC_CALLS; i++) {
-			if (sync_calls[i].kind < 0 ? !events_from_callbacks()
-						   : !syncs_from_callbacks())
-				continue;
-			r = cuptiEnableCallback(1, G.sub, sync_calls[i].domain, sync_calls[i].cbid);
-			if (r != CUPTI_SUCCESS) {
-				gs_warn("callbacks.syncs",
-					"cannot enable the callbacks that record syncs and CUDA "
-					"events (%s); some are missing",
-					cupti_err(r));
-				break;
-			}
-		}
-		r = CUPTI_SUCCESS;
 	}
 	if (!(G.cfg.activities & GS_ACT_GRAPH))
 		return 0;
 	for (i = 0; i < sizeof(graph_cbids) / sizeof(graph_cbids[0]) && r == CUPTI_SUCCESS; i++)
 		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, graph_cbids[i]);
-	if (r == CUPTI_SUCCESS)
-		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
-					CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
-	if (r == CUPTI_SUCCESS)
-		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
-					CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000);
-	if (r == CUPTI_SUCCESS)
-		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
-					CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch);
-	if (r == CUPTI_SUCCESS)
-		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
-					CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
 	/* end of stream capture: graphs.origin = 2 (rare calls, no hot path) */
 	if (r == CUPTI_SUCCESS)
 		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
@@ -1119,6 +1206,92 @@ static int enable_callbacks(void)
 			"is not recorded",
 			cupti_err(r));
 	return 0;
+}
+
+/* Tracing on or off: the activity kinds and the per-call callbacks. */
+static void set_tracing(int on)
+{
+	enable_call_callbacks(on);
+	enable_activities(on);
+	enable_graph_level(on);
+	if (on)
+		skip_query_calls();
+	if (G.cfg.capture_range != GS_CAPTURE_PROFILER_API)
+		enable_driver_launches(on);
+}
+
+/* The program called cudaProfilerStart (on = 1, at the call's exit) or
+ * cudaProfilerStop (on = 0, at its entry). The runtime call makes the
+ * driver's, so each comes twice: the second does nothing. */
+static void capture_switch(int on)
+{
+	pthread_mutex_lock(&G.cap_lock);
+	if (on && !G.capturing && G.accepting) {
+		/* room for the window first: one that could not be kept would
+		 * be recorded but read as time outside every window */
+		int room;
+		pthread_mutex_lock(&G.win_lock);
+		if (G.n_cap == G.cap_alloc) {
+			size_t n = G.cap_alloc ? 2 * G.cap_alloc : 64;
+			uint64_t *p = n <= GS_MAX_CAPTURE_WINDOWS
+					  ? realloc(G.cap_win, 2 * n * sizeof(*p))
+					  : NULL;
+			if (p) {
+				G.cap_win = p;
+				G.cap_alloc = n;
+			}
+		}
+		room = G.n_cap < G.cap_alloc;
+		if (!room)
+			G.cap_skipped++;
+		pthread_mutex_unlock(&G.win_lock);
+		if (room) {
+			set_tracing(1);
+			pthread_mutex_lock(&G.win_lock);
+			G.cap_start = cupti_now();
+			G.capturing = 1;
+			pthread_mutex_unlock(&G.win_lock);
+		} else {
+			gs_warn("capture_range.full",
+				"the program started tracing more than %d times; the spans "
+				"after are not recorded",
+				GS_MAX_CAPTURE_WINDOWS);
+		}
+	} else if (!on && G.capturing) {
+		pthread_mutex_lock(&G.win_lock);
+		G.cap_win[2 * G.n_cap] = G.cap_start;
+		G.cap_win[2 * G.n_cap + 1] = cupti_now();
+		G.n_cap++;
+		G.capturing = 0;
+		pthread_mutex_unlock(&G.win_lock);
+		set_tracing(0);
+	}
+	pthread_mutex_unlock(&G.cap_lock);
+}
+
+/* The decoder's filter of driver launch rows under a capture range (they
+ * are recorded all along, see start()): 1 when the call began inside a
+ * window, closed or open. Runs on the writer thread. */
+static int capture_keep_driver_call(uint64_t start)
+{
+	size_t lo = 0, hi;
+	int keep;
+
+	pthread_mutex_lock(&G.win_lock);
+	keep = G.capturing && start >= G.cap_start;
+	/* the first window ending at or after start */
+	hi = G.n_cap;
+	while (!keep && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (G.cap_win[2 * mid + 1] < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!keep && lo < G.n_cap)
+		keep = G.cap_win[2 * lo] <= start;
+	pthread_mutex_unlock(&G.win_lock);
+	return keep;
 }
 
 /* ------------------------------------------------------------- meta */
@@ -1161,6 +1334,14 @@ static void write_start_meta(void)
 	gs_writer_meta(w, "config.unwinder", gs_unwinder_str(G.cfg.unwinder));
 	gs_writer_meta(w, "config.native_frames", gs_native_frames_str(G.cfg.native_frames));
 	gs_writer_meta_int(w, "config.graph_level", G.cfg.graph_level);
+	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API) {
+		/* the time outside the windows is not recorded: a v2 reader
+		 * would take it for idle GPU (trace_format.h) */
+		gs_writer_meta(w, "capture_range", "cudaProfilerApi");
+		gs_writer_meta_int(w, "schema_version", GS_SCHEMA_VERSION);
+	}
+	gs_writer_meta(w, "config.capture_range",
+		       G.cfg.capture_range == GS_CAPTURE_PROFILER_API ? "cudaProfilerApi" : "none");
 	gs_writer_meta(w, "config.clock", G.cfg.clock == GS_CLOCK_REALTIME ? "realtime" : "cupti");
 	gs_writer_meta(w, "config.sync_source",
 		       G.cfg.sync_source == GS_SYNC_FROM_CUPTI ? "cupti" : "callbacks");
@@ -1271,6 +1452,8 @@ static void finalize(const char *reason)
 	n_cpu = gs_thread_cpu_scan("/proc/self/task", cpu, GS_THREAD_NAMES);
 	process_cpu = gs_stat_cpu_ns("/proc/self/stat");
 	stop_flush_thread();
+	/* a capture window still open ends here */
+	capture_switch(0);
 	/* No new records, then everything CUPTI holds (forced: at the end a
 	 * record still incomplete will never complete). */
 	enable_activities(0);
@@ -1301,6 +1484,18 @@ static void finalize(const char *reason)
 	gs_writer_meta_int(w, "dropped_records.cupti", (int64_t)dropped_cupti);
 	gs_writer_meta_int(w, "dropped_records.queue", (int64_t)dropped_queue);
 	gs_writer_meta(w, "exit_reason", reason);
+	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API) {
+		size_t k;
+		for (k = 0; k < G.n_cap; k++)
+			gs_writer_capture_window(w, G.cap_win[2 * k], G.cap_win[2 * k + 1]);
+		gs_writer_meta_int(w, "capture.windows", (int64_t)G.n_cap);
+		if (G.cap_skipped)
+			gs_writer_meta_int(w, "capture.starts_skipped", (int64_t)G.cap_skipped);
+		if (!G.n_cap)
+			gs_warn("capture_range.none",
+				"the program never called cudaProfilerStart: nothing was "
+				"recorded (GAPSCOPE_CAPTURE_RANGE=cudaProfilerApi)");
+	}
 	if (process_cpu >= 0)
 		gs_writer_meta_int(w, "process.cpu_ns", process_cpu);
 	for (i = 0; i < n_cpu; i++) {
@@ -1601,6 +1796,8 @@ static int start(void)
 	if (max_pending < 4)
 		max_pending = 4;
 	gs_decoder_init(&G.dec, G.w, G.cfg.latency, next_record, api_name, NULL);
+	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API)
+		G.dec.keep_driver_call = capture_keep_driver_call;
 	write_start_meta();
 	if (gs_pipeline_start(&G.pipe, &G.dec, max_pending, G.buf_bytes) != 0) {
 		gs_warn("writer_thread", "cannot start the writer thread; this run is not "
@@ -1623,10 +1820,14 @@ static int start(void)
 			gs_warn("latency", "cannot enable latency timestamps: %s", cupti_err(r));
 	}
 	enable_callbacks();
-	enable_activities(1);
-	enable_graph_level(1);
-	skip_query_calls();
-	enable_driver_launches(1);
+	if (G.cfg.capture_range != GS_CAPTURE_PROFILER_API)
+		set_tracing(1);
+	else
+		/* turned on later, cuptiActivityEnableDriverApi has no effect
+		 * (H100, CUDA 13: no driver launch row in any window), so it is
+		 * on from the start and the decoder drops the rows outside
+		 * the windows (capture_keep_driver_call) */
+		enable_driver_launches(1);
 	G.active = 1;
 
 	if (G.cfg.flush_ms > 0) {

@@ -279,6 +279,17 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		}
 	}
 
+	v = get("GAPSCOPE_CAPTURE_RANGE", ctx);
+	if (v && *v) {
+		if (gs_capture_range_parse(v, &c->capture_range) != 0) {
+			gs_warn("config.capture_range",
+				"GAPSCOPE_CAPTURE_RANGE=\"%.64s\" is not none or cudaProfilerApi; "
+				"recording the whole run",
+				v);
+			bad++;
+		}
+	}
+
 	v = get("GAPSCOPE_CLOCK", ctx);
 	if (v && *v) {
 		if (gs_clock_parse(v, &c->clock) != 0) {

@@ -198,6 +198,10 @@ static int decode_api(struct gs_decoder *d, const CUpti_ActivityAPI *r, int api)
 {
 	struct gs_api_call a;
 
+	if (api == GS_API_DRIVER && d->keep_driver_call && !d->keep_driver_call(r->start)) {
+		d->skipped++;
+		return 0;
+	}
 	a.api = api;
 	a.cbid = r->cbid;
 	a.name_id = api_name_id(d, api, r->cbid);

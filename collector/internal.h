@@ -77,6 +77,7 @@ struct gs_config {
 	int unwinder;	     /* enum gs_unwinder (GAPSCOPE_UNWINDER) */
 	int native_frames;   /* enum gs_native_walk (GAPSCOPE_NATIVE_FRAMES) */
 	int sync_source;     /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
+	int capture_range;   /* enum gs_capture_range (GAPSCOPE_CAPTURE_RANGE) */
 	int64_t run_start_ns; /* ns since the epoch (CLOCK_REALTIME): when the
 				 `gapscope record` run this process belongs to
 				 began (GAPSCOPE_RECORD_START_NS), 0 outside one */
@@ -89,6 +90,14 @@ struct gs_config {
  * synchronise or record an event (docs/collector.md, "Sync and event rows
  * from callbacks"). */
 enum gs_sync_source { GS_SYNC_FROM_CALLBACKS = 0, GS_SYNC_FROM_CUPTI = 1 };
+
+/* What is recorded (GAPSCOPE_CAPTURE_RANGE): the whole run, or only the
+ * spans between the program's cudaProfilerStart and cudaProfilerStop calls
+ * (every one), as Nsight Systems' --capture-range=cudaProfilerApi. Outside
+ * them tracing is off: no activity kind, no per-call callback. */
+enum gs_capture_range { GS_CAPTURE_ALL = 0, GS_CAPTURE_PROFILER_API = 1 };
+/* "none" / "cudaProfilerApi" (any case). Returns 0 and sets *mode, or -1. */
+int gs_capture_range_parse(const char *s, int *mode);
 
 /* Where CUPTI takes the CPU timestamps of its records (GAPSCOPE_CLOCK): its
  * own clock, or a timestamp callback of the collector's that reads
@@ -350,6 +359,9 @@ int gs_writer_context(struct gs_writer *w, uint32_t context, uint32_t device, ui
 int gs_writer_stream(struct gs_writer *w, uint32_t context, uint32_t stream, int non_blocking);
 int gs_writer_nvtx(struct gs_writer *w, const struct gs_nvtx *n);
 int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o);
+/* A span tracing was on under GAPSCOPE_CAPTURE_RANGE=cudaProfilerApi
+ * (capture_windows) */
+int gs_writer_capture_window(struct gs_writer *w, uint64_t start, uint64_t end);
 int gs_writer_graph_run(struct gs_writer *w, const struct gs_graph_run *g);
 int gs_writer_device(struct gs_writer *w, const struct gs_device *d);
 int gs_writer_process(struct gs_writer *w, const struct gs_process *p);
@@ -437,6 +449,9 @@ struct gs_decoder {
 	struct gs_nvtx_pending *nvtx;	     /* open NVTX ranges by marker id */
 	uint64_t records;		     /* records decoded */
 	uint64_t skipped;		     /* records of kinds we do not store */
+	/* NULL, or: 0 drops the driver API record that began at start
+	 * (outside the capture windows) */
+	int (*keep_driver_call)(uint64_t start);
 };
 
 void gs_decoder_init(struct gs_decoder *d, struct gs_writer *w, int latency, gs_next_record_fn next,

@@ -63,6 +63,7 @@ enum {
 	ST_GRAPH_NODE_UPDATE,
 	ST_STACK_FRAME, /* call sites (callsite.c) */
 	ST_API_STACK,
+	ST_CAPTURE_WINDOW,
 	ST_COUNT
 };
 
@@ -100,6 +101,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"tid) VALUES(?,?,?,?,?,?,?,?,?)",
     [ST_OVERHEAD] = "INSERT INTO overhead(kind, start, end, object_kind, object_id) "
 		    "VALUES(?,?,?,?,?)",
+    [ST_CAPTURE_WINDOW] = "INSERT INTO capture_windows(start, end) VALUES(?,?)",
     [ST_DEVICE] = "INSERT OR REPLACE INTO devices(id, name, uuid, cc_major, cc_minor, sm_count, "
 		  "core_clock_khz, memory_clock_khz, global_memory_bytes, l2_cache_bytes, "
 		  "max_threads_per_block) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
@@ -157,6 +159,7 @@ static const char *const stmt_what[ST_COUNT] = {
     [ST_GRAPH_NODE_UPDATE] = "writing a graph node update",
     [ST_STACK_FRAME] = "writing a call-site frame",
     [ST_API_STACK] = "writing a call site",
+    [ST_CAPTURE_WINDOW] = "writing a capture window",
 };
 
 struct str_slot {
@@ -1500,6 +1503,17 @@ int gs_writer_overhead(struct gs_writer *w, const struct gs_overhead *o)
 	bind_i64(st, 4, o->object_kind);
 	bind_opt(st, 5, o->object_id);
 	return step(w, ST_OVERHEAD, "writing an overhead record");
+}
+
+int gs_writer_capture_window(struct gs_writer *w, uint64_t start, uint64_t end)
+{
+	struct bcache *st = params(w, ST_CAPTURE_WINDOW);
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, (int64_t)start);
+	bind_i64(st, 2, (int64_t)end);
+	return step(w, ST_CAPTURE_WINDOW, "writing a capture window");
 }
 
 int gs_writer_device(struct gs_writer *w, const struct gs_device *d)

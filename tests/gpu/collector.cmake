@@ -9,6 +9,10 @@ if(GAPSCOPE_HAVE_CUDA)
   target_link_libraries(gs_collector_smoke PRIVATE gs_kernels CUDA::cudart CUDA::nvtx3)
   set_target_properties(gs_collector_smoke PROPERTIES
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  add_executable(gs_capture_range ${CMAKE_CURRENT_LIST_DIR}/capture_range.cu)
+  target_link_libraries(gs_capture_range PRIVATE CUDA::cudart)
+  set_target_properties(gs_capture_range PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   add_test(NAME gpu_collector
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_gpu_tests.sh
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})

@@ -365,6 +365,109 @@ else
 	skip=$((skip + 1))
 fi
 
+# 8. --capture-range cudaProfilerApi: only the program's cudaProfilerStart ..
+#    cudaProfilerStop spans are recorded (tests/gpu/capture_range.cu launches
+#    a kernel of its own in each phase: 30 + 20 k_inside in the two windows,
+#    k_before / k_between / k_after outside them)
+caprange="$B/tests/gs_capture_range"
+capture_run() { # capture_run <name> [program args...]: records $W/<name>.db
+	local name=$1 rc
+	shift
+	timeout 120 "$gs" record -o "$W/$name.db" --capture-range cudaProfilerApi -- "$caprange" "$@" \
+		>"$W/$name.out" 2>"$W/$name.err"
+	rc=$?
+	cat "$W/$name.out" "$W/$name.err"
+	result $rc "$name: exit status 0 (got $rc)"
+	grep -qx 'result: PASS' "$W/$name.out"
+	result $? "$name: the program's own results are right"
+}
+if [ -x "$caprange" ]; then
+	capture_run capture
+	db="$W/capture.db"
+	v=$(sql "$db" "SELECT group_concat(n, ' ') FROM (SELECT s.value || '=' || COUNT(*) AS n
+		FROM kernels k JOIN strings s ON s.id = k.name_id GROUP BY s.value ORDER BY s.value)")
+	[ "$v" = "_Z8k_insidePi=50" ]
+	result $? "capture: only the 50 kernels launched between start and stop are recorded (got $v)"
+	v=$(sql "$db" "SELECT COUNT(*) FROM capture_windows WHERE end > start")
+	[ "$v" = 2 ]
+	result $? "capture: two capture windows (got $v)"
+	v=$(sql "$db" "SELECT COUNT(*) FROM kernels k WHERE NOT EXISTS (SELECT 1 FROM capture_windows w
+		WHERE k.start >= w.start AND k.start <= w.end)")
+	[ "$v" = 0 ]
+	result $? "capture: every kernel starts inside a window (outside: $v)"
+	# the 20 ms sleep and the 40 k_between lie between the windows
+	v=$(sql "$db" "SELECT (SELECT start FROM capture_windows ORDER BY start LIMIT 1 OFFSET 1)
+		- (SELECT end FROM capture_windows ORDER BY start LIMIT 1) >= 20000000")
+	[ "$v" = 1 ]
+	result $? "capture: the windows are 20 ms or more apart (the program's sleep)"
+	v=$(sql "$db" "SELECT value FROM meta WHERE key = 'schema_version'")/$(sql "$db" "SELECT value FROM meta WHERE key = 'capture_range'")/$(sql "$db" "SELECT value FROM meta WHERE key = 'capture.windows'")
+	[ "$v" = 3/cudaProfilerApi/2 ]
+	result $? "capture: meta schema_version 3, capture_range cudaProfilerApi, capture.windows 2 (got $v)"
+	v=$(sql "$db" "SELECT COUNT(*) FROM syncs")
+	[ "$v" = 2 ]
+	result $? "capture: the two syncs inside the windows are recorded, not the four outside (got $v)"
+	v=$(sql "$db" "SELECT COUNT(*) FROM api_calls a JOIN strings s ON s.id = a.name_id
+		WHERE s.value LIKE 'cudaLaunchKernel%'")
+	[ "$v" = 50 ]
+	result $? "capture: 50 launch calls recorded (got $v)"
+	n=$(collector_lines "$W/capture.err" | wc -l)
+	[ "$n" = 0 ]
+	result $? "capture: no collector warnings (got $n lines)"
+	"$gs" report "$db" >"$W/capture.report" 2>&1
+	result $? "capture: report exits 0"
+	head -20 "$W/capture.report"
+
+	capture_run capture-open open
+	v=$(sql "$W/capture-open.db" "SELECT COUNT(*) FROM capture_windows")/$(sql "$W/capture-open.db" "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id = k.name_id WHERE s.value = '_Z6k_openPi'")
+	[ "$v" = 3/5 ]
+	result $? "capture, no stop before exit: the open window is kept with its 5 kernels (windows/kernels $v)"
+	v=$(sql "$W/capture-open.db" "SELECT MAX(end) <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'stop_ns') AND MAX(end) >= (SELECT MAX(k.end) FROM kernels k) FROM capture_windows")
+	[ "$v" = 1 ]
+	result $? "capture, no stop before exit: the open window ends with the recording, after its kernels"
+
+	capture_run capture-never never
+	v=$(sql "$W/capture-never.db" "SELECT COUNT(*) FROM kernels")/$(sql "$W/capture-never.db" "SELECT COUNT(*) FROM capture_windows")
+	[ "$v" = 0/0 ]
+	result $? "capture, never started: no kernel, no window (got $v)"
+	grep -q 'never called cudaProfilerStart' "$W/capture-never.err"
+	result $? "capture, never started: the collector says so"
+
+	# the same program without the option: everything, as before (v2)
+	timeout 120 "$gs" record -o "$W/capture-off.db" -- "$caprange" >"$W/capture-off.out" 2>&1
+	v=$(sql "$W/capture-off.db" "SELECT COUNT(*) FROM kernels")/$(sql "$W/capture-off.db" "SELECT value FROM meta WHERE key = 'schema_version'")
+	[ "$v" = 150/2 ]
+	result $? "no --capture-range: all 150 kernels, schema 2 (got $v)"
+else
+	result 1 "$caprange exists"
+fi
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+	db="$W/torch-capture.db"
+	timeout 180 "$gs" record -o "$db" --capture-range cudaProfilerApi -- python3 tests/gpu/torch_capture.py \
+		>"$W/torch-capture.out" 2>"$W/torch-capture.err"
+	rc=$?
+	cat "$W/torch-capture.out" "$W/torch-capture.err"
+	result $rc "torch capture: exit status 0 (got $rc)"
+	v=$(sql "$db" "SELECT group_concat(n, ' ') FROM (SELECT s.value || '=' || COUNT(*) AS n FROM nvtx r
+		JOIN strings s ON s.id = r.text_id WHERE r.kind = 0 GROUP BY s.value ORDER BY s.value)")
+	[ "$v" = gs_capture_step=10 ]
+	result $? "torch capture: the 10 ranges between torch.cuda.profiler.start and stop, none of the 40 outside (got $v)"
+	v=$(sql "$db" "SELECT COUNT(*) >= 10 AND SUM(NOT EXISTS (SELECT 1 FROM capture_windows w
+		WHERE k.start >= w.start AND k.start <= w.end)) = 0 FROM kernels k")
+	[ "$v" = 1 ]
+	result $? "torch capture: kernels recorded, all inside the window"
+	v=$(sql "$db" "SELECT COUNT(*) FROM kernels k WHERE NOT EXISTS (SELECT 1 FROM api_calls a
+		WHERE a.correlation_id = k.correlation_id)")/$(sql "$db" "SELECT COUNT(*) FROM api_calls WHERE api = 2")
+	[ "${v%%/*}" = 0 ] && [ "${v#*/}" -gt 0 ]
+	result $? "torch capture: every kernel has its launch call, cuBLAS's driver-API ones included (kernels without one / driver launch rows: $v)"
+	v=$(sql "$db" "SELECT COUNT(*) FROM api_calls a WHERE NOT EXISTS (SELECT 1 FROM capture_windows w
+		WHERE a.start >= w.start AND a.start <= w.end)")
+	[ "$v" = 0 ]
+	result $? "torch capture: no API call recorded outside the window (got $v)"
+	"$gs" report "$db" >"$W/torch-capture.report" 2>&1
+	result $? "torch capture: report exits 0"
+	head -12 "$W/torch-capture.report"
+fi
+
 if [ $skip -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"
 else

@@ -149,6 +149,7 @@ static void test_env_defaults(void **state)
 	assert_int_equal(c.sync_source, GS_SYNC_FROM_CALLBACKS);
 	assert_int_equal(c.unwinder, GS_UNWIND_AUTO);
 	assert_int_equal(c.native_frames, GS_NATIVE_AUTO);
+	assert_int_equal(c.capture_range, GS_CAPTURE_ALL);
 	assert_int_equal(n_lines, 0);
 	assert_int_equal(gs_warning_count(), 0);
 }
@@ -167,6 +168,7 @@ static void test_env_valid_values(void **state)
 	    {"GAPSCOPE_UNWINDER", "libgcc"},
 	    {"GAPSCOPE_CLOCK", "realtime"},
 	    {"GAPSCOPE_NATIVE_FRAMES", "always"},
+	    {"GAPSCOPE_CAPTURE_RANGE", "cudaprofilerapi"}, /* any case, as nsys */
 	}};
 	struct gs_config c;
 	(void)state;
@@ -183,6 +185,7 @@ static void test_env_valid_values(void **state)
 	assert_int_equal(c.unwinder, GS_UNWIND_LIBGCC);
 	assert_int_equal(c.clock, GS_CLOCK_REALTIME);
 	assert_int_equal(c.native_frames, GS_NATIVE_ALWAYS);
+	assert_int_equal(c.capture_range, GS_CAPTURE_PROFILER_API);
 	assert_int_equal(n_lines, 0);
 }
 
@@ -237,6 +240,8 @@ static void test_env_invalid_values(void **state)
 	check_one_bad("GAPSCOPE_CLOCK", "tsc", "config.clock");
 	check_one_bad("GAPSCOPE_CLOCK", "REALTIME", "config.clock");
 	check_one_bad("GAPSCOPE_SYNC_SOURCE", "CUPTI", "config.sync_source");
+	check_one_bad("GAPSCOPE_CAPTURE_RANGE", "nvtx", "config.capture_range");
+	check_one_bad("GAPSCOPE_CAPTURE_RANGE", "1", "config.capture_range");
 	check_one_bad("GAPSCOPE_SYNC_SOURCE", "1", "config.sync_source");
 	check_one_bad("GAPSCOPE_UNWINDER", "libunwind.so.8", "config.unwinder");
 	check_one_bad("GAPSCOPE_UNWINDER", "2", "config.unwinder");

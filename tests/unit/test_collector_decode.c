@@ -419,6 +419,53 @@ static void test_api_records_and_names(void **state)
 	sqlite3_close(db);
 }
 
+/* Under a capture range the driver's launch records come all along and the
+ * decoder keeps those that began inside a window (here [100, 200]); runtime
+ * records are not filtered (their kind is off outside the windows). */
+static int keep_100_200(uint64_t start)
+{
+	return start >= 100 && start <= 200;
+}
+
+static void test_driver_calls_outside_capture_windows_dropped(void **state)
+{
+	struct fx f;
+	CUpti_ActivityAPI a;
+	sqlite3 *db;
+	(void)state;
+
+	fx_open(&f, 0);
+	f.d.keep_driver_call = keep_100_200;
+	memset(&a, 0, sizeof(a));
+	a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+	a.cbid = 307;
+	a.start = 50; /* before the window: dropped */
+	a.end = 60;
+	a.correlationId = 1;
+	fx_add(&f, &a, sizeof(a));
+	a.start = 150; /* inside: kept */
+	a.end = 260;
+	a.correlationId = 2;
+	fx_add(&f, &a, sizeof(a));
+	a.start = 250; /* after: dropped */
+	a.end = 270;
+	a.correlationId = 3;
+	fx_add(&f, &a, sizeof(a));
+	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.cbid = 211;
+	a.start = 40; /* runtime: kept whatever its time */
+	a.end = 45;
+	a.correlationId = 4;
+	fx_add(&f, &a, sizeof(a));
+	assert_int_equal(fx_batch(&f), 4);
+	db = fx_finish(&f, 300);
+	assert_text(db,
+		    "SELECT group_concat(printf('%d %d %d', api, start, correlation_id), '|') "
+		    "FROM (SELECT * FROM api_calls ORDER BY start)",
+		    "1 40 4|2 150 2");
+	sqlite3_close(db);
+}
+
 /* The plain API name: CUPTI's "_v<digits>" suffix goes, variants stay
  * (lengths counted by hand). */
 static void test_api_plain_len(void **state)
@@ -1051,6 +1098,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_memcpy6_memset4_p2p, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_api_records_and_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_api_plain_len, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_driver_calls_outside_capture_windows_dropped,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sync2_explicit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cuda_event2_records_and_wait_join, setup,
 					    teardown),

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -83,6 +84,13 @@ static void record_usage(FILE *f)
 		"                         record per node: far less overhead on graph replays,\n"
 		"                         but no kernel names, durations or gaps inside them\n"
 		"                         (docs/record.md) [GAPSCOPE_GRAPH_LEVEL=1]\n"
+		"      --capture-range cudaProfilerApi\n"
+		"                         record only between the program's cudaProfilerStart\n"
+		"                         and cudaProfilerStop calls (torch.cuda.profiler.start\n"
+		"                         and .stop), every such span; outside them nothing is\n"
+		"                         recorded or analysed, and tracing costs the program\n"
+		"                         next to nothing [GAPSCOPE_CAPTURE_RANGE]\n"
+		"                         (default none: the whole run)\n"
 		"      --no-calibrate     do not measure the collector's overhead before the\n"
 		"                         program (gapscope-calibrate, ~1.5 s); the report then\n"
 		"                         shows uncorrected figures only\n"
@@ -958,6 +966,7 @@ int cmd_record(int argc, char **argv)
 	    {"no-callsites", no_argument, NULL, 'S'},
 	    {"graph-level", no_argument, NULL, 'g'},
 	    {"no-calibrate", no_argument, NULL, 'C'},
+	    {"capture-range", required_argument, NULL, 'c'},
 	    {"flush-ms", required_argument, NULL, 'f'},
 	    {"buffer-kb", required_argument, NULL, 'b'},
 	    {"log", required_argument, NULL, 'L'},
@@ -967,6 +976,7 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *output = NULL, *activities = NULL, *log = NULL;
 	const char *flush = NULL, *buffer = NULL, *reference = NULL, *tmpl, *why = NULL, *old;
+	const char *capture = NULL;
 	char lib[PATH_MAX], probe[PATH_MAX], dir[PATH_MAX], abs_tmpl[PATH_MAX * 2];
 	struct timespec t0;
 	char what[48];
@@ -985,6 +995,7 @@ int cmd_record(int argc, char **argv)
 		case 'S': no_callsites = 1; break;
 		case 'g': graph_level = 1; break;
 		case 'C': calibrate = 0; break;
+		case 'c': capture = optarg; break;
 		case 'f': flush = optarg; break;
 		case 'b': buffer = optarg; break;
 		case 'L': log = optarg; break;
@@ -1016,6 +1027,14 @@ int cmd_record(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 	if (reference && record_parse_uint("--reference", reference, 1, 9, &n_ref) < 0)
 		return GS_EXIT_BAD_INPUT;
+	/* the collector's GAPSCOPE_CAPTURE_RANGE values */
+	if (capture && strcasecmp(capture, "cudaProfilerApi") && strcasecmp(capture, "none")) {
+		gs_error("record",
+			 "--capture-range: unknown range '%s' (use cudaProfilerApi, or none for "
+			 "the whole run)",
+			 capture);
+		return GS_EXIT_BAD_INPUT;
+	}
 	if (log && !record_in_list(log, strlen(log), record_log_levels,
 				   sizeof(record_log_levels) / sizeof(record_log_levels[0]))) {
 		gs_error("record", "--log: unknown level '%s' (use quiet, warn, info or debug)",
@@ -1081,6 +1100,7 @@ int cmd_record(int argc, char **argv)
 	    (latency && setenv("GAPSCOPE_LATENCY", "1", 1)) ||
 	    (no_callsites && setenv("GAPSCOPE_CALLSITES", "0", 1)) ||
 	    (graph_level && setenv("GAPSCOPE_GRAPH_LEVEL", "1", 1)) ||
+	    (capture && setenv("GAPSCOPE_CAPTURE_RANGE", capture, 1)) ||
 	    (flush && setenv("GAPSCOPE_FLUSH_MS", flush, 1)) ||
 	    (buffer && setenv("GAPSCOPE_BUFFER_KB", buffer, 1)) ||
 	    (log && setenv("GAPSCOPE_LOG", log, 1))) {
