@@ -1213,11 +1213,12 @@ static void set_tracing(int on)
 {
 	enable_call_callbacks(on);
 	enable_activities(on);
-	enable_graph_level(on);
 	if (on)
 		skip_query_calls();
-	if (G.cfg.capture_range != GS_CAPTURE_PROFILER_API)
+	if (G.cfg.capture_range != GS_CAPTURE_PROFILER_API) {
+		enable_graph_level(on);
 		enable_driver_launches(on);
+	}
 }
 
 /* The program called cudaProfilerStart (on = 1, at the call's exit) or
@@ -1822,12 +1823,16 @@ static int start(void)
 	enable_callbacks();
 	if (G.cfg.capture_range != GS_CAPTURE_PROFILER_API)
 		set_tracing(1);
-	else
+	else {
 		/* turned on later, cuptiActivityEnableDriverApi has no effect
 		 * (H100, CUDA 13: no driver launch row in any window), so it is
 		 * on from the start and the decoder drops the rows outside
-		 * the windows (capture_keep_driver_call) */
+		 * the windows (capture_keep_driver_call); GRAPH_TRACE too:
+		 * switched on mid-run, it crashed the program at its next graph
+		 * launch (H100, CUDA 13: SIGSEGV) */
 		enable_driver_launches(1);
+		enable_graph_level(1);
+	}
 	G.active = 1;
 
 	if (G.cfg.flush_ms > 0) {

@@ -290,6 +290,12 @@ static int decode_graph_trace(struct gs_decoder *d, const CUpti_ActivityGraphTra
 {
 	struct gs_graph_run g;
 
+	/* under a capture range GRAPH_TRACE stays on all along (see
+	 * collector.c, start()): graph runs outside the windows are dropped */
+	if (d->keep_driver_call && !d->keep_driver_call(r->start)) {
+		d->skipped++;
+		return 0;
+	}
 	g.start = r->start;
 	g.end = r->end;
 	g.device = r->deviceId;

@@ -449,8 +449,8 @@ struct gs_decoder {
 	struct gs_nvtx_pending *nvtx;	     /* open NVTX ranges by marker id */
 	uint64_t records;		     /* records decoded */
 	uint64_t skipped;		     /* records of kinds we do not store */
-	/* NULL, or: 0 drops the driver API record that began at start
-	 * (outside the capture windows) */
+	/* NULL, or: 0 drops the driver API record or graph-level run that
+	 * began at start (outside the capture windows) */
 	int (*keep_driver_call)(uint64_t start);
 };
 

@@ -432,6 +432,22 @@ if [ -x "$caprange" ]; then
 	grep -q 'never called cudaProfilerStart' "$W/capture-never.err"
 	result $? "capture, never started: the collector says so"
 
+	# with --graph-level: GRAPH_TRACE switched on mid-run crashed the program
+	# at its next graph launch (SIGSEGV, H100); now on all along, the graph
+	# runs outside the windows dropped. launch_overhead --ab 1 --n 100
+	# --repeats 3 replays, inside windows, its graph of 100 kernels 3 times
+	# and its graph of 100 once per repeat: 6 graph runs
+	lo="$B/bin/gs_bench_launch_overhead"
+	timeout 120 "$gs" record -o "$W/capture-gl.db" --graph-level --capture-range cudaProfilerApi -- \
+		"$lo" --ab 1 --n 100 --repeats 3 --warmup 1 >"$W/capture-gl.out" 2>&1
+	rc=$?
+	cat "$W/capture-gl.out"
+	result $rc "capture + graph-level: exit status 0 (got $rc)"
+	v=$(sql "$W/capture-gl.db" "SELECT COUNT(*) FROM graph_runs")/$(sql "$W/capture-gl.db" "SELECT COUNT(*) FROM graph_runs g
+		WHERE NOT EXISTS (SELECT 1 FROM capture_windows w WHERE g.start >= w.start AND g.start <= w.end)")
+	[ "$v" = 6/0 ]
+	result $? "capture + graph-level: the 6 graph runs inside the windows, none outside (got $v)"
+
 	# the same program without the option: everything, as before (v2)
 	timeout 120 "$gs" record -o "$W/capture-off.db" -- "$caprange" >"$W/capture-off.out" 2>&1
 	v=$(sql "$W/capture-off.db" "SELECT COUNT(*) FROM kernels")/$(sql "$W/capture-off.db" "SELECT value FROM meta WHERE key = 'schema_version'")
