@@ -62,6 +62,18 @@ interleaved untraced/traced pairs measured in one run.
       collectors since 2026-12-05), each traced process's total, its
       collector threads' (gs-*) and its other threads' by name.
       Each DIR is one pair; with several, the medians follow.
+  corrected_accuracy.py ab OUT.txt [OUT.txt ...] [--gapscope BIN]
+      bench/torch_nosync.py --ab R run under `gapscope record --capture-range
+      cudaProfilerApi` (OUT.txt: its output; the trace beside it, OUT.db, or
+      its `report --json`, OUT.json): the truth comes from the same process,
+      the untraced phases of each round, measured by the program a moment
+      before or after the traced ones. The sum of the traced phases' range
+      "steps" walls, traced and corrected, against the sum of the untraced
+      phases'; with the program's "ab gpu_us_per_step" line, the
+      utilisation inside "steps" (GPU time per step over the untraced step
+      time) against the report's measured and corrected. The untraced phases
+      run with the collector loaded but off (what that costs:
+      docs/record.md), so this measures what the records cost.
   corrected_accuracy.py summary DIR [--gapscope BIN] [--plain-after]
       all of the above that one GPU run left in DIR: DIR/phases,
       DIR/dec_*, DIR/torch, DIR/rp and DIR/p1..pN, each where it is there.
@@ -616,6 +628,60 @@ def realprogs_dir(gapscope, d):
     return rows or None
 
 
+AB_ROUND = re.compile(r"^ab round=\d+ untraced_us=([0-9.]+) traced_us=([0-9.]+)", re.M)
+AB_STEPS = re.compile(r"^ab median_ratio=\S+ rounds=\d+ steps=(\d+)", re.M)
+AB_GPU = re.compile(r"^ab gpu_us_per_step=([0-9.]+)", re.M)
+
+
+def ab(a):
+    """torch_nosync.py --ab runs: corrected walls against the same process's
+    untraced phases"""
+    v = []
+    for out in a.files:
+        text = open(out).read()
+        rounds = [(float(u), float(t)) for u, t in AB_ROUND.findall(text)]
+        steps = AB_STEPS.search(text)
+        stem = out[:-4] if out.endswith(".txt") else out
+        if os.path.exists(stem + ".json"):
+            rep = json.load(open(stem + ".json"))
+        elif os.path.exists(stem + ".db"):
+            rep = report(a.gapscope, stem + ".db")
+        else:
+            rep = None
+        rg = ranges(rep).get("steps") if rep else None
+        if not rounds or not steps or not rg or not rg[1]:
+            print(f"!!! {out}: no ab rounds, no trace ({stem}.db or .json) or no range \"steps\"")
+            continue
+        n = int(steps.group(1))
+        u = sum(r[0] for r in rounds) * n * 1e3  # ns
+        t = sum(r[1] for r in rounds) * n * 1e3
+        wall, corr, busy, kern = rg
+        g = AB_GPU.search(text)
+        util = None
+        if g:
+            mean_u = sum(r[0] for r in rounds) / len(rounds)
+            util = (100.0 * float(g.group(1)) / mean_u, 100.0 * busy / wall,
+                    100.0 * (busy - kern) / corr)
+        v.append((os.path.basename(stem), len(rounds), u, t, wall, corr, util))
+    if not v:
+        return 2
+    print("range \"steps\", all traced phases: walls in ms; untraced = the same "
+          "process's untraced phases (the program's timing)")
+    print(f"{'run':<10} {'rounds':>6} {'untraced':>9} {'traced':>9} {'in trace':>9} "
+          f"{'corrected':>9} {'error':>7} {'raw':>7}   {'util truth':>10} {'traced':>7} "
+          f"{'corrected':>9}")
+    for name, k, u, t, wall, corr, util in v:
+        us = (f"{util[0]:10.1f} {util[1]:7.1f} {util[2]:9.1f}" if util
+              else f"{'-':>10} {'-':>7} {'-':>9}")
+        print(f"{name:<10} {k:6d} {u / 1e6:9.1f} {t / 1e6:9.1f} {wall / 1e6:9.1f} "
+              f"{corr / 1e6:9.1f} {pct(corr, u):+6.1f}% {pct(wall, u):+6.1f}%   {us}")
+    if len(v) > 1:
+        med = statistics.median
+        print(f"{'median':<10} {'':>6} {'':>9} {'':>9} {'':>9} {'':>9} "
+              f"{med(pct(x[5], x[2]) for x in v):+6.1f}% {med(pct(x[4], x[2]) for x in v):+6.1f}%")
+    return 0
+
+
 def summary(a):
     """Everything one GPU run left in DIR, read the way the subcommands above
     read it: DIR/phases (run-phases), DIR/dec_* (run-decode), DIR/torch
@@ -667,8 +733,11 @@ def main():
                                 "and those measured right after the traced run")
         if name == "torch":
             p.add_argument("--config", default="default")
+    p = sub.add_parser("ab")
+    p.add_argument("files", nargs="+", metavar="OUT.txt")
+    p.add_argument("--gapscope", default=os.path.join("build", "bin", "gapscope"))
     a = ap.parse_args()
-    return {"run-phases": run_phases, "phases": phases, "run-decode": run_decode,
+    return {"ab": ab, "run-phases": run_phases, "phases": phases, "run-decode": run_decode,
             "decode": decode, "torch": torch, "realprogs": realprogs,
             "summary": summary}[a.cmd](a)
 
