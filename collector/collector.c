@@ -825,7 +825,7 @@ static void callback_body(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		 * The runtime call's own callbacks do it, outside the driver call
 		 * it makes; the driver's only for a program that calls
 		 * cuProfilerStart/Stop itself. */
-		if (start || stop) {
+		if ((start || stop) && G.cfg.capture_range == GS_CAPTURE_PROFILER_API) {
 			if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
 				in_runtime_profiler_call = cb->callbackSite == CUPTI_API_ENTER;
 			else if (in_runtime_profiler_call)
@@ -1171,7 +1171,8 @@ static int enable_callbacks(void)
 			r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
 						CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
 		if (r != CUPTI_SUCCESS) {
-			/* nothing would ever be recorded: record the whole run */
+			/* nothing would ever be recorded: record the whole run
+			 * (the callbacks that did come on then do nothing) */
 			gs_warn("callbacks.capture_range",
 				"cannot watch cudaProfilerStart/Stop: %s; recording the whole run",
 				cupti_err(r));
