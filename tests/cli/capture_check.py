@@ -88,6 +88,16 @@ def check_figures():
     expect("Verdict: GPU busy 75.0% of 2.000 ms; idle: host code 17.0%, launch latency 8.0%"
            in lines, "report: verdict line")
     expect(not any("1 ms or more" in l for l in lines), "report: a host stall was counted")
+    # each gap is named by its capture window and its time from that
+    # window's start: [1300000, ...) is 300000 into W1, [5400000, ...)
+    # 400000 into W2, [5000000, ...) at W2's start (0 ns). Counted from the
+    # device window's start they read +300 us, +4.4 ms and +4 ms, the
+    # 3000000 ns between the windows included.
+    at = [l.split(":")[0].strip() for l in lines if l.startswith("     ") and " at +" in l]
+    expect("  largest gaps (capture window and time from its start):" in lines,
+           "report: largest gaps heading")
+    expect(at == ["1. in window 1 at +300.000 us", "2. in window 2 at +400.000 us",
+                  "3. in window 2 at +0 ns"], f"report: gap offsets {at!r}")
     j = report_json(db)
     if j:
         expect(j["capture"] == {"range": "cudaProfilerApi", "windows": 2, "captured_ns": 2000000,
@@ -106,6 +116,16 @@ def check_figures():
         # no gap covers any of [2000000, 5000000)
         expect(gaps == [(1300000, 200000), (5000000, 100000), (5400000, 200000)],
                f"json gaps {gaps}")
+        # offset_ns: recorded time from window_start_ns 1000000, the 3000000
+        # ns between the windows left out: 300000; 1000000 (all of W1) + 0;
+        # 1000000 + 400000. capture_window: the window and the time from
+        # its start, as the text says.
+        offs = sorted((g["start_ns"], g["offset_ns"], g["capture_window"])
+                      for g in d["top_gaps"])
+        expect(offs == [(1300000, 300000, {"window": 1, "offset_ns": 300000}),
+                        (5000000, 1000000, {"window": 2, "offset_ns": 0}),
+                        (5400000, 1400000, {"window": 2, "offset_ns": 400000})],
+               f"json gap offsets {offs}")
         nv = [(n["name"], n["wall_ns"], n["gpu_busy_ns"]) for n in j["nvtx"]]
         expect(nv == [("step", 1100000, 800000)], f"json nvtx {nv}")
 
@@ -134,6 +154,13 @@ def check_range():
         expect(abs(d["utilisation"] - 800000 / 1100000) < 1e-9, f"range: util {d['utilisation']}")
         expect(d["idle_by_cause_ns"] == causes(host_code=190000, launch_latency=110000),
                f"range: idle by cause {d['idle_by_cause_ns']}")
+        # window_start_ns stays K1's start 1000000: the gap at 5000000 is
+        # 1000000 ns of recorded time after it (all of W1), W2's start
+        offs = sorted((g["start_ns"], g["offset_ns"], g["capture_window"])
+                      for g in d["top_gaps"])
+        expect(offs == [(1300000, 300000, {"window": 1, "offset_ns": 300000}),
+                        (5000000, 1000000, {"window": 2, "offset_ns": 0})],
+               f"range: gap offsets {offs}")
     # the same range on the trace recorded whole: [1200000, 5300000] =
     # 4100000 ns, idle 200000 + 3100000 (the whole gap before K3) = 3300000
     j = report_json("--range", "step", mkdb("v2", "v2whole"))
@@ -185,10 +212,22 @@ def check_whole():
         expect(p.returncode == 0 and p.stdout.splitlines()[1] == "selection: whole trace" and
                not any(l.startswith("capture") for l in p.stdout.splitlines()),
                f"{kind}: {p.stdout[:400]!r}")
+        # offsets count from the window's start, all of it recorded: the gap
+        # before K3 at 2000000 is +1.000 ms, the one before K4 at 5400000
+        # +4.400 ms
+        at = [l.split(":")[0].strip() for l in p.stdout.splitlines()
+              if l.startswith("     ") and " at +" in l]
+        expect("  largest gaps (time from the window start):" in p.stdout.splitlines() and
+               at == ["1. at +1.000 ms", "2. at +300.000 us", "3. at +4.400 ms"],
+               f"{kind}: gap offsets {at!r}")
         j = report_json(db)
         if j:
             d = j["devices"][0]
             expect(j["capture"] is None, f"{kind}: capture {j['capture']}")
+            offs = sorted((g["start_ns"], g["offset_ns"], g["capture_window"])
+                          for g in d["top_gaps"])
+            expect(offs == [(1300000, 300000, None), (2000000, 1000000, None),
+                            (5400000, 4400000, None)], f"{kind}: gap offsets {offs}")
             expect((d["window_ns"], d["busy_ns"], d["idle_ns"]) == (5000000, 1500000, 3500000),
                    f"{kind}: device {d}")
             expect(d["idle_by_cause_ns"] == causes(host_code=3340000, launch_latency=160000),

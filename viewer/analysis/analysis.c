@@ -106,10 +106,28 @@ int64_t sel_overlap(const struct actx *c, int64_t a, int64_t b)
  * being unrecorded */
 int64_t capture_overlap(const struct actx *c, int64_t a, int64_t b)
 {
-	const struct gs_input *in = c->in;
+	return gs_capture_overlap(c->in, a, b);
+}
 
+int64_t gs_capture_overlap(const struct gs_input *in, int64_t a, int64_t b)
+{
 	return windows_overlap(in->capture_windows, in->n_capture_windows,
 			       in->capture_range != NULL, a, b);
+}
+
+size_t gs_capture_window_at(const struct gs_input *in, int64_t t, int64_t *from_start)
+{
+	const int64_t *w = in->capture_windows;
+	size_t k;
+
+	if (!in->capture_range)
+		return 0;
+	k = windows_first_after(w, in->n_capture_windows, t);
+	if (k == in->n_capture_windows || w[2 * k] > t)
+		return 0;
+	if (from_start)
+		*from_start = t - w[2 * k];
+	return k + 1;
 }
 
 int64_t gs_result_overlap(const struct gs_result *res, int64_t a, int64_t b)

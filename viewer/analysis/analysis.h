@@ -867,6 +867,14 @@ uint32_t gs_site_of(const struct gs_input *in, uint32_t corr);
 int gs_result_selects(const struct gs_result *res, int64_t a, int64_t b);
 /* ns of [a, b) inside the selection (b - a without one) */
 int64_t gs_result_overlap(const struct gs_result *res, int64_t a, int64_t b);
+/* ns of [a, b) inside the capture windows of in (b - a in a trace
+ * recorded whole): the recorded part of a span */
+int64_t gs_capture_overlap(const struct gs_input *in, int64_t a, int64_t b);
+/* In a capture trace, the capture window whose [start, end) holds time t:
+ * its number (1 for the first, in time order, overlapping rows merged),
+ * and t's ns from its start in *from_start (when not NULL). 0 when no
+ * window holds t, or the trace was recorded whole. */
+size_t gs_capture_window_at(const struct gs_input *in, int64_t t, int64_t *from_start);
 /* The site reference of that call, or NULL. */
 const struct gs_site_ref *gs_site_ref_of(const struct gs_input *in, uint32_t corr);
 

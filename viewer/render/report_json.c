@@ -545,7 +545,21 @@ static int j_device(struct report_ctx *r, const struct gs_device_result *d)
 		const struct gs_op *x = &r->in->ops[g->op_idx];
 		json_t *go = json_object(), *op = json_object();
 		json_object_set_new(go, "start_ns", jint(g->start));
-		json_object_set_new(go, "offset_ns", jint(g->start - d->tl.first));
+		/* a capture trace: the recorded time from window_start_ns (the
+		 * device window counts no time between capture windows, nor
+		 * does this), and the capture window that holds the gap */
+		json_object_set_new(go, "offset_ns",
+				    jint(gs_capture_overlap(r->in, d->tl.first, g->start)));
+		if (r->in->capture_range) {
+			int64_t off = 0;
+			size_t win = gs_capture_window_at(r->in, g->start, &off);
+			json_t *cw = json_object();
+			json_object_set_new(cw, "window", win ? jint((int64_t)win) : json_null());
+			json_object_set_new(cw, "offset_ns", win ? jint(off) : json_null());
+			json_object_set_new(go, "capture_window", cw);
+		} else {
+			json_object_set_new(go, "capture_window", json_null());
+		}
 		json_object_set_new(go, "duration_ns", jint(g->end - g->start));
 		json_object_set_new(go, "cause", json_string(gs_cause_key(g->cause)));
 		json_object_set_new(go, "host_late", json_boolean(g->host_late));

@@ -639,12 +639,24 @@ static int t_device(struct report_ctx *r, const struct gs_device_result *d)
 		}
 	}
 	if (d->n_top) {
-		fprintf(f, "  largest gaps (time from the window start):\n");
+		/* a capture trace's gaps lie each inside one capture window
+		 * (cut at their edges): "in window 2 at +40 us" finds one in
+		 * the timeline, where an offset from the device window's start
+		 * would count the unrecorded time between windows */
+		fprintf(f, "  largest gaps (%s):\n",
+			in->capture_range ? "capture window and time from its start"
+					  : "time from the window start");
 		for (i = 0; i < d->n_top; i++) {
 			const struct gs_gap *g = &d->gaps[d->top_gaps[i]];
 			const struct gs_op *x = &in->ops[g->op_idx];
-			fprintf(f, "    %2zu. at +%s: %s %s before %s ", i + 1,
-				D(g->start - d->tl.first), D(g->end - g->start),
+			int64_t off = g->start - d->tl.first;
+			size_t win = gs_capture_window_at(in, g->start, &off);
+			fprintf(f, "    %2zu. ", i + 1);
+			if (win)
+				fprintf(f, "in window %zu ", win);
+			else if (in->capture_range) /* none holds it: the recorded time */
+				off = gs_capture_overlap(in, d->tl.first, g->start);
+			fprintf(f, "at +%s: %s %s before %s ", D(off), D(g->end - g->start),
 				gs_cause_name(g->cause), report_op_kind_name(x->kind));
 			if (x->kind == GS_OP_KERNEL) {
 				char *dem;
