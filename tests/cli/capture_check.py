@@ -339,7 +339,44 @@ def check_verbs():
                and c["captured_ns"] == 2000000, f"info --json capture {c}")
 
 
-CHECKS = {"figures": check_figures, "range": check_range, "nowindows": check_nowindows,
+def check_advice():
+    # capture_mkdb "spanning": gemm, relu back to back in steps of 400000 ns,
+    # W1 [1000000, 2000000] holding gemm relu gemm relu gemm (the last from
+    # 1800000), W2 [5000000, 6000000] relu (5000000) gemm relu (to 5600000).
+    # Occurrences of "gemm relu" begin at gemm 1000000, 1400000, 1800000
+    # and 5200000; the third ends with the relu of W2 at 5200000, across
+    # the 3000000 ns nobody recorded (the loop went on there), so it is no
+    # measured repetition and is left out: 3 occurrences of 400000 ns,
+    # back to back within W1 (no hole) = measured 1200000, ops 1200000,
+    # launch idle 0; as graph replays 1200000 + 3 x 2 x 1000 (default node
+    # overhead) = 1206000: a saving of -6000 (-0.5%), no advice.
+    # Device window: 1000000 of W1 + [5000000, 5600000] of W2 = 1600000.
+    db = mkdb("span", "spanning")
+    p = run("report", db)
+    expect(p.returncode == 0, f"advice: exit {p.returncode} {p.stderr!r}")
+    lines = p.stdout.splitlines()
+    expect("Device 0: window 1.600 ms, busy 1.600 ms (utilisation 100.0%), idle 0 ns, 8 ops, "
+           "0 gaps" in lines, f"advice: device line {lines!r}")
+    expect("  stream 7 (device 0): 2 ops x 3 times; measured 1.200 ms, ops 1.200 ms, launch "
+           "idle 0 ns; as graph replays ~1.206 ms" in lines, f"advice: sequence line {lines!r}")
+    j = report_json(db)
+    if j:
+        q = [(a["ops"], a["count"], a["measured_ns"], a["op_time_ns"], a["launch_idle_ns"],
+              a["estimate_ns"], a["advise"]) for a in j["graph_advice"]["sequences"]]
+        expect(q == [(["gemm", "relu"], 3, 1200000, 1200000, 0, 1206000, False)],
+               f"advice: json {q}")
+    # the same rows recorded whole: the third occurrence is one, from 1800000
+    # to 5200000 (the 3000000 ns hole between the kernels was traced):
+    # 4 occurrences, measured 400000 x 3 + 3400000 = 4600000, ops 8 x
+    # 200000 = 1600000, as graph replays 4600000 + 4 x 2 x 1000 = 4608000
+    j = report_json(mkdb("spanw", "spanwhole"))
+    if j:
+        q = [(a["count"], a["measured_ns"], a["op_time_ns"], a["estimate_ns"])
+             for a in j["graph_advice"]["sequences"]]
+        expect(q == [(4, 4600000, 1600000, 4608000)], f"advice, whole trace: json {q}")
+
+
+CHECKS = {"advice": check_advice, "figures": check_figures, "range": check_range, "nowindows": check_nowindows,
           "whole": check_whole, "damaged": check_damaged, "verbs": check_verbs}
 CHECKS[CHECK]()
 for f in failures:

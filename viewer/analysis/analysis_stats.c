@@ -1034,6 +1034,54 @@ out:
 	return rc;
 }
 
+/* In a capture trace, the capture window of an op that starts at t: the
+ * first whose end is at or after t (the op meets the selection, so one
+ * window at least; an op launched before a window opened and running into
+ * it belongs to that window). 0 in a trace recorded whole: all one. */
+static size_t op_capture_window(const struct gs_input *in, int64_t t)
+{
+	const int64_t *w = in->capture_windows;
+	size_t lo = 0, hi = in->n_capture_windows;
+
+	if (!in->capture_range)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w[2 * mid + 1] >= t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Keep the occurrences (start positions occ[0..n) in st's slots, of len[o]
+ * ops each, or all of fixed when len is NULL) whose ops all began in one
+ * capture window, in place; returns how many. An occurrence across the
+ * unrecorded time between two windows is no measured repetition: its hole
+ * there is time nobody recorded (a loop's step, or other work, ran in it),
+ * and its length would read milliseconds of a step that took microseconds.
+ * A trace recorded whole keeps all. */
+static size_t occ_in_one_window(const struct actx *c, const int64_t *st, uint32_t *occ,
+				uint32_t *len, size_t fixed, size_t n)
+{
+	size_t o, m = 0;
+
+	if (!c->in->capture_range)
+		return n;
+	for (o = 0; o < n; o++) {
+		size_t l = len ? len[o] : fixed;
+		if (op_capture_window(c->in, st[occ[o]]) !=
+		    op_capture_window(c->in, st[occ[o] + l - 1]))
+			continue;
+		occ[m] = occ[o];
+		if (len)
+			len[m] = len[o];
+		m++;
+	}
+	return m;
+}
+
 /* Find the repeated sequence of one stream's token list and add advice.
  * tok/opi/st/du: tokens, op indexes, starts and durations of its ops
  * (not from graphs, in the selection), in stream order; whole: they are
@@ -1265,6 +1313,8 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 		size_t m_occ = 0, o;
 		const uint32_t *occ = pos;
 		if (tol.n_occ) {
+			tol.n_occ =
+			    occ_in_one_window(c, st, tol.occ_pos, tol.occ_len, 0, tol.n_occ);
 			occ = tol.occ_pos;
 			m_occ = tol.n_occ;
 		} else {
@@ -1274,7 +1324,13 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 					continue;
 				pos[m_occ++] = (uint32_t)p;
 			}
+			m_occ = occ_in_one_window(c, st, pos, NULL, len, m_occ);
 		}
+		if (!m_occ) {
+			rc = 0;
+			goto out;
+		}
+		a.first_op_idx = opi[occ[0]];
 		a.nvtx_idx = advice_nvtx(c, opi, occ, m_occ);
 		for (o = 0; o < m_occ; o++) {
 			size_t p = occ[o], k;
@@ -1325,7 +1381,11 @@ static int advise_stream(struct actx *c, const struct gs_device_result *dr, cons
 			 * decode demo: readbacks 1.3-3.8 ms apart, with
 			 * cudaGraphExecDestroy and host code between them, read
 			 * as a 1-op loop a graph would make 98.8% shorter). */
-			if (o + 1 < m_occ && occ[o + 1] == p + len) {
+			/* (in a capture trace, one in the same window: a hole
+			 * across the time between windows was not recorded) */
+			if (o + 1 < m_occ && occ[o + 1] == p + len &&
+			    op_capture_window(c->in, st[p + len]) ==
+				op_capture_window(c->in, st[p])) {
 				int64_t nx = st[p + len];
 				int lc = nx > end && device_quiet(c, dr, end, nx, opi[p + len])
 					     ? launch_caused_at(c, &cc, whole, end, opi, p, p + len)
