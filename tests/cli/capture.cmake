@@ -9,7 +9,7 @@ set_target_properties(capture_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_B
 
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(check figures range nowindows whole damaged verbs advice)
+  foreach(check figures range nowindows whole damaged verbs advice lead)
     add_test(NAME cli_capture_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/capture_check.py ${check}
                      ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/capture_mkdb

@@ -376,7 +376,44 @@ def check_advice():
         expect(q == [(4, 4600000, 1600000, 4608000)], f"advice, whole trace: json {q}")
 
 
-CHECKS = {"advice": check_advice, "figures": check_figures, "range": check_range, "nowindows": check_nowindows,
+def check_lead():
+    # --range step on capture_mkdb "spanning" (W1 [1000000, 2000000], W2
+    # [5000000, 6000000]) with 4 ranges "step"; a range's wall for the
+    # warm-up check is its part inside the windows.
+    step = ("INSERT INTO strings VALUES(4,'step');"
+            "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) VALUES")
+    # A: [1800000, 5200000] spans the 3000000 ns between the windows: full
+    # wall 3400000, recorded 200000 + 200000 = 400000; then [5200000,
+    # 5400000], [5400000, 5600000], [5600000, 5800000] of 200000 each.
+    # Recorded walls 400000, 200000 x 3: lower median 200000, and 400000 is
+    # 2x it, under 4x: no warm-up. (Full walls made the first 17x the
+    # median, 85.0% of the walls: a warm-up that never was.)
+    db = mkdb("leadA", "spanning", step + "(1800000,5200000,0,4,1,11),(5200000,5400000,0,4,1,11),"
+              "(5400000,5600000,0,4,1,11),(5600000,5800000,0,4,1,11);")
+    p = run("report", "--range", "step", db)
+    expect(p.returncode == 0 and not any("a warm-up" in l for l in p.stdout.splitlines()),
+           f"lead A: {p.returncode} {p.stdout[:900]!r}")
+    j = report_json("--range", "step", db)
+    if j:
+        expect(j["verdict"]["leading_ranges"] is None,
+               f"lead A: json {j['verdict']['leading_ranges']}")
+    # B: [1000000, 2000000] all inside W1, then three of 200000 in W2:
+    # walls 1000000, 200000 x 3, median 200000; 1000000 / 4 = 250000 >=
+    # 200000: the first is a warm-up, 1000000 of 1600000 = 62.5%
+    db = mkdb("leadB", "spanning", step + "(1000000,2000000,0,4,1,11),(5000000,5200000,0,4,1,11),"
+              "(5200000,5400000,0,4,1,11),(5400000,5600000,0,4,1,11);")
+    p = run("report", "--range", "step", db)
+    expect("  the first of the 4 ranges took 1.000 ms (5x the median one, 200.000 us), 62.5% of "
+           "their walls: a warm-up, counted below; --skip 1 leaves it out"
+           in p.stdout.splitlines(), f"lead B: {p.stdout[:900]!r}")
+    j = report_json("--range", "step", db)
+    if j:
+        expect(j["verdict"]["leading_ranges"] == {"count": 1, "wall_ns": 1000000, "share": 0.625,
+                                                  "median_ns": 200000, "skip": 1},
+               f"lead B: json {j['verdict']['leading_ranges']}")
+
+
+CHECKS = {"advice": check_advice, "lead": check_lead, "figures": check_figures, "range": check_range, "nowindows": check_nowindows,
           "whole": check_whole, "damaged": check_damaged, "verbs": check_verbs}
 CHECKS[CHECK]()
 for f in failures:

@@ -161,12 +161,21 @@ static int cmp_i64pair(const void *a, const void *b)
 	return 0;
 }
 
-/* res->range_lead*: the leading ones of the m selected ranges sel (pairs
- * in start order) whose walls are GS_LEAD_FACTOR times the median wall or
- * more, at most half of them, where they hold GS_LEAD_SHARE of the walls'
- * sum or more. 0 or -ENOMEM. */
-static int leading_ranges(struct gs_result *res, const int64_t *sel, size_t m)
+/* The wall of selected range [a, b]: in a capture trace its part inside
+ * the capture windows (what was recorded of it: a range across the time
+ * between two windows is not as long as its ends say), else b - a */
+static int64_t range_wall(const struct actx *c, int64_t a, int64_t b)
 {
+	return c->in->capture_range ? capture_overlap(c, a, b) : b - a;
+}
+
+/* res->range_lead*: the leading ones of the m selected ranges sel (pairs
+ * in start order) whose walls (range_wall) are GS_LEAD_FACTOR times the
+ * median wall or more, at most half of them, where they hold GS_LEAD_SHARE
+ * of the walls' sum or more. 0 or -ENOMEM. */
+static int leading_ranges(const struct actx *c, const int64_t *sel, size_t m)
+{
+	struct gs_result *res = c->res;
 	int64_t *w, sum = 0, lead = 0, med;
 	size_t i, k = 0;
 
@@ -174,7 +183,7 @@ static int leading_ranges(struct gs_result *res, const int64_t *sel, size_t m)
 	if (!w)
 		return -ENOMEM;
 	for (i = 0; i < m; i++) {
-		w[i] = sel[2 * i + 1] - sel[2 * i];
+		w[i] = range_wall(c, sel[2 * i], sel[2 * i + 1]);
 		sum = gs_sat_add(sum, w[i]);
 	}
 	qsort(w, m, sizeof(*w), gs_cmp_i64);
@@ -186,8 +195,8 @@ static int leading_ranges(struct gs_result *res, const int64_t *sel, size_t m)
 		return 0;
 	/* w / 4 >= med: w >= 4 med, without 4 med overflowing (a damaged
 	 * trace's range of 2^62 ns) */
-	while (k < m / 2 && (sel[2 * k + 1] - sel[2 * k]) / GS_LEAD_FACTOR >= med) {
-		lead = gs_sat_add(lead, sel[2 * k + 1] - sel[2 * k]);
+	while (k < m / 2 && range_wall(c, sel[2 * k], sel[2 * k + 1]) / GS_LEAD_FACTOR >= med) {
+		lead = gs_sat_add(lead, range_wall(c, sel[2 * k], sel[2 * k + 1]));
 		k++;
 	}
 	if (k && (double)lead >= GS_LEAD_SHARE * (double)sum) {
@@ -317,7 +326,7 @@ static int build_selection(struct actx *c)
 	c->res->range_matches = m;
 	if (m == 0)
 		goto out;
-	rc = leading_ranges(c->res, c->sel, m);
+	rc = leading_ranges(c, c->sel, m);
 	if (rc)
 		goto out;
 	/* merge overlapping or touching ranges into disjoint ones */

@@ -683,7 +683,8 @@ struct gs_result {
 	 * ranges' walls or more (a training loop's first step, 487 ms of
 	 * 1.063 s for 150 steps of 3.8 ms on the H200: cuDNN's and cuBLAS'
 	 * set-up): a warm-up the verdict counts; 0 where none, or fewer
-	 * than GS_LEAD_MIN_RANGES ranges */
+	 * than GS_LEAD_MIN_RANGES ranges. In a capture trace a range's wall
+	 * is its part inside the capture windows. */
 	uint64_t range_lead;	 /* how many */
 	int64_t range_lead_ns;	 /* ns, their walls summed */
 	int64_t range_median_ns; /* ns, the median wall of the selected ranges */
