@@ -9,7 +9,7 @@ set_target_properties(multi_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BIN
 
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(check text json nccl hosts dir single bad csv apart)
+  foreach(check text json nccl hosts dir single bad csv apart capture)
     add_test(NAME cli_multi_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/multi_check.py ${check}
                      ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/multi_mkdb

@@ -58,7 +58,7 @@ def main():
     for r in range(3):
         path = os.path.join(work, f"run-{r}.db")
         host = "nodeB" if check == "hosts" and r == 2 else "nodeA"
-        run([mkdb, path, str(r), host])
+        run([mkdb, path, str(r), host] + (["capture"] if check == "capture" and r == 1 else []))
         dbs.append(path)
     # given out of order: rows come by rank
     args = [gs, "report", dbs[2], dbs[0], dbs[1]]
@@ -66,6 +66,8 @@ def main():
     if check == "text":
         out = run(args + ["--comm-range", "allreduce"]).stdout
         expect("times on CLOCK_MONOTONIC (one host)" in out, "clock line\n" + out)
+        expect(not any(l.startswith("capture") for l in out.splitlines()),
+               "no capture line for traces recorded whole\n" + out)
         rows = [l for l in out.splitlines() if l.startswith("  rank ")]
         expect(len(rows) == 6, "3 process rows + 3 straggler rows\n" + out)
         expect(rows[0].split()[:5] == ["rank", "0", "449.000", "us", "53.7%"], rows[0])
@@ -168,6 +170,42 @@ def main():
         os.makedirs(empty, exist_ok=True)
         p = run([gs, "report", empty], code=2)
         expect(p.stderr.strip() == f"gapscope: {empty}: no *.db trace in this folder", p.stderr)
+    elif check == "capture":
+        # rank 1 recorded with --capture-range cudaProfilerApi (multi_mkdb
+        # "capture"): windows [D, D+300000] and [D+310000, D+500000] on its
+        # clock (D = 5000000), 300000 + 190000 = 490000 ns captured. Its
+        # GPU span [T0+1000, T4+51000] = [D+11000, D+461000] (450000) holds
+        # inside them 289000 + 151000 = 440000; busy 5 x (18000 + 30000) =
+        # 240000, 54.5%; idle 200000 "other": its 210000 less the 10000 ns
+        # [D+300000, D+310000) between the windows. Ranks 0 and 2 and the
+        # stragglers are as in "text".
+        out = run(args + ["--comm-range", "allreduce"]).stdout
+        lines = out.splitlines()
+        expect(lines[1] == "capture: rank 1: only the program's cudaProfilerStart.."
+               "cudaProfilerStop spans were recorded: 2 windows, 490.000 us in all; time "
+               f"outside them is not analysed  [{dbs[1]}]", lines[1])
+        expect(sum(l.startswith("capture") for l in lines) == 1, "one capture line\n" + out)
+        rows = [l for l in lines if l.startswith("  rank ")]
+        expect(rows[0].split()[:5] == ["rank", "0", "449.000", "us", "53.7%"], rows[0])
+        expect(rows[1].split()[:5] == ["rank", "1", "440.000", "us", "54.5%"], rows[1])
+        expect("rank 2 is the straggler: it ends step ranges last in 4 of 5 steps, by "
+               "11.000 us (median); the others wait 30.000 us per step in allreduce" in out, out)
+        j = json.loads(run(args + ["--comm-range", "allreduce", "--json"]).stdout)
+        pr = j["processes"]
+        expect([p["capture"] for p in pr] ==
+               [None, {"range": "cudaProfilerApi", "windows": 2, "captured_ns": 490000}, None],
+               str([p["capture"] for p in pr]))
+        expect((pr[1]["window_ns"], pr[1]["busy_ns"], pr[1]["idle_by_cause_ns"]["other"]) ==
+               (440000, 240000, 200000), str(pr[1]))
+        csvdir = os.path.join(work, "csv")
+        run(args + ["--comm-range", "allreduce", "--csv", csvdir])
+        with open(os.path.join(csvdir, "processes.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        got = [(r["rank"], r["window_ns"], r["capture_range"], r["capture_windows"],
+                r["captured_ns"]) for r in rows]
+        expect(got == [("0", "449000", "", "", ""),
+                       ("1", "440000", "cudaProfilerApi", "2", "490000"),
+                       ("2", "447000", "", "", "")], str(got))
     elif check == "csv":
         out = os.path.join(work, "csv")
         p = run(args + ["--comm-range", "allreduce", "--csv", out])

@@ -1,7 +1,7 @@
 /*
  * multi_mkdb.c - writes one rank's trace for the multi-trace report's CLI
  * test (tests/cli/multi_check.py), with the real schema (gs_schema_create):
- *   multi_mkdb <out.db> <rank 0|1|2> [hostname] [early]
+ *   multi_mkdb <out.db> <rank 0|1|2> [hostname] [early|capture]
  *
  * Three ranks of one job, 5 steps. On the common clock (CLOCK_MONOTONIC),
  * step i begins at T = 10000 + 100000 i (ns). Each trace's CUPTI clock is
@@ -20,6 +20,11 @@
  * diff_sets_check.py), rank 2 is less late: gemm [T+3000, T+40000],
  * "allreduce" and nccl [T+40000, T+42000], the same 12000 ns of host code,
  * so its step is [T+2000, T+54000]; the other ranks are unchanged.
+ * With "capture", the trace says it was recorded with `gapscope record
+ * --capture-range cudaProfilerApi` (schema v3), its capture windows
+ * [D, D+300000] (steps 0-2) and [D+310000, D+500000] (steps 3 and 4) on
+ * its own clock: nothing happened between them, but the viewer reads
+ * only the time inside them.
  * Every figure the test expects is worked out from these in
  * multi_check.py. Replaces an existing file.
  */
@@ -60,9 +65,12 @@ int main(int argc, char **argv)
 	long long d, i;
 	char sql[512];
 	int r, rc = 1, early = argc > 4 && !strcmp(argv[4], "early");
+	int capture = argc > 4 && !strcmp(argv[4], "capture");
 
-	if (argc < 3 || argc > 5 || (r = atoi(argv[2])) < 0 || r > 2 || (argc > 4 && !early)) {
-		fprintf(stderr, "usage: multi_mkdb <out.db> <rank 0|1|2> [hostname] [early]\n");
+	if (argc < 3 || argc > 5 || (r = atoi(argv[2])) < 0 || r > 2 ||
+	    (argc > 4 && !early && !capture)) {
+		fprintf(stderr,
+			"usage: multi_mkdb <out.db> <rank 0|1|2> [hostname] [early|capture]\n");
 		return 2;
 	}
 	d = D[r];
@@ -81,6 +89,15 @@ int main(int argc, char **argv)
 		 4000 + r, host, r, -d, -d + 1700000000000000000LL);
 	if (exec(db, sql))
 		goto out;
+	if (capture) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR REPLACE INTO meta VALUES('schema_version','3'),"
+			 "('capture_range','cudaProfilerApi'),('capture.windows','2');"
+			 "INSERT INTO capture_windows VALUES(%lld,%lld),(%lld,%lld);",
+			 d, d + 300000, d + 310000, d + 500000);
+		if (exec(db, sql))
+			goto out;
+	}
 	for (i = 0; i < 5; i++) {
 		long long t = 10000 + 100000 * i + d; /* T on this trace's clock */
 		long long s0, s1, a0, a1, g0, g1, n0, n1;

@@ -156,6 +156,13 @@ int gs_multi_extract(const struct gs_input *in, const struct gs_result *res, con
 	if (!res->n_devices)
 		t->first = t->last = 0;
 	t->launch_overhead_share = lo_win > 0 ? (double)lo_num / (double)lo_win : 0.0;
+	if (res->capture && in->capture_range) {
+		t->capture_range = strdup(in->capture_range);
+		if (!t->capture_range)
+			goto out;
+		t->capture_windows = res->capture_windows;
+		t->capture_ns = res->capture_ns;
+	}
 
 	/* NVTX ranges and their distinct texts */
 	local = malloc((in->strings.n ? in->strings.n : 1) * sizeof(*local));
@@ -250,6 +257,7 @@ void gs_multi_trace_free(struct gs_multi_trace *t)
 	free(t->ranges);
 	free(t->comm);
 	free(t->hostname);
+	free(t->capture_range);
 	memset(t, 0, sizeof(*t));
 }
 

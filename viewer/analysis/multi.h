@@ -64,6 +64,11 @@ struct gs_multi_trace {
 						  calls in CUDA API) / window, over devices */
 	int has_finding;		       /* 1: top holds the verdict's first finding */
 	struct gs_finding top;		       /* its string ids are NOT kept (strings freed) */
+	/* record --capture-range: only the capture windows were recorded and
+	 * the figures above read only them (gs_result.capture) */
+	char *capture_range;	  /* meta capture_range, malloc'ed; NULL: recorded whole */
+	uint64_t capture_windows; /* how many (overlapping rows merged) */
+	int64_t capture_ns;	  /* ns, their lengths summed */
 
 	/* NVTX ranges (marks left out), sorted by start; names: distinct texts */
 	char **names;

@@ -66,7 +66,8 @@ static int processes(FILE *f, const struct multi_report *r)
 	for (c = 0; c < GS_CAUSE_COUNT; c++)
 		fprintf(f, ",idle_%s_ns", gs_cause_key(c));
 	fputs(",launch_overhead_share,top_rule,top_cost_ns,last_starts,last_ends,end_lag_p50_ns,"
-	      "step_p50_ns,comm_per_step_p50_ns,comm_total_ns\r\n",
+	      "step_p50_ns,comm_per_step_p50_ns,comm_total_ns,capture_range,capture_windows,"
+	      "captured_ns\r\n",
 	      f);
 	for (i = 0; i < r->n; i++) {
 		const struct gs_multi_trace *t = &r->t[i];
@@ -91,13 +92,23 @@ static int processes(FILE *f, const struct multi_report *r)
 			fputc(',', f);
 		if (m && m->n_steps) {
 			const struct gs_multi_rank_stat *s = &m->ranks[i];
-			fprintf(f, ",%llu,%llu,%lld,%lld,%lld,%lld\r\n",
+			fprintf(f, ",%llu,%llu,%lld,%lld,%lld,%lld",
 				(unsigned long long)s->last_starts,
 				(unsigned long long)s->last_ends, (long long)s->end_lag_p50,
 				(long long)s->step_p50, (long long)s->comm_p50,
 				(long long)s->comm_total);
 		} else {
-			fputs(",,,,,,\r\n", f);
+			fputs(",,,,,,", f);
+		}
+		/* a trace recorded with --capture-range: its mode, windows and
+		 * their time; empty for one recorded whole */
+		fputc(',', f);
+		if (t->capture_range) {
+			cell(f, t->capture_range);
+			fprintf(f, ",%llu,%lld\r\n", (unsigned long long)t->capture_windows,
+				(long long)t->capture_ns);
+		} else {
+			fputs(",,\r\n", f);
 		}
 	}
 	return ferror(f) ? -EIO : 0;

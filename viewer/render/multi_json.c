@@ -39,6 +39,17 @@ static json_t *process(const struct gs_multi_trace *t, const struct gs_multi_ran
 		json_object_set_new(c, gs_cause_key(k), json_integer(t->idle_by_cause[k]));
 	json_object_set_new(o, "idle_by_cause_ns", c);
 	json_object_set_new(o, "launch_overhead_share", json_real(t->launch_overhead_share));
+	/* record --capture-range: the figures read only these windows (the
+	 * one-trace report's "capture", its first three keys) */
+	if (t->capture_range) {
+		json_t *cap = json_object();
+		json_object_set_new(cap, "range", render_json_str(t->capture_range));
+		json_object_set_new(cap, "windows", json_integer((json_int_t)t->capture_windows));
+		json_object_set_new(cap, "captured_ns", json_integer(t->capture_ns));
+		json_object_set_new(o, "capture", cap);
+	} else {
+		json_object_set_new(o, "capture", json_null());
+	}
 	if (t->has_finding) {
 		json_t *f = json_object();
 		json_object_set_new(f, "rule", json_string(gs_rule_key(t->top.rule)));

@@ -2,7 +2,8 @@
  * Room viewer/render/: writing results (text, JSON, HTML, DOT, Chrome); reads no SQLite.
  *
  * multi_text.c - the terminal text of the multi-trace report
- * (multi_render.h): the clock line, a row per process (window,
+ * (multi_render.h): the clock line, a line per trace recorded with
+ * --capture-range (only its capture windows were read), a row per process (window,
  * utilisation, idle by cause as shares of the window, launch overhead
  * share, the verdict's first finding), then the stragglers: per rank how
  * often it started and ended a step last, its median lag, step and
@@ -162,6 +163,35 @@ static void stragglers(FILE *f, const struct multi_report *r)
 	free(order);
 }
 
+/* A line per trace recorded with --capture-range, as the one-trace
+ * report's capture line: its figures read only its capture windows */
+static void capture_lines(FILE *f, const struct multi_report *r)
+{
+	char lb[64];
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct gs_multi_trace *t = &r->t[i];
+		if (!t->capture_range)
+			continue;
+		fprintf(f, "capture: %s: ", multi_rank_label(lb, sizeof(lb), t));
+		if (!strcmp(t->capture_range, "cudaProfilerApi")) {
+			fputs("only the program's cudaProfilerStart..cudaProfilerStop spans were "
+			      "recorded",
+			      f);
+		} else {
+			fputs("only the spans of --capture-range ", f);
+			term_put(f, t->capture_range);
+			fputs(" were recorded", f);
+		}
+		fprintf(f, ": %llu window%s, %s in all; time outside them is not analysed  [",
+			(unsigned long long)t->capture_windows, t->capture_windows == 1 ? "" : "s",
+			D(t->capture_ns));
+		term_put(f, t->path);
+		fputs("]\n", f);
+	}
+}
+
 int multi_render_text(FILE *f, const struct multi_report *r)
 {
 	char lb[64];
@@ -169,6 +199,7 @@ int multi_render_text(FILE *f, const struct multi_report *r)
 	int c;
 
 	fprintf(f, "gapscope report: %zu traces; times on %s\n", r->n, clock_text(r->clock));
+	capture_lines(f, r);
 	fprintf(f, "\nProcesses (idle by cause in %% of the window, docs/metrics.md):\n");
 	fprintf(f, "  %-12s %11s %6s %5s %5s %5s %6s %5s %5s %5s %9s  %s\n", "process", "window",
 		"util", "sync", "api", "host", "launch", "graph", "dep", "other", "launch-ovh",
