@@ -239,17 +239,33 @@ def check_whole():
                    j["capture"] is None, f"{kind}: info {j['schema_version']} {j['capture']}")
 
 
+# rows with a NULL or text time, or end < start, and a row inside W1 (the
+# schema says NOT NULL: a damaged file's own table without it)
+DAMAGED_ROWS = ("CREATE TABLE cw(start INTEGER, end INTEGER);"
+                "INSERT INTO cw SELECT start, end FROM capture_windows ORDER BY rowid;"
+                "DROP TABLE capture_windows; ALTER TABLE cw RENAME TO capture_windows;"
+                "INSERT INTO capture_windows VALUES(NULL,3000000),(7000000,6500000),"
+                "('x','y'),(1500000,1800000);"
+                "INSERT INTO meta VALUES('capture.windows_dropped','4');")
+
+
+def chrome_windows(path):
+    """(origin_ns, [(name, ts, dur, window)]) of a Chrome export's capture
+    track; the file must parse as JSON and name the track"""
+    j = json.load(open(path, encoding="utf-8"))
+    ev = j["traceEvents"]
+    pids = {e["pid"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name" and
+            e["args"]["name"] == "capture windows (record --capture-range)"}
+    w = [(e["name"], e["ts"], e["dur"], e["args"]["window"]) for e in ev
+         if e.get("cat") == "capture" and e["ph"] == "X" and e["pid"] in pids]
+    expect(len(w) == sum(e.get("cat") == "capture" for e in ev), "capture slices off the track")
+    return int(j["otherData"]["origin_ns"]), w
+
+
 def check_damaged():
     # rows with a NULL or text time, or end < start, are skipped and counted;
     # a row inside W1 merges into it: the figures stay those of check_figures
-    # (the schema says NOT NULL: a damaged file's own table without it)
-    extra = ("CREATE TABLE cw(start INTEGER, end INTEGER);"
-             "INSERT INTO cw SELECT start, end FROM capture_windows ORDER BY rowid;"
-             "DROP TABLE capture_windows; ALTER TABLE cw RENAME TO capture_windows;"
-             "INSERT INTO capture_windows VALUES(NULL,3000000),(7000000,6500000),"
-             "('x','y'),(1500000,1800000);"
-             "INSERT INTO meta VALUES('capture.windows_dropped','4');")
-    db = mkdb("skip", "capture", extra)
+    db = mkdb("skip", "capture", DAMAGED_ROWS)
     p = run("report", db)
     expect(p.returncode == 0, f"damaged rows: exit {p.returncode} {p.stderr!r}")
     expect(p.stdout.splitlines()[1:4] == [
@@ -279,7 +295,10 @@ def check_damaged():
     line = (f"gapscope: {db}: damaged trace: capture_windows row 3 has start -5, "
             "out of range (0 to 2^62 ns)\n")
     for argv in (["report", db], ["report", "--json", db], ["info", db],
-                 ["html", db, "-o", os.path.join(WORK, "bad.html")], ["diff", db, db]):
+                 ["html", db, "-o", os.path.join(WORK, "bad.html")], ["diff", db, db],
+                 ["export", db, "--format", "chrome", "-o", os.path.join(WORK, "bad.json")],
+                 ["export", db, "--format", "chrome", "--no-gaps", "-o",
+                  os.path.join(WORK, "bad.json")]):
         p = run(*argv)
         expect(p.returncode == 2 and p.stderr == line,
                f"bad time: {argv[0]}: exit {p.returncode} {p.stderr!r}")
@@ -315,6 +334,43 @@ def check_verbs():
     out = os.path.join(WORK, "cap.json")
     p = run("export", db, "--format", "chrome", "-o", out)
     expect(p.returncode == 0, f"chrome: exit {p.returncode} {p.stderr!r}")
+    # the capture windows on a track of their own: times in us from the
+    # first event, K1 at 1000000 = W1's start: W1 at 0.0 for 1000.0, W2
+    # at 4000.0 for 1000.0
+    if p.returncode == 0:
+        expect(chrome_windows(out) == (1000000, [("capture window 1", 0.0, 1000.0, 1),
+                                                 ("capture window 2", 4000.0, 1000.0, 2)]),
+               f"chrome windows {chrome_windows(out)}")
+    # the same with --no-gaps (no analysis), and with the damaged rows of
+    # check_damaged: skipped, the row inside W1 merged into it
+    for name, kind, extra, args in (
+            ("nogaps", "capture", None, ["--no-gaps"]),
+            ("skip", "capture", DAMAGED_ROWS, [])):
+        o = os.path.join(WORK, name + ".json")
+        p = run("export", mkdb(name, kind, extra), "--format", "chrome", *args, "-o", o)
+        expect(p.returncode == 0 and chrome_windows(o)[1] ==
+               [("capture window 1", 0.0, 1000.0, 1), ("capture window 2", 4000.0, 1000.0, 2)],
+               f"chrome {name}: exit {p.returncode} {p.stderr!r}")
+    # W1 opened at 500000, before the first event (K1 at 1000000): the
+    # origin is the window's start, W1 at 0.0 for 1500.0, W2 at 4500.0, K1
+    # at 500.0
+    o = os.path.join(WORK, "early.json")
+    p = run("export", mkdb("early", "capture", "UPDATE capture_windows SET start=500000 "
+                           "WHERE start=1000000;"), "--format", "chrome", "-o", o)
+    if p.returncode == 0:
+        expect(chrome_windows(o) == (500000, [("capture window 1", 0.0, 1500.0, 1),
+                                              ("capture window 2", 4500.0, 1000.0, 2)]),
+               f"chrome early window {chrome_windows(o)}")
+        k1 = [e["ts"] for e in json.load(open(o))["traceEvents"]
+              if e.get("cat") == "kernel" and e["ts"] < 1000]
+        expect(k1 == [500.0], f"chrome early window: K1 at {k1}")
+    else:
+        expect(False, f"chrome early window: exit {p.returncode} {p.stderr!r}")
+    # a trace recorded whole has no such track
+    o = os.path.join(WORK, "v2.json")
+    p = run("export", mkdb("v2", "v2whole"), "--format", "chrome", "-o", o)
+    expect(p.returncode == 0 and chrome_windows(o) == (1000000, []),
+           f"chrome, whole trace: {p.returncode} {p.stderr!r}")
     csvdir = os.path.join(WORK, "csv")
     p = run("export", db, "--format", "csv", "-o", csvdir)
     expect(p.returncode == 0, f"csv: exit {p.returncode} {p.stderr!r}")

@@ -5,7 +5,8 @@
  * from the first event, hostile names intact, flow arrows from launches,
  * and "X" slices that nest on every track (Perfetto drops overlapping ones).
  * Fixture variant 3 adds schema v2 graph runs (graph-level recording); a
- * v1 trace (no graph_runs table) exports as before.
+ * v1 trace (no graph_runs table) exports as before. A capture trace
+ * (record --capture-range, schema v3) gets its windows on a track of its own.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -73,6 +74,23 @@ static int setup_v1(void **state)
 	return setup_variant(state, 0,
 			     "DROP TABLE graph_runs; DROP TABLE stack_frames; DROP TABLE api_stacks;"
 			     "UPDATE meta SET value = '1' WHERE key = 'schema_version';");
+}
+
+/* record --capture-range: variant 0 with capture windows [400, 1400]
+ * (rows [400, 1400] and [1000, 1200], which overlap: one window) and
+ * [5000, 6000]; the first opens before the first event (900) */
+#define CAPTURE_ROWS "INSERT INTO capture_windows VALUES(400,1400),(1000,1200),(5000,6000);"
+static int setup_capture(void **state)
+{
+	return setup_variant(state, 0,
+			     "INSERT OR REPLACE INTO meta VALUES('schema_version','3'),"
+			     "('capture_range','cudaProfilerApi');" CAPTURE_ROWS);
+}
+
+/* the same rows in a trace recorded whole (no meta capture_range) */
+static int setup_rows_whole(void **state)
+{
+	return setup_variant(state, 0, CAPTURE_ROWS);
 }
 
 static int teardown(void **state)
@@ -483,6 +501,71 @@ static void test_chrome_v1_trace_without_graph_runs_exports_as_before(void **sta
 	json_decref(root);
 }
 
+static void test_chrome_capture_windows_get_their_own_track(void **state)
+{
+	json_t *root = export_parse(*state, NULL);
+	json_t *evs = json_object_get(root, "traceEvents");
+	json_t *w1 = find(evs, "X", "capture window 1"), *w2 = find(evs, "X", "capture window 2");
+	json_t *e;
+	size_t i;
+	int named = 0;
+
+	/* the 32 events of variant 0, the track's 3 metadata (process name
+	 * and sort index, thread name) and 2 slices: the overlapping rows are
+	 * one window */
+	assert_int_equal(json_array_size(evs), 37);
+	assert_int_equal(count_ph(evs, "X"), 14);
+	/* times from the first window's start, 400 ns: [400, 1400] is 0.000
+	 * for 1.000 us, [5000, 6000] 4.600 for 1.000 */
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(root, "otherData"), "origin_ns")),
+	    "400");
+	assert_close(num(w1, "ts"), 0.0);
+	assert_close(num(w1, "dur"), 1.0);
+	assert_close(num(w2, "ts"), 4.6);
+	assert_close(num(w2, "dur"), 1.0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(w2, "args"), "window")),
+			 2);
+	assert_string_equal(json_string_value(json_object_get(w1, "cat")), "capture");
+	/* on one track of their own, listed first, named */
+	assert_int_equal(json_integer_value(json_object_get(w1, "pid")),
+			 json_integer_value(json_object_get(w2, "pid")));
+	json_array_foreach(evs, i, e)
+	{
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+		if (strcmp(ph, "M") || json_integer_value(json_object_get(e, "pid")) !=
+					   json_integer_value(json_object_get(w1, "pid")))
+			continue;
+		if (!strcmp(json_string_value(json_object_get(e, "name")), "process_name")) {
+			assert_string_equal(
+			    json_string_value(json_object_get(json_object_get(e, "args"), "name")),
+			    "capture windows (record --capture-range)");
+			named++;
+		} else if (!strcmp(json_string_value(json_object_get(e, "name")),
+				   "process_sort_index")) {
+			assert_int_equal(json_integer_value(json_object_get(
+					     json_object_get(e, "args"), "sort_index")),
+					 -1);
+			named++;
+		}
+	}
+	assert_int_equal(named, 2);
+	json_decref(root);
+}
+
+static void test_chrome_capture_rows_of_a_whole_trace_are_not_drawn(void **state)
+{
+	json_t *root = export_parse(*state, NULL);
+	json_t *evs = json_object_get(root, "traceEvents");
+
+	/* the 32 events of variant 0, origin its first event (900) */
+	assert_int_equal(json_array_size(evs), 32);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(root, "otherData"), "origin_ns")),
+	    "900");
+	json_decref(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -504,8 +587,12 @@ int main(void)
 					    setup_graph_level, teardown),
 	    cmocka_unit_test_setup_teardown(test_chrome_flow_goes_from_graph_launch_to_graph_run,
 					    setup_graph_level, teardown),
-	    cmocka_unit_test_setup_teardown(test_chrome_v1_trace_without_graph_runs_exports_as_before,
-					    setup_v1, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_chrome_v1_trace_without_graph_runs_exports_as_before, setup_v1, teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_capture_windows_get_their_own_track,
+					    setup_capture, teardown),
+	    cmocka_unit_test_setup_teardown(test_chrome_capture_rows_of_a_whole_trace_are_not_drawn,
+					    setup_rows_whole, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,11 @@
  * the API call around it and Perfetto rejects "X" slices that overlap
  * without nesting). Each GPU op gets a flow arrow ("s" -> "f") from the API
  * call that launched it (correlation id); flow points sit mid-slice so that
- * each binds to its enclosing slice whatever order ties are read in.
+ * each binds to its enclosing slice whatever order ties are read in. A
+ * trace recorded with --capture-range gets a process of its own, listed
+ * first, whose one track holds each capture window as an "X" slice: the
+ * only time that was recorded (nothing on the other tracks between two
+ * of them is no idle time).
  *
  * Times are µs (the format's unit) with three decimals, so ns survive,
  * counted from the trace's first event; otherData.origin_ns gives that
@@ -32,6 +36,10 @@
 /* A thread id of the GPU process that no CUDA stream uses (stream ids are
  * small per-context counters), for the per-device "idle gaps" track. */
 #define GAP_TID 2147483647
+
+/* The process of the capture windows' track: below the GPUs' ids
+ * (EXPORT_GPU_PID) and above any Linux pid (under 2^22) */
+#define CAPTURE_PID (EXPORT_GPU_PID(0) - 1)
 
 /* A name written before, as its JSON string literal (quotes included). */
 struct esc_slot {
@@ -53,6 +61,7 @@ struct chrome {
 	int last_kind;	      /* kind of the track that last_pid belongs to */
 	const struct export_event *gaps;
 	size_t ngaps;
+	int capture_named; /* the capture windows' track is named */
 };
 
 static size_t esc_hash(const char *p, size_t cap)
@@ -332,6 +341,21 @@ static int on_event(void *ctx, const struct export_event *ev)
 			fputs("}", f);
 		}
 		return 0;
+	case EXPORT_EV_CAPTURE:
+		if (!c->capture_named) {
+			meta(c, "process_name", CAPTURE_PID, 0, "name",
+			     "capture windows (record --capture-range)", 0);
+			meta(c, "process_sort_index", CAPTURE_PID, 0, "sort_index", NULL, -1);
+			meta(c, "thread_name", CAPTURE_PID, 0, "name",
+			     "recorded (nothing between windows)", 0);
+			c->capture_named = 1;
+		}
+		complete(c, "capture", ev, CAPTURE_PID, 0);
+		fprintf(f,
+			",\"args\":{\"window\":%" PRId64 ",\"start_ns\":\"%" PRId64
+			"\",\"end_ns\":\"%" PRId64 "\"}}",
+			ev->id, ev->start, ev->end);
+		return ferror(f) ? -1 : 0;
 	case EXPORT_EV_GAP:
 		complete(c, "gap", ev, gpid, GAP_TID);
 		fputs(",\"args\":{\"cause\":", f);

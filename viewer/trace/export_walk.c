@@ -566,6 +566,82 @@ static const struct {
     {sql_syncs, fill_sync, -1, 8, 9, 0, 0},
 };
 
+/* The capture windows of a trace recorded with --capture-range (meta
+ * capture_range, schema v3), rows with integer times in time order; the
+ * rows the report skips (a NULL or text time, end < start) are skipped
+ * here too, and overlapping rows merged as trace_load.c does: Perfetto
+ * drops "X" slices of one track that overlap without nesting. */
+static const char sql_capture[] = "SELECT start, end, rowid FROM capture_windows WHERE "
+				  "typeof(start) = 'integer' AND typeof(end) = 'integer' "
+				  "ORDER BY start, end";
+
+/* 1: the trace was recorded with --capture-range and holds its windows
+ * (a trace recorded whole may hold the table; its rows mean nothing) */
+static int has_capture(struct trace *t)
+{
+	char *m = trace_meta(t, "capture_range");
+	int yes = m && *m && trace_db_has_table(t->db, "capture_windows");
+
+	free(m);
+	return yes;
+}
+
+/* Walk the capture windows: with ops NULL, check their times (outside
+ * [0, TRACE_TIME_MAX]: damage, named as for every table) and widen
+ * [*origin, *last] to hold them, *any = 1 where there is one; else hand
+ * each merged window on as an EXPORT_EV_CAPTURE event. 0, a callback's
+ * value, or EXPORT_ERR_INPUT. */
+static int walk_capture(struct trace *t, const struct export_ops *ops, void *ctx, int64_t *origin,
+			int64_t *last, int *any, char *err, size_t errlen)
+{
+	struct export_event ev;
+	sqlite3_stmt *st = NULL;
+	char name[48];
+	int64_t n = 0;
+	int ret, rc = SQLITE_DONE, have = 0;
+
+	if ((ret = prepare(t, sql_capture, &st, err, errlen)))
+		return ret;
+	clear_event(&ev, EXPORT_EV_CAPTURE);
+	ev.name = name;
+	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
+		if (!TRACE_TIME_OK(a) || !TRACE_TIME_OK(b)) {
+			trace_time_error(t->db, "capture_windows", "start", "end", err, errlen);
+			sqlite3_finalize(st);
+			return EXPORT_ERR_INPUT;
+		}
+		if (b < a)
+			continue;
+		if (!ops) {
+			if (a < *origin)
+				*origin = a;
+			if (b > *last)
+				*last = b;
+			*any = 1;
+			continue;
+		}
+		if (have && a <= ev.end) { /* overlaps or touches the one before */
+			if (b > ev.end)
+				ev.end = b;
+			continue;
+		}
+		if (have && ops->event)
+			ret = ops->event(ctx, &ev);
+		ev.id = ++n;
+		snprintf(name, sizeof(name), "capture window %lld", (long long)n);
+		ev.start = a;
+		ev.end = b;
+		have = 1;
+	}
+	if (ret == 0)
+		ret = step_error(t, rc, err, errlen);
+	if (ret == 0 && have && ops && ops->event)
+		ret = ops->event(ctx, &ev);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen);
 
 int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *err, size_t errlen)
@@ -585,13 +661,19 @@ static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 	char buf[128];
 	size_t i;
 	int ret = 0, rc = SQLITE_DONE, graph_runs = trace_db_has_table(t->db, "graph_runs");
+	int capture = has_capture(t), windows = 0;
 
 	memset(&info, 0, sizeof(info));
 	info.trace_path = t->path;
 	ret = time_range(t, graph_runs, &info.origin_ns, &info.last_end_ns, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (ret > 0)
+	/* the capture windows count in the time range: a window opens before
+	 * its first event (times are written from the origin) */
+	if (capture &&
+	    walk_capture(t, NULL, NULL, &info.origin_ns, &info.last_end_ns, &windows, err, errlen))
+		return EXPORT_ERR_INPUT;
+	if (ret > 0 && !windows)
 		info.origin_ns = info.last_end_ns = 0; /* empty trace: still valid output */
 	ret = 0;
 	if (ops->begin && (ret = ops->begin(ctx, &info)) != 0)
@@ -643,6 +725,8 @@ static int walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 			ret = step_error(t, rc, err, errlen);
 		sqlite3_finalize(st);
 	}
+	if (ret == 0 && windows)
+		ret = walk_capture(t, ops, ctx, NULL, NULL, NULL, err, errlen);
 	names_free(&names);
 	return ret;
 }

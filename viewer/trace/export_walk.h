@@ -44,13 +44,17 @@ enum export_event_kind {
 	EXPORT_EV_KERNEL = 0,
 	EXPORT_EV_MEMCPY = 1,
 	EXPORT_EV_MEMSET = 2,
-	EXPORT_EV_API = 3,  /* runtime or driver API call */
-	EXPORT_EV_NVTX = 4, /* NVTX range */
-	EXPORT_EV_MARK = 5, /* NVTX mark (start = end) */
-	EXPORT_EV_SYNC = 6, /* explicit or implicit synchronisation */
-	EXPORT_EV_GAP = 7,  /* idle gap from the analysis (given by the caller) */
+	EXPORT_EV_API = 3,	 /* runtime or driver API call */
+	EXPORT_EV_NVTX = 4,	 /* NVTX range */
+	EXPORT_EV_MARK = 5,	 /* NVTX mark (start = end) */
+	EXPORT_EV_SYNC = 6,	 /* explicit or implicit synchronisation */
+	EXPORT_EV_GAP = 7,	 /* idle gap from the analysis (given by the caller) */
 	EXPORT_EV_GRAPH_RUN = 8, /* schema v2 graph_runs: one whole graph launch recorded
 				    in graph-level mode (no kernels rows for its nodes) */
+	EXPORT_EV_CAPTURE = 9,	 /* schema v3, record --capture-range: a capture window
+				    (start, end; id: 1 for the first in time order, name
+				    "capture window 1"), the only time that was recorded;
+				    pid, tid 0. After every other table. */
 	EXPORT_EV_COUNT
 };
 
