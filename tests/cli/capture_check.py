@@ -101,7 +101,7 @@ def check_figures():
     j = report_json(db)
     if j:
         expect(j["capture"] == {"range": "cudaProfilerApi", "windows": 2, "captured_ns": 2000000,
-                                "windows_dropped": 0, "damaged_rows_skipped": 0},
+                                "starts_skipped": 0, "damaged_rows_skipped": 0},
                f"json capture {j['capture']}")
         expect(j["selection"] is None, f"json selection {j['selection']}")
         d = j["devices"][0]
@@ -192,7 +192,7 @@ def check_nowindows():
     if p.returncode == 0:
         expect(json.loads(p.stdout)["capture"] ==
                {"range": "cudaProfilerApi", "windows": [], "captured_ns": 0,
-                "windows_dropped": None, "damaged_rows_skipped": 0},
+                "starts_skipped": None, "damaged_rows_skipped": 0},
                f"info --json: {p.stdout[:300]!r}")
     # GPU work outside every window (a damaged or odd trace): named too
     db = mkdb("nowin_ops", "nowindows", "INSERT INTO capture_windows VALUES(10,20);")
@@ -246,7 +246,7 @@ DAMAGED_ROWS = ("CREATE TABLE cw(start INTEGER, end INTEGER);"
                 "DROP TABLE capture_windows; ALTER TABLE cw RENAME TO capture_windows;"
                 "INSERT INTO capture_windows VALUES(NULL,3000000),(7000000,6500000),"
                 "('x','y'),(1500000,1800000);"
-                "INSERT INTO meta VALUES('capture.windows_dropped','4');")
+                "INSERT INTO meta VALUES('capture.starts_skipped','4');")
 
 
 def chrome_windows(path):
@@ -270,14 +270,14 @@ def check_damaged():
     expect(p.returncode == 0, f"damaged rows: exit {p.returncode} {p.stderr!r}")
     expect(p.stdout.splitlines()[1:4] == [
         CAPTURE_LINE,
-        "note: 4 more capture windows past the collector's cap were merged into the last one "
-        "(meta capture.windows_dropped)",
+        "note: the program started tracing 4 more times, past the collector's 65,536 windows; "
+        "those spans were not recorded (meta capture.starts_skipped)",
         "note: 3 damaged capture_windows rows skipped (a NULL time or end before start)"],
         f"damaged rows: {p.stdout.splitlines()[1:4]!r}")
     j = report_json(db)
     if j:
         expect(j["capture"] == {"range": "cudaProfilerApi", "windows": 2, "captured_ns": 2000000,
-                                "windows_dropped": 4, "damaged_rows_skipped": 3},
+                                "starts_skipped": 4, "damaged_rows_skipped": 3},
                f"damaged rows: capture {j['capture']}")
         expect(j["devices"][0]["window_ns"] == 2000000, "damaged rows: window")
     p = run("info", db)
@@ -286,7 +286,8 @@ def check_damaged():
     for want in ("capture range     cudaProfilerApi: 3 windows, 2.000 ms in all; only they were "
                  "recorded",
                  "capture window    2: 300.000 \u00b5s (300000 ns, start 1500000 .. end 1800000)",
-                 "capture dropped   4 windows past the collector's cap, merged into the last",
+                 "capture skipped   4 cudaProfilerStart calls past the collector's 65,536 "
+                 "windows, not recorded",
                  "capture damaged   3 damaged capture_windows rows skipped (NULL time or end "
                  "before start)"):
         expect(want in p.stdout.splitlines(), f"damaged rows: info has no line {want!r}")

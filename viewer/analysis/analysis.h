@@ -304,8 +304,9 @@ struct gs_input {
 	size_t n_capture_windows;
 	uint64_t capture_damaged; /* capture_windows rows skipped: a NULL or
 				     non-integer time, or end < start */
-	uint64_t capture_dropped; /* meta capture.windows_dropped: windows past the
-				     collector's cap, merged into its last one */
+	uint64_t capture_dropped; /* meta capture.starts_skipped: the program's
+				     cudaProfilerStart calls past the collector's
+				     cap on windows, whose spans are not recorded */
 };
 
 /* Name-based classification of an API call (GS_APIF_* bits incl.

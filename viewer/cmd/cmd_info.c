@@ -197,8 +197,9 @@ static void info_print_capture(const struct info *in)
 		printf("%-17s %zu more (info --json lists every one)\n", "capture window",
 		       in->ncapture - INFO_CAPTURE_LINES);
 	if (in->capture_dropped)
-		printf("%-17s %s windows past the collector's cap, merged into the last\n",
-		       "capture dropped", in->capture_dropped);
+		printf("%-17s %s cudaProfilerStart calls past the collector's 65,536 windows, "
+		       "not recorded\n",
+		       "capture skipped", in->capture_dropped);
 	if (in->capture_damaged)
 		printf("%-17s %" PRId64 " damaged capture_windows row%s skipped (NULL time or end "
 		       "before start)\n",
@@ -414,7 +415,7 @@ static json_t *info_json_capture(const struct info *in)
 	json_object_set_new(o, "range", info_jstr(in->capture_range));
 	json_object_set_new(o, "windows", a);
 	json_object_set_new(o, "captured_ns", json_integer(total));
-	json_object_set_new(o, "windows_dropped", info_jint_or_null(in->capture_dropped));
+	json_object_set_new(o, "starts_skipped", info_jint_or_null(in->capture_dropped));
 	json_object_set_new(o, "damaged_rows_skipped", json_integer(in->capture_damaged));
 	return o;
 }

@@ -307,7 +307,7 @@ static int j_begin(struct report_ctx *r)
 		json_object_set_new(cap, "range", render_json_str(r->in->capture_range));
 		json_object_set_new(cap, "windows", jint((int64_t)res->capture_windows));
 		json_object_set_new(cap, "captured_ns", jint(res->capture_ns));
-		json_object_set_new(cap, "windows_dropped", jint((int64_t)r->in->capture_dropped));
+		json_object_set_new(cap, "starts_skipped", jint((int64_t)r->in->capture_dropped));
 		json_object_set_new(cap, "damaged_rows_skipped",
 				    jint((int64_t)r->in->capture_damaged));
 		json_object_set_new(s->root, "capture", cap);

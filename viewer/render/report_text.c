@@ -110,11 +110,11 @@ static void capture_line(struct report_ctx *r)
 	fputc('\n', f);
 	if (r->in->capture_dropped)
 		fprintf(f,
-			"note: %llu more capture window%s past the collector's cap %s merged "
-			"into the last one (meta capture.windows_dropped)\n",
+			"note: the program started tracing %llu more time%s, past the collector's "
+			"65,536 windows; %s not recorded (meta capture.starts_skipped)\n",
 			(unsigned long long)r->in->capture_dropped,
 			r->in->capture_dropped == 1 ? "" : "s",
-			r->in->capture_dropped == 1 ? "was" : "were");
+			r->in->capture_dropped == 1 ? "that span was" : "those spans were");
 	if (r->in->capture_damaged)
 		fprintf(f,
 			"note: %llu damaged capture_windows row%s skipped (a NULL time or end "

@@ -379,7 +379,7 @@ static void info_load_capture(struct info *in)
 	}
 	if (!in->capture_range)
 		return;
-	in->capture_dropped = info_meta(in, "capture.windows_dropped");
+	in->capture_dropped = info_meta(in, "capture.starts_skipped");
 	if (!trace_db_has_table(in->t.db, "capture_windows"))
 		return;
 	if (info_prepare(in,

@@ -94,7 +94,7 @@ struct info {
 	struct info_span *capture;
 	size_t ncapture;
 	int64_t capture_damaged;
-	char *capture_dropped; /* meta capture.windows_dropped, NULL: none */
+	char *capture_dropped; /* meta capture.starts_skipped, NULL: none */
 };
 
 /* Read everything into `in`, whose t was opened by trace_open(). Returns 0,

@@ -899,7 +899,7 @@ static int load_capture_windows(struct trace *t, struct gs_input *in, char *err,
 	}
 	if (!in->capture_range)
 		return 0;
-	dropped = trace_meta(t, "capture.windows_dropped");
+	dropped = trace_meta(t, "capture.starts_skipped");
 	if (dropped) {
 		char *end = NULL;
 		long long x = strtoll(dropped, &end, 10);
