@@ -1123,9 +1123,37 @@ static void enable_call_callbacks(int on)
 			cupti_err(r));
 }
 
+/* Under GAPSCOPE_CAPTURE_RANGE: the callbacks on the program's
+ * cudaProfilerStart/Stop, before anything (meta, the decoder's filter)
+ * depends on the mode. Where they cannot be had, the whole run is recorded. */
+static void watch_profiler_calls(void)
+{
+	CUptiResult r;
+
+	if (G.cfg.capture_range != GS_CAPTURE_PROFILER_API)
+		return;
+	r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+				CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+					CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+					CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+	if (r == CUPTI_SUCCESS)
+		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+					CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+	if (r != CUPTI_SUCCESS) {
+		/* the callbacks that did come on then do nothing (callback_body) */
+		gs_warn("callbacks.capture_range",
+			"cannot watch cudaProfilerStart/Stop: %s; recording the whole run",
+			cupti_err(r));
+		G.cfg.capture_range = GS_CAPTURE_ALL;
+	}
+}
+
 /* The callbacks on for the whole run: cudaDeviceReset, contexts, graph
- * topology (graphs are often built before a capture window), and under
- * GAPSCOPE_CAPTURE_RANGE the program's cudaProfilerStart/Stop. */
+ * topology (graphs are often built before a capture window). */
 static int enable_callbacks(void)
 {
 	static const CUpti_CallbackId graph_cbids[] = {
@@ -1157,27 +1185,6 @@ static int enable_callbacks(void)
 			"flush",
 			cupti_err(r));
 		return -1;
-	}
-	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API) {
-		r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
-					CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
-		if (r == CUPTI_SUCCESS)
-			r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
-						CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
-		if (r == CUPTI_SUCCESS)
-			r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
-						CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
-		if (r == CUPTI_SUCCESS)
-			r = cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
-						CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
-		if (r != CUPTI_SUCCESS) {
-			/* nothing would ever be recorded: record the whole run
-			 * (the callbacks that did come on then do nothing) */
-			gs_warn("callbacks.capture_range",
-				"cannot watch cudaProfilerStart/Stop: %s; recording the whole run",
-				cupti_err(r));
-			G.cfg.capture_range = GS_CAPTURE_ALL;
-		}
 	}
 	if (G.cfg.callsites > GS_CS_OFF) {
 		gs_callsite_init(G.cfg.callsites);
@@ -1792,6 +1799,7 @@ static int start(void)
 	r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (r != CUPTI_SUCCESS)
 		gs_warn("thread_id", "cannot select OS thread ids: %s", cupti_err(r));
+	watch_profiler_calls();
 
 	G.buf_bytes = (size_t)G.cfg.buffer_kb * 1024;
 	max_pending = GS_MAX_QUEUED_BYTES / G.buf_bytes;
