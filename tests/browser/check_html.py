@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks pages written by `gapscope html` in headless Chromium.
 
-usage: check_html.py <gapscope> <render_mkdb> <render_gen> <work dir> [--screenshot-dir DIR]
+usage: check_html.py <gapscope> <render_mkdb> <render_gen> <work dir> [<capture_mkdb>]
+                    [--screenshot-dir DIR]
 
 Loads each page with `chromium --headless --dump-dom` and reads back what
 the page's own JavaScript (viewer/render/html_assets/page.js) wrote on <body>:
@@ -27,7 +28,17 @@ rectangles in the SVG timeline). Expected counts are worked out by hand:
 * render_gen with S steps (bench/render_gen.c): 19 S rows + 8 S - 1 gaps;
   at a fixed plot width of 1000 px (URL "#w=1000") each of the 5 rows
   (gaps, stream 7, API, syncs, NVTX; one lane each) holds at most one rect
-  per pixel column (+1 at the edge), so at most 5 * 1001 rects.
+  per pixel column (+1 at the edge), so at most 5 * 1001 rects;
+* with capture_mkdb (tests/cli/capture_mkdb.c, a trace recorded with
+  --capture-range, windows W1 [1, 2] ms and W2 [5, 6] ms): 3 gaps + 4
+  kernels + 3 API calls + 1 NVTX range = 11 events, 11 rects at 1000 px
+  (each alone in its pixel column); the view [0, 5 ms] from t0 = K1's start
+  at 1 ms (the GPU window, its 1% margin cut at the trace's ends) draws the
+  time between the windows, [1, 4] ms from t0, as one hatched "not
+  recorded" rect: x 200.0, width 600.0 (0.2 px a microsecond), under the
+  axis (y 20) across the 4 rows. Hovering it ("#probe-unrec") says it lies
+  between windows 1 and 2, 3.00 ms from 1.00 ms to 4.00 ms; hovering the
+  first gap ("#probe", 300 us into W1) names its window.
 
 It also checks that no element came from a trace string (the hostile kernel
 name "<script>alert(1)</script>" must stay text) and, with
@@ -144,6 +155,34 @@ def check_probe(browser, work, html):
     print("ok: tooltip and gap explanation")
 
 
+def check_capture(browser, work, gs, mkdb):
+    db, page = os.path.join(work, "capture.db"), os.path.join(work, "capture.html")
+    run([mkdb, db, "capture"])
+    run([gs, "html", db, "-o", page])
+    check_page(browser, work, page, 1, 11, want_rects=11, hash_="#w=1000")
+    dom = dump_dom(browser, work, "file://" + os.path.abspath(page) + "#w=1000")
+    a = body_attrs(dom)
+    # numbers only: the page's own script (embedded) holds the markup too
+    unrec = re.findall(r'<rect class="unrec" x="(-?[\d.]+)" y="(\d+)" width="([\d.]+)"', dom)
+    if a.get("data-unrec") != "1" or unrec != [("200.0", "20", "600.0")]:
+        fail("capture: hatched spans %r (data-unrec %r), want [('200.0', '20', '600.0')]"
+             % (unrec, a.get("data-unrec")))
+    dom = dump_dom(browser, work, "file://" + os.path.abspath(page) + "#w=1000&probe-unrec")
+    tip = re.search(r'<div id="gs-tip"[^>]*>(.*?)</div>', dom, re.S)
+    want = ("not recorded: between capture windows 1 and 2\n3.00 ms from 1.00 ms to 4.00 ms\n"
+            "only the capture windows (record --capture-range) were recorded: this is no idle "
+            "GPU, and no figure counts it")
+    if not tip or tip.group(1) != want:
+        fail("capture: hatch tooltip %r" % (tip and tip.group(1)))
+    dom = dump_dom(browser, work, "file://" + os.path.abspath(page) + "#w=1000&probe")
+    tip = re.search(r'<div id="gs-tip"[^>]*>(.*?)</div>', dom, re.S)
+    if not tip or "\nstart 300 \u00b5s, duration 200 \u00b5s\nin capture window 1 at +300 " \
+            "\u00b5s\nclick for the explanation" not in tip.group(1):
+        fail("capture: gap tooltip %r" % (tip and tip.group(1)))
+    print("ok: capture page: one hatched span at x 200.0, width 600.0; tooltips")
+    return page
+
+
 def main():
     args = sys.argv[1:]
     shots = None
@@ -151,10 +190,10 @@ def main():
         i = args.index("--screenshot-dir")
         shots = args[i + 1]
         del args[i:i + 2]
-    if len(args) != 4:
+    if len(args) not in (4, 5):
         sys.stderr.write(__doc__)
         return 2
-    gs, mkdb, gen, work = args
+    gs, mkdb, gen, work = args[:4]
     browser = chromium()
     if not browser:
         print("skip: no chromium installed (Debian package 'chromium')")
@@ -184,11 +223,16 @@ def main():
     check_page(browser, work, big, 1, 19 * steps + 8 * steps - 1, rects_max=5 * 1001,
                hash_="#w=1000")
 
+    cap = check_capture(browser, work, gs, args[4]) if len(args) == 5 else None
+
     if shots:
         os.makedirs(shots, exist_ok=True)
         screenshot(browser, work, "file://" + os.path.abspath(one), os.path.join(shots, "fixture-run.png"), 1500)
         screenshot(browser, work, "file://" + os.path.abspath(cmp_), os.path.join(shots, "fixture-compare.png"), 1700)
         screenshot(browser, work, "file://" + os.path.abspath(big), os.path.join(shots, "fixture-big.png"), 900)
+        if cap:
+            screenshot(browser, work, "file://" + os.path.abspath(cap) + "#w=1000",
+                       os.path.join(shots, "fixture-capture.png"), 1300)
         print("screenshots in %s" % shots)
     return 0
 

@@ -36,6 +36,7 @@ code 150000 + 3040000 + 150000 = 3340000, launch latency 160000.
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -316,6 +317,7 @@ def check_verbs():
                "recorded: 2 windows, 2 ms in all; time outside them is not analysed" in h,
                "html: capture note")
         expect("GPU window (captured)" in h, "html: card")
+    check_html_page()
     p = run("diff", db, db)
     expect(p.returncode == 0, f"diff: exit {p.returncode} {p.stderr!r}")
     lines = p.stdout.splitlines()
@@ -394,6 +396,85 @@ def check_verbs():
         expect(c["windows"] == [{"start_ns": 1000000, "end_ns": 2000000, "duration_ns": 1000000},
                                 {"start_ns": 5000000, "end_ns": 6000000, "duration_ns": 1000000}]
                and c["captured_ns"] == 2000000, f"info --json capture {c}")
+
+
+def html_page(db, name):
+    """the page `gapscope html` writes for db, or None (a failure noted)"""
+    page = os.path.join(WORK, name + ".html")
+    p = run("html", db, "-o", page)
+    expect(p.returncode == 0, f"html {name}: exit {p.returncode} {p.stderr!r}")
+    return open(page, encoding="utf-8").read() if p.returncode == 0 else None
+
+
+def html_capture_block(h):
+    """the "capture" object of the page's JSON data block, or None"""
+    m = re.search(r'<script type="application/json" class="gs-data" data-run="0">\n(.*?)\n'
+                  r'</script>', h, re.S)
+    return json.loads(m.group(1)).get("capture") if m else "no data block"
+
+
+def html_gap_cells(h):
+    """the first cells of the largest-gaps table: its header, then each row's"""
+    m = re.search(r"<h3>Largest idle gaps, GPU 0</h3>\n<table>(.*?)</table>", h, re.S)
+    return re.findall(r"<tr><t[hd]>([^<]*)</t[hd]>", m.group(1)) if m else None
+
+
+UNREC_KEY = ('<span class="unrec-key"><span class="sw unrec"></span>not recorded (outside the '
+             'capture windows)</span>')
+
+
+def check_html_page():
+    # the page's timeline data, ns from t0 = the first event, K1's start
+    # 1000000 (the first API call is at 1450000, NVTX "step" at 1200000),
+    # to the last event's end, K4's 6000000: W1 [0, 1000000], W2 [4000000,
+    # 5000000]; not recorded (hatched by page.js) only between them,
+    # [1000000, 4000000]: nothing lies before W1 or after W2
+    h = html_page(mkdb("cap", "capture"), "capture")
+    if h:
+        expect(html_capture_block(h) == {"windows": [[0, 1000000], [4000000, 5000000]],
+                                         "unrecorded": [[1000000, 4000000]]},
+               f"html: capture block {html_capture_block(h)}")
+        expect(h.count(UNREC_KEY) == 1, "html: legend key of the not-recorded spans")
+        expect("Hatched: time outside the capture windows (record --capture-range), where "
+               "nothing was recorded: no idle GPU, and no figure counts it." in h,
+               "html: hatch hint")
+        # the largest gaps named as the text report names them (page units,
+        # 3 significant digits): 300 us into W1, 400 us into W2, W2's start
+        cells = html_gap_cells(h)
+        expect(cells == ["capture window, time from its start", "in window 1 at +300 \u00b5s",
+                         "in window 2 at +400 \u00b5s", "in window 2 at +0 ns"],
+               f"html: gap table {cells}")
+    # a launch call at [800000, 801000] before W1 (not in any window) and an
+    # NVTX range [5900000, 6500000] past W2's end: t0 = 800000, last =
+    # 6500000; W1 [200000, 1200000], W2 [4200000, 5200000]; not recorded:
+    # [0, 200000] before W1, [1200000, 4200000] between, [5200000, 5700000]
+    # after W2
+    h = html_page(mkdb("edges", "capture",
+                       "INSERT INTO api_calls(api,cbid,name_id,start,end,pid,tid,correlation_id,"
+                       "return_code) VALUES(1,211,1,800000,801000,1,11,9,0);"
+                       "INSERT INTO nvtx(start,end,kind,text_id,pid,tid) "
+                       "VALUES(5900000,6500000,0,4,1,11);"), "edges")
+    if h:
+        expect(html_capture_block(h) == {"windows": [[200000, 1200000], [4200000, 5200000]],
+                                         "unrecorded": [[0, 200000], [1200000, 4200000],
+                                                        [5200000, 5700000]]},
+               f"html edges: capture block {html_capture_block(h)}")
+    # W1 opening at 500000, before the first event (K1 at 1000000): its
+    # start lies before t0 (-500000); nothing before it is hatched
+    h = html_page(mkdb("early", "capture", "UPDATE capture_windows SET start=500000 "
+                       "WHERE start=1000000;"), "early")
+    if h:
+        expect(html_capture_block(h) == {"windows": [[-500000, 1000000], [4000000, 5000000]],
+                                         "unrecorded": [[1000000, 4000000]]},
+               f"html early: capture block {html_capture_block(h)}")
+    # recorded whole: no capture block, no key, no hint; the gaps' start
+    # from t0 = 1000000: 1300000 -> 300 us, 2000000 -> 1 ms, 5400000 -> 4.4 ms
+    h = html_page(mkdb("v2", "v2whole"), "v2whole")
+    if h:
+        expect(html_capture_block(h) is None, f"html whole: {html_capture_block(h)}")
+        expect("unrec-key" not in h and "Hatched:" not in h, "html whole: hatch key or hint")
+        cells = html_gap_cells(h)
+        expect(cells == ["start", "1 ms", "300 \u00b5s", "4.4 ms"], f"html whole: gaps {cells}")
 
 
 def check_advice():

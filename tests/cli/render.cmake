@@ -25,7 +25,8 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME browser_render_html
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/browser/check_html.py
                    ${CMAKE_BINARY_DIR}/bin/gapscope ${CMAKE_BINARY_DIR}/tests/render_mkdb
-                   ${CMAKE_BINARY_DIR}/bin/render_gen ${CMAKE_CURRENT_BINARY_DIR}/browser_render)
+                   ${CMAKE_BINARY_DIR}/bin/render_gen ${CMAKE_CURRENT_BINARY_DIR}/browser_render
+                   ${CMAKE_BINARY_DIR}/tests/capture_mkdb)
   set_tests_properties(browser_render_html PROPERTIES LABELS browser SKIP_RETURN_CODE 77
     TIMEOUT 900 ENVIRONMENT
     "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/render_lsan.supp:print_suppressions=0")

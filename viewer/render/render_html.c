@@ -10,7 +10,9 @@
  *   {"t0": "<origin, absolute ns>", "span": <ns>, "strings": [null, "..."],
  *    "syncKinds": {"3": "stream synchronize", ...},
  *    "sites": ["train.py:27 (in `step`)", ...],  (traces with call sites)
- *    "rows": [{"n": "<row name>", "k": "<kind>", "d": [flat numbers]}]}
+ *    "rows": [{"n": "<row name>", "k": "<kind>", "d": [flat numbers]}],
+ *    "capture": {"windows": [[s, e]], "unrecorded": [[s, e]]}}  (capture
+ *              traces only, ns from t0: see write_capture_spans)
  *
  * Each row's events are sorted by start and flattened with a fixed stride
  * per kind; the first number of each event is its start minus the previous
@@ -791,16 +793,32 @@ static void write_top_gaps(FILE *f, const struct html_run *r)
 		const struct gs_device_result *dv = &r->res->devices[d];
 		if (!dv->n_top)
 			continue;
+		/* a capture trace's gap is named by its capture window and the
+		 * time from that window's start, as the text report does: a
+		 * time from t0 would count the unrecorded time between windows */
 		fprintf(f,
-			"<h3>Largest idle gaps, GPU %d</h3>\n<table><tr><th>start</th><th>idle</th>"
+			"<h3>Largest idle gaps, GPU %d</h3>\n<table><tr><th>%s</th><th>idle</th>"
 			"<th class=\"tag\">cause</th><th class=\"name\">next GPU op</th>"
 			"<th class=\"name\">what held it back</th></tr>\n",
-			dv->device);
+			dv->device,
+			in->capture_range ? "capture window, time from its start" : "start");
 		for (i = 0; i < dv->n_top; i++) {
 			const struct gs_gap *g = &dv->gaps[dv->top_gaps[i]];
 			const struct gs_op *op = &in->ops[g->op_idx];
+			int64_t off = 0;
+			size_t win = gs_capture_window_at(in, g->start, &off);
 			fputs("<tr><td>", f);
-			put_ns(f, g->start - t0);
+			if (win) {
+				fprintf(f, "in window %zu at +", win);
+				put_ns(f, off);
+			} else if (in->capture_range) {
+				/* none holds it (the report's fallback): the
+				 * recorded time from the device window's start */
+				fputs("at +", f);
+				put_ns(f, gs_capture_overlap(in, dv->tl.first, g->start));
+			} else {
+				put_ns(f, g->start - t0);
+			}
 			fputs("</td><td>", f);
 			put_ns(f, g->end - g->start);
 			fprintf(f,
@@ -1400,6 +1418,39 @@ void html_home_view(const struct html_run *r, int64_t t0, int64_t last, int64_t 
 	*v1 = b + margin < last ? b + margin : last;
 }
 
+/* record --capture-range: "capture": {"windows": [[s, e], ...] (ns from t0,
+ * merged, in time order: window 1 first), "unrecorded": [[s, e], ...] (the
+ * drawn time [0, last - t0] outside every window, clipped to it: between
+ * two windows, and before the first or after the last where events lie
+ * there)}. page.js hatches the unrecorded spans, so the time between the
+ * windows, where nothing was recorded, does not read as idle GPU. Nothing
+ * in a trace recorded whole. */
+static void write_capture_spans(FILE *f, const struct gs_input *in, int64_t t0, int64_t last)
+{
+	const int64_t *w = in->capture_windows;
+	int64_t from = t0; /* the end of the recorded time so far */
+	size_t i, n = 0;
+
+	if (!in->capture_range)
+		return;
+	fputs(",\"capture\":{\"windows\":[", f);
+	for (i = 0; i < in->n_capture_windows; i++)
+		fprintf(f, "%s[%" PRId64 ",%" PRId64 "]", i ? "," : "", w[2 * i] - t0,
+			w[2 * i + 1] - t0);
+	fputs("],\"unrecorded\":[", f);
+	for (i = 0; i <= in->n_capture_windows; i++) {
+		/* the span before window i (after the last one: up to last) */
+		int64_t a = from, b = i < in->n_capture_windows ? w[2 * i] : last;
+		if (b > last)
+			b = last;
+		if (b > a)
+			fprintf(f, "%s[%" PRId64 ",%" PRId64 "]", n++ ? "," : "", a - t0, b - t0);
+		if (i < in->n_capture_windows && w[2 * i + 1] > from)
+			from = w[2 * i + 1];
+	}
+	fputs("]}", f);
+}
+
 static int write_data(FILE *f, const struct html_run *r, int idx)
 {
 	const struct gs_input *in = r->in;
@@ -1469,7 +1520,9 @@ static int write_data(FILE *f, const struct html_run *r, int idx)
 	free(used);
 	if (rc)
 		return -1;
-	fputs("]}\n</script>\n", f);
+	fputs("]", f);
+	write_capture_spans(f, in, t0, last);
+	fputs("}\n</script>\n", f);
 	return 0;
 }
 
@@ -1482,7 +1535,7 @@ static int has_graph_runs(const struct gs_input *in)
 	return 0;
 }
 
-static void write_timeline(FILE *f, int idx, const char *range, int graph_runs)
+static void write_timeline(FILE *f, int idx, const char *range, int graph_runs, int capture)
 {
 	int c;
 
@@ -1504,14 +1557,24 @@ static void write_timeline(FILE *f, int idx, const char *range, int graph_runs)
 		fprintf(f,
 			"<span><span class=\"sw\" style=\"background:%s\"></span>idle: %s</span>",
 			cause_colors[c], gs_cause_name(c));
+	/* page.js hatches the time outside the capture windows the same way
+	 * (class "unrec", pattern in page.css's colours) */
+	if (capture)
+		fputs("<span class=\"unrec-key\"><span class=\"sw unrec\"></span>"
+		      "not recorded (outside the capture windows)</span>",
+		      f);
 	fprintf(
 	    f,
 	    "</div>\n<div class=\"timeline\" data-run=\"%d\"><svg></svg></div>\n"
 	    "<p class=\"hint\">Opens on %s; double-click: the whole trace (from the "
 	    "first recorded call, CUDA initialisation included) and back. Wheel: zoom; drag: pan; "
 	    "hover: details; click an idle gap: why. Events narrower than a pixel are "
-	    "merged per pixel column.</p>\n<div class=\"explain\" id=\"explain-%d\"></div>\n",
-	    idx, range ? "the selected NVTX ranges" : "the GPU window (first to last GPU op)", idx);
+	    "merged per pixel column.%s</p>\n<div class=\"explain\" id=\"explain-%d\"></div>\n",
+	    idx, range ? "the selected NVTX ranges" : "the GPU window (first to last GPU op)",
+	    capture ? " Hatched: time outside the capture windows (record --capture-range), "
+		      "where nothing was recorded: no idle GPU, and no figure counts it."
+		    : "",
+	    idx);
 }
 
 static void write_details(FILE *f, const struct html_run *r)
@@ -1731,7 +1794,8 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
 			put_run_label(f, &runs[i]);
 		}
 		fputs("</h2>\n", f);
-		write_timeline(f, (int)i, runs[i].range, has_graph_runs(runs[i].in));
+		write_timeline(f, (int)i, runs[i].range, has_graph_runs(runs[i].in),
+			       runs[i].in->capture_range != NULL);
 	}
 
 	fputs(nruns == 2 ? "<div class=\"runs\">\n" : "", f);

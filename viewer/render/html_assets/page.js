@@ -13,13 +13,18 @@
  * the whole trace and back. Wheel zooms around the cursor, drag pans; hover
  * shows a tooltip, clicking an idle gap shows why the GPU was idle.
  * Trace strings only ever reach the DOM through textContent.
+ * A capture trace (record --capture-range) has data.capture: the time
+ * outside its capture windows was not recorded, and is hatched across all
+ * rows (class "unrec", tooltip naming the windows around it) so that it
+ * does not read as idle GPU; its gaps' tooltips name their window.
  *
  * For tests it writes its state on <body>: data-status ("ok" or
  * "error: ..."), data-rects (event rects drawn), data-events (decoded),
- * data-draw-ms (decoding and first drawing, ms).
+ * data-draw-ms (decoding and first drawing, ms), data-unrec (hatched
+ * not-recorded spans drawn).
  * "#w=<px>" in the URL fixes the plot width; "#all" opens on the whole
- * trace; "#probe" hovers and clicks the first drawn event (see the end of
- * this file).
+ * trace; "#probe" hovers and clicks the first drawn event, "#probe-unrec"
+ * the first hatched not-recorded span (see the end of this file).
  */
 (function () {
 	'use strict';
@@ -97,6 +102,30 @@
 		return n;
 	}
 
+	/* "in capture window 2 at +100 µs" for time t (ns from t0), "" outside
+	 * the windows or in a trace recorded whole (render_html.c names the
+	 * largest gaps the same way) */
+	function windowAt(run, t) {
+		var w = run.data.capture ? run.data.capture.windows : [];
+		for (var i = 0; i < w.length; i++)
+			if (t >= w[i][0] && t < w[i][1])
+				return 'in capture window ' + (i + 1) + ' at +' + fmt(t - w[i][0]);
+		return '';
+	}
+
+	/* the tooltip of a hatched span: which windows it lies between */
+	function unrecText(run, u) {
+		var w = run.data.capture.windows, k = 0, where;
+		while (k < w.length && w[k][1] <= u[0]) k++;
+		where = !w.length ? 'no capture window was recorded'
+			: k === 0 ? 'before capture window 1'
+			: k === w.length ? 'after capture window ' + k
+			: 'between capture windows ' + k + ' and ' + (k + 1);
+		return 'not recorded: ' + where + '\n' + fmt(u[1] - u[0]) + ' from ' + fmt(u[0]) +
+			' to ' + fmt(u[1]) + '\nonly the capture windows (record --capture-range) ' +
+			'were recorded: this is no idle GPU, and no figure counts it';
+	}
+
 	function str(run, id) {
 		var s = run.data.strings[id];
 		return s === null || s === undefined ? '' : s;
@@ -116,11 +145,13 @@
 	function eventText(run, row, i) {
 		var d = row.d, st = STRIDE[row.k], b = i * st;
 		var when = 'start ' + fmt(row.starts[i]) + ', duration ' + fmt(row.ends[i] - row.starts[i]);
+		var win = windowAt(run, row.starts[i]);
 		switch (row.k) {
 		case 'gap':
 			return 'idle ' + fmt(row.ends[i] - row.starts[i]) + ' \u00b7 ' +
 				(CAUSES[d[b + 3]] || '?') + '\nbefore ' + opName(run, d[b + 2], d[b + 9]) +
-				'\n' + segments(row, i) + '\n' + when + '\nclick for the explanation';
+				'\n' + segments(row, i) + '\n' + when + (win ? '\n' + win : '') +
+				'\nclick for the explanation';
 		case 'ops':
 			return str(run, d[b + 2]) + '\n' + (OP_KINDS[d[b + 3]] || '') + ' \u00b7 ' + when;
 		case 'api':
@@ -320,6 +351,7 @@
 		var run = this.run, rows = run.data.rows, W = this.plotWidth();
 		var v0 = this.v0, v1 = this.v1, scale = W / (v1 - v0);
 		var svg = this.svg, y = AXIS_H, nrects = 0, info = [], parts = [], names = [];
+		var bgs = [], unrec = run.data.capture ? run.data.capture.unrecorded : [];
 		var g, labels, r, l, height = AXIS_H, H = LANE_H - 2;
 		for (r = 0; r < rows.length; r++) height += rows[r].lanes.length * LANE_H + ROW_GAP;
 		while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -333,8 +365,8 @@
 			var row = rows[r], rh = row.lanes.length * LANE_H;
 			var label = el('text', { x: 4, y: y + 10, 'font-size': 11, fill: '#333' }, labels);
 			fitLabel(label, row.name, LABEL_W - 8);
-			parts.push('<rect x="0" y="' + y + '" width="' + W + '" height="' + rh +
-				   '" fill="' + (r % 2 ? '#fbfbfb' : '#f3f5f8') + '"/>');
+			bgs.push('<rect x="0" y="' + y + '" width="' + W + '" height="' + rh +
+				 '" fill="' + (r % 2 ? '#fbfbfb' : '#f3f5f8') + '"/>');
 			for (l = 0; l < row.lanes.length; l++) {
 				var lane = row.lanes[l], ly = y + l * LANE_H + 1, m = lane.s.length;
 				var i = lowerBound(lane.s, m, v0 - lane.maxDur);
@@ -396,7 +428,40 @@
 			}
 			y += rh + ROW_GAP;
 		}
-		g.innerHTML = parts.join('');
+		/* the not-recorded spans over the row backgrounds, under the
+		 * events: hatched across every row, their label in the first */
+		var hatch = [], nunrec = 0, top = AXIS_H, hh = height - AXIS_H;
+		for (var u = 0; u < unrec.length; u++) {
+			var ux0 = (unrec[u][0] - v0) * scale, ux1 = (unrec[u][1] - v0) * scale;
+			if (ux1 < 0 || ux0 > W) continue;
+			ux0 = Math.max(ux0, -1);
+			ux1 = Math.min(ux1, W + 1);
+			if (ux1 - ux0 < 1) ux1 = ux0 + 1;
+			hatch.push('<rect class="unrec" x="' + ux0.toFixed(1) + '" y="' + top +
+				   '" width="' + (ux1 - ux0).toFixed(1) + '" height="' + hh +
+				   '" fill="#ececec" data-u="' + u + '"/>');
+			/* the hatch: lines x + (y - top) = c every 7 px, cut to the
+			 * rect (no SVG pattern: its fill would refer to it by URL,
+			 * and the page refers to nothing) */
+			var d = [];
+			for (var c = Math.ceil(ux0 / 7) * 7; c < ux1 + hh; c += 7) {
+				var lo = Math.max(0, c - ux1), hi = Math.min(hh, c - ux0);
+				if (hi > lo)
+					d.push('M' + (c - lo).toFixed(1) + ' ' + (top + lo).toFixed(1) + 'L' +
+					       (c - hi).toFixed(1) + ' ' + (top + hi).toFixed(1));
+			}
+			if (d.length)
+				hatch.push('<path d="' + d.join('') + '" stroke="#bdbdbd" ' +
+					   'stroke-width="1.5" pointer-events="none"/>');
+			if (ux1 - ux0 >= 90)
+				hatch.push('<text x="' + ((ux0 + ux1) / 2).toFixed(1) + '" y="' +
+					   (top + 11) + '" font-size="10" fill="#444" ' +
+					   'text-anchor="middle" pointer-events="none" ' +
+					   'style="paint-order:stroke" stroke="#ececec" stroke-width="3">' +
+					   'not recorded</text>');
+			nunrec++;
+		}
+		g.innerHTML = bgs.join('') + hatch.join('') + parts.join('');
 		/* trace text only through textContent, cut to the range's width
 		 * (about 6 px a character at 10 px); pointer-events off so hover
 		 * and click reach the rect underneath */
@@ -409,6 +474,7 @@
 		}
 		this.info = info;
 		this.nrects = nrects;
+		this.nunrec = nunrec;
 		return nrects;
 	};
 
@@ -431,13 +497,21 @@
 
 	Timeline.prototype.tip = function (e) {
 		var k = e.target.getAttribute && e.target.getAttribute('data-k');
-		if (k === null || !this.info[k]) { tipEl.style.display = 'none'; return; }
-		var it = this.info[k], row = this.run.data.rows[it.row];
-		tipEl.textContent = it.count > 1
-			? it.count + ' events merged at this zoom (zoom in to separate)\n' + row.name +
-			  '\nfrom ' + fmt(it.t0) + ' to ' + fmt(it.t1) + '\nfirst: ' +
-			  eventText(this.run, row, it.i)
-			: row.name + '\n' + eventText(this.run, row, it.i);
+		var u = e.target.getAttribute && e.target.getAttribute('data-u');
+		var unrec = this.run.data.capture ? this.run.data.capture.unrecorded : [];
+		if (u !== null && u !== undefined && unrec[u]) {
+			tipEl.textContent = unrecText(this.run, unrec[u]);
+		} else if (k === null || !this.info[k]) {
+			tipEl.style.display = 'none';
+			return;
+		} else {
+			var it = this.info[k], row = this.run.data.rows[it.row];
+			tipEl.textContent = it.count > 1
+				? it.count + ' events merged at this zoom (zoom in to separate)\n' +
+				  row.name + '\nfrom ' + fmt(it.t0) + ' to ' + fmt(it.t1) + '\nfirst: ' +
+				  eventText(this.run, row, it.i)
+				: row.name + '\n' + eventText(this.run, row, it.i);
+		}
 		tipEl.style.display = 'block';
 		tipEl.style.left = Math.min(e.clientX + 14, window.innerWidth - 360) + 'px';
 		tipEl.style.top = (e.clientY + 14) + 'px';
@@ -445,6 +519,7 @@
 
 	try {
 		var blocks = document.querySelectorAll('script.gs-data'), total = 0, rects = 0;
+		var unrecs = 0;
 		var t0 = performance.now();
 		for (var b = 0; b < blocks.length; b++) {
 			var run = { index: +blocks[b].getAttribute('data-run'),
@@ -457,9 +532,11 @@
 			var box = document.querySelector('.timeline[data-run="' + run.index + '"]');
 			var tl = new Timeline(run, box);
 			rects += tl.draw();
+			unrecs += tl.nunrec;
 		}
 		body.setAttribute('data-events', total);
 		body.setAttribute('data-rects', rects);
+		body.setAttribute('data-unrec', unrecs);
 		/* decode + first draw, for the benchmark's eyes only */
 		body.setAttribute('data-draw-ms', Math.round(performance.now() - t0));
 		body.setAttribute('data-status', 'ok');
@@ -467,7 +544,9 @@
 		 * idle gap), so a headless test can read the tooltip and the
 		 * explanation back from the DOM */
 		if (/[#&]probe/.test(location.hash)) {
-			var first = document.querySelector('.timeline svg rect[data-k]');
+			/* "#probe-unrec": the first hatched not-recorded span instead */
+			var first = document.querySelector(/[#&]probe-unrec/.test(location.hash)
+				? '.timeline svg rect.unrec' : '.timeline svg rect[data-k]');
 			if (first) {
 				first.dispatchEvent(new MouseEvent('mousemove', { bubbles: true }));
 				first.dispatchEvent(new MouseEvent('click', { bubbles: true }));
