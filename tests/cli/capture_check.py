@@ -381,6 +381,11 @@ def check_verbs():
         rows = list(csv.reader(open(os.path.join(csvdir, "capture_windows.csv"), newline="")))
         expect(rows == [["start", "end"], ["1000000", "2000000"], ["5000000", "6000000"]],
                f"csv: {rows}")
+        # the mode, in meta.csv as capture_mkdb wrote it (docs/export.md: a
+        # capture trace's CSV export); captured_ns is the windows' sum,
+        # 1000000 + 1000000, which the export leaves to the reader
+        meta = dict(csv.reader(open(os.path.join(csvdir, "meta.csv"), newline="")))
+        expect(meta.get("capture_range") == "cudaProfilerApi", f"csv: meta {meta}")
     p = run("info", db)
     expect(p.returncode == 0, f"info: exit {p.returncode}")
     for want in ("GPU window        device 0: 5.000 ms (5000000 ns, first op start 1000000 .. "
