@@ -1278,29 +1278,53 @@ static void capture_switch(int on)
 	pthread_mutex_unlock(&G.cap_lock);
 }
 
+/* The first capture window (closed) that ends at or after t: its index,
+ * G.n_cap if none. Under win_lock. */
+static size_t capture_window_at(uint64_t t)
+{
+	size_t lo = 0, hi = G.n_cap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (G.cap_win[2 * mid + 1] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The decoder's filter of driver launch rows under a capture range (they
  * are recorded all along, see start()): 1 when the call began inside a
  * window, closed or open. Runs on the writer thread. */
 static int capture_keep_driver_call(uint64_t start)
 {
-	size_t lo = 0, hi;
+	size_t k;
 	int keep;
 
 	pthread_mutex_lock(&G.win_lock);
 	keep = G.capturing && start >= G.cap_start;
-	/* the first window ending at or after start */
-	hi = G.n_cap;
-	while (!keep && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (G.cap_win[2 * mid + 1] < start)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!keep) {
+		k = capture_window_at(start);
+		keep = k < G.n_cap && G.cap_win[2 * k] <= start;
 	}
-	if (!keep && lo < G.n_cap)
-		keep = G.cap_win[2 * lo] <= start;
 	pthread_mutex_unlock(&G.win_lock);
 	return keep;
+}
+
+/* The decoder's end for an NVTX range left open under a capture range: the
+ * end of the closed window it began in, 0 if none. */
+static uint64_t capture_window_end(uint64_t t)
+{
+	uint64_t end = 0;
+	size_t k;
+
+	pthread_mutex_lock(&G.win_lock);
+	k = capture_window_at(t);
+	if (k < G.n_cap && G.cap_win[2 * k] <= t)
+		end = G.cap_win[2 * k + 1];
+	pthread_mutex_unlock(&G.win_lock);
+	return end;
 }
 
 /* ------------------------------------------------------------- meta */
@@ -1806,8 +1830,10 @@ static int start(void)
 	if (max_pending < 4)
 		max_pending = 4;
 	gs_decoder_init(&G.dec, G.w, G.cfg.latency, next_record, api_name, NULL);
-	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API)
+	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API) {
 		G.dec.keep_driver_call = capture_keep_driver_call;
+		G.dec.window_end = capture_window_end;
+	}
 	write_start_meta();
 	if (gs_pipeline_start(&G.pipe, &G.dec, max_pending, G.buf_bytes) != 0) {
 		gs_warn("writer_thread", "cannot start the writer thread; this run is not "

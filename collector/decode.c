@@ -465,7 +465,12 @@ int gs_decoder_flush_nvtx(struct gs_decoder *d, int final, uint64_t stop_ns)
 		struct nvtx_entry *e = &p->e[i];
 		int spanned = e->have_start && (e->is_mark || e->have_end);
 		if (spanned || (final && e->have_start)) {
-			if (nvtx_write(d, e, stop_ns) != 0)
+			/* under a capture range a range still open at the end
+			 * was last seen in its window: it ends with it */
+			uint64_t end = stop_ns, w;
+			if (!spanned && d->window_end && (w = d->window_end(e->start)) != 0)
+				end = w;
+			if (nvtx_write(d, e, end) != 0)
 				rc = -1;
 			p->e[i] = p->e[--p->n];
 		} else if (final || (!e->have_start && !e->have_end)) {

@@ -452,6 +452,10 @@ struct gs_decoder {
 	/* NULL, or: 0 drops the driver API record or graph-level run that
 	 * began at start (outside the capture windows) */
 	int (*keep_driver_call)(uint64_t start);
+	/* NULL, or: the end of the capture window holding t (0: none). An
+	 * NVTX range still open when the recording ends (its END came while
+	 * tracing was off) ends with the window it started in. */
+	uint64_t (*window_end)(uint64_t t);
 };
 
 void gs_decoder_init(struct gs_decoder *d, struct gs_writer *w, int latency, gs_next_record_fn next,

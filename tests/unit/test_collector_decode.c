@@ -828,6 +828,54 @@ static void test_marker2_ranges_and_marks(void **state)
 	sqlite3_close(db);
 }
 
+/* Under a capture range a range whose END came while tracing was off (it
+ * was popped after cudaProfilerStop) ends with the window it began in, not
+ * with the recording: here windows [100, 200] and [400, 500]. */
+static uint64_t windows_100_200_400_500(uint64_t t)
+{
+	return t >= 100 && t <= 200 ? 200 : t >= 400 && t <= 500 ? 500 : 0;
+}
+
+static void test_marker_left_open_ends_with_its_capture_window(void **state)
+{
+	struct fx f;
+	CUpti_ActivityMarker2 m;
+	CUpti_ActivityMarkerData2 d;
+	sqlite3 *db;
+	(void)state;
+
+	fx_open(&f, 0);
+	f.d.window_end = windows_100_200_400_500;
+	m = marker(1, CUPTI_ACTIVITY_FLAG_MARKER_START, 150, "step 20", NULL);
+	fx_add(&f, &m, sizeof(m));
+	d = marker_data(1, 0, 0, 0);
+	fx_add(&f, &d, sizeof(d));
+	/* closed inside its window: as recorded */
+	m = marker(2, CUPTI_ACTIVITY_FLAG_MARKER_START, 410, "closed", NULL);
+	fx_add(&f, &m, sizeof(m));
+	d = marker_data(2, 0, 0, 0);
+	fx_add(&f, &d, sizeof(d));
+	m = marker(2, CUPTI_ACTIVITY_FLAG_MARKER_END, 450, NULL, NULL);
+	fx_add(&f, &m, sizeof(m));
+	/* open in the last window, which the recording's end closed */
+	m = marker(3, CUPTI_ACTIVITY_FLAG_MARKER_START, 480, "last", NULL);
+	fx_add(&f, &m, sizeof(m));
+	d = marker_data(3, 0, 0, 0);
+	fx_add(&f, &d, sizeof(d));
+	/* no window known for it: the recording's end, as without a range */
+	m = marker(4, CUPTI_ACTIVITY_FLAG_MARKER_START, 700, "outside", NULL);
+	fx_add(&f, &m, sizeof(m));
+	d = marker_data(4, 0, 0, 0);
+	fx_add(&f, &d, sizeof(d));
+	fx_batch(&f);
+	db = fx_finish(&f, 1000);
+	assert_text(db,
+		    "SELECT group_concat(printf('%d-%d %s', start, end, (SELECT value FROM strings "
+		    "WHERE id = text_id)), '|') FROM (SELECT * FROM nvtx ORDER BY start)",
+		    "150-200 step 20|410-450 closed|480-500 last|700-1000 outside");
+	sqlite3_close(db);
+}
+
 static void test_overhead3_and_device5(void **state)
 {
 	struct fx f;
@@ -1099,6 +1147,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_api_records_and_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_api_plain_len, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_driver_calls_outside_capture_windows_dropped,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_marker_left_open_ends_with_its_capture_window,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sync2_explicit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cuda_event2_records_and_wait_join, setup,
