@@ -465,8 +465,12 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	result $rc "torch capture: exit status 0 (got $rc)"
 	v=$(sql "$db" "SELECT group_concat(n, ' ') FROM (SELECT s.value || '=' || COUNT(*) AS n FROM nvtx r
 		JOIN strings s ON s.id = r.text_id WHERE r.kind = 0 GROUP BY s.value ORDER BY s.value)")
-	[ "$v" = gs_capture_step=10 ]
-	result $? "torch capture: the 10 ranges between torch.cuda.profiler.start and stop, none of the 40 outside (got $v)"
+	[ "$v" = "gs_around_stop=1 gs_capture_step=10" ]
+	result $? "torch capture: the 10 ranges between torch.cuda.profiler.start and stop and the one around the stop, none of the 40 outside (got $v)"
+	v=$(sql "$db" "SELECT r.end = (SELECT end FROM capture_windows) FROM nvtx r JOIN strings s ON s.id = r.text_id
+		WHERE s.value = 'gs_around_stop'")
+	[ "$v" = 1 ]
+	result $? "torch capture: the range popped after the stop ends with the window (got $v)"
 	v=$(sql "$db" "SELECT COUNT(*) >= 10 AND SUM(NOT EXISTS (SELECT 1 FROM capture_windows w
 		WHERE k.start >= w.start AND k.start <= w.end)) = 0 FROM kernels k")
 	[ "$v" = 1 ]

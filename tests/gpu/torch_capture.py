@@ -3,7 +3,8 @@ torch.cuda.profiler.start()/stop() (cudaProfilerStart/Stop), for the GPU test
 of `gapscope record --capture-range cudaProfilerApi` (run_gpu_tests.sh).
 20 steps in NVTX ranges "gs_outside_step", then 10 in "gs_capture_step"
 between start and stop, then 20 more "gs_outside_step": only the 10 are
-recorded. Prints "result: PASS" when the last result is right."""
+recorded, and "gs_around_stop", pushed before the stop and popped after it,
+which ends with the window. Prints "result: PASS" when the last result is right."""
 import torch
 import torch.cuda.nvtx as nvtx
 
@@ -28,7 +29,10 @@ def main():
         y = step(x, w)
         nvtx.range_pop()
     torch.cuda.synchronize()
+    # a range around the stop: recorded from its push to the window's end
+    nvtx.range_push("gs_around_stop")
     torch.cuda.profiler.stop()
+    nvtx.range_pop()
     for _ in range(20):
         nvtx.range_push("gs_outside_step")
         y = step(x, w)
