@@ -216,7 +216,8 @@ foreach(bad 0 10 x)
 endforeach()
 # --reference N with a stand-in program that logs each run's environment
 # (record_reference_check.sh says what each case expects)
-foreach(case runs traced_options no_db_suffix traced_fails traced_killed reference_fails)
+foreach(case runs traced_options no_db_suffix traced_fails traced_killed reference_fails
+        capture_range capture_range_bad)
   add_test(NAME cli_record_reference_${case}
            COMMAND ${CMAKE_CURRENT_LIST_DIR}/record_reference_check.sh ${GS_BIN}
                    ${GS_CLI_DBS}/libgapscope-standin.so

@@ -9,6 +9,7 @@
 # GAPSCOPE_CALIBRATION (nor the traced run's --latency/--graph-level), each
 # to the template with .ref<K> before its .db; none after a failed traced
 # run; a failing reference run stops the rest and gives record its status.
+# --capture-range reaches every run (its bad values: one line, exit 2).
 # The collector folder holds a stand-in gapscope-calibrate, so the traced
 # run gets a calibration and the test sees that the reference runs do not.
 set -u
@@ -29,10 +30,11 @@ EOF
 # with a third argument the traced run kills itself with that signal instead.
 cat >"$work/prog.sh" <<'EOF'
 #!/usr/bin/env bash
-printf 'args=%s cwd=%s act=%s cs=%s cal=%s lat=%s gl=%s out=%s\n' "$*" "$(pwd -P)" \
+printf 'args=%s cwd=%s act=%s cs=%s cal=%s lat=%s gl=%s out=%s%s\n' "$*" "$(pwd -P)" \
   "${GAPSCOPE_ACTIVITIES-unset}" "${GAPSCOPE_CALLSITES-unset}" \
   "${GAPSCOPE_CALIBRATION-unset}" "${GAPSCOPE_LATENCY-unset}" \
-  "${GAPSCOPE_GRAPH_LEVEL-unset}" "${GAPSCOPE_OUTPUT-unset}" >>"$RUN_LOG"
+  "${GAPSCOPE_GRAPH_LEVEL-unset}" "${GAPSCOPE_OUTPUT-unset}" \
+  "${GAPSCOPE_CAPTURE_RANGE+ cr=$GAPSCOPE_CAPTURE_RANGE}" >>"$RUN_LOG"
 echo x >"${GAPSCOPE_OUTPUT//%p/$$}"
 if [ "${GAPSCOPE_ACTIVITIES-}" = nvtx ]; then
   exit "$2"
@@ -47,7 +49,7 @@ export GAPSCOPE_LIB=$work/lib/libgapscope.so RUN_LOG=$work/runs.log
 # a value left in the environment must not reach the reference runs either
 export GAPSCOPE_CALIBRATION=from-the-environment
 unset GAPSCOPE_ACTIVITIES GAPSCOPE_CALLSITES GAPSCOPE_LATENCY GAPSCOPE_GRAPH_LEVEL \
-  GAPSCOPE_OUTPUT CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH
+  GAPSCOPE_OUTPUT GAPSCOPE_CAPTURE_RANGE CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH
 
 fail=0
 # run WANT-RC -- record-args...: runs gapscope record, checks its exit code
@@ -139,6 +141,19 @@ args=0 5 cwd=$w act=nvtx cs=0 cal=unset lat=unset gl=unset out=$w/t.ref1.db"
 gapscope: untraced reference run 1 of 3 (NVTX ranges only)
 gapscope: trace written to $w/t.ref1.db
 gapscope: untraced reference run 1 of 3 failed (exit status 5); the remaining reference runs were skipped"
+  ;;
+capture_range)
+  # --capture-range reaches the traced run and the reference runs alike
+  # (their NVTX ranges are then those inside the windows too)
+  run 0 -- --reference 1 --capture-range cudaProfilerApi -o "$w/t.db" -- "$w/prog.sh" 0 0
+  same runs.log "args=0 0 cwd=$w act=unset cs=unset cal=standin-calibration lat=unset gl=unset out=$w/t.db cr=cudaProfilerApi
+args=0 0 cwd=$w act=nvtx cs=0 cal=unset lat=unset gl=unset out=$w/t.ref1.db cr=cudaProfilerApi"
+  ;;
+capture_range_bad)
+  # an unknown range: one line, exit 2, the program does not run
+  run 2 -- --capture-range nvtx -o "$w/t.db" -- "$w/prog.sh" 0 0
+  [ -e runs.log ] && { echo "FAIL: the program ran"; fail=1; }
+  same err.txt "gapscope: record: --capture-range: unknown range 'nvtx' (use cudaProfilerApi, or none for the whole run)"
   ;;
 *)
   echo "record_reference_check.sh: unknown case '$case'" >&2
