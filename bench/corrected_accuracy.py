@@ -62,10 +62,12 @@ interleaved untraced/traced pairs measured in one run.
       collectors since 2026-12-05), each traced process's total, its
       collector threads' (gs-*) and its other threads' by name.
       Each DIR is one pair; with several, the medians follow.
-  corrected_accuracy.py ab OUT.txt [OUT.txt ...] [--gapscope BIN]
+  corrected_accuracy.py ab OUT.txt [OUT.txt ...] [--range NAME] [--gapscope BIN]
       bench/torch_nosync.py --ab R run under `gapscope record --capture-range
       cudaProfilerApi` (OUT.txt: its output; the trace beside it, OUT.db, or
-      its `report --json`, OUT.json): the truth comes from the same process,
+      its `report --json`, OUT.json; also bench/real/hf_generate.py --ab,
+      --range generate, and bench/real/train_loop.py --ab, --range step): the
+      truth comes from the same process,
       the untraced phases of each round, measured by the program a moment
       before or after the traced ones. The sum of the traced phases' range
       "steps" walls, traced and corrected, against the sum of the untraced
@@ -648,9 +650,10 @@ def ab(a):
             rep = report(a.gapscope, stem + ".db")
         else:
             rep = None
-        rg = ranges(rep).get("steps") if rep else None
+        rg = ranges(rep).get(a.range) if rep else None
         if not rounds or not steps or not rg or not rg[1]:
-            print(f"!!! {out}: no ab rounds, no trace ({stem}.db or .json) or no range \"steps\"")
+            print(f"!!! {out}: no ab rounds, no trace ({stem}.db or .json) or no range "
+                  f"\"{a.range}\"")
             continue
         n = int(steps.group(1))
         u = sum(r[0] for r in rounds) * n * 1e3  # ns
@@ -665,7 +668,7 @@ def ab(a):
         v.append((os.path.basename(stem), len(rounds), u, t, wall, corr, util))
     if not v:
         return 2
-    print("range \"steps\", all traced phases: walls in ms; untraced = the same "
+    print(f"range \"{a.range}\", all traced phases: walls in ms; untraced = the same "
           "process's untraced phases (the program's timing)")
     print(f"{'run':<10} {'rounds':>6} {'untraced':>9} {'traced':>9} {'in trace':>9} "
           f"{'corrected':>9} {'error':>7} {'raw':>7}   {'util truth':>10} {'traced':>7} "
@@ -735,6 +738,7 @@ def main():
             p.add_argument("--config", default="default")
     p = sub.add_parser("ab")
     p.add_argument("files", nargs="+", metavar="OUT.txt")
+    p.add_argument("--range", default="steps", help="the traced phases' NVTX range")
     p.add_argument("--gapscope", default=os.path.join("build", "bin", "gapscope"))
     a = ap.parse_args()
     return {"ab": ab, "run-phases": run_phases, "phases": phases, "run-decode": run_decode,

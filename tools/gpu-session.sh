@@ -12,6 +12,10 @@
 #          overhead accuracy (issue 18's done-when figures; STEP_TIMEOUT=500 for overhead)
 #          nativeframes (GPT-2 generate and the training loop: default against
 #          GAPSCOPE_NATIVE_FRAMES=always, interleaved; STEP_TIMEOUT=500)
+#          ab (tracing cost and corrected walls inside one process: torch_nosync.py,
+#          hf_generate.py and train_loop.py --ab, 3 processes each, without
+#          the collector (the noise floor) and under record --capture-range,
+#          read with corrected_accuracy.py ab; STEP_TIMEOUT=500)
 #          realpairs (bench/run_realpairs.sh: 5 interleaved untraced / recorded pairs
 #          of torch_nosync.py and the real programs of tools/gpu-realprogs.sh but
 #          gap_phases, launch calls timed from outside where the build has the
@@ -49,6 +53,17 @@ for s in "${steps[@]}"; do
   overhead) run_step overhead bash -c 'gs="$GS_BUILD/bin/gapscope"; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads launch --values --out "$OUT/launch" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads torch_nosync,hf_generate --values --keep-rounds --out "$OUT/torch" --config default=; python3 bench/corrected_accuracy.py torch "$OUT/torch" --config default --gapscope "$gs"; rm -f "$OUT"/*/*.db' ;;
   accuracy) run_step accuracy bash -c 'python3 bench/corrected_accuracy.py run-phases --build "$GS_BUILD" --out "$OUT/phases" --pairs 5 && python3 bench/corrected_accuracy.py phases "$OUT/phases" --gapscope "$GS_BUILD/bin/gapscope"; rm -f "$OUT"/phases/*.db' ;;
   realpairs) run_step realpairs bench/run_realpairs.sh ;;
+  ab) run_step ab bash -c 'mkdir -p "$OUT"; gs="$GS_BUILD/bin/gapscope"; P="taskset -c 4-11"
+      for w in "torch_nosync bench/torch_nosync.py --ab 9 steps" "hf_generate bench/real/hf_generate.py --ab 9 generate" "train_loop bench/real/train_loop.py --ab 9 step"; do
+        set -- $w; name=$1 prog=$2 opt="$3 $4" range=$5
+        for i in 1 2 3; do
+          $P timeout 150 python3 $prog $opt > "$OUT/$name.plain$i.txt" 2>&1
+          $P timeout 200 "$gs" record -o "$OUT/$name.$i.db" --capture-range cudaProfilerApi -- python3 $prog $opt > "$OUT/$name.$i.txt" 2>&1
+          "$gs" report --json "$OUT/$name.$i.db" > "$OUT/$name.$i.json" 2>/dev/null && rm -f "$OUT/$name.$i.db"
+        done
+        grep -h median "$OUT/$name".plain*.txt; grep -h median "$OUT/$name".[0-9].txt
+        python3 bench/corrected_accuracy.py ab "$OUT/$name".[0-9].txt --range $range --gapscope "$gs"
+      done' ;;
   # what the call sites' native walk costs a PyTorch program: GPT-2 generate and the
   # training loop untraced, recorded by default (no native walk where a Python
   # frame names the site) and with GAPSCOPE_NATIVE_FRAMES=always, interleaved

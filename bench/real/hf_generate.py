@@ -10,12 +10,21 @@ framework's logits processing and stopping checks per token, which is
 mostly launch overhead and host code on a GPU. One warm-up generation runs
 first; the timed one is inside the NVTX range "generate".
 
-  hf_generate.py
+  hf_generate.py [--ab R]
 
 Prints "generate tokens 72 wall_us <x>" (host wall time of the timed
 generate call, GPU drained on both sides). It checks only that 72 tokens
 were generated.
+With --ab R (under `gapscope record --capture-range cudaProfilerApi`) it
+instead runs R rounds of two generate calls, one untraced (range
+"ab_untraced") and one traced (between torch.cuda.profiler.start() and
+stop(), range "generate"), in alternating order, and prints "ab round=K
+untraced_us=<us a token> traced_us=<us a token> ratio=..." and "ab
+median_ratio=... rounds=R steps=72" (steps: tokens), as
+bench/torch_nosync.py --ab does; corrected_accuracy.py ab --range generate
+reads them.
 """
+import argparse
 import os
 import time
 
@@ -32,7 +41,43 @@ VOCAB = 5000
 EOS = VOCAB - 1  # GPT2Config's default eos/bos (50256) lies outside this vocabulary
 
 
+def ab_rounds(model, prompt, kwargs, rounds):
+    """Untraced and traced generate calls alternating in one process (--ab)."""
+    def phase(name, traced):
+        torch.cuda.synchronize()
+        if traced:
+            torch.cuda.profiler.start()
+        t0 = time.perf_counter()
+        torch.cuda.nvtx.range_push(name)
+        model.generate(prompt, **kwargs)
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+        us = (time.perf_counter() - t0) * 1e6 / NEW_TOKENS
+        if traced:
+            torch.cuda.profiler.stop()
+        return us
+
+    phase("ab_warm", True)  # whatever the first switch-on costs once
+    ratios = []
+    for r in range(rounds):
+        if r % 2 == 0:
+            u = phase("ab_untraced", False)
+            t = phase("generate", True)
+        else:
+            t = phase("generate", True)
+            u = phase("ab_untraced", False)
+        ratios.append(t / u)
+        print(f"ab round={r + 1} untraced_us={u:.1f} traced_us={t:.1f} ratio={t / u:.3f}")
+    ratios.sort()
+    n = len(ratios)
+    med = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+    print(f"ab median_ratio={med:.3f} rounds={n} steps={NEW_TOKENS}")
+
+
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ab", type=int, default=0, metavar="R")
+    a = ap.parse_args()
     torch.manual_seed(0)
     config = GPT2Config(n_layer=4, n_embd=256, n_head=4, vocab_size=VOCAB,
                         bos_token_id=EOS, eos_token_id=EOS)
@@ -46,6 +91,8 @@ def main():
     with torch.no_grad():
         model.generate(prompt, **kwargs)  # warm-up
         torch.cuda.synchronize()
+        if a.ab:
+            return ab_rounds(model, prompt, kwargs, a.ab)
         t0 = time.perf_counter()
         torch.cuda.nvtx.range_push("generate")
         out = model.generate(prompt, **kwargs)

@@ -10,12 +10,21 @@ every step: the usual sources of GPU idle time (host-side Python and data
 loading, the per-step implicit sync of .item(), pageable uploads) with
 nothing tuned away. Each step is one NVTX range "step".
 
-  train_loop.py [--steps N] [--warmup N]
+  train_loop.py [--steps N] [--warmup N] [--ab R]
 
 Runs N steps (default 150; the loader is iterated again, epoch after epoch,
 until then) and prints the mean time per step, the first --warmup steps
 (default 5: worker start, cuDNN's first calls) left out, as
 "train step_us <x>". It prints figures; it asserts nothing but a finite loss.
+With --ab R (under `gapscope record --capture-range cudaProfilerApi`) it
+instead runs the --warmup steps, then R rounds of two phases of 20 steps,
+one untraced (ranges "ab_untraced") and one traced (between
+torch.cuda.profiler.start() and stop(), ranges "step"), in alternating order,
+and prints "ab round=K untraced_us=<mean us a step> traced_us=... ratio=..."
+and "ab median_ratio=... rounds=R steps=20", as bench/torch_nosync.py --ab
+does (a step's time: from its batch in hand to its loss read back; loading
+the next batch is outside it); corrected_accuracy.py ab --range step reads
+them.
 """
 import argparse
 import math
@@ -65,10 +74,64 @@ class SmallCNN(nn.Module):
         return self.fc2(x)
 
 
+AB_STEPS = 20  # steps a phase of --ab
+
+
+def ab_rounds(loader, model, opt, dev, warmup, rounds):
+    """Untraced and traced phases of training steps alternating in one
+    process (--ab); returns the loss's sum"""
+    def batches():
+        while True:
+            yield from loader
+
+    it = batches()
+    total = 0.0
+
+    def phase(name, traced, steps=AB_STEPS):
+        nonlocal total
+        if traced:
+            torch.cuda.profiler.start()
+        spent = 0.0
+        for _ in range(steps):
+            x, y = next(it)
+            t0 = time.perf_counter()
+            torch.cuda.nvtx.range_push(name)
+            x, y = x.to(dev), y.to(dev)
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item()
+            torch.cuda.nvtx.range_pop()
+            spent += time.perf_counter() - t0
+        if traced:
+            torch.cuda.profiler.stop()
+        return spent * 1e6 / steps
+
+    phase("ab_warmup", False, max(warmup, 1))
+    phase("ab_warm", True, 2)  # whatever the first switch-on costs once
+    ratios = []
+    for r in range(rounds):
+        if r % 2 == 0:
+            u = phase("ab_untraced", False)
+            t = phase("step", True)
+        else:
+            t = phase("step", True)
+            u = phase("ab_untraced", False)
+        ratios.append(t / u)
+        print(f"ab round={r + 1} untraced_us={u:.1f} traced_us={t:.1f} ratio={t / u:.3f}")
+    ratios.sort()
+    n = len(ratios)
+    med = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+    print(f"ab median_ratio={med:.3f} rounds={n} steps={AB_STEPS}")
+    return total
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=150)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--ab", type=int, default=0, metavar="R")
     a = ap.parse_args()
 
     torch.manual_seed(0)
@@ -77,6 +140,13 @@ def main():
                         num_workers=2, pin_memory=False)
     model = SmallCNN().to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    if a.ab:
+        total = ab_rounds(loader, model, opt, dev, a.warmup, a.ab)
+        if not math.isfinite(total):
+            print("FAIL (loss not finite)")
+            raise SystemExit(1)
+        return
 
     times = []
     total_loss = 0.0
