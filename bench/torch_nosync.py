@@ -37,6 +37,8 @@ import time
 
 import torch
 
+from ab_rounds import ab_rounds  # same folder
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -62,7 +64,7 @@ def main():
     if a.op_times:
         return op_times(ws, x, a.steps)
     if a.ab:
-        return ab_rounds(step, a.steps, a.ab)
+        return ab(step, a.steps, a.ab)
     sampler = None
     if a.sample:
         import ctypes
@@ -109,7 +111,7 @@ def gpu_us_per_step(step, steps):
     return gpu_us
 
 
-def ab_rounds(step, steps, rounds):
+def ab(step, steps, rounds):
     """Untraced and traced phases alternating in one process (--ab)."""
     def phase(name, traced):
         if traced:
@@ -126,20 +128,7 @@ def ab_rounds(step, steps, rounds):
         return us
 
     phase("ab_warm", True)  # whatever the first switch-on costs once
-    ratios = []
-    for r in range(rounds):
-        if r % 2 == 0:
-            u = phase("ab_untraced", False)
-            t = phase("steps", True)
-        else:
-            t = phase("steps", True)
-            u = phase("ab_untraced", False)
-        ratios.append(t / u)
-        print(f"ab round={r + 1} untraced_us={u:.1f} traced_us={t:.1f} ratio={t / u:.3f}")
-    ratios.sort()
-    n = len(ratios)
-    med = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
-    print(f"ab median_ratio={med:.3f} rounds={n} steps={steps}")
+    ab_rounds(phase, rounds, steps, "steps")
     # the truth for the traced phases' utilisation: GPU time per step
     # (untraced) over the untraced phases' step time
     print(f"ab gpu_us_per_step={gpu_us_per_step(step, steps):.1f}")

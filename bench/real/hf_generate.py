@@ -26,6 +26,7 @@ reads them.
 """
 import argparse
 import os
+import sys
 import time
 
 # Random weights from a config: there is nothing to fetch, and the GPU
@@ -35,13 +36,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from transformers import GPT2Config, GPT2LMHeadModel  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ab_rounds import ab_rounds  # noqa: E402  (bench/)
+
 PROMPT_TOKENS = 16
 NEW_TOKENS = 72
 VOCAB = 5000
 EOS = VOCAB - 1  # GPT2Config's default eos/bos (50256) lies outside this vocabulary
 
 
-def ab_rounds(model, prompt, kwargs, rounds):
+def ab(model, prompt, kwargs, rounds):
     """Untraced and traced generate calls alternating in one process (--ab)."""
     def phase(name, traced):
         torch.cuda.synchronize()
@@ -58,20 +62,7 @@ def ab_rounds(model, prompt, kwargs, rounds):
         return us
 
     phase("ab_warm", True)  # whatever the first switch-on costs once
-    ratios = []
-    for r in range(rounds):
-        if r % 2 == 0:
-            u = phase("ab_untraced", False)
-            t = phase("generate", True)
-        else:
-            t = phase("generate", True)
-            u = phase("ab_untraced", False)
-        ratios.append(t / u)
-        print(f"ab round={r + 1} untraced_us={u:.1f} traced_us={t:.1f} ratio={t / u:.3f}")
-    ratios.sort()
-    n = len(ratios)
-    med = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
-    print(f"ab median_ratio={med:.3f} rounds={n} steps={NEW_TOKENS}")
+    ab_rounds(phase, rounds, NEW_TOKENS, "generate")
 
 
 def main():
@@ -92,7 +83,7 @@ def main():
         model.generate(prompt, **kwargs)  # warm-up
         torch.cuda.synchronize()
         if a.ab:
-            return ab_rounds(model, prompt, kwargs, a.ab)
+            return ab(model, prompt, kwargs, a.ab)
         t0 = time.perf_counter()
         torch.cuda.nvtx.range_push("generate")
         out = model.generate(prompt, **kwargs)

@@ -28,12 +28,17 @@ them.
 """
 import argparse
 import math
+import os
+import sys
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.data import DataLoader, Dataset
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ab_rounds import ab_rounds  # noqa: E402  (bench/)
 
 
 class SyntheticImages(Dataset):
@@ -77,7 +82,7 @@ class SmallCNN(nn.Module):
 AB_STEPS = 20  # steps a phase of --ab
 
 
-def ab_rounds(loader, model, opt, dev, warmup, rounds):
+def ab(loader, model, opt, dev, warmup, rounds):
     """Untraced and traced phases of training steps alternating in one
     process (--ab); returns the loss's sum"""
     def batches():
@@ -110,20 +115,7 @@ def ab_rounds(loader, model, opt, dev, warmup, rounds):
 
     phase("ab_warmup", False, max(warmup, 1))
     phase("ab_warm", True, 2)  # whatever the first switch-on costs once
-    ratios = []
-    for r in range(rounds):
-        if r % 2 == 0:
-            u = phase("ab_untraced", False)
-            t = phase("step", True)
-        else:
-            t = phase("step", True)
-            u = phase("ab_untraced", False)
-        ratios.append(t / u)
-        print(f"ab round={r + 1} untraced_us={u:.1f} traced_us={t:.1f} ratio={t / u:.3f}")
-    ratios.sort()
-    n = len(ratios)
-    med = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
-    print(f"ab median_ratio={med:.3f} rounds={n} steps={AB_STEPS}")
+    ab_rounds(phase, rounds, AB_STEPS, "step")
     return total
 
 
@@ -142,7 +134,7 @@ def main():
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
 
     if a.ab:
-        total = ab_rounds(loader, model, opt, dev, a.warmup, a.ab)
+        total = ab(loader, model, opt, dev, a.warmup, a.ab)
         if not math.isfinite(total):
             print("FAIL (loss not finite)")
             raise SystemExit(1)
