@@ -114,8 +114,8 @@ expect "$site" '  no blocking call or late launch with a call site in the select
 old="$(dirname "$0")/../../samples/h200-decode-starvation.db"
 site=$("$gs" report --by-site "$old") || { echo "FAIL: report --by-site (sample) exit $?"; exit 1; }
 expect "$site" '  no call sites recorded (GAPSCOPE_CALLSITES=0, or a trace recorded before call sites)'
-# the site text gives way to the fix: cut at a space, with an ellipsis
-expect "$out" '  1. a sync every step drains the GPU: 140.600 us (73.6%), cudaStreamSynchronize x20 at train.py:27 (in … -> defer'
+# after the site, the thread only whole (it fits with neither): the site in full
+expect "$out" '  1. a sync every step drains the GPU: 140.600 us (73.6%), cudaStreamSynchronize x20 at train.py:27 (in `train_one_epoch`) -> sync every N steps, not every step'
 
 # html: the synchronisation table and the sync rows' tooltips name the
 # site, escaped (markup: entities; the timeline's data block: JSON with
@@ -136,14 +136,15 @@ else
 	echo "ok: no unescaped site text in the page"
 fi
 "$gs" html "$db.steps.db" -o "$db.steps.html" || { echo "FAIL: html (steps) exit $?"; exit 1; }
-expect "$(cat "$db.steps.html")" 'cudaStreamSynchronize ×20 at train.py:27 (in `train_one_epoch`) → <span class="fix">'
+expect "$(cat "$db.steps.html")" 'cudaStreamSynchronize ×20 at train.py:27 (in `train_one_epoch`), thread 11 → <span class="fix">'
 # only 5 of the 20 syncs have a captured stack: the verdict says how many
 # were made at the site it names
 "$mk" "$db.partial.db" steps_partial || { echo "FAIL: callsite_mkdb steps_partial"; exit 1; }
 out=$("$gs" report "$db.partial.db") || { echo "FAIL: report (steps_partial) exit $?"; exit 1; }
-expect "$out" 'cudaStreamSynchronize x20, 5 at train.py:27 (in'
+# (and the site text gives way to the fix: cut at a space, with an ellipsis)
+expect "$out" 'cudaStreamSynchronize x20, 5 at train.py:27 (in … -> sync every N steps, not every step'
 "$gs" html "$db.partial.db" -o "$db.partial.html" || { echo "FAIL: html (steps_partial) exit $?"; exit 1; }
-expect "$(cat "$db.partial.html")" 'cudaStreamSynchronize ×20, 5 at train.py:27 (in `train_one_epoch`) → <span class="fix">'
+expect "$(cat "$db.partial.html")" 'cudaStreamSynchronize ×20, 5 at train.py:27 (in `train_one_epoch`), thread 11 → <span class="fix">'
 # what the captures cost: a note where they took 0.5% of the window or more
 # (20 x 200 ns of a 191 us window: 2.1%), none in the same trace without
 # capture times

@@ -405,10 +405,11 @@ static void test_page_verdict_findings_escape_trace_strings(void **state)
 		 "<li><b>host code between launches</b>: 2.5 \xc2\xb5s (49.0%), thread 7, in NVTX "
 		 "\xe2\x80\x9c&lt;script&gt;alert(&#39;v&#39;)&lt;/script&gt;\xe2\x80\x9d "
 		 "\xe2\x86\x92 <span class=\"fix\">capture the step in a CUDA Graph "
-		 "(torch.compile reduce-overhead)</span></li>\n"
+		 "(stream capture)</span></li>\n"
 		 "<li><b>malloc/free in steady state</b>: 2 \xc2\xb5s (39.2%), "
 		 "cudaMalloc&lt;img&gt;&amp;&quot;x&quot; \xc3\x97"
-		 "5 "
+		 "5, thread 7, in NVTX "
+		 "\xe2\x80\x9c&lt;script&gt;alert(&#39;v&#39;)&lt;/script&gt;\xe2\x80\x9d "
 		 "\xe2\x86\x92 <span class=\"fix\">allocate once and reuse (a caching "
 		 "allocator)</span></li>\n"
 		 "</ol>\n</div>\n"));

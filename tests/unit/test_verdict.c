@@ -41,6 +41,9 @@ enum {
 	S_LONG,
 	S_SCAN,
 	S_CCCL,
+	S_ATEN,
+	S_TORCHK,
+	S_TORCHM,
 	S_N
 };
 
@@ -65,6 +68,9 @@ static const char *strtab[S_N] = {
     "a_range_name_of_forty_nine_bytes_xxxxxxxxxxxxxxxx",
     "cub::DeviceScan::InclusiveScan",
     "CCCL",
+    "aten::conv2d",
+    "void at::native::vectorized_elementwise_kernel<4, float>(int, float)",
+    "_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT_",
 };
 
 struct tb {
@@ -72,6 +78,7 @@ struct tb {
 	struct gs_api apis[256];
 	struct gs_sync syncs[96];
 	struct gs_nvtx nvtx[8];
+	struct gs_hrange hranges[4];
 	struct gs_input in;
 	struct gs_options opt;
 	struct gs_result res;
@@ -479,8 +486,11 @@ static void test_sync_every_step_fires_at_twenty_calls(void **state)
 	assert_true(f->share == 14000.0 / 20100.0);
 	assert_int_equal(f->count, 20);
 	assert_int_equal(f->api_name_id, S_STREAMSYNC);
-	assert_int_equal(f->tid, 0);
+	assert_int_equal(f->tid, 1); /* the thread of the calls (block_at) */
 	assert_int_equal(f->nvtx_id, 0);
+	assert_int_equal(f->op_id, 0);
+	assert_int_equal(t->v.pytorch, 0);
+	assert_string_equal(gs_finding_fix(f), "sync every N steps, not every step");
 	/* causes: sync wait 12000, host code 4000, launch latency 2000 */
 	assert_int_equal(t->v.cause_order[0], GS_CAUSE_SYNC_WAIT);
 	assert_int_equal(t->v.cause_order[1], GS_CAUSE_HOST_CODE);
@@ -933,8 +943,66 @@ static void check_implicit(struct tb *t, int rule, int64_t cost, int64_t window,
 	assert_true(f->share == (double)cost / (double)window);
 	assert_int_equal(f->count, count);
 	assert_int_equal(f->api_name_id, name);
-	assert_int_equal(f->tid, 0);
+	assert_int_equal(f->tid, 1);
 	assert_int_equal(f->nvtx_id, 0);
+}
+
+/* A sync finding is placed in the NVTX range that holds the most of its
+ * drain, summed over its calls, not in the range of its costliest call:
+ * steps() with 20 stream syncs, the one in gap 0 waiting 800 (drain 800 +
+ * 100 launch latency = 900) inside range "warm'up", the 19 in gaps 1-19
+ * waiting 600 (drain 700 each, 13300) inside range "step". The host
+ * operator is the one over that range's costliest call (the first of the
+ * equal ones: gap 1's, [2050, 2700]), on thread 1. */
+static void test_sync_finding_names_the_range_with_the_most_drain(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f;
+	size_t i;
+	(void)state;
+
+	steps(t, 21, 100);
+	block(t, 0, GS_SYNC_STREAM, 0, S_STREAMSYNC, 800);
+	for (i = 1; i < 20; i++)
+		block(t, i, GS_SYNC_STREAM, 0, S_STREAMSYNC, 600);
+	range(t, S_WARM, 0, 1999, 1);
+	range(t, S_STEP, 2000, 30000, 1);
+	t->hranges[0] = (struct gs_hrange){
+	    .start = 2000, .end = 2800, .parent = GS_NONE, .tid = 1, .name_id = S_ATEN};
+	t->in.hranges = t->hranges;
+	t->in.n_hranges = 1;
+	run(t);
+	f = finding(t, GS_RULE_SYNC_STEP);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 900 + 19 * 700);
+	assert_int_equal(f->nvtx_id, S_STEP);
+	assert_int_equal(f->op_id, S_ATEN);
+	assert_int_equal(f->tid, 1);
+	/* an aten:: operator among the host spans: a PyTorch program */
+	assert_int_equal(t->v.pytorch, 1);
+	assert_int_equal(f->pytorch, 1);
+	assert_string_equal(gs_finding_fix(f), "defer .item()/.cpu()/print to every N steps");
+	tb_free(t);
+}
+
+/* PyTorch is told by its kernels' names, demangled or mangled; a C
+ * program's kernels (kA) and NVTX texts do not make it one. */
+static void test_pytorch_told_by_kernel_names(void **state)
+{
+	static const uint32_t names[] = {S_KA, S_TORCHK, S_TORCHM};
+	size_t k;
+	(void)state;
+
+	for (k = 0; k < 3; k++) {
+		struct tb *t = tb_new();
+		steps(t, 21, 100);
+		t->ops[5].name_id = names[k];
+		range(t, S_ATEN, 0, 30000, 1); /* no host span: the loader makes them */
+		run(t);
+		assert_int_equal(t->v.pytorch, k > 0);
+		assert_int_equal(gs_trace_is_pytorch(&t->res), k > 0);
+		tb_free(t);
+	}
 }
 
 static void test_pageable_copies_fire_at_one_percent(void **state)
@@ -1635,8 +1703,18 @@ static void test_rule_names_and_fixes(void **state)
 		assert_true(strlen(gs_rule_fix(r)) > 0);
 	}
 	assert_string_equal(gs_rule_title(GS_RULE_SYNC_STEP), "a sync every step drains the GPU");
-	assert_string_equal(gs_rule_fix(GS_RULE_SYNC_STEP),
-			    "defer .item()/.cpu()/print to every N steps");
+	assert_string_equal(gs_rule_fix(GS_RULE_SYNC_STEP), "sync every N steps, not every step");
+	/* a rule without PyTorch words of its own gives its fix to both */
+	{
+		struct gs_finding f = {.rule = GS_RULE_LAUNCH, .pytorch = 1};
+		assert_string_equal(gs_finding_fix(&f), gs_rule_fix(GS_RULE_LAUNCH));
+		f.rule = GS_RULE_ALLOC;
+		assert_string_equal(gs_finding_fix(&f),
+				    "keep PyTorch's cache: fixed shapes, no empty_cache()");
+		f.pytorch = 0;
+		assert_string_equal(gs_finding_fix(&f),
+				    "allocate once and reuse (a caching allocator)");
+	}
 	assert_string_equal(gs_rule_key(-1), "unknown");
 	assert_string_equal(gs_rule_title(GS_RULE_COUNT), "unknown");
 	assert_string_equal(gs_rule_fix(GS_RULE_COUNT), "");
@@ -1654,6 +1732,8 @@ int main(void)
 	    cmocka_unit_test(test_dependency_at_a_fifth_fires),
 	    cmocka_unit_test(test_dependency_just_under_a_fifth_does_not_fire),
 	    cmocka_unit_test(test_sync_every_step_fires_at_twenty_calls),
+	    cmocka_unit_test(test_sync_finding_names_the_range_with_the_most_drain),
+	    cmocka_unit_test(test_pytorch_told_by_kernel_names),
 	    cmocka_unit_test(test_sync_every_step_needs_twenty_calls),
 	    cmocka_unit_test(test_sync_every_step_counts_the_refill_latency),
 	    cmocka_unit_test(test_sync_every_step_just_under_five_percent_does_not_fire),

@@ -889,16 +889,19 @@ uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx)
 /* gap classification (docs/metrics.md, DESIGN.md rule order)          */
 /* ------------------------------------------------------------------ */
 
+uint32_t nvtx_at(const struct actx *c, uint32_t tid, int64_t t)
+{
+	uint32_t k = stab_find(&c->nvtx_tid, tid, t, NULL);
+	return k != GS_NONE ? k : stab_find(&c->nvtx_any, 0, t, NULL);
+}
+
 uint32_t nvtx_at_launch(const struct actx *c, uint32_t x)
 {
-	uint32_t call = c->call_of[x], k = GS_NONE;
-	int64_t t = c->ops[x].start;
+	uint32_t call = c->call_of[x];
 
-	if (call != GS_NONE) {
-		t = c->in->apis[call].start;
-		k = stab_find(&c->nvtx_tid, c->in->apis[call].tid, t, NULL);
-	}
-	return k != GS_NONE ? k : stab_find(&c->nvtx_any, 0, t, NULL);
+	if (call != GS_NONE)
+		return nvtx_at(c, c->in->apis[call].tid, c->in->apis[call].start);
+	return stab_find(&c->nvtx_any, 0, c->ops[x].start, NULL);
 }
 
 int gap_cut_dominant(const struct gap_cut *cut)

@@ -610,6 +610,16 @@ struct gs_sync_group {
 	int64_t drain_ns;     /* ns, in those gaps: sync wait + launch latency (the
 				 sync drained the queue; the launch latency after
 				 it is the cost of refilling it) */
+	/* Where the drain was (0: none, or no drain): the NVTX range holding
+	 * the most of it (each call's innermost range at its entry, on its
+	 * thread else on any); of that range's costliest call, the host
+	 * operator over most of the call (imported traces' host_ranges)
+	 * and its thread. A warm-up's allocations named as such, not as a
+	 * loop's (HTA's A100 AlexNet trace: 6.5 s of cudaFree, all in the
+	 * range "...|warmup|forward"). */
+	uint32_t where_nvtx_id; /* strings id */
+	uint32_t where_op_id;	/* strings id */
+	uint32_t where_tid;
 };
 
 /* Polls (cudaEventQuery, cudaStreamQuery and their driver twins): they
@@ -787,6 +797,15 @@ int gs_name_matches(const char *text, const char *name);
 const char *gs_rule_title(int rule); /* "host code between launches", ... */
 const char *gs_rule_key(int rule);   /* "host_code", ... (JSON) */
 const char *gs_rule_fix(int rule);   /* what to change, one short sentence */
+struct gs_finding;
+/* The fix of finding f: in a PyTorch program (gs_finding.pytorch) its
+ * PyTorch words where the rule has them ("defer .item()/.cpu()/print to
+ * every N steps"), else gs_rule_fix's, which name CUDA's own means. */
+const char *gs_finding_fix(const struct gs_finding *f);
+/* Whether the trace is of a PyTorch program: a kernel of its at::
+ * namespace (at::native::..., mangled _ZN2at...) or an aten:: operator
+ * among the host spans (torch.profiler imports, emit_nvtx ranges). */
+int gs_trace_is_pytorch(const struct gs_result *res);
 /* what gs_finding.count counts where no API is named: "kernels", "gaps"
  * ("kernel", "gap" for a count of 1) */
 const char *gs_rule_count_unit(int rule, uint64_t count);
@@ -802,6 +821,7 @@ struct gs_finding {
 	uint32_t tid;	      /* host thread, 0 none */
 	uint64_t count;	      /* calls (sync rules, slow launches), kernels (short kernels)
 				 or gaps (host stalls) */
+	uint8_t pytorch;      /* 1: found in a PyTorch program (gs_finding_fix) */
 };
 
 #define GS_VERDICT_FINDINGS 4 /* findings the verdict keeps, costliest first */
@@ -813,6 +833,7 @@ struct gs_verdict {
 	int cause_order[GS_CAUSE_COUNT];       /* causes by idle, largest first */
 	struct gs_finding findings[GS_VERDICT_FINDINGS];
 	size_t n_findings;
+	int pytorch; /* gs_trace_is_pytorch: the findings' fixes in PyTorch's words */
 	/* The window's time outside every NVTX range, on a whole-trace
 	 * selection of a trace with ranges (0 otherwise): start-up and
 	 * warm-up, which the findings count as they count the steps (a

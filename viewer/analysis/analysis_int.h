@@ -222,6 +222,9 @@ int gap_cut_dominant(const struct gap_cut *cut);
 /* innermost NVTX range at op x's launch call (on its thread, else on any
  * thread), at the op's start when no call is known; GS_NONE if none */
 uint32_t nvtx_at_launch(const struct actx *c, uint32_t x);
+/* innermost NVTX range at time t on thread tid, else on any thread;
+ * GS_NONE if none */
+uint32_t nvtx_at(const struct actx *c, uint32_t tid, int64_t t);
 /* idle a CUDA Graph of the work would remove: the host's time between
  * launches (host code, CUDA API), launch latency and graph-internal
  * dispatch (replaced by the graph's own node overhead) */

@@ -186,6 +186,76 @@ static int cmp_sync_ref(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* a call's drain and the NVTX text it was made in (sync_where) */
+struct sync_at {
+	uint32_t group, text, idx;
+	int64_t drain;
+};
+
+static int cmp_sync_at(const void *a, const void *b)
+{
+	const struct sync_at *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->text != y->text)
+		return x->text < y->text ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Each group's where (gs_sync_group.where_*): the range text holding the
+ * most of its drain, summed over its calls (ties: the lower string id,
+ * text 0 for calls in no range), then that text's costliest call. */
+static int sync_where(const struct actx *c, const uint32_t *group_of)
+{
+	const struct gs_input *in = c->in;
+	struct gs_result *res = c->res;
+	struct sync_at *v;
+	size_t n = 0, i, j;
+
+	v = malloc((in->n_syncs ? in->n_syncs : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < in->n_syncs; i++) {
+		const struct gs_sync *s = &in->syncs[i];
+		uint32_t r;
+		if (group_of[i] == GS_NONE || c->sync_drain[i] <= 0)
+			continue;
+		r = nvtx_at(c, s->tid, s->start);
+		v[n++] = (struct sync_at){.group = group_of[i],
+					  .text = r < in->n_nvtx ? in->nvtx[r].text_id : 0,
+					  .idx = (uint32_t)i,
+					  .drain = c->sync_drain[i]};
+	}
+	qsort(v, n, sizeof(*v), cmp_sync_at);
+	for (i = 0; i < n;) {
+		size_t best = i;
+		int64_t most = -1;
+		uint32_t g = v[i].group;
+		for (; i < n && v[i].group == g; i = j) {
+			size_t top = i;
+			int64_t sum = 0;
+			for (j = i; j < n && v[j].group == g && v[j].text == v[i].text; j++) {
+				sum = gs_sat_add(sum, v[j].drain);
+				if (v[j].drain > v[top].drain)
+					top = j;
+			}
+			if (sum > most) {
+				most = sum;
+				best = top;
+			}
+		}
+		{
+			const struct gs_sync *s = &in->syncs[v[best].idx];
+			uint32_t h = gs_host_range_at(in, s->tid, s->start, s->end);
+			res->syncs[g].where_nvtx_id = v[best].text;
+			res->syncs[g].where_op_id = h != GS_NONE ? in->hranges[h].name_id : 0;
+			res->syncs[g].where_tid = s->tid;
+		}
+	}
+	free(v);
+	return 0;
+}
+
 static int cmp_sync_group(const void *a, const void *b)
 {
 	const struct gs_sync_group *x = a, *y = b;
@@ -301,6 +371,8 @@ int stats_syncs(struct actx *c)
 			res->syncs[gi].n_gaps++;
 		}
 	}
+	if (sync_where(c, group_of) != 0)
+		goto out;
 	qsort(res->syncs, res->n_syncs, sizeof(*res->syncs), cmp_sync_group);
 	rc = stats_polls(c);
 out:

@@ -30,41 +30,52 @@
 #define RULE_SLOW_LAUNCH_SHARE 0.05  /* launch latency after launch calls >= 1 ms */
 #define RULE_STALL_SHARE 0.10	     /* host stalls (gaps of >= 1 ms host code) */
 
+/* fix: CUDA's own means; torch_fix: the PyTorch words for the same,
+ * NULL where fix says it for both (gs_finding_fix) */
 static const struct {
-	const char *key, *title, *fix;
+	const char *key, *title, *fix, *torch_fix;
 } rules[GS_RULE_COUNT] = {
     [GS_RULE_HOST_CODE] = {"host_code", "host code between launches",
+			   "capture the step in a CUDA Graph (stream capture)",
 			   "capture the step in a CUDA Graph (torch.compile reduce-overhead)"},
     [GS_RULE_LAUNCH] = {"launch_overhead", "launch overhead",
-			"fewer, larger kernels (fusion) or CUDA Graphs"},
+			"fewer, larger kernels (fusion) or CUDA Graphs", NULL},
     [GS_RULE_SYNC_STEP] = {"sync_every_step", "a sync every step drains the GPU",
+			   "sync every N steps, not every step",
 			   "defer .item()/.cpu()/print to every N steps"},
     [GS_RULE_PAGEABLE] = {"pageable_copies", "async copies with pageable memory",
+			  "pinned host memory (cudaHostAlloc or cudaHostRegister)",
 			  "pinned host memory (pin_memory=True)"},
     [GS_RULE_SYNC_COPY] = {"sync_copies", "synchronous copies or memsets",
-			   "async copies on a stream, one sync per step"},
+			   "async copies on a stream, one sync per step", NULL},
+    /* PyTorch allocates through its caching allocator already: a
+     * cudaMalloc in the loop is a cache miss (a new size), a cudaFree an
+     * emptied cache (torch.cuda.empty_cache(), or a failed allocation
+     * retried after freeing the cache) */
     [GS_RULE_ALLOC] = {"alloc_in_loop", "malloc/free in steady state",
-		       "allocate once and reuse (a caching allocator)"},
+		       "allocate once and reuse (a caching allocator)",
+		       "keep PyTorch's cache: fixed shapes, no empty_cache()"},
     [GS_RULE_LEGACY] = {"legacy_stream", "legacy default stream serialises streams",
-			"use created streams, not the legacy default"},
+			"use created streams, not the legacy default", NULL},
     [GS_RULE_DEPENDENCY] = {"dependency", "streams waiting on each other",
-			    "check the stream DAG: gapscope graph --streams"},
+			    "check the stream DAG: gapscope graph --streams", NULL},
     [GS_RULE_SHORT_KERNELS] = {"short_kernels", "kernels shorter than their launch",
-			       "fuse them or capture them into a CUDA Graph"},
+			       "fuse them or capture them into a CUDA Graph", NULL},
     [GS_RULE_GRAPH_LAUNCH] = {"graph_launch_overhead", "launch overhead of graph launches",
-			      "capture more steps per graph (fewer graph launches)"},
+			      "capture more steps per graph (fewer graph launches)", NULL},
     [GS_RULE_SLOW_LAUNCH] = {"slow_launch_calls", "launch calls over 1 ms (module loading)",
-			     "warm up first, or CUDA_MODULE_LOADING=EAGER"},
+			     "warm up first, or CUDA_MODULE_LOADING=EAGER", NULL},
     [GS_RULE_UNEXPLAINED] = {"unexplained", "idle the trace does not explain",
-			     "record stream waits (gapscope record); check other GPU users"},
+			     "record stream waits (gapscope record); check other GPU users", NULL},
     [GS_RULE_NO_LAUNCH_CALLS] = {"no_launch_calls", "idle before ops with no launch call recorded",
-				 "record the CUDA API calls too (gapscope record's default)"},
+				 "record the CUDA API calls too (gapscope record's default)", NULL},
     [GS_RULE_INPUT_WAIT] = {"input_wait", "input stalls before uploads",
+			    "load inputs ahead (a loader thread, pinned buffers)",
 			    "load inputs ahead: DataLoader(num_workers>0, pin_memory=True)"},
     [GS_RULE_HOST_STALL] = {"host_stalls", "host stalls of 1 ms or more",
-			    "overlap it with GPU work; a CUDA Graph does not remove it"},
+			    "overlap it with GPU work; a CUDA Graph does not remove it", NULL},
     [GS_RULE_STARTUP] = {"startup_stalls", "host stalls before the first NVTX range",
-			 "start-up where the ranges mark the loop: --range selects it"},
+			 "start-up where the ranges mark the loop: --range selects it", NULL},
 };
 
 const char *gs_rule_title(int rule)
@@ -89,12 +100,44 @@ const char *gs_rule_fix(int rule)
 	return rule >= 0 && rule < GS_RULE_COUNT ? rules[rule].fix : "";
 }
 
+const char *gs_finding_fix(const struct gs_finding *f)
+{
+	if (f->pytorch && f->rule < GS_RULE_COUNT && rules[f->rule].torch_fix)
+		return rules[f->rule].torch_fix;
+	return gs_rule_fix(f->rule);
+}
+
+/* name holds PyTorch's at:: namespace: demangled ("void at::native::
+ * vectorized_elementwise_kernel<...>", "at::cuda::..."), or mangled
+ * (_ZN2at6native..., _ZN2at4cuda...) */
+static int torch_kernel_name(const char *name)
+{
+	return strstr(name, "at::native::") || strstr(name, "at::cuda::") ||
+	       strstr(name, "_ZN2at6native") || strstr(name, "_ZN2at4cuda");
+}
+
+int gs_trace_is_pytorch(const struct gs_result *res)
+{
+	const struct gs_input *in = res->in;
+	size_t i;
+
+	for (i = 0; i < res->n_kernels; i++)
+		if (torch_kernel_name(gs_str(&in->strings, res->kernels[i].name_id, "")))
+			return 1;
+	for (i = 0; i < in->n_hranges; i++)
+		if (strncmp(gs_str(&in->strings, in->hranges[i].name_id, ""), "aten::", 6) == 0)
+			return 1;
+	return 0;
+}
+
 /* keep the GS_VERDICT_FINDINGS costliest (ties: the lower rule) */
 static void add_finding(struct gs_verdict *v, const struct gs_finding *fin)
 {
 	size_t pos = v->n_findings;
 	struct gs_finding capped = *fin, *f = &capped;
 	int64_t idle = v->window - v->busy;
+
+	f->pytorch = (uint8_t)v->pytorch;
 
 	/* a sum over calls can count one gap for two rows of a group:
 	 * never more than the idle time there was */
@@ -412,6 +455,7 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 	int k, j;
 
 	memset(v, 0, sizeof(*v));
+	v->pytorch = gs_trace_is_pytorch(res);
 	for (d = 0; d < res->n_devices; d++) {
 		const struct gs_timeline *tl = &res->devices[d].tl;
 		v->window = gs_sat_add(v->window, tl->window);
@@ -562,7 +606,11 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 	}
 	for (i = 0; i < res->n_syncs; i++) {
 		const struct gs_sync_group *g = &res->syncs[i];
-		struct gs_finding f = {.api_name_id = g->api_name_id, .count = g->count};
+		struct gs_finding f = {.api_name_id = g->api_name_id,
+				       .count = g->count,
+				       .nvtx_id = g->where_nvtx_id,
+				       .op_id = g->where_op_id,
+				       .tid = g->where_tid};
 		int64_t cost = g->drain_ns;
 
 		if (!g->implicit) {

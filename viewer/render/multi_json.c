@@ -56,7 +56,7 @@ static json_t *process(const struct gs_multi_trace *t, const struct gs_multi_ran
 		json_object_set_new(f, "title", json_string(gs_rule_title(t->top.rule)));
 		json_object_set_new(f, "cost_ns", json_integer(t->top.cost_ns));
 		json_object_set_new(f, "share", json_real(t->top.share));
-		json_object_set_new(f, "fix", json_string(gs_rule_fix(t->top.rule)));
+		json_object_set_new(f, "fix", json_string(gs_finding_fix(&t->top)));
 		json_object_set_new(o, "top_finding", f);
 	} else {
 		json_object_set_new(o, "top_finding", json_null());

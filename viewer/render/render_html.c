@@ -620,7 +620,7 @@ static void write_verdict(FILE *f, const struct html_run *r)
 			fputs("\xE2\x80\x9D", f);
 		}
 		fputs(" \xE2\x86\x92 <span class=\"fix\">", f);
-		html_escape(f, gs_rule_fix(fd->rule));
+		html_escape(f, gs_finding_fix(fd));
 		fputs("</span></li>\n", f);
 	}
 	fputs("</ol>\n</div>\n", f);

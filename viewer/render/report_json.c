@@ -217,6 +217,8 @@ static int j_begin(struct report_ctx *r)
 		json_object_set_new(vo, "window_ns", jint(v.window));
 		json_object_set_new(vo, "busy_ns", jint(v.busy));
 		json_object_set_new(vo, "utilisation", json_real(v.utilisation));
+		/* the findings' fixes are in PyTorch's words */
+		json_object_set_new(vo, "pytorch", json_boolean(v.pytorch));
 		for (j = 0; j < GS_CAUSE_COUNT; j++) {
 			int c = v.cause_order[j];
 			json_t *co;
@@ -248,7 +250,7 @@ static int j_begin(struct report_ctx *r)
 			json_object_set_new(fo, "nvtx", f->nvtx_id ? jstrid(r, f->nvtx_id) : json_null());
 			json_object_set_new(fo, "host_op",
 					    f->op_id ? jstrid(r, f->op_id) : json_null());
-			json_object_set_new(fo, "fix", json_string(gs_rule_fix(f->rule)));
+			json_object_set_new(fo, "fix", json_string(gs_finding_fix(f)));
 			json_array_append_new(finds, fo);
 		}
 		free(sites);

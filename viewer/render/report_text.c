@@ -390,6 +390,7 @@ static void verdict_lines(struct report_ctx *r)
 		const struct gs_finding *f = &v.findings[i];
 		char where[256] = "";
 		size_t w = 0, room;
+		int op_said = 0, site_said = 0;
 		gap_dur(d, sizeof(d), f->cost_ns);
 		if (f->api_name_id) {
 			const struct gs_site_stat *s =
@@ -406,6 +407,7 @@ static void verdict_lines(struct report_ctx *r)
 						 (unsigned long long)s->calls);
 				w += (size_t)snprintf(where + w, sizeof(where) - w, "%s at %.200s",
 						      part, st);
+				site_said = 1;
 				if (w >= sizeof(where))
 					w = sizeof(where) - 1;
 			}
@@ -416,24 +418,27 @@ static void verdict_lines(struct report_ctx *r)
 		k = (size_t)snprintf(line, sizeof(line), "  %zu. %s: %s (%.1f%%)", i + 1,
 				     gs_rule_title(f->rule), d, 100.0 * f->share);
 		/* the fix always shows; the where part gives way */
-		room = k + 4 + strlen(gs_rule_fix(f->rule)) < VERDICT_LINE
-			   ? VERDICT_LINE - k - 4 - strlen(gs_rule_fix(f->rule))
+		room = k + 4 + strlen(gs_finding_fix(f)) < VERDICT_LINE
+			   ? VERDICT_LINE - k - 4 - strlen(gs_finding_fix(f))
 			   : 0;
 		/* the host operator first: it says more than the thread, which
-		 * is left out where both do not fit */
+		 * is left out where both do not fit; after a call site, which
+		 * says more still, both only whole (it read "(in `main`) in …") */
 		if (f->op_id && w < sizeof(where)) {
 			char esc[4 * 48 + 8];
-			w += (size_t)snprintf(
-			    where + w, sizeof(where) - w, " in %s",
-			    term_str(esc, 49, gs_str(&in->strings, f->op_id, "?")));
+			term_str(esc, 49, gs_str(&in->strings, f->op_id, "?"));
+			if (!site_said || w + 4 + strlen(esc) <= room) {
+				w += (size_t)snprintf(where + w, sizeof(where) - w, " in %s", esc);
+				op_said = 1;
+			}
 		}
 		if (f->tid && w < sizeof(where) &&
-		    (!f->op_id || w + 20 <= room)) /* ", thread 4294967295" */
+		    (!(op_said || site_said) || w + 20 <= room)) /* ", thread 4294967295" */
 			w += (size_t)snprintf(where + w, sizeof(where) - w, ", thread %u", f->tid);
 		/* the range's text gives way first, cut inside its quotes; a
 		 * range with less than NVTX_MIN_SHOWN of it left is left out
 		 * (it read `in NVTX …`, naming nothing) */
-		if (f->nvtx_id && f->nvtx_id != f->op_id && w < sizeof(where) &&
+		if (f->nvtx_id && !(op_said && f->nvtx_id == f->op_id) && w < sizeof(where) &&
 		    w + 12 + NVTX_MIN_SHOWN <= room) /* a range the operator named already: once */
 			nvtx_part(where + w, sizeof(where) - w,
 				  gs_str(&in->strings, f->nvtx_id, ""), room - w - 12);
@@ -451,7 +456,7 @@ static void verdict_lines(struct report_ctx *r)
 			snprintf(where + cut, sizeof(where) - cut, "%s",
 				 cut ? " \xe2\x80\xa6" : "");
 		}
-		snprintf(line + k, sizeof(line) - k, "%s -> %s", where, gs_rule_fix(f->rule));
+		snprintf(line + k, sizeof(line) - k, "%s -> %s", where, gs_finding_fix(f));
 		fputs("  ", r->out);
 		put_escaped(r->out, line + 2);
 		fputc('\n', r->out);
