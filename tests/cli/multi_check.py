@@ -77,9 +77,18 @@ def main():
         expect(rows[5].split() == ["rank", "2", "5/5", "4/5", "11.000", "us", "60.000", "us",
                                    "2.000", "us"], rows[5])
         expect(rows[4].split()[2:6] == ["0/5", "1/5", "8.000", "us"], rows[4])
+        # of the others' 30000 a step, 30000 - rank 2's own 2000 is waiting for it
         expect("rank 2 is the straggler: it ends step ranges last in 4 of 5 steps, by "
-               "11.000 us (median); the others wait 30.000 us per step in allreduce" in out, out)
+               "11.000 us (median); the others wait 30.000 us per step in allreduce, of "
+               "which about 28.000 us is waiting for it (its own: 2.000 us)" in out, out)
         expect('NVTX range "step" (the most frequent name common to all), 5 steps' in out, out)
+        # ranks 0 and 1 alone: rank 1 ends last in 5 of 5 steps (by 1000, step 3
+        # by 20000: median 1000) and spends 30000 a step in allreduce, as much as
+        # rank 0 does (median of {10000, 30000 x 4}): no wait for it to speak of
+        two = run([gs, "report", dbs[0], dbs[1], "--comm-range", "allreduce"]).stdout
+        expect("rank 1 is the straggler: it ends step ranges last in 5 of 5 steps, by "
+               "1.000 us (median); the others wait 30.000 us per step in allreduce, no more "
+               "than its own (30.000 us): not waiting for it" in two, two)
         expect("  step 3      rank 2 by 2.000 us, rank 1 by 8.000 us" in out, out)
     elif check in ("json", "nccl", "hosts"):
         extra = [] if check == "nccl" else ["--comm-range", "allreduce"]
