@@ -147,6 +147,37 @@ if p.returncode == 0:
            alloc.get("cudaFree", {}).get("cost_ns", 0) >= free_idle, str(alloc))
     expect("alexnet cudaMalloc cost >= its idle",
            alloc.get("cudaMalloc", {}).get("cost_ns", 0) >= malloc_idle, str(alloc))
+    # where the cudaFree finding was: the innermost user_annotation over
+    # each call that held the GPU idle, its idle summed per range; the
+    # range with the most (by far: the drain's launch latencies, left out
+    # here, cannot change which); of its calls, the one with the most
+    # idle, and the innermost cpu_op covering half of it or more
+    # (gs_host_range_at); a PyTorch program (aten:: operators), so the fix
+    # in PyTorch's words
+    def innermost(cat, a, b, need):
+        spans = [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"]) for e in ev
+                 if e.get("cat") == cat and e.get("ph") == "X"]
+        inside = [x for x in spans if min(x[1], b) - max(x[0], a) >= need]
+        return min(inside, key=lambda x: x[1] - x[0])[2] if inside else None
+    frees = [(idle_in(late, a, b), a, b) for a, b in calls(ev, "cudaFree")]
+    frees = [x for x in frees if x[0] > 0]
+    per_range = {}
+    for x in frees:
+        per_range.setdefault(innermost("user_annotation", x[1], x[2], x[2] - x[1]), []).append(x)
+    by_idle = sorted(per_range, key=lambda k: -sum(x[0] for x in per_range[k]))
+    top = by_idle[0]
+    _, a, b = max(per_range[top])
+    op = innermost("cpu_op", a, b, (b - a + 1) // 2)
+    f = alloc.get("cudaFree", {})
+    expect("alexnet cudaFree: one range holds most of the idle by far",
+           len(by_idle) == 1 or sum(x[0] for x in per_range[top]) >
+           10 * sum(x[0] for x in per_range[by_idle[1]]), str(per_range))
+    expect("alexnet cudaFree finding's range and operator",
+           (f.get("nvtx"), f.get("host_op")) == (top, op),
+           f"{(f.get('nvtx'), f.get('host_op'))} want {(top, op)}")
+    expect("alexnet is PyTorch", r["verdict"]["pytorch"] is True, "")
+    expect("alexnet alloc fix", f.get("fix") == "keep PyTorch's cache: fixed shapes, no "
+           "empty_cache()", str(f))
     sync_rules = ("alloc_in_loop", "sync_every_step", "pageable_copies", "sync_copies",
                   "legacy_stream")
     total = sum(f["cost_ns"] for f in fs if f["rule"] in sync_rules)
