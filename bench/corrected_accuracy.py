@@ -149,6 +149,15 @@ def ranges(rep):
             for r in oc.get("nvtx") or []}
 
 
+def corrected_busy_pct(rep, name):
+    """the report's corrected utilisation inside range `name` (its "busy
+    corr."), None where the report is older than that column"""
+    for r in (rep.get("overhead_corrected") or {}).get("nvtx") or []:
+        if r["name"] == name and "corrected_busy_share" in r:
+            return 100.0 * r["corrected_busy_share"]
+    return None
+
+
 def pct(a, b):
     return 100.0 * (a / b - 1.0)
 
@@ -663,8 +672,9 @@ def ab(a):
         util = None
         if g:
             mean_u = sum(r[0] for r in rounds) / len(rounds)
+            cb = corrected_busy_pct(rep, a.range)
             util = (100.0 * float(g.group(1)) / mean_u, 100.0 * busy / wall,
-                    100.0 * (busy - kern) / corr)
+                    cb if cb is not None else 100.0 * (busy - kern) / corr)
         v.append((os.path.basename(stem), len(rounds), u, t, wall, corr, util))
     if not v:
         return 2

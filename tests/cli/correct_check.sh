@@ -21,7 +21,10 @@
 #   17900, utilisation 2700 / 20600 = 13.1%, launch overhead share
 #   (1500 - 100) / 20600 = 6.8%.
 #   The NVTX range "all" [0, 22500] holds both gaps and the three kernels:
-#   22500 - 100 - 300 = 22100 corrected.
+#   22500 - 100 - 300 = 22100 corrected; its GPU busy 3000 measured (13.3%
+#   of 22500), 2700 corrected: 2700 / 22100 = 12.2% ("busy corr."; in the
+#   cases below 2700 / 21400 = 12.6%, 2700 / 22060 = 12.2%, 2850 / 21550 =
+#   13.2% and 2700 / 22040 = 12.3%).
 # calibrated_old: the calibrated 400 a launch call: min(1000, 400) +
 #   min(500, 400) = 800; window 21000 - 800 - 300 = 19900, idle 18000 - 800 =
 #   17200, utilisation 2700 / 19900 = 13.6%, share 700 / 19900 = 3.5%;
@@ -69,14 +72,15 @@ expect() { # text, pattern (fixed string)
 "$mk" "$db" calibrated || { echo "FAIL: callsite_mkdb calibrated"; exit 1; }
 out=$("$gs" report "$db" | tr -s ' \n' '  ') || { echo "FAIL: report exit $?"; exit 1; }
 expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.600 us, utilisation 13.1%, idle 17.900 us, launch overhead share 6.8% (idle gaps -100 ns, kernels -300 ns;"
-expect "$out" "1 22.500 us 22.100 us 3.000 us 13.3% all"
-expect "$out" "corrected: the wall less what tracing spent in the calls and spans it recorded; the program's own code between them can run slower traced too, which stays in (gapscope record --reference N times these ranges untraced)"
+expect "$out" "1 22.500 us 22.100 us 3.000 us 13.3% 12.2% all"
+expect "$out" "corrected: the wall less what tracing spent in the calls and spans it recorded; the program's own code between them can run slower traced too, which stays in (gapscope record --reference N times these ranges untraced). busy corr.: the corrected GPU busy time over the corrected wall"
 expect "$out" "the measured figures keep it, the corrected ones take off the calibrated 100 ns per kernel."
 case $out in *"graph nodes"*) echo "FAIL: a trace without graph kernels has a graph-node note"; fail=1 ;; *) echo "ok: no graph-node note" ;; esac
 out=$("$gs" report --json "$db" | tr -d ' \n') || { echo "FAIL: report --json exit $?"; exit 1; }
 expect "$out" '"per_call_ns":50,"per_call_from_trace":true'
 expect "$out" '"graph_nodes":0,"graph_node_shrink_ns":null,"graph_launch_shrink_ns":null'
 expect "$out" '"window_ns":20600,"busy_ns":2700,"idle_ns":17900,"idle_removed_ns":100,"busy_removed_ns":300'
+expect "$out" '"name":"all","count":1,"wall_ns":22500,"corrected_wall_ns":22100,"kernel_time_removed_ns":300,"corrected_busy_ns":2700,"corrected_busy_share":0.1221719'
 out=$("$gs" report --no-overhead-correction "$db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"corrected for"*) echo "FAIL: --no-overhead-correction still corrects"; fail=1 ;; *) echo "ok: --no-overhead-correction" ;; esac
 case $out in *"corrected: the wall less"*) echo "FAIL: --no-overhead-correction still explains the corrected walls"; fail=1 ;; *) echo "ok: no corrected walls, no line on them" ;; esac
@@ -84,7 +88,7 @@ case $out in *"corrected: the wall less"*) echo "FAIL: --no-overhead-correction 
 "$mk" "$db.old.db" calibrated_old || { echo "FAIL: callsite_mkdb calibrated_old"; exit 1; }
 out=$("$gs" report "$db.old.db" | tr -s ' \n' '  ') || { echo "FAIL: report (old) exit $?"; exit 1; }
 expect "$out" "corrected for the collector's overhead (calibrated: 400 ns per launch call, 100 ns per kernel): window 19.900 us, utilisation 13.6%, idle 17.200 us, launch overhead share 3.5% (idle gaps -800 ns, kernels -300 ns;"
-expect "$out" "1 22.500 us 21.400 us 3.000 us 13.3% all"
+expect "$out" "1 22.500 us 21.400 us 3.000 us 13.3% 12.6% all"
 out=$("$gs" report --json "$db.old.db" | tr -d ' \n') || { echo "FAIL: report --json (old) exit $?"; exit 1; }
 expect "$out" '"per_call_ns":400,"per_call_from_trace":false'
 # the HTML page carries the same line per run (the compare page: both)
@@ -92,7 +96,8 @@ expect "$out" '"per_call_ns":400,"per_call_from_trace":false'
 out=$(cat "$db.html")
 expect "$out" "GPU 0 corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.6 µs, utilisation 13.1%, idle 17.9 µs, launch overhead share 6.8% (idle gaps &minus;100 ns, kernels &minus;300 ns)"
 expect "$out" '<th>wall</th><th>corrected</th><th>GPU busy</th>'
-expect "$out" '<td class="name">all</td><td>1</td><td>22.5 µs</td><td>22.1 µs</td><td>3 µs</td>'
+expect "$out" '<td class="name">all</td><td>1</td><td>22.5 µs</td><td>22.1 µs</td><td>3 µs</td><td>13.3%</td><td>12.2%</td></tr>'
+expect "$out" '<th>busy share</th><th>busy share, corrected</th></tr>'
 expect "$out" '<p class="hint">corrected: the wall less what tracing spent in the calls and spans it recorded;'
 "$gs" html --no-overhead-correction "$db" -o "$db.raw.html" || { echo "FAIL: html exit $?"; exit 1; }
 if grep -q "corrected for the collector" "$db.raw.html"; then echo "FAIL: html --no-overhead-correction still corrects"; fail=1; else echo "ok: html --no-overhead-correction"; fi
@@ -116,7 +121,7 @@ if grep -q "graph nodes" "$db.html"; then echo "FAIL: html of a trace without gr
 out=$("$gs" report "$db.gl.db" | tr -s ' \n' '  ') || { echo "FAIL: report (graph launch) exit $?"; exit 1; }
 expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 400 ns per launch call, 70 ns per graph launch call, 100 ns per kernel): window 20.560 us, utilisation 13.1%, idle 17.860 us, launch overhead share 6.6% (idle gaps -140 ns, kernels -300 ns;"
 expect "$out" "A graph launch call loses its traced duration less the untraced one for its nodes (calibrated: 20 ns + 10 ns a node): 70 ns on average over 2 calls that held the GPU back (traced cudaGraphLaunch calls took 100 ns, p50)."
-expect "$out" "1 22.500 us 22.060 us 3.000 us 13.3% all"
+expect "$out" "1 22.500 us 22.060 us 3.000 us 13.3% 12.2% all"
 out=$("$gs" report --json "$db.gl.db" | tr -d ' \n') || { echo "FAIL: report --json (graph launch) exit $?"; exit 1; }
 expect "$out" '"graph_launch_shrink_ns":70,"graph_launches":2,"plain_graph_launch_ns":20,"plain_graph_node_ns":10'
 expect "$("$gs" report --json "$db.graph.db" | tr -d ' \n')" '"graph_launches":0,"plain_graph_launch_ns":null,"plain_graph_node_ns":null'
@@ -145,7 +150,7 @@ expect "$("$gs" report --json "$db.graph.db" | tr -d ' \n')" '"graph_node_store_
 out=$("$gs" report "$db.gs.db" | tr -s ' \n' '  ') || { echo "FAIL: report (graph store) exit $?"; exit 1; }
 expect "$out" "note: the corrected figures take 50 ns off each of 3 graph nodes, as calibrated on a graph of tiny kernels that store one word, traced less untraced (H200: 210 ns; empty kernels grow by 350)"
 expect "$out" "window 20.050 us, utilisation 14.2%, idle 17.200 us"
-expect "$out" "1 22.500 us 21.550 us 3.000 us 13.3% all"
+expect "$out" "1 22.500 us 21.550 us 3.000 us 13.3% 13.2% all"
 out=$("$gs" report --json "$db.gs.db" | tr -d ' \n') || { echo "FAIL: report --json (graph store) exit $?"; exit 1; }
 expect "$out" '"graph_nodes":3,"graph_node_shrink_ns":50,'
 expect "$out" '"graph_node_store_calibrated":true'
@@ -157,7 +162,7 @@ case $out in *"graph nodes"*) echo "FAIL: --no-overhead-correction still notes g
 "$mk" "$db.gap.db" calibrated_gap || { echo "FAIL: callsite_mkdb calibrated_gap"; exit 1; }
 out=$("$gs" report "$db.gap.db" | tr -s ' \n' '  ') || { echo "FAIL: report (gap) exit $?"; exit 1; }
 expect "$out" "corrected for the collector's overhead (traced launch calls and CUPTI's time between them less untraced ones: 80 ns per launch call, up to 30 ns of it between calls, 100 ns per kernel): window 20.540 us, utilisation 13.1%, idle 17.840 us, launch overhead share 6.5% (idle gaps -160 ns, kernels -300 ns;"
-expect "$out" "1 22.500 us 22.040 us 3.000 us 13.3% all"
+expect "$out" "1 22.500 us 22.040 us 3.000 us 13.3% 12.3% all"
 expect "$("$gs" report --json "$db.gap.db" | tr -d ' \n')" '"per_call_ns":80,"per_call_from_trace":true,"launch_gap_ns":30'
 expect "$("$gs" report --json "$db" | tr -d ' \n')" '"per_call_from_trace":true,"launch_gap_ns":null'
 "$gs" html "$db.gap.db" -o "$db.gap.html" || { echo "FAIL: html (gap) exit $?"; exit 1; }

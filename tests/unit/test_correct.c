@@ -261,6 +261,11 @@ static void test_occupancy_adds_the_switch(void **state)
 	assert_int_equal(range(t, S_STEP)->busy_removed, -600);
 	assert_int_equal(range(t, S_TAIL)->corrected, 1900);
 	assert_int_equal(range(t, S_TAIL)->busy_removed, -200);
+	/* kernels that gained: busy above the measured 3000 and 1000 */
+	assert_int_equal(range(t, S_STEP)->busy, 3600);
+	assert_true(range(t, S_STEP)->busy_share == 3600.0 / 11900.0);
+	assert_int_equal(range(t, S_TAIL)->busy, 1200);
+	assert_true(range(t, S_TAIL)->busy_share == 1200.0 / 1900.0);
 	tb_free(t);
 }
 
@@ -312,6 +317,12 @@ static void test_range_walls_corrected(void **state)
 	/* of that, kernels: 3 x 100 in "step", K2's 100 in "tail" */
 	assert_int_equal(range(t, S_STEP)->busy_removed, 300);
 	assert_int_equal(range(t, S_TAIL)->busy_removed, 100);
+	/* corrected GPU busy: "step" holds K1-K3 (3000 measured), "tail" K2
+	 * alone (K3 starts at 11500, after it: 1000); over the corrected walls */
+	assert_int_equal(range(t, S_STEP)->busy, 2700);
+	assert_true(range(t, S_STEP)->busy_share == 2700.0 / 11800.0);
+	assert_int_equal(range(t, S_TAIL)->busy, 900);
+	assert_true(range(t, S_TAIL)->busy_share == 900.0 / 1900.0);
 	tb_free(t);
 }
 

@@ -115,14 +115,16 @@ static void test_matched_by_text(void **state)
 }
 
 /* The same runs against a corrected trace: step corrected 660 (660 / 600 - 1
- * = 0.1), GPU busy 300 less 60 of kernel time taken off = 240 (240 / 600 =
- * 0.4); load corrected 45 (45 / 50 - 1 = -0.1). */
+ * = 0.1), GPU busy 300 less 60 of kernel time taken off = 240 (as
+ * gs_correct gives it in gs_corrected_range.busy; 240 / 600 = 0.4); load
+ * corrected 45 (45 / 50 - 1 = -0.1). */
 static void test_corrected_figures_against_untraced(void **state)
 {
 	static const char *a_str[] = {NULL, "step", "load"};
 	struct gs_nvtx a_n[3];
 	struct gs_nvtx_stat stats[2] = {{1, 2, 900, 300, 0.0}, {2, 1, 50, 0, 0.0}};
-	struct gs_corrected_range cr[2] = {{1, 2, 900, 660, 60}, {2, 1, 50, 45, 0}};
+	struct gs_corrected_range cr[2] = {{1, 2, 900, 660, 60, 240, 240.0 / 660.0},
+					   {2, 1, 50, 45, 0, 0, 0.0}};
 	struct gs_corrected corr;
 	struct gs_input in, a;
 	const struct gs_input *refs[1] = {&a};

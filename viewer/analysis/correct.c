@@ -1217,6 +1217,13 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 				r->busy_removed += op_sum[main_dev][b] - op_sum[main_dev][a];
 			}
 			r->corrected = r->wall - removed > 0 ? r->wall - removed : 0;
+			r->busy = res->nvtx[i].gpu_busy - r->busy_removed;
+			if (r->busy < 0)
+				r->busy = 0;
+			r->busy_share =
+			    r->corrected > 0 ? (double)r->busy / (double)r->corrected : 0.0;
+			if (r->busy_share > 1.0)
+				r->busy_share = 1.0;
 		}
 		out->n_ranges = res->n_nvtx;
 	}

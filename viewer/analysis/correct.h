@@ -32,8 +32,11 @@ struct gs_corrected_range {
 	int64_t wall;	      /* ns, measured (sum over ranges) */
 	int64_t corrected;    /* ns */
 	int64_t busy_removed; /* ns of kernel time taken off inside them (part of
-				 wall - corrected): their corrected GPU busy
-				 time is gs_nvtx_stat.gpu_busy less this */
+				 wall - corrected; negative where kernels gained) */
+	int64_t busy;	      /* ns, their corrected GPU busy time: gs_nvtx_stat.gpu_busy
+				 less busy_removed, at least 0 */
+	double busy_share;    /* busy / corrected, at most 1 (0: corrected 0): the
+				 corrected utilisation inside them */
 };
 
 struct gs_corrected {

@@ -105,9 +105,7 @@ static void against_untraced(struct gs_reference_range *g, const struct gs_nvtx_
 			     const struct gs_corrected_range *c)
 {
 	g->have_corrected = c != NULL;
-	g->busy = s->gpu_busy - (c ? c->busy_removed : 0);
-	if (g->busy < 0)
-		g->busy = 0;
+	g->busy = c ? c->busy : s->gpu_busy;
 	g->have_errors = g->untraced > 0;
 	if (!g->have_errors)
 		return;

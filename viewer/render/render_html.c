@@ -1011,11 +1011,12 @@ static void write_nvtx(FILE *f, const struct html_run *r, size_t top)
 		return;
 	fprintf(f,
 		"<h3>NVTX ranges</h3>\n<table><tr><th class=\"name\">range</th><th>count</th>"
-		"<th>wall</th>%s%s<th>GPU busy</th><th>busy share</th>%s</tr>\n",
+		"<th>wall</th>%s%s<th>GPU busy</th><th>busy share</th>%s%s</tr>\n",
 		corr ? "<th>corrected</th>" : "",
 		ref ? "<th>untraced (median of the reference runs)</th><th>traced vs "
 		      "untraced</th><th>corrected vs untraced</th>"
 		    : "",
+		corr ? "<th>busy share, corrected</th>" : "",
 		ref ? "<th>GPU busy over the untraced wall</th>" : "");
 	for (i = 0; i < res->n_nvtx && i < top; i++) {
 		const struct gs_nvtx_stat *n = &res->nvtx[i];
@@ -1033,6 +1034,10 @@ static void write_nvtx(FILE *f, const struct html_run *r, size_t top)
 		put_ns(f, n->gpu_busy);
 		fputs("</td><td>", f);
 		put_pct(f, n->busy_share);
+		if (corr) {
+			fputs("</td><td>", f);
+			put_pct(f, r->corr->ranges[i].busy_share);
+		}
 		if (ref) {
 			const struct gs_reference_range *g = &r->ref->ranges[i];
 			fputs("</td><td>", f);

@@ -48,7 +48,8 @@ struct report_ctx {
 #define REPORT_CORRECTED_WALL_NOTE                                                                 \
 	"corrected: the wall less what tracing spent in the calls and spans it recorded; the "     \
 	"program's own code between them can run slower traced too, which stays in (gapscope "     \
-	"record --reference N times these ranges untraced)"
+	"record --reference N times these ranges untraced). busy corr.: the corrected GPU busy "   \
+	"time over the corrected wall"
 
 /* The corrected line's launch calls after host work (text and HTML): N,
  * then what they were taken against, the program's own untraced launch

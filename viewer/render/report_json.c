@@ -439,6 +439,11 @@ static int j_begin(struct report_ctx *r)
 			json_object_set_new(o, "corrected_wall_ns", jint(r->corr->ranges[i].corrected));
 			json_object_set_new(o, "kernel_time_removed_ns",
 					    jint(r->corr->ranges[i].busy_removed));
+			/* the corrected GPU busy time and its share of the
+			 * corrected wall (the text's "busy corr.") */
+			json_object_set_new(o, "corrected_busy_ns", jint(r->corr->ranges[i].busy));
+			json_object_set_new(o, "corrected_busy_share",
+					    json_real(r->corr->ranges[i].busy_share));
 			json_array_append_new(rg, o);
 		}
 		json_object_set_new(c, "devices", devs);

@@ -916,8 +916,8 @@ static int t_nvtx(struct report_ctx *r)
 	if ((res->range_applied && res->range_matches == 0) || !res->n_nvtx)
 		return 0;
 	if (r->corr && r->corr->n_ranges == res->n_nvtx)
-		fprintf(f, "\nNVTX ranges:\n  %8s %14s %14s %14s %9s  name\n", "count", "wall",
-			"corrected", "GPU busy", "busy");
+		fprintf(f, "\nNVTX ranges:\n  %8s %14s %14s %14s %9s %10s  name\n", "count", "wall",
+			"corrected", "GPU busy", "busy", "busy corr.");
 	else
 		fprintf(f, "\nNVTX ranges:\n  %8s %14s %14s %9s  name\n", "count", "wall",
 			"GPU busy", "busy");
@@ -927,6 +927,8 @@ static int t_nvtx(struct report_ctx *r)
 		if (r->corr && r->corr->n_ranges == res->n_nvtx)
 			fprintf(f, "%14s ", D(r->corr->ranges[i].corrected));
 		fprintf(f, "%14s %8.1f%%  ", D(s->gpu_busy), 100.0 * s->busy_share);
+		if (r->corr && r->corr->n_ranges == res->n_nvtx)
+			fprintf(f, "%9.1f%%  ", 100.0 * r->corr->ranges[i].busy_share);
 		put_escaped(f, gs_str(&r->in->strings, s->text_id, "?"));
 		fputc('\n', f);
 	}
