@@ -8,14 +8,16 @@
 # Everything it produces goes into one archive, ${OUT:-out}/gpu-results.tar.xz.N (split),
 # plus the summary log ${OUT:-out}/gpu-session.log.
 # Usage: tools/gpu-session.sh [step...]
-#   steps: info tests graphs bench diag reportbench demos untraced untraced-decode sample unwinder pitch
+#   steps: info tests graphs bench diag reportbench demos untraced untraced-decode sample unwinder pitch ablaunch
 #          overhead accuracy (issue 18's done-when figures; STEP_TIMEOUT=500 for overhead)
 #          nativeframes (GPT-2 generate and the training loop: default against
 #          GAPSCOPE_NATIVE_FRAMES=always, interleaved; STEP_TIMEOUT=500)
 #          ab (tracing cost and corrected walls inside one process: torch_nosync.py,
 #          hf_generate.py and train_loop.py --ab, 3 processes each, without
 #          the collector (the noise floor) and under record --capture-range,
-#          read with corrected_accuracy.py ab; STEP_TIMEOUT=500)
+#          read with corrected_accuracy.py ab; STEP_TIMEOUT=550)
+#          ablaunch (the launch loops' --ab 1 without the collector, under record
+#          --capture-range and with --graph-level too)
 #          realpairs (bench/run_realpairs.sh: 5 interleaved untraced / recorded pairs
 #          of torch_nosync.py and the real programs of tools/gpu-realprogs.sh but
 #          gap_phases, launch calls timed from outside where the build has the
@@ -53,6 +55,16 @@ for s in "${steps[@]}"; do
   overhead) run_step overhead bash -c 'gs="$GS_BUILD/bin/gapscope"; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads launch --values --out "$OUT/launch" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads torch_nosync,hf_generate --values --keep-rounds --out "$OUT/torch" --config default=; python3 bench/corrected_accuracy.py torch "$OUT/torch" --config default --gapscope "$gs"; rm -f "$OUT"/*/*.db' ;;
   accuracy) run_step accuracy bash -c 'python3 bench/corrected_accuracy.py run-phases --build "$GS_BUILD" --out "$OUT/phases" --pairs 5 && python3 bench/corrected_accuracy.py phases "$OUT/phases" --gapscope "$GS_BUILD/bin/gapscope"; rm -f "$OUT"/phases/*.db' ;;
   realpairs) run_step realpairs bench/run_realpairs.sh ;;
+  # the launch loops (back to back, launch + sync, graphs of 1000 and 100) in one
+  # process each: without the collector (the floor), under --capture-range, and
+  # with --graph-level too
+  ablaunch) run_step ablaunch bash -c 'mkdir -p "$OUT"; gs="$GS_BUILD/bin/gapscope"; P="taskset -c 4-11"
+      lo="$GS_BUILD/bin/gs_bench_launch_overhead --ab 1 --repeats 21"
+      $P timeout 120 $lo > "$OUT/launch.plain.txt" 2>&1
+      $P timeout 150 "$gs" record -o "$OUT/launch.db" --capture-range cudaProfilerApi -- $lo > "$OUT/launch.txt" 2>&1
+      $P timeout 150 "$gs" record -o "$OUT/launch.gl.db" --capture-range cudaProfilerApi --graph-level -- $lo > "$OUT/launch.gl.txt" 2>&1
+      rm -f "$OUT"/launch*.db
+      for f in launch.plain launch launch.gl; do echo "== $f"; grep -h ab_ratio "$OUT/$f.txt"; done' ;;
   ab) run_step ab bash -c 'mkdir -p "$OUT"; gs="$GS_BUILD/bin/gapscope"; P="taskset -c 4-11"
       for w in "torch_nosync bench/torch_nosync.py --ab 9 steps" "hf_generate bench/real/hf_generate.py --ab 9 generate" "train_loop bench/real/train_loop.py --ab 9 step"; do
         set -- $w; name=$1 prog=$2 opt="$3 $4" range=$5
