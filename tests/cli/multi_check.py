@@ -117,6 +117,8 @@ def main():
         expect(s["straggler"] == 2 and s["straggler_last_ends"] == 4, "straggler")
         expect(s["straggler_end_lag_p50_ns"] == 11000, "lag")
         expect(s["others_wait_p50_ns"] == 30000, "others wait")
+        # 30000 less rank 2's own 2000 a step (the nccl check: 30000 less its 2000 too)
+        expect(s["others_wait_for_straggler_ns"] == 28000, f"wait for it {s}")
         expect(s["comm_source"] == ("nccl" if check == "nccl" else "nvtx"), "source")
         base = 1700000000000000000 if check == "hosts" else 0
         expect([x["first_start_ns"] for x in s["per_step"]] ==
