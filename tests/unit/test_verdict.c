@@ -1706,8 +1706,11 @@ static void test_rule_names_and_fixes(void **state)
 	assert_string_equal(gs_rule_fix(GS_RULE_SYNC_STEP), "sync every N steps, not every step");
 	/* a rule without PyTorch words of its own gives its fix to both */
 	{
-		struct gs_finding f = {.rule = GS_RULE_LAUNCH, .pytorch = 1};
-		assert_string_equal(gs_finding_fix(&f), gs_rule_fix(GS_RULE_LAUNCH));
+		struct gs_finding f = {.rule = GS_RULE_DEPENDENCY, .pytorch = 1};
+		assert_string_equal(gs_finding_fix(&f), gs_rule_fix(GS_RULE_DEPENDENCY));
+		f.rule = GS_RULE_LAUNCH;
+		assert_string_equal(gs_finding_fix(&f),
+				    "fewer, larger kernels (torch.compile) or CUDA Graphs");
 		f.rule = GS_RULE_ALLOC;
 		assert_string_equal(gs_finding_fix(&f),
 				    "keep PyTorch's cache: fixed shapes, no empty_cache()");
