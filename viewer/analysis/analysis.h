@@ -615,8 +615,8 @@ struct gs_sync_group {
 	 * thread else on any); of that range's costliest call, the host
 	 * operator over most of the call (imported traces' host_ranges)
 	 * and its thread. A warm-up's allocations named as such, not as a
-	 * loop's (HTA's A100 AlexNet trace: 6.5 s of cudaFree, all in the
-	 * range "...|warmup|forward"). */
+	 * loop's (HTA's A100 AlexNet trace: of its 6.5 s of cudaFree, all
+	 * but a few ms in the range "...|warmup|forward"). */
 	uint32_t where_nvtx_id; /* strings id */
 	uint32_t where_op_id;	/* strings id */
 	uint32_t where_tid;

@@ -926,9 +926,10 @@ static int t_nvtx(struct report_ctx *r)
 		fprintf(f, "  %8llu %14s ", (unsigned long long)s->count, D(s->wall));
 		if (r->corr && r->corr->n_ranges == res->n_nvtx)
 			fprintf(f, "%14s ", D(r->corr->ranges[i].corrected));
-		fprintf(f, "%14s %8.1f%%  ", D(s->gpu_busy), 100.0 * s->busy_share);
+		fprintf(f, "%14s %8.1f%%", D(s->gpu_busy), 100.0 * s->busy_share);
 		if (r->corr && r->corr->n_ranges == res->n_nvtx)
-			fprintf(f, "%9.1f%%  ", 100.0 * r->corr->ranges[i].busy_share);
+			fprintf(f, " %9.1f%%", 100.0 * r->corr->ranges[i].busy_share);
+		fputs("  ", f);
 		put_escaped(f, gs_str(&r->in->strings, s->text_id, "?"));
 		fputc('\n', f);
 	}
