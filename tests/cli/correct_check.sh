@@ -73,6 +73,8 @@ expect() { # text, pattern (fixed string)
 out=$("$gs" report "$db" | tr -s ' \n' '  ') || { echo "FAIL: report exit $?"; exit 1; }
 expect "$out" "corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.600 us, utilisation 13.1%, idle 17.900 us, launch overhead share 6.8% (idle gaps -100 ns, kernels -300 ns;"
 expect "$out" "1 22.500 us 22.100 us 3.000 us 13.3% 12.2% all"
+# the verdict's first line: measured 3000 / 21000, corrected 2700 / 20600
+expect "$out" "Verdict: GPU busy 14.3% of 21.000 us (corrected 13.1% of 20.600 us); idle: sync wait 70.5%"
 expect "$out" "corrected: the wall less what tracing spent in the calls and spans it recorded; the program's own code between them can run slower traced too, which stays in (gapscope record --reference N times these ranges untraced). busy corr.: the corrected GPU busy time over the corrected wall"
 expect "$out" "the measured figures keep it, the corrected ones take off the calibrated 100 ns per kernel."
 case $out in *"graph nodes"*) echo "FAIL: a trace without graph kernels has a graph-node note"; fail=1 ;; *) echo "ok: no graph-node note" ;; esac
@@ -80,10 +82,12 @@ out=$("$gs" report --json "$db" | tr -d ' \n') || { echo "FAIL: report --json ex
 expect "$out" '"per_call_ns":50,"per_call_from_trace":true'
 expect "$out" '"graph_nodes":0,"graph_node_shrink_ns":null,"graph_launch_shrink_ns":null'
 expect "$out" '"window_ns":20600,"busy_ns":2700,"idle_ns":17900,"idle_removed_ns":100,"busy_removed_ns":300'
+expect "$out" '"utilisation":0.14285714285714285,"pytorch":false,"corrected_window_ns":20600,"corrected_utilisation":0.13106796116504854'
 expect "$out" '"name":"all","count":1,"wall_ns":22500,"corrected_wall_ns":22100,"kernel_time_removed_ns":300,"corrected_busy_ns":2700,"corrected_busy_share":0.1221719'
 out=$("$gs" report --no-overhead-correction "$db") || { echo "FAIL: report exit $?"; exit 1; }
 case $out in *"corrected for"*) echo "FAIL: --no-overhead-correction still corrects"; fail=1 ;; *) echo "ok: --no-overhead-correction" ;; esac
 case $out in *"corrected: the wall less"*) echo "FAIL: --no-overhead-correction still explains the corrected walls"; fail=1 ;; *) echo "ok: no corrected walls, no line on them" ;; esac
+expect "$out" "Verdict: GPU busy 14.3% of 21.000 us; idle:"
 
 "$mk" "$db.old.db" calibrated_old || { echo "FAIL: callsite_mkdb calibrated_old"; exit 1; }
 out=$("$gs" report "$db.old.db" | tr -s ' \n' '  ') || { echo "FAIL: report (old) exit $?"; exit 1; }
@@ -96,6 +100,7 @@ expect "$out" '"per_call_ns":400,"per_call_from_trace":false'
 out=$(cat "$db.html")
 expect "$out" "GPU 0 corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.6 µs, utilisation 13.1%, idle 17.9 µs, launch overhead share 6.8% (idle gaps &minus;100 ns, kernels &minus;300 ns)"
 expect "$out" '<th>wall</th><th>corrected</th><th>GPU busy</th>'
+expect "$out" '<b>Verdict:</b> GPU busy 14.3% of 21 µs (corrected 13.1% of 20.6 µs); idle: '
 expect "$out" '<td class="name">all</td><td>1</td><td>22.5 µs</td><td>22.1 µs</td><td>3 µs</td><td>13.3%</td><td>12.2%</td></tr>'
 expect "$out" '<th>busy share</th><th>busy share, corrected</th></tr>'
 expect "$out" '<p class="hint">corrected: the wall less what tracing spent in the calls and spans it recorded;'

@@ -1271,6 +1271,18 @@ int gs_corrected_slow_process(const struct gs_corrected *c)
 	       c->spaced_record_p50_ns * 100 >= base * GS_SLOW_PROCESS_PCT;
 }
 
+double gs_corrected_total(const struct gs_corrected *c, int64_t *window, int64_t *busy)
+{
+	size_t i;
+
+	*window = *busy = 0;
+	for (i = 0; i < c->n_devices; i++) {
+		*window = gs_sat_add(*window, c->devices[i].window);
+		*busy = gs_sat_add(*busy, c->devices[i].busy);
+	}
+	return *window > 0 ? (double)*busy / (double)*window : 0.0;
+}
+
 const char *gs_corrected_basis(const struct gs_corrected *c)
 {
 	if (!c->from_trace)

@@ -124,6 +124,11 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	       const struct gs_calibration *cal, struct gs_corrected *out);
 void gs_corrected_free(struct gs_corrected *c);
 
+/* The corrected window and busy time summed over c's devices, as the
+ * verdict's first line sums the measured ones; returns busy / window (0
+ * for an empty window). */
+double gs_corrected_total(const struct gs_corrected *c, int64_t *window, int64_t *busy);
+
 /* What the per-call figure of c is, for the report's line: "calibrated",
  * "traced launch calls less untraced ones", or with a launch_gap_ns
  * "traced launch calls and CUPTI's time between them less untraced ones"

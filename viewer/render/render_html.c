@@ -512,6 +512,15 @@ static void write_verdict(FILE *f, const struct html_run *r)
 	put_pct(f, v.utilisation);
 	fputs(" of ", f);
 	put_ns(f, v.window);
+	if (r->corr && r->corr->n_devices) { /* as the text report's first line */
+		int64_t cw, cb;
+		double cu = gs_corrected_total(r->corr, &cw, &cb);
+		fputs(" (corrected ", f);
+		put_pct(f, cu);
+		fputs(" of ", f);
+		put_ns(f, cw);
+		fputs(")", f);
+	}
 	fputs("; idle: ", f);
 	for (j = 0; j < GS_CAUSE_COUNT && n < 3; j++) {
 		int c = v.cause_order[j];

@@ -219,6 +219,17 @@ static int j_begin(struct report_ctx *r)
 		json_object_set_new(vo, "utilisation", json_real(v.utilisation));
 		/* the findings' fixes are in PyTorch's words */
 		json_object_set_new(vo, "pytorch", json_boolean(v.pytorch));
+		/* the same summed over overhead_corrected.devices, null
+		 * without a correction */
+		if (r->corr && r->corr->n_devices) {
+			int64_t cw, cb;
+			double cu = gs_corrected_total(r->corr, &cw, &cb);
+			json_object_set_new(vo, "corrected_window_ns", jint(cw));
+			json_object_set_new(vo, "corrected_utilisation", json_real(cu));
+		} else {
+			json_object_set_new(vo, "corrected_window_ns", json_null());
+			json_object_set_new(vo, "corrected_utilisation", json_null());
+		}
 		for (j = 0; j < GS_CAUSE_COUNT; j++) {
 			int c = v.cause_order[j];
 			json_t *co;

@@ -368,8 +368,17 @@ static void verdict_lines(struct report_ctx *r)
 	n_sites = gs_site_stats(r->res, &sites);
 	if (n_sites == (size_t)-1)
 		n_sites = 0;
-	k = (size_t)snprintf(line, sizeof(line), "Verdict: GPU busy %.1f%% of %s; idle:",
+	k = (size_t)snprintf(line, sizeof(line), "Verdict: GPU busy %.1f%% of %s",
 			     100.0 * v.utilisation, D(v.window));
+	if (r->corr && r->corr->n_devices) {
+		/* the corrected figure beside the measured one: the measured
+		 * one reads the traced, slower program (docs/report.md) */
+		int64_t cw, cb;
+		double cu = gs_corrected_total(r->corr, &cw, &cb);
+		k += (size_t)snprintf(line + k, sizeof(line) - k, " (corrected %.1f%% of %s)",
+				      100.0 * cu, D(cw));
+	}
+	k += (size_t)snprintf(line + k, sizeof(line) - k, "; idle:");
 	for (j = 0; j < GS_CAUSE_COUNT && n < 3; j++) {
 		int c = v.cause_order[j];
 		if (!v.idle_by_cause[c])
