@@ -110,6 +110,18 @@ if grep -q "corrected for the collector" "$db.raw.html"; then echo "FAIL: html -
 out=$(cat "$db.cmp.html")
 expect "$out" "(calibrated: 400 ns per launch call, 100 ns per kernel): window 19.9 µs, utilisation 13.6%"
 expect "$out" "(traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.6 µs"
+# the comparison's table: each run's corrected utilisation, 2700 / 20600 and
+# 2700 / 19900 (13.57%)
+expect "$out" '<tr><td class="name">&nbsp;&nbsp;corrected for tracing</td><td>13.1%</td><td>13.6%</td><td>+0.5 pt</td>'
+# gapscope diff: the same row; JSON null where a run has no calibration
+out=$("$gs" diff "$db" "$db.old.db" | tr -s ' \n' '  ') || { echo "FAIL: diff exit $?"; exit 1; }
+expect "$out" "GPU utilisation 14.3% 14.3% +0.0 pt +0.0% corrected for tracing 13.1% 13.6% +0.5 pt +3.5%"
+out=$("$gs" diff --json "$db" "$db.old.db" | tr -d ' \n') || { echo "FAIL: diff --json exit $?"; exit 1; }
+expect "$out" '"corrected_utilisation":{"before":0.13106796116504854,"after":0.135678391959799,'
+"$mk" "$db.plain.db" || { echo "FAIL: callsite_mkdb (uncalibrated)"; exit 1; }
+out=$("$gs" diff --json "$db" "$db.plain.db" | tr -d ' \n') || { echo "FAIL: diff --json (one uncalibrated) exit $?"; exit 1; }
+expect "$out" '"corrected_utilisation":null'
+case $("$gs" diff "$db" "$db.plain.db") in *"corrected for tracing"*) echo "FAIL: diff corrects one run only"; fail=1 ;; *) echo "ok: no corrected row with one run uncalibrated" ;; esac
 
 "$mk" "$db.graph.db" calibrated_graph || { echo "FAIL: callsite_mkdb calibrated_graph"; exit 1; }
 out=$("$gs" report "$db.graph.db" | tr -s ' \n' '  ') || { echo "FAIL: report (graph) exit $?"; exit 1; }

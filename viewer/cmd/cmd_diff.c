@@ -189,6 +189,8 @@ int cmd_diff(int argc, char **argv)
 	};
 	struct html_loaded runs[2];
 	struct diff_result d;
+	struct gs_corrected corr[2];
+	int have_corr[2] = {0, 0};
 	struct gs_options opt[2];
 	struct diff_side side[2];
 	const char *range = NULL, *side_range[2] = {NULL, NULL}, *paths[2];
@@ -320,10 +322,19 @@ int cmd_diff(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = GS_EXIT_OK;
+	memset(corr, 0, sizeof(corr));
 	if (diff_compute(&runs[0].res, &runs[1].res, &d) < 0) {
 		gs_error("diff", "out of memory");
 		rc = GS_EXIT_INTERNAL;
 	} else {
+		/* each calibrated run's utilisation corrected for tracing, as
+		 * the report's; every gap is kept (the default options) */
+		for (i = 0; i < 2; i++)
+			have_corr[i] = runs[i].input->cal.have &&
+				       gs_correct(runs[i].input, &runs[i].res, &runs[i].input->cal,
+						  &corr[i]) == 0;
+		diff_set_corrected(&d, have_corr[0] ? &corr[0] : NULL,
+				   have_corr[1] ? &corr[1] : NULL);
 		if (json) {
 			if (diff_write_json(stdout, &d, side) < 0)
 				rc = GS_EXIT_INTERNAL;
@@ -334,6 +345,8 @@ int cmd_diff(int argc, char **argv)
 			rc = GS_EXIT_INTERNAL;
 		diff_free(&d);
 	}
+	gs_corrected_free(&corr[0]);
+	gs_corrected_free(&corr[1]);
 	html_unload(&runs[1]); /* may share runs[0]'s trace */
 	html_unload(&runs[0]);
 	return rc;

@@ -210,6 +210,7 @@ int cmd_html(int argc, char **argv)
 			rc = GS_EXIT_INTERNAL;
 			goto out;
 		}
+		diff_set_corrected(&d, hr[0].corr, hr[1].corr);
 		have_diff = 1;
 	}
 	/* out_file.h: a temporary file renamed into place when complete; a

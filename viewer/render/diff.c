@@ -298,6 +298,23 @@ void diff_free(struct diff_result *d)
 	memset(d, 0, sizeof(*d));
 }
 
+void diff_set_corrected(struct diff_result *d, const struct gs_corrected *before,
+			const struct gs_corrected *after)
+{
+	const struct gs_corrected *c[2] = {before, after};
+	int64_t busy;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct run_totals *t = &d->run[i];
+		t->corrected = c[i] && c[i]->n_devices;
+		t->corrected_utilisation =
+		    t->corrected ? gs_corrected_total(c[i], &t->corrected_window, &busy) : 0.0;
+		if (!t->corrected)
+			t->corrected_window = 0;
+	}
+}
+
 /* ---- text ----------------------------------------------------------- */
 
 /* ns with a unit, 3 significant digits */
@@ -418,6 +435,9 @@ void diff_write_text(FILE *f, const struct diff_result *d, const struct diff_sid
 	row(f, wall_label, (double)b->wall, (double)a->wall, 0);
 	row(f, "GPU busy", (double)b->busy, (double)a->busy, 0);
 	row(f, "GPU utilisation", b->utilisation, a->utilisation, 2);
+	if (b->corrected && a->corrected)
+		row(f, "  corrected for tracing", b->corrected_utilisation,
+		    a->corrected_utilisation, 2);
 	row(f, "launch overhead share", b->launch_overhead_share, a->launch_overhead_share, 2);
 	row(f, "host code share", b->host_code_share, a->host_code_share, 2);
 	row(f, "idle", (double)b->idle, (double)a->idle, 0);
@@ -575,6 +595,11 @@ int diff_write_json(FILE *f, const struct diff_result *d, const struct diff_side
 	json_object_set_new(tot, "busy_ns", pair_int(b->busy, a->busy));
 	json_object_set_new(tot, "idle_ns", pair_int(b->idle, a->idle));
 	json_object_set_new(tot, "utilisation", pair_real(b->utilisation, a->utilisation));
+	/* both runs corrected for tracing, else null */
+	json_object_set_new(tot, "corrected_utilisation",
+			    b->corrected && a->corrected
+				? pair_real(b->corrected_utilisation, a->corrected_utilisation)
+				: json_null());
 	json_object_set_new(tot, "launch_overhead_share",
 			    pair_real(b->launch_overhead_share, a->launch_overhead_share));
 	json_object_set_new(tot, "host_code_share",

@@ -19,6 +19,7 @@
 #include "multi.h"
 
 #include "analysis.h"
+#include "correct.h"
 
 /* One run's totals over all its devices. */
 struct run_totals {
@@ -47,6 +48,11 @@ struct run_totals {
 	double
 	    launch_overhead_share; /* (launch latency + graph-internal + launch_calls) / window */
 	double host_code_share;	   /* host code idle / window */
+	/* corrected for tracing (gs_corrected_total), where the run's trace
+	 * is calibrated and diff_set_corrected was given its correction */
+	int corrected;		      /* 1: the two figures below hold */
+	int64_t corrected_window;     /* ns */
+	double corrected_utilisation; /* 0..1 */
 };
 
 void run_totals_compute(const struct gs_result *res, struct run_totals *t);
@@ -101,6 +107,11 @@ struct diff_result {
 int diff_compute(const struct gs_result *before, const struct gs_result *after,
 		 struct diff_result *d);
 void diff_free(struct diff_result *d);
+/* The runs' figures corrected for tracing (NULL: that run has none, its
+ * trace carries no calibration or the correction is off); the diff shows
+ * them where both runs have them. */
+void diff_set_corrected(struct diff_result *d, const struct gs_corrected *before,
+			const struct gs_corrected *after);
 
 /* What each side of a comparison is: a trace file, and the NVTX range
  * text its analysis was restricted to (NULL: the whole trace). */

@@ -1655,6 +1655,9 @@ static void write_diff(FILE *f, const struct diff_result *d, const struct html_r
 	diff_row(f, wall, (double)b->wall, (double)a->wall, 0, 1);
 	diff_row(f, "GPU busy", (double)b->busy, (double)a->busy, 0, -1);
 	diff_row(f, "GPU utilisation", b->utilisation, a->utilisation, 2, 0);
+	if (b->corrected && a->corrected)
+		diff_row(f, "&nbsp;&nbsp;corrected for tracing", b->corrected_utilisation,
+			 a->corrected_utilisation, 2, 0);
 	diff_row(f, "launch overhead share", b->launch_overhead_share, a->launch_overhead_share, 2,
 		 1);
 	diff_row(f, "host code share", b->host_code_share, a->host_code_share, 2, 1);
