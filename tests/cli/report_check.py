@@ -531,7 +531,23 @@ def check_options():
     # the sequence relu (K2, launched at 300 on tid 11) .. gemm (K3): named by its first
     # and last ops (short names) and the NVTX range on tid 11 at 300: "step" [0,3500]
     expect(sq["sentence"].startswith("Capture the 2-op sequence from relu to gemm<…> "
-                                     "(NVTX \"step\") on stream 7"), "advice sentence")
+                                     "(NVTX \"step\") on stream 7 (device 0) as a CUDA Graph: "),
+           "advice sentence: no PyTorch words in a program without at:: kernels")
+    expect(j["verdict"]["pytorch"] is False, "not a PyTorch program")
+    # the same trace with relu named as PyTorch's kernel: the advice says how PyTorch
+    # captures a graph, and the verdict is PyTorch's
+    torch_db = os.path.join(WORK, "basic_torch.db")
+    shutil.copy(db, torch_db)
+    c = sqlite3.connect(torch_db)
+    c.execute("UPDATE strings SET value = 'void at::native::relu_kernel<float>(float*)' "
+              "WHERE value = 'relu'")
+    c.commit()
+    c.close()
+    j = json.loads(report(torch_db, "--json", "--graph-node-overhead", "100").stdout)
+    expect(j["verdict"]["pytorch"] is True, "at:: kernels: a PyTorch program")
+    expect("on stream 7 (device 0) as a CUDA Graph (PyTorch: torch.cuda.graph, or torch.compile "
+           "mode=\"reduce-overhead\"): it repeats" in j["graph_advice"]["sequences"][0]["sentence"],
+           "advice sentence in PyTorch's words")
     # --top 1 keeps one gap and one kernel
     j = json.loads(report(db, "--json", "--top", "1").stdout)
     expect(len(j["devices"][0]["top_gaps"]) == 1 and len(j["kernels"]["top"]) == 1, "--top 1")

@@ -185,11 +185,15 @@ char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_a
 	fmt_dur(meas, sizeof(meas), a->measured);
 	fmt_dur(est, sizeof(est), a->estimate);
 	if (a->advise)
-		n = asprintf(&buf,
-			     "Capture %s on stream %u (device %d) as a CUDA Graph: it repeats %llu "
-			     "times and takes %s as launched, about %s as graph replays (%.1f%% less).",
-			     seq, a->stream, a->device, (unsigned long long)a->count, meas, est,
-			     100.0 * a->saving_share);
+		n = asprintf(
+		    &buf,
+		    "Capture %s on stream %u (device %d) as a CUDA Graph%s: it repeats %llu "
+		    "times and takes %s as launched, about %s as graph replays (%.1f%% less).",
+		    seq, a->stream, a->device,
+		    gs_trace_is_pytorch(r->res) ? " (PyTorch: torch.cuda.graph, or torch.compile "
+						  "mode=\"reduce-overhead\")"
+						: "",
+		    (unsigned long long)a->count, meas, est, 100.0 * a->saving_share);
 	else if (a->saving_share <= GS_ADVICE_MIN_SAVING)
 		n = asprintf(&buf,
 			     "No graph advice for %s on stream %u (device %d): the estimated saving "
