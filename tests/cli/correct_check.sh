@@ -101,6 +101,7 @@ out=$(cat "$db.html")
 expect "$out" "GPU 0 corrected for the collector's overhead (traced launch calls less untraced ones: 50 ns per launch call, 100 ns per kernel): window 20.6 µs, utilisation 13.1%, idle 17.9 µs, launch overhead share 6.8% (idle gaps &minus;100 ns, kernels &minus;300 ns)"
 expect "$out" '<th>wall</th><th>corrected</th><th>GPU busy</th>'
 expect "$out" '<b>Verdict:</b> GPU busy 14.3% of 21 µs (corrected 13.1% of 20.6 µs); idle: '
+expect "$out" '<div class="v">14.3%</div><div class="d">busy 3 µs; corrected 13.1%</div>'
 expect "$out" '<td class="name">all</td><td>1</td><td>22.5 µs</td><td>22.1 µs</td><td>3 µs</td><td>13.3%</td><td>12.2%</td></tr>'
 expect "$out" '<th>busy share</th><th>busy share, corrected</th></tr>'
 expect "$out" '<p class="hint">corrected: the wall less what tracing spent in the calls and spans it recorded;'

@@ -394,6 +394,11 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 		card_change(f, before->utilisation, tot->utilisation, 0, 1);
 	fputs("<div class=\"d\">busy ", f);
 	put_ns(f, tot->busy);
+	if (r->corr && r->corr->n_devices) { /* the verdict's bracket */
+		int64_t cw, cb;
+		fputs("; corrected ", f);
+		put_pct(f, gs_corrected_total(r->corr, &cw, &cb));
+	}
 	fputs("</div></div>\n", f);
 
 	snprintf(v, sizeof(v), "%.1f%%", tot->launch_overhead_share * 100.0);
