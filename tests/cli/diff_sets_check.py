@@ -80,6 +80,10 @@ def main():
         expect(st[0] == ["straggler", "rank", "2", "rank", "2", "same"], str(st))
         expect(st[1][-6:] == ["11.000", "us", "3.000", "us", "-8.000", "us"], str(st))
         expect(st[2][-6:] == ["30.000", "us", "30.000", "us", "0", "ns"], str(st))
+        # rank 2's own "allreduce" is 2000 a step in both sets ([T+48000, T+50000],
+        # early [T+40000, T+42000]): 30000 - 2000 of the others' wait is for it
+        wf = [l.split() for l in out.splitlines() if l.startswith("      of it waiting")]
+        expect(wf and wf[0][-6:] == ["28.000", "us", "28.000", "us", "0", "ns"], str(wf))
     elif check == "json":
         d = json.loads(run([gs, "diff", "--json", before, after]).stdout)
         expect(d["before"]["traces"] == 3 and d["after"]["clock"] == "monotonic", str(d["after"]))

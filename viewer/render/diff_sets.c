@@ -163,11 +163,16 @@ int diff_sets_write_text(FILE *f, const struct diff_set s[2], const struct gs_mu
 		: has[0] != has[1] ? "changed"
 				   : "-");
 	if (has[0] || has[1]) {
-		int64_t lag[2] = {0, 0}, wait[2] = {0, 0};
+		int64_t lag[2] = {0, 0}, wait[2] = {0, 0}, for_it[2] = {0, 0};
 		for (i = 0; i < 2; i++)
 			if (has[i]) {
-				lag[i] = s[i].m->ranks[s[i].m->straggler].end_lag_p50;
+				const struct gs_multi_rank_stat *st =
+				    &s[i].m->ranks[s[i].m->straggler];
+				lag[i] = st->end_lag_p50;
 				wait[i] = s[i].m->others_wait_p50;
+				/* beyond the straggler's own: waiting for it (as
+				 * the multi-trace report's straggler line) */
+				for_it[i] = wait[i] > st->comm_p50 ? wait[i] - st->comm_p50 : 0;
 			}
 		fprintf(f, "    %-26s %13s %13s %13s\n", "its end lag p50",
 			has[0] ? D(lag[0]) : "-", has[1] ? D(lag[1]) : "-",
@@ -175,6 +180,9 @@ int diff_sets_write_text(FILE *f, const struct diff_set s[2], const struct gs_mu
 		fprintf(f, "    %-26s %13s %13s %13s\n", "others' comm wait p50",
 			has[0] ? D(wait[0]) : "-", has[1] ? D(wait[1]) : "-",
 			has[0] && has[1] ? C(wait[1] - wait[0]) : "-");
+		fprintf(f, "    %-26s %13s %13s %13s\n", "  of it waiting for it",
+			has[0] ? D(for_it[0]) : "-", has[1] ? D(for_it[1]) : "-",
+			has[0] && has[1] ? C(for_it[1] - for_it[0]) : "-");
 	}
 	return ferror(f) ? -1 : 0;
 }
