@@ -102,6 +102,8 @@ def main():
         sb, sa = d["before"]["straggler"], d["after"]["straggler"]
         expect(sb["rank"] == 2 and sb["end_lag_p50_ns"] == 11000 and sb["last_ends"] == 4, str(sb))
         expect(sa["rank"] == 2 and sa["end_lag_p50_ns"] == 3000, str(sa))
+        expect(sb["others_wait_for_straggler_ns"] == sa["others_wait_for_straggler_ns"] == 28000,
+               f"{sb} {sa}")
         c = d["straggler_change"]
         expect(c["same_process"] is True and c["end_lag_p50_ns"]["change"] == -8000 and
                c["others_wait_p50_ns"] == {"before": 30000, "after": 30000, "change": 0,

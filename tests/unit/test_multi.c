@@ -80,6 +80,9 @@ static void test_three_ranks_rank2_ends_last(void **state)
 	assert_int_equal(m.ranks[2].step_p50, 110);
 	assert_int_equal(m.straggler, 2);
 	assert_int_equal(m.others_wait_p50, 40);
+	/* rank 2's own communication a step is 0 (median of 10, 0, 0): all 40
+	 * of the others' is waiting for it */
+	assert_int_equal(m.others_wait_for_straggler, 40);
 	gs_multi_result_free(&m);
 }
 
@@ -104,6 +107,7 @@ static void test_ties(void **state)
 	assert_int_equal(m.ranks[1].last_ends, 1);
 	assert_int_equal(m.straggler, 1);
 	assert_int_equal(m.others_wait_p50, 0);
+	assert_int_equal(m.others_wait_for_straggler, 0); /* no communication at all */
 	gs_multi_result_free(&m);
 
 	r[0] = (struct gs_multi_rank){a3, 3, NULL, 0};

@@ -495,6 +495,10 @@ int gs_multi_compare(const struct gs_multi_rank *ranks, size_t n, struct gs_mult
 							    ranks[r].steps[i].end);
 		}
 		out->others_wait_p50 = gs_percentile(buf, k, 50);
+		if (out->straggler != GS_NONE &&
+		    out->others_wait_p50 > out->ranks[out->straggler].comm_p50)
+			out->others_wait_for_straggler =
+			    out->others_wait_p50 - out->ranks[out->straggler].comm_p50;
 	}
 	rc = 0;
 out:

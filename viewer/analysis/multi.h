@@ -168,6 +168,10 @@ struct gs_multi_result {
 				    end lag is 0 (the ranks end together) */
 	int64_t others_wait_p50; /* ns, median over every (rank other than the straggler,
 				    step) of the communication time inside the step */
+	int64_t others_wait_for_straggler; /* ns, of others_wait_p50: what lies beyond
+					      the straggler's own comm_p50 (it arrives
+					      last and waits least), the cost of
+					      waiting for it; 0 without a straggler */
 };
 
 /* Compare n ranks. Returns 0 or -ENOMEM (then out is freed). Nearest-rank

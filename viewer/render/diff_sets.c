@@ -166,13 +166,9 @@ int diff_sets_write_text(FILE *f, const struct diff_set s[2], const struct gs_mu
 		int64_t lag[2] = {0, 0}, wait[2] = {0, 0}, for_it[2] = {0, 0};
 		for (i = 0; i < 2; i++)
 			if (has[i]) {
-				const struct gs_multi_rank_stat *st =
-				    &s[i].m->ranks[s[i].m->straggler];
-				lag[i] = st->end_lag_p50;
+				lag[i] = s[i].m->ranks[s[i].m->straggler].end_lag_p50;
 				wait[i] = s[i].m->others_wait_p50;
-				/* beyond the straggler's own: waiting for it (as
-				 * the multi-trace report's straggler line) */
-				for_it[i] = wait[i] > st->comm_p50 ? wait[i] - st->comm_p50 : 0;
+				for_it[i] = s[i].m->others_wait_for_straggler;
 			}
 		fprintf(f, "    %-26s %13s %13s %13s\n", "its end lag p50",
 			has[0] ? D(lag[0]) : "-", has[1] ? D(lag[1]) : "-",
@@ -293,6 +289,8 @@ static json_t *set_json(const struct diff_set *s)
 		json_object_set_new(st, "end_lag_p50_ns",
 				    json_integer(s->m->ranks[s->m->straggler].end_lag_p50));
 		json_object_set_new(st, "others_wait_p50_ns", json_integer(s->m->others_wait_p50));
+		json_object_set_new(st, "others_wait_for_straggler_ns",
+				    json_integer(s->m->others_wait_for_straggler));
 	} else {
 		st = json_null();
 	}

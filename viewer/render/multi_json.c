@@ -104,11 +104,8 @@ int multi_render_json(FILE *f, const struct multi_report *r)
 		json_object_set_new(st, "others_wait_p50_ns", json_integer(m->others_wait_p50));
 		/* what of it is waiting for the straggler (the text's "of which
 		 * about"): beyond the straggler's own, 0 when none */
-		json_object_set_new(
-		    st, "others_wait_for_straggler_ns",
-		    json_integer(m->others_wait_p50 > m->ranks[m->straggler].comm_p50
-				     ? m->others_wait_p50 - m->ranks[m->straggler].comm_p50
-				     : 0));
+		json_object_set_new(st, "others_wait_for_straggler_ns",
+				    json_integer(m->others_wait_for_straggler));
 	} else {
 		json_object_set_new(st, "straggler", json_null());
 	}

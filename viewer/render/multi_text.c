@@ -142,9 +142,9 @@ static void stragglers(FILE *f, const struct multi_report *r)
 		 * them; the rest is the communication's own time (HTA's two
 		 * sampled ranks: a 784 us end lag, 164 ms of the others' 164 ms
 		 * read as waiting for it, where it spent 134 ms there too) */
-		if (m->others_wait_p50 > s->comm_p50)
+		if (m->others_wait_for_straggler > 0)
 			fprintf(f, ", of which about %s is waiting for it (its own: %s)",
-				D(m->others_wait_p50 - s->comm_p50), D(s->comm_p50));
+				D(m->others_wait_for_straggler), D(s->comm_p50));
 		else
 			fprintf(f, ", no more than its own (%s): not waiting for it",
 				D(s->comm_p50));
