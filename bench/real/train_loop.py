@@ -82,6 +82,20 @@ class SmallCNN(nn.Module):
 AB_STEPS = 20  # steps a phase of --ab
 
 
+def train_step(name, model, opt, x, y, dev):
+    """one training step inside NVTX range `name`; returns its loss (the
+    .item() syncs, as a training loop that logs its loss does)"""
+    torch.cuda.nvtx.range_push(name)
+    x, y = x.to(dev), y.to(dev)
+    loss = F.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    value = loss.item()
+    torch.cuda.nvtx.range_pop()
+    return value
+
+
 def ab(loader, model, opt, dev, warmup, rounds):
     """Untraced and traced phases of training steps alternating in one
     process (--ab); returns the loss's sum"""
@@ -100,14 +114,7 @@ def ab(loader, model, opt, dev, warmup, rounds):
         for _ in range(steps):
             x, y = next(it)
             t0 = time.perf_counter()
-            torch.cuda.nvtx.range_push(name)
-            x, y = x.to(dev), y.to(dev)
-            loss = F.cross_entropy(model(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item()
-            torch.cuda.nvtx.range_pop()
+            total += train_step(name, model, opt, x, y, dev)
             spent += time.perf_counter() - t0
         if traced:
             torch.cuda.profiler.stop()
@@ -149,14 +156,7 @@ def main():
             if step >= a.steps:
                 break
             t0 = time.perf_counter()
-            torch.cuda.nvtx.range_push("step")
-            x, y = x.to(dev), y.to(dev)
-            loss = F.cross_entropy(model(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total_loss += loss.item()
-            torch.cuda.nvtx.range_pop()
+            total_loss += train_step("step", model, opt, x, y, dev)
             times.append(time.perf_counter() - t0)
             step += 1
         epoch += 1
