@@ -2,6 +2,7 @@
 """What a person reading a Kineto trace sees, worked out from its JSON alone.
 
 usage: corpus_facts.py TRACE.json[.gz] ...   (prints the facts as JSON)
+       corpus_facts.py --markdown TRACE ...   (as tests/cli/corpus/EXPECTED.md lists them)
        import corpus_facts; corpus_facts.facts(path)
 
 Nothing here comes from gapscope: this is the independent reading that
@@ -266,7 +267,7 @@ def facts(path):
                         frames[name] = frames.get(name, 0) + e - s
         hl["top_frames"] = sorted(frames.items(), key=lambda kv: -kv[1])[:3]
         f["devices"][str(d)] = {
-            "window_ns": window, "busy_ns": busy,
+            "window_ns": window, "busy_ns": busy, "window_start_ns": u[0][0],
             "nccl_busy_ns": total(nc), "nccl_share_of_busy": total(nc) / busy if busy else 0,
             "nccl_exposed_ns": exposed,
             "nccl_exposed_share_of_busy": exposed / busy if busy else 0,
@@ -288,5 +289,57 @@ def facts(path):
     return f
 
 
+def ms(v):
+    return f"{v / 1e6:.3f} ms"
+
+
+def markdown(f):
+    """The facts of one trace as the lines of tests/cli/corpus/EXPECTED.md."""
+    m = f["devices"][f["main_device"]]
+    hl = m["host_late"]
+    L = hl["late_ns"] or 1
+    out = [f"- device {f['main_device']}: window {ms(m['window_ns'])}, busy {ms(m['busy_ns'])} "
+           f"({f['busy_share']:.1%})" + (f"; rank {f['rank']} of {f['world_size']}"
+                                          if f["rank"] is not None else "")]
+    ph = []
+    if f["steps"]:
+        ph.append(f"{f['steps']} ProfilerStep ranges")
+    if f["opt_steps"]:
+        ph.append(f"{f['opt_steps']} Optimizer.step ranges")
+    w0 = m["window_start_ns"]
+    if f["steps"]:
+        ph.append(f"the first step starts at {ms(f['first_step_start_ns'] - w0)} from the window start")
+    if f["opt_steps"]:
+        ph.append(f"the first Optimizer.step ends at {ms(f['first_opt_end_ns'] - w0)}")
+    out.append("- phases: " + (", ".join(ph) if ph else "no step ranges"))
+    out.append("- DataLoader: " + (", ".join(f["loader"]) + (" (workers on)" if f["workers_on"]
+                                                               else " (workers off)")
+                                   if f["loader"] else "none in the trace"))
+    out.append("- uploads (HtoD): " + (", ".join(f"{v} {k}" for k, v in sorted(f["uploads"].items()))
+                                       if f["uploads"] else "none"))
+    out.append(f"- NCCL: {m['nccl_share_of_busy']:.1%} of busy; exposed (overlapping no other op) "
+               f"{ms(m['nccl_exposed_ns'])} = {m['nccl_exposed_share_of_busy']:.1%} of busy, "
+               f"{m['nccl_exposed_share_of_window']:.1%} of the window")
+    out.append(f"- explicit syncs: {f['syncs']} in all; per step {f['syncs_per_step']}")
+    al = ", ".join(f"{k} {v['warmup']} before / {v['steady']} after" for k, v in
+                   sorted(f["allocs"].items()))
+    out.append("- allocation calls (before / after the first Optimizer.step ends, or the first "
+               "ProfilerStep starts): " + (al or "none"))
+    out.append(f"- host late: {ms(hl['late_ns'])} ({f['host_late_share_of_window']:.1%} of the "
+               f"window); of it inside aten:: operators {hl['aten_ns'] / L:.0%}, other "
+               f"operators {hl['other_op_ns'] / L:.0%}, no operator {hl['no_op_ns'] / L:.0%} "
+               f"(in Python frames {hl['python_ns'] / L:.0%}); inside a DataLoader range "
+               f"{ms(hl['loader_ns'])} ({f['loader_late_share_of_window']:.1%} of the window)")
+    if hl["top_frames"]:
+        out.append("- innermost Python frames outside operators: " +
+                   "; ".join(f"`{n}` {ms(t)}" for n, t in hl["top_frames"]))
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
-    print(json.dumps([facts(p) for p in sys.argv[1:]], indent=1, default=str))
+    if sys.argv[1:2] == ["--markdown"]:
+        for p in sys.argv[2:]:
+            print(f"### {p.rsplit('/', 2)[-2]}/{p.rsplit('/', 1)[-1]}\n")
+            print(markdown(facts(p)) + "\n")
+    else:
+        print(json.dumps([facts(p) for p in sys.argv[1:]], indent=1, default=str))
