@@ -19,7 +19,12 @@ corpus_facts.py works out from the trace's JSON alone (never from gapscope):
            and fails. What "the verdict says" is the text report's verdict
            section (from "Verdict:" to the first empty line) and every
            string of the JSON verdict's findings, so a line cut at 160
-           columns cannot hide a word.
+           columns cannot hide a word. Every line of the text report stays
+           within 160 columns. A set (`sets`: the ranks of one job) is
+           reported together (`gapscope report A.db B.db ...`) and its
+           constraints are held against that whole text, with the set's facts
+           (steps_min: the fewest steps of its traces; ranks_known: every
+           trace carries distributedInfo.rank).
 
 The corpus files are not in the repository (they are built by
 tools/corpus_fetch.py); without them the test is skipped (exit 77).
@@ -92,6 +97,23 @@ def strings(o, out):
     return out
 
 
+def check_said(name, kind, c, facts, said, shown):
+    ok, seen = premise(c["because"], facts)
+    if not ok:
+        expect(f"{name}: premise of {kind} /{c['say']}/", False,
+               f"'{c['because']}' is false on the trace ({seen})")
+        return
+    rx = re.compile(c["say"], re.I)
+    hits = [s for s in said if rx.search(s)]
+    if kind == "must_not":
+        line = next((l for l in shown.split("\n") if rx.search(l)), hits[0] if hits else "")
+        expect(f"{name}: must not say /{c['say']}/ ({seen})", not hits,
+               f"but says: {line.strip()[:200]}")
+    else:
+        expect(f"{name}: must say /{c['say']}/ ({seen})", bool(hits),
+               f"verdict: {shown[:300]!r}")
+
+
 for t, path in zip(man["traces"], paths):
     name = f"{t['project']}/{t['file']}"
     with open(path, "rb") as f:
@@ -121,23 +143,40 @@ for t, path in zip(man["traces"], paths):
     expect(f"{name}: text report has a verdict", bool(verdict), p.stderr.strip()[:300])
     said = [verdict] + [" | ".join(strings(fd, []))
                         for fd in r.get("verdict", {}).get("findings", [])]
+    long = [l for l in text.split("\n") if len(l) > 160]
+    expect(f"{name}: report lines within 160 columns", not long,
+           "; ".join(f"{len(l)}: {l[:60]}..." for l in long))
     for kind in ("must_not", "must"):
         for c in t.get("verdict", {}).get(kind, []):
-            ok, seen = premise(c["because"], facts)
-            if not ok:
-                expect(f"{name}: premise of {kind} /{c['say']}/", False,
-                       f"'{c['because']}' is false on the trace ({seen})")
-                continue
-            rx = re.compile(c["say"], re.I)
-            hits = [s for s in said if rx.search(s)]
-            if kind == "must_not":
-                line = next((l for l in verdict.split("\n") if rx.search(l)), hits[0] if hits
-                            else "")
-                expect(f"{name}: must not say /{c['say']}/ ({seen})", not hits,
-                       f"but says: {line.strip()[:200]}")
-            else:
-                expect(f"{name}: must say /{c['say']}/ ({seen})", bool(hits),
-                       f"verdict: {verdict[:300]!r}")
+            check_said(name, kind, c, facts, said, verdict)
+
+
+# ---- sets: several traces of one job in one multi-trace report ---------------
+# The databases are named t<k>.db in an order unrelated to the ranks, so a
+# file name can never pass for a rank label.
+if MODE == "advice":
+    for st in man.get("sets", []):
+        d = os.path.join(WORK, "set_" + st["name"])
+        os.makedirs(d)
+        fs = [corpus_facts.facts(os.path.join(CORPUS, x)) for x in st["files"]]
+        facts = {"steps_min": min(f["steps"] for f in fs),
+                 "ranks_known": all(f["rank"] is not None for f in fs),
+                 "traces": len(fs)}
+        dbs = []
+        for i, x in enumerate(st["files"]):
+            db = os.path.join(d, f"t{(5 * i + 3) % len(st['files'])}.db")
+            p = gs("import", "-q", os.path.join(CORPUS, x), "-o", db)
+            expect(f"set {st['name']}: import {x}", p.returncode == 0, p.stderr.strip()[:300])
+            dbs.append(db)
+        p = gs("report", *dbs)
+        expect(f"set {st['name']}: report", p.returncode == 0, p.stderr.strip()[:300])
+        out = p.stdout.replace(d + os.sep, "")
+        long = [l for l in out.split("\n") if len(l) > 160]
+        expect(f"set {st['name']}: report lines within 160 columns", not long,
+               f"{len(long)} longer: " + "; ".join(f"{len(l)}: {l[:60]}..." for l in long))
+        for kind in ("must_not", "must"):
+            for c in st.get("verdict", {}).get(kind, []):
+                check_said(f"set {st['name']}", kind, c, facts, [out], out)
 
 for f in failures:
     print("FAIL:", f)
