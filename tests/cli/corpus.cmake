@@ -6,7 +6,15 @@
 # the trace's facts that make it so). The traces are built by
 # tools/corpus_fetch.py into GAPSCOPE_CORPUS_DIR; without them both tests
 # are skipped (exit 77), never passed.
-set(GAPSCOPE_CORPUS_DIR "${CMAKE_CURRENT_LIST_DIR}/corpus/traces" CACHE PATH
+# The traces are public data from other projects, which this repository does
+# not commit: they are built here by tools/corpus_fetch.py, or laid by the
+# maintainers in the steering repo's shared/corpus/ (beside the checkout, as
+# CI has it), which is used when the build folder has none.
+set(_corpus_default "${CMAKE_CURRENT_LIST_DIR}/corpus/traces")
+if(NOT EXISTS "${_corpus_default}" AND EXISTS "${CMAKE_SOURCE_DIR}/../shared/corpus")
+  set(_corpus_default "${CMAKE_SOURCE_DIR}/../shared/corpus")
+endif()
+set(GAPSCOPE_CORPUS_DIR "${_corpus_default}" CACHE PATH
     "folder of the corpus traces built by tools/corpus_fetch.py")
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
