@@ -137,6 +137,17 @@ int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
  * GS_CS_NATIVE_MAX). Both unwinders give the same frames. */
 int gs_native_frames(struct gs_callsite *cs, int skip);
 
+/* gs_native_frames through the calling thread's stack cache
+ * (GAPSCOPE_STACK_CACHE, callsite.c): the same frames, but a stack seen
+ * before at the same stack address for the same call (key: the callback
+ * domain and id) is checked in place (a few loads) instead of walked. */
+int gs_native_frames_cached(struct gs_callsite *cs, int skip, uint32_t key);
+/* On (1, the default) or off; set before callbacks are enabled. */
+void gs_callsite_set_stack_cache(int on);
+/* Native walks made by gs_native_frames_cached in this process (meta
+ * callsites.native_walks): captures with native frames less cache hits. */
+uint64_t gs_callsite_walks(void);
+
 /* Choose the unwinder (enum gs_unwinder); `lib` is the libunwind file to
  * dlopen (NULL: "libunwind.so.8"; tests name a missing one). Loads it once
  * and warms it on this thread. Returns the unwinder in use:

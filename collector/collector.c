@@ -1190,6 +1190,7 @@ static int enable_callbacks(void)
 		gs_callsite_init(G.cfg.callsites);
 		gs_callsite_set_unwinder(G.cfg.unwinder, NULL);
 		gs_callsite_set_native(G.cfg.native_frames);
+		gs_callsite_set_stack_cache(G.cfg.stack_cache);
 	}
 	if (!(G.cfg.activities & GS_ACT_GRAPH))
 		return 0;
@@ -1366,6 +1367,7 @@ static void write_start_meta(void)
 	gs_writer_meta_int(w, "config.latency", G.cfg.latency);
 	gs_writer_meta(w, "config.unwinder", gs_unwinder_str(G.cfg.unwinder));
 	gs_writer_meta(w, "config.native_frames", gs_native_frames_str(G.cfg.native_frames));
+	gs_writer_meta_int(w, "config.stack_cache", G.cfg.stack_cache);
 	gs_writer_meta_int(w, "config.graph_level", G.cfg.graph_level);
 	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API) {
 		/* the time outside the windows is not recorded: a v2 reader

@@ -134,6 +134,7 @@ void gs_config_defaults(struct gs_config *c)
 	c->callsites = GS_CS_SYNCS;
 	c->unwinder = GS_UNWIND_AUTO;
 	c->native_frames = GS_NATIVE_AUTO;
+	c->stack_cache = 1;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
 	c->clock = GS_CLOCK_CUPTI;
 	c->flush_ms = GS_DEFAULT_FLUSH_MS;
@@ -264,6 +265,17 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 			    "config.native_frames",
 			    "GAPSCOPE_NATIVE_FRAMES=\"%.64s\" is not auto or always; using auto",
 			    v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_STACK_CACHE", ctx);
+	if (v && *v) {
+		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+			c->stack_cache = v[0] - '0';
+		} else {
+			gs_warn("config.stack_cache",
+				"GAPSCOPE_STACK_CACHE=\"%.64s\" is not 0 or 1; using 1", v);
 			bad++;
 		}
 	}

@@ -76,6 +76,8 @@ struct gs_config {
 	int callsites;	     /* enum gs_callsite_mode (GAPSCOPE_CALLSITES) */
 	int unwinder;	     /* enum gs_unwinder (GAPSCOPE_UNWINDER) */
 	int native_frames;   /* enum gs_native_walk (GAPSCOPE_NATIVE_FRAMES) */
+	int stack_cache;     /* 0/1: call sites' per-thread stack cache
+				(GAPSCOPE_STACK_CACHE) */
 	int sync_source;     /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
 	int capture_range;   /* enum gs_capture_range (GAPSCOPE_CAPTURE_RANGE) */
 	int64_t run_start_ns; /* ns since the epoch (CLOCK_REALTIME): when the
