@@ -547,6 +547,7 @@ static uint64_t slow_copy_ns = 20000;	      /* 20 us: a pageable staging copy */
 static uint64_t late_launch_ns = 100000;      /* 100 us of host time before a launch */
 static uint64_t launch_interval_ns = 1000000; /* at most one launch site per ms per thread */
 static atomic_ullong n_captured, n_python;
+static uint64_t (*cs_clock)(void); /* times captures (t_begin, t_end); NULL: not timed */
 /* class by callback id for the API callback (runtime, driver), from
  * gs_callsite_init: the table search stays off the launch path */
 #define LUT_IDS 1024
@@ -604,6 +605,11 @@ void gs_callsite_set_native(int when)
 	native_when = when;
 }
 
+void gs_callsite_set_clock(uint64_t (*now)(void))
+{
+	cs_clock = now;
+}
+
 void gs_callsite_set_pyapi(const struct gs_pyapi *api)
 {
 	if (api) {
@@ -641,7 +647,8 @@ static void capture(struct gs_callsite *cs, uint32_t corr, int why, uint32_t key
 		T.tid = (int64_t)syscall(SYS_gettid);
 	cs->correlation_id = corr;
 	cs->tid = T.tid;
-	cs->t_begin = cs->t_end = 0; /* the caller times the capture */
+	cs->t_begin = cs_clock ? cs_clock() : 0;
+	cs->t_end = 0;
 	cs->reason = (uint8_t)why;
 	cs->n_py = 0;
 	cs->n_native = 0;
@@ -653,6 +660,8 @@ static void capture(struct gs_callsite *cs, uint32_t corr, int why, uint32_t key
 	if (!cs->n_py || native_when == GS_NATIVE_ALWAYS)
 		gs_native_frames_cached(cs, 2, key); /* its own frame, capture's */
 	atomic_fetch_add(&n_captured, 1);
+	if (cs_clock)
+		cs->t_end = cs_clock();
 }
 
 int gs_callsite_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

@@ -79,10 +79,10 @@ struct gs_callsite {
 	int64_t tid;
 	uint8_t reason; /* enum gs_callsite_reason */
 	uint8_t n_native, n_py;
-	/* CUPTI clock (ns): when the collector's work in the call's callback
-	 * for this capture began and ended, 0 unknown. It lies outside the API
-	 * record's [start, end] (CUPTI times the call inside its callbacks),
-	 * yet the program was in the call: the viewer widens the call by it. */
+	/* CUPTI clock (ns): when the capture began and ended, 0 unknown. It
+	 * lies outside the API record's [start, end] (CUPTI times the call
+	 * inside its callbacks), yet the program was in the call: the viewer
+	 * widens the call by it. */
 	uint64_t t_begin, t_end;
 	void *native[GS_CS_NATIVE_MAX]; /* return addresses, innermost first */
 	int32_t py_line[GS_CS_PY_MAX];
@@ -163,6 +163,10 @@ const char *gs_callsite_unwinder_name(void);
  * backtrace() call (glibc loads libgcc_s on its first use: better at start
  * than inside an application's CUDA call). */
 void gs_callsite_init(int mode);
+/* The clock that times each capture (cs->t_begin, t_end; the collector's
+ * CUPTI clock), read only when a capture is taken. NULL (tests): 0, not
+ * timed. Set before callbacks are enabled. */
+void gs_callsite_set_clock(uint64_t (*now)(void));
 /* Override the Python API (tests). NULL: no Python. */
 void gs_callsite_set_pyapi(const struct gs_pyapi *api);
 

@@ -291,6 +291,19 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		}
 	}
 
+	v = get("GAPSCOPE_CAPTURE_DRIVER_LAUNCHES", ctx);
+	if (v && *v) {
+		if (strcmp(v, "always") == 0 || strcmp(v, "windows") == 0) {
+			c->capture_driver = v[0] == 'w';
+		} else {
+			gs_warn("config.capture_driver_launches",
+				"GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=\"%.64s\" is not always or "
+				"windows; using always",
+				v);
+			bad++;
+		}
+	}
+
 	v = get("GAPSCOPE_CAPTURE_RANGE", ctx);
 	if (v && *v) {
 		if (gs_capture_range_parse(v, &c->capture_range) != 0) {

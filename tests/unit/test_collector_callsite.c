@@ -850,6 +850,45 @@ static void test_sync_captured_at_entry_once_with_python(void **state)
 	gs_callsite_set_pyapi(NULL);
 }
 
+/* A clock that counts its reads: 1000, 2000, ... */
+static uint64_t clock_reads;
+static uint64_t counting_clock(void)
+{
+	return 1000 * ++clock_reads;
+}
+
+/* The capture times itself with the collector's clock: begin and end of
+ * the capture, two reads; callbacks that capture nothing (the exit, the
+ * driver call nested in the runtime's) read it not at all. */
+static void test_capture_timed_clock_read_only_when_captured(void **state)
+{
+	struct gs_callsite cs;
+	(void)state;
+
+	gs_callsite_init(GS_CS_SYNCS);
+	gs_callsite_set_pyapi(NULL);
+	gs_callsite_set_clock(counting_clock);
+	clock_reads = 0;
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 1, 60, &cs),
+			 1);
+	assert_int_equal(cs.t_begin, 1000);
+	assert_int_equal(cs.t_end, 2000);
+	assert_int_equal(on(DR, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 1, 60, &cs), 0);
+	assert_int_equal(on(DR, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 0, 60, &cs), 0);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 60, &cs),
+			 0);
+	/* a call of no interest: nothing */
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1, 61, &cs), 0);
+	assert_int_equal(clock_reads, 2);
+	gs_callsite_set_clock(NULL);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 1, 62, &cs),
+			 1);
+	assert_int_equal(cs.t_begin, 0);
+	assert_int_equal(cs.t_end, 0);
+	on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 62, &cs);
+}
+
 static void test_async_copy_only_when_slow_launch_only_in_mode_2(void **state)
 {
 	struct gs_callsite cs;
@@ -1025,6 +1064,7 @@ int main(void)
 		cmocka_unit_test(test_stack_cache_tells_a_changed_caller),
 		cmocka_unit_test(test_stack_cache_per_thread),
 		cmocka_unit_test(test_sync_captured_at_entry_once_with_python),
+		cmocka_unit_test(test_capture_timed_clock_read_only_when_captured),
 		cmocka_unit_test(test_async_copy_only_when_slow_launch_only_in_mode_2),
 		cmocka_unit_test(test_cbids_list_follows_mode),
 		cmocka_unit_test(test_writer_stores_frames_once_per_stack),
