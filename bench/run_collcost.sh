@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# run_collcost.sh - what the collector itself costs (issue 52, item 2), on the GPU
+# machine, from the repository root, with a carried build (${GS_BUILD:-build}):
+#  1. the launch loops of gs_bench_launch_overhead (back to back, launch + sync,
+#     graphs of 1000 and 100) as 5 interleaved whole-process rounds (overhead_pairs.py):
+#     untraced; recorded by default; --no-callsites (GAPSCOPE_CALLSITES=0);
+#     GAPSCOPE_STACK_CACHE=0 (every call-site capture walks the stack: the call sites
+#     before the stack cache); GAPSCOPE_CAPTURE_RANGE=cudaProfilerApi in a program that
+#     never calls cudaProfilerStart (the switched-off collector, all run long);
+#     --graph-level. Then, from the last round's traces, what the captures cost there:
+#     the unwinder, captures, native walks, distinct stacks, p50 capture time.
+#  2. the launch loops' --ab 1 and torch_nosync.py --ab 5 under --capture-range, with
+#     the driver's launch records on all run long (always, the default) and only inside
+#     the windows (GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows, experimental): the in-process
+#     ratios, and whether every kernel of every window still has its launch call (cuBLAS
+#     launches through the driver API; before, switched on mid-run they gave none).
+# Everything goes to ${OUT:-out/collcost}; the traces are removed at the end. It prints
+# figures and counts; it passes or fails on nothing. Exits 77 without a GPU.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=${GS_BUILD:-build}
+OUT=${OUT:-out/collcost}
+gs="$B/bin/gapscope"
+P=(taskset -c 4-11)
+command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
+mkdir -p "$OUT"
+q() { # q DB SQL: the first value of the first row
+	python3 - "$1" "$2" << 'PY'
+import sqlite3, sys
+try:
+    r = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True).execute(sys.argv[2]).fetchone()
+    print(r[0] if r else "-")
+except Exception as e:
+    print("?(%s)" % e)
+PY
+}
+meta() { q "$1" "SELECT value FROM meta WHERE key = '$2'"; }
+
+python3 bench/overhead_pairs.py --build "$B" --pin "${P[*]}" --rounds 5 --workloads launch --values \
+	--out "$OUT/pairs" --config default= --config nocs=GAPSCOPE_CALLSITES=0 \
+	--config nocache=GAPSCOPE_STACK_CACHE=0 --config off=GAPSCOPE_CAPTURE_RANGE=cudaProfilerApi \
+	--config graphlevel=GAPSCOPE_GRAPH_LEVEL=1
+for c in default nocache; do
+	d="$OUT/pairs/launch.$c.db"
+	echo "== launch.$c (last round): unwinder $(meta "$d" collector.unwinder)" \
+		"captured $(meta "$d" callsites.captured) native_walks $(meta "$d" callsites.native_walks)" \
+		"stacks $(meta "$d" callsites.stacks) capture_p50_ns $(q "$d" "SELECT capture_end - capture_start
+			FROM api_stacks ORDER BY 1 LIMIT 1 OFFSET (SELECT COUNT(*) / 2 FROM api_stacks)")"
+done
+
+lo=("$B/bin/gs_bench_launch_overhead" --ab 1 --repeats 21)
+for m in always windows; do
+	echo "== launch --ab 1 under --capture-range, driver launch records: $m"
+	GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=$m "${P[@]}" timeout 150 "$gs" record -o "$OUT/ab.$m.db" \
+		--capture-range cudaProfilerApi -- "${lo[@]}" > "$OUT/ab.$m.txt" 2>&1
+	grep -h ab_ratio "$OUT/ab.$m.txt"
+	echo "== torch_nosync.py --steps 100 --ab 5 under --capture-range, driver launch records: $m"
+	d="$OUT/torch.$m.db"
+	GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=$m "${P[@]}" timeout 200 "$gs" record -o "$d" \
+		--capture-range cudaProfilerApi -- python3 bench/torch_nosync.py --steps 100 --ab 5 \
+		> "$OUT/torch.$m.txt" 2>&1
+	grep -h median "$OUT/torch.$m.txt"
+	echo "config $(meta "$d" config.capture_driver_launches) windows $(q "$d" "SELECT COUNT(*) FROM capture_windows")" \
+		"kernels $(q "$d" "SELECT COUNT(*) FROM kernels")" \
+		"without_launch_call $(q "$d" "SELECT COUNT(*) FROM kernels k WHERE NOT EXISTS
+			(SELECT 1 FROM api_calls a WHERE a.correlation_id = k.correlation_id)")" \
+		"driver_rows $(q "$d" "SELECT COUNT(*) FROM api_calls WHERE api = 2")" \
+		"driver_rows_after_window_1 $(q "$d" "SELECT COUNT(*) FROM api_calls WHERE api = 2
+			AND start > (SELECT MIN(\"end\") FROM capture_windows)")"
+done
+rm -f "$OUT"/*.db "$OUT"/*.db-* "$OUT"/pairs/*.db "$OUT"/pairs/*.db-*
