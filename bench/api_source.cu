@@ -58,6 +58,9 @@
  *   getdev_256     the same with 5 cudaGetDevice() calls before each launch
  *   lasterror_256  the same with cudaGetLastError() after each launch
  *   sync_256       each launch followed by cudaStreamSynchronize()
+ *   graph_1000     a CUDA graph of 1000 empty kernels (stream capture, made
+ *                  once), replayed and synchronised: us per node (what the
+ *                  per-node kernel records cost graph replays, CUPTI alone)
  * (the median over 15 rounds of the round's wall time over its launches),
  * then "rows=N" (callback rows made, 0 without callbacks) and "PASS". Exit 1
  * on a CUDA or CUPTI error, 2 on a bad mode, 77 without a device. It judges
@@ -92,7 +95,7 @@ __global__ void api_source_empty(void)
 {
 }
 
-enum extra { NONE, GET_DEVICE, LAST_ERROR, SYNC_EACH };
+enum extra { NONE, GET_DEVICE, LAST_ERROR, SYNC_EACH, GRAPH_1000 };
 
 /* ------------------------------------------------------------- CUPTI side */
 
@@ -328,7 +331,29 @@ static void start_synccb(enum synccb how)
 
 /* ------------------------------------------------------------- the loop */
 
-/* us per launch: median over ROUNDS rounds of PER launches each */
+#define GRAPH_NODES 1000
+
+/* the graph of graph_1000, made once by stream capture */
+static cudaGraphExec_t graph_exec(cudaStream_t s)
+{
+	static cudaGraphExec_t exec;
+	cudaGraph_t g;
+	int i;
+
+	if (exec)
+		return exec;
+	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+	for (i = 0; i < GRAPH_NODES; i++)
+		api_source_empty<<<1, 32, 0, s>>>();
+	CHECK(cudaStreamEndCapture(s, &g));
+	CHECK(cudaGraphInstantiate(&exec, g, 0));
+	CHECK(cudaGraphUpload(exec, s));
+	CHECK(cudaStreamSynchronize(s));
+	return exec;
+}
+
+/* us per launch: median over ROUNDS rounds of PER launches each (per node
+ * of one replay for GRAPH_1000) */
 static double loop(cudaStream_t s, enum extra extra)
 {
 	double v[ROUNDS];
@@ -336,6 +361,15 @@ static double loop(cudaStream_t s, enum extra extra)
 
 	for (r = 0; r < WARMUP + ROUNDS; r++) {
 		double t0 = now_us();
+		if (extra == GRAPH_1000) {
+			cudaGraphExec_t exec = graph_exec(s);
+			t0 = now_us();
+			CHECK(cudaGraphLaunch(exec, s));
+			CHECK(cudaStreamSynchronize(s));
+			if (r >= WARMUP)
+				v[r - WARMUP] = (now_us() - t0) / GRAPH_NODES;
+			continue;
+		}
 		for (i = 0; i < PER; i++) {
 			if (extra == GET_DEVICE)
 				for (k = 0; k < 5; k++)
@@ -394,7 +428,8 @@ static const struct mode {
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = {"empty_256", "getdev_256", "lasterror_256", "sync_256"};
+	static const char *const names[] = {"empty_256", "getdev_256", "lasterror_256", "sync_256",
+					    "graph_1000"};
 	const struct mode *md;
 	cudaStream_t s;
 	int m, n = 0, v;
@@ -419,7 +454,7 @@ int main(int argc, char **argv)
 	start_synccb(md->synccb);
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	CHECK(cudaDeviceSynchronize());
-	for (v = 0; v < 4; v++)
+	for (v = 0; v < 5; v++)
 		printf("mode=%s variant=%s per_launch_us=%.3f\n", md->name, names[v],
 		       loop(s, (enum extra)v));
 	CHECK(cudaStreamDestroy(s));

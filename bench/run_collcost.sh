@@ -9,7 +9,11 @@
 #     never calls cudaProfilerStart (the switched-off collector, all run long);
 #     --graph-level. Then, from the last round's traces, what the captures cost there:
 #     the unwinder, captures, native walks, distinct stacks, p50 capture time.
-#  2. the launch loops' --ab 1 and torch_nosync.py --ab 5 under --capture-range, with
+#  2. CUPTI alone, no collector (api_source.py: plain, kernel records only, + runtime
+#     records, + the collector's sync callbacks, + the default kinds less sync/event/stream),
+#     5 interleaved rounds: launch + sync (sync_256) and graph replays per node
+#     (graph_1000), the floor under the collector's figures of 1.
+#  3. the launch loops' --ab 1 and torch_nosync.py --ab 5 under --capture-range, with
 #     the driver's launch records on all run long (always, the default) and only inside
 #     the windows (GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows, experimental): the in-process
 #     ratios, and whether every kernel of every window still has its launch call (cuBLAS
@@ -47,6 +51,10 @@ for c in default nocache; do
 		"stacks $(meta "$d" callsites.stacks) capture_p50_ns $(q "$d" "SELECT capture_end - capture_start
 			FROM api_stacks ORDER BY 1 LIMIT 1 OFFSET (SELECT COUNT(*) / 2 FROM api_stacks)")"
 done
+
+echo "== CUPTI alone (api_source.py): us per launch (graph_1000: per node), ratio to plain"
+python3 bench/api_source.py --build "$B" --rounds 5 \
+	--modes plain,kernel,kernel_runtime,kr_synccb_all_full,default_no_sync_event_stream
 
 lo=("$B/bin/gs_bench_launch_overhead" --ab 1 --repeats 21)
 for m in always windows; do

@@ -403,6 +403,7 @@ static atomic_ullong n_walks; /* native walks made by captures */
 void gs_callsite_set_stack_cache(int on)
 {
 	sc_on = on;
+	gs_py_set_line_cache(on);
 }
 
 uint64_t gs_callsite_walks(void)

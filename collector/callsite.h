@@ -129,6 +129,12 @@ int gs_pyapi_resolve(struct gs_pyapi *api);
  * number of frames added. */
 int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
 
+/* Without the GIL, a frame's line is remembered per thread by code object
+ * and instruction (pyframes.c): on (1, the default) or off (0: CPython's
+ * line-table lookup every time; GAPSCOPE_STACK_CACHE=0 turns it off with
+ * the stack cache). */
+void gs_py_set_line_cache(int on);
+
 /* Native frames of the caller (with the unwinder gs_callsite_set_unwinder
  * chose: libunwind's unw_backtrace, at most 48 frames deep, or libgcc's
  * _Unwind_Backtrace, walked no further than needed), dropping `skip`
