@@ -53,6 +53,13 @@
  *   kernel_runtime_rt  the same with a callback that reads CLOCK_REALTIME
  *                      (the clock CUPTI documents for its own; the collector's
  *                      GAPSCOPE_CLOCK=realtime)
+ *   kernel_runtime_drvlaunch  kernel_runtime + the driver's launch calls'
+ *                      records (cuptiActivityEnableDriverApi, as the
+ *                      collector: a runtime launch's nested cuLaunchKernel
+ *                      is recorded too)
+ *   drvlaunch_only     the driver's launch records alone: what the
+ *                      collector leaves on outside the windows of
+ *                      --capture-range
  * Prints "mode=M variant=V per_launch_us=X" for
  *   empty_256      back-to-back launches of an empty kernel, rounds of 256
  *   getdev_256     the same with 5 cudaGetDevice() calls before each launch
@@ -183,7 +190,7 @@ enum {
 };
 
 /* extra settings, X_* */
-enum { X_LATENCY = 1, X_TSC = 2, X_REALTIME = 4 };
+enum { X_LATENCY = 1, X_TSC = 2, X_REALTIME = 4, X_DRIVER_LAUNCH = 8 };
 
 static uint64_t CUPTIAPI tsc_now(void)
 {
@@ -202,7 +209,7 @@ static uint64_t CUPTIAPI realtime_now(void)
 static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, int callbacks,
 			unsigned extra)
 {
-	if (kernels || runtime != RT_NONE || kinds) {
+	if (kernels || runtime != RT_NONE || kinds || (extra & X_DRIVER_LAUNCH)) {
 		size_t i;
 		if (extra & X_TSC) /* before any kind is enabled */
 			CUPTI_CHECK(cuptiActivityRegisterTimestampCallback(tsc_now));
@@ -242,6 +249,20 @@ static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, i
 			    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, 0));
 			CUPTI_CHECK(cuptiActivityEnableRuntimeApi(
 			    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020, 0));
+		}
+		if (extra & X_DRIVER_LAUNCH) {
+			/* as the collector (enable_driver_launches): the driver's
+			 * launch calls, which a runtime launch makes nested */
+			static const CUpti_CallbackId drv[] = {
+			    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+			    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+			    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+			    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+			    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+			    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+			};
+			for (i = 0; i < sizeof drv / sizeof drv[0]; i++)
+				CUPTI_CHECK(cuptiActivityEnableDriverApi(drv[i], 1));
 		}
 	}
 	if (callbacks) {
@@ -423,6 +444,8 @@ static const struct mode {
     {"kernel_runtime_latency", 1, RT_KIND, 0, 0, SCB_NONE, X_LATENCY},
     {"kernel_runtime_tsc", 1, RT_KIND, 0, 0, SCB_NONE, X_TSC},
     {"kernel_runtime_rt", 1, RT_KIND, 0, 0, SCB_NONE, X_REALTIME},
+    {"kernel_runtime_drvlaunch", 1, RT_KIND, 0, 0, SCB_NONE, X_DRIVER_LAUNCH},
+    {"drvlaunch_only", 0, RT_NONE, 0, 0, SCB_NONE, X_DRIVER_LAUNCH},
 };
 #define N_MODES (int)(sizeof modes / sizeof modes[0])
 
@@ -458,7 +481,7 @@ int main(int argc, char **argv)
 		printf("mode=%s variant=%s per_launch_us=%.3f\n", md->name, names[v],
 		       loop(s, (enum extra)v));
 	CHECK(cudaStreamDestroy(s));
-	if (md->kernels || md->runtime != RT_NONE || md->kinds)
+	if (md->kernels || md->runtime != RT_NONE || md->kinds || (md->extra & X_DRIVER_LAUNCH))
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	printf("rows=%llu sync_callbacks=%llu\n", rows_made, synccb_calls);
 	/* every sync_256 launch's sync entered and left the callback */

@@ -9,10 +9,12 @@
 #     never calls cudaProfilerStart (the switched-off collector, all run long);
 #     --graph-level. Then, from the last round's traces, what the captures cost there:
 #     the unwinder, captures, native walks, distinct stacks, p50 capture time.
-#  2. CUPTI alone, no collector (api_source.py: plain, kernel records only, + runtime
-#     records, + the collector's sync callbacks, + the default kinds less sync/event/stream),
-#     5 interleaved rounds: launch + sync (sync_256) and graph replays per node
-#     (graph_1000), the floor under the collector's figures of 1.
+#  2. CUPTI alone, no collector (api_source.py: plain; the driver's launch records alone,
+#     what --capture-range leaves on outside its windows; kernel records; + runtime
+#     records; + the driver's launch records, as the collector; + the collector's sync
+#     callbacks; the default kinds less sync/event/stream), 5 interleaved rounds: launch +
+#     sync (sync_256), back to back (empty_256) and graph replays per node (graph_1000),
+#     the floor under the collector's figures of 1.
 #  3. the launch loops' --ab 1 and torch_nosync.py --ab 5 under --capture-range, with
 #     the driver's launch records on all run long (always, the default) and only inside
 #     the windows (GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows, experimental): the in-process
@@ -54,7 +56,7 @@ done
 
 echo "== CUPTI alone (api_source.py): us per launch (graph_1000: per node), ratio to plain"
 python3 bench/api_source.py --build "$B" --rounds 5 \
-	--modes plain,kernel,kernel_runtime,kr_synccb_all_full,default_no_sync_event_stream
+	--modes plain,drvlaunch_only,kernel,kernel_runtime,kernel_runtime_drvlaunch,kr_synccb_all_full,default_no_sync_event_stream
 
 lo=("$B/bin/gs_bench_launch_overhead" --ab 1 --repeats 21)
 for m in always windows; do
