@@ -350,7 +350,7 @@ __attribute__((noinline)) int gs_native_frames(struct gs_callsite *cs, int skip)
  * has the stack it had then: the capture checks that instead of walking it
  * (libgcc's walk of the ~26 frames a C program's sync has costs 2-4 us a
  * capture, the cause of launch + sync's 1.45x against 1.14x without call
- * sites, H100 2026-12-06; a check of 16 slots costs tens of ns).
+ * sites on an H100, issue 52; a check of 16 slots costs tens of ns).
  *
  * Per thread, SC_WAYS stacks, each under the stack address of the capture
  * (sp) and the call (domain, callback id), with the frames kept and the
