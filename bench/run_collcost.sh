@@ -9,6 +9,10 @@
 #     never calls cudaProfilerStart (the switched-off collector, all run long);
 #     --graph-level. Then, from the last round's traces, what the captures cost there:
 #     the unwinder, captures, native walks, distinct stacks, p50 capture time.
+#     And whether the call sites are the same with and without the caches: the launch loops'
+#     traces (default / GAPSCOPE_STACK_CACHE=0), and gs_callsite_copy and, with torch,
+#     tests/gpu/callsite_train.py recorded both ways: per captured call, its native frames
+#     (module, offset) and Python frames (file, line, function) must be the same (PASS/FAIL).
 #  2. CUPTI alone, no collector (api_source.py: plain; the driver's launch records alone,
 #     what --capture-range leaves on outside its windows; kernel records; + runtime
 #     records; + the driver's launch records, as the collector; + the collector's sync
@@ -57,6 +61,43 @@ done
 echo "== CUPTI alone (api_source.py): us per launch (graph_1000: per node), ratio to plain"
 python3 bench/api_source.py --build "$B" --rounds 5 \
 	--modes plain,drvlaunch_only,kernel,kernel_runtime,kernel_runtime_drvlaunch,kr_synccb_all_full,default_no_sync_event_stream
+
+# same_sites A.db B.db NAME: the captured calls' stacks, as a multiset, equal
+same_sites() {
+	python3 - "$1" "$2" "$3" << 'PY'
+import collections, sqlite3, sys
+def sites(path):
+    db = sqlite3.connect("file:" + path + "?mode=ro", uri=True)
+    s = lambda i: db.execute("select value from strings where id=?", (i,)).fetchone()[0] if i else ""
+    frames = {}
+    for sid, k, m, o, f, l, fn in db.execute(
+            "select stack_id, kind, module_id, offset, file_id, line, function_id from stack_frames "
+            "order by stack_id, kind, depth"):
+        frames.setdefault(sid, []).append((s(m).rsplit("/", 1)[-1], o) if k == 1 else (s(f), l, s(fn)))
+    walks = db.execute("select value from meta where key='callsites.native_walks'").fetchone()
+    calls = collections.Counter(tuple(frames.get(sid, [])) for (sid,) in db.execute("select stack_id from api_stacks"))
+    return calls, walks[0] if walks else "-"
+(a, wa), (b, wb) = sites(sys.argv[1]), sites(sys.argv[2])
+ok = sum(a.values()) > 0 and a == b
+print(("PASS" if ok else "FAIL") + f": {sys.argv[3]}: the same call sites with the caches and without "
+      f"({sum(a.values())} | {sum(b.values())} captured calls, {len(a)} | {len(b)} distinct stacks, "
+      f"native walks {wa} | {wb})")
+PY
+}
+same_sites "$OUT/pairs/launch.default.db" "$OUT/pairs/launch.nocache.db" launch_overhead
+progs=("copy $B/bin/gs_callsite_copy")
+python3 -c 'import torch; assert torch.cuda.is_available()' 2> /dev/null &&
+	progs+=("train python3 tests/gpu/callsite_train.py")
+for p in "${progs[@]}"; do
+	set -- $p
+	name=$1
+	shift
+	for c in 1 0; do
+		GAPSCOPE_STACK_CACHE=$c timeout 150 "$gs" record -o "$OUT/$name.cache$c.db" -- "$@" \
+			> "$OUT/$name.cache$c.log" 2>&1 || echo "!!! $name, GAPSCOPE_STACK_CACHE=$c: exit $?"
+	done
+	same_sites "$OUT/$name.cache1.db" "$OUT/$name.cache0.db" "$name"
+done
 
 lo=("$B/bin/gs_bench_launch_overhead" --ab 1 --repeats 21)
 for m in always windows; do
