@@ -134,6 +134,7 @@ void gs_config_defaults(struct gs_config *c)
 	c->callsites = GS_CS_SYNCS;
 	c->unwinder = GS_UNWIND_AUTO;
 	c->native_frames = GS_NATIVE_AUTO;
+	c->stack_cache = 1;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
 	c->clock = GS_CLOCK_CUPTI;
 	c->flush_ms = GS_DEFAULT_FLUSH_MS;
@@ -268,12 +269,36 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		}
 	}
 
+	v = get("GAPSCOPE_STACK_CACHE", ctx);
+	if (v && *v) {
+		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+			c->stack_cache = v[0] - '0';
+		} else {
+			gs_warn("config.stack_cache",
+				"GAPSCOPE_STACK_CACHE=\"%.64s\" is not 0 or 1; using 1", v);
+			bad++;
+		}
+	}
+
 	v = get("GAPSCOPE_SYNC_SOURCE", ctx);
 	if (v && *v) {
 		if (gs_sync_source_parse(v, &c->sync_source) != 0) {
 			gs_warn("config.sync_source",
 				"GAPSCOPE_SYNC_SOURCE=\"%.64s\" is not callbacks or cupti; using "
 				"callbacks",
+				v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_CAPTURE_DRIVER_LAUNCHES", ctx);
+	if (v && *v) {
+		if (strcmp(v, "always") == 0 || strcmp(v, "windows") == 0) {
+			c->capture_driver = v[0] == 'w';
+		} else {
+			gs_warn("config.capture_driver_launches",
+				"GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=\"%.64s\" is not always or "
+				"windows; using always",
 				v);
 			bad++;
 		}

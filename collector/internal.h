@@ -64,20 +64,25 @@ enum gs_activity {
 #define GS_MAX_FLUSH_MS 3600000u
 
 struct gs_config {
-	char output[4096];   /* path template as in effect (not expanded) */
-	unsigned activities; /* enum gs_activity bits */
-	int latency;	     /* 0/1: cuptiActivityEnableLatencyTimestamps */
-	int clock;	     /* enum gs_clock: where CUPTI's CPU timestamps come from */
-	int graph_level;     /* 0/1: graph launches as one graph_runs row each
-				(GRAPH_TRACE) instead of a record per node */
-	unsigned flush_ms;   /* ms between forced flushes; 0 = off */
-	int log_level;	     /* enum gs_log_level */
-	unsigned buffer_kb;  /* KiB per CUPTI activity buffer */
-	int callsites;	     /* enum gs_callsite_mode (GAPSCOPE_CALLSITES) */
-	int unwinder;	     /* enum gs_unwinder (GAPSCOPE_UNWINDER) */
-	int native_frames;   /* enum gs_native_walk (GAPSCOPE_NATIVE_FRAMES) */
-	int sync_source;     /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
-	int capture_range;   /* enum gs_capture_range (GAPSCOPE_CAPTURE_RANGE) */
+	char output[4096];    /* path template as in effect (not expanded) */
+	unsigned activities;  /* enum gs_activity bits */
+	int latency;	      /* 0/1: cuptiActivityEnableLatencyTimestamps */
+	int clock;	      /* enum gs_clock: where CUPTI's CPU timestamps come from */
+	int graph_level;      /* 0/1: graph launches as one graph_runs row each
+				 (GRAPH_TRACE) instead of a record per node */
+	unsigned flush_ms;    /* ms between forced flushes; 0 = off */
+	int log_level;	      /* enum gs_log_level */
+	unsigned buffer_kb;   /* KiB per CUPTI activity buffer */
+	int callsites;	      /* enum gs_callsite_mode (GAPSCOPE_CALLSITES) */
+	int unwinder;	      /* enum gs_unwinder (GAPSCOPE_UNWINDER) */
+	int native_frames;    /* enum gs_native_walk (GAPSCOPE_NATIVE_FRAMES) */
+	int stack_cache;      /* 0/1: call sites' per-thread stack cache
+				 (GAPSCOPE_STACK_CACHE) */
+	int sync_source;      /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
+	int capture_range;    /* enum gs_capture_range (GAPSCOPE_CAPTURE_RANGE) */
+	int capture_driver;   /* 0: the driver's launch records on all run long,
+				 1: only inside capture windows (experimental,
+				 GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows) */
 	int64_t run_start_ns; /* ns since the epoch (CLOCK_REALTIME): when the
 				 `gapscope record` run this process belongs to
 				 began (GAPSCOPE_RECORD_START_NS), 0 outside one */

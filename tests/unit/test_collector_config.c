@@ -149,7 +149,9 @@ static void test_env_defaults(void **state)
 	assert_int_equal(c.sync_source, GS_SYNC_FROM_CALLBACKS);
 	assert_int_equal(c.unwinder, GS_UNWIND_AUTO);
 	assert_int_equal(c.native_frames, GS_NATIVE_AUTO);
+	assert_int_equal(c.stack_cache, 1);
 	assert_int_equal(c.capture_range, GS_CAPTURE_ALL);
+	assert_int_equal(c.capture_driver, 0);
 	assert_int_equal(n_lines, 0);
 	assert_int_equal(gs_warning_count(), 0);
 }
@@ -169,6 +171,8 @@ static void test_env_valid_values(void **state)
 	    {"GAPSCOPE_CLOCK", "realtime"},
 	    {"GAPSCOPE_NATIVE_FRAMES", "always"},
 	    {"GAPSCOPE_CAPTURE_RANGE", "cudaprofilerapi"}, /* any case, as nsys */
+	    {"GAPSCOPE_STACK_CACHE", "0"},
+	    {"GAPSCOPE_CAPTURE_DRIVER_LAUNCHES", "windows"},
 	}};
 	struct gs_config c;
 	(void)state;
@@ -186,6 +190,8 @@ static void test_env_valid_values(void **state)
 	assert_int_equal(c.clock, GS_CLOCK_REALTIME);
 	assert_int_equal(c.native_frames, GS_NATIVE_ALWAYS);
 	assert_int_equal(c.capture_range, GS_CAPTURE_PROFILER_API);
+	assert_int_equal(c.stack_cache, 0);
+	assert_int_equal(c.capture_driver, 1);
 	assert_int_equal(n_lines, 0);
 }
 
@@ -225,6 +231,8 @@ static void check_one_bad(const char *var, const char *value, const char *key)
 	assert_int_equal(c.unwinder, d.unwinder);
 	assert_int_equal(c.clock, d.clock);
 	assert_int_equal(c.native_frames, d.native_frames);
+	assert_int_equal(c.stack_cache, d.stack_cache);
+	assert_int_equal(c.capture_driver, d.capture_driver);
 }
 
 static void test_env_invalid_values(void **state)
@@ -247,6 +255,10 @@ static void test_env_invalid_values(void **state)
 	check_one_bad("GAPSCOPE_UNWINDER", "2", "config.unwinder");
 	check_one_bad("GAPSCOPE_NATIVE_FRAMES", "1", "config.native_frames");
 	check_one_bad("GAPSCOPE_NATIVE_FRAMES", "Always", "config.native_frames");
+	check_one_bad("GAPSCOPE_STACK_CACHE", "off", "config.stack_cache");
+	check_one_bad("GAPSCOPE_STACK_CACHE", "2", "config.stack_cache");
+	check_one_bad("GAPSCOPE_CAPTURE_DRIVER_LAUNCHES", "window",
+		      "config.capture_driver_launches");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "-5", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "10ms", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "3600001", "config.flush_ms");
