@@ -13,15 +13,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h" /* big_malloc, big_calloc */
 #include "whatif_int.h"
 
 #include "gapscope/trace_format.h"
 
 /* ------------------------------------------------------------ small tools */
 
+/* the model's arrays are per op or per call: 10M of each in the
+ * benchmark, where fresh memory's page faults were most of the build
+ * (huge pages: big_hint, analysis_util.c) */
 static void *xcalloc(size_t n, size_t sz)
 {
-	return calloc(n ? n : 1, sz);
+	return big_calloc(n ? n : 1, sz);
+}
+
+static void *xmalloc(size_t n, size_t sz)
+{
+	return big_malloc((n ? n : 1) * sz);
 }
 
 static int64_t max64(int64_t a, int64_t b)
@@ -181,6 +190,70 @@ static int cmp_api_start(const void *a, const void *b)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
+/* byst = the calls by (start, longer first): a radix sort of (start,
+ * index) pairs, 16 bits of the start at a time, then the runs of equal
+ * starts put in order. An indirect qsort of 10M calls read them at random
+ * ~460M times (seconds); this reads them once. */
+static int sort_calls(const struct gs_input *in, uint32_t *byst)
+{
+	size_t na = in->n_apis, i, k;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct pr {
+		uint64_t key;
+		uint32_t idx;
+	} *a = big_malloc(na * sizeof(*a)), *b = big_malloc(na * sizeof(*b)), *t;
+	size_t *cnt = malloc(65536 * sizeof(size_t));
+	int shift;
+
+	if (!a || !b || !cnt) {
+		free(a);
+		free(b);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (i = 0; i < na; i++) {
+		uint64_t v = (uint64_t)in->apis[i].start; /* times are >= 0 (trace.h) */
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	for (i = 0; i < na; i++) {
+		a[i].key = (uint64_t)in->apis[i].start - lo;
+		a[i].idx = (uint32_t)i;
+	}
+	for (shift = 0; shift < 64 && ((hi - lo) >> shift); shift += 16) {
+		memset(cnt, 0, 65536 * sizeof(size_t));
+		for (i = 0; i < na; i++)
+			cnt[(a[i].key >> shift) & 0xffff]++;
+		for (k = 0, i = 0; k < 65536; k++) {
+			size_t c = cnt[k];
+			cnt[k] = i;
+			i += c;
+		}
+		for (i = 0; i < na; i++)
+			b[cnt[(a[i].key >> shift) & 0xffff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	for (i = 0; i < na; i++)
+		byst[i] = a[i].idx;
+	/* equal starts: the enclosing (longer) call first */
+	for (i = 0; i < na;) {
+		size_t j = i;
+		while (j + 1 < na && a[j + 1].key == a[i].key)
+			j++;
+		if (j > i) {
+			api_cmp_base = in->apis;
+			qsort(byst + i, j - i + 1, sizeof(*byst), cmp_api_start);
+		}
+		i = j + 1;
+	}
+	free(a);
+	free(b);
+	free(cnt);
+	return 0;
+}
+
 struct sync_ref {
 	uint32_t corr, idx;
 };
@@ -252,13 +325,19 @@ static int snapshot(struct wm *m, const struct wstream *st, int dev, int64_t bef
 	return 0;
 }
 
-static int is_collective(const struct gs_input *in, const struct gs_op *o)
+/* per kernel name id: 1 a collective (the name holds nccl / NCCL), 0
+ * not, 2 not looked at yet (names repeat: one look per name) */
+static int is_collective(const struct gs_input *in, uint8_t *seen, const struct gs_op *o)
 {
 	const char *n;
 
 	if (o->kind != GS_OP_KERNEL)
 		return 0;
+	if (seen && o->name_id < in->strings.n && seen[o->name_id] != 2)
+		return seen[o->name_id];
 	n = gs_str(&in->strings, o->name_id, NULL);
+	if (seen && o->name_id < in->strings.n)
+		seen[o->name_id] = n && (strstr(n, "nccl") || strstr(n, "NCCL"));
 	return n && (strstr(n, "nccl") || strstr(n, "NCCL"));
 }
 
@@ -275,31 +354,32 @@ static int wm_build(struct wm *m, const struct gs_result *res)
 	int64_t *samp = NULL;
 	int rc = -ENOMEM;
 	uint32_t *dev_last_legacy = NULL;
+	uint8_t *coll_seen = NULL;
 
 	memset(m, 0, sizeof(*m));
 	m->in = in;
 	m->res = res;
 	m->no = no;
 	m->na = na;
-	m->call_of = malloc((no ? no : 1) * sizeof(uint32_t));
-	m->osid = malloc((no ? no : 1) * sizeof(uint32_t));
-	m->pred = malloc((no ? no : 1) * sizeof(uint32_t));
+	m->call_of = xmalloc(no, sizeof(uint32_t));
+	m->osid = xmalloc(no, sizeof(uint32_t));
+	m->pred = xmalloc(no, sizeof(uint32_t));
 	m->olat = xcalloc(no, sizeof(int64_t));
 	m->opg = xcalloc(no, sizeof(int64_t));
-	m->odur = malloc((no ? no : 1) * sizeof(int64_t));
-	m->odep = malloc((no ? no : 1) * sizeof(uint32_t));
+	m->odur = xmalloc(no, sizeof(int64_t));
+	m->odep = xmalloc(no, sizeof(uint32_t));
 	m->of = xcalloc(no, 1);
-	m->order = malloc((na ? na : 1) * sizeof(uint32_t));
-	m->top = malloc((na ? na : 1) * sizeof(uint32_t));
-	m->athr = malloc((na ? na : 1) * sizeof(uint32_t));
+	m->order = xmalloc(na, sizeof(uint32_t));
+	m->top = xmalloc(na, sizeof(uint32_t));
+	m->athr = xmalloc(na, sizeof(uint32_t));
 	m->gap = xcalloc(na, sizeof(int64_t));
 	m->dur = xcalloc(na, sizeof(int64_t));
-	m->ablk = malloc((na ? na : 1) * sizeof(uint32_t));
+	m->ablk = xmalloc(na, sizeof(uint32_t));
 	m->af = xcalloc(na, 1);
 	m->ops_first = xcalloc(na + 1, sizeof(uint32_t));
-	m->lops = malloc((no ? no : 1) * sizeof(uint32_t));
-	byst = malloc((na ? na : 1) * sizeof(uint32_t));
-	sync_of = malloc((na ? na : 1) * sizeof(uint32_t));
+	m->lops = xmalloc(no, sizeof(uint32_t));
+	byst = xmalloc(na, sizeof(uint32_t));
+	sync_of = xmalloc(na, sizeof(uint32_t));
 	if (!m->call_of || !m->osid || !m->pred || !m->olat || !m->opg || !m->odur || !m->odep ||
 	    !m->of || !m->order || !m->top || !m->athr || !m->gap || !m->dur || !m->ablk ||
 	    !m->af || !m->ops_first || !m->lops || !byst || !sync_of)
@@ -311,6 +391,10 @@ static int wm_build(struct wm *m, const struct gs_result *res)
 	/* ---- devices, streams, predecessors */
 	if (u64map_init(&strm, 64) < 0)
 		goto out;
+	coll_seen = malloc(in->strings.n + 1);
+	if (!coll_seen)
+		goto out;
+	memset(coll_seen, 2, in->strings.n + 1);
 	{
 		uint32_t cap_dev = 8;
 		m->dfirst = malloc((cap_dev + 1) * sizeof(uint32_t));
@@ -331,7 +415,7 @@ static int wm_build(struct wm *m, const struct gs_result *res)
 			}
 			m->call_of[i] = gs_launch_call(res, (uint32_t)i);
 			m->odur[i] = o->end - o->start;
-			if (is_collective(in, o))
+			if (is_collective(in, coll_seen, o))
 				m->of[i] |= OF_COLL;
 			sid = u64map_put(&strm, o->stream, m->n_streams);
 			if (sid == GS_NONE)
@@ -362,10 +446,8 @@ static int wm_build(struct wm *m, const struct gs_result *res)
 			if (x->start > y->start || (x->start == y->start && x->end < y->end))
 				break;
 		}
-		if (i < na) {
-			api_cmp_base = in->apis;
-			qsort(byst, na, sizeof(*byst), cmp_api_start);
-		}
+		if (i < na && sort_calls(in, byst) < 0)
+			goto out;
 	}
 	if (u64map_init(&tids, 16) < 0)
 		goto out;
@@ -695,6 +777,7 @@ out:
 	free(st);
 	free(samp);
 	free(dev_last_legacy);
+	free(coll_seen);
 	u64map_free(&tids);
 	u64map_free(&strm);
 	u64map_free(&evs);
@@ -893,7 +976,7 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /* window and busy of replayed (or recorded) times s/e, per device summed */
-static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e,
+static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, const uint8_t *mask,
 		    struct gs_whatif_figs *f)
 {
 	uint32_t d;
@@ -902,18 +985,29 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e,
 
 	f->window = f->busy = 0;
 	for (d = 0; d < m->n_dev; d++) {
-		size_t a = m->dfirst[d], b = m->dfirst[d + 1], i, n = b - a;
+		size_t a = m->dfirst[d], b = m->dfirst[d + 1], i, n = b - a, prev = SIZE_MAX;
 		int sorted = 1;
 		int64_t lo = INT64_MAX, hi = INT64_MIN, cs, ce;
 		for (i = a; i < b; i++) {
+			if (mask && !mask[i])
+				continue;
 			lo = min64(lo, s[i]);
 			hi = max64(hi, e[i]);
-			if (i > a && s[i] < s[i - 1])
+			if (prev != SIZE_MAX && s[i] < s[prev])
 				sorted = 0;
+			prev = i;
 		}
-		if (n == 0)
+		if (lo == INT64_MAX)
 			continue;
 		f->window += hi - lo;
+		if (mask) {
+			/* only the masked ops: always through the pair array */
+			size_t k = 0;
+			sorted = 0;
+			for (i = a; i < b; i++)
+				k += mask[i] != 0;
+			n = k;
+		}
 		if (!sorted) {
 			if (n > cap) {
 				free(pr);
@@ -922,9 +1016,12 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e,
 				if (!pr)
 					return -ENOMEM;
 			}
-			for (i = 0; i < n; i++) {
-				pr[2 * i] = s[a + i];
-				pr[2 * i + 1] = e[a + i];
+			for (i = a, n = 0; i < b; i++) {
+				if (mask && !mask[i])
+					continue;
+				pr[2 * n] = s[i];
+				pr[2 * n + 1] = e[i];
+				n++;
 			}
 			qsort(pr, n, 2 * sizeof(int64_t), cmp_pair);
 		}
@@ -1075,6 +1172,63 @@ static int figs_steps(const struct wm *m, uint32_t text, int after, struct gs_wh
 	return 0;
 }
 
+static int cmp_i64_pair(const void *a, const void *b)
+{
+	return gs_cmp_i64(a, b);
+}
+
+/* mask of the ops launched (their call's recorded start, else their own)
+ * inside NVTX ranges named `name`: *mask NULL-free, *n the ops */
+static int range_mask(const struct wm *m, const char *name, uint8_t **mask, uint64_t *n)
+{
+	const struct gs_input *in = m->in;
+	int64_t *u = malloc((in->n_nvtx ? in->n_nvtx : 1) * 2 * sizeof(int64_t));
+	size_t k = 0, i, nu = 0;
+
+	*n = 0;
+	*mask = xcalloc(m->no, 1);
+	if (!u || !*mask) {
+		free(u);
+		return -ENOMEM;
+	}
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		if (r->kind == 0 && gs_name_matches(gs_str(&in->strings, r->text_id, ""), name)) {
+			u[2 * k] = r->start;
+			u[2 * k + 1] = r->end;
+			k++;
+		}
+	}
+	qsort(u, k, 2 * sizeof(int64_t), cmp_i64_pair);
+	for (i = 0; i < k; i++) {
+		if (nu && u[2 * i] <= u[2 * (nu - 1) + 1]) {
+			u[2 * (nu - 1) + 1] = max64(u[2 * (nu - 1) + 1], u[2 * i + 1]);
+			continue;
+		}
+		u[2 * nu] = u[2 * i];
+		u[2 * nu + 1] = u[2 * i + 1];
+		nu++;
+	}
+	for (i = 0; i < m->no; i++) {
+		uint32_t c = m->call_of[i];
+		int64_t t = c != GS_NONE ? in->apis[c].start : in->ops[i].start;
+		size_t lo = 0, hi = nu;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (u[2 * mid] <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && t <= u[2 * (lo - 1) + 1]) {
+			(*mask)[i] = 1;
+			(*n)++;
+		}
+	}
+	free(u);
+	return 0;
+}
+
 /* ------------------------------------------------------------ the API */
 
 void gs_whatif_opts_init(struct gs_whatif_opts *o)
@@ -1088,6 +1242,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
 {
 	struct wm m;
 	const struct gs_input *in = res->in;
+	uint8_t *mask = NULL;
 	int rc;
 
 	memset(w, 0, sizeof(*w));
@@ -1097,25 +1252,27 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
 	if (rc < 0)
 		return rc;
 	rc = -ENOMEM;
-	m.s = malloc(m.no * sizeof(int64_t));
-	m.e = malloc(m.no * sizeof(int64_t));
-	m.as = malloc((m.na ? m.na : 1) * sizeof(int64_t));
-	m.ae = malloc((m.na ? m.na : 1) * sizeof(int64_t));
+	m.s = xmalloc(m.no, sizeof(int64_t));
+	m.e = xmalloc(m.no, sizeof(int64_t));
+	m.as = xmalloc(m.na, sizeof(int64_t));
+	m.ae = xmalloc(m.na, sizeof(int64_t));
 	w->nvtx_start = malloc((in->n_nvtx ? in->n_nvtx : 1) * sizeof(int64_t));
 	w->nvtx_end = malloc((in->n_nvtx ? in->n_nvtx : 1) * sizeof(int64_t));
 	if (!m.s || !m.e || !m.as || !m.ae || !w->nvtx_start || !w->nvtx_end)
 		goto out;
 	w->step_text_id = wm_step_text(in);
+	if (o && o->range_name && (rc = range_mask(&m, o->range_name, &mask, &w->range_ops)) < 0)
+		goto out;
 	/* before: the unchanged replay (the trace's own times where it is
 	 * exact: gs_whatif_check) */
-	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, &w->before)) < 0 ||
+	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, mask, &w->before)) < 0 ||
 	    (rc = figs_steps(&m, w->step_text_id, 0, w, &w->before)) < 0)
 		goto out;
 	if (o && o->fixes && (rc = wm_apply_fixes(&m, o, w)) < 0)
 		goto out;
 	if (o && o->fixes && (rc = wm_replay(&m)) < 0)
 		goto out;
-	if ((rc = figs_ops(&m, m.s, m.e, &w->after)) < 0 ||
+	if ((rc = figs_ops(&m, m.s, m.e, mask, &w->after)) < 0 ||
 	    (rc = figs_steps(&m, w->step_text_id, 1, w, &w->after)) < 0)
 		goto out;
 	w->saving_ns = w->before.window - w->after.window;
@@ -1141,6 +1298,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
 	m.s = m.e = m.as = m.ae = NULL;
 	rc = 0;
 out:
+	free(mask);
 	wm_free(&m);
 	if (rc < 0)
 		gs_whatif_free(w);
@@ -1245,11 +1403,16 @@ int gs_whatif_check(const struct gs_result *res, struct gs_whatif_check *c)
 		c->n_off += err[i] != 0;
 	}
 	c->n_ops = in->n_ops;
+	c->n_calls = in->n_apis;
+	for (i = 0; i < in->n_apis; i++) {
+		int64_t d = w.api_start[i] - in->apis[i].start;
+		c->call_max_err = max64(c->call_max_err, d < 0 ? -d : d);
+	}
 	c->p99_err = gs_percentile(err, in->n_ops, 99.0);
 	free(err);
 	{
 		struct wm m = {0};
-		struct gs_whatif_figs f;
+		struct gs_whatif_figs f = {0};
 		/* the trace's own window, device by device as the figures */
 		m.in = in;
 		m.no = in->n_ops;
@@ -1274,7 +1437,7 @@ int gs_whatif_check(const struct gs_result *res, struct gs_whatif_check *c)
 				e[i] = in->ops[i].end;
 			}
 			if (!rc)
-				rc = figs_ops(&m, s, e, &f);
+				rc = figs_ops(&m, s, e, NULL, &f);
 			free(s);
 			free(e);
 		}

@@ -53,6 +53,9 @@ struct gs_whatif_opts {
 	uint32_t host_tid;	/* host_code: the thread (0: every launching thread) */
 	uint32_t host_nvtx_id;	/* host_code: only inside NVTX ranges of this text
 				   (strings id), 0 everywhere */
+	const char *range_name; /* NULL: the figures of every op; else only of the
+				   ops launched inside NVTX ranges of this name
+				   (gs_name_matches; the fixes apply everywhere) */
 };
 void gs_whatif_opts_init(struct gs_whatif_opts *o);
 
@@ -72,11 +75,13 @@ struct gs_whatif {
 	int64_t saving_ns;	      /* before.window - after.window */
 	double saving_share;	      /* saving_ns / before.window */
 	uint32_t step_text_id;	      /* strings id of the step ranges, 0 none */
+	uint64_t range_ops;	      /* with range_name: the ops counted */
 	/* what the fixes changed */
 	uint64_t calls_dropped;	  /* syncs, allocations, launches folded into graphs */
 	uint64_t calls_unblocked; /* blocking calls made asynchronous */
 	uint64_t ops_changed;	  /* copies made shorter, graph nodes, ops freed of a wait */
 	uint64_t graph_replays;	  /* occurrences replayed as one graph launch */
+	uint64_t host_gaps;	  /* stretches of host code removed (host_code) */
 	double pinned_gbps;	  /* bandwidth used by pageable_copies (bytes/ns), 0 unused */
 	int pinned_measured;	  /* 1: from the trace's pinned copies */
 	/* the replayed times (after), per op of res->in and per API call;
@@ -122,6 +127,8 @@ struct gs_whatif_check {
 	uint64_t n_off;	    /* ops with a nonzero error */
 	int64_t window;	    /* ns, the trace's window (summed over devices) */
 	int64_t window_err; /* ns, replayed window less it */
+	uint64_t n_calls;   /* API calls */
+	int64_t call_max_err; /* ns, largest |replayed start - recorded start| of a call */
 };
 int gs_whatif_check(const struct gs_result *res, struct gs_whatif_check *c);
 

@@ -323,6 +323,30 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	return 1;
 }
 
+/* op x is element 0 of advice g's sequence */
+static int same_token(const struct gs_input *in, uint32_t x, const struct gs_graph_advice *g)
+{
+	const struct gs_op *o = &in->ops[x];
+
+	return o->kind == g->kinds[0] && (o->kind != GS_OP_KERNEL || o->name_id == g->names[0]);
+}
+
+/* y's launch call is the next top-level call of x's call's thread */
+static int next_launch(const struct wm *m, uint32_t x, uint32_t y)
+{
+	uint32_t cx = m->call_of[x], cy = m->call_of[y];
+	size_t k;
+
+	if (cx == GS_NONE || cy == GS_NONE || m->athr[cx] != m->athr[cy])
+		return 0;
+	cx = m->top[cx];
+	cy = m->top[cy];
+	for (k = pos_of(m, cx) + 1; k < m->tfirst[m->athr[cx] + 1]; k++)
+		if (m->af[m->order[k]] & AF_TOP)
+			return m->order[k] == cy;
+	return 0;
+}
+
 /* launch_overhead / short_kernels: each repeated sequence the graph
  * advice found (saving > 0) replayed as CUDA Graph launches. The
  * occurrences are found again on the advice's stream: exact repeats of
@@ -337,7 +361,7 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 		const struct gs_graph_advice *g = &res->advice[a];
 		uint32_t *seq = NULL, d;
 		size_t n = 0, cap = 0, p, i;
-		if (g->saving <= 0 || g->length < 2 || g->first_op_idx >= m->no)
+		if (g->saving <= 0 || g->length < 1 || g->first_op_idx >= m->no)
 			continue;
 		for (d = 0; d < m->n_dev; d++)
 			if (g->first_op_idx >= m->dfirst[d] && g->first_op_idx < m->dfirst[d + 1])
@@ -357,6 +381,22 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 				cap = cap ? cap * 2 : 1024;
 			}
 			seq[n++] = (uint32_t)i;
+		}
+		if (g->length == 1) {
+			/* a run of one kernel launched back to back (no other call
+			 * of the thread between two launches) is captured whole: a
+			 * one-op graph per launch would buy nothing */
+			for (p = 0; p < n;) {
+				size_t q = p + 1;
+				while (q < n && same_token(in, seq[q], g) && same_token(in, seq[p], g) &&
+				       next_launch(m, seq[q - 1], seq[q]))
+					q++;
+				if (q - p >= 2)
+					graph_occurrence(m, seq + p, q - p, w);
+				p = q;
+			}
+			free(seq);
+			continue;
 		}
 		for (p = 0; p + g->length <= n;) {
 			size_t k;
@@ -409,8 +449,7 @@ static int fix_host_code(struct wm *m, const struct gs_whatif_opts *o, struct gs
 			if (u && range_at(u, nu, m->in->apis[a].start) == GS_NONE)
 				continue;
 			m->gap[a] = 0;
-			w->calls_dropped += 0;
-			w->ops_changed++;
+			w->host_gaps++;
 		}
 	}
 	free(u);

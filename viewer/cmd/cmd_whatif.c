@@ -44,6 +44,9 @@ static void usage(FILE *f)
 	      "      --pinned-gbps X\n"
 	      "                     pageable_copies: pinned bandwidth in GB/s (default: the\n"
 	      "                     trace's pinned copies of 1 MiB or more, else 50)\n"
+	      "      --range NAME   the figures of the ops launched inside NVTX ranges named\n"
+	      "                     NAME only (Stem#* names numbered ranges); the fixes apply\n"
+	      "                     to the whole trace\n"
 	      "  -o, --output FILE  also write the replayed trace there (a trace database)\n"
 	      "      --check        replay unchanged: how far each op's start lands from the\n"
 	      "                     recorded one (max, p99) and the window's error\n"
@@ -54,7 +57,7 @@ static void usage(FILE *f)
 	      f);
 }
 
-enum { OPT_FIX = 1000, OPT_EVERY, OPT_PINNED, OPT_CHECK };
+enum { OPT_FIX = 1000, OPT_EVERY, OPT_PINNED, OPT_CHECK, OPT_RANGE };
 
 /* --fix list into bits; 0 and one line on error */
 static int parse_fixes(const char *arg, uint32_t *bits)
@@ -101,6 +104,7 @@ int cmd_whatif(int argc, char **argv)
 	    {"pinned-gbps", required_argument, NULL, OPT_PINNED},
 	    {"output", required_argument, NULL, 'o'},
 	    {"check", no_argument, NULL, OPT_CHECK},
+	    {"range", required_argument, NULL, OPT_RANGE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -149,6 +153,13 @@ int cmd_whatif(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case OPT_CHECK: check = 1; break;
+		case OPT_RANGE:
+			if (!*optarg) {
+				gs_error("whatif", "--range needs a non-empty NVTX range name");
+				return GS_EXIT_BAD_INPUT;
+			}
+			wo.range_name = optarg;
+			break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
 		case ':':
 			gs_error("whatif", "option '%s' needs a value; see 'gapscope whatif --help'",
@@ -219,9 +230,16 @@ int cmd_whatif(int argc, char **argv)
 		rc = GS_EXIT_INTERNAL;
 		goto out;
 	}
+	if (have_w && wo.range_name && !w.range_ops) {
+		gs_error(path, "--range: no GPU op was launched inside an NVTX range named \"%s\"",
+			 wo.range_name);
+		rc = GS_EXIT_BAD_INPUT;
+		goto out;
+	}
 	memset(&v, 0, sizeof(v));
 	v.path = path;
 	v.fixes = fixes;
+	v.range = wo.range_name;
 	v.sync_every = wo.sync_every;
 	v.in = &in;
 	v.w = have_w ? &w : NULL;

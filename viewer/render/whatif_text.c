@@ -49,16 +49,20 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 			(unsigned long long)c->n_ops, fmt_ns(x, sizeof(x), c->max_err),
 			fmt_ns(y, sizeof(y), c->p99_err), (unsigned long long)c->n_off,
 			fmt_ns(t, sizeof(t), c->window), (long long)c->window_err);
+		fprintf(f, "  %llu API calls, start error max %s\n", (unsigned long long)c->n_calls,
+			fmt_ns(x, sizeof(x), c->call_max_err));
 	}
 	if (!w)
 		return ferror(f) ? -1 : 0;
 	fputs("fixes: ", f);
 	term_put(f, v->fixes);
-	if (w->calls_dropped || w->calls_unblocked || w->ops_changed || w->graph_replays)
+	if (w->calls_dropped || w->calls_unblocked || w->ops_changed || w->graph_replays ||
+	    w->host_gaps)
 		fprintf(f, " (%llu calls removed, %llu made async, %llu ops changed, %llu graph"
-			   " replays)\n",
+			   " replays, %llu host-code stretches removed)\n",
 			(unsigned long long)w->calls_dropped, (unsigned long long)w->calls_unblocked,
-			(unsigned long long)w->ops_changed, (unsigned long long)w->graph_replays);
+			(unsigned long long)w->ops_changed, (unsigned long long)w->graph_replays,
+			(unsigned long long)w->host_gaps);
 	else
 		fputs(" (nothing in the trace to change)\n", f);
 	if (w->pinned_gbps > 0)
@@ -66,6 +70,12 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 			w->pinned_measured ? "measured on the trace's pinned copies" : "assumed");
 	else if (!v->have_bytes && w->ops_changed && w->pinned_measured == 0 && v->pageable)
 		fputs("copy bytes unknown: pageable copies keep their durations\n", f);
+	if (v->range) {
+		fprintf(f, "figures of the %llu ops launched in NVTX ranges \"",
+			(unsigned long long)w->range_ops);
+		term_put_max(f, v->range, 60);
+		fputs("\"\n", f);
+	}
 	fprintf(f, "  %-14s %14s %14s %14s\n", "", "before", "after", "change");
 	row(f, "GPU window", w->before.window, w->after.window);
 	row(f, "GPU busy", w->before.busy, w->after.busy);

@@ -17,6 +17,7 @@
 struct whatif_view {
 	const char *path;		    /* the trace, as given */
 	const char *fixes;		    /* the --fix list, as given */
+	const char *range;		    /* --range NAME, NULL none */
 	int sync_every;			    /* sync_every_step's N */
 	const struct gs_input *in;	    /* for the step ranges' text */
 	const struct gs_whatif *w;	    /* NULL with check only */
