@@ -294,6 +294,7 @@ static void wm_free(struct wm *m)
 	free(m->e);
 	free(m->as);
 	free(m->ae);
+	free(m->ocorr);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1287,6 +1288,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
 			uint8_t f = m.af[m.top[i]];
 			w->api_fix[i] = (f & AF_DROP)				   ? GS_WHATIF_GONE
 					: (f & AF_NOWAIT) && m.top[i] == i ? GS_WHATIF_ASYNC
+					: (f & AF_GRAPH) && m.top[i] == i  ? GS_WHATIF_GRAPH
 									   : 0;
 		}
 	}
@@ -1295,7 +1297,9 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
 	w->op_end = m.e;
 	w->api_start = m.as;
 	w->api_end = m.ae;
+	w->op_corr = m.ocorr;
 	m.s = m.e = m.as = m.ae = NULL;
+	m.ocorr = NULL;
 	rc = 0;
 out:
 	free(mask);
@@ -1314,6 +1318,7 @@ void gs_whatif_free(struct gs_whatif *w)
 	free(w->nvtx_start);
 	free(w->nvtx_end);
 	free(w->api_fix);
+	free(w->op_corr);
 	memset(w, 0, sizeof(*w));
 }
 

@@ -90,10 +90,15 @@ struct gs_whatif {
 	int64_t *api_start, *api_end; /* ns */
 	int64_t *nvtx_start, *nvtx_end; /* ns */
 	uint8_t *api_fix; /* per API call: GS_WHATIF_GONE (a fix removed it),
-			     GS_WHATIF_ASYNC (it waits no more), else 0 */
+			     GS_WHATIF_ASYNC (it waits no more), GS_WHATIF_GRAPH
+			     (it launches a graph now), else 0 */
+	uint32_t *op_corr; /* per op: the correlation id a fix gave it (a graph
+			      node: its graph launch's), 0 unchanged; NULL when
+			      no fix gave any */
 };
 #define GS_WHATIF_GONE 1
 #define GS_WHATIF_ASYNC 2
+#define GS_WHATIF_GRAPH 3
 
 /* 1u << bit of a fix for rule key `key` ("sync_every_step", ...,
  * "communication"), 0 when no fix models it. */

@@ -277,7 +277,7 @@ static size_t pos_of(const struct wm *m, uint32_t a)
  * where the trace has one, else that call's own duration), the other
  * launch calls are not made and the host time between them goes (the
  * host no longer runs the step), each later op follows the one before it
- * by the trace's per-node cost. 1 done, 0 not (an op without its own
+ * by the trace's per-node cost. 1 done, -ENOMEM, 0 not (an op without its own
  * launch call, in a graph already, a blocking launch, several threads). */
 static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struct gs_whatif *w)
 {
@@ -301,6 +301,13 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	t = m->athr[c1];
 	if (in->cal.have && in->cal.plain_graph_ns >= 0 && in->cal.plain_graph_node_ns >= 0)
 		m->dur[c1] = in->cal.plain_graph_ns + (int64_t)len * in->cal.plain_graph_node_ns;
+	if (!m->ocorr) {
+		m->ocorr = calloc(m->no ? m->no : 1, sizeof(uint32_t));
+		if (!m->ocorr)
+			return -ENOMEM;
+	}
+	m->af[c1] |= AF_GRAPH;
+	m->ocorr[seq[0]] = in->apis[c1].corr;
 	p0 = pos_of(m, c1);
 	p1 = pos_of(m, cl);
 	for (k = p0 + 1; k <= p1 && k < m->tfirst[t + 1]; k++) {
@@ -317,6 +324,7 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 		m->of[x] |= OF_NOLAUNCH;
 		m->of[x] &= (uint8_t)~OF_PRED_START;
 		m->opg[x] = res->graph_node_overhead_ns;
+		m->ocorr[x] = in->apis[c1].corr;
 		w->ops_changed++;
 	}
 	w->graph_replays++;
@@ -391,8 +399,10 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 				while (q < n && same_token(in, seq[q], g) && same_token(in, seq[p], g) &&
 				       next_launch(m, seq[q - 1], seq[q]))
 					q++;
-				if (q - p >= 2)
-					graph_occurrence(m, seq + p, q - p, w);
+				if (q - p >= 2 && graph_occurrence(m, seq + p, q - p, w) < 0) {
+					free(seq);
+					return -ENOMEM;
+				}
 				p = q;
 			}
 			free(seq);
@@ -407,7 +417,10 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 					break;
 			}
 			if (k == g->length) {
-				graph_occurrence(m, seq + p, g->length, w);
+				if (graph_occurrence(m, seq + p, g->length, w) < 0) {
+					free(seq);
+					return -ENOMEM;
+				}
 				p += g->length;
 			} else {
 				p++;

@@ -17,6 +17,7 @@
 #define AF_DROP 0x04   /* a fix removed it: takes no time, waits for nothing */
 #define AF_NOWAIT 0x08 /* a fix made it asynchronous: it waits for nothing */
 #define AF_LAUNCH 0x10 /* it launched ops (its own or a nested call's) */
+#define AF_GRAPH 0x20  /* a fix made it a graph launch */
 
 /* per op flags (wm.of) */
 #define OF_NOLAUNCH 0x01   /* its launch call no longer bounds it (a graph node) */
@@ -63,6 +64,8 @@ struct wm {
 	int64_t *odur;	 /* per op: its duration */
 	uint32_t *odep;	 /* per op: its dependencies in dblks, GS_NONE */
 	uint8_t *of;	 /* per op: OF_* */
+	uint32_t *ocorr; /* per op: the correlation id a fix gave it, 0 none;
+			    NULL until a fix gives one */
 	struct wblk *blks, *dblks;
 	size_t nb, cb, nd, cd;
 	uint32_t *pool;

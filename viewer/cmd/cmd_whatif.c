@@ -257,6 +257,7 @@ int cmd_whatif(int argc, char **argv)
 		    .nvtx_start = w.nvtx_start,
 		    .nvtx_end = w.nvtx_end,
 		    .api_fix = w.api_fix,
+		    .op_corr = w.op_corr,
 		    .fixes = fixes,
 		};
 		if (trace_write_retimed(&t, &in, &rt, out, err, sizeof(err)) < 0) {

@@ -183,8 +183,10 @@ static int wfail(struct wctx *c, const char *what)
  * times of the array elements a[0..na) (a[i].v: index into ns/ne); gone[i]
  * (may be NULL): delete that row instead. */
 static int move_rows(struct wctx *c, const char *table, const char *keysql, struct krow *a,
-		     size_t na, const int64_t *ns, const int64_t *ne, const uint8_t *gone)
+		     size_t na, const int64_t *ns, const int64_t *ne, const uint8_t *gone,
+		     const uint32_t *ncorr, const uint8_t *graph, int64_t graph_name)
 {
+	sqlite3_stmt *co = NULL;
 	struct krow *r = NULL;
 	size_t nr = 0, i;
 	int64_t *match = malloc((na ? na : 1) * sizeof(int64_t));
@@ -207,6 +209,15 @@ static int move_rows(struct wctx *c, const char *table, const char *keysql, stru
 	snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE rowid = ?1", table);
 	if (sqlite3_prepare_v2(c->db, sql, -1, &del, NULL) != SQLITE_OK)
 		goto fail;
+	/* a graph node: its graph launch's correlation id, and that as its
+	 * graph id; a call that launches the graph: the graph launch's name */
+	if (ncorr)
+		snprintf(sql, sizeof(sql),
+			 "UPDATE %s SET correlation_id = ?1, graph_id = ?1 WHERE rowid = ?2", table);
+	else
+		snprintf(sql, sizeof(sql), "UPDATE %s SET name_id = ?1 WHERE rowid = ?2", table);
+	if ((ncorr || graph) && sqlite3_prepare_v2(c->db, sql, -1, &co, NULL) != SQLITE_OK)
+		goto fail;
 	for (i = 0; i < na; i++) {
 		int64_t x = a[i].v;
 		if (match[i] < 0)
@@ -217,6 +228,13 @@ static int move_rows(struct wctx *c, const char *table, const char *keysql, stru
 				goto fail;
 			sqlite3_reset(del);
 			continue;
+		}
+		if ((ncorr && ncorr[x]) || (graph && graph[x] == GS_WHATIF_GRAPH && graph_name > 0)) {
+			sqlite3_bind_int64(co, 1, ncorr ? (int64_t)ncorr[x] : graph_name);
+			sqlite3_bind_int64(co, 2, match[i]);
+			if (sqlite3_step(co) != SQLITE_DONE)
+				goto fail;
+			sqlite3_reset(co);
 		}
 		if (ns[x] == a[i].k[1] && ne[x] == a[i].k[2])
 			continue; /* unmoved (keys hold start, end in 1, 2) */
@@ -234,6 +252,7 @@ fail:
 out:
 	sqlite3_finalize(up);
 	sqlite3_finalize(del);
+	sqlite3_finalize(co);
 	free(r);
 	free(match);
 	return rc;
@@ -296,7 +315,7 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 		/* keys: (device, start, end, corr): start and end at 1, 2 as
 		 * move_rows reads them */
 		if (m && move_rows(c, optab[k].table, optab[k].sql, a, m, rt->op_start, rt->op_end,
-				   NULL) < 0)
+				   NULL, rt->op_corr, NULL, 0) < 0)
 			goto out;
 	}
 	/* calls move; a call a fix removed goes */
@@ -313,10 +332,15 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 			a[i].k[3] = x->corr;
 			a[i].v = (int64_t)i;
 		}
+		int64_t gname = 0;
+		for (i = 0; i < in->n_apis && !gname; i++)
+			if (rt->api_fix && rt->api_fix[i] == GS_WHATIF_GRAPH)
+				gname = import_out_intern(c->db, "cudaGraphLaunch");
 		rc = move_rows(c, "api_calls",
 			       "SELECT coalesce(tid,0), start, end, coalesce(correlation_id,0), rowid"
 			       " FROM api_calls",
-			       a, in->n_apis, rt->api_start, rt->api_end, gone);
+			       a, in->n_apis, rt->api_start, rt->api_end, gone, NULL, rt->api_fix,
+			       gname);
 		free(gone);
 		if (rc < 0)
 			goto out;
@@ -357,7 +381,9 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 				se[i] = s->end + (rt->api_end[ap] - x->end);
 				if (se[i] < ss[i])
 					se[i] = ss[i];
-				sgone[i] = rt->api_fix && rt->api_fix[ap] != 0 &&
+				sgone[i] = rt->api_fix &&
+					   (rt->api_fix[ap] == GS_WHATIF_GONE ||
+					    rt->api_fix[ap] == GS_WHATIF_ASYNC) &&
 					   s->kind != GS_SYNC_STREAM_WAIT_EVENT;
 			}
 			a[i].k[0] = s->tid;
@@ -369,7 +395,7 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 		if (move_rows(c, "syncs",
 			      "SELECT coalesce(tid,0), start, end, coalesce(correlation_id,0), rowid"
 			      " FROM syncs",
-			      a, in->n_syncs, ss, se, sgone) < 0)
+			      a, in->n_syncs, ss, se, sgone, NULL, NULL, 0) < 0)
 			goto out;
 	}
 	for (i = 0; i < in->n_nvtx; i++) {
@@ -383,7 +409,7 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 	if (in->n_nvtx && move_rows(c, "nvtx",
 				    "SELECT coalesce(tid,0), start, end, coalesce(text_id,0), rowid"
 				    " FROM nvtx",
-				    a, in->n_nvtx, rt->nvtx_start, rt->nvtx_end, NULL) < 0)
+				    a, in->n_nvtx, rt->nvtx_start, rt->nvtx_end, NULL, NULL, NULL, 0) < 0)
 		goto out;
 	rc = 0;
 out:
