@@ -18,10 +18,22 @@
 #include "gapscope/trace_format.h"
 #include "whatif.h"
 
-enum { S_LAUNCH = 1, S_SYNC, S_MALLOC, S_MEMCPYASYNC, S_KA, S_KB, S_KC, S_N };
+enum {
+	S_LAUNCH = 1,
+	S_SYNC,
+	S_MALLOC,
+	S_MEMCPYASYNC,
+	S_KA,
+	S_KB,
+	S_KC,
+	S_RECORD,
+	S_WAIT,
+	S_NCCL,
+	S_N
+};
 static const char *strtab[S_N] = {
-    NULL, "cudaLaunchKernel", "cudaStreamSynchronize", "cudaMalloc", "cudaMemcpyAsync",
-    "kA", "kB", "kC",
+    NULL, "cudaLaunchKernel", "cudaStreamSynchronize", "cudaMalloc", "cudaMemcpyAsync", "kA",
+    "kB", "kC", "cudaEventRecord", "cudaStreamWaitEvent", "ncclDevKernel_AllReduce_Sum_f32",
 };
 
 #define US 1000
@@ -33,7 +45,8 @@ struct tb {
 	struct gs_op ops[128];
 	struct gs_api apis[256];
 	struct gs_sync syncs[64];
-	size_t no, na, ns;
+	struct gs_event events[16];
+	size_t no, na, ns, nev;
 	uint32_t corr;
 	struct gs_input in;
 	struct gs_result res;
@@ -101,6 +114,8 @@ static void tb_analyse(struct tb *t)
 	t->in.n_apis = t->na;
 	t->in.syncs = t->syncs;
 	t->in.n_syncs = t->ns;
+	t->in.events = t->events;
+	t->in.n_events = t->nev;
 	gs_options_init(&opt);
 	assert_int_equal(gs_analyze(&t->in, &opt, &t->res), 0);
 	t->analysed = 1;
@@ -326,6 +341,60 @@ static void test_launch_overhead_as_graph_replays(void **state)
 	tb_free(t);
 }
 
+/* Two streams, 5 steps of 100 us from T: kA on stream 13 [+8, +18)
+ * (launch [T, +5)); an NCCL all-reduce on stream 14 [+13, +63) (launch
+ * [+5, +10)); cudaEventRecord on 14 [+10, +12) (the event row); stream 13
+ * waits for it (cudaStreamWaitEvent [+12, +14)); kB on 13 (launch [+14,
+ * +19)) starts 2 us after the all-reduce ends, [+65, +75). The device
+ * window: T_0 + 8 .. T_4 + 75 = 467 us. communication: kB no longer waits
+ * for the all-reduce: it starts at the later of its launch + the typical
+ * launch delay (8 us: kA's and the all-reduce's, all 8 us) = +22 and kA's
+ * end + the typical hole after a predecessor that bound an op (none in the
+ * trace: 0) = +18, so [+22, +32); the all-reduces stay where they were and
+ * the last one ends the window at T_4 + 63: 455 us, saving 12 us. */
+static void test_communication_overlapped(void **state)
+{
+	struct tb *t = tb_new();
+	int64_t after;
+	int i;
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		int64_t ti = T0 + (int64_t)i * 100 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), w;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 18 * US, 0);
+		c = call(t, S_LAUNCH, ti + 5 * US, ti + 10 * US);
+		op(t, GS_OP_KERNEL, S_NCCL, c, ti + 13 * US, ti + 63 * US, 0);
+		t->ops[t->no - 1].stream = STREAM + 1;
+		call(t, S_RECORD, ti + 10 * US, ti + 12 * US);
+		t->events[t->nev].start = ti + 10 * US;
+		t->events[t->nev].event = 500 + (uint64_t)i;
+		t->events[t->nev].stream = STREAM + 1;
+		t->nev++;
+		w = call(t, S_WAIT, ti + 12 * US, ti + 14 * US);
+		sync_row(t, w, S_WAIT, GS_SYNC_STREAM_WAIT_EVENT, 0, ti + 12 * US, ti + 14 * US);
+		t->syncs[t->ns - 1].event = 500 + (uint64_t)i;
+		c = call(t, S_LAUNCH, ti + 14 * US, ti + 19 * US);
+		op(t, GS_OP_KERNEL, S_KB, c, ti + 65 * US, ti + 75 * US, 0);
+	}
+	/* ops sorted by (device, start, end), as the loader gives them */
+	{
+		size_t a, b;
+		for (a = 1; a < t->no; a++)
+			for (b = a; b > 0 && t->ops[b - 1].start > t->ops[b].start; b--) {
+				struct gs_op x = t->ops[b];
+				t->ops[b] = t->ops[b - 1];
+				t->ops[b - 1] = x;
+			}
+	}
+	tb_analyse(t);
+	assert_exact(t, 467 * US);
+	assert_int_equal(saving(t, 1u << GS_WHATIF_COMMUNICATION, 0, NULL, 0, &after), 12 * US);
+	assert_int_equal(after, 455 * US);
+	/* no collective, no change: the legacy fix has nothing to do here */
+	assert_int_equal(saving(t, 1u << GS_RULE_LEGACY, 0, NULL, 0, &after), 0);
+	tb_free(t);
+}
+
 static void test_rules_without_fix(void **state)
 {
 	struct tb *t = sync_loop();
@@ -350,6 +419,7 @@ int main(void)
 	    cmocka_unit_test(test_pageable_to_pinned),
 	    cmocka_unit_test(test_host_code_removed),
 	    cmocka_unit_test(test_launch_overhead_as_graph_replays),
+	    cmocka_unit_test(test_communication_overlapped),
 	    cmocka_unit_test(test_rules_without_fix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

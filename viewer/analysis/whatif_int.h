@@ -82,6 +82,11 @@ struct wm {
 	int64_t *as, *ae; /* per call */
 };
 
+/* whatif.c: the model from res (its analysis done), its replay into
+ * m->s/e/as/ae (allocated by the caller), and freeing it */
+int wm_build(struct wm *m, const struct gs_result *res);
+int wm_replay(struct wm *m);
+void wm_free(struct wm *m);
 int wm_pool_push(struct wm *m, uint32_t v);
 /* 1 when syncs row s blocks its host thread (as host_sync_blocks) */
 int wm_sync_blocks(const struct gs_input *in, const struct gs_sync *s);
