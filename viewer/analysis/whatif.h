@@ -72,7 +72,11 @@ struct gs_whatif_figs {
 struct gs_whatif {
 	struct gs_whatif_figs before; /* the unchanged replay (= the trace) */
 	struct gs_whatif_figs after;  /* the replay with the fixes */
-	int64_t saving_ns;	      /* before.window - after.window */
+	int64_t saving_ns;	      /* before.window - after.window - bound_ns */
+	int64_t bound_ns;	      /* ns added to after.window for the saving: the
+					 replay made ops overlap more than they did
+					 (after.busy < before.busy) and after.window
+					 fell below before.busy, which it is held to */
 	double saving_share;	      /* saving_ns / before.window */
 	uint32_t step_text_id;	      /* strings id of the step ranges, 0 none */
 	uint64_t range_ops;	      /* with range_name: the ops counted */
