@@ -104,6 +104,19 @@ static void sync_row(struct tb *t, uint32_t corr, uint32_t api, uint8_t kind, in
 	y->device = 0;
 }
 
+/* ops sorted by (device, start), as the loader gives them */
+static void sort_ops(struct tb *t)
+{
+	size_t a, b;
+
+	for (a = 1; a < t->no; a++)
+		for (b = a; b > 0 && t->ops[b - 1].start > t->ops[b].start; b--) {
+			struct gs_op x = t->ops[b];
+			t->ops[b] = t->ops[b - 1];
+			t->ops[b - 1] = x;
+		}
+}
+
 static void tb_analyse(struct tb *t)
 {
 	struct gs_options opt;
@@ -376,22 +389,53 @@ static void test_communication_overlapped(void **state)
 		c = call(t, S_LAUNCH, ti + 14 * US, ti + 19 * US);
 		op(t, GS_OP_KERNEL, S_KB, c, ti + 65 * US, ti + 75 * US, 0);
 	}
-	/* ops sorted by (device, start, end), as the loader gives them */
-	{
-		size_t a, b;
-		for (a = 1; a < t->no; a++)
-			for (b = a; b > 0 && t->ops[b - 1].start > t->ops[b].start; b--) {
-				struct gs_op x = t->ops[b];
-				t->ops[b] = t->ops[b - 1];
-				t->ops[b - 1] = x;
-			}
-	}
+	sort_ops(t);
 	tb_analyse(t);
 	assert_exact(t, 467 * US);
 	assert_int_equal(saving(t, 1u << GS_WHATIF_COMMUNICATION, 0, NULL, 0, &after), 12 * US);
 	assert_int_equal(after, 455 * US);
 	/* no collective, no change: the legacy fix has nothing to do here */
 	assert_int_equal(saving(t, 1u << GS_RULE_LEGACY, 0, NULL, 0, &after), 0);
+	tb_free(t);
+}
+
+/* 4 steps of 50 us from T: launch [T, +5) of kA on stream 13 [+8, +18),
+ * 20 us of host code, launch [+25, +30) of kB on stream 14 [+33, +43), 20
+ * us of host code. Window T_0 + 8 .. T_3 + 43 = 185 us; 80 us of work, no
+ * overlap. host_code: launches every 5 us, alternating; each kernel 8 us
+ * after its launch or at its predecessor's end: kA [8,18) [18,28) [28,38)
+ * [38,48), kB [13,23) [23,33) [33,43) [43,53): a window of 45 us with the
+ * two streams overlapping 35 us (80 us of work in a 45 us union). The
+ * trace overlapped nothing: the saving holds the window to the 80 us of
+ * work, bound 35 us, saving 185 - 80 = 105 us. */
+static void test_saving_bounded_by_overlap(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	int i;
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		int64_t ti = T0 + (int64_t)i * 50 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 18 * US, 0);
+		c = call(t, S_LAUNCH, ti + 25 * US, ti + 30 * US);
+		op(t, GS_OP_KERNEL, S_KB, c, ti + 33 * US, ti + 43 * US, 0);
+		t->ops[t->no - 1].stream = STREAM + 1;
+	}
+	sort_ops(t);
+	tb_analyse(t);
+	assert_exact(t, 185 * US);
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_HOST_CODE;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.before.work, 80 * US);
+	assert_int_equal(w.before.busy, 80 * US);
+	assert_int_equal(w.after.window, 45 * US);
+	assert_int_equal(w.after.busy, 45 * US);
+	assert_int_equal(w.bound_ns, 35 * US);
+	assert_int_equal(w.saving_ns, 105 * US);
+	gs_whatif_free(&w);
 	tb_free(t);
 }
 
@@ -420,6 +464,7 @@ int main(void)
 	    cmocka_unit_test(test_host_code_removed),
 	    cmocka_unit_test(test_launch_overhead_as_graph_replays),
 	    cmocka_unit_test(test_communication_overlapped),
+	    cmocka_unit_test(test_saving_bounded_by_overlap),
 	    cmocka_unit_test(test_rules_without_fix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,6 +63,7 @@ void gs_whatif_opts_init(struct gs_whatif_opts *o);
 struct gs_whatif_figs {
 	int64_t window;	    /* ns, per device first op start -> last op end, summed */
 	int64_t busy;	    /* ns, union of op intervals, summed */
+	int64_t work;	    /* ns, op durations summed (busy + their overlap) */
 	double utilisation; /* busy / window */
 	uint64_t steps;	    /* NVTX step ranges (the text with the most wall among
 			       texts of 4 ranges or more), 0 none */
@@ -75,8 +76,9 @@ struct gs_whatif {
 	int64_t saving_ns;	      /* before.window - after.window - bound_ns */
 	int64_t bound_ns;	      /* ns added to after.window for the saving: the
 					 replay made ops overlap more than they did
-					 (after.busy < before.busy) and after.window
-					 fell below before.busy, which it is held to */
+					 and after.window fell below after.work less
+					 the trace's overlap (before.work -
+					 before.busy), which it is held to */
 	double saving_share;	      /* saving_ns / before.window */
 	uint32_t step_text_id;	      /* strings id of the step ranges, 0 none */
 	uint64_t range_ops;	      /* with range_name: the ops counted */

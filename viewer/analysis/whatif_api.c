@@ -58,7 +58,7 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 	int64_t *pr = NULL;
 	size_t cap = 0;
 
-	f->window = f->busy = 0;
+	f->window = f->busy = f->work = 0;
 	for (d = 0; d < m->n_dev; d++) {
 		size_t a = m->dfirst[d], b = m->dfirst[d + 1], i, n = b - a, prev = SIZE_MAX;
 		int sorted = 1;
@@ -66,6 +66,7 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 		for (i = a; i < b; i++) {
 			if (mask && !mask[i])
 				continue;
+			f->work += e[i] - s[i];
 			lo = min64(lo, s[i]);
 			hi = max64(hi, e[i]);
 			if (prev != SIZE_MAX && s[i] < s[prev])
@@ -328,11 +329,16 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
 		goto out;
 	/* the model keeps each op's duration: ops that overlap more after a
 	 * fix than they did would share the GPU and run longer. Where the
-	 * replayed busy time shrank so, the window is taken as no shorter
-	 * than the trace's busy time (the work, as overlapped as it was) */
+	 * replay overlaps them more (its work less its busy time grew), the
+	 * window is taken as no shorter than the work overlapped only as
+	 * much as in the trace */
 	w->bound_ns = 0;
-	if (w->after.busy < w->before.busy && w->after.window < w->before.busy)
-		w->bound_ns = w->before.busy - w->after.window;
+	{
+		/* the work less the overlap the trace had */
+		int64_t need = w->after.work - (w->before.work - w->before.busy);
+		if (need > w->after.busy && w->after.window < need)
+			w->bound_ns = need - w->after.window;
+	}
 	w->saving_ns = w->before.window - (w->after.window + w->bound_ns);
 	w->saving_share =
 	    w->before.window > 0 ? (double)w->saving_ns / (double)w->before.window : 0.0;

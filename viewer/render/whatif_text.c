@@ -88,10 +88,10 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 		row(f, "step", w->before.step_ns, w->after.step_ns);
 	}
 	if (w->bound_ns > 0)
-		fprintf(f, "note: the replay overlaps ops more than the trace did (busy time shrank): the"
-			   " saving holds the window to\n      the trace's busy time, %s (ops that"
-			   " overlap more share the GPU)\n",
-			fmt_ns(x, sizeof(x), w->before.busy));
+		fprintf(f, "note: the replay overlaps ops more than the trace did: the saving holds the"
+			   " window to %s, their work\n      overlapped as much as in the trace (ops"
+			   " that overlap more share the GPU)\n",
+			fmt_ns(x, sizeof(x), w->after.window + w->bound_ns));
 	fprintf(f, "saves ~ %s (%.1f%% of the GPU window)\n", fmt_ns(x, sizeof(x), w->saving_ns),
 		100.0 * w->saving_share);
 	return ferror(f) ? -1 : 0;
