@@ -27,9 +27,9 @@
 
 #include "analysis.h"
 
-/* The fixes, one bit per verdict rule (gs_whatif_fix_bit of enum
- * gs_rule), plus communication (no verdict rule yet). */
-#define GS_WHATIF_COMMUNICATION 31 /* bit: overlap exposed collectives */
+/* The fixes, one bit per verdict rule: bit (1u << rule) of enum gs_rule
+ * (gs_whatif_fix_bit of the rule's key). */
+#define GS_WHATIF_COMMUNICATION GS_RULE_COMM /* overlap exposed collectives */
 
 /* pinned host-device bandwidth assumed when the trace holds no pinned
  * copy of 1 MiB or more to measure it on: PCIe 5.0 x16, the H100/H200
@@ -107,7 +107,7 @@ struct gs_whatif {
 #define GS_WHATIF_GRAPH 3
 
 /* 1u << bit of a fix for rule key `key` ("sync_every_step", ...,
- * "communication"), 0 when no fix models it. */
+ * "exposed_communication", also "communication"), 0 when no fix models it. */
 uint32_t gs_whatif_fix_bit(const char *key);
 /* The key of bit b (for messages), NULL none. */
 const char *gs_whatif_fix_key(int bit);
@@ -128,6 +128,11 @@ void gs_whatif_free(struct gs_whatif *w);
  * verdict's "saves ~ X (Y%)". */
 int gs_whatif_saving(const struct gs_result *res, int rule, const uint64_t *bytes,
 		     int64_t *saving_ns, double *share);
+/* The same for one verdict finding: its rule's fix, limited to what the
+ * finding names where the fix can be (host_code, host_own_work: the
+ * finding's thread and NVTX range). */
+int gs_whatif_finding(const struct gs_result *res, const struct gs_finding *f,
+		      const uint64_t *bytes, int64_t *saving_ns, double *share);
 
 /* How exactly the unchanged replay gives the trace back: per op, the
  * replayed start less the recorded one. */

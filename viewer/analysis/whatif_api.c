@@ -397,7 +397,9 @@ static const struct {
     {GS_RULE_ALLOC, "alloc_in_loop"},
     {GS_RULE_LEGACY, "legacy_stream"},
     {GS_RULE_SHORT_KERNELS, "short_kernels"},
-    {GS_WHATIF_COMMUNICATION, "communication"},
+    {GS_RULE_HOST_OWN, "host_own_work"},
+    {GS_RULE_COMM, "exposed_communication"},
+    {GS_RULE_COMM, "communication"}, /* the key before the verdict had the rule */
 };
 
 uint32_t gs_whatif_fix_bit(const char *key)
@@ -437,6 +439,32 @@ int gs_whatif_saving(const struct gs_result *res, int rule, const uint64_t *byte
 	gs_whatif_opts_init(&o);
 	o.fixes = 1u << rule;
 	o.op_bytes = bytes;
+	rc = gs_whatif_run(res, &o, &w);
+	if (rc < 0)
+		return rc;
+	*saving_ns = w.saving_ns;
+	if (share)
+		*share = w.saving_share;
+	gs_whatif_free(&w);
+	return 0;
+}
+
+int gs_whatif_finding(const struct gs_result *res, const struct gs_finding *f,
+		      const uint64_t *bytes, int64_t *saving_ns, double *share)
+{
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	int rc;
+
+	if (!gs_whatif_rule_modelled(f->rule))
+		return -ENOENT;
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << f->rule;
+	o.op_bytes = bytes;
+	if (f->rule == GS_RULE_HOST_CODE || f->rule == GS_RULE_HOST_OWN) {
+		o.host_tid = f->tid;
+		o.host_nvtx_id = f->nvtx_id;
+	}
 	rc = gs_whatif_run(res, &o, &w);
 	if (rc < 0)
 		return rc;

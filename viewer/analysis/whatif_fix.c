@@ -529,7 +529,7 @@ int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whati
 		rc = fix_pageable(m, o, w);
 	if (!rc && (o->fixes & ((1u << GS_RULE_LAUNCH) | (1u << GS_RULE_SHORT_KERNELS))))
 		rc = fix_graphs(m, w);
-	if (!rc && (o->fixes & (1u << GS_RULE_HOST_CODE)))
+	if (!rc && (o->fixes & ((1u << GS_RULE_HOST_CODE) | (1u << GS_RULE_HOST_OWN))))
 		rc = fix_host_code(m, o, w);
 	if (!rc && (o->fixes & (1u << GS_RULE_LEGACY)))
 		fix_legacy(m, w);
