@@ -133,6 +133,13 @@ int gs_whatif_saving(const struct gs_result *res, int rule, const uint64_t *byte
  * finding's thread and NVTX range). */
 int gs_whatif_finding(const struct gs_result *res, const struct gs_finding *f,
 		      const uint64_t *bytes, int64_t *saving_ns, double *share);
+/* The same for n findings at once (the verdict's): the model is built and
+ * replayed unchanged once, then each finding's fix replayed on it (on a
+ * 10M-op trace the build is most of the time). saving_ns[i] (and
+ * share[i], share may be NULL) for finding i; INT64_MIN (share 0) where
+ * its rule has no fix modelled. 0 or -ENOMEM. */
+int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
+		       const uint64_t *bytes, int64_t *saving_ns, double *share);
 
 /* How exactly the unchanged replay gives the trace back: per op, the
  * replayed start less the recorded one. */

@@ -283,6 +283,154 @@ static int range_mask(const struct wm *m, const char *name, uint8_t **mask, uint
 
 /* ------------------------------------------------------------ the API */
 
+/* the saving of after over before, with the overlap bound (gs_whatif) */
+static void saving_of(const struct gs_whatif_figs *before, const struct gs_whatif_figs *after,
+		      int64_t *bound, int64_t *saving, double *share)
+{
+	/* the work less the overlap the trace had */
+	int64_t need = after->work - (before->work - before->busy);
+
+	*bound = need > after->busy && after->window < need ? need - after->window : 0;
+	*saving = before->window - (after->window + *bound);
+	*share = before->window > 0 ? (double)*saving / (double)before->window : 0.0;
+}
+
+/* what the fixes change in the model, kept to restore it between fixes */
+struct wm_saved {
+	uint8_t *af, *of;
+	int64_t *dur, *gap, *olat, *opg, *odur;
+	uint32_t *pred, *pool, *dn;
+};
+
+static void saved_free(struct wm_saved *v)
+{
+	free(v->af);
+	free(v->of);
+	free(v->dur);
+	free(v->gap);
+	free(v->olat);
+	free(v->opg);
+	free(v->odur);
+	free(v->pred);
+	free(v->pool);
+	free(v->dn);
+	memset(v, 0, sizeof(*v));
+}
+
+static void *dup_mem(const void *p, size_t bytes)
+{
+	void *q = big_malloc(bytes ? bytes : 1);
+
+	if (q && bytes)
+		memcpy(q, p, bytes);
+	return q;
+}
+
+static int saved_take(const struct wm *m, struct wm_saved *v)
+{
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	v->af = dup_mem(m->af, m->na);
+	v->of = dup_mem(m->of, m->no);
+	v->dur = dup_mem(m->dur, m->na * sizeof(int64_t));
+	v->gap = dup_mem(m->gap, m->na * sizeof(int64_t));
+	v->olat = dup_mem(m->olat, m->no * sizeof(int64_t));
+	v->opg = dup_mem(m->opg, m->no * sizeof(int64_t));
+	v->odur = dup_mem(m->odur, m->no * sizeof(int64_t));
+	v->pred = dup_mem(m->pred, m->no * sizeof(uint32_t));
+	v->pool = dup_mem(m->pool, m->np * sizeof(uint32_t));
+	v->dn = malloc((m->nd ? m->nd : 1) * sizeof(uint32_t));
+	if (!v->af || !v->of || !v->dur || !v->gap || !v->olat || !v->opg || !v->odur ||
+	    !v->pred || !v->pool || !v->dn) {
+		saved_free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->nd; i++)
+		v->dn[i] = m->dblks[i].n;
+	return 0;
+}
+
+static void saved_restore(struct wm *m, const struct wm_saved *v)
+{
+	size_t i;
+
+	memcpy(m->af, v->af, m->na);
+	memcpy(m->of, v->of, m->no);
+	memcpy(m->dur, v->dur, m->na * sizeof(int64_t));
+	memcpy(m->gap, v->gap, m->na * sizeof(int64_t));
+	memcpy(m->olat, v->olat, m->no * sizeof(int64_t));
+	memcpy(m->opg, v->opg, m->no * sizeof(int64_t));
+	memcpy(m->odur, v->odur, m->no * sizeof(int64_t));
+	memcpy(m->pred, v->pred, m->no * sizeof(uint32_t));
+	memcpy(m->pool, v->pool, m->np * sizeof(uint32_t));
+	for (i = 0; i < m->nd; i++)
+		m->dblks[i].n = v->dn[i];
+	free(m->ocorr);
+	m->ocorr = NULL;
+}
+
+int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
+		       const uint64_t *bytes, int64_t *saving_ns, double *share)
+{
+	const struct gs_input *in = res->in;
+	struct gs_whatif_figs before, after;
+	struct wm_saved sv = {0};
+	struct wm m;
+	size_t i, todo = 0;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		saving_ns[i] = INT64_MIN;
+		if (share)
+			share[i] = 0.0;
+		todo += gs_whatif_rule_modelled(f[i].rule) != 0;
+	}
+	if (!todo || !in || !in->n_ops)
+		return 0;
+	rc = wm_build(&m, res);
+	if (rc < 0)
+		return rc;
+	rc = -ENOMEM;
+	m.s = xmalloc(m.no, sizeof(int64_t));
+	m.e = xmalloc(m.no, sizeof(int64_t));
+	m.as = xmalloc(m.na, sizeof(int64_t));
+	m.ae = xmalloc(m.na, sizeof(int64_t));
+	if (!m.s || !m.e || !m.as || !m.ae)
+		goto out;
+	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, NULL, &before)) < 0 ||
+	    (rc = saved_take(&m, &sv)) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct gs_whatif_opts o;
+		struct gs_whatif w; /* the fixes' counts only */
+		int64_t bound;
+		double sh;
+		if (!gs_whatif_rule_modelled(f[i].rule))
+			continue;
+		gs_whatif_opts_init(&o);
+		o.fixes = 1u << f[i].rule;
+		o.op_bytes = bytes;
+		if (f[i].rule == GS_RULE_HOST_CODE || f[i].rule == GS_RULE_HOST_OWN) {
+			o.host_tid = f[i].tid;
+			o.host_nvtx_id = f[i].nvtx_id;
+		}
+		memset(&w, 0, sizeof(w));
+		saved_restore(&m, &sv);
+		if ((rc = wm_apply_fixes(&m, &o, &w)) < 0 || (rc = wm_replay(&m)) < 0 ||
+		    (rc = figs_ops(&m, m.s, m.e, NULL, &after)) < 0)
+			goto out;
+		saving_of(&before, &after, &bound, &saving_ns[i], &sh);
+		if (share)
+			share[i] = sh;
+	}
+	rc = 0;
+out:
+	saved_free(&sv);
+	wm_free(&m);
+	return rc;
+}
+
 void gs_whatif_opts_init(struct gs_whatif_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -332,16 +480,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
 	 * replay overlaps them more (its work less its busy time grew), the
 	 * window is taken as no shorter than the work overlapped only as
 	 * much as in the trace */
-	w->bound_ns = 0;
-	{
-		/* the work less the overlap the trace had */
-		int64_t need = w->after.work - (w->before.work - w->before.busy);
-		if (need > w->after.busy && w->after.window < need)
-			w->bound_ns = need - w->after.window;
-	}
-	w->saving_ns = w->before.window - (w->after.window + w->bound_ns);
-	w->saving_share =
-	    w->before.window > 0 ? (double)w->saving_ns / (double)w->before.window : 0.0;
+	saving_of(&w->before, &w->after, &w->bound_ns, &w->saving_ns, &w->saving_share);
 	w->api_fix = xcalloc(m.na, 1);
 	if (!w->api_fix)
 		goto out;
