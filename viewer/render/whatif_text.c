@@ -55,16 +55,17 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 	if (!w)
 		return ferror(f) ? -1 : 0;
 	fputs("fixes: ", f);
-	term_put(f, v->fixes);
+	term_put_max(f, v->fixes, 140);
+	fputc('\n', f);
 	if (w->calls_dropped || w->calls_unblocked || w->ops_changed || w->graph_replays ||
 	    w->host_gaps)
-		fprintf(f, " (%llu calls removed, %llu made async, %llu ops changed, %llu graph"
-			   " replays, %llu host-code stretches removed)\n",
+		fprintf(f, "  changed: %llu calls removed, %llu made async, %llu ops changed, %llu graph"
+			   " replays, %llu host-code stretches removed\n",
 			(unsigned long long)w->calls_dropped, (unsigned long long)w->calls_unblocked,
 			(unsigned long long)w->ops_changed, (unsigned long long)w->graph_replays,
 			(unsigned long long)w->host_gaps);
 	else
-		fputs(" (nothing in the trace to change)\n", f);
+		fputs("  nothing in the trace for them to change\n", f);
 	if (w->pinned_gbps > 0)
 		fprintf(f, "pinned copies at %.1f GB/s (%s)\n", w->pinned_gbps,
 			w->pinned_measured ? "measured on the trace's pinned copies" : "assumed");
