@@ -32,8 +32,17 @@ enum {
 	S_N
 };
 static const char *strtab[S_N] = {
-    NULL, "cudaLaunchKernel", "cudaStreamSynchronize", "cudaMalloc", "cudaMemcpyAsync", "kA",
-    "kB", "kC", "cudaEventRecord", "cudaStreamWaitEvent", "ncclDevKernel_AllReduce_Sum_f32",
+    NULL,
+    "cudaLaunchKernel",
+    "cudaStreamSynchronize",
+    "cudaMalloc",
+    "cudaMemcpyAsync",
+    "kA",
+    "kB",
+    "kC",
+    "cudaEventRecord",
+    "cudaStreamWaitEvent",
+    "ncclDevKernel_AllReduce_Sum_f32",
 };
 
 #define US 1000
@@ -154,8 +163,8 @@ static void assert_exact(struct tb *t, int64_t window)
 	assert_int_equal(c.window_err, 0);
 }
 
-static int64_t saving(struct tb *t, uint32_t fixes, int every, const uint64_t *bytes,
-		      double gbps, int64_t *after_window)
+static int64_t saving(struct tb *t, uint32_t fixes, int every, const uint64_t *bytes, double gbps,
+		      int64_t *after_window)
 {
 	struct gs_whatif_opts o;
 	struct gs_whatif w;

@@ -301,8 +301,8 @@ void wm_free(struct wm *m)
 
 /* per stream, during the structure sweep */
 struct wstream {
-	uint32_t last;	   /* the op launched last on it, GS_NONE */
-	uint32_t wait;	   /* the op a stream wait made its next op wait for */
+	uint32_t last; /* the op launched last on it, GS_NONE */
+	uint32_t wait; /* the op a stream wait made its next op wait for */
 	int16_t device;
 };
 
@@ -407,7 +407,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			uint32_t sid;
 			if (i == 0 || o->device != in->ops[i - 1].device) {
 				if (m->n_dev + 1 >= cap_dev) {
-					uint32_t *p = realloc(m->dfirst, (cap_dev * 2 + 1) * sizeof(*p));
+					uint32_t *p =
+					    realloc(m->dfirst, (cap_dev * 2 + 1) * sizeof(*p));
 					if (!p)
 						goto out;
 					m->dfirst = p;
@@ -485,7 +486,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			uint32_t a = m->order[i];
 			const struct gs_api *x = &in->apis[a];
 			if (cur != GS_NONE && x->start < in->apis[cur].end) {
-				m->top[a] = cur; /* runs inside cur (a driver call in a runtime one) */
+				m->top[a] =
+				    cur; /* runs inside cur (a driver call in a runtime one) */
 				continue;
 			}
 			m->top[a] = a;
@@ -601,7 +603,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 					goto out;
 				slot = u64map_slot(&evs, e->event);
 				*slot = sid != GS_NONE && st[sid].last != GS_NONE ? st[sid].last
-										   : GS_NONE - 1;
+										  : GS_NONE - 1;
 			}
 			if (si != GS_NONE) {
 				const struct gs_sync *s = &in->syncs[si];
@@ -615,8 +617,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				} else if (s->kind == GS_SYNC_IMPLICIT_LEGACY_STREAM) {
 					legacy = 1;
 				} else if (wm_sync_blocks(in, s) && m->ablk[t] == GS_NONE) {
-					struct wblk b = {.first = (uint32_t)m->np, .n = 0,
-							 .kind = s->kind};
+					struct wblk b = {
+					    .first = (uint32_t)m->np, .n = 0, .kind = s->kind};
 					int64_t tmax = INT64_MIN;
 					uint32_t n = 0, q;
 					if (s->kind == GS_SYNC_EVENT) {
@@ -638,18 +640,21 @@ int wm_build(struct wm *m, const struct gs_result *res)
 						    s->kind == GS_SYNC_IMPLICIT_PAGEABLE ||
 						    s->kind == GS_SYNC_IMPLICIT_MEMSET) &&
 						   m->ops_first[t + 1] > m->ops_first[t]) {
-						for (q = m->ops_first[t]; q < m->ops_first[t + 1]; q++)
+						for (q = m->ops_first[t]; q < m->ops_first[t + 1];
+						     q++)
 							if (in->ops[m->lops[q]].end <= tx->end) {
 								if (wm_pool_push(m, m->lops[q]) < 0)
 									goto out;
 								n++;
 							}
-					} else if (snapshot(m, st, s->device, tx->end, GS_NONE, &n) < 0) {
+					} else if (snapshot(m, st, s->device, tx->end, GS_NONE,
+							    &n) < 0) {
 						goto out;
 					}
 					b.n = n;
 					for (q = 0; q < n; q++)
-						tmax = max64(tmax, in->ops[m->pool[b.first + q]].end);
+						tmax =
+						    max64(tmax, in->ops[m->pool[b.first + q]].end);
 					b.own = tx->end - (n ? max64(tx->start, tmax) : tx->start);
 					m->ablk[t] = (uint32_t)m->nb;
 					if (blk_push(&m->blks, &m->nb, &m->cb, &b) < 0)
@@ -662,7 +667,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			for (j = m->ops_first[a]; j < m->ops_first[a + 1]; j++) {
 				uint32_t xo = m->lops[j], sid = m->osid[xo], n = 0, q;
 				const struct gs_op *o = &in->ops[xo];
-				struct wblk b = {.first = (uint32_t)m->np, .n = 0, .kind = DEP_WAIT};
+				struct wblk b = {
+				    .first = (uint32_t)m->np, .n = 0, .kind = DEP_WAIT};
 				int dv = 0;
 				for (q = 0; q < m->n_dev; q++)
 					if (in->ops[m->dfirst[q]].device == o->device)
@@ -724,8 +730,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				sl[nl++] = o->start - in->apis[c].start;
 			else if (p != GS_NONE && pe <= o->start && np2 < ms)
 				sp[np2++] = o->start - pe;
-			if (c != GS_NONE && nap < ms && m->ops_first[c + 1] - m->ops_first[c] == 1 &&
-			    m->ablk[c] == GS_NONE)
+			if (c != GS_NONE && nap < ms &&
+			    m->ops_first[c + 1] - m->ops_first[c] == 1 && m->ablk[c] == GS_NONE)
 				sa[nap++] = in->apis[c].end - in->apis[c].start;
 		}
 		m->lat_typ = max64(0, median(sl, nl));
@@ -741,7 +747,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			if (in->ops[p].end <= o->start) {
 				bp = in->ops[p].end;
 			} else {
-				bp = in->ops[p].start; /* concurrent on one stream (graph branches) */
+				bp = in->ops[p]
+					 .start; /* concurrent on one stream (graph branches) */
 				m->of[i] |= OF_PRED_START;
 			}
 		}
@@ -753,11 +760,10 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			for (q = 0; q < b->n; q++)
 				bd = max64(bd, in->ops[m->pool[b->first + q]].end);
 		}
-		if (bd != INT64_MIN &&
-		    bd >= max64(bp, c != GS_NONE ? in->apis[c].end : INT64_MIN))
+		if (bd != INT64_MIN && bd >= max64(bp, c != GS_NONE ? in->apis[c].end : INT64_MIN))
 			which = 3;
-		else if (c != GS_NONE && (p == GS_NONE || in->apis[c].end > bp ||
-					  (m->of[i] & OF_PRED_START)))
+		else if (c != GS_NONE &&
+			 (p == GS_NONE || in->apis[c].end > bp || (m->of[i] & OF_PRED_START)))
 			which = 1;
 		else if (p != GS_NONE)
 			which = 2;
@@ -792,10 +798,10 @@ out:
 
 /* cursors: host threads (0 .. n_thr-1), then devices */
 struct cur {
-	int64_t t;     /* the recorded time of its next step */
-	uint8_t type;  /* 0 call start, 1 op start, 2 blocking call end */
-	uint32_t pos;  /* threads: position in order; devices: op index */
-	uint32_t lim;  /* end of its range */
+	int64_t t;	  /* the recorded time of its next step */
+	uint8_t type;	  /* 0 call start, 1 op start, 2 blocking call end */
+	uint32_t pos;	  /* threads: position in order; devices: op index */
+	uint32_t lim;	  /* end of its range */
 	int64_t prev_end; /* threads: replayed end of its last top call */
 };
 
@@ -966,4 +972,3 @@ int wm_replay(struct wm *m)
 	free(h);
 	return 0;
 }
-

@@ -42,20 +42,20 @@
 #define GS_WHATIF_SYNC_EVERY 10
 
 struct gs_whatif_opts {
-	uint32_t fixes;		/* bit (1u << rule) per fix; 0: the unchanged replay */
-	int sync_every;		/* sync_every_step: keep one of N (GS_WHATIF_SYNC_EVERY) */
-	double pinned_gbps;	/* pageable_copies: bytes per ns; <= 0: measured
-				   on the trace's pinned copies, else
-				   GS_WHATIF_PINNED_GBPS */
+	uint32_t fixes;		  /* bit (1u << rule) per fix; 0: the unchanged replay */
+	int sync_every;		  /* sync_every_step: keep one of N (GS_WHATIF_SYNC_EVERY) */
+	double pinned_gbps;	  /* pageable_copies: bytes per ns; <= 0: measured
+				     on the trace's pinned copies, else
+				     GS_WHATIF_PINNED_GBPS */
 	const uint64_t *op_bytes; /* per op of res->in: bytes of a host copy
 				     (trace_load_copy_bytes), NULL unknown:
 				     pageable copies then keep their durations */
-	uint32_t host_tid;	/* host_code: the thread (0: every launching thread) */
-	uint32_t host_nvtx_id;	/* host_code: only inside NVTX ranges of this text
-				   (strings id), 0 everywhere */
-	const char *range_name; /* NULL: the figures of every op; else only of the
-				   ops launched inside NVTX ranges of this name
-				   (gs_name_matches; the fixes apply everywhere) */
+	uint32_t host_tid;	  /* host_code: the thread (0: every launching thread) */
+	uint32_t host_nvtx_id;	  /* host_code: only inside NVTX ranges of this text
+				     (strings id), 0 everywhere */
+	const char *range_name;	  /* NULL: the figures of every op; else only of the
+				     ops launched inside NVTX ranges of this name
+				     (gs_name_matches; the fixes apply everywhere) */
 };
 void gs_whatif_opts_init(struct gs_whatif_opts *o);
 
@@ -92,15 +92,15 @@ struct gs_whatif {
 	int pinned_measured;	  /* 1: from the trace's pinned copies */
 	/* the replayed times (after), per op of res->in and per API call;
 	 * NVTX ranges moved with their thread's host time */
-	int64_t *op_start, *op_end;   /* ns */
-	int64_t *api_start, *api_end; /* ns */
+	int64_t *op_start, *op_end;	/* ns */
+	int64_t *api_start, *api_end;	/* ns */
 	int64_t *nvtx_start, *nvtx_end; /* ns */
-	uint8_t *api_fix; /* per API call: GS_WHATIF_GONE (a fix removed it),
-			     GS_WHATIF_ASYNC (it waits no more), GS_WHATIF_GRAPH
-			     (it launches a graph now), else 0 */
-	uint32_t *op_corr; /* per op: the correlation id a fix gave it (a graph
-			      node: its graph launch's), 0 unchanged; NULL when
-			      no fix gave any */
+	uint8_t *api_fix;		/* per API call: GS_WHATIF_GONE (a fix removed it),
+					   GS_WHATIF_ASYNC (it waits no more), GS_WHATIF_GRAPH
+					   (it launches a graph now), else 0 */
+	uint32_t *op_corr;		/* per op: the correlation id a fix gave it (a graph
+					   node: its graph launch's), 0 unchanged; NULL when
+					   no fix gave any */
 };
 #define GS_WHATIF_GONE 1
 #define GS_WHATIF_ASYNC 2
@@ -117,8 +117,7 @@ int gs_whatif_rule_modelled(int rule);
 /* Replay res->in (the analysis of it done: res->call_of) with o's fixes.
  * 0, -ENOMEM, -EINVAL (no ops). w is zeroed first; free with
  * gs_whatif_free. */
-int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
-		  struct gs_whatif *w);
+int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, struct gs_whatif *w);
 void gs_whatif_free(struct gs_whatif *w);
 
 /* What fixing rule (enum gs_rule) saves on res: the replay's window
@@ -145,12 +144,12 @@ int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, 
  * replayed start less the recorded one. */
 struct gs_whatif_check {
 	uint64_t n_ops;
-	int64_t max_err;    /* ns, largest |error| */
-	int64_t p99_err;    /* ns, nearest-rank p99 of |error| */
-	uint64_t n_off;	    /* ops with a nonzero error */
-	int64_t window;	    /* ns, the trace's window (summed over devices) */
-	int64_t window_err; /* ns, replayed window less it */
-	uint64_t n_calls;   /* API calls */
+	int64_t max_err;      /* ns, largest |error| */
+	int64_t p99_err;      /* ns, nearest-rank p99 of |error| */
+	uint64_t n_off;	      /* ops with a nonzero error */
+	int64_t window;	      /* ns, the trace's window (summed over devices) */
+	int64_t window_err;   /* ns, replayed window less it */
+	uint64_t n_calls;     /* API calls */
 	int64_t call_max_err; /* ns, largest |replayed start - recorded start| of a call */
 };
 int gs_whatif_check(const struct gs_result *res, struct gs_whatif_check *c);

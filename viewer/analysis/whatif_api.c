@@ -104,7 +104,8 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 		cs = sorted ? s[a] : pr[0];
 		ce = sorted ? e[a] : pr[1];
 		for (i = 1; i < n; i++) {
-			int64_t xs = sorted ? s[a + i] : pr[2 * i], xe = sorted ? e[a + i] : pr[2 * i + 1];
+			int64_t xs = sorted ? s[a + i] : pr[2 * i],
+				xe = sorted ? e[a + i] : pr[2 * i + 1];
 			if (xs > ce) {
 				f->busy += ce - cs;
 				cs = xs;
@@ -341,8 +342,8 @@ static int saved_take(const struct wm *m, struct wm_saved *v)
 	v->pred = dup_mem(m->pred, m->no * sizeof(uint32_t));
 	v->pool = dup_mem(m->pool, m->np * sizeof(uint32_t));
 	v->dn = malloc((m->nd ? m->nd : 1) * sizeof(uint32_t));
-	if (!v->af || !v->of || !v->dur || !v->gap || !v->olat || !v->opg || !v->odur ||
-	    !v->pred || !v->pool || !v->dn) {
+	if (!v->af || !v->of || !v->dur || !v->gap || !v->olat || !v->opg || !v->odur || !v->pred ||
+	    !v->pool || !v->dn) {
 		saved_free(v);
 		return -ENOMEM;
 	}
@@ -437,8 +438,7 @@ void gs_whatif_opts_init(struct gs_whatif_opts *o)
 	o->sync_every = GS_WHATIF_SYNC_EVERY;
 }
 
-int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
-		  struct gs_whatif *w)
+int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, struct gs_whatif *w)
 {
 	struct wm m;
 	const struct gs_input *in = res->in;
@@ -488,7 +488,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o,
 		size_t i;
 		for (i = 0; i < m.na; i++) {
 			uint8_t f = m.af[m.top[i]];
-			w->api_fix[i] = (f & AF_DROP)				   ? GS_WHATIF_GONE
+			w->api_fix[i] = (f & AF_DROP)			   ? GS_WHATIF_GONE
 					: (f & AF_NOWAIT) && m.top[i] == i ? GS_WHATIF_ASYNC
 					: (f & AF_GRAPH) && m.top[i] == i  ? GS_WHATIF_GRAPH
 									   : 0;
@@ -528,16 +528,11 @@ static const struct {
 	int bit;
 	const char *key;
 } fix_keys[] = {
-    {GS_RULE_HOST_CODE, "host_code"},
-    {GS_RULE_LAUNCH, "launch_overhead"},
-    {GS_RULE_SYNC_STEP, "sync_every_step"},
-    {GS_RULE_PAGEABLE, "pageable_copies"},
-    {GS_RULE_SYNC_COPY, "sync_copies"},
-    {GS_RULE_ALLOC, "alloc_in_loop"},
-    {GS_RULE_LEGACY, "legacy_stream"},
-    {GS_RULE_SHORT_KERNELS, "short_kernels"},
-    {GS_RULE_HOST_OWN, "host_own_work"},
-    {GS_RULE_COMM, "exposed_communication"},
+    {GS_RULE_HOST_CODE, "host_code"},	    {GS_RULE_LAUNCH, "launch_overhead"},
+    {GS_RULE_SYNC_STEP, "sync_every_step"}, {GS_RULE_PAGEABLE, "pageable_copies"},
+    {GS_RULE_SYNC_COPY, "sync_copies"},	    {GS_RULE_ALLOC, "alloc_in_loop"},
+    {GS_RULE_LEGACY, "legacy_stream"},	    {GS_RULE_SHORT_KERNELS, "short_kernels"},
+    {GS_RULE_HOST_OWN, "host_own_work"},    {GS_RULE_COMM, "exposed_communication"},
     {GS_RULE_COMM, "communication"}, /* the key before the verdict had the rule */
 };
 

@@ -168,9 +168,9 @@ static int fix_sync_copy(struct wm *m, struct gs_whatif *w)
 		uint32_t cand = GS_NONE, cand_r = GS_NONE;
 		for (i = m->tfirst[t]; i <= m->tfirst[t + 1]; i++) {
 			uint32_t a = i < m->tfirst[t + 1] ? m->order[i] : GS_NONE, r = GS_NONE;
-			if (a != GS_NONE &&
-			    (!(m->af[a] & AF_TOP) || (m->af[a] & AF_DROP) ||
-			     !blk_kind_is(m, a, GS_SYNC_IMPLICIT_MEMCPY, GS_SYNC_IMPLICIT_MEMSET, -1)))
+			if (a != GS_NONE && (!(m->af[a] & AF_TOP) || (m->af[a] & AF_DROP) ||
+					     !blk_kind_is(m, a, GS_SYNC_IMPLICIT_MEMCPY,
+							  GS_SYNC_IMPLICIT_MEMSET, -1)))
 				continue;
 			if (a != GS_NONE)
 				r = range_at(u, nu, m->in->apis[a].start);
@@ -236,7 +236,8 @@ static int fix_pageable(struct wm *m, const struct gs_whatif_opts *o, struct gs_
 		if (op->kind != GS_OP_MEMCPY || !(op->flags & GS_OPF_PAGEABLE))
 			continue;
 		if (o->op_bytes && o->op_bytes[i]) {
-			int64_t d = GS_WHATIF_COPY_SETUP_NS + (int64_t)((double)o->op_bytes[i] / bw);
+			int64_t d =
+			    GS_WHATIF_COPY_SETUP_NS + (int64_t)((double)o->op_bytes[i] / bw);
 			if (d < m->odur[i])
 				m->odur[i] = d;
 		}
@@ -396,7 +397,8 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 			 * one-op graph per launch would buy nothing */
 			for (p = 0; p < n;) {
 				size_t q = p + 1;
-				while (q < n && same_token(in, seq[q], g) && same_token(in, seq[p], g) &&
+				while (q < n && same_token(in, seq[q], g) &&
+				       same_token(in, seq[p], g) &&
 				       next_launch(m, seq[q - 1], seq[q]))
 					q++;
 				if (q - p >= 2 && graph_occurrence(m, seq + p, q - p, w) < 0) {
@@ -412,8 +414,9 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 			size_t k;
 			for (k = 0; k < g->length; k++) {
 				const struct gs_op *o = &in->ops[seq[p + k]];
-				if (o->kind != g->kinds[k] || (o->kind == GS_OP_KERNEL ? o->name_id : 0) !=
-								  (g->kinds[k] == GS_OP_KERNEL ? g->names[k] : 0))
+				if (o->kind != g->kinds[k] ||
+				    (o->kind == GS_OP_KERNEL ? o->name_id : 0) !=
+					(g->kinds[k] == GS_OP_KERNEL ? g->names[k] : 0))
 					break;
 			}
 			if (k == g->length) {

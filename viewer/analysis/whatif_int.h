@@ -46,15 +46,15 @@ struct wm {
 	uint32_t *osid;	   /* per op: its stream's index in streams */
 	/* host threads */
 	uint32_t n_thr;
-	uint32_t *thr_tid;  /* per thread: tid */
-	uint32_t *tfirst;   /* per thread: its calls are order[tfirst[t], tfirst[t+1]) */
-	uint32_t *order;    /* API calls by (thread, start, longer first) */
-	uint32_t *top;	    /* per call: the top-level call it runs in (itself if top) */
-	uint32_t *athr;	    /* per call: its thread */
-	int64_t *gap;	    /* per top call: host time since its thread's previous top call */
-	int64_t *dur;	    /* per top call: its duration where it waits for nothing */
-	uint32_t *ablk;	    /* per top call: its wait in blks, GS_NONE */
-	uint8_t *af;	    /* per call: AF_* */
+	uint32_t *thr_tid;   /* per thread: tid */
+	uint32_t *tfirst;    /* per thread: its calls are order[tfirst[t], tfirst[t+1]) */
+	uint32_t *order;     /* API calls by (thread, start, longer first) */
+	uint32_t *top;	     /* per call: the top-level call it runs in (itself if top) */
+	uint32_t *athr;	     /* per call: its thread */
+	int64_t *gap;	     /* per top call: host time since its thread's previous top call */
+	int64_t *dur;	     /* per top call: its duration where it waits for nothing */
+	uint32_t *ablk;	     /* per top call: its wait in blks, GS_NONE */
+	uint8_t *af;	     /* per call: AF_* */
 	uint32_t *ops_first; /* per call: its ops are lops[ops_first[a], ops_first[a+1]) */
 	uint32_t *lops;	     /* ops by launch call */
 	/* GPU ops */

@@ -138,7 +138,8 @@ int cmd_whatif(int argc, char **argv)
 			errno = 0;
 			n = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || n < 1 || n > 1000000) {
-				gs_error("whatif", "--every needs a whole number from 1 to 1000000");
+				gs_error("whatif",
+					 "--every needs a whole number from 1 to 1000000");
 				return GS_EXIT_BAD_INPUT;
 			}
 			wo.sync_every = (int)n;
@@ -149,7 +150,8 @@ int cmd_whatif(int argc, char **argv)
 			wo.pinned_gbps = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(wo.pinned_gbps > 0) ||
 			    wo.pinned_gbps > 1e4) {
-				gs_error("whatif", "--pinned-gbps needs a bandwidth in GB/s above 0");
+				gs_error("whatif",
+					 "--pinned-gbps needs a bandwidth in GB/s above 0");
 				return GS_EXIT_BAD_INPUT;
 			}
 			break;
@@ -164,7 +166,8 @@ int cmd_whatif(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
 		case ':':
-			gs_error("whatif", "option '%s' needs a value; see 'gapscope whatif --help'",
+			gs_error("whatif",
+				 "option '%s' needs a value; see 'gapscope whatif --help'",
 				 argv[optind - 1]);
 			return GS_EXIT_BAD_INPUT;
 		default:

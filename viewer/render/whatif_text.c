@@ -44,8 +44,9 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 	fputc('\n', f);
 	if (v->check) {
 		const struct gs_whatif_check *c = v->check;
-		fprintf(f, "unchanged replay: %llu ops, start error max %s, p99 %s, %llu ops off;"
-			   " window %s, replayed %+lld ns\n",
+		fprintf(f,
+			"unchanged replay: %llu ops, start error max %s, p99 %s, %llu ops off;"
+			" window %s, replayed %+lld ns\n",
 			(unsigned long long)c->n_ops, fmt_ns(x, sizeof(x), c->max_err),
 			fmt_ns(y, sizeof(y), c->p99_err), (unsigned long long)c->n_off,
 			fmt_ns(t, sizeof(t), c->window), (long long)c->window_err);
@@ -59,11 +60,13 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 	fputc('\n', f);
 	if (w->calls_dropped || w->calls_unblocked || w->ops_changed || w->graph_replays ||
 	    w->host_gaps)
-		fprintf(f, "  changed: %llu calls removed, %llu made async, %llu ops changed, %llu graph"
-			   " replays, %llu host-code stretches removed\n",
-			(unsigned long long)w->calls_dropped, (unsigned long long)w->calls_unblocked,
-			(unsigned long long)w->ops_changed, (unsigned long long)w->graph_replays,
-			(unsigned long long)w->host_gaps);
+		fprintf(
+		    f,
+		    "  changed: %llu calls removed, %llu made async, %llu ops changed, %llu graph"
+		    " replays, %llu host-code stretches removed\n",
+		    (unsigned long long)w->calls_dropped, (unsigned long long)w->calls_unblocked,
+		    (unsigned long long)w->ops_changed, (unsigned long long)w->graph_replays,
+		    (unsigned long long)w->host_gaps);
 	else
 		fputs("  nothing in the trace for them to change\n", f);
 	if (w->pinned_gbps > 0)
@@ -83,16 +86,19 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 	fprintf(f, "  %-14s %13.1f%% %13.1f%%\n", "utilisation", 100.0 * w->before.utilisation,
 		100.0 * w->after.utilisation);
 	if (w->before.steps) {
-		fprintf(f, "  step: the median of %llu NVTX ranges \"", (unsigned long long)w->before.steps);
+		fprintf(f, "  step: the median of %llu NVTX ranges \"",
+			(unsigned long long)w->before.steps);
 		term_put_max(f, gs_str(&v->in->strings, w->step_text_id, "?"), 60);
 		fputs("\"\n", f);
 		row(f, "step", w->before.step_ns, w->after.step_ns);
 	}
 	if (w->bound_ns > 0)
-		fprintf(f, "note: the replay overlaps ops more than the trace did: the saving holds the"
-			   " window to %s, their work\n      overlapped as much as in the trace (ops"
-			   " that overlap more share the GPU)\n",
-			fmt_ns(x, sizeof(x), w->after.window + w->bound_ns));
+		fprintf(
+		    f,
+		    "note: the replay overlaps ops more than the trace did: the saving holds the"
+		    " window to %s, their work\n      overlapped as much as in the trace (ops"
+		    " that overlap more share the GPU)\n",
+		    fmt_ns(x, sizeof(x), w->after.window + w->bound_ns));
 	fprintf(f, "saves ~ %s (%.1f%% of the GPU window)\n", fmt_ns(x, sizeof(x), w->saving_ns),
 		100.0 * w->saving_share);
 	return ferror(f) ? -1 : 0;

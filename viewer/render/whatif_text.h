@@ -15,15 +15,15 @@
 #include "whatif.h"
 
 struct whatif_view {
-	const char *path;		    /* the trace, as given */
-	const char *fixes;		    /* the --fix list, as given */
-	const char *range;		    /* --range NAME, NULL none */
-	int sync_every;			    /* sync_every_step's N */
-	const struct gs_input *in;	    /* for the step ranges' text */
-	const struct gs_whatif *w;	    /* NULL with check only */
+	const char *path;		     /* the trace, as given */
+	const char *fixes;		     /* the --fix list, as given */
+	const char *range;		     /* --range NAME, NULL none */
+	int sync_every;			     /* sync_every_step's N */
+	const struct gs_input *in;	     /* for the step ranges' text */
+	const struct gs_whatif *w;	     /* NULL with check only */
 	const struct gs_whatif_check *check; /* NULL unless --check */
-	int have_bytes;			    /* copy bytes were read */
-	int pageable;			    /* pageable_copies is among the fixes */
+	int have_bytes;			     /* copy bytes were read */
+	int pageable;			     /* pageable_copies is among the fixes */
 };
 
 /* 0, or -1 on a write error (ferror) */

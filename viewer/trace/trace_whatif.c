@@ -213,7 +213,8 @@ static int move_rows(struct wctx *c, const char *table, const char *keysql, stru
 	 * graph id; a call that launches the graph: the graph launch's name */
 	if (ncorr)
 		snprintf(sql, sizeof(sql),
-			 "UPDATE %s SET correlation_id = ?1, graph_id = ?1 WHERE rowid = ?2", table);
+			 "UPDATE %s SET correlation_id = ?1, graph_id = ?1 WHERE rowid = ?2",
+			 table);
 	else
 		snprintf(sql, sizeof(sql), "UPDATE %s SET name_id = ?1 WHERE rowid = ?2", table);
 	if ((ncorr || graph) && sqlite3_prepare_v2(c->db, sql, -1, &co, NULL) != SQLITE_OK)
@@ -229,7 +230,8 @@ static int move_rows(struct wctx *c, const char *table, const char *keysql, stru
 			sqlite3_reset(del);
 			continue;
 		}
-		if ((ncorr && ncorr[x]) || (graph && graph[x] == GS_WHATIF_GRAPH && graph_name > 0)) {
+		if ((ncorr && ncorr[x]) ||
+		    (graph && graph[x] == GS_WHATIF_GRAPH && graph_name > 0)) {
 			sqlite3_bind_int64(co, 1, ncorr ? (int64_t)ncorr[x] : graph_name);
 			sqlite3_bind_int64(co, 2, match[i]);
 			if (sqlite3_step(co) != SQLITE_DONE)
@@ -336,11 +338,11 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 		for (i = 0; i < in->n_apis && !gname; i++)
 			if (rt->api_fix && rt->api_fix[i] == GS_WHATIF_GRAPH)
 				gname = import_out_intern(c->db, "cudaGraphLaunch");
-		rc = move_rows(c, "api_calls",
-			       "SELECT coalesce(tid,0), start, end, coalesce(correlation_id,0), rowid"
-			       " FROM api_calls",
-			       a, in->n_apis, rt->api_start, rt->api_end, gone, NULL, rt->api_fix,
-			       gname);
+		rc = move_rows(
+		    c, "api_calls",
+		    "SELECT coalesce(tid,0), start, end, coalesce(correlation_id,0), rowid"
+		    " FROM api_calls",
+		    a, in->n_apis, rt->api_start, rt->api_end, gone, NULL, rt->api_fix, gname);
 		free(gone);
 		if (rc < 0)
 			goto out;
@@ -392,10 +394,11 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 			a[i].k[3] = s->corr;
 			a[i].v = (int64_t)i;
 		}
-		if (move_rows(c, "syncs",
-			      "SELECT coalesce(tid,0), start, end, coalesce(correlation_id,0), rowid"
-			      " FROM syncs",
-			      a, in->n_syncs, ss, se, sgone, NULL, NULL, 0) < 0)
+		if (move_rows(
+			c, "syncs",
+			"SELECT coalesce(tid,0), start, end, coalesce(correlation_id,0), rowid"
+			" FROM syncs",
+			a, in->n_syncs, ss, se, sgone, NULL, NULL, 0) < 0)
 			goto out;
 	}
 	for (i = 0; i < in->n_nvtx; i++) {
@@ -406,10 +409,11 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 		a[i].k[3] = r->text_id;
 		a[i].v = (int64_t)i;
 	}
-	if (in->n_nvtx && move_rows(c, "nvtx",
-				    "SELECT coalesce(tid,0), start, end, coalesce(text_id,0), rowid"
-				    " FROM nvtx",
-				    a, in->n_nvtx, rt->nvtx_start, rt->nvtx_end, NULL, NULL, NULL, 0) < 0)
+	if (in->n_nvtx &&
+	    move_rows(c, "nvtx",
+		      "SELECT coalesce(tid,0), start, end, coalesce(text_id,0), rowid"
+		      " FROM nvtx",
+		      a, in->n_nvtx, rt->nvtx_start, rt->nvtx_end, NULL, NULL, NULL, 0) < 0)
 		goto out;
 	rc = 0;
 out:

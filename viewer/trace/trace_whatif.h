@@ -26,12 +26,12 @@ struct trace_retime {
 	const int64_t *op_start, *op_end;
 	const int64_t *api_start, *api_end;
 	const int64_t *nvtx_start, *nvtx_end;
-	const uint8_t *api_fix; /* GS_WHATIF_GONE: the call and its syncs go;
-				   GS_WHATIF_ASYNC: its syncs go; GS_WHATIF_GRAPH:
-				   named cudaGraphLaunch */
+	const uint8_t *api_fix;	 /* GS_WHATIF_GONE: the call and its syncs go;
+				    GS_WHATIF_ASYNC: its syncs go; GS_WHATIF_GRAPH:
+				    named cudaGraphLaunch */
 	const uint32_t *op_corr; /* per op: a new correlation (and graph) id, 0 none;
 				    may be NULL */
-	const char *fixes;	/* meta whatif.fixes */
+	const char *fixes;	 /* meta whatif.fixes */
 };
 
 /* Copy t's database to `out` (atomically replaced), with kernels,
