@@ -83,9 +83,8 @@ static const struct {
 			    "overlap it with GPU work; a CUDA Graph does not remove it", NULL},
     [GS_RULE_STARTUP] = {"startup_stalls", "host stalls before the first NVTX range",
 			 "start-up where the ranges mark the loop: --range selects it", NULL},
-    [GS_RULE_WARMUP] = {"warmup", "start-up and warm-up before the steady state",
-			"a one-time cost: leave it out (--range STEP --skip N, or --capture-range)",
-			NULL},
+    [GS_RULE_WARMUP] = {"warmup", "start-up and warm-up",
+			"one-time: leave it out (--range, --capture-range)", NULL},
     [GS_RULE_HOST_OWN] = {"host_own_work", "the program's own CPU work between launches",
 			  "overlap it with GPU work, move it off the step or batch it; "
 			  "a CUDA Graph does not remove it",
@@ -570,10 +569,10 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 				struct gs_finding f = {.rule = GS_RULE_HOST_OWN, .cost_ns = own};
 				where_of(res, GS_CAUSE_HOST_CODE, &f);
 				snprintf(f.why, sizeof(f.why),
-					 "its gaps hold %s of host code or more each (one %s "
-					 "launch takes less)",
+					 "each of its gaps holds %s or more of host code; %s takes less",
 					 v->pytorch ? "50 us" : "5 us",
-					 v->pytorch ? "operator's dispatch" : "loop's");
+					 v->pytorch ? "one operator's dispatch"
+						    : "a launch loop's own code between launches");
 				add_finding(v, &f);
 			}
 		}
@@ -745,11 +744,12 @@ static int capture_blockers(const struct gs_verdict *v, const struct gs_input *i
 
 	buf[0] = '\0';
 	if (steps && f->syncs >= 2 * steps)
-		PART("%.28s x%.0f a %s", gs_str(&in->strings, f->sync_api_id, "syncs"),
-		     (double)f->syncs / (double)steps, f->steps ? "step" : "repeat of the sequence");
+		PART("%.1f blocking calls a %s (most: %.28s)", (double)f->syncs / (double)steps,
+		     f->steps ? "step" : "repeat of its op sequence",
+		     gs_str(&in->strings, f->sync_api_id, "?"));
 	else if (!steps && f->syncs >= RULE_SYNC_MIN_CALLS)
-		PART("%.28s x%llu", gs_str(&in->strings, f->sync_api_id, "syncs"),
-		     (unsigned long long)f->syncs);
+		PART("%llu blocking calls (most: %.28s)", (unsigned long long)f->syncs,
+		     gs_str(&in->strings, f->sync_api_id, "?"));
 	if ((steps && f->allocs >= steps) || (!steps && f->allocs >= RULE_ALLOC_MIN_CALLS))
 		PART("allocations x%llu", (unsigned long long)f->allocs);
 	if (f->comm_kernels)
@@ -937,11 +937,9 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 	allocs = whole->facts.allocs > sv->facts.allocs ? whole->facts.allocs - sv->facts.allocs : 0;
 	f.cost_ns = idle;
 	f.count = 0;
-	k = (size_t)snprintf(f.why, sizeof(f.why), "before step %llu of %llu (%.40s%s)",
-			     (unsigned long long)ph->warmup_steps + 1,
-			     (unsigned long long)ph->n_steps,
+	k = (size_t)snprintf(f.why, sizeof(f.why), "--range '%.40s%s' --skip %llu reads the rest",
 			     ph->stem_len ? ph->stem : gs_str(&in->strings, ph->text_id, ""),
-			     ph->stem_len ? "*" : "");
+			     ph->stem_len ? "*" : "", (unsigned long long)ph->warmup_steps);
 	if (allocs && k < sizeof(f.why))
 		k += (size_t)snprintf(f.why + k, sizeof(f.why) - k, "; allocations x%llu",
 				      (unsigned long long)allocs);
@@ -950,10 +948,9 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 				      "; %llu launch call%s over 1 ms (module loading)",
 				      (unsigned long long)slow, slow == 1 ? "" : "s");
 	if (slow)
-		f.fix = "a one-time cost: CUDA_MODULE_LOADING=EAGER, or leave it out "
-			"(--range STEP --skip N, --capture-range)";
+		f.fix = "one-time: leave it out (--range, --capture-range); "
+			"CUDA_MODULE_LOADING=EAGER loads modules up front";
 	add_finding(v, &f);
-	v->findings[0].share = 0; /* set by the caller */
 }
 
 void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_corrected *corr,
@@ -995,8 +992,13 @@ void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_correc
 	preconditions(v, res->in);
 	if (corr && corr->n_devices)
 		apply_correction(v, corr);
+	/* a steady-state finding's share is of the steady state, the
+	 * warm-up's of the whole window (the phases line says so) */
 	for (i = 0; i < v->n_findings; i++)
-		v->findings[i].share = share(v->findings[i].cost_ns, v->window);
+		v->findings[i].share =
+		    share(v->findings[i].cost_ns, v->steady && v->findings[i].rule != GS_RULE_WARMUP
+						      ? v->steady_window
+						      : v->window);
 }
 
 void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)

@@ -335,7 +335,7 @@ static void phases_line(struct report_ctx *r, const struct gs_verdict *v)
 	gap_dur(tl, sizeof(tl), ph->tail_ns);
 	snprintf(line, sizeof(line),
 		 "  phases (%llu steps %.40s%s): start-up and warm-up %s (%.1f%%, %llu step%s), "
-		 "steady state %s, tail %s; findings but the warm-up's count the steady state",
+		 "steady state %s, tail %s; other findings: share of the steady state",
 		 (unsigned long long)ph->n_steps,
 		 ph->stem_len ? ph->stem : gs_str(&r->in->strings, ph->text_id, ""),
 		 ph->stem_len ? "*" : "", wu, 100.0 * (double)ph->warmup_ns / (double)v->window,
