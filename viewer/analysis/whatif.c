@@ -737,6 +737,29 @@ int wm_build(struct wm *m, const struct gs_result *res)
 		m->lat_typ = max64(0, median(sl, nl));
 		m->pg_typ = max64(0, median(sp, np2));
 		m->api_typ = nap ? max64(0, median(sa, nap)) : -1;
+		/* the graph launches: per-op call cost and first-op delay */
+		{
+			size_t ng = 0, a2;
+			int64_t *gc = sl, *gl = sp; /* reused: the medians above are taken */
+			for (a2 = 0; a2 < na && ng < ms; a2++) {
+				uint32_t k0 = m->ops_first[a2], k1 = m->ops_first[a2 + 1];
+				const char *nm;
+				if (k1 - k0 < 2 || !(m->af[a2] & AF_TOP))
+					continue;
+				nm = gs_str(&in->strings, in->apis[a2].name_id, NULL);
+				if (!nm || !gs_api_is_graph_launch(nm))
+					continue;
+				gc[ng] =
+				    (in->apis[a2].end - in->apis[a2].start) / (int64_t)(k1 - k0);
+				gl[ng] = in->ops[m->lops[k0]].start - in->apis[a2].start;
+				for (k = k0 + 1; k < k1; k++)
+					gl[ng] = min64(gl[ng], in->ops[m->lops[k]].start -
+								   in->apis[a2].start);
+				ng++;
+			}
+			m->graph_call_per_op = ng ? max64(0, median(gc, ng)) : -1;
+			m->graph_lat = ng ? max64(0, median(gl, ng)) : -1;
+		}
 	}
 	for (i = 0; i < no; i++) {
 		const struct gs_op *o = &in->ops[i];

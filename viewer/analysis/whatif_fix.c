@@ -273,6 +273,8 @@ static size_t pos_of(const struct wm *m, uint32_t a)
 	return lo;
 }
 
+static int passable(const struct wm *m, uint32_t a);
+
 /* One occurrence ops seq[0..len) as one graph launch: the first op's
  * call launches the graph (the calibration's untraced graph launch cost
  * where the trace has one, else that call's own duration), the other
@@ -289,8 +291,9 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 
 	for (k = 0; k < len; k++) {
 		uint32_t c = m->call_of[seq[k]];
-		if (c == GS_NONE || in->ops[seq[k]].graph_id || m->ablk[m->top[c]] != GS_NONE ||
-		    (m->af[m->top[c]] & AF_DROP) || (k && m->pred[seq[k]] != seq[k - 1]))
+		if (c == GS_NONE || in->ops[seq[k]].graph_id || (m->of[seq[k]] & OF_FOLDED) ||
+		    m->ablk[m->top[c]] != GS_NONE || (m->af[m->top[c]] & AF_DROP) ||
+		    (k && m->pred[seq[k]] != seq[k - 1]))
 			return 0;
 		if (m->ops_first[m->top[c] + 1] - m->ops_first[m->top[c]] != 1)
 			return 0;
@@ -300,8 +303,14 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	c1 = m->top[m->call_of[seq[0]]];
 	cl = m->top[m->call_of[seq[len - 1]]];
 	t = m->athr[c1];
-	if (in->cal.have && in->cal.plain_graph_ns >= 0 && in->cal.plain_graph_node_ns >= 0)
+	/* the graph launch call: as the trace's own graph launches took (per
+	 * op), else the calibration's untraced one, else the first call's */
+	if (m->graph_call_per_op >= 0)
+		m->dur[c1] = m->graph_call_per_op * (int64_t)len;
+	else if (in->cal.have && in->cal.plain_graph_ns >= 0 && in->cal.plain_graph_node_ns >= 0)
 		m->dur[c1] = in->cal.plain_graph_ns + (int64_t)len * in->cal.plain_graph_node_ns;
+	if (m->graph_lat >= 0)
+		m->olat[seq[0]] = m->graph_lat;
 	if (!m->ocorr) {
 		m->ocorr = calloc(m->no ? m->no : 1, sizeof(uint32_t));
 		if (!m->ocorr)
@@ -309,12 +318,20 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	}
 	m->af[c1] |= AF_GRAPH;
 	m->ocorr[seq[0]] = in->apis[c1].corr;
+	m->of[seq[0]] |= OF_FOLDED;
 	p0 = pos_of(m, c1);
 	p1 = pos_of(m, cl);
 	for (k = p0 + 1; k <= p1 && k < m->tfirst[t + 1]; k++) {
 		uint32_t a = m->order[k];
-		if (m->af[a] & AF_TOP)
-			m->gap[a] = 0;
+		if (!(m->af[a] & AF_TOP))
+			continue;
+		m->gap[a] = 0;
+		/* the step's other calls that a capture passes over: the
+		 * replay does not make them either */
+		if (passable(m, a) && !(m->af[a] & AF_DROP)) {
+			m->af[a] |= AF_DROP;
+			w->calls_dropped++;
+		}
 	}
 	for (k = 1; k < len; k++) {
 		uint32_t x = seq[k], c = m->top[m->call_of[x]];
@@ -326,6 +343,7 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 		m->of[x] &= (uint8_t)~OF_PRED_START;
 		m->opg[x] = res->graph_node_overhead_ns;
 		m->ocorr[x] = in->apis[c1].corr;
+		m->of[x] |= OF_FOLDED;
 		w->ops_changed++;
 	}
 	w->graph_replays++;
@@ -340,7 +358,22 @@ static int same_token(const struct gs_input *in, uint32_t x, const struct gs_gra
 	return o->kind == g->kinds[0] && (o->kind != GS_OP_KERNEL || o->name_id == g->names[0]);
 }
 
-/* y's launch call is the next top-level call of x's call's thread */
+/* a top-level call a stream capture passes over: it waits for nothing,
+ * launches nothing and polls nothing (cudaGetLastError between launches,
+ * cudaEventRecord); a graph replay does not make it */
+static int passable(const struct wm *m, uint32_t a)
+{
+	const char *name;
+
+	if (m->ablk[a] != GS_NONE || m->ops_first[a + 1] != m->ops_first[a])
+		return 0;
+	name = gs_str(&m->in->strings, m->in->apis[a].name_id, NULL);
+	return name &&
+	       !(gs_api_classify(name) & (GS_APIF_POLL | GS_APIF_LAUNCH | GS_APIF_HOST_FUNC));
+}
+
+/* y's launch call is the next top-level call of x's call's thread, but
+ * for calls a capture passes over */
 static int next_launch(const struct wm *m, uint32_t x, uint32_t y)
 {
 	uint32_t cx = m->call_of[x], cy = m->call_of[y];
@@ -350,10 +383,70 @@ static int next_launch(const struct wm *m, uint32_t x, uint32_t y)
 		return 0;
 	cx = m->top[cx];
 	cy = m->top[cy];
-	for (k = pos_of(m, cx) + 1; k < m->tfirst[m->athr[cx] + 1]; k++)
-		if (m->af[m->order[k]] & AF_TOP)
-			return m->order[k] == cy;
+	for (k = pos_of(m, cx) + 1; k < m->tfirst[m->athr[cx] + 1]; k++) {
+		uint32_t a = m->order[k];
+		if (!(m->af[a] & AF_TOP) || (a != cy && passable(m, a)))
+			continue;
+		return a == cy;
+	}
 	return 0;
+}
+
+/* x can be a node of a captured run: its own launch call, one op per
+ * call, no wait in it, not in a graph already */
+static int run_eligible(const struct wm *m, uint32_t x)
+{
+	uint32_t c = m->call_of[x];
+
+	if (c == GS_NONE || m->in->ops[x].graph_id || (m->of[x] & OF_FOLDED))
+		return 0;
+	c = m->top[c];
+	return m->ablk[c] == GS_NONE && !(m->af[c] & AF_DROP) &&
+	       m->ops_first[c + 1] - m->ops_first[c] == 1;
+}
+
+static int fix_runs(struct wm *m, struct gs_whatif *w)
+{
+	uint32_t *seq = malloc((m->no ? m->no : 1) * sizeof(uint32_t));
+	uint32_t *first = calloc((size_t)m->n_streams + 1, sizeof(uint32_t)), sid;
+	size_t i;
+	int rc = 0;
+
+	if (!seq || !first) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* the ops by stream, in their order (a counting sort) */
+	for (i = 0; i < m->no; i++)
+		first[m->osid[i] + 1]++;
+	for (sid = 0; sid < m->n_streams; sid++)
+		first[sid + 1] += first[sid];
+	for (i = 0; i < m->no; i++)
+		seq[first[m->osid[i]]++] = (uint32_t)i;
+	for (sid = m->n_streams; sid > 0; sid--)
+		first[sid] = first[sid - 1];
+	first[0] = 0;
+	for (sid = 0; sid < m->n_streams; sid++) {
+		size_t p = first[sid], n = first[sid + 1];
+		while (p < n) {
+			size_t q = p + 1;
+			if (!run_eligible(m, seq[p])) {
+				p++;
+				continue;
+			}
+			while (q < n && run_eligible(m, seq[q]) && m->pred[seq[q]] == seq[q - 1] &&
+			       next_launch(m, seq[q - 1], seq[q]))
+				q++;
+			if (q - p >= 2 && (rc = graph_occurrence(m, seq + p, q - p, w)) < 0)
+				goto out;
+			rc = 0;
+			p = q;
+		}
+	}
+out:
+	free(seq);
+	free(first);
+	return rc;
 }
 
 /* launch_overhead / short_kernels: each repeated sequence the graph
@@ -431,7 +524,7 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 		}
 		free(seq);
 	}
-	return 0;
+	return fix_runs(m, w);
 }
 
 /* host_code: the host's own time between CUDA calls on the launching

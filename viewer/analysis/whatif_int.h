@@ -23,6 +23,7 @@
 #define OF_NOLAUNCH 0x01   /* its launch call no longer bounds it (a graph node) */
 #define OF_PRED_START 0x02 /* it overlapped its predecessor: bound by its start */
 #define OF_COLL 0x04	   /* a collective (NCCL kernel) */
+#define OF_FOLDED 0x08	   /* a fix made it a node of a graph launch */
 
 /* blk.kind of an op's dependencies */
 #define DEP_WAIT 1   /* a stream wait on an event */
@@ -77,6 +78,10 @@ struct wm {
 	int64_t lat_typ; /* launch delay of ops their launch bound */
 	int64_t pg_typ;	 /* hole after a predecessor that bound the op */
 	int64_t api_typ; /* duration of a launch call that waits for nothing, -1 none */
+	/* the trace's own graph launches (of 2 ops or more), medians: the
+	 * launch call's duration per op, and its first op's delay after the
+	 * call's start; -1 where the trace has none */
+	int64_t graph_call_per_op, graph_lat;
 	/* the replay's times */
 	int64_t *s, *e;	  /* per op */
 	int64_t *as, *ae; /* per call */
