@@ -80,6 +80,16 @@ static size_t collect_steps(const struct gs_input *in, const char *stem, size_t 
 	return n;
 }
 
+/* the framework's own ranges, once a step each but no step: the
+ * DataLoader's next batch (PARAM's ResNet: 15 ranges
+ * "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", the
+ * most wall of the trace), the optimizer step, operators */
+static int not_a_step(const char *t)
+{
+	return !strncmp(t, "enumerate(DataLoader)", 21) || !strncmp(t, "Optimizer.", 10) ||
+	       !strncmp(t, "aten::", 6) || !strncmp(t, "autograd::", 10);
+}
+
 /* The text (or numbered family) of the program's steps: torch.profiler's
  * ProfilerStep#N where the trace has them, else the range text or family
  * with the most wall among those with GS_PHASE_MIN_STEPS ranges or more
@@ -119,7 +129,7 @@ static uint32_t step_text(const struct gs_result *res, const char **stem, size_t
 			wall = res->nvtx[i].wall;
 			count = res->nvtx[i].count;
 		}
-		if (count < GS_PHASE_MIN_STEPS || wall <= best_wall)
+		if (count < GS_PHASE_MIN_STEPS || wall <= best_wall || not_a_step(t))
 			continue;
 		best = res->nvtx[i].text_id;
 		best_wall = wall;
@@ -456,6 +466,27 @@ int gs_advice_facts_compute(const struct gs_result *res, const struct gs_phases 
 		else if (strstr(t, "_SingleProcessDataLoaderIter") &&
 			 f->loader != GS_LOADER_WORKERS)
 			f->loader = GS_LOADER_SINGLE;
+	}
+	/* torch's optimizer steps: allocations before the first one ends
+	 * are iteration 0's (cuDNN's workspaces, the caching allocator
+	 * filling), not the steady state's */
+	{
+		int64_t first_end = INT64_MAX;
+		for (i = 0; i < in->n_nvtx; i++) {
+			const struct gs_nvtx *r = &in->nvtx[i];
+			if (r->kind != GS_NVTX_RANGE ||
+			    strncmp(gs_str(&in->strings, r->text_id, ""), "Optimizer.step#", 15))
+				continue;
+			f->opt_steps++;
+			if (r->end < first_end)
+				first_end = r->end;
+		}
+		for (i = 0; f->opt_steps && i < in->n_syncs; i++) {
+			const struct gs_sync *y = &in->syncs[i];
+			if (y->kind == GS_SYNC_IMPLICIT_ALLOC && y->start >= first_end &&
+			    gs_result_selects(res, y->start, y->end))
+				f->allocs_after_opt++;
+		}
 	}
 	/* uploads in the analysed time, and the pageable ones */
 	for (i = 0; i < in->n_ops; i++) {

@@ -220,6 +220,12 @@ static json_t *timeline(const struct gs_timeline *tl)
 	json_object_set_new(o, "slow_launch_latency_ns", jint(tl->slow_launch_latency));
 	json_object_set_new(o, "slow_launch_in_calls_ns", jint(tl->slow_launch_in_calls));
 	json_object_set_new(o, "slow_launches", jint((int64_t)tl->slow_launches));
+	{
+		json_t *hb = json_array();
+		for (int k = 0; k < 3; k++)
+			json_array_append_new(hb, jint(tl->host_by_size[k]));
+		json_object_set_new(o, "host_by_size_ns", hb);
+	}
 	json_object_set_new(o, "host_stall_ns", jint(tl->host_stall));
 	json_object_set_new(o, "host_stalls", jint((int64_t)tl->host_stalls));
 	json_object_set_new(o, "input_stall_ns", jint(tl->input_stall));
