@@ -85,6 +85,7 @@ def verbs_reading_times(db):
         ("export chrome", ["export", db, "--format", "chrome", "-o", out + ".json"]),
         ("export chrome --no-gaps", ["export", db, "--format", "chrome", "--no-gaps", "-o",
                                      out + ".json"]),
+        ("whatif --fix all", ["whatif", db, "--fix", "all"]),
     ]
 
 

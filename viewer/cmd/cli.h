@@ -28,6 +28,7 @@ int cmd_graph(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_whatif(int argc, char **argv);
 
 /* Print "gapscope: <what>: <fmt...>" to stderr (what may be NULL). */
 void gs_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

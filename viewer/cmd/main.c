@@ -23,6 +23,7 @@ static const struct verb verbs[] = {
     {"graph", cmd_graph, "list and draw recorded CUDA graphs (DOT, SVG, PNG)"},
     {"export", cmd_export, "export to Chrome/Perfetto trace JSON or CSV"},
     {"diff", cmd_diff, "compare two runs"},
+    {"whatif", cmd_whatif, "replay a trace with verdict rules' fixes applied: what they save"},
     {"import", cmd_import,
      "convert a torch.profiler JSON or an Nsight Systems SQLite export into a trace"},
 };
