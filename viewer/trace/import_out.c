@@ -168,7 +168,37 @@ int import_out_open(struct import_out *o, const char *path, char *err, size_t er
 			 sqlite3_errmsg(o->db));
 		return IMPORT_ERR_OUTPUT;
 	}
+	/* the trace verbs' defences, after the pragmas: defensive mode
+	 * refuses journal_mode=OFF, which is set by then */
+	o->guard = trace_guard_new();
+	if (!o->guard) {
+		snprintf(err, errlen, "out of memory");
+		return IMPORT_ERR_OUTPUT;
+	}
+	if (trace_guard_db(o->guard, o->db, &o->watch, err, errlen) < 0)
+		return IMPORT_ERR_OUTPUT;
 	return 0;
+}
+
+int import_out_too_long(const struct import_out *o, const char *what, char *err, size_t errlen)
+{
+	long long ms;
+
+	if (!trace_guard_tripped(o->guard))
+		return 0;
+	ms = (long long)trace_guard_limit_ms(o->guard);
+	if (ms >= 1000)
+		snprintf(err, errlen, "a query ran too long (over %lld s): the %s may be hostile",
+			 ms / 1000, what);
+	else
+		snprintf(err, errlen, "a query ran too long (over %lld ms): the %s may be hostile",
+			 ms, what);
+	return 1;
+}
+
+int import_out_attach(struct import_out *o, const char *uri)
+{
+	return trace_guard_attach(&o->watch, uri, "src");
 }
 
 int import_out_commit(struct import_out *o, char *err, size_t errlen)
@@ -216,6 +246,8 @@ void import_out_close(struct import_out *o)
 	disarm_signals();
 	free(o->target);
 	o->target = NULL;
+	trace_guard_free(o->guard);
+	o->guard = NULL;
 }
 
 int import_out_meta(sqlite3 *db, const char *key, const char *value)

@@ -1818,8 +1818,17 @@ int kineto_import(const char *json_path, const char *db_path, const char *versio
 		close(fd);
 		goto out;
 	}
-	if (parse(&im, fd) < 0 || finish(&im, version) < 0)
+	if (parse(&im, fd) < 0 || finish(&im, version) < 0 ||
+	    import_out_too_long(&out, "trace", im.err, sizeof(im.err))) {
+		/* a query stopped by the bound (the derivations run on the
+		 * trace's rows): the input's doing, whatever the step made of
+		 * its failure */
+		if (import_out_too_long(&out, "trace", im.err, sizeof(im.err))) {
+			im.failed = 1;
+			im.err_kind = KINETO_ERR_INPUT;
+		}
 		goto out;
+	}
 	for (int k = 0; k < ST_N; k++) {
 		sqlite3_finalize(im.st[k]);
 		im.st[k] = NULL;

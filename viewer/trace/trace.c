@@ -207,13 +207,24 @@ static int watch_progress(void *arg)
 	uint64_t sig = 0;
 	int64_t now;
 
+	/* once one step was stopped, every later long one is too: a caller
+	 * that reads a failed query as "none" (a count of 0) must not go on
+	 * to a result; the first failure is what it reports */
+	if (atomic_load(&w->guard->too_long))
+		return 1;
 	for (st = sqlite3_next_stmt(w->db, NULL); st; st = sqlite3_next_stmt(w->db, st)) {
 		if (w->stats_gate && sqlite3_stmt_busy(st) && stats_read(st))
 			return 1;
+
 		sig = sig * 1000003u + (uintptr_t)st +
 		      (uint64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0) +
 		      ((uint64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_RUN, 0) << 32);
 	}
+	/* the schema load itself is not timed (the handler runs at every
+	 * instruction then: a bound of 0 ms stopped it at once); it is
+	 * linear in the schema's size and runs no view */
+	if (w->stats_gate)
+		return 0;
 	now = now_ns();
 	if (sig != w->sig || !w->since) {
 		w->sig = sig;
@@ -297,10 +308,76 @@ sqlite3 *trace_db_open(struct trace *t, struct trace_watch *w, char *err, size_t
 
 int trace_too_long(const struct trace *t, char *err, size_t errlen)
 {
-	if (!t->guard || !atomic_load(&t->guard->too_long))
+	if (!trace_guard_tripped(t->guard))
 		return 0;
 	snprintf(err, errlen, "query ran too long; the trace may be hostile");
 	return 1;
+}
+
+struct trace_guard *trace_guard_new(void)
+{
+	struct trace_guard *g = calloc(1, sizeof(*g));
+	const char *e = getenv("GAPSCOPE_QUERY_LIMIT_MS");
+	char *end = NULL;
+	long long ms = e ? strtoll(e, &end, 10) : -1;
+
+	if (!g)
+		return NULL;
+	g->limit_ns = (int64_t)TRACE_QUERY_LIMIT_MS * 1000000;
+	if (e && end != e && *end == '\0' && ms >= 0 && ms <= 86400000)
+		g->limit_ns = ms * 1000000;
+	g->main.guard = g;
+	return g;
+}
+
+void trace_guard_free(struct trace_guard *g)
+{
+	if (g)
+		free(g->uri);
+	free(g);
+}
+
+int trace_guard_db(struct trace_guard *g, sqlite3 *db, struct trace_watch *w, char *err,
+		   size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	w->guard = g;
+	return harden(db, w, err, errlen);
+}
+
+int trace_guard_attach(struct trace_watch *w, const char *uri, const char *schema)
+{
+	sqlite3_stmt *q = NULL;
+	char sql[64];
+	int rc;
+
+	snprintf(sql, sizeof(sql), "ATTACH DATABASE ?1 AS %s", schema);
+	rc = sqlite3_prepare_v2(w->db, sql, -1, &q, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, uri, -1, SQLITE_STATIC);
+		/* ATTACH loads the file's schema, and with it the planner
+		 * statistics it carries: gated as in harden() */
+		w->stats_gate = 1;
+		w->since = 0;
+		sqlite3_progress_handler(w->db, 1, watch_progress, w);
+		rc = sqlite3_step(q);
+		rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+		w->stats_gate = 0;
+		w->since = 0;
+		sqlite3_progress_handler(w->db, WATCH_OPS, watch_progress, w);
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int trace_guard_tripped(const struct trace_guard *g)
+{
+	return g && atomic_load(&g->too_long);
+}
+
+int64_t trace_guard_limit_ms(const struct trace_guard *g)
+{
+	return g ? g->limit_ns / 1000000 : TRACE_QUERY_LIMIT_MS;
 }
 
 /* ------------------------------------------------------ the table check */
@@ -603,20 +680,11 @@ int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 	rc = check_header(path, &t->recording, &wal, err, errlen);
 	if (rc < 0)
 		return rc;
-	t->guard = calloc(1, sizeof(*t->guard));
+	t->guard = trace_guard_new();
 	if (!t->guard) {
 		snprintf(err, errlen, "out of memory");
 		return TRACE_ERR_CORRUPT;
 	}
-	t->guard->limit_ns = (int64_t)TRACE_QUERY_LIMIT_MS * 1000000;
-	{
-		const char *e = getenv("GAPSCOPE_QUERY_LIMIT_MS");
-		char *end = NULL;
-		long long ms = e ? strtoll(e, &end, 10) : -1;
-		if (e && end != e && *end == '\0' && ms >= 0 && ms <= 86400000)
-			t->guard->limit_ns = ms * 1000000;
-	}
-	t->guard->main.guard = t->guard;
 	t->guard->wal = wal;
 	if ((rc = wal_readonly(t, err, errlen)) < 0) {
 		trace_close(t);
@@ -714,9 +782,7 @@ void trace_close(struct trace *t)
 	if (t->db)
 		sqlite3_close(t->db);
 	t->db = NULL;
-	if (t->guard)
-		free(t->guard->uri);
-	free(t->guard);
+	trace_guard_free(t->guard);
 	t->guard = NULL;
 }
 

@@ -82,6 +82,25 @@ sqlite3 *trace_db_open(struct trace *t, struct trace_watch *w, char *err, size_t
  * long; the trace may be hostile" and 1 is returned, else 0. */
 int trace_too_long(const struct trace *t, char *err, size_t errlen);
 
+/* The same defences on a connection gapscope opens itself to read
+ * untrusted data: the importers' (import_out.c), which writes the new
+ * trace and reads an Nsight Systems export attached to it. One guard (the
+ * bound, GAPSCOPE_QUERY_LIMIT_MS as for trace_open) per import;
+ * trace_guard_db() hardens db as trace_open hardens its own (views,
+ * triggers, extensions off, trusted_schema off, defensive, the progress
+ * handler) and returns 0 or -1 with err set; `w` must outlive db.
+ * trace_guard_attach() attaches the file named by uri as `schema` (a
+ * fixed identifier) with its planner statistics left unread, and returns
+ * SQLite's result code. trace_guard_tripped(): 1 when a query ran past
+ * the bound (and was interrupted, as is every later long step). */
+struct trace_guard *trace_guard_new(void);
+void trace_guard_free(struct trace_guard *g);
+int trace_guard_db(struct trace_guard *g, sqlite3 *db, struct trace_watch *w, char *err,
+		   size_t errlen);
+int trace_guard_attach(struct trace_watch *w, const char *uri, const char *schema);
+int trace_guard_tripped(const struct trace_guard *g);
+int64_t trace_guard_limit_ms(const struct trace_guard *g); /* the bound, ms */
+
 /* A device ordinal or stream id outside its documented range (devices
  * 0..32767, the analysis' int16_t; streams 0..2^32-1, CUPTI's uint32_t) is
  * refused, not merged into another. */

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""CLI tests of issue 55, "Hostile inputs, round 2": the importers under the
+trace verbs' defences, special files as outputs, output errors and signals,
+one rule for stream ids, sums that overflow, Kineto events without dur, and
+the small ones (record --activities, the collector's warnings).
+
+usage: hostile2_check.py CHECK GAPSCOPE RENDER_MKDB WORKDIR [EXTRA]
+
+Each CHECK is one ctest (cli_hostile2_<CHECK>). Every expected line and
+number is worked out by hand from the rows written here.
+"""
+import json
+import os
+import resource
+import shutil
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+
+FAILS = []
+
+
+def expect(what, got, want):
+    if got != want:
+        FAILS.append("%s: got %r, want %r" % (what, got, want))
+        print("FAIL: %s: got %r, want %r" % (what, got, want), file=sys.stderr)
+
+
+def run(args, env=None, fsize=None, xfsz=signal.SIG_IGN, timeout=60, stdin=None, user=None,
+        stdout=subprocess.PIPE, pass_fds=()):
+    """args' result; a hang past timeout is a failure (returncode None)"""
+    def pre():
+        if fsize is not None:
+            signal.signal(signal.SIGXFSZ, xfsz)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if user is not None:
+            os.setgroups([])
+            os.setgid(user[1])
+            os.setuid(user[0])
+    e = dict(os.environ, **(env or {}))
+    try:
+        return subprocess.run(args, stdout=stdout, stderr=subprocess.PIPE, env=e,
+                              preexec_fn=pre, timeout=timeout, stdin=stdin, pass_fds=pass_fds)
+    except subprocess.TimeoutExpired:
+        class Hung:
+            returncode = None
+            stdout = b""
+            stderr = b"(hung: killed after %d s)" % timeout
+        return Hung()
+
+
+def line(r):
+    """stderr of r: its first line (sanitizer reports would follow)"""
+    return r.stderr.decode("utf-8", "replace").split("\n=====")[0].strip()
+
+
+def rows(db, sql):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def leftovers(d):
+    return sorted(n for n in os.listdir(d) if ".gapscope-" in n or n.startswith(".gapscope"))
+
+
+# ------------------------------------------------------------------ exports
+
+PID, TID = 4242, 4243
+GTID = (PID << 24) | TID
+GPID = PID << 24
+
+EXPORT_SCHEMA = """
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER,
+  nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL,
+  shortName INTEGER NOT NULL, mangledName INTEGER, launchType INTEGER,
+  cacheConfig INTEGER, registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL,
+  gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL,
+  blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+  staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,
+  localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL,
+  gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER,
+  sharedMemoryLimitConfig INTEGER);
+"""
+
+
+def make_export(path, kernels=1):
+    """An Nsight Systems export (nsys 2024.6's tables, those the import
+    needs): `kernels` launches of gemm on stream 7, each 1000 ns after a
+    500 ns cudaLaunchKernel, 2000 ns apart"""
+    if os.path.exists(path):
+        os.unlink(path)
+    con = sqlite3.connect(path)
+    con.executescript(EXPORT_SCHEMA)
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)",
+                    [(1, "gemm"), (2, "cudaLaunchKernel_v7000")])
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, 2, 0, NULL)",
+                    [(i * 2000, i * 2000 + 500, GTID, i + 1) for i in range(kernels)])
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, 7, ?, ?, 1, 1,"
+                    " NULL, 0, 0, 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0)",
+                    [(i * 2000 + 1000, i * 2000 + 1500, i + 1, GPID) for i in range(kernels)])
+    con.commit()
+    con.close()
+
+
+def check_import_guard(gs, work):
+    """Item 1: the importers run under the trace verbs' defences - plain
+    tables only, a bound on each query step, one line and exit 2."""
+    db = os.path.join(work, "out.db")
+    good = os.path.join(work, "good.sqlite")
+    make_export(good, kernels=3)
+    r = run([gs, "import", "-q", good, "-o", db])
+    expect("a plain export imports", (r.returncode, line(r)), (0, ""))
+    expect("its kernels", rows(db, "SELECT count(*) FROM kernels"), [(3,)])
+    os.unlink(db)
+
+    # StringIds, then the kernel table, as a view over an endless
+    # recursive CTE: the import hung, CPU-bound, before
+    forever = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
+               " SELECT i AS id, 'x' || i AS value FROM n")
+    cases = [("StringIds", "view", "DROP TABLE StringIds; CREATE VIEW StringIds AS " + forever),
+             ("CUPTI_ACTIVITY_KIND_KERNEL", "view",
+              "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO k0;"
+              " CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT k0.* FROM k0,"
+              " (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n)"),
+             ("CUPTI_ACTIVITY_KIND_RUNTIME", "virtual",
+              "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME; CREATE VIRTUAL TABLE"
+              " CUPTI_ACTIVITY_KIND_RUNTIME USING fts5(start, end, eventClass, globalTid,"
+              " correlationId, nameId, returnValue)")]
+    for table, kind, sql in cases:
+        src = os.path.join(work, "hostile-%s.sqlite" % table)
+        make_export(src)
+        con = sqlite3.connect(src)
+        try:
+            con.executescript(sql)
+        except sqlite3.OperationalError as e:  # no fts5 in this Python's SQLite
+            print("skipped %s as a %s: %s" % (table, kind, e))
+            con.close()
+            continue
+        con.commit()
+        con.close()
+        t0 = time.monotonic()
+        r = run([gs, "import", src, "-o", db], timeout=30)
+        expect("%s as a %s: refused in one line" % (table, kind), (r.returncode, line(r)),
+               (2, "gapscope: %s: damaged or hostile Nsight Systems export: %s is a %s, not a"
+                " plain table" % (src, table, kind)))
+        expect("%s as a %s: at once" % (table, kind), time.monotonic() - t0 < 20, True)
+        expect("%s as a %s: no output" % (table, kind), os.path.exists(db), False)
+        expect("%s as a %s: nothing left" % (table, kind), leftovers(work), [])
+
+    # the bound on one query step (GAPSCOPE_QUERY_LIMIT_MS, as for every
+    # verb; 0 here: any step longer than the progress handler's period,
+    # 100k SQLite instructions, is stopped): an export of 20000 kernels
+    # copies them in one step of millions of instructions
+    big = os.path.join(work, "big.sqlite")
+    make_export(big, kernels=20000)
+    r = run([gs, "import", big, "-o", db], env={"GAPSCOPE_QUERY_LIMIT_MS": "0"})
+    expect("nsys: a step past the bound", (r.returncode, line(r)),
+           (2, "gapscope: %s: a query ran too long (over 0 ms): the export may be hostile" % big))
+    expect("nsys: a step past the bound: no output", os.path.exists(db), False)
+    r = run([gs, "import", "-q", big, "-o", db], env={"GAPSCOPE_QUERY_LIMIT_MS": "60000"})
+    expect("nsys: within the bound", (r.returncode, line(r)), (0, ""))
+    if r.returncode == 0:
+        expect("nsys: within the bound: kernels", rows(db, "SELECT count(*) FROM kernels"),
+               [(20000,)])
+        os.unlink(db)
+
+    # Kineto: the derivations query the trace's rows on the same guarded
+    # connection (20000 launches and kernels, each pair one correlation id)
+    ev = []
+    for i in range(20000):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                   "tid": 1, "ts": i * 2.0, "dur": 0.5, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,
+                   "ts": i * 2.0 + 1, "dur": 0.5,
+                   "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+    js = os.path.join(work, "big.json")
+    with open(js, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+    r = run([gs, "import", js, "-o", db], env={"GAPSCOPE_QUERY_LIMIT_MS": "0"})
+    expect("kineto: a step past the bound", (r.returncode, line(r)),
+           (2, "gapscope: %s: a query ran too long (over 0 ms): the trace may be hostile" % js))
+    expect("kineto: a step past the bound: no output", os.path.exists(db), False)
+    r = run([gs, "import", "-q", js, "-o", db], env={"GAPSCOPE_QUERY_LIMIT_MS": "60000"})
+    expect("kineto: within the bound", (r.returncode, line(r)), (0, ""))
+    expect("nothing left", leftovers(work), [])
+
+
+CHECKS = {
+    "import_guard": lambda gs, mk, work, extra: check_import_guard(gs, work),
+}
+
+
+def main():
+    check, gs, mkdb, work = sys.argv[1:5]
+    extra = sys.argv[5:]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    CHECKS[check](gs, mkdb, work, extra)
+    if FAILS:
+        print("%d failure(s)" % len(FAILS), file=sys.stderr)
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
