@@ -197,7 +197,76 @@ def check_import_guard(gs, work):
     expect("nothing left", leftovers(work), [])
 
 
+def check_special_outputs(gs, mkdb, work):
+    """Item 2: a descriptor or FIFO named by path (/dev/stdout, /dev/fd/N,
+    bash's >(...)) is written in place, like -o -: it was refused with "No
+    such file or directory" (the link behind /dev/stdout, pipe:[N], was
+    taken for a path)."""
+    db = os.path.join(work, "run.db")
+    subprocess.run([mkdb, db], check=True)
+    # the reference: the same output through -o -
+    ref = run([gs, "export", db, "--format", "chrome", "-o", "-"])
+    expect("export -o -", ref.returncode, 0)
+    want = ref.stdout
+    expect("export -o - is JSON", want.startswith(b'{"displayTimeUnit"'), True)
+    for name in ("/dev/stdout", "/proc/self/fd/1"):
+        r = run([gs, "export", db, "--format", "chrome", "-o", name])
+        expect("export -o %s into a pipe" % name, (r.returncode, line(r), r.stdout == want),
+               (0, "", True))
+    # standard output a regular file: written in place, at its offset
+    path = os.path.join(work, "out.json")
+    with open(path, "wb") as f:
+        f.write(b"head\n")
+        f.flush()
+        r = run([gs, "export", db, "--format", "chrome", "-o", "/dev/stdout"], stdout=f)
+    expect("export -o /dev/stdout > file", (r.returncode, line(r)), (0, ""))
+    expect("the file holds what followed its head", open(path, "rb").read() == b"head\n" + want,
+           True)
+    # /dev/fd/N: a pipe on descriptor 5
+    rfd, wfd = os.pipe()
+    if wfd != 5:
+        os.dup2(wfd, 5)
+        os.close(wfd)
+    p = subprocess.Popen([gs, "export", db, "--format", "chrome", "-o", "/dev/fd/5"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(5,))
+    os.close(5)
+    got = b""
+    with os.fdopen(rfd, "rb") as f:
+        got = f.read()
+    err = p.stderr.read()
+    p.wait(timeout=60)
+    expect("export -o /dev/fd/5", (p.returncode, err, got == want), (0, b"", True))
+    # a descriptor that is not open: one line, exit 2
+    r = run([gs, "export", db, "--format", "chrome", "-o", "/dev/fd/9"])
+    expect("export -o /dev/fd/9 (not open)", (r.returncode, line(r)),
+           (2, "gapscope: /dev/fd/9: cannot write: Bad file descriptor"))
+    # bash's process substitution, the page gzip'ed by another process
+    if shutil.which("bash") and shutil.which("gzip"):
+        gz = os.path.join(work, "page.html.gz")
+        r = run(["bash", "-c", '"$0" html "$1" -o >(gzip > "$2"); rc=$?; wait $!; exit $rc',
+                 gs, db, gz])
+        expect("html -o >(gzip > page.html.gz)", (r.returncode, line(r)), (0, ""))
+        import gzip
+        page = gzip.open(gz).read() if os.path.exists(gz) else b""
+        expect("the page came through gzip", page.startswith(b"<!DOCTYPE html>"), True)
+        expect("the page is whole", page.rstrip().endswith(b"</html>"), True)
+    else:
+        print("skipped process substitution: no bash or gzip")
+    # a FIFO made by mkfifo: written in place, never unlinked
+    fifo = os.path.join(work, "fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([gs, "export", db, "--format", "chrome", "-o", fifo],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with open(fifo, "rb") as f:
+        got = f.read()
+    p.wait(timeout=60)
+    expect("export -o fifo", (p.returncode, got == want), (0, True))
+    expect("the FIFO stays", stat.S_ISFIFO(os.lstat(fifo).st_mode), True)
+    expect("nothing left", leftovers(work), [])
+
+
 CHECKS = {
+    "special_outputs": lambda gs, mk, work, extra: check_special_outputs(gs, mk, work),
     "import_guard": lambda gs, mk, work, extra: check_import_guard(gs, work),
 }
 

@@ -223,6 +223,34 @@ static int is_sqlite(const char *path)
 	return is;
 }
 
+/* The descriptor a path names by number: /dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N (bash's process substitution hands out
+ * /dev/fd/63); else -1. Such a name is written through the descriptor
+ * itself: the link behind it (pipe:[123], socket:[...]) is no path, and
+ * resolving it made the output "No such file or directory". */
+static int named_fd(const char *path)
+{
+	static const char *const pre[] = {"/dev/fd/", "/proc/self/fd/"};
+	size_t i;
+
+	if (!strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t n = strlen(pre[i]);
+		const char *p = path + n;
+		long v = 0;
+		if (strncmp(path, pre[i], n) || !*p || strspn(p, "0123456789") != strlen(p) ||
+		    strlen(p) > 9)
+			continue;
+		while (*p)
+			v = v * 10 + (*p++ - '0');
+		return (int)v;
+	}
+	return -1;
+}
+
 int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
@@ -247,6 +275,42 @@ int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
 	if (!*path) {
 		set_err(err, errlen, "cannot write", ENOENT);
 		return -ENOENT;
+	}
+	{
+		int nfd = named_fd(path);
+		if (nfd >= 0) {
+			/* written in place through a copy of the descriptor,
+			 * like "-" (a regular file behind it too: the shell
+			 * opened it, at its offset, in its mode) */
+			if (nfd == STDOUT_FILENO)
+				fflush(stdout);
+			o->direct = 1;
+			o->fd = fcntl(nfd, F_DUPFD_CLOEXEC, 3);
+			if (o->fd < 0) {
+				e = errno;
+				goto fail;
+			}
+			if (make_stream(o) < 0) {
+				e = ENOMEM;
+				goto fail;
+			}
+			return 0;
+		}
+	}
+	/* a FIFO or device named through a link that is no path (a magic
+	 * link of /proc) is opened by its name: the kernel follows it */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		o->direct = 1;
+		o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (o->fd < 0) {
+			e = errno;
+			goto fail;
+		}
+		if (make_stream(o) < 0) {
+			e = ENOMEM;
+			goto fail;
+		}
+		return 0;
 	}
 	o->target = resolve(path);
 	if (!o->target) {

@@ -13,6 +13,10 @@
  *    link stays, and nothing is truncated before success;
  *  - standard output ("-"), character devices (/dev/null, /dev/full, a
  *    terminal) and FIFOs are written in place and never unlinked;
+ *  - a descriptor named by path (/dev/stdout, /dev/stderr, /dev/fd/N,
+ *    /proc/self/fd/N: a pipe, bash's >(...) process substitution) is
+ *    written in place through a copy of that descriptor, whatever is
+ *    behind it, like "-";
  *  - a folder as target is refused, and so is an SQLite database (a trace:
  *    `gapscope html run.db -o run.db` would have replaced it);
  *  - SIGINT, SIGTERM and SIGHUP while the file is open remove the temporary
