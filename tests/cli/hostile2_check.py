@@ -265,7 +265,111 @@ def check_special_outputs(gs, mkdb, work):
     expect("nothing left", leftovers(work), [])
 
 
+def tmpfs(path, size):
+    """a tmpfs of size bytes at path (a full disk that is no RLIMIT), or
+    None where this user may not mount one"""
+    os.makedirs(path, exist_ok=True)
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        return None
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%d" % size, "tmpfs", path],
+                       capture_output=True)
+    return path if r.returncode == 0 else None
+
+
+def unmount(path):
+    subprocess.run(["umount", path], capture_output=True)
+
+
+def big_trace(mkdb, db, n=200000):
+    """render_mkdb's trace and n more kernels: export --format chrome sorts
+    them by start (no index leads with start), past SQLite's 2 MB sorter
+    memory, into temporary files"""
+    subprocess.run([mkdb, db], check=True)
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO strings(id, value) VALUES (9001, 'many')")
+    con.executemany("INSERT INTO kernels(start, end, device, stream, correlation_id, name_id,"
+                    " graph_id, graph_node_id) VALUES (?, ?, 0, 7, 0, 9001, 0, 0)",
+                    [(20000 + i * 10, 20005 + i * 10) for i in range(n)])
+    con.commit()
+    con.close()
+
+
+def check_output_errors(gs, mkdb, work):
+    """Item 3: a CSV export that cannot be written exits 1 with the reason,
+    names the file as it would have been (not the temporary folder, gone by
+    then) and leaves nothing: not the folders it made for the output. It was
+    exit 2, "write error on <deleted temporary path>", an empty folder left.
+    SQLite's temporary files full (TMPDIR): exit 1, said so - it blamed the
+    trace ("cannot read trace: database or disk is full", exit 2)."""
+    db = os.path.join(work, "run.db")
+    subprocess.run([mkdb, db], check=True)
+    # ulimit -f (SIGXFSZ ignored: write() fails with EFBIG), a new folder
+    # two levels deep: kernels.csv is the first file past 300 bytes
+    top = os.path.join(work, "new")
+    out = os.path.join(top, "csv")
+    r = run([gs, "export", db, "--format", "csv", "-o", out], fsize=300)
+    expect("csv under ulimit -f", (r.returncode, line(r)),
+           (1, "gapscope: %s: write error on kernels.csv: File too large" % out))
+    expect("csv under ulimit -f: no folder left", os.path.exists(top), False)
+    # an existing folder: kept, with its files, and nothing added
+    old = os.path.join(work, "old")
+    os.makedirs(old)
+    with open(os.path.join(old, "kernels.csv"), "w") as f:
+        f.write("old kernels\n")
+    r = run([gs, "export", db, "--format", "csv", "-o", old], fsize=300)
+    expect("csv into a folder under ulimit -f", (r.returncode, line(r)),
+           (1, "gapscope: %s: write error on kernels.csv: File too large" % old))
+    expect("the folder kept as it was", sorted(os.listdir(old)), ["kernels.csv"])
+    expect("its file kept", open(os.path.join(old, "kernels.csv")).read(), "old kernels\n")
+    # a full disk: a 64 KiB tmpfs (root only)
+    disk = tmpfs(os.path.join(work, "disk"), 65536)
+    if disk:
+        try:
+            with open(os.path.join(disk, "filler"), "wb") as f:
+                try:
+                    f.write(b"x" * 65536)
+                except OSError:
+                    pass
+            out = os.path.join(disk, "a", "csv")
+            r = run([gs, "export", db, "--format", "csv", "-o", out])
+            expect("csv onto a full disk", (r.returncode, line(r)),
+                   (1, "gapscope: %s: write error on meta.csv: No space left on device" % out))
+            expect("csv onto a full disk: nothing left", os.listdir(disk), ["filler"])
+        finally:
+            unmount(disk)
+    else:
+        print("skipped the full tmpfs: not root or no mount")
+    # SQLite's temporary files: export --format chrome sorts 200k kernels
+    big = os.path.join(work, "big.db")
+    big_trace(mkdb, big)
+    tmp = os.path.join(work, "tmp")
+    os.makedirs(tmp)
+    r = run([gs, "export", big, "--format", "chrome", "--no-gaps", "-o", "/dev/null"],
+            fsize=100000, env={"TMPDIR": tmp, "SQLITE_TMPDIR": ""})
+    expect("chrome, SQLite's temporary files under ulimit -f", (r.returncode, line(r)),
+           (1, "gapscope: cannot write SQLite's temporary files in %s (TMPDIR): File too large"
+            " (ulimit -f); free space there or set TMPDIR to a folder with room" % tmp))
+    full = tmpfs(os.path.join(work, "tmpfull"), 262144)
+    if full:
+        try:
+            js = os.path.join(work, "x.json")
+            r = run([gs, "export", big, "--format", "chrome", "-o", js], env={"TMPDIR": full})
+            expect("chrome, TMPDIR full", (r.returncode, line(r)),
+                   (1, "gapscope: cannot write SQLite's temporary files in %s (TMPDIR): No"
+                    " space left on device; free space there or set TMPDIR to a folder with"
+                    " room" % full))
+            expect("chrome, TMPDIR full: no output", os.path.exists(js), False)
+            r = run([gs, "export", big, "--format", "chrome", "-o", js], env={"TMPDIR": tmp})
+            expect("chrome with room", (r.returncode, line(r)), (0, ""))
+        finally:
+            unmount(full)
+    else:
+        print("skipped the full TMPDIR: not root or no mount")
+    expect("nothing left", leftovers(work), [])
+
+
 CHECKS = {
+    "output_errors": lambda gs, mk, work, extra: check_output_errors(gs, mk, work),
     "special_outputs": lambda gs, mk, work, extra: check_special_outputs(gs, mk, work),
     "import_guard": lambda gs, mk, work, extra: check_import_guard(gs, work),
 }

@@ -199,11 +199,16 @@ int cmd_export(int argc, char **argv)
 		trace_close(&t);
 		if (rc) {
 			out_dir_abort(&od);
-			/* a damaged trace is named as the trace (it named the
-			 * output directory); the directory for what cannot be
-			 * made or written there */
-			gs_error(rc == EXPORT_ERR_INPUT ? db : out, "%s", err);
-			return GS_EXIT_BAD_INPUT;
+			/* a damaged trace is named as the trace (exit 2); what
+			 * cannot be written, the directory (a full disk, File too
+			 * large: exit 1, it said neither the reason nor the
+			 * right file before); SQLite's temporary files, their
+			 * folder (in err) */
+			gs_error(rc == EXPORT_ERR_INPUT	  ? db
+				 : rc == EXPORT_ERR_LOCAL ? NULL
+							  : out,
+				 "%s", err);
+			return rc == EXPORT_ERR_INPUT ? GS_EXIT_BAD_INPUT : GS_EXIT_INTERNAL;
 		}
 		if (out_dir_commit(&od, err, sizeof(err)) < 0) {
 			gs_error(out, "%s", err);
@@ -259,6 +264,9 @@ int cmd_export(int argc, char **argv)
 	if (rc == EXPORT_ERR_INPUT) {
 		gs_error(db, "%s", err);
 		rc = GS_EXIT_BAD_INPUT;
+	} else if (rc == EXPORT_ERR_LOCAL) {
+		gs_error(NULL, "%s", err); /* names SQLite's temporary folder */
+		rc = GS_EXIT_INTERNAL;
 	} else if (rc) {
 		gs_error(to_stdout ? db : out, "%s", err);
 		rc = GS_EXIT_INTERNAL;

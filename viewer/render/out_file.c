@@ -34,6 +34,10 @@
  * blocked, read by the handler (only async-signal-safe calls there). */
 static char sig_file[PATH_MAX];
 static char sig_dir[PATH_MAX];
+/* the folders out_dir_open created for the target (removed when empty):
+ * sig_made[0..sig_made_len) names the first, sig_made the deepest */
+static char sig_made[PATH_MAX];
+static size_t sig_made_len;
 static const int sig_nums[] = {SIGINT, SIGTERM, SIGHUP};
 #define N_SIGS (sizeof(sig_nums) / sizeof(sig_nums[0]))
 static struct sigaction sig_old[N_SIGS];
@@ -78,6 +82,25 @@ static void rm_tmp_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* Remove the folders made for a target that stayed empty: path (a
+ * writable copy, cut in place), then its parents up to the one of
+ * length made. Async-signal-safe. */
+static void rm_made(char *path, size_t made)
+{
+	size_t n = strlen(path);
+
+	if (!made || made > n)
+		return;
+	for (;;) {
+		path[n] = '\0';
+		if (rmdir(path) != 0 || n <= made)
+			return; /* not empty (someone else's files), or the first made */
+		do
+			n--;
+		while (n > made && path[n] != '/');
+	}
+}
+
 static void on_signal(int sig)
 {
 	int saved = errno;
@@ -86,6 +109,8 @@ static void on_signal(int sig)
 		unlink(sig_file);
 	if (sig_dir[0])
 		rm_tmp_dir(sig_dir);
+	if (sig_made[0])
+		rm_made(sig_made, sig_made_len);
 	/* the signal is blocked while its handler runs: raised again with the
 	 * default action, it ends the process as it would have, on return */
 	signal(sig, SIG_DFL);
@@ -131,6 +156,7 @@ static void disarm(void)
 	block_signals(&old);
 	sig_file[0] = '\0';
 	sig_dir[0] = '\0';
+	sig_made[0] = '\0';
 	for (i = 0; i < N_SIGS; i++)
 		if (sig_installed[i]) {
 			sigaction(sig_nums[i], &sig_old[i], NULL);
@@ -465,19 +491,24 @@ int out_write_all(const char *path, const void *buf, size_t len, char *err, size
 
 /* ---- a folder of files -------------------------------------------------- */
 
-/* mkdir -p */
-static int make_dirs(const char *dir)
+/* mkdir -p; *made: the length of the leading part of dir that names the
+ * first folder it created (0: none was) */
+static int make_dirs(const char *dir, size_t *made)
 {
 	char *path = strdup(dir);
 	size_t n = strlen(dir), i;
 
+	*made = 0;
 	if (!path)
 		return -ENOMEM;
 	for (i = 1; i <= n; i++) {
 		if (path[i] != '/' && path[i] != '\0')
 			continue;
 		path[i] = '\0';
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+		if (mkdir(path, 0777) == 0) {
+			if (!*made)
+				*made = i;
+		} else if (errno != EEXIST) {
 			int e = errno;
 			free(path);
 			return -e;
@@ -501,7 +532,7 @@ int out_dir_open(struct out_dir *d, const char *path, char *err, size_t errlen)
 			 "not a folder name (CSV is one file per table: give a folder)");
 		return -EINVAL;
 	}
-	if ((e = make_dirs(path)) < 0) {
+	if ((e = make_dirs(path, &d->made)) < 0) {
 		set_err(err, errlen, "cannot create directory", -e);
 		return e;
 	}
@@ -518,7 +549,7 @@ int out_dir_open(struct out_dir *d, const char *path, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	snprintf(d->tmp, n, "%s/.gapscope-XXXXXX", path);
-	if (strlen(d->tmp) >= sizeof(sig_dir)) {
+	if (strlen(d->tmp) >= sizeof(sig_dir) || strlen(path) >= sizeof(sig_made)) {
 		free(d->tmp);
 		d->tmp = NULL;
 		out_dir_abort(d);
@@ -529,6 +560,10 @@ int out_dir_open(struct out_dir *d, const char *path, char *err, size_t errlen)
 	e = mkdtemp(d->tmp) ? 0 : errno;
 	if (!e) {
 		strcpy(sig_dir, d->tmp);
+		if (d->made) {
+			strcpy(sig_made, path);
+			sig_made_len = d->made;
+		}
 		arm_locked();
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -593,8 +628,11 @@ int out_dir_commit(struct out_dir *d, char *err, size_t errlen)
 	free(names);
 	closedir(dir);
 out:
-	if (e)
+	if (e) {
 		set_err(err, errlen, "write error", e);
+	} else {
+		d->made = 0; /* complete: the folders made are the output's */
+	}
 	out_dir_abort(d);
 	return -e;
 }
@@ -607,6 +645,11 @@ void out_dir_abort(struct out_dir *d)
 		d->tmp = NULL;
 		disarm();
 	}
+	/* a failed run leaves no folder it made: the target (when nothing
+	 * else came into it) and the parents it created for it */
+	if (d->target && d->made)
+		rm_made(d->target, d->made);
+	d->made = 0;
 	free(d->target);
 	d->target = NULL;
 }

@@ -64,6 +64,8 @@ int out_write_all(const char *path, const void *buf, size_t len, char *err, size
 struct out_dir {
 	char *target; /* the folder written to, malloc'ed */
 	char *tmp;    /* the temporary folder inside it, where the files go */
+	size_t made;  /* length of target's part naming the first folder out_dir_open
+			 created (0: none): a failed run removes what it made */
 };
 
 /* Make the folder path (with its parents) if missing and a temporary
@@ -75,7 +77,9 @@ int out_dir_open(struct out_dir *d, const char *path, char *err, size_t errlen);
  * Returns 0 or -errno (err filled; the files not yet moved are removed). */
 int out_dir_commit(struct out_dir *d, char *err, size_t errlen);
 
-/* Remove d->tmp and the files in it; the target folder is left as it was. */
+/* Remove d->tmp and the files in it; the target folder is left as it was
+ * (removed, with the parents made for it, when out_dir_open created it and
+ * it is empty). A signal (SIGINT, SIGTERM, ...) does the same. */
 void out_dir_abort(struct out_dir *d);
 
 #endif

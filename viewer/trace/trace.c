@@ -314,6 +314,52 @@ int trace_too_long(const struct trace *t, char *err, size_t errlen)
 	return 1;
 }
 
+/* The folder SQLite puts its temporary files in (os_unix.c,
+ * unixTempFileDir: SQLITE_TMPDIR, TMPDIR, /var/tmp, /usr/tmp, /tmp, the
+ * first writable folder), and the variable that named it or NULL. */
+static const char *sqlite_tmp_dir(const char **var)
+{
+	static const char *const vars[] = {"SQLITE_TMPDIR", "TMPDIR"};
+	static const char *const dirs[] = {"/var/tmp", "/usr/tmp", "/tmp"};
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < 2 + sizeof(dirs) / sizeof(dirs[0]); i++) {
+		const char *d = i < 2 ? getenv(vars[i]) : dirs[i - 2];
+		if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode) || access(d, W_OK | X_OK) != 0)
+			continue;
+		*var = i < 2 ? vars[i] : NULL;
+		return d;
+	}
+	*var = NULL;
+	return ".";
+}
+
+int trace_local_error(sqlite3 *db, char *err, size_t errlen)
+{
+	int code = sqlite3_extended_errcode(db), e;
+	const char *var, *dir;
+
+	if ((code & 0xff) == SQLITE_NOMEM || code == SQLITE_IOERR_NOMEM) {
+		snprintf(err, errlen, "out of memory");
+		return 1;
+	}
+	/* the trace is opened read-only: what SQLite writes is its own
+	 * temporary files (sorts, temporary tables) */
+	if ((code & 0xff) != SQLITE_FULL && code != SQLITE_IOERR_WRITE &&
+	    code != SQLITE_IOERR_FSYNC && code != SQLITE_IOERR_TRUNCATE)
+		return 0;
+	/* SQLITE_FULL is ENOSPC, whose errno SQLite does not keep */
+	e = (code & 0xff) == SQLITE_FULL ? ENOSPC : sqlite3_system_errno(db);
+	dir = sqlite_tmp_dir(&var);
+	snprintf(err, errlen,
+		 "cannot write SQLite's temporary files in %s%s%s%s: %s%s; free space there or set "
+		 "TMPDIR to a folder with room",
+		 dir, var ? " (" : "", var ? var : "", var ? ")" : "",
+		 e ? strerror(e) : sqlite3_errmsg(db), e == EFBIG ? " (ulimit -f)" : "");
+	return 1;
+}
+
 struct trace_guard *trace_guard_new(void)
 {
 	struct trace_guard *g = calloc(1, sizeof(*g));

@@ -101,6 +101,15 @@ int trace_guard_attach(struct trace_watch *w, const char *uri, const char *schem
 int trace_guard_tripped(const struct trace_guard *g);
 int64_t trace_guard_limit_ms(const struct trace_guard *g); /* the bound, ms */
 
+/* After an SQLite call on db (a connection to a trace) failed: 1 when the
+ * failure is this machine's, not the trace's - SQLite could not write its
+ * temporary files (sorts, temporary tables: a full TMPDIR, File too large
+ * under ulimit -f) or memory ran out - with err saying so and what to do
+ * ("cannot write SQLite's temporary files in /tmp (TMPDIR): No space left
+ * on device; free space there or set TMPDIR to a folder with room"); a
+ * failure, exit 1, not bad input. Else 0 and err untouched. */
+int trace_local_error(sqlite3 *db, char *err, size_t errlen);
+
 /* A device ordinal or stream id outside its documented range (devices
  * 0..32767, the analysis' int16_t; streams 0..2^32-1, CUPTI's uint32_t) is
  * refused, not merged into another. */
