@@ -368,7 +368,67 @@ def check_output_errors(gs, mkdb, work):
     expect("nothing left", leftovers(work), [])
 
 
+def check_permissions(gs, mkdb, work):
+    """Item 4: a file the user could not have written in place is never
+    replaced: a root-owned 0444 page in a folder of the user's own was
+    replaced by the rename, and became the user's (exit 0)."""
+    if os.geteuid() != 0:
+        print("skipped: needs root, to run gapscope as another user (nobody)")
+        return
+    uid = gid = 65534
+    db = os.path.join(work, "run.db")
+    subprocess.run([mkdb, db], check=True)
+    os.chmod(work, 0o755)
+    theirs = os.path.join(work, "theirs")
+    os.makedirs(theirs)
+    os.chown(theirs, uid, gid)
+    # the user may run gapscope and read the trace: every folder above is
+    # searchable (0755 from / down), else say so and skip
+    probe = run(["cat", db], user=(uid, gid), stdout=subprocess.DEVNULL)
+    if probe.returncode != 0:
+        print("skipped: nobody cannot read %s (%s)" % (db, line(probe)))
+        return
+    cases = [(["html", db, "-o"], "x.html", b"<!DOCTYPE html>"),
+             (["export", db, "--format", "chrome", "-o"], "x.json", b'{"displayTimeUnit"')]
+    for verb, name, head in cases:
+        page = os.path.join(theirs, name)
+        with open(page, "w") as f:
+            f.write("root's\n")
+        os.chmod(page, 0o444)  # root's, read-only
+        r = run([gs] + verb + [page], user=(uid, gid))
+        expect("%s over root's 0444 file" % verb[0], (r.returncode, line(r)),
+               (2, "gapscope: %s: cannot write: Permission denied" % page))
+        st = os.stat(page)
+        expect("%s: the file kept, root's" % verb[0],
+               (open(page).read() == "root's\n", st.st_uid, stat.S_IMODE(st.st_mode)),
+               (True, 0, 0o444))
+        expect("%s: nothing left" % verb[0], leftovers(theirs), [])
+        # a root-owned file they may write (0666): they could have written
+        # it in place, so it is replaced, as before
+        os.chmod(page, 0o666)
+        r = run([gs] + verb + [page], user=(uid, gid))
+        expect("%s over root's 0666 file" % verb[0], (r.returncode, line(r)), (0, ""))
+        expect("%s: written" % verb[0], open(page, "rb").read(len(head)), head)
+        os.unlink(page)
+    # import: a trace database is replaced by the same rule
+    js = os.path.join(work, "t.json")
+    with open(js, "w") as f:
+        json.dump({"traceEvents": []}, f)
+    os.chmod(js, 0o644)
+    trace = os.path.join(theirs, "t.db")
+    shutil.copy(db, trace)
+    os.chmod(trace, 0o444)
+    before = open(trace, "rb").read()
+    r = run([gs, "import", "-q", js, "-o", trace], user=(uid, gid))
+    expect("import over root's 0444 trace", (r.returncode, line(r)),
+           (2, "gapscope: %s: cannot write: Permission denied" % trace))
+    expect("import: the trace kept", (open(trace, "rb").read() == before, os.stat(trace).st_uid),
+           (True, 0))
+    expect("import: nothing left", leftovers(theirs), [])
+
+
 CHECKS = {
+    "permissions": lambda gs, mk, work, extra: check_permissions(gs, mk, work),
     "output_errors": lambda gs, mk, work, extra: check_output_errors(gs, mk, work),
     "special_outputs": lambda gs, mk, work, extra: check_special_outputs(gs, mk, work),
     "import_guard": lambda gs, mk, work, extra: check_import_guard(gs, work),

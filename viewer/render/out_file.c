@@ -357,6 +357,13 @@ int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
 		out_abort(o);
 		return -EEXIST;
 	}
+	if (exists && S_ISREG(st.st_mode) && access(o->target, W_OK) != 0) {
+		/* a file this user could not have written in place (root's
+		 * 0444 page in the user's folder) is not replaced either: the
+		 * rename would have replaced it, and made it the user's */
+		e = errno;
+		goto fail;
+	}
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* a device or FIFO: write in place; it is never unlinked */
 		o->direct = 1;

@@ -9,6 +9,8 @@
  *    (".<name>.gapscope-XXXXXX" in the same folder) and renamed into place
  *    only when every write, the flush, fsync and close succeeded; a failed
  *    or interrupted run leaves the old file exactly as it was;
+ *  - an existing file the user could not write in place (access W_OK) is
+ *    refused, not replaced by the rename (which needs only the folder);
  *  - a symbolic link is followed: its target is replaced the same way, the
  *    link stays, and nothing is truncated before success;
  *  - standard output ("-"), character devices (/dev/null, /dev/full, a

@@ -97,6 +97,13 @@ static int make_tmp(const char *path, char **target, char **tmp, char *err, size
 		free(t);
 		return -1;
 	}
+	/* a file this user could not have written in place is not replaced
+	 * by the rename either (out_file.c does the same) */
+	if (stat(t, &st) == 0 && access(t, W_OK) != 0) {
+		snprintf(err, errlen, "cannot write: %s", strerror(errno));
+		free(t);
+		return -1;
+	}
 	x = malloc(strlen(t) + 32);
 	if (!x) {
 		free(t);
