@@ -4,11 +4,11 @@
 # record --activities and the collector's warnings.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(check import_guard special_outputs output_errors permissions)
+  foreach(check import_guard special_outputs output_errors permissions long_names)
     add_test(NAME cli_hostile2_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/hostile2_check.py ${check}
                      $<TARGET_FILE:gapscope> ${CMAKE_BINARY_DIR}/tests/render_mkdb
-                     ${CMAKE_CURRENT_BINARY_DIR}/hostile2_${check})
+                     ${CMAKE_CURRENT_BINARY_DIR}/hostile2_${check} $<TARGET_FILE:graph_mkdb>)
     set_tests_properties(cli_hostile2_${check} PROPERTIES LABELS cli TIMEOUT 600 ENVIRONMENT
       "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/graph/lsan.supp:print_suppressions=0")
   endforeach()

@@ -4,7 +4,7 @@ trace verbs' defences, special files as outputs, output errors and signals,
 one rule for stream ids, sums that overflow, Kineto events without dur, and
 the small ones (record --activities, the collector's warnings).
 
-usage: hostile2_check.py CHECK GAPSCOPE RENDER_MKDB WORKDIR [EXTRA]
+usage: hostile2_check.py CHECK GAPSCOPE RENDER_MKDB WORKDIR GRAPH_MKDB
 
 Each CHECK is one ctest (cli_hostile2_<CHECK>). Every expected line and
 number is worked out by hand from the rows written here.
@@ -427,7 +427,51 @@ def check_permissions(gs, mkdb, work):
     expect("import: nothing left", leftovers(theirs), [])
 
 
+def check_long_names(gs, mkdb, graph_mkdb, work):
+    """Item 5: an -o name over 255 bytes is refused before any work, exit 2
+    (html and export made the whole output, then the rename failed: exit 1)."""
+    db = os.path.join(work, "run.db")
+    subprocess.run([mkdb, db], check=True)
+    gdb = os.path.join(work, "graph.db")
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run([graph_mkdb, gdb,
+                    os.path.join(here, "graph", "basic.sql")], check=True)
+    js = os.path.join(work, "t.json")
+    with open(js, "w") as f:
+        json.dump({"traceEvents": []}, f)
+    cases = [(["html", db, "-o"], ".html"), (["export", db, "-f", "chrome", "-o"], ".json"),
+             (["export", db, "-f", "csv", "-o"], "csv"), (["graph", gdb, "--id", "1", "-o"], ".svg"),
+             (["import", js, "-o"], ".db")]
+    for verb, suffix in cases:
+        out = os.path.join(work, "p" * (256 - len(suffix)) + suffix)  # 256 bytes
+        r = run([gs] + verb + [out])
+        expect("%s -o <256-byte name>" % verb[0], (r.returncode, line(r)),
+               (2, "gapscope: %s: cannot write: File name too long (a name of 256 bytes; at"
+                " most 255)" % out))
+    # a folder's name too long, the file's short
+    out = os.path.join(work, "d" * 300, "x.html")
+    r = run([gs, "html", db, "-o", out])
+    expect("html -o <300-byte folder>/x.html", (r.returncode, line(r)),
+           (2, "gapscope: %s: cannot write: File name too long (a name of 300 bytes; at"
+            " most 255)" % out))
+    # 255 bytes is a name: html, and import (whose temporary name held the
+    # whole name and failed below 255 before)
+    ok = os.path.join(work, "q" * 250)
+    for verb, suffix in ((["html", db, "-o"], ".html"), (["import", "-q", js, "-o"], ".db")):
+        r = run([gs] + verb + [ok + suffix])
+        expect("%s -o <255-byte name>" % verb[0], (r.returncode, line(r)), (0, ""))
+        expect("%s: written" % verb[0], os.path.exists(ok + suffix), True)
+    # record: the trace's -wal and -shm are made beside it, 4 bytes more
+    out = os.path.join(work, "r" * 249 + ".db")
+    r = run([gs, "record", "-o", out, "--", "true"])
+    expect("record -o <252-byte name>", (r.returncode, line(r)),
+           (2, "gapscope: %s: cannot write: File name too long (a name of 252 bytes; at most"
+            " 251, leaving room for what is written beside it)" % out))
+    expect("nothing left", [n for n in os.listdir(work) if n.startswith((".", "p"))], [])
+
+
 CHECKS = {
+    "long_names": lambda gs, mk, work, extra: check_long_names(gs, mk, extra[0], work),
     "permissions": lambda gs, mk, work, extra: check_permissions(gs, mk, work),
     "output_errors": lambda gs, mk, work, extra: check_output_errors(gs, mk, work),
     "special_outputs": lambda gs, mk, work, extra: check_special_outputs(gs, mk, work),

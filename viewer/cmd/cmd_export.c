@@ -183,6 +183,8 @@ int cmd_export(int argc, char **argv)
 		gs_error("export", "--csv-raw goes with --format csv");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if ((rc = gs_cli_check_output_name(out, 0)) != 0)
+		return rc; /* before any work: the rename at the end would fail */
 	if ((rc = gs_cli_open_trace(&t, db)) != 0)
 		return rc;
 

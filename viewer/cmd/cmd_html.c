@@ -158,6 +158,8 @@ int cmd_html(int argc, char **argv)
 		gs_error("html", "--reference applies to a page of one trace");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if ((rc = gs_cli_check_output_name(out, 0)) != 0)
+		return rc; /* before the page is made: its rename would fail */
 	to_stdout = !strcmp(out, "-");
 	if (nruns == 1 && side_range[0])
 		nruns = 2; /* one file, two ranges */

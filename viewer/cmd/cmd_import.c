@@ -112,6 +112,8 @@ int cmd_import(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 	}
 	json = argv[optind];
+	if ((rc = gs_cli_check_output_name(out, 0)) != 0)
+		return rc;
 	{
 		/* -o naming the input itself (or a link to it) would replace the
 		 * trace being read with its import: the export is lost */

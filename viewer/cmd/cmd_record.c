@@ -1065,6 +1065,10 @@ int cmd_record(int argc, char **argv)
 			return GS_EXIT_BAD_INPUT;
 		}
 	}
+	/* the collector writes the trace in WAL mode: SQLite makes
+	 * <name>-wal and <name>-shm beside it, 4 bytes longer */
+	if (gs_cli_check_output_name(probe, 4) != 0)
+		return GS_EXIT_BAD_INPUT;
 	if (!record_dir_exists(tmpl, dir, sizeof(dir))) {
 		gs_error(dir, "output folder does not exist");
 		return GS_EXIT_BAD_INPUT;

@@ -249,6 +249,45 @@ static int is_sqlite(const char *path)
 	return is;
 }
 
+int out_name_check(const char *path, size_t extra, char *err, size_t errlen)
+{
+	const char *p = path;
+	size_t n = strlen(path);
+
+	if (!strcmp(path, "-"))
+		return 0;
+	/* every name in the path, the last with what is made beside it */
+	while (*p) {
+		size_t len = strcspn(p, "/");
+		int is_last = p[len] == '\0';
+		if (len + (is_last ? extra : 0) > NAME_MAX) {
+			if (extra && is_last)
+				snprintf(
+				    err, errlen,
+				    "cannot write: File name too long (a name of %zu bytes; at "
+				    "most %zu, leaving room for what is written beside it)",
+				    len, (size_t)NAME_MAX - extra);
+			else
+				snprintf(
+				    err, errlen,
+				    "cannot write: File name too long (a name of %zu bytes; at "
+				    "most %d)",
+				    len, NAME_MAX);
+			return -ENAMETOOLONG;
+		}
+		p += len;
+		while (*p == '/')
+			p++;
+	}
+	if (n + extra >= PATH_MAX) {
+		snprintf(err, errlen,
+			 "cannot write: File name too long (a path of %zu bytes; at most %d)", n,
+			 PATH_MAX - 1 - (int)extra);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
 /* The descriptor a path names by number: /dev/stdout, /dev/stderr,
  * /dev/fd/N, /proc/self/fd/N (bash's process substitution hands out
  * /dev/fd/63); else -1. Such a name is written through the descriptor
@@ -302,6 +341,8 @@ int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
 		set_err(err, errlen, "cannot write", ENOENT);
 		return -ENOENT;
 	}
+	if ((e = out_name_check(path, 0, err, errlen)) < 0)
+		return e; /* before anything: the rename at the end would fail */
 	{
 		int nfd = named_fd(path);
 		if (nfd >= 0) {
@@ -539,6 +580,8 @@ int out_dir_open(struct out_dir *d, const char *path, char *err, size_t errlen)
 			 "not a folder name (CSV is one file per table: give a folder)");
 		return -EINVAL;
 	}
+	if ((e = out_name_check(path, 0, err, errlen)) < 0)
+		return e;
 	if ((e = make_dirs(path, &d->made)) < 0) {
 		set_err(err, errlen, "cannot create directory", -e);
 		return e;

@@ -46,6 +46,15 @@ struct out_file {
 	char *tmp;    /* the temporary file, or NULL when direct */
 };
 
+/* Whether path can name a file at all: every name in it at most NAME_MAX
+ * (255) bytes - the last at most NAME_MAX - extra, for files made beside
+ * it (a trace's -wal) - and the whole under PATH_MAX. A verb checks its -o
+ * before any work (a page of a long name was generated, then the rename
+ * failed: exit 1); out_open and out_dir_open check again. Returns 0, or
+ * -ENAMETOOLONG with "cannot write: File name too long (a name of 260
+ * bytes; at most 255)" in err. "-" passes. */
+int out_name_check(const char *path, size_t extra, char *err, size_t errlen);
+
 /* Open an output; path "-" is standard output. Returns 0, or -errno with
  * "cannot write: <reason>" in err (nothing created). */
 int out_open(struct out_file *o, const char *path, char *err, size_t errlen);

@@ -110,11 +110,13 @@ static int make_tmp(const char *path, char **target, char **tmp, char *err, size
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* at most 200 bytes of the name in the temporary one's, as
+	 * out_file.c does: a name of 255 bytes is a name */
 	slash = strrchr(t, '/');
 	if (slash)
-		sprintf(x, "%.*s/.%s.gapscope-XXXXXX", (int)(slash - t), t, slash + 1);
+		sprintf(x, "%.*s/.%.200s.gapscope-XXXXXX", (int)(slash - t), t, slash + 1);
 	else
-		sprintf(x, ".%s.gapscope-XXXXXX", t);
+		sprintf(x, ".%.200s.gapscope-XXXXXX", t);
 	fd = mkstemp(x);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot write: %s", strerror(errno));
