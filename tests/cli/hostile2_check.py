@@ -470,7 +470,94 @@ def check_long_names(gs, mkdb, graph_mkdb, work):
     expect("nothing left", [n for n in os.listdir(work) if n.startswith((".", "p"))], [])
 
 
+def kill_when(args, folder, prefix, sig, what, timeout=60):
+    """start args, wait until the temporary file or folder (a name in
+    folder starting with prefix) appears, send sig; returns the exit
+    status"""
+    def pre():
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for s in (signal.SIGQUIT, signal.SIGXFSZ, signal.SIGPIPE, signal.SIGXCPU):
+            signal.signal(s, signal.SIG_DFL)
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         preexec_fn=pre)
+    found = False
+    t0 = time.monotonic()
+    while p.poll() is None and time.monotonic() - t0 < timeout:
+        try:
+            found = any(n.startswith(prefix) for n in os.listdir(folder))
+        except FileNotFoundError:
+            pass
+        if found:
+            p.send_signal(sig)
+            break
+        time.sleep(0.002)
+    try:
+        p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+    expect("%s: the temporary file was seen" % what, found, True)
+    return p.returncode
+
+
+def check_signals(gs, mkdb, work):
+    """Item 6: SIGQUIT, SIGXFSZ and every other fatal signal that can be
+    caught remove the temporary file or folder, as SIGINT, SIGTERM and
+    SIGHUP did; only those three were caught, and .name.gapscope-* files
+    and partial CSV folders were left. A write past ulimit -f with SIGXFSZ
+    at its default (a shell's): the write fails, exit 1 with the reason."""
+    big = os.path.join(work, "big.db")
+    big_trace(mkdb, big, n=300000)
+    for sig in (signal.SIGQUIT, signal.SIGXFSZ, signal.SIGUSR1):
+        here = os.path.join(work, sig.name)
+        os.makedirs(here)
+        out = os.path.join(here, "csv", "out")
+        rc = kill_when([gs, "export", big, "--format", "csv", "-o", out], out, ".gapscope-",
+                       sig, "csv, %s" % sig.name)
+        expect("csv, %s: ended by it" % sig.name, rc, -sig)
+        expect("csv, %s: no folder left" % sig.name, os.listdir(here), [])
+        page = os.path.join(here, "page.json")
+        with open(page, "w") as f:
+            f.write("old\n")
+        rc = kill_when([gs, "export", big, "--format", "chrome", "-o", page], here,
+                       ".page.json.gapscope-", sig, "chrome, %s" % sig.name)
+        expect("chrome, %s: ended by it" % sig.name, rc, -sig)
+        expect("chrome, %s: the old file kept" % sig.name, open(page).read(), "old\n")
+        expect("chrome, %s: nothing left" % sig.name, os.listdir(here), ["page.json"])
+    # import: the temporary database
+    ev = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": i * 2.0,
+           "dur": 1.0, "args": {"device": 0, "stream": 7, "correlation": i + 1}}
+          for i in range(300000)]
+    js = os.path.join(work, "big.json")
+    with open(js, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+    db = os.path.join(work, "out.db")
+    for sig in (signal.SIGQUIT, signal.SIGXCPU):
+        rc = kill_when([gs, "import", js, "-o", db], work, ".out.db.gapscope-", sig,
+                       "import, %s" % sig.name)
+        expect("import, %s: ended by it" % sig.name, rc, -sig)
+        expect("import, %s: nothing left" % sig.name, (leftovers(work), os.path.exists(db)),
+               ([], False))
+    # ulimit -f, SIGXFSZ at its default action: the write fails (EFBIG)
+    page = os.path.join(work, "page.html")
+    with open(page, "w") as f:
+        f.write("old\n")
+    db = os.path.join(work, "run.db")
+    subprocess.run([mkdb, db], check=True)
+    r = run([gs, "html", db, "-o", page], fsize=4096, xfsz=signal.SIG_DFL)
+    expect("html past ulimit -f, SIGXFSZ at its default", (r.returncode, line(r)),
+           (1, "gapscope: %s: write error: File too large" % page))
+    expect("the old page kept", open(page).read(), "old\n")
+    out = os.path.join(work, "new", "csv")
+    r = run([gs, "export", db, "--format", "csv", "-o", out], fsize=300, xfsz=signal.SIG_DFL)
+    expect("csv past ulimit -f, SIGXFSZ at its default", (r.returncode, line(r)),
+           (1, "gapscope: %s: write error on kernels.csv: File too large" % out))
+    expect("csv past ulimit -f: no folder left", os.path.exists(os.path.dirname(out)), False)
+    expect("nothing left", leftovers(work), [])
+
+
 CHECKS = {
+    "signals": lambda gs, mk, work, extra: check_signals(gs, mk, work),
     "long_names": lambda gs, mk, work, extra: check_long_names(gs, mk, extra[0], work),
     "permissions": lambda gs, mk, work, extra: check_permissions(gs, mk, work),
     "output_errors": lambda gs, mk, work, extra: check_output_errors(gs, mk, work),

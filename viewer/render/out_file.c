@@ -26,6 +26,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "fatal_signals.h"
 #include "out_file.h"
 
 /* ---- signal clean-up ---------------------------------------------------- */
@@ -38,7 +39,7 @@ static char sig_dir[PATH_MAX];
  * sig_made[0..sig_made_len) names the first, sig_made the deepest */
 static char sig_made[PATH_MAX];
 static size_t sig_made_len;
-static const int sig_nums[] = {SIGINT, SIGTERM, SIGHUP};
+static const int sig_nums[] = {GS_FATAL_SIGNALS};
 #define N_SIGS (sizeof(sig_nums) / sizeof(sig_nums[0]))
 static struct sigaction sig_old[N_SIGS];
 static int sig_installed[N_SIGS];
@@ -101,10 +102,13 @@ static void rm_made(char *path, size_t made)
 	}
 }
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *uc)
 {
 	int saved = errno;
 
+	(void)uc;
+	if (gs_signal_is_file_limit(sig, info))
+		return; /* ulimit -f: the write fails with EFBIG, and is reported */
 	if (sig_file[0])
 		unlink(sig_file);
 	if (sig_dir[0])
@@ -137,7 +141,8 @@ static void arm_locked(void)
 	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < N_SIGS; i++) {
 		struct sigaction cur;

@@ -21,8 +21,11 @@
  *    behind it, like "-";
  *  - a folder as target is refused, and so is an SQLite database (a trace:
  *    `gapscope html run.db -o run.db` would have replaced it);
- *  - SIGINT, SIGTERM and SIGHUP while the file is open remove the temporary
- *    file (and nothing else), then end the process as the signal would.
+ *  - a fatal signal while the file is open (SIGINT, SIGTERM, SIGHUP,
+ *    SIGQUIT, SIGPIPE, SIGXCPU, ...: fatal_signals.h) removes the temporary
+ *    file (and nothing else), then ends the process as the signal would;
+ *    the kernel's SIGXFSZ for a write past ulimit -f is not an end: that
+ *    write fails with EFBIG and out_commit says so.
  *
  * out_dir_* is the same for a folder of files (export --format csv): the
  * files are written into a temporary folder inside the target folder and
@@ -90,7 +93,7 @@ int out_dir_commit(struct out_dir *d, char *err, size_t errlen);
 
 /* Remove d->tmp and the files in it; the target folder is left as it was
  * (removed, with the parents made for it, when out_dir_open created it and
- * it is empty). A signal (SIGINT, SIGTERM, ...) does the same. */
+ * it is empty). A fatal signal (SIGINT, SIGQUIT, ...) does the same. */
 void out_dir_abort(struct out_dir *d);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include <sqlite3.h>
 
+#include "fatal_signals.h"
 #include "gapscope/trace_format.h"
 #include "import_out.h"
 
@@ -23,12 +24,16 @@
 
 /* The temporary database a signal must remove (async-signal-safe handler). */
 static char sig_tmp[4096];
-static struct sigaction sig_old[3];
-static const int sig_nums[3] = {SIGINT, SIGTERM, SIGHUP};
-static int sig_armed[3];
+static const int sig_nums[] = {GS_FATAL_SIGNALS};
+#define N_SIGS (sizeof(sig_nums) / sizeof(sig_nums[0]))
+static struct sigaction sig_old[N_SIGS];
+static int sig_armed[N_SIGS];
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *uc)
 {
+	(void)uc;
+	if (gs_signal_is_file_limit(sig, info))
+		return; /* ulimit -f: SQLite's write fails, and the import says so */
 	if (sig_tmp[0])
 		unlink(sig_tmp);
 	signal(sig, SIG_DFL);
@@ -38,13 +43,14 @@ static void on_signal(int sig)
 static void arm_signals(const char *tmp)
 {
 	struct sigaction sa;
-	int i;
+	size_t i;
 
 	snprintf(sig_tmp, sizeof(sig_tmp), "%s", tmp);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < N_SIGS; i++) {
 		struct sigaction cur;
 		sig_armed[i] = sigaction(sig_nums[i], NULL, &cur) == 0 &&
 			       cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO) &&
@@ -54,9 +60,9 @@ static void arm_signals(const char *tmp)
 
 static void disarm_signals(void)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < N_SIGS; i++)
 		if (sig_armed[i])
 			sigaction(sig_nums[i], &sig_old[i], NULL);
 	sig_tmp[0] = '\0';

@@ -39,8 +39,9 @@ struct import_out {
 
 /* Create the temporary database for `path` with the collector's schema
  * (gs_schema_create), URI file names allowed (for ATTACH), no transaction
- * begun (ATTACH needs none open): the importer begins it. SIGINT, SIGTERM and SIGHUP
- * remove it until import_out_close(). Returns 0, IMPORT_ERR_TARGET when
+ * begun (ATTACH needs none open): the importer begins it. A fatal signal
+ * (SIGINT, SIGTERM, SIGHUP, SIGQUIT, ...: fatal_signals.h) removes it until
+ * import_out_close(). Returns 0, IMPORT_ERR_TARGET when
  * path cannot be a database file ("-", a folder, a device, an unwritable
  * folder) or IMPORT_ERR_OUTPUT, with a one-line reason in err. */
 int import_out_open(struct import_out *o, const char *path, char *err, size_t errlen);
