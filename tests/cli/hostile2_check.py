@@ -556,7 +556,55 @@ def check_signals(gs, mkdb, work):
     expect("nothing left", leftovers(work), [])
 
 
+def check_stream_ids(gs, mkdb, work):
+    """Item 7: one rule for every verb on the GPU ops' places - a stream id
+    past 2^32-1 (or a device past 32767) is damage, the row named, exit 2.
+    info accepted such a stream and counted it in its GPU window; graph
+    (list) and export --format csv accepted the trace too."""
+    out = os.path.join(work, "out")
+
+    def verbs(db):
+        return [["report", db], ["report", "--json", db], ["info", db], ["info", "--json", db],
+                ["html", db, "-o", out + ".html"], ["diff", db, db], ["graph", db],
+                ["graph", db, "--id", "1"], ["export", db, "-f", "chrome", "-o", out + ".json"],
+                ["export", db, "-f", "csv", "-o", out + "-csv"]]
+    cases = [("UPDATE kernels SET stream = 4294967296 WHERE id = (SELECT min(id) FROM kernels)",
+              "kernels", "stream 4294967296, out of range (0 to 4294967295)"),
+             ("UPDATE memcpys SET device = 32768 WHERE id = (SELECT min(id) FROM memcpys)",
+              "memcpys", "device 32768, out of range (0 to 32767)"),
+             ("UPDATE memsets SET stream = -1 WHERE id = (SELECT min(id) FROM memsets)",
+              "memsets", "stream -1, out of range (0 to 4294967295)")]
+    for k, (sql, table, what) in enumerate(cases):
+        db = os.path.join(work, "bad%d.db" % k)
+        subprocess.run([mkdb, db], check=True)
+        con = sqlite3.connect(db)
+        con.execute(sql)
+        row = con.execute("SELECT min(id) FROM %s" % table).fetchone()[0]
+        con.commit()
+        con.close()
+        want = "gapscope: %s: damaged trace: %s row %d has %s" % (db, table, row, what)
+        for args in verbs(db):
+            r = run([gs] + args)
+            expect(" ".join("DB" if a == db else a for a in args) + " on " + what,
+                   (r.returncode, line(r).split("\n")[0]), (2, want))
+        expect("no output written (%s)" % table,
+               [n for n in os.listdir(work) if n.startswith("out")], [])
+    # the largest ids a trace may hold are read by every verb
+    db = os.path.join(work, "edge.db")
+    subprocess.run([mkdb, db], check=True)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE kernels SET stream = 4294967295 WHERE id = (SELECT min(id) FROM kernels)")
+    con.commit()
+    con.close()
+    for args in verbs(db):
+        if args[:3] == ["graph", db, "--id"]:
+            continue  # no graph in this trace
+        r = run([gs] + args)
+        expect("%s with stream 2^32-1" % " ".join(args[:1]), r.returncode, 0)
+
+
 CHECKS = {
+    "stream_ids": lambda gs, mk, work, extra: check_stream_ids(gs, mk, work),
     "signals": lambda gs, mk, work, extra: check_signals(gs, mk, work),
     "long_names": lambda gs, mk, work, extra: check_long_names(gs, mk, extra[0], work),
     "permissions": lambda gs, mk, work, extra: check_permissions(gs, mk, work),

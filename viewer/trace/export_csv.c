@@ -364,6 +364,10 @@ int export_csv(struct trace *t, const char *dir, unsigned flags, char *err, size
 	size_t i;
 	int rc = 0;
 
+	/* the rule of every verb on the ops' devices and streams (a raw dump
+	 * wrote a stream past 2^32-1 that every other verb refuses) */
+	if (trace_check_places(t, err, errlen) < 0)
+		return trace_local_error(t->db, err, errlen) ? EXPORT_ERR_LOCAL : EXPORT_ERR_INPUT;
 	if (make_dirs(dir, err, errlen))
 		return -1;
 	if (register_functions(t->db)) {

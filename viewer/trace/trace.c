@@ -934,6 +934,46 @@ void trace_range_error(sqlite3 *db, const char *table, const char *col, int64_t 
 	sqlite3_finalize(st);
 }
 
+int trace_check_places(struct trace *t, char *err, size_t errlen)
+{
+	static const char *const tables[] = {"kernels", "memcpys", "memsets"};
+	size_t i;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char sql[320];
+		sqlite3_stmt *st = NULL;
+		int rc, dev_bad = 0;
+
+		/* as the loaders read them: sqlite3_column_int64, NULL as 0 */
+		snprintf(
+		    sql, sizeof(sql),
+		    "SELECT coalesce(CAST(device AS INTEGER), 0) NOT BETWEEN 0 AND 32767 FROM %s"
+		    " WHERE coalesce(CAST(device AS INTEGER), 0) NOT BETWEEN 0 AND 32767 OR"
+		    " coalesce(CAST(stream AS INTEGER), 0) NOT BETWEEN 0 AND %lld LIMIT 1",
+		    tables[i], (long long)UINT32_MAX);
+		if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK) {
+			snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(t->db));
+			return -1;
+		}
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			dev_bad = sqlite3_column_int(st, 0);
+		else if (rc != SQLITE_DONE)
+			snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(t->db));
+		sqlite3_finalize(st);
+		if (rc == SQLITE_ROW) {
+			trace_range_error(t->db, tables[i], dev_bad ? "device" : "stream", 0,
+					  dev_bad ? 32767 : (int64_t)UINT32_MAX, 0, err, errlen);
+			return -1;
+		}
+		if (rc != SQLITE_DONE) {
+			trace_too_long(t, err, errlen);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* name of a device from the trace's devices table (malloc'ed) or NULL */
 char *trace_device_name(struct trace *t, int dev)
 {

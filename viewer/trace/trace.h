@@ -116,6 +116,16 @@ int trace_local_error(sqlite3 *db, char *err, size_t errlen);
 #define TRACE_DEVICE_OK(d) ((d) >= 0 && (d) <= 32767)
 #define TRACE_STREAM_OK(s) ((s) >= 0 && (s) <= (int64_t)UINT32_MAX)
 
+/* The rule for every verb on the GPU ops' places: a kernel, copy or memset
+ * whose device (0..32767) or stream (0..2^32-1) lies outside its range
+ * (NULL reads as 0) makes the trace damaged. The loaders check each row
+ * they read (report, html, diff, export --format chrome); the verbs that
+ * do not read every op through them (info, graph, export --format csv)
+ * call this first: one scan. 0, or -1 with err naming the first such row
+ * ("damaged trace: kernels row 1 has stream 4294967296, out of range (0 to
+ * 4294967295)") or SQLite's error. */
+int trace_check_places(struct trace *t, char *err, size_t errlen);
+
 /* After a reader met an id outside its range in `table`: find the first
  * row whose column `col` (read as sqlite3_column_int64 reads it) lies
  * outside [lo, hi] and describe it in err, e.g. "damaged trace: kernels

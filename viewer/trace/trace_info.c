@@ -485,6 +485,10 @@ int info_load(struct info *in)
 	info_load_kv(in, "thread_count.", &in->thread_count, &in->nthread_count);
 	info_load_devices(in);
 	info_load_windows(in);
+	/* the same rule as every verb: a stream past 2^32-1 was counted in
+	 * the GPU window (trace.h, trace_check_places) */
+	if (!in->damaged[0] && !in->failed)
+		(void)trace_check_places(&in->t, in->damaged, sizeof(in->damaged));
 	info_load_rows(in);
 	info_load_capture(in);
 	if (in->failed && trace_too_long(&in->t, in->damaged, sizeof(in->damaged))) {
