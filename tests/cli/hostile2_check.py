@@ -603,7 +603,70 @@ def check_stream_ids(gs, mkdb, work):
         expect("%s with stream 2^32-1" % " ".join(args[:1]), r.returncode, 0)
 
 
+def ops_trace(mkdb, db, ops):
+    """render_mkdb's trace with its GPU ops replaced by ops: (device, start,
+    end) kernels of one name on stream 7"""
+    subprocess.run([mkdb, db], check=True)
+    con = sqlite3.connect(db)
+    nid = con.execute("SELECT name_id FROM kernels ORDER BY id LIMIT 1").fetchone()[0]
+    for t in ("kernels", "memcpys", "memsets"):
+        con.execute("DELETE FROM " + t)
+    con.executemany("INSERT INTO kernels(start, end, device, stream, correlation_id, name_id,"
+                    " graph_id, graph_node_id) VALUES (?, ?, ?, 7, 0, ?, 0, 0)",
+                    [(s, e, d, nid) for d, s, e in ops])
+    con.commit()
+    con.close()
+
+
+def check_sums(gs, mkdb, work):
+    """Item 8: sixteen kernels of 2^62 ns each made the kernel total print
+    the int64 maximum (9223372036.855 s), exit 0. A trace whose durations of
+    one kind, or whose devices' windows, add up past 2^62 ns is refused, the
+    reason said, by every verb; up to 2^62 every total is exact."""
+    T = 1 << 62
+    out = os.path.join(work, "out")
+    ops_db = os.path.join(work, "ops.db")
+    ops_trace(mkdb, ops_db, [(0, 0, T)] * 16)
+    win_db = os.path.join(work, "win.db")
+    ops_trace(mkdb, win_db, [(d, s, s + 10) for d in range(4) for s in (0, T - 10)])
+    ops_line = ("damaged trace: the GPU operations (kernels, memcpys, memsets) last more than"
+                " 2^62 ns (146 years) in all, what no recording holds; their totals would not"
+                " fit")
+    win_line = ("damaged trace: the devices' GPU windows (first to last op, per device) last"
+                " more than 2^62 ns (146 years) in all, what no recording holds; their totals"
+                " would not fit")
+    for db, why, verbs in ((ops_db, ops_line, ["report", "report --json", "html", "diff", "info",
+                                               "graph", "export-chrome", "export-csv"]),
+                           (win_db, win_line, ["report", "report --json", "html", "diff",
+                                               "export-chrome"])):
+        for v in verbs:
+            args = {"report": ["report", db], "report --json": ["report", "--json", db],
+                    "html": ["html", db, "-o", out + ".html"], "diff": ["diff", db, db],
+                    "info": ["info", db], "graph": ["graph", db],
+                    "export-chrome": ["export", db, "-f", "chrome", "-o", out + ".json"],
+                    "export-csv": ["export", db, "-f", "csv", "-o", out + "-csv"]}[v]
+            r = run([gs] + args)
+            expect("%s on %s" % (v, os.path.basename(db)), (r.returncode, line(r).split("\n")[0]),
+                   (2, "gapscope: %s: %s" % (db, why)))
+            expect("%s on %s: nothing printed" % (v, os.path.basename(db)), r.stdout, b"")
+        expect("no output", [n for n in os.listdir(work) if n.startswith("out")], [])
+    # four kernels of 2^60 ns: 2^62 in all, read, the total exact
+    # (2^62 ns = 4611686018.427387904 s; each 1152921504.606846976 s)
+    edge = os.path.join(work, "edge.db")
+    ops_trace(mkdb, edge, [(0, 0, T // 4)] * 4)
+    r = run([gs, "report", "--json", edge])
+    expect("2^62 in all: report", (r.returncode, line(r)), (0, ""))
+    if r.returncode == 0:
+        k = json.loads(r.stdout)
+        top = k["kernels"]["top"][0]
+        expect("2^62 in all: the kernel total", (top["count"], top["total_ns"], top["p50_ns"]),
+               (4, T, T // 4))
+    r = run([gs, "report", edge])
+    expect("2^62 in all: text total", b"4611686018.427 s  100.0%" in r.stdout, True)
+
+
 CHECKS = {
+    "sums": lambda gs, mk, work, extra: check_sums(gs, mk, work),
     "stream_ids": lambda gs, mk, work, extra: check_stream_ids(gs, mk, work),
     "signals": lambda gs, mk, work, extra: check_signals(gs, mk, work),
     "long_names": lambda gs, mk, work, extra: check_long_names(gs, mk, extra[0], work),

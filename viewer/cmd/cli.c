@@ -292,3 +292,16 @@ int gs_cli_check_output_name(const char *path, size_t extra)
 	}
 	return 0;
 }
+
+int gs_cli_sums_check(const char *what)
+{
+	static int said;
+
+	if (!gs_sums_clamped())
+		return 0;
+	if (!said)
+		gs_error(what, "damaged trace: its times add up past 2^63 ns (292 years), what no "
+			       "recording holds; a total would have been shown clamped");
+	said = 1;
+	return GS_EXIT_BAD_INPUT;
+}

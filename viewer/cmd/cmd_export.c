@@ -256,6 +256,11 @@ int cmd_export(int argc, char **argv)
 	rc = export_chrome(&t, of.f, analysed ? next_gap : NULL, &feed, ngaps, err, sizeof(err));
 	if (rc && of.err)
 		rc = 0; /* a write error: out_commit below says which */
+	if (!rc && !to_stdout && gs_cli_sums_check(db)) {
+		out_abort(&of); /* a clamped total does not replace the old file */
+		rc = GS_EXIT_BAD_INPUT;
+		goto out;
+	}
 	if (rc) {
 		out_abort(&of);
 	} else if (out_commit(&of, err, sizeof(err)) < 0) {

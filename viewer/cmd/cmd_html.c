@@ -231,6 +231,11 @@ int cmd_html(int argc, char **argv)
 		rc = GS_EXIT_INTERNAL;
 		goto out;
 	}
+	if (!to_stdout && gs_cli_sums_check(paths[0])) {
+		out_abort(&of); /* a clamped total does not replace the old page */
+		rc = GS_EXIT_BAD_INPUT;
+		goto out;
+	}
 	if (out_commit(&of, err, sizeof(err)) < 0) {
 		gs_error(to_stdout ? NULL : out, "%s", err);
 		rc = GS_EXIT_INTERNAL;

@@ -971,6 +971,39 @@ int trace_check_places(struct trace *t, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	/* the ops' durations in all, as trace_load's check_sums adds them
+	 * (total() is a double: it cannot overflow as sum() would) */
+	{
+		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(
+		    t->db,
+		    /* rows with times out of range are the time checks' to
+		     * name (each verb's, with the row) */
+		    "SELECT total(e - s) FROM (SELECT CAST(start AS INTEGER) AS s, CAST(end AS"
+		    " INTEGER) AS e FROM (SELECT start, end FROM kernels UNION ALL SELECT start,"
+		    " end FROM memcpys UNION ALL SELECT start, end FROM memsets))"
+		    " WHERE s BETWEEN 0 AND 4611686018427387904 AND e BETWEEN s AND"
+		    " 4611686018427387904",
+		    -1, &st, NULL);
+		double total = 0;
+		if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+			total = sqlite3_column_double(st, 0);
+		if (rc != SQLITE_ROW)
+			snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(t->db));
+		sqlite3_finalize(st);
+		if (rc != SQLITE_ROW) {
+			trace_too_long(t, err, errlen);
+			return -1;
+		}
+		if (total > (double)TRACE_TIME_MAX) {
+			snprintf(
+			    err, errlen,
+			    "damaged trace: the GPU operations (kernels, memcpys, memsets) last "
+			    "more than 2^62 ns (146 years) in all, what no recording holds; their "
+			    "totals would not fit");
+			return -1;
+		}
+	}
 	return 0;
 }
 

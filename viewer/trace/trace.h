@@ -121,9 +121,11 @@ int trace_local_error(sqlite3 *db, char *err, size_t errlen);
  * (NULL reads as 0) makes the trace damaged. The loaders check each row
  * they read (report, html, diff, export --format chrome); the verbs that
  * do not read every op through them (info, graph, export --format csv)
- * call this first: one scan. 0, or -1 with err naming the first such row
+ * call this first: one scan. So do they for the ops' durations in all: past
+ * 2^62 ns (146 years) no sum of them fits int64, and trace_load refuses
+ * the trace (its check_sums). 0, or -1 with err naming the first such row
  * ("damaged trace: kernels row 1 has stream 4294967296, out of range (0 to
- * 4294967295)") or SQLite's error. */
+ * 4294967295)"), the total, or SQLite's error. */
 int trace_check_places(struct trace *t, char *err, size_t errlen);
 
 /* After a reader met an id outside its range in `table`: find the first

@@ -338,8 +338,17 @@ static void info_load_rows(struct info *in)
 				       "capture_start",
 				       -1, &st, NULL) == SQLITE_OK) {
 			if (sqlite3_step(st) == SQLITE_ROW) {
+				double ns = sqlite3_column_double(st, 1);
 				in->captures = sqlite3_column_int64(st, 0);
-				in->capture_ns = (int64_t)sqlite3_column_double(st, 1);
+				/* a double past int64 converted is undefined, and a
+				 * clamped total would read as true */
+				if (ns > (double)TRACE_TIME_MAX && !in->damaged[0])
+					snprintf(
+					    in->damaged, sizeof(in->damaged),
+					    "damaged trace: the stack captures (api_stacks) "
+					    "last more than 2^62 ns (146 years) in all, what no "
+					    "recording holds");
+				in->capture_ns = ns > (double)TRACE_TIME_MAX ? 0 : (int64_t)ns;
 			} else {
 				info_failed(in);
 			}
