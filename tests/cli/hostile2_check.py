@@ -665,7 +665,42 @@ def check_sums(gs, mkdb, work):
     expect("2^62 in all: text total", b"4611686018.427 s  100.0%" in r.stdout, True)
 
 
+def check_kineto_no_dur(gs, work):
+    """Item 9: a Kineto complete event ("ph": "X") without dur was read as
+    zero-length (GPU busy 0.0%, exit 0); it is counted as unmapped, no_dur,
+    as one without ts is. Kernels a [10, 12] us and c [20, 23] us, b at 15 us
+    without dur: window 13000 ns, busy 5000 ns, 2 kernels, no_dur 1."""
+    ev = [{"ph": "X", "cat": "kernel", "name": "a", "pid": 0, "tid": 7, "ts": 10, "dur": 2,
+           "args": {"device": 0, "stream": 7, "correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 15,
+           "args": {"device": 0, "stream": 7, "correlation": 2}},
+          {"ph": "X", "cat": "kernel", "name": "c", "pid": 0, "tid": 7, "ts": 20, "dur": 3,
+           "args": {"device": 0, "stream": 7, "correlation": 3}},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+           "ts": 14, "args": {"correlation": 2}}]
+    js = os.path.join(work, "nodur.json")
+    with open(js, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+    db = os.path.join(work, "nodur.db")
+    r = run([gs, "import", js, "-o", db])
+    expect("import exit", (r.returncode, line(r)), (0, ""))
+    expect("import summary", r.stdout.decode().splitlines(),
+           ["imported %s -> %s: 2 kernels, 0 memcpys, 0 memsets, 0 API calls, 0 syncs"
+            " (0 implicit), 0 ranges, 0 devices" % (js, db),
+            "not mapped (events per category): no_dur 2"])
+    expect("meta", rows(db, "SELECT value FROM meta WHERE key = 'import.unmapped.no_dur'"),
+           [("2",)])
+    expect("kernels", rows(db, "SELECT start, end FROM kernels ORDER BY start"),
+           [(10000, 12000), (20000, 23000)])
+    r = run([gs, "report", "--json", db])
+    expect("report exit", r.returncode, 0)
+    if r.returncode == 0:
+        d = json.loads(r.stdout)["devices"][0]
+        expect("window and busy", (d["window_ns"], d["busy_ns"], d["ops"]), (13000, 5000, 2))
+
+
 CHECKS = {
+    "kineto_no_dur": lambda gs, mk, work, extra: check_kineto_no_dur(gs, work),
     "sums": lambda gs, mk, work, extra: check_sums(gs, mk, work),
     "stream_ids": lambda gs, mk, work, extra: check_stream_ids(gs, mk, work),
     "signals": lambda gs, mk, work, extra: check_signals(gs, mk, work),

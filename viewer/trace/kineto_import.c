@@ -838,6 +838,13 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		unmapped_s(im, "no_ts");
 		return 0;
 	}
+	/* a complete event ("ph": "X") without dur has no end: read as
+	 * zero-length it made a kernel that never ran (GPU busy 0.0%, exit
+	 * 0); counted as unmapped, as one without ts is */
+	if (!instant && !e->have_dur) {
+		unmapped_s(im, "no_dur");
+		return 0;
+	}
 	end = start + (e->have_dur ? e->dur : 0);
 	if (end > TRACE_TIME_MAX) {
 		char where[64];
