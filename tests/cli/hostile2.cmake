@@ -4,7 +4,7 @@
 # record --activities and the collector's warnings.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(check import_guard special_outputs output_errors permissions long_names signals stream_ids sums kineto_no_dur)
+  foreach(check import_guard special_outputs output_errors permissions long_names signals stream_ids sums kineto_no_dur record_activities)
     add_test(NAME cli_hostile2_${check}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/hostile2_check.py ${check}
                      $<TARGET_FILE:gapscope> ${CMAKE_BINARY_DIR}/tests/render_mkdb

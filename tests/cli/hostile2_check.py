@@ -699,7 +699,27 @@ def check_kineto_no_dur(gs, work):
         expect("window and busy", (d["window_ns"], d["busy_ns"], d["ops"]), (13000, 5000, 2))
 
 
+def check_record_activities(gs, work):
+    """Item 10: record --activities takes blanks around the words, as the
+    collector's GAPSCOPE_ACTIVITIES does (" kernel , memcpy " was refused);
+    a word it does not know is named without them."""
+    out = os.path.join(work, "r.db")
+    r = run([gs, "record", "--activities", " kernel , memcpy ", "-o", out, "--", "true"])
+    expect("--activities ' kernel , memcpy ': not refused for its list",
+           "--activities" in line(r), False)
+    r = run([gs, "record", "--activities", " kernel ,\tgpu ", "-o", out, "--", "true"])
+    expect("--activities ' kernel ,<tab>gpu ': the unknown word, trimmed",
+           (r.returncode, line(r)),
+           (2, "gapscope: record: --activities: unknown activity 'gpu' (known: kernel, memcpy,"
+            " memset, runtime, driver, sync, event, stream, nvtx, graph, overhead, all)"))
+    r = run([gs, "record", "--activities", "kernel, ,memcpy", "-o", out, "--", "true"])
+    expect("--activities with an empty word", (r.returncode, line(r)),
+           (2, "gapscope: record: --activities: unknown activity '' (known: kernel, memcpy,"
+            " memset, runtime, driver, sync, event, stream, nvtx, graph, overhead, all)"))
+
+
 CHECKS = {
+    "record_activities": lambda gs, mk, work, extra: check_record_activities(gs, work),
     "kineto_no_dur": lambda gs, mk, work, extra: check_kineto_no_dur(gs, work),
     "sums": lambda gs, mk, work, extra: check_sums(gs, mk, work),
     "stream_ids": lambda gs, mk, work, extra: check_stream_ids(gs, mk, work),
