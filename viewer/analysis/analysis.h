@@ -797,6 +797,7 @@ enum gs_steps_source {
 	GS_STEPS_NONE = 0,
 	GS_STEPS_PROFILER = 1, /* torch.profiler's ProfilerStep#N ranges */
 	GS_STEPS_RANGES = 2,   /* the program's own repeated NVTX range (or family) */
+	GS_STEPS_OPTIMIZER = 3, /* none: iterations end at torch's optimizer steps */
 };
 /* Start-up and warm-up, steady state, tail (docs/report.md, "Phases"):
  * the steady state runs from the first step after the warm-up steps to
@@ -836,8 +837,8 @@ struct gs_advice_facts {
 	uint32_t sync_api_id;	   /* strings id of the most frequent one's API */
 	uint64_t allocs;	   /* cudaMalloc/cudaFree and twins */
 	uint64_t opt_steps;	   /* torch optimizer steps (Optimizer.step#... ranges) */
-	uint64_t allocs_after_opt; /* allocations after the first of them ended:
-				      those before it are iteration 0's */
+	int64_t first_opt_end;	   /* ns, the first of them ended: allocations before
+				      it are iteration 0's (INT64_MAX none) */
 	uint64_t steps;		   /* steady-state steps (0: unknown) */
 	uint64_t seq_steps;	   /* occurrences of the most repeated op sequence
 				      (gs_graph_advice.count), 0 none: the steps

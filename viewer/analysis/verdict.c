@@ -85,7 +85,7 @@ static const struct {
 			    "overlap it with GPU work; a CUDA Graph does not remove it", NULL},
     [GS_RULE_STARTUP] = {"startup_stalls", "host stalls before the first NVTX range",
 			 "start-up where the ranges mark the loop: --range selects it", NULL},
-    [GS_RULE_WARMUP] = {"warmup", "outside the steady state (start-up, warm-up)",
+    [GS_RULE_WARMUP] = {"warmup", "outside the steady state",
 			"one-time: leave it out (--range, --capture-range)", NULL},
     [GS_RULE_HOST_OWN] = {"host_own_work", "the program's own CPU work between launches",
 			  "overlap it with GPU work, move it off the step or batch it; "
@@ -841,6 +841,18 @@ static int warmup_text(const struct gs_input *in, uint32_t id)
 	return 0;
 }
 
+/* calls of allocation API `api` that began at or after t */
+static uint64_t allocs_after(const struct gs_input *in, uint32_t api, int64_t t)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < in->n_syncs; i++)
+		n += in->syncs[i].kind == GS_SYNC_IMPLICIT_ALLOC && in->syncs[i].api_name_id == api &&
+		     in->syncs[i].start >= t;
+	return n;
+}
+
 static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 {
 	const struct gs_advice_facts *f = &v->facts;
@@ -875,7 +887,8 @@ static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 			fd->rule = GS_RULE_WARMUP;
 			snprintf(fd->why, sizeof(fd->why),
 				 "the range holding most of it is the program's warm-up");
-		} else if (fd->rule == GS_RULE_ALLOC && f->opt_steps >= 2 && !f->allocs_after_opt) {
+		} else if (fd->rule == GS_RULE_ALLOC && f->opt_steps >= 2 &&
+			   !allocs_after(in, fd->api_name_id, f->first_opt_end)) {
 			/* every allocation before the first optimizer step
 			 * ended: iteration 0 */
 			fd->rule = GS_RULE_WARMUP;
@@ -993,7 +1006,13 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 		int len = (int)(ph->stem_len ? ph->stem_len : strlen(stem));
 		if (len > 40)
 			len = 40;
-		if (ph->warmup_steps)
+		if (ph->source == GS_STEPS_OPTIMIZER)
+			k = (size_t)snprintf(f.why, sizeof(f.why),
+					     "iterations end at Optimizer.step; the first %llu of %llu "
+					     "are warm-up",
+					     (unsigned long long)ph->warmup_steps,
+					     (unsigned long long)ph->n_steps);
+		else if (ph->warmup_steps)
 			k = (size_t)snprintf(f.why, sizeof(f.why),
 					     "--range '%.*s%s' --skip %llu reads the steady state", len,
 					     stem, ph->stem_len ? "*" : "",
@@ -1015,7 +1034,7 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 				      (unsigned long long)slow, slow == 1 ? "" : "s");
 	if (slow)
 		f.fix = "one-time: leave it out (--range, --capture-range); "
-			"CUDA_MODULE_LOADING=EAGER loads modules up front";
+			"CUDA_MODULE_LOADING=EAGER loads up front";
 	add_finding(v, &f);
 }
 

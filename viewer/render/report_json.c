@@ -107,9 +107,9 @@ static json_t *jphases(const struct report_ctx *r, const struct gs_verdict *v)
 	snprintf(stem, sizeof(stem), "%.*s%s", (int)(ph->stem_len ? ph->stem_len : 200),
 		 ph->stem_len ? ph->stem : gs_str(&r->in->strings, ph->text_id, ""),
 		 ph->stem_len ? "*" : "");
-	json_object_set_new(o, "source", json_string(ph->source == GS_STEPS_PROFILER
-							  ? "profiler_steps"
-							  : "nvtx_ranges"));
+	json_object_set_new(o, "source", json_string(ph->source == GS_STEPS_PROFILER ? "profiler_steps"
+						     : ph->source == GS_STEPS_OPTIMIZER ? "optimizer_steps"
+											: "nvtx_ranges"));
 	json_object_set_new(o, "steps_name", render_json_str(stem));
 	json_object_set_new(o, "steps", jint((int64_t)ph->n_steps));
 	json_object_set_new(o, "warmup_steps", jint((int64_t)ph->warmup_steps));
