@@ -13,5 +13,5 @@ if [ -z "$fuzzer" ] || [ ! -x "$fuzzer" ]; then
 fi
 secs=${GAPSCOPE_FUZZ_SECONDS:-20}
 mkdir -p "$work/corpus" "$work/artifacts" || exit 1
-exec "$fuzzer" -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 -max_len=200000 \
+exec "$fuzzer" -max_total_time="$secs" -timeout="${GAPSCOPE_FUZZ_TIMEOUT:-20}" -rss_limit_mb=4096 -max_len=200000 \
 	-print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" "$seeds"
