@@ -123,6 +123,9 @@ void gs_config_defaults(struct gs_config *c);
 void gs_activities_to_string(unsigned act, char *buf, size_t len);
 /* Parse a GAPSCOPE_ACTIVITIES value. Returns 0 and sets *act, or -1. */
 int gs_activities_parse(const char *s, unsigned *act);
+/* The activity words gs_activities_parse knows, "kernel, memcpy, ...,
+ * overhead", into buf (cut to len). */
+void gs_activities_words(char *buf, size_t len);
 /* Parse a GAPSCOPE_SYNC_SOURCE value ("callbacks", "cupti"). Returns 0 and
  * sets *src (enum gs_sync_source), or -1. */
 int gs_sync_source_parse(const char *s, int *src);

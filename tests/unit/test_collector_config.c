@@ -326,6 +326,53 @@ static void test_warning_key_warns_once(void **state)
 	assert_int_equal(gs_warning_count(), 2);
 }
 
+/* The GAPSCOPE_ACTIVITIES warning lists every word the parser knows (it
+ * left out event and stream), and a long GAPSCOPE_OUTPUT's warning is
+ * whole: its start, its end and its length, then what is used instead (it
+ * was cut mid-sentence). Issue 55, item 10. */
+static void test_warnings_are_whole(void **state)
+{
+	char value[400];
+	struct gs_config c;
+	size_t n;
+
+	(void)state;
+	{
+		struct env e = {{{"GAPSCOPE_ACTIVITIES", "kernel,gpu"}}};
+		assert_int_equal(gs_config_from_env(&c, env_get, &e), 1);
+		assert_string_equal(
+		    last_line, "gapscope: GAPSCOPE_ACTIVITIES=\"kernel,gpu\" is not a comma list "
+			       "of kernel, memcpy, memset, runtime, driver, sync, event, stream, "
+			       "nvtx, graph, overhead or \"all\"; using the default\n");
+	}
+	setup(NULL);
+	memset(value, 'a', 300);
+	strcpy(value + 300, "/x%z.db"); /* 307 bytes, the mistake at the end */
+	{
+		struct env e = {{{"GAPSCOPE_OUTPUT", value}}};
+		assert_int_equal(gs_config_from_env(&c, env_get, &e), 1);
+	}
+	n = strlen(last_line);
+	assert_true(n > 0 && last_line[n - 1] == '\n');
+	assert_non_null(strstr(last_line,
+			       "...aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x%z.db\" (307 bytes): "
+			       "unknown %z (use %p, %h, %q{VAR} or %%); using "
+			       "\"gapscope-%p.db\"\n"));
+	assert_int_equal(strncmp(last_line, "gapscope: GAPSCOPE_OUTPUT=\"aaaa", 31), 0);
+	/* a %q{VAR} name too long is said so (it read "needs a variable name") */
+	setup(NULL);
+	memset(value, 'V', 300);
+	value[300] = '\0';
+	{
+		char tmpl[420];
+		snprintf(tmpl, sizeof(tmpl), "t%%q{%.300s}.db", value);
+		struct env e = {{{"GAPSCOPE_OUTPUT", tmpl}}};
+		assert_int_equal(gs_config_from_env(&c, env_get, &e), 1);
+	}
+	assert_non_null(strstr(last_line, "(308 bytes): %q{VAR}: a variable name of 300 bytes (at "
+					  "most 255); using \"gapscope-%p.db\"\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +388,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_env_quiet_silences_warnings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_env_record_start, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_warning_key_warns_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_warnings_are_whole, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

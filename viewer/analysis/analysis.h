@@ -987,14 +987,27 @@ uint32_t gs_launch_call(const struct gs_result *res, uint32_t op_idx);
  * of durations over many rows: each time of a trace lies in [0, 2^62]
  * (trace.h), so one difference cannot overflow, but two syncs of 2^62 ns
  * each did (UBSan in gs_analyze on a damaged trace); a saturated figure
- * is printed as it is. */
+ * is never shown as true (gs_sums_clamped). */
+extern int gs_sum_clamped; /* set once a gs_sat_add clamped: see gs_sums_clamped */
 static inline int64_t gs_sat_add(int64_t a, int64_t b)
 {
 	int64_t r;
 
-	if (__builtin_add_overflow(a, b, &r))
+	if (__builtin_add_overflow(a, b, &r)) {
+		__atomic_store_n(&gs_sum_clamped, 1, __ATOMIC_RELAXED);
 		return b > 0 ? INT64_MAX : INT64_MIN;
+	}
 	return r;
+}
+
+/* Whether any gs_sat_add of this process clamped a sum: the figure shown
+ * would not be true. trace_load refuses the traces whose totals could
+ * overflow (one kind's durations, or the devices' windows, past 2^62 ns in
+ * all), so this is the net under every other sum: the verb says so, in one
+ * line, and exits 2, and an output file is not replaced (gs_cli.c). */
+static inline int gs_sums_clamped(void)
+{
+	return __atomic_load_n(&gs_sum_clamped, __ATOMIC_RELAXED);
 }
 
 /* Ask the kernel for huge pages on a big array (madvise; a hint, no error):

@@ -57,6 +57,19 @@ int gs_cli_open_trace(struct trace *t, const char *path);
  * first kind rather than replace it. */
 int gs_cli_output_is_foreign(const char *path);
 
+/* After a verb computed what it shows (before an output file replaces
+ * the old one, and once more after the verb): when a sum was clamped at
+ * 2^63-1 ns (gs_sums_clamped: the trace's times add up past what int64
+ * holds), print "gapscope: <what>: damaged trace: ..." once and return
+ * GS_EXIT_BAD_INPUT; else 0. */
+int gs_cli_sums_check(const char *what);
+
+/* Before any work: whether -o path can name a file (out_name_check: no name
+ * in it over 255 bytes, less `extra` for the last, for what is written
+ * beside it). 0, or GS_EXIT_BAD_INPUT after one line "gapscope: <path>:
+ * cannot write: File name too long (...)". */
+int gs_cli_check_output_name(const char *path, size_t extra);
+
 /* The untraced reference runs named with --reference (report, html): the
  * files as given, then, once loaded, their traces and inputs (NVTX ranges
  * and strings) and ptr[k] = &in[k] for gs_reference_compare. */

@@ -473,6 +473,11 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 	mr.comm_range = o->comm_range;
 	mr.m = &s.m;
 	mr.top = o->top;
+	if (o->csv_dir && gs_cli_sums_check("report")) {
+		rc = GS_EXIT_BAD_INPUT; /* a clamped total replaces no old files */
+		multi_set_free(&s);
+		goto out;
+	}
 	if (o->csv_dir) {
 		char err[512];
 		mr.gaps = s.gaps;

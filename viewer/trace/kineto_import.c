@@ -838,6 +838,13 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 		unmapped_s(im, "no_ts");
 		return 0;
 	}
+	/* a complete event ("ph": "X") without dur has no end: read as
+	 * zero-length it made a kernel that never ran (GPU busy 0.0%, exit
+	 * 0); counted as unmapped, as one without ts is */
+	if (!instant && !e->have_dur) {
+		unmapped_s(im, "no_dur");
+		return 0;
+	}
 	end = start + (e->have_dur ? e->dur : 0);
 	if (end > TRACE_TIME_MAX) {
 		char where[64];
@@ -1818,8 +1825,17 @@ int kineto_import(const char *json_path, const char *db_path, const char *versio
 		close(fd);
 		goto out;
 	}
-	if (parse(&im, fd) < 0 || finish(&im, version) < 0)
+	if (parse(&im, fd) < 0 || finish(&im, version) < 0 ||
+	    import_out_too_long(&out, "trace", im.err, sizeof(im.err))) {
+		/* a query stopped by the bound (the derivations run on the
+		 * trace's rows): the input's doing, whatever the step made of
+		 * its failure */
+		if (import_out_too_long(&out, "trace", im.err, sizeof(im.err))) {
+			im.failed = 1;
+			im.err_kind = KINETO_ERR_INPUT;
+		}
 		goto out;
+	}
 	for (int k = 0; k < ST_N; k++) {
 		sqlite3_finalize(im.st[k]);
 		im.st[k] = NULL;
