@@ -512,7 +512,7 @@ static void write_verdict(FILE *f, const struct html_run *r)
 	char site[512];
 	int j, n = 0;
 
-	gs_verdict_compute(r->res, &v);
+	gs_verdict_compute_corr(r->res, r->corr, &v);
 	fputs("<div class=\"verdict\">\n<p class=\"vline\"><b>Verdict:</b> GPU busy ", f);
 	put_pct(f, v.utilisation);
 	fputs(" of ", f);
@@ -635,7 +635,13 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		}
 		fputs(" \xE2\x86\x92 <span class=\"fix\">", f);
 		html_escape(f, gs_finding_fix(fd));
-		fputs("</span></li>\n", f);
+		fputs("</span>", f);
+		if (fd->why[0]) { /* what the rule checked first */
+			fputs("<br><span class=\"why\">", f);
+			html_escape(f, fd->why);
+			fputs("</span>", f);
+		}
+		fputs("</li>\n", f);
 	}
 	fputs("</ol>\n</div>\n", f);
 	free(sites);
