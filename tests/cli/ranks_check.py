@@ -122,6 +122,9 @@ def main():
     os.makedirs(work)
 
     if check == "hta":
+        if not all(os.path.exists(os.path.join(hta, f"sampled_rank-{r}.json.gz")) for r in (0, 1)):
+            print(f"HTA's sampled ranks are not in {hta}: skipped")
+            sys.exit(77)
         # HTA's two sampled ranks of a 128-rank job: 2 profiler steps each.
         # Which rank ends each step last, and by how much, worked out here
         # from the JSON itself (the steps' ts + dur, Unix-time us)
