@@ -1446,23 +1446,25 @@ static void write_start_meta(void)
 	/* which rank of a multi-process job this is (the multi-trace report);
 	 * only these names: the rest of the environment may hold secrets */
 	{
-		static const char *const rank_vars[] = {
-		    "RANK",
-		    "LOCAL_RANK",
-		    "WORLD_SIZE",
-		    "LOCAL_WORLD_SIZE",
-		    "OMPI_COMM_WORLD_RANK",
-		    "OMPI_COMM_WORLD_SIZE",
-		    "PMI_RANK",
-		    "SLURM_PROCID",
-		};
-		size_t i;
-		for (i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
-			const char *v = getenv(rank_vars[i]);
+		static const char *const rank_vars[2 * GS_RANK_ENV_N] = {GS_RANK_ENV_VARS,
+									 GS_WORLD_SIZE_ENV_VARS};
+		int64_t rank, world;
+		int i = gs_rank_from_env(env_get, NULL, &rank, &world);
+		size_t k;
+		for (k = 0; k < sizeof(rank_vars) / sizeof(rank_vars[0]); k++) {
+			const char *v = getenv(rank_vars[k]);
 			if (v && *v && strlen(v) < 64) {
-				snprintf(buf, sizeof(buf), "env.%s", rank_vars[i]);
+				snprintf(buf, sizeof(buf), "env.%s", rank_vars[k]);
 				gs_writer_meta(w, buf, v);
 			}
+		}
+		/* the rank as one key, whatever launched the job (trace_format.h) */
+		if (i >= 0) {
+			gs_writer_meta_int(w, "rank", rank);
+			if (world > 0)
+				gs_writer_meta_int(w, "world_size", world);
+			snprintf(buf, sizeof(buf), "env.%s", rank_vars[i]);
+			gs_writer_meta(w, "rank_source", buf);
 		}
 	}
 	/* what tracing costs here, measured by gapscope-calibrate before the

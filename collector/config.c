@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +402,42 @@ static int put(char *out, size_t outlen, size_t *used, const char *s, size_t n)
 	*used += n;
 	out[*used] = '\0';
 	return 0;
+}
+
+/* v: a whole decimal number 0 <= v < 2^31, nothing else (no sign, no
+ * spaces: "03" is 3, "3x", "-1" and "" are not numbers) */
+static int env_whole(const char *v, int64_t *out)
+{
+	int64_t x = 0;
+	size_t i;
+
+	if (!v || !*v || strlen(v) > 10)
+		return 0;
+	for (i = 0; v[i]; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return 0;
+		x = x * 10 + (v[i] - '0');
+	}
+	if (x > INT32_MAX)
+		return 0;
+	*out = x;
+	return 1;
+}
+
+int gs_rank_from_env(gs_getenv_fn get, void *ctx, int64_t *rank, int64_t *world_size)
+{
+	static const char *const ranks[GS_RANK_ENV_N] = {GS_RANK_ENV_VARS};
+	static const char *const sizes[GS_RANK_ENV_N] = {GS_WORLD_SIZE_ENV_VARS};
+	int i;
+
+	for (i = 0; i < GS_RANK_ENV_N; i++) {
+		if (!env_whole(get(ranks[i], ctx), rank))
+			continue;
+		if (!env_whole(get(sizes[i], ctx), world_size) || *world_size <= *rank)
+			*world_size = 0;
+		return i;
+	}
+	return -1;
 }
 
 int gs_path_expand(const char *tmpl, char *out, size_t outlen, long pid, const char *host,

@@ -117,6 +117,13 @@ typedef const char *(*gs_getenv_fn)(const char *name, void *ctx);
 /* Fill `c` from GAPSCOPE_* variables. Each invalid value gives one warning
  * (gs_warn) and the default is used. Returns the number of invalid values. */
 int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx);
+
+/* The process's rank in a multi-process job from the launcher's variables
+ * (GS_RANK_ENV_VARS, trace_format.h): the first that holds a whole number
+ * 0 <= v < 2^31 gives *rank; the world-size variable paired with it gives
+ * *world_size when it holds a whole number above *rank, else 0. Returns the
+ * index of the rank's variable in GS_RANK_ENV_VARS, or -1 (rank unknown). */
+int gs_rank_from_env(gs_getenv_fn get, void *ctx, int64_t *rank, int64_t *world_size);
 void gs_config_defaults(struct gs_config *c);
 
 /* "kernel,memcpy,..." for the bits in `act` (buf always terminated). */

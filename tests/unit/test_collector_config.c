@@ -371,6 +371,47 @@ static void test_warnings_are_whole(void **state)
 	}
 	assert_non_null(strstr(last_line, "(308 bytes): %q{VAR}: a variable name of 300 bytes (at "
 					  "most 255); using \"gapscope-%p.db\"\n"));
+/* The rank and world size from the launchers' variables: torchrun's RANK
+ * before its LOCAL_RANK, Open MPI's, PMI's, Slurm's; the world size only
+ * from the variable paired with the rank's, and only when above the rank. */
+static void rank_case(const struct env *e, int want_i, int64_t want_rank, int64_t want_world)
+{
+	int64_t rank = -7, world = -7;
+	int i = gs_rank_from_env(env_get, (void *)e, &rank, &world);
+
+	assert_int_equal(i, want_i);
+	if (want_i >= 0) {
+		assert_int_equal(rank, want_rank);
+		assert_int_equal(world, want_world);
+	}
+}
+
+static void test_rank_from_launcher_env(void **state)
+{
+	const struct env torchrun = {
+	    {{"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "4"}, {"RANK", "3"}, {"WORLD_SIZE", "8"}}};
+	const struct env ompi = {{{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "16"}}};
+	const struct env slurm = {
+	    {{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"WORLD_SIZE", "9"}}};
+	const struct env bad_rank = {{{"RANK", "abc"}, {"PMI_RANK", "7"}, {"PMI_SIZE", "8"}}};
+	const struct env local = {{{"LOCAL_RANK", "1"}, {"WORLD_SIZE", "8"}}};
+	const struct env size_le_rank = {{{"RANK", "4"}, {"WORLD_SIZE", "4"}}};
+	const struct env zero = {{{"RANK", "03"}, {"WORLD_SIZE", "x"}}};
+	const struct env neg = {{{"RANK", "-1"}}}, big = {{{"RANK", "2147483648"}}};
+	const struct env empty = {{{"RANK", ""}}}, none = {{{NULL, NULL}}};
+
+	(void)state;
+	rank_case(&torchrun, 0, 3, 8);
+	rank_case(&ompi, 1, 5, 16);
+	rank_case(&slurm, 3, 2, 4); /* WORLD_SIZE is not Slurm's pair */
+	rank_case(&bad_rank, 2, 7, 8);
+	rank_case(&local, 4, 1, 0); /* LOCAL_WORLD_SIZE unset */
+	rank_case(&size_le_rank, 0, 4, 0);
+	rank_case(&zero, 0, 3, 0);
+	rank_case(&neg, -1, 0, 0);
+	rank_case(&big, -1, 0, 0);
+	rank_case(&empty, -1, 0, 0);
+	rank_case(&none, -1, 0, 0);
 }
 
 int main(void)
@@ -389,6 +430,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_env_record_start, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_warning_key_warns_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_warnings_are_whole, setup, teardown),
+	    cmocka_unit_test(test_rank_from_launcher_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -847,6 +847,63 @@ char *trace_meta(struct trace *t, const char *key)
 	return out;
 }
 
+/* meta key as a whole number 0 <= v < 2^31; 1 when it is one */
+static int meta_whole(struct trace *t, const char *key, int64_t *v)
+{
+	char *s = trace_meta(t, key), *end = NULL;
+	long long x;
+	int ok = 0;
+
+	if (s && s[0] >= '0' && s[0] <= '9') {
+		errno = 0;
+		x = strtoll(s, &end, 10);
+		if (!errno && *end == '\0' && x <= INT32_MAX) {
+			*v = x;
+			ok = 1;
+		}
+	}
+	free(s);
+	return ok;
+}
+
+int trace_rank(struct trace *t, int64_t *rank, int64_t *world_size, char **source)
+{
+	static const char *const ranks[GS_RANK_ENV_N] = {GS_RANK_ENV_VARS};
+	static const char *const sizes[GS_RANK_ENV_N] = {GS_WORLD_SIZE_ENV_VARS};
+	char key[64];
+	int i;
+
+	*world_size = 0;
+	*source = NULL;
+	if (meta_whole(t, "rank", rank)) {
+		if (!meta_whole(t, "world_size", world_size) || *world_size <= *rank)
+			*world_size = 0;
+		*source = trace_meta(t, "rank_source");
+		/* a name, not text to print: anything else is dropped */
+		if (*source &&
+		    (!**source || strlen(*source) > 63 ||
+		     strspn(*source, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				     "0123456789_.") != strlen(*source))) {
+			free(*source);
+			*source = NULL;
+		}
+		return 1;
+	}
+	/* recorded before the rank key: the launcher's variables, in the
+	 * collector's order */
+	for (i = 0; i < GS_RANK_ENV_N; i++) {
+		snprintf(key, sizeof(key), "env.%s", ranks[i]);
+		if (!meta_whole(t, key, rank))
+			continue;
+		*source = strdup(key);
+		snprintf(key, sizeof(key), "env.%s", sizes[i]);
+		if (!meta_whole(t, key, world_size) || *world_size <= *rank)
+			*world_size = 0;
+		return 1;
+	}
+	return 0;
+}
+
 int trace_meta_put_ints(const char *path, const char *const *keys, const int64_t *vals, size_t n,
 			char *err, size_t errlen)
 {

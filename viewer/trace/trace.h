@@ -158,6 +158,15 @@ int trace_db_schema_has_table(sqlite3 *db, const char *schema, const char *name)
 /* Value of meta.key as a newly allocated string, or NULL. */
 char *trace_meta(struct trace *t, const char *key);
 
+/* Which process of a multi-process job the trace is (trace_format.h,
+ * docs/schema.md): meta rank, world_size and rank_source; in traces
+ * recorded before those keys, the first of the launcher variables the
+ * collector recorded (env.RANK, env.OMPI_COMM_WORLD_RANK, ...) and the
+ * world size paired with it. Returns 1 with *rank set (0 <= rank < 2^31),
+ * *world_size (0: unknown) and *source (the meta key or "distributedInfo",
+ * malloc'ed, may be NULL); 0 when the trace records no rank. */
+int trace_rank(struct trace *t, int64_t *rank, int64_t *world_size, char **source);
+
 /* Write meta rows keys[i] = vals[i] (i < n, integers) into the trace file
  * at path in one transaction, replacing rows of those keys: what gapscope
  * record measured around a run, added to the trace the run just wrote (the

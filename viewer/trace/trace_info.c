@@ -462,6 +462,7 @@ void info_free(struct info *in)
 	info_free_kv(in->reference, in->nreference);
 	free(in->capture_range);
 	free(in->capture);
+	free(in->rank_source);
 	free(in->capture_dropped);
 	free(in->process_cpu_ns);
 	info_free_kv(in->thread_cpu, in->nthread_cpu);
@@ -475,6 +476,7 @@ int info_load(struct info *in)
 	in->command_line = info_meta(in, "command_line");
 	in->hostname = info_meta(in, "hostname");
 	in->pid = info_meta(in, "pid");
+	in->has_rank = trace_rank(&in->t, &in->rank, &in->world_size, &in->rank_source);
 	in->cupti_version = info_meta(in, "cupti_version");
 	in->driver_version = info_meta(in, "cuda_driver_version");
 	in->finalized = info_meta(in, "finalized");
