@@ -371,6 +371,8 @@ static void test_warnings_are_whole(void **state)
 	}
 	assert_non_null(strstr(last_line, "(308 bytes): %q{VAR}: a variable name of 300 bytes (at "
 					  "most 255); using \"gapscope-%p.db\"\n"));
+}
+
 /* The rank and world size from the launchers' variables: torchrun's RANK
  * before its LOCAL_RANK, Open MPI's, PMI's, Slurm's; the world size only
  * from the variable paired with the rank's, and only when above the rank. */
