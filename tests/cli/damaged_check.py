@@ -403,6 +403,8 @@ def check_sums():
     for name, kind in (("sums_syncs", "the syncs"), ("sums_nvtx", "the NVTX ranges"),
                        ("sums_kernels", "the GPU operations (kernels, memcpys, memsets)")):
         db = os.path.join(WORK, name + ".db")
+        if os.path.exists(db + ".html"):  # a page an earlier run of the test left
+            os.remove(db + ".html")
         for label, argv in (("report", ["report", db]), ("html", ["html", db, "-o", db + ".html"]),
                             ("diff", ["diff", db, db])):
             one_line_exit2(run(*argv), f"{name}: {label}", f"gapscope: {db}: " + why % kind)
