@@ -669,12 +669,16 @@ def ab(a):
         t = sum(r[1] for r in rounds) * n * 1e3
         wall, corr, busy, kern = rg
         g = AB_GPU.search(text)
-        util = None
-        if g:
+        cb = corrected_busy_pct(rep, a.range)
+        cb = cb if cb is not None else 100.0 * (busy - kern) / corr
+        if g:  # the program measured its GPU time per step behind a full queue
             mean_u = sum(r[0] for r in rounds) / len(rounds)
-            cb = corrected_busy_pct(rep, a.range)
-            util = (100.0 * float(g.group(1)) / mean_u, 100.0 * busy / wall,
-                    cb if cb is not None else 100.0 * (busy - kern) / corr)
+            util = (100.0 * float(g.group(1)) / mean_u, 100.0 * busy / wall, cb, "queue")
+        else:
+            # no such measurement (generate, a training step): the GPU work is the
+            # traced phases' busy time less what the correction took off the kernels,
+            # done in the untraced phases too, over their wall as the program timed it
+            util = (100.0 * (busy - kern) / u, 100.0 * busy / wall, cb, "kernels")
         v.append((os.path.basename(stem), len(rounds), u, t, wall, corr, util))
     if not v:
         return 2
@@ -682,16 +686,21 @@ def ab(a):
           "process's untraced phases (the program's timing)")
     print(f"{'run':<10} {'rounds':>6} {'untraced':>9} {'traced':>9} {'in trace':>9} "
           f"{'corrected':>9} {'error':>7} {'raw':>7}   {'util truth':>10} {'traced':>7} "
-          f"{'corrected':>9}")
+          f"{'corrected':>9} {'points':>6}")
     for name, k, u, t, wall, corr, util in v:
-        us = (f"{util[0]:10.1f} {util[1]:7.1f} {util[2]:9.1f}" if util
-              else f"{'-':>10} {'-':>7} {'-':>9}")
+        us = (f"{util[0]:10.1f} {util[1]:7.1f} {util[2]:9.1f} {util[2] - util[0]:+6.1f} ({util[3]})"
+              if util else f"{'-':>10} {'-':>7} {'-':>9}")
         print(f"{name:<10} {k:6d} {u / 1e6:9.1f} {t / 1e6:9.1f} {wall / 1e6:9.1f} "
               f"{corr / 1e6:9.1f} {pct(corr, u):+6.1f}% {pct(wall, u):+6.1f}%   {us}")
     if len(v) > 1:
         med = statistics.median
+        ut = [x[6][2] - x[6][0] for x in v if x[6]]
         print(f"{'median':<10} {'':>6} {'':>9} {'':>9} {'':>9} {'':>9} "
-              f"{med(pct(x[5], x[2]) for x in v):+6.1f}% {med(pct(x[4], x[2]) for x in v):+6.1f}%")
+              f"{med(pct(x[5], x[2]) for x in v):+6.1f}% {med(pct(x[4], x[2]) for x in v):+6.1f}%"
+              + (f"   utilisation: corrected - untraced {med(ut):+.1f} points" if ut else ""))
+    print("(util truth: (queue) the program's GPU time per step behind a full queue over its "
+          "untraced step; (kernels) the traced phases' kernel busy time less the correction's "
+          "kernel part over the untraced phases' wall)")
     return 0
 
 
