@@ -102,7 +102,7 @@ int gs_capture_range_parse(const char *s, int *mode);
 /* Where CUPTI takes the CPU timestamps of its records (GAPSCOPE_CLOCK): its
  * own clock, or a timestamp callback of the collector's that reads
  * CLOCK_REALTIME, the clock CUPTI documents for Linux, so the times are the
- * same either way (docs/collector.md, "Two more of CUPTI's levers"). */
+ * same either way (bench/results/2026-12-05-correction-h200.md, "Two more of CUPTI's levers"). */
 enum gs_clock { GS_CLOCK_CUPTI = 0, GS_CLOCK_REALTIME = 1 };
 
 /* Where environment values come from (getenv in the library, a table in
