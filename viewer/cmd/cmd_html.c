@@ -81,6 +81,8 @@ int cmd_html(int argc, char **argv)
 	};
 	struct html_loaded runs[2];
 	struct html_run hr[2];
+	struct gs_verdict verdict[2];
+	struct run_totals tot[2];
 	struct diff_result d;
 	struct gs_options opt[2];
 	struct gs_corrected corr[2];
@@ -186,6 +188,11 @@ int cmd_html(int argc, char **argv)
 		hr[i].t = runs[i].trace;
 		hr[i].in = runs[i].input;
 		hr[i].res = &runs[i].res;
+		/* what the page shows, computed once here: the renderer renders */
+		gs_verdict_compute(&runs[i].res, &verdict[i]);
+		run_totals_compute(&runs[i].res, &tot[i]);
+		hr[i].verdict = &verdict[i];
+		hr[i].totals = &tot[i];
 		/* every gap is kept (the default options): the correction can
 		 * run; -EINVAL only without a calibration */
 		hr[i].corr = correct && runs[i].input->cal.have &&
