@@ -29,12 +29,13 @@ log="$OUT/realprogs.log"
 gs_clean_env
 
 gs="$GS_BUILD/bin/gapscope"
-names=(gap_phases train_loop hf_generate graph_check)
+names=(gap_phases train_loop hf_generate graph_check py_work_loop)
 declare -A cmds=(
 	[gap_phases]="$GS_BUILD/tests/gs_gap_phases"
 	[train_loop]="python3 bench/real/train_loop.py"
 	[hf_generate]="python3 bench/real/hf_generate.py"
 	[graph_check]="python3 bench/real/graph_check.py"
+	[py_work_loop]="python3 bench/real/py_work_loop.py"
 )
 
 run() { # run <label> <logfile> <command...>: time-limited, status into $log

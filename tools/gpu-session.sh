@@ -18,6 +18,8 @@
 #          read with corrected_accuracy.py ab; STEP_TIMEOUT=550)
 #          ablaunch (the launch loops' --ab 1 without the collector, under record
 #          --capture-range and with --graph-level too)
+#          realprogs (tools/gpu-realprogs.sh: each real program once untraced
+#          and once recorded; the traces stay in the archive)
 #          realpairs (bench/accuracy/run_realpairs.sh: 5 interleaved untraced / recorded pairs
 #          of torch_nosync.py and the real programs of tools/gpu-realprogs.sh but
 #          gap_phases, launch calls timed from outside where the build has the
@@ -55,6 +57,9 @@ for s in "${steps[@]}"; do
   overhead) run_step overhead bash -c 'gs="$GS_BUILD/bin/gapscope"; python3 bench/overhead/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads launch --values --out "$OUT/launch" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/overhead/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads torch_nosync,hf_generate --values --keep-rounds --out "$OUT/torch" --config default=; python3 bench/accuracy/corrected_accuracy.py torch "$OUT/torch" --config default --gapscope "$gs"; rm -f "$OUT"/*/*.db' ;;
   accuracy) run_step accuracy bash -c 'python3 bench/accuracy/corrected_accuracy.py run-phases --build "$GS_BUILD" --out "$OUT/phases" --pairs 5 && python3 bench/accuracy/corrected_accuracy.py phases "$OUT/phases" --gapscope "$GS_BUILD/bin/gapscope"; rm -f "$OUT"/phases/*.db' ;;
   realpairs) run_step realpairs bench/accuracy/run_realpairs.sh ;;
+  # the real programs of tools/gpu-realprogs.sh once untraced and once recorded,
+  # their traces (xz) kept in the archive for reading the report on them
+  realprogs) run_step realprogs tools/gpu-realprogs.sh ;;
   # the launch loops (back to back, launch + sync, graphs of 1000 and 100) in one
   # process each: without the collector (the floor), under --capture-range, and
   # with --graph-level too

@@ -15,6 +15,12 @@ configuration is `gapscope record` with environment settings, e.g.
   --config default=            (the collector's defaults)
   --config kernel=GAPSCOPE_ACTIVITIES=kernel
   --config graphs=GAPSCOPE_GRAPH_LEVEL=1;GAPSCOPE_ACTIVITIES=kernel,runtime
+A configuration whose value starts with @ runs a peer profiler instead of
+gapscope (Python workloads only; others skip it):
+  --config torchprof=@torchprof       torch.profiler, CUDA activities
+  --config torchprof_cpu=@torchprof_cpu  torch.profiler, CPU and CUDA
+(bench/overhead/peer_torchprof.py; Nsight Systems does not run on the lent GPU
+machines, docs/collector.md).
 Workloads and the figures they print:
   launch        gs_bench_launch_overhead: µs per kernel, back_to_back,
                 launch_sync, graph_100, graph_1000
@@ -45,6 +51,13 @@ import sys
 # the injection paths and every collector setting (as tools/gpu-env.sh's
 # gs_clean_env)
 INJECTIONS = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")
+
+
+# peer profilers: what runs instead of `gapscope record` (Python programs)
+PEERS = {
+    "@torchprof": ["bench/overhead/peer_torchprof.py"],
+    "@torchprof_cpu": ["bench/overhead/peer_torchprof.py", "--cpu"],
+}
 
 
 def round_order(configs, rnd, fixed=False):
@@ -141,6 +154,12 @@ def main():
     configs = [("untraced", None)]
     for c in a.config or ["default="]:
         name, _, envs = c.partition("=")
+        if envs.startswith("@"):
+            if envs not in PEERS:
+                print(f"unknown peer {envs}; known: {', '.join(PEERS)}")
+                return 2
+            configs.append((name, envs))
+            continue
         extra = dict(kv.split("=", 1) for kv in envs.split(";") if kv)
         configs.append((name, extra))
     wl = workloads(a.build)
@@ -160,6 +179,12 @@ def main():
                 log = os.path.join(a.out, tag + ".log")
                 if extra is None:
                     out = run_once(cmd, base, log)
+                elif isinstance(extra, str):  # a peer profiler
+                    prog = cmd[len(a.pin.split()):]
+                    if prog[0] != "python3":
+                        continue
+                    out = run_once(a.pin.split() + ["python3"] + PEERS[extra] + prog[1:],
+                                   base, log)
                 else:
                     db = os.path.join(a.out, tag + ".db")
                     for sfx in ("", "-wal", "-shm"):
@@ -195,7 +220,8 @@ def main():
                 print(f"    {cname}: " + " ".join(
                     "-" if v is None else f"{v:g}" for v in per.get(cname, [])))
     print("configurations: " + "; ".join(
-        f"{n}: {' '.join(f'{k}={v}' for k, v in e.items()) or 'defaults'}"
+        f"{n}: " + (e if isinstance(e, str) else
+                    ' '.join(f'{k}={v}' for k, v in e.items()) or 'defaults')
         for n, e in configs[1:]))
     return 0
 

@@ -261,7 +261,7 @@ static int capture_selection(struct actx *c)
  * the time between two windows is cut at their edges like one across
  * the end of a range), or, with both, the parts of the ranges inside
  * capture windows. Neither: the whole trace (has_sel 0). */
-int build_selection(struct actx *c)
+static int build_selection_base(struct actx *c)
 {
 	const struct gs_input *in = c->in;
 	const char *name = c->opt->range_name;
@@ -358,6 +358,50 @@ int build_selection(struct actx *c)
 out:
 	free(match);
 	return rc;
+}
+
+/* The selection of build_selection_base, cut to options.span_* where it
+ * is set: the verdict's steady state (gs_phases). 0 or -ENOMEM. */
+int build_selection(struct actx *c)
+{
+	int64_t a = c->opt->span_start, b = c->opt->span_end, *out;
+	size_t i, m = 0;
+	int rc = build_selection_base(c);
+
+	if (rc || b <= a)
+		return rc;
+	c->res->span_applied = 1;
+	if (!c->has_sel) {
+		c->sel = malloc(2 * sizeof(int64_t));
+		if (!c->sel)
+			return -ENOMEM;
+		c->sel[0] = a;
+		c->sel[1] = b;
+		c->n_sel = 1;
+		c->has_sel = 1;
+		c->res->selected = 1;
+		c->res->sel = c->sel;
+		c->res->n_sel = 1;
+		return 0;
+	}
+	out = malloc(2 * (c->n_sel + 1) * sizeof(int64_t));
+	if (!out)
+		return -ENOMEM;
+	for (i = 0; i < c->n_sel; i++) {
+		int64_t s = c->sel[2 * i] > a ? c->sel[2 * i] : a;
+		int64_t e = c->sel[2 * i + 1] < b ? c->sel[2 * i + 1] : b;
+		if (e > s) {
+			out[2 * m] = s;
+			out[2 * m + 1] = e;
+			m++;
+		}
+	}
+	free(c->sel);
+	c->sel = out;
+	c->n_sel = m;
+	c->res->sel = out;
+	c->res->n_sel = m;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1337,7 +1381,19 @@ static void tl_stall(const struct actx *c, struct gs_timeline *tl, const struct 
 					   : &tl->stall_where;
 	uint32_t k;
 
-	if (cut->amt[GS_CAUSE_HOST_CODE] < GS_HOST_STALL_NS || h <= 0)
+	if (h <= 0)
+		return;
+	/* host code by how much of it its whole gap holds: what a CUDA
+	 * Graph removes (a launch loop's or a framework's dispatch between
+	 * launches) against the program's own work (gs_timeline.host_by_size,
+	 * docs/metrics.md "Host code: dispatch or the program's own work") */
+	if (cut->amt[GS_CAUSE_HOST_CODE] < GS_HOST_LOOP_NS)
+		tl->host_by_size[0] += h;
+	else if (cut->amt[GS_CAUSE_HOST_CODE] < GS_HOST_DISPATCH_NS)
+		tl->host_by_size[1] += h;
+	else if (cut->amt[GS_CAUSE_HOST_CODE] < GS_HOST_STALL_NS)
+		tl->host_by_size[2] += h;
+	if (cut->amt[GS_CAUSE_HOST_CODE] < GS_HOST_STALL_NS)
 		return;
 	tl->host_stall += h;
 	tl->input_stall += input ? h : 0;

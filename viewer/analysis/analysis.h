@@ -339,6 +339,10 @@ struct gs_options {
 					   duration, else GS_DEFAULT_LAUNCH_COST_NS */
 	int correct_instrumentation;	/* 1: shorten each kernel by
 					   in->kernel_overhead_ns when known */
+	int64_t span_start, span_end;	/* ns; span_end > span_start: analyse only
+					   [span_start, span_end] (within the other
+					   selections): the steady state the verdict's
+					   findings read (gs_phases) */
 	int all_gaps;			/* 1 (default): gs_device_result.gaps holds
 					   every device gap; 0: only the gaps that
 					   top_gaps and the synchronisation figures
@@ -367,6 +371,16 @@ struct gs_options {
  * CUDA Graph removes. Counted apart (host_stall) and named by their own
  * rules: input_wait before uploads, host_stalls elsewhere (docs/metrics.md). */
 #define GS_HOST_STALL_NS 1000000
+/* Host code in a gap that is the launching itself, which a CUDA Graph
+ * removes, or the program's own work, which it does not (docs/metrics.md,
+ * "Host code: dispatch or the program's own work"): a C launch loop's code
+ * between two launches takes under a microsecond, so a gap with
+ * GS_HOST_LOOP_NS of host code or more is the program's own work in a
+ * program without a framework; PyTorch's dispatch of one operator takes
+ * 5-30 us, so in a framework program a gap holds the program's own work
+ * from GS_HOST_DISPATCH_NS on. */
+#define GS_HOST_LOOP_NS 5000
+#define GS_HOST_DISPATCH_NS 50000
 /* A reference run's launch figure stands for the program's with this many
  * timed launch calls after host work or more (as GS_SLOW_PROCESS_MIN_CALLS) */
 #define GS_REF_LAUNCH_MIN_CALLS 100
@@ -494,6 +508,10 @@ struct gs_timeline {
 	uint32_t slow_launch_name_id;	       /* strings id of its API name */
 	uint32_t slow_launch_nvtx_id;	       /* strings id of the NVTX range its gap
 						  began in, 0 none */
+	int64_t host_by_size[3];	       /* ns, of idle_by_cause[host code]: in gaps
+						  holding < GS_HOST_LOOP_NS of it, < GS_HOST_
+						  DISPATCH_NS, < GS_HOST_STALL_NS (the rest:
+						  host_stall) */
 	int64_t host_stall;		       /* ns, of idle_by_cause[host code]: in gaps with
 						  GS_HOST_STALL_NS of host code or more */
 	uint64_t host_stalls;		       /* those gaps (pieces) */
@@ -680,6 +698,9 @@ struct gs_graph_advice {
 #define GS_LEAD_MIN_RANGES 4
 
 struct gs_result {
+	struct gs_options opt; /* the options it was analysed with (a copy;
+				  range_name borrowed) */
+	int span_applied;      /* 1: options.span_* limited the analysed time */
 	/* selection */
 	int range_applied;	/* 1 if options.range_name was given */
 	uint64_t range_matches; /* NVTX ranges with that text (less those skipped) */
@@ -764,6 +785,69 @@ struct gs_result {
 	void *host;	       /* private: per-thread covers for gs_gap_segments() */
 };
 
+/* ---- phases of the run, and the facts the rules check (advice.c) ---- */
+
+#define GS_PHASE_MIN_STEPS 3	 /* steps needed to tell warm-up from steady state */
+#define GS_PHASE_WARM_FACTOR 2	 /* a leading step this many times the median: warm-up */
+#define GS_PHASE_VARY_SHARE 0.10 /* launches per step varying more: shapes vary */
+enum gs_steps_source {
+	GS_STEPS_NONE = 0,
+	GS_STEPS_PROFILER = 1, /* torch.profiler's ProfilerStep#N ranges */
+	GS_STEPS_RANGES = 2,   /* the program's own repeated NVTX range (or family) */
+};
+/* Start-up and warm-up, steady state, tail (docs/report.md, "Phases"):
+ * the steady state runs from the first step after the warm-up steps to
+ * the end of the last step; before it, start-up and warm-up; after it,
+ * the tail. */
+struct gs_phases {
+	int source;		/* enum gs_steps_source; NONE: no phases known */
+	uint32_t text_id;	/* strings id of the steps' text (a family's first) */
+	const char *stem;	/* the family's stem ("ProfilerStep#"), or the text */
+	size_t stem_len;	/* its length; 0: a plain text (text_id) */
+	uint64_t n_steps;	/* step ranges */
+	uint64_t warmup_steps;	/* the first steps counted as warm-up */
+	long long first_number; /* ProfilerStep#N's N of the first step, -1 */
+	int64_t step_p50_ns;	/* ns, the median step wall */
+	int64_t steady_start;	/* ns */
+	int64_t steady_end;	/* ns */
+	int64_t warmup_ns;	/* ns of the analysed time before steady_start */
+	int64_t steady_ns;	/* ns of it in [steady_start, steady_end] */
+	int64_t tail_ns;	/* ns of it after steady_end */
+};
+/* Phases of res (analysed whole: none under --range). 0, or -1 out of
+ * memory. */
+int gs_phases_compute(const struct gs_result *res, struct gs_phases *ph);
+/* Bytes of t that name its numbered family ("ProfilerStep#12":
+ * "ProfilerStep#"), 0 for a text of no family. */
+size_t gs_family_len(const char *t);
+/* 1 for a collective's kernel (NCCL, RCCL) */
+int gs_kernel_is_comm(const char *name);
+
+enum gs_loader { GS_LOADER_UNKNOWN = 0, GS_LOADER_SINGLE = 1, GS_LOADER_WORKERS = 2 };
+/* What the analysed time shows that a fix depends on. */
+struct gs_advice_facts {
+	int loader;		   /* enum gs_loader: the DataLoader iterator the trace names */
+	uint64_t uploads;	   /* copies from host memory */
+	uint64_t pageable_uploads; /* of those, from pageable memory */
+	uint64_t syncs;		   /* blocking syncs: explicit, sync copies, pageable copies */
+	uint32_t sync_api_id;	   /* strings id of the most frequent one's API */
+	uint64_t allocs;	   /* cudaMalloc/cudaFree and twins */
+	uint64_t steps;		   /* steady-state steps (0: unknown) */
+	uint64_t seq_steps;	   /* occurrences of the most repeated op sequence
+				      (gs_graph_advice.count), 0 none: the steps
+				      where no ranges mark them */
+	uint64_t launches_min, launches_max, launches_p50; /* launch calls a step */
+	int varying;		   /* 1: launches per step vary (GS_PHASE_VARY_SHARE) */
+	uint64_t comm_kernels;	   /* NCCL/RCCL kernels */
+	int64_t comm_busy_ns;	   /* ns, their busy time (union per device, summed) */
+	int64_t comm_exposed_ns;   /* ns, of it overlapping no other kernel */
+	int64_t busy_ns;	   /* ns, the devices' busy time */
+};
+/* Facts of res (the steady state's result where phases are known; ph may
+ * be NULL). 0, or -1 out of memory. */
+int gs_advice_facts_compute(const struct gs_result *res, const struct gs_phases *ph,
+			    struct gs_advice_facts *f);
+
 /* ---- the verdict: the report's first lines (verdict.c) ------------- */
 
 /* Rules, each with a threshold in docs/report.md ("Verdict"). */
@@ -784,7 +868,11 @@ enum gs_rule {
 	GS_RULE_INPUT_WAIT = 13,      /* host stalls (GS_HOST_STALL_NS) before uploads */
 	GS_RULE_HOST_STALL = 14,      /* host stalls elsewhere */
 	GS_RULE_STARTUP = 15,	      /* host stalls before the first NVTX range */
-	GS_RULE_COUNT = 16,
+	GS_RULE_WARMUP = 16,	      /* idle before the steady state (gs_phases) */
+	GS_RULE_HOST_OWN = 17,	      /* the program's own work between launches */
+	GS_RULE_COMM = 18,	      /* collectives overlapping no compute */
+	GS_RULE_TRACING = 19,	      /* idle the tracing itself added (calibrated) */
+	GS_RULE_COUNT = 20,
 };
 /* The graph launch API made most in the selection (cudaGraphLaunch, its
  * _ptsz twin, cuGraphLaunch), NULL when none. */
@@ -822,6 +910,11 @@ struct gs_finding {
 	uint64_t count;	      /* calls (sync rules, slow launches), kernels (short kernels)
 				 or gaps (host stalls) */
 	uint8_t pytorch;      /* 1: found in a PyTorch program (gs_finding_fix) */
+	uint8_t busy;	      /* 1: cost_ns is GPU busy time (exposed communication),
+				 not idle */
+	const char *fix;      /* the fix that fits what the rule checked (static text),
+				 NULL: the rule's own (gs_finding_fix) */
+	char why[128];	      /* what the rule checked on the trace and found, "" none */
 };
 
 #define GS_VERDICT_FINDINGS 4 /* findings the verdict keeps, costliest first */
@@ -848,7 +941,26 @@ struct gs_verdict {
 				    --range names Stem#* (gs_name_matches) */
 	uint64_t range_count;	 /* ranges of that text or family */
 	int64_t range_inside_ns; /* ns, their union in the windows, summed over devices */
+	/* phases (advice.c): where a warm-up or tail holds GS_VERDICT_PHASE_
+	 * SHARE of the window or more, the findings but the warm-up's count
+	 * the steady state alone (analysed again over it) */
+	struct gs_phases phases;
+	int steady;		      /* 1: findings count the steady state */
+	int64_t steady_window;	      /* ns, its window summed over devices */
+	int64_t steady_busy;	      /* ns */
+	struct gs_advice_facts facts; /* of the steady state (else the whole) */
+	/* calibrated traces: the idle the correction took off (tracing's own
+	 * cost), which launch findings no longer count */
+	int corrected;		 /* 1: a correction was given */
+	double corrected_utilisation;
+	int64_t tracing_idle_ns; /* ns */
 };
+#define GS_VERDICT_PHASE_SHARE 0.05
+/* gs_verdict_compute with the trace's corrected figures (NULL: none):
+ * launch findings then count only what the correction left */
+struct gs_corrected;
+void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_corrected *corr,
+			     struct gs_verdict *v);
 #define GS_VERDICT_OUTSIDE_SHARE 0.5
 void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v);
 

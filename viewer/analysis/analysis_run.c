@@ -131,6 +131,7 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		opt = &dflt;
 	}
 	res->in = in;
+	res->opt = *opt;
 	c.in = in;
 	c.opt = opt;
 	c.res = res;
@@ -219,7 +220,7 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 	 * table goes back before the views and statistics allocate their
 	 * arrays, which then reuse its just-freed pages (fresh pages cost
 	 * 2-4 s per GB on the virtual machines measured; recently freed ones
-	 * a tenth of that, bench/run_report_bench.sh). */
+	 * a tenth of that, bench/speed/run_report_bench.sh). */
 	res->call_of = c.call_of;
 	free(res->corr_index);
 	res->corr_index = NULL;

@@ -7,10 +7,12 @@
  * and the fix. It reads a finished struct gs_result and computes nothing
  * the analysis did not; the renderers print it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis_int.h"
+#include "correct.h"
 
 #include "gapscope/trace_format.h"
 
@@ -29,6 +31,9 @@
 #define RULE_SHORT_LAUNCH_SHARE 0.10 /* ... with this launch overhead share */
 #define RULE_SLOW_LAUNCH_SHARE 0.05  /* launch latency after launch calls >= 1 ms */
 #define RULE_STALL_SHARE 0.10	     /* host stalls (gaps of >= 1 ms host code) */
+#define RULE_WARMUP_SHARE 0.10	     /* idle before the steady state */
+#define RULE_COMM_SHARE 0.10	     /* collectives overlapping no compute */
+#define RULE_COMM_BOUND 0.50	     /* a step whose busy time is this much communication */
 
 /* fix: CUDA's own means; torch_fix: the PyTorch words for the same,
  * NULL where fix says it for both (gs_finding_fix) */
@@ -78,6 +83,18 @@ static const struct {
 			    "overlap it with GPU work; a CUDA Graph does not remove it", NULL},
     [GS_RULE_STARTUP] = {"startup_stalls", "host stalls before the first NVTX range",
 			 "start-up where the ranges mark the loop: --range selects it", NULL},
+    [GS_RULE_WARMUP] = {"warmup", "start-up and warm-up",
+			"one-time: leave it out (--range, --capture-range)", NULL},
+    [GS_RULE_HOST_OWN] = {"host_own_work", "the program's own CPU work between launches",
+			  "overlap it with GPU work, move it off the step or batch it; "
+			  "a CUDA Graph does not remove it",
+			  NULL},
+    [GS_RULE_COMM] = {"exposed_communication", "communication overlapping no compute",
+		      "overlap collectives with compute (a separate stream, earlier launches)",
+		      "overlap it: DDP bucket_cap_mb, no_sync() gradient accumulation, FSDP prefetch"},
+    [GS_RULE_TRACING] = {"tracing_cost", "idle that tracing itself added",
+			 "read the corrected figures; --graph-level records graph replays for less",
+			 NULL},
 };
 
 const char *gs_rule_title(int rule)
@@ -104,6 +121,8 @@ const char *gs_rule_fix(int rule)
 
 const char *gs_finding_fix(const struct gs_finding *f)
 {
+	if (f->fix)
+		return f->fix;
 	if (f->pytorch && f->rule < GS_RULE_COUNT && rules[f->rule].torch_fix)
 		return rules[f->rule].torch_fix;
 	return gs_rule_fix(f->rule);
@@ -143,7 +162,7 @@ static void add_finding(struct gs_verdict *v, const struct gs_finding *fin)
 
 	/* a sum over calls can count one gap for two rows of a group:
 	 * never more than the idle time there was */
-	if (f->cost_ns > idle)
+	if (!f->busy && f->cost_ns > idle)
 		f->cost_ns = idle;
 
 	while (pos > 0 && (f->cost_ns > v->findings[pos - 1].cost_ns ||
@@ -310,21 +329,6 @@ static int64_t covered_sel(const struct gs_result *res, const struct span *v, si
 	return sum;
 }
 
-/* Bytes of `t` that name its numbered family (torch.profiler's
- * ProfilerStep#12: "ProfilerStep#"), the '#' included: a '#' followed by
- * 1-18 digits that end the text, as gs_name_matches reads "Stem#*"; 0 for
- * a text of no family. */
-static size_t family_len(const char *t)
-{
-	size_t n = strlen(t), d = 0;
-
-	while (d < n && t[n - 1 - d] >= '0' && t[n - 1 - d] <= '9')
-		d++;
-	if (!d || d > 18 || d == n || t[n - 1 - d] != '#')
-		return 0;
-	return n - d;
-}
-
 struct text_wall {
 	const char *t;
 	size_t len; /* of the family's stem, or the whole text */
@@ -357,7 +361,7 @@ static int names_range(const struct gs_verdict *v, const struct gs_strings *st, 
 	if (!v->range_family)
 		return id == v->range_text_id;
 	t = gs_str(st, id, "");
-	return family_len(t) == len && !memcmp(t, stem, len);
+	return gs_family_len(t) == len && !memcmp(t, stem, len);
 }
 
 /* v->outside_*, v->range_*: how much of the whole-trace window (in a capture
@@ -383,7 +387,7 @@ static void outside_ranges(const struct gs_result *res, struct gs_verdict *v)
 		goto out;
 	for (i = 0; i < res->n_nvtx; i++) {
 		const char *t = gs_str(&in->strings, res->nvtx[i].text_id, "");
-		size_t f = family_len(t);
+		size_t f = gs_family_len(t);
 		tw[i] = (struct text_wall){t,
 					   f ? f : strlen(t),
 					   f != 0,
@@ -447,7 +451,8 @@ out:
 	free(mine);
 }
 
-void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
+static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
+		       struct gs_verdict *v)
 {
 	int64_t launch = 0, slow = 0, slow_max = 0, stall = 0, input = 0, start = 0, start_in = 0;
 	uint64_t n_stall = 0, n_input = 0, n_start = 0, n_start_in = 0;
@@ -536,12 +541,41 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 				       .tid = sw.tid};
 		add_finding(v, &f);
 	}
-	if (share(v->idle_by_cause[GS_CAUSE_HOST_CODE] - stall, v->window) >=
-	    RULE_HOST_CODE_SHARE) {
-		struct gs_finding f = {.rule = GS_RULE_HOST_CODE,
-				       .cost_ns = v->idle_by_cause[GS_CAUSE_HOST_CODE] - stall};
-		where_of(res, GS_CAUSE_HOST_CODE, &f);
-		add_finding(v, &f);
+	/* Host code below the stalls: the launching itself (a launch loop's
+	 * or the framework's dispatch: a CUDA Graph removes it) or the
+	 * program's own work between launches (it does not), told apart by
+	 * how much host code its gap holds (GS_HOST_LOOP_NS in a program
+	 * without a framework, GS_HOST_DISPATCH_NS in a PyTorch one). A C
+	 * program with 20 us of its own work after each sync, and a PyTorch
+	 * loop with 200 us of Python a step, were told "capture the step in a
+	 * CUDA Graph" (issue 51). Either part is a finding where host code
+	 * as a whole passes the rule's threshold and the part holds half of
+	 * it. */
+	{
+		int64_t hs[3] = {0, 0, 0}, dispatch, own;
+		int64_t host = v->idle_by_cause[GS_CAUSE_HOST_CODE] - stall;
+		for (d = 0; d < res->n_devices; d++)
+			for (k = 0; k < 3; k++)
+				hs[k] = gs_sat_add(hs[k], res->devices[d].tl.host_by_size[k]);
+		dispatch = v->pytorch ? gs_sat_add(hs[0], hs[1]) : hs[0];
+		own = v->pytorch ? hs[2] : gs_sat_add(hs[1], hs[2]);
+		if (share(host, v->window) >= RULE_HOST_CODE_SHARE) {
+			if (share(dispatch, v->window) >= RULE_HOST_CODE_SHARE / 2) {
+				struct gs_finding f = {.rule = GS_RULE_HOST_CODE, .cost_ns = dispatch};
+				where_of(res, GS_CAUSE_HOST_CODE, &f);
+				add_finding(v, &f);
+			}
+			if (share(own, v->window) >= RULE_HOST_CODE_SHARE / 2) {
+				struct gs_finding f = {.rule = GS_RULE_HOST_OWN, .cost_ns = own};
+				where_of(res, GS_CAUSE_HOST_CODE, &f);
+				snprintf(f.why, sizeof(f.why),
+					 "each of its gaps holds %s or more of host code; %s takes less",
+					 v->pytorch ? "50 us" : "5 us",
+					 v->pytorch ? "one operator's dispatch"
+						    : "a launch loop's own code between launches");
+				add_finding(v, &f);
+			}
+		}
 	}
 	/* a launch call that ran 1 ms or more while the GPU idled loaded a
 	 * module or compiled PTX (HTA's A100 AlexNet trace: one 3.06 s
@@ -642,7 +676,332 @@ void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 		}
 		add_finding(v, &f);
 	}
+	/* collectives that overlap no compute on their device: busy time,
+	 * but time the step waits for communication (one rank of an 8-rank
+	 * NCCL job, NCCL ~85% of its busy time, was told only "host code
+	 * between launches -> capture the step in a CUDA Graph") */
+	if (gs_advice_facts_compute(res, ph, &v->facts) == 0 &&
+	    share(v->facts.comm_exposed_ns, v->window) >= RULE_COMM_SHARE) {
+		struct gs_finding f = {.rule = GS_RULE_COMM,
+				       .cost_ns = v->facts.comm_exposed_ns,
+				       .count = v->facts.comm_kernels,
+				       .busy = 1};
+		snprintf(f.why, sizeof(f.why),
+			 "collective kernels are %.0f%% of GPU busy; %.0f%% of their time overlaps no "
+			 "compute",
+			 100.0 * share(v->facts.comm_busy_ns, v->facts.busy_ns),
+			 100.0 * share(v->facts.comm_exposed_ns, v->facts.comm_busy_ns));
+		add_finding(v, &f);
+	}
 	for (i = 0; i < v->n_findings; i++)
 		v->findings[i].share = share(v->findings[i].cost_ns, v->window);
 	outside_ranges(res, v);
+}
+
+/* ---- what each rule checks before it gives its fix ------------------- */
+
+/* the rule's threshold, as a share of the window its findings read */
+static double rule_share(int rule)
+{
+	switch (rule) {
+	case GS_RULE_LAUNCH:
+	case GS_RULE_GRAPH_LAUNCH: return RULE_LAUNCH_SHARE;
+	case GS_RULE_SHORT_KERNELS: return RULE_SHORT_LAUNCH_SHARE;
+	case GS_RULE_HOST_CODE:
+	case GS_RULE_HOST_OWN: return RULE_HOST_CODE_SHARE / 2;
+	default: return 0.0;
+	}
+}
+
+/* a rule whose fix is a CUDA Graph (or fusion) of the step */
+static int capture_rule(int rule)
+{
+	return rule == GS_RULE_HOST_CODE || rule == GS_RULE_LAUNCH || rule == GS_RULE_SHORT_KERNELS;
+}
+
+/* What in the steady state blocks capturing the step into a CUDA Graph
+ * (docs/report.md, "What each rule checks first"): syncs (two or more a
+ * step where steps are known: the one sync that ends a step, a loss read
+ * back, leaves the step before it capturable), allocations, collectives,
+ * and a launch count that varies from step to step (shapes or control
+ * flow that change). Written into buf; returns how many blockers. */
+static int capture_blockers(const struct gs_verdict *v, const struct gs_input *in, char *buf,
+			    size_t n)
+{
+	const struct gs_advice_facts *f = &v->facts;
+	size_t k = 0;
+	int b = 0;
+
+#define PART(...)                                                                          \
+	do {                                                                               \
+		if (k < n)                                                                 \
+			k += (size_t)snprintf(buf + k, n - k, "%s", b ? ", " : "");        \
+		if (k < n)                                                                 \
+			k += (size_t)snprintf(buf + k, n - k, __VA_ARGS__);                \
+		b++;                                                                       \
+	} while (0)
+	uint64_t steps = f->steps ? f->steps : f->seq_steps;
+
+	buf[0] = '\0';
+	if (steps && f->syncs >= 2 * steps)
+		PART("%.1f blocking calls a %s (most: %.28s)", (double)f->syncs / (double)steps,
+		     f->steps ? "step" : "repeat of its op sequence",
+		     gs_str(&in->strings, f->sync_api_id, "?"));
+	else if (!steps && f->syncs >= RULE_SYNC_MIN_CALLS)
+		PART("%llu blocking calls (most: %.28s)", (unsigned long long)f->syncs,
+		     gs_str(&in->strings, f->sync_api_id, "?"));
+	if ((steps && f->allocs >= steps) || (!steps && f->allocs >= RULE_ALLOC_MIN_CALLS))
+		PART("allocations x%llu", (unsigned long long)f->allocs);
+	if (f->comm_kernels)
+		PART("collectives (%llu NCCL kernels)", (unsigned long long)f->comm_kernels);
+	if (f->varying)
+		PART("%llu-%llu launches a step (shapes vary)", (unsigned long long)f->launches_min,
+		     (unsigned long long)f->launches_max);
+#undef PART
+	return b;
+}
+
+static void input_fix(const struct gs_verdict *v, struct gs_finding *fd)
+{
+	const struct gs_advice_facts *f = &v->facts;
+	int pageable = f->pageable_uploads > 0;
+	size_t k;
+
+	k = (size_t)snprintf(fd->why, sizeof(fd->why), "%llu of %llu uploads pageable; ",
+			     (unsigned long long)f->pageable_uploads,
+			     (unsigned long long)f->uploads);
+	if (!v->pytorch) {
+		fd->fix = pageable ? "load inputs ahead (a loader thread) into pinned buffers"
+				   : "load inputs ahead (a loader thread, double buffering)";
+		snprintf(fd->why + k, sizeof(fd->why) - k, "the host prepared them in the gap");
+		return;
+	}
+	switch (f->loader) {
+	case GS_LOADER_WORKERS:
+		/* the workers are on: they cannot keep up (issue 51: a ResNet
+		 * run inside _MultiProcessingDataLoaderIter.__next__ was told
+		 * to turn them on) */
+		fd->fix = pageable ? "workers can't keep up: more num_workers, prefetch_factor, "
+				     "persistent_workers, cheaper transforms; pin_memory=True"
+				   : "workers can't keep up: more num_workers, prefetch_factor, "
+				     "persistent_workers, cheaper transforms";
+		snprintf(fd->why + k, sizeof(fd->why) - k,
+			 "DataLoader workers on (_MultiProcessingDataLoaderIter)");
+		break;
+	case GS_LOADER_SINGLE:
+		fd->fix = "load inputs ahead: DataLoader(num_workers>0, pin_memory=True)";
+		snprintf(fd->why + k, sizeof(fd->why) - k,
+			 "single-process DataLoader (_SingleProcessDataLoaderIter)");
+		break;
+	default:
+		fd->fix = pageable ? "load inputs ahead: DataLoader workers (num_workers>0) if off; "
+				     "pin_memory=True"
+				   : "load inputs ahead: DataLoader workers (num_workers>0) if off";
+		snprintf(fd->why + k, sizeof(fd->why) - k,
+			 "the trace does not show whether DataLoader workers are on");
+		break;
+	}
+}
+
+static void preconditions(struct gs_verdict *v, const struct gs_input *in)
+{
+	const struct gs_advice_facts *f = &v->facts;
+	double comm = share(f->comm_busy_ns, f->busy_ns);
+	char blk[112];
+	size_t i;
+	int nb = capture_blockers(v, in, blk, sizeof(blk));
+
+	for (i = 0; i < v->n_findings; i++) {
+		struct gs_finding *fd = &v->findings[i];
+		if (fd->rule == GS_RULE_INPUT_WAIT) {
+			input_fix(v, fd);
+		} else if (capture_rule(fd->rule) && comm >= RULE_COMM_BOUND) {
+			/* graphs shorten launches, not collectives */
+			fd->fix = v->pytorch ? "the step is collective-bound: overlap communication "
+					       "first (DDP buckets, no_sync); then torch.compile"
+					     : "the step is collective-bound: overlap communication "
+					       "first; then fuse or capture the launches";
+			snprintf(fd->why, sizeof(fd->why),
+				 "collective kernels are %.0f%% of GPU busy%s%s", 100.0 * comm,
+				 nb ? "; blockers: " : "", nb ? blk : "");
+		} else if (capture_rule(fd->rule) && nb) {
+			/* the step holds what stops its capture: name it */
+			fd->fix = v->pytorch ? "fuse (torch.compile), or capture the parts between the "
+					       "blockers (torch.cuda.graph)"
+					     : "fuse kernels, or capture the launches between the "
+					       "blockers into CUDA Graphs";
+			snprintf(fd->why, sizeof(fd->why), "blocks capture: %s", blk);
+		} else if (fd->rule == GS_RULE_ALLOC && !fd->why[0]) {
+			if (v->steady)
+				snprintf(fd->why, sizeof(fd->why),
+					 "in the steady state (after %llu warm-up step%s)",
+					 (unsigned long long)v->phases.warmup_steps,
+					 v->phases.warmup_steps == 1 ? "" : "s");
+			else if (v->phases.source == GS_STEPS_NONE)
+				snprintf(fd->why, sizeof(fd->why),
+					 "the trace marks no steps: warm-up and steady state are "
+					 "not told apart");
+		} else if (fd->rule == GS_RULE_SYNC_STEP && f->steps && !fd->why[0]) {
+			snprintf(fd->why, sizeof(fd->why), "%.1f a step over %llu steps",
+				 (double)fd->count / (double)f->steps, (unsigned long long)f->steps);
+		}
+	}
+}
+
+/* the findings costliest first again (a correction may have reordered) */
+static void sort_findings(struct gs_verdict *v)
+{
+	size_t i, j;
+
+	for (i = 1; i < v->n_findings; i++)
+		for (j = i; j > 0 && v->findings[j].cost_ns > v->findings[j - 1].cost_ns; j--) {
+			struct gs_finding t = v->findings[j];
+			v->findings[j] = v->findings[j - 1];
+			v->findings[j - 1] = t;
+		}
+}
+
+/* A calibrated trace: the idle the correction took off was tracing's own
+ * (the collector's per-launch and per-node cost). Launch findings no
+ * longer count it, and a finding whose rest falls under its threshold
+ * gives way to one that says the idle was tracing's (a 400-node graph
+ * replayed behind a full queue: 39% idle traced, "launch overhead of
+ * graph launches -> capture more steps per graph", 99.6% busy
+ * corrected). */
+static void apply_correction(struct gs_verdict *v, const struct gs_corrected *c)
+{
+	int64_t cw, cb, removed = 0, left, scope = v->steady ? v->steady_window : v->window;
+	size_t d, i, n = 0;
+	int dropped = 0;
+
+	v->corrected = 1;
+	v->corrected_utilisation = gs_corrected_total(c, &cw, &cb);
+	for (d = 0; d < c->n_devices; d++)
+		removed = gs_sat_add(removed, c->devices[d].idle_removed);
+	v->tracing_idle_ns = removed;
+	if (removed <= 0 || v->window <= 0)
+		return;
+	if (v->steady) /* the steady state's part of it, pro rata */
+		removed = (int64_t)((double)removed * share(v->steady_window, v->window));
+	left = removed;
+	for (i = 0; i < v->n_findings; i++) {
+		struct gs_finding *f = &v->findings[i];
+		int64_t take;
+		if (!(capture_rule(f->rule) || f->rule == GS_RULE_GRAPH_LAUNCH))
+			continue;
+		take = f->cost_ns < left ? f->cost_ns : left;
+		f->cost_ns -= take;
+		left -= take;
+	}
+	for (i = 0; i < v->n_findings; i++) {
+		struct gs_finding *f = &v->findings[i];
+		if ((capture_rule(f->rule) || f->rule == GS_RULE_GRAPH_LAUNCH) &&
+		    share(f->cost_ns, scope) < rule_share(f->rule)) {
+			dropped = 1;
+			continue;
+		}
+		v->findings[n++] = *f;
+	}
+	v->n_findings = n;
+	if (dropped && share(removed - left, scope) >= RULE_LAUNCH_SHARE / 2) {
+		struct gs_finding f = {.rule = GS_RULE_TRACING, .cost_ns = removed - left};
+		snprintf(f.why, sizeof(f.why),
+			 "corrected for tracing the GPU is %.1f%% busy: the collector's per-launch "
+			 "and per-node cost made this idle",
+			 100.0 * v->corrected_utilisation);
+		add_finding(v, &f);
+	}
+	sort_findings(v);
+}
+
+/* the warm-up's own finding: the idle outside the steady state, with what
+ * the trace shows of it (allocations, module loads) */
+static void warmup_finding(const struct gs_result *res, const struct gs_result *st,
+			   const struct gs_verdict *whole, const struct gs_verdict *sv,
+			   struct gs_verdict *v)
+{
+	const struct gs_input *in = res->in;
+	const struct gs_phases *ph = &v->phases;
+	int64_t idle = (whole->window - whole->busy) - (sv->window - sv->busy);
+	uint64_t slow = 0, allocs;
+	size_t d, k;
+	struct gs_finding f = {.rule = GS_RULE_WARMUP};
+
+	if (share(idle, whole->window) < RULE_WARMUP_SHARE)
+		return;
+	for (d = 0; d < res->n_devices; d++)
+		slow += res->devices[d].tl.slow_launches;
+	for (d = 0; d < st->n_devices; d++)
+		slow -= slow >= st->devices[d].tl.slow_launches ? st->devices[d].tl.slow_launches
+								  : slow;
+	allocs = whole->facts.allocs > sv->facts.allocs ? whole->facts.allocs - sv->facts.allocs : 0;
+	f.cost_ns = idle;
+	f.count = 0;
+	k = (size_t)snprintf(f.why, sizeof(f.why), "--range '%.40s%s' --skip %llu reads the rest",
+			     ph->stem_len ? ph->stem : gs_str(&in->strings, ph->text_id, ""),
+			     ph->stem_len ? "*" : "", (unsigned long long)ph->warmup_steps);
+	if (allocs && k < sizeof(f.why))
+		k += (size_t)snprintf(f.why + k, sizeof(f.why) - k, "; allocations x%llu",
+				      (unsigned long long)allocs);
+	if (slow && k < sizeof(f.why))
+		k += (size_t)snprintf(f.why + k, sizeof(f.why) - k,
+				      "; %llu launch call%s over 1 ms (module loading)",
+				      (unsigned long long)slow, slow == 1 ? "" : "s");
+	if (slow)
+		f.fix = "one-time: leave it out (--range, --capture-range); "
+			"CUDA_MODULE_LOADING=EAGER loads modules up front";
+	add_finding(v, &f);
+}
+
+void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_corrected *corr,
+			     struct gs_verdict *v)
+{
+	struct gs_phases ph;
+	struct gs_result st;
+	size_t i;
+
+	if (gs_phases_compute(res, &ph))
+		memset(&ph, 0, sizeof(ph));
+	verdict_of(res, &ph, v);
+	v->phases = ph;
+	if (ph.source != GS_STEPS_NONE && v->window > 0 &&
+	    share(gs_sat_add(ph.warmup_ns, ph.tail_ns), v->window) >= GS_VERDICT_PHASE_SHARE) {
+		/* the findings of the steady state alone: its own analysis */
+		struct gs_options o = res->opt;
+		o.span_start = ph.steady_start;
+		o.span_end = ph.steady_end;
+		o.all_gaps = 0;
+		if (gs_analyze(res->in, &o, &st) == 0) {
+			struct gs_verdict *sv = malloc(sizeof(*sv)), *whole = malloc(sizeof(*whole));
+			if (sv && whole) {
+				verdict_of(&st, &ph, sv);
+				*whole = *v;
+				v->steady = 1;
+				v->steady_window = sv->window;
+				v->steady_busy = sv->busy;
+				v->facts = sv->facts;
+				memcpy(v->findings, sv->findings, sizeof(v->findings));
+				v->n_findings = sv->n_findings;
+				warmup_finding(res, &st, whole, sv, v);
+			}
+			free(sv);
+			free(whole);
+			gs_result_free(&st);
+		}
+	}
+	preconditions(v, res->in);
+	if (corr && corr->n_devices)
+		apply_correction(v, corr);
+	/* a steady-state finding's share is of the steady state, the
+	 * warm-up's of the whole window (the phases line says so) */
+	for (i = 0; i < v->n_findings; i++)
+		v->findings[i].share =
+		    share(v->findings[i].cost_ns, v->steady && v->findings[i].rule != GS_RULE_WARMUP
+						      ? v->steady_window
+						      : v->window);
+}
+
+void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
+{
+	gs_verdict_compute_corr(res, NULL, v);
 }

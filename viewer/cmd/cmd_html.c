@@ -188,11 +188,6 @@ int cmd_html(int argc, char **argv)
 		hr[i].t = runs[i].trace;
 		hr[i].in = runs[i].input;
 		hr[i].res = &runs[i].res;
-		/* what the page shows, computed once here: the renderer renders */
-		gs_verdict_compute(&runs[i].res, &verdict[i]);
-		run_totals_compute(&runs[i].res, &tot[i]);
-		hr[i].verdict = &verdict[i];
-		hr[i].totals = &tot[i];
 		/* every gap is kept (the default options): the correction can
 		 * run; -EINVAL only without a calibration */
 		hr[i].corr = correct && runs[i].input->cal.have &&
@@ -200,6 +195,11 @@ int cmd_html(int argc, char **argv)
 				 ? &corr[i]
 				 : NULL;
 		hr[i].ref = NULL;
+		/* what the page shows, computed once here: the renderer renders */
+		gs_verdict_compute_corr(&runs[i].res, hr[i].corr, &verdict[i]);
+		run_totals_compute(&runs[i].res, &tot[i]);
+		hr[i].verdict = &verdict[i];
+		hr[i].totals = &tot[i];
 	}
 	if (refs.n) {
 		if (gs_reference_compare(runs[0].input, &runs[0].res, hr[0].corr, refs.ptr, refs.n,

@@ -326,7 +326,8 @@ int cmd_report(int argc, char **argv)
 	rc_ctx.path = path;
 	rc_ctx.in = &in;
 	rc_ctx.res = &res;
-	gs_verdict_compute(&res, &verdict); /* once, for whichever renderer */
+	/* once, for whichever renderer */
+	gs_verdict_compute_corr(&res, have_corr ? &corr : NULL, &verdict);
 	rc_ctx.verdict = &verdict;
 	rc_ctx.opt = &opt;
 	rc_ctx.full_names = full_names;

@@ -635,7 +635,13 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		}
 		fputs(" \xE2\x86\x92 <span class=\"fix\">", f);
 		html_escape(f, gs_finding_fix(fd));
-		fputs("</span></li>\n", f);
+		fputs("</span>", f);
+		if (fd->why[0]) { /* what the rule checked first */
+			fputs("<br><span class=\"why\">", f);
+			html_escape(f, fd->why);
+			fputs("</span>", f);
+		}
+		fputs("</li>\n", f);
 	}
 	fputs("</ol>\n</div>\n", f);
 	free(sites);

@@ -93,6 +93,62 @@ static json_t *jint(int64_t v)
 	return json_integer((json_int_t)v);
 }
 
+/* verdict.phases: the run's phases (advice.c), null where the trace marks
+ * no steps */
+static json_t *jphases(const struct report_ctx *r, const struct gs_verdict *v)
+{
+	const struct gs_phases *ph = &v->phases;
+	json_t *o;
+	char stem[256];
+
+	if (ph->source == GS_STEPS_NONE)
+		return json_null();
+	o = json_object();
+	snprintf(stem, sizeof(stem), "%.*s%s", (int)(ph->stem_len ? ph->stem_len : 200),
+		 ph->stem_len ? ph->stem : gs_str(&r->in->strings, ph->text_id, ""),
+		 ph->stem_len ? "*" : "");
+	json_object_set_new(o, "source", json_string(ph->source == GS_STEPS_PROFILER
+							  ? "profiler_steps"
+							  : "nvtx_ranges"));
+	json_object_set_new(o, "steps_name", render_json_str(stem));
+	json_object_set_new(o, "steps", jint((int64_t)ph->n_steps));
+	json_object_set_new(o, "warmup_steps", jint((int64_t)ph->warmup_steps));
+	json_object_set_new(o, "step_median_ns", jint(ph->step_p50_ns));
+	json_object_set_new(o, "steady_start_ns", jint(ph->steady_start));
+	json_object_set_new(o, "steady_end_ns", jint(ph->steady_end));
+	json_object_set_new(o, "warmup_ns", jint(ph->warmup_ns));
+	json_object_set_new(o, "steady_ns", jint(ph->steady_ns));
+	json_object_set_new(o, "tail_ns", jint(ph->tail_ns));
+	json_object_set_new(o, "findings_steady", json_boolean(v->steady));
+	json_object_set_new(o, "steady_window_ns", v->steady ? jint(v->steady_window) : json_null());
+	json_object_set_new(o, "steady_busy_ns", v->steady ? jint(v->steady_busy) : json_null());
+	return o;
+}
+
+/* verdict.facts: what the rules checked before their fixes */
+static json_t *jfacts(const struct report_ctx *r, const struct gs_advice_facts *f)
+{
+	static const char *loader[] = {"unknown", "single_process", "workers"};
+	json_t *o = json_object();
+
+	json_object_set_new(o, "dataloader", json_string(loader[f->loader % 3]));
+	json_object_set_new(o, "uploads", jint((int64_t)f->uploads));
+	json_object_set_new(o, "pageable_uploads", jint((int64_t)f->pageable_uploads));
+	json_object_set_new(o, "syncs", jint((int64_t)f->syncs));
+	json_object_set_new(o, "sync_api", f->sync_api_id ? jstrid(r, f->sync_api_id) : json_null());
+	json_object_set_new(o, "allocations", jint((int64_t)f->allocs));
+	json_object_set_new(o, "steps", jint((int64_t)f->steps));
+	json_object_set_new(o, "launches_per_step_min", jint((int64_t)f->launches_min));
+	json_object_set_new(o, "launches_per_step_median", jint((int64_t)f->launches_p50));
+	json_object_set_new(o, "launches_per_step_max", jint((int64_t)f->launches_max));
+	json_object_set_new(o, "launches_vary", json_boolean(f->varying));
+	json_object_set_new(o, "comm_kernels", jint((int64_t)f->comm_kernels));
+	json_object_set_new(o, "comm_busy_ns", jint(f->comm_busy_ns));
+	json_object_set_new(o, "comm_exposed_ns", jint(f->comm_exposed_ns));
+	json_object_set_new(o, "busy_ns", jint(f->busy_ns));
+	return o;
+}
+
 /* A call site (gs_input.sites[site]) as an object: a Python frame has
  * file, line and function (module and offset null), a native one module,
  * offset and function (the symbol as recorded; file and line null); "text"
@@ -261,9 +317,15 @@ static int j_begin(struct report_ctx *r)
 			json_object_set_new(fo, "host_op",
 					    f->op_id ? jstrid(r, f->op_id) : json_null());
 			json_object_set_new(fo, "fix", json_string(gs_finding_fix(f)));
+			json_object_set_new(fo, "why", f->why[0] ? render_json_str(f->why) : json_null());
+			json_object_set_new(fo, "busy", json_boolean(f->busy));
 			json_array_append_new(finds, fo);
 		}
 		free(sites);
+		json_object_set_new(vo, "phases", jphases(r, v));
+		json_object_set_new(vo, "facts", jfacts(r, &v->facts));
+		json_object_set_new(vo, "tracing_idle_ns",
+				    v->corrected ? jint(v->tracing_idle_ns) : json_null());
 		if (v->range_text_id) {
 			/* the window outside every NVTX range; the range text
 			 * of the most wall (verdict.c outside_ranges) */

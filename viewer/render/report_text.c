@@ -323,6 +323,27 @@ static void outside_line(struct report_ctx *r, const struct gs_verdict *v)
 	fputc('\n', r->out);
 }
 
+/* The verdict's line on the run's phases, where the findings count the
+ * steady state alone (gs_verdict.steady) */
+static void phases_line(struct report_ctx *r, const struct gs_verdict *v)
+{
+	const struct gs_phases *ph = &v->phases;
+	char line[512], wu[32], st[32], tl[32];
+
+	gap_dur(wu, sizeof(wu), ph->warmup_ns);
+	gap_dur(st, sizeof(st), ph->steady_ns);
+	gap_dur(tl, sizeof(tl), ph->tail_ns);
+	snprintf(line, sizeof(line),
+		 "  phases (%llu steps %.40s%s): start-up and warm-up %s (%.1f%%, %llu step%s), "
+		 "steady state %s, tail %s; other findings: share of the steady state",
+		 (unsigned long long)ph->n_steps,
+		 ph->stem_len ? ph->stem : gs_str(&r->in->strings, ph->text_id, ""),
+		 ph->stem_len ? "*" : "", wu, 100.0 * (double)ph->warmup_ns / (double)v->window,
+		 (unsigned long long)ph->warmup_steps, ph->warmup_steps == 1 ? "" : "s", st, tl);
+	put_escaped(r->out, line);
+	fputc('\n', r->out);
+}
+
 /* The verdict's line on the selection's leading ranges that took
  * GS_LEAD_FACTOR times the median one or more (a warm-up), and the --skip
  * that leaves them out */
@@ -390,7 +411,9 @@ static void verdict_lines(struct report_ctx *r)
 	if (!n)
 		k += (size_t)snprintf(line + k, sizeof(line) - k, " none");
 	fprintf(r->out, "%s\n", line);
-	if (v->outside_note)
+	if (v->steady)
+		phases_line(r, v);
+	else if (v->outside_note)
 		outside_line(r, v);
 	if (r->res->range_lead)
 		lead_line(r);
@@ -468,6 +491,11 @@ static void verdict_lines(struct report_ctx *r)
 		fputs("  ", r->out);
 		put_escaped(r->out, line + 2);
 		fputc('\n', r->out);
+		if (f->why[0]) { /* what the rule checked: trace strings in it, escaped */
+			fputs("     (", r->out);
+			put_escaped(r->out, f->why);
+			fputs(")\n", r->out);
+		}
 	}
 	if (!v->n_findings)
 		fprintf(r->out, "  no rule fired (thresholds: docs/report.md, \"Verdict\")\n");

@@ -1,0 +1,503 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * advice.c - what the trace shows that the verdict's rules check before
+ * they give a fix (docs/report.md, "What each rule checks first"): the
+ * phases of the run (start-up and warm-up, steady state, tail) from the
+ * program's steps, and the facts of the steady state a fix depends on:
+ * whether DataLoader workers are on, whether uploads are pageable, what in
+ * a step blocks its capture into a CUDA Graph (syncs, allocations,
+ * collectives, a kernel sequence that varies), and how much of the GPU's
+ * busy time is communication and how much of that overlaps no compute.
+ * It reads a finished struct gs_result; the verdict (verdict.c) decides.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_int.h"
+
+#include "gapscope/trace_format.h"
+
+size_t gs_family_len(const char *t)
+{
+	size_t n = strlen(t), d = 0;
+
+	while (d < n && t[n - 1 - d] >= '0' && t[n - 1 - d] <= '9')
+		d++;
+	if (!d || d > 18 || d == n || t[n - 1 - d] != '#')
+		return 0;
+	return n - d;
+}
+
+/* ---- steps ------------------------------------------------------------- */
+
+struct step {
+	int64_t s, e; /* ns */
+	long long num; /* ProfilerStep#N's N, -1 */
+};
+
+static int cmp_step(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+static int cmp_i64v(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* the ranges (not marks) whose text is the family stem[0..len) followed by
+ * digits (len from gs_family_len), or text id `id` where len is 0 */
+static size_t collect_steps(const struct gs_input *in, const char *stem, size_t len, uint32_t id,
+			    struct step *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		const char *t;
+		if (r->kind != GS_NVTX_RANGE || r->end <= r->start)
+			continue;
+		if (len) {
+			t = gs_str(&in->strings, r->text_id, "");
+			if (gs_family_len(t) != len || memcmp(t, stem, len))
+				continue;
+			if (out) {
+				out[n].num = strtoll(t + len, NULL, 10);
+			}
+		} else if (r->text_id != id)
+			continue;
+		else if (out)
+			out[n].num = -1;
+		if (out) {
+			out[n].s = r->start;
+			out[n].e = r->end;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* The text (or numbered family) of the program's steps: torch.profiler's
+ * ProfilerStep#N where the trace has them, else the range text or family
+ * with the most wall among those with GS_PHASE_MIN_STEPS ranges or more
+ * (the outermost repeated range: "step" over its "forward" and
+ * "backward"). 0 none; stem and len: the family stem (len 0: a text). */
+static uint32_t step_text(const struct gs_result *res, const char **stem, size_t *len, int *src)
+{
+	const struct gs_input *in = res->in;
+	uint32_t best = 0;
+	int64_t best_wall = 0;
+	size_t i;
+
+	for (i = 0; i < res->n_nvtx; i++) {
+		const char *t = gs_str(&in->strings, res->nvtx[i].text_id, "");
+		size_t f = gs_family_len(t);
+		if (f == strlen("ProfilerStep#") && !memcmp(t, "ProfilerStep#", f)) {
+			*stem = t;
+			*len = f;
+			*src = GS_STEPS_PROFILER;
+			return res->nvtx[i].text_id;
+		}
+	}
+	for (i = 0; i < res->n_nvtx; i++) {
+		const char *t = gs_str(&in->strings, res->nvtx[i].text_id, "");
+		size_t f = gs_family_len(t), j;
+		int64_t wall = 0;
+		uint64_t count = 0;
+		if (f) { /* a family: its members summed */
+			for (j = 0; j < res->n_nvtx; j++) {
+				const char *u = gs_str(&in->strings, res->nvtx[j].text_id, "");
+				if (gs_family_len(u) == f && !memcmp(u, t, f)) {
+					wall = gs_sat_add(wall, res->nvtx[j].wall);
+					count += res->nvtx[j].count;
+				}
+			}
+		} else {
+			wall = res->nvtx[i].wall;
+			count = res->nvtx[i].count;
+		}
+		if (count < GS_PHASE_MIN_STEPS || wall <= best_wall)
+			continue;
+		best = res->nvtx[i].text_id;
+		best_wall = wall;
+		*stem = t;
+		*len = f;
+		*src = GS_STEPS_RANGES;
+	}
+	return best;
+}
+
+/* The window of the devices: [first op start, last op end] over them. */
+static void devices_window(const struct gs_result *res, int64_t *first, int64_t *last)
+{
+	size_t d;
+
+	*first = INT64_MAX;
+	*last = INT64_MIN;
+	for (d = 0; d < res->n_devices; d++) {
+		const struct gs_timeline *tl = &res->devices[d].tl;
+		if (tl->n_ops == 0)
+			continue;
+		if (tl->first < *first)
+			*first = tl->first;
+		if (tl->last > *last)
+			*last = tl->last;
+	}
+}
+
+static int cmp_text_count(const void *a, const void *b)
+{
+	uint32_t x = ((const struct gs_nvtx_stat *)a)->text_id;
+	uint32_t y = ((const struct gs_nvtx_stat *)b)->text_id;
+	return x < y ? -1 : x > y;
+}
+
+/* 1 when the candidate steps v[0..n) (by start) are no steps: a range of
+ * another text, as long as the median step or longer, lies between two
+ * of them and its text does not come back between most of them (the H200
+ * decode demo's three "measure_gpu_time" ranges, one after each of its
+ * decode_eager, decode_one_graph and decode_bucketed_graphs phases, are
+ * measurements of different programs, not steps of one loop) */
+static int interleaved(const struct gs_result *res, const struct step *v, size_t n, uint32_t id,
+		       const char *stem, size_t len, int64_t p50)
+{
+	const struct gs_input *in = res->in;
+	struct gs_nvtx_stat *texts, key;
+	size_t i, lo, hi;
+	int found = 0;
+
+	texts = malloc((res->n_nvtx ? res->n_nvtx : 1) * sizeof(*texts));
+	if (!texts)
+		return 0;
+	memcpy(texts, res->nvtx, res->n_nvtx * sizeof(*texts));
+	qsort(texts, res->n_nvtx, sizeof(*texts), cmp_text_count);
+	for (i = 0; i < in->n_nvtx && !found; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		const struct gs_nvtx_stat *t;
+		const char *u;
+		if (r->kind != GS_NVTX_RANGE || r->end - r->start < p50 || r->text_id == id)
+			continue;
+		u = gs_str(&in->strings, r->text_id, "");
+		if (len && gs_family_len(u) == len && !memcmp(u, stem, len))
+			continue;
+		/* the first step that starts after it: it must end before
+		 * that one and start after the one before */
+		lo = 0;
+		hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (v[mid].s < r->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || lo == n || r->end > v[lo].s || r->start < v[lo - 1].e)
+			continue;
+		key.text_id = r->text_id;
+		t = bsearch(&key, texts, res->n_nvtx, sizeof(*texts), cmp_text_count);
+		if (!t || t->count < 2 || 2 * t->count < n - 1)
+			found = 1;
+	}
+	free(texts);
+	return found;
+}
+
+int gs_phases_compute(const struct gs_result *res, struct gs_phases *ph)
+{
+	const struct gs_input *in = res->in;
+	const char *stem = NULL;
+	size_t len = 0, n, i, k = 0;
+	struct step *v;
+	int64_t *w, first, last;
+	uint32_t id;
+	int src = GS_STEPS_NONE;
+
+	memset(ph, 0, sizeof(*ph));
+	ph->first_number = -1;
+	/* a --range selection is the user's own choice of what to read */
+	if (res->range_applied || res->span_applied)
+		return 0;
+	id = step_text(res, &stem, &len, &src);
+	if (!id)
+		return 0;
+	n = collect_steps(in, stem, len, id, NULL);
+	if (n < GS_PHASE_MIN_STEPS)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	w = malloc(n * sizeof(*w));
+	if (!v || !w) {
+		free(v);
+		free(w);
+		return -1;
+	}
+	collect_steps(in, stem, len, id, v);
+	qsort(v, n, sizeof(*v), cmp_step);
+	for (i = 0; i < n; i++)
+		w[i] = v[i].e - v[i].s;
+	qsort(w, n, sizeof(*w), cmp_i64v);
+	ph->step_p50_ns = w[(n - 1) / 2];
+	free(w);
+	if (src == GS_STEPS_RANGES && interleaved(res, v, n, id, stem, len, ph->step_p50_ns)) {
+		free(v);
+		ph->step_p50_ns = 0;
+		return 0;
+	}
+	/* warm-up steps: iteration 0 where torch.profiler numbers it so (the
+	 * caches and cuDNN/cuBLAS fill there), and the leading steps that
+	 * each took GS_PHASE_WARM_FACTOR times the median or more; at most
+	 * half of the steps */
+	if (src == GS_STEPS_PROFILER && v[0].num == 0)
+		k = 1;
+	while (k < n / 2 && (v[k].e - v[k].s) / GS_PHASE_WARM_FACTOR >= ph->step_p50_ns)
+		k++;
+	ph->source = src;
+	ph->text_id = id;
+	ph->stem = stem;
+	ph->stem_len = len;
+	ph->n_steps = n;
+	ph->warmup_steps = k;
+	ph->first_number = v[0].num;
+	ph->steady_start = v[k].s;
+	ph->steady_end = v[n - 1].e;
+	for (i = k; i < n; i++)
+		if (v[i].e > ph->steady_end)
+			ph->steady_end = v[i].e;
+	free(v);
+	devices_window(res, &first, &last);
+	if (first >= last || ph->steady_end <= ph->steady_start) {
+		ph->source = GS_STEPS_NONE;
+		return 0;
+	}
+	if (ph->steady_start < first)
+		ph->steady_start = first;
+	if (ph->steady_end > last)
+		ph->steady_end = last;
+	if (ph->steady_end <= ph->steady_start) {
+		ph->source = GS_STEPS_NONE;
+		return 0;
+	}
+	/* the analysed time in each phase */
+	ph->warmup_ns = gs_result_overlap(res, first, ph->steady_start);
+	ph->steady_ns = gs_result_overlap(res, ph->steady_start, ph->steady_end);
+	ph->tail_ns = gs_result_overlap(res, ph->steady_end, last);
+	return 0;
+}
+
+/* ---- facts of the steady state ----------------------------------------- */
+
+/* NCCL's and RCCL's kernels: ncclKernel_AllReduce_RING_LL_Sum_float,
+ * ncclDevKernel_AllGather_RING_LL, and the mangled forms */
+int gs_kernel_is_comm(const char *name)
+{
+	return !strncmp(name, "nccl", 4) || strstr(name, "ncclKernel") ||
+	       strstr(name, "ncclDevKernel") || strstr(name, "rccl");
+}
+
+struct iv {
+	int64_t s, e;
+};
+
+/* append [s, e) to the union u (inputs by start) */
+static int iv_add(struct iv **u, size_t *n, size_t *cap, int64_t s, int64_t e)
+{
+	if (*n && s <= (*u)[*n - 1].e) {
+		if (e > (*u)[*n - 1].e)
+			(*u)[*n - 1].e = e;
+		return 0;
+	}
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		struct iv *t = realloc(*u, c * sizeof(**u));
+		if (!t)
+			return -1;
+		*u = t;
+		*cap = c;
+	}
+	(*u)[*n].s = s;
+	(*u)[(*n)++].e = e;
+	return 0;
+}
+
+/* communication kernels' busy time, and the part of it that overlaps no
+ * other kernel, on device d, inside the analysed time */
+static int comm_time(const struct gs_result *res, size_t d, struct gs_advice_facts *f)
+{
+	const struct gs_input *in = res->in;
+	const struct gs_device_result *dr = &res->devices[d];
+	struct iv *cu = NULL, *ku = NULL;
+	size_t nc = 0, cc = 0, nk = 0, ck = 0, i, j = 0;
+	int rc = 0;
+
+	for (i = dr->first_op; i < dr->end_op && i < in->n_ops; i++) {
+		const struct gs_op *o = &in->ops[i];
+		int64_t s = o->start, e = o->end;
+		if (o->kind != GS_OP_KERNEL || e <= s)
+			continue;
+		if (gs_kernel_is_comm(gs_str(&in->strings, o->name_id, ""))) {
+			f->comm_kernels++;
+			rc = iv_add(&cu, &nc, &cc, s, e);
+		} else
+			rc = iv_add(&ku, &nk, &ck, s, e);
+		if (rc)
+			goto out;
+	}
+	for (i = 0; i < nc; i++) {
+		int64_t s = cu[i].s, e = cu[i].e;
+		f->comm_busy_ns = gs_sat_add(f->comm_busy_ns, gs_result_overlap(res, s, e));
+		/* the parts of [s, e) that no compute kernel covers */
+		while (j < nk && ku[j].e <= s)
+			j++;
+		for (size_t m = j; m < nk && ku[m].s < e && s < e; m++) {
+			if (ku[m].s > s)
+				f->comm_exposed_ns =
+				    gs_sat_add(f->comm_exposed_ns, gs_result_overlap(res, s, ku[m].s));
+			if (ku[m].e > s)
+				s = ku[m].e;
+		}
+		if (e > s)
+			f->comm_exposed_ns = gs_sat_add(f->comm_exposed_ns, gs_result_overlap(res, s, e));
+	}
+out:
+	free(cu);
+	free(ku);
+	return rc;
+}
+
+static int cmp_u64v(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* launches per step of the steady state: whether the kernel sequence
+ * varies from step to step (the fewest and the most launches differ by
+ * more than GS_PHASE_VARY_SHARE of the median) */
+static int launches_per_step(const struct gs_result *res, const struct gs_phases *ph,
+			     struct gs_advice_facts *f)
+{
+	const struct gs_input *in = res->in;
+	const char *stem = ph->stem;
+	size_t len = ph->stem_len, n, i, m = 0, k;
+	struct step *v;
+	int64_t *t;
+	uint64_t *per;
+	uint8_t *cls;
+
+	n = collect_steps(in, stem, len, ph->text_id, NULL);
+	if (n <= ph->warmup_steps + 1)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	t = malloc((in->n_apis ? in->n_apis : 1) * sizeof(*t));
+	per = calloc(n, sizeof(*per));
+	cls = calloc(in->strings.n ? in->strings.n : 1, 1);
+	if (!v || !t || !per || !cls)
+		goto out;
+	collect_steps(in, stem, len, ph->text_id, v);
+	qsort(v, n, sizeof(*v), cmp_step);
+	for (i = 0; i < in->n_apis; i++) {
+		uint32_t id = in->apis[i].name_id;
+		if (id < in->strings.n) {
+			if (!cls[id])
+				cls[id] = gs_api_classify(gs_str(&in->strings, id, ""));
+			if (cls[id] & GS_APIF_LAUNCH)
+				t[m++] = in->apis[i].start;
+		}
+	}
+	qsort(t, m, sizeof(*t), cmp_i64v);
+	for (i = ph->warmup_steps, k = 0; i < n; i++) {
+		/* first launch at or after the step's start */
+		size_t lo = 0, hi = m;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t[mid] < v[i].s)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < m && t[lo] < v[i].e; lo++)
+			per[k]++;
+		k++;
+	}
+	qsort(per, k, sizeof(*per), cmp_u64v);
+	f->launches_min = per[0];
+	f->launches_max = per[k - 1];
+	f->launches_p50 = per[(k - 1) / 2];
+	f->varying = f->launches_p50 > 0 &&
+		     (double)(f->launches_max - f->launches_min) >
+			 GS_PHASE_VARY_SHARE * (double)f->launches_p50;
+out:
+	free(v);
+	free(t);
+	free(per);
+	free(cls);
+	return 0;
+}
+
+int gs_advice_facts_compute(const struct gs_result *res, const struct gs_phases *ph,
+			    struct gs_advice_facts *f)
+{
+	const struct gs_input *in = res->in;
+	uint64_t most = 0;
+	size_t i, d;
+
+	memset(f, 0, sizeof(*f));
+	/* the DataLoader's iterator, where the trace names it (torch.profiler
+	 * records "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.
+	 * __next__"): workers are on with the multi-process one */
+	for (i = 1; i < in->strings.n; i++) {
+		const char *t = in->strings.v[i];
+		if (!t)
+			continue;
+		if (strstr(t, "_MultiProcessingDataLoaderIter"))
+			f->loader = GS_LOADER_WORKERS;
+		else if (strstr(t, "_SingleProcessDataLoaderIter") &&
+			 f->loader != GS_LOADER_WORKERS)
+			f->loader = GS_LOADER_SINGLE;
+	}
+	/* uploads in the analysed time, and the pageable ones */
+	for (i = 0; i < in->n_ops; i++) {
+		const struct gs_op *o = &in->ops[i];
+		if (o->kind != GS_OP_MEMCPY || !(o->flags & GS_OPF_HOST_SRC) ||
+		    !gs_result_selects(res, o->start, o->end))
+			continue;
+		f->uploads++;
+		if (o->flags & (GS_OPF_PAGEABLE_SRC | GS_OPF_PAGEABLE))
+			f->pageable_uploads++;
+	}
+	/* what would stop the step's capture into a CUDA Graph */
+	for (i = 0; i < res->n_syncs; i++) {
+		const struct gs_sync_group *g = &res->syncs[i];
+		if (g->kind == GS_SYNC_STREAM_WAIT_EVENT)
+			continue; /* a GPU-side wait is captured as an edge */
+		if (g->kind == GS_SYNC_IMPLICIT_ALLOC) {
+			f->allocs += g->count;
+			continue;
+		}
+		if (g->kind == GS_SYNC_IMPLICIT_LEGACY_STREAM)
+			continue;
+		f->syncs += g->count;
+		if (g->count > most) {
+			most = g->count;
+			f->sync_api_id = g->api_name_id;
+		}
+	}
+	for (d = 0; d < res->n_devices; d++) {
+		f->busy_ns = gs_sat_add(f->busy_ns, res->devices[d].tl.busy);
+		if (comm_time(res, d, f))
+			return -1;
+	}
+	if (ph && ph->source != GS_STEPS_NONE) {
+		f->steps = ph->n_steps - ph->warmup_steps;
+		if (launches_per_step(res, ph, f))
+			return -1;
+	}
+	/* no step ranges: the repeated op sequence graph advice found stands
+	 * for the step (one decode step, one training step) */
+	for (i = 0; i < res->n_advice; i++)
+		if (res->advice[i].count > f->seq_steps)
+			f->seq_steps = res->advice[i].count;
+	return 0;
+}
