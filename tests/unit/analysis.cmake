@@ -12,3 +12,7 @@ gs_add_unit_test(test_verdict SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_verdict.c L
 # each gap's and kernel's share of the collector's calibrated cost.
 gs_add_unit_test(test_correct SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_correct.c LIBS gs_viewer)
 gs_add_unit_test(test_reference SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_reference.c LIBS gs_viewer)
+# What the verdict's rules check before their fixes (viewer/analysis/advice.c,
+# verdict.c): phases, host code split, DataLoader, capture blockers,
+# communication, a calibrated trace's tracing cost, on hand-built timelines.
+gs_add_unit_test(test_advice SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_advice.c LIBS gs_viewer)

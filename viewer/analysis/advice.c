@@ -80,6 +80,16 @@ static size_t collect_steps(const struct gs_input *in, const char *stem, size_t 
 	return n;
 }
 
+/* the framework's own ranges, once a step each but no step: the
+ * DataLoader's next batch (PARAM's ResNet: 15 ranges
+ * "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", the
+ * most wall of the trace), the optimizer step, operators */
+static int not_a_step(const char *t)
+{
+	return !strncmp(t, "enumerate(DataLoader)", 21) || !strncmp(t, "Optimizer.", 10) ||
+	       !strncmp(t, "aten::", 6) || !strncmp(t, "autograd::", 10);
+}
+
 /* The text (or numbered family) of the program's steps: torch.profiler's
  * ProfilerStep#N where the trace has them, else the range text or family
  * with the most wall among those with GS_PHASE_MIN_STEPS ranges or more
@@ -119,7 +129,7 @@ static uint32_t step_text(const struct gs_result *res, const char **stem, size_t
 			wall = res->nvtx[i].wall;
 			count = res->nvtx[i].count;
 		}
-		if (count < GS_PHASE_MIN_STEPS || wall <= best_wall)
+		if (count < GS_PHASE_MIN_STEPS || wall <= best_wall || not_a_step(t))
 			continue;
 		best = res->nvtx[i].text_id;
 		best_wall = wall;
@@ -128,6 +138,24 @@ static uint32_t step_text(const struct gs_result *res, const char **stem, size_t
 		*src = GS_STEPS_RANGES;
 	}
 	return best;
+}
+
+/* torch's optimizer steps, "Optimizer.step#SGD.step" ranges: how many;
+ * with out, their spans (by start after a sort; num -1) */
+static size_t optimizer_steps(const struct gs_input *in, struct step *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		if (r->kind != GS_NVTX_RANGE || r->end <= r->start ||
+		    strncmp(gs_str(&in->strings, r->text_id, ""), "Optimizer.step#", 15))
+			continue;
+		if (out)
+			out[n] = (struct step){r->start, r->end, -1};
+		n++;
+	}
+	return n;
 }
 
 /* The window of the devices: [first op start, last op end] over them. */
@@ -221,9 +249,14 @@ int gs_phases_compute(const struct gs_result *res, struct gs_phases *ph)
 	if (res->range_applied || res->span_applied)
 		return 0;
 	id = step_text(res, &stem, &len, &src);
-	if (!id)
-		return 0;
-	n = collect_steps(in, stem, len, id, NULL);
+	if (!id) {
+		/* no step ranges: torch's optimizer steps end the iterations */
+		n = optimizer_steps(in, NULL);
+		if (n < GS_PHASE_MIN_STEPS)
+			return 0;
+		src = GS_STEPS_OPTIMIZER;
+	} else
+		n = collect_steps(in, stem, len, id, NULL);
 	if (n < GS_PHASE_MIN_STEPS)
 		return 0;
 	v = malloc(n * sizeof(*v));
@@ -233,8 +266,21 @@ int gs_phases_compute(const struct gs_result *res, struct gs_phases *ph)
 		free(w);
 		return -1;
 	}
-	collect_steps(in, stem, len, id, v);
-	qsort(v, n, sizeof(*v), cmp_step);
+	if (src == GS_STEPS_OPTIMIZER) {
+		int64_t first, last;
+		optimizer_steps(in, v);
+		qsort(v, n, sizeof(*v), cmp_step);
+		devices_window(res, &first, &last);
+		/* iteration k runs from the end of optimizer step k-1 to the end
+		 * of step k; iteration 0 from the first GPU op */
+		for (i = n; i-- > 0;)
+			v[i].s = i ? v[i - 1].e : (first < v[0].e ? first : v[0].s);
+		stem = "Optimizer.step#";
+		len = strlen(stem);
+	} else {
+		collect_steps(in, stem, len, id, v);
+		qsort(v, n, sizeof(*v), cmp_step);
+	}
 	for (i = 0; i < n; i++)
 		w[i] = v[i].e - v[i].s;
 	qsort(w, n, sizeof(*w), cmp_i64v);
@@ -386,6 +432,8 @@ static int launches_per_step(const struct gs_result *res, const struct gs_phases
 	uint64_t *per;
 	uint8_t *cls;
 
+	if (ph->source == GS_STEPS_OPTIMIZER)
+		return 0; /* no ranges to count launches in */
 	n = collect_steps(in, stem, len, ph->text_id, NULL);
 	if (n <= ph->warmup_steps + 1)
 		return 0;
@@ -456,6 +504,22 @@ int gs_advice_facts_compute(const struct gs_result *res, const struct gs_phases 
 		else if (strstr(t, "_SingleProcessDataLoaderIter") &&
 			 f->loader != GS_LOADER_WORKERS)
 			f->loader = GS_LOADER_SINGLE;
+	}
+	/* torch's optimizer steps: allocations before the first one ends
+	 * are iteration 0's (cuDNN's workspaces, the caching allocator
+	 * filling), not the steady state's */
+	{
+		int64_t first_end = INT64_MAX;
+		for (i = 0; i < in->n_nvtx; i++) {
+			const struct gs_nvtx *r = &in->nvtx[i];
+			if (r->kind != GS_NVTX_RANGE ||
+			    strncmp(gs_str(&in->strings, r->text_id, ""), "Optimizer.step#", 15))
+				continue;
+			f->opt_steps++;
+			if (r->end < first_end)
+				first_end = r->end;
+		}
+		f->first_opt_end = first_end;
 	}
 	/* uploads in the analysed time, and the pageable ones */
 	for (i = 0; i < in->n_ops; i++) {

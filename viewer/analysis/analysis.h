@@ -512,6 +512,9 @@ struct gs_timeline {
 						  holding < GS_HOST_LOOP_NS of it, < GS_HOST_
 						  DISPATCH_NS, < GS_HOST_STALL_NS (the rest:
 						  host_stall) */
+	int64_t host_framework;		       /* ns, of host_by_size: in gaps whose host span
+						  (imported traces' host_ranges) is the
+						  framework's or the model's (aten::, forward) */
 	int64_t host_stall;		       /* ns, of idle_by_cause[host code]: in gaps with
 						  GS_HOST_STALL_NS of host code or more */
 	uint64_t host_stalls;		       /* those gaps (pieces) */
@@ -794,6 +797,7 @@ enum gs_steps_source {
 	GS_STEPS_NONE = 0,
 	GS_STEPS_PROFILER = 1, /* torch.profiler's ProfilerStep#N ranges */
 	GS_STEPS_RANGES = 2,   /* the program's own repeated NVTX range (or family) */
+	GS_STEPS_OPTIMIZER = 3, /* none: iterations end at torch's optimizer steps */
 };
 /* Start-up and warm-up, steady state, tail (docs/report.md, "Phases"):
  * the steady state runs from the first step after the warm-up steps to
@@ -832,6 +836,9 @@ struct gs_advice_facts {
 	uint64_t syncs;		   /* blocking syncs: explicit, sync copies, pageable copies */
 	uint32_t sync_api_id;	   /* strings id of the most frequent one's API */
 	uint64_t allocs;	   /* cudaMalloc/cudaFree and twins */
+	uint64_t opt_steps;	   /* torch optimizer steps (Optimizer.step#... ranges) */
+	int64_t first_opt_end;	   /* ns, the first of them ended: allocations before
+				      it are iteration 0's (INT64_MAX none) */
 	uint64_t steps;		   /* steady-state steps (0: unknown) */
 	uint64_t seq_steps;	   /* occurrences of the most repeated op sequence
 				      (gs_graph_advice.count), 0 none: the steps
@@ -914,7 +921,8 @@ struct gs_finding {
 				 not idle */
 	const char *fix;      /* the fix that fits what the rule checked (static text),
 				 NULL: the rule's own (gs_finding_fix) */
-	char why[128];	      /* what the rule checked on the trace and found, "" none */
+	char why[150];	      /* what the rule checked on the trace and found, "" none
+				 (printed on a line of its own, at most 150) */
 };
 
 #define GS_VERDICT_FINDINGS 4 /* findings the verdict keeps, costliest first */

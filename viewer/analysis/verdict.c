@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis_int.h"
 #include "correct.h"
@@ -34,6 +35,7 @@
 #define RULE_WARMUP_SHARE 0.10	     /* idle before the steady state */
 #define RULE_COMM_SHARE 0.10	     /* collectives overlapping no compute */
 #define RULE_COMM_BOUND 0.50	     /* a step whose busy time is this much communication */
+#define RULE_COMM_BLOCK_SHARE 0.05   /* collectives that block capture: this much of busy */
 
 /* fix: CUDA's own means; torch_fix: the PyTorch words for the same,
  * NULL where fix says it for both (gs_finding_fix) */
@@ -83,7 +85,7 @@ static const struct {
 			    "overlap it with GPU work; a CUDA Graph does not remove it", NULL},
     [GS_RULE_STARTUP] = {"startup_stalls", "host stalls before the first NVTX range",
 			 "start-up where the ranges mark the loop: --range selects it", NULL},
-    [GS_RULE_WARMUP] = {"warmup", "start-up and warm-up",
+    [GS_RULE_WARMUP] = {"warmup", "outside the steady state",
 			"one-time: leave it out (--range, --capture-range)", NULL},
     [GS_RULE_HOST_OWN] = {"host_own_work", "the program's own CPU work between launches",
 			  "overlap it with GPU work, move it off the step or batch it; "
@@ -557,8 +559,17 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 		for (d = 0; d < res->n_devices; d++)
 			for (k = 0; k < 3; k++)
 				hs[k] = gs_sat_add(hs[k], res->devices[d].tl.host_by_size[k]);
+		int64_t fw = 0;
+		for (d = 0; d < res->n_devices; d++)
+			fw = gs_sat_add(fw, res->devices[d].tl.host_framework);
 		dispatch = v->pytorch ? gs_sat_add(hs[0], hs[1]) : hs[0];
 		own = v->pytorch ? hs[2] : gs_sat_add(hs[1], hs[2]);
+		/* host spans name what ran: the framework's and the model's
+		 * (aten::, forward) is what capture removes, whatever its size */
+		if (res->in->n_hranges) {
+			dispatch = fw;
+			own = gs_sat_add(gs_sat_add(hs[0], hs[1]), hs[2]) - fw;
+		}
 		if (share(host, v->window) >= RULE_HOST_CODE_SHARE) {
 			if (share(dispatch, v->window) >= RULE_HOST_CODE_SHARE / 2) {
 				struct gs_finding f = {.rule = GS_RULE_HOST_CODE, .cost_ns = dispatch};
@@ -568,11 +579,17 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 			if (share(own, v->window) >= RULE_HOST_CODE_SHARE / 2) {
 				struct gs_finding f = {.rule = GS_RULE_HOST_OWN, .cost_ns = own};
 				where_of(res, GS_CAUSE_HOST_CODE, &f);
-				snprintf(f.why, sizeof(f.why),
-					 "each of its gaps holds %s or more of host code; %s takes less",
-					 v->pytorch ? "50 us" : "5 us",
-					 v->pytorch ? "one operator's dispatch"
-						    : "a launch loop's own code between launches");
+				if (res->in->n_hranges)
+					snprintf(f.why, sizeof(f.why),
+						 "the host spans over its gaps are no operator, "
+						 "autograd or module forward");
+				else
+					snprintf(f.why, sizeof(f.why),
+						 "each of its gaps holds %s or more of host code; %s "
+						 "takes less",
+						 v->pytorch ? "50 us" : "5 us",
+						 v->pytorch ? "one operator's dispatch"
+							    : "a launch loop's own code between launches");
 				add_finding(v, &f);
 			}
 		}
@@ -752,7 +769,11 @@ static int capture_blockers(const struct gs_verdict *v, const struct gs_input *i
 		     gs_str(&in->strings, f->sync_api_id, "?"));
 	if ((steps && f->allocs >= steps) || (!steps && f->allocs >= RULE_ALLOC_MIN_CALLS))
 		PART("allocations x%llu", (unsigned long long)f->allocs);
-	if (f->comm_kernels)
+	/* a collective a step, or communication that is a part of the busy
+	 * time worth naming (a vLLM batch on the B200 with one NCCL kernel,
+	 * 0.2% of busy: no blocker) */
+	if ((steps && f->comm_kernels >= steps) ||
+	    (f->comm_kernels && share(f->comm_busy_ns, f->busy_ns) >= RULE_COMM_BLOCK_SHARE))
 		PART("collectives (%llu NCCL kernels)", (unsigned long long)f->comm_kernels);
 	if (f->varying)
 		PART("%llu-%llu launches a step (shapes vary)", (unsigned long long)f->launches_min,
@@ -803,6 +824,35 @@ static void input_fix(const struct gs_verdict *v, struct gs_finding *fd)
 	}
 }
 
+/* 1 when NVTX text `id` says warm-up ("warmup", "warm_up", "warm-up", any case) */
+static int warmup_text(const struct gs_input *in, uint32_t id)
+{
+	const char *t = id ? gs_str(&in->strings, id, "") : "";
+	size_t i;
+
+	for (i = 0; t[i]; i++)
+		if ((t[i] | 0x20) == 'w' && !strncasecmp(t + i, "warm", 4)) {
+			const char *u = t + i + 4;
+			if (*u == '_' || *u == '-' || *u == ' ')
+				u++;
+			if (!strncasecmp(u, "up", 2))
+				return 1;
+		}
+	return 0;
+}
+
+/* calls of allocation API `api` that began at or after t */
+static uint64_t allocs_after(const struct gs_input *in, uint32_t api, int64_t t)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < in->n_syncs; i++)
+		n += in->syncs[i].kind == GS_SYNC_IMPLICIT_ALLOC && in->syncs[i].api_name_id == api &&
+		     in->syncs[i].start >= t;
+	return n;
+}
+
 static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 {
 	const struct gs_advice_facts *f = &v->facts;
@@ -822,8 +872,8 @@ static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 					     : "the step is collective-bound: overlap communication "
 					       "first; then fuse or capture the launches";
 			snprintf(fd->why, sizeof(fd->why),
-				 "collective kernels are %.0f%% of GPU busy%s%s", 100.0 * comm,
-				 nb ? "; blockers: " : "", nb ? blk : "");
+				 "collective kernels are %.0f%% of GPU busy%s%.96s", 100.0 * comm,
+				 nb ? "; also " : "", nb ? blk : "");
 		} else if (capture_rule(fd->rule) && nb) {
 			/* the step holds what stops its capture: name it */
 			fd->fix = v->pytorch ? "fuse (torch.compile), or capture the parts between the "
@@ -831,6 +881,20 @@ static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 					     : "fuse kernels, or capture the launches between the "
 					       "blockers into CUDA Graphs";
 			snprintf(fd->why, sizeof(fd->why), "blocks capture: %s", blk);
+		} else if (fd->rule == GS_RULE_ALLOC && warmup_text(in, fd->nvtx_id)) {
+			/* the program names the range warm-up (param's
+			 * "[...|warmup|forward]" in HTA's A100 AlexNet trace) */
+			fd->rule = GS_RULE_WARMUP;
+			snprintf(fd->why, sizeof(fd->why),
+				 "the range holding most of it is the program's warm-up");
+		} else if (fd->rule == GS_RULE_ALLOC && f->opt_steps >= 2 &&
+			   !allocs_after(in, fd->api_name_id, f->first_opt_end)) {
+			/* every allocation before the first optimizer step
+			 * ended: iteration 0 */
+			fd->rule = GS_RULE_WARMUP;
+			snprintf(fd->why, sizeof(fd->why),
+				 "all before the first of %llu Optimizer.step ranges ended (iteration 0)",
+				 (unsigned long long)f->opt_steps);
 		} else if (fd->rule == GS_RULE_ALLOC && !fd->why[0]) {
 			if (v->steady)
 				snprintf(fd->why, sizeof(fd->why),
@@ -937,9 +1001,30 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 	allocs = whole->facts.allocs > sv->facts.allocs ? whole->facts.allocs - sv->facts.allocs : 0;
 	f.cost_ns = idle;
 	f.count = 0;
-	k = (size_t)snprintf(f.why, sizeof(f.why), "--range '%.40s%s' --skip %llu reads the rest",
-			     ph->stem_len ? ph->stem : gs_str(&in->strings, ph->text_id, ""),
-			     ph->stem_len ? "*" : "", (unsigned long long)ph->warmup_steps);
+	{
+		const char *stem = ph->stem_len ? ph->stem : gs_str(&in->strings, ph->text_id, "");
+		int len = (int)(ph->stem_len ? ph->stem_len : strlen(stem));
+		if (len > 40)
+			len = 40;
+		if (ph->source == GS_STEPS_OPTIMIZER)
+			k = (size_t)snprintf(f.why, sizeof(f.why),
+					     "iterations end at Optimizer.step; the first %llu of %llu "
+					     "are warm-up",
+					     (unsigned long long)ph->warmup_steps,
+					     (unsigned long long)ph->n_steps);
+		else if (ph->warmup_steps)
+			k = (size_t)snprintf(f.why, sizeof(f.why),
+					     "--range '%.*s%s' --skip %llu reads the steady state", len,
+					     stem, ph->stem_len ? "*" : "",
+					     (unsigned long long)ph->warmup_steps);
+		else
+			k = (size_t)snprintf(f.why, sizeof(f.why),
+					     "before the first and after the last step; --range "
+					     "'%.*s%s' reads the steps",
+					     len, stem, ph->stem_len ? "*" : "");
+		if (ph->tail_ns > ph->warmup_ns && k < sizeof(f.why))
+			k += (size_t)snprintf(f.why + k, sizeof(f.why) - k, "; mostly the tail");
+	}
 	if (allocs && k < sizeof(f.why))
 		k += (size_t)snprintf(f.why + k, sizeof(f.why) - k, "; allocations x%llu",
 				      (unsigned long long)allocs);
@@ -949,7 +1034,7 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 				      (unsigned long long)slow, slow == 1 ? "" : "s");
 	if (slow)
 		f.fix = "one-time: leave it out (--range, --capture-range); "
-			"CUDA_MODULE_LOADING=EAGER loads modules up front";
+			"CUDA_MODULE_LOADING=EAGER loads up front";
 	add_finding(v, &f);
 }
 

@@ -107,9 +107,9 @@ static json_t *jphases(const struct report_ctx *r, const struct gs_verdict *v)
 	snprintf(stem, sizeof(stem), "%.*s%s", (int)(ph->stem_len ? ph->stem_len : 200),
 		 ph->stem_len ? ph->stem : gs_str(&r->in->strings, ph->text_id, ""),
 		 ph->stem_len ? "*" : "");
-	json_object_set_new(o, "source", json_string(ph->source == GS_STEPS_PROFILER
-							  ? "profiler_steps"
-							  : "nvtx_ranges"));
+	json_object_set_new(o, "source", json_string(ph->source == GS_STEPS_PROFILER ? "profiler_steps"
+						     : ph->source == GS_STEPS_OPTIMIZER ? "optimizer_steps"
+											: "nvtx_ranges"));
 	json_object_set_new(o, "steps_name", render_json_str(stem));
 	json_object_set_new(o, "steps", jint((int64_t)ph->n_steps));
 	json_object_set_new(o, "warmup_steps", jint((int64_t)ph->warmup_steps));
@@ -220,6 +220,12 @@ static json_t *timeline(const struct gs_timeline *tl)
 	json_object_set_new(o, "slow_launch_latency_ns", jint(tl->slow_launch_latency));
 	json_object_set_new(o, "slow_launch_in_calls_ns", jint(tl->slow_launch_in_calls));
 	json_object_set_new(o, "slow_launches", jint((int64_t)tl->slow_launches));
+	{
+		json_t *hb = json_array();
+		for (int k = 0; k < 3; k++)
+			json_array_append_new(hb, jint(tl->host_by_size[k]));
+		json_object_set_new(o, "host_by_size_ns", hb);
+	}
 	json_object_set_new(o, "host_stall_ns", jint(tl->host_stall));
 	json_object_set_new(o, "host_stalls", jint((int64_t)tl->host_stalls));
 	json_object_set_new(o, "input_stall_ns", jint(tl->input_stall));

@@ -333,12 +333,16 @@ static void phases_line(struct report_ctx *r, const struct gs_verdict *v)
 	gap_dur(wu, sizeof(wu), ph->warmup_ns);
 	gap_dur(st, sizeof(st), ph->steady_ns);
 	gap_dur(tl, sizeof(tl), ph->tail_ns);
+	const char *stem = ph->stem_len ? ph->stem : gs_str(&r->in->strings, ph->text_id, "");
+	int len = (int)(ph->stem_len ? ph->stem_len : strlen(stem));
+
+	if (len > 40)
+		len = 40;
 	snprintf(line, sizeof(line),
-		 "  phases (%llu steps %.40s%s): start-up and warm-up %s (%.1f%%, %llu step%s), "
+		 "  phases (%llu steps '%.*s%s'): start-up and warm-up %s (%.1f%%, %llu step%s), "
 		 "steady state %s, tail %s; other findings: share of the steady state",
-		 (unsigned long long)ph->n_steps,
-		 ph->stem_len ? ph->stem : gs_str(&r->in->strings, ph->text_id, ""),
-		 ph->stem_len ? "*" : "", wu, 100.0 * (double)ph->warmup_ns / (double)v->window,
+		 (unsigned long long)ph->n_steps, len, stem, ph->stem_len ? "*" : "", wu,
+		 100.0 * (double)ph->warmup_ns / (double)v->window,
 		 (unsigned long long)ph->warmup_steps, ph->warmup_steps == 1 ? "" : "s", st, tl);
 	put_escaped(r->out, line);
 	fputc('\n', r->out);
