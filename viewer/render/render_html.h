@@ -30,7 +30,7 @@ struct html_run {
 	struct trace *t;	     /* open trace: device names, command line, threads */
 	const struct gs_input *in;   /* loaded arrays (trace_load) */
 	const struct gs_result *res; /* gs_analyze() of in */
-	const struct gs_verdict *verdict; /* gs_verdict_compute(res), by the verb */
+	const struct gs_verdict *verdict; /* gs_verdict_compute_corr(res, corr), by the verb */
 	const struct run_totals *totals;  /* run_totals_compute(res), by the verb */
 	const struct gs_corrected *corr; /* figures corrected for the collector's
 					    overhead (gs_correct), NULL: none */
