@@ -25,6 +25,18 @@ static const struct {
 
 #define N_ACT_WORDS (sizeof(act_words) / sizeof(act_words[0]))
 
+void gs_activities_words(char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < N_ACT_WORDS && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 act_words[i].word);
+}
+
 int gs_activities_parse(const char *s, unsigned *act)
 {
 	unsigned bits = 0;

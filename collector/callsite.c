@@ -21,6 +21,7 @@
 #include <execinfo.h>
 #include <stdio.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,11 +216,14 @@ struct walk {
 	int skip;    /* frames still to drop: the collector's own */
 	int leading; /* still in the leading CUDA-side frames */
 	int walked;
+	/* where each kept frame's return address lies on the stack (libgcc's
+	 * walk only, for the stack cache below), or NULL */
+	uintptr_t *slot;
 };
 
 /* One frame of the walk, innermost first: dropped (the collector's own, the
  * leading CUDA-side ones) or kept. Returns 0 when the walk can stop. */
-static int take_frame(struct walk *w, void *ip)
+static int take_frame(struct walk *w, void *ip, uintptr_t slot)
 {
 	if (!ip || ++w->walked > RAW_FRAMES)
 		return 0;
@@ -230,13 +234,21 @@ static int take_frame(struct walk *w, void *ip)
 	if (w->leading && in_skipped(ip))
 		return 1;
 	w->leading = 0;
+	if (w->slot)
+		w->slot[w->cs->n_native] = slot;
 	w->cs->native[w->cs->n_native++] = ip;
 	return w->cs->n_native < GS_CS_NATIVE_MAX;
 }
 
+/* In libgcc's walk, the context of a frame whose IP is a return address
+ * holds as CFA the stack pointer of the call that pushed it: on x86-64 the
+ * return address lies just below it, at CFA - 8 (checked before use). */
 static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
 {
-	return take_frame(arg, (void *)_Unwind_GetIP(ctx)) ? _URC_NO_REASON : _URC_END_OF_STACK;
+	struct walk *w = arg;
+	uintptr_t slot = w->slot ? (uintptr_t)_Unwind_GetCFA(ctx) - sizeof(void *) : 0;
+
+	return take_frame(w, (void *)_Unwind_GetIP(ctx), slot) ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
 
 /* libunwind's unw_backtrace, when gs_callsite_set_unwinder loaded it; NULL:
@@ -307,21 +319,223 @@ const char *gs_callsite_unwinder_name(void)
  * RAW_FRAMES deep, at about 10 ns a frame. Frame 0 is this function's own
  * either way (unw_backtrace's list begins at its caller), as it is
  * backtrace()'s in the caller. */
-__attribute__((noinline)) int gs_native_frames(struct gs_callsite *cs, int skip)
+/* The walk itself, inlined into its callers so that frame 0 is theirs:
+ * libgcc's where it must give the slots (w->slot) or is the unwinder. */
+static inline __attribute__((always_inline)) void walk_native(struct walk *w)
 {
-	struct walk w = {cs, skip, 1, 0};
 	void *raw[RAW_FRAMES];
 	int n, i;
 
-	cs->n_native = 0;
-	if (!unw_bt) {
-		_Unwind_Backtrace(walk_frame, &w);
-		return cs->n_native;
+	if (!unw_bt || w->slot) {
+		_Unwind_Backtrace(walk_frame, w);
+		return;
 	}
 	n = unw_bt(raw, RAW_FRAMES);
-	for (i = 0; i < n && take_frame(&w, raw[i]); i++)
+	for (i = 0; i < n && take_frame(w, raw[i], 0); i++)
 		;
+}
+
+__attribute__((noinline)) int gs_native_frames(struct gs_callsite *cs, int skip)
+{
+	struct walk w = {cs, skip, 1, 0, NULL};
+
+	cs->n_native = 0;
+	walk_native(&w);
 	return cs->n_native;
+}
+
+/* ------------------------------------------------------------- stack cache */
+
+/* A blocking call made again from where it was made before (a loop's sync)
+ * has the stack it had then: the capture checks that instead of walking it
+ * (libgcc's walk of the ~26 frames a C program's sync has costs 2-4 us a
+ * capture, the cause of launch + sync's 1.45x against 1.14x without call
+ * sites on an H100, issue 52; a check of 16 slots costs tens of ns).
+ *
+ * Per thread, SC_WAYS stacks, each under the stack address of the capture
+ * (sp) and the call (domain, callback id), with the frames kept and the
+ * stack slot where each one's return address lies (libgcc's walk gives it:
+ * CFA - 8 on x86-64, checked when learnt). A capture at the same sp for the
+ * same call reads those slots; when each still holds its frame's return
+ * address, the frames are taken from the entry and no walk is made. Why
+ * that is the walk's answer: the frames between the capture and the
+ * program's (ours, CUPTI's, the driver's, the runtime's) begin at the same
+ * sp, so where they are laid out the same the program's innermost return
+ * address lies in the same slot, and each frame's return address fixes
+ * where its caller's lies (the CFA rules are by address); where a frame
+ * was laid out differently (alloca), its slot would have to hold that
+ * exact return address by chance, for every frame kept. Else the capture
+ * walks as before and remembers the stack, replacing entries in turn, so a
+ * loop that blocks at a few sites at the same depth hits for each.
+ *
+ * Slots are read only inside the thread's own stack (pthread_getattr_np,
+ * once per thread) and above the capture's frame, so a read never faults;
+ * a thread on another stack (a coroutine's, a signal stack) walks every
+ * time. With libunwind as the unwinder, the slots come from one more walk
+ * with libgcc's, made only while the cache pays (learn_ok). x86-64 only. */
+#if defined(__x86_64__)
+#define SC_WAYS 16
+#else
+#define SC_WAYS 0
+#endif
+
+struct sc_entry {
+	uintptr_t sp;			  /* stack address of the capture, 0: empty */
+	uint32_t key;			  /* the call (gs_native_frames_cached) */
+	uint8_t n;			  /* frames kept */
+	void *ip[GS_CS_NATIVE_MAX];	  /* the frames, innermost first */
+	uintptr_t slot[GS_CS_NATIVE_MAX]; /* where ip[i] lies */
+};
+
+static __thread struct {
+	int state;	  /* 0: stack not known yet, 1: known, -1: no cache here */
+	uintptr_t lo, hi; /* the thread's stack */
+	unsigned next;	  /* the entry replaced next */
+	uint64_t hits, learns;
+#if SC_WAYS
+	struct sc_entry e[SC_WAYS];
+#endif
+} SC;
+
+static int sc_on = 1;	      /* GAPSCOPE_STACK_CACHE */
+static atomic_ullong n_walks; /* native walks made by captures */
+
+void gs_callsite_set_stack_cache(int on)
+{
+	sc_on = on;
+	gs_py_set_line_cache(on);
+}
+
+uint64_t gs_callsite_walks(void)
+{
+	return atomic_load(&n_walks);
+}
+
+#if SC_WAYS
+/* The calling thread's stack, once: 1 when the cache may be used here. */
+static int sc_ready(void)
+{
+	pthread_attr_t a;
+	void *addr = NULL;
+	size_t size = 0;
+
+	if (SC.state)
+		return SC.state > 0;
+	SC.state = -1;
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return 0;
+	if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr && size) {
+		SC.lo = (uintptr_t)addr;
+		SC.hi = (uintptr_t)addr + size;
+		SC.state = 1;
+	}
+	pthread_attr_destroy(&a);
+	return SC.state > 0;
+}
+
+/* The slots of e still hold its frames (read only: they lie above sp,
+ * inside this thread's stack, checked when e was learnt). No ASan: a
+ * return address slot is no object of the program's. */
+__attribute__((no_sanitize_address)) static int sc_holds(const struct sc_entry *e)
+{
+	int i;
+
+	for (i = 0; i < e->n; i++)
+		if (*(void *const *)e->slot[i] != e->ip[i])
+			return 0;
+	return 1;
+}
+
+/* Remember the frames of cs, taken at sp, with their slots: only where
+ * every slot lies in this thread's stack above sp and holds its frame. */
+__attribute__((no_sanitize_address)) static void
+sc_learn(uintptr_t sp, uint32_t key, const struct gs_callsite *cs, const uintptr_t *slot)
+{
+	struct sc_entry *e;
+	int i;
+
+	if (!cs->n_native)
+		return;
+	for (i = 0; i < cs->n_native; i++)
+		if (slot[i] <= sp || slot[i] + sizeof(void *) > SC.hi || slot[i] % sizeof(void *) ||
+		    *(void *const *)slot[i] != cs->native[i])
+			return;
+	e = &SC.e[SC.next++ % SC_WAYS];
+	e->n = 0; /* a capture in a signal handler meanwhile skips it */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e->sp = sp;
+	e->key = key;
+	memcpy(e->ip, cs->native, cs->n_native * sizeof(cs->native[0]));
+	memcpy(e->slot, slot, cs->n_native * sizeof(slot[0]));
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e->n = cs->n_native;
+}
+
+/* With libunwind, learning takes a walk with libgcc's on top: only for the
+ * first stacks of a thread, then one for every 4 hits. */
+static int learn_ok(void)
+{
+	return !unw_bt || SC.learns < 16 + SC.hits / 4;
+}
+#endif
+
+/* gs_native_frames, through the calling thread's stack cache (above):
+ * the same frames, walked only where the stack is not one it has seen
+ * at this stack address for this call (key). */
+__attribute__((noinline)) int gs_native_frames_cached(struct gs_callsite *cs, int skip,
+						      uint32_t key)
+{
+#if SC_WAYS
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t slot[GS_CS_NATIVE_MAX];
+	struct walk w = {cs, skip, 1, 0, NULL};
+	int i;
+
+	cs->n_native = 0;
+	if (sc_on && sc_ready() && sp > SC.lo && sp < SC.hi) {
+		for (i = 0; i < SC_WAYS; i++) {
+			const struct sc_entry *e = &SC.e[i];
+			if (e->n && e->sp == sp && e->key == key && sc_holds(e)) {
+				memcpy(cs->native, e->ip, e->n * sizeof(e->ip[0]));
+				cs->n_native = e->n;
+				SC.hits++;
+				return cs->n_native;
+			}
+		}
+		if (learn_ok()) {
+			SC.learns++;
+			atomic_fetch_add(&n_walks, 1);
+			if (!unw_bt) {
+				w.slot = slot;
+				walk_native(&w);
+				sc_learn(sp, key, cs, slot);
+			} else {
+				/* libunwind's frames, as gs_native_frames; the
+				 * slots from libgcc's walk where it gives them */
+				static __thread struct gs_callsite g;
+				struct walk wg = {&g, skip, 1, 0, slot};
+				walk_native(&w);
+				g.n_native = 0;
+				walk_native(&wg);
+				if (g.n_native == cs->n_native &&
+				    !memcmp(g.native, cs->native, g.n_native * sizeof(g.native[0])))
+					sc_learn(sp, key, cs, slot);
+			}
+			return cs->n_native;
+		}
+	}
+	atomic_fetch_add(&n_walks, 1);
+	walk_native(&w);
+	return cs->n_native;
+#else
+	struct walk w = {cs, skip, 1, 0, NULL};
+
+	(void)key;
+	cs->n_native = 0;
+	atomic_fetch_add(&n_walks, 1);
+	walk_native(&w);
+	return cs->n_native;
+#endif
 }
 
 /* ------------------------------------------------------------- policy */
@@ -334,6 +548,7 @@ static uint64_t slow_copy_ns = 20000;	      /* 20 us: a pageable staging copy */
 static uint64_t late_launch_ns = 100000;      /* 100 us of host time before a launch */
 static uint64_t launch_interval_ns = 1000000; /* at most one launch site per ms per thread */
 static atomic_ullong n_captured, n_python;
+static uint64_t (*cs_clock)(void); /* times captures (t_begin, t_end); NULL: not timed */
 /* class by callback id for the API callback (runtime, driver), from
  * gs_callsite_init: the table search stays off the launch path */
 #define LUT_IDS 1024
@@ -391,6 +606,11 @@ void gs_callsite_set_native(int when)
 	native_when = when;
 }
 
+void gs_callsite_set_clock(uint64_t (*now)(void))
+{
+	cs_clock = now;
+}
+
 void gs_callsite_set_pyapi(const struct gs_pyapi *api)
 {
 	if (api) {
@@ -422,13 +642,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void capture(struct gs_callsite *cs, uint32_t corr, int why)
+static void capture(struct gs_callsite *cs, uint32_t corr, int why, uint32_t key)
 {
 	if (!T.tid)
 		T.tid = (int64_t)syscall(SYS_gettid);
 	cs->correlation_id = corr;
 	cs->tid = T.tid;
-	cs->t_begin = cs->t_end = 0; /* the caller times the capture */
+	cs->t_begin = cs_clock ? cs_clock() : 0;
+	cs->t_end = 0;
 	cs->reason = (uint8_t)why;
 	cs->n_py = 0;
 	cs->n_native = 0;
@@ -438,8 +659,10 @@ static void capture(struct gs_callsite *cs, uint32_t corr, int why)
 	if (have_py && gs_py_frames(&pyapi, cs) > 0)
 		atomic_fetch_add(&n_python, 1);
 	if (!cs->n_py || native_when == GS_NATIVE_ALWAYS)
-		gs_native_frames(cs, 2); /* capture, gs_callsite_on_api */
+		gs_native_frames_cached(cs, 2, key); /* its own frame, capture's */
 	atomic_fetch_add(&n_captured, 1);
+	if (cs_clock)
+		cs->t_end = cs_clock();
 }
 
 int gs_callsite_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -448,6 +671,7 @@ int gs_callsite_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	int why, got = 0;
 	int enter;
 	uint64_t t;
+	uint32_t key = (uint32_t)domain << 24 ^ (uint32_t)cbid;
 
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < LUT_IDS)
 		why = lut[0][cbid];
@@ -469,19 +693,19 @@ int gs_callsite_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	t = now_ns();
 	if (enter) {
 		if (why == GS_CS_WHY_BLOCKING) {
-			capture(cs, cb->correlationId, why);
+			capture(cs, cb->correlationId, why, key);
 			got = 1;
 		} else if (why == GS_CS_WHY_SLOW_COPY) {
 			T.enter_ns = t;
 		} else if (T.last_exit_ns && t - T.last_exit_ns >= late_launch_ns &&
 			   (!T.last_launch_ns || t - T.last_launch_ns >= launch_interval_ns)) {
 			T.last_launch_ns = t;
-			capture(cs, cb->correlationId, why);
+			capture(cs, cb->correlationId, why, key);
 			got = 1;
 		}
 	} else {
 		if (why == GS_CS_WHY_SLOW_COPY && T.enter_ns && t - T.enter_ns >= slow_copy_ns) {
-			capture(cs, cb->correlationId, why);
+			capture(cs, cb->correlationId, why, key);
 			got = 1;
 		}
 		T.enter_ns = 0;
@@ -684,6 +908,7 @@ void gs_callsite_finish(struct gs_writer *w)
 		gs_writer_meta_int(w, "callsites.with_python", (int64_t)py);
 		gs_writer_meta_int(w, "callsites.stacks",
 				   process_table ? (int64_t)process_table->n : 0);
+		gs_writer_meta_int(w, "callsites.native_walks", (int64_t)gs_callsite_walks());
 	}
 	gs_stack_table_free(process_table);
 	process_table = NULL;

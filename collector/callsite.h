@@ -79,10 +79,10 @@ struct gs_callsite {
 	int64_t tid;
 	uint8_t reason; /* enum gs_callsite_reason */
 	uint8_t n_native, n_py;
-	/* CUPTI clock (ns): when the collector's work in the call's callback
-	 * for this capture began and ended, 0 unknown. It lies outside the API
-	 * record's [start, end] (CUPTI times the call inside its callbacks),
-	 * yet the program was in the call: the viewer widens the call by it. */
+	/* CUPTI clock (ns): when the capture began and ended, 0 unknown. It
+	 * lies outside the API record's [start, end] (CUPTI times the call
+	 * inside its callbacks), yet the program was in the call: the viewer
+	 * widens the call by it. */
 	uint64_t t_begin, t_end;
 	void *native[GS_CS_NATIVE_MAX]; /* return addresses, innermost first */
 	int32_t py_line[GS_CS_PY_MAX];
@@ -129,6 +129,12 @@ int gs_pyapi_resolve(struct gs_pyapi *api);
  * number of frames added. */
 int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
 
+/* Without the GIL, a frame's line is remembered per thread by code object
+ * and instruction (pyframes.c): on (1, the default) or off (0: CPython's
+ * line-table lookup every time; GAPSCOPE_STACK_CACHE=0 turns it off with
+ * the stack cache). */
+void gs_py_set_line_cache(int on);
+
 /* Native frames of the caller (with the unwinder gs_callsite_set_unwinder
  * chose: libunwind's unw_backtrace, at most 48 frames deep, or libgcc's
  * _Unwind_Backtrace, walked no further than needed), dropping `skip`
@@ -136,6 +142,17 @@ int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
  * and then the leading CUDA-side ones. Returns the number kept (at most
  * GS_CS_NATIVE_MAX). Both unwinders give the same frames. */
 int gs_native_frames(struct gs_callsite *cs, int skip);
+
+/* gs_native_frames through the calling thread's stack cache
+ * (GAPSCOPE_STACK_CACHE, callsite.c): the same frames, but a stack seen
+ * before at the same stack address for the same call (key: the callback
+ * domain and id) is checked in place (a few loads) instead of walked. */
+int gs_native_frames_cached(struct gs_callsite *cs, int skip, uint32_t key);
+/* On (1, the default) or off; set before callbacks are enabled. */
+void gs_callsite_set_stack_cache(int on);
+/* Native walks made by gs_native_frames_cached in this process (meta
+ * callsites.native_walks): captures with native frames less cache hits. */
+uint64_t gs_callsite_walks(void);
 
 /* Choose the unwinder (enum gs_unwinder); `lib` is the libunwind file to
  * dlopen (NULL: "libunwind.so.8"; tests name a missing one). Loads it once
@@ -152,6 +169,10 @@ const char *gs_callsite_unwinder_name(void);
  * backtrace() call (glibc loads libgcc_s on its first use: better at start
  * than inside an application's CUDA call). */
 void gs_callsite_init(int mode);
+/* The clock that times each capture (cs->t_begin, t_end; the collector's
+ * CUPTI clock), read only when a capture is taken. NULL (tests): 0, not
+ * timed. Set before callbacks are enabled. */
+void gs_callsite_set_clock(uint64_t (*now)(void));
 /* Override the Python API (tests). NULL: no Python. */
 void gs_callsite_set_pyapi(const struct gs_pyapi *api);
 

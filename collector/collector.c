@@ -92,7 +92,10 @@ static struct {
 	/* GAPSCOPE_CAPTURE_RANGE=cudaProfilerApi: tracing is on between the
 	 * program's cudaProfilerStart and cudaProfilerStop; the spans it was
 	 * on (start, end pairs) are written at finalize */
-	pthread_mutex_t cap_lock; /* one switch at a time */
+	pthread_mutex_t cap_lock; /* the three below; never held over a CUPTI call */
+	pthread_cond_t cap_cond;  /* cap_switching went to 0 */
+	int cap_want;		  /* on (1) or off (0), as the program last asked */
+	int cap_switching;	  /* a thread is switching (capture_switch) */
 	pthread_mutex_t win_lock; /* what follows; never held over a CUPTI call */
 	int capturing;		  /* tracing is on now */
 	uint64_t cap_start;	  /* when it was switched on */
@@ -113,6 +116,7 @@ static struct {
     .fin_lock = PTHREAD_MUTEX_INITIALIZER,
     .fin_cond = PTHREAD_COND_INITIALIZER,
     .cap_lock = PTHREAD_MUTEX_INITIALIZER,
+    .cap_cond = PTHREAD_COND_INITIALIZER,
     .win_lock = PTHREAD_MUTEX_INITIALIZER,
     .sig_pipe = {-1, -1},
     .done_pipe = {-1, -1},
@@ -761,17 +765,15 @@ static void sync_call(const struct sync_call *sc, const CUpti_CallbackData *cb)
 }
 
 /* A blocking call's call site (callsite.c), handed over like the graph
- * events. */
+ * events. The capture times itself (gs_callsite_set_clock): the clock is
+ * read only for a call that is captured, not for every callback. */
 static void callsite(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		     const CUpti_CallbackData *cb)
 {
 	struct gs_event ev;
-	uint64_t t0 = cupti_now();
 
 	if (!gs_callsite_on_api(domain, cbid, cb, &ev.u.callsite))
 		return;
-	ev.u.callsite.t_begin = t0;
-	ev.u.callsite.t_end = cupti_now();
 	ev.kind = GS_EV_CALLSITE;
 	pthread_mutex_lock(&G.hand_lock);
 	if (G.accepting)
@@ -901,7 +903,6 @@ static void callback_body(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 }
 
 /* ------------------------------------------------------------- activities */
-
 
 /* Graph-level mode: CUPTI times each graph launch as a whole and, while
  * GRAPH_TRACE is on, gives no kernel (memcpy, memset) records for the nodes
@@ -1190,6 +1191,8 @@ static int enable_callbacks(void)
 		gs_callsite_init(G.cfg.callsites);
 		gs_callsite_set_unwinder(G.cfg.unwinder, NULL);
 		gs_callsite_set_native(G.cfg.native_frames);
+		gs_callsite_set_stack_cache(G.cfg.stack_cache);
+		gs_callsite_set_clock(cupti_now);
 	}
 	if (!(G.cfg.activities & GS_ACT_GRAPH))
 		return 0;
@@ -1229,53 +1232,103 @@ static void set_tracing(int on)
 	}
 }
 
+/* Room for one more window in G.cap_win: 1, or 0 when there is none (the
+ * start is then not recorded). Under win_lock. */
+static int capture_room(void)
+{
+	if (G.n_cap == G.cap_alloc) {
+		size_t n = G.cap_alloc ? 2 * G.cap_alloc : 64;
+		uint64_t *p =
+		    n <= GS_MAX_CAPTURE_WINDOWS ? realloc(G.cap_win, 2 * n * sizeof(*p)) : NULL;
+		if (p) {
+			G.cap_win = p;
+			G.cap_alloc = n;
+		}
+	}
+	return G.n_cap < G.cap_alloc;
+}
+
 /* The program called cudaProfilerStart (on = 1, at the call's exit) or
  * cudaProfilerStop (on = 0, at its entry). The runtime call makes the
- * driver's, so each comes twice: the second does nothing. */
-static void capture_switch(int on)
+ * driver's, so each comes twice: the second does nothing.
+ *
+ * The switch calls CUPTI, so it runs without cap_lock (never call CUPTI
+ * while holding a lock of ours: a thread inside CUPTI may be waiting for
+ * it). One thread switches at a time: a call that finds a switch under way
+ * leaves what it asked for in cap_want and returns, and the switching
+ * thread switches again until the state is what was asked last; with
+ * `wait` (finalize) it waits for that switch to end and then switches
+ * itself. */
+static void capture_switch_ex(int on, int wait)
 {
 	pthread_mutex_lock(&G.cap_lock);
-	if (on && !G.capturing && G.accepting) {
-		/* room for the window first: one that could not be kept would
-		 * be recorded but read as time outside every window */
-		int room;
-		pthread_mutex_lock(&G.win_lock);
-		if (G.n_cap == G.cap_alloc) {
-			size_t n = G.cap_alloc ? 2 * G.cap_alloc : 64;
-			uint64_t *p = n <= GS_MAX_CAPTURE_WINDOWS
-					  ? realloc(G.cap_win, 2 * n * sizeof(*p))
-					  : NULL;
-			if (p) {
-				G.cap_win = p;
-				G.cap_alloc = n;
+	G.cap_want = on;
+	if (G.cap_switching && !wait) {
+		pthread_mutex_unlock(&G.cap_lock);
+		return;
+	}
+	while (G.cap_switching)
+		pthread_cond_wait(&G.cap_cond, &G.cap_lock);
+	G.cap_want = on;
+	G.cap_switching = 1;
+	for (;;) {
+		int act = 0; /* 1 switch on, -1 off */
+
+		if (G.cap_want && !G.capturing && G.accepting) {
+			/* room for the window first: one that could not be kept
+			 * would be recorded but read as time outside every window */
+			int room;
+			pthread_mutex_lock(&G.win_lock);
+			room = capture_room();
+			if (!room)
+				G.cap_skipped++;
+			pthread_mutex_unlock(&G.win_lock);
+			if (!room) {
+				gs_warn("capture_range.full",
+					"the program started tracing more than %d times; the spans "
+					"after are not recorded",
+					GS_MAX_CAPTURE_WINDOWS);
+				G.cap_want = 0;
+				break;
 			}
+			act = 1;
+		} else if (!G.cap_want && G.capturing) {
+			pthread_mutex_lock(&G.win_lock);
+			G.cap_win[2 * G.n_cap] = G.cap_start;
+			G.cap_win[2 * G.n_cap + 1] = cupti_now();
+			G.n_cap++;
+			G.capturing = 0;
+			pthread_mutex_unlock(&G.win_lock);
+			act = -1;
 		}
-		room = G.n_cap < G.cap_alloc;
-		if (!room)
-			G.cap_skipped++;
-		pthread_mutex_unlock(&G.win_lock);
-		if (room) {
+		if (!act)
+			break;
+		pthread_mutex_unlock(&G.cap_lock);
+		if (act > 0) {
 			set_tracing(1);
+			if (G.cfg.capture_driver)
+				enable_driver_launches(1);
 			pthread_mutex_lock(&G.win_lock);
 			G.cap_start = cupti_now();
 			G.capturing = 1;
 			pthread_mutex_unlock(&G.win_lock);
 		} else {
-			gs_warn("capture_range.full",
-				"the program started tracing more than %d times; the spans "
-				"after are not recorded",
-				GS_MAX_CAPTURE_WINDOWS);
+			set_tracing(0);
+			/* GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows: off between
+			 * windows too (on from the start, see start()) */
+			if (G.cfg.capture_driver)
+				enable_driver_launches(0);
 		}
-	} else if (!on && G.capturing) {
-		pthread_mutex_lock(&G.win_lock);
-		G.cap_win[2 * G.n_cap] = G.cap_start;
-		G.cap_win[2 * G.n_cap + 1] = cupti_now();
-		G.n_cap++;
-		G.capturing = 0;
-		pthread_mutex_unlock(&G.win_lock);
-		set_tracing(0);
+		pthread_mutex_lock(&G.cap_lock);
 	}
+	G.cap_switching = 0;
+	pthread_cond_broadcast(&G.cap_cond);
 	pthread_mutex_unlock(&G.cap_lock);
+}
+
+static void capture_switch(int on)
+{
+	capture_switch_ex(on, 0);
 }
 
 /* The first capture window (closed) that ends at or after t: its index,
@@ -1366,6 +1419,10 @@ static void write_start_meta(void)
 	gs_writer_meta_int(w, "config.latency", G.cfg.latency);
 	gs_writer_meta(w, "config.unwinder", gs_unwinder_str(G.cfg.unwinder));
 	gs_writer_meta(w, "config.native_frames", gs_native_frames_str(G.cfg.native_frames));
+	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API)
+		gs_writer_meta(w, "config.capture_driver_launches",
+			       G.cfg.capture_driver ? "windows" : "always");
+	gs_writer_meta_int(w, "config.stack_cache", G.cfg.stack_cache);
 	gs_writer_meta_int(w, "config.graph_level", G.cfg.graph_level);
 	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API) {
 		/* the time outside the windows is not recorded: a v2 reader
@@ -1389,17 +1446,25 @@ static void write_start_meta(void)
 	/* which rank of a multi-process job this is (the multi-trace report);
 	 * only these names: the rest of the environment may hold secrets */
 	{
-		static const char *const rank_vars[] = {
-		    "RANK",	    "LOCAL_RANK",	    "WORLD_SIZE",	 "LOCAL_WORLD_SIZE",
-		    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "SLURM_PROCID",
-		};
-		size_t i;
-		for (i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
-			const char *v = getenv(rank_vars[i]);
+		static const char *const rank_vars[2 * GS_RANK_ENV_N] = {GS_RANK_ENV_VARS,
+									 GS_WORLD_SIZE_ENV_VARS};
+		int64_t rank, world;
+		int i = gs_rank_from_env(env_get, NULL, &rank, &world);
+		size_t k;
+		for (k = 0; k < sizeof(rank_vars) / sizeof(rank_vars[0]); k++) {
+			const char *v = getenv(rank_vars[k]);
 			if (v && *v && strlen(v) < 64) {
-				snprintf(buf, sizeof(buf), "env.%s", rank_vars[i]);
+				snprintf(buf, sizeof(buf), "env.%s", rank_vars[k]);
 				gs_writer_meta(w, buf, v);
 			}
+		}
+		/* the rank as one key, whatever launched the job (trace_format.h) */
+		if (i >= 0) {
+			gs_writer_meta_int(w, "rank", rank);
+			if (world > 0)
+				gs_writer_meta_int(w, "world_size", world);
+			snprintf(buf, sizeof(buf), "env.%s", rank_vars[i]);
+			gs_writer_meta(w, "rank_source", buf);
 		}
 	}
 	/* what tracing costs here, measured by gapscope-calibrate before the
@@ -1410,7 +1475,8 @@ static void write_start_meta(void)
 		while (cal && *cal) {
 			size_t k = strspn(cal, "abcdefghijklmnopqrstuvwxyz_");
 			size_t d = cal[k] == '=' ? strspn(cal + k + 1, "0123456789") : 0;
-			if (k && k < 40 && d && d < 19 && (cal[k + 1 + d] == ',' || !cal[k + 1 + d])) {
+			if (k && k < 40 && d && d < 19 &&
+			    (cal[k + 1 + d] == ',' || !cal[k + 1 + d])) {
 				char key[64], val[24];
 				snprintf(key, sizeof(key), "calibration.%.*s", (int)k, cal);
 				snprintf(val, sizeof(val), "%.*s", (int)d, cal + k + 1);
@@ -1485,8 +1551,9 @@ static void finalize(const char *reason)
 	n_cpu = gs_thread_cpu_scan("/proc/self/task", cpu, GS_THREAD_NAMES);
 	process_cpu = gs_stat_cpu_ns("/proc/self/stat");
 	stop_flush_thread();
-	/* a capture window still open ends here */
-	capture_switch(0);
+	/* a capture window still open ends here (after a switch another
+	 * thread may be making) */
+	capture_switch_ex(0, 1);
 	/* No new records, then everything CUPTI holds (forced: at the end a
 	 * record still incomplete will never complete). */
 	enable_activities(0);

@@ -10,6 +10,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ void gs_config_defaults(struct gs_config *c)
 	c->callsites = GS_CS_SYNCS;
 	c->unwinder = GS_UNWIND_AUTO;
 	c->native_frames = GS_NATIVE_AUTO;
+	c->stack_cache = 1;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
 	c->clock = GS_CLOCK_CUPTI;
 	c->flush_ms = GS_DEFAULT_FLUSH_MS;
@@ -92,8 +94,20 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		 * warns once at init rather than losing the trace at the end. */
 		if (strlen(v) >= sizeof(c->output) ||
 		    gs_path_expand(v, tmp, sizeof(tmp), 1, "h", get, ctx, err, sizeof(err)) != 0) {
-			gs_warn("config.output", "GAPSCOPE_OUTPUT=\"%.128s\": %s; using \"%s\"", v,
-				strlen(v) >= sizeof(c->output) ? "too long" : err,
+			char shown[112];
+			size_t n = strlen(v);
+			/* a long value is shown by its start and its end, where the
+			 * mistake usually is, and its length: the whole warning
+			 * fits its line (it was cut mid-sentence) */
+			if (n <= 96)
+				snprintf(shown, sizeof(shown), "\"%s\"", v);
+			else
+				snprintf(shown, sizeof(shown), "\"%.48s...%s\" (%zu bytes)", v,
+					 v + n - 40, n);
+			if (strlen(v) >= sizeof(c->output))
+				snprintf(err, sizeof(err), "longer than %zu bytes",
+					 sizeof(c->output) - 1);
+			gs_warn("config.output", "GAPSCOPE_OUTPUT=%s: %s; using \"%s\"", shown, err,
 				GS_DEFAULT_OUTPUT);
 			bad++;
 		} else {
@@ -105,12 +119,14 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 	if (v && *v) {
 		unsigned act;
 		if (gs_activities_parse(v, &act) != 0) {
-			gs_warn(
-			    "config.activities",
-			    "GAPSCOPE_ACTIVITIES=\"%.128s\" is not a comma list of kernel, memcpy, "
-			    "memset, runtime, driver, sync, nvtx, graph, overhead or \"all\"; "
-			    "using the default",
-			    v);
+			char words[160];
+			gs_activities_words(words, sizeof(words));
+			/* the words from the parser's own table: event and stream
+			 * were missing from a list written out by hand */
+			gs_warn("config.activities",
+				"GAPSCOPE_ACTIVITIES=\"%.64s%s\" is not a comma list of %s or "
+				"\"all\"; using the default",
+				v, strlen(v) > 64 ? "..." : "", words);
 			bad++;
 		} else {
 			c->activities = act;
@@ -161,12 +177,36 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		}
 	}
 
+	v = get("GAPSCOPE_STACK_CACHE", ctx);
+	if (v && *v) {
+		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+			c->stack_cache = v[0] - '0';
+		} else {
+			gs_warn("config.stack_cache",
+				"GAPSCOPE_STACK_CACHE=\"%.64s\" is not 0 or 1; using 1", v);
+			bad++;
+		}
+	}
+
 	v = get("GAPSCOPE_SYNC_SOURCE", ctx);
 	if (v && *v) {
 		if (gs_sync_source_parse(v, &c->sync_source) != 0) {
 			gs_warn("config.sync_source",
 				"GAPSCOPE_SYNC_SOURCE=\"%.64s\" is not callbacks or cupti; using "
 				"callbacks",
+				v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_CAPTURE_DRIVER_LAUNCHES", ctx);
+	if (v && *v) {
+		if (strcmp(v, "always") == 0 || strcmp(v, "windows") == 0) {
+			c->capture_driver = v[0] == 'w';
+		} else {
+			gs_warn("config.capture_driver_launches",
+				"GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=\"%.64s\" is not always or "
+				"windows; using always",
 				v);
 			bad++;
 		}
@@ -257,6 +297,42 @@ static int put(char *out, size_t outlen, size_t *used, const char *s, size_t n)
 	return 0;
 }
 
+/* v: a whole decimal number 0 <= v < 2^31, nothing else (no sign, no
+ * spaces: "03" is 3, "3x", "-1" and "" are not numbers) */
+static int env_whole(const char *v, int64_t *out)
+{
+	int64_t x = 0;
+	size_t i;
+
+	if (!v || !*v || strlen(v) > 10)
+		return 0;
+	for (i = 0; v[i]; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return 0;
+		x = x * 10 + (v[i] - '0');
+	}
+	if (x > INT32_MAX)
+		return 0;
+	*out = x;
+	return 1;
+}
+
+int gs_rank_from_env(gs_getenv_fn get, void *ctx, int64_t *rank, int64_t *world_size)
+{
+	static const char *const ranks[GS_RANK_ENV_N] = {GS_RANK_ENV_VARS};
+	static const char *const sizes[GS_RANK_ENV_N] = {GS_WORLD_SIZE_ENV_VARS};
+	int i;
+
+	for (i = 0; i < GS_RANK_ENV_N; i++) {
+		if (!env_whole(get(ranks[i], ctx), rank))
+			continue;
+		if (!env_whole(get(sizes[i], ctx), world_size) || *world_size <= *rank)
+			*world_size = 0;
+		return i;
+	}
+	return -1;
+}
+
 int gs_path_expand(const char *tmpl, char *out, size_t outlen, long pid, const char *host,
 		   gs_getenv_fn get, void *ctx, char *err, size_t errlen)
 {
@@ -303,8 +379,15 @@ int gs_path_expand(const char *tmpl, char *out, size_t outlen, long pid, const c
 					return -1;
 				}
 				n = (size_t)(close - (p + 2));
-				if (n == 0 || n >= sizeof(name)) {
+				if (n == 0) {
 					snprintf(err, errlen, "%%q{} needs a variable name");
+					return -1;
+				}
+				if (n >= sizeof(name)) {
+					snprintf(err, errlen,
+						 "%%q{VAR}: a variable name of %zu bytes (at "
+						 "most %zu)",
+						 n, sizeof(name) - 1);
 					return -1;
 				}
 				memcpy(name, p + 2, n);

@@ -58,20 +58,25 @@ enum gs_activity {
 #define GS_MAX_FLUSH_MS 3600000u
 
 struct gs_config {
-	char output[4096];   /* path template as in effect (not expanded) */
-	unsigned activities; /* enum gs_activity bits */
-	int latency;	     /* 0/1: cuptiActivityEnableLatencyTimestamps */
-	int clock;	     /* enum gs_clock: where CUPTI's CPU timestamps come from */
-	int graph_level;     /* 0/1: graph launches as one graph_runs row each
-				(GRAPH_TRACE) instead of a record per node */
-	unsigned flush_ms;   /* ms between forced flushes; 0 = off */
-	int log_level;	     /* enum gs_log_level */
-	unsigned buffer_kb;  /* KiB per CUPTI activity buffer */
-	int callsites;	     /* enum gs_callsite_mode (GAPSCOPE_CALLSITES) */
-	int unwinder;	     /* enum gs_unwinder (GAPSCOPE_UNWINDER) */
-	int native_frames;   /* enum gs_native_walk (GAPSCOPE_NATIVE_FRAMES) */
-	int sync_source;     /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
-	int capture_range;   /* enum gs_capture_range (GAPSCOPE_CAPTURE_RANGE) */
+	char output[4096];    /* path template as in effect (not expanded) */
+	unsigned activities;  /* enum gs_activity bits */
+	int latency;	      /* 0/1: cuptiActivityEnableLatencyTimestamps */
+	int clock;	      /* enum gs_clock: where CUPTI's CPU timestamps come from */
+	int graph_level;      /* 0/1: graph launches as one graph_runs row each
+				 (GRAPH_TRACE) instead of a record per node */
+	unsigned flush_ms;    /* ms between forced flushes; 0 = off */
+	int log_level;	      /* enum gs_log_level */
+	unsigned buffer_kb;   /* KiB per CUPTI activity buffer */
+	int callsites;	      /* enum gs_callsite_mode (GAPSCOPE_CALLSITES) */
+	int unwinder;	      /* enum gs_unwinder (GAPSCOPE_UNWINDER) */
+	int native_frames;    /* enum gs_native_walk (GAPSCOPE_NATIVE_FRAMES) */
+	int stack_cache;      /* 0/1: call sites' per-thread stack cache
+				 (GAPSCOPE_STACK_CACHE) */
+	int sync_source;      /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
+	int capture_range;    /* enum gs_capture_range (GAPSCOPE_CAPTURE_RANGE) */
+	int capture_driver;   /* 0: the driver's launch records on all run long,
+				 1: only inside capture windows (experimental,
+				 GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows) */
 	int64_t run_start_ns; /* ns since the epoch (CLOCK_REALTIME): when the
 				 `gapscope record` run this process belongs to
 				 began (GAPSCOPE_RECORD_START_NS), 0 outside one */
@@ -106,12 +111,22 @@ typedef const char *(*gs_getenv_fn)(const char *name, void *ctx);
 /* Fill `c` from GAPSCOPE_* variables. Each invalid value gives one warning
  * (gs_warn) and the default is used. Returns the number of invalid values. */
 int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx);
+
+/* The process's rank in a multi-process job from the launcher's variables
+ * (GS_RANK_ENV_VARS, trace_format.h): the first that holds a whole number
+ * 0 <= v < 2^31 gives *rank; the world-size variable paired with it gives
+ * *world_size when it holds a whole number above *rank, else 0. Returns the
+ * index of the rank's variable in GS_RANK_ENV_VARS, or -1 (rank unknown). */
+int gs_rank_from_env(gs_getenv_fn get, void *ctx, int64_t *rank, int64_t *world_size);
 void gs_config_defaults(struct gs_config *c);
 
 /* "kernel,memcpy,..." for the bits in `act` (buf always terminated). */
 void gs_activities_to_string(unsigned act, char *buf, size_t len);
 /* Parse a GAPSCOPE_ACTIVITIES value. Returns 0 and sets *act, or -1. */
 int gs_activities_parse(const char *s, unsigned *act);
+/* The activity words gs_activities_parse knows, "kernel, memcpy, ...,
+ * overhead", into buf (cut to len). */
+void gs_activities_words(char *buf, size_t len);
 /* Parse a GAPSCOPE_SYNC_SOURCE value ("callbacks", "cupti"). Returns 0 and
  * sets *src (enum gs_sync_source), or -1. */
 int gs_sync_source_parse(const char *s, int *src);

@@ -26,7 +26,7 @@ static void *log_sink_ctx;
 static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	char key[64];
-	char msg[256];
+	char msg[400];
 } warnings[GS_MAX_WARNINGS];
 static int n_warnings;
 
@@ -72,7 +72,7 @@ void gs_log(int level, const char *fmt, ...)
 
 void gs_warn(const char *key, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[400];
 	va_list ap;
 	int i, seen = 0;
 

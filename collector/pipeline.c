@@ -87,13 +87,17 @@ struct packed {
 	uint32_t pad;
 };
 
-/* Bytes of struct gs_event that an event of this kind uses. */
-static size_t event_len(int kind)
+/* Bytes of struct gs_event that ev uses: its kind's member of the union; of
+ * a call site, the names text only as far as it is used (a native-only
+ * capture, a C program's, copies ~200 bytes instead of ~1.8 KB, inside the
+ * program's blocking call). */
+static size_t event_len(const struct gs_event *ev)
 {
 	const size_t u = offsetof(struct gs_event, u);
 	const struct gs_event *e = NULL;
+	size_t text;
 
-	switch (kind) {
+	switch (ev->kind) {
 	case GS_EV_GRAPH: return u + sizeof(e->u.graph);
 	case GS_EV_GRAPH_NODE: return u + sizeof(e->u.node);
 	case GS_EV_GRAPH_EDGE: return u + sizeof(e->u.edge);
@@ -101,7 +105,9 @@ static size_t event_len(int kind)
 	case GS_EV_GRAPH_LAUNCH: return u + sizeof(e->u.launch);
 	case GS_EV_GRAPH_CAPTURED: return u + sizeof(e->u.captured);
 	case GS_EV_GRAPH_NODE_UPDATE: return u + sizeof(e->u.update);
-	case GS_EV_CALLSITE: return u + sizeof(e->u.callsite);
+	case GS_EV_CALLSITE:
+		text = ev->u.callsite.text_len < GS_CS_TEXT ? ev->u.callsite.text_len : GS_CS_TEXT;
+		return u + offsetof(struct gs_callsite, text) + text;
 	case GS_EV_SYNC: return u + sizeof(e->u.sync);
 	case GS_EV_CUDA_EVENT: return u + sizeof(e->u.cuda_event);
 	default: return sizeof(*e);
@@ -654,7 +660,7 @@ static struct item *batch_new(void)
 
 int gs_pipeline_event(struct gs_pipeline *p, const struct gs_event *ev)
 {
-	struct packed h = {(uint32_t)event_len(ev->kind), 0};
+	struct packed h = {(uint32_t)event_len(ev), 0};
 	size_t need = packed_size(h.len);
 	struct item *it;
 

@@ -28,6 +28,7 @@
 #define PY313_TSTATE_CURRENT 72	   /* PyThreadState.current_frame */
 #define PY_IFRAME_CODE 0	   /* _PyInterpreterFrame.f_code / f_executable */
 #define PY_IFRAME_PREVIOUS 8	   /* .previous */
+#define PY_IFRAME_INSTR 56	   /* .prev_instr (3.12) / .instr_ptr (3.13) */
 #define PY_IFRAME_OWNER 70	   /* .owner (char) */
 #define PY_FRAME_OWNED_BY_CSTACK 3 /* a shim frame, no Python code */
 #define PY_CODE_FILENAME 112	   /* PyCodeObject.co_filename */
@@ -160,6 +161,49 @@ static int ascii_add(const struct gs_pyapi *a, const char *str, struct gs_callsi
 	return text_addn(cs, str + PY_STR_ASCII_DATA, (size_t)len, max);
 }
 
+/* The line of a frame, remembered per thread by its code object and
+ * instruction pointer. CPython finds it by decoding the code's line table
+ * from its start (PyCode_Addr2Line): ~4-7 us for a frame 400 lines into a
+ * function on the development machine (3.12.1, 3.13.0), where a whole
+ * capture of 8 small frames takes ~0.35 us, and a loop that blocks does so
+ * from the same lines again and again. The line is a function of the code
+ * object and the instruction, both live while the frame is; a code object
+ * freed and another made at the same address would have to hold the same
+ * file and name objects too, at the same instruction address, to be taken
+ * for it. */
+#define LINE_CACHE 64
+static __thread struct line_entry {
+	const void *code, *instr, *file, *name;
+	int line;
+} line_cache[LINE_CACHE];
+
+static int line_cache_on = 1;
+
+void gs_py_set_line_cache(int on)
+{
+	line_cache_on = on;
+}
+
+static int frame_line(const struct gs_pyapi *a, const char *f, const char *code)
+{
+	const char *instr = ptr_at(f, PY_IFRAME_INSTR);
+	const char *file = ptr_at(code, PY_CODE_FILENAME), *name = ptr_at(code, PY_CODE_NAME);
+	struct line_entry *e =
+	    &line_cache[(((uintptr_t)code >> 4) ^ ((uintptr_t)instr >> 1)) & (LINE_CACHE - 1)];
+
+	if (!line_cache_on)
+		return a->iframe_line((void *)f);
+	if (e->code != code || e->instr != instr || e->file != file || e->name != name) {
+		e->code = NULL; /* a capture in a signal handler meanwhile skips it */
+		e->line = a->iframe_line((void *)f);
+		e->instr = instr;
+		e->file = file;
+		e->name = name;
+		e->code = code;
+	}
+	return e->line;
+}
+
 /* The calling thread's frames while it does not hold the GIL. Only this
  * thread changes its frame chain, and it is inside this call: the chain,
  * the code objects its frames hold and their strings stay as they are
@@ -192,7 +236,7 @@ static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs)
 				break; /* text full */
 			cs->py_file[cs->n_py] = (uint16_t)file;
 			cs->py_func[cs->n_py] = (uint16_t)func;
-			cs->py_line[cs->n_py] = a->iframe_line((void *)f);
+			cs->py_line[cs->n_py] = frame_line(a, f, code);
 			cs->n_py++;
 			n++;
 		}

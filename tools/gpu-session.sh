@@ -25,6 +25,15 @@
 #          gap_phases, launch calls timed from outside where the build has the
 #          interposer, read with corrected_accuracy.py realprogs; the traces stay
 #          in the archive; STEP_TIMEOUT=600)
+#          collcost (issue 52 item 2, the collector's own cost: the launch loops as 5
+#          interleaved whole-process rounds untraced / recorded by default / --no-callsites /
+#          GAPSCOPE_STACK_CACHE=0 (every capture walks: the call sites before the cache) /
+#          --capture-range never started (the switched-off collector) / --graph-level, the
+#          default trace's native walks; then --ab 1 of the launch loops and torch_nosync.py
+#          --ab 5 under --capture-range with the driver's launch records on all along and
+#          with GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows, and whether the windows' kernels
+#          keep their launch calls; STEP_TIMEOUT=600)
+#          whatif (tests/gpu/whatif_gpu.sh, traces kept), onegpu / twogpu (tests/gpu/two_gpu.sh)
 #   (default: info tests graphs bench demos)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -88,7 +97,14 @@ for s in "${steps[@]}"; do
   # GPU time per graph node by kernel length, untraced / traced / graph-level,
   # and what the default traces show per node (the traces stay here)
   pitch) run_step pitch bash -c 'python3 bench/overhead/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads graph_pitch --values --keep-rounds --out "$OUT/pairs" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/gpu_time/graph_pitch_trace.py "$OUT"/pairs/graph_pitch.default.r*.db; rm -f "$OUT"/pairs/*.db' ;;
+  collcost) run_step collcost bench/overhead/run_collcost.sh ;;
   graphs) run_step graphs tests/gpu/graphs_gpu.sh ;;
+  # issue 53's check: whatif's predicted saving against the demos' measured fixes
+  # (the demos' traces stay in the archive, for working on the model elsewhere)
+  whatif) run_step whatif bash -c 'tests/gpu/whatif_gpu.sh' ;;
+  # issue 57's one-GPU path (the two-GPU checks on GPU 0 only)
+  onegpu) run_step onegpu bash -c 'tests/gpu/two_gpu.sh --one-gpu' ;;
+  twogpu) run_step twogpu bash -c 'tests/gpu/two_gpu.sh' ;;
   reportbench) run_step reportbench bench/accuracy/run_report_gpu.sh ;;
   demos) run_step demos demos/run_all ;;
   untraced) run_step untraced demos/run_all --untraced ;;

@@ -53,11 +53,21 @@
  *   kernel_runtime_rt  the same with a callback that reads CLOCK_REALTIME
  *                      (the clock CUPTI documents for its own; the collector's
  *                      GAPSCOPE_CLOCK=realtime)
+ *   kernel_runtime_drvlaunch  kernel_runtime + the driver's launch calls'
+ *                      records (cuptiActivityEnableDriverApi, as the
+ *                      collector: a runtime launch's nested cuLaunchKernel
+ *                      is recorded too)
+ *   drvlaunch_only     the driver's launch records alone: what the
+ *                      collector leaves on outside the windows of
+ *                      --capture-range
  * Prints "mode=M variant=V per_launch_us=X" for
  *   empty_256      back-to-back launches of an empty kernel, rounds of 256
  *   getdev_256     the same with 5 cudaGetDevice() calls before each launch
  *   lasterror_256  the same with cudaGetLastError() after each launch
  *   sync_256       each launch followed by cudaStreamSynchronize()
+ *   graph_1000     a CUDA graph of 1000 empty kernels (stream capture, made
+ *                  once), replayed and synchronised: us per node (what the
+ *                  per-node kernel records cost graph replays, CUPTI alone)
  * (the median over 15 rounds of the round's wall time over its launches),
  * then "rows=N" (callback rows made, 0 without callbacks) and "PASS". Exit 1
  * on a CUDA or CUPTI error, 2 on a bad mode, 77 without a device. It judges
@@ -92,7 +102,7 @@ __global__ void api_source_empty(void)
 {
 }
 
-enum extra { NONE, GET_DEVICE, LAST_ERROR, SYNC_EACH };
+enum extra { NONE, GET_DEVICE, LAST_ERROR, SYNC_EACH, GRAPH_1000 };
 
 /* ------------------------------------------------------------- CUPTI side */
 
@@ -180,7 +190,7 @@ enum {
 };
 
 /* extra settings, X_* */
-enum { X_LATENCY = 1, X_TSC = 2, X_REALTIME = 4 };
+enum { X_LATENCY = 1, X_TSC = 2, X_REALTIME = 4, X_DRIVER_LAUNCH = 8 };
 
 static uint64_t CUPTIAPI tsc_now(void)
 {
@@ -199,7 +209,7 @@ static uint64_t CUPTIAPI realtime_now(void)
 static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, int callbacks,
 			unsigned extra)
 {
-	if (kernels || runtime != RT_NONE || kinds) {
+	if (kernels || runtime != RT_NONE || kinds || (extra & X_DRIVER_LAUNCH)) {
 		size_t i;
 		if (extra & X_TSC) /* before any kind is enabled */
 			CUPTI_CHECK(cuptiActivityRegisterTimestampCallback(tsc_now));
@@ -239,6 +249,20 @@ static void start_cupti(int kernels, enum runtime_how runtime, unsigned kinds, i
 			    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, 0));
 			CUPTI_CHECK(cuptiActivityEnableRuntimeApi(
 			    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020, 0));
+		}
+		if (extra & X_DRIVER_LAUNCH) {
+			/* as the collector (enable_driver_launches): the driver's
+			 * launch calls, which a runtime launch makes nested */
+			static const CUpti_CallbackId drv[] = {
+			    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+			    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+			    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+			    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+			    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+			    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+			};
+			for (i = 0; i < sizeof drv / sizeof drv[0]; i++)
+				CUPTI_CHECK(cuptiActivityEnableDriverApi(drv[i], 1));
 		}
 	}
 	if (callbacks) {
@@ -328,7 +352,29 @@ static void start_synccb(enum synccb how)
 
 /* ------------------------------------------------------------- the loop */
 
-/* us per launch: median over ROUNDS rounds of PER launches each */
+#define GRAPH_NODES 1000
+
+/* the graph of graph_1000, made once by stream capture */
+static cudaGraphExec_t graph_exec(cudaStream_t s)
+{
+	static cudaGraphExec_t exec;
+	cudaGraph_t g;
+	int i;
+
+	if (exec)
+		return exec;
+	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+	for (i = 0; i < GRAPH_NODES; i++)
+		api_source_empty<<<1, 32, 0, s>>>();
+	CHECK(cudaStreamEndCapture(s, &g));
+	CHECK(cudaGraphInstantiate(&exec, g, 0));
+	CHECK(cudaGraphUpload(exec, s));
+	CHECK(cudaStreamSynchronize(s));
+	return exec;
+}
+
+/* us per launch: median over ROUNDS rounds of PER launches each (per node
+ * of one replay for GRAPH_1000) */
 static double loop(cudaStream_t s, enum extra extra)
 {
 	double v[ROUNDS];
@@ -336,6 +382,15 @@ static double loop(cudaStream_t s, enum extra extra)
 
 	for (r = 0; r < WARMUP + ROUNDS; r++) {
 		double t0 = now_us();
+		if (extra == GRAPH_1000) {
+			cudaGraphExec_t exec = graph_exec(s);
+			t0 = now_us();
+			CHECK(cudaGraphLaunch(exec, s));
+			CHECK(cudaStreamSynchronize(s));
+			if (r >= WARMUP)
+				v[r - WARMUP] = (now_us() - t0) / GRAPH_NODES;
+			continue;
+		}
 		for (i = 0; i < PER; i++) {
 			if (extra == GET_DEVICE)
 				for (k = 0; k < 5; k++)
@@ -389,12 +444,15 @@ static const struct mode {
     {"kernel_runtime_latency", 1, RT_KIND, 0, 0, SCB_NONE, X_LATENCY},
     {"kernel_runtime_tsc", 1, RT_KIND, 0, 0, SCB_NONE, X_TSC},
     {"kernel_runtime_rt", 1, RT_KIND, 0, 0, SCB_NONE, X_REALTIME},
+    {"kernel_runtime_drvlaunch", 1, RT_KIND, 0, 0, SCB_NONE, X_DRIVER_LAUNCH},
+    {"drvlaunch_only", 0, RT_NONE, 0, 0, SCB_NONE, X_DRIVER_LAUNCH},
 };
 #define N_MODES (int)(sizeof modes / sizeof modes[0])
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = {"empty_256", "getdev_256", "lasterror_256", "sync_256"};
+	static const char *const names[] = {"empty_256", "getdev_256", "lasterror_256", "sync_256",
+					    "graph_1000"};
 	const struct mode *md;
 	cudaStream_t s;
 	int m, n = 0, v;
@@ -419,11 +477,11 @@ int main(int argc, char **argv)
 	start_synccb(md->synccb);
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	CHECK(cudaDeviceSynchronize());
-	for (v = 0; v < 4; v++)
+	for (v = 0; v < 5; v++)
 		printf("mode=%s variant=%s per_launch_us=%.3f\n", md->name, names[v],
 		       loop(s, (enum extra)v));
 	CHECK(cudaStreamDestroy(s));
-	if (md->kernels || md->runtime != RT_NONE || md->kinds)
+	if (md->kernels || md->runtime != RT_NONE || md->kinds || (md->extra & X_DRIVER_LAUNCH))
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	printf("rows=%llu sync_callbacks=%llu\n", rows_made, synccb_calls);
 	/* every sync_256 launch's sync entered and left the callback */

@@ -31,7 +31,7 @@ MODES = ("plain", "kernel", "kernel_runtime", "kernel_callbacks", "callbacks_onl
          "default_no_sync_event_stream", "kr_synccb_rt_empty", "kr_synccb_all_empty",
          "kr_synccb_all_full", "kr_synccb_rt_ctx", "kr_synccb_rt_stream", "kr_synccb_rt_time",
          "kernel_latency", "kernel_runtime_latency", "kernel_runtime_tsc",
-         "kernel_runtime_rt")
+         "kernel_runtime_rt", "kernel_runtime_drvlaunch", "drvlaunch_only")
 LINE = re.compile(r"^mode=(\S+) variant=(\S+) per_launch_us=([0-9.]+)", re.M)
 
 

@@ -24,7 +24,9 @@ static double now_ns(void)
 }
 
 /* ns per capture part over n captures: part 0 the Python frames, 1 the
- * native walk with unwinder (enum gs_unwinder: 1 libgcc, 2 libunwind).
+ * native walk with unwinder (enum gs_unwinder: 1 libgcc, 2 libunwind), 2
+ * the Python frames without the per-thread line cache (as before
+ * 2026-12-07; it only serves frames read without the GIL).
  * Returns -1 without CPython, -2 when that unwinder does not load. *frames
  * is how many frames the last capture took. */
 EXPORT double gs_bench_capture_ns(int part, int unwinder, int n, int *frames)
@@ -37,13 +39,14 @@ EXPORT double gs_bench_capture_ns(int part, int unwinder, int n, int *frames)
 
 	if (!have_api && !(have_api = gs_pyapi_resolve(&api)))
 		return -1;
-	if (part && gs_callsite_set_unwinder(unwinder, NULL) != unwinder)
+	if (part == 1 && gs_callsite_set_unwinder(unwinder, NULL) != unwinder)
 		return -2;
+	gs_py_set_line_cache(part != 2);
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		cs.n_native = cs.n_py = 0; /* as capture() starts it */
 		cs.text_len = 0;
-		got = part ? gs_native_frames(&cs, 1) : gs_py_frames(&api, &cs);
+		got = part == 1 ? gs_native_frames(&cs, 1) : gs_py_frames(&api, &cs);
 	}
 	*frames = got;
 	return (now_ns() - t0) / n;

@@ -78,17 +78,28 @@ def main():
                                    "2.000", "us"], rows[5])
         expect(rows[4].split()[2:6] == ["0/5", "1/5", "8.000", "us"], rows[4])
         # of the others' 30000 a step, 30000 - rank 2's own 2000 is waiting for it
+        # the evidence rule: rank 2's end minus the latest other end, every
+        # step: 11000 x 4 and 62000 - 70000 = -8000 in step 3; median 11000,
+        # deviations 0 x 4 and 19000: median 0 - above it, named
         expect("rank 2 is the straggler: it ends step ranges last in 4 of 5 steps, by "
-               "11.000 us (median); the others wait 30.000 us per step in allreduce, of "
-               "which about 28.000 us is waiting for it (its own: 2.000 us)" in out, out)
+               "11.000 us (median)\n"
+               "  its lag over all 5 steps: 11.000 us (median), above the step-to-step "
+               "spread 0 ns (median absolute deviation)\n"
+               "  the others wait 30.000 us per step in allreduce, of "
+               "which about 28.000 us is waiting for it (its own: 2.000 us)\n" in out, out)
+        expect(max(len(l) for l in out.splitlines()) <= 160, "160 columns\n" + out)
         expect('NVTX range "step" (the most frequent name common to all), 5 steps' in out, out)
         # ranks 0 and 1 alone: rank 1 ends last in 5 of 5 steps (by 1000, step 3
         # by 20000: median 1000) and spends 30000 a step in allreduce, as much as
         # rank 0 does (median of {10000, 30000 x 4}): no wait for it to speak of
         two = run([gs, "report", dbs[0], dbs[1], "--comm-range", "allreduce"]).stdout
+        # its lag in every step 1000 (step 3: 20000): median 1000, spread 0
         expect("rank 1 is the straggler: it ends step ranges last in 5 of 5 steps, by "
-               "1.000 us (median); the others wait 30.000 us per step in allreduce, no more "
-               "than its own (30.000 us): not waiting for it" in two, two)
+               "1.000 us (median)\n"
+               "  its lag over all 5 steps: 1.000 us (median), above the step-to-step "
+               "spread 0 ns (median absolute deviation)\n"
+               "  the others wait 30.000 us per step in allreduce, no more "
+               "than its own (30.000 us): not waiting for it\n" in two, two)
         expect("  step 3      rank 2 by 2.000 us, rank 1 by 8.000 us" in out, out)
     elif check in ("json", "nccl", "hosts"):
         extra = [] if check == "nccl" else ["--comm-range", "allreduce"]
@@ -119,6 +130,12 @@ def main():
         expect(s["others_wait_p50_ns"] == 30000, "others wait")
         # 30000 less rank 2's own 2000 a step (the nccl check: 30000 less its 2000 too)
         expect(s["others_wait_for_straggler_ns"] == 28000, f"wait for it {s}")
+        # the evidence (see "text"): lag 11000 over all steps, spread 0
+        expect((s["min_steps"], s["candidate"], s["lag_p50_ns"], s["lag_spread_ns"],
+                s["why_none"]) == (3, 2, 11000, 0, None), str(s))
+        # traces recorded before meta rank: env.RANK gives it, no world size
+        expect([(x["rank_source"], x["world_size"]) for x in p] == [("env.RANK", None)] * 3,
+               str(p))
         expect(s["comm_source"] == ("nccl" if check == "nccl" else "nvtx"), "source")
         base = 1700000000000000000 if check == "hosts" else 0
         expect([x["first_start_ns"] for x in s["per_step"]] ==
@@ -194,13 +211,14 @@ def main():
         lines = out.splitlines()
         expect(lines[1] == "capture: rank 1: only the program's cudaProfilerStart.."
                "cudaProfilerStop spans were recorded: 2 windows, 490.000 us in all; time "
-               f"outside them is not analysed  [{dbs[1]}]", lines[1])
+               "outside them is not analysed", lines[1])
         expect(sum(l.startswith("capture") for l in lines) == 1, "one capture line\n" + out)
         rows = [l for l in lines if l.startswith("  rank ")]
         expect(rows[0].split()[:5] == ["rank", "0", "449.000", "us", "53.7%"], rows[0])
         expect(rows[1].split()[:5] == ["rank", "1", "440.000", "us", "54.5%"], rows[1])
         expect("rank 2 is the straggler: it ends step ranges last in 4 of 5 steps, by "
-               "11.000 us (median); the others wait 30.000 us per step in allreduce" in out, out)
+               "11.000 us (median)\n" in out and
+               "\n  the others wait 30.000 us per step in allreduce" in out, out)
         j = json.loads(run(args + ["--comm-range", "allreduce", "--json"]).stdout)
         pr = j["processes"]
         expect([p["capture"] for p in pr] ==
@@ -252,6 +270,16 @@ def main():
                            [tuple(r.values()) for r in st])
             q = db.execute(open(sql).read()).fetchall()
             expect(q == [(2, 4, 11.0), (1, 1, 8.0)], str(q))
+        # the evidence rule's figures for rank 2 (lags 11000 x 4 and -8000:
+        # median 11000, spread 0), as docs/many-traces.md queries them
+        sql = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multi_straggler_lag.sql")
+        import sqlite3
+        db = sqlite3.connect(":memory:")
+        db.execute(create)
+        db.executemany("INSERT INTO steps VALUES(?,?,?,?,?,?,?)",
+                       [tuple(int(v) if k != "trace" else v for k, v in r.items()) for r in st])
+        q = db.execute(open(sql).read()).fetchall()
+        expect(q == [(11000, 0)], str(q))
         # gaps.csv: one row per gap segment, on the common clock
         with open(os.path.join(out, "gaps.csv"), newline="") as f:
             gr = list(csv.reader(f))

@@ -36,5 +36,5 @@ CREATE INDEX a_c ON api_calls(correlation_id);" || exit 1
 find "$build/tests" -type f -name '*.db' -size -200k 2>/dev/null | head -40 | while read -r f; do
 	cp "$f" "$corpus/cli_$(echo "$f" | cksum | cut -d' ' -f1).db"
 done
-exec "$fuzzer" -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 -max_len=600000 \
+exec "$fuzzer" -max_total_time="$secs" -timeout="${GAPSCOPE_FUZZ_TIMEOUT:-20}" -rss_limit_mb=4096 -max_len=600000 \
 	-print_final_stats=1 -artifact_prefix="$work/artifacts/" "$corpus"

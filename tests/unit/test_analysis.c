@@ -2553,6 +2553,18 @@ static void test_api_classification(void **state)
 	assert_int_equal(gs_api_classify("cudaMalloc"), GS_APIF_CLASSIFIED);
 }
 
+/* A sum clamped at the int64 bounds is never shown as true: the clamp is
+ * remembered (gs_sums_clamped) for the verb to say so (issue 55, item 8). */
+static void test_sat_add_remembers_a_clamp(void **state)
+{
+	(void)state;
+	gs_sum_clamped = 0; /* whatever an earlier test of this process added */
+	assert_int_equal(gs_sat_add(INT64_MAX - 5, 5), INT64_MAX);
+	assert_int_equal(gs_sums_clamped(), 0); /* exact: no clamp */
+	assert_int_equal(gs_sat_add((int64_t)1 << 62, (int64_t)1 << 62), INT64_MAX);
+	assert_int_equal(gs_sums_clamped(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2623,6 +2635,7 @@ int main(void)
 		test_launch_overhead_share_counts_latency_graph_internal_and_launch_calls),
 	    cmocka_unit_test(test_range_cuts_host_late_gap_segments_per_piece),
 	    cmocka_unit_test(test_api_classification),
+	    cmocka_unit_test(test_sat_add_remembers_a_clamp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

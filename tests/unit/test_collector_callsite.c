@@ -616,6 +616,189 @@ static void test_missing_libunwind_falls_back_to_libgcc(void **state)
 	gs_warnings_reset();
 }
 
+/* ------------------------------------------------------------- stack cache */
+
+/* The capture at the leaf: through the stack cache (c) and walked (p),
+ * one after the other from this one frame. */
+static __attribute__((noinline)) int cap_both(struct gs_callsite *c, struct gs_callsite *p)
+{
+	int r = gs_native_frames_cached(c, 1, 9);
+
+	r += gs_native_frames(p, 1);
+	sink += r;
+	return r;
+}
+
+static __attribute__((noinline)) int chain(int n, struct gs_callsite *c, struct gs_callsite *p)
+{
+	int r = n ? chain(n - 1, c, p) : cap_both(c, p);
+
+	sink += r;
+	return r;
+}
+
+/* Two call sites of the same chain at the same depth: the leaf's stack
+ * address is the same for both, and the stacks differ only in the return
+ * address into outer, 5 frames out. */
+static __attribute__((noinline)) int outer(int which, struct gs_callsite *c, struct gs_callsite *p)
+{
+	int r;
+
+	if (which)
+		r = chain(3, c, p);
+	else
+		r = chain(3, c, p) + 1;
+	sink += r;
+	return r;
+}
+
+/* The cached frames are the walked ones (frame 0 aside: each is its own
+ * call's return address in cap_both), as many */
+static void assert_same_frames(const struct gs_callsite *c, const struct gs_callsite *p)
+{
+	int k;
+
+	assert_int_equal(c->n_native, p->n_native);
+	assert_true(c->n_native > 6);
+	for (k = 1; k < c->n_native; k++)
+		assert_ptr_equal(c->native[k], p->native[k]);
+}
+
+/* 40 captures alternating between the two call sites of outer: each gives
+ * the frames a walk gives there, and only the first capture at each site
+ * walks (2 walks); the two stacks differ in frame 5 (outer's), which the
+ * cache tells apart. With the cache off, every capture walks. */
+static void stack_cache_two_sites(void)
+{
+	struct gs_callsite c, p, first[2];
+	uint64_t w0 = gs_callsite_walks();
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		memset(&c, 0, sizeof(c));
+		memset(&p, 0, sizeof(p));
+		outer(i % 2, &c, &p);
+		assert_same_frames(&c, &p);
+		if (i < 2)
+			first[i] = c;
+		else
+			assert_memory_equal(c.native, first[i % 2].native,
+					    sizeof(c.native[0]) * c.n_native);
+	}
+	/* the sites differ in outer's frame, nowhere else above the chain */
+	assert_ptr_not_equal(first[0].native[5], first[1].native[5]);
+	assert_ptr_equal(first[0].native[4], first[1].native[4]);
+	assert_ptr_equal(first[0].native[6], first[1].native[6]);
+#if defined(__x86_64__)
+	assert_int_equal(gs_callsite_walks() - w0, 2);
+#endif
+	gs_callsite_set_stack_cache(0);
+	w0 = gs_callsite_walks();
+	for (i = 0; i < 10; i++) {
+		memset(&c, 0, sizeof(c));
+		memset(&p, 0, sizeof(p));
+		outer(i % 2, &c, &p);
+		assert_same_frames(&c, &p);
+	}
+	assert_int_equal(gs_callsite_walks() - w0, 10);
+	gs_callsite_set_stack_cache(1);
+}
+
+static void test_stack_cache_gives_the_walked_frames_one_walk_per_stack(void **state)
+{
+	(void)state;
+	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+	stack_cache_two_sites();
+}
+
+/* The same with libunwind as the unwinder (the slots then come from a
+ * walk with libgcc's when the stack is learnt). */
+static void test_stack_cache_with_libunwind(void **state)
+{
+	(void)state;
+	use_libunwind_or_skip();
+	stack_cache_two_sites();
+	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+}
+
+/* A frame that changes under the same stack address and call (the return
+ * address into the chain's caller is overwritten between captures, as a
+ * stack reused by other code would be): the cache walks again. Here the
+ * chain's caller is the same function at the same depth, called from two
+ * loops: the 2nd capture (other loop) must not come from the cache. */
+static __attribute__((noinline)) void two_loops(struct gs_callsite *c, struct gs_callsite *p,
+						void **site_a, void **site_b)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		chain(2, c, p);
+		*site_a = c->native[4];
+	}
+	for (i = 0; i < 3; i++) {
+		chain(2, c, p);
+		*site_b = c->native[4];
+		sink += i;
+	}
+}
+
+static void test_stack_cache_tells_a_changed_caller(void **state)
+{
+	struct gs_callsite c, p;
+	void *a = NULL, *b = NULL;
+	(void)state;
+
+	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+	memset(&c, 0, sizeof(c));
+	memset(&p, 0, sizeof(p));
+	two_loops(&c, &p, &a, &b);
+	/* frame 4: the return into two_loops, one per loop */
+	assert_non_null(a);
+	assert_ptr_not_equal(a, b);
+	assert_ptr_equal(b, p.native[4]);
+	assert_same_frames(&c, &p);
+}
+
+/* Threads each capture from their own stack: 4 threads, 500 captures
+ * each from one site, every capture the walked frames, one walk each. */
+static __attribute__((noinline)) void *cache_thread(void *arg)
+{
+	struct gs_callsite c, p;
+	int *bad = arg, i, k;
+
+	for (i = 0; i < 500; i++) {
+		memset(&c, 0, sizeof(c));
+		memset(&p, 0, sizeof(p));
+		chain(2, &c, &p);
+		if (c.n_native != p.n_native || c.n_native < 4)
+			(*bad)++;
+		for (k = 1; k < c.n_native; k++)
+			if (c.native[k] != p.native[k])
+				(*bad)++;
+	}
+	return NULL;
+}
+
+static void test_stack_cache_per_thread(void **state)
+{
+	pthread_t t[4];
+	int bad[4] = {0, 0, 0, 0}, i;
+	uint64_t w0;
+	(void)state;
+
+	gs_callsite_set_unwinder(GS_UNWIND_LIBGCC, NULL);
+	w0 = gs_callsite_walks();
+	for (i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, cache_thread, &bad[i]), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(bad[i], 0);
+	}
+#if defined(__x86_64__)
+	assert_int_equal(gs_callsite_walks() - w0, 4);
+#endif
+}
+
 static void test_sync_captured_at_entry_once_with_python(void **state)
 {
 	struct gs_callsite cs;
@@ -665,6 +848,45 @@ static void test_sync_captured_at_entry_once_with_python(void **state)
 	assert_true(cs.n_native > 0);
 	on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, 0, 44, &cs);
 	gs_callsite_set_pyapi(NULL);
+}
+
+/* A clock that counts its reads: 1000, 2000, ... */
+static uint64_t clock_reads;
+static uint64_t counting_clock(void)
+{
+	return 1000 * ++clock_reads;
+}
+
+/* The capture times itself with the collector's clock: begin and end of
+ * the capture, two reads; callbacks that capture nothing (the exit, the
+ * driver call nested in the runtime's) read it not at all. */
+static void test_capture_timed_clock_read_only_when_captured(void **state)
+{
+	struct gs_callsite cs;
+	(void)state;
+
+	gs_callsite_init(GS_CS_SYNCS);
+	gs_callsite_set_pyapi(NULL);
+	gs_callsite_set_clock(counting_clock);
+	clock_reads = 0;
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 1, 60, &cs),
+			 1);
+	assert_int_equal(cs.t_begin, 1000);
+	assert_int_equal(cs.t_end, 2000);
+	assert_int_equal(on(DR, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 1, 60, &cs), 0);
+	assert_int_equal(on(DR, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 0, 60, &cs), 0);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 60, &cs),
+			 0);
+	/* a call of no interest: nothing */
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1, 61, &cs), 0);
+	assert_int_equal(clock_reads, 2);
+	gs_callsite_set_clock(NULL);
+	assert_int_equal(on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 1, 62, &cs),
+			 1);
+	assert_int_equal(cs.t_begin, 0);
+	assert_int_equal(cs.t_end, 0);
+	on(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 62, &cs);
 }
 
 static void test_async_copy_only_when_slow_launch_only_in_mode_2(void **state)
@@ -837,7 +1059,12 @@ int main(void)
 #if defined(__x86_64__)
 		cmocka_unit_test(test_frame_without_unwind_info_is_walked_safely),
 #endif
+		cmocka_unit_test(test_stack_cache_gives_the_walked_frames_one_walk_per_stack),
+		cmocka_unit_test(test_stack_cache_with_libunwind),
+		cmocka_unit_test(test_stack_cache_tells_a_changed_caller),
+		cmocka_unit_test(test_stack_cache_per_thread),
 		cmocka_unit_test(test_sync_captured_at_entry_once_with_python),
+		cmocka_unit_test(test_capture_timed_clock_read_only_when_captured),
 		cmocka_unit_test(test_async_copy_only_when_slow_launch_only_in_mode_2),
 		cmocka_unit_test(test_cbids_list_follows_mode),
 		cmocka_unit_test(test_writer_stores_frames_once_per_stack),

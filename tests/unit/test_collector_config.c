@@ -149,7 +149,9 @@ static void test_env_defaults(void **state)
 	assert_int_equal(c.sync_source, GS_SYNC_FROM_CALLBACKS);
 	assert_int_equal(c.unwinder, GS_UNWIND_AUTO);
 	assert_int_equal(c.native_frames, GS_NATIVE_AUTO);
+	assert_int_equal(c.stack_cache, 1);
 	assert_int_equal(c.capture_range, GS_CAPTURE_ALL);
+	assert_int_equal(c.capture_driver, 0);
 	assert_int_equal(n_lines, 0);
 	assert_int_equal(gs_warning_count(), 0);
 }
@@ -169,6 +171,8 @@ static void test_env_valid_values(void **state)
 	    {"GAPSCOPE_CLOCK", "realtime"},
 	    {"GAPSCOPE_NATIVE_FRAMES", "always"},
 	    {"GAPSCOPE_CAPTURE_RANGE", "cudaprofilerapi"}, /* any case, as nsys */
+	    {"GAPSCOPE_STACK_CACHE", "0"},
+	    {"GAPSCOPE_CAPTURE_DRIVER_LAUNCHES", "windows"},
 	}};
 	struct gs_config c;
 	(void)state;
@@ -186,6 +190,8 @@ static void test_env_valid_values(void **state)
 	assert_int_equal(c.clock, GS_CLOCK_REALTIME);
 	assert_int_equal(c.native_frames, GS_NATIVE_ALWAYS);
 	assert_int_equal(c.capture_range, GS_CAPTURE_PROFILER_API);
+	assert_int_equal(c.stack_cache, 0);
+	assert_int_equal(c.capture_driver, 1);
 	assert_int_equal(n_lines, 0);
 }
 
@@ -225,6 +231,8 @@ static void check_one_bad(const char *var, const char *value, const char *key)
 	assert_int_equal(c.unwinder, d.unwinder);
 	assert_int_equal(c.clock, d.clock);
 	assert_int_equal(c.native_frames, d.native_frames);
+	assert_int_equal(c.stack_cache, d.stack_cache);
+	assert_int_equal(c.capture_driver, d.capture_driver);
 }
 
 static void test_env_invalid_values(void **state)
@@ -247,6 +255,10 @@ static void test_env_invalid_values(void **state)
 	check_one_bad("GAPSCOPE_UNWINDER", "2", "config.unwinder");
 	check_one_bad("GAPSCOPE_NATIVE_FRAMES", "1", "config.native_frames");
 	check_one_bad("GAPSCOPE_NATIVE_FRAMES", "Always", "config.native_frames");
+	check_one_bad("GAPSCOPE_STACK_CACHE", "off", "config.stack_cache");
+	check_one_bad("GAPSCOPE_STACK_CACHE", "2", "config.stack_cache");
+	check_one_bad("GAPSCOPE_CAPTURE_DRIVER_LAUNCHES", "window",
+		      "config.capture_driver_launches");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "-5", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "10ms", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "3600001", "config.flush_ms");
@@ -314,6 +326,96 @@ static void test_warning_key_warns_once(void **state)
 	assert_int_equal(gs_warning_count(), 2);
 }
 
+/* The GAPSCOPE_ACTIVITIES warning lists every word the parser knows (it
+ * left out event and stream), and a long GAPSCOPE_OUTPUT's warning is
+ * whole: its start, its end and its length, then what is used instead (it
+ * was cut mid-sentence). Issue 55, item 10. */
+static void test_warnings_are_whole(void **state)
+{
+	char value[400];
+	struct gs_config c;
+	size_t n;
+
+	(void)state;
+	{
+		struct env e = {{{"GAPSCOPE_ACTIVITIES", "kernel,gpu"}}};
+		assert_int_equal(gs_config_from_env(&c, env_get, &e), 1);
+		assert_string_equal(
+		    last_line, "gapscope: GAPSCOPE_ACTIVITIES=\"kernel,gpu\" is not a comma list "
+			       "of kernel, memcpy, memset, runtime, driver, sync, event, stream, "
+			       "nvtx, graph, overhead or \"all\"; using the default\n");
+	}
+	setup(NULL);
+	memset(value, 'a', 300);
+	strcpy(value + 300, "/x%z.db"); /* 307 bytes, the mistake at the end */
+	{
+		struct env e = {{{"GAPSCOPE_OUTPUT", value}}};
+		assert_int_equal(gs_config_from_env(&c, env_get, &e), 1);
+	}
+	n = strlen(last_line);
+	assert_true(n > 0 && last_line[n - 1] == '\n');
+	assert_non_null(strstr(last_line,
+			       "...aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x%z.db\" (307 bytes): "
+			       "unknown %z (use %p, %h, %q{VAR} or %%); using "
+			       "\"gapscope-%p.db\"\n"));
+	assert_int_equal(strncmp(last_line, "gapscope: GAPSCOPE_OUTPUT=\"aaaa", 31), 0);
+	/* a %q{VAR} name too long is said so (it read "needs a variable name") */
+	setup(NULL);
+	memset(value, 'V', 300);
+	value[300] = '\0';
+	{
+		char tmpl[420];
+		snprintf(tmpl, sizeof(tmpl), "t%%q{%.300s}.db", value);
+		struct env e = {{{"GAPSCOPE_OUTPUT", tmpl}}};
+		assert_int_equal(gs_config_from_env(&c, env_get, &e), 1);
+	}
+	assert_non_null(strstr(last_line, "(308 bytes): %q{VAR}: a variable name of 300 bytes (at "
+					  "most 255); using \"gapscope-%p.db\"\n"));
+}
+
+/* The rank and world size from the launchers' variables: torchrun's RANK
+ * before its LOCAL_RANK, Open MPI's, PMI's, Slurm's; the world size only
+ * from the variable paired with the rank's, and only when above the rank. */
+static void rank_case(const struct env *e, int want_i, int64_t want_rank, int64_t want_world)
+{
+	int64_t rank = -7, world = -7;
+	int i = gs_rank_from_env(env_get, (void *)e, &rank, &world);
+
+	assert_int_equal(i, want_i);
+	if (want_i >= 0) {
+		assert_int_equal(rank, want_rank);
+		assert_int_equal(world, want_world);
+	}
+}
+
+static void test_rank_from_launcher_env(void **state)
+{
+	const struct env torchrun = {
+	    {{"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "4"}, {"RANK", "3"}, {"WORLD_SIZE", "8"}}};
+	const struct env ompi = {{{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "16"}}};
+	const struct env slurm = {
+	    {{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"WORLD_SIZE", "9"}}};
+	const struct env bad_rank = {{{"RANK", "abc"}, {"PMI_RANK", "7"}, {"PMI_SIZE", "8"}}};
+	const struct env local = {{{"LOCAL_RANK", "1"}, {"WORLD_SIZE", "8"}}};
+	const struct env size_le_rank = {{{"RANK", "4"}, {"WORLD_SIZE", "4"}}};
+	const struct env zero = {{{"RANK", "03"}, {"WORLD_SIZE", "x"}}};
+	const struct env neg = {{{"RANK", "-1"}}}, big = {{{"RANK", "2147483648"}}};
+	const struct env empty = {{{"RANK", ""}}}, none = {{{NULL, NULL}}};
+
+	(void)state;
+	rank_case(&torchrun, 0, 3, 8);
+	rank_case(&ompi, 1, 5, 16);
+	rank_case(&slurm, 3, 2, 4); /* WORLD_SIZE is not Slurm's pair */
+	rank_case(&bad_rank, 2, 7, 8);
+	rank_case(&local, 4, 1, 0); /* LOCAL_WORLD_SIZE unset */
+	rank_case(&size_le_rank, 0, 4, 0);
+	rank_case(&zero, 0, 3, 0);
+	rank_case(&neg, -1, 0, 0);
+	rank_case(&big, -1, 0, 0);
+	rank_case(&empty, -1, 0, 0);
+	rank_case(&none, -1, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +431,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_env_quiet_silences_warnings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_env_record_start, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_warning_key_warns_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_warnings_are_whole, setup, teardown),
+	    cmocka_unit_test(test_rank_from_launcher_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

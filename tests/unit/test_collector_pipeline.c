@@ -716,6 +716,93 @@ static void test_every_event_kind_survives_the_batch(void **state)
 	sqlite3_close(b);
 }
 
+/* Call sites through the batch: an event is packed with only the names
+ * text its capture used (none for a native-only one), so the events that
+ * come out must still hold every name, line and frame. Three: a native
+ * stack, a Python one (2 frames), and the native stack again (no new
+ * frames, a second api_stacks row). */
+static void test_call_sites_survive_the_batch(void **state)
+{
+	struct gs_writer *w;
+	struct gs_decoder d;
+	struct gs_pipeline *p;
+	struct gs_event ev[3];
+	sqlite3 *a;
+	int i;
+	(void)state;
+
+	memset(ev, 0, sizeof(ev));
+	for (i = 0; i < 3; i++) {
+		ev[i].kind = GS_EV_CALLSITE;
+		ev[i].u.callsite.correlation_id = 70 + (uint32_t)i;
+		ev[i].u.callsite.tid = 1234;
+		ev[i].u.callsite.reason = GS_CS_WHY_BLOCKING;
+		ev[i].u.callsite.t_begin = 1000 * (uint64_t)(i + 1);
+		ev[i].u.callsite.t_end = 1000 * (uint64_t)(i + 1) + 300;
+	}
+	/* native frames at addresses in no module: stored by address */
+	for (i = 0; i < 3; i++)
+		ev[0].u.callsite.native[i] = (void *)(uintptr_t)(0x10 + 8 * i);
+	ev[0].u.callsite.n_native = 3;
+	ev[2].u.callsite = ev[0].u.callsite;
+	ev[2].u.callsite.correlation_id = 72;
+	ev[2].u.callsite.t_begin = 3000;
+	ev[2].u.callsite.t_end = 3300;
+	{
+		struct gs_callsite *cs = &ev[1].u.callsite;
+		static const char text[] = "/w/train.py\0step\0/w/main.py\0<module>";
+		memcpy(cs->text, text, sizeof(text));
+		cs->text_len = sizeof(text);
+		cs->n_py = 2;
+		cs->py_file[0] = 0;
+		cs->py_func[0] = 12;
+		cs->py_line[0] = 41;
+		cs->py_file[1] = 17;
+		cs->py_func[1] = 28;
+		cs->py_line[1] = 7;
+	}
+	/* what a packed event would leave behind if it were read past its
+	 * length: garbage, not zeros */
+	memset(ev[0].u.callsite.text, 'x', sizeof(ev[0].u.callsite.text));
+	memset(ev[2].u.callsite.text, 'y', sizeof(ev[2].u.callsite.text));
+
+	open_pipelined(&w, &d, &p, 4, 4096);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(gs_pipeline_event(p, &ev[i]), 0);
+	assert_int_equal(gs_pipeline_sync(p, 5000), 0);
+	gs_pipeline_stop(p);
+	gs_writer_begin(w);
+	gs_callsite_finish(w);
+	gs_writer_commit(w);
+	gs_decoder_free(&d);
+	assert_int_equal(gs_writer_finalize(w, STOP_NS), 0);
+
+	assert_int_equal(sqlite3_open_v2(path_p, &a, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(q_int(a, "SELECT COUNT(*) FROM api_stacks"), 3);
+	assert_int_equal(q_int(a, "SELECT COUNT(DISTINCT stack_id) FROM api_stacks"), 2);
+	assert_int_equal(q_int(a,
+			       "SELECT COUNT(*) FROM api_stacks WHERE correlation_id IN (70, 72) "
+			       "AND stack_id = (SELECT stack_id FROM api_stacks WHERE "
+			       "correlation_id = 70)"),
+			 2);
+	assert_int_equal(q_int(a, "SELECT capture_end - capture_start FROM api_stacks WHERE "
+				  "correlation_id = 72"),
+			 300);
+	assert_int_equal(q_int(a, "SELECT COUNT(*) FROM stack_frames WHERE kind = 1"), 3);
+	assert_int_equal(q_int(a, "SELECT SUM(offset) FROM stack_frames WHERE kind = 1"),
+			 0x10 + 0x18 + 0x20);
+	assert_int_equal(q_int(a, "SELECT COUNT(*) FROM stack_frames WHERE kind = 2"), 2);
+	assert_int_equal(q_int(a, "SELECT line FROM stack_frames sf JOIN strings f ON f.id = "
+				  "sf.file_id JOIN strings g ON g.id = sf.function_id WHERE "
+				  "f.value = '/w/train.py' AND g.value = 'step' AND depth = 0"),
+			 41);
+	assert_int_equal(q_int(a, "SELECT line FROM stack_frames sf JOIN strings f ON f.id = "
+				  "sf.file_id JOIN strings g ON g.id = sf.function_id WHERE "
+				  "f.value = '/w/main.py' AND g.value = '<module>' AND depth = 1"),
+			 7);
+	sqlite3_close(a);
+}
+
 /* 1 when every page of [buf, buf + n) is resident (mincore) */
 static int resident(const uint8_t *buf, size_t n)
 {
@@ -868,6 +955,7 @@ int main(void)
 	    cmocka_unit_test(test_buffers_are_not_shared_with_a_forked_child),
 	    cmocka_unit_test_setup_teardown(test_every_event_kind_survives_the_batch, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_call_sites_survive_the_batch, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

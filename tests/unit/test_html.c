@@ -423,7 +423,10 @@ static void test_page_verdict_findings_escape_trace_strings(void **state)
 		 "5, thread 7, in NVTX "
 		 "\xe2\x80\x9c&lt;script&gt;alert(&#39;v&#39;)&lt;/script&gt;\xe2\x80\x9d "
 		 "\xe2\x86\x92 <span class=\"fix\">allocate once and reuse (a caching "
-		 "allocator)</span></li>\n"
+		 "allocator)</span>"
+		 /* what the rule checked: the trace has no steps */
+		 "<br><span class=\"why\">the trace marks no steps: warm-up and steady "
+		 "state are not told apart</span></li>\n"
 		 "</ol>\n</div>\n"));
 	/* the raw strings reach only the JSON data block, escaped there */
 	assert_null(strstr(buf, "<img>"));

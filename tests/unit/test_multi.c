@@ -79,6 +79,13 @@ static void test_three_ranks_rank2_ends_last(void **state)
 	assert_int_equal(m.ranks[0].step_p50, 100);
 	assert_int_equal(m.ranks[2].step_p50, 110);
 	assert_int_equal(m.straggler, 2);
+	/* the evidence: rank 2's end minus the latest other end in every
+	 * step: 150-110 = 40, 360-320 = 40, 480-505 = -25; sorted -25 40 40,
+	 * median (2nd) 40; deviations from it 65 0 0, median 0: 40 > 0 */
+	assert_int_equal(m.candidate, 2);
+	assert_int_equal(m.lag_p50, 40);
+	assert_int_equal(m.lag_spread, 0);
+	assert_int_equal(m.why, GS_MULTI_NAMED);
 	assert_int_equal(m.others_wait_p50, 40);
 	/* rank 2's own communication a step is 0 (median of 10, 0, 0): all 40
 	 * of the others' is waiting for it */
@@ -88,10 +95,14 @@ static void test_three_ranks_rank2_ends_last(void **state)
 
 /* Two ranks that each end last once: rank 0 by 10 in step 0 ([0,110] vs
  * [0,100]), rank 1 by 30 in step 1 ([200,330] vs [200,300]): equal counts,
- * the larger median lag (30) names rank 1. Equal ends in step 2 ([400,500]
- * both): the lower index, rank 0, by 0 - which makes rank 0 last twice
- * (lags 10 and 0: median, nearest rank 1st of {0,10} = 0) and rank 1
- * once: rank 0 leads on count, but a median lag of 0 names no one. */
+ * the larger median lag (30) makes rank 1 the candidate - but 2 steps are
+ * fewer than the 3 a straggler needs: no one is named. Its lag in every
+ * step: -10, 30 (median, nearest rank 1st: -10; deviations 0, 40: 0).
+ * Equal ends in step 2 ([400,500] both): the lower index, rank 0, by 0 -
+ * which makes rank 0 last twice (lags 10 and 0: median, nearest rank 1st
+ * of {0,10} = 0) and rank 1 once: rank 0 is the candidate, but a median
+ * lag of 0 names no one (the ranks end together). Its lag in every step:
+ * 10, 300-330 = -30, 0: median 0, deviations 10 30 0: median 10. */
 static void test_ties(void **state)
 {
 	static const struct gs_multi_iv a2[] = {IV(0, 110), IV(200, 300)};
@@ -105,7 +116,11 @@ static void test_ties(void **state)
 	assert_int_equal(gs_multi_compare(r, 2, &m), 0);
 	assert_int_equal(m.ranks[0].last_ends, 1);
 	assert_int_equal(m.ranks[1].last_ends, 1);
-	assert_int_equal(m.straggler, 1);
+	assert_int_equal(m.candidate, 1);
+	assert_int_equal(m.lag_p50, -10);
+	assert_int_equal(m.lag_spread, 0);
+	assert_int_equal(m.why, GS_MULTI_FEW_STEPS);
+	assert_int_equal(m.straggler, GS_NONE);
 	assert_int_equal(m.others_wait_p50, 0);
 	assert_int_equal(m.others_wait_for_straggler, 0); /* no communication at all */
 	gs_multi_result_free(&m);
@@ -117,6 +132,10 @@ static void test_ties(void **state)
 	assert_int_equal(m.steps[2].end_lag, 0);
 	assert_int_equal(m.ranks[0].last_ends, 2);
 	assert_int_equal(m.ranks[0].end_lag_p50, 0);
+	assert_int_equal(m.candidate, 0);
+	assert_int_equal(m.lag_p50, 0);
+	assert_int_equal(m.lag_spread, 10);
+	assert_int_equal(m.why, GS_MULTI_END_TOGETHER);
 	assert_int_equal(m.straggler, GS_NONE); /* its median lag is 0: no straggler */
 	gs_multi_result_free(&m);
 }
@@ -133,13 +152,17 @@ static void test_uneven_and_single(void **state)
 	(void)state;
 	assert_int_equal(gs_multi_compare(r, 2, &m), 0);
 	assert_int_equal(m.n_steps, 2);
-	assert_int_equal(m.straggler, 1);	     /* ends last both times, by 2 and 5 */
+	assert_int_equal(m.candidate, 1);	     /* ends last both times, by 2 and 5 */
 	assert_int_equal(m.ranks[1].end_lag_p50, 2); /* nearest rank 1st of {2,5} */
+	assert_int_equal(m.why, GS_MULTI_FEW_STEPS); /* 2 steps: not named */
+	assert_int_equal(m.straggler, GS_NONE);
 	gs_multi_result_free(&m);
 
 	assert_int_equal(gs_multi_compare(r, 1, &m), 0);
 	assert_int_equal(m.n_steps, 3);
 	assert_int_equal(m.straggler, GS_NONE);
+	assert_int_equal(m.candidate, GS_NONE);
+	assert_int_equal(m.why, GS_MULTI_NOTHING);
 	assert_int_equal(m.steps[0].end_lag, 0);
 	gs_multi_result_free(&m);
 
@@ -147,6 +170,80 @@ static void test_uneven_and_single(void **state)
 	assert_int_equal(gs_multi_compare(r, 2, &m), 0);
 	assert_int_equal(m.n_steps, 0);
 	assert_int_equal(m.straggler, GS_NONE);
+	gs_multi_result_free(&m);
+}
+
+/* The evidence rule on two ranks and five steps, rank 0 ending every step
+ * at 100 i + 50 and rank 1 at 100 i + 50 + d_i.
+ * (a) d = 30 -20 40 -50 10: rank 1 ends last in steps 0 2 4 (3 times),
+ *     rank 0 in 1 3: rank 1 is the candidate, end lag p50 = median of
+ *     {30, 40, 10} = 30 (2nd of 10 30 40). Its lag in every step is d:
+ *     sorted -50 -20 10 30 40, median (3rd) 10; deviations |d - 10| =
+ *     20 30 30 60 0, sorted 0 20 30 30 60, median 30: 10 is within the
+ *     spread 30, so no straggler.
+ * (b) d = 100 90 120 -10 100: last in 4 steps; median of -10 90 100 100
+ *     120 is 100; deviations 0 10 20 110 0 -> 0 0 10 20 110, median 10:
+ *     100 > 10, rank 1 is named.
+ * (c) d = 10 30 -10 20 0: in step 4 the ends are equal and the tie goes
+ *     to rank 0 (lag 0). Rank 1 is last in steps 0 1 3 (end lag p50 of
+ *     10 30 20 = 20), the candidate; median of -10 0 10 20 30 is 10,
+ *     deviations 0 20 20 10 10 -> 0 10 10 20 20, median 10: a lag equal
+ *     to the spread is not above it - no straggler.
+ * (d) (b) cut to its first 3 steps: 100 90 120, median 100, deviations
+ *     0 10 20, median 10: three steps are enough, named. */
+static void test_straggler_evidence(void **state)
+{
+	static const int64_t da[5] = {30, -20, 40, -50, 10}, db[5] = {100, 90, 120, -10, 100};
+	static const int64_t dc[5] = {10, 30, -10, 20, 0};
+	const int64_t *d[3] = {da, db, dc};
+	struct gs_multi_iv s0[5], s1[5];
+	struct gs_multi_rank r[2] = {{s0, 5, NULL, 0}, {s1, 5, NULL, 0}};
+	struct gs_multi_result m;
+	int c, i;
+
+	(void)state;
+	for (c = 0; c < 3; c++) {
+		for (i = 0; i < 5; i++) {
+			s0[i] = IV(100 * i, 100 * i + 50);
+			s1[i] = IV(100 * i, 100 * i + 50 + d[c][i]);
+		}
+		assert_int_equal(gs_multi_compare(r, 2, &m), 0);
+		assert_int_equal(m.candidate, 1);
+		if (c == 0) {
+			assert_int_equal(m.ranks[1].last_ends, 3);
+			assert_int_equal(m.ranks[1].end_lag_p50, 30);
+			assert_int_equal(m.lag_p50, 10);
+			assert_int_equal(m.lag_spread, 30);
+			assert_int_equal(m.why, GS_MULTI_IN_SPREAD);
+			assert_int_equal(m.straggler, GS_NONE);
+		} else if (c == 1) {
+			assert_int_equal(m.ranks[1].last_ends, 4);
+			assert_int_equal(m.lag_p50, 100);
+			assert_int_equal(m.lag_spread, 10);
+			assert_int_equal(m.why, GS_MULTI_NAMED);
+			assert_int_equal(m.straggler, 1);
+		} else {
+			assert_int_equal(m.ranks[1].last_ends, 3);
+			assert_int_equal(m.ranks[0].last_ends, 2);
+			assert_int_equal(m.ranks[1].end_lag_p50, 20);
+			assert_int_equal(m.lag_p50, 10);
+			assert_int_equal(m.lag_spread, 10);
+			assert_int_equal(m.why, GS_MULTI_IN_SPREAD);
+			assert_int_equal(m.straggler, GS_NONE);
+		}
+		gs_multi_result_free(&m);
+	}
+	for (i = 0; i < 5; i++) {
+		s0[i] = IV(100 * i, 100 * i + 50);
+		s1[i] = IV(100 * i, 100 * i + 50 + db[i]);
+	}
+	r[0].n_steps = r[1].n_steps = 3;
+	assert_int_equal(gs_multi_compare(r, 2, &m), 0);
+	assert_int_equal(m.n_steps, 3);
+	assert_int_equal(m.lag_p50, 100);
+	assert_int_equal(m.lag_spread, 10);
+	assert_int_equal(m.why, GS_MULTI_NAMED);
+	assert_int_equal(m.straggler, 1);
 	gs_multi_result_free(&m);
 }
 
@@ -372,6 +469,7 @@ int main(void)
 	    cmocka_unit_test(test_three_ranks_rank2_ends_last),
 	    cmocka_unit_test(test_ties),
 	    cmocka_unit_test(test_uneven_and_single),
+	    cmocka_unit_test(test_straggler_evidence),
 	    cmocka_unit_test(test_covered),
 	    cmocka_unit_test(test_extract),
 	    cmocka_unit_test(test_profiler_steps),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -173,6 +174,136 @@ static void test_sigterm_removes_only_the_temporary_file(void **state)
 	close(fds[1]);
 }
 
+/* A child opens path (out_open, or out_dir_open when dir_mode) and writes
+ * part of it, the parent sends sig mid-write: returns the child's status.
+ * Core dumps off (SIGQUIT's default action dumps core). */
+static int kill_mid_write(const char *path, int dir_mode, int sig, int *during)
+{
+	char err[256];
+	int status, fds[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit no_core = {0, 0};
+		char c = 'x';
+		setrlimit(RLIMIT_CORE, &no_core);
+		/* as a plain program starts: cmocka's own handlers (SIGSEGV,
+		 * SIGSYS, ...) are not the defaults out_open arms over */
+		signal(sig, SIG_DFL);
+		if (dir_mode) {
+			struct out_dir d;
+			char f[256];
+			if (out_dir_open(&d, path, err, sizeof(err)) < 0)
+				_exit(3);
+			snprintf(f, sizeof(f), "%s/t.csv", d.tmp);
+			put_file(f, "partial");
+		} else {
+			struct out_file o;
+			if (out_open(&o, path, err, sizeof(err)) < 0)
+				_exit(3);
+			fputs("partial", o.f);
+			fflush(o.f);
+		}
+		if (write(fds[1], &c, 1) != 1) /* the temporary file exists now */
+			_exit(4);
+		pause(); /* killed here, mid-write */
+		_exit(5);
+	}
+	{
+		char c;
+		assert_int_equal(read(fds[0], &c, 1), 1);
+	}
+	*during = count_entries(dir);
+	kill(pid, sig); /* before any assertion: the child must not outlive us */
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(fds[0]);
+	close(fds[1]);
+	return status;
+}
+
+/* Every fatal signal that can be caught removes the temporary file, then
+ * ends the process as it would have (SIGQUIT and SIGXFSZ left
+ * .c.txt.gapscope-* behind, caught were only SIGINT, SIGTERM, SIGHUP). */
+static void test_fatal_signals_remove_the_temporary_file(void **state)
+{
+	static const int sigs[] = {SIGQUIT, SIGXFSZ,   SIGXCPU, SIGUSR1, SIGUSR2, SIGALRM,
+				   SIGPIPE, SIGVTALRM, SIGPROF, SIGPWR,	 SIGSYS,  SIGABRT};
+	char path[128];
+	size_t i;
+	int before, during, status;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/c.txt", dir);
+	put_file(path, "old\n");
+	before = count_entries(dir);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		status = kill_mid_write(path, 0, sigs[i], &during);
+		assert_int_equal(during, before + 1);
+		if (!WIFSIGNALED(status) || WTERMSIG(status) != sigs[i])
+			fail_msg("signal %d: child status %#x", sigs[i], status);
+		assert_string_equal(slurp(path), "old\n");
+		if (count_entries(dir) != before)
+			fail_msg("signal %d left the temporary file", sigs[i]);
+	}
+}
+
+/* The same for a CSV folder: the temporary folder and the folders
+ * out_dir_open made for the target are removed. */
+static void test_fatal_signal_removes_the_temporary_folder(void **state)
+{
+	char path[128];
+	int before, during, status;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/made/csv", dir);
+	before = count_entries(dir);
+	status = kill_mid_write(path, 1, SIGQUIT, &during);
+	assert_int_equal(during, before + 1); /* "made" */
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGQUIT);
+	assert_int_equal(count_entries(dir), before);
+}
+
+/* A write past ulimit -f: the kernel's SIGXFSZ does not end the process
+ * (its default action would, leaving the temporary file): the write fails
+ * with EFBIG, out_commit says so, the old file stays, nothing is left. */
+static void test_file_size_limit_is_a_write_error(void **state)
+{
+	char path[128];
+	int status, before;
+	pid_t pid;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/big.txt", dir);
+	put_file(path, "old\n");
+	before = count_entries(dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = {4096, 4096};
+		struct out_file o;
+		char err[256], buf[1024];
+		int k;
+		signal(SIGXFSZ, SIG_DFL);
+		setrlimit(RLIMIT_FSIZE, &lim);
+		memset(buf, 'x', sizeof(buf));
+		if (out_open(&o, path, err, sizeof(err)) < 0)
+			_exit(3);
+		for (k = 0; k < 64; k++)
+			fwrite(buf, 1, sizeof(buf), o.f);
+		if (out_commit(&o, err, sizeof(err)) != -EFBIG)
+			_exit(4);
+		_exit(strcmp(err, "write error: File too large") ? 6 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("child status %#x", status);
+	assert_string_equal(slurp(path), "old\n");
+	assert_int_equal(count_entries(dir), before);
+}
+
 static void test_out_dir_commit_and_abort(void **state)
 {
 	char path[128], f[192], err[256];
@@ -250,6 +381,9 @@ int main(void)
 	    cmocka_unit_test(test_full_device_fails_and_is_not_removed),
 	    cmocka_unit_test(test_folder_is_refused),
 	    cmocka_unit_test(test_sigterm_removes_only_the_temporary_file),
+	    cmocka_unit_test(test_fatal_signals_remove_the_temporary_file),
+	    cmocka_unit_test(test_fatal_signal_removes_the_temporary_folder),
+	    cmocka_unit_test(test_file_size_limit_is_a_write_error),
 	    cmocka_unit_test(test_out_dir_commit_and_abort),
 	    cmocka_unit_test(test_term_escapes_c0_and_c1_controls),
 	    cmocka_unit_test(test_term_put_max_cuts_on_a_character),

@@ -10,7 +10,11 @@ tests/unit/pyframes_probe.c:
   blocking calls): on CPython 3.12 and 3.13 the same frames, read from the
   thread's own frame chain; on other versions none (native frames only);
 - the same from a second thread, and from a frame whose file name is not
-  ASCII (the name reads "?", the line is still right).
+  ASCII (the name reads "?", the line is still right);
+- lines read again and again from the same places, as a loop's syncs read
+  them (without the GIL a frame's line is remembered per code object and
+  instruction): two call lines of one function in turn, and a call 400
+  lines into a generated function, each time the interpreter's own line.
 
 The expected lines come from the interpreter itself (f_lineno of the frame
 that makes the call, read on the same line). Prints PASS/FAIL lines; exits
@@ -40,6 +44,37 @@ def frames(lib):
 def caller(lib):
     (n, got), line = frames(lib), sys._getframe().f_lineno
     return n, got, line
+
+
+def two_lines(lib, i):
+    if i % 2:
+        (n, got), line = frames(lib), sys._getframe().f_lineno
+    else:
+        (n, got), line = frames(lib), sys._getframe().f_lineno
+    return n, got, line
+
+
+def repeated(lib):
+    """mismatches between the caller's line as read and as the interpreter
+    has it, over 60 captures from two lines of one function and 20 from
+    line 402 of a generated one, and the lines seen"""
+    bad, seen = 0, set()
+    for i in range(60):
+        n, got, line = two_lines(lib, i)
+        f1 = got[1].rsplit(":", 2) if n >= 2 else ["", "0", ""]
+        bad += f1[2] != "two_lines" or int(f1[1]) != line
+        seen.add(int(f1[1]))
+    ns = {"frames": frames, "lib": lib, "sys": sys}
+    src = ("def big():\n" + "".join("    x%d = %d\n" % (i, i) for i in range(400)) +
+           "    (n, got), line = frames(lib), sys._getframe().f_lineno\n"
+           "    return n, got, line\n")
+    exec(compile(src, "/tmp/gs_big.py", "exec"), ns)
+    for _ in range(20):
+        n, got, line = ns["big"]()
+        f1 = got[1].rsplit(":", 2) if n >= 2 else ["", "0", ""]
+        bad += f1[2] != "big" or int(f1[1]) != line or line != 402
+        seen.add(int(f1[1]))
+    return bad, len(seen)
 
 
 def expect(n, got, line, outer_line, label):
@@ -104,6 +139,14 @@ def main():
         f1 = got[1].rsplit(":", 2) if n >= 2 else ["", "0", ""]
         check(n >= 2 and f1[0] == "?" and f1[1] == "2" and f1[2] == "f",
               "non-ASCII file name reads '?', line 2, function f (got %s)" % got[:2])
+    if minor > 0:
+        bad, lines = repeated(nogil)
+        check(bad == 0 and lines == 3,
+              "GIL released, 80 captures from 3 lines: each the interpreter's line "
+              "(wrong: %d, lines seen: %d)" % (bad, lines))
+    bad, lines = repeated(gil)
+    check(bad == 0 and lines == 3,
+          "GIL held, the same 80 captures (wrong: %d, lines seen: %d)" % (bad, lines))
     print("%d failed" % failures)
     return 1 if failures else 0
 

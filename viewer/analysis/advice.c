@@ -495,15 +495,28 @@ int gs_advice_facts_compute(const struct gs_result *res, const struct gs_phases 
 	/* the DataLoader's iterator, where the trace names it (torch.profiler
 	 * records "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.
 	 * __next__"): workers are on with the multi-process one */
-	for (i = 1; i < in->strings.n; i++) {
-		const char *t = in->strings.v[i];
-		if (!t)
-			continue;
-		if (strstr(t, "_MultiProcessingDataLoaderIter"))
-			f->loader = GS_LOADER_WORKERS;
-		else if (strstr(t, "_SingleProcessDataLoaderIter") &&
-			 f->loader != GS_LOADER_WORKERS)
-			f->loader = GS_LOADER_SINGLE;
+	{
+		/* the texts of the ranges and host spans the trace holds */
+		uint8_t *seen = calloc(in->strings.n ? in->strings.n : 1, 1);
+		if (!seen)
+			return -1;
+		for (i = 0; i < in->n_nvtx; i++)
+			if (in->nvtx[i].text_id < in->strings.n)
+				seen[in->nvtx[i].text_id] = 1;
+		for (i = 0; i < in->n_hranges; i++)
+			if (in->hranges[i].name_id < in->strings.n)
+				seen[in->hranges[i].name_id] = 1;
+		for (i = 1; i < in->strings.n; i++) {
+			const char *t = in->strings.v[i];
+			if (!seen[i] || !t)
+				continue;
+			if (strstr(t, "_MultiProcessingDataLoaderIter"))
+				f->loader = GS_LOADER_WORKERS;
+			else if (strstr(t, "_SingleProcessDataLoaderIter") &&
+				 f->loader != GS_LOADER_WORKERS)
+				f->loader = GS_LOADER_SINGLE;
+		}
+		free(seen);
 	}
 	/* torch's optimizer steps: allocations before the first one ends
 	 * are iteration 0's (cuDNN's workspaces, the caching allocator

@@ -13,6 +13,8 @@
 
 #include "analysis_int.h"
 
+int gs_sum_clamped;
+
 const char *gs_str(const struct gs_strings *s, uint32_t id, const char *dflt)
 {
 	if (!s || id == 0 || id >= s->n || !s->v || !s->v[id])

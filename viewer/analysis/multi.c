@@ -257,6 +257,7 @@ void gs_multi_trace_free(struct gs_multi_trace *t)
 	free(t->ranges);
 	free(t->comm);
 	free(t->hostname);
+	free(t->rank_source);
 	free(t->capture_range);
 	memset(t, 0, sizeof(*t));
 }
@@ -475,16 +476,43 @@ int gs_multi_compare(const struct gs_multi_rank *ranks, size_t n, struct gs_mult
 			buf[i] = in->steps[i].end - in->steps[i].start;
 		rs->step_p50 = ns ? gs_percentile(buf, ns, 50) : 0;
 	}
+	out->candidate = GS_NONE;
+	out->why = GS_MULTI_NOTHING;
 	if (n >= 2 && ns > 0) {
 		uint32_t s = 0;
+		int64_t med;
 		for (r = 1; r < n; r++) {
 			const struct gs_multi_rank_stat *a = &out->ranks[r], *b = &out->ranks[s];
 			if (a->last_ends > b->last_ends ||
 			    (a->last_ends == b->last_ends && a->end_lag_p50 > b->end_lag_p50))
 				s = (uint32_t)r;
 		}
-		/* ranks that end together (median lag 0) name no one */
-		if (out->ranks[s].end_lag_p50 > 0)
+		out->candidate = s;
+		/* its lag in every step, not only those it ended last: a rank
+		 * that ends last by 40 us in half the steps and first in the
+		 * others is no straggler */
+		for (i = 0; i < ns; i++) {
+			int64_t latest = INT64_MIN;
+			for (r = 0; r < n; r++)
+				if (r != s && ranks[r].steps[i].end > latest)
+					latest = ranks[r].steps[i].end;
+			buf[i] = ranks[s].steps[i].end - latest;
+		}
+		/* gs_percentile reorders buf: the deviations need no order */
+		med = gs_percentile(buf, ns, 50);
+		for (i = 0; i < ns; i++)
+			buf[i] = buf[i] < med ? med - buf[i] : buf[i] - med;
+		out->lag_p50 = med;
+		out->lag_spread = gs_percentile(buf, ns, 50);
+		if (ns < GS_MULTI_MIN_STEPS)
+			out->why = GS_MULTI_FEW_STEPS;
+		else if (out->ranks[s].end_lag_p50 <= 0) /* the ranks end together */
+			out->why = GS_MULTI_END_TOGETHER;
+		else if (out->lag_p50 <= out->lag_spread)
+			out->why = GS_MULTI_IN_SPREAD;
+		else
+			out->why = GS_MULTI_NAMED;
+		if (out->why == GS_MULTI_NAMED)
 			out->straggler = s;
 		for (k = 0, r = 0; r < n; r++) {
 			if (r == s)
@@ -516,6 +544,8 @@ void gs_multi_result_free(struct gs_multi_result *r)
 	free(r->ranks);
 	memset(r, 0, sizeof(*r));
 	r->straggler = GS_NONE;
+	r->candidate = GS_NONE;
+	r->why = GS_MULTI_NOTHING;
 }
 
 ssize_t gs_multi_pair_ranks(const struct gs_multi_trace *a, size_t na,

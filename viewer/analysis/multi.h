@@ -44,11 +44,14 @@ struct gs_multi_range {
  * (path .. offset_ns) are the caller's (they come from the trace's meta);
  * gs_multi_extract fills the rest. */
 struct gs_multi_trace {
-	const char *path; /* as given */
-	int has_rank;	  /* 1: rank holds a recorded rank, 0: only the pid is known */
-	int64_t rank;	  /* meta env.RANK (or LOCAL_RANK, ...), else -1 */
-	int64_t pid;	  /* meta pid, -1 unknown */
-	char *hostname;	  /* meta hostname, malloc'ed, NULL unknown */
+	const char *path;   /* as given */
+	int has_rank;	    /* 1: rank holds a recorded rank, 0: only the pid is known */
+	int64_t rank;	    /* meta rank (or env.RANK, ... in older traces), else -1 */
+	int64_t world_size; /* ranks in the job (meta world_size), 0 unknown */
+	char *rank_source;  /* where the rank came from ("env.RANK", "distributedInfo"),
+			       malloc'ed, NULL unknown */
+	int64_t pid;	    /* meta pid, -1 unknown */
+	char *hostname;	    /* meta hostname, malloc'ed, NULL unknown */
 	int has_mono, has_real;
 	int64_t mono_offset; /* ns, meta monotonic_offset_ns: CUPTI -> CLOCK_MONOTONIC */
 	int64_t real_offset; /* ns, meta realtime_offset_ns: CUPTI -> CLOCK_REALTIME */
@@ -157,17 +160,39 @@ struct gs_multi_rank_stat {
 	int64_t step_p50;     /* ns, median step duration */
 };
 
+/* A straggler is named only with this many steps compared, or more. */
+#define GS_MULTI_MIN_STEPS 3
+
+/* Why the candidate is, or is not, named the straggler (the first that
+ * applies, in this order). */
+enum gs_multi_why {
+	GS_MULTI_NAMED = 0,	   /* named: gs_multi_result.straggler is the candidate */
+	GS_MULTI_NOTHING = 1,	   /* fewer than 2 ranks, or no step compared: no candidate */
+	GS_MULTI_FEW_STEPS = 2,	   /* fewer than GS_MULTI_MIN_STEPS steps compared */
+	GS_MULTI_END_TOGETHER = 3, /* the candidate's end_lag_p50 is 0: the ranks end together */
+	GS_MULTI_IN_SPREAD = 4,	   /* lag_p50 is not above lag_spread: no more than noise */
+};
+
 struct gs_multi_result {
 	size_t n_ranks;
 	size_t n_steps; /* steps compared (common to all ranks) */
 	struct gs_multi_step *steps;
 	struct gs_multi_rank_stat *ranks;
-	uint32_t straggler;	 /* rank index ending last most often (ties: the larger
-				    median end lag, then the lower index); GS_NONE when
-				    there are fewer than 2 ranks, no step, or its median
-				    end lag is 0 (the ranks end together) */
-	int64_t others_wait_p50; /* ns, median over every (rank other than the straggler,
-				    step) of the communication time inside the step */
+	uint32_t candidate;		   /* rank index ending last most often (ties: the larger
+					      median end lag, then the lower index); GS_NONE with
+					      fewer than 2 ranks or no step */
+	int64_t lag_p50;		   /* ns, median over every compared step of the candidate's
+					      end minus the latest end of the other ranks (< 0 in
+					      the steps where another rank ended after it) */
+	int64_t lag_spread;		   /* ns, the step-to-step spread of that lag: the median
+					      of |lag_i - lag_p50| over the steps (median absolute
+					      deviation) */
+	int why;			   /* enum gs_multi_why */
+	uint32_t straggler;		   /* the candidate when why is GS_MULTI_NAMED: at least
+					      GS_MULTI_MIN_STEPS steps, end_lag_p50 > 0 and
+					      lag_p50 > lag_spread; else GS_NONE */
+	int64_t others_wait_p50;	   /* ns, median over every (rank other than the candidate,
+					      step) of the communication time inside the step */
 	int64_t others_wait_for_straggler; /* ns, of others_wait_p50: what lies beyond
 					      the straggler's own comm_p50 (it arrives
 					      last and waits least), the cost of
@@ -175,7 +200,11 @@ struct gs_multi_result {
 };
 
 /* Compare n ranks. Returns 0 or -ENOMEM (then out is freed). Nearest-rank
- * medians (gs_percentile). */
+ * medians (gs_percentile). The evidence rule (docs/report.md, "Several
+ * traces"): the candidate is named only from GS_MULTI_MIN_STEPS steps on,
+ * when it ends last by a margin (end_lag_p50 > 0) and its lag over all the
+ * steps is above the lag's own step-to-step spread (lag_p50 > lag_spread):
+ * two sampled steps, or a lag that comes and goes, name no one. */
 int gs_multi_compare(const struct gs_multi_rank *ranks, size_t n, struct gs_multi_result *out);
 void gs_multi_result_free(struct gs_multi_result *r);
 

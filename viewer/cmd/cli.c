@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "report.h" /* gap_dur */
 #include "term.h"
 #include "trace_load.h"
@@ -279,4 +280,28 @@ int gs_cli_output_is_foreign(const char *path)
 	if (rc == 0)
 		trace_close(&t);
 	return rc == TRACE_ERR_NOT_SQLITE || rc == TRACE_ERR_FOREIGN;
+}
+
+int gs_cli_check_output_name(const char *path, size_t extra)
+{
+	char err[256];
+
+	if (out_name_check(path, extra, err, sizeof(err)) < 0) {
+		gs_error(path, "%s", err);
+		return GS_EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
+int gs_cli_sums_check(const char *what)
+{
+	static int said;
+
+	if (!gs_sums_clamped())
+		return 0;
+	if (!said)
+		gs_error(what, "damaged trace: its times add up past 2^63 ns (292 years), what no "
+			       "recording holds; a total would have been shown clamped");
+	said = 1;
+	return GS_EXIT_BAD_INPUT;
 }

@@ -28,6 +28,7 @@ int cmd_graph(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_whatif(int argc, char **argv);
 
 /* Print "gapscope: <what>: <fmt...>" to stderr (what may be NULL). */
 void gs_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -55,6 +56,19 @@ int gs_cli_open_trace(struct trace *t, const char *path);
  * one), an empty file, a missing name: 0. record and import refuse the
  * first kind rather than replace it. */
 int gs_cli_output_is_foreign(const char *path);
+
+/* After a verb computed what it shows (before an output file replaces
+ * the old one, and once more after the verb): when a sum was clamped at
+ * 2^63-1 ns (gs_sums_clamped: the trace's times add up past what int64
+ * holds), print "gapscope: <what>: damaged trace: ..." once and return
+ * GS_EXIT_BAD_INPUT; else 0. */
+int gs_cli_sums_check(const char *what);
+
+/* Before any work: whether -o path can name a file (out_name_check: no name
+ * in it over 255 bytes, less `extra` for the last, for what is written
+ * beside it). 0, or GS_EXIT_BAD_INPUT after one line "gapscope: <path>:
+ * cannot write: File name too long (...)". */
+int gs_cli_check_output_name(const char *path, size_t extra);
 
 /* The untraced reference runs named with --reference (report, html): the
  * files as given, then, once loaded, their traces and inputs (NVTX ranges

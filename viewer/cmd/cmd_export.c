@@ -183,6 +183,8 @@ int cmd_export(int argc, char **argv)
 		gs_error("export", "--csv-raw goes with --format csv");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if ((rc = gs_cli_check_output_name(out, 0)) != 0)
+		return rc; /* before any work: the rename at the end would fail */
 	if ((rc = gs_cli_open_trace(&t, db)) != 0)
 		return rc;
 
@@ -199,11 +201,16 @@ int cmd_export(int argc, char **argv)
 		trace_close(&t);
 		if (rc) {
 			out_dir_abort(&od);
-			/* a damaged trace is named as the trace (it named the
-			 * output directory); the directory for what cannot be
-			 * made or written there */
-			gs_error(rc == EXPORT_ERR_INPUT ? db : out, "%s", err);
-			return GS_EXIT_BAD_INPUT;
+			/* a damaged trace is named as the trace (exit 2); what
+			 * cannot be written, the directory (a full disk, File too
+			 * large: exit 1, it said neither the reason nor the
+			 * right file before); SQLite's temporary files, their
+			 * folder (in err) */
+			gs_error(rc == EXPORT_ERR_INPUT	  ? db
+				 : rc == EXPORT_ERR_LOCAL ? NULL
+							  : out,
+				 "%s", err);
+			return rc == EXPORT_ERR_INPUT ? GS_EXIT_BAD_INPUT : GS_EXIT_INTERNAL;
 		}
 		if (out_dir_commit(&od, err, sizeof(err)) < 0) {
 			gs_error(out, "%s", err);
@@ -249,6 +256,11 @@ int cmd_export(int argc, char **argv)
 	rc = export_chrome(&t, of.f, analysed ? next_gap : NULL, &feed, ngaps, err, sizeof(err));
 	if (rc && of.err)
 		rc = 0; /* a write error: out_commit below says which */
+	if (!rc && !to_stdout && gs_cli_sums_check(db)) {
+		out_abort(&of); /* a clamped total does not replace the old file */
+		rc = GS_EXIT_BAD_INPUT;
+		goto out;
+	}
 	if (rc) {
 		out_abort(&of);
 	} else if (out_commit(&of, err, sizeof(err)) < 0) {
@@ -259,6 +271,9 @@ int cmd_export(int argc, char **argv)
 	if (rc == EXPORT_ERR_INPUT) {
 		gs_error(db, "%s", err);
 		rc = GS_EXIT_BAD_INPUT;
+	} else if (rc == EXPORT_ERR_LOCAL) {
+		gs_error(NULL, "%s", err); /* names SQLite's temporary folder */
+		rc = GS_EXIT_INTERNAL;
 	} else if (rc) {
 		gs_error(to_stdout ? db : out, "%s", err);
 		rc = GS_EXIT_INTERNAL;

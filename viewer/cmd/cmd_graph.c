@@ -353,6 +353,8 @@ int cmd_graph(int argc, char **argv)
 	}
 	if (!out)
 		out = "-";
+	if ((rc = gs_cli_check_output_name(out, 0)) != 0)
+		return rc;
 	format = render_dot_format(out);
 	if (!format) {
 		gs_error(out, "unknown output format; name the file .dot, .svg or .png, or use "

@@ -160,6 +160,8 @@ int cmd_html(int argc, char **argv)
 		gs_error("html", "--reference applies to a page of one trace");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if ((rc = gs_cli_check_output_name(out, 0)) != 0)
+		return rc; /* before the page is made: its rename would fail */
 	to_stdout = !strcmp(out, "-");
 	if (nruns == 1 && side_range[0])
 		nruns = 2; /* one file, two ranges */
@@ -234,6 +236,11 @@ int cmd_html(int argc, char **argv)
 		gs_error(to_stdout ? NULL : out, "%s", err);
 		out_abort(&of);
 		rc = GS_EXIT_INTERNAL;
+		goto out;
+	}
+	if (!to_stdout && gs_cli_sums_check(paths[0])) {
+		out_abort(&of); /* a clamped total does not replace the old page */
+		rc = GS_EXIT_BAD_INPUT;
 		goto out;
 	}
 	if (out_commit(&of, err, sizeof(err)) < 0) {

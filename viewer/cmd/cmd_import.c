@@ -62,9 +62,10 @@ static void import_usage(FILE *f)
 		   "Exit status: 0; 2 when the file is missing, not JSON, truncated, holds\n"
 		   "values no trace can, is an Nsight Systems report (.nsys-rep: export it\n"
 		   "to SQLite first), an SQLite database that is no Nsight Systems export\n"
-		   "(or one without CUDA trace), or FILE is a folder, the file imported, or\n"
-		   "a file that is no gapscope trace (not replaced); 1 when the database\n"
-		   "cannot be written.\n");
+		   "(or one without CUDA trace), one whose tables are views, a file whose\n"
+		   "queries run past the bound every verb has (GAPSCOPE_QUERY_LIMIT_MS), or\n"
+		   "FILE is a folder, the file imported, or a file that is no gapscope\n"
+		   "trace (not replaced); 1 when the database cannot be written.\n");
 }
 
 int cmd_import(int argc, char **argv)
@@ -111,6 +112,8 @@ int cmd_import(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 	}
 	json = argv[optind];
+	if ((rc = gs_cli_check_output_name(out, 0)) != 0)
+		return rc;
 	{
 		/* -o naming the input itself (or a link to it) would replace the
 		 * trace being read with its import: the export is lost */

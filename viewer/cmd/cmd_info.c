@@ -223,6 +223,14 @@ static void info_print_text(const struct info *in, const char *path_clean)
 	printf("%-17s %s\n", "command line", info_or(in->command_line, "(not recorded)"));
 	printf("%-17s %s\n", "host", info_or(in->hostname, "(not recorded)"));
 	printf("%-17s %s\n", "pid", info_or(in->pid, "(not recorded)"));
+	if (in->has_rank) {
+		printf("%-17s %" PRId64, "rank", in->rank);
+		if (in->world_size > 0)
+			printf(" of %" PRId64, in->world_size);
+		if (in->rank_source)
+			printf(" (%s)", in->rank_source);
+		putchar('\n');
+	}
 	if (in->ndevices == 0)
 		printf("%-17s %s\n", "devices", "none recorded");
 	for (i = 0; i < in->ndevices; i++) {
@@ -438,6 +446,10 @@ static int info_print_json(const struct info *in, const char *path_clean)
 	json_object_set_new(o, "command_line", info_jstr(in->command_line));
 	json_object_set_new(o, "hostname", info_jstr(in->hostname));
 	json_object_set_new(o, "pid", info_jint_or_null(in->pid));
+	json_object_set_new(o, "rank", in->has_rank ? json_integer(in->rank) : json_null());
+	json_object_set_new(o, "world_size",
+			    in->world_size > 0 ? json_integer(in->world_size) : json_null());
+	json_object_set_new(o, "rank_source", info_jstr(in->rank_source));
 	a = json_array();
 	for (i = 0; i < in->ndevices; i++) {
 		const struct info_device *dv = &in->devices[i];

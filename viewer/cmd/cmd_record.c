@@ -160,6 +160,13 @@ static int record_check_activities(const char *list)
 	for (;;) {
 		comma = strchr(p, ',');
 		n = comma ? (size_t)(comma - p) : strlen(p);
+		/* blanks around a word, as the collector's parser skips them
+		 * (collector/activities.c): " kernel , memcpy " was refused
+		 * here though GAPSCOPE_ACTIVITIES took it */
+		while (n && (*p == ' ' || *p == '\t'))
+			p++, n--;
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
 		if (!(n == 3 && !strncmp(p, "all", 3)) &&
 		    !record_in_list(p, n, record_activities,
 				    sizeof(record_activities) / sizeof(record_activities[0]))) {
@@ -1065,6 +1072,10 @@ int cmd_record(int argc, char **argv)
 			return GS_EXIT_BAD_INPUT;
 		}
 	}
+	/* the collector writes the trace in WAL mode: SQLite makes
+	 * <name>-wal and <name>-shm beside it, 4 bytes longer */
+	if (gs_cli_check_output_name(probe, 4) != 0)
+		return GS_EXIT_BAD_INPUT;
 	if (!record_dir_exists(tmpl, dir, sizeof(dir))) {
 		gs_error(dir, "output folder does not exist");
 		return GS_EXIT_BAD_INPUT;

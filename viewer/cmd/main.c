@@ -23,6 +23,7 @@ static const struct verb verbs[] = {
     {"graph", cmd_graph, "list and draw recorded CUDA graphs (DOT, SVG, PNG)"},
     {"export", cmd_export, "export to Chrome/Perfetto trace JSON or CSV"},
     {"diff", cmd_diff, "compare two runs"},
+    {"whatif", cmd_whatif, "replay a trace with verdict rules' fixes applied: what they save"},
     {"import", cmd_import,
      "convert a torch.profiler JSON or an Nsight Systems SQLite export into a trace"},
 };
@@ -63,6 +64,11 @@ int main(int argc, char **argv)
 			 * (graph's list to /dev/full exited 0); the line is printed
 			 * once, also after a verb that failed for that reason */
 			int out = gs_cli_stdout_check(verbs[i].name);
+			/* a sum clamped at 2^63-1 is no true figure: said, exit 2
+			 * (the verbs that write files check before the rename) */
+			int sums = gs_cli_sums_check(verbs[i].name);
+			if (rc == GS_EXIT_OK && sums)
+				return sums;
 			return rc == GS_EXIT_OK ? out : rc;
 		}
 	gs_error(NULL, "'%s' is not a command; see 'gapscope --help'", argv[1]);

@@ -78,16 +78,11 @@ static int meta_int(struct trace *tr, const char *key, int64_t *v)
 	return ok;
 }
 
-/* the rank as the collector recorded it (docs/schema.md, meta env.*) */
-static const char *const rank_keys[] = {"env.RANK", "env.OMPI_COMM_WORLD_RANK", "env.PMI_RANK",
-					"env.SLURM_PROCID", "env.LOCAL_RANK"};
-
 static void load_one(struct job *j, const struct pool *p, FILE *spool)
 {
 	struct trace tr;
 	struct gs_input in;
 	struct gs_result res;
-	size_t k;
 	int rc;
 
 	memset(&in, 0, sizeof(in));
@@ -124,9 +119,11 @@ static void load_one(struct job *j, const struct pool *p, FILE *spool)
 		j->rc = GS_EXIT_INTERNAL;
 		goto out;
 	}
-	j->t.rank = -1;
-	for (k = 0; k < sizeof(rank_keys) / sizeof(rank_keys[0]) && !j->t.has_rank; k++)
-		j->t.has_rank = meta_int(&tr, rank_keys[k], &j->t.rank);
+	/* meta rank (the collector's, from the launcher's environment, or
+	 * Kineto's distributedInfo), else env.RANK ... of older traces */
+	j->t.has_rank = trace_rank(&tr, &j->t.rank, &j->t.world_size, &j->t.rank_source);
+	if (!j->t.has_rank)
+		j->t.rank = -1;
 	if (!meta_int(&tr, "pid", &j->t.pid))
 		j->t.pid = -1;
 	j->t.hostname = trace_meta(&tr, "hostname");
@@ -473,6 +470,11 @@ int report_multi(char **paths, size_t n_paths, const struct report_multi_opts *o
 	mr.comm_range = o->comm_range;
 	mr.m = &s.m;
 	mr.top = o->top;
+	if (o->csv_dir && gs_cli_sums_check("report")) {
+		rc = GS_EXIT_BAD_INPUT; /* a clamped total replaces no old files */
+		multi_set_free(&s);
+		goto out;
+	}
 	if (o->csv_dir) {
 		char err[512];
 		mr.gaps = s.gaps;

@@ -295,6 +295,11 @@ static json_t *set_json(const struct diff_set *s)
 		st = json_null();
 	}
 	json_object_set_new(o, "straggler", st);
+	/* why no straggler is named (the multi-trace report's why_none) */
+	json_object_set_new(o, "why_none",
+			    !s->step		       ? json_string("no_steps")
+			    : multi_why_key(s->m->why) ? json_string(multi_why_key(s->m->why))
+						       : json_null());
 	return o;
 }
 

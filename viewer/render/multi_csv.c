@@ -67,7 +67,7 @@ static int processes(FILE *f, const struct multi_report *r)
 		fprintf(f, ",idle_%s_ns", gs_cause_key(c));
 	fputs(",launch_overhead_share,top_rule,top_cost_ns,last_starts,last_ends,end_lag_p50_ns,"
 	      "step_p50_ns,comm_per_step_p50_ns,comm_total_ns,capture_range,capture_windows,"
-	      "captured_ns\r\n",
+	      "captured_ns,world_size\r\n",
 	      f);
 	for (i = 0; i < r->n; i++) {
 		const struct gs_multi_trace *t = &r->t[i];
@@ -105,11 +105,16 @@ static int processes(FILE *f, const struct multi_report *r)
 		fputc(',', f);
 		if (t->capture_range) {
 			cell(f, t->capture_range);
-			fprintf(f, ",%llu,%lld\r\n", (unsigned long long)t->capture_windows,
+			fprintf(f, ",%llu,%lld", (unsigned long long)t->capture_windows,
 				(long long)t->capture_ns);
 		} else {
-			fputs(",,\r\n", f);
+			fputs(",,", f);
 		}
+		/* the job's ranks (meta world_size), empty when not recorded */
+		if (t->world_size > 0)
+			fprintf(f, ",%lld\r\n", (long long)t->world_size);
+		else
+			fputs(",\r\n", f);
 	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -22,6 +22,17 @@ static const char *clock_key(int clock)
 						  : "none";
 }
 
+const char *multi_why_key(int why)
+{
+	switch (why) {
+	case GS_MULTI_NAMED: return NULL;
+	case GS_MULTI_FEW_STEPS: return "few_steps";
+	case GS_MULTI_END_TOGETHER: return "end_together";
+	case GS_MULTI_IN_SPREAD: return "within_spread";
+	default: return "no_steps";
+	}
+}
+
 static json_t *process(const struct gs_multi_trace *t, const struct gs_multi_rank_stat *s)
 {
 	json_t *o = json_object(), *c = json_object();
@@ -29,6 +40,9 @@ static json_t *process(const struct gs_multi_trace *t, const struct gs_multi_ran
 
 	json_object_set_new(o, "trace", render_json_str(t->path));
 	json_object_set_new(o, "rank", t->has_rank ? json_integer(t->rank) : json_null());
+	json_object_set_new(o, "world_size",
+			    t->world_size > 0 ? json_integer(t->world_size) : json_null());
+	json_object_set_new(o, "rank_source", render_json_str(t->rank_source));
 	json_object_set_new(o, "pid", t->pid >= 0 ? json_integer(t->pid) : json_null());
 	json_object_set_new(o, "hostname", render_json_str(t->hostname));
 	json_object_set_new(o, "clock_offset_ns", json_integer(t->offset));
@@ -109,6 +123,22 @@ int multi_render_json(FILE *f, const struct multi_report *r)
 	} else {
 		json_object_set_new(st, "straggler", json_null());
 	}
+	/* the evidence rule: who would be named, with what lag and spread, and
+	 * why no one is (docs/report.md, "Several traces") */
+	json_object_set_new(st, "min_steps", json_integer(GS_MULTI_MIN_STEPS));
+	if (m && m->candidate != GS_NONE) {
+		json_object_set_new(st, "candidate", json_integer((json_int_t)m->candidate));
+		json_object_set_new(st, "lag_p50_ns", json_integer(m->lag_p50));
+		json_object_set_new(st, "lag_spread_ns", json_integer(m->lag_spread));
+	} else {
+		json_object_set_new(st, "candidate", json_null());
+		json_object_set_new(st, "lag_p50_ns", json_null());
+		json_object_set_new(st, "lag_spread_ns", json_null());
+	}
+	json_object_set_new(st, "why_none",
+			    !m			    ? json_string("no_steps")
+			    : multi_why_key(m->why) ? json_string(multi_why_key(m->why))
+						    : json_null());
 	steps = json_array();
 	for (i = 0; m && i < m->n_steps; i++) {
 		const struct gs_multi_step *s = &m->steps[i];

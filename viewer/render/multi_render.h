@@ -66,6 +66,11 @@ int multi_gaps_spool(FILE *spool, const struct gs_input *in, const struct gs_res
  * behind whatever happens). NULL with errno on failure. */
 FILE *multi_gaps_spool_open(const char *dir);
 
+/* Why no straggler is named (enum gs_multi_why) as the JSON key word:
+ * "no_steps", "few_steps", "end_together", "within_spread"; NULL when one
+ * is named */
+const char *multi_why_key(int why);
+
 /* "rank 3" or "pid 4242" (trace without a recorded rank) into b */
 const char *multi_rank_label(char *b, size_t n, const struct gs_multi_trace *t);
 

@@ -61,7 +61,7 @@ static void comm_text(FILE *f, const struct multi_report *r)
 		fputs("in ", f);
 		term_put(f, r->comm_range);
 	} else {
-		fputs("in exposed communication (nccl kernels overlapping no other GPU work)", f);
+		fputs("in exposed nccl communication", f);
 	}
 }
 
@@ -103,8 +103,8 @@ static void stragglers(FILE *f, const struct multi_report *r)
 		return;
 	}
 	fprintf(f,
-		"\"%s, %zu steps in every trace (occurrence i of each compared); "
-		"communication: ",
+		"\"%s, %zu steps in every trace (occurrence i of each compared)\n"
+		"  communication: ",
 		r->step_given ? ""
 		: !strcmp(r->step_name, GS_MULTI_PROFILER_STEPS)
 		    ? " (torch.profiler's numbered steps, in every trace)"
@@ -130,12 +130,18 @@ static void stragglers(FILE *f, const struct multi_report *r)
 	}
 	if (m->straggler != GS_NONE) {
 		const struct gs_multi_rank_stat *s = &m->ranks[m->straggler];
+		/* three lines, not one of 258 columns (HTA's two sampled ranks) */
 		fprintf(f,
 			"%s is the straggler: it ends step ranges last in %llu of %zu steps, by %s "
-			"(median); the others wait %s per step ",
+			"(median)\n",
 			multi_rank_label(lb, sizeof(lb), &r->t[m->straggler]),
-			(unsigned long long)s->last_ends, m->n_steps, D(s->end_lag_p50),
-			D(m->others_wait_p50));
+			(unsigned long long)s->last_ends, m->n_steps, D(s->end_lag_p50));
+		fprintf(
+		    f,
+		    "  its lag over all %zu steps: %s (median), above the step-to-step spread %s "
+		    "(median absolute deviation)\n",
+		    m->n_steps, D(m->lag_p50), D(m->lag_spread));
+		fprintf(f, "  the others wait %s per step ", D(m->others_wait_p50));
 		comm_text(f, r);
 		/* the straggler arrives last and waits least: what the others
 		 * spend there beyond its own time is what waiting for it costs
@@ -149,10 +155,38 @@ static void stragglers(FILE *f, const struct multi_report *r)
 			fprintf(f, ", no more than its own (%s): not waiting for it",
 				D(s->comm_p50));
 		fputc('\n', f);
-	} else if (m->n_ranks > 1) {
-		fputs("no straggler: no rank ends the step ranges last by a margin (median end lag "
-		      "0)\n",
-		      f);
+	} else if (m->candidate != GS_NONE) {
+		const struct gs_multi_rank_stat *s = &m->ranks[m->candidate];
+		/* why no one is named (the evidence rule, docs/report.md) */
+		switch (m->why) {
+		case GS_MULTI_FEW_STEPS:
+			fprintf(
+			    f,
+			    "no straggler named: %zu step%s compared (%d needed); %s ended %llu "
+			    "of %s last, by %s (median)\n",
+			    m->n_steps, m->n_steps == 1 ? "" : "s", GS_MULTI_MIN_STEPS,
+			    multi_rank_label(lb, sizeof(lb), &r->t[m->candidate]),
+			    (unsigned long long)s->last_ends, m->n_steps == 1 ? "it" : "them",
+			    D(s->end_lag_p50));
+			break;
+		case GS_MULTI_END_TOGETHER:
+			fputs("no straggler named: no rank ends the step ranges last by a margin "
+			      "(median end lag 0)\n",
+			      f);
+			break;
+		default:
+			fprintf(
+			    f,
+			    "no straggler named: %s ends step ranges last in %llu of %zu steps, "
+			    "by %s (median), but\n",
+			    multi_rank_label(lb, sizeof(lb), &r->t[m->candidate]),
+			    (unsigned long long)s->last_ends, m->n_steps, D(s->end_lag_p50));
+			fprintf(f,
+				"  its lag over all %zu steps, %s (median), is not above the "
+				"step-to-step spread %s (median absolute deviation)\n",
+				m->n_steps, D(m->lag_p50), D(m->lag_spread));
+			break;
+		}
 	}
 	if (!r->top || m->n_ranks < 2)
 		return;
@@ -195,12 +229,41 @@ static void capture_lines(FILE *f, const struct multi_report *r)
 			term_put(f, t->capture_range);
 			fputs(" were recorded", f);
 		}
-		fprintf(f, ": %llu window%s, %s in all; time outside them is not analysed  [",
+		/* the trace's path is on its row below: this line stays within
+		 * 160 columns */
+		fprintf(f, ": %llu window%s, %s in all; time outside them is not analysed\n",
 			(unsigned long long)t->capture_windows, t->capture_windows == 1 ? "" : "s",
 			D(t->capture_ns));
-		term_put(f, t->path);
-		fputs("]\n", f);
 	}
+}
+
+/* How the traces' ranks sit in their job, where the traces record its
+ * size (meta world_size): a line only when they are not the whole job, or
+ * do not agree on its size */
+static void world_line(FILE *f, const struct multi_report *r)
+{
+	int64_t world = 0;
+	size_t i, ranked = 0, sized = 0;
+	int differ = 0;
+
+	for (i = 0; i < r->n; i++) {
+		const struct gs_multi_trace *t = &r->t[i];
+		ranked += t->has_rank;
+		if (!t->has_rank || t->world_size <= 0)
+			continue;
+		if (sized++ && t->world_size != world)
+			differ = 1;
+		world = t->world_size;
+	}
+	if (!sized)
+		return;
+	if (differ)
+		fputs("ranks: the traces do not agree on the size of their job (meta world_size): "
+		      "are they ranks of one job?\n",
+		      f);
+	else if ((int64_t)ranked < world)
+		fprintf(f, "ranks: %zu of the job's %lld (world size); the others were not given\n",
+			ranked, (long long)world);
 }
 
 int multi_render_text(FILE *f, const struct multi_report *r)
@@ -210,11 +273,14 @@ int multi_render_text(FILE *f, const struct multi_report *r)
 	int c;
 
 	fprintf(f, "gapscope report: %zu traces; times on %s\n", r->n, clock_text(r->clock));
+	world_line(f, r);
 	capture_lines(f, r);
 	fprintf(f, "\nProcesses (idle by cause in %% of the window, docs/metrics.md):\n");
+	/* the top finding on a line of its own: the row, a rule's title and a
+	 * path on one line ran past 160 columns (HTA's sampled ranks: 198) */
 	fprintf(f, "  %-12s %11s %6s %5s %5s %5s %6s %5s %5s %5s %9s  %s\n", "process", "window",
 		"util", "sync", "api", "host", "launch", "graph", "dep", "other", "launch-ovh",
-		"top finding  [trace]");
+		"[trace]; then its top finding");
 	for (i = 0; i < r->n; i++) {
 		const struct gs_multi_trace *t = &r->t[i];
 		fprintf(f, "  %-12s %11s %5.1f%%", multi_rank_label(lb, sizeof(lb), t),
@@ -222,15 +288,14 @@ int multi_render_text(FILE *f, const struct multi_report *r)
 		for (c = 0; c < GS_CAUSE_COUNT; c++)
 			fprintf(f, " %*.1f", c == GS_CAUSE_LAUNCH_LATENCY ? 6 : 5,
 				pct(t->idle_by_cause[c], t->window));
-		fprintf(f, " %9.1f%%  ", 100.0 * t->launch_overhead_share);
-		if (t->has_finding)
-			fprintf(f, "%s %s (%.1f%%)", gs_rule_title(t->top.rule), D(t->top.cost_ns),
-				100.0 * t->top.share);
-		else
-			fputs("no rule fired", f);
-		fputs("  [", f);
+		fprintf(f, " %9.1f%%  [", 100.0 * t->launch_overhead_share);
 		term_put(f, t->path);
-		fputs("]\n", f);
+		fputs("]\n    top finding: ", f);
+		if (t->has_finding)
+			fprintf(f, "%s %s (%.1f%%)\n", gs_rule_title(t->top.rule),
+				D(t->top.cost_ns), 100.0 * t->top.share);
+		else
+			fputs("no rule fired\n", f);
 	}
 	stragglers(f, r);
 	fflush(f);

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "fatal_signals.h"
 #include "out_file.h"
 
 /* ---- signal clean-up ---------------------------------------------------- */
@@ -34,7 +35,11 @@
  * blocked, read by the handler (only async-signal-safe calls there). */
 static char sig_file[PATH_MAX];
 static char sig_dir[PATH_MAX];
-static const int sig_nums[] = {SIGINT, SIGTERM, SIGHUP};
+/* the folders out_dir_open created for the target (removed when empty):
+ * sig_made[0..sig_made_len) names the first, sig_made the deepest */
+static char sig_made[PATH_MAX];
+static size_t sig_made_len;
+static const int sig_nums[] = {GS_FATAL_SIGNALS};
 #define N_SIGS (sizeof(sig_nums) / sizeof(sig_nums[0]))
 static struct sigaction sig_old[N_SIGS];
 static int sig_installed[N_SIGS];
@@ -78,14 +83,38 @@ static void rm_tmp_dir(const char *dir)
 	rmdir(dir);
 }
 
-static void on_signal(int sig)
+/* Remove the folders made for a target that stayed empty: path (a
+ * writable copy, cut in place), then its parents up to the one of
+ * length made. Async-signal-safe. */
+static void rm_made(char *path, size_t made)
+{
+	size_t n = strlen(path);
+
+	if (!made || made > n)
+		return;
+	for (;;) {
+		path[n] = '\0';
+		if (rmdir(path) != 0 || n <= made)
+			return; /* not empty (someone else's files), or the first made */
+		do
+			n--;
+		while (n > made && path[n] != '/');
+	}
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uc)
 {
 	int saved = errno;
 
+	(void)uc;
+	if (gs_signal_is_file_limit(sig, info))
+		return; /* ulimit -f: the write fails with EFBIG, and is reported */
 	if (sig_file[0])
 		unlink(sig_file);
 	if (sig_dir[0])
 		rm_tmp_dir(sig_dir);
+	if (sig_made[0])
+		rm_made(sig_made, sig_made_len);
 	/* the signal is blocked while its handler runs: raised again with the
 	 * default action, it ends the process as it would have, on return */
 	signal(sig, SIG_DFL);
@@ -112,7 +141,8 @@ static void arm_locked(void)
 	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < N_SIGS; i++) {
 		struct sigaction cur;
@@ -131,6 +161,7 @@ static void disarm(void)
 	block_signals(&old);
 	sig_file[0] = '\0';
 	sig_dir[0] = '\0';
+	sig_made[0] = '\0';
 	for (i = 0; i < N_SIGS; i++)
 		if (sig_installed[i]) {
 			sigaction(sig_nums[i], &sig_old[i], NULL);
@@ -223,6 +254,73 @@ static int is_sqlite(const char *path)
 	return is;
 }
 
+int out_name_check(const char *path, size_t extra, char *err, size_t errlen)
+{
+	const char *p = path;
+	size_t n = strlen(path);
+
+	if (!strcmp(path, "-"))
+		return 0;
+	/* every name in the path, the last with what is made beside it */
+	while (*p) {
+		size_t len = strcspn(p, "/");
+		int is_last = p[len] == '\0';
+		if (len + (is_last ? extra : 0) > NAME_MAX) {
+			if (extra && is_last)
+				snprintf(
+				    err, errlen,
+				    "cannot write: File name too long (a name of %zu bytes; at "
+				    "most %zu, leaving room for what is written beside it)",
+				    len, (size_t)NAME_MAX - extra);
+			else
+				snprintf(
+				    err, errlen,
+				    "cannot write: File name too long (a name of %zu bytes; at "
+				    "most %d)",
+				    len, NAME_MAX);
+			return -ENAMETOOLONG;
+		}
+		p += len;
+		while (*p == '/')
+			p++;
+	}
+	if (n + extra >= PATH_MAX) {
+		snprintf(err, errlen,
+			 "cannot write: File name too long (a path of %zu bytes; at most %d)", n,
+			 PATH_MAX - 1 - (int)extra);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* The descriptor a path names by number: /dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N (bash's process substitution hands out
+ * /dev/fd/63); else -1. Such a name is written through the descriptor
+ * itself: the link behind it (pipe:[123], socket:[...]) is no path, and
+ * resolving it made the output "No such file or directory". */
+static int named_fd(const char *path)
+{
+	static const char *const pre[] = {"/dev/fd/", "/proc/self/fd/"};
+	size_t i;
+
+	if (!strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t n = strlen(pre[i]);
+		const char *p = path + n;
+		long v = 0;
+		if (strncmp(path, pre[i], n) || !*p || strspn(p, "0123456789") != strlen(p) ||
+		    strlen(p) > 9)
+			continue;
+		while (*p)
+			v = v * 10 + (*p++ - '0');
+		return (int)v;
+	}
+	return -1;
+}
+
 int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
@@ -248,6 +346,44 @@ int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
 		set_err(err, errlen, "cannot write", ENOENT);
 		return -ENOENT;
 	}
+	if ((e = out_name_check(path, 0, err, errlen)) < 0)
+		return e; /* before anything: the rename at the end would fail */
+	{
+		int nfd = named_fd(path);
+		if (nfd >= 0) {
+			/* written in place through a copy of the descriptor,
+			 * like "-" (a regular file behind it too: the shell
+			 * opened it, at its offset, in its mode) */
+			if (nfd == STDOUT_FILENO)
+				fflush(stdout);
+			o->direct = 1;
+			o->fd = fcntl(nfd, F_DUPFD_CLOEXEC, 3);
+			if (o->fd < 0) {
+				e = errno;
+				goto fail;
+			}
+			if (make_stream(o) < 0) {
+				e = ENOMEM;
+				goto fail;
+			}
+			return 0;
+		}
+	}
+	/* a FIFO or device named through a link that is no path (a magic
+	 * link of /proc) is opened by its name: the kernel follows it */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		o->direct = 1;
+		o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (o->fd < 0) {
+			e = errno;
+			goto fail;
+		}
+		if (make_stream(o) < 0) {
+			e = ENOMEM;
+			goto fail;
+		}
+		return 0;
+	}
 	o->target = resolve(path);
 	if (!o->target) {
 		e = ENOMEM;
@@ -266,6 +402,13 @@ int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
 			 "output another name");
 		out_abort(o);
 		return -EEXIST;
+	}
+	if (exists && S_ISREG(st.st_mode) && access(o->target, W_OK) != 0) {
+		/* a file this user could not have written in place (root's
+		 * 0444 page in the user's folder) is not replaced either: the
+		 * rename would have replaced it, and made it the user's */
+		e = errno;
+		goto fail;
 	}
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* a device or FIFO: write in place; it is never unlinked */
@@ -401,19 +544,24 @@ int out_write_all(const char *path, const void *buf, size_t len, char *err, size
 
 /* ---- a folder of files -------------------------------------------------- */
 
-/* mkdir -p */
-static int make_dirs(const char *dir)
+/* mkdir -p; *made: the length of the leading part of dir that names the
+ * first folder it created (0: none was) */
+static int make_dirs(const char *dir, size_t *made)
 {
 	char *path = strdup(dir);
 	size_t n = strlen(dir), i;
 
+	*made = 0;
 	if (!path)
 		return -ENOMEM;
 	for (i = 1; i <= n; i++) {
 		if (path[i] != '/' && path[i] != '\0')
 			continue;
 		path[i] = '\0';
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+		if (mkdir(path, 0777) == 0) {
+			if (!*made)
+				*made = i;
+		} else if (errno != EEXIST) {
 			int e = errno;
 			free(path);
 			return -e;
@@ -437,7 +585,9 @@ int out_dir_open(struct out_dir *d, const char *path, char *err, size_t errlen)
 			 "not a folder name (CSV is one file per table: give a folder)");
 		return -EINVAL;
 	}
-	if ((e = make_dirs(path)) < 0) {
+	if ((e = out_name_check(path, 0, err, errlen)) < 0)
+		return e;
+	if ((e = make_dirs(path, &d->made)) < 0) {
 		set_err(err, errlen, "cannot create directory", -e);
 		return e;
 	}
@@ -454,7 +604,7 @@ int out_dir_open(struct out_dir *d, const char *path, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	snprintf(d->tmp, n, "%s/.gapscope-XXXXXX", path);
-	if (strlen(d->tmp) >= sizeof(sig_dir)) {
+	if (strlen(d->tmp) >= sizeof(sig_dir) || strlen(path) >= sizeof(sig_made)) {
 		free(d->tmp);
 		d->tmp = NULL;
 		out_dir_abort(d);
@@ -465,6 +615,10 @@ int out_dir_open(struct out_dir *d, const char *path, char *err, size_t errlen)
 	e = mkdtemp(d->tmp) ? 0 : errno;
 	if (!e) {
 		strcpy(sig_dir, d->tmp);
+		if (d->made) {
+			strcpy(sig_made, path);
+			sig_made_len = d->made;
+		}
 		arm_locked();
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -529,8 +683,11 @@ int out_dir_commit(struct out_dir *d, char *err, size_t errlen)
 	free(names);
 	closedir(dir);
 out:
-	if (e)
+	if (e) {
 		set_err(err, errlen, "write error", e);
+	} else {
+		d->made = 0; /* complete: the folders made are the output's */
+	}
 	out_dir_abort(d);
 	return -e;
 }
@@ -543,6 +700,11 @@ void out_dir_abort(struct out_dir *d)
 		d->tmp = NULL;
 		disarm();
 	}
+	/* a failed run leaves no folder it made: the target (when nothing
+	 * else came into it) and the parents it created for it */
+	if (d->target && d->made)
+		rm_made(d->target, d->made);
+	d->made = 0;
 	free(d->target);
 	d->target = NULL;
 }

@@ -193,17 +193,19 @@ static int write_table(struct trace *t, const char *dir, const char *table, cons
 	char path[4096];
 	sqlite3_stmt *st = NULL;
 	FILE *f = NULL;
-	int i, ncol, rc, ret = -1;
+	int i, ncol, rc, ret = -1, werr = 0;
 
 	if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot read table %s: %s", table, sqlite3_errmsg(t->db));
 		ret = EXPORT_ERR_INPUT;
 		goto out;
 	}
+	/* dir is the temporary folder, gone when the error is printed: the
+	 * messages name the file as it would have been, table.csv */
 	snprintf(path, sizeof(path), "%s/%s.csv", dir, table);
 	f = fopen(path, "w");
 	if (!f) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot write %s.csv: %s", table, strerror(errno));
 		goto out;
 	}
 	ncol = sqlite3_column_count(st);
@@ -239,23 +241,35 @@ static int write_table(struct trace *t, const char *dir, const char *table, cons
 			}
 		}
 		fputs("\r\n", f);
+		/* the first failed write's errno, before a later call changes
+		 * it (a full disk, File too large under ulimit -f) */
+		if (ferror(f)) {
+			werr = errno;
+			break;
+		}
+	}
+	if (werr || ferror(f)) {
+		snprintf(err, errlen, "write error on %s.csv: %s", table,
+			 strerror(werr ? werr : EIO));
+		goto out;
 	}
 	if (rc != SQLITE_DONE) {
 		/* a page SQLite cannot read, a table that is not what the
 		 * schema says: the trace is damaged, bad input (exit 2 naming
-		 * the trace), not a failure to write */
+		 * the trace), not a failure to write; but SQLite's own
+		 * temporary files full is this machine's failure */
+		if (trace_local_error(t->db, err, errlen)) {
+			ret = EXPORT_ERR_LOCAL;
+			goto out;
+		}
 		snprintf(err, errlen, "cannot read table %s: %s", table, sqlite3_errmsg(t->db));
 		ret = EXPORT_ERR_INPUT;
-		goto out;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "write error on %s", path);
 		goto out;
 	}
 	ret = 0;
 out:
 	if (f && fclose(f) != 0 && ret == 0) {
-		snprintf(err, errlen, "write error on %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "write error on %s.csv: %s", table, strerror(errno));
 		ret = -1;
 	}
 	if (f && ret != 0)
@@ -315,6 +329,10 @@ int export_csv(struct trace *t, const char *dir, unsigned flags, char *err, size
 	size_t i;
 	int rc = 0;
 
+	/* the rule of every verb on the ops' devices and streams (a raw dump
+	 * wrote a stream past 2^32-1 that every other verb refuses) */
+	if (trace_check_places(t, err, errlen) < 0)
+		return trace_local_error(t->db, err, errlen) ? EXPORT_ERR_LOCAL : EXPORT_ERR_INPUT;
 	if (make_dirs(dir, err, errlen))
 		return -1;
 	if (register_functions(t->db)) {

@@ -648,6 +648,8 @@ int export_walk(struct trace *t, const struct export_ops *ops, void *ctx, char *
 {
 	int ret = walk(t, ops, ctx, err, errlen);
 
+	if (ret == EXPORT_ERR_INPUT && trace_local_error(t->db, err, errlen))
+		return EXPORT_ERR_LOCAL; /* SQLite's temporary files, not the trace */
 	if (ret == EXPORT_ERR_INPUT)
 		trace_too_long(t, err, errlen); /* the reason, where a query was stopped */
 	return ret;

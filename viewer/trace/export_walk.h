@@ -117,6 +117,10 @@ int export_time_range(struct trace *t, int64_t *origin_ns, int64_t *last_end_ns)
 /* export_walk() and export_chrome(): the trace is damaged (err says how),
  * bad input rather than a failure of ours. */
 #define EXPORT_ERR_INPUT (-2)
+/* export_walk(), export_chrome() and export_csv(): SQLite could not write
+ * its temporary files (a full TMPDIR) or memory ran out: a failure of this
+ * machine, not of the trace (err says so, trace_local_error). */
+#define EXPORT_ERR_LOCAL (-3)
 
 /* Walk a trace: begin(), every track, then every event table by table
  * (each ordered by start). Returns 0, the first negative callback result,
@@ -137,11 +141,11 @@ enum {
 
 /* One CSV file per table of schema v1 in directory dir (created if
  * missing). Returns 0, EXPORT_ERR_INPUT (err filled: an SQLite error
- * reading the trace - a damaged trace) or -1 (err filled: the directory or
- * a file cannot be made or written). The file of a table that fails is
- * removed; those written before it stay (gapscope export writes into a
- * temporary folder, out_file.h, so the target keeps its old files). One
- * export at a time. */
+ * reading the trace - a damaged trace), EXPORT_ERR_LOCAL (SQLite's
+ * temporary files) or -1 (err filled: the directory or a file cannot be
+ * made or written, "write error on kernels.csv: No space left on device"). The file of a table that
+ * fails is removed; those written before it stay (gapscope export writes into a temporary folder,
+ * out_file.h, so the target keeps its old files). One export at a time. */
 int export_csv(struct trace *t, const char *dir, unsigned flags, char *err, size_t errlen);
 
 /* csv_write_field() flags */

@@ -16,6 +16,7 @@
 
 #include <sqlite3.h>
 
+#include "fatal_signals.h"
 #include "gapscope/trace_format.h"
 #include "import_out.h"
 
@@ -23,12 +24,16 @@
 
 /* The temporary database a signal must remove (async-signal-safe handler). */
 static char sig_tmp[4096];
-static struct sigaction sig_old[3];
-static const int sig_nums[3] = {SIGINT, SIGTERM, SIGHUP};
-static int sig_armed[3];
+static const int sig_nums[] = {GS_FATAL_SIGNALS};
+#define N_SIGS (sizeof(sig_nums) / sizeof(sig_nums[0]))
+static struct sigaction sig_old[N_SIGS];
+static int sig_armed[N_SIGS];
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *uc)
 {
+	(void)uc;
+	if (gs_signal_is_file_limit(sig, info))
+		return; /* ulimit -f: SQLite's write fails, and the import says so */
 	if (sig_tmp[0])
 		unlink(sig_tmp);
 	signal(sig, SIG_DFL);
@@ -38,13 +43,14 @@ static void on_signal(int sig)
 static void arm_signals(const char *tmp)
 {
 	struct sigaction sa;
-	int i;
+	size_t i;
 
 	snprintf(sig_tmp, sizeof(sig_tmp), "%s", tmp);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < N_SIGS; i++) {
 		struct sigaction cur;
 		sig_armed[i] = sigaction(sig_nums[i], NULL, &cur) == 0 &&
 			       cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO) &&
@@ -54,9 +60,9 @@ static void arm_signals(const char *tmp)
 
 static void disarm_signals(void)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < N_SIGS; i++)
 		if (sig_armed[i])
 			sigaction(sig_nums[i], &sig_old[i], NULL);
 	sig_tmp[0] = '\0';
@@ -97,17 +103,26 @@ static int make_tmp(const char *path, char **target, char **tmp, char *err, size
 		free(t);
 		return -1;
 	}
+	/* a file this user could not have written in place is not replaced
+	 * by the rename either (out_file.c does the same) */
+	if (stat(t, &st) == 0 && access(t, W_OK) != 0) {
+		snprintf(err, errlen, "cannot write: %s", strerror(errno));
+		free(t);
+		return -1;
+	}
 	x = malloc(strlen(t) + 32);
 	if (!x) {
 		free(t);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* at most 200 bytes of the name in the temporary one's, as
+	 * out_file.c does: a name of 255 bytes is a name */
 	slash = strrchr(t, '/');
 	if (slash)
-		sprintf(x, "%.*s/.%s.gapscope-XXXXXX", (int)(slash - t), t, slash + 1);
+		sprintf(x, "%.*s/.%.200s.gapscope-XXXXXX", (int)(slash - t), t, slash + 1);
 	else
-		sprintf(x, ".%s.gapscope-XXXXXX", t);
+		sprintf(x, ".%.200s.gapscope-XXXXXX", t);
 	fd = mkstemp(x);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot write: %s", strerror(errno));
@@ -168,7 +183,37 @@ int import_out_open(struct import_out *o, const char *path, char *err, size_t er
 			 sqlite3_errmsg(o->db));
 		return IMPORT_ERR_OUTPUT;
 	}
+	/* the trace verbs' defences, after the pragmas: defensive mode
+	 * refuses journal_mode=OFF, which is set by then */
+	o->guard = trace_guard_new();
+	if (!o->guard) {
+		snprintf(err, errlen, "out of memory");
+		return IMPORT_ERR_OUTPUT;
+	}
+	if (trace_guard_db(o->guard, o->db, &o->watch, err, errlen) < 0)
+		return IMPORT_ERR_OUTPUT;
 	return 0;
+}
+
+int import_out_too_long(const struct import_out *o, const char *what, char *err, size_t errlen)
+{
+	long long ms;
+
+	if (!trace_guard_tripped(o->guard))
+		return 0;
+	ms = (long long)trace_guard_limit_ms(o->guard);
+	if (ms >= 1000)
+		snprintf(err, errlen, "a query ran too long (over %lld s): the %s may be hostile",
+			 ms / 1000, what);
+	else
+		snprintf(err, errlen, "a query ran too long (over %lld ms): the %s may be hostile",
+			 ms, what);
+	return 1;
+}
+
+int import_out_attach(struct import_out *o, const char *uri)
+{
+	return trace_guard_attach(&o->watch, uri, "src");
 }
 
 int import_out_commit(struct import_out *o, char *err, size_t errlen)
@@ -216,6 +261,8 @@ void import_out_close(struct import_out *o)
 	disarm_signals();
 	free(o->target);
 	o->target = NULL;
+	trace_guard_free(o->guard);
+	o->guard = NULL;
 }
 
 int import_out_meta(sqlite3 *db, const char *key, const char *value)

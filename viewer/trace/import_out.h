@@ -19,6 +19,8 @@
 
 #include <sqlite3.h>
 
+#include "trace.h"
+
 #define IMPORT_ERR_OUTPUT (-1) /* the database could not be written */
 #define IMPORT_ERR_INPUT (-2)  /* the source file: missing, damaged, foreign, hostile */
 #define IMPORT_ERR_TARGET (-3) /* the output path: a folder, a device, not writable */
@@ -27,15 +29,32 @@ struct import_out {
 	sqlite3 *db;  /* the new database, in a transaction until commit */
 	char *target; /* the file to replace (a symbolic link's target) */
 	char *tmp;    /* the temporary file beside it, NULL once renamed */
+	/* the trace verbs' defences on db (trace.h, trace_guard_db): the
+	 * source is untrusted - an export attached to db, or JSON whose rows
+	 * the derivations query - so no view, trigger or extension runs and
+	 * no query step runs past the bound */
+	struct trace_guard *guard;
+	struct trace_watch watch;
 };
 
 /* Create the temporary database for `path` with the collector's schema
  * (gs_schema_create), URI file names allowed (for ATTACH), no transaction
- * begun (ATTACH needs none open): the importer begins it. SIGINT, SIGTERM and SIGHUP
- * remove it until import_out_close(). Returns 0, IMPORT_ERR_TARGET when
+ * begun (ATTACH needs none open): the importer begins it. A fatal signal
+ * (SIGINT, SIGTERM, SIGHUP, SIGQUIT, ...: fatal_signals.h) removes it until
+ * import_out_close(). Returns 0, IMPORT_ERR_TARGET when
  * path cannot be a database file ("-", a folder, a device, an unwritable
  * folder) or IMPORT_ERR_OUTPUT, with a one-line reason in err. */
 int import_out_open(struct import_out *o, const char *path, char *err, size_t errlen);
+
+/* After a failure, or before the commit: when a query ran past the bound
+ * (GAPSCOPE_QUERY_LIMIT_MS, as for every verb), err says so ("a query ran
+ * too long (over N s): the <what> may be hostile") and 1 is returned:
+ * IMPORT_ERR_INPUT. Else 0. */
+int import_out_too_long(const struct import_out *o, const char *what, char *err, size_t errlen);
+
+/* Attach the file named by uri read-only as schema "src", its planner
+ * statistics unread (trace_guard_attach). SQLite's result code. */
+int import_out_attach(struct import_out *o, const char *uri);
 
 /* Commit, close, fsync and rename the database into place. Returns 0 or
  * IMPORT_ERR_OUTPUT with err set. */

@@ -379,6 +379,7 @@ enum ctx {
 	C_DIM,	  /* args.grid / args.block */
 	C_DEVS,	  /* deviceProperties */
 	C_DEV,	  /* one device */
+	C_DIST,	  /* distributedInfo (torch.distributed: rank, world_size, backend) */
 };
 
 enum {
@@ -470,6 +471,10 @@ struct importer {
 	int have_base;
 	char cupti_version[32], driver_version[32], runtime_version[32];
 	unsigned torch_opts; /* bit i: torch_opt_keys[i] was 1 at the top level */
+	/* distributedInfo: which rank of a torch.distributed job this is */
+	int have_rank, have_world;
+	int64_t rank, world_size;
+	char backend[32];
 
 	/* B events waiting for their E */
 	struct kev *open;
@@ -836,6 +841,13 @@ static int emit(struct importer *im, const struct kev *e, int instant)
 
 	if (!e->have_ts) {
 		unmapped_s(im, "no_ts");
+		return 0;
+	}
+	/* a complete event ("ph": "X") without dur has no end: read as
+	 * zero-length it made a kernel that never ran (GPU busy 0.0%, exit
+	 * 0); counted as unmapped, as one without ts is */
+	if (!instant && !e->have_dur) {
+		unmapped_s(im, "no_dur");
 		return 0;
 	}
 	end = start + (e->have_dur ? e->dur : 0);
@@ -1314,6 +1326,21 @@ static int on_scalar(struct importer *im, int t, const char *s, size_t n)
 			im->ev.block[im->ev.nblock++] = v;
 		return 1;
 	case C_DEVS: return 1;
+	case C_DIST:
+		/* Kineto writes numbers and a string; anything else, or a
+		 * negative or huge rank, is not taken (the trace gets no rank) */
+		if (t == 2 && (key_is(im, "rank") || key_is(im, "world_size")) &&
+		    parse_id(s, n, &v) == NUM_OK && v >= 0 && v <= INT32_MAX) {
+			if (im->key[0] == 'r')
+				im->rank = v, im->have_rank = 1;
+			else
+				im->world_size = v, im->have_world = 1;
+		} else if (t == 3 && key_is(im, "backend") && n < sizeof(im->backend) &&
+			   utf8_ok((const unsigned char *)s, n)) {
+			memcpy(im->backend, s, n);
+			im->backend[n] = '\0';
+		}
+		return 1;
 	case C_DEV: {
 		static const char *const keys[] = {"computeMajor", "computeMinor", "numSms",
 						   "totalGlobalMem", "maxThreadsPerBlock"};
@@ -1402,6 +1429,8 @@ static int cb_start_map(void *ctx)
 	case C_TOP:
 		if (key_is(im, "traceEvents") || key_is(im, "deviceProperties"))
 			return fail_input(im, "%s is an object, not an array%s", im->key, "");
+		if (key_is(im, "distributedInfo"))
+			return push(im, C_DIST);
 		break;
 	default: break;
 	}
@@ -1596,6 +1625,17 @@ static int finish(struct importer *im, const char *version)
 			return -1;
 	}
 	if (im->n_host_pids == 1 && meta_int(im, "pid", im->host_pids[0]) < 0)
+		return -1;
+	/* torch.distributed's rank (trace_format.h): the multi-trace report
+	 * and `diff` of two sets name and pair the ranks by it (HTA's two
+	 * sampled ranks were "pid 4037" and "pid ..." before) */
+	if (im->have_rank &&
+	    (meta_int(im, "rank", im->rank) < 0 || meta(im, "rank_source", "distributedInfo") < 0))
+		return -1;
+	if (im->have_rank && im->have_world && im->world_size > im->rank &&
+	    meta_int(im, "world_size", im->world_size) < 0)
+		return -1;
+	if (im->backend[0] && meta(im, "distributed.backend", im->backend) < 0)
 		return -1;
 	if (im->min_ns <= im->max_ns &&
 	    (meta_int(im, "start_ns", im->min_ns) < 0 || meta_int(im, "stop_ns", im->max_ns) < 0))
@@ -1818,8 +1858,17 @@ int kineto_import(const char *json_path, const char *db_path, const char *versio
 		close(fd);
 		goto out;
 	}
-	if (parse(&im, fd) < 0 || finish(&im, version) < 0)
+	if (parse(&im, fd) < 0 || finish(&im, version) < 0 ||
+	    import_out_too_long(&out, "trace", im.err, sizeof(im.err))) {
+		/* a query stopped by the bound (the derivations run on the
+		 * trace's rows): the input's doing, whatever the step made of
+		 * its failure */
+		if (import_out_too_long(&out, "trace", im.err, sizeof(im.err))) {
+			im.failed = 1;
+			im.err_kind = KINETO_ERR_INPUT;
+		}
 		goto out;
+	}
 	for (int k = 0; k < ST_N; k++) {
 		sqlite3_finalize(im.st[k]);
 		im.st[k] = NULL;

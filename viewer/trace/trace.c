@@ -207,13 +207,24 @@ static int watch_progress(void *arg)
 	uint64_t sig = 0;
 	int64_t now;
 
+	/* once one step was stopped, every later long one is too: a caller
+	 * that reads a failed query as "none" (a count of 0) must not go on
+	 * to a result; the first failure is what it reports */
+	if (atomic_load(&w->guard->too_long))
+		return 1;
 	for (st = sqlite3_next_stmt(w->db, NULL); st; st = sqlite3_next_stmt(w->db, st)) {
 		if (w->stats_gate && sqlite3_stmt_busy(st) && stats_read(st))
 			return 1;
+
 		sig = sig * 1000003u + (uintptr_t)st +
 		      (uint64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0) +
 		      ((uint64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_RUN, 0) << 32);
 	}
+	/* the schema load itself is not timed (the handler runs at every
+	 * instruction then: a bound of 0 ms stopped it at once); it is
+	 * linear in the schema's size and runs no view */
+	if (w->stats_gate)
+		return 0;
 	now = now_ns();
 	if (sig != w->sig || !w->since) {
 		w->sig = sig;
@@ -297,10 +308,122 @@ sqlite3 *trace_db_open(struct trace *t, struct trace_watch *w, char *err, size_t
 
 int trace_too_long(const struct trace *t, char *err, size_t errlen)
 {
-	if (!t->guard || !atomic_load(&t->guard->too_long))
+	if (!trace_guard_tripped(t->guard))
 		return 0;
 	snprintf(err, errlen, "query ran too long; the trace may be hostile");
 	return 1;
+}
+
+/* The folder SQLite puts its temporary files in (os_unix.c,
+ * unixTempFileDir: SQLITE_TMPDIR, TMPDIR, /var/tmp, /usr/tmp, /tmp, the
+ * first writable folder), and the variable that named it or NULL. */
+static const char *sqlite_tmp_dir(const char **var)
+{
+	static const char *const vars[] = {"SQLITE_TMPDIR", "TMPDIR"};
+	static const char *const dirs[] = {"/var/tmp", "/usr/tmp", "/tmp"};
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < 2 + sizeof(dirs) / sizeof(dirs[0]); i++) {
+		const char *d = i < 2 ? getenv(vars[i]) : dirs[i - 2];
+		if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode) || access(d, W_OK | X_OK) != 0)
+			continue;
+		*var = i < 2 ? vars[i] : NULL;
+		return d;
+	}
+	*var = NULL;
+	return ".";
+}
+
+int trace_local_error(sqlite3 *db, char *err, size_t errlen)
+{
+	int code = sqlite3_extended_errcode(db), e;
+	const char *var, *dir;
+
+	if ((code & 0xff) == SQLITE_NOMEM || code == SQLITE_IOERR_NOMEM) {
+		snprintf(err, errlen, "out of memory");
+		return 1;
+	}
+	/* the trace is opened read-only: what SQLite writes is its own
+	 * temporary files (sorts, temporary tables) */
+	if ((code & 0xff) != SQLITE_FULL && code != SQLITE_IOERR_WRITE &&
+	    code != SQLITE_IOERR_FSYNC && code != SQLITE_IOERR_TRUNCATE)
+		return 0;
+	/* SQLITE_FULL is ENOSPC, whose errno SQLite does not keep */
+	e = (code & 0xff) == SQLITE_FULL ? ENOSPC : sqlite3_system_errno(db);
+	dir = sqlite_tmp_dir(&var);
+	snprintf(err, errlen,
+		 "cannot write SQLite's temporary files in %s%s%s%s: %s%s; free space there or set "
+		 "TMPDIR to a folder with room",
+		 dir, var ? " (" : "", var ? var : "", var ? ")" : "",
+		 e ? strerror(e) : sqlite3_errmsg(db), e == EFBIG ? " (ulimit -f)" : "");
+	return 1;
+}
+
+struct trace_guard *trace_guard_new(void)
+{
+	struct trace_guard *g = calloc(1, sizeof(*g));
+	const char *e = getenv("GAPSCOPE_QUERY_LIMIT_MS");
+	char *end = NULL;
+	long long ms = e ? strtoll(e, &end, 10) : -1;
+
+	if (!g)
+		return NULL;
+	g->limit_ns = (int64_t)TRACE_QUERY_LIMIT_MS * 1000000;
+	if (e && end != e && *end == '\0' && ms >= 0 && ms <= 86400000)
+		g->limit_ns = ms * 1000000;
+	g->main.guard = g;
+	return g;
+}
+
+void trace_guard_free(struct trace_guard *g)
+{
+	if (g)
+		free(g->uri);
+	free(g);
+}
+
+int trace_guard_db(struct trace_guard *g, sqlite3 *db, struct trace_watch *w, char *err,
+		   size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	w->guard = g;
+	return harden(db, w, err, errlen);
+}
+
+int trace_guard_attach(struct trace_watch *w, const char *uri, const char *schema)
+{
+	sqlite3_stmt *q = NULL;
+	char sql[64];
+	int rc;
+
+	snprintf(sql, sizeof(sql), "ATTACH DATABASE ?1 AS %s", schema);
+	rc = sqlite3_prepare_v2(w->db, sql, -1, &q, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, uri, -1, SQLITE_STATIC);
+		/* ATTACH loads the file's schema, and with it the planner
+		 * statistics it carries: gated as in harden() */
+		w->stats_gate = 1;
+		w->since = 0;
+		sqlite3_progress_handler(w->db, 1, watch_progress, w);
+		rc = sqlite3_step(q);
+		rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+		w->stats_gate = 0;
+		w->since = 0;
+		sqlite3_progress_handler(w->db, WATCH_OPS, watch_progress, w);
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int trace_guard_tripped(const struct trace_guard *g)
+{
+	return g && atomic_load(&g->too_long);
+}
+
+int64_t trace_guard_limit_ms(const struct trace_guard *g)
+{
+	return g ? g->limit_ns / 1000000 : TRACE_QUERY_LIMIT_MS;
 }
 
 /* ------------------------------------------------------ the table check */
@@ -603,20 +726,11 @@ int trace_open(struct trace *t, const char *path, char *err, size_t errlen)
 	rc = check_header(path, &t->recording, &wal, err, errlen);
 	if (rc < 0)
 		return rc;
-	t->guard = calloc(1, sizeof(*t->guard));
+	t->guard = trace_guard_new();
 	if (!t->guard) {
 		snprintf(err, errlen, "out of memory");
 		return TRACE_ERR_CORRUPT;
 	}
-	t->guard->limit_ns = (int64_t)TRACE_QUERY_LIMIT_MS * 1000000;
-	{
-		const char *e = getenv("GAPSCOPE_QUERY_LIMIT_MS");
-		char *end = NULL;
-		long long ms = e ? strtoll(e, &end, 10) : -1;
-		if (e && end != e && *end == '\0' && ms >= 0 && ms <= 86400000)
-			t->guard->limit_ns = ms * 1000000;
-	}
-	t->guard->main.guard = t->guard;
 	t->guard->wal = wal;
 	if ((rc = wal_readonly(t, err, errlen)) < 0) {
 		trace_close(t);
@@ -714,9 +828,7 @@ void trace_close(struct trace *t)
 	if (t->db)
 		sqlite3_close(t->db);
 	t->db = NULL;
-	if (t->guard)
-		free(t->guard->uri);
-	free(t->guard);
+	trace_guard_free(t->guard);
 	t->guard = NULL;
 }
 
@@ -733,6 +845,63 @@ char *trace_meta(struct trace *t, const char *key)
 		out = strdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return out;
+}
+
+/* meta key as a whole number 0 <= v < 2^31; 1 when it is one */
+static int meta_whole(struct trace *t, const char *key, int64_t *v)
+{
+	char *s = trace_meta(t, key), *end = NULL;
+	long long x;
+	int ok = 0;
+
+	if (s && s[0] >= '0' && s[0] <= '9') {
+		errno = 0;
+		x = strtoll(s, &end, 10);
+		if (!errno && *end == '\0' && x <= INT32_MAX) {
+			*v = x;
+			ok = 1;
+		}
+	}
+	free(s);
+	return ok;
+}
+
+int trace_rank(struct trace *t, int64_t *rank, int64_t *world_size, char **source)
+{
+	static const char *const ranks[GS_RANK_ENV_N] = {GS_RANK_ENV_VARS};
+	static const char *const sizes[GS_RANK_ENV_N] = {GS_WORLD_SIZE_ENV_VARS};
+	char key[64];
+	int i;
+
+	*world_size = 0;
+	*source = NULL;
+	if (meta_whole(t, "rank", rank)) {
+		if (!meta_whole(t, "world_size", world_size) || *world_size <= *rank)
+			*world_size = 0;
+		*source = trace_meta(t, "rank_source");
+		/* a name, not text to print: anything else is dropped */
+		if (*source &&
+		    (!**source || strlen(*source) > 63 ||
+		     strspn(*source, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				     "0123456789_.") != strlen(*source))) {
+			free(*source);
+			*source = NULL;
+		}
+		return 1;
+	}
+	/* recorded before the rank key: the launcher's variables, in the
+	 * collector's order */
+	for (i = 0; i < GS_RANK_ENV_N; i++) {
+		snprintf(key, sizeof(key), "env.%s", ranks[i]);
+		if (!meta_whole(t, key, rank))
+			continue;
+		*source = strdup(key);
+		snprintf(key, sizeof(key), "env.%s", sizes[i]);
+		if (!meta_whole(t, key, world_size) || *world_size <= *rank)
+			*world_size = 0;
+		return 1;
+	}
+	return 0;
 }
 
 int trace_meta_put_ints(const char *path, const char *const *keys, const int64_t *vals, size_t n,
@@ -820,6 +989,79 @@ void trace_range_error(sqlite3 *db, const char *table, const char *col, int64_t 
 		snprintf(err, errlen, "damaged trace: a %s in %s is out of range (%lld to %lld)",
 			 col, table, (long long)lo, (long long)hi);
 	sqlite3_finalize(st);
+}
+
+int trace_check_places(struct trace *t, char *err, size_t errlen)
+{
+	static const char *const tables[] = {"kernels", "memcpys", "memsets"};
+	size_t i;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char sql[320];
+		sqlite3_stmt *st = NULL;
+		int rc, dev_bad = 0;
+
+		/* as the loaders read them: sqlite3_column_int64, NULL as 0 */
+		snprintf(
+		    sql, sizeof(sql),
+		    "SELECT coalesce(CAST(device AS INTEGER), 0) NOT BETWEEN 0 AND 32767 FROM %s"
+		    " WHERE coalesce(CAST(device AS INTEGER), 0) NOT BETWEEN 0 AND 32767 OR"
+		    " coalesce(CAST(stream AS INTEGER), 0) NOT BETWEEN 0 AND %lld LIMIT 1",
+		    tables[i], (long long)UINT32_MAX);
+		if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK) {
+			snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(t->db));
+			return -1;
+		}
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			dev_bad = sqlite3_column_int(st, 0);
+		else if (rc != SQLITE_DONE)
+			snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(t->db));
+		sqlite3_finalize(st);
+		if (rc == SQLITE_ROW) {
+			trace_range_error(t->db, tables[i], dev_bad ? "device" : "stream", 0,
+					  dev_bad ? 32767 : (int64_t)UINT32_MAX, 0, err, errlen);
+			return -1;
+		}
+		if (rc != SQLITE_DONE) {
+			trace_too_long(t, err, errlen);
+			return -1;
+		}
+	}
+	/* the ops' durations in all, as trace_load's check_sums adds them
+	 * (total() is a double: it cannot overflow as sum() would) */
+	{
+		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(
+		    t->db,
+		    /* rows with times out of range are the time checks' to
+		     * name (each verb's, with the row) */
+		    "SELECT total(e - s) FROM (SELECT CAST(start AS INTEGER) AS s, CAST(end AS"
+		    " INTEGER) AS e FROM (SELECT start, end FROM kernels UNION ALL SELECT start,"
+		    " end FROM memcpys UNION ALL SELECT start, end FROM memsets))"
+		    " WHERE s BETWEEN 0 AND 4611686018427387904 AND e BETWEEN s AND"
+		    " 4611686018427387904",
+		    -1, &st, NULL);
+		double total = 0;
+		if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+			total = sqlite3_column_double(st, 0);
+		if (rc != SQLITE_ROW)
+			snprintf(err, errlen, "damaged database: %s", sqlite3_errmsg(t->db));
+		sqlite3_finalize(st);
+		if (rc != SQLITE_ROW) {
+			trace_too_long(t, err, errlen);
+			return -1;
+		}
+		if (total > (double)TRACE_TIME_MAX) {
+			snprintf(
+			    err, errlen,
+			    "damaged trace: the GPU operations (kernels, memcpys, memsets) last "
+			    "more than 2^62 ns (146 years) in all, what no recording holds; their "
+			    "totals would not fit");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* name of a device from the trace's devices table (malloc'ed) or NULL */

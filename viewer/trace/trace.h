@@ -82,11 +82,51 @@ sqlite3 *trace_db_open(struct trace *t, struct trace_watch *w, char *err, size_t
  * long; the trace may be hostile" and 1 is returned, else 0. */
 int trace_too_long(const struct trace *t, char *err, size_t errlen);
 
+/* The same defences on a connection gapscope opens itself to read
+ * untrusted data: the importers' (import_out.c), which writes the new
+ * trace and reads an Nsight Systems export attached to it. One guard (the
+ * bound, GAPSCOPE_QUERY_LIMIT_MS as for trace_open) per import;
+ * trace_guard_db() hardens db as trace_open hardens its own (views,
+ * triggers, extensions off, trusted_schema off, defensive, the progress
+ * handler) and returns 0 or -1 with err set; `w` must outlive db.
+ * trace_guard_attach() attaches the file named by uri as `schema` (a
+ * fixed identifier) with its planner statistics left unread, and returns
+ * SQLite's result code. trace_guard_tripped(): 1 when a query ran past
+ * the bound (and was interrupted, as is every later long step). */
+struct trace_guard *trace_guard_new(void);
+void trace_guard_free(struct trace_guard *g);
+int trace_guard_db(struct trace_guard *g, sqlite3 *db, struct trace_watch *w, char *err,
+		   size_t errlen);
+int trace_guard_attach(struct trace_watch *w, const char *uri, const char *schema);
+int trace_guard_tripped(const struct trace_guard *g);
+int64_t trace_guard_limit_ms(const struct trace_guard *g); /* the bound, ms */
+
+/* After an SQLite call on db (a connection to a trace) failed: 1 when the
+ * failure is this machine's, not the trace's - SQLite could not write its
+ * temporary files (sorts, temporary tables: a full TMPDIR, File too large
+ * under ulimit -f) or memory ran out - with err saying so and what to do
+ * ("cannot write SQLite's temporary files in /tmp (TMPDIR): No space left
+ * on device; free space there or set TMPDIR to a folder with room"); a
+ * failure, exit 1, not bad input. Else 0 and err untouched. */
+int trace_local_error(sqlite3 *db, char *err, size_t errlen);
+
 /* A device ordinal or stream id outside its documented range (devices
  * 0..32767, the analysis' int16_t; streams 0..2^32-1, CUPTI's uint32_t) is
  * refused, not merged into another. */
 #define TRACE_DEVICE_OK(d) ((d) >= 0 && (d) <= 32767)
 #define TRACE_STREAM_OK(s) ((s) >= 0 && (s) <= (int64_t)UINT32_MAX)
+
+/* The rule for every verb on the GPU ops' places: a kernel, copy or memset
+ * whose device (0..32767) or stream (0..2^32-1) lies outside its range
+ * (NULL reads as 0) makes the trace damaged. The loaders check each row
+ * they read (report, html, diff, export --format chrome); the verbs that
+ * do not read every op through them (info, graph, export --format csv)
+ * call this first: one scan. So do they for the ops' durations in all: past
+ * 2^62 ns (146 years) no sum of them fits int64, and trace_load refuses
+ * the trace (its check_sums). 0, or -1 with err naming the first such row
+ * ("damaged trace: kernels row 1 has stream 4294967296, out of range (0 to
+ * 4294967295)"), the total, or SQLite's error. */
+int trace_check_places(struct trace *t, char *err, size_t errlen);
 
 /* After a reader met an id outside its range in `table`: find the first
  * row whose column `col` (read as sqlite3_column_int64 reads it) lies
@@ -117,6 +157,15 @@ int trace_db_schema_has_table(sqlite3 *db, const char *schema, const char *name)
 
 /* Value of meta.key as a newly allocated string, or NULL. */
 char *trace_meta(struct trace *t, const char *key);
+
+/* Which process of a multi-process job the trace is (trace_format.h,
+ * docs/schema.md): meta rank, world_size and rank_source; in traces
+ * recorded before those keys, the first of the launcher variables the
+ * collector recorded (env.RANK, env.OMPI_COMM_WORLD_RANK, ...) and the
+ * world size paired with it. Returns 1 with *rank set (0 <= rank < 2^31),
+ * *world_size (0: unknown) and *source (the meta key or "distributedInfo",
+ * malloc'ed, may be NULL); 0 when the trace records no rank. */
+int trace_rank(struct trace *t, int64_t *rank, int64_t *world_size, char **source);
 
 /* Write meta rows keys[i] = vals[i] (i < n, integers) into the trace file
  * at path in one transaction, replacing rows of those keys: what gapscope

@@ -445,6 +445,8 @@ int tg_load(struct trace *t, int64_t graph_id, struct gm_graph *g, struct tg_inf
 	size_t ops = 0;
 	int rc;
 
+	if (trace_check_places(t, err, errlen) < 0)
+		return -EIO; /* the rule of every verb, as tg_list */
 	rc = graph_exists(t, graph_id, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -508,6 +510,10 @@ int tg_list(struct trace *t, struct tg_info **out, size_t *n, char *err, size_t 
 
 	*out = NULL;
 	*n = 0;
+	/* the rule of every verb on the ops' devices and streams (a stream
+	 * past 2^32-1 was listed as if whole) */
+	if (trace_check_places(t, err, errlen) < 0)
+		return -EIO;
 	rc = prep(t,
 		  /* graph ids seen only in graph_nodes count when some node was
 		   * built there, not cloned (a clone-only id is an executable

@@ -338,8 +338,17 @@ static void info_load_rows(struct info *in)
 				       "capture_start",
 				       -1, &st, NULL) == SQLITE_OK) {
 			if (sqlite3_step(st) == SQLITE_ROW) {
+				double ns = sqlite3_column_double(st, 1);
 				in->captures = sqlite3_column_int64(st, 0);
-				in->capture_ns = (int64_t)sqlite3_column_double(st, 1);
+				/* a double past int64 converted is undefined, and a
+				 * clamped total would read as true */
+				if (ns > (double)TRACE_TIME_MAX && !in->damaged[0])
+					snprintf(
+					    in->damaged, sizeof(in->damaged),
+					    "damaged trace: the stack captures (api_stacks) "
+					    "last more than 2^62 ns (146 years) in all, what no "
+					    "recording holds");
+				in->capture_ns = ns > (double)TRACE_TIME_MAX ? 0 : (int64_t)ns;
 			} else {
 				info_failed(in);
 			}
@@ -453,6 +462,7 @@ void info_free(struct info *in)
 	info_free_kv(in->reference, in->nreference);
 	free(in->capture_range);
 	free(in->capture);
+	free(in->rank_source);
 	free(in->capture_dropped);
 	free(in->process_cpu_ns);
 	info_free_kv(in->thread_cpu, in->nthread_cpu);
@@ -466,6 +476,7 @@ int info_load(struct info *in)
 	in->command_line = info_meta(in, "command_line");
 	in->hostname = info_meta(in, "hostname");
 	in->pid = info_meta(in, "pid");
+	in->has_rank = trace_rank(&in->t, &in->rank, &in->world_size, &in->rank_source);
 	in->cupti_version = info_meta(in, "cupti_version");
 	in->driver_version = info_meta(in, "cuda_driver_version");
 	in->finalized = info_meta(in, "finalized");
@@ -485,6 +496,10 @@ int info_load(struct info *in)
 	info_load_kv(in, "thread_count.", &in->thread_count, &in->nthread_count);
 	info_load_devices(in);
 	info_load_windows(in);
+	/* the same rule as every verb: a stream past 2^32-1 was counted in
+	 * the GPU window (trace.h, trace_check_places) */
+	if (!in->damaged[0] && !in->failed)
+		(void)trace_check_places(&in->t, in->damaged, sizeof(in->damaged));
 	info_load_rows(in);
 	info_load_capture(in);
 	if (in->failed && trace_too_long(&in->t, in->damaged, sizeof(in->damaged))) {

@@ -55,6 +55,10 @@ struct info {
 	char *collector_version, *command_line, *hostname, *pid;
 	char *cupti_version, *driver_version, *finalized, *dropped;
 	char *start_ns, *stop_ns;
+	/* which rank of a multi-process job (trace_rank) */
+	int has_rank;
+	int64_t rank, world_size; /* world_size 0: unknown */
+	char *rank_source;	  /* a name ("env.RANK", "distributedInfo"), NULL unknown */
 	/* what the collector cost the program (meta collector.*): its callbacks'
 	 * time and count, the unwinder of the call sites; NULL when absent */
 	char *callback_ns, *callbacks, *unwinder;

@@ -1242,6 +1242,7 @@ int trace_load(struct trace *t, unsigned what, struct gs_input *in, char *err, s
 
 static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
 		      size_t errlen);
+static int check_sums(const struct gs_input *in, char *err, size_t errlen);
 
 int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
 		     size_t errlen)
@@ -1382,6 +1383,8 @@ join:
 	in->hranges = vh.p;
 	in->n_hranges = vh.n;
 	vh.p = NULL;
+	if (check_sums(in, err, errlen) < 0)
+		goto out;
 	rc = 0;
 out:
 	free(hd.v);
@@ -1399,6 +1402,88 @@ out:
 	if (rc)
 		trace_input_free(in);
 	return rc;
+}
+
+/* The durations of one kind of event, added up exactly (each lies in [0,
+ * 2^62]: loaders refuse other times). */
+#define SUM_DURATIONS(arr, n, total)                                                               \
+	do {                                                                                       \
+		for (size_t k_ = 0; k_ < (n); k_++)                                                \
+			(total) += (unsigned __int128)(uint64_t)((arr)[k_].end - (arr)[k_].start); \
+	} while (0)
+
+/* Every sum the report, the page, diff and export make of one kind of
+ * event (the kernels' total, a graph advice's "ops" time, NVTX ranges'
+ * wall, syncs' host blocked, ...) is at most the kind's total: a trace
+ * whose durations of one kind add up past 2^62 ns (146 years, what no
+ * recording holds) is refused here, before anything is printed - sixteen
+ * kernels of 2^62 ns each made the kernel total print the int64 maximum,
+ * exit 0. With each total at most 2^62, every sum of them fits int64. */
+static int check_sums(const struct gs_input *in, char *err, size_t errlen)
+{
+	static const unsigned __int128 max = (unsigned __int128)TRACE_TIME_MAX;
+	unsigned __int128 ops = 0, apis = 0, syncs = 0, nvtx = 0, hr = 0;
+	const char *what = NULL;
+
+	SUM_DURATIONS(in->ops, in->n_ops, ops);
+	SUM_DURATIONS(in->apis, in->n_apis, apis);
+	SUM_DURATIONS(in->syncs, in->n_syncs, syncs);
+	SUM_DURATIONS(in->nvtx, in->n_nvtx, nvtx);
+	SUM_DURATIONS(in->hranges, in->n_hranges, hr);
+	/* the devices' GPU windows in all: the report and diff add their
+	 * windows, idle and causes over devices (four devices, each with an
+	 * op at 0 and one at 2^62, made "idle 9.223e+09 s", clamped) */
+	{
+		int64_t *lo = NULL, *hi = NULL;
+		unsigned __int128 win = 0;
+		if (in->n_ops) {
+			lo = malloc(32768 * sizeof(*lo));
+			hi = malloc(32768 * sizeof(*hi));
+			if (!lo || !hi) {
+				free(lo);
+				free(hi);
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			for (size_t d = 0; d < 32768; d++)
+				lo[d] = INT64_MAX, hi[d] = INT64_MIN;
+			for (size_t k = 0; k < in->n_ops; k++) {
+				int d = in->ops[k].device; /* 0..32767: the loader refused others */
+				if (d < 0)
+					continue;
+				if (in->ops[k].start < lo[d])
+					lo[d] = in->ops[k].start;
+				if (in->ops[k].end > hi[d])
+					hi[d] = in->ops[k].end;
+			}
+			for (size_t d = 0; d < 32768; d++)
+				if (hi[d] >= lo[d])
+					win += (uint64_t)(hi[d] - lo[d]);
+		}
+		free(lo);
+		free(hi);
+		if (win > max)
+			what = "the devices' GPU windows (first to last op, per device)";
+	}
+	if (what)
+		;
+	else if (ops > max)
+		what = "the GPU operations (kernels, memcpys, memsets)";
+	else if (apis > max)
+		what = "the API calls";
+	else if (syncs > max)
+		what = "the syncs";
+	else if (nvtx > max)
+		what = "the NVTX ranges";
+	else if (hr > max)
+		what = "the host spans";
+	if (!what)
+		return 0;
+	snprintf(err, errlen,
+		 "damaged trace: %s last more than 2^62 ns (146 years) in all, what no recording "
+		 "holds; their totals would not fit",
+		 what);
+	return -1;
 }
 
 void trace_input_free(struct gs_input *in)

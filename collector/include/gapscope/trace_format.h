@@ -33,6 +33,20 @@
 #define GS_SCHEMA_VERSION_PLAIN 2	    /* a trace without capture windows */
 #define GS_SQLITE_APPLICATION_ID 0x47415053 /* "GAPS", PRAGMA application_id */
 
+/* meta rank, world_size, rank_source: which process of a multi-process job
+ * a trace is (docs/schema.md). The collector takes the rank from the first
+ * of GS_RANK_ENV_VARS that holds a whole number (0 or more) and the world
+ * size from the variable at the same place in GS_WORLD_SIZE_ENV_VARS, and
+ * names the rank's variable in rank_source ("env.RANK"); it records every
+ * one of them as meta env.NAME too. Traces recorded before 2026-12-07 have
+ * only the env.NAME rows: readers take the rank from them, in this order.
+ * A trace imported from torch.profiler takes both from Kineto's
+ * distributedInfo (rank_source "distributedInfo"). */
+#define GS_RANK_ENV_VARS "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "LOCAL_RANK"
+#define GS_WORLD_SIZE_ENV_VARS                                                                     \
+	"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "LOCAL_WORLD_SIZE"
+#define GS_RANK_ENV_N 5
+
 /* api_calls.api */
 enum gs_api_kind {
 	GS_API_RUNTIME = 1,

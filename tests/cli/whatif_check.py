@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""whatif_check.py GAPSCOPE WORKDIR - CLI test of `gapscope whatif`.
+
+Writes a torch.profiler (Kineto) JSON of a hand-built loop, imports it with
+`gapscope import`, and checks what `gapscope whatif` prints against values
+worked out by hand here: 20 steps, step i at T_i = T0 + 34 us * i:
+cudaLaunchKernel [T_i, +5 us), its kernel [+8, +13), cudaStreamSynchronize
+[+5, +14), then 20 us of host code; each step in an NVTX-like range whose
+name holds an ESC byte. Window: T_0 + 8 .. T_19 + 13 = 19 x 34 + 5 = 651 us.
+--fix sync_every_step keeps the 10th and the 20th sync (one of 10, and the
+last): each of the 18 others takes 9 us (5 .. 14) that the step no longer
+spends, 18 x 9 = 162 us saved (24.9% of 651); the kernels never wait for
+the GPU (5 us of work every 25 us). Then -o: the replayed trace holds 18
+calls and 18 syncs fewer, and `report --json` reads its window as 489 us;
+bad input ends in one line and exit 2, and leaves an existing output as it
+was.
+"""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+G, WORK = sys.argv[1], sys.argv[2]
+os.makedirs(WORK, exist_ok=True)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(*args):
+    p = subprocess.run([G] + list(args), capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+T0 = 1000.0  # us
+ev = [
+    {"name": "process_name", "ph": "M", "ts": T0, "pid": 42, "tid": 0, "args": {"name": "python"}},
+    {"name": "thread_name", "ph": "M", "ts": T0, "pid": 0, "tid": 7, "args": {"name": "stream 7"}},
+]
+corr = 100
+for i in range(20):
+    t = T0 + 34.0 * i
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "st\u001bep", "pid": 42, "tid": 42,
+               "ts": t, "dur": 34.0, "args": {}})
+    corr += 1
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 42, "tid": 42,
+               "ts": t, "dur": 5.0, "args": {"cbid": 211, "correlation": corr}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "kA", "pid": 0, "tid": 7, "ts": t + 8.0,
+               "dur": 5.0, "args": {"device": 0, "context": 1, "stream": 7, "correlation": corr,
+                                    "grid": [1, 1, 1], "block": [32, 1, 1]}})
+    corr += 1
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 42,
+               "tid": 42, "ts": t + 5.0, "dur": 9.0, "args": {"cbid": 131, "correlation": corr}})
+trace = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H200",
+                                                    "computeMajor": 9, "computeMinor": 0}],
+         "traceEvents": ev}
+src = os.path.join(WORK, "loop.json")
+db = os.path.join(WORK, "loop.db")
+out = os.path.join(WORK, "replayed.db")
+with open(src, "w") as f:
+    json.dump(trace, f)
+for p in (db, out):
+    if os.path.exists(p):
+        os.unlink(p)
+rc, o, e = run("import", src, "-o", db, "-q")
+check(rc == 0, "import: rc %d %s" % (rc, e))
+
+rc, o, e = run("whatif", db, "--check")
+check(rc == 0 and "20 ops, start error max 0 ns, p99 0 ns, 0 ops off" in o and
+      "replayed +0 ns" in o, "--check: exact replay\n" + o + e)
+
+rc, o, e = run("whatif", db, "--fix", "sync_every_step")
+lines = o.splitlines()
+check(rc == 0, "--fix sync_every_step: rc %d %s" % (rc, e))
+check("fixes: sync_every_step\n  changed: 18 calls removed" in o, "18 syncs removed\n" + o)
+check(any(l.split()[:2] == ["GPU", "window"] and "651.00 us" in l and "489.00 us" in l and
+          "-162.00 us (-24.9%)" in l for l in lines), "window 651 -> 489 us\n" + o)
+check("saves ~ 162.00 us (24.9% of the GPU window)" in o, "saves 162 us\n" + o)
+# the step ranges: their text escaped, medians 34 us -> 25 us (18 of 20
+# steps lost their 9 us sync: the median is a step without one)
+check('NVTX ranges "st\\x1bep"' in o and "\x1b" not in o, "step name escaped\n" + o)
+check(any(l.split()[:1] == ["step"] and "34.00 us" in l and "25.00 us" in l for l in lines),
+      "step 34 -> 25 us\n" + o)
+
+# --every 5: one sync of 5 kept (5th, 10th, 15th, 20th): 16 dropped, 144 us
+rc, o, e = run("whatif", db, "--fix", "sync_every_step", "--every", "5")
+check("saves ~ 144.00 us" in o, "--every 5 saves 16 x 9 us\n" + o + e)
+
+# the replayed trace
+rc, o, e = run("whatif", db, "--fix", "sync_every_step", "-o", out)
+check(rc == 0 and os.path.exists(out), "-o: rc %d %s" % (rc, e))
+c0 = sqlite3.connect(db)
+c1 = sqlite3.connect(out)
+n0 = c0.execute("SELECT count(*) FROM api_calls").fetchone()[0]
+n1 = c1.execute("SELECT count(*) FROM api_calls").fetchone()[0]
+s0 = c0.execute("SELECT count(*) FROM syncs").fetchone()[0]
+s1 = c1.execute("SELECT count(*) FROM syncs").fetchone()[0]
+check(n0 - n1 == 18, "replayed trace: 18 calls fewer (%d -> %d)" % (n0, n1))
+check(s0 - s1 == 18, "replayed trace: 18 syncs fewer (%d -> %d)" % (s0, s1))
+fix = c1.execute("SELECT value FROM meta WHERE key = 'whatif.fixes'").fetchone()
+check(fix is not None and fix[0] == "sync_every_step", "meta whatif.fixes")
+c0.close()
+c1.close()
+rc, o, e = run("report", "--json", out)
+check(rc == 0, "report of the replayed trace: rc %d %s" % (rc, e))
+if rc == 0:
+    j = json.loads(o)
+    check(j["devices"][0]["window_ns"] == 489000, "replayed window 489 us: %s" %
+          j["devices"][0].get("window_ns"))
+
+# bad input: one line, exit 2, the output left as it was
+before = open(out, "rb").read()
+for args, what in ((["--fix", "nope"], "unknown rule"), (["--fix", ""], "empty list"),
+                   (["--every", "0", "--fix", "sync_every_step"], "bad --every"),
+                   (["--fix", "host_code", "--range", "nosuch"], "range matching nothing"),
+                   (["--pinned-gbps", "x", "--fix", "pageable_copies"], "bad bandwidth"),
+                   ([], "no --fix"), (["-o", out], "-o without --fix")):
+    rc, o, e = run("whatif", db, *args)
+    check(rc == 2 and len(e.splitlines()) == 1 and e.startswith("gapscope: "),
+          "%s: rc %d, stderr %r" % (what, rc, e))
+rc, o, e = run("whatif", os.path.join(WORK, "missing.db"), "--fix", "host_code")
+check(rc == 2 and len(e.splitlines()) == 1, "missing trace: rc %d %r" % (rc, e))
+rc, o, e = run("whatif", db, "--fix", "host_code", "-o", WORK)
+check(rc == 2 and len(e.splitlines()) == 1, "-o a folder: rc %d %r" % (rc, e))
+check(open(out, "rb").read() == before, "a failed run left the output as it was")
+leftovers = [f for f in os.listdir(WORK) if ".gapscope-" in f]
+check(not leftovers, "no temporary files left: %s" % leftovers)
+
+print("%d failed" % len(failures) if failures else "ok")
+sys.exit(1 if failures else 0)

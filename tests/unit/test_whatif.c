@@ -1,0 +1,494 @@
+/*
+ * test_whatif.c - cmocka tests of the what-if replay model (whatif.h) on
+ * hand-built timelines. Each timeline is a loop of steps whose times are
+ * written out below; the replay without fixes must give every op's start
+ * back exactly, and each fix's saving is worked out by hand in the comment
+ * beside its assertion (docs/metrics.md, "The what-if model"). No I/O.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "gapscope/trace_format.h"
+#include "whatif.h"
+
+enum {
+	S_LAUNCH = 1,
+	S_SYNC,
+	S_MALLOC,
+	S_MEMCPYASYNC,
+	S_KA,
+	S_KB,
+	S_KC,
+	S_RECORD,
+	S_WAIT,
+	S_NCCL,
+	S_N
+};
+static const char *strtab[S_N] = {
+    NULL,
+    "cudaLaunchKernel",
+    "cudaStreamSynchronize",
+    "cudaMalloc",
+    "cudaMemcpyAsync",
+    "kA",
+    "kB",
+    "kC",
+    "cudaEventRecord",
+    "cudaStreamWaitEvent",
+    "ncclDevKernel_AllReduce_Sum_f32",
+};
+
+#define US 1000
+#define T0 1000000 /* 1 ms: the first call */
+#define TID 7
+#define STREAM 13
+
+struct tb {
+	struct gs_op ops[128];
+	struct gs_api apis[256];
+	struct gs_sync syncs[64];
+	struct gs_event events[16];
+	size_t no, na, ns, nev;
+	uint32_t corr;
+	struct gs_input in;
+	struct gs_result res;
+	int analysed;
+};
+
+static struct tb *tb_new(void)
+{
+	struct tb *t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	t->in.strings.v = strtab;
+	t->in.strings.n = S_N;
+	t->in.kernel_overhead_ns = -1;
+	t->in.ref_launch_spaced_ns = -1;
+	return t;
+}
+
+/* a call [s, e) of name; returns its correlation id */
+static uint32_t call(struct tb *t, uint32_t name, int64_t s, int64_t e)
+{
+	struct gs_api *a = &t->apis[t->na++];
+	a->start = s;
+	a->end = e;
+	a->corr = ++t->corr;
+	a->name_id = name;
+	a->tid = TID;
+	return a->corr;
+}
+
+static void op(struct tb *t, uint8_t kind, uint32_t name, uint32_t corr, int64_t s, int64_t e,
+	       uint8_t flags)
+{
+	struct gs_op *o = &t->ops[t->no++];
+	o->start = s;
+	o->end = e;
+	o->corr = corr;
+	o->name_id = name;
+	o->stream = STREAM;
+	o->kind = kind;
+	o->flags = flags;
+}
+
+static void sync_row(struct tb *t, uint32_t corr, uint32_t api, uint8_t kind, int implicit,
+		     int64_t s, int64_t e)
+{
+	struct gs_sync *y = &t->syncs[t->ns++];
+	y->start = s;
+	y->end = e;
+	y->tid = TID;
+	y->stream = STREAM;
+	y->corr = corr;
+	y->api_name_id = api;
+	y->kind = kind;
+	y->implicit = (uint8_t)implicit;
+	y->device = 0;
+}
+
+/* ops sorted by (device, start), as the loader gives them */
+static void sort_ops(struct tb *t)
+{
+	size_t a, b;
+
+	for (a = 1; a < t->no; a++)
+		for (b = a; b > 0 && t->ops[b - 1].start > t->ops[b].start; b--) {
+			struct gs_op x = t->ops[b];
+			t->ops[b] = t->ops[b - 1];
+			t->ops[b - 1] = x;
+		}
+}
+
+static void tb_analyse(struct tb *t)
+{
+	struct gs_options opt;
+
+	t->in.ops = t->ops;
+	t->in.n_ops = t->no;
+	t->in.apis = t->apis;
+	t->in.n_apis = t->na;
+	t->in.syncs = t->syncs;
+	t->in.n_syncs = t->ns;
+	t->in.events = t->events;
+	t->in.n_events = t->nev;
+	gs_options_init(&opt);
+	assert_int_equal(gs_analyze(&t->in, &opt, &t->res), 0);
+	t->analysed = 1;
+}
+
+static void tb_free(struct tb *t)
+{
+	if (t->analysed)
+		gs_result_free(&t->res);
+	free(t);
+}
+
+/* the unchanged replay gives every op's start back */
+static void assert_exact(struct tb *t, int64_t window)
+{
+	struct gs_whatif_check c;
+
+	assert_int_equal(gs_whatif_check(&t->res, &c), 0);
+	assert_int_equal(c.n_ops, t->no);
+	assert_int_equal(c.max_err, 0);
+	assert_int_equal(c.n_off, 0);
+	assert_int_equal(c.window, window);
+	assert_int_equal(c.window_err, 0);
+}
+
+static int64_t saving(struct tb *t, uint32_t fixes, int every, const uint64_t *bytes, double gbps,
+		      int64_t *after_window)
+{
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+
+	gs_whatif_opts_init(&o);
+	o.fixes = fixes;
+	o.sync_every = every;
+	o.op_bytes = bytes;
+	o.pinned_gbps = gbps;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	*after_window = w.after.window;
+	{
+		int64_t s = w.saving_ns;
+		gs_whatif_free(&w);
+		return s;
+	}
+}
+
+/* 20 steps, step i at T_i = T0 + 34 us * i: cudaLaunchKernel [T_i, +5us),
+ * kA [+8, +13), cudaStreamSynchronize [+5, +14) (1 us after kA ends), then
+ * 20 us of host code. Window: T_0+8 .. T_19+13 = 19 x 34 + 5 = 651 us. */
+static struct tb *sync_loop(void)
+{
+	struct tb *t = tb_new();
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		int64_t ti = T0 + (int64_t)i * 34 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), s;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+		s = call(t, S_SYNC, ti + 5 * US, ti + 14 * US);
+		sync_row(t, s, S_SYNC, GS_SYNC_STREAM, 0, ti + 5 * US, ti + 14 * US);
+	}
+	tb_analyse(t);
+	return t;
+}
+
+static void test_unchanged_replay_is_exact(void **state)
+{
+	struct tb *t = sync_loop();
+	(void)state;
+	assert_exact(t, 651 * US);
+	tb_free(t);
+}
+
+/* sync_every_step, one sync of 10 kept (the 10th and the 20th, the last):
+ * 18 syncs dropped. Without its sync a step is launch 5 us + host 20 us =
+ * 25 us instead of 34: each dropped sync saves 9 us, 18 x 9 = 162 us.
+ * Check: kA follows its launch by 8 us (its measured delay) and the GPU
+ * never holds it back (5 us of work every 25 us); step 9's kept sync waits
+ * for kA (launch + 13 us) and returns 1 us after it, so step 10 starts
+ * 14 + 20 = 34 us after step 9: launches at T0 + 25 i (i <= 9), then
+ * T0 + 259 + 25 (i - 10); the last kA ends at T0 + 484 + 13 = T0 + 497 us,
+ * window 497 - 8 = 489 us = 651 - 162. */
+static void test_sync_every_ten_saves_nine_us_per_dropped_sync(void **state)
+{
+	struct tb *t = sync_loop();
+	int64_t after;
+	(void)state;
+	assert_int_equal(saving(t, 1u << GS_RULE_SYNC_STEP, 10, NULL, 0, &after), 162 * US);
+	assert_int_equal(after, 489 * US);
+	tb_free(t);
+}
+
+/* Fewer than 20 calls of the sync API: no per-step sync to thin out. */
+static void test_sync_every_needs_twenty_calls(void **state)
+{
+	struct tb *t = tb_new();
+	int64_t after;
+	int i;
+	(void)state;
+	for (i = 0; i < 19; i++) {
+		int64_t ti = T0 + (int64_t)i * 34 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), s;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+		s = call(t, S_SYNC, ti + 5 * US, ti + 14 * US);
+		sync_row(t, s, S_SYNC, GS_SYNC_STREAM, 0, ti + 5 * US, ti + 14 * US);
+	}
+	tb_analyse(t);
+	assert_int_equal(saving(t, 1u << GS_RULE_SYNC_STEP, 10, NULL, 0, &after), 0);
+	assert_int_equal(after, (18 * 34 + 5) * US);
+	tb_free(t);
+}
+
+/* 10 steps of 35 us: launch [T, +5), kA [+8, +13), cudaMalloc [+5, +15)
+ * that waited for kA (implicit sync of kind 19; it returns 2 us after kA),
+ * 20 us of host code. Window 9 x 35 + 5 = 320 us. Dropping the mallocs:
+ * a step is 5 + 20 = 25 us, kA still 8 us after its launch: window
+ * 9 x 25 + 5 = 230 us, saving 90 us. */
+static void test_alloc_in_loop_dropped(void **state)
+{
+	struct tb *t = tb_new();
+	int64_t after;
+	int i;
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 35 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), m;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+		m = call(t, S_MALLOC, ti + 5 * US, ti + 15 * US);
+		sync_row(t, m, S_MALLOC, GS_SYNC_IMPLICIT_ALLOC, 1, ti + 5 * US, ti + 15 * US);
+	}
+	tb_analyse(t);
+	assert_exact(t, 320 * US);
+	assert_int_equal(saving(t, 1u << GS_RULE_ALLOC, 0, NULL, 0, &after), 90 * US);
+	assert_int_equal(after, 230 * US);
+	tb_free(t);
+}
+
+/* 10 steps of 80 us: cudaMemcpyAsync from pageable memory [T, +60) that
+ * blocks while it stages (implicit sync of kind 17), its copy [+10, +58)
+ * (48 us, 1 MB), 20 us of host code. Window 9 x 80 + 48 = 768 us.
+ * Pinned at 40 GB/s (40 bytes/ns): 2 us set-up + 1e6 / 40 ns = 27 us per
+ * copy. The call no longer waits: it takes its own 2 us after the copy
+ * (60 - 58; the trace has no other launch call to take a typical one
+ * from), so a step is 2 + 20 = 22 us, and the copy starts 10 us after its
+ * call (the median launch delay): at most one copy every 22 us can be
+ * issued but each takes 27 us, so the copies run back to back from
+ * T0 + 10 us: window 10 x 27 = 270 us, saving 498 us. */
+static void test_pageable_to_pinned(void **state)
+{
+	struct tb *t = tb_new();
+	uint64_t bytes[10];
+	int64_t after;
+	int i;
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 80 * US;
+		uint32_t c = call(t, S_MEMCPYASYNC, ti, ti + 60 * US);
+		op(t, GS_OP_MEMCPY, 0, c, ti + 10 * US, ti + 58 * US,
+		   GS_OPF_PAGEABLE | GS_OPF_ASYNC | GS_OPF_PAGEABLE_SRC | GS_OPF_HOST_SRC);
+		sync_row(t, c, S_MEMCPYASYNC, GS_SYNC_IMPLICIT_PAGEABLE, 1, ti, ti + 60 * US);
+		bytes[i] = 1000000;
+	}
+	tb_analyse(t);
+	assert_exact(t, 768 * US);
+	assert_int_equal(saving(t, 1u << GS_RULE_PAGEABLE, 0, bytes, 40.0, &after), 498 * US);
+	assert_int_equal(after, 270 * US);
+	/* without the bytes the copies keep their 48 us; only the staging
+	 * wait goes: one copy every 48 us back to back, 10 x 48 = 480 us */
+	assert_int_equal(saving(t, 1u << GS_RULE_PAGEABLE, 0, NULL, 40.0, &after), 288 * US);
+	tb_free(t);
+}
+
+/* 10 steps of 25 us: launch [T, +5), kA [+8, +13), 20 us of host code.
+ * Window 9 x 25 + 5 = 230 us. host_code: the 20 us go, launches every
+ * 5 us, kA 8 us after each: back to back, 10 x 5 = 50 us; saving 180. */
+static void test_host_code_removed(void **state)
+{
+	struct tb *t = tb_new();
+	int64_t after;
+	int i;
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 25 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+	}
+	tb_analyse(t);
+	assert_exact(t, 230 * US);
+	assert_int_equal(saving(t, 1u << GS_RULE_HOST_CODE, 0, NULL, 0, &after), 180 * US);
+	assert_int_equal(after, 50 * US);
+	tb_free(t);
+}
+
+/* 8 steps of 45 us, each three launches 15 us apart (5 us call + 10 us
+ * host code), kA, kB, kC of 2 us each 8 us after their calls. Window
+ * 7 x 45 + 30 + 10 = 355 - 8 = 347 us. The graph advice finds the step
+ * (kA kB kC, 8 times); as graph replays: the first call launches the
+ * graph (5 us, its own duration: no calibration), the other two are not
+ * made and the host code between them goes, so a step is 5 + 10 = 15 us
+ * of host; kA 8 us after the graph launch, kB and kC each 1 us (the
+ * default per-node cost: the trace has no graph launches) after the node
+ * before: kC ends 16 us after the step's start, before the next step's kA
+ * (23 us). The last kC ends at T0 + 7 x 15 + 16 = T0 + 121 us: window
+ * 113 us, saving 234 us. */
+static void test_launch_overhead_as_graph_replays(void **state)
+{
+	struct tb *t = tb_new();
+	int64_t after;
+	int i, k;
+	(void)state;
+	for (i = 0; i < 8; i++)
+		for (k = 0; k < 3; k++) {
+			int64_t ti = T0 + (int64_t)i * 45 * US + k * 15 * US;
+			uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
+			op(t, GS_OP_KERNEL, (uint32_t)(S_KA + k), c, ti + 8 * US, ti + 10 * US, 0);
+		}
+	tb_analyse(t);
+	assert_exact(t, 347 * US);
+	assert_true(t->res.n_advice >= 1);
+	assert_int_equal(t->res.advice[0].length, 3);
+	assert_int_equal(t->res.graph_node_overhead_ns, 1000);
+	assert_int_equal(saving(t, 1u << GS_RULE_LAUNCH, 0, NULL, 0, &after), 234 * US);
+	assert_int_equal(after, 113 * US);
+	tb_free(t);
+}
+
+/* Two streams, 5 steps of 100 us from T: kA on stream 13 [+8, +18)
+ * (launch [T, +5)); an NCCL all-reduce on stream 14 [+13, +63) (launch
+ * [+5, +10)); cudaEventRecord on 14 [+10, +12) (the event row); stream 13
+ * waits for it (cudaStreamWaitEvent [+12, +14)); kB on 13 (launch [+14,
+ * +19)) starts 2 us after the all-reduce ends, [+65, +75). The device
+ * window: T_0 + 8 .. T_4 + 75 = 467 us. communication: kB no longer waits
+ * for the all-reduce: it starts at the later of its launch + the typical
+ * launch delay (8 us: kA's and the all-reduce's, all 8 us) = +22 and kA's
+ * end + the typical hole after a predecessor that bound an op (none in the
+ * trace: 0) = +18, so [+22, +32); the all-reduces stay where they were and
+ * the last one ends the window at T_4 + 63: 455 us, saving 12 us. */
+static void test_communication_overlapped(void **state)
+{
+	struct tb *t = tb_new();
+	int64_t after;
+	int i;
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		int64_t ti = T0 + (int64_t)i * 100 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), w;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 18 * US, 0);
+		c = call(t, S_LAUNCH, ti + 5 * US, ti + 10 * US);
+		op(t, GS_OP_KERNEL, S_NCCL, c, ti + 13 * US, ti + 63 * US, 0);
+		t->ops[t->no - 1].stream = STREAM + 1;
+		call(t, S_RECORD, ti + 10 * US, ti + 12 * US);
+		t->events[t->nev].start = ti + 10 * US;
+		t->events[t->nev].event = 500 + (uint64_t)i;
+		t->events[t->nev].stream = STREAM + 1;
+		t->nev++;
+		w = call(t, S_WAIT, ti + 12 * US, ti + 14 * US);
+		sync_row(t, w, S_WAIT, GS_SYNC_STREAM_WAIT_EVENT, 0, ti + 12 * US, ti + 14 * US);
+		t->syncs[t->ns - 1].event = 500 + (uint64_t)i;
+		c = call(t, S_LAUNCH, ti + 14 * US, ti + 19 * US);
+		op(t, GS_OP_KERNEL, S_KB, c, ti + 65 * US, ti + 75 * US, 0);
+	}
+	sort_ops(t);
+	tb_analyse(t);
+	assert_exact(t, 467 * US);
+	assert_int_equal(saving(t, 1u << GS_WHATIF_COMMUNICATION, 0, NULL, 0, &after), 12 * US);
+	assert_int_equal(after, 455 * US);
+	/* no collective, no change: the legacy fix has nothing to do here */
+	assert_int_equal(saving(t, 1u << GS_RULE_LEGACY, 0, NULL, 0, &after), 0);
+	tb_free(t);
+}
+
+/* 4 steps of 50 us from T: launch [T, +5) of kA on stream 13 [+8, +18),
+ * 20 us of host code, launch [+25, +30) of kB on stream 14 [+33, +43), 20
+ * us of host code. Window T_0 + 8 .. T_3 + 43 = 185 us; 80 us of work, no
+ * overlap. host_code: launches every 5 us, alternating; each kernel 8 us
+ * after its launch or at its predecessor's end: kA [8,18) [18,28) [28,38)
+ * [38,48), kB [13,23) [23,33) [33,43) [43,53): a window of 45 us with the
+ * two streams overlapping 35 us (80 us of work in a 45 us union). The
+ * trace overlapped nothing: the saving holds the window to the 80 us of
+ * work, bound 35 us, saving 185 - 80 = 105 us. */
+static void test_saving_bounded_by_overlap(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	int i;
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		int64_t ti = T0 + (int64_t)i * 50 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 18 * US, 0);
+		c = call(t, S_LAUNCH, ti + 25 * US, ti + 30 * US);
+		op(t, GS_OP_KERNEL, S_KB, c, ti + 33 * US, ti + 43 * US, 0);
+		t->ops[t->no - 1].stream = STREAM + 1;
+	}
+	sort_ops(t);
+	tb_analyse(t);
+	assert_exact(t, 185 * US);
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_HOST_CODE;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.before.work, 80 * US);
+	assert_int_equal(w.before.busy, 80 * US);
+	assert_int_equal(w.after.window, 45 * US);
+	assert_int_equal(w.after.busy, 45 * US);
+	assert_int_equal(w.bound_ns, 35 * US);
+	assert_int_equal(w.saving_ns, 105 * US);
+	gs_whatif_free(&w);
+	tb_free(t);
+}
+
+static void test_rules_without_fix(void **state)
+{
+	struct tb *t = sync_loop();
+	int64_t s = -1;
+	(void)state;
+	assert_int_equal(gs_whatif_saving(&t->res, GS_RULE_DEPENDENCY, NULL, &s, NULL), -ENOENT);
+	assert_int_equal(gs_whatif_saving(&t->res, GS_RULE_SYNC_STEP, NULL, &s, NULL), 0);
+	assert_int_equal(s, 162 * US);
+	{
+		/* the batch: one model, each finding's fix replayed on it; the
+		 * same savings as one at a time (162 us; dependency: none) */
+		struct gs_finding f[3] = {{.rule = GS_RULE_DEPENDENCY},
+					  {.rule = GS_RULE_SYNC_STEP},
+					  {.rule = GS_RULE_ALLOC}};
+		int64_t sv[3];
+		double sh[3];
+		assert_int_equal(gs_whatif_findings(&t->res, f, 3, NULL, sv, sh), 0);
+		assert_true(sv[0] == INT64_MIN);
+		assert_int_equal(sv[1], 162 * US);
+		assert_true(sh[1] > 0.2488 && sh[1] < 0.2489); /* 162 / 651 */
+		assert_int_equal(sv[2], 0);		       /* no allocations */
+	}
+	assert_int_equal(gs_whatif_fix_bit("sync_every_step"), 1u << GS_RULE_SYNC_STEP);
+	assert_int_equal(gs_whatif_fix_bit("communication"), 1u << GS_WHATIF_COMMUNICATION);
+	assert_int_equal(gs_whatif_fix_bit("dependency"), 0);
+	tb_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_unchanged_replay_is_exact),
+	    cmocka_unit_test(test_sync_every_ten_saves_nine_us_per_dropped_sync),
+	    cmocka_unit_test(test_sync_every_needs_twenty_calls),
+	    cmocka_unit_test(test_alloc_in_loop_dropped),
+	    cmocka_unit_test(test_pageable_to_pinned),
+	    cmocka_unit_test(test_host_code_removed),
+	    cmocka_unit_test(test_launch_overhead_as_graph_replays),
+	    cmocka_unit_test(test_communication_overlapped),
+	    cmocka_unit_test(test_saving_bounded_by_overlap),
+	    cmocka_unit_test(test_rules_without_fix),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

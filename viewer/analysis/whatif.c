@@ -1,0 +1,997 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * whatif.c - the replay model of a trace (whatif.h; docs/metrics.md, "The
+ * what-if model"): its construction from the trace's arrays (the
+ * structure: who launched what, what each blocking call and each op waited
+ * for, and the offsets measured on the trace) and the replay (one sweep in
+ * the trace's time order, which every dependency follows);
+ * the replayed timeline's figures and the API are in whatif_api.c, the
+ * fixes in whatif_fix.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_int.h" /* big_malloc, big_calloc */
+#include "whatif_int.h"
+
+#include "gapscope/trace_format.h"
+
+/* ------------------------------------------------------------ small tools */
+
+/* the model's arrays are per op or per call: 10M of each in the
+ * benchmark, where fresh memory's page faults were most of the build
+ * (huge pages: big_hint, analysis_util.c) */
+static void *xcalloc(size_t n, size_t sz)
+{
+	return big_calloc(n ? n : 1, sz);
+}
+
+static void *xmalloc(size_t n, size_t sz)
+{
+	return big_malloc((n ? n : 1) * sz);
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+int wm_pool_push(struct wm *m, uint32_t v)
+{
+	if (m->np == m->cp) {
+		size_t nc = m->cp ? m->cp * 2 : 1024;
+		uint32_t *p = realloc(m->pool, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		m->pool = p;
+		m->cp = nc;
+	}
+	m->pool[m->np++] = v;
+	return 0;
+}
+
+static int blk_push(struct wblk **v, size_t *n, size_t *cap, const struct wblk *b)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct wblk *p = realloc(*v, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = *b;
+	return 0;
+}
+
+/* u64 -> u32 map, open addressing (stream ids, event ids, thread ids) */
+struct u64map {
+	uint64_t *k;
+	uint32_t *v;
+	size_t cap, n;
+};
+
+static size_t u64h(uint64_t k, size_t cap)
+{
+	return (size_t)((k + 1) * 0x9E3779B97F4A7C15ull >> 17) & (cap - 1);
+}
+
+static int u64map_init(struct u64map *m, size_t want)
+{
+	m->cap = 64;
+	while (m->cap < want * 2)
+		m->cap *= 2;
+	m->n = 0;
+	m->k = malloc(m->cap * sizeof(*m->k));
+	m->v = malloc(m->cap * sizeof(*m->v));
+	if (!m->k || !m->v)
+		return -ENOMEM;
+	memset(m->v, 0xff, m->cap * sizeof(*m->v)); /* GS_NONE: empty */
+	return 0;
+}
+
+static void u64map_free(struct u64map *m)
+{
+	free(m->k);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* slot of key k (its value GS_NONE when absent) */
+static uint32_t *u64map_slot(struct u64map *m, uint64_t k)
+{
+	size_t h = u64h(k, m->cap);
+
+	while (m->v[h] != GS_NONE && m->k[h] != k)
+		h = (h + 1) & (m->cap - 1);
+	m->k[h] = k;
+	return &m->v[h];
+}
+
+static uint32_t u64map_get(const struct u64map *m, uint64_t k)
+{
+	size_t h = u64h(k, m->cap);
+
+	while (m->v[h] != GS_NONE) {
+		if (m->k[h] == k)
+			return m->v[h];
+		h = (h + 1) & (m->cap - 1);
+	}
+	return GS_NONE;
+}
+
+/* insert k with value v if absent (the map grows); returns its value, or
+ * GS_NONE when out of memory */
+static uint32_t u64map_put(struct u64map *m, uint64_t k, uint32_t v)
+{
+	uint32_t *s;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct u64map g;
+		size_t i;
+		if (u64map_init(&g, m->cap) < 0) {
+			u64map_free(&g);
+			return GS_NONE;
+		}
+		for (i = 0; i < m->cap; i++)
+			if (m->v[i] != GS_NONE)
+				*u64map_slot(&g, m->k[i]) = m->v[i];
+		g.n = m->n;
+		u64map_free(m);
+		*m = g;
+	}
+	s = u64map_slot(m, k);
+	if (*s == GS_NONE) {
+		*s = v;
+		m->n++;
+	}
+	return *s;
+}
+
+/* nearest-rank median of v[0..n), n > 0 (reorders v) */
+static int64_t median(int64_t *v, size_t n)
+{
+	return n ? gs_percentile(v, n, 50.0) : 0;
+}
+
+/* ------------------------------------------------------------ the model */
+
+int wm_sync_blocks(const struct gs_input *in, const struct gs_sync *s)
+{
+	const char *name;
+	uint8_t cls;
+
+	if (s->kind == GS_SYNC_STREAM_WAIT_EVENT || s->kind == GS_SYNC_IMPLICIT_LEGACY_STREAM)
+		return 0;
+	name = gs_str(&in->strings, s->api_name_id, NULL);
+	cls = gs_api_classify(name);
+	if (cls & (GS_APIF_POLL | GS_APIF_HOST_FUNC))
+		return 0;
+	return !(cls & GS_APIF_KERNEL_LAUNCH) && !gs_api_is_graph_launch(name) &&
+	       !(name && (!strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8)));
+}
+
+static const struct gs_api *api_cmp_base;
+static int cmp_api_start(const void *a, const void *b)
+{
+	const struct gs_api *x = &api_cmp_base[*(const uint32_t *)a],
+			    *y = &api_cmp_base[*(const uint32_t *)b];
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1; /* the enclosing call first */
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* byst = the calls by (start, longer first): a radix sort of (start,
+ * index) pairs, 16 bits of the start at a time, then the runs of equal
+ * starts put in order. An indirect qsort of 10M calls read them at random
+ * ~460M times (seconds); this reads them once. */
+static int sort_calls(const struct gs_input *in, uint32_t *byst)
+{
+	size_t na = in->n_apis, i, k;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct pr {
+		uint64_t key;
+		uint32_t idx;
+	} *a = big_malloc(na * sizeof(*a)), *b = big_malloc(na * sizeof(*b)), *t;
+	size_t *cnt = malloc(65536 * sizeof(size_t));
+	int shift;
+
+	if (!a || !b || !cnt) {
+		free(a);
+		free(b);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (i = 0; i < na; i++) {
+		uint64_t v = (uint64_t)in->apis[i].start; /* times are >= 0 (trace.h) */
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	for (i = 0; i < na; i++) {
+		a[i].key = (uint64_t)in->apis[i].start - lo;
+		a[i].idx = (uint32_t)i;
+	}
+	for (shift = 0; shift < 64 && ((hi - lo) >> shift); shift += 16) {
+		memset(cnt, 0, 65536 * sizeof(size_t));
+		for (i = 0; i < na; i++)
+			cnt[(a[i].key >> shift) & 0xffff]++;
+		for (k = 0, i = 0; k < 65536; k++) {
+			size_t c = cnt[k];
+			cnt[k] = i;
+			i += c;
+		}
+		for (i = 0; i < na; i++)
+			b[cnt[(a[i].key >> shift) & 0xffff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	for (i = 0; i < na; i++)
+		byst[i] = a[i].idx;
+	/* equal starts: the enclosing (longer) call first */
+	for (i = 0; i < na;) {
+		size_t j = i;
+		while (j + 1 < na && a[j + 1].key == a[i].key)
+			j++;
+		if (j > i) {
+			api_cmp_base = in->apis;
+			qsort(byst + i, j - i + 1, sizeof(*byst), cmp_api_start);
+		}
+		i = j + 1;
+	}
+	free(a);
+	free(b);
+	free(cnt);
+	return 0;
+}
+
+struct sync_ref {
+	uint32_t corr, idx;
+};
+static int cmp_sync_ref(const void *a, const void *b)
+{
+	const struct sync_ref *x = a, *y = b;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+void wm_free(struct wm *m)
+{
+	free(m->call_of);
+	free(m->osid);
+	free(m->thr_tid);
+	free(m->tfirst);
+	free(m->order);
+	free(m->top);
+	free(m->athr);
+	free(m->gap);
+	free(m->dur);
+	free(m->ablk);
+	free(m->af);
+	free(m->ops_first);
+	free(m->lops);
+	free(m->pred);
+	free(m->olat);
+	free(m->opg);
+	free(m->odur);
+	free(m->odep);
+	free(m->of);
+	free(m->blks);
+	free(m->dblks);
+	free(m->pool);
+	free(m->dfirst);
+	free(m->s);
+	free(m->e);
+	free(m->as);
+	free(m->ae);
+	free(m->ocorr);
+	memset(m, 0, sizeof(*m));
+}
+
+/* per stream, during the structure sweep */
+struct wstream {
+	uint32_t last; /* the op launched last on it, GS_NONE */
+	uint32_t wait; /* the op a stream wait made its next op wait for */
+	int16_t device;
+};
+
+/* the last op launched on every stream of device dev (-1: all) into the
+ * pool; returns how many */
+static int snapshot(struct wm *m, const struct wstream *st, int dev, int64_t before_end,
+		    uint32_t skip_stream, uint32_t *n)
+{
+	uint32_t k;
+
+	*n = 0;
+	for (k = 0; k < m->n_streams; k++) {
+		uint32_t x = st[k].last;
+		if (x == GS_NONE || k == skip_stream || (dev >= 0 && st[k].device != dev))
+			continue;
+		if (m->in->ops[x].end > before_end)
+			continue;
+		if (wm_pool_push(m, x) < 0)
+			return -ENOMEM;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* per kernel name id: 1 a collective (the name holds nccl / NCCL), 0
+ * not, 2 not looked at yet (names repeat: one look per name) */
+static int is_collective(const struct gs_input *in, uint8_t *seen, const struct gs_op *o)
+{
+	const char *n;
+
+	if (o->kind != GS_OP_KERNEL)
+		return 0;
+	if (seen && o->name_id < in->strings.n && seen[o->name_id] != 2)
+		return seen[o->name_id];
+	n = gs_str(&in->strings, o->name_id, NULL);
+	if (seen && o->name_id < in->strings.n)
+		seen[o->name_id] = n && (strstr(n, "nccl") || strstr(n, "NCCL"));
+	return n && (strstr(n, "nccl") || strstr(n, "NCCL"));
+}
+
+/* The structure: threads and their calls, launches, streams and
+ * predecessors, what each blocking call and each op waited for. */
+int wm_build(struct wm *m, const struct gs_result *res)
+{
+	const struct gs_input *in = res->in;
+	size_t no = in->n_ops, na = in->n_apis, i, k;
+	uint32_t *byst = NULL, *cnt = NULL, *sync_of = NULL, *evord = NULL;
+	struct sync_ref *sr = NULL;
+	struct u64map tids = {0}, strm = {0}, evs = {0};
+	struct wstream *st = NULL;
+	int64_t *samp = NULL;
+	int rc = -ENOMEM;
+	uint32_t *dev_last_legacy = NULL;
+	uint8_t *coll_seen = NULL;
+
+	memset(m, 0, sizeof(*m));
+	m->in = in;
+	m->res = res;
+	m->no = no;
+	m->na = na;
+	m->call_of = xmalloc(no, sizeof(uint32_t));
+	m->osid = xmalloc(no, sizeof(uint32_t));
+	m->pred = xmalloc(no, sizeof(uint32_t));
+	m->olat = xcalloc(no, sizeof(int64_t));
+	m->opg = xcalloc(no, sizeof(int64_t));
+	m->odur = xmalloc(no, sizeof(int64_t));
+	m->odep = xmalloc(no, sizeof(uint32_t));
+	m->of = xcalloc(no, 1);
+	m->order = xmalloc(na, sizeof(uint32_t));
+	m->top = xmalloc(na, sizeof(uint32_t));
+	m->athr = xmalloc(na, sizeof(uint32_t));
+	m->gap = xcalloc(na, sizeof(int64_t));
+	m->dur = xcalloc(na, sizeof(int64_t));
+	m->ablk = xmalloc(na, sizeof(uint32_t));
+	m->af = xcalloc(na, 1);
+	m->ops_first = xcalloc(na + 1, sizeof(uint32_t));
+	m->lops = xmalloc(no, sizeof(uint32_t));
+	byst = xmalloc(na, sizeof(uint32_t));
+	sync_of = xmalloc(na, sizeof(uint32_t));
+	if (!m->call_of || !m->osid || !m->pred || !m->olat || !m->opg || !m->odur || !m->odep ||
+	    !m->of || !m->order || !m->top || !m->athr || !m->gap || !m->dur || !m->ablk ||
+	    !m->af || !m->ops_first || !m->lops || !byst || !sync_of)
+		goto out;
+	memset(m->odep, 0xff, (no ? no : 1) * sizeof(uint32_t));
+	memset(m->ablk, 0xff, (na ? na : 1) * sizeof(uint32_t));
+	memset(sync_of, 0xff, (na ? na : 1) * sizeof(uint32_t));
+
+	/* ---- devices, streams, predecessors */
+	if (u64map_init(&strm, 64) < 0)
+		goto out;
+	coll_seen = malloc(in->strings.n + 1);
+	if (!coll_seen)
+		goto out;
+	memset(coll_seen, 2, in->strings.n + 1);
+	{
+		uint32_t cap_dev = 8;
+		m->dfirst = malloc((cap_dev + 1) * sizeof(uint32_t));
+		if (!m->dfirst)
+			goto out;
+		for (i = 0; i < no; i++) {
+			const struct gs_op *o = &in->ops[i];
+			uint32_t sid;
+			if (i == 0 || o->device != in->ops[i - 1].device) {
+				if (m->n_dev + 1 >= cap_dev) {
+					uint32_t *p =
+					    realloc(m->dfirst, (cap_dev * 2 + 1) * sizeof(*p));
+					if (!p)
+						goto out;
+					m->dfirst = p;
+					cap_dev *= 2;
+				}
+				m->dfirst[m->n_dev++] = (uint32_t)i;
+			}
+			m->call_of[i] = gs_launch_call(res, (uint32_t)i);
+			m->odur[i] = o->end - o->start;
+			if (is_collective(in, coll_seen, o))
+				m->of[i] |= OF_COLL;
+			sid = u64map_put(&strm, o->stream, m->n_streams);
+			if (sid == GS_NONE)
+				goto out;
+			if (sid == m->n_streams) {
+				struct wstream *p = realloc(st, (m->n_streams + 1) * sizeof(*p));
+				if (!p)
+					goto out;
+				st = p;
+				st[sid].last = GS_NONE; /* the last op in start order */
+				st[sid].wait = GS_NONE;
+				st[sid].device = o->device;
+				m->n_streams++;
+			}
+			m->osid[i] = sid;
+			m->pred[i] = st[sid].last;
+			st[sid].last = (uint32_t)i;
+		}
+		m->dfirst[m->n_dev] = (uint32_t)no;
+	}
+
+	/* ---- calls: by start, then by thread */
+	if (na) {
+		for (i = 0; i < na; i++)
+			byst[i] = (uint32_t)i;
+		for (i = 1; i < na; i++) {
+			const struct gs_api *x = &in->apis[i - 1], *y = &in->apis[i];
+			if (x->start > y->start || (x->start == y->start && x->end < y->end))
+				break;
+		}
+		if (i < na && sort_calls(in, byst) < 0)
+			goto out;
+	}
+	if (u64map_init(&tids, 16) < 0)
+		goto out;
+	for (i = 0; i < na; i++) {
+		uint32_t t = u64map_put(&tids, in->apis[byst[i]].tid, m->n_thr);
+		if (t == GS_NONE)
+			goto out;
+		if (t == m->n_thr) {
+			uint32_t *p = realloc(m->thr_tid, (m->n_thr + 1) * sizeof(*p));
+			if (!p)
+				goto out;
+			m->thr_tid = p;
+			p[m->n_thr++] = in->apis[byst[i]].tid;
+		}
+		m->athr[byst[i]] = t;
+	}
+	m->tfirst = xcalloc(m->n_thr + 2, sizeof(uint32_t));
+	cnt = xcalloc(m->n_thr + 1, sizeof(uint32_t));
+	if (!m->tfirst || !cnt)
+		goto out;
+	for (i = 0; i < na; i++)
+		m->tfirst[m->athr[i] + 1]++;
+	for (k = 0; k < m->n_thr; k++)
+		m->tfirst[k + 1] += m->tfirst[k];
+	for (i = 0; i < na; i++) {
+		uint32_t a = byst[i], t = m->athr[a];
+		m->order[m->tfirst[t] + cnt[t]++] = a;
+	}
+	/* top-level calls, host gaps, durations */
+	for (k = 0; k < m->n_thr; k++) {
+		uint32_t cur = GS_NONE;
+		for (i = m->tfirst[k]; i < m->tfirst[k + 1]; i++) {
+			uint32_t a = m->order[i];
+			const struct gs_api *x = &in->apis[a];
+			if (cur != GS_NONE && x->start < in->apis[cur].end) {
+				m->top[a] =
+				    cur; /* runs inside cur (a driver call in a runtime one) */
+				continue;
+			}
+			m->top[a] = a;
+			m->af[a] |= AF_TOP;
+			if (cur == GS_NONE)
+				m->af[a] |= AF_FIRST;
+			else
+				m->gap[a] = x->start - in->apis[cur].end;
+			m->dur[a] = x->end - x->start;
+			cur = a;
+		}
+	}
+	/* the ops of each call (by top-level call) */
+	for (i = 0; i < no; i++)
+		if (m->call_of[i] != GS_NONE)
+			m->ops_first[m->top[m->call_of[i]] + 1]++;
+	for (i = 0; i < na; i++)
+		m->ops_first[i + 1] += m->ops_first[i];
+	memset(cnt, 0, (m->n_thr + 1) * sizeof(uint32_t));
+	{
+		uint32_t *fill = xcalloc(na, sizeof(uint32_t));
+		if (!fill)
+			goto out;
+		for (i = 0; i < no; i++)
+			if (m->call_of[i] != GS_NONE) {
+				uint32_t a = m->top[m->call_of[i]];
+				m->lops[m->ops_first[a] + fill[a]++] = (uint32_t)i;
+				m->af[a] |= AF_LAUNCH;
+			}
+		free(fill);
+	}
+
+	/* ---- syncs by call */
+	if (in->n_syncs) {
+		sr = malloc(in->n_syncs * sizeof(*sr));
+		if (!sr)
+			goto out;
+		for (i = 0; i < in->n_syncs; i++) {
+			sr[i].corr = in->syncs[i].corr;
+			sr[i].idx = (uint32_t)i;
+		}
+		qsort(sr, in->n_syncs, sizeof(*sr), cmp_sync_ref);
+		for (i = 0; i < na; i++) {
+			size_t lo = 0, hi = in->n_syncs;
+			uint32_t c = in->apis[i].corr;
+			if (!c)
+				continue;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (sr[mid].corr < c)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			/* a blocking row first, then a wait, then the legacy row */
+			for (; lo < in->n_syncs && sr[lo].corr == c; lo++) {
+				const struct gs_sync *s = &in->syncs[sr[lo].idx];
+				if (s->tid && s->tid != in->apis[i].tid)
+					continue;
+				if (sync_of[i] == GS_NONE ||
+				    (wm_sync_blocks(in, s) &&
+				     !wm_sync_blocks(in, &in->syncs[sync_of[i]])))
+					sync_of[i] = sr[lo].idx;
+			}
+		}
+	}
+	/* events by start */
+	if (in->n_events) {
+		evord = malloc(in->n_events * sizeof(uint32_t));
+		if (!evord)
+			goto out;
+		for (i = 0; i < in->n_events; i++)
+			evord[i] = (uint32_t)i;
+		for (i = 1; i < in->n_events && in->events[i - 1].start <= in->events[i].start; i++)
+			;
+		if (i < in->n_events) {
+			/* rare (the loader reads them by rowid): insertion-free qsort */
+			int64_t *keys = malloc(in->n_events * 2 * sizeof(int64_t));
+			if (!keys)
+				goto out;
+			for (i = 0; i < in->n_events; i++) {
+				keys[2 * i] = in->events[i].start;
+				keys[2 * i + 1] = (int64_t)i;
+			}
+			qsort(keys, in->n_events, 2 * sizeof(int64_t), gs_cmp_i64);
+			for (i = 0; i < in->n_events; i++)
+				evord[i] = (uint32_t)keys[2 * i + 1];
+			free(keys);
+		}
+	}
+	if (u64map_init(&evs, 64) < 0)
+		goto out;
+	dev_last_legacy = malloc((m->n_dev + 1) * sizeof(uint32_t));
+	if (!dev_last_legacy)
+		goto out;
+	memset(dev_last_legacy, 0xff, (m->n_dev + 1) * sizeof(uint32_t));
+	for (k = 0; k < m->n_streams; k++)
+		st[k].last = GS_NONE;
+
+	/* ---- the structure sweep: calls and event records in time order */
+	{
+		size_t ev = 0;
+		for (i = 0; i < na; i++) {
+			uint32_t a = byst[i], t = m->top[a], si = sync_of[a];
+			const struct gs_api *x = &in->apis[a], *tx = &in->apis[t];
+			size_t j;
+			int legacy = 0;
+
+			for (; ev < in->n_events && in->events[evord[ev]].start <= x->start; ev++) {
+				const struct gs_event *e = &in->events[evord[ev]];
+				uint32_t sid = u64map_get(&strm, e->stream), *slot;
+				if (u64map_put(&evs, e->event, GS_NONE - 1) == GS_NONE)
+					goto out;
+				slot = u64map_slot(&evs, e->event);
+				*slot = sid != GS_NONE && st[sid].last != GS_NONE ? st[sid].last
+										  : GS_NONE - 1;
+			}
+			if (si != GS_NONE) {
+				const struct gs_sync *s = &in->syncs[si];
+				uint32_t sid = u64map_get(&strm, s->stream);
+				if (s->kind == GS_SYNC_STREAM_WAIT_EVENT) {
+					uint32_t tg = u64map_get(&evs, s->event);
+					if (tg != GS_NONE && tg != GS_NONE - 1 && sid != GS_NONE &&
+					    (st[sid].wait == GS_NONE ||
+					     in->ops[tg].end > in->ops[st[sid].wait].end))
+						st[sid].wait = tg;
+				} else if (s->kind == GS_SYNC_IMPLICIT_LEGACY_STREAM) {
+					legacy = 1;
+				} else if (wm_sync_blocks(in, s) && m->ablk[t] == GS_NONE) {
+					struct wblk b = {
+					    .first = (uint32_t)m->np, .n = 0, .kind = s->kind};
+					int64_t tmax = INT64_MIN;
+					uint32_t n = 0, q;
+					if (s->kind == GS_SYNC_EVENT) {
+						uint32_t tg = u64map_get(&evs, s->event);
+						if (tg != GS_NONE && tg != GS_NONE - 1 &&
+						    in->ops[tg].end <= tx->end) {
+							if (wm_pool_push(m, tg) < 0)
+								goto out;
+							n = 1;
+						}
+					} else if (s->kind == GS_SYNC_STREAM && sid != GS_NONE) {
+						uint32_t tg = st[sid].last;
+						if (tg != GS_NONE && in->ops[tg].end <= tx->end) {
+							if (wm_pool_push(m, tg) < 0)
+								goto out;
+							n = 1;
+						}
+					} else if ((s->kind == GS_SYNC_IMPLICIT_MEMCPY ||
+						    s->kind == GS_SYNC_IMPLICIT_PAGEABLE ||
+						    s->kind == GS_SYNC_IMPLICIT_MEMSET) &&
+						   m->ops_first[t + 1] > m->ops_first[t]) {
+						for (q = m->ops_first[t]; q < m->ops_first[t + 1];
+						     q++)
+							if (in->ops[m->lops[q]].end <= tx->end) {
+								if (wm_pool_push(m, m->lops[q]) < 0)
+									goto out;
+								n++;
+							}
+					} else if (snapshot(m, st, s->device, tx->end, GS_NONE,
+							    &n) < 0) {
+						goto out;
+					}
+					b.n = n;
+					for (q = 0; q < n; q++)
+						tmax =
+						    max64(tmax, in->ops[m->pool[b.first + q]].end);
+					b.own = tx->end - (n ? max64(tx->start, tmax) : tx->start);
+					m->ablk[t] = (uint32_t)m->nb;
+					if (blk_push(&m->blks, &m->nb, &m->cb, &b) < 0)
+						goto out;
+				}
+			}
+			/* this call's launches: their dependencies */
+			if (a != t)
+				continue; /* nested calls' ops are their top call's */
+			for (j = m->ops_first[a]; j < m->ops_first[a + 1]; j++) {
+				uint32_t xo = m->lops[j], sid = m->osid[xo], n = 0, q;
+				const struct gs_op *o = &in->ops[xo];
+				struct wblk b = {
+				    .first = (uint32_t)m->np, .n = 0, .kind = DEP_WAIT};
+				int dv = 0;
+				for (q = 0; q < m->n_dev; q++)
+					if (in->ops[m->dfirst[q]].device == o->device)
+						dv = (int)q;
+				if (st[sid].wait != GS_NONE) {
+					if (in->ops[st[sid].wait].end <= o->start) {
+						if (wm_pool_push(m, st[sid].wait) < 0)
+							goto out;
+						n++;
+					}
+					st[sid].wait = GS_NONE;
+				}
+				if (legacy) {
+					uint32_t n2 = 0;
+					if (snapshot(m, st, o->device, o->start, sid, &n2) < 0)
+						goto out;
+					n += n2;
+					b.kind = DEP_LEGACY;
+				} else if (dev_last_legacy[dv] != GS_NONE &&
+					   m->osid[dev_last_legacy[dv]] != sid &&
+					   in->ops[dev_last_legacy[dv]].end <= o->start) {
+					if (wm_pool_push(m, dev_last_legacy[dv]) < 0)
+						goto out;
+					n++;
+					b.kind = DEP_LEGACY;
+				}
+				if (n) {
+					b.n = n;
+					m->odep[xo] = (uint32_t)m->nd;
+					if (blk_push(&m->dblks, &m->nd, &m->cd, &b) < 0)
+						goto out;
+				}
+				st[sid].last = xo;
+				if (legacy)
+					dev_last_legacy[dv] = xo;
+			}
+		}
+	}
+
+	/* ---- offsets: the binding constraint keeps its measured one */
+	{
+		size_t ns = 0, ms = no < 1000000 ? no : 1000000, step = no / (ms ? ms : 1);
+		size_t nl = 0, np2 = 0, nap = 0;
+		int64_t *sl, *sp, *sa;
+		if (step < 1)
+			step = 1;
+		samp = malloc((3 * ms + 3) * sizeof(int64_t));
+		if (!samp)
+			goto out;
+		sl = samp;
+		sp = samp + ms + 1;
+		sa = samp + 2 * ms + 2;
+		(void)ns;
+		for (i = 0; i < no; i += step) {
+			const struct gs_op *o = &in->ops[i];
+			uint32_t c = m->call_of[i], p = m->pred[i];
+			int64_t pe = p != GS_NONE ? in->ops[p].end : INT64_MIN;
+			if (c != GS_NONE && (p == GS_NONE || in->apis[c].end > pe) && nl < ms)
+				sl[nl++] = o->start - in->apis[c].start;
+			else if (p != GS_NONE && pe <= o->start && np2 < ms)
+				sp[np2++] = o->start - pe;
+			if (c != GS_NONE && nap < ms &&
+			    m->ops_first[c + 1] - m->ops_first[c] == 1 && m->ablk[c] == GS_NONE)
+				sa[nap++] = in->apis[c].end - in->apis[c].start;
+		}
+		m->lat_typ = max64(0, median(sl, nl));
+		m->pg_typ = max64(0, median(sp, np2));
+		m->api_typ = nap ? max64(0, median(sa, nap)) : -1;
+		/* the graph launches: per-op call cost and first-op delay */
+		{
+			size_t ng = 0, a2;
+			int64_t *gc = sl, *gl = sp; /* reused: the medians above are taken */
+			for (a2 = 0; a2 < na && ng < ms; a2++) {
+				uint32_t k0 = m->ops_first[a2], k1 = m->ops_first[a2 + 1];
+				const char *nm;
+				if (k1 - k0 < 2 || !(m->af[a2] & AF_TOP))
+					continue;
+				nm = gs_str(&in->strings, in->apis[a2].name_id, NULL);
+				if (!nm || !gs_api_is_graph_launch(nm))
+					continue;
+				gc[ng] =
+				    (in->apis[a2].end - in->apis[a2].start) / (int64_t)(k1 - k0);
+				gl[ng] = in->ops[m->lops[k0]].start - in->apis[a2].start;
+				for (k = k0 + 1; k < k1; k++)
+					gl[ng] = min64(gl[ng], in->ops[m->lops[k]].start -
+								   in->apis[a2].start);
+				ng++;
+			}
+			m->graph_call_per_op = ng ? max64(0, median(gc, ng)) : -1;
+			m->graph_lat = ng ? max64(0, median(gl, ng)) : -1;
+		}
+	}
+	for (i = 0; i < no; i++) {
+		const struct gs_op *o = &in->ops[i];
+		uint32_t c = m->call_of[i], p = m->pred[i];
+		int64_t bl = INT64_MIN, bp = INT64_MIN, bd = INT64_MIN;
+		int which = 0; /* 1 launch, 2 pred, 3 dep */
+		if (p != GS_NONE) {
+			if (in->ops[p].end <= o->start) {
+				bp = in->ops[p].end;
+			} else {
+				bp = in->ops[p]
+					 .start; /* concurrent on one stream (graph branches) */
+				m->of[i] |= OF_PRED_START;
+			}
+		}
+		if (c != GS_NONE)
+			bl = in->apis[c].start;
+		if (m->odep[i] != GS_NONE) {
+			struct wblk *b = &m->dblks[m->odep[i]];
+			uint32_t q;
+			for (q = 0; q < b->n; q++)
+				bd = max64(bd, in->ops[m->pool[b->first + q]].end);
+		}
+		if (bd != INT64_MIN && bd >= max64(bp, c != GS_NONE ? in->apis[c].end : INT64_MIN))
+			which = 3;
+		else if (c != GS_NONE &&
+			 (p == GS_NONE || in->apis[c].end > bp || (m->of[i] & OF_PRED_START)))
+			which = 1;
+		else if (p != GS_NONE)
+			which = 2;
+		if (c != GS_NONE)
+			m->olat[i] = which == 1 ? o->start - bl : min64(o->start - bl, m->lat_typ);
+		if (p != GS_NONE)
+			m->opg[i] = which == 2 ? o->start - bp : min64(o->start - bp, m->pg_typ);
+		if (bd != INT64_MIN)
+			m->dblks[m->odep[i]].own =
+			    which == 3 ? o->start - bd : min64(o->start - bd, m->pg_typ);
+	}
+	rc = 0;
+out:
+	free(byst);
+	free(cnt);
+	free(sync_of);
+	free(sr);
+	free(evord);
+	free(st);
+	free(samp);
+	free(dev_last_legacy);
+	free(coll_seen);
+	u64map_free(&tids);
+	u64map_free(&strm);
+	u64map_free(&evs);
+	if (rc < 0)
+		wm_free(m);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the replay */
+
+/* cursors: host threads (0 .. n_thr-1), then devices */
+struct cur {
+	int64_t t;	  /* the recorded time of its next step */
+	uint8_t type;	  /* 0 call start, 1 op start, 2 blocking call end */
+	uint32_t pos;	  /* threads: position in order; devices: op index */
+	uint32_t lim;	  /* end of its range */
+	int64_t prev_end; /* threads: replayed end of its last top call */
+};
+
+static int cur_less(const struct cur *c, uint32_t a, uint32_t b)
+{
+	if (c[a].t != c[b].t)
+		return c[a].t < c[b].t;
+	if (c[a].type != c[b].type)
+		return c[a].type < c[b].type;
+	return a < b;
+}
+
+static void heap_down(uint32_t *h, size_t n, size_t i, const struct cur *c)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		uint32_t tmp;
+		if (l < n && cur_less(c, h[l], h[m]))
+			m = l;
+		if (r < n && cur_less(c, h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+/* next top-level call of thread cursor k from its pos; 0 when none */
+static int thr_next(const struct wm *m, struct cur *c)
+{
+	while (c->pos < c->lim && !(m->af[m->order[c->pos]] & AF_TOP))
+		c->pos++;
+	if (c->pos >= c->lim)
+		return 0;
+	c->t = m->in->apis[m->order[c->pos]].start;
+	c->type = 0;
+	return 1;
+}
+
+static int64_t blk_latest(const struct wm *m, const struct wblk *b)
+{
+	int64_t t = INT64_MIN;
+	uint32_t q;
+
+	for (q = 0; q < b->n; q++) {
+		uint32_t x = m->pool[b->first + q];
+		t = max64(t, m->e[x] != WI_UNSET ? m->e[x] : m->in->ops[x].end);
+	}
+	return t;
+}
+
+static void replay_op(struct wm *m, uint32_t x)
+{
+	const struct gs_op *o = &m->in->ops[x];
+	uint32_t c = m->call_of[x], p = m->pred[x];
+	int64_t b = INT64_MIN;
+
+	if (c != GS_NONE && !(m->of[x] & OF_NOLAUNCH))
+		b = (m->as[c] != WI_UNSET ? m->as[c] : m->in->apis[c].start) + m->olat[x];
+	if (p != GS_NONE)
+		b = max64(b, ((m->of[x] & OF_PRED_START) ? m->s[p] : m->e[p]) + m->opg[x]);
+	if (m->odep[x] != GS_NONE && m->dblks[m->odep[x]].n)
+		b = max64(b, blk_latest(m, &m->dblks[m->odep[x]]) + m->dblks[m->odep[x]].own);
+	if (b == INT64_MIN)
+		b = o->start;
+	m->s[x] = b;
+	m->e[x] = b + m->odur[x];
+}
+
+/* start of top call a at position pos of its thread cursor k */
+static void replay_call_start(struct wm *m, struct cur *k)
+{
+	uint32_t a = m->order[k->pos], q;
+	const struct gs_api *x = &m->in->apis[a];
+	int64_t s = (m->af[a] & AF_FIRST) ? x->start : k->prev_end + m->gap[a];
+
+	m->as[a] = s;
+	/* nested calls move with it */
+	for (q = k->pos + 1; q < k->lim && m->top[m->order[q]] == a; q++) {
+		uint32_t n = m->order[q];
+		m->as[n] = s + (m->in->apis[n].start - x->start);
+		m->ae[n] = s + (m->in->apis[n].end - x->start);
+	}
+	if (m->af[a] & AF_DROP) {
+		m->ae[a] = s;
+	} else if (m->ablk[a] != GS_NONE && !(m->af[a] & AF_NOWAIT) && m->blks[m->ablk[a]].n) {
+		k->t = x->end;
+		k->type = 2;
+		return;
+	} else {
+		m->ae[a] = s + m->dur[a];
+	}
+	k->prev_end = m->ae[a];
+	k->pos++;
+	if (!thr_next(m, k))
+		k->t = INT64_MAX;
+}
+
+static void replay_call_end(struct wm *m, struct cur *k)
+{
+	uint32_t a = m->order[k->pos];
+	const struct wblk *b = &m->blks[m->ablk[a]];
+
+	m->ae[a] = max64(m->as[a], blk_latest(m, b)) + b->own;
+	/* nested calls end by their recorded end at the latest */
+	k->prev_end = m->ae[a];
+	k->pos++;
+	if (!thr_next(m, k))
+		k->t = INT64_MAX;
+}
+
+int wm_replay(struct wm *m)
+{
+	size_t nc = m->n_thr + m->n_dev, i, n = 0;
+	struct cur *c = xcalloc(nc, sizeof(*c));
+	uint32_t *h = malloc((nc ? nc : 1) * sizeof(uint32_t));
+
+	if (!c || !h) {
+		free(c);
+		free(h);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->no; i++)
+		m->s[i] = m->e[i] = WI_UNSET;
+	for (i = 0; i < m->na; i++)
+		m->as[i] = m->ae[i] = WI_UNSET;
+	for (i = 0; i < m->n_thr; i++) {
+		c[i].pos = m->tfirst[i];
+		c[i].lim = m->tfirst[i + 1];
+		if (thr_next(m, &c[i]))
+			h[n++] = (uint32_t)i;
+	}
+	for (i = 0; i < m->n_dev; i++) {
+		struct cur *d = &c[m->n_thr + i];
+		d->pos = m->dfirst[i];
+		d->lim = m->dfirst[i + 1];
+		d->type = 1;
+		if (d->pos < d->lim) {
+			d->t = m->in->ops[d->pos].start;
+			h[n++] = (uint32_t)(m->n_thr + i);
+		}
+	}
+	for (i = n; i-- > 0;)
+		heap_down(h, n, i, c);
+	while (n) {
+		uint32_t k = h[0];
+		struct cur *x = &c[k];
+		if (k < m->n_thr) {
+			if (x->type == 0)
+				replay_call_start(m, x);
+			else
+				replay_call_end(m, x);
+		} else {
+			replay_op(m, x->pos);
+			if (++x->pos < x->lim)
+				x->t = m->in->ops[x->pos].start;
+			else
+				x->t = INT64_MAX;
+		}
+		if (x->t == INT64_MAX)
+			h[0] = h[--n];
+		heap_down(h, n, 0, c);
+	}
+	free(c);
+	free(h);
+	return 0;
+}

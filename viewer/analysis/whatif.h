@@ -1,0 +1,157 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * whatif.h - what a fix would buy: a replay model of a trace, and each
+ * verdict rule's fix as a transformation of it (docs/metrics.md, "The
+ * what-if model").
+ *
+ * The model keeps the trace's structure and moves its times: each host
+ * thread's CUDA calls in order with the host time between them; each GPU
+ * op after its launch call's start plus a launch delay, after its stream
+ * predecessor, after the op a stream wait (or the legacy default stream)
+ * made it wait for; each blocking call (explicit sync, synchronous copy,
+ * pageable copy, cudaFree ...) ends when what it waited for in the trace
+ * ends, plus its own time after that; graph launches as their nodes.
+ * Every constraint's offset is measured on the trace: the one that bound
+ * an op (or call) keeps its measured value, the others a value no larger
+ * than both their own measured one and the trace's typical one, so the
+ * unchanged replay gives the trace's own times back (gs_whatif_check
+ * measures how exactly). A fix changes durations, offsets or drops calls,
+ * and the replay says what moved. Nothing here reads files or prints.
+ */
+#ifndef GAPSCOPE_WHATIF_H
+#define GAPSCOPE_WHATIF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+/* The fixes, one bit per verdict rule: bit (1u << rule) of enum gs_rule
+ * (gs_whatif_fix_bit of the rule's key). */
+#define GS_WHATIF_COMMUNICATION GS_RULE_COMM /* overlap exposed collectives */
+
+/* pinned host-device bandwidth assumed when the trace holds no pinned
+ * copy of 1 MiB or more to measure it on: PCIe 5.0 x16, the H100/H200
+ * hosts' link (64 GB/s raw), less its protocol overhead; what pinned
+ * copies of a few MiB reach there (bench/results, 2026-12-07) */
+#define GS_WHATIF_PINNED_GBPS 50.0
+/* fixed cost of one pinned copy (DMA set-up) added to bytes / bandwidth */
+#define GS_WHATIF_COPY_SETUP_NS 2000
+/* sync_every_step: one sync kept of this many */
+#define GS_WHATIF_SYNC_EVERY 10
+
+struct gs_whatif_opts {
+	uint32_t fixes;		  /* bit (1u << rule) per fix; 0: the unchanged replay */
+	int sync_every;		  /* sync_every_step: keep one of N (GS_WHATIF_SYNC_EVERY) */
+	double pinned_gbps;	  /* pageable_copies: bytes per ns; <= 0: measured
+				     on the trace's pinned copies, else
+				     GS_WHATIF_PINNED_GBPS */
+	const uint64_t *op_bytes; /* per op of res->in: bytes of a host copy
+				     (trace_load_copy_bytes), NULL unknown:
+				     pageable copies then keep their durations */
+	uint32_t host_tid;	  /* host_code: the thread (0: every launching thread) */
+	uint32_t host_nvtx_id;	  /* host_code: only inside NVTX ranges of this text
+				     (strings id), 0 everywhere */
+	const char *range_name;	  /* NULL: the figures of every op; else only of the
+				     ops launched inside NVTX ranges of this name
+				     (gs_name_matches; the fixes apply everywhere) */
+};
+void gs_whatif_opts_init(struct gs_whatif_opts *o);
+
+/* Figures of one replayed timeline, summed over devices. */
+struct gs_whatif_figs {
+	int64_t window;	    /* ns, per device first op start -> last op end, summed */
+	int64_t busy;	    /* ns, union of op intervals, summed */
+	int64_t work;	    /* ns, op durations summed (busy + their overlap) */
+	double utilisation; /* busy / window */
+	uint64_t steps;	    /* NVTX step ranges (the text with the most wall among
+			       texts of 4 ranges or more), 0 none */
+	int64_t step_ns;    /* ns, their median wall, 0 none */
+};
+
+struct gs_whatif {
+	struct gs_whatif_figs before; /* the unchanged replay (= the trace) */
+	struct gs_whatif_figs after;  /* the replay with the fixes */
+	int64_t saving_ns;	      /* before.window - after.window - bound_ns */
+	int64_t bound_ns;	      /* ns added to after.window for the saving: the
+					 replay made ops overlap more than they did
+					 and after.window fell below after.work less
+					 the trace's overlap (before.work -
+					 before.busy), which it is held to */
+	double saving_share;	      /* saving_ns / before.window */
+	uint32_t step_text_id;	      /* strings id of the step ranges, 0 none */
+	uint64_t range_ops;	      /* with range_name: the ops counted */
+	/* what the fixes changed */
+	uint64_t calls_dropped;	  /* syncs, allocations, launches folded into graphs */
+	uint64_t calls_unblocked; /* blocking calls made asynchronous */
+	uint64_t ops_changed;	  /* copies made shorter, graph nodes, ops freed of a wait */
+	uint64_t graph_replays;	  /* occurrences replayed as one graph launch */
+	uint64_t host_gaps;	  /* stretches of host code removed (host_code) */
+	double pinned_gbps;	  /* bandwidth used by pageable_copies (bytes/ns), 0 unused */
+	int pinned_measured;	  /* 1: from the trace's pinned copies */
+	/* the replayed times (after), per op of res->in and per API call;
+	 * NVTX ranges moved with their thread's host time */
+	int64_t *op_start, *op_end;	/* ns */
+	int64_t *api_start, *api_end;	/* ns */
+	int64_t *nvtx_start, *nvtx_end; /* ns */
+	uint8_t *api_fix;		/* per API call: GS_WHATIF_GONE (a fix removed it),
+					   GS_WHATIF_ASYNC (it waits no more), GS_WHATIF_GRAPH
+					   (it launches a graph now), else 0 */
+	uint32_t *op_corr;		/* per op: the correlation id a fix gave it (a graph
+					   node: its graph launch's), 0 unchanged; NULL when
+					   no fix gave any */
+};
+#define GS_WHATIF_GONE 1
+#define GS_WHATIF_ASYNC 2
+#define GS_WHATIF_GRAPH 3
+
+/* 1u << bit of a fix for rule key `key` ("sync_every_step", ...,
+ * "exposed_communication", also "communication"), 0 when no fix models it. */
+uint32_t gs_whatif_fix_bit(const char *key);
+/* The key of bit b (for messages), NULL none. */
+const char *gs_whatif_fix_key(int bit);
+/* 1 when rule (enum gs_rule, or GS_WHATIF_COMMUNICATION) has a fix here */
+int gs_whatif_rule_modelled(int rule);
+
+/* Replay res->in (the analysis of it done: res->call_of) with o's fixes.
+ * 0, -ENOMEM, -EINVAL (no ops). w is zeroed first; free with
+ * gs_whatif_free. */
+int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, struct gs_whatif *w);
+void gs_whatif_free(struct gs_whatif *w);
+
+/* What fixing rule (enum gs_rule) saves on res: the replay's window
+ * difference in *saving_ns, and its share of the window in *share (may
+ * be NULL). bytes: per-op copy bytes or NULL (gs_whatif_opts.op_bytes).
+ * 0, -ENOENT when the rule has no fix modelled, -ENOMEM. For the
+ * verdict's "saves ~ X (Y%)". */
+int gs_whatif_saving(const struct gs_result *res, int rule, const uint64_t *bytes,
+		     int64_t *saving_ns, double *share);
+/* The same for one verdict finding: its rule's fix, limited to what the
+ * finding names where the fix can be (host_code, host_own_work: the
+ * finding's thread and NVTX range). */
+int gs_whatif_finding(const struct gs_result *res, const struct gs_finding *f,
+		      const uint64_t *bytes, int64_t *saving_ns, double *share);
+/* The same for n findings at once (the verdict's): the model is built and
+ * replayed unchanged once, then each finding's fix replayed on it (on a
+ * 10M-op trace the build is most of the time). saving_ns[i] (and
+ * share[i], share may be NULL) for finding i; INT64_MIN (share 0) where
+ * its rule has no fix modelled. 0 or -ENOMEM. */
+int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
+		       const uint64_t *bytes, int64_t *saving_ns, double *share);
+
+/* How exactly the unchanged replay gives the trace back: per op, the
+ * replayed start less the recorded one. */
+struct gs_whatif_check {
+	uint64_t n_ops;
+	int64_t max_err;      /* ns, largest |error| */
+	int64_t p99_err;      /* ns, nearest-rank p99 of |error| */
+	uint64_t n_off;	      /* ops with a nonzero error */
+	int64_t window;	      /* ns, the trace's window (summed over devices) */
+	int64_t window_err;   /* ns, replayed window less it */
+	uint64_t n_calls;     /* API calls */
+	int64_t call_max_err; /* ns, largest |replayed start - recorded start| of a call */
+};
+int gs_whatif_check(const struct gs_result *res, struct gs_whatif_check *c);
+
+#endif

@@ -1,0 +1,635 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * whatif_fix.c - each verdict rule's fix as a transformation of the replay
+ * model (whatif_int.h): it drops calls, makes blocking calls asynchronous,
+ * shortens copies, turns a repeated launch sequence into graph replays,
+ * removes host time or GPU-side waits. The replay (whatif.c) then says
+ * what the timeline becomes. What each fix assumes is in docs/metrics.md,
+ * "The what-if model".
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "whatif_int.h"
+
+#include "gapscope/trace_format.h"
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* what blocking call a takes made asynchronous: a launch call's typical
+ * duration, else (none in the trace) its own time after what it waited for */
+static int64_t async_dur(const struct wm *m, uint32_t a)
+{
+	if (m->api_typ >= 0)
+		return min64(m->dur[a], m->api_typ);
+	if (m->ablk[a] != GS_NONE)
+		return min64(m->dur[a], m->blks[m->ablk[a]].own > 0 ? m->blks[m->ablk[a]].own : 0);
+	return m->dur[a];
+}
+
+static int blk_kind_is(const struct wm *m, uint32_t a, int k1, int k2, int k3)
+{
+	uint8_t k;
+
+	if (m->ablk[a] == GS_NONE)
+		return 0;
+	k = m->blks[m->ablk[a]].kind;
+	return k == k1 || k == k2 || k == k3;
+}
+
+/* sync_every_step: of each explicit sync API called RULE_SYNC_MIN_CALLS
+ * (20) times or more, one call of `every` stays on each thread (and the
+ * thread's last one); the others are not made */
+static int fix_sync_step(struct wm *m, int every, struct gs_whatif *w)
+{
+	uint32_t nn = m->in->strings.n + 1, t;
+	uint64_t *count = calloc(nn, sizeof(uint64_t)), *seen = calloc(nn, sizeof(uint64_t));
+	size_t i;
+
+	if (!count || !seen) {
+		free(count);
+		free(seen);
+		return -ENOMEM;
+	}
+	if (every < 1)
+		every = 1;
+	for (i = 0; i < m->na; i++)
+		if ((m->af[i] & AF_TOP) &&
+		    blk_kind_is(m, (uint32_t)i, GS_SYNC_EVENT, GS_SYNC_STREAM, GS_SYNC_CONTEXT)) {
+			uint32_t nm = m->in->apis[i].name_id;
+			count[nm < nn ? nm : 0]++;
+		}
+	for (t = 0; t < m->n_thr; t++) {
+		uint32_t last = GS_NONE;
+		memset(seen, 0, nn * sizeof(uint64_t));
+		for (i = m->tfirst[t]; i < m->tfirst[t + 1]; i++) {
+			uint32_t a = m->order[i], nm = m->in->apis[a].name_id;
+			if (!(m->af[a] & AF_TOP) ||
+			    !blk_kind_is(m, a, GS_SYNC_EVENT, GS_SYNC_STREAM, GS_SYNC_CONTEXT))
+				continue;
+			nm = nm < nn ? nm : 0;
+			if (count[nm] < 20)
+				continue;
+			last = a;
+			if (++seen[nm] % (uint64_t)every != 0) {
+				m->af[a] |= AF_DROP;
+				w->calls_dropped++;
+			}
+		}
+		if (last != GS_NONE && (m->af[last] & AF_DROP)) {
+			m->af[last] &= (uint8_t)~AF_DROP; /* the program's last sync stays */
+			w->calls_dropped--;
+		}
+	}
+	free(count);
+	free(seen);
+	return 0;
+}
+
+/* alloc_in_loop: the steady-state allocations and frees (implicit syncs
+ * of kind 19) are not made: allocated once before the loop */
+static void fix_alloc(struct wm *m, struct gs_whatif *w)
+{
+	size_t i;
+
+	for (i = 0; i < m->na; i++)
+		if ((m->af[i] & AF_TOP) && !(m->af[i] & AF_DROP) &&
+		    blk_kind_is(m, (uint32_t)i, GS_SYNC_IMPLICIT_ALLOC, -1, -1)) {
+			m->af[i] |= AF_DROP;
+			w->calls_dropped++;
+		}
+}
+
+/* start-sorted union of the NVTX ranges of text `text` (thread tid, 0:
+ * any): 2n values; *n pairs */
+static int64_t *range_union(const struct gs_input *in, uint32_t text, uint32_t tid, size_t *n)
+{
+	int64_t *v = malloc((in->n_nvtx ? in->n_nvtx : 1) * 2 * sizeof(int64_t));
+	size_t i, k = 0, u = 0;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (i = 0; i < in->n_nvtx; i++) {
+		const struct gs_nvtx *r = &in->nvtx[i];
+		if (r->kind != 0 || r->text_id != text || (tid && r->tid != tid))
+			continue;
+		v[2 * k] = r->start;
+		v[2 * k + 1] = r->end;
+		k++;
+	}
+	qsort(v, k, 2 * sizeof(int64_t), gs_cmp_i64); /* by start (pairs move whole) */
+	for (i = 0; i < k; i++) {
+		if (u && v[2 * i] <= v[2 * (u - 1) + 1]) {
+			if (v[2 * i + 1] > v[2 * (u - 1) + 1])
+				v[2 * (u - 1) + 1] = v[2 * i + 1];
+			continue;
+		}
+		v[2 * u] = v[2 * i];
+		v[2 * u + 1] = v[2 * i + 1];
+		u++;
+	}
+	*n = u;
+	return v;
+}
+
+/* the index of the range of u[0..n) holding t, GS_NONE */
+static uint32_t range_at(const int64_t *u, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (u[2 * mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && t <= u[2 * (lo - 1) + 1] ? (uint32_t)(lo - 1) : GS_NONE;
+}
+
+/* sync_copies: synchronous copies and sets become async on a stream,
+ * with one sync per step: the last of them in each step range (when the
+ * trace has step ranges) still waits */
+static int fix_sync_copy(struct wm *m, struct gs_whatif *w)
+{
+	uint32_t text = wm_step_text(m->in), t;
+	size_t nu = 0, i;
+	int64_t *u = text ? range_union(m->in, text, 0, &nu) : NULL;
+
+	if (text && !u)
+		return -ENOMEM;
+	for (t = 0; t < m->n_thr; t++) {
+		uint32_t cand = GS_NONE, cand_r = GS_NONE;
+		for (i = m->tfirst[t]; i <= m->tfirst[t + 1]; i++) {
+			uint32_t a = i < m->tfirst[t + 1] ? m->order[i] : GS_NONE, r = GS_NONE;
+			if (a != GS_NONE && (!(m->af[a] & AF_TOP) || (m->af[a] & AF_DROP) ||
+					     !blk_kind_is(m, a, GS_SYNC_IMPLICIT_MEMCPY,
+							  GS_SYNC_IMPLICIT_MEMSET, -1)))
+				continue;
+			if (a != GS_NONE)
+				r = range_at(u, nu, m->in->apis[a].start);
+			if (cand != GS_NONE && (a == GS_NONE || r != cand_r) && cand_r != GS_NONE) {
+				/* the step's last: it still waits */
+				m->af[cand] &= (uint8_t)~AF_NOWAIT;
+				m->dur[cand] = m->in->apis[cand].end - m->in->apis[cand].start;
+				w->calls_unblocked--;
+			}
+			if (a == GS_NONE)
+				break;
+			m->af[a] |= AF_NOWAIT;
+			m->dur[a] = async_dur(m, a);
+			w->calls_unblocked++;
+			cand = a;
+			cand_r = r;
+		}
+	}
+	free(u);
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* pageable_copies: pinned host memory. The copy takes
+ * GS_WHATIF_COPY_SETUP_NS + bytes / pinned bandwidth (where that is
+ * shorter), starts a typical launch delay after its call (no staging),
+ * and an async copy's call no longer waits. */
+static int fix_pageable(struct wm *m, const struct gs_whatif_opts *o, struct gs_whatif *w)
+{
+	const struct gs_input *in = m->in;
+	double bw = o->pinned_gbps;
+	size_t i;
+
+	if (bw <= 0 && o->op_bytes) {
+		size_t n = 0;
+		double *v = malloc((m->no ? m->no : 1) * sizeof(double));
+		if (!v)
+			return -ENOMEM;
+		for (i = 0; i < m->no; i++) {
+			const struct gs_op *op = &in->ops[i];
+			if (op->kind == GS_OP_MEMCPY && !(op->flags & GS_OPF_PAGEABLE) &&
+			    o->op_bytes[i] >= (1u << 20) && op->end > op->start)
+				v[n++] = (double)o->op_bytes[i] / (double)(op->end - op->start);
+		}
+		if (n) {
+			qsort(v, n, sizeof(double), cmp_double);
+			bw = v[(n + 1) / 2 - 1];
+			w->pinned_measured = 1;
+		}
+		free(v);
+	}
+	if (bw <= 0)
+		bw = GS_WHATIF_PINNED_GBPS;
+	if (o->op_bytes)
+		w->pinned_gbps = bw;
+	for (i = 0; i < m->no; i++) {
+		const struct gs_op *op = &in->ops[i];
+		if (op->kind != GS_OP_MEMCPY || !(op->flags & GS_OPF_PAGEABLE))
+			continue;
+		if (o->op_bytes && o->op_bytes[i]) {
+			int64_t d =
+			    GS_WHATIF_COPY_SETUP_NS + (int64_t)((double)o->op_bytes[i] / bw);
+			if (d < m->odur[i])
+				m->odur[i] = d;
+		}
+		m->olat[i] = min64(m->olat[i], m->lat_typ);
+		w->ops_changed++;
+	}
+	for (i = 0; i < m->na; i++)
+		if ((m->af[i] & AF_TOP) && !(m->af[i] & (AF_DROP | AF_NOWAIT)) &&
+		    blk_kind_is(m, (uint32_t)i, GS_SYNC_IMPLICIT_PAGEABLE, -1, -1)) {
+			m->af[i] |= AF_NOWAIT;
+			m->dur[i] = async_dur(m, (uint32_t)i);
+			w->calls_unblocked++;
+		}
+	return 0;
+}
+
+/* position of call a in its thread's order */
+static size_t pos_of(const struct wm *m, uint32_t a)
+{
+	uint32_t t = m->athr[a];
+	size_t lo = m->tfirst[t], hi = m->tfirst[t + 1];
+	int64_t s = m->in->apis[a].start;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->in->apis[m->order[mid]].start < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo < m->tfirst[t + 1] && m->order[lo] != a)
+		lo++;
+	return lo;
+}
+
+static int passable(const struct wm *m, uint32_t a);
+
+/* One occurrence ops seq[0..len) as one graph launch: the first op's
+ * call launches the graph (the calibration's untraced graph launch cost
+ * where the trace has one, else that call's own duration), the other
+ * launch calls are not made and the host time between them goes (the
+ * host no longer runs the step), each later op follows the one before it
+ * by the trace's per-node cost. 1 done, -ENOMEM, 0 not (an op without its own
+ * launch call, in a graph already, a blocking launch, several threads). */
+static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struct gs_whatif *w)
+{
+	const struct gs_input *in = m->in;
+	const struct gs_result *res = m->res;
+	uint32_t c1, cl, t;
+	size_t k, p0, p1;
+
+	for (k = 0; k < len; k++) {
+		uint32_t c = m->call_of[seq[k]];
+		if (c == GS_NONE || in->ops[seq[k]].graph_id || (m->of[seq[k]] & OF_FOLDED) ||
+		    m->ablk[m->top[c]] != GS_NONE || (m->af[m->top[c]] & AF_DROP) ||
+		    (k && m->pred[seq[k]] != seq[k - 1]))
+			return 0;
+		if (m->ops_first[m->top[c] + 1] - m->ops_first[m->top[c]] != 1)
+			return 0;
+		if (k && m->athr[m->top[c]] != m->athr[m->top[m->call_of[seq[0]]]])
+			return 0;
+	}
+	c1 = m->top[m->call_of[seq[0]]];
+	cl = m->top[m->call_of[seq[len - 1]]];
+	t = m->athr[c1];
+	/* the graph launch call: as the trace's own graph launches took (per
+	 * op), else the calibration's untraced one, else the first call's */
+	if (m->graph_call_per_op >= 0)
+		m->dur[c1] = m->graph_call_per_op * (int64_t)len;
+	else if (in->cal.have && in->cal.plain_graph_ns >= 0 && in->cal.plain_graph_node_ns >= 0)
+		m->dur[c1] = in->cal.plain_graph_ns + (int64_t)len * in->cal.plain_graph_node_ns;
+	if (m->graph_lat >= 0)
+		m->olat[seq[0]] = m->graph_lat;
+	if (!m->ocorr) {
+		m->ocorr = calloc(m->no ? m->no : 1, sizeof(uint32_t));
+		if (!m->ocorr)
+			return -ENOMEM;
+	}
+	m->af[c1] |= AF_GRAPH;
+	m->ocorr[seq[0]] = in->apis[c1].corr;
+	m->of[seq[0]] |= OF_FOLDED;
+	p0 = pos_of(m, c1);
+	p1 = pos_of(m, cl);
+	for (k = p0 + 1; k <= p1 && k < m->tfirst[t + 1]; k++) {
+		uint32_t a = m->order[k];
+		if (!(m->af[a] & AF_TOP))
+			continue;
+		m->gap[a] = 0;
+		/* the step's other calls that a capture passes over: the
+		 * replay does not make them either */
+		if (passable(m, a) && !(m->af[a] & AF_DROP)) {
+			m->af[a] |= AF_DROP;
+			w->calls_dropped++;
+		}
+	}
+	for (k = 1; k < len; k++) {
+		uint32_t x = seq[k], c = m->top[m->call_of[x]];
+		if (!(m->af[c] & AF_DROP)) {
+			m->af[c] |= AF_DROP;
+			w->calls_dropped++;
+		}
+		m->of[x] |= OF_NOLAUNCH;
+		m->of[x] &= (uint8_t)~OF_PRED_START;
+		m->opg[x] = res->graph_node_overhead_ns;
+		m->ocorr[x] = in->apis[c1].corr;
+		m->of[x] |= OF_FOLDED;
+		w->ops_changed++;
+	}
+	w->graph_replays++;
+	return 1;
+}
+
+/* op x is element 0 of advice g's sequence */
+static int same_token(const struct gs_input *in, uint32_t x, const struct gs_graph_advice *g)
+{
+	const struct gs_op *o = &in->ops[x];
+
+	return o->kind == g->kinds[0] && (o->kind != GS_OP_KERNEL || o->name_id == g->names[0]);
+}
+
+/* a top-level call a stream capture passes over: it waits for nothing,
+ * launches nothing and polls nothing (cudaGetLastError between launches,
+ * cudaEventRecord); a graph replay does not make it */
+static int passable(const struct wm *m, uint32_t a)
+{
+	const char *name;
+
+	if (m->ablk[a] != GS_NONE || m->ops_first[a + 1] != m->ops_first[a])
+		return 0;
+	name = gs_str(&m->in->strings, m->in->apis[a].name_id, NULL);
+	return name &&
+	       !(gs_api_classify(name) & (GS_APIF_POLL | GS_APIF_LAUNCH | GS_APIF_HOST_FUNC));
+}
+
+/* y's launch call is the next top-level call of x's call's thread, but
+ * for calls a capture passes over */
+static int next_launch(const struct wm *m, uint32_t x, uint32_t y)
+{
+	uint32_t cx = m->call_of[x], cy = m->call_of[y];
+	size_t k;
+
+	if (cx == GS_NONE || cy == GS_NONE || m->athr[cx] != m->athr[cy])
+		return 0;
+	cx = m->top[cx];
+	cy = m->top[cy];
+	for (k = pos_of(m, cx) + 1; k < m->tfirst[m->athr[cx] + 1]; k++) {
+		uint32_t a = m->order[k];
+		if (!(m->af[a] & AF_TOP) || (a != cy && passable(m, a)))
+			continue;
+		return a == cy;
+	}
+	return 0;
+}
+
+/* x can be a node of a captured run: its own launch call, one op per
+ * call, no wait in it, not in a graph already */
+static int run_eligible(const struct wm *m, uint32_t x)
+{
+	uint32_t c = m->call_of[x];
+
+	if (c == GS_NONE || m->in->ops[x].graph_id || (m->of[x] & OF_FOLDED))
+		return 0;
+	c = m->top[c];
+	return m->ablk[c] == GS_NONE && !(m->af[c] & AF_DROP) &&
+	       m->ops_first[c + 1] - m->ops_first[c] == 1;
+}
+
+static int fix_runs(struct wm *m, struct gs_whatif *w)
+{
+	uint32_t *seq = malloc((m->no ? m->no : 1) * sizeof(uint32_t));
+	uint32_t *first = calloc((size_t)m->n_streams + 1, sizeof(uint32_t)), sid;
+	size_t i;
+	int rc = 0;
+
+	if (!seq || !first) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* the ops by stream, in their order (a counting sort) */
+	for (i = 0; i < m->no; i++)
+		first[m->osid[i] + 1]++;
+	for (sid = 0; sid < m->n_streams; sid++)
+		first[sid + 1] += first[sid];
+	for (i = 0; i < m->no; i++)
+		seq[first[m->osid[i]]++] = (uint32_t)i;
+	for (sid = m->n_streams; sid > 0; sid--)
+		first[sid] = first[sid - 1];
+	first[0] = 0;
+	for (sid = 0; sid < m->n_streams; sid++) {
+		size_t p = first[sid], n = first[sid + 1];
+		while (p < n) {
+			size_t q = p + 1;
+			if (!run_eligible(m, seq[p])) {
+				p++;
+				continue;
+			}
+			while (q < n && run_eligible(m, seq[q]) && m->pred[seq[q]] == seq[q - 1] &&
+			       next_launch(m, seq[q - 1], seq[q]))
+				q++;
+			if (q - p >= 2 && (rc = graph_occurrence(m, seq + p, q - p, w)) < 0)
+				goto out;
+			rc = 0;
+			p = q;
+		}
+	}
+out:
+	free(seq);
+	free(first);
+	return rc;
+}
+
+/* launch_overhead / short_kernels: each repeated sequence the graph
+ * advice found (saving > 0) replayed as CUDA Graph launches. The
+ * occurrences are found again on the advice's stream: exact repeats of
+ * its sequence, walked from its first occurrence. */
+static int fix_graphs(struct wm *m, struct gs_whatif *w)
+{
+	const struct gs_result *res = m->res;
+	const struct gs_input *in = m->in;
+	size_t a;
+
+	for (a = 0; a < res->n_advice; a++) {
+		const struct gs_graph_advice *g = &res->advice[a];
+		uint32_t *seq = NULL, d;
+		size_t n = 0, cap = 0, p, i;
+		if (g->saving <= 0 || g->length < 1 || g->first_op_idx >= m->no)
+			continue;
+		for (d = 0; d < m->n_dev; d++)
+			if (g->first_op_idx >= m->dfirst[d] && g->first_op_idx < m->dfirst[d + 1])
+				break;
+		if (d == m->n_dev)
+			continue;
+		for (i = g->first_op_idx; i < m->dfirst[d + 1]; i++) {
+			if (in->ops[i].stream != g->stream)
+				continue;
+			if (n == cap) {
+				uint32_t *q = realloc(seq, (cap ? cap * 2 : 1024) * sizeof(*q));
+				if (!q) {
+					free(seq);
+					return -ENOMEM;
+				}
+				seq = q;
+				cap = cap ? cap * 2 : 1024;
+			}
+			seq[n++] = (uint32_t)i;
+		}
+		if (g->length == 1) {
+			/* a run of one kernel launched back to back (no other call
+			 * of the thread between two launches) is captured whole: a
+			 * one-op graph per launch would buy nothing */
+			for (p = 0; p < n;) {
+				size_t q = p + 1;
+				while (q < n && same_token(in, seq[q], g) &&
+				       same_token(in, seq[p], g) &&
+				       next_launch(m, seq[q - 1], seq[q]))
+					q++;
+				if (q - p >= 2 && graph_occurrence(m, seq + p, q - p, w) < 0) {
+					free(seq);
+					return -ENOMEM;
+				}
+				p = q;
+			}
+			free(seq);
+			continue;
+		}
+		for (p = 0; p + g->length <= n;) {
+			size_t k;
+			for (k = 0; k < g->length; k++) {
+				const struct gs_op *o = &in->ops[seq[p + k]];
+				if (o->kind != g->kinds[k] ||
+				    (o->kind == GS_OP_KERNEL ? o->name_id : 0) !=
+					(g->kinds[k] == GS_OP_KERNEL ? g->names[k] : 0))
+					break;
+			}
+			if (k == g->length) {
+				if (graph_occurrence(m, seq + p, g->length, w) < 0) {
+					free(seq);
+					return -ENOMEM;
+				}
+				p += g->length;
+			} else {
+				p++;
+			}
+		}
+		free(seq);
+	}
+	return fix_runs(m, w);
+}
+
+/* host_code: the host's own time between CUDA calls on the launching
+ * threads (thread o->host_tid, else all that launch), inside the NVTX
+ * ranges of text o->host_nvtx_id when given, goes, where shorter than
+ * GS_HOST_STALL_NS (longer stretches are host stalls, another rule's) */
+static int fix_host_code(struct wm *m, const struct gs_whatif_opts *o, struct gs_whatif *w)
+{
+	size_t nu = 0, i;
+	int64_t *u = NULL;
+	uint32_t t;
+
+	if (o->host_nvtx_id) {
+		u = range_union(m->in, o->host_nvtx_id, o->host_tid, &nu);
+		if (!u)
+			return -ENOMEM;
+	}
+	for (t = 0; t < m->n_thr; t++) {
+		int launches = 0;
+		if (o->host_tid && m->thr_tid[t] != o->host_tid)
+			continue;
+		for (i = m->tfirst[t]; i < m->tfirst[t + 1] && !launches; i++)
+			launches = (m->af[m->order[i]] & AF_LAUNCH) != 0;
+		if (!launches)
+			continue;
+		for (i = m->tfirst[t]; i < m->tfirst[t + 1]; i++) {
+			uint32_t a = m->order[i];
+			if (!(m->af[a] & AF_TOP) || (m->af[a] & AF_FIRST) || m->gap[a] <= 0 ||
+			    m->gap[a] >= GS_HOST_STALL_NS)
+				continue;
+			if (u && range_at(u, nu, m->in->apis[a].start) == GS_NONE)
+				continue;
+			m->gap[a] = 0;
+			w->host_gaps++;
+		}
+	}
+	free(u);
+	return 0;
+}
+
+/* legacy_stream: created streams: no op waits for the legacy default
+ * stream's serialisation any more */
+static void fix_legacy(struct wm *m, struct gs_whatif *w)
+{
+	size_t i;
+
+	for (i = 0; i < m->no; i++)
+		if (m->odep[i] != GS_NONE && m->dblks[m->odep[i]].kind == DEP_LEGACY &&
+		    m->dblks[m->odep[i]].n) {
+			m->dblks[m->odep[i]].n = 0;
+			w->ops_changed++;
+		}
+}
+
+/* communication: collectives overlap the compute: no op waits for one on
+ * the GPU (stream waits drop them; an op after one on its stream follows
+ * the op before the collectives by the typical hole). Host syncs still
+ * wait for them (the step's end needs the result). */
+static void fix_comm(struct wm *m, struct gs_whatif *w)
+{
+	size_t i;
+
+	for (i = 0; i < m->no; i++) {
+		uint32_t p = m->pred[i];
+		if (m->odep[i] != GS_NONE) {
+			struct wblk *b = &m->dblks[m->odep[i]];
+			uint32_t q, k = 0;
+			for (q = 0; q < b->n; q++)
+				if (!(m->of[m->pool[b->first + q]] & OF_COLL))
+					m->pool[b->first + k++] = m->pool[b->first + q];
+			if (k != b->n) {
+				b->n = k;
+				w->ops_changed++;
+			}
+		}
+		if (m->of[i] & OF_COLL || p == GS_NONE || !(m->of[p] & OF_COLL))
+			continue;
+		while (p != GS_NONE && (m->of[p] & OF_COLL))
+			p = m->pred[p];
+		m->pred[i] = p;
+		m->opg[i] = m->pg_typ;
+		m->of[i] &= (uint8_t)~OF_PRED_START;
+		w->ops_changed++;
+	}
+}
+
+int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whatif *w)
+{
+	int rc = 0;
+
+	if (o->fixes & (1u << GS_RULE_SYNC_STEP))
+		rc = fix_sync_step(m, o->sync_every, w);
+	if (!rc && (o->fixes & (1u << GS_RULE_ALLOC)))
+		fix_alloc(m, w);
+	if (!rc && (o->fixes & (1u << GS_RULE_SYNC_COPY)))
+		rc = fix_sync_copy(m, w);
+	if (!rc && (o->fixes & (1u << GS_RULE_PAGEABLE)))
+		rc = fix_pageable(m, o, w);
+	if (!rc && (o->fixes & ((1u << GS_RULE_LAUNCH) | (1u << GS_RULE_SHORT_KERNELS))))
+		rc = fix_graphs(m, w);
+	if (!rc && (o->fixes & ((1u << GS_RULE_HOST_CODE) | (1u << GS_RULE_HOST_OWN))))
+		rc = fix_host_code(m, o, w);
+	if (!rc && (o->fixes & (1u << GS_RULE_LEGACY)))
+		fix_legacy(m, w);
+	if (!rc && (o->fixes & (1u << GS_WHATIF_COMMUNICATION)))
+		fix_comm(m, w);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * whatif_int.h - private to whatif*.c: the replay model (whatif.c builds
+ * and replays it, whatif_fix.c transforms it). Nothing else includes this.
+ */
+#ifndef GAPSCOPE_WHATIF_INT_H
+#define GAPSCOPE_WHATIF_INT_H
+
+#include "whatif.h"
+
+#define WI_UNSET INT64_MIN
+
+/* per API call flags (wm.af) */
+#define AF_TOP 0x01    /* a top-level call of its thread (not inside another) */
+#define AF_FIRST 0x02  /* its thread's first: starts at its recorded time */
+#define AF_DROP 0x04   /* a fix removed it: takes no time, waits for nothing */
+#define AF_NOWAIT 0x08 /* a fix made it asynchronous: it waits for nothing */
+#define AF_LAUNCH 0x10 /* it launched ops (its own or a nested call's) */
+#define AF_GRAPH 0x20  /* a fix made it a graph launch */
+
+/* per op flags (wm.of) */
+#define OF_NOLAUNCH 0x01   /* its launch call no longer bounds it (a graph node) */
+#define OF_PRED_START 0x02 /* it overlapped its predecessor: bound by its start */
+#define OF_COLL 0x04	   /* a collective (NCCL kernel) */
+#define OF_FOLDED 0x08	   /* a fix made it a node of a graph launch */
+
+/* blk.kind of an op's dependencies */
+#define DEP_WAIT 1   /* a stream wait on an event */
+#define DEP_LEGACY 2 /* the legacy default stream's serialisation */
+
+/* A set of ops something waits for: a blocking call's (it ends `own` ns
+ * after the latest of them ends, or after its own start if later) or an
+ * op's dependencies (it starts no earlier than `own` ns after the latest
+ * of them ends). */
+struct wblk {
+	uint32_t first, n; /* in wm.pool */
+	int64_t own;	   /* ns */
+	uint8_t kind;	   /* a call's: enum gs_sync_kind; an op's: DEP_* */
+};
+
+struct wm {
+	const struct gs_input *in;
+	const struct gs_result *res;
+	size_t no, na;
+	uint32_t *call_of; /* per op: its launch call (gs_launch_call), GS_NONE */
+	uint32_t *osid;	   /* per op: its stream's index in streams */
+	/* host threads */
+	uint32_t n_thr;
+	uint32_t *thr_tid;   /* per thread: tid */
+	uint32_t *tfirst;    /* per thread: its calls are order[tfirst[t], tfirst[t+1]) */
+	uint32_t *order;     /* API calls by (thread, start, longer first) */
+	uint32_t *top;	     /* per call: the top-level call it runs in (itself if top) */
+	uint32_t *athr;	     /* per call: its thread */
+	int64_t *gap;	     /* per top call: host time since its thread's previous top call */
+	int64_t *dur;	     /* per top call: its duration where it waits for nothing */
+	uint32_t *ablk;	     /* per top call: its wait in blks, GS_NONE */
+	uint8_t *af;	     /* per call: AF_* */
+	uint32_t *ops_first; /* per call: its ops are lops[ops_first[a], ops_first[a+1]) */
+	uint32_t *lops;	     /* ops by launch call */
+	/* GPU ops */
+	uint32_t *pred;	 /* per op: the op before it on its stream, GS_NONE */
+	int64_t *olat;	 /* per op: ns after its launch call's start */
+	int64_t *opg;	 /* per op: ns after its predecessor's end (or start) */
+	int64_t *odur;	 /* per op: its duration */
+	uint32_t *odep;	 /* per op: its dependencies in dblks, GS_NONE */
+	uint8_t *of;	 /* per op: OF_* */
+	uint32_t *ocorr; /* per op: the correlation id a fix gave it, 0 none;
+			    NULL until a fix gives one */
+	struct wblk *blks, *dblks;
+	size_t nb, cb, nd, cd;
+	uint32_t *pool;
+	size_t np, cp;
+	uint32_t n_streams;
+	uint32_t n_dev; /* device ranges of ops: dfirst[d] .. dfirst[d+1] */
+	uint32_t *dfirst;
+	/* typical values (the trace's medians) */
+	int64_t lat_typ; /* launch delay of ops their launch bound */
+	int64_t pg_typ;	 /* hole after a predecessor that bound the op */
+	int64_t api_typ; /* duration of a launch call that waits for nothing, -1 none */
+	/* the trace's own graph launches (of 2 ops or more), medians: the
+	 * launch call's duration per op, and its first op's delay after the
+	 * call's start; -1 where the trace has none */
+	int64_t graph_call_per_op, graph_lat;
+	/* the replay's times */
+	int64_t *s, *e;	  /* per op */
+	int64_t *as, *ae; /* per call */
+};
+
+/* whatif.c: the model from res (its analysis done), its replay into
+ * m->s/e/as/ae (allocated by the caller), and freeing it */
+int wm_build(struct wm *m, const struct gs_result *res);
+int wm_replay(struct wm *m);
+void wm_free(struct wm *m);
+int wm_pool_push(struct wm *m, uint32_t v);
+/* 1 when syncs row s blocks its host thread (as host_sync_blocks) */
+int wm_sync_blocks(const struct gs_input *in, const struct gs_sync *s);
+
+/* whatif_fix.c: apply o's fixes to m (after the unchanged replay: m->s,
+ * m->e and the calls' times hold the trace's), counting in w. 0 or -ENOMEM. */
+int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whatif *w);
+/* The step ranges: the NVTX text with the most wall among texts of 4
+ * ranges or more (not marks), 0 none */
+uint32_t wm_step_text(const struct gs_input *in);
+
+#endif

@@ -1,0 +1,281 @@
+/*
+ * Room viewer/cmd/: the gapscope command, one cmd_<verb>.c per verb.
+ *
+ * cmd_whatif.c - `gapscope whatif TRACE --fix RULE[,RULE]`: replay the
+ * trace with the fixes of those verdict rules applied (whatif.h) and print
+ * the replayed timeline's figures before and after (whatif_text.c); with
+ * -o, write the replayed trace as a database (trace_whatif.c) so diff and
+ * html show the prediction. --check replays it unchanged and says how
+ * exactly that gives the trace back.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "trace_load.h"
+#include "trace_whatif.h"
+#include "whatif.h"
+#include "whatif_text.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: gapscope whatif <trace.db> --fix RULE[,RULE...] [-o <replayed.db>]\n"
+	      "       gapscope whatif <trace.db> --check\n"
+	      "\n"
+	      "Replays the trace with the fixes of verdict rules applied and prints the\n"
+	      "replayed GPU window, busy time, utilisation and step time before and after,\n"
+	      "and what the fixes save (docs/whatif.md; the model: docs/metrics.md).\n"
+	      "\n"
+	      "  --fix RULES        comma-separated rule keys (as the report's JSON names them):\n"
+	      "                     sync_every_step   keep one per-step sync of N (--every)\n"
+	      "                     pageable_copies   pinned host memory\n"
+	      "                     sync_copies       async copies, one sync per step\n"
+	      "                     alloc_in_loop     no steady-state cudaMalloc/cudaFree\n"
+	      "                     launch_overhead   the repeated sequence as CUDA Graph replays\n"
+	      "                     short_kernels     the same\n"
+	      "                     host_code         no host code between CUDA calls (< 1 ms)\n"
+	      "                     host_own_work     the same\n"
+	      "                     legacy_stream     created streams, no legacy serialisation\n"
+	      "                     exposed_communication\n"
+	      "                                       collectives overlapped with compute\n"
+	      "                     all               every one of them\n"
+	      "      --every N      sync_every_step: keep one sync of N (default 10)\n"
+	      "      --pinned-gbps X\n"
+	      "                     pageable_copies: pinned bandwidth in GB/s (default: the\n"
+	      "                     trace's pinned copies of 1 MiB or more, else 50)\n"
+	      "      --range NAME   the figures of the ops launched inside NVTX ranges named\n"
+	      "                     NAME only (Stem#* names numbered ranges); the fixes apply\n"
+	      "                     to the whole trace\n"
+	      "  -o, --output FILE  also write the replayed trace there (a trace database)\n"
+	      "      --check        replay unchanged: how far each op's start lands from the\n"
+	      "                     recorded one (max, p99) and the window's error\n"
+	      "  -h, --help         this text\n"
+	      "\n"
+	      "exit status: 0 done, 2 bad input (file, option, unknown rule), 1 internal\n"
+	      "failure.\n",
+	      f);
+}
+
+enum { OPT_FIX = 1000, OPT_EVERY, OPT_PINNED, OPT_CHECK, OPT_RANGE };
+
+/* --fix list into bits; 0 and one line on error */
+static int parse_fixes(const char *arg, uint32_t *bits)
+{
+	char buf[512], *p, *save = NULL;
+
+	*bits = 0;
+	if (strlen(arg) >= sizeof(buf)) {
+		gs_error("whatif", "--fix: the list is too long");
+		return -1;
+	}
+	strcpy(buf, arg);
+	for (p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		uint32_t b;
+		if (!strcmp(p, "all")) {
+			int r;
+			for (r = 0; r < 32; r++)
+				if (gs_whatif_fix_key(r))
+					*bits |= 1u << r;
+			continue;
+		}
+		b = gs_whatif_fix_bit(p);
+		if (!b) {
+			gs_error("whatif",
+				 "--fix: '%s' is no rule with a fix modelled; see 'gapscope whatif "
+				 "--help'",
+				 p);
+			return -1;
+		}
+		*bits |= b;
+	}
+	if (!*bits) {
+		gs_error("whatif", "--fix needs at least one rule; see 'gapscope whatif --help'");
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_whatif(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"fix", required_argument, NULL, OPT_FIX},
+	    {"every", required_argument, NULL, OPT_EVERY},
+	    {"pinned-gbps", required_argument, NULL, OPT_PINNED},
+	    {"output", required_argument, NULL, 'o'},
+	    {"check", no_argument, NULL, OPT_CHECK},
+	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct gs_whatif_opts wo;
+	struct gs_options opt;
+	struct gs_input in;
+	struct gs_result res;
+	struct gs_whatif w;
+	struct gs_whatif_check chk;
+	struct whatif_view v;
+	struct trace t;
+	const char *out = NULL, *fixes = NULL, *path;
+	uint64_t *bytes = NULL;
+	char err[512] = "", *end;
+	int c, rc, check = 0, have_w = 0;
+
+	gs_whatif_opts_init(&wo);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FIX:
+			if (parse_fixes(optarg, &wo.fixes))
+				return GS_EXIT_BAD_INPUT;
+			fixes = optarg;
+			break;
+		case OPT_EVERY: {
+			long n;
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 1 || n > 1000000) {
+				gs_error("whatif",
+					 "--every needs a whole number from 1 to 1000000");
+				return GS_EXIT_BAD_INPUT;
+			}
+			wo.sync_every = (int)n;
+			break;
+		}
+		case OPT_PINNED:
+			errno = 0;
+			wo.pinned_gbps = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(wo.pinned_gbps > 0) ||
+			    wo.pinned_gbps > 1e4) {
+				gs_error("whatif",
+					 "--pinned-gbps needs a bandwidth in GB/s above 0");
+				return GS_EXIT_BAD_INPUT;
+			}
+			break;
+		case 'o': out = optarg; break;
+		case OPT_CHECK: check = 1; break;
+		case OPT_RANGE:
+			if (!*optarg) {
+				gs_error("whatif", "--range needs a non-empty NVTX range name");
+				return GS_EXIT_BAD_INPUT;
+			}
+			wo.range_name = optarg;
+			break;
+		case 'h': usage(stdout); return GS_EXIT_OK;
+		case ':':
+			gs_error("whatif",
+				 "option '%s' needs a value; see 'gapscope whatif --help'",
+				 argv[optind - 1]);
+			return GS_EXIT_BAD_INPUT;
+		default:
+			gs_error("whatif", "unknown option '%s'; see 'gapscope whatif --help'",
+				 argv[optind - 1]);
+			return GS_EXIT_BAD_INPUT;
+		}
+	}
+	if (argc - optind != 1) {
+		gs_error("whatif", argc - optind < 1
+				       ? "which trace? usage: gapscope whatif <trace.db> --fix RULE"
+				       : "one trace at a time; see 'gapscope whatif --help'");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (!fixes && !check) {
+		gs_error("whatif", "--fix RULE[,RULE] or --check; see 'gapscope whatif --help'");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (out && !fixes) {
+		gs_error("whatif", "-o writes the trace replayed with --fix: name the fixes");
+		return GS_EXIT_BAD_INPUT;
+	}
+	path = argv[optind];
+	trace_library_init();
+	rc = gs_cli_open_trace(&t, path);
+	if (rc)
+		return rc;
+	if (trace_load(&t, GS_LOAD_ALL, &in, err, sizeof(err)) < 0) {
+		gs_error(path, "%s", err);
+		trace_close(&t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (gs_cli_nothing_text(&t, &in, err, sizeof(err))) {
+		gs_error(path, "%s", err);
+		trace_input_free(&in);
+		trace_close(&t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	if ((wo.fixes & (1u << GS_RULE_PAGEABLE)) &&
+	    trace_load_copy_bytes(&t, &in, &bytes, err, sizeof(err)) < 0) {
+		gs_error(path, "%s", err);
+		trace_input_free(&in);
+		trace_close(&t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	wo.op_bytes = bytes;
+	gs_options_init(&opt);
+	opt.all_gaps = 0; /* the replay reads the launch calls and the graph advice only */
+	rc = gs_analyze(&in, &opt, &res);
+	if (rc < 0) {
+		gs_error(path, "analysis failed: %s", strerror(-rc));
+		free(bytes);
+		trace_input_free(&in);
+		trace_close(&t);
+		return GS_EXIT_INTERNAL;
+	}
+	if (check)
+		rc = gs_whatif_check(&res, &chk);
+	if (rc >= 0 && fixes) {
+		rc = gs_whatif_run(&res, &wo, &w);
+		have_w = rc >= 0;
+	}
+	if (rc < 0) {
+		gs_error(path, "replay failed: %s", strerror(-rc));
+		rc = GS_EXIT_INTERNAL;
+		goto out;
+	}
+	if (have_w && wo.range_name && !w.range_ops) {
+		gs_error(path, "--range: no GPU op was launched inside an NVTX range named \"%s\"",
+			 wo.range_name);
+		rc = GS_EXIT_BAD_INPUT;
+		goto out;
+	}
+	memset(&v, 0, sizeof(v));
+	v.path = path;
+	v.fixes = fixes;
+	v.range = wo.range_name;
+	v.sync_every = wo.sync_every;
+	v.in = &in;
+	v.w = have_w ? &w : NULL;
+	v.check = check ? &chk : NULL;
+	v.have_bytes = bytes != NULL;
+	v.pageable = (wo.fixes & (1u << GS_RULE_PAGEABLE)) != 0;
+	whatif_text(stdout, &v);
+	rc = GS_EXIT_OK;
+	if (out) {
+		struct trace_retime rt = {
+		    .op_start = w.op_start,
+		    .op_end = w.op_end,
+		    .api_start = w.api_start,
+		    .api_end = w.api_end,
+		    .nvtx_start = w.nvtx_start,
+		    .nvtx_end = w.nvtx_end,
+		    .api_fix = w.api_fix,
+		    .op_corr = w.op_corr,
+		    .fixes = fixes,
+		};
+		if (trace_write_retimed(&t, &in, &rt, out, err, sizeof(err)) < 0) {
+			gs_error(out, "%s", err);
+			rc = GS_EXIT_BAD_INPUT;
+		}
+	}
+out:
+	if (have_w)
+		gs_whatif_free(&w);
+	gs_result_free(&res);
+	free(bytes);
+	trace_input_free(&in);
+	trace_close(&t);
+	return rc;
+}
