@@ -93,13 +93,13 @@ for s in "${steps[@]}"; do
   # issue 52 item 3: corrected walls and utilisation against the same process's
   # untraced phases, 5 processes of --ab 5 per workload, under --capture-range only
   abacc) run_step abacc bash -c 'mkdir -p "$OUT"; gs="$GS_BUILD/bin/gapscope"; P="taskset -c 4-11"
-      for w in "torch_nosync bench/torch_nosync.py --ab 5 steps" "hf_generate bench/real/hf_generate.py --ab 5 generate" "train_loop bench/real/train_loop.py --ab 5 step"; do
+      for w in "torch_nosync bench/overhead/torch_nosync.py --ab 5 steps" "hf_generate bench/real/hf_generate.py --ab 5 generate" "train_loop bench/real/train_loop.py --ab 5 step"; do
         set -- $w; name=$1 prog=$2 opt="$3 $4" range=$5
         for i in 1 2 3 4 5; do
           $P timeout 150 "$gs" record -o "$OUT/$name.$i.db" --capture-range cudaProfilerApi -- python3 $prog $opt > "$OUT/$name.$i.txt" 2>&1
           "$gs" report --json "$OUT/$name.$i.db" > "$OUT/$name.$i.json" 2>/dev/null && rm -f "$OUT/$name.$i.db"
         done
-        python3 bench/corrected_accuracy.py ab "$OUT/$name".[0-9].txt --range $range --gapscope "$gs"
+        python3 bench/accuracy/corrected_accuracy.py ab "$OUT/$name".[0-9].txt --range $range --gapscope "$gs"
       done' ;;
   # what the call sites' native walk costs a PyTorch program: GPT-2 generate and the
   # training loop untraced, recorded by default (no native walk where a Python
