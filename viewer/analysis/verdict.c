@@ -895,10 +895,10 @@ static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 				 nb ? "; also " : "", nb ? blk : "");
 		} else if (capture_rule(fd->rule) && nb) {
 			/* the step holds what stops its capture: name it */
-			fd->fix = v->pytorch ? "fuse (torch.compile), or capture the parts between the "
-					       "blockers (torch.cuda.graph)"
-					     : "fuse kernels, or capture the launches between the "
-					       "blockers into CUDA Graphs";
+			/* short: the finding's line keeps its NVTX name (one
+			 * ProfilerStep with 4 syncs read 'in NVTX "Profi…"') */
+			fd->fix = v->pytorch ? "torch.compile, or torch.cuda.graph between the blockers"
+					     : "fuse kernels, or CUDA Graphs between the blockers";
 			snprintf(fd->why, sizeof(fd->why), "blocks capture: %s", blk);
 		} else if (fd->rule == GS_RULE_ALLOC && warmup_text(in, fd->nvtx_id)) {
 			/* the program names the range warm-up (param's
