@@ -476,6 +476,90 @@ static void test_rules_without_fix(void **state)
 	tb_free(t);
 }
 
+/* The verdict of sync_loop: the program's own work (20 us a step after
+ * each sync: 19 x 20 = 380 us), the per-step sync (19 x (1 us of wait +
+ * 8 us of refill) = 171 us) and launch overhead (19 x 8 us = 152 us). Their
+ * fixes replayed: the host work gone, a step is launch 5 + sync 9 = 14 us
+ * (window 19 x 14 + 5 = 271 us: saves 380 us, 58.4%); one sync of ten
+ * kept saves 162 us (test_sync_every_ten_...); the launch overhead's fix
+ * finds no repeated launch sequence to capture (one launch a step, each
+ * behind a sync): nothing to replay, no figure, and it goes last. */
+static void test_verdict_saves_and_unchanged_fix(void **state)
+{
+	struct tb *t = sync_loop();
+	struct gs_verdict v;
+	(void)state;
+	gs_verdict_compute_corr(&t->res, NULL, &v);
+	assert_int_equal(v.n_findings, 3);
+	assert_int_equal(v.findings[0].rule, GS_RULE_HOST_OWN);
+	assert_int_equal(v.findings[0].cost_ns, 380 * US);
+	assert_int_equal(v.findings[0].saves, GS_SAVES_REPLAYED);
+	assert_int_equal(v.findings[0].saves_ns, 380 * US);
+	assert_true(v.findings[0].saves_share > 0.5837 && v.findings[0].saves_share < 0.5838);
+	assert_int_equal(v.findings[1].rule, GS_RULE_SYNC_STEP);
+	assert_int_equal(v.findings[1].cost_ns, 171 * US);
+	assert_int_equal(v.findings[1].saves, GS_SAVES_REPLAYED);
+	assert_int_equal(v.findings[1].saves_ns, 162 * US);
+	assert_int_equal(v.findings[2].rule, GS_RULE_LAUNCH);
+	assert_int_equal(v.findings[2].saves, GS_SAVES_UNCHANGED);
+	assert_int_equal(v.findings[2].saves_ns, 0);
+	/* the plain verdict replays nothing: by cost, no figures */
+	gs_verdict_compute(&t->res, &v);
+	assert_int_equal(v.n_findings, 3);
+	assert_int_equal(v.findings[0].saves, GS_SAVES_NONE);
+	assert_int_equal(v.findings[1].saves, GS_SAVES_NONE);
+	tb_free(t);
+}
+
+/* The issue's case the other way round: 20 steps of 79 us from T0, launch
+ * [T, +5), kA [+8, +58) (50 us), cudaStreamSynchronize [+5, +59), then
+ * 20 us of the program's own work. Window 8 .. 19 x 79 + 58: 1551 us.
+ * Idle per gap (29 us): sync wait 1, host code 20, launch latency 8. By
+ * cost: own work 19 x 20 = 380 us first, the sync 19 x 9 = 171 us second.
+ * Replayed:
+ * - own work gone: a step is 5 + 54 (the sync waits for kA, 1 us after)
+ *   = 59 us; kA_19 [19 x 59 + 8, +50) ends at 1179: window 1171, saves
+ *   380 us (24.5%).
+ * - one sync of ten kept (steps 9 and 19): launches every 25 us while the
+ *   GPU needs 50, so the kernels run back to back (the typical hole after
+ *   a predecessor is 0: none bound an op in the trace): kA_i [8 + 50 i,
+ *   +50) to kA_9 ending 508; its sync returns at 509, step 10 launches
+ *   at 529, kA_10 at 537, kA_19 ends 537 + 10 x 50 = 1037: window 1029,
+ *   saves 522 us (33.7%).
+ * So the sync, which costs less, buys more: it goes first. */
+static void test_verdict_ordered_by_saving(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_verdict v;
+	int i;
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		int64_t ti = T0 + (int64_t)i * 79 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), s;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 58 * US, 0);
+		s = call(t, S_SYNC, ti + 5 * US, ti + 59 * US);
+		sync_row(t, s, S_SYNC, GS_SYNC_STREAM, 0, ti + 5 * US, ti + 59 * US);
+	}
+	tb_analyse(t);
+	assert_exact(t, 1551 * US);
+	gs_verdict_compute(&t->res, &v); /* by cost */
+	assert_int_equal(v.n_findings, 2);
+	assert_int_equal(v.findings[0].rule, GS_RULE_HOST_OWN);
+	assert_int_equal(v.findings[0].cost_ns, 380 * US);
+	assert_int_equal(v.findings[1].rule, GS_RULE_SYNC_STEP);
+	assert_int_equal(v.findings[1].cost_ns, 171 * US);
+	gs_verdict_compute_corr(&t->res, NULL, &v); /* by saving */
+	assert_int_equal(v.n_findings, 2);
+	assert_int_equal(v.findings[0].rule, GS_RULE_SYNC_STEP);
+	assert_int_equal(v.findings[0].saves, GS_SAVES_REPLAYED);
+	assert_int_equal(v.findings[0].saves_ns, 522 * US);
+	assert_true(v.findings[0].saves_share > 0.3365 && v.findings[0].saves_share < 0.3366);
+	assert_int_equal(v.findings[1].rule, GS_RULE_HOST_OWN);
+	assert_int_equal(v.findings[1].saves_ns, 380 * US);
+	assert_true(v.findings[1].saves_share > 0.2450 && v.findings[1].saves_share < 0.2451);
+	tb_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +573,8 @@ int main(void)
 	    cmocka_unit_test(test_communication_overlapped),
 	    cmocka_unit_test(test_saving_bounded_by_overlap),
 	    cmocka_unit_test(test_rules_without_fix),
+	    cmocka_unit_test(test_verdict_saves_and_unchanged_fix),
+	    cmocka_unit_test(test_verdict_ordered_by_saving),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

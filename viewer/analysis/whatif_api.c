@@ -77,9 +77,7 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 			continue;
 		f->window += hi - lo;
 		if (mask) {
-			/* only the masked ops: always through the pair array */
 			size_t k = 0;
-			sorted = 0;
 			for (i = a; i < b; i++)
 				k += mask[i] != 0;
 			n = k;
@@ -100,18 +98,36 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 				n++;
 			}
 			qsort(pr, n, 2 * sizeof(int64_t), cmp_pair);
-		}
-		cs = sorted ? s[a] : pr[0];
-		ce = sorted ? e[a] : pr[1];
-		for (i = 1; i < n; i++) {
-			int64_t xs = sorted ? s[a + i] : pr[2 * i],
-				xe = sorted ? e[a + i] : pr[2 * i + 1];
-			if (xs > ce) {
-				f->busy += ce - cs;
-				cs = xs;
-				ce = xe;
-			} else if (xe > ce) {
-				ce = xe;
+			cs = pr[0];
+			ce = pr[1];
+			for (i = 1; i < n; i++) {
+				int64_t xs = pr[2 * i], xe = pr[2 * i + 1];
+				if (xs > ce) {
+					f->busy += ce - cs;
+					cs = xs;
+					ce = xe;
+				} else if (xe > ce) {
+					ce = xe;
+				}
+			}
+		} else {
+			/* in start order already (the masked ops among them):
+			 * merged in place */
+			cs = INT64_MIN;
+			ce = INT64_MIN;
+			for (i = a; i < b; i++) {
+				if (mask && !mask[i])
+					continue;
+				if (cs == INT64_MIN) {
+					cs = s[i];
+					ce = e[i];
+				} else if (s[i] > ce) {
+					f->busy += ce - cs;
+					cs = s[i];
+					ce = e[i];
+				} else if (e[i] > ce) {
+					ce = e[i];
+				}
 			}
 		}
 		f->busy += ce - cs;
@@ -352,27 +368,37 @@ static int saved_take(const struct wm *m, struct wm_saved *v)
 	return 0;
 }
 
+/* memcpy of n bytes, none when n is 0 (an empty array may be NULL) */
+static void copy_n(void *dst, const void *src, size_t n)
+{
+	if (n)
+		memcpy(dst, src, n);
+}
+
 static void saved_restore(struct wm *m, const struct wm_saved *v)
 {
 	size_t i;
 
-	memcpy(m->af, v->af, m->na);
-	memcpy(m->of, v->of, m->no);
-	memcpy(m->dur, v->dur, m->na * sizeof(int64_t));
-	memcpy(m->gap, v->gap, m->na * sizeof(int64_t));
-	memcpy(m->olat, v->olat, m->no * sizeof(int64_t));
-	memcpy(m->opg, v->opg, m->no * sizeof(int64_t));
-	memcpy(m->odur, v->odur, m->no * sizeof(int64_t));
-	memcpy(m->pred, v->pred, m->no * sizeof(uint32_t));
-	memcpy(m->pool, v->pool, m->np * sizeof(uint32_t));
+	copy_n(m->af, v->af, m->na);
+	copy_n(m->of, v->of, m->no);
+	copy_n(m->dur, v->dur, m->na * sizeof(int64_t));
+	copy_n(m->gap, v->gap, m->na * sizeof(int64_t));
+	copy_n(m->olat, v->olat, m->no * sizeof(int64_t));
+	copy_n(m->opg, v->opg, m->no * sizeof(int64_t));
+	copy_n(m->odur, v->odur, m->no * sizeof(int64_t));
+	copy_n(m->pred, v->pred, m->no * sizeof(uint32_t));
+	copy_n(m->pool, v->pool, m->np * sizeof(uint32_t));
 	for (i = 0; i < m->nd; i++)
 		m->dblks[i].n = v->dn[i];
 	free(m->ocorr);
 	m->ocorr = NULL;
 }
 
-int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
-		       const uint64_t *bytes, int64_t *saving_ns, double *share)
+/* gs_whatif_findings over the ops of mask (NULL: all); changed[i] (may be
+ * NULL): 1 where finding i's fix changed something in the model */
+static int findings_run(const struct gs_result *res, const struct gs_finding *f, size_t n,
+			const uint64_t *bytes, const uint8_t *mask, int64_t *saving_ns,
+			double *share, uint8_t *changed)
 {
 	const struct gs_input *in = res->in;
 	struct gs_whatif_figs before, after;
@@ -385,6 +411,8 @@ int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, 
 		saving_ns[i] = INT64_MIN;
 		if (share)
 			share[i] = 0.0;
+		if (changed)
+			changed[i] = 0;
 		todo += gs_whatif_rule_modelled(f[i].rule) != 0;
 	}
 	if (!todo || !in || !in->n_ops)
@@ -399,7 +427,7 @@ int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, 
 	m.ae = xmalloc(m.na, sizeof(int64_t));
 	if (!m.s || !m.e || !m.as || !m.ae)
 		goto out;
-	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, NULL, &before)) < 0 ||
+	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, mask, &before)) < 0 ||
 	    (rc = saved_take(&m, &sv)) < 0)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -419,17 +447,83 @@ int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, 
 		memset(&w, 0, sizeof(w));
 		saved_restore(&m, &sv);
 		if ((rc = wm_apply_fixes(&m, &o, &w)) < 0 || (rc = wm_replay(&m)) < 0 ||
-		    (rc = figs_ops(&m, m.s, m.e, NULL, &after)) < 0)
+		    (rc = figs_ops(&m, m.s, m.e, mask, &after)) < 0)
 			goto out;
 		saving_of(&before, &after, &bound, &saving_ns[i], &sh);
 		if (share)
 			share[i] = sh;
+		if (changed)
+			changed[i] = w.calls_dropped || w.calls_unblocked || w.ops_changed ||
+				     w.graph_replays || w.host_gaps;
 	}
 	rc = 0;
 out:
 	saved_free(&sv);
 	wm_free(&m);
 	return rc;
+}
+
+int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
+		       const uint64_t *bytes, int64_t *saving_ns, double *share)
+{
+	return findings_run(res, f, n, bytes, NULL, saving_ns, share, NULL);
+}
+
+int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v)
+{
+	const struct gs_input *in = res->in;
+	int64_t saving[GS_VERDICT_FINDINGS];
+	double sh[GS_VERDICT_FINDINGS];
+	uint8_t changed[GS_VERDICT_FINDINGS], *mask = NULL;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < v->n_findings; i++) {
+		v->findings[i].saves = GS_SAVES_NONE;
+		v->findings[i].saves_ns = 0;
+		v->findings[i].saves_share = 0.0;
+	}
+	if (!v->n_findings || !in || !in->n_ops)
+		return 0;
+	/* the ops the findings read: the selection's (--range, capture
+	 * windows), of the steady state where they count it */
+	if (res->selected || v->steady) {
+		size_t k = 0;
+		mask = xcalloc(in->n_ops, 1);
+		if (!mask)
+			return -ENOMEM;
+		for (i = 0; i < in->n_ops; i++) {
+			const struct gs_op *o = &in->ops[i];
+			int64_t s = o->start, e = o->end;
+			if (v->steady && (s < v->phases.steady_start || s > v->phases.steady_end))
+				continue;
+			if (!gs_result_selects(res, s, e))
+				continue;
+			mask[i] = 1;
+			k++;
+		}
+		if (!k) {
+			free(mask);
+			return 0;
+		}
+	}
+	rc = findings_run(res, v->findings, v->n_findings, in->op_bytes, mask, saving, sh, changed);
+	free(mask);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < v->n_findings; i++) {
+		struct gs_finding *f = &v->findings[i];
+		if (saving[i] == INT64_MIN)
+			continue;
+		if (!changed[i]) {
+			f->saves = GS_SAVES_UNCHANGED;
+			continue;
+		}
+		f->saves = GS_SAVES_REPLAYED;
+		f->saves_ns = saving[i];
+		f->saves_share = sh[i];
+	}
+	return 0;
 }
 
 void gs_whatif_opts_init(struct gs_whatif_opts *o)
