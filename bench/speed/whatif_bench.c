@@ -109,8 +109,8 @@ int main(int argc, char **argv)
 		gs_verdict_compute_corr(&res, NULL, &v);
 		c = now();
 		cc = cpu();
-		printf("verdict: %.3f s (cpu %.3f s); with the savings: %.3f s (cpu %.3f s):", b - a,
-		       cb - ca, c - b, cc - cb);
+		printf("verdict: %.3f s (cpu %.3f s); with the savings: %.3f s (cpu %.3f s):",
+		       b - a, cb - ca, c - b, cc - cb);
 		for (i = 0; i < v.n_findings; i++)
 			printf(" %s%s", gs_rule_key(v.findings[i].rule),
 			       v.findings[i].saves == GS_SAVES_REPLAYED ? " (replayed)" : "");

@@ -274,6 +274,39 @@ static void test_alloc_in_loop_dropped(void **state)
 	tb_free(t);
 }
 
+/* The same loop traced with call-site captures: each cudaMalloc's first
+ * 4 us [+5, +9) are the collector capturing its stack (api_stacks), which
+ * the untraced program never spends. Dropping the mallocs keeps those
+ * 4 us on the host (the traced "before" holds them too): a step is
+ * 5 + 4 + 20 = 29 us, window 9 x 29 + 5 = 266 us, saving 54 us (not 90:
+ * 10 x 4 us of it were tracing's). The unchanged replay stays exact. */
+static void test_alloc_dropped_keeps_tracing_capture(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_capture caps[10];
+	int64_t after;
+	int i;
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 35 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), m;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+		m = call(t, S_MALLOC, ti + 5 * US, ti + 15 * US);
+		sync_row(t, m, S_MALLOC, GS_SYNC_IMPLICIT_ALLOC, 1, ti + 5 * US, ti + 15 * US);
+		caps[i].start = ti + 5 * US;
+		caps[i].end = ti + 9 * US;
+		caps[i].corr = m; /* increasing: sorted by corr */
+		caps[i].tid = TID;
+	}
+	t->in.captures = caps;
+	t->in.n_captures = 10;
+	tb_analyse(t);
+	assert_exact(t, 320 * US);
+	assert_int_equal(saving(t, 1u << GS_RULE_ALLOC, 0, NULL, 0, &after), 54 * US);
+	assert_int_equal(after, 266 * US);
+	tb_free(t);
+}
+
 /* 10 steps of 80 us: cudaMemcpyAsync from pageable memory [T, +60) that
  * blocks while it stages (implicit sync of kind 17), its copy [+10, +58)
  * (48 us, 1 MB), 20 us of host code. Window 9 x 80 + 48 = 768 us.
@@ -567,6 +600,7 @@ int main(void)
 	    cmocka_unit_test(test_sync_every_ten_saves_nine_us_per_dropped_sync),
 	    cmocka_unit_test(test_sync_every_needs_twenty_calls),
 	    cmocka_unit_test(test_alloc_in_loop_dropped),
+	    cmocka_unit_test(test_alloc_dropped_keeps_tracing_capture),
 	    cmocka_unit_test(test_pageable_to_pinned),
 	    cmocka_unit_test(test_host_code_removed),
 	    cmocka_unit_test(test_launch_overhead_as_graph_replays),
