@@ -193,7 +193,7 @@ static char *page_with(struct fx *fx, int nruns, const struct diff_finding *find
 		hr[i].t = &fx->run[i].t;
 		hr[i].in = &fx->run[i].in;
 		hr[i].res = &fx->run[i].res;
-		gs_verdict_compute(hr[i].res, &v[i]); /* as the verb does */
+		gs_verdict_compute_corr(hr[i].res, NULL, &v[i]); /* as the verb does */
 		run_totals_compute(hr[i].res, &tot[i]);
 		hr[i].verdict = &v[i];
 		hr[i].totals = &tot[i];
@@ -401,7 +401,7 @@ static void test_page_verdict_findings_escape_trace_strings(void **state)
 	hr.path = "hand-built.db";
 	hr.in = &in;
 	hr.res = &res;
-	gs_verdict_compute(&res, &v);
+	gs_verdict_compute_corr(&res, NULL, &v); /* as the verb does: with the savings */
 	run_totals_compute(&res, &tot);
 	hr.verdict = &v;
 	hr.totals = &tot;
