@@ -4,7 +4,9 @@
  * launch calls and the graph advice), then times gs_whatif_run unchanged
  * (the model built and replayed once) and with --fix launch_overhead (built,
  * replayed, transformed, replayed again), ROUNDS times each; prints every
- * phase's wall time. It prints figures; it asserts nothing.
+ * phase's wall time; then the verdict without and with the findings'
+ * savings (gs_verdict_compute, gs_verdict_compute_corr): what the savings
+ * add to the report. It prints figures; it asserts nothing.
  *   usage: gs_bench_whatif TRACE.db [rounds]
  */
 #include <stdio.h>
@@ -91,6 +93,28 @@ int main(int argc, char **argv)
 		       b - a, cb - ca, c - b, cc - cb, (double)w.saving_ns / 1e6,
 		       (double)w.before.window / 1e6);
 		gs_whatif_free(&w);
+	}
+	/* the report's verdict without and with the findings' savings (one
+	 * model, each finding's fix replayed on it): what the savings add to
+	 * `gapscope report` */
+	for (r = 0; r < rounds; r++) {
+		struct gs_verdict v;
+		double a, b, c, ca, cb, cc;
+		size_t i;
+		ca = cpu();
+		a = now();
+		gs_verdict_compute(&res, &v);
+		b = now();
+		cb = cpu();
+		gs_verdict_compute_corr(&res, NULL, &v);
+		c = now();
+		cc = cpu();
+		printf("verdict: %.3f s (cpu %.3f s); with the savings: %.3f s (cpu %.3f s):",
+		       b - a, cb - ca, c - b, cc - cb);
+		for (i = 0; i < v.n_findings; i++)
+			printf(" %s%s", gs_rule_key(v.findings[i].rule),
+			       v.findings[i].saves == GS_SAVES_REPLAYED ? " (replayed)" : "");
+		printf("\n");
 	}
 	gs_result_free(&res);
 	trace_input_free(&in);

@@ -116,6 +116,14 @@ site=$("$gs" report --by-site "$old") || { echo "FAIL: report --by-site (sample)
 expect "$site" '  no call sites recorded (GAPSCOPE_CALLSITES=0, or a trace recorded before call sites)'
 # after the site, the thread only whole (it fits with neither): the site in full
 expect "$out" '  1. a sync every step drains the GPU: 140.600 us (73.6%), cudaStreamSynchronize x20 at train.py:27 (in `train_one_epoch`) -> sync every N steps, not every step'
+# what the fix buys, replayed (docs/metrics.md, "The what-if model"): one
+# sync of 10 kept (steps 9 and 19). A dropped sync takes no time, so a step
+# is launch 100 + host 1500 + host 1500 = 3100 ns and each kernel starts
+# 500 ns after its launch (launch 0 at 500): launch 9 at 28400, its sync
+# (kept, its kernel ended at 29900 before it began at 30000) takes its own
+# 6900 to 36900, launch 10 at 38400, launch 19 at 38400 + 9 x 3100 = 66300,
+# its kernel ends at 67800: window 66800 of 191000, saves 124200 ns (65.0%)
+expect "$out" '     (saves ≈ 124 us (65.0%))'
 
 # html: the synchronisation table and the sync rows' tooltips name the
 # site, escaped (markup: entities; the timeline's data block: JSON with

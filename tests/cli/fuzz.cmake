@@ -29,6 +29,8 @@ if(GS_FUZZ_OK)
       ${_src}/trace/trace.c ${_src}/trace/trace_load.c ${_src}/trace/trace_graph.c
       ${_src}/trace/trace_info.c ${_src}/trace/graph_model.c ${_src}/trace/names.c
       ${_src}/trace/export_walk.c ${_src}/trace/export_csv.c ${_src}/trace/trace_callsite.c
+      ${_src}/trace/trace_whatif.c ${_src}/trace/import_out.c
+      ${_src}/analysis/whatif.c ${_src}/analysis/whatif_api.c ${_src}/analysis/whatif_fix.c
       ${_src}/analysis/analysis.c ${_src}/analysis/analysis_run.c ${_src}/analysis/analysis_stats.c
       ${_src}/analysis/analysis_util.c ${_src}/analysis/host_cover.c ${_src}/analysis/verdict.c
       ${_src}/analysis/advice.c
@@ -58,7 +60,6 @@ if(GS_FUZZ_OK)
   separate_arguments(_yajl_inc)
   foreach(imp kineto nsys)
     set(_src ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_${imp}.c ${GS_FUZZ_SOURCES}
-             ${CMAKE_SOURCE_DIR}/viewer/trace/import_out.c
              ${CMAKE_SOURCE_DIR}/viewer/trace/kineto_import.c
              ${CMAKE_SOURCE_DIR}/viewer/trace/nsys_import.c)
     set(_bin ${CMAKE_BINARY_DIR}/tests/fuzz_${imp})

@@ -113,6 +113,33 @@ if rc == 0:
     check(j["devices"][0]["window_ns"] == 489000, "replayed window 489 us: %s" %
           j["devices"][0].get("window_ns"))
 
+# the report's verdict: each finding with its fix replayed (saves), ordered
+# by it. The program's own work (20 us a step, 19 gaps: 380 us) removed: a
+# step is launch 5 + sync 9 = 14 us, window 19 x 14 + 5 = 271 us, saves
+# 380 us (58.4%); the per-step sync as above, 162 us (24.9%); the launch
+# overhead's fix finds no repeated launches to capture (one a step, each
+# behind a sync): no figure (null), and last.
+rc, o, e = run("report", "--json", db)
+check(rc == 0, "report --json: rc %d %s" % (rc, e))
+if rc == 0:
+    fs = json.loads(o)["verdict"]["findings"]
+    got = [(f["rule"], f["saves"], f["saves_ns"],
+            None if f["saves_pct"] is None else round(f["saves_pct"], 1)) for f in fs]
+    check(got == [("host_own_work", "replayed", 380000, 58.4),
+                  ("sync_every_step", "replayed", 162000, 24.9),
+                  ("launch_overhead", "unchanged", None, None)], "verdict saves: %s" % got)
+rc, o, e = run("report", db)
+check(rc == 0, "report: rc %d %s" % (rc, e))
+lines = o.splitlines()
+for title, saves in (("the program's own CPU work between launches:", "(saves \u2248 380 us (58.4%); "),
+                     ("a sync every step drains the GPU:", "(saves \u2248 162 us (24.9%); "),
+                     ("launch overhead:", "(saves: the replay finds nothing to fix)")):
+    at = [k for k, l in enumerate(lines) if title in l]
+    # the finding's line (wrapped where longer than 160), then the saving's
+    nxt = [l.strip() for l in lines[at[0] + 1:at[0] + 3]] if at else []
+    check(any(l.startswith(saves) for l in nxt), "text verdict: %s %s\n%s" % (title, saves, o))
+check(max(len(l) for l in lines) <= 160, "text lines <= 160")
+
 # bad input: one line, exit 2, the output left as it was
 before = open(out, "rb").read()
 for args, what in ((["--fix", "nope"], "unknown rule"), (["--fix", ""], "empty list"),

@@ -193,7 +193,7 @@ static char *page_with(struct fx *fx, int nruns, const struct diff_finding *find
 		hr[i].t = &fx->run[i].t;
 		hr[i].in = &fx->run[i].in;
 		hr[i].res = &fx->run[i].res;
-		gs_verdict_compute(hr[i].res, &v[i]); /* as the verb does */
+		gs_verdict_compute_corr(hr[i].res, NULL, &v[i]); /* as the verb does */
 		run_totals_compute(hr[i].res, &tot[i]);
 		hr[i].verdict = &v[i];
 		hr[i].totals = &tot[i];
@@ -372,6 +372,7 @@ static void test_page_verdict_findings_escape_trace_strings(void **state)
 		apis[na++].tid = 7;
 		syncs[i].start = s + 100 - 50;
 		syncs[i].end = s + 100 + 300;
+		syncs[i].corr = 1000 + (uint32_t)i; /* its call's, as the collector writes */
 		syncs[i].kind = GS_SYNC_IMPLICIT_ALLOC;
 		syncs[i].implicit = 1;
 		syncs[i].api_name_id = 2;
@@ -400,7 +401,7 @@ static void test_page_verdict_findings_escape_trace_strings(void **state)
 	hr.path = "hand-built.db";
 	hr.in = &in;
 	hr.res = &res;
-	gs_verdict_compute(&res, &v);
+	gs_verdict_compute_corr(&res, NULL, &v); /* as the verb does: with the savings */
 	run_totals_compute(&res, &tot);
 	hr.verdict = &v;
 	hr.totals = &tot;
@@ -417,15 +418,28 @@ static void test_page_verdict_findings_escape_trace_strings(void **state)
 		 "<li><b>host code between launches</b>: 2.5 \xc2\xb5s (49.0%), thread 7, in NVTX "
 		 "\xe2\x80\x9c&lt;script&gt;alert(&#39;v&#39;)&lt;/script&gt;\xe2\x80\x9d "
 		 "\xe2\x86\x92 <span class=\"fix\">capture the step in a CUDA Graph "
-		 "(stream capture)</span></li>\n"
+		 "(stream capture)</span>"
+		 /* its fix replayed: the host gaps go (on thread 7, in the
+		  * range): each launch follows the blocking call before it,
+		  * which returns 300 ns after its kernel, and each kernel
+		  * starts 100 ns after its launch: K_i [1000 + 500 i, +100),
+		  * window 2600 of 5100, saves 2500 ns (49.0%) */
+		 "<br><span class=\"why\"><span class=\"saves\">saves \xe2\x89\x88 2.5 "
+		 "\xc2\xb5s (49.0%)</span></span></li>\n"
 		 "<li><b>malloc/free in steady state</b>: 2 \xc2\xb5s (39.2%), "
 		 "cudaMalloc&lt;img&gt;&amp;&quot;x&quot; \xc3\x97"
 		 "5, thread 7, in NVTX "
 		 "\xe2\x80\x9c&lt;script&gt;alert(&#39;v&#39;)&lt;/script&gt;\xe2\x80\x9d "
 		 "\xe2\x86\x92 <span class=\"fix\">allocate once and reuse (a caching "
 		 "allocator)</span>"
-		 /* what the rule checked: the trace has no steps */
-		 "<br><span class=\"why\">the trace marks no steps: warm-up and steady "
+		 /* its fix replayed (the 5 calls not made, the host gaps
+		  * around them kept: 149 ns before and 500 ns after each),
+		  * then what the rule checked: the trace has no steps.
+		  * Launches at 0, 1550, then every 650 ns; K_0 at 1000, K_i
+		  * 100 ns after its launch: K_5 [4250, 4350), window 3350 of
+		  * 5100, saves 1750 ns (34.3%) */
+		 "<br><span class=\"why\"><span class=\"saves\">saves \xe2\x89\x88 1.75 "
+		 "\xc2\xb5s (34.3%)</span>; the trace marks no steps: warm-up and steady "
 		 "state are not told apart</span></li>\n"
 		 "</ol>\n</div>\n"));
 	/* the raw strings reach only the JSON data block, escaped there */

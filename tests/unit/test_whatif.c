@@ -274,6 +274,39 @@ static void test_alloc_in_loop_dropped(void **state)
 	tb_free(t);
 }
 
+/* The same loop traced with call-site captures: each cudaMalloc's first
+ * 4 us [+5, +9) are the collector capturing its stack (api_stacks), which
+ * the untraced program never spends. Dropping the mallocs keeps those
+ * 4 us on the host (the traced "before" holds them too): a step is
+ * 5 + 4 + 20 = 29 us, window 9 x 29 + 5 = 266 us, saving 54 us (not 90:
+ * 10 x 4 us of it were tracing's). The unchanged replay stays exact. */
+static void test_alloc_dropped_keeps_tracing_capture(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_capture caps[10];
+	int64_t after;
+	int i;
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 35 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), m;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+		m = call(t, S_MALLOC, ti + 5 * US, ti + 15 * US);
+		sync_row(t, m, S_MALLOC, GS_SYNC_IMPLICIT_ALLOC, 1, ti + 5 * US, ti + 15 * US);
+		caps[i].start = ti + 5 * US;
+		caps[i].end = ti + 9 * US;
+		caps[i].corr = m; /* increasing: sorted by corr */
+		caps[i].tid = TID;
+	}
+	t->in.captures = caps;
+	t->in.n_captures = 10;
+	tb_analyse(t);
+	assert_exact(t, 320 * US);
+	assert_int_equal(saving(t, 1u << GS_RULE_ALLOC, 0, NULL, 0, &after), 54 * US);
+	assert_int_equal(after, 266 * US);
+	tb_free(t);
+}
+
 /* 10 steps of 80 us: cudaMemcpyAsync from pageable memory [T, +60) that
  * blocks while it stages (implicit sync of kind 17), its copy [+10, +58)
  * (48 us, 1 MB), 20 us of host code. Window 9 x 80 + 48 = 768 us.
@@ -476,6 +509,90 @@ static void test_rules_without_fix(void **state)
 	tb_free(t);
 }
 
+/* The verdict of sync_loop: the program's own work (20 us a step after
+ * each sync: 19 x 20 = 380 us), the per-step sync (19 x (1 us of wait +
+ * 8 us of refill) = 171 us) and launch overhead (19 x 8 us = 152 us). Their
+ * fixes replayed: the host work gone, a step is launch 5 + sync 9 = 14 us
+ * (window 19 x 14 + 5 = 271 us: saves 380 us, 58.4%); one sync of ten
+ * kept saves 162 us (test_sync_every_ten_...); the launch overhead's fix
+ * finds no repeated launch sequence to capture (one launch a step, each
+ * behind a sync): nothing to replay, no figure, and it goes last. */
+static void test_verdict_saves_and_unchanged_fix(void **state)
+{
+	struct tb *t = sync_loop();
+	struct gs_verdict v;
+	(void)state;
+	gs_verdict_compute_corr(&t->res, NULL, &v);
+	assert_int_equal(v.n_findings, 3);
+	assert_int_equal(v.findings[0].rule, GS_RULE_HOST_OWN);
+	assert_int_equal(v.findings[0].cost_ns, 380 * US);
+	assert_int_equal(v.findings[0].saves, GS_SAVES_REPLAYED);
+	assert_int_equal(v.findings[0].saves_ns, 380 * US);
+	assert_true(v.findings[0].saves_share > 0.5837 && v.findings[0].saves_share < 0.5838);
+	assert_int_equal(v.findings[1].rule, GS_RULE_SYNC_STEP);
+	assert_int_equal(v.findings[1].cost_ns, 171 * US);
+	assert_int_equal(v.findings[1].saves, GS_SAVES_REPLAYED);
+	assert_int_equal(v.findings[1].saves_ns, 162 * US);
+	assert_int_equal(v.findings[2].rule, GS_RULE_LAUNCH);
+	assert_int_equal(v.findings[2].saves, GS_SAVES_UNCHANGED);
+	assert_int_equal(v.findings[2].saves_ns, 0);
+	/* the plain verdict replays nothing: by cost, no figures */
+	gs_verdict_compute(&t->res, &v);
+	assert_int_equal(v.n_findings, 3);
+	assert_int_equal(v.findings[0].saves, GS_SAVES_NONE);
+	assert_int_equal(v.findings[1].saves, GS_SAVES_NONE);
+	tb_free(t);
+}
+
+/* The issue's case the other way round: 20 steps of 79 us from T0, launch
+ * [T, +5), kA [+8, +58) (50 us), cudaStreamSynchronize [+5, +59), then
+ * 20 us of the program's own work. Window 8 .. 19 x 79 + 58: 1551 us.
+ * Idle per gap (29 us): sync wait 1, host code 20, launch latency 8. By
+ * cost: own work 19 x 20 = 380 us first, the sync 19 x 9 = 171 us second.
+ * Replayed:
+ * - own work gone: a step is 5 + 54 (the sync waits for kA, 1 us after)
+ *   = 59 us; kA_19 [19 x 59 + 8, +50) ends at 1179: window 1171, saves
+ *   380 us (24.5%).
+ * - one sync of ten kept (steps 9 and 19): launches every 25 us while the
+ *   GPU needs 50, so the kernels run back to back (the typical hole after
+ *   a predecessor is 0: none bound an op in the trace): kA_i [8 + 50 i,
+ *   +50) to kA_9 ending 508; its sync returns at 509, step 10 launches
+ *   at 529, kA_10 at 537, kA_19 ends 537 + 10 x 50 = 1037: window 1029,
+ *   saves 522 us (33.7%).
+ * So the sync, which costs less, buys more: it goes first. */
+static void test_verdict_ordered_by_saving(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_verdict v;
+	int i;
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		int64_t ti = T0 + (int64_t)i * 79 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), s;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 58 * US, 0);
+		s = call(t, S_SYNC, ti + 5 * US, ti + 59 * US);
+		sync_row(t, s, S_SYNC, GS_SYNC_STREAM, 0, ti + 5 * US, ti + 59 * US);
+	}
+	tb_analyse(t);
+	assert_exact(t, 1551 * US);
+	gs_verdict_compute(&t->res, &v); /* by cost */
+	assert_int_equal(v.n_findings, 2);
+	assert_int_equal(v.findings[0].rule, GS_RULE_HOST_OWN);
+	assert_int_equal(v.findings[0].cost_ns, 380 * US);
+	assert_int_equal(v.findings[1].rule, GS_RULE_SYNC_STEP);
+	assert_int_equal(v.findings[1].cost_ns, 171 * US);
+	gs_verdict_compute_corr(&t->res, NULL, &v); /* by saving */
+	assert_int_equal(v.n_findings, 2);
+	assert_int_equal(v.findings[0].rule, GS_RULE_SYNC_STEP);
+	assert_int_equal(v.findings[0].saves, GS_SAVES_REPLAYED);
+	assert_int_equal(v.findings[0].saves_ns, 522 * US);
+	assert_true(v.findings[0].saves_share > 0.3365 && v.findings[0].saves_share < 0.3366);
+	assert_int_equal(v.findings[1].rule, GS_RULE_HOST_OWN);
+	assert_int_equal(v.findings[1].saves_ns, 380 * US);
+	assert_true(v.findings[1].saves_share > 0.2450 && v.findings[1].saves_share < 0.2451);
+	tb_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,12 +600,15 @@ int main(void)
 	    cmocka_unit_test(test_sync_every_ten_saves_nine_us_per_dropped_sync),
 	    cmocka_unit_test(test_sync_every_needs_twenty_calls),
 	    cmocka_unit_test(test_alloc_in_loop_dropped),
+	    cmocka_unit_test(test_alloc_dropped_keeps_tracing_capture),
 	    cmocka_unit_test(test_pageable_to_pinned),
 	    cmocka_unit_test(test_host_code_removed),
 	    cmocka_unit_test(test_launch_overhead_as_graph_replays),
 	    cmocka_unit_test(test_communication_overlapped),
 	    cmocka_unit_test(test_saving_bounded_by_overlap),
 	    cmocka_unit_test(test_rules_without_fix),
+	    cmocka_unit_test(test_verdict_saves_and_unchanged_fix),
+	    cmocka_unit_test(test_verdict_ordered_by_saving),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,9 +53,10 @@ enum gs_op_kind {
 #define GS_OPF_HOST_NODE_DEP 0x01 /* graph op whose node has a host-node predecessor */
 #define GS_OPF_PAGEABLE 0x02	  /* memcpy/memset touching pageable host memory */
 #define GS_OPF_ASYNC 0x04	  /* memcpy/memset issued by an *Async API */
-#define GS_OPF_PAGEABLE_SRC 0x08  /* memcpy reading pageable host memory: staged
-				     by the host before the copy can start */
-#define GS_OPF_HOST_SRC 0x10	  /* memcpy from host memory: an upload */
+#define GS_OPF_PAGEABLE_SRC                                                                        \
+	0x08		     /* memcpy reading pageable host memory: staged                        \
+				by the host before the copy can start */
+#define GS_OPF_HOST_SRC 0x10 /* memcpy from host memory: an upload */
 
 /* One GPU operation (kernel, memcpy, memset). 36 bytes, packed with
  * 4-byte alignment (naturally aligned it would be 40, 4 of them padding):
@@ -83,7 +84,7 @@ struct __attribute__((packed, aligned(4))) gs_op {
 #define GS_APIF_HOST_FUNC 0x04	   /* cudaLaunchHostFunc, cudaStreamAddCallback, twins */
 #define GS_APIF_KERNEL_LAUNCH 0x08 /* a single-kernel launch (cost of one launch) */
 #define GS_APIF_POLL 0x10	   /* cudaEventQuery, cudaStreamQuery, twins: a poll, not a sync */
-#define GS_APIF_SYNC_COPY 0x20 /* a copy or set without "Async": the host waits in it */
+#define GS_APIF_SYNC_COPY 0x20	   /* a copy or set without "Async": the host waits in it */
 
 /* One CUDA runtime or driver API call. 28 bytes, packed with 4-byte
  * alignment like gs_op (naturally aligned it would be 32, 4 of them
@@ -233,7 +234,7 @@ struct gs_calibration {
 	 * (the program's launches cost that much more untraced, which is not
 	 * tracing's). -1 none. */
 	int64_t plain_spaced_ns, program_spaced_ns;
-	int64_t callback_ns;	  /* the collector's callbacks, total (meta) */
+	int64_t callback_ns; /* the collector's callbacks, total (meta) */
 };
 
 /* Everything the analysis reads. Order requirements:
@@ -254,16 +255,19 @@ struct gs_input {
 	size_t n_events;
 	const struct gs_hrange *hranges; /* sorted by (tid, start); empty unless imported */
 	size_t n_hranges;
+	const uint64_t *op_bytes; /* per op: bytes of a copy with a host side, 0 for
+				     the others; NULL: unknown or no such copy
+				     (the what-if's pinned copies need them) */
 	struct gs_strings strings;
 	/* meta facts the report repeats */
-	int64_t kernel_overhead_ns; /* ns measured CUPTI instrumentation per kernel
-				       (meta cupti_kernel_overhead_ns); -1 unknown */
-	const char *unwinder;	    /* the collector's unwinder for call sites (meta
-				       collector.unwinder: "libgcc", "libunwind"), NULL
-				       unknown */
-	const char *torch_options;  /* an imported torch.profiler trace: the options that
-				       add host time to every operator, comma-separated
-				       (meta import.torch_profiler_options), else NULL */
+	int64_t kernel_overhead_ns;    /* ns measured CUPTI instrumentation per kernel
+					  (meta cupti_kernel_overhead_ns); -1 unknown */
+	const char *unwinder;	       /* the collector's unwinder for call sites (meta
+					  collector.unwinder: "libgcc", "libunwind"), NULL
+					  unknown */
+	const char *torch_options;     /* an imported torch.profiler trace: the options that
+					  add host time to every operator, comma-separated
+					  (meta import.torch_profiler_options), else NULL */
 	int64_t graph_launches_unseen; /* an imported trace: graph launch calls none of
 					  whose GPU work it holds (meta
 					  import.graph_launches_unseen), else 0 */
@@ -273,8 +277,8 @@ struct gs_input {
 					  reference.launch_spaced_mean_ns, over
 					  GS_REF_LAUNCH_MIN_CALLS or more such calls),
 					  else -1 */
-	int gpu_arch_major;	    /* compute capability major of device 0, 0 unknown
-				       (9 = Hopper: kernels software-instrumented) */
+	int gpu_arch_major;	       /* compute capability major of device 0, 0 unknown
+					  (9 = Hopper: kernels software-instrumented) */
 	/* call sites (schema v2 api_stacks; empty for older traces) */
 	const struct gs_site *sites;
 	size_t n_sites;
@@ -356,9 +360,9 @@ struct gs_options {
 /* A median hole between a graph's ops above this is waits inside the
  * graphs (event waits, host nodes), not node dispatch: not used */
 #define GS_MAX_GRAPH_NODE_OVERHEAD_NS 20000
-#define GS_DEFAULT_LAUNCH_COST_NS 4500	       /* see docs/metrics.md */
-#define GS_ADVICE_MIN_SAVING 0.05	       /* advise when saving > 5% */
-#define GS_ADVICE_MIN_WINDOW_SHARE 0.01	       /* ... and >= 1% of the device window */
+#define GS_DEFAULT_LAUNCH_COST_NS 4500	/* see docs/metrics.md */
+#define GS_ADVICE_MIN_SAVING 0.05	/* advise when saving > 5% */
+#define GS_ADVICE_MIN_WINDOW_SHARE 0.01 /* ... and >= 1% of the device window */
 /* A launch call this long while the GPU idled was doing something besides
  * submitting work: the first launch of a kernel loads its module (CUDA's
  * lazy loading), a PTX kernel is JIT-compiled, a graph's first launch
@@ -457,27 +461,27 @@ struct gs_gap {
 
 /* One segment of a gap: [start, end) with one cause. */
 struct gs_segment {
-	int64_t start;	   /* ns */
-	int64_t end;	   /* ns */
-	uint8_t cause;	   /* enum gs_cause */
-	uint8_t ref_kind;  /* enum gs_explain: GS_EXPLAIN_SYNC (ref = syncs index,
-			      the first blocking call of the segment), GS_EXPLAIN_LAUNCH
-			      (ref = apis index: X's launch call for launch latency
-			      and graph-internal, the first call of a CUDA API
-			      segment), GS_EXPLAIN_WAIT/HOST_FUNC/HOST_NODE as for
-			      gaps; GS_EXPLAIN_NONE for host code and other */
-	uint32_t ref_idx;  /* see ref_kind, GS_NONE if none */
-	uint32_t tid;	   /* host thread of a host-late segment, else 0 */
-	uint32_t n_calls;  /* sync wait / CUDA API: blocking calls or stretches of
-			      CUDA calls merged into this segment */
+	int64_t start;	  /* ns */
+	int64_t end;	  /* ns */
+	uint8_t cause;	  /* enum gs_cause */
+	uint8_t ref_kind; /* enum gs_explain: GS_EXPLAIN_SYNC (ref = syncs index,
+			     the first blocking call of the segment), GS_EXPLAIN_LAUNCH
+			     (ref = apis index: X's launch call for launch latency
+			     and graph-internal, the first call of a CUDA API
+			     segment), GS_EXPLAIN_WAIT/HOST_FUNC/HOST_NODE as for
+			     gaps; GS_EXPLAIN_NONE for host code and other */
+	uint32_t ref_idx; /* see ref_kind, GS_NONE if none */
+	uint32_t tid;	  /* host thread of a host-late segment, else 0 */
+	uint32_t n_calls; /* sync wait / CUDA API: blocking calls or stretches of
+			     CUDA calls merged into this segment */
 };
 
 /* The segments of gap g of a device of res, in time order, consecutive
  * pieces of one cause merged; at most max written to out. Returns how many
  * there are (may exceed max: the rest are not written). The segments'
  * lengths add up to g->end - g->start. */
-size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g,
-		       struct gs_segment *out, size_t max);
+size_t gs_gap_segments(const struct gs_result *res, const struct gs_gap *g, struct gs_segment *out,
+		       size_t max);
 
 /* All the segments of gap g: in buf (cap of them) when they fit, else in
  * an array it allocates; *segs points at them (free it when != buf).
@@ -489,62 +493,62 @@ size_t gs_gap_segments_all(const struct gs_result *res, const struct gs_gap *g,
 /* Figures of one timeline (a device, or one stream of it). The
  * idle_by_cause values sum exactly to idle, and busy + idle = window. */
 struct gs_timeline {
-	int64_t first;			       /* ns, window start (first op start) */
-	int64_t last;			       /* ns, window end (last op end) */
-	int64_t window;			       /* ns, selected time in [first,last] */
-	int64_t busy;			       /* ns, union of op intervals in window */
-	int64_t idle;			       /* ns, window - busy */
-	uint64_t n_ops;			       /* ops overlapping the window */
-	uint64_t n_gaps;		       /* gaps (or gap pieces) in window */
-	int64_t idle_by_cause[GS_CAUSE_COUNT]; /* ns, segments by cause */
+	int64_t first;				/* ns, window start (first op start) */
+	int64_t last;				/* ns, window end (last op end) */
+	int64_t window;				/* ns, selected time in [first,last] */
+	int64_t busy;				/* ns, union of op intervals in window */
+	int64_t idle;				/* ns, window - busy */
+	uint64_t n_ops;				/* ops overlapping the window */
+	uint64_t n_gaps;			/* gaps (or gap pieces) in window */
+	int64_t idle_by_cause[GS_CAUSE_COUNT];	/* ns, segments by cause */
 	uint64_t gaps_by_cause[GS_CAUSE_COUNT]; /* gaps (pieces) by their largest segment */
-	int64_t launch_calls;		       /* ns, of the CUDA API segments: time in
-						  launch calls (kernel, copy, graph) */
-	int64_t graph_launch_latency;	       /* ns, of idle_by_cause[launch latency]: in gaps
-						  that end at an op of a graph launch */
-	int64_t slow_launch_latency;	       /* ns, of idle_by_cause[launch latency]: in gaps
-						  whose launch call ran >= GS_SLOW_LAUNCH_NS */
-	int64_t slow_launch_in_calls;	       /* ns, of launch_calls: in launch calls that ran
-						  >= GS_SLOW_LAUNCH_NS before a gap's own call */
-	uint64_t slow_launches;		       /* gaps (pieces) with either */
-	int64_t slow_launch_max_ns;	       /* ns, the longest of their slow launch calls */
-	uint32_t slow_launch_name_id;	       /* strings id of its API name */
-	uint32_t slow_launch_nvtx_id;	       /* strings id of the NVTX range its gap
-						  began in, 0 none */
-	int64_t host_by_size[3];	       /* ns, of idle_by_cause[host code]: in gaps
-						  holding < GS_HOST_LOOP_NS of it, < GS_HOST_
-						  DISPATCH_NS, < GS_HOST_STALL_NS (the rest:
-						  host_stall) */
-	int64_t host_framework;		       /* ns, of host_by_size: in gaps whose host span
-						  (imported traces' host_ranges) is the
-						  framework's or the model's (aten::, forward) */
-	int64_t host_stall;		       /* ns, of idle_by_cause[host code]: in gaps with
-						  GS_HOST_STALL_NS of host code or more */
-	uint64_t host_stalls;		       /* those gaps (pieces) */
-	int64_t input_stall;		       /* ns, of host_stall: in gaps before an upload
-						  (GS_OPF_HOST_SRC) */
-	uint64_t input_stalls;		       /* those gaps (pieces) */
-	int64_t startup_stall;		       /* ns, of host_stall: in stall gaps that lie
-						  half or more before the trace's first NVTX
-						  range (gs_startup_gap) */
-	uint64_t startup_stalls;	       /* those gaps (pieces) */
-	int64_t startup_input_stall;	       /* ns, of startup_stall and input_stall */
-	uint64_t startup_input_stalls;	       /* those gaps (pieces) */
-	struct gs_stall_where {		       /* the largest stall (host code of its piece): */
-		int64_t host_ns;	       /* ns */
-		uint32_t nvtx_id;	       /* strings id of the innermost NVTX range at its
-						  middle, 0 */
-		uint32_t op_id;		       /* strings id of the host operator over most of
-						  it (gs_host_range_at), 0 */
-		uint32_t tid;		       /* the launching thread of its op, 0 unknown */
-	} input_where, stall_where,	       /* before uploads; elsewhere (after the */
-	    startup_where;		       /* first NVTX range); before it */
-	int64_t other_no_call;		       /* ns, of idle_by_cause[other]: in gaps whose
-						  op has no launch call in the trace */
-	double utilisation;	      /* busy / window, 0..1 (0 if window is 0) */
-	double launch_overhead_share; /* (launch latency + graph-internal +
-					 launch_calls) / window */
-	double host_code_share;	      /* host code / window */
+	int64_t launch_calls;			/* ns, of the CUDA API segments: time in
+						   launch calls (kernel, copy, graph) */
+	int64_t graph_launch_latency;		/* ns, of idle_by_cause[launch latency]: in gaps
+						   that end at an op of a graph launch */
+	int64_t slow_launch_latency;		/* ns, of idle_by_cause[launch latency]: in gaps
+						   whose launch call ran >= GS_SLOW_LAUNCH_NS */
+	int64_t slow_launch_in_calls;		/* ns, of launch_calls: in launch calls that ran
+						   >= GS_SLOW_LAUNCH_NS before a gap's own call */
+	uint64_t slow_launches;			/* gaps (pieces) with either */
+	int64_t slow_launch_max_ns;		/* ns, the longest of their slow launch calls */
+	uint32_t slow_launch_name_id;		/* strings id of its API name */
+	uint32_t slow_launch_nvtx_id;		/* strings id of the NVTX range its gap
+						   began in, 0 none */
+	int64_t host_by_size[3];		/* ns, of idle_by_cause[host code]: in gaps
+						   holding < GS_HOST_LOOP_NS of it, < GS_HOST_
+						   DISPATCH_NS, < GS_HOST_STALL_NS (the rest:
+						   host_stall) */
+	int64_t host_framework;			/* ns, of host_by_size: in gaps whose host span
+						   (imported traces' host_ranges) is the
+						   framework's or the model's (aten::, forward) */
+	int64_t host_stall;			/* ns, of idle_by_cause[host code]: in gaps with
+						   GS_HOST_STALL_NS of host code or more */
+	uint64_t host_stalls;			/* those gaps (pieces) */
+	int64_t input_stall;			/* ns, of host_stall: in gaps before an upload
+						   (GS_OPF_HOST_SRC) */
+	uint64_t input_stalls;			/* those gaps (pieces) */
+	int64_t startup_stall;			/* ns, of host_stall: in stall gaps that lie
+						   half or more before the trace's first NVTX
+						   range (gs_startup_gap) */
+	uint64_t startup_stalls;		/* those gaps (pieces) */
+	int64_t startup_input_stall;		/* ns, of startup_stall and input_stall */
+	uint64_t startup_input_stalls;		/* those gaps (pieces) */
+	struct gs_stall_where {			/* the largest stall (host code of its piece): */
+		int64_t host_ns;		/* ns */
+		uint32_t nvtx_id;		/* strings id of the innermost NVTX range at its
+						   middle, 0 */
+		uint32_t op_id;			/* strings id of the host operator over most of
+						   it (gs_host_range_at), 0 */
+		uint32_t tid;			/* the launching thread of its op, 0 unknown */
+	} input_where, stall_where,		/* before uploads; elsewhere (after the */
+	    startup_where;			/* first NVTX range); before it */
+	int64_t other_no_call;			/* ns, of idle_by_cause[other]: in gaps whose
+						   op has no launch call in the trace */
+	double utilisation;			/* busy / window, 0..1 (0 if window is 0) */
+	double launch_overhead_share;		/* (launch latency + graph-internal +
+						   launch_calls) / window */
+	double host_code_share;			/* host code / window */
 };
 
 struct gs_stream_result {
@@ -574,7 +578,7 @@ struct gs_device_result {
 	size_t n_gaps;	     /* entries in gaps (the timeline's n_gaps counts all) */
 	uint32_t *top_gaps;  /* indexes into gaps, largest first (top_n) */
 	size_t n_top;
-	uint32_t first_op, end_op; /* this device's ops: in->ops[first_op, end_op) */
+	uint32_t first_op, end_op;	/* this device's ops: in->ops[first_op, end_op) */
 	struct gs_nvtx_idle *nvtx_idle; /* every gap in the selection, by range text
 					   (first seen first) */
 	size_t n_nvtx_idle;
@@ -755,14 +759,14 @@ struct gs_result {
 
 	struct gs_kernel_stat *kernels; /* all kernel names, by total desc */
 	size_t n_kernels;
-	uint64_t n_kernel_ops;	   /* kernels in the selection */
+	uint64_t n_kernel_ops;	     /* kernels in the selection */
 	uint64_t n_launched_kernels; /* of those, launched one by one (graph_id 0):
 					a graph's nodes have no launch call each */
 	uint64_t n_short_kernels;    /* of those launched one by one, duration <
 					launch_cost_ns */
 	double short_kernel_share;   /* n_short_kernels / n_launched_kernels */
-	int64_t launch_cost_ns;	   /* ns, used for the share */
-	int launch_cost_measured;  /* 1 measured from the trace, 0 default/option */
+	int64_t launch_cost_ns;	     /* ns, used for the share */
+	int launch_cost_measured;    /* 1 measured from the trace, 0 default/option */
 
 	struct gs_nvtx_stat *nvtx; /* by wall desc */
 	size_t n_nvtx;
@@ -798,8 +802,8 @@ struct gs_result {
 #define GS_PHASE_VARY_SHARE 0.10 /* launches per step varying more: shapes vary */
 enum gs_steps_source {
 	GS_STEPS_NONE = 0,
-	GS_STEPS_PROFILER = 1, /* torch.profiler's ProfilerStep#N ranges */
-	GS_STEPS_RANGES = 2,   /* the program's own repeated NVTX range (or family) */
+	GS_STEPS_PROFILER = 1,	/* torch.profiler's ProfilerStep#N ranges */
+	GS_STEPS_RANGES = 2,	/* the program's own repeated NVTX range (or family) */
 	GS_STEPS_OPTIMIZER = 3, /* none: iterations end at torch's optimizer steps */
 };
 /* Start-up and warm-up, steady state, tail (docs/report.md, "Phases"):
@@ -855,11 +859,11 @@ struct gs_advice_facts {
 				      (gs_graph_advice.count), 0 none: the steps
 				      where no ranges mark them */
 	uint64_t launches_min, launches_max, launches_p50; /* launch calls a step */
-	int varying;		   /* 1: launches per step vary (GS_PHASE_VARY_SHARE) */
-	uint64_t comm_kernels;	   /* NCCL/RCCL kernels */
-	int64_t comm_busy_ns;	   /* ns, their busy time (union per device, summed) */
-	int64_t comm_exposed_ns;   /* ns, of it overlapping no other kernel */
-	int64_t busy_ns;	   /* ns, the devices' busy time */
+	int varying;		 /* 1: launches per step vary (GS_PHASE_VARY_SHARE) */
+	uint64_t comm_kernels;	 /* NCCL/RCCL kernels */
+	int64_t comm_busy_ns;	 /* ns, their busy time (union per device, summed) */
+	int64_t comm_exposed_ns; /* ns, of it overlapping no other kernel */
+	int64_t busy_ns;	 /* ns, the devices' busy time */
 };
 /* Facts of res (the steady state's result where phases are known; ph may
  * be NULL). 0, or -1 out of memory. */
@@ -934,9 +938,25 @@ struct gs_finding {
 				 NULL: the rule's own (gs_finding_fix) */
 	char why[150];	      /* what the rule checked on the trace and found, "" none
 				 (printed on a line of its own, at most 150) */
+	/* what the fix buys, replayed (gs_verdict_compute_corr; whatif.h):
+	 * GS_SAVES_REPLAYED: saves_ns and saves_share are the window the
+	 * replay with the rule's fix applied saved; GS_SAVES_UNCHANGED: the
+	 * fix has a model but found nothing on this trace to change;
+	 * GS_SAVES_NONE: no replay (the rule's fix has no model, or the
+	 * verdict was computed without savings: gs_verdict_compute) */
+	uint8_t saves;	    /* GS_SAVES_* */
+	int64_t saves_ns;   /* ns of GPU window, GS_SAVES_REPLAYED only */
+	double saves_share; /* saves_ns / the replayed window of the ops the
+			       verdict reads (the steady state's, the
+			       selection's), GS_SAVES_REPLAYED only */
 };
+#define GS_SAVES_NONE 0
+#define GS_SAVES_REPLAYED 1
+#define GS_SAVES_UNCHANGED 2
 
-#define GS_VERDICT_FINDINGS 4 /* findings the verdict keeps, costliest first */
+/* findings the verdict keeps: the costliest, then ordered by what their
+ * fixes save (gs_verdict_compute_corr) */
+#define GS_VERDICT_FINDINGS 4
 struct gs_verdict {
 	int64_t window;			       /* ns, summed over devices */
 	int64_t busy;			       /* ns */
@@ -972,17 +992,23 @@ struct gs_verdict {
 					 capture fixes name it; "" none */
 	/* calibrated traces: the idle the correction took off (tracing's own
 	 * cost), which launch findings no longer count */
-	int corrected;		 /* 1: a correction was given */
+	int corrected; /* 1: a correction was given */
 	double corrected_utilisation;
 	int64_t tracing_idle_ns; /* ns */
 };
 #define GS_VERDICT_PHASE_SHARE 0.05
-/* gs_verdict_compute with the trace's corrected figures (NULL: none):
- * launch findings then count only what the correction left */
+/* The report's verdict: the findings, each with what its fix saves
+ * replayed on the trace (gs_finding.saves; in->op_bytes gives the copies'
+ * bytes), the ones replayed first by that saving, then the others by
+ * cost. With the trace's corrected figures (corr; NULL: none) launch
+ * findings count only what the correction left. */
 struct gs_corrected;
 void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_corrected *corr,
 			     struct gs_verdict *v);
 #define GS_VERDICT_OUTSIDE_SHARE 0.5
+/* The same without correction and without the replays (findings by cost,
+ * gs_finding.saves GS_SAVES_NONE): for callers that print no saving
+ * (diff, multi-trace summaries) */
 void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v);
 
 /* Run the whole analysis. Returns 0, or a negative errno-style value

@@ -5,7 +5,9 @@
  * went, and findings, each from a rule with a stated threshold
  * (docs/report.md, "Verdict"), with the time it cost, where it happened
  * and the fix. It reads a finished struct gs_result and computes nothing
- * the analysis did not; the renderers print it.
+ * the analysis did not, but what each finding's fix saves, which the
+ * what-if replay says (whatif_api.c, gs_whatif_verdict); the renderers
+ * print it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,21 +16,22 @@
 
 #include "analysis_int.h"
 #include "correct.h"
+#include "whatif.h"
 
 #include "gapscope/trace_format.h"
 
 /* Thresholds, as fractions of the window summed over devices. */
-#define RULE_HOST_CODE_SHARE 0.20   /* host code idle */
-#define RULE_LAUNCH_SHARE 0.20	    /* launch latency + graph-internal + launch calls */
-#define RULE_SYNC_MIN_CALLS 20	    /* an explicit sync group called this often ... */
-#define RULE_SYNC_DRAIN_SHARE 0.05  /* ... whose drain (sync wait + refill latency) is this much */
-#define RULE_COPY_MIN_CALLS 10	    /* pageable / synchronous copies */
-#define RULE_ALLOC_MIN_CALLS 5	    /* malloc/free in steady state */
-#define RULE_CALLS_COST_SHARE 0.01  /* implicit syncs: their drain */
-#define RULE_DEP_SHARE 0.20	    /* dependency idle */
-#define RULE_OTHER_SHARE 0.20	    /* idle of cause other */
-#define RULE_SHORT_SHARE 0.50	    /* kernels shorter than the launch cost ... */
-#define RULE_SHORT_MIN_KERNELS 100  /* ... of at least this many kernels ... */
+#define RULE_HOST_CODE_SHARE 0.20    /* host code idle */
+#define RULE_LAUNCH_SHARE 0.20	     /* launch latency + graph-internal + launch calls */
+#define RULE_SYNC_MIN_CALLS 20	     /* an explicit sync group called this often ... */
+#define RULE_SYNC_DRAIN_SHARE 0.05   /* ... whose drain (sync wait + refill latency) is this much */
+#define RULE_COPY_MIN_CALLS 10	     /* pageable / synchronous copies */
+#define RULE_ALLOC_MIN_CALLS 5	     /* malloc/free in steady state */
+#define RULE_CALLS_COST_SHARE 0.01   /* implicit syncs: their drain */
+#define RULE_DEP_SHARE 0.20	     /* dependency idle */
+#define RULE_OTHER_SHARE 0.20	     /* idle of cause other */
+#define RULE_SHORT_SHARE 0.50	     /* kernels shorter than the launch cost ... */
+#define RULE_SHORT_MIN_KERNELS 100   /* ... of at least this many kernels ... */
 #define RULE_SHORT_LAUNCH_SHARE 0.10 /* ... with this launch overhead share */
 #define RULE_SLOW_LAUNCH_SHARE 0.05  /* launch latency after launch calls >= 1 ms */
 #define RULE_STALL_SHARE 0.10	     /* host stalls (gaps of >= 1 ms host code) */
@@ -90,9 +93,10 @@ static const struct {
 			  "overlap it with GPU work, move it off the step or batch it; "
 			  "a CUDA Graph does not remove it",
 			  NULL},
-    [GS_RULE_COMM] = {"exposed_communication", "communication overlapping no compute",
-		      "overlap collectives with compute (a separate stream, earlier launches)",
-		      "overlap it: DDP bucket_cap_mb, no_sync() gradient accumulation, FSDP prefetch"},
+    [GS_RULE_COMM] =
+	{"exposed_communication", "communication overlapping no compute",
+	 "overlap collectives with compute (a separate stream, earlier launches)",
+	 "overlap it: DDP bucket_cap_mb, no_sync() gradient accumulation, FSDP prefetch"},
     [GS_RULE_TRACING] = {"tracing_cost", "idle that tracing itself added",
 			 "read the corrected figures; --graph-level records graph replays for less",
 			 NULL},
@@ -174,8 +178,7 @@ static void add_finding(struct gs_verdict *v, const struct gs_finding *fin)
 		return;
 	if (v->n_findings < GS_VERDICT_FINDINGS)
 		v->n_findings++;
-	memmove(&v->findings[pos + 1], &v->findings[pos],
-		(v->n_findings - 1 - pos) * sizeof(*f));
+	memmove(&v->findings[pos + 1], &v->findings[pos], (v->n_findings - 1 - pos) * sizeof(*f));
 	v->findings[pos] = *f;
 }
 
@@ -589,7 +592,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 		}
 		if (share(host, v->window) >= RULE_HOST_CODE_SHARE) {
 			if (share(dispatch, v->window) >= RULE_HOST_CODE_SHARE / 2) {
-				struct gs_finding f = {.rule = GS_RULE_HOST_CODE, .cost_ns = dispatch};
+				struct gs_finding f = {.rule = GS_RULE_HOST_CODE,
+						       .cost_ns = dispatch};
 				where_of(res, GS_CAUSE_HOST_CODE, &f);
 				add_finding(v, &f);
 			}
@@ -601,12 +605,14 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 						 "the host spans over its gaps are no operator, "
 						 "autograd or module forward");
 				else
-					snprintf(f.why, sizeof(f.why),
-						 "each of its gaps holds %s or more of host code; %s "
-						 "takes less",
-						 v->pytorch ? "150 us" : "5 us",
-						 v->pytorch ? "one operator's dispatch"
-							    : "a launch loop's own code between launches");
+					snprintf(
+					    f.why, sizeof(f.why),
+					    "each of its gaps holds %s or more of host code; %s "
+					    "takes less",
+					    v->pytorch ? "150 us" : "5 us",
+					    v->pytorch
+						? "one operator's dispatch"
+						: "a launch loop's own code between launches");
 				add_finding(v, &f);
 			}
 		}
@@ -684,7 +690,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 		int64_t cost = g->drain_ns;
 
 		if (!g->implicit) {
-			if (g->kind == GS_SYNC_STREAM_WAIT_EVENT || g->count < RULE_SYNC_MIN_CALLS ||
+			if (g->kind == GS_SYNC_STREAM_WAIT_EVENT ||
+			    g->count < RULE_SYNC_MIN_CALLS ||
 			    share(g->drain_ns, v->window) < RULE_SYNC_DRAIN_SHARE)
 				continue;
 			f.rule = GS_RULE_SYNC_STEP;
@@ -720,11 +727,12 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 				       .cost_ns = v->facts.comm_exposed_ns,
 				       .count = v->facts.comm_kernels,
 				       .busy = 1};
-		snprintf(f.why, sizeof(f.why),
-			 "collective kernels are %.0f%% of GPU busy; %.0f%% of their time overlaps no "
-			 "compute",
-			 100.0 * share(v->facts.comm_busy_ns, v->facts.busy_ns),
-			 100.0 * share(v->facts.comm_exposed_ns, v->facts.comm_busy_ns));
+		snprintf(
+		    f.why, sizeof(f.why),
+		    "collective kernels are %.0f%% of GPU busy; %.0f%% of their time overlaps no "
+		    "compute",
+		    100.0 * share(v->facts.comm_busy_ns, v->facts.busy_ns),
+		    100.0 * share(v->facts.comm_exposed_ns, v->facts.comm_busy_ns));
 		add_finding(v, &f);
 	}
 	for (i = 0; i < v->n_findings; i++)
@@ -766,13 +774,13 @@ static int capture_blockers(const struct gs_verdict *v, const struct gs_input *i
 	size_t k = 0;
 	int b = 0;
 
-#define PART(...)                                                                          \
-	do {                                                                               \
-		if (k < n)                                                                 \
-			k += (size_t)snprintf(buf + k, n - k, "%s", b ? ", " : "");        \
-		if (k < n)                                                                 \
-			k += (size_t)snprintf(buf + k, n - k, __VA_ARGS__);                \
-		b++;                                                                       \
+#define PART(...)                                                                                  \
+	do {                                                                                       \
+		if (k < n)                                                                         \
+			k += (size_t)snprintf(buf + k, n - k, "%s", b ? ", " : "");                \
+		if (k < n)                                                                         \
+			k += (size_t)snprintf(buf + k, n - k, __VA_ARGS__);                        \
+		b++;                                                                               \
 	} while (0)
 	uint64_t steps = f->steps ? f->steps : f->seq_steps;
 
@@ -832,9 +840,10 @@ static void input_fix(const struct gs_verdict *v, struct gs_finding *fd)
 			 "single-process DataLoader (_SingleProcessDataLoaderIter)");
 		break;
 	default:
-		fd->fix = pageable ? "load inputs ahead: DataLoader workers (num_workers>0) if off; "
-				     "pin_memory=True"
-				   : "load inputs ahead: DataLoader workers (num_workers>0) if off";
+		fd->fix = pageable
+			      ? "load inputs ahead: DataLoader workers (num_workers>0) if off; "
+				"pin_memory=True"
+			      : "load inputs ahead: DataLoader workers (num_workers>0) if off";
 		snprintf(fd->why + k, sizeof(fd->why) - k,
 			 "the trace does not show whether DataLoader workers are on");
 		break;
@@ -865,8 +874,8 @@ static uint64_t allocs_after(const struct gs_input *in, uint32_t api, int64_t t)
 	size_t i;
 
 	for (i = 0; i < in->n_syncs; i++)
-		n += in->syncs[i].kind == GS_SYNC_IMPLICIT_ALLOC && in->syncs[i].api_name_id == api &&
-		     in->syncs[i].start >= t;
+		n += in->syncs[i].kind == GS_SYNC_IMPLICIT_ALLOC &&
+		     in->syncs[i].api_name_id == api && in->syncs[i].start >= t;
 	return n;
 }
 
@@ -886,10 +895,11 @@ static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 			input_fix(v, fd);
 		} else if (capture_rule(fd->rule) && comm >= GS_COMM_BOUND_SHARE) {
 			/* graphs shorten launches, not collectives */
-			fd->fix = v->pytorch ? "the step is collective-bound: overlap communication "
-					       "first (DDP buckets, no_sync); then torch.compile"
-					     : "the step is collective-bound: overlap communication "
-					       "first; then fuse or capture the launches";
+			fd->fix = v->pytorch
+				      ? "the step is collective-bound: overlap communication "
+					"first (DDP buckets, no_sync); then torch.compile"
+				      : "the step is collective-bound: overlap communication "
+					"first; then fuse or capture the launches";
 			snprintf(fd->why, sizeof(fd->why),
 				 "collective kernels are %.0f%% of GPU busy%s%.96s", 100.0 * comm,
 				 nb ? "; also " : "", nb ? blk : "");
@@ -912,7 +922,8 @@ static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 			 * ended: iteration 0 */
 			fd->rule = GS_RULE_WARMUP;
 			snprintf(fd->why, sizeof(fd->why),
-				 "all before the first of %llu Optimizer.step ranges ended (iteration 0)",
+				 "all before the first of %llu Optimizer.step ranges ended "
+				 "(iteration 0)",
 				 (unsigned long long)f->opt_steps);
 		} else if (fd->rule == GS_RULE_ALLOC && !fd->why[0]) {
 			if (v->steady)
@@ -926,7 +937,8 @@ static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 					 "not told apart");
 		} else if (fd->rule == GS_RULE_SYNC_STEP && f->steps && !fd->why[0]) {
 			snprintf(fd->why, sizeof(fd->why), "%.1f a step over %llu steps",
-				 (double)fd->count / (double)f->steps, (unsigned long long)f->steps);
+				 (double)fd->count / (double)f->steps,
+				 (unsigned long long)f->steps);
 		}
 	}
 }
@@ -1016,8 +1028,9 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 		slow += res->devices[d].tl.slow_launches;
 	for (d = 0; d < st->n_devices; d++)
 		slow -= slow >= st->devices[d].tl.slow_launches ? st->devices[d].tl.slow_launches
-								  : slow;
-	allocs = whole->facts.allocs > sv->facts.allocs ? whole->facts.allocs - sv->facts.allocs : 0;
+								: slow;
+	allocs =
+	    whole->facts.allocs > sv->facts.allocs ? whole->facts.allocs - sv->facts.allocs : 0;
 	f.cost_ns = idle;
 	f.count = 0;
 	{
@@ -1026,15 +1039,15 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 		if (len > 40)
 			len = 40;
 		if (ph->source == GS_STEPS_OPTIMIZER)
-			k = (size_t)snprintf(f.why, sizeof(f.why),
-					     "iterations end at Optimizer.step; the first %llu of %llu "
-					     "are warm-up",
-					     (unsigned long long)ph->warmup_steps,
-					     (unsigned long long)ph->n_steps);
+			k = (size_t)snprintf(
+			    f.why, sizeof(f.why),
+			    "iterations end at Optimizer.step; the first %llu of %llu "
+			    "are warm-up",
+			    (unsigned long long)ph->warmup_steps, (unsigned long long)ph->n_steps);
 		else if (ph->warmup_steps)
 			k = (size_t)snprintf(f.why, sizeof(f.why),
-					     "--range '%.*s%s' --skip %llu reads the steady state", len,
-					     stem, ph->stem_len ? "*" : "",
+					     "--range '%.*s%s' --skip %llu reads the steady state",
+					     len, stem, ph->stem_len ? "*" : "",
 					     (unsigned long long)ph->warmup_steps);
 		else
 			k = (size_t)snprintf(f.why, sizeof(f.why),
@@ -1057,8 +1070,39 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 	add_finding(v, &f);
 }
 
-void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_corrected *corr,
-			     struct gs_verdict *v)
+/* 1 when finding a goes before b: the findings a replay gave a saving
+ * first, by that saving (largest first), the others after them in the
+ * order they had (by cost) */
+static int saves_before(const struct gs_finding *a, const struct gs_finding *b)
+{
+	int ra = a->saves == GS_SAVES_REPLAYED, rb = b->saves == GS_SAVES_REPLAYED;
+
+	if (ra != rb)
+		return ra;
+	return ra && a->saves_ns > b->saves_ns;
+}
+
+/* Each finding with what its fix saves, replayed (whatif_api.c), and the
+ * findings ordered by it: what a user should change first is what buys
+ * the most, not what costs the most (a loop whose host is the bottleneck
+ * either way gains little from dropping its sync). Out of memory: no
+ * savings, the order by cost. */
+static void verdict_saves(const struct gs_result *res, struct gs_verdict *v)
+{
+	size_t i, j;
+
+	if (gs_whatif_verdict(res, v) < 0)
+		return;
+	for (i = 1; i < v->n_findings; i++) /* stable: ties keep the cost order */
+		for (j = i; j > 0 && saves_before(&v->findings[j], &v->findings[j - 1]); j--) {
+			struct gs_finding t = v->findings[j];
+			v->findings[j] = v->findings[j - 1];
+			v->findings[j - 1] = t;
+		}
+}
+
+static void verdict_compute(const struct gs_result *res, const struct gs_corrected *corr,
+			    struct gs_verdict *v, int saves)
 {
 	struct gs_phases ph;
 	struct gs_result st;
@@ -1076,7 +1120,8 @@ void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_correc
 		o.span_end = ph.steady_end;
 		o.all_gaps = 0;
 		if (gs_analyze(res->in, &o, &st) == 0) {
-			struct gs_verdict *sv = malloc(sizeof(*sv)), *whole = malloc(sizeof(*whole));
+			struct gs_verdict *sv = malloc(sizeof(*sv)),
+					  *whole = malloc(sizeof(*whole));
 			if (sv && whole) {
 				verdict_of(&st, &ph, sv);
 				*whole = *v;
@@ -1103,9 +1148,17 @@ void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_correc
 		    share(v->findings[i].cost_ns, v->steady && v->findings[i].rule != GS_RULE_WARMUP
 						      ? v->steady_window
 						      : v->window);
+	if (saves)
+		verdict_saves(res, v);
+}
+
+void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_corrected *corr,
+			     struct gs_verdict *v)
+{
+	verdict_compute(res, corr, v, 1);
 }
 
 void gs_verdict_compute(const struct gs_result *res, struct gs_verdict *v)
 {
-	gs_verdict_compute_corr(res, NULL, v);
+	verdict_compute(res, NULL, v, 0);
 }

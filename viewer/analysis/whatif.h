@@ -140,6 +140,14 @@ int gs_whatif_finding(const struct gs_result *res, const struct gs_finding *f,
 int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
 		       const uint64_t *bytes, int64_t *saving_ns, double *share);
 
+/* The verdict's savings (gs_verdict_compute_corr): each finding of v with
+ * its rule's fix replayed, over the ops the findings read (those the
+ * selection of res meets, started in the steady state where v->steady),
+ * in->op_bytes the copies' bytes: gs_finding.saves, saves_ns, saves_share
+ * (of those ops' replayed window). 0 or -ENOMEM (then every saves is
+ * GS_SAVES_NONE). */
+int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v);
+
 /* How exactly the unchanged replay gives the trace back: per op, the
  * replayed start less the recorded one. */
 struct gs_whatif_check {

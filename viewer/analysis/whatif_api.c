@@ -42,33 +42,72 @@ static int64_t median(int64_t *v, size_t n)
 
 /* ------------------------------------------------------------ figures */
 
-static int cmp_pair(const void *a, const void *b)
+/* the pair arrays figs_ops sorts in, kept between its calls: on a 10M-op
+ * trace each is 160 MB, and fresh memory costs more than the sorting
+ * (page faults: a quarter of the report's time with the verdict's
+ * replays, before they were kept) */
+struct figs_buf {
+	int64_t *pr, *tmp;
+	size_t cap; /* pairs */
+};
+
+static void figs_buf_free(struct figs_buf *b)
 {
-	const int64_t *x = a, *y = b;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
+	free(b->pr);
+	free(b->tmp);
+	memset(b, 0, sizeof(*b));
+}
+
+/* sort the n (start, end) pairs of a by start, stable, in passes of 11
+ * bits of start - lo (lo the least start, range the largest less it):
+ * a 150 s window takes 4 passes; glibc's qsort took 1.5-2 s on 10M pairs,
+ * with a fresh buffer of its own each time */
+static void radix_pairs(int64_t *a, int64_t *tmp, size_t n, int64_t lo, int64_t range)
+{
+	int64_t *src = a, *dst = tmp, *t;
+	size_t cnt[2048], i, sum, c;
+	int shift;
+
+	for (shift = 0; shift < 63 && (range >> shift) > 0; shift += 11) {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[((uint64_t)(src[2 * i] - lo) >> shift) & 2047]++;
+		for (i = 0, sum = 0; i < 2048; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			size_t k = cnt[((uint64_t)(src[2 * i] - lo) >> shift) & 2047]++;
+			dst[2 * k] = src[2 * i];
+			dst[2 * k + 1] = src[2 * i + 1];
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * 2 * sizeof(int64_t));
 }
 
 /* window and busy of replayed (or recorded) times s/e, per device summed */
 static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, const uint8_t *mask,
-		    struct gs_whatif_figs *f)
+		    struct figs_buf *fb, struct gs_whatif_figs *f)
 {
 	uint32_t d;
-	int64_t *pr = NULL;
-	size_t cap = 0;
 
 	f->window = f->busy = f->work = 0;
 	for (d = 0; d < m->n_dev; d++) {
 		size_t a = m->dfirst[d], b = m->dfirst[d + 1], i, n = b - a, prev = SIZE_MAX;
 		int sorted = 1;
-		int64_t lo = INT64_MAX, hi = INT64_MIN, cs, ce;
+		int64_t lo = INT64_MAX, hi = INT64_MIN, smax = INT64_MIN, cs, ce;
 		for (i = a; i < b; i++) {
 			if (mask && !mask[i])
 				continue;
 			f->work += e[i] - s[i];
 			lo = min64(lo, s[i]);
 			hi = max64(hi, e[i]);
+			smax = max64(smax, s[i]);
 			if (prev != SIZE_MAX && s[i] < s[prev])
 				sorted = 0;
 			prev = i;
@@ -77,21 +116,25 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 			continue;
 		f->window += hi - lo;
 		if (mask) {
-			/* only the masked ops: always through the pair array */
 			size_t k = 0;
-			sorted = 0;
 			for (i = a; i < b; i++)
 				k += mask[i] != 0;
 			n = k;
 		}
 		if (!sorted) {
-			if (n > cap) {
-				free(pr);
-				pr = malloc(n * 2 * sizeof(int64_t));
-				cap = n;
-				if (!pr)
+			int64_t *pr;
+			if (n > fb->cap) {
+				free(fb->pr);
+				free(fb->tmp);
+				fb->pr = big_malloc(n * 2 * sizeof(int64_t));
+				fb->tmp = big_malloc(n * 2 * sizeof(int64_t));
+				fb->cap = n;
+				if (!fb->pr || !fb->tmp) {
+					figs_buf_free(fb);
 					return -ENOMEM;
+				}
 			}
+			pr = fb->pr;
 			for (i = a, n = 0; i < b; i++) {
 				if (mask && !mask[i])
 					continue;
@@ -99,24 +142,41 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 				pr[2 * n + 1] = e[i];
 				n++;
 			}
-			qsort(pr, n, 2 * sizeof(int64_t), cmp_pair);
-		}
-		cs = sorted ? s[a] : pr[0];
-		ce = sorted ? e[a] : pr[1];
-		for (i = 1; i < n; i++) {
-			int64_t xs = sorted ? s[a + i] : pr[2 * i],
-				xe = sorted ? e[a + i] : pr[2 * i + 1];
-			if (xs > ce) {
-				f->busy += ce - cs;
-				cs = xs;
-				ce = xe;
-			} else if (xe > ce) {
-				ce = xe;
+			radix_pairs(pr, fb->tmp, n, lo, smax - lo);
+			cs = pr[0];
+			ce = pr[1];
+			for (i = 1; i < n; i++) {
+				int64_t xs = pr[2 * i], xe = pr[2 * i + 1];
+				if (xs > ce) {
+					f->busy += ce - cs;
+					cs = xs;
+					ce = xe;
+				} else if (xe > ce) {
+					ce = xe;
+				}
+			}
+		} else {
+			/* in start order already (the masked ops among them):
+			 * merged in place */
+			cs = INT64_MIN;
+			ce = INT64_MIN;
+			for (i = a; i < b; i++) {
+				if (mask && !mask[i])
+					continue;
+				if (cs == INT64_MIN) {
+					cs = s[i];
+					ce = e[i];
+				} else if (s[i] > ce) {
+					f->busy += ce - cs;
+					cs = s[i];
+					ce = e[i];
+				} else if (e[i] > ce) {
+					ce = e[i];
+				}
 			}
 		}
 		f->busy += ce - cs;
 	}
-	free(pr);
 	f->utilisation = f->window > 0 ? (double)f->busy / (double)f->window : 0.0;
 	return 0;
 }
@@ -325,31 +385,42 @@ static int saved_take(const struct wm *m, struct wm_saved *v)
 	return 0;
 }
 
+/* memcpy of n bytes, none when n is 0 (an empty array may be NULL) */
+static void copy_n(void *dst, const void *src, size_t n)
+{
+	if (n)
+		memcpy(dst, src, n);
+}
+
 static void saved_restore(struct wm *m, const struct wm_saved *v)
 {
 	size_t i;
 
-	memcpy(m->af, v->af, m->na);
-	memcpy(m->of, v->of, m->no);
-	memcpy(m->dur, v->dur, m->na * sizeof(int64_t));
-	memcpy(m->gap, v->gap, m->na * sizeof(int64_t));
-	memcpy(m->olat, v->olat, m->no * sizeof(int64_t));
-	memcpy(m->opg, v->opg, m->no * sizeof(int64_t));
-	memcpy(m->odur, v->odur, m->no * sizeof(int64_t));
-	memcpy(m->pred, v->pred, m->no * sizeof(uint32_t));
-	memcpy(m->pool, v->pool, m->np * sizeof(uint32_t));
+	copy_n(m->af, v->af, m->na);
+	copy_n(m->of, v->of, m->no);
+	copy_n(m->dur, v->dur, m->na * sizeof(int64_t));
+	copy_n(m->gap, v->gap, m->na * sizeof(int64_t));
+	copy_n(m->olat, v->olat, m->no * sizeof(int64_t));
+	copy_n(m->opg, v->opg, m->no * sizeof(int64_t));
+	copy_n(m->odur, v->odur, m->no * sizeof(int64_t));
+	copy_n(m->pred, v->pred, m->no * sizeof(uint32_t));
+	copy_n(m->pool, v->pool, m->np * sizeof(uint32_t));
 	for (i = 0; i < m->nd; i++)
 		m->dblks[i].n = v->dn[i];
 	free(m->ocorr);
 	m->ocorr = NULL;
 }
 
-int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
-		       const uint64_t *bytes, int64_t *saving_ns, double *share)
+/* gs_whatif_findings over the ops of mask (NULL: all); changed[i] (may be
+ * NULL): 1 where finding i's fix changed something in the model */
+static int findings_run(const struct gs_result *res, const struct gs_finding *f, size_t n,
+			const uint64_t *bytes, const uint8_t *mask, int64_t *saving_ns,
+			double *share, uint8_t *changed)
 {
 	const struct gs_input *in = res->in;
 	struct gs_whatif_figs before, after;
 	struct wm_saved sv = {0};
+	struct figs_buf fb = {0};
 	struct wm m;
 	size_t i, todo = 0;
 	int rc;
@@ -358,6 +429,8 @@ int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, 
 		saving_ns[i] = INT64_MIN;
 		if (share)
 			share[i] = 0.0;
+		if (changed)
+			changed[i] = 0;
 		todo += gs_whatif_rule_modelled(f[i].rule) != 0;
 	}
 	if (!todo || !in || !in->n_ops)
@@ -372,7 +445,7 @@ int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, 
 	m.ae = xmalloc(m.na, sizeof(int64_t));
 	if (!m.s || !m.e || !m.as || !m.ae)
 		goto out;
-	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, NULL, &before)) < 0 ||
+	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, mask, &fb, &before)) < 0 ||
 	    (rc = saved_take(&m, &sv)) < 0)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -392,17 +465,84 @@ int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, 
 		memset(&w, 0, sizeof(w));
 		saved_restore(&m, &sv);
 		if ((rc = wm_apply_fixes(&m, &o, &w)) < 0 || (rc = wm_replay(&m)) < 0 ||
-		    (rc = figs_ops(&m, m.s, m.e, NULL, &after)) < 0)
+		    (rc = figs_ops(&m, m.s, m.e, mask, &fb, &after)) < 0)
 			goto out;
 		saving_of(&before, &after, &bound, &saving_ns[i], &sh);
 		if (share)
 			share[i] = sh;
+		if (changed)
+			changed[i] = w.calls_dropped || w.calls_unblocked || w.ops_changed ||
+				     w.graph_replays || w.host_gaps;
 	}
 	rc = 0;
 out:
 	saved_free(&sv);
+	figs_buf_free(&fb);
 	wm_free(&m);
 	return rc;
+}
+
+int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
+		       const uint64_t *bytes, int64_t *saving_ns, double *share)
+{
+	return findings_run(res, f, n, bytes, NULL, saving_ns, share, NULL);
+}
+
+int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v)
+{
+	const struct gs_input *in = res->in;
+	int64_t saving[GS_VERDICT_FINDINGS];
+	double sh[GS_VERDICT_FINDINGS];
+	uint8_t changed[GS_VERDICT_FINDINGS], *mask = NULL;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < v->n_findings; i++) {
+		v->findings[i].saves = GS_SAVES_NONE;
+		v->findings[i].saves_ns = 0;
+		v->findings[i].saves_share = 0.0;
+	}
+	if (!v->n_findings || !in || !in->n_ops)
+		return 0;
+	/* the ops the findings read: the selection's (--range, capture
+	 * windows), of the steady state where they count it */
+	if (res->selected || v->steady) {
+		size_t k = 0;
+		mask = xcalloc(in->n_ops, 1);
+		if (!mask)
+			return -ENOMEM;
+		for (i = 0; i < in->n_ops; i++) {
+			const struct gs_op *o = &in->ops[i];
+			int64_t s = o->start, e = o->end;
+			if (v->steady && (s < v->phases.steady_start || s > v->phases.steady_end))
+				continue;
+			if (!gs_result_selects(res, s, e))
+				continue;
+			mask[i] = 1;
+			k++;
+		}
+		if (!k) {
+			free(mask);
+			return 0;
+		}
+	}
+	rc = findings_run(res, v->findings, v->n_findings, in->op_bytes, mask, saving, sh, changed);
+	free(mask);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < v->n_findings; i++) {
+		struct gs_finding *f = &v->findings[i];
+		if (saving[i] == INT64_MIN)
+			continue;
+		if (!changed[i]) {
+			f->saves = GS_SAVES_UNCHANGED;
+			continue;
+		}
+		f->saves = GS_SAVES_REPLAYED;
+		f->saves_ns = saving[i];
+		f->saves_share = sh[i];
+	}
+	return 0;
 }
 
 void gs_whatif_opts_init(struct gs_whatif_opts *o)
@@ -415,6 +555,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 {
 	struct wm m;
 	const struct gs_input *in = res->in;
+	struct figs_buf fb = {0};
 	uint8_t *mask = NULL;
 	int rc;
 
@@ -438,14 +579,14 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 		goto out;
 	/* before: the unchanged replay (the trace's own times where it is
 	 * exact: gs_whatif_check) */
-	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, mask, &w->before)) < 0 ||
+	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, mask, &fb, &w->before)) < 0 ||
 	    (rc = figs_steps(&m, w->step_text_id, 0, w, &w->before)) < 0)
 		goto out;
 	if (o && o->fixes && (rc = wm_apply_fixes(&m, o, w)) < 0)
 		goto out;
 	if (o && o->fixes && (rc = wm_replay(&m)) < 0)
 		goto out;
-	if ((rc = figs_ops(&m, m.s, m.e, mask, &w->after)) < 0 ||
+	if ((rc = figs_ops(&m, m.s, m.e, mask, &fb, &w->after)) < 0 ||
 	    (rc = figs_steps(&m, w->step_text_id, 1, w, &w->after)) < 0)
 		goto out;
 	/* the model keeps each op's duration: ops that overlap more after a
@@ -478,6 +619,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 	rc = 0;
 out:
 	free(mask);
+	figs_buf_free(&fb);
 	wm_free(&m);
 	if (rc < 0)
 		gs_whatif_free(w);
@@ -639,8 +781,11 @@ int gs_whatif_check(const struct gs_result *res, struct gs_whatif_check *c)
 				s[i] = in->ops[i].start;
 				e[i] = in->ops[i].end;
 			}
-			if (!rc)
-				rc = figs_ops(&m, s, e, NULL, &f);
+			if (!rc) {
+				struct figs_buf fb = {0};
+				rc = figs_ops(&m, s, e, NULL, &fb, &f);
+				figs_buf_free(&fb);
+			}
 			free(s);
 			free(e);
 		}

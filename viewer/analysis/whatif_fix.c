@@ -25,11 +25,14 @@ static int64_t min64(int64_t a, int64_t b)
  * duration, else (none in the trace) its own time after what it waited for */
 static int64_t async_dur(const struct wm *m, uint32_t a)
 {
+	int64_t d = m->dur[a];
+
 	if (m->api_typ >= 0)
-		return min64(m->dur[a], m->api_typ);
-	if (m->ablk[a] != GS_NONE)
-		return min64(m->dur[a], m->blks[m->ablk[a]].own > 0 ? m->blks[m->ablk[a]].own : 0);
-	return m->dur[a];
+		d = min64(m->dur[a], m->api_typ);
+	else if (m->ablk[a] != GS_NONE)
+		d = min64(m->dur[a], m->blks[m->ablk[a]].own > 0 ? m->blks[m->ablk[a]].own : 0);
+	/* tracing's part of the call stays (wm_call_cost) */
+	return min64(m->dur[a], d + wm_call_cost(m, a));
 }
 
 static int blk_kind_is(const struct wm *m, uint32_t a, int k1, int k2, int k3)

@@ -82,6 +82,8 @@ struct wm {
 	 * launch call's duration per op, and its first op's delay after the
 	 * call's start; -1 where the trace has none */
 	int64_t graph_call_per_op, graph_lat;
+	int64_t *tcost; /* per top call: ns of tracing's own work in it (call-site
+			   captures), NULL none (wm_call_cost) */
 	/* the replay's times */
 	int64_t *s, *e;	  /* per op */
 	int64_t *as, *ae; /* per call */
@@ -93,6 +95,10 @@ int wm_build(struct wm *m, const struct gs_result *res);
 int wm_replay(struct wm *m);
 void wm_free(struct wm *m);
 int wm_pool_push(struct wm *m, uint32_t v);
+/* ns of tracing's own work inside top call a (its call-site captures),
+ * which a fix that removes the call or makes it asynchronous leaves on the
+ * host: the saving is the program's part of the call */
+int64_t wm_call_cost(const struct wm *m, uint32_t a);
 /* 1 when syncs row s blocks its host thread (as host_sync_blocks) */
 int wm_sync_blocks(const struct gs_input *in, const struct gs_sync *s);
 

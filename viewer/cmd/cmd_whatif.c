@@ -119,7 +119,6 @@ int cmd_whatif(int argc, char **argv)
 	struct whatif_view v;
 	struct trace t;
 	const char *out = NULL, *fixes = NULL, *path;
-	uint64_t *bytes = NULL;
 	char err[512] = "", *end;
 	int c, rc, check = 0, have_w = 0;
 
@@ -206,20 +205,13 @@ int cmd_whatif(int argc, char **argv)
 		trace_close(&t);
 		return GS_EXIT_BAD_INPUT;
 	}
-	if ((wo.fixes & (1u << GS_RULE_PAGEABLE)) &&
-	    trace_load_copy_bytes(&t, &in, &bytes, err, sizeof(err)) < 0) {
-		gs_error(path, "%s", err);
-		trace_input_free(&in);
-		trace_close(&t);
-		return GS_EXIT_BAD_INPUT;
-	}
-	wo.op_bytes = bytes;
+	/* the copies' bytes: trace_load read them (in.op_bytes, freed with in) */
+	wo.op_bytes = in.op_bytes;
 	gs_options_init(&opt);
 	opt.all_gaps = 0; /* the replay reads the launch calls and the graph advice only */
 	rc = gs_analyze(&in, &opt, &res);
 	if (rc < 0) {
 		gs_error(path, "analysis failed: %s", strerror(-rc));
-		free(bytes);
 		trace_input_free(&in);
 		trace_close(&t);
 		return GS_EXIT_INTERNAL;
@@ -249,7 +241,7 @@ int cmd_whatif(int argc, char **argv)
 	v.in = &in;
 	v.w = have_w ? &w : NULL;
 	v.check = check ? &chk : NULL;
-	v.have_bytes = bytes != NULL;
+	v.have_bytes = in.op_bytes != NULL;
 	v.pageable = (wo.fixes & (1u << GS_RULE_PAGEABLE)) != 0;
 	whatif_text(stdout, &v);
 	rc = GS_EXIT_OK;
@@ -274,7 +266,6 @@ out:
 	if (have_w)
 		gs_whatif_free(&w);
 	gs_result_free(&res);
-	free(bytes);
 	trace_input_free(&in);
 	trace_close(&t);
 	return rc;

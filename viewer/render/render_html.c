@@ -429,7 +429,8 @@ static void write_cards(FILE *f, const struct html_run *r, const struct run_tota
 	if (r->res->n_devices > 1) {
 		size_t d;
 		fputs("<table><tr><th class=\"name\">device</th><th>window</th><th>busy</th>"
-		      "<th>utilisation</th><th>launch overhead</th><th>host code</th><th>gaps</th></tr>\n",
+		      "<th>utilisation</th><th>launch overhead</th><th>host "
+		      "code</th><th>gaps</th></tr>\n",
 		      f);
 		for (d = 0; d < r->res->n_devices; d++) {
 			const struct gs_timeline *tl = &r->res->devices[d].tl;
@@ -620,7 +621,8 @@ static void write_verdict(FILE *f, const struct html_run *r)
 				html_escape(f, site);
 			}
 		} else if (fd->count) {
-			fprintf(f, ", %" PRIu64 " %s", fd->count, gs_rule_count_unit(fd->rule, fd->count));
+			fprintf(f, ", %" PRIu64 " %s", fd->count,
+				gs_rule_count_unit(fd->rule, fd->count));
 		}
 		if (fd->tid)
 			fprintf(f, ", thread %" PRIu32, fd->tid);
@@ -636,11 +638,26 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		fputs(" \xE2\x86\x92 <span class=\"fix\">", f);
 		html_escape(f, gs_finding_fix(fd));
 		fputs("</span>", f);
-		if (fd->why[0]) { /* what the rule checked first */
-			fputs("<br><span class=\"why\">", f);
-			html_escape(f, fd->why);
-			fputs("</span>", f);
+		/* under it, as the text verdict says them: what the fix buys,
+		 * replayed (or that there is no figure), and what the rule
+		 * checked */
+		fputs("<br><span class=\"why\">", f);
+		if (fd->saves == GS_SAVES_REPLAYED) {
+			fputs("<span class=\"saves\">saves \xE2\x89\x88 ", f);
+			put_ns(f, fd->saves_ns);
+			fputs(" (", f);
+			put_pct(f, fd->saves_share);
+			fputs(")</span>", f);
+		} else {
+			fputs(fd->saves == GS_SAVES_UNCHANGED ? "saves: the replay finds nothing to fix"
+							       : "saves: not modelled",
+			      f);
 		}
+		if (fd->why[0]) {
+			fputs("; ", f);
+			html_escape(f, fd->why);
+		}
+		fputs("</span>", f);
 		fputs("</li>\n", f);
 	}
 	fputs("</ol>\n</div>\n", f);

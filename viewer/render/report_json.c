@@ -5,12 +5,11 @@
  * figures as the text report, as one JSON object built with jansson and
  * written at the end. Key names and units are a stable interface, written
  * down in docs/report.md (format version "gapscope_report": 2, since gap
- * model v2 renamed the causes); otherwise change them only by adding keys. All durations are integer nanoseconds (keys end
- * in _ns), shares are fractions 0..1. Strings from the trace are passed
- * through jansson, which escapes them; bytes that are not valid UTF-8 are
- * replaced by U+FFFD first because jansson refuses such strings. Call
- * sites (the sync groups', the findings', --by-site's "by_site") come
- * from gs_site_stats() and carry the text report's wording in "text".
+ * model v2 renamed the causes); otherwise change them only by adding keys. All durations are
+ * integer nanoseconds (keys end in _ns), shares are fractions 0..1. Strings from the trace are
+ * passed through jansson, which escapes them; bytes that are not valid UTF-8 are replaced by U+FFFD
+ * first because jansson refuses such strings. Call sites (the sync groups', the findings',
+ * --by-site's "by_site") come from gs_site_stats() and carry the text report's wording in "text".
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -107,9 +106,10 @@ static json_t *jphases(const struct report_ctx *r, const struct gs_verdict *v)
 	snprintf(stem, sizeof(stem), "%.*s%s", (int)(ph->stem_len ? ph->stem_len : 200),
 		 ph->stem_len ? ph->stem : gs_str(&r->in->strings, ph->text_id, ""),
 		 ph->stem_len ? "*" : "");
-	json_object_set_new(o, "source", json_string(ph->source == GS_STEPS_PROFILER ? "profiler_steps"
-						     : ph->source == GS_STEPS_OPTIMIZER ? "optimizer_steps"
-											: "nvtx_ranges"));
+	json_object_set_new(o, "source",
+			    json_string(ph->source == GS_STEPS_PROFILER	   ? "profiler_steps"
+					: ph->source == GS_STEPS_OPTIMIZER ? "optimizer_steps"
+									   : "nvtx_ranges"));
 	json_object_set_new(o, "steps_name", render_json_str(stem));
 	json_object_set_new(o, "steps", jint((int64_t)ph->n_steps));
 	json_object_set_new(o, "warmup_steps", jint((int64_t)ph->warmup_steps));
@@ -120,7 +120,8 @@ static json_t *jphases(const struct report_ctx *r, const struct gs_verdict *v)
 	json_object_set_new(o, "steady_ns", jint(ph->steady_ns));
 	json_object_set_new(o, "tail_ns", jint(ph->tail_ns));
 	json_object_set_new(o, "findings_steady", json_boolean(v->steady));
-	json_object_set_new(o, "steady_window_ns", v->steady ? jint(v->steady_window) : json_null());
+	json_object_set_new(o, "steady_window_ns",
+			    v->steady ? jint(v->steady_window) : json_null());
 	json_object_set_new(o, "steady_busy_ns", v->steady ? jint(v->steady_busy) : json_null());
 	return o;
 }
@@ -135,7 +136,8 @@ static json_t *jfacts(const struct report_ctx *r, const struct gs_advice_facts *
 	json_object_set_new(o, "uploads", jint((int64_t)f->uploads));
 	json_object_set_new(o, "pageable_uploads", jint((int64_t)f->pageable_uploads));
 	json_object_set_new(o, "syncs", jint((int64_t)f->syncs));
-	json_object_set_new(o, "sync_api", f->sync_api_id ? jstrid(r, f->sync_api_id) : json_null());
+	json_object_set_new(o, "sync_api",
+			    f->sync_api_id ? jstrid(r, f->sync_api_id) : json_null());
 	json_object_set_new(o, "allocations", jint((int64_t)f->allocs));
 	json_object_set_new(o, "steps", jint((int64_t)f->steps));
 	json_object_set_new(o, "launches_per_step_min", jint((int64_t)f->launches_min));
@@ -311,20 +313,35 @@ static int j_begin(struct report_ctx *r)
 			json_object_set_new(fo, "title", json_string(gs_rule_title(f->rule)));
 			json_object_set_new(fo, "cost_ns", jint(f->cost_ns));
 			json_object_set_new(fo, "share", json_real(f->share));
-			json_object_set_new(fo, "api", f->api_name_id ? jstrid(r, f->api_name_id)
-								      : json_null());
+			json_object_set_new(
+			    fo, "api", f->api_name_id ? jstrid(r, f->api_name_id) : json_null());
 			json_object_set_new(fo, "count", jint((int64_t)f->count));
 			json_object_set_new(fo, "site",
 					    f->api_name_id
 						? jtop_site(r, sites, n_sites, f->api_name_id)
 						: json_null());
 			json_object_set_new(fo, "tid", f->tid ? jint(f->tid) : json_null());
-			json_object_set_new(fo, "nvtx", f->nvtx_id ? jstrid(r, f->nvtx_id) : json_null());
+			json_object_set_new(fo, "nvtx",
+					    f->nvtx_id ? jstrid(r, f->nvtx_id) : json_null());
 			json_object_set_new(fo, "host_op",
 					    f->op_id ? jstrid(r, f->op_id) : json_null());
 			json_object_set_new(fo, "fix", json_string(gs_finding_fix(f)));
-			json_object_set_new(fo, "why", f->why[0] ? render_json_str(f->why) : json_null());
+			json_object_set_new(fo, "why",
+					    f->why[0] ? render_json_str(f->why) : json_null());
 			json_object_set_new(fo, "busy", json_boolean(f->busy));
+			/* what the fix buys, replayed: null where no figure */
+			json_object_set_new(fo, "saves",
+					    json_string(f->saves == GS_SAVES_REPLAYED ? "replayed"
+							: f->saves == GS_SAVES_UNCHANGED
+							    ? "unchanged"
+							    : "not_modelled"));
+			json_object_set_new(fo, "saves_ns",
+					    f->saves == GS_SAVES_REPLAYED ? jint(f->saves_ns)
+									  : json_null());
+			json_object_set_new(fo, "saves_pct",
+					    f->saves == GS_SAVES_REPLAYED
+						? json_real(100.0 * f->saves_share)
+						: json_null());
 			json_array_append_new(finds, fo);
 		}
 		free(sites);
@@ -514,7 +531,8 @@ static int j_begin(struct report_ctx *r)
 			json_object_set_new(o, "name", jstrid(r, r->corr->ranges[i].text_id));
 			json_object_set_new(o, "count", jint((int64_t)r->corr->ranges[i].count));
 			json_object_set_new(o, "wall_ns", jint(r->corr->ranges[i].wall));
-			json_object_set_new(o, "corrected_wall_ns", jint(r->corr->ranges[i].corrected));
+			json_object_set_new(o, "corrected_wall_ns",
+					    jint(r->corr->ranges[i].corrected));
 			json_object_set_new(o, "kernel_time_removed_ns",
 					    jint(r->corr->ranges[i].busy_removed));
 			/* the corrected GPU busy time and its share of the
@@ -698,8 +716,8 @@ static json_t *by_site(const struct report_ctx *r, const struct gs_site_stat *st
 
 	for (i = 0; i < n && i < (size_t)r->opt->top_n; i++) {
 		json_t *o = json_object();
-		json_object_set_new(o, "idle_ns", jint(gs_sat_add(st[i].sync_idle_ns,
-								  st[i].late_idle_ns)));
+		json_object_set_new(o, "idle_ns",
+				    jint(gs_sat_add(st[i].sync_idle_ns, st[i].late_idle_ns)));
 		json_object_set_new(o, "sync_idle_ns", jint(st[i].sync_idle_ns));
 		json_object_set_new(o, "late_idle_ns", jint(st[i].late_idle_ns));
 		json_object_set_new(o, "host_blocked_ns", jint(st[i].blocked_ns));
@@ -888,7 +906,8 @@ static int j_advice(struct report_ctx *r)
 		json_object_set_new(ao, "saving_ns", jint(a->saving));
 		json_object_set_new(ao, "saving_share", json_real(a->saving_share));
 		json_object_set_new(ao, "advise", json_boolean(a->advise));
-		json_object_set_new(ao, "sentence", sentence ? render_json_str(sentence) : json_null());
+		json_object_set_new(ao, "sentence",
+				    sentence ? render_json_str(sentence) : json_null());
 		free(sentence);
 		json_array_append_new(seqs, ao);
 	}

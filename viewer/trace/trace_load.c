@@ -31,6 +31,7 @@
 
 #include "analysis.h" /* the arrays it fills; big_hint: huge pages for them */
 #include "trace_load.h"
+#include "trace_whatif.h"
 #include "trace_callsite.h"
 
 struct vec {
@@ -114,7 +115,7 @@ struct job {
 	int kind;	/* ops tables: enum gs_op_kind of the rows */
 	const struct node_set *host_deps; /* ops tables: GS_OPF_HOST_NODE_DEP nodes */
 	uint32_t strings_end;		  /* 1 + the largest strings.id (string_ref) */
-	int bad_time; /* a row had a time outside [0, TRACE_TIME_MAX]: the scan stopped */
+	int bad_time;	    /* a row had a time outside [0, TRACE_TIME_MAX]: the scan stopped */
 	const char *bad_id; /* a row had this id column out of range: the scan stopped */
 	/* ops tables: whether a row came before the one read before it in
 	 * (device, start) order, checked as rows are written (a pass of its
@@ -301,8 +302,7 @@ static void row_op(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	o->graph_id = (uint32_t)sqlite3_value_int64(v[6]);
 	o->kind = (uint8_t)j->kind;
 	o->flags = 0;
-	if (o->device < j->last_device ||
-	    (o->device == j->last_device && o->start < j->last_start))
+	if (o->device < j->last_device || (o->device == j->last_device && o->start < j->last_start))
 		j->unsorted = 1;
 	j->last_device = o->device;
 	j->last_start = o->start;
@@ -1248,10 +1248,25 @@ int trace_load_parts(struct trace *t, unsigned what, int parts, struct gs_input 
 		     size_t errlen)
 {
 	int rc = load_parts(t, what, parts, in, err, errlen);
+	size_t i;
 
-	if (rc)
+	if (rc) {
 		trace_too_long(t, err, errlen); /* the reason, where a query was stopped */
-	return rc;
+		return rc;
+	}
+	/* the host copies' bytes, for the verdict's what-if (pinned copies
+	 * take bytes / bandwidth): only where the trace holds copies, and
+	 * without them where they cannot be read (the copies then keep
+	 * their durations in the replay; the report goes on) */
+	for (i = 0; (what & GS_LOAD_OPS) && i < in->n_ops; i++)
+		if (in->ops[i].kind == GS_OP_MEMCPY) {
+			uint64_t *b = NULL;
+			char e2[256];
+			if (trace_load_copy_bytes(t, in, &b, e2, sizeof(e2)) == 0)
+				in->op_bytes = b;
+			break;
+		}
+	return 0;
 }
 
 static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input *in, char *err,
@@ -1494,6 +1509,7 @@ void trace_input_free(struct gs_input *in)
 	free((void *)in->nvtx);
 	free((void *)in->events);
 	free((void *)in->hranges);
+	free((void *)in->op_bytes);
 	free((void *)in->strings.v);
 	free((void *)in->torch_options);
 	free((void *)in->unwinder);
