@@ -11,7 +11,7 @@
  * and file/line/function of the innermost Python frames: through CPython's
  * public C API when this thread holds the GIL (looked up with dlsym; never
  * linked, never called without the GIL, the GIL never taken), else, on
- * CPython 3.12 and 3.13, read from the thread's own frames (py_frames_nogil:
+ * CPython 3.9 to 3.13, read from the thread's own frames (py_frames_nogil:
  * PyTorch releases the GIL around every blocking call it makes). No symbol
  * lookup, no SQLite, no lock of ours. It does not decide what the report
  * shows: the viewer picks the frame to name (docs/report.md).

@@ -105,15 +105,18 @@ struct gs_pyapi {
 	const char *(*utf8)(void *);		/* PyUnicode_AsUTF8: borrowed */
 	void (*decref)(void *);			/* Py_DecRef */
 	void (*err_clear)(void);		/* PyErr_Clear */
-	/* Without the GIL (CPython 3.12 and 3.13, not the free-threaded
+	/* Without the GIL (CPython 3.9 to 3.13, not the free-threaded
 	 * build): the calling thread's own frames read from interpreter memory
 	 * at the layout of that version, as py-spy reads another process's.
 	 * NULL / 0 where unsupported: then no Python frames without the GIL. */
 	void *(*this_tstate)(void); /* PyGILState_GetThisThreadState */
-	int (*iframe_line)(void *); /* PyUnstable_InterpreterFrame_GetLine */
+	int (*iframe_line)(void *); /* PyUnstable_InterpreterFrame_GetLine (3.12+) */
+	int (*addr2line)(void *, int); /* PyCode_Addr2Line */
 	const void *code_type;	    /* &PyCode_Type */
 	const void *unicode_type;   /* &PyUnicode_Type */
-	int minor;		    /* 12 or 13, 0: not supported */
+	const void *frame_type;	    /* &PyFrame_Type */
+	const struct py_layout *layout; /* that version's offsets (pyframes.c) */
+	int minor;		    /* 9 to 13, 0: not supported */
 };
 
 /* Look the functions up in the process (RTLD_DEFAULT). Returns 1 when all
@@ -122,7 +125,7 @@ int gs_pyapi_resolve(struct gs_pyapi *api);
 
 /* Append the innermost Python frames of the calling thread to cs, if api
  * is complete and Python is initialised: through the C API when
- * PyGILState_Check() is 1; else, where api->minor is set, by reading the
+ * PyGILState_Check() is 1; else, where api->minor is set (3.9-3.13), by reading the
  * thread's own frame chain (stable while the thread is in this call; no
  * reference count touched, nothing allocated, every code and string object
  * checked for its type before use). The GIL is never taken. Returns the

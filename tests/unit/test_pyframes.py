@@ -7,7 +7,7 @@ tests/unit/pyframes_probe.c:
   this file at the line of the call, in `caller`, then the line that called
   `caller`, in `<module>`;
 - with the GIL released (ctypes.CDLL, as PyTorch releases it around its
-  blocking calls): on CPython 3.12 and 3.13 the same frames, read from the
+  blocking calls): on CPython 3.9 to 3.13 the same frames, read from the
   thread's own frame chain; on other versions none (native frames only);
 - the same from a second thread, and from a frame whose file name is not
   ASCII (the name reads "?", the line is still right);
@@ -108,9 +108,9 @@ def main():
     print("CPython %d.%d: frames without the GIL %s" %
           (sys.version_info[0], sys.version_info[1],
            "read (layout of 3.%d)" % minor if minor > 0 else "not read"))
-    check(minor == (sys.version_info[1] if sys.version_info[:2] in ((3, 12), (3, 13))
+    check(minor == (sys.version_info[1] if (3, 9) <= sys.version_info[:2] <= (3, 13)
                     and "free-threading" not in sys.version else 0),
-          "the probe reads frames without the GIL on exactly 3.12 and 3.13 (got %d)" % minor)
+          "the probe reads frames without the GIL on exactly 3.9 to 3.13 (got %d)" % minor)
 
     (n, got, line), outer = caller(gil), sys._getframe().f_lineno
     expect(n, got, line, outer, "GIL held")
