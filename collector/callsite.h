@@ -132,6 +132,12 @@ int gs_pyapi_resolve(struct gs_pyapi *api);
  * number of frames added. */
 int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
 
+/* The same frames from a signal handler on the thread (the sampler,
+ * sampler.c): always by reading the frame chain (CPython 3.9-3.13; never
+ * the C API, whether or not the thread holds the GIL), the line cache left
+ * alone, nothing allocated, no lock. Returns the number of frames added. */
+int gs_py_frames_async(const struct gs_pyapi *api, struct gs_callsite *cs);
+
 /* Without the GIL, a frame's line is remembered per thread by code object
  * and instruction (pyframes.c): on (1, the default) or off (0: CPython's
  * line-table lookup every time; GAPSCOPE_STACK_CACHE=0 turns it off with
@@ -201,6 +207,20 @@ void gs_callsite_set_thresholds(uint64_t slow_copy_ns, uint64_t late_launch_ns,
 /* Counters for meta: captured, with Python frames. */
 void gs_callsite_counts(uint64_t *captured, uint64_t *with_python);
 
+/* ---- in the sampler's signal handler (sampler.c) ---- */
+
+/* Resolve what captures need (the Python API, the modules whose frames
+ * lead a callback's walk or must not be interrupted), once; before any
+ * capture or sample. gs_callsite_init calls it when call sites are on. */
+void gs_callsite_prepare(void);
+/* A sample of the calling thread, in a signal handler that interrupted it
+ * at pc: Python frames as gs_py_frames_async reads them, native frames
+ * (from pc outward, per gs_callsite_set_native's policy; none where pc is
+ * in an unwinder or the collector). Async-signal-safe given the unwinder
+ * is (libunwind's, libgcc's with _dl_find_object). Sets frames and text
+ * only (tid, t_begin are the caller's). Returns the frames taken. */
+int gs_callsite_sample(struct gs_callsite *cs, const void *pc);
+
 /* ---- on the writer side ---- */
 
 struct gs_writer;
@@ -229,6 +249,12 @@ int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t st
  * gs_callsite_reset); for a new stack, symbolise and write its
  * stack_frames rows; then the api_stacks row. */
 int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs);
+/* Writer thread: a sample (sampler.c; cs->tid, cs->t_begin its time): the
+ * stack interned as gs_callsite_apply does (a sample with no frames has
+ * none), then a samples row. */
+int gs_sample_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs);
+/* One samples row (writer.c); stack_id 0: no frames. */
+int gs_writer_sample(struct gs_writer *w, int64_t tid, uint64_t t, int64_t stack_id);
 /* At finalize: meta config.callsites and callsites.* counts, then free
  * the process's stack table. */
 void gs_callsite_finish(struct gs_writer *w);

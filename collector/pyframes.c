@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -249,7 +250,7 @@ static int frame_line_uncached(const struct gs_pyapi *a, const char *f, const ch
 			    l->minor == 9 ? int_at(f, l->frame_instr) : int_at(f, l->frame_instr) * 2);
 }
 
-static int frame_line(const struct gs_pyapi *a, const char *f, const char *code)
+static int frame_line(const struct gs_pyapi *a, const char *f, const char *code, int sig)
 {
 	const struct py_layout *l = a->layout;
 	/* the instruction: a pointer from 3.11, an offset in the frame before */
@@ -260,7 +261,11 @@ static int frame_line(const struct gs_pyapi *a, const char *f, const char *code)
 	    &line_cache[(((uintptr_t)code >> 4) ^ ((uintptr_t)instr >> 1)) & (LINE_CACHE - 1)];
 
 	/* up to 3.10 a line set by a trace function is read from the frame */
-	if (!line_cache_on || l->minor <= 10)
+	/* in a signal handler the cache is not touched: the handler may have
+	 * interrupted this thread's own update of an entry, and its TLS may
+	 * not be set up yet (a first access to a dlopen'ed module's TLS can
+	 * allocate) */
+	if (!line_cache_on || l->minor <= 10 || sig)
 		return frame_line_uncached(a, f, code);
 	if (e->code != code || e->instr != instr || e->file != file || e->name != name) {
 		e->code = NULL; /* a capture in a signal handler meanwhile skips it */
@@ -287,7 +292,7 @@ static int frame_incomplete(const struct py_layout *l, const char *f, const char
  * the code objects its frames hold and their strings stay as they are
  * while it is read. Nothing is written, nothing allocated; a frame, code
  * or string object of the wrong type ends the walk. */
-static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs)
+static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int sig)
 {
 	const struct py_layout *l = a->layout;
 	const char *ts, *f;
@@ -298,6 +303,19 @@ static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs)
 	f = ptr_at(ts, l->tstate_frame);
 	if (l->cframe_current >= 0)
 		f = f ? ptr_at(f, l->cframe_current) : NULL;
+	/* 3.11 pops a frame (freeing its data-stack chunk when it was the
+	 * chunk's first) before it sets the C frame's current_frame to the
+	 * caller (ceval.c pop_frame): a signal in between finds current_frame
+	 * in memory already unmapped. In a signal handler the page is checked
+	 * first (mincore fails on an unmapped one; 3.12 and 3.13 set it
+	 * before the pop). */
+	if (sig && f && l->minor == 11) {
+		unsigned char vec[2];
+		uintptr_t page = (uintptr_t)f & ~(uintptr_t)4095;
+		size_t len = ((uintptr_t)f + 80 > page + 4096) ? 8192 : 4096;
+		if (mincore((void *)page, len, vec) != 0)
+			return 0;
+	}
 	for (; f && cs->n_py < GS_CS_PY_MAX && hops < PY_MAX_FRAMES_WALKED; hops++) {
 		const char *code = ptr_at(f, l->frame_code);
 		if (l->minor <= 10 && ptr_at(f, PY_OB_TYPE) != a->frame_type)
@@ -315,7 +333,7 @@ static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs)
 				break; /* text full */
 			cs->py_file[cs->n_py] = (uint16_t)file;
 			cs->py_func[cs->n_py] = (uint16_t)func;
-			cs->py_line[cs->n_py] = frame_line(a, f, code);
+			cs->py_line[cs->n_py] = frame_line(a, f, code, sig);
 			cs->n_py++;
 			n++;
 		}
@@ -337,7 +355,7 @@ int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
 	 * touch. A thread that released it (PyTorch does around every
 	 * blocking call it makes) is read without touching anything. */
 	if (a->gil_check() != 1)
-		return py_frames_nogil(a, cs);
+		return py_frames_nogil(a, cs, 0);
 	frame = a->tstate_get_frame(a->tstate_get());
 	while (frame && cs->n_py < GS_CS_PY_MAX) {
 		void *code = a->frame_get_code(frame), *back;
@@ -361,4 +379,13 @@ int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
 	if (frame)
 		a->decref(frame);
 	return n;
+}
+
+int gs_py_frames_async(const struct gs_pyapi *a, struct gs_callsite *cs)
+{
+	/* Py_IsInitialized only reads a flag; after finalization began the
+	 * thread states may be freed */
+	if (!a || !a->is_initialized || !a->minor || !a->is_initialized())
+		return 0;
+	return py_frames_nogil(a, cs, 1);
 }
