@@ -189,8 +189,8 @@ static void add_spans(struct gs_host_acc *acc, const struct gs_input *in, uint32
 	for (k = 0; k < n; k++) {
 		uint32_t p = in->hranges[idx[k]].parent;
 		size_t m;
-		if (p == GS_NONE)
-			covered += self[k];
+		if (p == GS_NONE) /* its whole overlap, before its children's go */
+			covered += overlap(in->hranges[idx[k]].start, in->hranges[idx[k]].end, a, b);
 		for (m = k + 1; p != GS_NONE && m < n; m++)
 			if (idx[m] == p) {
 				self[m] -= overlap(in->hranges[idx[k]].start,
