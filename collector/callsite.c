@@ -925,10 +925,16 @@ int64_t gs_stack_intern(struct gs_stack_table *t, const struct gs_callsite *cs, 
 	for (j = h & (t->cap - 1); t->e[j].id; j = (j + 1) & (t->cap - 1))
 		if (t->e[j].hash == h && stack_equal(t->e[j].key, cs))
 			return t->e[j].id;
-	key = malloc(sizeof(*key));
-	if (!key)
-		return 0;
-	*key = *cs;
+	/* only the text in use: samples make many stacks (one per Python
+	 * line seen), each kept for the run */
+	{
+		size_t sz = offsetof(struct gs_callsite, text) +
+			    (cs->text_len < GS_CS_TEXT ? cs->text_len : GS_CS_TEXT);
+		key = malloc(sz);
+		if (!key)
+			return 0;
+		memcpy(key, cs, sz);
+	}
 	t->e[j].hash = h;
 	t->e[j].key = key;
 	t->e[j].id = (int64_t)++t->n;
