@@ -1,4 +1,4 @@
-"""ab_rounds.py - the rounds of the --ab mode of bench/torch_nosync.py,
+"""ab_rounds.py - the rounds of the --ab mode of bench/overhead/torch_nosync.py,
 bench/real/hf_generate.py and bench/real/train_loop.py: in one process,
 an untraced and a traced phase of the same work per round, in alternating
 order (docs/collector.md, "Tracing cost in one process").

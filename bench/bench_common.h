@@ -3,7 +3,7 @@
  * launch_probe.cu, api_source.cu, graph_pitch.cu) share: a CUDA call check
  * that names the program, the host clock in microseconds, the median of a
  * sample, a positive-number option, and the "mode=" line that
- * bench/overhead_pairs.py and run_overhead.sh read.
+ * bench/overhead/overhead_pairs.py and run_overhead.sh read.
  * Define BENCH_NAME before including it.
  */
 #ifndef GS_BENCH_COMMON_H

@@ -439,7 +439,7 @@ static int64_t graph_pitch(const struct setup *u, cudaGraphExec_t exec)
 	 * 80-134 us (H200), longer than the replay, and the pitch measured
 	 * without the block took that host time in (342-703 ns a node,
 	 * where the GPU's own added time is ~0.3 us a node whatever the
-	 * kernels' length: bench/graph_pitch.cu, 2026-12-05) */
+	 * kernels' length: bench/gpu_time/graph_pitch.cu, 2026-12-05) */
 	gs_cal_block<<<1, 1, 0, u->s>>>(20000000);
 	CK(cudaEventRecord(e0, u->s));
 	for (i = 0; i < 10; i++)

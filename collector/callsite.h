@@ -37,7 +37,7 @@ enum gs_callsite_mode {
  * unw_backtrace caches each frame's unwind rule by address and walks a
  * stack it has seen in ~10 ns a frame, libgcc's _Unwind_Backtrace reads
  * the unwind tables again for every frame (~100 ns a frame): see
- * bench/callsite_capture.c. libunwind is loaded with dlopen, never linked;
+ * bench/speed/callsite_capture.c. libunwind is loaded with dlopen, never linked;
  * where it is missing, libgcc's is used. */
 enum gs_unwinder {
 	GS_UNWIND_AUTO = 0,	 /* libunwind if it loads, else libgcc */

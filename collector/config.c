@@ -1,6 +1,7 @@
 /*
  * config.c - the collector's configuration (GAPSCOPE_* environment
- * variables, read once at init), output path templates, and logging.
+ * variables, read once at init) and output path templates. Its warnings go
+ * through log.c, which every other file of the collector uses too.
  *
  * Every invalid value produces exactly one warning and falls back to the
  * default: a typo in an environment variable must never stop the profiled
@@ -9,120 +10,12 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-/* ------------------------------------------------------------- logging */
-
-#define GS_MAX_WARNINGS 32
-
-static int log_level = GS_LOG_WARN;
-static void (*log_sink)(const char *line, void *ctx);
-static void *log_sink_ctx;
-static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	char key[64];
-	char msg[400];
-} warnings[GS_MAX_WARNINGS];
-static int n_warnings;
-
-void gs_log_set_level(int level)
-{
-	log_level = level;
-}
-
-int gs_log_get_level(void)
-{
-	return log_level;
-}
-
-void gs_log_set_sink(void (*sink)(const char *line, void *ctx), void *ctx)
-{
-	log_sink = sink;
-	log_sink_ctx = ctx;
-}
-
-static void emit(const char *msg)
-{
-	char line[512];
-
-	snprintf(line, sizeof(line), "gapscope: %s\n", msg);
-	if (log_sink)
-		log_sink(line, log_sink_ctx);
-	else
-		fputs(line, stderr); /* one fputs: lines of threads do not interleave */
-}
-
-void gs_log(int level, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-
-	if (level > log_level || level == GS_LOG_QUIET)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	emit(msg);
-}
-
-void gs_warn(const char *key, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-	int i, seen = 0;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-
-	pthread_mutex_lock(&warn_lock);
-	for (i = 0; i < n_warnings; i++)
-		if (strcmp(warnings[i].key, key) == 0)
-			seen = 1;
-	if (!seen && n_warnings < GS_MAX_WARNINGS) {
-		snprintf(warnings[n_warnings].key, sizeof(warnings[0].key), "%s", key);
-		snprintf(warnings[n_warnings].msg, sizeof(warnings[0].msg), "%s", msg);
-		n_warnings++;
-	}
-	pthread_mutex_unlock(&warn_lock);
-	if (!seen && log_level >= GS_LOG_WARN)
-		emit(msg);
-}
-
-int gs_warning_count(void)
-{
-	int n;
-
-	pthread_mutex_lock(&warn_lock);
-	n = n_warnings;
-	pthread_mutex_unlock(&warn_lock);
-	return n;
-}
-
-int gs_warning_get(int i, const char **key, const char **msg)
-{
-	if (i < 0 || i >= gs_warning_count())
-		return -1;
-	/* Entries are never modified once added (until reset), so handing out
-	 * pointers after the count check is safe. */
-	*key = warnings[i].key;
-	*msg = warnings[i].msg;
-	return 0;
-}
-
-void gs_warnings_reset(void)
-{
-	pthread_mutex_lock(&warn_lock);
-	n_warnings = 0;
-	pthread_mutex_unlock(&warn_lock);
-}
 
 /* ------------------------------------------------------------- env */
 

@@ -24,18 +24,12 @@
 #include <cupti_activity.h>
 
 #include "callsite.h"
+#include "log.h"
 #include "gapscope/trace_format.h"
 
 #define GS_COLLECTOR_VERSION "0.1.0"
 
 /* ---------------------------------------------------------------- config */
-
-enum gs_log_level {
-	GS_LOG_QUIET = 0,
-	GS_LOG_WARN = 1,
-	GS_LOG_INFO = 2,
-	GS_LOG_DEBUG = 3,
-};
 
 /* GAPSCOPE_ACTIVITIES words, as bits. */
 enum gs_activity {
@@ -112,7 +106,7 @@ int gs_capture_range_parse(const char *s, int *mode);
 /* Where CUPTI takes the CPU timestamps of its records (GAPSCOPE_CLOCK): its
  * own clock, or a timestamp callback of the collector's that reads
  * CLOCK_REALTIME, the clock CUPTI documents for Linux, so the times are the
- * same either way (docs/collector.md, "Two more of CUPTI's levers"). */
+ * same either way (bench/results/2026-12-05-correction-h200.md, "Two more of CUPTI's levers"). */
 enum gs_clock { GS_CLOCK_CUPTI = 0, GS_CLOCK_REALTIME = 1 };
 
 /* Where environment values come from (getenv in the library, a table in
@@ -168,19 +162,7 @@ const struct gs_activity_kind *gs_activity_kinds(size_t *n);
 int gs_path_expand(const char *tmpl, char *out, size_t outlen, long pid, const char *host,
 		   gs_getenv_fn get, void *ctx, char *err, size_t errlen);
 
-/* Logging: messages go to stderr as "gapscope: <msg>" when the level allows.
- * gs_warn also remembers the message under `key` so that it ends up in the
- * trace as meta "warning.<key>"; a key warns only once. */
-void gs_log_set_level(int level);
-int gs_log_get_level(void);
-void gs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gs_warn(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Test seam: where log lines go (NULL restores stderr). */
-void gs_log_set_sink(void (*sink)(const char *line, void *ctx), void *ctx);
-/* Number of remembered warnings, and the i-th (key, message). */
-int gs_warning_count(void);
-int gs_warning_get(int i, const char **key, const char **msg);
-void gs_warnings_reset(void);
+/* Logging and warnings: log.h (log.c). */
 
 /* ---------------------------------------------------------------- writer */
 

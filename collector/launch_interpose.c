@@ -10,7 +10,7 @@
  * bench/ preloads it by hand, untraced and traced.
  *
  *   LD_PRELOAD=libgs_launch_interpose.so GS_INTERPOSE_OUT=launch.txt \
- *       python3 bench/torch_nosync.py
+ *       python3 bench/overhead/torch_nosync.py
  *   LD_PRELOAD=... GS_INTERPOSE_OUT=launch.txt gapscope record -- python3 ...
  *
  * It wraps the runtime's launch entry points (cudaLaunchKernel, CUDA 13's

@@ -18,7 +18,7 @@ ldd "$build/bin/gapscope" | awk '/=> \//{print $1, $3}' | while read -r name pat
 done
 ls "$dest"
 # libunwind (the collector's faster unwinder for call sites, dlopen'ed) for a
-# GPU machine that lacks it: bench/run_unwinder_gpu.sh puts lib/unw on
+# GPU machine that lacks it: bench/overhead/run_unwinder_gpu.sh puts lib/unw on
 # LD_LIBRARY_PATH there when the machine has no libunwind.so.8 of its own.
 unw=$(ldconfig -p | awk '/libunwind\.so\.8 .*x86-64/{print $NF; exit}')
 if [ -n "$unw" ]; then

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gapscope needs. Safe to run twice.
-#   tools/deps.sh         to build and run gapscope (the main job)
+#   tools/deps.sh         to build and run gapscope (the main job), and build
+#                         its Debian package with man pages (scdoc) as the
+#                         README's .deb line does
 #   tools/deps.sh test    also what the tests need: cmocka, the graphviz and
 #                         sqlite3 tools, python3, Chromium (browser checks of
-#                         the HTML pages), scdoc (man pages) and libunwind8
-#                         (the collector's faster unwinder, tested both ways)
+#                         the HTML pages), libunwind8 (the collector's faster
+#                         unwinder, tested both ways) and clang (CI builds
+#                         with it too, warnings as errors)
 # The collector and demos also need the CUDA Toolkit, which is not a Debian
 # package here and is used when present; where it is (nvcc on PATH or in
 # /usr/local/cuda), the main job also installs libunwind8: the collector's
@@ -13,13 +16,13 @@
 # on the H200, which lacks it, libgcc's captures took 6-44 us each).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev libgraphviz-dev libjansson-dev
-      libyajl-dev zlib1g-dev)
+      libyajl-dev zlib1g-dev scdoc)
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   pkgs+=(libunwind8)
 fi
 case ${1:-} in
 "") ;;
-test) pkgs+=(sqlite3 libcmocka-dev graphviz python3 chromium scdoc libunwind8) ;;
+test) pkgs+=(sqlite3 libcmocka-dev graphviz python3 chromium libunwind8 clang) ;;
 *) echo "usage: tools/deps.sh [test]" >&2; exit 2 ;;
 esac
 missing=()

@@ -20,7 +20,7 @@
 #          --capture-range and with --graph-level too)
 #          realprogs (tools/gpu-realprogs.sh: each real program once untraced
 #          and once recorded; the traces stay in the archive)
-#          realpairs (bench/run_realpairs.sh: 5 interleaved untraced / recorded pairs
+#          realpairs (bench/accuracy/run_realpairs.sh: 5 interleaved untraced / recorded pairs
 #          of torch_nosync.py and the real programs of tools/gpu-realprogs.sh but
 #          gap_phases, launch calls timed from outside where the build has the
 #          interposer, read with corrected_accuracy.py realprogs; the traces stay
@@ -58,14 +58,14 @@ for s in "${steps[@]}"; do
   case $s in
   info) run_step info bash -c 'nvidia-smi; nvcc --version | tail -1; ldconfig -p | grep -E "cupti|sqlite"; python3 -c "import torch;print(torch.__version__, torch.cuda.get_device_name())"' ;;
   tests) run_step tests tests/gpu/run_gpu_tests.sh ;;
-  bench) run_step bench bench/run_overhead.sh ;;
-  unwinder) run_step unwinder bench/run_unwinder_gpu.sh ;;
+  bench) run_step bench bench/overhead/run_overhead.sh ;;
+  unwinder) run_step unwinder bench/overhead/run_unwinder_gpu.sh ;;
   # issue 18's figures: traced/untraced on the launch loops (defaults and
   # graph-level mode), torch_nosync and hf_generate, with the corrected
   # accuracy of the torch pairs; then gap_phases' phases
-  overhead) run_step overhead bash -c 'gs="$GS_BUILD/bin/gapscope"; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads launch --values --out "$OUT/launch" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads torch_nosync,hf_generate --values --keep-rounds --out "$OUT/torch" --config default=; python3 bench/corrected_accuracy.py torch "$OUT/torch" --config default --gapscope "$gs"; rm -f "$OUT"/*/*.db' ;;
-  accuracy) run_step accuracy bash -c 'python3 bench/corrected_accuracy.py run-phases --build "$GS_BUILD" --out "$OUT/phases" --pairs 5 && python3 bench/corrected_accuracy.py phases "$OUT/phases" --gapscope "$GS_BUILD/bin/gapscope"; rm -f "$OUT"/phases/*.db' ;;
-  realpairs) run_step realpairs bench/run_realpairs.sh ;;
+  overhead) run_step overhead bash -c 'gs="$GS_BUILD/bin/gapscope"; python3 bench/overhead/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads launch --values --out "$OUT/launch" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/overhead/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads torch_nosync,hf_generate --values --keep-rounds --out "$OUT/torch" --config default=; python3 bench/accuracy/corrected_accuracy.py torch "$OUT/torch" --config default --gapscope "$gs"; rm -f "$OUT"/*/*.db' ;;
+  accuracy) run_step accuracy bash -c 'python3 bench/accuracy/corrected_accuracy.py run-phases --build "$GS_BUILD" --out "$OUT/phases" --pairs 5 && python3 bench/accuracy/corrected_accuracy.py phases "$OUT/phases" --gapscope "$GS_BUILD/bin/gapscope"; rm -f "$OUT"/phases/*.db' ;;
+  realpairs) run_step realpairs bench/accuracy/run_realpairs.sh ;;
   # the real programs of tools/gpu-realprogs.sh once untraced and once recorded,
   # their traces (xz) kept in the archive for reading the report on them
   realprogs) run_step realprogs tools/gpu-realprogs.sh ;;
@@ -80,7 +80,7 @@ for s in "${steps[@]}"; do
       rm -f "$OUT"/launch*.db
       for f in launch.plain launch launch.gl; do echo "== $f"; grep -h ab_ratio "$OUT/$f.txt"; done' ;;
   ab) run_step ab bash -c 'mkdir -p "$OUT"; gs="$GS_BUILD/bin/gapscope"; P="taskset -c 4-11"
-      for w in "torch_nosync bench/torch_nosync.py --ab 9 steps" "hf_generate bench/real/hf_generate.py --ab 9 generate" "train_loop bench/real/train_loop.py --ab 9 step"; do
+      for w in "torch_nosync bench/overhead/torch_nosync.py --ab 9 steps" "hf_generate bench/real/hf_generate.py --ab 9 generate" "train_loop bench/real/train_loop.py --ab 9 step"; do
         set -- $w; name=$1 prog=$2 opt="$3 $4" range=$5
         for i in 1 2 3; do
           $P timeout 150 python3 $prog $opt > "$OUT/$name.plain$i.txt" 2>&1
@@ -88,16 +88,27 @@ for s in "${steps[@]}"; do
           "$gs" report --json "$OUT/$name.$i.db" > "$OUT/$name.$i.json" 2>/dev/null && rm -f "$OUT/$name.$i.db"
         done
         grep -h median "$OUT/$name".plain*.txt; grep -h median "$OUT/$name".[0-9].txt
-        python3 bench/corrected_accuracy.py ab "$OUT/$name".[0-9].txt --range $range --gapscope "$gs"
+        python3 bench/accuracy/corrected_accuracy.py ab "$OUT/$name".[0-9].txt --range $range --gapscope "$gs"
+      done' ;;
+  # issue 52 item 3: corrected walls and utilisation against the same process's
+  # untraced phases, 5 processes of --ab 5 per workload, under --capture-range only
+  abacc) run_step abacc bash -c 'mkdir -p "$OUT"; gs="$GS_BUILD/bin/gapscope"; P="taskset -c 4-11"
+      for w in "torch_nosync bench/overhead/torch_nosync.py --ab 5 steps" "hf_generate bench/real/hf_generate.py --ab 5 generate" "train_loop bench/real/train_loop.py --ab 5 step"; do
+        set -- $w; name=$1 prog=$2 opt="$3 $4" range=$5
+        for i in 1 2 3 4 5; do
+          $P timeout 150 "$gs" record -o "$OUT/$name.$i.db" --capture-range cudaProfilerApi -- python3 $prog $opt > "$OUT/$name.$i.txt" 2>&1
+          "$gs" report --json "$OUT/$name.$i.db" > "$OUT/$name.$i.json" 2>/dev/null && rm -f "$OUT/$name.$i.db"
+        done
+        python3 bench/accuracy/corrected_accuracy.py ab "$OUT/$name".[0-9].txt --range $range --gapscope "$gs"
       done' ;;
   # what the call sites' native walk costs a PyTorch program: GPT-2 generate and the
   # training loop untraced, recorded by default (no native walk where a Python
   # frame names the site) and with GAPSCOPE_NATIVE_FRAMES=always, interleaved
-  nativeframes) run_step nativeframes bash -c 'python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads hf_generate,train_loop --values --out "$OUT/pairs" --config default= --config always=GAPSCOPE_NATIVE_FRAMES=always; rm -f "$OUT"/pairs/*.db' ;;
+  nativeframes) run_step nativeframes bash -c 'python3 bench/overhead/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads hf_generate,train_loop --values --out "$OUT/pairs" --config default= --config always=GAPSCOPE_NATIVE_FRAMES=always; rm -f "$OUT"/pairs/*.db' ;;
   # GPU time per graph node by kernel length, untraced / traced / graph-level,
   # and what the default traces show per node (the traces stay here)
-  pitch) run_step pitch bash -c 'python3 bench/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads graph_pitch --values --keep-rounds --out "$OUT/pairs" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/graph_pitch_trace.py "$OUT"/pairs/graph_pitch.default.r*.db; rm -f "$OUT"/pairs/*.db' ;;
-  collcost) run_step collcost bench/run_collcost.sh ;;
+  pitch) run_step pitch bash -c 'python3 bench/overhead/overhead_pairs.py --build "$GS_BUILD" --rounds 5 --workloads graph_pitch --values --keep-rounds --out "$OUT/pairs" --config default= --config graphlevel=GAPSCOPE_GRAPH_LEVEL=1; python3 bench/gpu_time/graph_pitch_trace.py "$OUT"/pairs/graph_pitch.default.r*.db; rm -f "$OUT"/pairs/*.db' ;;
+  collcost) run_step collcost bench/overhead/run_collcost.sh ;;
   graphs) run_step graphs tests/gpu/graphs_gpu.sh ;;
   # issue 53's check: whatif's predicted saving against the demos' measured fixes
   # (the demos' traces stay in the archive, for working on the model elsewhere)
@@ -108,7 +119,7 @@ for s in "${steps[@]}"; do
   # issue 54: what the samples name in host code (train loop, own work, eager
   # loop) and what sampling costs (5 interleaved pairs on torch_nosync)
   sampling) STEP_TIMEOUT=${STEP_TIMEOUT:-590} run_step sampling tests/gpu/sampling_gpu.sh ;;
-  reportbench) run_step reportbench bench/run_report_gpu.sh ;;
+  reportbench) run_step reportbench bench/accuracy/run_report_gpu.sh ;;
   demos) run_step demos demos/run_all ;;
   untraced) run_step untraced demos/run_all --untraced ;;
   untraced-decode) run_step untraced-decode demos/run_all --untraced decode_starvation ;;

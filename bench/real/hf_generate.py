@@ -21,7 +21,7 @@ instead runs R rounds of two generate calls, one untraced (range
 stop(), range "generate"), in alternating order, and prints "ab round=K
 untraced_us=<us a token> traced_us=<us a token> ratio=..." and "ab
 median_ratio=... rounds=R steps=72" (steps: tokens), as
-bench/torch_nosync.py --ab does; corrected_accuracy.py ab --range generate
+bench/overhead/torch_nosync.py --ab does; corrected_accuracy.py ab --range generate
 reads them.
 """
 import argparse

@@ -21,7 +21,7 @@ instead runs the --warmup steps, then R rounds of two phases of 20 steps,
 one untraced (ranges "ab_untraced") and one traced (between
 torch.cuda.profiler.start() and stop(), ranges "step"), in alternating order,
 and prints "ab round=K untraced_us=<mean us a step> traced_us=... ratio=..."
-and "ab median_ratio=... rounds=R steps=20", as bench/torch_nosync.py --ab
+and "ab median_ratio=... rounds=R steps=20", as bench/overhead/torch_nosync.py --ab
 does (a step's time: from its batch in hand to its loss read back; loading
 the next batch is outside it); corrected_accuracy.py ab --range step reads
 them.

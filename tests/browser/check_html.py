@@ -25,7 +25,7 @@ rectangles in the SVG timeline). Expected counts are worked out by hand:
   The before view [800, 11304] draws phase one's 5 gaps, 6 ops, 5 API, 2
   syncs and 3 NVTX (its range, mark, before_phase) = 21; the after view
   [20748, 26000] its 2 gaps, 6 ops, 5 API, 1 sync, 3 NVTX = 17: 38 rects;
-* render_gen with S steps (bench/render_gen.c): 19 S rows + 8 S - 1 gaps;
+* render_gen with S steps (bench/speed/render_gen.c): 19 S rows + 8 S - 1 gaps;
   at a fixed plot width of 1000 px (URL "#w=1000") each of the 5 rows
   (gaps, stream 7, API, syncs, NVTX; one lane each) holds at most one rect
   per pixel column (+1 at the edge), so at most 5 * 1001 rects;

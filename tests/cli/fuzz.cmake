@@ -28,11 +28,13 @@ if(GS_FUZZ_OK)
       ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_trace.c
       ${_src}/trace/trace.c ${_src}/trace/trace_load.c ${_src}/trace/trace_graph.c
       ${_src}/trace/trace_info.c ${_src}/trace/graph_model.c ${_src}/trace/names.c
-      ${_src}/trace/export_walk.c ${_src}/trace/export_csv.c ${_src}/trace/trace_callsite.c ${_src}/trace/trace_samples.c
-      ${_src}/analysis/analysis.c ${_src}/analysis/analysis_stats.c
-      ${_src}/analysis/analysis_util.c ${_src}/analysis/host_cover.c ${_src}/analysis/host_attr.c ${_src}/analysis/verdict.c
+      ${_src}/trace/export_walk.c ${_src}/trace/export_csv.c ${_src}/trace/trace_callsite.c
+      ${_src}/trace/trace_samples.c
+      ${_src}/analysis/analysis.c ${_src}/analysis/analysis_run.c ${_src}/analysis/analysis_stats.c
+      ${_src}/analysis/analysis_util.c ${_src}/analysis/host_cover.c ${_src}/analysis/host_attr.c
+      ${_src}/analysis/verdict.c
       ${_src}/analysis/advice.c
-      ${_src}/analysis/analysis_site.c ${_src}/analysis/correct.c
+      ${_src}/analysis/analysis_site.c ${_src}/analysis/correct.c ${_src}/analysis/utf8.c
       ${CMAKE_SOURCE_DIR}/collector/schema.c)
   set(_fuzz_bin ${CMAKE_BINARY_DIR}/tests/fuzz_trace)
   add_custom_command(

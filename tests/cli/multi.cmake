@@ -1,8 +1,9 @@
 # CLI test of the multi-trace report (`gapscope report A.db B.db C.db`): three
 # ranks written by multi_mkdb with the real schema; the straggler, its lag,
 # the others' wait and the clock alignment worked out by hand in
-# multi_check.py. Also the per-trace summary CSV (`export --format
-# summary-csv`) and the DuckDB/SQLite straggler query of docs/many-traces.md.
+# multi_check.py. Also the CSV files of `report --csv DIR` (processes.csv,
+# steps.csv, gaps.csv) and the DuckDB/SQLite straggler query of
+# docs/many-traces.md.
 add_executable(multi_mkdb ${CMAKE_CURRENT_LIST_DIR}/multi_mkdb.c)
 target_link_libraries(multi_mkdb PRIVATE gs_schema gs_sqlite3)
 set_target_properties(multi_mkdb PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)

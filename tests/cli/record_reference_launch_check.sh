@@ -87,7 +87,7 @@ grep -qx "gapscope: the reference runs made no launch call the dynamic linker co
   echo "ok: record says none was timed" || { echo "FAIL: no line saying none was timed"; fail=1; }
 v=$(meta f.ref1.db reference.launch_calls)
 [ "$v" = none ] && echo "ok: too few: no launch figures" || { echo "FAIL: too few: reference.launch_calls $v"; fail=1; }
-# preloaded by hand (bench/run_realpairs.sh's way), the line names the file
+# preloaded by hand (bench/accuracy/run_realpairs.sh's way), the line names the file
 # its process runs, so that a reader can tell it from gapscope-calibrate's,
 # whose rounds run as /proc/self/exe: here the program is started through a
 # link named exe, and the line still names the program

@@ -103,7 +103,7 @@ if python3 -c 'import torch' 2>/dev/null; then
 		t1=$(date +%s.%N)
 		echo "INFO: GAPSCOPE_CALLSITES=$cs: $(python3 -c "print(round($t1-$t0,2))") s wall (whole run incl. startup)"
 	done
-	for f in bench/torch_overhead.py; do [ -f "$f" ] && echo "INFO: for the eager-loop cost run bench/run_overhead.sh with GAPSCOPE_CALLSITES=0 and 1"; done
+	for f in bench/overhead/torch_overhead.py; do [ -f "$f" ] && echo "INFO: for the eager-loop cost run bench/overhead/run_overhead.sh with GAPSCOPE_CALLSITES=0 and 1"; done
 fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

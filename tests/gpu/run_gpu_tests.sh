@@ -10,7 +10,7 @@
 # "N passed, N failed" line; exits 1 if anything failed, 77 (skipped) where
 # `nvidia-smi -L` finds no GPU. The PyTorch checks are skipped (SKIP lines, not
 # failures) when python3 cannot import torch. It does not judge timings: the
-# overhead figures come from bench/run_overhead.sh.
+# overhead figures come from bench/overhead/run_overhead.sh.
 set -u
 cd "$(dirname "$0")/../.."
 B=${GS_BUILD:-build}

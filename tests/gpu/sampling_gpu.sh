@@ -10,11 +10,11 @@
 # (b) bench/real/py_work_loop.py (the program's own work in prepare_next()
 #     between steps): the verdict's host_own_work names prepare_next and a
 #     line of it, and so does --by-site's top function;
-# (c) bench/torch_nosync.py (eager loop, no sync): --by-site's host code is
+# (c) bench/overhead/torch_nosync.py (eager loop, no sync): --by-site's host code is
 #     mostly the framework's dispatch (>= 50% of its samples), and the top
 #     function is PyTorch's;
 # (d) the sampling's cost: 5 interleaved rounds of torch_nosync untraced,
-#     --no-sampling (GAPSCOPE_SAMPLING=0) and default (bench/overhead_pairs.py);
+#     --no-sampling (GAPSCOPE_SAMPLING=0) and default (bench/overhead/overhead_pairs.py);
 #     printed, not asserted (--no-pairs skips it).
 # Prints the reports' parts that matter, the samples meta, PASS/FAIL/INFO
 # lines; exits 1 on a failure, 77 without a GPU or PyTorch.
@@ -72,7 +72,7 @@ case $(top_row "$W/pywork.bysite.txt") in *py_work_loop.py:prepare_next*) r=0 ;;
 result $r "(b) --by-site's top function is prepare_next: $(top_row "$W/pywork.bysite.txt")"
 
 # (c) the eager loop: the framework's dispatch
-record nosync python3 bench/torch_nosync.py
+record nosync python3 bench/overhead/torch_nosync.py
 hdr=$(grep -m 1 "^Host code by what ran" "$W/nosync.bysite.txt")
 fw=$(echo "$hdr" | sed -n "s/.* \([0-9]*\)% the framework's dispatch.*/\1/p")
 [ -n "$fw" ] && [ "$fw" -ge 50 ]
@@ -82,7 +82,7 @@ result $r "(c) its top function is the framework's: $(top_row "$W/nosync.bysite.
 
 # (d) what sampling costs, side by side
 if [ "${1:-}" != "--no-pairs" ]; then
-	python3 bench/overhead_pairs.py --build "$B" --rounds 5 --workloads torch_nosync --values \
+	python3 bench/overhead/overhead_pairs.py --build "$B" --rounds 5 --workloads torch_nosync --values \
 		--out "$W/pairs" --config nosampling=GAPSCOPE_SAMPLING=0 --config default=
 	result $? "(d) 5 interleaved rounds: untraced, --no-sampling, default"
 	rm -f "$W"/pairs/*.db

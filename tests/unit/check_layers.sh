@@ -6,7 +6,9 @@
 # this checks what the compiler cannot see:
 #   - no file outside trace/ names SQLite (sqlite3.h, sqlite3_*, SQLITE_*);
 #   - each room includes only its own headers and those of the rooms below
-#     (a header found through a transitive include path would still compile).
+#     (a header found through a transitive include path would still compile);
+#   - each file opens with the line that says what its room is for
+#     (" * Room viewer/<room>/: ...", CONVENTIONS.md).
 # Prints one line per violation and "N passed, N failed"; exits 1 on any.
 set -u
 v=${1:?usage: check_layers.sh VIEWER_DIR}
@@ -26,6 +28,17 @@ for f in "$v"/analysis/* "$v"/render/*.[ch] "$v"/cmd/*.[ch]; do
 	else
 		check 0 "$f"
 	fi
+done
+# each file's opening comment names its room
+for room in analysis trace render cmd; do
+	for f in "$v/$room"/*.[ch]; do
+		[ -f "$f" ] || continue
+		if sed -n 2p "$f" | grep -q "^ \* Room viewer/$room/: "; then
+			check 0 "$f"
+		else
+			check 1 "$f: its second line should be \" * Room viewer/$room/: <what the room is for>\""
+		fi
+	done
 done
 # allowed rooms for each room's quoted includes
 allowed() {

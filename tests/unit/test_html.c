@@ -181,6 +181,8 @@ static void test_fixture_gap_histogram(void **state)
 static char *page_with(struct fx *fx, int nruns, const struct diff_finding *findings, size_t n_f)
 {
 	struct html_run hr[2] = {{0}};
+	struct gs_verdict v[2];
+	struct run_totals tot[2];
 	struct diff_result d;
 	char *buf = NULL, err[256] = "";
 	size_t n = 0;
@@ -191,6 +193,10 @@ static char *page_with(struct fx *fx, int nruns, const struct diff_finding *find
 		hr[i].t = &fx->run[i].t;
 		hr[i].in = &fx->run[i].in;
 		hr[i].res = &fx->run[i].res;
+		gs_verdict_compute(hr[i].res, &v[i]); /* as the verb does */
+		run_totals_compute(hr[i].res, &tot[i]);
+		hr[i].verdict = &v[i];
+		hr[i].totals = &tot[i];
 	}
 	if (nruns == 2) {
 		assert_int_equal(diff_compute(&fx->run[0].res, &fx->run[1].res, &d), 0);
@@ -331,6 +337,8 @@ static void test_page_verdict_findings_escape_trace_strings(void **state)
 	struct gs_options opt;
 	struct gs_result res;
 	struct html_run hr = {0};
+	struct gs_verdict v;
+	struct run_totals tot;
 	char *buf = NULL, err[256] = "";
 	size_t n = 0, na = 0, i;
 	FILE *f;
@@ -392,6 +400,10 @@ static void test_page_verdict_findings_escape_trace_strings(void **state)
 	hr.path = "hand-built.db";
 	hr.in = &in;
 	hr.res = &res;
+	gs_verdict_compute(&res, &v);
+	run_totals_compute(&res, &tot);
+	hr.verdict = &v;
+	hr.totals = &tot;
 	f = open_memstream(&buf, &n);
 	assert_int_equal(render_html(f, &hr, 1, NULL, err, sizeof(err)), 0);
 	fclose(f);

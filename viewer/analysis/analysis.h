@@ -91,7 +91,7 @@ struct __attribute__((packed, aligned(4))) gs_op {
  * costs seconds per GB on virtual machines (docs/report.md, "Speed").
  * The analysis goes by name, never by CUPTI callback id or API kind, so
  * those columns are not carried: every column read costs the loader a
- * tenth of a second per 10M calls (bench/run_report_bench.sh). Do not
+ * tenth of a second per 10M calls (bench/speed/run_report_bench.sh). Do not
  * take the address of a field (it may be misaligned for its type). */
 struct __attribute__((packed, aligned(4))) gs_api {
 	int64_t start;	  /* ns, host entry */

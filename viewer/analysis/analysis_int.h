@@ -173,6 +173,17 @@ struct actx {
 #define GS_ADVICE_ANCHORS 8 /* candidate anchors tried per stream in the graph advice */
 #define SCRATCH_PER_OP 24   /* (+16 bytes of slack at the end) */
 
+/* analysis.c: the passes gs_analyze() (analysis_run.c) runs in order. The
+ * API classes (c->api_cls); the --range and capture selection (c->sel);
+ * the stabbing indexes; the stream-wait records resolved to their events;
+ * one device's ops [a, b): its timeline, gaps and stream views into d.
+ * Each returns 0 or a negative errno-style value. */
+int classify_apis(struct actx *c);
+int build_selection(struct actx *c);
+int build_indexes(struct actx *c);
+int resolve_wait_records(struct actx *c);
+int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, uint32_t b);
+
 /* analysis.c. classify_gap: gap [g0, X.start) ending at op x; prev is the
  * latest earlier op on X's stream whose launch call is known (GS_NONE if
  * none): its launch call opens the window in which a stream wait or host

@@ -1,4 +1,6 @@
 /*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
  * analysis_site.c - GPU idle time by call site (gapscope report --by-site,
  * and the site named beside each sync in the report).
  *

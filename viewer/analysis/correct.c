@@ -1,4 +1,6 @@
 /*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
  * correct.c - the report's figures corrected for the collector's own cost.
  *
  * The model (docs/collector.md, "Overhead correction"), per idle gap of a

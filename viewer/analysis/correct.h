@@ -1,4 +1,6 @@
 /*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
  * correct.h - the report's figures corrected for the collector's own cost
  * (docs/collector.md, "Overhead correction"). From the calibration the trace
  * carries (meta calibration.*, measured by gapscope-calibrate on the same

@@ -1,4 +1,6 @@
 /*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
  * reference.c - a trace's NVTX range walls against untraced reference runs
  * (reference.h). String ids differ from trace to trace, so each reference
  * run's range texts are matched to the traced ones by their text, once per

@@ -1,4 +1,6 @@
 /*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
  * reference.h - a trace's NVTX range walls against untraced reference runs
  * of the same program (`gapscope record --reference N`: the program run N
  * more times with only its NVTX ranges recorded, which costs it nothing

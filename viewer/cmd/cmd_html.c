@@ -81,6 +81,8 @@ int cmd_html(int argc, char **argv)
 	};
 	struct html_loaded runs[2];
 	struct html_run hr[2];
+	struct gs_verdict verdict[2];
+	struct run_totals tot[2];
 	struct diff_result d;
 	struct gs_options opt[2];
 	struct gs_corrected corr[2];
@@ -195,6 +197,11 @@ int cmd_html(int argc, char **argv)
 				 ? &corr[i]
 				 : NULL;
 		hr[i].ref = NULL;
+		/* what the page shows, computed once here: the renderer renders */
+		gs_verdict_compute_corr(&runs[i].res, hr[i].corr, &verdict[i]);
+		run_totals_compute(&runs[i].res, &tot[i]);
+		hr[i].verdict = &verdict[i];
+		hr[i].totals = &tot[i];
 	}
 	if (refs.n) {
 		if (gs_reference_compare(runs[0].input, &runs[0].res, hr[0].corr, refs.ptr, refs.n,

@@ -4,10 +4,11 @@
  * cmd_report.c - `gapscope report`: load a trace, run the analysis
  * library, hand the result to a renderer (text, or JSON with --json).
  *
- * This file owns option parsing, the bad-input rules (one line, exit 2)
- * and the wording shared by both renderers; it computes no figure itself.
+ * This file owns option parsing and the bad-input rules (one line, exit 2);
+ * it computes the results (analysis, verdict, correction, reference runs)
+ * once and hands them to the renderer (render/report_common.c and the back
+ * ends).
  */
-#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,7 +17,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "names.h"
 #include "report_multi.h"
 #include "reference.h"
 #include "report.h"
@@ -116,131 +116,6 @@ static long long parse_count(const char *s)
 	return v;
 }
 
-const char *report_explain_name(int k)
-{
-	switch (k) {
-	case GS_EXPLAIN_LAUNCH: return "launch";
-	case GS_EXPLAIN_SYNC: return "sync";
-	case GS_EXPLAIN_WAIT: return "stream-wait";
-	case GS_EXPLAIN_HOST_FUNC: return "host-function";
-	case GS_EXPLAIN_HOST_NODE: return "host-node";
-	case GS_EXPLAIN_BEFORE_TRACE: return "before-trace";
-	default: return "none";
-	}
-}
-
-const char *report_kernel_name(const struct report_ctx *r, uint32_t name_id, char **tofree)
-{
-	const char *raw = gs_str(&r->in->strings, name_id, "?");
-
-	if (r->full_names) {
-		*tofree = gs_demangle(raw);
-		return *tofree ? *tofree : raw;
-	}
-	*tofree = malloc(4 * REPORT_NAME_CHARS + 8); /* UTF-8: up to 4 bytes a character */
-	if (!*tofree)
-		return raw;
-	gs_short_name(raw, *tofree, 4 * REPORT_NAME_CHARS + 8, REPORT_NAME_CHARS);
-	return *tofree;
-}
-
-const char *report_op_kind_name(int kind)
-{
-	switch (kind) {
-	case GS_OP_KERNEL: return "kernel";
-	case GS_OP_MEMCPY: return "memcpy";
-	case GS_OP_MEMSET: return "memset";
-	case GS_OP_GRAPH_RUN: return "graph run";
-	default: return "op";
-	}
-}
-
-static void fmt_dur(char *b, size_t n, int64_t ns)
-{
-	if (ns < 10000)
-		snprintf(b, n, "%lld ns", (long long)ns);
-	else if (ns < 1000000)
-		snprintf(b, n, "%.1f us", (double)ns / 1e3);
-	else
-		snprintf(b, n, "%.2f ms", (double)ns / 1e6);
-}
-
-char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_advice *a)
-{
-	char meas[32], est[32], seq[1024], *buf = NULL, *dem = NULL, *dem2 = NULL;
-	const char *first = a->kinds[0] == GS_OP_KERNEL ? report_kernel_name(r, a->names[0], &dem)
-							: report_op_kind_name(a->kinds[0]);
-	int n;
-
-	/* "the 131-op sequence from A to B (NVTX "generate")": the advice
-	 * names the step by its first and last ops and where it runs */
-	if (a->length > 1) {
-		const char *last = a->kinds[a->length - 1] == GS_OP_KERNEL
-				       ? report_kernel_name(r, a->names[a->length - 1], &dem2)
-				       : report_op_kind_name(a->kinds[a->length - 1]);
-		n = snprintf(seq, sizeof(seq), "the %u-op sequence from %s to %s", a->length, first,
-			     last);
-	} else {
-		n = snprintf(seq, sizeof(seq), "the 1-op sequence %s", first);
-	}
-	if (a->nvtx_idx != GS_NONE && a->nvtx_idx < r->in->n_nvtx && n > 0 &&
-	    (size_t)n < sizeof(seq))
-		snprintf(seq + n, sizeof(seq) - (size_t)n, " (NVTX \"%.64s\")",
-			 gs_str(&r->in->strings, r->in->nvtx[a->nvtx_idx].text_id, ""));
-	fmt_dur(meas, sizeof(meas), a->measured);
-	fmt_dur(est, sizeof(est), a->estimate);
-	if (a->advise)
-		n = asprintf(
-		    &buf,
-		    "Capture %s on stream %u (device %d) as a CUDA Graph%s: it repeats %llu "
-		    "times and takes %s as launched, about %s as graph replays (%.1f%% less).",
-		    seq, a->stream, a->device,
-		    gs_trace_is_pytorch(r->res) ? " (PyTorch: torch.cuda.graph, or torch.compile "
-						  "mode=\"reduce-overhead\")"
-						: "",
-		    (unsigned long long)a->count, meas, est, 100.0 * a->saving_share);
-	else if (a->saving_share <= GS_ADVICE_MIN_SAVING)
-		n = asprintf(&buf,
-			     "No graph advice for %s on stream %u (device %d): the estimated saving "
-			     "(%.1f%%) is not above 5%%.",
-			     seq, a->stream, a->device, 100.0 * a->saving_share);
-	else
-		n = asprintf(&buf,
-			     "No graph advice for %s on stream %u (device %d): it would save about %s, "
-			     "less than 1%% of the device's window.",
-			     seq, a->stream, a->device,
-			     (fmt_dur(meas, sizeof(meas), a->saving), meas));
-	free(dem);
-	free(dem2);
-	return n < 0 ? NULL : buf;
-}
-
-int report_render(const struct report_ops *ops, struct report_ctx *r)
-{
-	size_t i;
-	int rc;
-
-	rc = ops->begin(r);
-	for (i = 0; !rc && i < r->res->n_devices; i++)
-		rc = ops->device(r, &r->res->devices[i]);
-	if (!rc)
-		rc = ops->launches(r);
-	if (!rc)
-		rc = ops->syncs(r);
-	if (!rc)
-		rc = ops->kernels(r);
-	if (!rc)
-		rc = ops->nvtx(r);
-	if (!rc)
-		rc = ops->advice(r);
-	{
-		int rc2 = ops->end(r);
-		if (!rc)
-			rc = rc2;
-	}
-	return rc;
-}
-
 enum {
 	OPT_JSON = 1000,
 	OPT_RANGE,
@@ -281,6 +156,7 @@ int cmd_report(int argc, char **argv)
 	struct gs_input in;
 	struct gs_result res;
 	struct report_ctx rc_ctx;
+	struct gs_verdict verdict;
 	struct gs_corrected corr = {0};
 	struct gs_reference ref = {0};
 	struct gs_calibration cal;
@@ -455,6 +331,9 @@ int cmd_report(int argc, char **argv)
 	rc_ctx.path = path;
 	rc_ctx.in = &in;
 	rc_ctx.res = &res;
+	/* once, for whichever renderer */
+	gs_verdict_compute_corr(&res, have_corr ? &corr : NULL, &verdict);
+	rc_ctx.verdict = &verdict;
 	rc_ctx.opt = &opt;
 	rc_ctx.full_names = full_names;
 	rc_ctx.by_site = by_site;

@@ -16,6 +16,7 @@
 #include "export.h"
 #include "render_html.h"
 #include "trace_load.h"
+#include "utf8.h"
 
 #define MAX_LISTED_RANGES 6
 #define MAX_LISTED_CHARS 48

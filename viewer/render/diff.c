@@ -18,6 +18,7 @@
 #include "export.h"
 #include "names.h"
 #include "report.h" /* REPORT_NAME_CHARS */
+#include "utf8.h"
 
 void run_totals_compute(const struct gs_result *res, struct run_totals *t)
 {

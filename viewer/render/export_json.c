@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "utf8.h"
 
 void json_write_string(FILE *f, const char *str, size_t len, unsigned flags)
 {

@@ -47,6 +47,7 @@
 #include "names.h"
 #include "render_html.h"
 #include "report.h" /* gap_segments_text */
+#include "utf8.h"
 
 /* One colour per enum gs_cause (gap model v2), distinct from each other and
  * from the op/API/sync/NVTX colours of the timeline; page.js holds the same
@@ -299,7 +300,7 @@ static void write_corrected(FILE *f, const struct html_run *r)
 		int64_t base = gs_corrected_slow_base(r->corr);
 		int known = r->corr->program_spaced_ns > 0; /* from reference runs */
 		fputs("<p class=\"hint\">T", f);
-		fputs(REPORT_SLOW_PROCESS_HEAD + 1, f);
+		fputs(&REPORT_SLOW_PROCESS_HEAD[1], f); /* its first letter capitalised above */
 		put_ns(f, r->corr->spaced_record_p50_ns);
 		fputs(known ? " against " : REPORT_SLOW_PROCESS_MID, f);
 		put_ns(f, base);
@@ -505,18 +506,17 @@ static void write_capture_note(FILE *f, const struct html_run *r)
 static void write_verdict(FILE *f, const struct html_run *r)
 {
 	const struct gs_input *in = r->in;
-	struct gs_verdict v;
+	const struct gs_verdict *v = r->verdict;
 	struct gs_site_stat *sites = NULL;
 	const struct gs_site_stat *st;
 	size_t i, n_sites;
 	char site[512];
 	int j, n = 0;
 
-	gs_verdict_compute_corr(r->res, r->corr, &v);
 	fputs("<div class=\"verdict\">\n<p class=\"vline\"><b>Verdict:</b> GPU busy ", f);
-	put_pct(f, v.utilisation);
+	put_pct(f, v->utilisation);
 	fputs(" of ", f);
-	put_ns(f, v.window);
+	put_ns(f, v->window);
 	if (r->corr && r->corr->n_devices) { /* as the text report's first line */
 		int64_t cw, cb;
 		double cu = gs_corrected_total(r->corr, &cw, &cb);
@@ -528,40 +528,40 @@ static void write_verdict(FILE *f, const struct html_run *r)
 	}
 	fputs("; idle: ", f);
 	for (j = 0; j < GS_CAUSE_COUNT && n < 3; j++) {
-		int c = v.cause_order[j];
-		if (!v.idle_by_cause[c])
+		int c = v->cause_order[j];
+		if (!v->idle_by_cause[c])
 			break;
 		fprintf(f, "%s<span class=\"sw\" style=\"background:%s\"></span>%s ", n ? ", " : "",
 			cause_colors[c], gs_cause_name(c));
-		put_pct(f, v.window ? (double)v.idle_by_cause[c] / (double)v.window : 0.0);
+		put_pct(f, v->window ? (double)v->idle_by_cause[c] / (double)v->window : 0.0);
 		n++;
 	}
 	if (!n)
 		fputs("none", f);
 	fputs("</p>\n", f);
-	if (v.outside_note) {
+	if (v->outside_note) {
 		/* the window outside every NVTX range, as the text report's
 		 * line under the verdict says it */
 		char arg[4 * REPORT_RANGE_ARG_MAX + 8];
 		fputs("<p class=\"hint\">", f);
-		put_pct(f, (double)v.outside_ns / (double)v.window);
+		put_pct(f, (double)v->outside_ns / (double)v->window);
 		fputs(" of the window (", f);
-		put_ns(f, v.outside_ns);
+		put_ns(f, v->outside_ns);
 		fputs(") is outside every NVTX range, and counted below; ", f);
-		if (report_range_arg(arg, sizeof(arg), in, &v)) {
+		if (report_range_arg(arg, sizeof(arg), in, v)) {
 			fputs("<code>gapscope html --range ", f);
 			html_escape(f, arg);
-			if (v.range_count == 1)
+			if (v->range_count == 1)
 				fputs("</code> selects the range of that name (", f);
 			else
 				fprintf(f, "</code> selects the %" PRIu64 " ranges of that name (",
-					v.range_count);
+					v->range_count);
 		} else {
 			fputs("<code>--range</code> with the text of the longest ranges (NVTX "
 			      "ranges, below) selects them (",
 			      f);
 		}
-		put_ns(f, v.range_inside_ns);
+		put_ns(f, v->range_inside_ns);
 		fputs(")</p>\n", f);
 	}
 	if (r->res->range_lead) {
@@ -585,7 +585,7 @@ static void write_verdict(FILE *f, const struct html_run *r)
 			"</code> leaves %s out</p>\n",
 			res->range_skipped + res->range_lead, res->range_lead == 1 ? "it" : "them");
 	}
-	if (!v.n_findings) {
+	if (!v->n_findings) {
 		fputs("<p class=\"hint\">no rule fired (thresholds: docs/report.md, "
 		      "\xE2\x80\x9CVerdict\xE2\x80\x9D)</p>\n</div>\n",
 		      f);
@@ -596,8 +596,8 @@ static void write_verdict(FILE *f, const struct html_run *r)
 	if (n_sites == (size_t)-1)
 		n_sites = 0;
 	fputs("<ol>\n", f);
-	for (i = 0; i < v.n_findings; i++) {
-		const struct gs_finding *fd = &v.findings[i];
+	for (i = 0; i < v->n_findings; i++) {
+		const struct gs_finding *fd = &v->findings[i];
 		fputs("<li><b>", f);
 		html_escape(f, gs_rule_title(fd->rule));
 		fputs("</b>: ", f);
@@ -1774,15 +1774,12 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
 		char *err, size_t errlen)
 {
 	static const char *const roles[2] = {"Before", "After"};
-	struct run_totals tot[2];
 	size_t i;
 
 	if (nruns < 1 || nruns > 2 || (nruns == 2 && !d)) {
 		snprintf(err, errlen, "one or two runs");
 		return -1;
 	}
-	for (i = 0; i < nruns; i++)
-		run_totals_compute(runs[i].res, &tot[i]);
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"generator\" content=\"gapscope " GAPSCOPE_VERSION "\">\n"
@@ -1810,7 +1807,7 @@ int render_html(FILE *f, const struct html_run *runs, size_t nruns, const struct
 		fputs("<section>\n", f);
 		write_run_header(f, &runs[i], nruns == 2 ? roles[i] : NULL);
 		write_verdict(f, &runs[i]);
-		write_cards(f, &runs[i], &tot[i], nruns == 2 && i == 1 ? &tot[0] : NULL);
+		write_cards(f, &runs[i], runs[i].totals, nruns == 2 && i == 1 ? runs[0].totals : NULL);
 		fputs("</section>\n", f);
 	}
 	fputs(nruns == 2 ? "</div>\n" : "", f);

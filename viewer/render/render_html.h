@@ -6,8 +6,8 @@
  * a histogram of gap durations by cause, and the analysis tables; with two
  * runs, a comparison (diff.h) on top and both runs side by side.
  *
- * It renders the analysis library's results and the loaded input arrays;
- * it computes no gaps itself and fetches nothing (CSS and JS are embedded,
+ * It renders the analysis library's results and the loaded input arrays,
+ * and the verdict and totals the verb computed; it computes no gaps itself and fetches nothing (CSS and JS are embedded,
  * see html_assets/). Every string from a trace is escaped for its place:
  * html_escape() in markup, JSON_HTML_SAFE inside the <script> data block.
  */
@@ -30,6 +30,8 @@ struct html_run {
 	struct trace *t;	     /* open trace: device names, command line, threads */
 	const struct gs_input *in;   /* loaded arrays (trace_load) */
 	const struct gs_result *res; /* gs_analyze() of in */
+	const struct gs_verdict *verdict; /* gs_verdict_compute_corr(res, corr), by the verb */
+	const struct run_totals *totals;  /* run_totals_compute(res), by the verb */
 	const struct gs_corrected *corr; /* figures corrected for the collector's
 					    overhead (gs_correct), NULL: none */
 	const struct gs_reference *ref;	 /* NVTX walls of untraced reference runs

@@ -22,6 +22,7 @@ struct report_ctx {
 	const char *path;	      /* the trace file as given */
 	const struct gs_input *in;    /* what was loaded */
 	const struct gs_result *res;  /* what was found */
+	const struct gs_verdict *verdict; /* gs_verdict_compute_corr(res, corr), by the verb */
 	const struct gs_options *opt; /* how (range, top_n, overrides) */
 	int full_names;		      /* 1: kernel names whole (demangled), lines
 					 not wrapped (--full-names) */

@@ -267,20 +267,19 @@ static int j_begin(struct report_ctx *r)
 	json_object_set_new(s->root, "gapscope_report", json_integer(2));
 	{
 		/* the verdict: rules and thresholds in docs/report.md */
-		struct gs_verdict v;
+		const struct gs_verdict *v = r->verdict;
 		json_t *vo = json_object(), *causes = json_array(), *finds = json_array();
 		struct gs_site_stat *sites = NULL;
 		size_t i, n_sites;
 		int j;
-		gs_verdict_compute_corr(r->res, r->corr, &v);
 		n_sites = gs_site_stats(r->res, &sites);
 		if (n_sites == (size_t)-1)
 			n_sites = 0; /* out of memory: no sites, as the text report */
-		json_object_set_new(vo, "window_ns", jint(v.window));
-		json_object_set_new(vo, "busy_ns", jint(v.busy));
-		json_object_set_new(vo, "utilisation", json_real(v.utilisation));
+		json_object_set_new(vo, "window_ns", jint(v->window));
+		json_object_set_new(vo, "busy_ns", jint(v->busy));
+		json_object_set_new(vo, "utilisation", json_real(v->utilisation));
 		/* the findings' fixes are in PyTorch's words */
-		json_object_set_new(vo, "pytorch", json_boolean(v.pytorch));
+		json_object_set_new(vo, "pytorch", json_boolean(v->pytorch));
 		/* the same summed over overhead_corrected.devices, null
 		 * without a correction */
 		if (r->corr && r->corr->n_devices) {
@@ -293,20 +292,20 @@ static int j_begin(struct report_ctx *r)
 			json_object_set_new(vo, "corrected_utilisation", json_null());
 		}
 		for (j = 0; j < GS_CAUSE_COUNT; j++) {
-			int c = v.cause_order[j];
+			int c = v->cause_order[j];
 			json_t *co;
-			if (!v.idle_by_cause[c])
+			if (!v->idle_by_cause[c])
 				break;
 			co = json_object();
 			json_object_set_new(co, "cause", json_string(gs_cause_key(c)));
-			json_object_set_new(co, "idle_ns", jint(v.idle_by_cause[c]));
-			json_object_set_new(co, "share", json_real(v.window ? (double)v.idle_by_cause[c] /
-									  (double)v.window
+			json_object_set_new(co, "idle_ns", jint(v->idle_by_cause[c]));
+			json_object_set_new(co, "share", json_real(v->window ? (double)v->idle_by_cause[c] /
+									  (double)v->window
 									: 0.0));
 			json_array_append_new(causes, co);
 		}
-		for (i = 0; i < v.n_findings; i++) {
-			const struct gs_finding *f = &v.findings[i];
+		for (i = 0; i < v->n_findings; i++) {
+			const struct gs_finding *f = &v->findings[i];
 			json_t *fo = json_object();
 			json_object_set_new(fo, "rule", json_string(gs_rule_key(f->rule)));
 			json_object_set_new(fo, "title", json_string(gs_rule_title(f->rule)));
@@ -329,22 +328,22 @@ static int j_begin(struct report_ctx *r)
 			json_array_append_new(finds, fo);
 		}
 		free(sites);
-		json_object_set_new(vo, "phases", jphases(r, &v));
-		json_object_set_new(vo, "facts", jfacts(r, &v.facts));
+		json_object_set_new(vo, "phases", jphases(r, v));
+		json_object_set_new(vo, "facts", jfacts(r, &v->facts));
 		json_object_set_new(vo, "tracing_idle_ns",
-				    v.corrected ? jint(v.tracing_idle_ns) : json_null());
-		if (v.range_text_id) {
+				    v->corrected ? jint(v->tracing_idle_ns) : json_null());
+		if (v->range_text_id) {
 			/* the window outside every NVTX range; the range text
 			 * of the most wall (verdict.c outside_ranges) */
 			json_t *oo = json_object();
-			char *name = report_range_name(r->in, &v);
-			json_object_set_new(oo, "outside_ns", jint(v.outside_ns));
+			char *name = report_range_name(r->in, v);
+			json_object_set_new(oo, "outside_ns", jint(v->outside_ns));
 			json_object_set_new(oo, "share",
-					    json_real((double)v.outside_ns / (double)v.window));
-			json_object_set_new(oo, "note", json_boolean(v.outside_note));
+					    json_real((double)v->outside_ns / (double)v->window));
+			json_object_set_new(oo, "note", json_boolean(v->outside_note));
 			json_object_set_new(oo, "range", render_json_str(name));
-			json_object_set_new(oo, "ranges", jint((int64_t)v.range_count));
-			json_object_set_new(oo, "range_ns", jint(v.range_inside_ns));
+			json_object_set_new(oo, "ranges", jint((int64_t)v->range_count));
+			json_object_set_new(oo, "range_ns", jint(v->range_inside_ns));
 			free(name);
 			json_object_set_new(vo, "outside_ranges", oo);
 		} else {

@@ -381,7 +381,7 @@ static void lead_line(struct report_ctx *r)
 static void verdict_lines(struct report_ctx *r)
 {
 	const struct gs_input *in = r->in;
-	struct gs_verdict v;
+	const struct gs_verdict *v = r->verdict;
 	char line[1024], d[32];
 	size_t i, k;
 	int j, n = 0;
@@ -389,12 +389,11 @@ static void verdict_lines(struct report_ctx *r)
 	struct gs_site_stat *sites = NULL;
 	size_t n_sites;
 
-	gs_verdict_compute_corr(r->res, r->corr, &v);
 	n_sites = gs_site_stats(r->res, &sites);
 	if (n_sites == (size_t)-1)
 		n_sites = 0;
 	k = (size_t)snprintf(line, sizeof(line), "Verdict: GPU busy %.1f%% of %s",
-			     100.0 * v.utilisation, D(v.window));
+			     100.0 * v->utilisation, D(v->window));
 	if (r->corr && r->corr->n_devices) {
 		/* the corrected figure beside the measured one: the measured
 		 * one reads the traced, slower program (docs/report.md) */
@@ -405,25 +404,25 @@ static void verdict_lines(struct report_ctx *r)
 	}
 	k += (size_t)snprintf(line + k, sizeof(line) - k, "; idle:");
 	for (j = 0; j < GS_CAUSE_COUNT && n < 3; j++) {
-		int c = v.cause_order[j];
-		if (!v.idle_by_cause[c])
+		int c = v->cause_order[j];
+		if (!v->idle_by_cause[c])
 			break;
 		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s %s %.1f%%", n ? "," : "",
-				      gs_cause_name(c), 100.0 * (double)v.idle_by_cause[c] /
-							    (double)(v.window ? v.window : 1));
+				      gs_cause_name(c), 100.0 * (double)v->idle_by_cause[c] /
+							    (double)(v->window ? v->window : 1));
 		n++;
 	}
 	if (!n)
 		k += (size_t)snprintf(line + k, sizeof(line) - k, " none");
 	fprintf(r->out, "%s\n", line);
-	if (v.steady)
-		phases_line(r, &v);
-	else if (v.outside_note)
-		outside_line(r, &v);
+	if (v->steady)
+		phases_line(r, v);
+	else if (v->outside_note)
+		outside_line(r, v);
 	if (r->res->range_lead)
 		lead_line(r);
-	for (i = 0; i < v.n_findings; i++) {
-		const struct gs_finding *f = &v.findings[i];
+	for (i = 0; i < v->n_findings; i++) {
+		const struct gs_finding *f = &v->findings[i];
 		char where[256] = "";
 		size_t w = 0, room;
 		int op_said = 0, site_said = 0;
@@ -502,7 +501,7 @@ static void verdict_lines(struct report_ctx *r)
 			fputs(")\n", r->out);
 		}
 	}
-	if (!v.n_findings)
+	if (!v->n_findings)
 		fprintf(r->out, "  no rule fired (thresholds: docs/report.md, \"Verdict\")\n");
 	free(sites);
 }

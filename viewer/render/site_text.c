@@ -1,4 +1,6 @@
 /*
+ * Room viewer/render/: writing results (text, JSON, HTML, DOT, Chrome); reads no SQLite.
+ *
  * site_text.c - how the report names a call site (text and JSON share it):
  * a Python frame as "file:line (in `function`)" with the file's last path
  * component, a native one as "`symbol` in module+0xoffset" with a C++

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "export_walk.h" /* utf8_sequence_length */
+#include "utf8.h"
 #include "term.h"
 
 /* The next piece of s (len bytes left, len > 0): its escaped form in out

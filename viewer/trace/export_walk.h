@@ -20,9 +20,7 @@
 
 #include "trace.h"
 
-/* Length of the valid UTF-8 sequence starting at s (1..4), or 0 when the
- * byte at s does not start one (RFC 3629 rules). n = bytes available. (export_csv.c) */
-int utf8_sequence_length(const unsigned char *s, size_t n);
+#include "utf8.h" /* utf8_sequence_length, for the back ends */
 
 /* ---- the walker (export_walk.c) ------------------------------------ */
 

@@ -1,4 +1,6 @@
 /*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
  * trace_callsite.c - read the call sites of a trace (schema v2 tables
  * stack_frames and api_stacks) into the analysis input: one struct gs_site
  * per recorded stack, the frame the report names, and the correlation id

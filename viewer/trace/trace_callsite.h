@@ -1,4 +1,6 @@
 /*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
  * trace_callsite.h - the call sites of a trace (stack_frames, api_stacks)
  * into struct gs_input (sites, site_refs). See trace_callsite.c.
  */

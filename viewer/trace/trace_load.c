@@ -41,7 +41,7 @@ struct vec {
 
 /* Fault in [p, p + bytes) for writing in one call (MADV_POPULATE_WRITE,
  * Linux 5.14) instead of one page fault per page as the rows are written:
- * on the virtual machines we measured (bench/run_report_bench.sh), fresh
+ * on the virtual machines we measured (bench/speed/run_report_bench.sh), fresh
  * memory costs 2-4 s of kernel time per GB when faulted page by page, a
  * quarter to a third less when populated in bulk. Each loader thread
  * populates its own slice, so this runs on all cores. Only for memory

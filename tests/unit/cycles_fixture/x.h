@@ -1,0 +1,3 @@
+#include "y.h"
+int a_top(void);
+int a_low(void);

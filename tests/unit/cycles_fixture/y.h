@@ -1,0 +1,2 @@
+#include "x.h"
+int b_mid(void);
