@@ -969,7 +969,8 @@ static struct gs_stack_table *process_table;
 
 /* The stack id of cs's frames in t, with its stack_frames rows written at
  * its first sighting; 0 when out of memory, -1 for a failed write. */
-static int64_t stack_rows(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs)
+static int64_t stack_rows(struct gs_writer *w, struct gs_stack_table *t,
+			  const struct gs_callsite *cs)
 {
 	int64_t id;
 	int is_new = 0, i, rc = 0;

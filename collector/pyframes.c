@@ -27,7 +27,7 @@
  * Up to 3.10 a frame is a heap object (PyFrameObject) reached from
  * PyThreadState.frame; from 3.11 an _PyInterpreterFrame in the thread's
  * data stack, reached through the C frame (3.11, 3.12) or directly (3.13). */
-#define PY_OB_TYPE 8		   /* PyObject.ob_type */
+#define PY_OB_TYPE 8 /* PyObject.ob_type */
 #define PY_FRAME_OWNED_BY_GENERATOR 1
 #define PY_FRAME_OWNED_BY_CSTACK 3 /* 3.12+: a shim frame, no Python code */
 #define PY_STR_LENGTH 16	   /* PyASCIIObject.length */
@@ -48,9 +48,9 @@ struct py_layout {
 	int frame_trace;    /* f_trace (3.9), -1 none */
 	int frame_owner;    /* owner, a char (>= 3.11), -1 none */
 	int code_filename, code_name;
-	int code_adaptive;  /* co_code_adaptive: the instructions (3.11) */
-	int code_first;	    /* _co_firsttraceable (3.11) */
-	int str_data;	    /* sizeof(PyASCIIObject): where its text is */
+	int code_adaptive; /* co_code_adaptive: the instructions (3.11) */
+	int code_first;	   /* _co_firsttraceable (3.11) */
+	int str_data;	   /* sizeof(PyASCIIObject): where its text is */
 };
 
 static const struct py_layout py_layouts[] = {
@@ -246,8 +246,8 @@ static int frame_line_uncached(const struct gs_pyapi *a, const char *f, const ch
 	if (l->minor == 9 ? ptr_at(f, l->frame_trace) != NULL : int_at(f, l->frame_lineno) != 0)
 		return int_at(f, l->frame_lineno);
 	/* f_lasti: a byte offset in 3.9, an instruction index in 3.10 */
-	return a->addr2line((void *)code,
-			    l->minor == 9 ? int_at(f, l->frame_instr) : int_at(f, l->frame_instr) * 2);
+	return a->addr2line((void *)code, l->minor == 9 ? int_at(f, l->frame_instr)
+							: int_at(f, l->frame_instr) * 2);
 }
 
 static int frame_line(const struct gs_pyapi *a, const char *f, const char *code, int sig)
@@ -284,7 +284,8 @@ static int frame_incomplete(const struct py_layout *l, const char *f, const char
 {
 	if (l->minor != 11 || f[l->frame_owner] == PY_FRAME_OWNED_BY_GENERATOR)
 		return 0;
-	return ptr_at(f, l->frame_instr) < code + l->code_adaptive + 2 * int_at(code, l->code_first);
+	return ptr_at(f, l->frame_instr) <
+	       code + l->code_adaptive + 2 * int_at(code, l->code_first);
 }
 
 /* The calling thread's frames while it does not hold the GIL. Only this
@@ -327,8 +328,9 @@ static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int
 			if (frame_incomplete(l, f, code))
 				goto next;
 			file = ascii_add(a, ptr_at(code, l->code_filename), cs, GS_CS_FILE_MAX);
-			func = file >= 0 ? ascii_add(a, ptr_at(code, l->code_name), cs, GS_CS_FUNC_MAX)
-					 : -1;
+			func = file >= 0
+				   ? ascii_add(a, ptr_at(code, l->code_name), cs, GS_CS_FUNC_MAX)
+				   : -1;
 			if (file < 0 || func < 0)
 				break; /* text full */
 			cs->py_file[cs->n_py] = (uint16_t)file;

@@ -42,9 +42,9 @@
 #include "callsite.h"
 #include "internal.h"
 
-#define SAMPLER_RING 128      /* samples a thread holds until drained (power of 2) */
-#define SAMPLER_THREADS 512   /* threads sampled at most */
-#define SAMPLER_DRAIN_MS 10   /* the drain thread's period */
+#define SAMPLER_RING 128	  /* samples a thread holds until drained (power of 2) */
+#define SAMPLER_THREADS 512	  /* threads sampled at most */
+#define SAMPLER_DRAIN_MS 10	  /* the drain thread's period */
 #define SAMPLER_MAGIC 0x53414d50u /* "SAMP" */
 
 struct ring {
@@ -208,8 +208,9 @@ int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const stru
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
 	if (sigaction(S.sig, &sa, &S.old) != 0) {
-		gs_warn("sampling.signal", "cannot install the sampler's signal handler (%s): the "
-					   "threads are not sampled",
+		gs_warn("sampling.signal",
+			"cannot install the sampler's signal handler (%s): the "
+			"threads are not sampled",
 			strerror(errno));
 		return -1;
 	}

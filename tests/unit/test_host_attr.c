@@ -27,14 +27,14 @@
 enum {
 	S_LAUNCH = 1,
 	S_KA,
-	S_TRAIN,   /* /home/u/train.py */
-	S_STEPFN,  /* step */
-	S_TORCHF,  /* .../site-packages/torch/nn/functional.py */
-	S_LINEAR,  /* linear */
+	S_TRAIN,    /* /home/u/train.py */
+	S_STEPFN,   /* step */
+	S_TORCHF,   /* .../site-packages/torch/nn/functional.py */
+	S_LINEAR,   /* linear */
 	S_ATEN_ADD, /* aten::addmm */
 	S_ATEN_LIN, /* aten::linear */
-	S_MYFUNC,  /* my_func */
-	S_OTHER,   /* other_thread_op */
+	S_MYFUNC,   /* my_func */
+	S_OTHER,    /* other_thread_op */
 	S_N
 };
 

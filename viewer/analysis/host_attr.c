@@ -1,5 +1,5 @@
 /*
- * Room viewer/analysis/: computes on arrays; no I/O.
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
  *
  * host_attr.c - what the host ran during host code: the code named by the
  * samples of the thread (record's sampler: gs_input.samples, the frame the
@@ -48,8 +48,8 @@ void gs_host_acc_free(struct gs_host_acc *a)
 
 static size_t slot_of(uint32_t file, uint32_t func, uint8_t kind, size_t cap)
 {
-	uint64_t h = ((uint64_t)file * 0x9E3779B97F4A7C15u) ^ ((uint64_t)func * 0xC2B2AE3D27D4EB4Fu) ^
-		     kind;
+	uint64_t h =
+	    ((uint64_t)file * 0x9E3779B97F4A7C15u) ^ ((uint64_t)func * 0xC2B2AE3D27D4EB4Fu) ^ kind;
 	h ^= h >> 29;
 	return (size_t)h & (cap - 1);
 }
@@ -86,8 +86,8 @@ static void add_item(struct gs_host_acc *a, uint32_t file, uint32_t func, uint8_
 		return;
 	}
 	s = slot_of(file, func, kind, a->cap);
-	while (a->v[s].kind && !(a->v[s].file_id == file && a->v[s].func_id == func &&
-				 a->v[s].kind == kind))
+	while (a->v[s].kind &&
+	       !(a->v[s].file_id == file && a->v[s].func_id == func && a->v[s].kind == kind))
 		s = (s + 1) & (a->cap - 1);
 	if (!a->v[s].kind) {
 		a->v[s] = (struct acc_item){file, func, kind, framework, line, 0, 0};
@@ -190,7 +190,8 @@ static void add_spans(struct gs_host_acc *acc, const struct gs_input *in, uint32
 		uint32_t p = in->hranges[idx[k]].parent;
 		size_t m;
 		if (p == GS_NONE) /* its whole overlap, before its children's go */
-			covered += overlap(in->hranges[idx[k]].start, in->hranges[idx[k]].end, a, b);
+			covered +=
+			    overlap(in->hranges[idx[k]].start, in->hranges[idx[k]].end, a, b);
 		for (m = k + 1; p != GS_NONE && m < n; m++)
 			if (idx[m] == p) {
 				self[m] -= overlap(in->hranges[idx[k]].start,
@@ -383,12 +384,13 @@ void gs_host_item_name(char *buf, size_t n, const struct gs_input *in,
 			 gs_host_short_path(gs_str(&in->strings, it->file_id, "?")),
 			 gs_str(&in->strings, it->func_id, "?"), it->line);
 	else
-		snprintf(buf, n, "%s:%s", gs_host_short_path(gs_str(&in->strings, it->file_id, "?")),
+		snprintf(buf, n, "%s:%s",
+			 gs_host_short_path(gs_str(&in->strings, it->file_id, "?")),
 			 gs_str(&in->strings, it->func_id, "?"));
 }
 
-void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in,
-		       const struct gs_host_attr *a, int64_t total)
+void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in, const struct gs_host_attr *a,
+		       int64_t total)
 {
 	size_t i, k = 0;
 

@@ -1,5 +1,5 @@
 /*
- * Room viewer/trace/: reads SQLite into the analysis' arrays.
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
  *
  * trace_samples.c - read the samples of the launching threads (table
  * samples, record's sampler; their frames are stack_frames rows) into the
@@ -64,9 +64,9 @@ static int torch_file(const char *f)
 
 static int runtime_module(const char *m)
 {
-	static const char *const names[] = {"libc.so",	   "libc-",	"libm.so",	"libpthread",
-					    "ld-linux",	   "libstdc++", "libgcc_s",	"libunwind",
-					    "libgapscope", "libcupti",	"libdl.so",	"librt.so"};
+	static const char *const names[] = {"libc.so",	   "libc-",	"libm.so",  "libpthread",
+					    "ld-linux",	   "libstdc++", "libgcc_s", "libunwind",
+					    "libgapscope", "libcupti",	"libdl.so", "librt.so"};
 	return prefixed(base_name(m), names, sizeof(names) / sizeof(names[0]));
 }
 
@@ -123,12 +123,13 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 	if (max_id > 0) {
 		/* kind 1 native before kind 2 Python is no matter: quality
 		 * decides; within a kind rows go innermost first */
-		if (sqlite3_prepare_v2(db,
-				       "SELECT stack_id, kind, coalesce(module_id, file_id, 0), "
-				       "coalesce(symbol_id, function_id, 0), coalesce(line, -1), depth "
-				       "FROM stack_frames WHERE stack_id IN (SELECT DISTINCT stack_id "
-				       "FROM samples) ORDER BY stack_id, kind, depth",
-				       -1, &st, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(
+			db,
+			"SELECT stack_id, kind, coalesce(module_id, file_id, 0), "
+			"coalesce(symbol_id, function_id, 0), coalesce(line, -1), depth "
+			"FROM stack_frames WHERE stack_id IN (SELECT DISTINCT stack_id "
+			"FROM samples) ORDER BY stack_id, kind, depth",
+			-1, &st, NULL) != SQLITE_OK)
 			goto sqlerr;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			int64_t id = sqlite3_column_int64(st, 0), fid = sqlite3_column_int64(st, 2),
@@ -156,8 +157,8 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 		st = NULL;
 		for (max_id = 1; (size_t)max_id < n_stacks; max_id++)
 			if (best[max_id] >= 5) /* a Python frame names it */
-				hs[max_id].framework =
-				    (uint8_t)torch_file(gs_str(&in->strings, hs[max_id].file_id, NULL));
+				hs[max_id].framework = (uint8_t)torch_file(
+				    gs_str(&in->strings, hs[max_id].file_id, NULL));
 	}
 	if (sqlite3_prepare_v2(db,
 			       "SELECT tid, t, coalesce(stack_id, 0) FROM samples "

@@ -1,4 +1,6 @@
 /*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
  * trace_samples.h - the samples of a trace's launching threads (samples,
  * stack_frames) into struct gs_input (hstacks, samples). See
  * trace_samples.c.
