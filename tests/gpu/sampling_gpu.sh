@@ -42,7 +42,7 @@ record() { # record <name> <program...>
 	result $? "record $name (log: $W/$name.log)"
 	echo "--- $name: meta"
 	meta "$W/$name.db"
-	"$gs" report "$W/$name.db" > "$W/$name.report.txt" 2>&1
+	"$gs" report --full-names "$W/$name.db" > "$W/$name.report.txt" 2>&1 # lines not wrapped
 	"$gs" report --by-site "$W/$name.db" > "$W/$name.bysite.txt" 2>&1
 	echo "--- $name: verdict"
 	sed -n '/^Verdict/,/^$/p' "$W/$name.report.txt"
