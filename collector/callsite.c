@@ -672,7 +672,7 @@ static int native_frames_at(struct gs_callsite *cs, const void *pc)
 	return cs->n_native;
 }
 
-int gs_callsite_sample(struct gs_callsite *cs, const void *pc)
+int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache)
 {
 	cs->correlation_id = 0;
 	cs->reason = 0;
@@ -681,7 +681,7 @@ int gs_callsite_sample(struct gs_callsite *cs, const void *pc)
 	cs->n_native = 0;
 	cs->text_len = 0;
 	if (have_py)
-		gs_py_frames_async(&pyapi, cs);
+		gs_py_frames_async(&pyapi, cs, cache);
 	if ((!cs->n_py || native_when == GS_NATIVE_ALWAYS) && pc)
 		native_frames_at(cs, pc);
 	return cs->n_py + cs->n_native;

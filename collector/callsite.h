@@ -91,6 +91,19 @@ struct gs_callsite {
 	char text[GS_CS_TEXT];
 };
 
+/* Lines of Python frames by code object and instruction (pyframes.c,
+ * frame_line): one per thread for the call sites, one per sampled thread
+ * for the sampler's handler (its own, so a signal never meets an entry
+ * half written). Zeroed: empty. */
+#define GS_PY_LINE_CACHE 64
+struct gs_py_line_entry {
+	const void *code, *instr, *file, *name;
+	int line;
+};
+struct gs_py_line_cache {
+	struct gs_py_line_entry e[GS_PY_LINE_CACHE];
+};
+
 /* The few CPython C-API functions used, as found with dlsym (test seam:
  * tests fill it with fakes). Objects are opaque pointers. */
 struct gs_pyapi {
@@ -135,8 +148,12 @@ int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
 /* The same frames from a signal handler on the thread (the sampler,
  * sampler.c): always by reading the frame chain (CPython 3.9-3.13; never
  * the C API, whether or not the thread holds the GIL), the line cache left
- * alone, nothing allocated, no lock. Returns the number of frames added. */
-int gs_py_frames_async(const struct gs_pyapi *api, struct gs_callsite *cs);
+ * alone (lines go through cache, the sampled thread's own, or are not
+ * cached where it is NULL), nothing allocated, no lock. Returns the number
+ * of frames added. */
+struct gs_py_line_cache;
+int gs_py_frames_async(const struct gs_pyapi *api, struct gs_callsite *cs,
+		       struct gs_py_line_cache *cache);
 
 /* Without the GIL, a frame's line is remembered per thread by code object
  * and instruction (pyframes.c): on (1, the default) or off (0: CPython's
@@ -219,7 +236,7 @@ void gs_callsite_prepare(void);
  * in an unwinder or the collector). Async-signal-safe given the unwinder
  * is (libunwind's, libgcc's with _dl_find_object). Sets frames and text
  * only (tid, t_begin are the caller's). Returns the frames taken. */
-int gs_callsite_sample(struct gs_callsite *cs, const void *pc);
+int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache);
 
 /* ---- on the writer side ---- */
 

@@ -207,11 +207,7 @@ static int ascii_add(const struct gs_pyapi *a, const char *str, struct gs_callsi
  * freed and another made at the same address would have to hold the same
  * file and name objects too, at the same instruction address, to be taken
  * for it. */
-#define LINE_CACHE 64
-static __thread struct line_entry {
-	const void *code, *instr, *file, *name;
-	int line;
-} line_cache[LINE_CACHE];
+static __thread struct gs_py_line_cache line_cache;
 
 static int line_cache_on = 1;
 
@@ -250,23 +246,26 @@ static int frame_line_uncached(const struct gs_pyapi *a, const char *f, const ch
 							: int_at(f, l->frame_instr) * 2);
 }
 
-static int frame_line(const struct gs_pyapi *a, const char *f, const char *code, int sig)
+/* cache: the thread's own (line_cache) for a capture in a CUDA call; in a
+ * signal handler the sampler's cache of that thread (its ring's: only the
+ * handler touches it, and a handler is not interrupted by itself), never
+ * line_cache: the handler may have interrupted this thread's own update of
+ * an entry, and the TLS may not be set up yet (a first access to a dlopen'ed
+ * module's TLS can allocate). NULL: not cached. */
+static int frame_line(const struct gs_pyapi *a, const char *f, const char *code,
+		      struct gs_py_line_cache *cache)
 {
 	const struct py_layout *l = a->layout;
 	/* the instruction: a pointer from 3.11, an offset in the frame before */
 	const char *instr = l->minor >= 11 ? ptr_at(f, l->frame_instr)
 					   : (const char *)(intptr_t)int_at(f, l->frame_instr);
 	const char *file = ptr_at(code, l->code_filename), *name = ptr_at(code, l->code_name);
-	struct line_entry *e =
-	    &line_cache[(((uintptr_t)code >> 4) ^ ((uintptr_t)instr >> 1)) & (LINE_CACHE - 1)];
+	struct gs_py_line_entry *e;
 
 	/* up to 3.10 a line set by a trace function is read from the frame */
-	/* in a signal handler the cache is not touched: the handler may have
-	 * interrupted this thread's own update of an entry, and its TLS may
-	 * not be set up yet (a first access to a dlopen'ed module's TLS can
-	 * allocate) */
-	if (!line_cache_on || l->minor <= 10 || sig)
+	if (!line_cache_on || l->minor <= 10 || !cache)
 		return frame_line_uncached(a, f, code);
+	e = &cache->e[(((uintptr_t)code >> 4) ^ ((uintptr_t)instr >> 1)) & (GS_PY_LINE_CACHE - 1)];
 	if (e->code != code || e->instr != instr || e->file != file || e->name != name) {
 		e->code = NULL; /* a capture in a signal handler meanwhile skips it */
 		e->line = frame_line_uncached(a, f, code);
@@ -293,7 +292,8 @@ static int frame_incomplete(const struct py_layout *l, const char *f, const char
  * the code objects its frames hold and their strings stay as they are
  * while it is read. Nothing is written, nothing allocated; a frame, code
  * or string object of the wrong type ends the walk. */
-static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int sig)
+static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int sig,
+			   struct gs_py_line_cache *cache)
 {
 	const struct py_layout *l = a->layout;
 	const char *ts, *f;
@@ -335,7 +335,7 @@ static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int
 				break; /* text full */
 			cs->py_file[cs->n_py] = (uint16_t)file;
 			cs->py_func[cs->n_py] = (uint16_t)func;
-			cs->py_line[cs->n_py] = frame_line(a, f, code, sig);
+			cs->py_line[cs->n_py] = frame_line(a, f, code, cache);
 			cs->n_py++;
 			n++;
 		}
@@ -357,7 +357,7 @@ int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
 	 * touch. A thread that released it (PyTorch does around every
 	 * blocking call it makes) is read without touching anything. */
 	if (a->gil_check() != 1)
-		return py_frames_nogil(a, cs, 0);
+		return py_frames_nogil(a, cs, 0, &line_cache);
 	frame = a->tstate_get_frame(a->tstate_get());
 	while (frame && cs->n_py < GS_CS_PY_MAX) {
 		void *code = a->frame_get_code(frame), *back;
@@ -383,11 +383,12 @@ int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
 	return n;
 }
 
-int gs_py_frames_async(const struct gs_pyapi *a, struct gs_callsite *cs)
+int gs_py_frames_async(const struct gs_pyapi *a, struct gs_callsite *cs,
+		       struct gs_py_line_cache *cache)
 {
 	/* Py_IsInitialized only reads a flag; after finalization began the
 	 * thread states may be freed */
 	if (!a || !a->is_initialized || !a->minor || !a->is_initialized())
 		return 0;
-	return py_frames_nogil(a, cs, 1);
+	return py_frames_nogil(a, cs, 1, cache);
 }

@@ -55,6 +55,7 @@ struct ring {
 	_Atomic uint64_t head; /* written by the handler on the thread */
 	_Atomic uint64_t tail; /* written by the drain thread */
 	_Atomic uint64_t dropped;
+	struct gs_py_line_cache lines; /* the handler's only */
 	struct gs_callsite slot[SAMPLER_RING];
 };
 
@@ -123,7 +124,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 #else
 	(void)ucv;
 #endif
-	gs_callsite_sample(cs, pc);
+	gs_callsite_sample(cs, pc, &r->lines);
 	atomic_store_explicit(&r->head, head + 1, memory_order_release);
 out:
 	errno = saved;

@@ -50,6 +50,7 @@ EXPORT int gs_probe_frames(char *out, int len)
 #define PROBE_SAMPLES 4096
 static struct gs_pyapi probe_api;
 static struct gs_callsite sig_cs;
+static struct gs_py_line_cache sig_lines; /* the handler's, as a sampler ring's */
 static int sig_n;
 static struct {
 	char func[32];
@@ -65,7 +66,7 @@ static void on_probe_signal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	memset(&sig_cs, 0, offsetof(struct gs_callsite, text));
 	sig_cs.text_len = 0;
-	sig_n = gs_py_frames_async(&probe_api, &sig_cs);
+	sig_n = gs_py_frames_async(&probe_api, &sig_cs, &sig_lines);
 	if (si && si->si_code == SI_TIMER && n_samples < PROBE_SAMPLES) {
 		int i = n_samples;
 		samples[i].line = sig_n > 0 ? sig_cs.py_line[0] : -1;
