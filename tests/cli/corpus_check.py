@@ -20,7 +20,9 @@ corpus_facts.py works out from the trace's JSON alone (never from gapscope):
            section (from "Verdict:" to the first empty line) and every
            string of the JSON verdict's findings, so a line cut at 160
            columns cannot hide a word. Every line of the text report stays
-           within 160 columns. A set (`sets`: the ranks of one job) is
+           within 160 columns. Where every step holds a blocking sync
+           (syncs_per_step_min >= 1), each sequence the graph advice advises
+           capturing must say what stops the capture. A set (`sets`: the ranks of one job) is
            reported together (`gapscope report A.db B.db ...`) and its
            constraints are held against that whole text, with the set's facts
            (steps_min: the fewest steps of its traces; ranks_known: every
@@ -149,6 +151,16 @@ for t, path in zip(man["traces"], paths):
     for kind in ("must_not", "must"):
         for c in t.get("verdict", {}).get(kind, []):
             check_said(name, kind, c, facts, said, verdict)
+    # graph advice: a sequence advised for capture in a trace whose every step
+    # holds a blocking sync (corpus_facts.py, from the raw JSON) must say what
+    # stops the capture (or that the step is collective-bound)
+    if (facts.get("syncs_per_step_min") or 0) >= 1:
+        for sq in (r.get("graph_advice") or {}).get("sequences", []):
+            if sq.get("advise"):
+                s = sq.get("sentence") or ""
+                expect(f"{name}: graph advice names what stops the capture "
+                       f"(syncs_per_step_min {facts['syncs_per_step_min']})",
+                       re.search(r"stops its capture|collective-bound", s) is not None, s[:200])
 
 
 # ---- sets: several traces of one job in one multi-trace report ---------------

@@ -570,6 +570,17 @@ int gs_advice_facts_compute(const struct gs_result *res, const struct gs_phases 
 		f->steps = ph->n_steps - ph->warmup_steps;
 		if (launches_per_step(res, ph, f))
 			return -1;
+	} else if (!res->range_applied && !res->span_applied) {
+		/* fewer steps than phases need (a trace of one or two of
+		 * torch.profiler's steps, TraceLens's BERT: one ProfilerStep
+		 * holding 2 syncs): torch's own step marks still say what a step
+		 * holds (the capture blockers) */
+		const char *stem = NULL;
+		size_t len = 0;
+		int src = GS_STEPS_NONE;
+		uint32_t id = step_text(res, &stem, &len, &src);
+		if (id && src == GS_STEPS_PROFILER)
+			f->steps = collect_steps(res->in, stem, len, id, NULL);
 	}
 	/* no step ranges: the repeated op sequence graph advice found stands
 	 * for the step (one decode step, one training step) */

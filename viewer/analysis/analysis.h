@@ -852,6 +852,14 @@ int gs_phases_compute(const struct gs_result *res, struct gs_phases *ph);
 size_t gs_family_len(const char *t);
 /* 1 for a collective's kernel (NCCL, RCCL) */
 int gs_kernel_is_comm(const char *name);
+/* A step whose GPU busy time is this much collective kernels is
+ * collective-bound: graphs shorten its launches, not its communication
+ * (the verdict's capture fixes and the graph advice say so). */
+#define GS_COMM_BOUND_SHARE 0.50
+/* the collective kernels' share of the GPU busy time in v's facts, 0 without
+ * any; >= GS_COMM_BOUND_SHARE: collective-bound */
+struct gs_verdict;
+double gs_verdict_comm_share(const struct gs_verdict *v);
 
 enum gs_loader { GS_LOADER_UNKNOWN = 0, GS_LOADER_SINGLE = 1, GS_LOADER_WORKERS = 2 };
 /* What the analysed time shows that a fix depends on. */
@@ -1040,6 +1048,8 @@ struct gs_verdict {
 	int64_t steady_window;	      /* ns, its window summed over devices */
 	int64_t steady_busy;	      /* ns */
 	struct gs_advice_facts facts; /* of the steady state (else the whole) */
+	char blockers[112];	      /* what in the step stops its capture, as the
+					 capture fixes name it; "" none */
 	/* calibrated traces: the idle the correction took off (tracing's own
 	 * cost), which launch findings no longer count */
 	int corrected;		 /* 1: a correction was given */

@@ -34,7 +34,6 @@
 #define RULE_STALL_SHARE 0.10	     /* host stalls (gaps of >= 1 ms host code) */
 #define RULE_WARMUP_SHARE 0.10	     /* idle before the steady state */
 #define RULE_COMM_SHARE 0.10	     /* collectives overlapping no compute */
-#define RULE_COMM_BOUND 0.50	     /* a step whose busy time is this much communication */
 #define RULE_COMM_BLOCK_SHARE 0.05   /* collectives that block capture: this much of busy */
 
 /* fix: CUDA's own means; torch_fix: the PyTorch words for the same,
@@ -285,6 +284,11 @@ static void graph_launch_api(const struct gs_result *res, struct gs_finding *f)
 static double share(int64_t part, int64_t whole)
 {
 	return whole > 0 ? (double)part / (double)whole : 0.0;
+}
+
+double gs_verdict_comm_share(const struct gs_verdict *v)
+{
+	return v && v->facts.comm_kernels ? share(v->facts.comm_busy_ns, v->facts.busy_ns) : 0.0;
 }
 
 /* ---- the window outside the NVTX ranges -------------------------------- */
@@ -900,16 +904,18 @@ static uint64_t allocs_after(const struct gs_input *in, uint32_t api, int64_t t)
 static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 {
 	const struct gs_advice_facts *f = &v->facts;
-	double comm = share(f->comm_busy_ns, f->busy_ns);
+	double comm = gs_verdict_comm_share(v);
 	char blk[112];
 	size_t i;
 	int nb = capture_blockers(v, in, blk, sizeof(blk));
+
+	snprintf(v->blockers, sizeof(v->blockers), "%s", nb ? blk : "");
 
 	for (i = 0; i < v->n_findings; i++) {
 		struct gs_finding *fd = &v->findings[i];
 		if (fd->rule == GS_RULE_INPUT_WAIT) {
 			input_fix(v, fd);
-		} else if (capture_rule(fd->rule) && comm >= RULE_COMM_BOUND) {
+		} else if (capture_rule(fd->rule) && comm >= GS_COMM_BOUND_SHARE) {
 			/* graphs shorten launches, not collectives */
 			fd->fix = v->pytorch ? "the step is collective-bound: overlap communication "
 					       "first (DDP buckets, no_sync); then torch.compile"

@@ -1125,8 +1125,11 @@ static void write_advice(FILE *f, const struct html_run *r)
 		fputs(" (", f);
 		put_pct(f, a->saving_share);
 		fprintf(f, ")</td><td class=\"name\">%s</td></tr>\n",
-			a->advise ? "<span class=\"advice\">capture as a CUDA Graph</span>"
-				  : "little to gain");
+			!a->advise ? "little to gain"
+			: gs_verdict_comm_share(r->verdict) >= GS_COMM_BOUND_SHARE
+			    ? "<span class=\"advice\">capture as a CUDA Graph</span>, but the step is "
+			      "collective-bound: overlap communication first"
+			    : "<span class=\"advice\">capture as a CUDA Graph</span>");
 	}
 	fprintf(f, "</table>\n<p class=\"hint\">estimate: op time + ");
 	put_ns(f, res->graph_node_overhead_ns);

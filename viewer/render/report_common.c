@@ -108,6 +108,28 @@ char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_a
 			     "less than 1%% of the device's window.",
 			     seq, a->stream, a->device,
 			     (fmt_dur(meas, sizeof(meas), a->saving), meas));
+	if (n >= 0 && a->advise && r->verdict && r->verdict->blockers[0] &&
+	    gs_verdict_comm_share(r->verdict) < GS_COMM_BOUND_SHARE) {
+		/* the verdict found what stops a whole step's capture */
+		char *more = NULL;
+		n = asprintf(&more,
+			     "%s But the step holds what stops its capture (%s): capture the parts "
+			     "between them, or fuse.",
+			     buf, r->verdict->blockers);
+		free(buf);
+		buf = n < 0 ? NULL : more;
+	}
+	if (n >= 0 && a->advise && gs_verdict_comm_share(r->verdict) >= GS_COMM_BOUND_SHARE) {
+		/* graphs shorten the launches, not the collectives that fill the step */
+		char *more = NULL;
+		n = asprintf(&more,
+			     "%s But the step is collective-bound (collective kernels are %.0f%% of "
+			     "GPU busy): overlap communication first; a graph removes launch time, "
+			     "not communication.",
+			     buf, 100.0 * gs_verdict_comm_share(r->verdict));
+		free(buf);
+		buf = n < 0 ? NULL : more;
+	}
 	free(dem);
 	free(dem2);
 	return n < 0 ? NULL : buf;
