@@ -11,7 +11,7 @@
  * and file/line/function of the innermost Python frames: through CPython's
  * public C API when this thread holds the GIL (looked up with dlsym; never
  * linked, never called without the GIL, the GIL never taken), else, on
- * CPython 3.12 and 3.13, read from the thread's own frames (py_frames_nogil:
+ * CPython 3.9 to 3.13, read from the thread's own frames (py_frames_nogil:
  * PyTorch releases the GIL around every blocking call it makes). No symbol
  * lookup, no SQLite, no lock of ours. It does not decide what the report
  * shows: the viewer picks the frame to name (docs/report.md).
@@ -563,9 +563,61 @@ static __thread struct {
 	int64_t tid;
 } T;
 
-void gs_callsite_init(int mode)
+/* Modules whose code a sample's native walk must not interrupt: the
+ * unwinders (a walk of this thread may be in progress: libunwind's and
+ * libgcc's caches are not made to be re-entered) and the collector. */
+#define MAX_NOWALK 16
+static struct {
+	uintptr_t lo, hi;
+} nowalk_ranges[MAX_NOWALK];
+static int n_nowalk;
+
+static int add_nowalk(struct dl_phdr_info *info, size_t size, void *data)
+{
+	static const char *const names[] = {"libunwind.so", "libunwind-x86_64.so", "libgcc_s.so",
+					    "libgapscope.so"};
+	const char *base;
+	size_t k;
+	int i, hit = 0;
+
+	(void)size;
+	(void)data;
+	if (!info->dlpi_name)
+		return 0;
+	base = strrchr(info->dlpi_name, '/');
+	base = base ? base + 1 : info->dlpi_name;
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		hit |= strncmp(base, names[k], strlen(names[k])) == 0;
+	for (i = 0; hit && i < info->dlpi_phnum && n_nowalk < MAX_NOWALK; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		nowalk_ranges[n_nowalk].lo = info->dlpi_addr + ph->p_vaddr;
+		nowalk_ranges[n_nowalk].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		n_nowalk++;
+	}
+	return 0;
+}
+
+static int prepared;
+
+void gs_callsite_prepare(void)
 {
 	void *warm[2];
+
+	if (prepared)
+		return;
+	prepared = 1;
+	backtrace(warm, 2);
+	have_py = gs_pyapi_resolve(&pyapi);
+	n_skip = 0;
+	dl_iterate_phdr(add_ranges, NULL);
+	n_nowalk = 0;
+	dl_iterate_phdr(add_nowalk, NULL);
+}
+
+void gs_callsite_init(int mode)
+{
 	size_t i;
 
 	cs_mode = mode;
@@ -576,10 +628,63 @@ void gs_callsite_init(int mode)
 			    (uint8_t)gs_callsite_class(mode, calls[i].domain, calls[i].cbid);
 	if (mode <= GS_CS_OFF)
 		return;
-	backtrace(warm, 2);
-	have_py = gs_pyapi_resolve(&pyapi);
-	n_skip = 0;
-	dl_iterate_phdr(add_ranges, NULL);
+	gs_callsite_prepare();
+}
+
+struct raw_walk {
+	void **ip;
+	int n;
+};
+
+static _Unwind_Reason_Code raw_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	struct raw_walk *r = arg;
+
+	if (r->n >= RAW_FRAMES)
+		return _URC_END_OF_STACK;
+	r->ip[r->n++] = (void *)_Unwind_GetIP(ctx);
+	return _URC_NO_REASON;
+}
+
+/* The native frames of the code a signal interrupted at pc, innermost
+ * first: the walk goes through the handler and the signal frame and keeps
+ * what follows pc's own frame (none when pc is not found in the first
+ * RAW_FRAMES, or lies in an unwinder or the collector). */
+static int native_frames_at(struct gs_callsite *cs, const void *pc)
+{
+	void *raw[RAW_FRAMES];
+	struct raw_walk r = {raw, 0};
+	int i, from = -1;
+
+	cs->n_native = 0;
+	for (i = 0; i < n_nowalk; i++)
+		if ((uintptr_t)pc >= nowalk_ranges[i].lo && (uintptr_t)pc < nowalk_ranges[i].hi)
+			return 0;
+	if (unw_bt)
+		r.n = unw_bt(raw, RAW_FRAMES);
+	else
+		_Unwind_Backtrace(raw_frame, &r);
+	for (i = 0; i < r.n && from < 0; i++)
+		if (raw[i] == pc)
+			from = i;
+	for (i = from; from >= 0 && i < r.n && cs->n_native < GS_CS_NATIVE_MAX; i++)
+		cs->native[cs->n_native++] = raw[i];
+	return cs->n_native;
+}
+
+int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache)
+{
+	cs->correlation_id = 0;
+	cs->reason = 0;
+	cs->t_end = 0;
+	cs->n_py = 0;
+	cs->n_native = 0;
+	cs->text_len = 0;
+	if (have_py)
+		gs_py_frames_async(&pyapi, cs, cache);
+	if ((!cs->n_py || native_when == GS_NATIVE_ALWAYS) && pc)
+		native_frames_at(cs, pc);
+	return cs->n_py + cs->n_native;
 }
 
 static const char *const native_names[] = {"auto", "always"};
@@ -820,10 +925,16 @@ int64_t gs_stack_intern(struct gs_stack_table *t, const struct gs_callsite *cs, 
 	for (j = h & (t->cap - 1); t->e[j].id; j = (j + 1) & (t->cap - 1))
 		if (t->e[j].hash == h && stack_equal(t->e[j].key, cs))
 			return t->e[j].id;
-	key = malloc(sizeof(*key));
-	if (!key)
-		return 0;
-	*key = *cs;
+	/* only the text in use: samples make many stacks (one per Python
+	 * line seen), each kept for the run */
+	{
+		size_t sz = offsetof(struct gs_callsite, text) +
+			    (cs->text_len < GS_CS_TEXT ? cs->text_len : GS_CS_TEXT);
+		key = malloc(sz);
+		if (!key)
+			return 0;
+		memcpy(key, cs, sz);
+	}
 	t->e[j].hash = h;
 	t->e[j].key = key;
 	t->e[j].id = (int64_t)++t->n;
@@ -856,7 +967,10 @@ int gs_symbolise(const void *addr, char *module, size_t mlen, uint64_t *offset, 
 
 static struct gs_stack_table *process_table;
 
-int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs)
+/* The stack id of cs's frames in t, with its stack_frames rows written at
+ * its first sighting; 0 when out of memory, -1 for a failed write. */
+static int64_t stack_rows(struct gs_writer *w, struct gs_stack_table *t,
+			  const struct gs_callsite *cs)
 {
 	int64_t id;
 	int is_new = 0, i, rc = 0;
@@ -867,7 +981,7 @@ int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struc
 		t = process_table;
 	}
 	if (!t || !(id = gs_stack_intern(t, cs, &is_new)))
-		return -1;
+		return 0;
 	for (i = 0; is_new && i < cs->n_native; i++) {
 		char module[1024], sym[512];
 		uint64_t off;
@@ -892,9 +1006,26 @@ int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struc
 					    gs_writer_intern(w, cs->text + cs->py_file[i]),
 					    cs->py_line[i],
 					    gs_writer_intern(w, cs->text + cs->py_func[i]));
-	rc |= gs_writer_api_stack(w, cs->correlation_id, id, cs->tid, cs->reason, cs->t_begin,
-				  cs->t_end);
-	return rc ? -1 : 0;
+	return rc ? -1 : id;
+}
+
+int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs)
+{
+	int64_t id = stack_rows(w, t, cs);
+
+	if (id <= 0)
+		return -1;
+	return gs_writer_api_stack(w, cs->correlation_id, id, cs->tid, cs->reason, cs->t_begin,
+				   cs->t_end);
+}
+
+int gs_sample_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs)
+{
+	int64_t id = cs->n_native || cs->n_py ? stack_rows(w, t, cs) : 0;
+
+	if (id < 0)
+		return -1;
+	return gs_writer_sample(w, cs->tid, cs->t_begin, id);
 }
 
 void gs_callsite_finish(struct gs_writer *w)

@@ -91,6 +91,19 @@ struct gs_callsite {
 	char text[GS_CS_TEXT];
 };
 
+/* Lines of Python frames by code object and instruction (pyframes.c,
+ * frame_line): one per thread for the call sites, one per sampled thread
+ * for the sampler's handler (its own, so a signal never meets an entry
+ * half written). Zeroed: empty. */
+#define GS_PY_LINE_CACHE 64
+struct gs_py_line_entry {
+	const void *code, *instr, *file, *name;
+	int line;
+};
+struct gs_py_line_cache {
+	struct gs_py_line_entry e[GS_PY_LINE_CACHE];
+};
+
 /* The few CPython C-API functions used, as found with dlsym (test seam:
  * tests fill it with fakes). Objects are opaque pointers. */
 struct gs_pyapi {
@@ -105,15 +118,18 @@ struct gs_pyapi {
 	const char *(*utf8)(void *);		/* PyUnicode_AsUTF8: borrowed */
 	void (*decref)(void *);			/* Py_DecRef */
 	void (*err_clear)(void);		/* PyErr_Clear */
-	/* Without the GIL (CPython 3.12 and 3.13, not the free-threaded
+	/* Without the GIL (CPython 3.9 to 3.13, not the free-threaded
 	 * build): the calling thread's own frames read from interpreter memory
 	 * at the layout of that version, as py-spy reads another process's.
 	 * NULL / 0 where unsupported: then no Python frames without the GIL. */
 	void *(*this_tstate)(void); /* PyGILState_GetThisThreadState */
-	int (*iframe_line)(void *); /* PyUnstable_InterpreterFrame_GetLine */
+	int (*iframe_line)(void *); /* PyUnstable_InterpreterFrame_GetLine (3.12+) */
+	int (*addr2line)(void *, int); /* PyCode_Addr2Line */
 	const void *code_type;	    /* &PyCode_Type */
 	const void *unicode_type;   /* &PyUnicode_Type */
-	int minor;		    /* 12 or 13, 0: not supported */
+	const void *frame_type;	    /* &PyFrame_Type */
+	const struct py_layout *layout; /* that version's offsets (pyframes.c) */
+	int minor;		    /* 9 to 13, 0: not supported */
 };
 
 /* Look the functions up in the process (RTLD_DEFAULT). Returns 1 when all
@@ -122,12 +138,22 @@ int gs_pyapi_resolve(struct gs_pyapi *api);
 
 /* Append the innermost Python frames of the calling thread to cs, if api
  * is complete and Python is initialised: through the C API when
- * PyGILState_Check() is 1; else, where api->minor is set, by reading the
+ * PyGILState_Check() is 1; else, where api->minor is set (3.9-3.13), by reading the
  * thread's own frame chain (stable while the thread is in this call; no
  * reference count touched, nothing allocated, every code and string object
  * checked for its type before use). The GIL is never taken. Returns the
  * number of frames added. */
 int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
+
+/* The same frames from a signal handler on the thread (the sampler,
+ * sampler.c): always by reading the frame chain (CPython 3.9-3.13; never
+ * the C API, whether or not the thread holds the GIL), the line cache left
+ * alone (lines go through cache, the sampled thread's own, or are not
+ * cached where it is NULL), nothing allocated, no lock. Returns the number
+ * of frames added. */
+struct gs_py_line_cache;
+int gs_py_frames_async(const struct gs_pyapi *api, struct gs_callsite *cs,
+		       struct gs_py_line_cache *cache);
 
 /* Without the GIL, a frame's line is remembered per thread by code object
  * and instruction (pyframes.c): on (1, the default) or off (0: CPython's
@@ -198,6 +224,20 @@ void gs_callsite_set_thresholds(uint64_t slow_copy_ns, uint64_t late_launch_ns,
 /* Counters for meta: captured, with Python frames. */
 void gs_callsite_counts(uint64_t *captured, uint64_t *with_python);
 
+/* ---- in the sampler's signal handler (sampler.c) ---- */
+
+/* Resolve what captures need (the Python API, the modules whose frames
+ * lead a callback's walk or must not be interrupted), once; before any
+ * capture or sample. gs_callsite_init calls it when call sites are on. */
+void gs_callsite_prepare(void);
+/* A sample of the calling thread, in a signal handler that interrupted it
+ * at pc: Python frames as gs_py_frames_async reads them, native frames
+ * (from pc outward, per gs_callsite_set_native's policy; none where pc is
+ * in an unwinder or the collector). Async-signal-safe given the unwinder
+ * is (libunwind's, libgcc's with _dl_find_object). Sets frames and text
+ * only (tid, t_begin are the caller's). Returns the frames taken. */
+int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache);
+
 /* ---- on the writer side ---- */
 
 struct gs_writer;
@@ -226,6 +266,12 @@ int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t st
  * gs_callsite_reset); for a new stack, symbolise and write its
  * stack_frames rows; then the api_stacks row. */
 int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs);
+/* Writer thread: a sample (sampler.c; cs->tid, cs->t_begin its time): the
+ * stack interned as gs_callsite_apply does (a sample with no frames has
+ * none), then a samples row. */
+int gs_sample_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs);
+/* One samples row (writer.c); stack_id 0: no frames. */
+int gs_writer_sample(struct gs_writer *w, int64_t tid, uint64_t t, int64_t stack_id);
 /* At finalize: meta config.callsites and callsites.* counts, then free
  * the process's stack table. */
 void gs_callsite_finish(struct gs_writer *w);

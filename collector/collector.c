@@ -781,6 +781,16 @@ static void callsite(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	pthread_mutex_unlock(&G.hand_lock);
 }
 
+/* A sample of a launching thread (sampler.c, its drain thread), handed over
+ * like the call sites. */
+static void push_sample(const struct gs_event *ev)
+{
+	pthread_mutex_lock(&G.hand_lock);
+	if (G.accepting)
+		gs_pipeline_event(G.pipe, ev);
+	pthread_mutex_unlock(&G.hand_lock);
+}
+
 static void callback_body(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
 static void capture_switch(int on);
 /* Set while this thread is inside cudaProfilerStart/Stop (capture range). */
@@ -1423,6 +1433,7 @@ static void write_start_meta(void)
 		gs_writer_meta(w, "config.capture_driver_launches",
 			       G.cfg.capture_driver ? "windows" : "always");
 	gs_writer_meta_int(w, "config.stack_cache", G.cfg.stack_cache);
+	gs_writer_meta_int(w, "config.sample_hz_asked", G.cfg.sampling ? G.cfg.sample_hz : 0);
 	gs_writer_meta_int(w, "config.graph_level", G.cfg.graph_level);
 	if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API) {
 		/* the time outside the windows is not recorded: a v2 reader
@@ -1551,6 +1562,7 @@ static void finalize(const char *reason)
 	n_cpu = gs_thread_cpu_scan("/proc/self/task", cpu, GS_THREAD_NAMES);
 	process_cpu = gs_stat_cpu_ns("/proc/self/stat");
 	stop_flush_thread();
+	gs_sampler_stop(); /* its last samples go to the writer */
 	/* a capture window still open ends here (after a switch another
 	 * thread may be making) */
 	capture_switch_ex(0, 1);
@@ -1627,6 +1639,7 @@ static void finalize(const char *reason)
 			"the writer fell behind); try a larger GAPSCOPE_BUFFER_KB",
 			(unsigned long long)(dropped_cupti + dropped_queue),
 			(unsigned long long)dropped_cupti, (unsigned long long)dropped_queue);
+	gs_sampler_finish(w, G.cfg.sampling, G.cfg.sample_hz);
 	gs_callsite_finish(w);
 	write_warnings(w);
 	gs_writer_commit(w);
@@ -1943,6 +1956,13 @@ static int start(void)
 		else
 			gs_warn("flush", "cannot start the flush thread; records are flushed at "
 					 "exit only");
+	}
+	if (G.cfg.sampling) {
+		if (G.cfg.callsites <= GS_CS_OFF) {
+			gs_callsite_set_unwinder(G.cfg.unwinder, NULL);
+			gs_callsite_set_native(G.cfg.native_frames);
+		}
+		gs_sampler_start(G.cfg.sample_hz, cupti_now, push_sample);
 	}
 	if (atexit(at_exit) != 0)
 		gs_warn("atexit", "cannot register the exit handler; the trace may stay "

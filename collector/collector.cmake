@@ -18,7 +18,8 @@ add_library(gs_collector_core STATIC
             ${CMAKE_CURRENT_SOURCE_DIR}/synthetic.c
             ${CMAKE_CURRENT_SOURCE_DIR}/threadcpu.c
             ${CMAKE_CURRENT_SOURCE_DIR}/callsite.c
-            ${CMAKE_CURRENT_SOURCE_DIR}/pyframes.c)
+            ${CMAKE_CURRENT_SOURCE_DIR}/pyframes.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/sampler.c)
 target_include_directories(gs_collector_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                            ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(gs_collector_core PUBLIC gs_schema gs_sqlite3 Threads::Threads

@@ -28,6 +28,8 @@ void gs_config_defaults(struct gs_config *c)
 	c->callsites = GS_CS_SYNCS;
 	c->unwinder = GS_UNWIND_AUTO;
 	c->native_frames = GS_NATIVE_AUTO;
+	c->sampling = 1;
+	c->sample_hz = GS_DEFAULT_SAMPLE_HZ;
 	c->stack_cache = 1;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
 	c->clock = GS_CLOCK_CUPTI;
@@ -152,6 +154,32 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 			gs_warn("config.callsites",
 				"GAPSCOPE_CALLSITES=\"%.64s\" is not 0, 1 or 2; using 1", v);
 			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_SAMPLING", ctx);
+	if (v && *v) {
+		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+			c->sampling = v[0] - '0';
+		} else {
+			gs_warn("config.sampling", "GAPSCOPE_SAMPLING=\"%.64s\" is not 0 or 1; using 1",
+				v);
+			bad++;
+		}
+	}
+
+	v = get("GAPSCOPE_SAMPLE_HZ", ctx);
+	if (v && *v) {
+		char *end;
+		unsigned long hz = strtoul(v, &end, 10);
+		if (*end || end == v || v[0] == '-' || hz < 1 || hz > GS_MAX_SAMPLE_HZ) {
+			gs_warn("config.sample_hz",
+				"GAPSCOPE_SAMPLE_HZ=\"%.64s\" is not a whole number from 1 to %u; "
+				"using %u",
+				v, GS_MAX_SAMPLE_HZ, GS_DEFAULT_SAMPLE_HZ);
+			bad++;
+		} else {
+			c->sample_hz = (unsigned)hz;
 		}
 	}
 

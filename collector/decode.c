@@ -209,6 +209,7 @@ static int decode_api(struct gs_decoder *d, const CUpti_ActivityAPI *r, int api)
 	a.end = r->end;
 	a.pid = r->processId;
 	a.tid = r->threadId;
+	gs_sampler_watch(a.tid); /* a thread that makes CUDA calls: sample it */
 	a.correlation_id = r->correlationId;
 	a.return_code = r->returnValue;
 	return gs_writer_api_call(d->w, &a);

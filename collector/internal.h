@@ -56,6 +56,8 @@ enum gs_activity {
 #define GS_MIN_BUFFER_KB 64u
 #define GS_MAX_BUFFER_KB 1048576u
 #define GS_MAX_FLUSH_MS 3600000u
+#define GS_DEFAULT_SAMPLE_HZ 1000u
+#define GS_MAX_SAMPLE_HZ 10000u
 
 struct gs_config {
 	char output[4096];    /* path template as in effect (not expanded) */
@@ -72,6 +74,9 @@ struct gs_config {
 	int native_frames;    /* enum gs_native_walk (GAPSCOPE_NATIVE_FRAMES) */
 	int stack_cache;      /* 0/1: call sites' per-thread stack cache
 				 (GAPSCOPE_STACK_CACHE) */
+	int sampling;	      /* 0/1: sample the launching threads (GAPSCOPE_SAMPLING) */
+	unsigned sample_hz;   /* samples per second of a thread's CPU time
+				 (GAPSCOPE_SAMPLE_HZ) */
 	int sync_source;      /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
 	int capture_range;    /* enum gs_capture_range (GAPSCOPE_CAPTURE_RANGE) */
 	int capture_driver;   /* 0: the driver's launch records on all run long,
@@ -485,6 +490,7 @@ enum gs_event_kind {
 	GS_EV_CALLSITE,		 /* a blocking call's stack (callsite.c) */
 	GS_EV_SYNC,		 /* an explicit sync, made from callbacks */
 	GS_EV_CUDA_EVENT,	 /* an event record, made from callbacks */
+	GS_EV_SAMPLE,		 /* a sample of a launching thread (sampler.c) */
 };
 
 struct gs_event {
@@ -515,7 +521,7 @@ struct gs_event {
 			uint64_t node_id;	   /* CUPTI graph node id */
 			int64_t graph_id, exec_id; /* -1: unknown */
 		} update;
-		struct gs_callsite callsite;
+		struct gs_callsite callsite; /* GS_EV_CALLSITE, GS_EV_SAMPLE */
 		struct gs_sync sync;
 		struct gs_cuda_event cuda_event;
 	} u;
@@ -603,5 +609,26 @@ int gs_apply_event(struct gs_writer *w, const struct gs_event *ev);
  * cuptiActivityGetNextRecord. */
 size_t gs_synthetic_append(uint8_t *buf, size_t cap, size_t used, const void *rec, size_t size);
 int gs_synthetic_next(uint8_t *buf, size_t valid, CUpti_Activity **rec);
+
+/* ---------------------------------------------------------------- sampler */
+
+/* Sampling of the threads that make CUDA calls (sampler.c). Start: install
+ * the signal handler and the drain thread; hz samples a second of each
+ * thread's CPU time; now: the collector's clock (samples are timed on it);
+ * push: hands a GS_EV_SAMPLE event to the writer (from the drain thread).
+ * 0, or -1 (warned once; the recording goes on unsampled). */
+int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const struct gs_event *ev));
+/* 1 while sampling. */
+int gs_sampler_active(void);
+/* The decode thread saw a CUDA call of thread tid: sample it from now on
+ * (once per thread; cheap when tid is the last one seen). */
+void gs_sampler_watch(int64_t tid);
+/* Stop every timer and hand over what the rings hold (before the writer
+ * stops accepting events). */
+void gs_sampler_stop(void);
+/* Samples taken (handed to the writer), dropped (a ring full), threads sampled. */
+void gs_sampler_counts(uint64_t *taken, uint64_t *dropped, uint64_t *threads);
+/* meta config.sampling, config.sample_hz, samples.* */
+void gs_sampler_finish(struct gs_writer *w, int configured, unsigned hz);
 
 #endif

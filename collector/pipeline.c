@@ -106,6 +106,7 @@ static size_t event_len(const struct gs_event *ev)
 	case GS_EV_GRAPH_CAPTURED: return u + sizeof(e->u.captured);
 	case GS_EV_GRAPH_NODE_UPDATE: return u + sizeof(e->u.update);
 	case GS_EV_CALLSITE:
+	case GS_EV_SAMPLE:
 		text = ev->u.callsite.text_len < GS_CS_TEXT ? ev->u.callsite.text_len : GS_CS_TEXT;
 		return u + offsetof(struct gs_callsite, text) + text;
 	case GS_EV_SYNC: return u + sizeof(e->u.sync);
@@ -180,6 +181,7 @@ int gs_apply_event(struct gs_writer *w, const struct gs_event *ev)
 						   ev->u.update.node_id, ev->u.update.graph_id,
 						   ev->u.update.exec_id);
 	case GS_EV_CALLSITE: return gs_callsite_apply(w, NULL, &ev->u.callsite);
+	case GS_EV_SAMPLE: return gs_sample_apply(w, NULL, &ev->u.callsite);
 	case GS_EV_SYNC: return gs_writer_sync(w, &ev->u.sync);
 	case GS_EV_CUDA_EVENT: return gs_writer_cuda_event(w, &ev->u.cuda_event);
 	default: return -1;

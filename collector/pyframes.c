@@ -5,7 +5,7 @@
  * With the GIL held by the thread: CPython's public C API, looked up with
  * dlsym (never linked; never called without the GIL; the GIL never taken).
  * Without it (PyTorch releases it around every blocking call it makes), on
- * CPython 3.12 and 3.13: the thread's own frame chain read from interpreter
+ * CPython 3.9 to 3.13: the thread's own frame chain read from interpreter
  * memory at that version's layout, as py-spy reads another process's;
  * nothing written, nothing allocated, every object's type checked first.
  * Separate from callsite.c so that a test can load it into a real Python
@@ -13,63 +13,99 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "callsite.h"
 
 /* Layouts of CPython's internals (Include/internal/pycore_frame.h,
- * cpython/pystate.h, cpython/code.h, cpython/unicodeobject.h), taken with
- * offsetof from the headers of 3.12.1 and 3.13.0 on x86-64, default (GIL)
- * builds; read on x86-64 only. */
-#define PY_OB_TYPE 8		   /* PyObject.ob_type */
-#define PY312_TSTATE_CFRAME 56	   /* PyThreadState.cframe */
-#define PY312_CFRAME_CURRENT 0	   /* _PyCFrame.current_frame */
-#define PY313_TSTATE_CURRENT 72	   /* PyThreadState.current_frame */
-#define PY_IFRAME_CODE 0	   /* _PyInterpreterFrame.f_code / f_executable */
-#define PY_IFRAME_PREVIOUS 8	   /* .previous */
-#define PY_IFRAME_INSTR 56	   /* .prev_instr (3.12) / .instr_ptr (3.13) */
-#define PY_IFRAME_OWNER 70	   /* .owner (char) */
-#define PY_FRAME_OWNED_BY_CSTACK 3 /* a shim frame, no Python code */
-#define PY_CODE_FILENAME 112	   /* PyCodeObject.co_filename */
-#define PY_CODE_NAME 120	   /* .co_name */
+ * cpython/pystate.h, cpython/frameobject.h, cpython/code.h,
+ * cpython/unicodeobject.h), taken with offsetof from the headers of 3.9.18,
+ * 3.10.13, 3.11.7, 3.12.1 and 3.13.0 on x86-64, default (GIL) builds
+ * (the program that printed them: tools/pyoffsets.c); read on x86-64 only.
+ * Up to 3.10 a frame is a heap object (PyFrameObject) reached from
+ * PyThreadState.frame; from 3.11 an _PyInterpreterFrame in the thread's
+ * data stack, reached through the C frame (3.11, 3.12) or directly (3.13). */
+#define PY_OB_TYPE 8 /* PyObject.ob_type */
+#define PY_FRAME_OWNED_BY_GENERATOR 1
+#define PY_FRAME_OWNED_BY_CSTACK 3 /* 3.12+: a shim frame, no Python code */
 #define PY_STR_LENGTH 16	   /* PyASCIIObject.length */
 #define PY_STR_STATE 32		   /* .state bit field: */
 #define PY_STR_COMPACT 0x20	   /*   compact */
 #define PY_STR_ASCII 0x40	   /*   ascii */
-#define PY_STR_ASCII_DATA 40	   /* sizeof(PyASCIIObject): where its text is */
 #define PY_MAX_FRAMES_WALKED 256
+
+struct py_layout {
+	int minor;
+	int tstate_frame;   /* PyThreadState.frame (<= 3.10), .cframe (3.11, 3.12),
+			     * .current_frame (3.13) */
+	int cframe_current; /* _PyCFrame.current_frame (3.11, 3.12), -1 none */
+	int frame_code;	    /* f_code / f_executable */
+	int frame_back;	    /* f_back (<= 3.10) / previous */
+	int frame_instr;    /* f_lasti, an int (<= 3.10) / prev_instr, instr_ptr */
+	int frame_lineno;   /* f_lineno, an int (<= 3.10), -1 none */
+	int frame_trace;    /* f_trace (3.9), -1 none */
+	int frame_owner;    /* owner, a char (>= 3.11), -1 none */
+	int code_filename, code_name;
+	int code_adaptive; /* co_code_adaptive: the instructions (3.11) */
+	int code_first;	   /* _co_firsttraceable (3.11) */
+	int str_data;	   /* sizeof(PyASCIIObject): where its text is */
+};
+
+static const struct py_layout py_layouts[] = {
+    {9, 24, -1, 32, 24, 104, 108, 80, -1, 104, 112, 0, 0, 48},
+    {10, 24, -1, 32, 24, 96, 100, -1, -1, 104, 112, 0, 0, 48},
+    {11, 56, 8, 32, 48, 56, -1, -1, 69, 112, 120, 184, 168, 48},
+    {12, 56, 0, 0, 8, 56, -1, -1, 70, 112, 120, 192, 176, 40},
+    {13, 72, -1, 0, 8, 56, -1, -1, 70, 112, 120, 200, 184, 40},
+};
 
 /* The reading of frames without the GIL, for the versions whose layout is
  * above; off (minor 0) for any other version and for the free-threaded
  * build (whose objects and thread states are laid out differently). */
 static void resolve_nogil(struct gs_pyapi *a)
 {
-	const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
 	const char *(*get_version)(void) =
 	    (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
-	unsigned long v;
+	const char *ver;
+	int minor;
+	size_t i;
 
 	a->minor = 0;
+	a->layout = NULL;
 #if !defined(__x86_64__)
-	(void)version;
 	(void)get_version;
+	(void)i;
+	(void)ver;
+	(void)minor;
 	return;
 #else
-	if (!version || !get_version)
+	/* Py_Version is 3.11+; Py_GetVersion ("3.9.18 (main, ...") is in all */
+	if (!get_version || !(ver = get_version()) || strncmp(ver, "3.", 2) != 0)
 		return;
-	v = *version;
-	if ((v >> 24) != 3 || (((v >> 16) & 0xff) != 12 && ((v >> 16) & 0xff) != 13))
+	if (ver[2] < '0' || ver[2] > '9')
 		return;
-	if (strstr(get_version(), "free-threading"))
+	minor = ver[2] - '0';
+	if (ver[3] >= '0' && ver[3] <= '9')
+		minor = minor * 10 + (ver[3] - '0');
+	if (strstr(ver, "free-threading"))
 		return;
 	a->this_tstate = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
 	a->iframe_line =
 	    (int (*)(void *))dlsym(RTLD_DEFAULT, "PyUnstable_InterpreterFrame_GetLine");
+	a->addr2line = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "PyCode_Addr2Line");
 	a->code_type = dlsym(RTLD_DEFAULT, "PyCode_Type");
 	a->unicode_type = dlsym(RTLD_DEFAULT, "PyUnicode_Type");
-	if (a->this_tstate && a->iframe_line && a->code_type && a->unicode_type)
-		a->minor = (int)((v >> 16) & 0xff);
+	a->frame_type = dlsym(RTLD_DEFAULT, "PyFrame_Type");
+	if (!a->this_tstate || !a->addr2line || !a->code_type || !a->unicode_type ||
+	    !a->frame_type || (minor >= 12 && !a->iframe_line))
+		return;
+	for (i = 0; i < sizeof(py_layouts) / sizeof(py_layouts[0]); i++)
+		if (py_layouts[i].minor == minor) {
+			a->layout = &py_layouts[i];
+			a->minor = minor;
+		}
 #endif
 }
 
@@ -158,7 +194,7 @@ static int ascii_add(const struct gs_pyapi *a, const char *str, struct gs_callsi
 	memcpy(&len, str + PY_STR_LENGTH, sizeof(len));
 	if (!(state & PY_STR_COMPACT) || !(state & PY_STR_ASCII) || len < 0)
 		return text_add(cs, "?", max);
-	return text_addn(cs, str + PY_STR_ASCII_DATA, (size_t)len, max);
+	return text_addn(cs, str + a->layout->str_data, (size_t)len, max);
 }
 
 /* The line of a frame, remembered per thread by its code object and
@@ -171,11 +207,7 @@ static int ascii_add(const struct gs_pyapi *a, const char *str, struct gs_callsi
  * freed and another made at the same address would have to hold the same
  * file and name objects too, at the same instruction address, to be taken
  * for it. */
-#define LINE_CACHE 64
-static __thread struct line_entry {
-	const void *code, *instr, *file, *name;
-	int line;
-} line_cache[LINE_CACHE];
+static __thread struct gs_py_line_cache line_cache;
 
 static int line_cache_on = 1;
 
@@ -184,18 +216,59 @@ void gs_py_set_line_cache(int on)
 	line_cache_on = on;
 }
 
-static int frame_line(const struct gs_pyapi *a, const char *f, const char *code)
+static int32_t int_at(const char *base, int off)
 {
-	const char *instr = ptr_at(f, PY_IFRAME_INSTR);
-	const char *file = ptr_at(code, PY_CODE_FILENAME), *name = ptr_at(code, PY_CODE_NAME);
-	struct line_entry *e =
-	    &line_cache[(((uintptr_t)code >> 4) ^ ((uintptr_t)instr >> 1)) & (LINE_CACHE - 1)];
+	int32_t v;
 
-	if (!line_cache_on)
+	memcpy(&v, base + off, sizeof(v));
+	return v;
+}
+
+/* CPython's own line of frame f (code: its code object), as
+ * PyFrame_GetLineNumber computes it in that version, without touching
+ * anything: PyCode_Addr2Line only reads the code object's line table. */
+static int frame_line_uncached(const struct gs_pyapi *a, const char *f, const char *code)
+{
+	const struct py_layout *l = a->layout;
+
+	if (l->minor >= 12)
 		return a->iframe_line((void *)f);
+	if (l->minor == 11) {
+		const char *instr = ptr_at(f, l->frame_instr);
+		const char *first = code + l->code_adaptive;
+		return a->addr2line((void *)code, (int)(instr - first));
+	}
+	/* 3.9: f_lineno is kept while a trace function runs; 3.10: when set */
+	if (l->minor == 9 ? ptr_at(f, l->frame_trace) != NULL : int_at(f, l->frame_lineno) != 0)
+		return int_at(f, l->frame_lineno);
+	/* f_lasti: a byte offset in 3.9, an instruction index in 3.10 */
+	return a->addr2line((void *)code, l->minor == 9 ? int_at(f, l->frame_instr)
+							: int_at(f, l->frame_instr) * 2);
+}
+
+/* cache: the thread's own (line_cache) for a capture in a CUDA call; in a
+ * signal handler the sampler's cache of that thread (its ring's: only the
+ * handler touches it, and a handler is not interrupted by itself), never
+ * line_cache: the handler may have interrupted this thread's own update of
+ * an entry, and the TLS may not be set up yet (a first access to a dlopen'ed
+ * module's TLS can allocate). NULL: not cached. */
+static int frame_line(const struct gs_pyapi *a, const char *f, const char *code,
+		      struct gs_py_line_cache *cache)
+{
+	const struct py_layout *l = a->layout;
+	/* the instruction: a pointer from 3.11, an offset in the frame before */
+	const char *instr = l->minor >= 11 ? ptr_at(f, l->frame_instr)
+					   : (const char *)(intptr_t)int_at(f, l->frame_instr);
+	const char *file = ptr_at(code, l->code_filename), *name = ptr_at(code, l->code_name);
+	struct gs_py_line_entry *e;
+
+	/* up to 3.10 a line set by a trace function is read from the frame */
+	if (!line_cache_on || l->minor <= 10 || !cache)
+		return frame_line_uncached(a, f, code);
+	e = &cache->e[(((uintptr_t)code >> 4) ^ ((uintptr_t)instr >> 1)) & (GS_PY_LINE_CACHE - 1)];
 	if (e->code != code || e->instr != instr || e->file != file || e->name != name) {
 		e->code = NULL; /* a capture in a signal handler meanwhile skips it */
-		e->line = a->iframe_line((void *)f);
+		e->line = frame_line_uncached(a, f, code);
 		e->instr = instr;
 		e->file = file;
 		e->name = name;
@@ -204,43 +277,70 @@ static int frame_line(const struct gs_pyapi *a, const char *f, const char *code)
 	return e->line;
 }
 
+/* 3.11: a frame not yet past its first traceable instruction (one being
+ * set up) is skipped, as PyFrame_GetBack skips it. */
+static int frame_incomplete(const struct py_layout *l, const char *f, const char *code)
+{
+	if (l->minor != 11 || f[l->frame_owner] == PY_FRAME_OWNED_BY_GENERATOR)
+		return 0;
+	return ptr_at(f, l->frame_instr) <
+	       code + l->code_adaptive + 2 * int_at(code, l->code_first);
+}
+
 /* The calling thread's frames while it does not hold the GIL. Only this
  * thread changes its frame chain, and it is inside this call: the chain,
  * the code objects its frames hold and their strings stay as they are
- * while it is read. Nothing is written, nothing allocated; a code or string
- * object of the wrong type ends the walk. */
-static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs)
+ * while it is read. Nothing is written, nothing allocated; a frame, code
+ * or string object of the wrong type ends the walk. */
+static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int sig,
+			   struct gs_py_line_cache *cache)
 {
+	const struct py_layout *l = a->layout;
 	const char *ts, *f;
 	int n = 0, hops = 0;
 
-	if (!a->minor || !a->this_tstate || !(ts = a->this_tstate()))
+	if (!a->minor || !l || !a->this_tstate || !(ts = a->this_tstate()))
 		return 0;
-	if (a->minor == 12) {
-		const char *cframe = ptr_at(ts, PY312_TSTATE_CFRAME);
-		f = cframe ? ptr_at(cframe, PY312_CFRAME_CURRENT) : NULL;
-	} else {
-		f = ptr_at(ts, PY313_TSTATE_CURRENT);
+	f = ptr_at(ts, l->tstate_frame);
+	if (l->cframe_current >= 0)
+		f = f ? ptr_at(f, l->cframe_current) : NULL;
+	/* 3.11 pops a frame (freeing its data-stack chunk when it was the
+	 * chunk's first) before it sets the C frame's current_frame to the
+	 * caller (ceval.c pop_frame): a signal in between finds current_frame
+	 * in memory already unmapped. In a signal handler the page is checked
+	 * first (mincore fails on an unmapped one; 3.12 and 3.13 set it
+	 * before the pop). */
+	if (sig && f && l->minor == 11) {
+		unsigned char vec[2];
+		uintptr_t page = (uintptr_t)f & ~(uintptr_t)4095;
+		size_t len = ((uintptr_t)f + 80 > page + 4096) ? 8192 : 4096;
+		if (mincore((void *)page, len, vec) != 0)
+			return 0;
 	}
 	for (; f && cs->n_py < GS_CS_PY_MAX && hops < PY_MAX_FRAMES_WALKED; hops++) {
-		const char *code = ptr_at(f, PY_IFRAME_CODE);
-		if (f[PY_IFRAME_OWNER] != PY_FRAME_OWNED_BY_CSTACK) {
+		const char *code = ptr_at(f, l->frame_code);
+		if (l->minor <= 10 && ptr_at(f, PY_OB_TYPE) != a->frame_type)
+			break;
+		if (l->frame_owner < 0 || f[l->frame_owner] != PY_FRAME_OWNED_BY_CSTACK) {
 			int file, func;
 			if (!code || ptr_at(code, PY_OB_TYPE) != a->code_type)
 				break;
-			file = ascii_add(a, ptr_at(code, PY_CODE_FILENAME), cs, GS_CS_FILE_MAX);
+			if (frame_incomplete(l, f, code))
+				goto next;
+			file = ascii_add(a, ptr_at(code, l->code_filename), cs, GS_CS_FILE_MAX);
 			func = file >= 0
-				   ? ascii_add(a, ptr_at(code, PY_CODE_NAME), cs, GS_CS_FUNC_MAX)
+				   ? ascii_add(a, ptr_at(code, l->code_name), cs, GS_CS_FUNC_MAX)
 				   : -1;
 			if (file < 0 || func < 0)
 				break; /* text full */
 			cs->py_file[cs->n_py] = (uint16_t)file;
 			cs->py_func[cs->n_py] = (uint16_t)func;
-			cs->py_line[cs->n_py] = frame_line(a, f, code);
+			cs->py_line[cs->n_py] = frame_line(a, f, code, cache);
 			cs->n_py++;
 			n++;
 		}
-		f = ptr_at(f, PY_IFRAME_PREVIOUS);
+	next:
+		f = ptr_at(f, l->frame_back);
 	}
 	return n;
 }
@@ -257,7 +357,7 @@ int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
 	 * touch. A thread that released it (PyTorch does around every
 	 * blocking call it makes) is read without touching anything. */
 	if (a->gil_check() != 1)
-		return py_frames_nogil(a, cs);
+		return py_frames_nogil(a, cs, 0, &line_cache);
 	frame = a->tstate_get_frame(a->tstate_get());
 	while (frame && cs->n_py < GS_CS_PY_MAX) {
 		void *code = a->frame_get_code(frame), *back;
@@ -281,4 +381,14 @@ int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
 	if (frame)
 		a->decref(frame);
 	return n;
+}
+
+int gs_py_frames_async(const struct gs_pyapi *a, struct gs_callsite *cs,
+		       struct gs_py_line_cache *cache)
+{
+	/* Py_IsInitialized only reads a flag; after finalization began the
+	 * thread states may be freed */
+	if (!a || !a->is_initialized || !a->minor || !a->is_initialized())
+		return 0;
+	return py_frames_nogil(a, cs, 1, cache);
 }

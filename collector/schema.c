@@ -170,6 +170,13 @@ const char gs_schema_sql[] =
     "launch\n"
     "  capture_start INTEGER,                  -- ns: the collector's capture in the call's\n"
     "  capture_end INTEGER);                   -- callback (NULL: not timed, older traces)\n"
+    /* added to v2 on 2026-12-07 (an older viewer ignores it): samples of the
+     * threads that make CUDA calls, taken by a timer on each thread's CPU
+     * time (collector/sampler.c); their frames are stack_frames rows */
+    "CREATE TABLE IF NOT EXISTS samples (\n"
+    "  tid INTEGER NOT NULL,                   -- sampled thread (api_calls.tid)\n"
+    "  t INTEGER NOT NULL,                     -- ns: when the sample was taken\n"
+    "  stack_id INTEGER);                      -- stack_frames.stack_id, NULL: no frame read\n"
     "CREATE TABLE IF NOT EXISTS graph_node_updates (\n"
     "  time INTEGER NOT NULL,                  -- ns, when the call changed the node\n"
     "  kind INTEGER NOT NULL,                  -- 1 node updated, 2 parameters set in an exec\n"
@@ -202,6 +209,7 @@ const char gs_schema_index_sql[] =
     "CREATE INDEX IF NOT EXISTS host_ranges_start ON host_ranges(tid, start);\n"
     "CREATE INDEX IF NOT EXISTS graph_runs_start ON graph_runs(device, start);\n"
     "CREATE INDEX IF NOT EXISTS api_stacks_corr ON api_stacks(correlation_id);\n"
+    "CREATE INDEX IF NOT EXISTS samples_tid ON samples(tid, t);\n"
     "CREATE INDEX IF NOT EXISTS graph_nodes_graph ON graph_nodes(graph_id);\n"
     "CREATE INDEX IF NOT EXISTS graph_edges_graph ON graph_edges(graph_id);\n";
 
@@ -422,7 +430,7 @@ int gs_schema_table_optional(const char *name)
 	static const char *const optional[] = {
 	    "events",	       "graph_node_updates",		   /* added to v1 */
 	    "graph_runs",      "stack_frames",	     "api_stacks", /* v2 */
-	    "host_ranges",					   /* added to v2 */
+	    "host_ranges",	"samples",			   /* added to v2 */
 	    "capture_windows",					   /* v3 */
 	};
 	size_t i;

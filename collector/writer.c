@@ -63,6 +63,7 @@ enum {
 	ST_GRAPH_NODE_UPDATE,
 	ST_STACK_FRAME, /* call sites (callsite.c) */
 	ST_API_STACK,
+	ST_SAMPLE, /* samples of launching threads (sampler.c) */
 	ST_CAPTURE_WINDOW,
 	ST_COUNT
 };
@@ -130,6 +131,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		       "offset, symbol_id, file_id, line, function_id) VALUES(?,?,?,?,?,?,?,?,?)",
     [ST_API_STACK] = "INSERT INTO api_stacks(correlation_id, stack_id, tid, reason, "
 		     "capture_start, capture_end) VALUES(?,?,?,?,?,?)",
+    [ST_SAMPLE] = "INSERT INTO samples(tid, t, stack_id) VALUES(?,?,?)",
 };
 
 /* What a statement was doing, for the one warning of a failed write. */
@@ -159,6 +161,7 @@ static const char *const stmt_what[ST_COUNT] = {
     [ST_GRAPH_NODE_UPDATE] = "writing a graph node update",
     [ST_STACK_FRAME] = "writing a call-site frame",
     [ST_API_STACK] = "writing a call site",
+    [ST_SAMPLE] = "writing a sample",
     [ST_CAPTURE_WINDOW] = "writing a capture window",
 };
 
@@ -1772,6 +1775,18 @@ int gs_writer_api_stack(struct gs_writer *w, uint32_t correlation_id, int64_t st
 	bind_opt(st, 5, timed ? (int64_t)capture_start : -1);
 	bind_opt(st, 6, timed ? (int64_t)capture_end : -1);
 	return step(w, ST_API_STACK, "writing a call site");
+}
+
+int gs_writer_sample(struct gs_writer *w, int64_t tid, uint64_t t, int64_t stack_id)
+{
+	struct bcache *st = params(w, ST_SAMPLE);
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, tid);
+	bind_i64(st, 2, (int64_t)t);
+	bind_opt(st, 3, stack_id > 0 ? stack_id : -1);
+	return step(w, ST_SAMPLE, "writing a sample");
 }
 
 /* ---------------------------------------------------------------- implicit syncs */

@@ -116,6 +116,9 @@ for s in "${steps[@]}"; do
   # issue 57's one-GPU path (the two-GPU checks on GPU 0 only)
   onegpu) run_step onegpu bash -c 'tests/gpu/two_gpu.sh --one-gpu' ;;
   twogpu) run_step twogpu bash -c 'tests/gpu/two_gpu.sh' ;;
+  # issue 54: what the samples name in host code (train loop, own work, eager
+  # loop) and what sampling costs (5 interleaved pairs on torch_nosync)
+  sampling) STEP_TIMEOUT=${STEP_TIMEOUT:-590} run_step sampling tests/gpu/sampling_gpu.sh ;;
   reportbench) run_step reportbench bench/accuracy/run_report_gpu.sh ;;
   demos) run_step demos demos/run_all ;;
   untraced) run_step untraced demos/run_all --untraced ;;

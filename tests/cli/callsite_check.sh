@@ -33,6 +33,37 @@ out=$("$gs" report --by-site "$db") || { echo "FAIL: report --by-site exit $?"; 
 first=$(printf '%s\n' "$out" | grep -A2 'GPU idle by call site' | tail -1)
 case $first in *train.py:27*) echo "ok: top site first" ;; *) echo "FAIL: top site: $first"; fail=1 ;; esac
 
+# samples (callsite_mkdb.c, "sampled"): the gap's host code named by them,
+# --by-site's host code by what ran; a trace without samples says so
+"$mk" "$db.sampled.db" sampled || { echo "FAIL: callsite_mkdb sampled"; exit 1; }
+out=$("$gs" report --full-names "$db.sampled.db") || { echo "FAIL: report (sampled) exit $?"; exit 1; }
+expect "$out" '1.000 us host code on thread 11: 75% u/train.py:prepare line 35, 25% torch/_tensor.py:item line 41, then 1.000 us launch latency'
+expect "$out" '500 ns host code on thread 11: 100% u/train.py:prepare line 35, then 500 ns launch latency'
+out=$("$gs" report --by-site "$db.sampled.db") || { echo "FAIL: report --by-site (sampled) exit $?"; exit 1; }
+expect "$out" "Host code by what ran (5 samples of the launching threads in it, 100% with a frame; 20% the framework's dispatch):"
+expect "$out" '     80.0%              4  u/train.py:prepare line 35'
+expect "$out" '     20.0%              1  torch/_tensor.py:item line 41  [framework]'
+out=$("$gs" report --by-site "$db") || { echo "FAIL: report --by-site exit $?"; exit 1; }
+expect "$out" 'Host code by what ran: no samples in the trace (recorded with --no-sampling, or before sampling)'
+"$gs" html -o "$db.sampled.html" "$db.sampled.db" >/dev/null 2>&1 ||
+	{ echo "FAIL: html (sampled) exit $?"; exit 1; }
+expect "$(cat "$db.sampled.html")" '75% u/train.py:prepare line 35, 25% torch/_tensor.py:item line 41'
+if [ -n "$py" ]; then
+	"$gs" report --json --by-site "$db.sampled.db" >"$db.sampled.json" ||
+		{ echo "FAIL: report --json --by-site (sampled) exit $?"; exit 1; }
+	"$py" - "$db.sampled.json" <<'PY' || fail=1
+import json, sys
+h = json.load(open(sys.argv[1]))["host_code_by_code"]
+want = {"source": "samples", "total": 5, "named": 5, "framework": 1}
+got = {k: h[k] for k in want}
+top = [(t["name"], t["weight"], t["framework"], t["line"]) for t in h["top"]]
+ok = got == want and top == [("u/train.py:prepare line 35", 4, False, 35),
+                             ("torch/_tensor.py:item line 41", 1, True, 41)]
+print(("ok" if ok else "FAIL") + ": --json host_code_by_code %s %s" % (got, top))
+sys.exit(0 if ok else 1)
+PY
+fi
+
 # --json: the sites of the sync groups, the findings, and by_site
 if [ -n "$py" ]; then
 	"$gs" report --json "$db" >"$db.json" || { echo "FAIL: report --json exit $?"; exit 1; }

@@ -26,6 +26,16 @@
  * untrusted): same figures, sites "train.py:27 (in `<lambda> & "x"`)", for
  * the escaping of the site text in HTML and JSON.
  *
+ * With "sampled", samples of the launching thread (table samples) and a
+ * stack 4: Python /home/u/train.py:35 `prepare`. The first gap's second
+ * host-code segment [10000,11000) holds 4 of them: 10100, 10200, 10300
+ * (stack 4) and 10400 (stack 1, named for samples by its innermost frame
+ * outside the standard library: torch/_tensor.py:41 `item`, PyTorch's own
+ * code: the framework's): 75% prepare, 25% item. The second gap's
+ * [20000,20500) holds 20100 (stack 4). 5000 (in the sync wait) and thread
+ * 12's 10500 are in no host code. Over all the host code: 5 samples, all
+ * with a frame, 1 the framework's (20%): prepare 4 (80%), item 1 (20%).
+ *
  * With "aten", stack 2's program frame is PyTorch's instead: module
  * /opt/torch/lib/libtorch_cuda.so, symbol
  * _ZN2at6native24_local_scalar_dense_cudaERKNS_6TensorE (what `.item()`
@@ -198,6 +208,7 @@ int main(int argc, char **argv)
 		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref_launch")      ? 15
 		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref_launch_slow") ? 16
 		   : argc == 3 && !strcmp(argv[2], "many_calls")		      ? 17
+		   : argc == 3 && !strcmp(argv[2], "sampled")			      ? 18
 										      : 0;
 
 	if (argc != 2 && !mode) {
@@ -207,7 +218,7 @@ int main(int argc, char **argv)
 			"calibrated_graph|calibrated_graph_launch|calibrated_graph_store|"
 			"calibrated_gap|calibrated_slow|calibrated_slow_ref|"
 			"calibrated_slow_ref_launch|calibrated_slow_ref_launch_slow|steps_captured|"
-			"steps_captured_native|many_calls]\n");
+			"steps_captured_native|many_calls|sampled]\n");
 		return 2;
 	}
 	unlink(argv[1]);
@@ -277,6 +288,14 @@ int main(int argc, char **argv)
 			      "WHERE k < 39) INSERT INTO api_calls(api,name_id,start,end,tid,"
 			      "correlation_id) SELECT 1, 14, 10000 + 20 * k, 10010 + 20 * k, 11, "
 			      "100 + k FROM n;");
+	if (rc == 0 && mode == 18) /* samples of thread 11: see "sampled" above */
+		rc = exec_sql(db, "INSERT INTO strings VALUES(14,'prepare');"
+				  "INSERT INTO stack_frames(stack_id,depth,kind,module_id,offset,"
+				  "symbol_id,file_id,line,function_id) VALUES"
+				  "(4,0,2,NULL,NULL,NULL,8,35,14);"
+				  "INSERT INTO samples(tid,t,stack_id) VALUES(11,10100,4),"
+				  "(11,10200,4),(11,10300,4),(11,10400,1),(11,20100,4),"
+				  "(11,5000,4),(12,10500,4);");
 	if (rc == 0 && mode == 6) /* the stacks of steps 5..19 not captured */
 		rc = exec_sql(db, "DELETE FROM api_stacks WHERE correlation_id > 10");
 	if (rc == 0 && mode == 1)

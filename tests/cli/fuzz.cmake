@@ -31,8 +31,10 @@ if(GS_FUZZ_OK)
       ${_src}/trace/export_walk.c ${_src}/trace/export_csv.c ${_src}/trace/trace_callsite.c
       ${_src}/trace/trace_whatif.c ${_src}/trace/import_out.c
       ${_src}/analysis/whatif.c ${_src}/analysis/whatif_api.c ${_src}/analysis/whatif_fix.c
+      ${_src}/trace/trace_samples.c
       ${_src}/analysis/analysis.c ${_src}/analysis/analysis_run.c ${_src}/analysis/analysis_stats.c
-      ${_src}/analysis/analysis_util.c ${_src}/analysis/host_cover.c ${_src}/analysis/verdict.c
+      ${_src}/analysis/analysis_util.c ${_src}/analysis/host_cover.c ${_src}/analysis/host_attr.c
+      ${_src}/analysis/verdict.c
       ${_src}/analysis/advice.c
       ${_src}/analysis/analysis_site.c ${_src}/analysis/correct.c ${_src}/analysis/utf8.c
       ${CMAKE_SOURCE_DIR}/collector/schema.c)

@@ -1,6 +1,6 @@
 """Call-site GPU test: a thread launches CUDA work and syncs while the main
 thread runs Python; torch releases the GIL in its blocking calls, so before
-CPython 3.12 these call sites have native frames only (3.12 and 3.13: Python
+CPython 3.9 these call sites have native frames only (3.9 to 3.13: Python
 frames, read without the GIL). Must record and not crash."""
 import threading
 import torch

@@ -16,3 +16,7 @@ gs_add_unit_test(test_reference SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_reference
 # verdict.c): phases, host code split, DataLoader, capture blockers,
 # communication, a calibrated trace's tracing cost, on hand-built timelines.
 gs_add_unit_test(test_advice SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_advice.c LIBS gs_viewer)
+# What the host ran in host code (host_attr.c) and the samples' loader
+# (trace_samples.c)
+gs_add_unit_test(test_host_attr SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_host_attr.c
+                 LIBS gs_viewer SQLite::SQLite3)

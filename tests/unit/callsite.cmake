@@ -38,4 +38,12 @@ if(TARGET gs_collector_core)
     set_tests_properties(unit_pyframes PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                                                   ENVIRONMENT "${gs_probe_env}")
   endif()
+  # the same test on every CPython the reader supports (3.9-3.13), each
+  # found under pyenv or as python3.X on PATH; a missing one is named
+  add_test(NAME unit_pyframes_versions
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_versions.sh
+                   $<TARGET_FILE:gs_pyframes_probe> ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pyframes.py)
+  set_tests_properties(unit_pyframes_versions PROPERTIES LABELS "unit;pyversions"
+                                                         SKIP_RETURN_CODE 77
+                                                         ENVIRONMENT "${gs_probe_env}")
 endif()

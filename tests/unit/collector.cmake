@@ -32,3 +32,10 @@ if(TARGET gs_collector_core)
                    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_pipeline.c
                    LIBS gs_collector_core)
 endif()
+# The sampler of launching threads (collector/sampler.c): real timers and
+# signals on this machine, native frames, samples rows.
+if(TARGET gs_collector_core)
+  gs_add_unit_test(test_collector_sampler
+                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_sampler.c
+                   LIBS gs_collector_core)
+endif()

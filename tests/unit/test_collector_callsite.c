@@ -232,7 +232,8 @@ static void f_clear(void)
 
 static const struct gs_pyapi fake_api = {
     f_init,   f_gil,   f_tstate, f_get_frame, f_code, f_line, f_back, f_getattr, f_utf8,
-    f_decref, f_clear, NULL,	 NULL,	      NULL,   NULL,   0, /* no reading without the GIL */
+    f_decref, f_clear, NULL,	 NULL,	      NULL,   NULL,   NULL, NULL, NULL,
+    0, /* no reading without the GIL */
 };
 
 static void fake_python(void)

@@ -46,6 +46,7 @@ static const char *const tables[] = {"meta",
 				     "overhead",
 				     "stack_frames",
 				     "api_stacks",
+				     "samples",
 				     "capture_windows"};
 
 static void check_field(const char *in, size_t len, const char *want)

@@ -7,7 +7,7 @@ tests/unit/pyframes_probe.c:
   this file at the line of the call, in `caller`, then the line that called
   `caller`, in `<module>`;
 - with the GIL released (ctypes.CDLL, as PyTorch releases it around its
-  blocking calls): on CPython 3.12 and 3.13 the same frames, read from the
+  blocking calls): on CPython 3.9 to 3.13 the same frames, read from the
   thread's own frame chain; on other versions none (native frames only);
 - the same from a second thread, and from a frame whose file name is not
   ASCII (the name reads "?", the line is still right);
@@ -16,12 +16,20 @@ tests/unit/pyframes_probe.c:
   instruction): two call lines of one function in turn, and a call 400
   lines into a generated function, each time the interpreter's own line.
 
+- the sampler's path (gs_py_frames_async): the same frames read in a signal
+  handler, GIL held and released; and a CPU-time timer's samples of a busy
+  loop that calls a function all the time (frames pushed and popped under
+  the signal): each sample's innermost frame is busy() or inner(), at one
+  of their lines.
+
 The expected lines come from the interpreter itself (f_lineno of the frame
 that makes the call, read on the same line). Prints PASS/FAIL lines; exits
 0, 1 on a failure, 77 (skipped) where the probe cannot be loaded.
 """
 import ctypes
+import inspect
 import os
+import time
 import sys
 import threading
 
@@ -39,6 +47,53 @@ def frames(lib):
     buf = ctypes.create_string_buffer(4096)
     n = lib.gs_probe_frames(buf, 4096)
     return n, buf.value.decode("ascii", "replace").split("|") if n > 0 else []
+
+
+def frames_sig(lib):
+    buf = ctypes.create_string_buffer(4096)
+    n = lib.gs_probe_frames_async(buf, 4096)
+    return n, buf.value.decode("ascii", "replace").split("|") if n > 0 else []
+
+
+def caller_sig(lib):
+    (n, got), line = frames_sig(lib), sys._getframe().f_lineno
+    return n, got, line
+
+
+def inner(x):
+    return (x * 3 + 1) % 1000003
+
+
+def busy(seconds):
+    end = time.thread_time() + seconds
+    x = 0
+    while time.thread_time() < end:
+        for _ in range(200):
+            x = inner(x)
+    return x
+
+
+def sampled(lib):
+    """the sampler's case: a CPU-time timer's signal reads the innermost
+    frame wherever the interpreter is (GIL held, frames pushed and popped
+    all the time); returns (samples, outside busy/inner, wrong lines)"""
+    spans = {}
+    for f in (busy, inner):
+        src, first = inspect.getsourcelines(f)
+        spans[f.__name__] = (first, first + len(src) - 1)
+    if lib.gs_probe_sampling_start(1000) != 0:
+        return None
+    busy(0.3)
+    buf = ctypes.create_string_buffer(1 << 17)
+    n = lib.gs_probe_sampling_stop(buf, 1 << 17)
+    outside = wrong = 0
+    for s in buf.value.decode("ascii", "replace").split("|") if n > 0 else []:
+        func, line = s.rsplit(":", 1)
+        if func not in spans:
+            outside += 1
+        elif not spans[func][0] <= int(line) <= spans[func][1]:
+            wrong += 1
+    return n, outside, wrong
 
 
 def caller(lib):
@@ -77,17 +132,17 @@ def repeated(lib):
     return bad, len(seen)
 
 
-def expect(n, got, line, outer_line, label):
+def expect(n, got, line, outer_line, label, fn="frames", call="caller"):
     me = os.path.abspath(__file__)
     check(n >= 2, "%s: at least 2 frames (got %d: %s)" % (label, n, got))
     if n < 2:
         return
     f0, f1 = got[0].rsplit(":", 2), got[1].rsplit(":", 2)
     # the innermost frame is `frames`, which made the call into C
-    check(os.path.abspath(f0[0]) == me and f0[2] == "frames",
-          "%s: innermost frame is frames() in this file (got %s)" % (label, got[0]))
-    check(f1[2] == "caller" and int(f1[1]) == line,
-          "%s: then caller() at line %d (got %s)" % (label, line, got[1]))
+    check(os.path.abspath(f0[0]) == me and f0[2] == fn,
+          "%s: innermost frame is %s() in this file (got %s)" % (label, fn, got[0]))
+    check(f1[2] == call and int(f1[1]) == line,
+          "%s: then %s() at line %d (got %s)" % (label, call, line, got[1]))
     if outer_line is not None and n >= 3:
         f2 = got[2].rsplit(":", 2)
         check(int(f2[1]) == outer_line,
@@ -108,9 +163,9 @@ def main():
     print("CPython %d.%d: frames without the GIL %s" %
           (sys.version_info[0], sys.version_info[1],
            "read (layout of 3.%d)" % minor if minor > 0 else "not read"))
-    check(minor == (sys.version_info[1] if sys.version_info[:2] in ((3, 12), (3, 13))
+    check(minor == (sys.version_info[1] if (3, 9) <= sys.version_info[:2] <= (3, 13)
                     and "free-threading" not in sys.version else 0),
-          "the probe reads frames without the GIL on exactly 3.12 and 3.13 (got %d)" % minor)
+          "the probe reads frames without the GIL on exactly 3.9 to 3.13 (got %d)" % minor)
 
     (n, got, line), outer = caller(gil), sys._getframe().f_lineno
     expect(n, got, line, outer, "GIL held")
@@ -147,6 +202,25 @@ def main():
     bad, lines = repeated(gil)
     check(bad == 0 and lines == 3,
           "GIL held, the same 80 captures (wrong: %d, lines seen: %d)" % (bad, lines))
+
+    # the sampler's path (collector/sampler.c): in a signal handler, always
+    # from the frame chain, GIL held or not
+    for lib, label in ((gil, "signal handler, GIL held"), (nogil, "signal handler, GIL released")):
+        (n, got, line), outer = caller_sig(lib), sys._getframe().f_lineno
+        if minor > 0:
+            expect(n, got, line, outer, label, "frames_sig", "caller_sig")
+        else:
+            check(n == 0, "%s, version not read: no Python frames (got %d)" % (label, n))
+    if minor > 0:
+        r = sampled(gil)
+        if r is None:
+            print("INFO: no CPU-time timer here: the sampling check is not run")
+        else:
+            n, outside, wrong = r
+            check(n >= 10 and outside <= 2 and wrong == 0,
+                  "CPU-time samples of a busy loop (GIL held): >= 10 samples, each in busy() "
+                  "or inner() at one of their lines (samples %d, elsewhere %d, "
+                  "wrong line %d)" % (n, outside, wrong))
     print("%d failed" % failures)
     return 1 if failures else 0
 

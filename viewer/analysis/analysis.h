@@ -258,6 +258,12 @@ struct gs_input {
 	const uint64_t *op_bytes; /* per op: bytes of a copy with a host side, 0 for
 				     the others; NULL: unknown or no such copy
 				     (the what-if's pinned copies need them) */
+	/* samples of the launching threads (table samples; empty for older
+	 * traces and --no-sampling) */
+	const struct gs_hstack *hstacks; /* indexed by stack id; [0] unused */
+	size_t n_hstacks;
+	const struct gs_hsample *samples; /* sorted by (tid, t) */
+	size_t n_samples;
 	struct gs_strings strings;
 	/* meta facts the report repeats */
 	int64_t kernel_overhead_ns;    /* ns measured CUPTI instrumentation per kernel
@@ -311,6 +317,23 @@ struct gs_input {
 	uint64_t capture_dropped; /* meta capture.starts_skipped: the program's
 				     cudaProfilerStart calls past the collector's
 				     cap on windows, whose spans are not recorded */
+};
+
+/* A sampled stack (schema table samples, record's sampler), as the report
+ * names it: the frame the loader picked (trace_samples.c) and whether the
+ * stack is the framework's dispatch. */
+struct gs_hstack {
+	uint32_t file_id;  /* strings id: Python file, or native module path; 0 none */
+	uint32_t func_id;  /* strings id: Python function or native symbol; 0 none */
+	int32_t line;	   /* Python line; -1 native */
+	uint8_t framework; /* 1: the framework's dispatch (PyTorch's code but its data
+			      loading, libtorch/libc10, the CUDA libraries) */
+};
+/* One sample of a thread. */
+struct gs_hsample {
+	int64_t t;	/* ns */
+	uint32_t tid;	/* sampled thread */
+	uint32_t stack; /* index in gs_input.hstacks; 0: no frame was read */
 };
 
 /* Name-based classification of an API call (GS_APIF_* bits incl.
@@ -957,6 +980,64 @@ struct gs_finding {
 /* findings the verdict keeps: the costliest, then ordered by what their
  * fixes save (gs_verdict_compute_corr) */
 #define GS_VERDICT_FINDINGS 4
+
+/* ------------------------------------------------------------------ */
+/* What the host ran in host code (host_attr.c)                       */
+
+#define GS_HOST_TOP 5 /* functions (or host operators) named, largest first */
+enum { GS_HOST_SRC_NONE = 0, GS_HOST_SRC_SAMPLES = 1, GS_HOST_SRC_SPANS = 2 };
+struct gs_host_item {
+	uint32_t file_id;  /* strings id of the file or module, 0 none (a span) */
+	uint32_t func_id;  /* strings id of the function, symbol or span name */
+	int32_t line;	   /* the line most of its samples were at; -1 none */
+	uint8_t span;	   /* 1: a host operator span (imported trace) */
+	uint8_t framework; /* 1: the framework's dispatch */
+	int64_t weight;	   /* samples, or ns of the span's own time */
+};
+struct gs_host_attr {
+	uint8_t source;	   /* GS_HOST_SRC_*: what the weights count; NONE: nothing known */
+	int64_t total;	   /* samples in the host code, or its ns (spans) */
+	int64_t named;	   /* of total: samples with a frame, or ns inside a span */
+	int64_t framework; /* of total: the framework's dispatch */
+	size_t n_top;
+	struct gs_host_item top[GS_HOST_TOP];
+};
+/* [a, b) of thread tid: its samples there, else (no samples in the trace)
+ * its host spans' own time there. */
+void gs_host_attribute(const struct gs_input *in, uint32_t tid, int64_t a, int64_t b,
+		       struct gs_host_attr *out);
+/* The same over every host-code segment of res's gaps. 0, -1 when out of
+ * memory (out then holds what was summed). */
+int gs_host_code_attr(const struct gs_result *res, struct gs_host_attr *out);
+/* The same, three ways: [0] all, [1] its top limited to the framework's
+ * dispatch, [2] to the program's own work (totals as [0]'s). */
+int gs_host_code_attr_split(const struct gs_result *res, struct gs_host_attr out[3]);
+/* Fewest samples of host code for them to decide, in the verdict, how much
+ * of it is the framework's dispatch (below: the gaps' sizes decide). */
+#define GS_HOST_MIN_SAMPLES 20
+/* The path as the report shows it: from the package on (after
+ * site-packages/, dist-packages/, the standard library's python3.X/), else
+ * its last two parts. Points into p. */
+const char *gs_host_short_path(const char *p);
+/* An item's name, not escaped: "torch/nn/functional.py:gelu line 1610",
+ * "libtorch_cpu.so:symbol", or a host span's name. */
+void gs_host_item_name(char *buf, size_t n, const struct gs_input *in,
+		       const struct gs_host_item *it);
+/* "88% a.py:f line 3, 6% ..." for a's top, shares of total (whole items
+ * only; not escaped). */
+void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in,
+		       const struct gs_host_attr *a, int64_t total);
+/* An accumulator of such spans (gs_host_code_attr's, for other sums). */
+struct gs_host_acc;
+struct gs_host_acc *gs_host_acc_new(void);
+void gs_host_acc_add(struct gs_host_acc *acc, const struct gs_input *in, uint32_t tid, int64_t a,
+		     int64_t b);
+void gs_host_acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out);
+void gs_host_acc_free(struct gs_host_acc *acc);
+/* 1: a host span of this name is the framework's or the model's
+ * (aten::, autograd, Optimizer., module forward/backward) */
+int gs_host_span_framework(const char *name);
+
 struct gs_verdict {
 	int64_t window;			       /* ns, summed over devices */
 	int64_t busy;			       /* ns */

@@ -183,6 +183,19 @@ static void add_finding(struct gs_verdict *v, const struct gs_finding *fin)
 }
 
 /* where the largest top gap whose largest segment is `cause` happened */
+/* what the samples name in a host-code finding: "samples: 71% torch/nn/
+ * functional.py:linear line 125, 9% ..." (shares of all the host code's
+ * samples) */
+static void host_samples_why(const struct gs_input *in, const struct gs_host_attr *a,
+			     int64_t total, struct gs_finding *f)
+{
+	char items[sizeof(f->why) - 10];
+
+	gs_host_attr_text(items, sizeof(items), in, a, total);
+	if (items[0])
+		snprintf(f->why, sizeof(f->why), "samples: %s", items);
+}
+
 /* Where cause's idle happened: the NVTX range holding the most of it over
  * the devices (gs_device_result.nvtx_idle; none when most lie in no range),
  * and the launching thread of the gap with the most of that cause in that
@@ -590,11 +603,27 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 			dispatch = fw;
 			own = gs_sat_add(gs_sat_add(hs[0], hs[1]), hs[2]) - fw;
 		}
+		/* the samples of the launching threads name the code itself
+		 * (host_attr.c): the framework's dispatch against the program's
+		 * own work by what ran, not by the gaps' sizes */
+		struct gs_host_attr ha[3];
+		int sampled = res->in && res->in->n_samples &&
+			      gs_host_code_attr_split(res, ha) == 0 &&
+			      ha[0].source == GS_HOST_SRC_SAMPLES &&
+			      ha[0].total >= GS_HOST_MIN_SAMPLES;
+		if (sampled) {
+			int64_t all = gs_sat_add(dispatch, own);
+			dispatch = (int64_t)((double)all * (double)ha[0].framework /
+					     (double)ha[0].total);
+			own = all - dispatch;
+		}
 		if (share(host, v->window) >= RULE_HOST_CODE_SHARE) {
 			if (share(dispatch, v->window) >= RULE_HOST_CODE_SHARE / 2) {
 				struct gs_finding f = {.rule = GS_RULE_HOST_CODE,
 						       .cost_ns = dispatch};
 				where_of(res, GS_CAUSE_HOST_CODE, &f);
+				if (sampled)
+					host_samples_why(res->in, &ha[1], ha[0].total, &f);
 				add_finding(v, &f);
 			}
 			if (share(own, v->window) >= RULE_HOST_CODE_SHARE / 2) {
@@ -605,14 +634,14 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 						 "the host spans over its gaps are no operator, "
 						 "autograd or module forward");
 				else
-					snprintf(
-					    f.why, sizeof(f.why),
-					    "each of its gaps holds %s or more of host code; %s "
-					    "takes less",
-					    v->pytorch ? "150 us" : "5 us",
-					    v->pytorch
-						? "one operator's dispatch"
-						: "a launch loop's own code between launches");
+					snprintf(f.why, sizeof(f.why),
+						 "each of its gaps holds %s or more of host code; %s "
+						 "takes less",
+						 v->pytorch ? "150 us" : "5 us",
+						 v->pytorch ? "one operator's dispatch"
+							    : "a launch loop's own code between launches");
+				if (sampled)
+					host_samples_why(res->in, &ha[2], ha[0].total, &f);
 				add_finding(v, &f);
 			}
 		}

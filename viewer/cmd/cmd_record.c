@@ -80,6 +80,12 @@ static void record_usage(FILE *f)
 		"                         timestamps; more overhead) [GAPSCOPE_LATENCY=1]\n"
 		"  --no-callsites         no call sites (stacks) of blocking calls\n"
 		"                         [GAPSCOPE_CALLSITES=0]\n"
+		"      --no-sampling      do not sample the threads that make CUDA calls\n"
+		"                         (the report then cannot name the code behind host\n"
+		"                         code) [GAPSCOPE_SAMPLING=0]\n"
+		"      --sample-rate HZ   samples per second of each such thread's CPU time,\n"
+		"                         1..10000 (the kernel's tick may cap it: 250 Hz on\n"
+		"                         a HZ=250 kernel) [GAPSCOPE_SAMPLE_HZ] (default 1000)\n"
 		"      --graph-level      time each CUDA graph launch as a whole, without a\n"
 		"                         record per node: far less overhead on graph replays,\n"
 		"                         but no kernel names, durations or gaps inside them\n"
@@ -107,9 +113,10 @@ static void record_usage(FILE *f)
 		"Untraced reference runs (--reference N): once the traced run has exited\n"
 		"with status 0, the program runs N more times, with the same arguments and\n"
 		"working directory, and the collector records only its NVTX ranges\n"
-		"(GAPSCOPE_ACTIVITIES=nvtx, GAPSCOPE_CALLSITES=0, no calibration), which\n"
-		"costs the program next to nothing; --activities, --latency, --graph-level,\n"
-		"--no-callsites and --no-calibrate apply to the traced run only. Run K\n"
+		"(GAPSCOPE_ACTIVITIES=nvtx, GAPSCOPE_CALLSITES=0, GAPSCOPE_SAMPLING=0, no\n"
+		"calibration), which costs the program next to nothing; --activities,\n"
+		"--latency, --graph-level, --no-callsites, --no-sampling, --sample-rate and\n"
+		"--no-calibrate apply to the traced run only. Run K\n"
 		"writes the output name with .refK before its .db (run.db -> run.ref1.db;\n"
 		"a name without .db gets .refK.db). As the program runs N+1 times, it\n"
 		"should do the same work each time and have no side effects you mind.\n"
@@ -923,6 +930,7 @@ static int record_reference_runs(char *const argv[], int n, const char *tmpl, co
 	 * (graph-level mode enables it whatever the activities), and no
 	 * calibration, which is about the traced run's overhead */
 	if (setenv("GAPSCOPE_ACTIVITIES", "nvtx", 1) || setenv("GAPSCOPE_CALLSITES", "0", 1) ||
+	    setenv("GAPSCOPE_SAMPLING", "0", 1) ||
 	    unsetenv("GAPSCOPE_LATENCY") || unsetenv("GAPSCOPE_GRAPH_LEVEL") ||
 	    unsetenv("GAPSCOPE_CALIBRATION")) {
 		gs_error("record", "cannot set the environment: %s", strerror(errno));
@@ -971,6 +979,8 @@ int cmd_record(int argc, char **argv)
 	    {"activities", required_argument, NULL, 'a'},
 	    {"latency", no_argument, NULL, 'l'},
 	    {"no-callsites", no_argument, NULL, 'S'},
+	    {"no-sampling", no_argument, NULL, 'P'},
+	    {"sample-rate", required_argument, NULL, 'r'},
 	    {"graph-level", no_argument, NULL, 'g'},
 	    {"no-calibrate", no_argument, NULL, 'C'},
 	    {"capture-range", required_argument, NULL, 'c'},
@@ -983,7 +993,8 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *output = NULL, *activities = NULL, *log = NULL;
 	const char *flush = NULL, *buffer = NULL, *reference = NULL, *tmpl, *why = NULL, *old;
-	const char *capture = NULL;
+	const char *capture = NULL, *sample_rate = NULL;
+	int no_sampling = 0;
 	char lib[PATH_MAX], probe[PATH_MAX], dir[PATH_MAX], abs_tmpl[PATH_MAX * 2];
 	struct timespec t0;
 	char what[48];
@@ -1000,6 +1011,8 @@ int cmd_record(int argc, char **argv)
 		case 'a': activities = optarg; break;
 		case 'l': latency = 1; break;
 		case 'S': no_callsites = 1; break;
+		case 'P': no_sampling = 1; break;
+		case 'r': sample_rate = optarg; break;
 		case 'g': graph_level = 1; break;
 		case 'C': calibrate = 0; break;
 		case 'c': capture = optarg; break;
@@ -1026,6 +1039,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (activities && record_check_activities(activities) < 0)
 		return GS_EXIT_BAD_INPUT;
+	if (sample_rate && record_parse_uint("--sample-rate", sample_rate, 1, 10000L, &v) < 0)
+		return GS_EXIT_BAD_INPUT; /* as GAPSCOPE_SAMPLE_HZ */
 	if (flush &&
 	    record_parse_uint("--flush-ms", flush, 0, 3600000L, &v) < 0) /* as GAPSCOPE_FLUSH_MS */
 		return GS_EXIT_BAD_INPUT;
@@ -1110,6 +1125,8 @@ int cmd_record(int argc, char **argv)
 	    (activities && setenv("GAPSCOPE_ACTIVITIES", activities, 1)) ||
 	    (latency && setenv("GAPSCOPE_LATENCY", "1", 1)) ||
 	    (no_callsites && setenv("GAPSCOPE_CALLSITES", "0", 1)) ||
+	    (no_sampling && setenv("GAPSCOPE_SAMPLING", "0", 1)) ||
+	    (sample_rate && setenv("GAPSCOPE_SAMPLE_HZ", sample_rate, 1)) ||
 	    (graph_level && setenv("GAPSCOPE_GRAPH_LEVEL", "1", 1)) ||
 	    (capture && setenv("GAPSCOPE_CAPTURE_RANGE", capture, 1)) ||
 	    (flush && setenv("GAPSCOPE_FLUSH_MS", flush, 1)) ||

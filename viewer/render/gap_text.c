@@ -94,6 +94,24 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 		uint32_t h = gs_host_range_at(in, s->tid, s->start, s->end);
 		snprintf(d, sizeof(d), " on thread %u", s->tid);
 		put(buf, n, k, d);
+		/* what its samples ran (record's sampler): "88% train.py:step
+		 * line 41" */
+		if (in->n_samples) {
+			struct gs_host_attr at;
+			size_t j;
+			gs_host_attribute(in, s->tid, s->start, s->end, &at);
+			for (j = 0; j < at.n_top && j < 2 && at.total > 0; j++) {
+				char item[320];
+				double sh = (double)at.top[j].weight / (double)at.total;
+				if (j && sh < 0.2)
+					break;
+				snprintf(d, sizeof(d), "%s%.0f%% ", j ? ", " : ": ", 100.0 * sh);
+				put(buf, n, k, d);
+				gap_host_item(item, sizeof(item), in, &at.top[j]);
+				put(buf, n, k, item);
+			}
+			break;
+		}
 		/* not the range the gap's line names anyway ("in NVTX ...") */
 		if (h != GS_NONE && in->hranges[h].name_id != gap_nvtx) {
 			put(buf, n, k, " in ");
@@ -140,6 +158,18 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 		}
 		break;
 	}
+}
+
+void gap_host_item(char *buf, size_t n, const struct gs_input *in, const struct gs_host_item *it)
+{
+	char raw[320];
+	size_t k = 0;
+
+	if (!n)
+		return;
+	buf[0] = '\0';
+	gs_host_item_name(raw, sizeof(raw), in, it);
+	put_name(buf, n, &k, raw, 96);
 }
 
 void gap_segments_text(char *buf, size_t n, const struct gs_input *in,

@@ -121,6 +121,10 @@ char *report_advice_sentence(const struct report_ctx *r, const struct gs_graph_a
  * *tofree receives what the caller must free (may be NULL). */
 const char *report_kernel_name(const struct report_ctx *r, uint32_t name_id, char **tofree);
 
+/* gap_text.c: what a host-code item names, escaped: "torch/nn/functional.py:
+ * gelu line 1610" (Python), "libtorch_cpu.so:at::foo" (native), or a host
+ * operator span's name */
+void gap_host_item(char *buf, size_t n, const struct gs_input *in, const struct gs_host_item *it);
 /* gap_text.c: "850 ns", "12.345 us", "1.234 ms", "2.500 s" */
 void gap_dur(char *b, size_t n, int64_t ns);
 /* The segments of gap g as one sentence into buf (n bytes, always

@@ -730,6 +730,40 @@ static json_t *by_site(const struct report_ctx *r, const struct gs_site_stat *st
 	return a;
 }
 
+/* --by-site: what ran in the host code (host_attr.c); null when nothing
+ * tells (no samples, no host spans) */
+static json_t *host_by_code(const struct report_ctx *r)
+{
+	struct gs_host_attr a;
+	json_t *o, *top;
+	size_t i;
+
+	if (gs_host_code_attr(r->res, &a) != 0 || a.source == GS_HOST_SRC_NONE)
+		return json_null();
+	o = json_object();
+	top = json_array();
+	json_object_set_new(o, "source",
+			    json_string(a.source == GS_HOST_SRC_SAMPLES ? "samples" : "host_spans"));
+	json_object_set_new(o, "total", jint(a.total));
+	json_object_set_new(o, "named", jint(a.named));
+	json_object_set_new(o, "framework", jint(a.framework));
+	for (i = 0; i < a.n_top; i++) {
+		json_t *t = json_object();
+		char name[320];
+		gs_host_item_name(name, sizeof(name), r->in, &a.top[i]);
+		json_object_set_new(t, "name", render_json_str(name));
+		json_object_set_new(t, "file", a.top[i].span ? json_null()
+							       : jstrid(r, a.top[i].file_id));
+		json_object_set_new(t, "function", jstrid(r, a.top[i].func_id));
+		json_object_set_new(t, "line", a.top[i].line >= 0 ? jint(a.top[i].line) : json_null());
+		json_object_set_new(t, "weight", jint(a.top[i].weight));
+		json_object_set_new(t, "framework", json_boolean(a.top[i].framework));
+		json_array_append_new(top, t);
+	}
+	json_object_set_new(o, "top", top);
+	return o;
+}
+
 static int j_syncs(struct report_ctx *r)
 {
 	struct jstate *s = r->priv;
@@ -744,8 +778,10 @@ static int j_syncs(struct report_ctx *r)
 		json_decref(im);
 		return -1;
 	}
-	if (r->by_site)
+	if (r->by_site) {
 		json_object_set_new(s->root, "by_site", by_site(r, sites, n_sites));
+		json_object_set_new(s->root, "host_code_by_code", host_by_code(r));
+	}
 	for (i = 0; i < r->res->n_syncs; i++) {
 		const struct gs_sync_group *g = &r->res->syncs[i];
 		json_t *go = json_object();

@@ -537,6 +537,44 @@ static void verdict_lines(struct report_ctx *r)
 	free(sites);
 }
 
+/* --by-site, after the call sites: what ran in the host code (host_attr.c),
+ * by function (samples) or host operator (an imported trace's spans) */
+static void t_host_code_by_code(struct report_ctx *r)
+{
+	FILE *f = r->out;
+	struct gs_host_attr a;
+	char item[512];
+	size_t i;
+
+	if (gs_host_code_attr(r->res, &a) != 0 || a.source == GS_HOST_SRC_NONE) {
+		if (r->in && !r->in->n_samples && !r->in->n_hranges)
+			fprintf(f, "\nHost code by what ran: no samples in the trace (recorded "
+				   "with --no-sampling, or before sampling)\n");
+		return;
+	}
+	if (a.source == GS_HOST_SRC_SAMPLES)
+		fprintf(f,
+			"\nHost code by what ran (%lld samples of the launching threads in it, "
+			"%.0f%% with a frame; %.0f%% the framework's dispatch):\n",
+			(long long)a.total, pct(a.named, a.total), pct(a.framework, a.total));
+	else
+		fprintf(f,
+			"\nHost code by what ran (host operator spans, their own time; %.0f%% of "
+			"it inside one, %.0f%% the framework's):\n",
+			pct(a.named, a.total), pct(a.framework, a.total));
+	fprintf(f, "    %6s %14s  %s\n", "share", a.source == GS_HOST_SRC_SAMPLES ? "samples" : "time",
+		"function / operator");
+	for (i = 0; i < a.n_top; i++) {
+		fprintf(f, "    %5.1f%% %14s  ", pct(a.top[i].weight, a.total),
+			a.source == GS_HOST_SRC_SAMPLES
+			    ? (snprintf(item, sizeof(item), "%lld", (long long)a.top[i].weight), item)
+			    : D(a.top[i].weight));
+		gap_host_item(item, sizeof(item), r->in, &a.top[i]);
+		fputs(item, f);
+		fputs(a.top[i].framework ? "  [framework]\n" : "\n", f);
+	}
+}
+
 /* --by-site: GPU idle by call site, top sites first. */
 static void t_by_site(struct report_ctx *r, const struct gs_site_stat *s, size_t n)
 {
@@ -799,8 +837,10 @@ static int t_syncs(struct report_ctx *r)
 	n_sites = gs_site_stats(res, &sites);
 	if (n_sites == (size_t)-1)
 		return -ENOMEM;
-	if (r->by_site)
+	if (r->by_site) {
 		t_by_site(r, sites, n_sites);
+		t_host_code_by_code(r);
+	}
 	if ((res->range_applied && res->range_matches == 0) || (!res->n_syncs && !res->n_polls)) {
 		free(sites);
 		return 0;

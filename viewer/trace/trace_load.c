@@ -33,6 +33,7 @@
 #include "trace_load.h"
 #include "trace_whatif.h"
 #include "trace_callsite.h"
+#include "trace_samples.h"
 
 struct vec {
 	void *p;
@@ -1339,7 +1340,8 @@ static int load_parts(struct trace *t, unsigned what, int parts, struct gs_input
 				      load_hranges(t->db, str_end, &vh, err, errlen)))
 		goto join;
 	if ((what & GS_LOAD_SYNCS) && (what & GS_LOAD_STRINGS) &&
-	    trace_load_callsites(t->db, in, err, errlen))
+	    (trace_load_callsites(t->db, in, err, errlen) ||
+	     trace_load_samples(t->db, in, err, errlen)))
 		goto join;
 	if ((what & (GS_LOAD_APIS | GS_LOAD_SYNCS)) &&
 	    (trace_load_captures(t->db, in, err, errlen) ||
@@ -1516,5 +1518,6 @@ void trace_input_free(struct gs_input *in)
 	free((void *)in->capture_range);
 	free((void *)in->capture_windows);
 	trace_callsites_free(in);
+	trace_samples_free(in);
 	memset(in, 0, sizeof(*in));
 }

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# sampling_gpu.sh - GPU test of the sampling of launching threads and what the
+# report names in host code (issue 54), from the repository root on a machine
+# with an NVIDIA GPU, PyTorch and a build folder made elsewhere:
+#
+#   GS_BUILD=.devrun/b OUT=out tests/gpu/sampling_gpu.sh [--no-pairs]
+#
+# (a) bench/real/train_loop.py (a DataLoader with 2 workers): the largest
+#     host-code gap's top function is the DataLoader's (torch/utils/data/);
+# (b) bench/real/py_work_loop.py (the program's own work in prepare_next()
+#     between steps): the verdict's host_own_work names prepare_next and a
+#     line of it, and so does --by-site's top function;
+# (c) bench/overhead/torch_nosync.py (eager loop, no sync): --by-site's host code is
+#     mostly the framework's dispatch (>= 50% of its samples), and the top
+#     function is PyTorch's;
+# (d) the sampling's cost: 5 interleaved rounds of torch_nosync untraced,
+#     --no-sampling (GAPSCOPE_SAMPLING=0) and default (bench/overhead/overhead_pairs.py);
+#     printed, not asserted (--no-pairs skips it).
+# Prints the reports' parts that matter, the samples meta, PASS/FAIL/INFO
+# lines; exits 1 on a failure, 77 without a GPU or PyTorch.
+set -u
+cd "$(dirname "$0")/../.."
+B=${GS_BUILD:-build}
+OUT=${OUT:-out}
+W="$OUT/sampling-gpu"
+. tools/gpu-env.sh
+gs_clean_env
+gs_need_gpu
+python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null ||
+	{ echo "SKIP: no PyTorch with CUDA"; exit 77; }
+gs="$B/bin/gapscope"
+mkdir -p "$W"
+pass=0 fail=0
+result() { if [ "$1" = 0 ]; then echo "PASS: $2"; pass=$((pass + 1)); else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
+meta() {
+	python3 -c 'import sqlite3,sys; [print("   ",k,v) for k,v in sqlite3.connect(sys.argv[1]).execute("select key,value from meta where key like \"%sampl%\" or key like \"warning.%\"")]' "$1"
+}
+record() { # record <name> <program...>
+	local name=$1
+	shift
+	"$gs" record -o "$W/$name.db" -- "$@" > "$W/$name.log" 2>&1
+	result $? "record $name (log: $W/$name.log)"
+	echo "--- $name: meta"
+	meta "$W/$name.db"
+	"$gs" report --full-names "$W/$name.db" > "$W/$name.report.txt" 2>&1 # lines not wrapped
+	"$gs" report --by-site "$W/$name.db" > "$W/$name.bysite.txt" 2>&1
+	echo "--- $name: verdict"
+	sed -n '/^Verdict/,/^$/p' "$W/$name.report.txt"
+	echo "--- $name: host code by what ran"
+	sed -n '/^Host code by what ran/,/^$/p' "$W/$name.bysite.txt"
+	echo "--- $name: the first gaps with host code"
+	grep -m 3 "host code on thread" "$W/$name.report.txt"
+}
+# the top function of the host code (--by-site's first row)
+top_row() { sed -n '/^Host code by what ran/,/^$/p' "$1" | sed -n 3p; }
+
+# (a) DataLoader start-up
+record train python3 bench/real/train_loop.py --steps 60
+first=$(grep -m 1 "host code on thread" "$W/train.report.txt")
+case $first in *"host code on thread "*": "*"% torch/utils/data/"*) r=0 ;; *) r=1 ;; esac
+result $r "(a) the largest gap with host code names the DataLoader's code first: $first"
+
+# (b) the program's own work between steps
+record pywork python3 bench/real/py_work_loop.py --steps 100
+lo=$(grep -n '^def prepare_next' bench/real/py_work_loop.py | cut -d: -f1)
+hi=$((lo + 12))
+why=$(grep -A2 "the program.s own CPU work" "$W/pywork.report.txt" | grep -m 1 "samples:")
+line=$(echo "$why" | sed -n 's/.*py_work_loop.py:prepare_next line \([0-9]*\).*/\1/p')
+[ -n "$line" ] && [ "$line" -ge "$lo" ] && [ "$line" -le "$hi" ]
+result $? "(b) host_own_work names py_work_loop.py:prepare_next at a line of it ($lo-$hi): $why"
+case $(top_row "$W/pywork.bysite.txt") in *py_work_loop.py:prepare_next*) r=0 ;; *) r=1 ;; esac
+result $r "(b) --by-site's top function is prepare_next: $(top_row "$W/pywork.bysite.txt")"
+
+# (c) the eager loop: the framework's dispatch
+record nosync python3 bench/overhead/torch_nosync.py
+hdr=$(grep -m 1 "^Host code by what ran" "$W/nosync.bysite.txt")
+fw=$(echo "$hdr" | sed -n "s/.* \([0-9]*\)% the framework's dispatch.*/\1/p")
+[ -n "$fw" ] && [ "$fw" -ge 50 ]
+result $? "(c) the eager loop's host code is mostly the framework's dispatch: $hdr"
+case $(top_row "$W/nosync.bysite.txt") in *"[framework]"*) r=0 ;; *) r=1 ;; esac
+result $r "(c) its top function is the framework's: $(top_row "$W/nosync.bysite.txt")"
+
+# (d) what sampling costs, side by side
+if [ "${1:-}" != "--no-pairs" ]; then
+	python3 bench/overhead/overhead_pairs.py --build "$B" --rounds 5 --workloads torch_nosync --values \
+		--out "$W/pairs" --config nosampling=GAPSCOPE_SAMPLING=0 --config default=
+	result $? "(d) 5 interleaved rounds: untraced, --no-sampling, default"
+	rm -f "$W"/pairs/*.db
+fi
+echo "sampling_gpu: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

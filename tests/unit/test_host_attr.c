@@ -1,0 +1,431 @@
+/*
+ * test_host_attr.c - cmocka tests of what the host ran in host code
+ * (viewer/analysis/host_attr.c) and of the samples' loader
+ * (viewer/trace/trace_samples.c), on hand-built timelines and a small
+ * database made here: the samples of a host-code segment by function with
+ * their shares, the line most of them were at, the framework's share; the
+ * sum over every host-code segment, split into the framework's and the
+ * program's own; an imported trace's host spans by their own time; the
+ * gap's sentence and the verdict's host-code findings naming them. Every
+ * expected figure is worked out by hand in the comment next to it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "analysis.h"
+#include "report.h"
+#include "trace_samples.h"
+
+enum {
+	S_LAUNCH = 1,
+	S_KA,
+	S_TRAIN,    /* /home/u/train.py */
+	S_STEPFN,   /* step */
+	S_TORCHF,   /* .../site-packages/torch/nn/functional.py */
+	S_LINEAR,   /* linear */
+	S_ATEN_ADD, /* aten::addmm */
+	S_ATEN_LIN, /* aten::linear */
+	S_MYFUNC,   /* my_func */
+	S_OTHER,    /* other_thread_op */
+	S_N
+};
+
+static const char *strtab[S_N] = {
+    NULL,
+    "cudaLaunchKernel",
+    "kA",
+    "/home/u/train.py",
+    "step",
+    "/opt/venv/lib/python3.11/site-packages/torch/nn/functional.py",
+    "linear",
+    "aten::addmm",
+    "aten::linear",
+    "my_func",
+    "other_thread_op",
+};
+
+struct tb {
+	struct gs_op ops[32];
+	struct gs_api apis[32];
+	struct gs_hstack hstacks[4];
+	struct gs_hsample samples[64];
+	struct gs_hrange hranges[8];
+	struct gs_input in;
+	struct gs_options opt;
+	struct gs_result res;
+	struct gs_verdict v;
+};
+
+static struct tb *tb_new(void)
+{
+	struct tb *t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	t->in.ops = t->ops;
+	t->in.apis = t->apis;
+	t->in.strings.v = strtab;
+	t->in.strings.n = S_N;
+	t->in.kernel_overhead_ns = -1;
+	/* stack 1: train.py step line 41 (own); 2: torch's linear line 125
+	 * (framework); 3: train.py step line 42 (own) */
+	t->hstacks[1] = (struct gs_hstack){S_TRAIN, S_STEPFN, 41, 0};
+	t->hstacks[2] = (struct gs_hstack){S_TORCHF, S_LINEAR, 125, 1};
+	t->hstacks[3] = (struct gs_hstack){S_TRAIN, S_STEPFN, 42, 0};
+	t->in.hstacks = t->hstacks;
+	t->in.n_hstacks = 4;
+	t->in.samples = t->samples;
+	gs_options_init(&t->opt);
+	return t;
+}
+
+static void tb_free(struct tb *t)
+{
+	gs_result_free(&t->res);
+	free(t);
+}
+
+/* thread 1, device 0, stream 7, n kernels K_i = [1000 + 1000 i, +100]
+ * (corr i + 1), K_i's launch call (i >= 1) [K_i.start - 100, +1]: gap i =
+ * [1100 + 1000 i, +900) is host code for 800, then launch latency 100. */
+static void steps(struct tb *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int64_t s = 1000 + 1000 * (int64_t)i;
+		struct gs_api *a = &t->apis[t->in.n_apis++];
+		struct gs_op *o = &t->ops[t->in.n_ops++];
+		a->start = i ? s - 100 : 0;
+		a->end = a->start + 1;
+		a->corr = (uint32_t)i + 1;
+		a->name_id = S_LAUNCH;
+		a->tid = 1;
+		o->start = s;
+		o->end = s + 100;
+		o->stream = 7;
+		o->corr = (uint32_t)i + 1;
+		o->name_id = S_KA;
+		o->kind = GS_OP_KERNEL;
+	}
+}
+
+/* samples must come in (tid, t) order */
+static void sample(struct tb *t, uint32_t tid, int64_t at, uint32_t stack)
+{
+	t->samples[t->in.n_samples++] = (struct gs_hsample){at, tid, stack};
+}
+
+static void run(struct tb *t)
+{
+	assert_int_equal(gs_analyze(&t->in, &t->opt, &t->res), 0);
+	gs_verdict_compute(&t->res, &t->v);
+}
+
+/* Gap 0's host code [1100, 1900) on thread 1 holds the samples at 1100
+ * (stack 1), 1150 (1), 1160 (no frame), 1350 (3), 1450 (2); those at 1900
+ * (launch latency) and on thread 2 are not in it. So 5 samples, 4 with a
+ * frame, 1 the framework's; step (stacks 1, 3) 3 = 60% at line 41 (2 of
+ * its 3), linear 1 = 20%. */
+static void gap0_samples(struct tb *t)
+{
+	sample(t, 1, 1100, 1);
+	sample(t, 1, 1150, 1);
+	sample(t, 1, 1160, 0);
+	sample(t, 1, 1350, 3);
+	sample(t, 1, 1450, 2);
+	sample(t, 1, 1900, 2);
+}
+
+static void test_segment_samples_by_function_with_shares(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_host_attr a;
+	(void)state;
+
+	steps(t, 3);
+	gap0_samples(t);
+	sample(t, 2, 1500, 2);
+	gs_host_attribute(&t->in, 1, 1100, 1900, &a);
+	assert_int_equal(a.source, GS_HOST_SRC_SAMPLES);
+	assert_int_equal(a.total, 5);
+	assert_int_equal(a.named, 4);
+	assert_int_equal(a.framework, 1);
+	assert_int_equal(a.n_top, 2);
+	assert_int_equal(a.top[0].file_id, S_TRAIN);
+	assert_int_equal(a.top[0].func_id, S_STEPFN);
+	assert_int_equal(a.top[0].line, 41);
+	assert_int_equal(a.top[0].weight, 3);
+	assert_int_equal(a.top[0].framework, 0);
+	assert_int_equal(a.top[1].func_id, S_LINEAR);
+	assert_int_equal(a.top[1].weight, 1);
+	assert_int_equal(a.top[1].framework, 1);
+	/* thread 2 over the same time: its one sample, linear */
+	gs_host_attribute(&t->in, 2, 1100, 1900, &a);
+	assert_int_equal(a.total, 1);
+	assert_int_equal(a.top[0].func_id, S_LINEAR);
+	/* an empty span: nothing */
+	gs_host_attribute(&t->in, 1, 1600, 1700, &a);
+	assert_int_equal(a.total, 0);
+	assert_int_equal(a.source, GS_HOST_SRC_NONE);
+	tb_free(t);
+}
+
+static void test_gap_sentence_names_top_functions(void **state)
+{
+	struct tb *t = tb_new();
+	char buf[512];
+	(void)state;
+
+	steps(t, 3);
+	gap0_samples(t);
+	run(t);
+	assert_int_equal(t->res.devices[0].n_gaps, 2);
+	gap_segments_text(buf, sizeof(buf), &t->in, &t->res, &t->res.devices[0].gaps[0]);
+	/* 60% and 20% (the second is named at 20% or more); the file from
+	 * the package on, or its last two parts */
+	assert_string_equal(buf, "800 ns host code on thread 1: 60% u/train.py:step line 41, 20% "
+				 "torch/nn/functional.py:linear line 125, then 100 ns launch "
+				 "latency (cudaLaunchKernel)");
+	/* gap 1 has no sample: the sentence as before */
+	gap_segments_text(buf, sizeof(buf), &t->in, &t->res, &t->res.devices[0].gaps[1]);
+	assert_string_equal(buf, "800 ns host code on thread 1, then 100 ns launch latency "
+				 "(cudaLaunchKernel)");
+	tb_free(t);
+}
+
+static void test_sum_over_host_code_split_framework_and_own(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_host_attr a[3];
+	(void)state;
+
+	steps(t, 3);
+	gap0_samples(t);
+	/* gap 1's host code [2100, 2900): linear 3 times */
+	sample(t, 1, 2200, 2);
+	sample(t, 1, 2300, 2);
+	sample(t, 1, 2400, 2);
+	run(t);
+	/* 5 + 3 = 8 samples, 7 with a frame, 1 + 3 = 4 the framework's;
+	 * linear 4, step 3 */
+	assert_int_equal(gs_host_code_attr_split(&t->res, a), 0);
+	assert_int_equal(a[0].total, 8);
+	assert_int_equal(a[0].named, 7);
+	assert_int_equal(a[0].framework, 4);
+	assert_int_equal(a[0].n_top, 2);
+	assert_int_equal(a[0].top[0].func_id, S_LINEAR);
+	assert_int_equal(a[0].top[0].weight, 4);
+	assert_int_equal(a[0].top[1].func_id, S_STEPFN);
+	assert_int_equal(a[0].top[1].weight, 3);
+	assert_int_equal(a[1].n_top, 1);
+	assert_int_equal(a[1].top[0].func_id, S_LINEAR);
+	assert_int_equal(a[2].n_top, 1);
+	assert_int_equal(a[2].top[0].func_id, S_STEPFN);
+	assert_int_equal(a[2].total, 8); /* shares stay of all the host code */
+	tb_free(t);
+}
+
+static void test_verdict_splits_host_code_by_samples(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *fw = NULL, *own = NULL;
+	size_t i;
+	(void)state;
+
+	/* 11 kernels, 10 gaps: host code 10 * 800 = 8000 of a window of
+	 * 10100 (79%). Each gap's host code holds 3 samples: step, step,
+	 * linear: 30 samples (>= GS_HOST_MIN_SAMPLES), 10 the framework's.
+	 * Without samples the gaps' size (800 ns < GS_HOST_LOOP_NS) would
+	 * call all 8000 dispatch; with them: dispatch 8000 * 10 / 30 = 2666
+	 * (26.4%), own 5334 (52.8%), each over half the rule's 20%. */
+	steps(t, 11);
+	for (i = 0; i < 10; i++) {
+		int64_t g0 = 1100 + 1000 * (int64_t)i;
+		sample(t, 1, g0 + 100, 1);
+		sample(t, 1, g0 + 200, 1);
+		sample(t, 1, g0 + 300, 2);
+	}
+	run(t);
+	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_HOST_CODE], 8000);
+	for (i = 0; i < t->v.n_findings; i++) {
+		if (t->v.findings[i].rule == GS_RULE_HOST_CODE)
+			fw = &t->v.findings[i];
+		if (t->v.findings[i].rule == GS_RULE_HOST_OWN)
+			own = &t->v.findings[i];
+	}
+	assert_non_null(fw);
+	assert_non_null(own);
+	assert_int_equal(fw->cost_ns, 2666);
+	assert_int_equal(own->cost_ns, 5334);
+	/* shares of all 30: linear 10 = 33%, step 20 = 67% */
+	assert_string_equal(fw->why, "samples: 33% torch/nn/functional.py:linear line 125");
+	assert_string_equal(own->why, "samples: 67% u/train.py:step line 41");
+	tb_free(t);
+}
+
+static void test_verdict_few_samples_keep_the_size_rule(void **state)
+{
+	struct tb *t = tb_new();
+	size_t i;
+	(void)state;
+
+	/* the same 10 gaps with 19 samples (< 20), all step: the gaps' size
+	 * decides, 8000 dispatch, no own-work finding, the rule's own why */
+	steps(t, 11);
+	for (i = 0; i < 19; i++)
+		sample(t, 1, 1100 + 1000 * (int64_t)(i / 2) + 100 + (int64_t)(i % 2), 1);
+	run(t);
+	assert_int_equal(t->v.findings[0].rule, GS_RULE_HOST_CODE);
+	assert_int_equal(t->v.findings[0].cost_ns, 8000);
+	assert_string_equal(t->v.findings[0].why, "");
+	for (i = 0; i < t->v.n_findings; i++)
+		assert_int_not_equal(t->v.findings[i].rule, GS_RULE_HOST_OWN);
+	tb_free(t);
+}
+
+static void test_host_spans_by_own_time(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_host_attr a;
+	(void)state;
+
+	/* thread 1: D [500,900) ends before the segment; A aten::linear
+	 * [1000,1500) with its child B aten::addmm [1200,1400); C my_func
+	 * [1600,1700); thread 2: E [1100,1800). Over [1100,1900): A's own
+	 * time 400 - 200 = 200, B 200, C 100; in a span 500 (A 400 + C 100)
+	 * of 800; the framework's (aten::) 400. A and B tie: the lower
+	 * string id first (aten::addmm). */
+	t->in.n_samples = 0;
+	t->hranges[0] = (struct gs_hrange){500, 900, GS_NONE, 1, S_OTHER};
+	t->hranges[1] = (struct gs_hrange){1000, 1500, GS_NONE, 1, S_ATEN_LIN};
+	t->hranges[2] = (struct gs_hrange){1200, 1400, 1, 1, S_ATEN_ADD};
+	t->hranges[3] = (struct gs_hrange){1600, 1700, GS_NONE, 1, S_MYFUNC};
+	t->hranges[4] = (struct gs_hrange){1100, 1800, GS_NONE, 2, S_OTHER};
+	t->in.hranges = t->hranges;
+	t->in.n_hranges = 5;
+	gs_host_attribute(&t->in, 1, 1100, 1900, &a);
+	assert_int_equal(a.source, GS_HOST_SRC_SPANS);
+	assert_int_equal(a.total, 800);
+	assert_int_equal(a.named, 500);
+	assert_int_equal(a.framework, 400);
+	assert_int_equal(a.n_top, 3);
+	assert_int_equal(a.top[0].func_id, S_ATEN_ADD);
+	assert_int_equal(a.top[0].weight, 200);
+	assert_int_equal(a.top[0].span, 1);
+	assert_int_equal(a.top[1].func_id, S_ATEN_LIN);
+	assert_int_equal(a.top[1].weight, 200);
+	assert_int_equal(a.top[2].func_id, S_MYFUNC);
+	assert_int_equal(a.top[2].weight, 100);
+	assert_int_equal(a.top[2].framework, 0);
+	tb_free(t);
+}
+
+/* ---- the loader: which frame names a stack, the framework's ---------- */
+
+static void exec_ok(sqlite3 *db, const char *sql)
+{
+	char *e = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &e);
+	if (rc != SQLITE_OK)
+		fail_msg("%s: %s", sql, e ? e : "?");
+}
+
+static void test_loader_picks_frames_and_framework(void **state)
+{
+	static const char *str[] = {
+	    NULL,
+	    "/usr/lib/python3.11/multiprocessing/popen_fork.py", /* 1 */
+	    "_launch",						 /* 2 */
+	    "/x/site-packages/torch/utils/data/dataloader.py",	 /* 3 */
+	    "__init__",						 /* 4 */
+	    "/home/u/train.py",					 /* 5 */
+	    "main",						 /* 6 */
+	    "/x/site-packages/torch/nn/functional.py",		 /* 7 */
+	    "linear",						 /* 8 */
+	    "/lib/x86_64-linux-gnu/libc.so.6",			 /* 9 */
+	    "memcpy",						 /* 10 */
+	    "/x/site-packages/torch/lib/libtorch_cpu.so",	 /* 11 */
+	    "at::foo",						 /* 12 */
+	    "/home/u/app",					 /* 13 */
+	    "work",						 /* 14 */
+	};
+	struct gs_input in;
+	sqlite3 *db;
+	char err[256];
+	(void)state;
+
+	memset(&in, 0, sizeof(in));
+	in.strings.v = str;
+	in.strings.n = sizeof(str) / sizeof(str[0]);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	/* no samples table: nothing, no error */
+	assert_int_equal(trace_load_samples(db, &in, err, sizeof(err)), 0);
+	assert_int_equal(in.n_samples, 0);
+	exec_ok(db, "CREATE TABLE stack_frames(stack_id, depth, kind, module_id, offset, "
+		    "symbol_id, file_id, line, function_id);"
+		    "CREATE TABLE samples(tid, t, stack_id);"
+		    /* 1: fork inside the DataLoader's start-up, from train.py */
+		    "INSERT INTO stack_frames VALUES(1,0,2,NULL,NULL,NULL,1,300,2);"
+		    "INSERT INTO stack_frames VALUES(1,1,2,NULL,NULL,NULL,3,1042,4);"
+		    "INSERT INTO stack_frames VALUES(1,2,2,NULL,NULL,NULL,5,7,6);"
+		    /* 2: torch's linear */
+		    "INSERT INTO stack_frames VALUES(2,0,2,NULL,NULL,NULL,7,125,8);"
+		    /* 3: native, memcpy in libc from libtorch from the program */
+		    "INSERT INTO stack_frames VALUES(3,0,1,9,16,10,NULL,NULL,NULL);"
+		    "INSERT INTO stack_frames VALUES(3,1,1,11,32,12,NULL,NULL,NULL);"
+		    "INSERT INTO stack_frames VALUES(3,2,1,13,48,6,NULL,NULL,NULL);"
+		    /* 4: native, the program's own work */
+		    "INSERT INTO stack_frames VALUES(4,0,1,13,64,14,NULL,NULL,NULL);"
+		    "INSERT INTO stack_frames VALUES(4,1,1,9,80,10,NULL,NULL,NULL);"
+		    "INSERT INTO samples VALUES(5,30,2),(5,10,1),(3,20,NULL),(5,20,4),(5,40,3);");
+	assert_int_equal(trace_load_samples(db, &in, err, sizeof(err)), 0);
+	assert_int_equal(in.n_hstacks, 5);
+	/* 1: the innermost frame outside the standard library; torch's data
+	 * loading is not the framework's dispatch */
+	assert_int_equal(in.hstacks[1].file_id, 3);
+	assert_int_equal(in.hstacks[1].func_id, 4);
+	assert_int_equal(in.hstacks[1].line, 1042);
+	assert_int_equal(in.hstacks[1].framework, 0);
+	assert_int_equal(in.hstacks[2].func_id, 8);
+	assert_int_equal(in.hstacks[2].framework, 1);
+	/* 3: libc skipped, libtorch's frame named and the framework's */
+	assert_int_equal(in.hstacks[3].file_id, 11);
+	assert_int_equal(in.hstacks[3].func_id, 12);
+	assert_int_equal(in.hstacks[3].line, -1);
+	assert_int_equal(in.hstacks[3].framework, 1);
+	assert_int_equal(in.hstacks[4].file_id, 13);
+	assert_int_equal(in.hstacks[4].func_id, 14);
+	assert_int_equal(in.hstacks[4].framework, 0);
+	/* sorted by thread and time; a NULL stack is 0 */
+	assert_int_equal(in.n_samples, 5);
+	assert_int_equal(in.samples[0].tid, 3);
+	assert_int_equal(in.samples[0].stack, 0);
+	assert_int_equal(in.samples[1].t, 10);
+	assert_int_equal(in.samples[1].stack, 1);
+	assert_int_equal(in.samples[2].stack, 4);
+	assert_int_equal(in.samples[3].stack, 2);
+	assert_int_equal(in.samples[4].stack, 3);
+	trace_samples_free(&in);
+	sqlite3_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_segment_samples_by_function_with_shares),
+	    cmocka_unit_test(test_gap_sentence_names_top_functions),
+	    cmocka_unit_test(test_sum_over_host_code_split_framework_and_own),
+	    cmocka_unit_test(test_verdict_splits_host_code_by_samples),
+	    cmocka_unit_test(test_verdict_few_samples_keep_the_size_rule),
+	    cmocka_unit_test(test_host_spans_by_own_time),
+	    cmocka_unit_test(test_loader_picks_frames_and_framework),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,413 @@
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * host_attr.c - what the host ran during host code: the code named by the
+ * samples of the thread (record's sampler: gs_input.samples, the frame the
+ * loader picked for each stack in gs_input.hstacks) or, in an imported
+ * trace without samples, the host operator spans it was in (gs_input.
+ * hranges, each span's own time: its time less its children's). Per
+ * segment (gs_host_attribute) or summed over every host-code segment of
+ * the analysed gaps (gs_host_code_attr), by function (file and function;
+ * the line shown is the one most samples of it were at), largest first,
+ * with how much of it is the framework's dispatch. It does not pick the
+ * frame (the loader does) nor print anything.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+struct acc_item {
+	uint32_t file_id, func_id;
+	uint8_t kind; /* 1 sampled frame, 2 host span, 0 empty slot */
+	uint8_t framework;
+	int32_t line, line_votes; /* majority vote over the samples' lines */
+	int64_t weight;
+};
+
+struct gs_host_acc {
+	struct acc_item *v; /* open addressing, cap a power of 2 */
+	size_t cap, n;
+	int64_t total, named, framework;
+	uint8_t source;
+	int oom;
+};
+
+struct gs_host_acc *gs_host_acc_new(void)
+{
+	return calloc(1, sizeof(struct gs_host_acc));
+}
+
+void gs_host_acc_free(struct gs_host_acc *a)
+{
+	if (a)
+		free(a->v);
+	free(a);
+}
+
+static size_t slot_of(uint32_t file, uint32_t func, uint8_t kind, size_t cap)
+{
+	uint64_t h =
+	    ((uint64_t)file * 0x9E3779B97F4A7C15u) ^ ((uint64_t)func * 0xC2B2AE3D27D4EB4Fu) ^ kind;
+	h ^= h >> 29;
+	return (size_t)h & (cap - 1);
+}
+
+static int grow(struct gs_host_acc *a)
+{
+	size_t nc = a->cap ? a->cap * 2 : 64, i;
+	struct acc_item *nv = calloc(nc, sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	for (i = 0; i < a->cap; i++) {
+		size_t s;
+		if (!a->v[i].kind)
+			continue;
+		s = slot_of(a->v[i].file_id, a->v[i].func_id, a->v[i].kind, nc);
+		while (nv[s].kind)
+			s = (s + 1) & (nc - 1);
+		nv[s] = a->v[i];
+	}
+	free(a->v);
+	a->v = nv;
+	a->cap = nc;
+	return 0;
+}
+
+static void add_item(struct gs_host_acc *a, uint32_t file, uint32_t func, uint8_t kind,
+		     uint8_t framework, int32_t line, int64_t w)
+{
+	size_t s;
+
+	if ((a->n + 1) * 2 > a->cap && grow(a) != 0) {
+		a->oom = 1;
+		return;
+	}
+	s = slot_of(file, func, kind, a->cap);
+	while (a->v[s].kind &&
+	       !(a->v[s].file_id == file && a->v[s].func_id == func && a->v[s].kind == kind))
+		s = (s + 1) & (a->cap - 1);
+	if (!a->v[s].kind) {
+		a->v[s] = (struct acc_item){file, func, kind, framework, line, 0, 0};
+		a->n++;
+	}
+	a->v[s].weight += w;
+	if (a->v[s].line == line)
+		a->v[s].line_votes++;
+	else if (--a->v[s].line_votes < 0) {
+		a->v[s].line = line;
+		a->v[s].line_votes = 1;
+	}
+}
+
+/* first sample of thread tid at or after t (samples sorted by tid, t) */
+static size_t sample_lb(const struct gs_input *in, uint32_t tid, int64_t t)
+{
+	size_t lo = 0, hi = in->n_samples;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gs_hsample *s = &in->samples[mid];
+		if (s->tid < tid || (s->tid == tid && s->t < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int gs_host_span_framework(const char *t)
+{
+	/* the same names as the gap-level test (analysis.c framework_gap) */
+	return t && (!strncmp(t, "aten::", 6) || !strncmp(t, "autograd::", 10) ||
+		     !strncmp(t, "torch::autograd", 15) || !strncmp(t, "Optimizer.", 10) ||
+		     strstr(t, ": forward") || strstr(t, ": backward") || strstr(t, "nn.Module"));
+}
+
+/* first span of thread tid starting at or after t (hranges sorted by tid, start) */
+static size_t span_lb(const struct gs_input *in, uint32_t tid, int64_t t)
+{
+	size_t lo = 0, hi = in->n_hranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gs_hrange *h = &in->hranges[mid];
+		if (h->tid < tid || (h->tid == tid && h->start < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int64_t overlap(int64_t s, int64_t e, int64_t a, int64_t b)
+{
+	int64_t lo = s > a ? s : a, hi = e < b ? e : b;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The host spans of tid over [a, b), each by its own time in it (its
+ * overlap less its children's). Spans sorted by start: walking back from
+ * the first that starts at b or later, a top-level span (no parent) that
+ * ends by a closes the walk (top-level spans of a thread follow one
+ * another; their children lie inside them). */
+static void add_spans(struct gs_host_acc *acc, const struct gs_input *in, uint32_t tid, int64_t a,
+		      int64_t b)
+{
+	size_t hi = span_lb(in, tid, b), j, k, n = 0, cap = 0;
+	uint32_t *idx = NULL;
+	int64_t *self = NULL, covered = 0;
+
+	for (j = hi; j-- > 0;) {
+		const struct gs_hrange *h = &in->hranges[j];
+		if (h->tid != tid)
+			break;
+		if (h->end > a && h->start < b) {
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 32;
+				uint32_t *ni = realloc(idx, nc * sizeof(*ni));
+				int64_t *ns = ni ? realloc(self, nc * sizeof(*ns)) : NULL;
+				if (ni)
+					idx = ni;
+				if (!ns) {
+					acc->oom = 1;
+					goto out;
+				}
+				self = ns;
+				cap = nc;
+			}
+			idx[n] = (uint32_t)j;
+			self[n] = overlap(h->start, h->end, a, b);
+			n++;
+		} else if (h->parent == GS_NONE && h->end <= a) {
+			break;
+		}
+	}
+	/* idx is in decreasing order: a parent (earlier start) comes after */
+	for (k = 0; k < n; k++) {
+		uint32_t p = in->hranges[idx[k]].parent;
+		size_t m;
+		if (p == GS_NONE) /* its whole overlap, before its children's go */
+			covered +=
+			    overlap(in->hranges[idx[k]].start, in->hranges[idx[k]].end, a, b);
+		for (m = k + 1; p != GS_NONE && m < n; m++)
+			if (idx[m] == p) {
+				self[m] -= overlap(in->hranges[idx[k]].start,
+						   in->hranges[idx[k]].end, a, b);
+				break;
+			}
+	}
+	for (k = 0; k < n; k++) {
+		const struct gs_hrange *h = &in->hranges[idx[k]];
+		int fw;
+		if (self[k] <= 0)
+			continue;
+		fw = gs_host_span_framework(gs_str(&in->strings, h->name_id, NULL));
+		add_item(acc, 0, h->name_id, 2, (uint8_t)fw, -1, self[k]);
+		if (fw)
+			acc->framework += self[k];
+	}
+	acc->total += b - a;
+	acc->named += covered < b - a ? covered : b - a;
+out:
+	free(idx);
+	free(self);
+}
+
+void gs_host_acc_add(struct gs_host_acc *acc, const struct gs_input *in, uint32_t tid, int64_t a,
+		     int64_t b)
+{
+	size_t i;
+
+	if (!acc || b <= a)
+		return;
+	if (in->n_samples) {
+		acc->source = GS_HOST_SRC_SAMPLES;
+		for (i = sample_lb(in, tid, a);
+		     i < in->n_samples && in->samples[i].tid == tid && in->samples[i].t < b; i++) {
+			uint32_t st = in->samples[i].stack;
+			const struct gs_hstack *h =
+			    st && st < in->n_hstacks ? &in->hstacks[st] : NULL;
+			acc->total++;
+			if (!h || (!h->file_id && !h->func_id))
+				continue;
+			acc->named++;
+			acc->framework += h->framework;
+			add_item(acc, h->file_id, h->func_id, 1, h->framework, h->line, 1);
+		}
+	} else if (in->n_hranges) {
+		acc->source = GS_HOST_SRC_SPANS;
+		add_spans(acc, in, tid, a, b);
+	}
+}
+
+static int heavier(const struct acc_item *x, const struct gs_host_item *y)
+{
+	if (x->weight != y->weight)
+		return x->weight > y->weight;
+	if (x->file_id != y->file_id)
+		return x->file_id < y->file_id;
+	return x->func_id < y->func_id;
+}
+
+/* the result, its top limited to the framework's items (cls 1), the
+ * program's own (0) or all (-1) */
+static void acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out, int cls)
+{
+	size_t i, k;
+
+	memset(out, 0, sizeof(*out));
+	if (!acc)
+		return;
+	out->source = acc->total ? acc->source : 0;
+	out->total = acc->total;
+	out->named = acc->named;
+	out->framework = acc->framework;
+	for (i = 0; i < acc->cap; i++) {
+		const struct acc_item *x = &acc->v[i];
+		if (!x->kind || (cls >= 0 && x->framework != cls))
+			continue;
+		/* insertion into the top GS_HOST_TOP, heaviest first */
+		for (k = out->n_top; k > 0 && heavier(x, &out->top[k - 1]); k--)
+			;
+		if (k >= GS_HOST_TOP)
+			continue;
+		memmove(&out->top[k + 1], &out->top[k],
+			(GS_HOST_TOP - 1 - k) * sizeof(out->top[0]));
+		out->top[k].file_id = x->file_id;
+		out->top[k].func_id = x->func_id;
+		out->top[k].line = x->line;
+		out->top[k].span = x->kind == 2;
+		out->top[k].framework = x->framework;
+		out->top[k].weight = x->weight;
+		if (out->n_top < GS_HOST_TOP)
+			out->n_top++;
+	}
+}
+
+void gs_host_acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out)
+{
+	acc_result(acc, out, -1);
+}
+
+void gs_host_attribute(const struct gs_input *in, uint32_t tid, int64_t a, int64_t b,
+		       struct gs_host_attr *out)
+{
+	struct gs_host_acc *acc;
+
+	memset(out, 0, sizeof(*out));
+	if (!in->n_samples && !in->n_hranges)
+		return;
+	if (!(acc = gs_host_acc_new()))
+		return;
+	gs_host_acc_add(acc, in, tid, a, b);
+	gs_host_acc_result(acc, out);
+	gs_host_acc_free(acc);
+}
+
+int gs_host_code_attr_split(const struct gs_result *res, struct gs_host_attr out[3])
+{
+	struct gs_host_acc *acc;
+	struct gs_segment buf[32], *segs;
+	size_t d, g, k;
+
+	memset(out, 0, 3 * sizeof(*out));
+	if (!res->in || (!res->in->n_samples && !res->in->n_hranges))
+		return 0;
+	if (!(acc = gs_host_acc_new()))
+		return -1;
+	for (d = 0; d < res->n_devices; d++)
+		for (g = 0; g < res->devices[d].n_gaps; g++) {
+			size_t n = gs_gap_segments_all(res, &res->devices[d].gaps[g], buf,
+						       sizeof(buf) / sizeof(buf[0]), &segs);
+			if (n == (size_t)-1) {
+				acc->oom = 1;
+				n = sizeof(buf) / sizeof(buf[0]);
+				segs = buf;
+			}
+			for (k = 0; k < n; k++)
+				if (segs[k].cause == GS_CAUSE_HOST_CODE && segs[k].tid)
+					gs_host_acc_add(acc, res->in, segs[k].tid, segs[k].start,
+							segs[k].end);
+			if (segs != buf)
+				free(segs);
+		}
+	acc_result(acc, &out[0], -1);
+	acc_result(acc, &out[1], 1);
+	acc_result(acc, &out[2], 0);
+	k = (size_t)acc->oom;
+	gs_host_acc_free(acc);
+	return k ? -1 : 0;
+}
+
+int gs_host_code_attr(const struct gs_result *res, struct gs_host_attr *out)
+{
+	struct gs_host_attr three[3];
+	int rc = gs_host_code_attr_split(res, three);
+
+	*out = three[0];
+	return rc;
+}
+
+const char *gs_host_short_path(const char *p)
+{
+	static const char *const roots[] = {"/site-packages/", "/dist-packages/"};
+	const char *r, *q;
+	size_t i;
+
+	if (!p)
+		return "?";
+	for (i = 0; i < 2; i++)
+		if ((r = strstr(p, roots[i])))
+			return r + strlen(roots[i]);
+	if ((r = strstr(p, "/lib/python3")) && (q = strchr(r + 12, '/')))
+		return q + 1;
+	r = strrchr(p, '/');
+	if (!r)
+		return p;
+	for (q = r - 1; q >= p && *q != '/'; q--)
+		;
+	return q >= p ? q + 1 : p;
+}
+
+void gs_host_item_name(char *buf, size_t n, const struct gs_input *in,
+		       const struct gs_host_item *it)
+{
+	if (!n)
+		return;
+	if (it->span)
+		snprintf(buf, n, "%s", gs_str(&in->strings, it->func_id, "?"));
+	else if (it->line >= 0)
+		snprintf(buf, n, "%s:%s line %d",
+			 gs_host_short_path(gs_str(&in->strings, it->file_id, "?")),
+			 gs_str(&in->strings, it->func_id, "?"), it->line);
+	else
+		snprintf(buf, n, "%s:%s",
+			 gs_host_short_path(gs_str(&in->strings, it->file_id, "?")),
+			 gs_str(&in->strings, it->func_id, "?"));
+}
+
+void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in, const struct gs_host_attr *a,
+		       int64_t total)
+{
+	size_t i, k = 0;
+
+	if (!n)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < a->n_top && total > 0 && k + 1 < n; i++) {
+		char item[160];
+		int w;
+		gs_host_item_name(item, sizeof(item), in, &a->top[i]);
+		w = snprintf(buf + k, n - k, "%s%.0f%% %s", i ? ", " : "",
+			     100.0 * (double)a->top[i].weight / (double)total, item);
+		if (w < 0 || (size_t)w >= n - k) {
+			/* no half item: end at the last whole one */
+			buf[k] = '\0';
+			break;
+		}
+		k += (size_t)w;
+	}
+}

@@ -1,0 +1,212 @@
+/*
+ * Room viewer/trace/: reading traces; the only viewer code that knows SQLite.
+ *
+ * trace_samples.c - read the samples of the launching threads (table
+ * samples, record's sampler; their frames are stack_frames rows) into the
+ * analysis input: per stack, the frame the report names and whether the
+ * stack is the framework's dispatch (gs_hstack), and the samples sorted by
+ * thread and time. A trace without the table (older, --no-sampling,
+ * imported) loads with none.
+ *
+ * Which frame names a sample's stack (docs/report.md, "What the host
+ * ran"): the innermost Python frame outside the standard library
+ * (".../lib/python3.X/" not under site-packages or dist-packages, or
+ * "<frozen ...>"), so a sample inside multiprocessing's fork names the
+ * DataLoader code that started it; else the innermost Python frame; a stack
+ * without Python frames: the innermost native frame outside the C and C++
+ * runtimes, the unwinders and the CUDA tools, preferring one with a symbol.
+ * The framework's dispatch: the named Python frame is PyTorch's own code
+ * (".../torch/" but torch/utils/data/, its data loading), or a native
+ * frame lies in libtorch or libc10, or the innermost native one in a CUDA
+ * library (libcudart, libcuda, libcublas, libcudnn).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "trace.h"
+#include "trace_samples.h"
+
+static const char *base_name(const char *p)
+{
+	const char *b = p ? strrchr(p, '/') : NULL;
+	return b ? b + 1 : p ? p : "";
+}
+
+static int prefixed(const char *s, const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strncmp(s, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static int stdlib_file(const char *f)
+{
+	return !f || f[0] == '<' ||
+	       (strstr(f, "/lib/python3") && !strstr(f, "/site-packages/") &&
+		!strstr(f, "/dist-packages/"));
+}
+
+static int torch_file(const char *f)
+{
+	const char *t = f ? strstr(f, "torch/") : NULL;
+
+	if (!t || (t != f && t[-1] != '/'))
+		return 0;
+	return strncmp(t, "torch/utils/data/", 17) != 0;
+}
+
+static int runtime_module(const char *m)
+{
+	static const char *const names[] = {"libc.so",	   "libc-",	"libm.so",  "libpthread",
+					    "ld-linux",	   "libstdc++", "libgcc_s", "libunwind",
+					    "libgapscope", "libcupti",	"libdl.so", "librt.so"};
+	return prefixed(base_name(m), names, sizeof(names) / sizeof(names[0]));
+}
+
+static int framework_module(const char *m, int innermost)
+{
+	static const char *const fw[] = {"libtorch", "libc10"};
+	static const char *const cuda[] = {"libcudart", "libcuda.so", "libcublas", "libcudnn"};
+	const char *b = base_name(m);
+
+	return prefixed(b, fw, 2) || (innermost && prefixed(b, cuda, 4));
+}
+
+/* Candidate quality of a frame (higher wins; the innermost of the best). */
+static int quality(const struct gs_strings *str, int kind, uint32_t file, uint32_t func)
+{
+	if (kind == 2)
+		return stdlib_file(gs_str(str, file, NULL)) ? 5 : 6;
+	if (runtime_module(gs_str(str, file, "")))
+		return 1;
+	return func ? 3 : 2;
+}
+
+int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	struct gs_hstack *hs = NULL;
+	struct gs_hsample *v = NULL;
+	int *best = NULL;
+	int64_t max_id = 0;
+	size_t n = 0, cap = 0, n_stacks = 1;
+	int rc;
+
+	if (!trace_db_has_table(db, "samples"))
+		return 0;
+	if (trace_db_has_table(db, "stack_frames")) {
+		if (sqlite3_prepare_v2(db, "SELECT max(stack_id) FROM samples", -1, &st, NULL) !=
+		    SQLITE_OK)
+			goto sqlerr;
+		if (sqlite3_step(st) == SQLITE_ROW)
+			max_id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		st = NULL;
+		if (max_id < 0 || max_id > 50000000) {
+			snprintf(err, errlen, "samples.stack_id %lld is out of range",
+				 (long long)max_id);
+			return -1;
+		}
+	}
+	n_stacks = (size_t)max_id + 1;
+	hs = calloc(n_stacks, sizeof(*hs));
+	best = calloc(n_stacks, sizeof(*best));
+	if (!hs || !best)
+		goto oom;
+	if (max_id > 0) {
+		/* kind 1 native before kind 2 Python is no matter: quality
+		 * decides; within a kind rows go innermost first */
+		if (sqlite3_prepare_v2(
+			db,
+			"SELECT stack_id, kind, coalesce(module_id, file_id, 0), "
+			"coalesce(symbol_id, function_id, 0), coalesce(line, -1), depth "
+			"FROM stack_frames WHERE stack_id IN (SELECT DISTINCT stack_id "
+			"FROM samples) ORDER BY stack_id, kind, depth",
+			-1, &st, NULL) != SQLITE_OK)
+			goto sqlerr;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0), fid = sqlite3_column_int64(st, 2),
+				nid = sqlite3_column_int64(st, 3);
+			int kind = sqlite3_column_int(st, 1), q, depth = sqlite3_column_int(st, 5);
+			uint32_t file, func;
+			if (id <= 0 || id > max_id || (kind != 1 && kind != 2))
+				continue;
+			file = fid > 0 && fid < in->strings.n ? (uint32_t)fid : 0;
+			func = nid > 0 && nid < in->strings.n ? (uint32_t)nid : 0;
+			if (kind == 1 &&
+			    framework_module(gs_str(&in->strings, file, ""), depth == 0))
+				hs[id].framework = 1;
+			q = quality(&in->strings, kind, file, func);
+			if (q > best[id]) {
+				best[id] = q;
+				hs[id].file_id = file;
+				hs[id].func_id = func;
+				hs[id].line = kind == 2 ? (int32_t)sqlite3_column_int(st, 4) : -1;
+			}
+		}
+		if (rc != SQLITE_DONE)
+			goto sqlerr;
+		sqlite3_finalize(st);
+		st = NULL;
+		for (max_id = 1; (size_t)max_id < n_stacks; max_id++)
+			if (best[max_id] >= 5) /* a Python frame names it */
+				hs[max_id].framework = (uint8_t)torch_file(
+				    gs_str(&in->strings, hs[max_id].file_id, NULL));
+	}
+	if (sqlite3_prepare_v2(db,
+			       "SELECT tid, t, coalesce(stack_id, 0) FROM samples "
+			       "WHERE tid > 0 AND tid <= 4294967295 ORDER BY tid, t",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto sqlerr;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 2);
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 1024;
+			struct gs_hsample *nv = realloc(v, nc * sizeof(*nv));
+			if (!nv)
+				goto oom;
+			v = nv;
+			cap = nc;
+		}
+		v[n].tid = (uint32_t)sqlite3_column_int64(st, 0);
+		v[n].t = sqlite3_column_int64(st, 1);
+		v[n].stack = id > 0 && (size_t)id < n_stacks ? (uint32_t)id : 0;
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		goto sqlerr;
+	sqlite3_finalize(st);
+	free(best);
+	in->hstacks = hs;
+	in->n_hstacks = n_stacks;
+	in->samples = v;
+	in->n_samples = n;
+	return 0;
+sqlerr:
+	snprintf(err, errlen, "cannot read samples: %s", sqlite3_errmsg(db));
+	goto fail;
+oom:
+	snprintf(err, errlen, "out of memory reading samples");
+fail:
+	sqlite3_finalize(st);
+	free(hs);
+	free(best);
+	free(v);
+	return -1;
+}
+
+void trace_samples_free(struct gs_input *in)
+{
+	free((void *)in->hstacks);
+	free((void *)in->samples);
+	in->hstacks = NULL;
+	in->samples = NULL;
+	in->n_hstacks = in->n_samples = 0;
+}
