@@ -30,6 +30,7 @@ if(GS_FUZZ_OK)
       ${_src}/trace/trace_info.c ${_src}/trace/graph_model.c ${_src}/trace/names.c
       ${_src}/trace/export_walk.c ${_src}/trace/export_csv.c ${_src}/trace/trace_callsite.c
       ${_src}/analysis/analysis.c ${_src}/analysis/analysis_run.c ${_src}/analysis/analysis_stats.c
+      ${_src}/analysis/analysis_select.c ${_src}/analysis/analysis_index.c ${_src}/analysis/analysis_graph.c
       ${_src}/analysis/analysis_util.c ${_src}/analysis/host_cover.c ${_src}/analysis/verdict.c
       ${_src}/analysis/advice.c
       ${_src}/analysis/analysis_site.c ${_src}/analysis/correct.c ${_src}/analysis/utf8.c
