@@ -67,6 +67,18 @@ static inline int64_t *batch_row(struct gs_writer *w, struct row_batch *b, int w
 	return b->v + (size_t)b->n++ * (size_t)b->ncol;
 }
 
+/* Parameters 1 to 5 of the GPU op tables (memcpy, memset, graph_runs):
+ * start, end (ns), device, context, stream. */
+static inline void bind_place(struct bcache *st, uint64_t start, uint64_t end, int64_t device,
+			      int64_t context, int64_t stream)
+{
+	bind_i64(st, 1, (int64_t)start);
+	bind_i64(st, 2, (int64_t)end);
+	bind_i64(st, 3, device);
+	bind_i64(st, 4, context);
+	bind_i64(st, 5, stream);
+}
+
 /* ---------------------------------------------------------------- meta */
 
 int gs_writer_meta(struct gs_writer *w, const char *key, const char *value)
@@ -236,11 +248,7 @@ int gs_writer_memcpy(struct gs_writer *w, const struct gs_memcpy *m)
 
 	if (w->failed)
 		return -1;
-	bind_i64(st, 1, (int64_t)m->start);
-	bind_i64(st, 2, (int64_t)m->end);
-	bind_i64(st, 3, m->device);
-	bind_i64(st, 4, m->context);
-	bind_i64(st, 5, m->stream);
+	bind_place(st, m->start, m->end, m->device, m->context, m->stream);
 	bind_i64(st, 6, m->correlation_id);
 	bind_i64(st, 7, (int64_t)m->bytes);
 	bind_i64(st, 8, m->copy_kind);
@@ -260,11 +268,7 @@ int gs_writer_memset(struct gs_writer *w, const struct gs_memset *m)
 
 	if (w->failed)
 		return -1;
-	bind_i64(st, 1, (int64_t)m->start);
-	bind_i64(st, 2, (int64_t)m->end);
-	bind_i64(st, 3, m->device);
-	bind_i64(st, 4, m->context);
-	bind_i64(st, 5, m->stream);
+	bind_place(st, m->start, m->end, m->device, m->context, m->stream);
 	bind_i64(st, 6, m->correlation_id);
 	bind_i64(st, 7, (int64_t)m->bytes);
 	bind_i64(st, 8, m->value);
@@ -497,11 +501,7 @@ int gs_writer_graph_run(struct gs_writer *w, const struct gs_graph_run *g)
 
 	if (w->failed)
 		return -1;
-	bind_i64(st, 1, (int64_t)g->start);
-	bind_i64(st, 2, (int64_t)g->end);
-	bind_i64(st, 3, g->device);
-	bind_i64(st, 4, g->context);
-	bind_i64(st, 5, g->stream);
+	bind_place(st, g->start, g->end, g->device, g->context, g->stream);
 	bind_i64(st, 6, g->graph_id);
 	bind_i64(st, 7, g->correlation_id);
 	return step(w, ST_GRAPH_RUN, "writing a graph run");
