@@ -349,6 +349,16 @@ def check_output_errors(gs, mkdb, work):
     expect("chrome, SQLite's temporary files under ulimit -f", (r.returncode, line(r)),
            (1, "gapscope: cannot write SQLite's temporary files in %s (TMPDIR): File too large"
             " (ulimit -f); free space there or set TMPDIR to a folder with room" % tmp))
+    # info's queries sort too: it blamed the trace ("damaged database: disk I/O
+    # error", exit 2); every other verb that reads the trace passes here
+    r = run([gs, "info", big], fsize=100000, env={"TMPDIR": tmp, "SQLITE_TMPDIR": ""})
+    expect("info, SQLite's temporary files under ulimit -f", (r.returncode, line(r)),
+           (1, "gapscope: cannot write SQLite's temporary files in %s (TMPDIR): File too large"
+            " (ulimit -f); free space there or set TMPDIR to a folder with room" % tmp))
+    for verb in (["report"], ["diff", big], ["graph"], ["whatif", "--fix", "sync_every_step"]):
+        r = run([gs, verb[0], big] + verb[1:], fsize=100000,
+                env={"TMPDIR": tmp, "SQLITE_TMPDIR": ""}, stdout=subprocess.DEVNULL)
+        expect("%s under ulimit -f with TMPDIR" % verb[0], r.returncode, 0)
     full = tmpfs(os.path.join(work, "tmpfull"), 262144)
     if full:
         try:

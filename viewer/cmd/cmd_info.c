@@ -596,6 +596,11 @@ int cmd_info(int argc, char **argv)
 		return GS_EXIT_BAD_INPUT;
 
 	if (info_load(&in) < 0) {
+		if (in.failed && in.local) {
+			gs_error(NULL, "%s", in.failure); /* names SQLite's temporary folder */
+			info_free(&in);
+			return GS_EXIT_INTERNAL;
+		}
 		if (in.failed)
 			gs_error(path, "damaged database: %s", in.failure);
 		else

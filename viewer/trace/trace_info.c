@@ -130,7 +130,11 @@ static char *info_col_text(sqlite3_stmt *st, int i)
  * (read after later statements were finalized it said "not an error"). */
 static void info_failed(struct info *in)
 {
-	if (!in->failed)
+	/* this machine's failure (SQLite's temporary files: a full TMPDIR,
+	 * ulimit -f; memory), not the trace's: said as such */
+	if (!in->failed && trace_local_error(in->t.db, in->failure, sizeof(in->failure)))
+		in->local = 1;
+	else if (!in->failed)
 		snprintf(in->failure, sizeof(in->failure), "%s", sqlite3_errmsg(in->t.db));
 	in->failed = 1;
 }
@@ -502,7 +506,7 @@ int info_load(struct info *in)
 		(void)trace_check_places(&in->t, in->damaged, sizeof(in->damaged));
 	info_load_rows(in);
 	info_load_capture(in);
-	if (in->failed && trace_too_long(&in->t, in->damaged, sizeof(in->damaged))) {
+	if (in->failed && !in->local && trace_too_long(&in->t, in->damaged, sizeof(in->damaged))) {
 		in->failed = 0; /* not damage SQLite found: a query was stopped */
 		return -1;
 	}

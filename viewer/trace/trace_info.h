@@ -51,6 +51,8 @@ struct info {
 	struct trace t;
 	int failed;	   /* a query failed: the database is damaged */
 	char failure[256]; /* SQLite's message for the first failed query */
+	int local;	   /* the failure was this machine's (trace_local_error):
+			      failure says what, the trace is not to blame */
 	char damaged[256]; /* a time outside [0, TRACE_TIME_MAX] (info_check_times) */
 	char *collector_version, *command_line, *hostname, *pid;
 	char *cupti_version, *driver_version, *finalized, *dropped;
