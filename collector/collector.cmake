@@ -13,6 +13,8 @@ add_library(gs_collector_core STATIC
             ${CMAKE_CURRENT_SOURCE_DIR}/config.c
             ${CMAKE_CURRENT_SOURCE_DIR}/log.c
             ${CMAKE_CURRENT_SOURCE_DIR}/writer.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/writer_rows.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/writer_finalize.c
             ${CMAKE_CURRENT_SOURCE_DIR}/decode.c
             ${CMAKE_CURRENT_SOURCE_DIR}/pipeline.c
             ${CMAKE_CURRENT_SOURCE_DIR}/synthetic.c

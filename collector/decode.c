@@ -57,6 +57,33 @@ void gs_decoder_free(struct gs_decoder *d)
 
 /* ------------------------------------------------------------- kinds */
 
+/* Where and when a GPU op ran, as every op record of CUPTI names it
+ * (kernels, copies, memsets, graph runs: different structs, and versions
+ * of them, with the same field names - hence a macro, not a function). */
+#define OP_PLACE(m, r)                                                                             \
+	do {                                                                                       \
+		(m).start = (r)->start;                                                            \
+		(m).end = (r)->end;                                                                \
+		(m).device = (r)->deviceId;                                                        \
+		(m).context = (r)->contextId;                                                      \
+		(m).stream = (r)->streamId;                                                        \
+	} while (0)
+
+/* The copy's fields the plain and the peer-to-peer memcpy records share
+ * (all but the source and destination devices). */
+#define MEMCPY_FIELDS(m, r)                                                                        \
+	do {                                                                                       \
+		OP_PLACE(m, r);                                                                    \
+		(m).correlation_id = (r)->correlationId;                                           \
+		(m).bytes = (r)->bytes;                                                            \
+		(m).copy_kind = (r)->copyKind;                                                     \
+		(m).src_kind = (r)->srcKind;                                                       \
+		(m).dst_kind = (r)->dstKind;                                                       \
+		(m).is_async = ((r)->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;               \
+		(m).graph_id = (r)->graphId;                                                       \
+		(m).graph_node_id = (r)->graphNodeId;                                              \
+	} while (0)
+
 static int64_t api_name_id(struct gs_decoder *d, int api, uint32_t cbid)
 {
 	int64_t *slot = cbid < GS_MAX_CBID ? &d->api_name_id[api - 1][cbid] : NULL;
@@ -101,11 +128,7 @@ static int decode_kernel(struct gs_decoder *d, const CUpti_ActivityKernel10 *r)
 {
 	struct gs_kernel k;
 
-	k.start = r->start;
-	k.end = r->end;
-	k.device = r->deviceId;
-	k.context = r->contextId;
-	k.stream = r->streamId;
+	OP_PLACE(k, r);
 	k.correlation_id = r->correlationId;
 	k.name_id = gs_writer_intern(d->w, r->name);
 	k.grid_x = r->gridX;
@@ -135,21 +158,9 @@ static int decode_memcpy(struct gs_decoder *d, const CUpti_ActivityMemcpy6 *r)
 {
 	struct gs_memcpy m;
 
-	m.start = r->start;
-	m.end = r->end;
-	m.device = r->deviceId;
-	m.context = r->contextId;
-	m.stream = r->streamId;
-	m.correlation_id = r->correlationId;
-	m.bytes = r->bytes;
-	m.copy_kind = r->copyKind;
-	m.src_kind = r->srcKind;
-	m.dst_kind = r->dstKind;
-	m.is_async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+	MEMCPY_FIELDS(m, r);
 	m.src_device = -1;
 	m.dst_device = -1;
-	m.graph_id = r->graphId;
-	m.graph_node_id = r->graphNodeId;
 	return gs_writer_memcpy(d->w, &m);
 }
 
@@ -157,21 +168,9 @@ static int decode_memcpy_p2p(struct gs_decoder *d, const CUpti_ActivityMemcpyPto
 {
 	struct gs_memcpy m;
 
-	m.start = r->start;
-	m.end = r->end;
-	m.device = r->deviceId;
-	m.context = r->contextId;
-	m.stream = r->streamId;
-	m.correlation_id = r->correlationId;
-	m.bytes = r->bytes;
-	m.copy_kind = r->copyKind;
-	m.src_kind = r->srcKind;
-	m.dst_kind = r->dstKind;
-	m.is_async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+	MEMCPY_FIELDS(m, r);
 	m.src_device = r->srcDeviceId;
 	m.dst_device = r->dstDeviceId;
-	m.graph_id = r->graphId;
-	m.graph_node_id = r->graphNodeId;
 	return gs_writer_memcpy(d->w, &m);
 }
 
@@ -179,11 +178,7 @@ static int decode_memset(struct gs_decoder *d, const CUpti_ActivityMemset4 *r)
 {
 	struct gs_memset m;
 
-	m.start = r->start;
-	m.end = r->end;
-	m.device = r->deviceId;
-	m.context = r->contextId;
-	m.stream = r->streamId;
+	OP_PLACE(m, r);
 	m.correlation_id = r->correlationId;
 	m.bytes = r->bytes;
 	m.value = r->value;
@@ -297,11 +292,7 @@ static int decode_graph_trace(struct gs_decoder *d, const CUpti_ActivityGraphTra
 		d->skipped++;
 		return 0;
 	}
-	g.start = r->start;
-	g.end = r->end;
-	g.device = r->deviceId;
-	g.context = r->contextId;
-	g.stream = r->streamId;
+	OP_PLACE(g, r);
 	g.graph_id = r->graphId;
 	g.correlation_id = r->correlationId;
 	return gs_writer_graph_run(d->w, &g);

@@ -33,6 +33,7 @@ if(GS_FUZZ_OK)
       ${_src}/analysis/whatif.c ${_src}/analysis/whatif_api.c ${_src}/analysis/whatif_fix.c
       ${_src}/trace/trace_samples.c
       ${_src}/analysis/analysis.c ${_src}/analysis/analysis_run.c ${_src}/analysis/analysis_stats.c
+      ${_src}/analysis/analysis_select.c ${_src}/analysis/analysis_index.c ${_src}/analysis/analysis_graph.c
       ${_src}/analysis/analysis_util.c ${_src}/analysis/host_cover.c ${_src}/analysis/host_attr.c
       ${_src}/analysis/verdict.c
       ${_src}/analysis/advice.c

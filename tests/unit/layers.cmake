@@ -17,4 +17,16 @@ if(Python3_FOUND)
                    ${CMAKE_CURRENT_LIST_DIR}/cycles_fixture
                    ${CMAKE_CURRENT_LIST_DIR}/cycles_fixture/expected.txt)
   set_tests_properties(source_cycles source_cycles_checker PROPERTIES LABELS unit)
+  # No file of viewer/ or collector/ over 1,200 lines without a "Why one
+  # file" paragraph at its top (CONVENTIONS.md). source_sizes_checker: with
+  # a limit of 5 lines, the fixture's a.c (7 lines) and b.c (6) have none
+  # (cycles_fixture/sizes_expected.txt).
+  add_test(NAME source_sizes COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_sizes.py
+                                     ${CMAKE_SOURCE_DIR}/viewer ${CMAKE_SOURCE_DIR}/collector)
+  add_test(NAME source_sizes_checker
+           COMMAND bash -c "out=$(\"$0\" \"$1\" --limit 5 \"$2\"); rc=$?; [ $rc = 1 ] && diff \"$3\" - <<<\"$out\""
+                   ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_sizes.py
+                   ${CMAKE_CURRENT_LIST_DIR}/cycles_fixture
+                   ${CMAKE_CURRENT_LIST_DIR}/cycles_fixture/sizes_expected.txt)
+  set_tests_properties(source_sizes source_sizes_checker PROPERTIES LABELS unit)
 endif()

@@ -173,10 +173,11 @@ struct actx {
 #define GS_ADVICE_ANCHORS 8 /* candidate anchors tried per stream in the graph advice */
 #define SCRATCH_PER_OP 24   /* (+16 bytes of slack at the end) */
 
-/* analysis.c: the passes gs_analyze() (analysis_run.c) runs in order. The
- * API classes (c->api_cls); the --range and capture selection (c->sel);
- * the stabbing indexes; the stream-wait records resolved to their events;
- * one device's ops [a, b): its timeline, gaps and stream views into d.
+/* The passes gs_analyze() (analysis_run.c) runs in order. The API classes
+ * (c->api_cls, analysis_index.c); the --range and capture selection
+ * (c->sel, analysis_select.c); the stabbing indexes; the stream-wait
+ * records resolved to their events (analysis_index.c); one device's ops
+ * [a, b): its timeline, gaps and stream views into d (analysis.c).
  * Each returns 0 or a negative errno-style value. */
 int classify_apis(struct actx *c);
 int build_selection(struct actx *c);
@@ -184,7 +185,13 @@ int build_indexes(struct actx *c);
 int resolve_wait_records(struct actx *c);
 int device_pass(struct actx *c, struct gs_device_result *d, uint32_t a, uint32_t b);
 
-/* analysis.c. classify_gap: gap [g0, X.start) ending at op x; prev is the
+/* analysis_select.c: the first window k of sel (n disjoint [start, end]
+ * pairs, sorted) with end > t (n if none); the same in c's selection */
+size_t windows_first_after(const int64_t *sel, size_t n, int64_t t);
+size_t sel_first_after(const struct actx *c, int64_t t);
+
+/* analysis_select.c: overlap and containment in the selection.
+ * analysis.c. classify_gap: gap [g0, X.start) ending at op x; prev is the
  * latest earlier op on X's stream whose launch call is known (GS_NONE if
  * none): its launch call opens the window in which a stream wait or host
  * function enqueued before X's launch counts as X's dependency. flags: CG_*. */
@@ -212,6 +219,18 @@ struct cg_cache {
 	struct host_hints hh[CG_CACHE_SLOTS];
 };
 void cg_cache_init(struct cg_cache *cc);
+/* analysis_index.c: lookups in the indexes. stab_find: the innermost
+ * entry with key and start <= t <= end (its source idx or GS_NONE), hint
+ * the caller's last position for key; stab_find_cached: the same through
+ * cc's slots of index which (1 NVTX by tid, 2 NVTX any thread);
+ * evts_find: the latest event with key and lo < t <= hi; wait_find: the
+ * stream wait on X's stream in (lo, hi] that explains a gap before X. */
+uint32_t stab_find(const struct stab *s, uint32_t key, int64_t t, uint32_t *hint);
+uint32_t stab_find_cached(const struct stab *s, struct cg_cache *cc, int which, uint32_t key,
+			  int64_t t);
+uint32_t evts_find(const struct evts *e, uint32_t key, int64_t lo_t, int64_t hi_t);
+uint32_t wait_find(const struct actx *c, const struct gs_op *x, int64_t lo_t, int64_t hi_t,
+		   int flags);
 /* The cut of a gap (or of a piece of one): ns per cause, and of the CUDA
  * API ns, the time in launch calls. */
 struct gap_cut {
@@ -266,6 +285,7 @@ int stats_launches(struct actx *c);
 int stats_syncs(struct actx *c);
 int stats_kernels(struct actx *c);
 int stats_nvtx(struct actx *c);
+/* analysis_graph.c */
 int stats_graph_advice(struct actx *c);
 
 #endif

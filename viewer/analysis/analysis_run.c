@@ -2,11 +2,13 @@
  * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
  *
  * analysis_run.c - gs_analyze(): the passes of the analysis in order, on
- * threads where they can run side by side. The API classification, the
- * selection, the indexes and the per-device passes (gaps and their causes)
- * come from analysis.c, the host index from host_cover.c, the statistics
- * from analysis_stats.c; this file owns only their order, the threads and
- * the context's memory. It sits above all three so that none of them
+ * threads where they can run side by side. The API classification and the
+ * indexes come from analysis_index.c, the selection from analysis_select.c,
+ * the per-device passes (gaps and their causes) from analysis.c, the host
+ * index from host_cover.c, the statistics from analysis_stats.c and
+ * analysis_graph.c; this file owns only their order, the threads and the
+ * context's memory. It sits
+ * above them all so that none of them
  * calls another back (tests/unit/check_cycles.py). No I/O.
  */
 #include <errno.h>

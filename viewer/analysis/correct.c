@@ -63,6 +63,11 @@
  * the GPU start it sooner while it was busy (a queue that was full stays
  * full), or correct gaps whose cause is the program's host code.
  * It does not read traces or print: arrays in, figures out.
+ *
+ * Why one file of about 1,300 lines (CONVENTIONS.md: ~1,200): the model
+ * above is applied gap by gap in one pass, and its parts (per-call costs,
+ * occupancy, staging, waits) all read the one struct ctx that gs_correct
+ * builds; this comment is their specification, kept beside them.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>

@@ -107,6 +107,27 @@ int gs_cli_open_trace(struct trace *t, const char *path)
 	return 0;
 }
 
+int gs_cli_load_trace(struct trace *t, const char *path, struct gs_input *in)
+{
+	char err[512];
+	int rc = gs_cli_open_trace(t, path);
+
+	if (rc)
+		return rc;
+	if (trace_load(t, GS_LOAD_ALL, in, err, sizeof(err)) < 0) {
+		gs_error(path, "%s", err);
+		trace_close(t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (gs_cli_nothing_text(t, in, err, sizeof(err))) {
+		gs_error(path, "%s", err);
+		trace_input_free(in);
+		trace_close(t);
+		return GS_EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
 /* Open and load an untraced reference run (NVTX ranges and strings). A
  * trace that recorded more than NVTX ranges is not untraced: its walls
  * carry the collector's overhead, and comparing with them would hide it. */

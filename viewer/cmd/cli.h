@@ -115,4 +115,10 @@ struct gs_input;
  * gs_cli_no_ops_text()'s reasons. */
 const char *gs_cli_nothing_text(struct trace *t, const struct gs_input *in, char *buf, size_t n);
 
+/* Open the trace at path and load all of it into in (the report, whatif
+ * and html verbs): on a bad trace, or one with nothing to analyse
+ * (gs_cli_nothing_text), print the one-line error, close what was opened
+ * and return GS_EXIT_BAD_INPUT (2); on success 0, t open and in loaded. */
+int gs_cli_load_trace(struct trace *t, const char *path, struct gs_input *in);
+
 #endif

@@ -162,7 +162,6 @@ int cmd_report(int argc, char **argv)
 	struct gs_calibration cal;
 	struct gs_cli_refs refs;
 	struct trace t;
-	char err[512];
 	const char *path;
 	long long v;
 	int c, rc, written, full_names = 0, by_site = 0, have_corr = 0;
@@ -272,20 +271,9 @@ int cmd_report(int argc, char **argv)
 	}
 	path = argv[optind];
 	trace_library_init(); /* before the first connection */
-	rc = gs_cli_open_trace(&t, path);
+	rc = gs_cli_load_trace(&t, path, &in);
 	if (rc)
 		return rc;
-	if (trace_load(&t, GS_LOAD_ALL, &in, err, sizeof(err)) < 0) {
-		gs_error(path, "%s", err);
-		trace_close(&t);
-		return GS_EXIT_BAD_INPUT;
-	}
-	if (gs_cli_nothing_text(&t, &in, err, sizeof(err))) {
-		gs_error(path, "%s", err);
-		trace_input_free(&in);
-		trace_close(&t);
-		return GS_EXIT_BAD_INPUT;
-	}
 	rc = gs_cli_refs_load(&refs);
 	if (rc) {
 		trace_input_free(&in);

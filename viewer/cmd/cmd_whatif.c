@@ -191,20 +191,9 @@ int cmd_whatif(int argc, char **argv)
 	}
 	path = argv[optind];
 	trace_library_init();
-	rc = gs_cli_open_trace(&t, path);
+	rc = gs_cli_load_trace(&t, path, &in);
 	if (rc)
 		return rc;
-	if (trace_load(&t, GS_LOAD_ALL, &in, err, sizeof(err)) < 0) {
-		gs_error(path, "%s", err);
-		trace_close(&t);
-		return GS_EXIT_BAD_INPUT;
-	}
-	if (gs_cli_nothing_text(&t, &in, err, sizeof(err))) {
-		gs_error(path, "%s", err);
-		trace_input_free(&in);
-		trace_close(&t);
-		return GS_EXIT_BAD_INPUT;
-	}
 	/* the copies' bytes: trace_load read them (in.op_bytes, freed with in) */
 	wo.op_bytes = in.op_bytes;
 	gs_options_init(&opt);

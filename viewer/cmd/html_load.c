@@ -114,27 +114,15 @@ static int analyse(struct html_loaded *r, const char *path, const struct gs_opti
 
 int html_load(struct html_loaded *r, const char *path, const struct gs_options *opt)
 {
-	char err[512], why[512];
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->trace = &r->t;
 	r->input = &r->in;
-	rc = gs_cli_open_trace(&r->t, path);
+	rc = gs_cli_load_trace(&r->t, path, &r->in);
 	if (rc)
 		return rc;
-	r->state = 1;
-	if (trace_load(&r->t, GS_LOAD_ALL, &r->in, err, sizeof(err)) < 0) {
-		gs_error(path, "%s", err);
-		html_unload(r);
-		return GS_EXIT_BAD_INPUT;
-	}
 	r->state = 2;
-	if (gs_cli_nothing_text(&r->t, &r->in, why, sizeof(why))) {
-		gs_error(path, "%s", why);
-		html_unload(r);
-		return GS_EXIT_BAD_INPUT;
-	}
 	rc = analyse(r, path, opt);
 	if (rc) {
 		html_unload(r);

@@ -73,6 +73,10 @@ int64_t html_origin(const struct gs_input *in);
  * GPU op can take seconds) is a double-click away in the page. */
 void html_home_view(const struct html_run *r, int64_t t0, int64_t last, int64_t *v0, int64_t *v1);
 
+/* html_data.c: the <script> block of run r's timeline data (the page's
+ * run idx); 0, or -1 when out of memory (the block is then incomplete). */
+int html_write_data(FILE *f, const struct html_run *r, int idx);
+
 /* Inline SVG diagrams of up to `max` recorded CUDA graphs (most launched
  * first; html_graphs.c, drawn by render_dot.c). Writes nothing when the
  * trace has no graphs. Returns the number drawn. */

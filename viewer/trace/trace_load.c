@@ -14,6 +14,13 @@
  * each in several rowid ranges (more on machines with more cores) on
  * threads with their own read-only connections (SQLite connections must
  * not be shared across threads without its mutexes).
+ *
+ * Why one file of about 1,500 lines (CONVENTIONS.md: ~1,200): the ops and
+ * API tables are read by jobs of one threaded scan (struct job, the job
+ * queue, the split into rowid ranges), the small tables by plain loaders,
+ * all through the same growable arrays (struct vec) into one gs_input whose
+ * filling order trace_load_parts owns. The small tables' loaders (about 450
+ * lines) are the one clean seam; they stay while issue 54 adds its table.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
