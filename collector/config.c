@@ -28,7 +28,8 @@ void gs_config_defaults(struct gs_config *c)
 	c->callsites = GS_CS_SYNCS;
 	c->unwinder = GS_UNWIND_AUTO;
 	c->native_frames = GS_NATIVE_AUTO;
-	c->sampling = 1;
+	/* off until a GPU run has checked it (issue 54: tests/gpu/sampling_gpu.sh) */
+	c->sampling = 0;
 	c->sample_hz = GS_DEFAULT_SAMPLE_HZ;
 	c->stack_cache = 1;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
@@ -162,7 +163,7 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
 			c->sampling = v[0] - '0';
 		} else {
-			gs_warn("config.sampling", "GAPSCOPE_SAMPLING=\"%.64s\" is not 0 or 1; using 1",
+			gs_warn("config.sampling", "GAPSCOPE_SAMPLING=\"%.64s\" is not 0 or 1; using 0",
 				v);
 			bad++;
 		}

@@ -44,7 +44,7 @@ expect "$out" "Host code by what ran (5 samples of the launching threads in it, 
 expect "$out" '     80.0%              4  u/train.py:prepare line 35'
 expect "$out" '     20.0%              1  torch/_tensor.py:item line 41  [framework]'
 out=$("$gs" report --by-site "$db") || { echo "FAIL: report --by-site exit $?"; exit 1; }
-expect "$out" 'Host code by what ran: no samples in the trace (recorded with --no-sampling, or before sampling)'
+expect "$out" 'Host code by what ran: no samples in the trace (recorded without --sampling, or before sampling)'
 "$gs" html -o "$db.sampled.html" "$db.sampled.db" >/dev/null 2>&1 ||
 	{ echo "FAIL: html (sampled) exit $?"; exit 1; }
 expect "$(cat "$db.sampled.html")" '75% u/train.py:prepare line 35, 25% torch/_tensor.py:item line 41'

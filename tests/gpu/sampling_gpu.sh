@@ -38,7 +38,7 @@ meta() {
 record() { # record <name> <program...>
 	local name=$1
 	shift
-	"$gs" record -o "$W/$name.db" -- "$@" > "$W/$name.log" 2>&1
+	"$gs" record --sampling -o "$W/$name.db" -- "$@" > "$W/$name.log" 2>&1
 	result $? "record $name (log: $W/$name.log)"
 	echo "--- $name: meta"
 	meta "$W/$name.db"
@@ -83,8 +83,8 @@ result $r "(c) its top function is the framework's: $(top_row "$W/nosync.bysite.
 # (d) what sampling costs, side by side
 if [ "${1:-}" != "--no-pairs" ]; then
 	python3 bench/overhead/overhead_pairs.py --build "$B" --rounds 5 --workloads torch_nosync --values \
-		--out "$W/pairs" --config nosampling=GAPSCOPE_SAMPLING=0 --config default=
-	result $? "(d) 5 interleaved rounds: untraced, --no-sampling, default"
+		--out "$W/pairs" --config nosampling=GAPSCOPE_SAMPLING=0 --config sampling=GAPSCOPE_SAMPLING=1
+	result $? "(d) 5 interleaved rounds: untraced, --no-sampling, --sampling"
 	rm -f "$W"/pairs/*.db
 fi
 echo "sampling_gpu: $pass passed, $fail failed"

@@ -80,9 +80,10 @@ static void record_usage(FILE *f)
 		"                         timestamps; more overhead) [GAPSCOPE_LATENCY=1]\n"
 		"  --no-callsites         no call sites (stacks) of blocking calls\n"
 		"                         [GAPSCOPE_CALLSITES=0]\n"
-		"      --no-sampling      do not sample the threads that make CUDA calls\n"
-		"                         (the report then cannot name the code behind host\n"
-		"                         code) [GAPSCOPE_SAMPLING=0]\n"
+		"      --sampling         sample the threads that make CUDA calls, so that the\n"
+		"                         report names the code behind host code; off by\n"
+		"                         default until checked on a GPU [GAPSCOPE_SAMPLING=1]\n"
+		"      --no-sampling      do not sample them (the default) [GAPSCOPE_SAMPLING=0]\n"
 		"      --sample-rate HZ   samples per second of each such thread's CPU time,\n"
 		"                         1..10000 (the kernel's tick may cap it: 250 Hz on\n"
 		"                         a HZ=250 kernel) [GAPSCOPE_SAMPLE_HZ] (default 1000)\n"
@@ -980,6 +981,7 @@ int cmd_record(int argc, char **argv)
 	    {"latency", no_argument, NULL, 'l'},
 	    {"no-callsites", no_argument, NULL, 'S'},
 	    {"no-sampling", no_argument, NULL, 'P'},
+	    {"sampling", no_argument, NULL, 'Q'},
 	    {"sample-rate", required_argument, NULL, 'r'},
 	    {"graph-level", no_argument, NULL, 'g'},
 	    {"no-calibrate", no_argument, NULL, 'C'},
@@ -1012,6 +1014,7 @@ int cmd_record(int argc, char **argv)
 		case 'l': latency = 1; break;
 		case 'S': no_callsites = 1; break;
 		case 'P': no_sampling = 1; break;
+		case 'Q': no_sampling = -1; break;
 		case 'r': sample_rate = optarg; break;
 		case 'g': graph_level = 1; break;
 		case 'C': calibrate = 0; break;
@@ -1125,7 +1128,8 @@ int cmd_record(int argc, char **argv)
 	    (activities && setenv("GAPSCOPE_ACTIVITIES", activities, 1)) ||
 	    (latency && setenv("GAPSCOPE_LATENCY", "1", 1)) ||
 	    (no_callsites && setenv("GAPSCOPE_CALLSITES", "0", 1)) ||
-	    (no_sampling && setenv("GAPSCOPE_SAMPLING", "0", 1)) ||
+	    (no_sampling > 0 && setenv("GAPSCOPE_SAMPLING", "0", 1)) ||
+	    (no_sampling < 0 && setenv("GAPSCOPE_SAMPLING", "1", 1)) ||
 	    (sample_rate && setenv("GAPSCOPE_SAMPLE_HZ", sample_rate, 1)) ||
 	    (graph_level && setenv("GAPSCOPE_GRAPH_LEVEL", "1", 1)) ||
 	    (capture && setenv("GAPSCOPE_CAPTURE_RANGE", capture, 1)) ||
