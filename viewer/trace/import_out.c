@@ -147,10 +147,23 @@ static int make_tmp(const char *path, char **target, char **tmp, char *err, size
 
 int import_out_open(struct import_out *o, const char *path, char *err, size_t errlen)
 {
+	sigset_t set, old;
+	size_t i;
+
 	memset(o, 0, sizeof(*o));
-	if (make_tmp(path, &o->target, &o->tmp, err, errlen) < 0)
+	/* the fatal signals wait from before the temporary file exists until
+	 * its handler knows its name (out_file.c does the same): a SIGQUIT
+	 * right after mkstemp left it behind */
+	sigemptyset(&set);
+	for (i = 0; i < N_SIGS; i++)
+		sigaddset(&set, sig_nums[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	if (make_tmp(path, &o->target, &o->tmp, err, errlen) < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return IMPORT_ERR_TARGET;
+	}
 	arm_signals(o->tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	{
 		/* URI file names on (nsys_import attaches its source read-only
 		 * through one); our own path is never taken for one */
