@@ -811,6 +811,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			m->graph_lat = ng ? max64(0, median(gl, ng)) : -1;
 		}
 	}
+	m->own_ns = gs_trace_is_pytorch(res) ? GS_HOST_DISPATCH_NS : GS_HOST_LOOP_NS;
 	for (i = 0; i < no; i++) {
 		const struct gs_op *o = &in->ops[i];
 		uint32_t c = m->call_of[i], p = m->pred[i];

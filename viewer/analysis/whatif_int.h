@@ -82,6 +82,9 @@ struct wm {
 	 * launch call's duration per op, and its first op's delay after the
 	 * call's start; -1 where the trace has none */
 	int64_t graph_call_per_op, graph_lat;
+	int64_t own_ns; /* a host gap this long or longer is the program's own work
+			   (GS_HOST_DISPATCH_NS in PyTorch, else GS_HOST_LOOP_NS, as the
+			   verdict splits host code): graphs and fusion keep it */
 	int64_t *tcost; /* per top call: ns of tracing's own work in it (call-site
 			   captures), NULL none (wm_call_cost) */
 	/* the replay's times */

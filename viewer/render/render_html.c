@@ -597,7 +597,11 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		 * replayed (or that there is no figure), and what the rule
 		 * checked */
 		fputs("<br><span class=\"why\">", f);
-		if (fd->saves == GS_SAVES_REPLAYED) {
+		if (fd->saves == GS_SAVES_REPLAYED && fd->saves_ns <= 0) {
+			fputs("saves: none in the replay (", f);
+			put_ns(f, fd->saves_ns);
+			fputs(")", f);
+		} else if (fd->saves == GS_SAVES_REPLAYED) {
 			fputs("<span class=\"saves\">saves \xE2\x89\x88 ", f);
 			put_ns(f, fd->saves_ns);
 			fputs(" (", f);

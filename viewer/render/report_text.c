@@ -517,7 +517,13 @@ static void verdict_lines(struct report_ctx *r)
 		 * line of its own: the finding's line keeps its room for
 		 * where it happened. */
 		fputs("     (saves", r->out);
-		if (f->saves == GS_SAVES_REPLAYED) {
+		if (f->saves == GS_SAVES_REPLAYED && f->saves_ns <= 0) {
+			/* the replayed fix made the window no shorter (the
+			 * training loop's host code: -800 us): no saving */
+			char sv[32];
+			saves_dur(sv, sizeof(sv), f->saves_ns);
+			fprintf(r->out, ": none in the replay (%s)", sv);
+		} else if (f->saves == GS_SAVES_REPLAYED) {
 			char sv[32];
 			saves_dur(sv, sizeof(sv), f->saves_ns);
 			fprintf(r->out, " \xe2\x89\x88 %s (%.1f%%)", sv, 100.0 * f->saves_share);
