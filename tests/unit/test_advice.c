@@ -385,16 +385,16 @@ static void test_input_stall_single_process_and_unknown(void **state)
  * launches KB [S+4500, S+5500]; cudaStreamSynchronize [S+4200, S+5500].
  * Host code between: [S+2000, S+4000) and [S+5500, S+10 100): under
  * 5 us a gap, the launch loop's. Two blocking calls a step. */
-static void test_syncs_in_the_step_block_capture(void **state)
+/* n torch.profiler steps of 10 us (ProfilerStep#1..n), each two launches
+ * of kA, each followed by a cudaStreamSynchronize */
+static void syncing_steps(struct tb *t, int64_t n)
 {
-	struct tb *t = tb_new();
-	const struct gs_finding *f;
 	uint32_t c = 1;
 	int64_t j;
-	(void)state;
-	for (j = 0; j < 4; j++)
+
+	for (j = 0; j < n; j++)
 		range(t, S_PS1 + (uint32_t)j, j * 10000, j * 10000 + 10000);
-	for (j = 0; j < 4; j++) {
+	for (j = 0; j < n; j++) {
 		int64_t S = j * 10000;
 		struct gs_sync *y;
 		api(t, S_LAUNCH, S + 100, S + 200, c);
@@ -409,10 +409,18 @@ static void test_syncs_in_the_step_block_capture(void **state)
 				      .corr = 1001 + c, .api_name_id = S_SYNC, .kind = GS_SYNC_STREAM};
 		c += 2;
 	}
-	for (j = 0, c = 1; j < 4; j++, c += 2) {
+	for (j = 0, c = 1; j < n; j++, c += 2) {
 		kern(t, S_KA, j * 10000 + 1000, j * 10000 + 2000, c);
 		kern(t, S_KA, j * 10000 + 4500, j * 10000 + 5500, c + 1);
 	}
+}
+
+static void test_syncs_in_the_step_block_capture(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f;
+	(void)state;
+	syncing_steps(t, 4);
 	run(t);
 	/* steps from ProfilerStep#N; none a warm-up (all 10 000; #1 is not
 	 * iteration 0) */
@@ -433,30 +441,8 @@ static void test_one_profiler_step_still_shows_its_blockers(void **state)
 {
 	struct tb *t = tb_new();
 	const struct gs_finding *f;
-	uint32_t c = 1;
-	int64_t j;
 	(void)state;
-	for (j = 0; j < 1; j++)
-		range(t, S_PS1 + (uint32_t)j, j * 10000, j * 10000 + 10000);
-	for (j = 0; j < 1; j++) {
-		int64_t S = j * 10000;
-		struct gs_sync *y;
-		api(t, S_LAUNCH, S + 100, S + 200, c);
-		api(t, S_SYNC, S + 300, S + 2000, 1000 + c);
-		api(t, S_LAUNCH, S + 4000, S + 4100, c + 1);
-		api(t, S_SYNC, S + 4200, S + 5500, 1001 + c);
-		y = &t->syncs[t->in.n_syncs++];
-		*y = (struct gs_sync){.start = S + 300, .end = S + 2000, .tid = 1, .stream = 7,
-				      .corr = 1000 + c, .api_name_id = S_SYNC, .kind = GS_SYNC_STREAM};
-		y = &t->syncs[t->in.n_syncs++];
-		*y = (struct gs_sync){.start = S + 4200, .end = S + 5500, .tid = 1, .stream = 7,
-				      .corr = 1001 + c, .api_name_id = S_SYNC, .kind = GS_SYNC_STREAM};
-		c += 2;
-	}
-	for (j = 0, c = 1; j < 1; j++, c += 2) {
-		kern(t, S_KA, j * 10000 + 1000, j * 10000 + 2000, c);
-		kern(t, S_KA, j * 10000 + 4500, j * 10000 + 5500, c + 1);
-	}
+	syncing_steps(t, 1);
 	run(t);
 	/* one ProfilerStep#1: too few for phases (3 needed), yet torch's own
 	 * step mark says what a step holds: 2 syncs in 1 step */
