@@ -393,3 +393,28 @@ int gs_name_matches(const char *text, const char *name)
 		;
 	return d > 0 && d <= 18 && text[n - 1 + d] == '\0';
 }
+
+/* gs_trace_is_pytorch here, below verdict.c and the what-if model, which
+ * both ask it */
+/* name holds PyTorch's at:: namespace: demangled ("void at::native::
+ * vectorized_elementwise_kernel<...>", "at::cuda::..."), or mangled
+ * (_ZN2at6native..., _ZN2at4cuda...) */
+static int torch_kernel_name(const char *name)
+{
+	return strstr(name, "at::native::") || strstr(name, "at::cuda::") ||
+	       strstr(name, "_ZN2at6native") || strstr(name, "_ZN2at4cuda");
+}
+
+int gs_trace_is_pytorch(const struct gs_result *res)
+{
+	const struct gs_input *in = res->in;
+	size_t i;
+
+	for (i = 0; i < res->n_kernels; i++)
+		if (torch_kernel_name(gs_str(&in->strings, res->kernels[i].name_id, "")))
+			return 1;
+	for (i = 0; i < in->n_hranges; i++)
+		if (strncmp(gs_str(&in->strings, in->hranges[i].name_id, ""), "aten::", 6) == 0)
+			return 1;
+	return 0;
+}
