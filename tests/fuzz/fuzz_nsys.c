@@ -111,27 +111,7 @@ static int make_export(const uint8_t *data, size_t size)
 	return ok ? 0 : -1;
 }
 
-static void read_back(const char *db)
-{
-	struct trace t;
-	struct gs_input in;
-	struct gs_options opt;
-	struct gs_result res;
-	char err[512];
-
-	if (trace_open(&t, db, err, sizeof(err)) != 0)
-		return;
-	if (trace_load(&t, GS_LOAD_ALL, &in, err, sizeof(err)) == 0) {
-		gs_options_init(&opt);
-		if (gs_analyze(&in, &opt, &res) == 0) {
-			struct gs_verdict v;
-			gs_verdict_compute(&res, &v);
-			gs_result_free(&res);
-		}
-		trace_input_free(&in);
-	}
-	trace_close(&t);
-}
+#include "fuzz_read_back.h" /* read the import back as the verbs do */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
