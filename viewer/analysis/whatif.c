@@ -789,7 +789,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 		m->api_typ = nap ? max64(0, median(sa, nap)) : -1;
 		/* the graph launches: per-op call cost and first-op delay */
 		{
-			size_t ng = 0, a2;
+			size_t ng = 0, ngl = 0, a2;
 			int64_t *gc = sl, *gl = sp; /* reused: the medians above are taken */
 			for (a2 = 0; a2 < na && ng < ms; a2++) {
 				uint32_t k0 = m->ops_first[a2], k1 = m->ops_first[a2 + 1];
@@ -801,17 +801,27 @@ int wm_build(struct wm *m, const struct gs_result *res)
 					continue;
 				gc[ng] =
 				    (in->apis[a2].end - in->apis[a2].start) / (int64_t)(k1 - k0);
-				gl[ng] = in->ops[m->lops[k0]].start - in->apis[a2].start;
-				for (k = k0 + 1; k < k1; k++)
-					gl[ng] = min64(gl[ng], in->ops[m->lops[k]].start -
-								   in->apis[a2].start);
+				/* the first op's delay, where the launch bound it (as
+				 * lat_typ): a graph launched ahead of the GPU waits
+				 * in its stream's queue, which is no launch delay
+				 * (graph_check.py's replays: 12.5 ms, H100) */
+				{
+					uint32_t f = m->lops[k0];
+					for (k = k0 + 1; k < k1; k++)
+						if (in->ops[m->lops[k]].start < in->ops[f].start)
+							f = m->lops[k];
+					if (m->pred[f] == GS_NONE ||
+					    in->ops[m->pred[f]].end < in->apis[a2].end)
+						gl[ngl++] = in->ops[f].start - in->apis[a2].start;
+				}
 				ng++;
 			}
 			m->graph_call_per_op = ng ? max64(0, median(gc, ng)) : -1;
-			m->graph_lat = ng ? max64(0, median(gl, ng)) : -1;
+			m->graph_lat = ngl ? max64(0, median(gl, ngl)) : -1;
 		}
 	}
 	m->own_ns = gs_trace_is_pytorch(res) ? GS_HOST_DISPATCH_NS : GS_HOST_LOOP_NS;
+	m->node_gap = res->graph_node_overhead_ns;
 	for (i = 0; i < no; i++) {
 		const struct gs_op *o = &in->ops[i];
 		uint32_t c = m->call_of[i], p = m->pred[i];
@@ -870,6 +880,55 @@ out:
 	if (rc < 0)
 		wm_free(m);
 	return rc;
+}
+
+/* ------------------------------------------------- tracing's cost taken off */
+
+/* 1 when top call a launched its ops as a graph launch */
+static int graph_call(const struct wm *m, uint32_t a)
+{
+	const char *nm = gs_str(&m->in->strings, m->in->apis[a].name_id, NULL);
+
+	return nm && gs_api_is_graph_launch(nm);
+}
+
+void wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
+{
+	const struct gs_input *in = m->in;
+	size_t i;
+
+	for (i = 0; i < m->na; i++) {
+		int64_t t;
+		if (!(m->af[i] & AF_TOP) || m->ops_first[i + 1] == m->ops_first[i])
+			continue;
+		if (graph_call(m, (uint32_t)i)) {
+			m->dur[i] -= min64(m->dur[i], max64(u->graph_call_ns, 0));
+			continue;
+		}
+		/* CUPTI's work for a launch lies in the call and in the host
+		 * time before it (the correction takes it off the gap that
+		 * holds both) */
+		t = min64(m->dur[i], max64(u->call_ns, 0));
+		m->dur[i] -= t;
+		if (!(m->af[i] & AF_FIRST))
+			m->gap[i] -= min64(m->gap[i], max64(u->call_ns, 0) - t);
+	}
+	for (i = 0; i < m->no; i++) {
+		uint32_t c = m->call_of[i];
+		if (in->ops[i].kind != GS_OP_KERNEL)
+			continue;
+		if (c != GS_NONE && graph_call(m, m->top[c])) {
+			int64_t t = max64(u->node_ns, 0), h = min64(m->opg[i], t);
+			m->opg[i] -= h;
+			m->odur[i] -= min64(m->odur[i], t - h);
+			continue;
+		}
+		m->odur[i] = max64(0, m->odur[i] - u->kernel_ns);
+	}
+	if (m->api_typ >= 0)
+		m->api_typ -= min64(m->api_typ, max64(u->call_ns, 0));
+	m->node_gap -= min64(m->node_gap, max64(u->node_ns, 0));
+	m->graph_call_ns = max64(u->graph_call_ns, 0);
 }
 
 /* ------------------------------------------------------------ the replay */

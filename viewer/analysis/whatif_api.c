@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis_int.h" /* big_malloc, big_calloc */
+#include "correct.h"
 #include "whatif_int.h"
 
 static void *xcalloc(size_t n, size_t sz)
@@ -414,8 +415,9 @@ static void saved_restore(struct wm *m, const struct wm_saved *v)
 /* gs_whatif_findings over the ops of mask (NULL: all); changed[i] (may be
  * NULL): 1 where finding i's fix changed something in the model */
 static int findings_run(const struct gs_result *res, const struct gs_finding *f, size_t n,
-			const uint64_t *bytes, const uint8_t *mask, int64_t *saving_ns,
-			double *share, uint8_t *changed)
+			const uint64_t *bytes, const uint8_t *mask,
+			const struct gs_whatif_untrace *u, int64_t *saving_ns, double *share,
+			uint8_t *changed)
 {
 	const struct gs_input *in = res->in;
 	struct gs_whatif_figs before, after;
@@ -438,6 +440,8 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 	rc = wm_build(&m, res);
 	if (rc < 0)
 		return rc;
+	if (u)
+		wm_untrace(&m, u);
 	rc = -ENOMEM;
 	m.s = xmalloc(m.no, sizeof(int64_t));
 	m.e = xmalloc(m.no, sizeof(int64_t));
@@ -485,11 +489,26 @@ out:
 int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
 		       const uint64_t *bytes, int64_t *saving_ns, double *share)
 {
-	return findings_run(res, f, n, bytes, NULL, saving_ns, share, NULL);
+	return findings_run(res, f, n, bytes, NULL, NULL, saving_ns, share, NULL);
 }
 
-int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v)
+int gs_whatif_untrace_from(const struct gs_corrected *c, struct gs_whatif_untrace *u)
 {
+	memset(u, 0, sizeof(*u));
+	if (!c || (c->per_call_ns <= 0 && c->kernel_busy_ns == 0 && c->graph_node_shrink_ns <= 0))
+		return -1;
+	u->call_ns = max64(c->per_call_ns, 0);
+	u->kernel_ns = max64(c->kernel_busy_ns, 0); /* a gain is the switch to the next kernel, which the hole after it already holds */
+	u->node_ns = max64(c->graph_node_shrink_ns, 0);
+	u->graph_call_ns = max64(c->graph_launch_shrink_ns, 0);
+	return 0;
+}
+
+int gs_whatif_verdict(const struct gs_result *res, const struct gs_corrected *corr,
+		      struct gs_verdict *v)
+{
+	struct gs_whatif_untrace u;
+	int have_u = gs_whatif_untrace_from(corr, &u) == 0;
 	const struct gs_input *in = res->in;
 	int64_t saving[GS_VERDICT_FINDINGS];
 	double sh[GS_VERDICT_FINDINGS];
@@ -497,6 +516,7 @@ int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v)
 	size_t i;
 	int rc;
 
+	v->saves_untraced = have_u;
 	for (i = 0; i < v->n_findings; i++) {
 		v->findings[i].saves = GS_SAVES_NONE;
 		v->findings[i].saves_ns = 0;
@@ -526,7 +546,8 @@ int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v)
 			return 0;
 		}
 	}
-	rc = findings_run(res, v->findings, v->n_findings, in->op_bytes, mask, saving, sh, changed);
+	rc = findings_run(res, v->findings, v->n_findings, in->op_bytes, mask, have_u ? &u : NULL,
+			  saving, sh, changed);
 	free(mask);
 	if (rc < 0)
 		return rc;
@@ -565,6 +586,10 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 	rc = wm_build(&m, res);
 	if (rc < 0)
 		return rc;
+	if (o && o->untrace) {
+		wm_untrace(&m, o->untrace);
+		w->untraced = 1;
+	}
 	rc = -ENOMEM;
 	m.s = xmalloc(m.no, sizeof(int64_t));
 	m.e = xmalloc(m.no, sizeof(int64_t));

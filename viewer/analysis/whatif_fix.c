@@ -21,6 +21,11 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
 /* what blocking call a takes made asynchronous: a launch call's typical
  * duration, else (none in the trace) its own time after what it waited for */
 static int64_t async_dur(const struct wm *m, uint32_t a)
@@ -288,7 +293,6 @@ static int passable(const struct wm *m, uint32_t a);
 static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struct gs_whatif *w)
 {
 	const struct gs_input *in = m->in;
-	const struct gs_result *res = m->res;
 	uint32_t c1, cl, t;
 	size_t k, p0, p1;
 
@@ -309,7 +313,7 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	/* the graph launch call: as the trace's own graph launches took (per
 	 * op), else the calibration's untraced one, else the first call's */
 	if (m->graph_call_per_op >= 0)
-		m->dur[c1] = m->graph_call_per_op * (int64_t)len;
+		m->dur[c1] = max64(0, m->graph_call_per_op * (int64_t)len - m->graph_call_ns);
 	else if (in->cal.have && in->cal.plain_graph_ns >= 0 && in->cal.plain_graph_node_ns >= 0)
 		m->dur[c1] = in->cal.plain_graph_ns + (int64_t)len * in->cal.plain_graph_node_ns;
 	if (m->graph_lat >= 0)
@@ -348,7 +352,7 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 		}
 		m->of[x] |= OF_NOLAUNCH;
 		m->of[x] &= (uint8_t)~OF_PRED_START;
-		m->opg[x] = res->graph_node_overhead_ns;
+		m->opg[x] = m->node_gap;
 		m->ocorr[x] = in->apis[c1].corr;
 		m->of[x] |= OF_FOLDED;
 		w->ops_changed++;

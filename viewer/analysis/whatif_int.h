@@ -87,6 +87,11 @@ struct wm {
 			   verdict splits host code): graphs and fusion keep it */
 	int64_t *tcost; /* per top call: ns of tracing's own work in it (call-site
 			   captures), NULL none (wm_call_cost) */
+	int64_t node_gap;      /* ns between two nodes of a graph the fixes make: the
+				  analysis's graph_node_overhead_ns, less the
+				  untraced model's node_ns */
+	int64_t graph_call_ns; /* the untraced model's cost off a graph launch call
+				  the fixes make from the trace's own (0: traced) */
 	/* the replay's times */
 	int64_t *s, *e;	  /* per op */
 	int64_t *as, *ae; /* per call */
@@ -95,6 +100,9 @@ struct wm {
 /* whatif.c: the model from res (its analysis done), its replay into
  * m->s/e/as/ae (allocated by the caller), and freeing it */
 int wm_build(struct wm *m, const struct gs_result *res);
+/* take tracing's cost u off the model m (after wm_build, before the first
+ * replay): whatif.h, struct gs_whatif_untrace */
+void wm_untrace(struct wm *m, const struct gs_whatif_untrace *u);
 int wm_replay(struct wm *m);
 void wm_free(struct wm *m);
 int wm_pool_push(struct wm *m, uint32_t v);
