@@ -355,6 +355,10 @@ static void test_loader_picks_frames_and_framework(void **state)
 	    "at::foo",						 /* 12 */
 	    "/home/u/app",					 /* 13 */
 	    "work",						 /* 14 */
+	    "/opt/torch/.venv/lib/python3.12/site-packages/sympy/core/basic.py", /* 15 */
+	    "<module>",							  /* 16 */
+	    "/opt/torch/.venv/lib/python3.12/site-packages/torch/nn/functional.py", /* 17 */
+	    "/home/u/pytorch/torch/nn/functional.py",				   /* 18 */
 	};
 	struct gs_input in;
 	sqlite3 *db;
@@ -384,9 +388,21 @@ static void test_loader_picks_frames_and_framework(void **state)
 		    /* 4: native, the program's own work */
 		    "INSERT INTO stack_frames VALUES(4,0,1,13,64,14,NULL,NULL,NULL);"
 		    "INSERT INTO stack_frames VALUES(4,1,1,9,80,10,NULL,NULL,NULL);"
-		    "INSERT INTO samples VALUES(5,30,2),(5,10,1),(3,20,NULL),(5,20,4),(5,40,3);");
+		    /* 5-7: a virtual environment under /opt/torch/: sympy there is
+		     * not PyTorch's; torch there is, and so is a source checkout's */
+		    "INSERT INTO stack_frames VALUES(5,0,2,NULL,NULL,NULL,15,10,16);"
+		    "INSERT INTO stack_frames VALUES(6,0,2,NULL,NULL,NULL,17,125,8);"
+		    "INSERT INTO stack_frames VALUES(7,0,2,NULL,NULL,NULL,18,125,8);"
+		    "INSERT INTO samples VALUES(5,30,2),(5,10,1),(3,20,NULL),(5,20,4),(5,40,3),"
+		    "(5,50,5),(5,60,6),(5,70,7);");
 	assert_int_equal(trace_load_samples(db, &in, err, sizeof(err)), 0);
-	assert_int_equal(in.n_hstacks, 5);
+	assert_int_equal(in.n_hstacks, 8);
+	assert_int_equal(in.hstacks[5].file_id, 15);
+	assert_int_equal(in.hstacks[5].framework, 0);
+	assert_int_equal(in.hstacks[6].file_id, 17);
+	assert_int_equal(in.hstacks[6].framework, 1);
+	assert_int_equal(in.hstacks[7].file_id, 18);
+	assert_int_equal(in.hstacks[7].framework, 1);
 	/* 1: the innermost frame outside the standard library; torch's data
 	 * loading is not the framework's dispatch */
 	assert_int_equal(in.hstacks[1].file_id, 3);
@@ -404,7 +420,7 @@ static void test_loader_picks_frames_and_framework(void **state)
 	assert_int_equal(in.hstacks[4].func_id, 14);
 	assert_int_equal(in.hstacks[4].framework, 0);
 	/* sorted by thread and time; a NULL stack is 0 */
-	assert_int_equal(in.n_samples, 5);
+	assert_int_equal(in.n_samples, 8);
 	assert_int_equal(in.samples[0].tid, 3);
 	assert_int_equal(in.samples[0].stack, 0);
 	assert_int_equal(in.samples[1].t, 10);

@@ -53,12 +53,27 @@ static int stdlib_file(const char *f)
 		!strstr(f, "/dist-packages/"));
 }
 
+/* PyTorch's own code but its data loading. An installed package is named by
+ * its path after site-packages/ or dist-packages/ (a virtual environment
+ * under /opt/torch/ holds sympy too: H100 image, 2026-12-07); elsewhere (a
+ * source checkout) by a "torch/" part of the path. */
 static int torch_file(const char *f)
 {
-	const char *t = f ? strstr(f, "torch/") : NULL;
+	const char *t;
 
-	if (!t || (t != f && t[-1] != '/'))
+	if (!f)
 		return 0;
+	if (strstr(f, "/site-packages/") || strstr(f, "/dist-packages/")) {
+		t = gs_host_short_path(f);
+		if (strncmp(t, "torch/", 6) != 0)
+			return 0;
+	} else if ((t = strstr(f, "/torch/"))) {
+		t++;
+	} else if (strncmp(f, "torch/", 6) == 0) {
+		t = f;
+	} else {
+		return 0;
+	}
 	return strncmp(t, "torch/utils/data/", 17) != 0;
 }
 
