@@ -179,16 +179,24 @@ int wm_sync_blocks(const struct gs_input *in, const struct gs_sync *s)
 	       !(name && (!strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8)));
 }
 
-static const struct gs_api *api_cmp_base;
-static int cmp_api_start(const void *a, const void *b)
+/* call a before call b in the model's order: by start, the enclosing
+ * (longer) call first, then by index */
+static int api_before(const struct gs_api *apis, uint32_t a, uint32_t b)
 {
-	const struct gs_api *x = &api_cmp_base[*(const uint32_t *)a],
-			    *y = &api_cmp_base[*(const uint32_t *)b];
+	const struct gs_api *x = &apis[a], *y = &apis[b];
+
 	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
+		return x->start < y->start;
 	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1; /* the enclosing call first */
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+		return x->end > y->end;
+	return a < b;
+}
+
+static int cmp_api_start(const void *a, const void *b, void *apis)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return api_before(apis, x, y) ? -1 : api_before(apis, y, x);
 }
 
 /* byst = the calls by (start, longer first): a radix sort of (start,
@@ -243,16 +251,201 @@ static int sort_calls(const struct gs_input *in, uint32_t *byst)
 		size_t j = i;
 		while (j + 1 < na && a[j + 1].key == a[i].key)
 			j++;
-		if (j > i) {
-			api_cmp_base = in->apis;
-			qsort(byst + i, j - i + 1, sizeof(*byst), cmp_api_start);
-		}
+		if (j > i)
+			qsort_r(byst + i, j - i + 1, sizeof(*byst), cmp_api_start,
+				(void *)in->apis);
 		i = j + 1;
 	}
 	free(a);
 	free(b);
 	free(cnt);
 	return 0;
+}
+
+/* heap of thread cursors (calls_merge): the least head call on top */
+static void thr_heap_down(const struct gs_api *apis, const uint32_t *head, uint32_t *h, size_t n,
+			  size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		uint32_t t;
+		if (l < n && api_before(apis, head[h[l]], head[h[m]]))
+			m = l;
+		if (r < n && api_before(apis, head[h[r]], head[h[m]]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* The calls by thread from the analysis' host index (res->host: each
+ * thread's calls sorted by start there, ties by index; here the enclosing
+ * call first), the threads in the order of their first calls, and byst
+ * the threads' lists merged. On a 10M-call trace whose calls are not
+ * stored in start order, sorting them all again (sort_calls) took two
+ * 160 MB buffers and a third of the build. 1 done, 0 no index (or one
+ * that does not hold every call), -ENOMEM. */
+static int calls_from_host(struct wm *m, uint32_t *byst)
+{
+	const struct host_index *h = m->res->host;
+	const struct gs_api *apis = m->in->apis;
+	size_t na = m->na, i, k, n = 0, nt = 0;
+	uint32_t *th = NULL, *head = NULL, *heap = NULL;
+	int rc = -ENOMEM;
+
+	if (!h || !h->t)
+		return 0;
+	for (k = 0; k < h->n; k++)
+		n += h->t[k].calls.n;
+	if (n != na)
+		return 0;
+	th = malloc((h->n + 1) * sizeof(uint32_t));
+	head = malloc((h->n + 1) * sizeof(uint32_t));
+	heap = malloc((h->n + 1) * sizeof(uint32_t));
+	m->thr_tid = malloc((h->n + 1) * sizeof(uint32_t));
+	m->tfirst = xcalloc(h->n + 2, sizeof(uint32_t));
+	if (!th || !head || !heap || !m->thr_tid || !m->tfirst)
+		goto out;
+	/* the threads with calls, by their first call (insertion: few) */
+	for (k = 0; k < h->n; k++) {
+		const struct host_list *l = &h->t[k].calls;
+		size_t j;
+		uint32_t f;
+		if (!l->n)
+			continue;
+		/* this thread's first call in the model's order: among the
+		 * calls of the least start, the longest */
+		f = l->idx[0];
+		for (j = 1; j < l->n && apis[l->idx[j]].start == apis[f].start; j++)
+			if (api_before(apis, l->idx[j], f))
+				f = l->idx[j];
+		head[k] = f;
+		for (j = nt; j > 0 && api_before(apis, f, head[th[j - 1]]); j--)
+			th[j] = th[j - 1];
+		th[j] = (uint32_t)k;
+		nt++;
+	}
+	/* order: each thread's list, its runs of equal starts put in order */
+	for (k = 0, n = 0; k < nt; k++) {
+		const struct host_list *l = &h->t[th[k]].calls;
+		size_t j, r;
+		m->thr_tid[k] = h->t[th[k]].tid;
+		m->tfirst[k] = (uint32_t)n;
+		memcpy(m->order + n, l->idx, l->n * sizeof(uint32_t));
+		for (j = 0; j < l->n; j = r) {
+			for (r = j + 1; r < l->n && apis[l->idx[r]].start == apis[l->idx[j]].start;
+			     r++)
+				;
+			if (r - j > 1)
+				qsort_r(m->order + n + j, r - j, sizeof(uint32_t), cmp_api_start,
+					(void *)apis);
+		}
+		for (j = 0; j < l->n; j++)
+			m->apos[m->order[n + j]] = (uint32_t)(n + j);
+		n += l->n;
+	}
+	m->n_thr = (uint32_t)nt;
+	m->tfirst[nt] = (uint32_t)n;
+	/* byst: the threads' lists merged (head: each one's next position) */
+	for (k = 0; k < nt; k++) {
+		head[k] = m->tfirst[k];
+		heap[k] = (uint32_t)k;
+	}
+	{
+		/* the heap compares calls: its keys are head[] mapped through order */
+		uint32_t *hc = th; /* reused: per thread, its next call */
+		size_t hn = nt;
+		for (k = 0; k < nt; k++)
+			hc[k] = m->order[head[k]];
+		for (k = hn; k-- > 0;)
+			thr_heap_down(apis, hc, heap, hn, k);
+		for (i = 0; i < na; i++) {
+			uint32_t t = heap[0];
+			byst[i] = hc[t];
+			if (++head[t] < m->tfirst[t + 1])
+				hc[t] = m->order[head[t]];
+			else
+				heap[0] = heap[--hn];
+			thr_heap_down(apis, hc, heap, hn, 0);
+		}
+	}
+	rc = 1;
+out:
+	free(th);
+	free(head);
+	free(heap);
+	return rc;
+}
+
+/* m->n_thr, thr_tid, tfirst, order, apos and byst (the calls by start):
+ * from the analysis' host index where it has one, else sorted here */
+static int calls_order(struct wm *m, uint32_t *byst)
+{
+	const struct gs_input *in = m->in;
+	size_t na = m->na, i, k;
+	struct u64map tids = {0};
+	uint32_t *cnt = NULL;
+	int rc;
+
+	if (!na) {
+		m->tfirst = xcalloc(2, sizeof(uint32_t));
+		return m->tfirst ? 0 : -ENOMEM;
+	}
+	for (i = 1; i < na; i++) {
+		const struct gs_api *x = &in->apis[i - 1], *y = &in->apis[i];
+		if (x->start > y->start || (x->start == y->start && x->end < y->end))
+			break;
+	}
+	if (i < na) {
+		rc = calls_from_host(m, byst);
+		if (rc)
+			return rc < 0 ? rc : 0;
+		if (sort_calls(in, byst) < 0)
+			return -ENOMEM;
+	} else {
+		for (i = 0; i < na; i++)
+			byst[i] = (uint32_t)i;
+	}
+	/* the threads as their first calls come; apos holds each call's
+	 * thread until it is placed */
+	rc = -ENOMEM;
+	if (u64map_init(&tids, 16) < 0)
+		goto out;
+	for (i = 0; i < na; i++) {
+		uint32_t t = u64map_put(&tids, in->apis[byst[i]].tid, m->n_thr);
+		if (t == GS_NONE)
+			goto out;
+		if (t == m->n_thr) {
+			uint32_t *p = realloc(m->thr_tid, (m->n_thr + 1) * sizeof(*p));
+			if (!p)
+				goto out;
+			m->thr_tid = p;
+			p[m->n_thr++] = in->apis[byst[i]].tid;
+		}
+		m->apos[byst[i]] = t;
+	}
+	m->tfirst = xcalloc(m->n_thr + 2, sizeof(uint32_t));
+	cnt = xcalloc(m->n_thr + 1, sizeof(uint32_t));
+	if (!m->tfirst || !cnt)
+		goto out;
+	for (i = 0; i < na; i++)
+		m->tfirst[m->apos[i] + 1]++;
+	for (k = 0; k < m->n_thr; k++)
+		m->tfirst[k + 1] += m->tfirst[k];
+	for (i = 0; i < na; i++) {
+		uint32_t a = byst[i], t = m->apos[a], p = m->tfirst[t] + cnt[t]++;
+		m->order[p] = a;
+		m->apos[a] = p;
+	}
+	rc = 0;
+out:
+	free(cnt);
+	u64map_free(&tids);
+	return rc;
 }
 
 struct sync_ref {
@@ -268,14 +461,13 @@ static int cmp_sync_ref(const void *a, const void *b)
 
 void wm_free(struct wm *m)
 {
-	free(m->call_of);
+	free(m->call_of_own);
 	free(m->osid);
 	free(m->thr_tid);
 	free(m->tfirst);
 	free(m->order);
 	free(m->top);
-	free(m->athr);
-	free(m->gap);
+	free(m->apos);
 	free(m->dur);
 	free(m->ablk);
 	free(m->af);
@@ -399,7 +591,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 {
 	const struct gs_input *in = res->in;
 	size_t no = in->n_ops, na = in->n_apis, i, k;
-	uint32_t *byst = NULL, *cnt = NULL, *sync_of = NULL, *evord = NULL;
+	uint32_t *byst = NULL, *sync_of = NULL, *evord = NULL;
 	struct sync_ref *sr = NULL;
 	struct u64map tids = {0}, strm = {0}, evs = {0};
 	struct wstream *st = NULL;
@@ -413,32 +605,40 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	m->res = res;
 	m->no = no;
 	m->na = na;
-	m->call_of = xmalloc(no, sizeof(uint32_t));
+	/* every array here is per op or per call: fresh memory, ~1.6 s per GB
+	 * on a virtual machine, is most of the build on a 10M-op trace, so
+	 * what the trace or the analysis holds already is read from there
+	 * (call_of, op durations, the calls by thread) */
+	if (res->call_of) {
+		m->call_of = res->call_of;
+	} else {
+		m->call_of = m->call_of_own = xmalloc(no, sizeof(uint32_t));
+		if (!m->call_of_own)
+			goto out;
+		for (i = 0; i < no; i++)
+			m->call_of_own[i] = gs_launch_call(res, (uint32_t)i);
+	}
 	m->osid = xmalloc(no, sizeof(uint32_t));
 	m->pred = xmalloc(no, sizeof(uint32_t));
 	m->olat = xcalloc(no, sizeof(int64_t));
 	m->opg = xcalloc(no, sizeof(int64_t));
-	m->odur = xmalloc(no, sizeof(int64_t));
 	m->odep = xmalloc(no, sizeof(uint32_t));
 	m->of = xcalloc(no, 1);
 	m->order = xmalloc(na, sizeof(uint32_t));
 	m->top = xmalloc(na, sizeof(uint32_t));
-	m->athr = xmalloc(na, sizeof(uint32_t));
-	m->gap = xcalloc(na, sizeof(int64_t));
+	m->apos = xmalloc(na, sizeof(uint32_t));
 	m->dur = xcalloc(na, sizeof(int64_t));
 	m->ablk = xmalloc(na, sizeof(uint32_t));
 	m->af = xcalloc(na, 1);
 	m->ops_first = xcalloc(na + 1, sizeof(uint32_t));
 	m->lops = xmalloc(no, sizeof(uint32_t));
 	byst = xmalloc(na, sizeof(uint32_t));
-	sync_of = xmalloc(na, sizeof(uint32_t));
-	if (!m->call_of || !m->osid || !m->pred || !m->olat || !m->opg || !m->odur || !m->odep ||
-	    !m->of || !m->order || !m->top || !m->athr || !m->gap || !m->dur || !m->ablk ||
-	    !m->af || !m->ops_first || !m->lops || !byst || !sync_of)
+	if (!m->osid || !m->pred || !m->olat || !m->opg || !m->odep || !m->of || !m->order ||
+	    !m->top || !m->apos || !m->dur || !m->ablk || !m->af || !m->ops_first || !m->lops ||
+	    !byst)
 		goto out;
 	memset(m->odep, 0xff, (no ? no : 1) * sizeof(uint32_t));
 	memset(m->ablk, 0xff, (na ? na : 1) * sizeof(uint32_t));
-	memset(sync_of, 0xff, (na ? na : 1) * sizeof(uint32_t));
 
 	/* ---- devices, streams, predecessors */
 	if (u64map_init(&strm, 64) < 0)
@@ -466,8 +666,6 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				}
 				m->dfirst[m->n_dev++] = (uint32_t)i;
 			}
-			m->call_of[i] = gs_launch_call(res, (uint32_t)i);
-			m->odur[i] = o->end - o->start;
 			if (is_collective(in, coll_seen, o))
 				m->of[i] |= OF_COLL;
 			sid = u64map_put(&strm, o->stream, m->n_streams);
@@ -490,46 +688,10 @@ int wm_build(struct wm *m, const struct gs_result *res)
 		m->dfirst[m->n_dev] = (uint32_t)no;
 	}
 
-	/* ---- calls: by start, then by thread */
-	if (na) {
-		for (i = 0; i < na; i++)
-			byst[i] = (uint32_t)i;
-		for (i = 1; i < na; i++) {
-			const struct gs_api *x = &in->apis[i - 1], *y = &in->apis[i];
-			if (x->start > y->start || (x->start == y->start && x->end < y->end))
-				break;
-		}
-		if (i < na && sort_calls(in, byst) < 0)
-			goto out;
-	}
-	if (u64map_init(&tids, 16) < 0)
+	/* ---- calls: by thread (order), and all of them by start (byst) */
+	if (calls_order(m, byst) < 0)
 		goto out;
-	for (i = 0; i < na; i++) {
-		uint32_t t = u64map_put(&tids, in->apis[byst[i]].tid, m->n_thr);
-		if (t == GS_NONE)
-			goto out;
-		if (t == m->n_thr) {
-			uint32_t *p = realloc(m->thr_tid, (m->n_thr + 1) * sizeof(*p));
-			if (!p)
-				goto out;
-			m->thr_tid = p;
-			p[m->n_thr++] = in->apis[byst[i]].tid;
-		}
-		m->athr[byst[i]] = t;
-	}
-	m->tfirst = xcalloc(m->n_thr + 2, sizeof(uint32_t));
-	cnt = xcalloc(m->n_thr + 1, sizeof(uint32_t));
-	if (!m->tfirst || !cnt)
-		goto out;
-	for (i = 0; i < na; i++)
-		m->tfirst[m->athr[i] + 1]++;
-	for (k = 0; k < m->n_thr; k++)
-		m->tfirst[k + 1] += m->tfirst[k];
-	for (i = 0; i < na; i++) {
-		uint32_t a = byst[i], t = m->athr[a];
-		m->order[m->tfirst[t] + cnt[t]++] = a;
-	}
-	/* top-level calls, host gaps, durations */
+	/* top-level calls, durations */
 	for (k = 0; k < m->n_thr; k++) {
 		uint32_t cur = GS_NONE;
 		for (i = m->tfirst[k]; i < m->tfirst[k + 1]; i++) {
@@ -544,37 +706,36 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			m->af[a] |= AF_TOP;
 			if (cur == GS_NONE)
 				m->af[a] |= AF_FIRST;
-			else
-				m->gap[a] = x->start - in->apis[cur].end;
 			m->dur[a] = x->end - x->start;
 			cur = a;
 		}
 	}
-	/* the ops of each call (by top-level call) */
+	/* the ops of each call (by top-level call): counted into
+	 * ops_first[a + 1], placed at ops_first[a] (which moves up to the next
+	 * call's start), then ops_first moved back down one */
 	for (i = 0; i < no; i++)
 		if (m->call_of[i] != GS_NONE)
 			m->ops_first[m->top[m->call_of[i]] + 1]++;
 	for (i = 0; i < na; i++)
 		m->ops_first[i + 1] += m->ops_first[i];
-	memset(cnt, 0, (m->n_thr + 1) * sizeof(uint32_t));
-	{
-		uint32_t *fill = xcalloc(na, sizeof(uint32_t));
-		if (!fill)
-			goto out;
-		for (i = 0; i < no; i++)
-			if (m->call_of[i] != GS_NONE) {
-				uint32_t a = m->top[m->call_of[i]];
-				m->lops[m->ops_first[a] + fill[a]++] = (uint32_t)i;
-				m->af[a] |= AF_LAUNCH;
-			}
-		free(fill);
-	}
+	for (i = 0; i < no; i++)
+		if (m->call_of[i] != GS_NONE) {
+			uint32_t a = m->top[m->call_of[i]];
+			m->lops[m->ops_first[a]++] = (uint32_t)i;
+			m->af[a] |= AF_LAUNCH;
+		}
+	for (i = na; i > 0; i--)
+		m->ops_first[i] = m->ops_first[i - 1];
+	if (na)
+		m->ops_first[0] = 0;
 
-	/* ---- syncs by call */
+	/* ---- syncs by call (sync_of, only where the trace has syncs) */
 	if (in->n_syncs) {
 		sr = malloc(in->n_syncs * sizeof(*sr));
-		if (!sr)
+		sync_of = xmalloc(na, sizeof(uint32_t));
+		if (!sr || !sync_of)
 			goto out;
+		memset(sync_of, 0xff, (na ? na : 1) * sizeof(uint32_t));
 		for (i = 0; i < in->n_syncs; i++) {
 			sr[i].corr = in->syncs[i].corr;
 			sr[i].idx = (uint32_t)i;
@@ -641,7 +802,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	{
 		size_t ev = 0;
 		for (i = 0; i < na; i++) {
-			uint32_t a = byst[i], t = m->top[a], si = sync_of[a];
+			uint32_t a = byst[i], t = m->top[a], si = sync_of ? sync_of[a] : GS_NONE;
 			const struct gs_api *x = &in->apis[a], *tx = &in->apis[t];
 			size_t j;
 			int legacy = 0;
@@ -856,7 +1017,6 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	rc = 0;
 out:
 	free(byst);
-	free(cnt);
 	free(sync_of);
 	free(sr);
 	free(evord);
@@ -881,6 +1041,7 @@ struct cur {
 	uint32_t pos;	  /* threads: position in order; devices: op index */
 	uint32_t lim;	  /* end of its range */
 	int64_t prev_end; /* threads: replayed end of its last top call */
+	int64_t rec_end;  /* threads: recorded end of its last top call */
 };
 
 static int cur_less(const struct cur *c, uint32_t a, uint32_t b)
@@ -949,7 +1110,19 @@ static void replay_op(struct wm *m, uint32_t x)
 	if (b == INT64_MIN)
 		b = o->start;
 	m->s[x] = b;
-	m->e[x] = b + m->odur[x];
+	m->e[x] = b + wm_odur(m, x);
+}
+
+/* top call a of thread cursor k ends at `end` */
+static void call_done(struct wm *m, struct cur *k, uint32_t a, int64_t end)
+{
+	if (m->ae)
+		m->ae[a] = end;
+	k->prev_end = end;
+	k->rec_end = m->in->apis[a].end;
+	k->pos++;
+	if (!thr_next(m, k))
+		k->t = INT64_MAX;
 }
 
 /* start of top call a at position pos of its thread cursor k */
@@ -957,28 +1130,27 @@ static void replay_call_start(struct wm *m, struct cur *k)
 {
 	uint32_t a = m->order[k->pos], q;
 	const struct gs_api *x = &m->in->apis[a];
-	int64_t s = (m->af[a] & AF_FIRST) ? x->start : k->prev_end + m->gap[a];
+	/* after the host time since the previous top call (wm_gap) */
+	int64_t s = (m->af[a] & AF_FIRST)   ? x->start
+		    : (m->af[a] & AF_NOGAP) ? k->prev_end
+					    : k->prev_end + (x->start - k->rec_end);
 
 	m->as[a] = s;
 	/* nested calls move with it */
 	for (q = k->pos + 1; q < k->lim && m->top[m->order[q]] == a; q++) {
 		uint32_t n = m->order[q];
 		m->as[n] = s + (m->in->apis[n].start - x->start);
-		m->ae[n] = s + (m->in->apis[n].end - x->start);
+		if (m->ae)
+			m->ae[n] = s + (m->in->apis[n].end - x->start);
 	}
 	if (m->af[a] & AF_DROP) {
-		m->ae[a] = s + wm_call_cost(m, a); /* tracing's part stays */
+		call_done(m, k, a, s + wm_call_cost(m, a)); /* tracing's part stays */
 	} else if (m->ablk[a] != GS_NONE && !(m->af[a] & AF_NOWAIT) && m->blks[m->ablk[a]].n) {
 		k->t = x->end;
 		k->type = 2;
-		return;
 	} else {
-		m->ae[a] = s + m->dur[a];
+		call_done(m, k, a, s + m->dur[a]);
 	}
-	k->prev_end = m->ae[a];
-	k->pos++;
-	if (!thr_next(m, k))
-		k->t = INT64_MAX;
 }
 
 static void replay_call_end(struct wm *m, struct cur *k)
@@ -986,12 +1158,8 @@ static void replay_call_end(struct wm *m, struct cur *k)
 	uint32_t a = m->order[k->pos];
 	const struct wblk *b = &m->blks[m->ablk[a]];
 
-	m->ae[a] = max64(m->as[a], blk_latest(m, b)) + b->own;
 	/* nested calls end by their recorded end at the latest */
-	k->prev_end = m->ae[a];
-	k->pos++;
-	if (!thr_next(m, k))
-		k->t = INT64_MAX;
+	call_done(m, k, a, max64(m->as[a], blk_latest(m, b)) + b->own);
 }
 
 int wm_replay(struct wm *m)
@@ -1008,7 +1176,10 @@ int wm_replay(struct wm *m)
 	for (i = 0; i < m->no; i++)
 		m->s[i] = m->e[i] = WI_UNSET;
 	for (i = 0; i < m->na; i++)
-		m->as[i] = m->ae[i] = WI_UNSET;
+		m->as[i] = WI_UNSET;
+	if (m->ae)
+		for (i = 0; i < m->na; i++)
+			m->ae[i] = WI_UNSET;
 	for (i = 0; i < m->n_thr; i++) {
 		c[i].pos = m->tfirst[i];
 		c[i].lim = m->tfirst[i + 1];

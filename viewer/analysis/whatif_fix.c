@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h" /* big_malloc */
 #include "whatif_int.h"
 
 #include "gapscope/trace_format.h"
@@ -241,8 +242,17 @@ static int fix_pageable(struct wm *m, const struct gs_whatif_opts *o, struct gs_
 		if (o->op_bytes && o->op_bytes[i]) {
 			int64_t d =
 			    GS_WHATIF_COPY_SETUP_NS + (int64_t)((double)o->op_bytes[i] / bw);
-			if (d < m->odur[i])
+			if (d < wm_odur(m, (uint32_t)i)) {
+				if (!m->odur) { /* the first duration changed */
+					size_t j;
+					m->odur = big_malloc((m->no ? m->no : 1) * sizeof(int64_t));
+					if (!m->odur)
+						return -ENOMEM;
+					for (j = 0; j < m->no; j++)
+						m->odur[j] = in->ops[j].end - in->ops[j].start;
+				}
 				m->odur[i] = d;
+			}
 		}
 		m->olat[i] = min64(m->olat[i], m->lat_typ);
 		w->ops_changed++;
@@ -255,25 +265,6 @@ static int fix_pageable(struct wm *m, const struct gs_whatif_opts *o, struct gs_
 			w->calls_unblocked++;
 		}
 	return 0;
-}
-
-/* position of call a in its thread's order */
-static size_t pos_of(const struct wm *m, uint32_t a)
-{
-	uint32_t t = m->athr[a];
-	size_t lo = m->tfirst[t], hi = m->tfirst[t + 1];
-	int64_t s = m->in->apis[a].start;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->in->apis[m->order[mid]].start < s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo < m->tfirst[t + 1] && m->order[lo] != a)
-		lo++;
-	return lo;
 }
 
 static int passable(const struct wm *m, uint32_t a);
@@ -300,12 +291,12 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 			return 0;
 		if (m->ops_first[m->top[c] + 1] - m->ops_first[m->top[c]] != 1)
 			return 0;
-		if (k && m->athr[m->top[c]] != m->athr[m->top[m->call_of[seq[0]]]])
+		if (k && wm_thr(m, m->top[c]) != wm_thr(m, m->top[m->call_of[seq[0]]]))
 			return 0;
 	}
 	c1 = m->top[m->call_of[seq[0]]];
 	cl = m->top[m->call_of[seq[len - 1]]];
-	t = m->athr[c1];
+	t = wm_thr(m, c1);
 	/* the graph launch call: as the trace's own graph launches took (per
 	 * op), else the calibration's untraced one, else the first call's */
 	if (m->graph_call_per_op >= 0)
@@ -322,8 +313,8 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	m->af[c1] |= AF_GRAPH;
 	m->ocorr[seq[0]] = in->apis[c1].corr;
 	m->of[seq[0]] |= OF_FOLDED;
-	p0 = pos_of(m, c1);
-	p1 = pos_of(m, cl);
+	p0 = m->apos[c1];
+	p1 = m->apos[cl];
 	for (k = p0 + 1; k <= p1 && k < m->tfirst[t + 1]; k++) {
 		uint32_t a = m->order[k];
 		if (!(m->af[a] & AF_TOP))
@@ -331,8 +322,8 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 		/* a graph removes the launching, not the program's own work
 		 * between launches (py_work_loop.py's numpy step, 0.7 ms a gap:
 		 * replayed away it gave 'saves 89%' in a loop 68% its own work) */
-		if (m->gap[a] < m->own_ns)
-			m->gap[a] = 0;
+		if (wm_gap(m, a) < m->own_ns)
+			m->af[a] |= AF_NOGAP;
 		/* the step's other calls that a capture passes over: the
 		 * replay does not make them either */
 		if (passable(m, a) && !(m->af[a] & AF_DROP)) {
@@ -384,13 +375,16 @@ static int passable(const struct wm *m, uint32_t a)
 static int next_launch(const struct wm *m, uint32_t x, uint32_t y)
 {
 	uint32_t cx = m->call_of[x], cy = m->call_of[y];
-	size_t k;
+	size_t k, lim;
 
-	if (cx == GS_NONE || cy == GS_NONE || m->athr[cx] != m->athr[cy])
+	if (cx == GS_NONE || cy == GS_NONE)
 		return 0;
 	cx = m->top[cx];
 	cy = m->top[cy];
-	for (k = pos_of(m, cx) + 1; k < m->tfirst[m->athr[cx] + 1]; k++) {
+	lim = m->tfirst[wm_thr(m, cx) + 1];
+	if (m->apos[cy] < m->apos[cx] || m->apos[cy] >= lim)
+		return 0; /* another thread's, or before x's */
+	for (k = m->apos[cx] + 1; k < lim; k++) {
 		uint32_t a = m->order[k];
 		if (!(m->af[a] & AF_TOP) || (a != cy && passable(m, a)))
 			continue;
@@ -412,29 +406,56 @@ static int run_eligible(const struct wm *m, uint32_t x)
 	       m->ops_first[c + 1] - m->ops_first[c] == 1;
 }
 
-static int fix_runs(struct wm *m, struct gs_whatif *w)
-{
-	uint32_t *seq = malloc((m->no ? m->no : 1) * sizeof(uint32_t));
-	uint32_t *first = calloc((size_t)m->n_streams + 1, sizeof(uint32_t)), sid;
-	size_t i;
-	int rc = 0;
+/* the ops by stream, each stream's in index order: sq[first[sid] ..
+ * first[sid + 1]) (a counting sort) */
+struct by_stream {
+	uint32_t *sq, *first;
+};
 
-	if (!seq || !first) {
-		rc = -ENOMEM;
-		goto out;
+static int by_stream_make(const struct wm *m, struct by_stream *bs)
+{
+	uint32_t sid;
+	size_t i;
+
+	bs->sq = big_malloc((m->no ? m->no : 1) * sizeof(uint32_t));
+	bs->first = calloc((size_t)m->n_streams + 1, sizeof(uint32_t));
+	if (!bs->sq || !bs->first) {
+		free(bs->sq);
+		free(bs->first);
+		return -ENOMEM;
 	}
-	/* the ops by stream, in their order (a counting sort) */
 	for (i = 0; i < m->no; i++)
-		first[m->osid[i] + 1]++;
+		bs->first[m->osid[i] + 1]++;
 	for (sid = 0; sid < m->n_streams; sid++)
-		first[sid + 1] += first[sid];
+		bs->first[sid + 1] += bs->first[sid];
 	for (i = 0; i < m->no; i++)
-		seq[first[m->osid[i]]++] = (uint32_t)i;
+		bs->sq[bs->first[m->osid[i]]++] = (uint32_t)i;
 	for (sid = m->n_streams; sid > 0; sid--)
-		first[sid] = first[sid - 1];
-	first[0] = 0;
+		bs->first[sid] = bs->first[sid - 1];
+	bs->first[0] = 0;
+	return 0;
+}
+
+/* the first position of bs's list [lo, hi) whose op is x or after it */
+static size_t by_stream_at(const struct by_stream *bs, size_t lo, size_t hi, uint32_t x)
+{
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (bs->sq[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int fix_runs(struct wm *m, const struct by_stream *bs, struct gs_whatif *w)
+{
+	const uint32_t *seq = bs->sq;
+	uint32_t sid;
+
 	for (sid = 0; sid < m->n_streams; sid++) {
-		size_t p = first[sid], n = first[sid + 1];
+		size_t p = bs->first[sid], n = bs->first[sid + 1];
 		while (p < n) {
 			size_t q = p + 1;
 			if (!run_eligible(m, seq[p])) {
@@ -444,16 +465,12 @@ static int fix_runs(struct wm *m, struct gs_whatif *w)
 			while (q < n && run_eligible(m, seq[q]) && m->pred[seq[q]] == seq[q - 1] &&
 			       next_launch(m, seq[q - 1], seq[q]))
 				q++;
-			if (q - p >= 2 && (rc = graph_occurrence(m, seq + p, q - p, w)) < 0)
-				goto out;
-			rc = 0;
+			if (q - p >= 2 && graph_occurrence(m, seq + p, q - p, w) < 0)
+				return -ENOMEM;
 			p = q;
 		}
 	}
-out:
-	free(seq);
-	free(first);
-	return rc;
+	return 0;
 }
 
 /* launch_overhead / short_kernels: each repeated sequence the graph
@@ -464,33 +481,30 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 {
 	const struct gs_result *res = m->res;
 	const struct gs_input *in = m->in;
+	struct by_stream bs;
 	size_t a;
+	int rc = -ENOMEM;
 
+	if (by_stream_make(m, &bs) < 0)
+		return -ENOMEM;
 	for (a = 0; a < res->n_advice; a++) {
 		const struct gs_graph_advice *g = &res->advice[a];
-		uint32_t *seq = NULL, d;
-		size_t n = 0, cap = 0, p, i;
+		const uint32_t *seq;
+		uint32_t d, sid;
+		size_t n, p, lo;
 		if (g->saving <= 0 || g->length < 1 || g->first_op_idx >= m->no)
 			continue;
 		for (d = 0; d < m->n_dev; d++)
 			if (g->first_op_idx >= m->dfirst[d] && g->first_op_idx < m->dfirst[d + 1])
 				break;
-		if (d == m->n_dev)
-			continue;
-		for (i = g->first_op_idx; i < m->dfirst[d + 1]; i++) {
-			if (in->ops[i].stream != g->stream)
-				continue;
-			if (n == cap) {
-				uint32_t *q = realloc(seq, (cap ? cap * 2 : 1024) * sizeof(*q));
-				if (!q) {
-					free(seq);
-					return -ENOMEM;
-				}
-				seq = q;
-				cap = cap ? cap * 2 : 1024;
-			}
-			seq[n++] = (uint32_t)i;
-		}
+		if (d == m->n_dev || in->ops[g->first_op_idx].stream != g->stream)
+			continue; /* its first op is on its stream (gs_graph_advice) */
+		/* the ops of the stream from the first occurrence to the
+		 * device's last: a slice of the stream's list */
+		sid = m->osid[g->first_op_idx];
+		lo = by_stream_at(&bs, bs.first[sid], bs.first[sid + 1], (uint32_t)g->first_op_idx);
+		seq = bs.sq + lo;
+		n = by_stream_at(&bs, lo, bs.first[sid + 1], m->dfirst[d + 1]) - lo;
 		if (g->length == 1) {
 			/* a run of one kernel launched back to back (no other call
 			 * of the thread between two launches) is captured whole: a
@@ -501,13 +515,10 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 				       same_token(in, seq[p], g) &&
 				       next_launch(m, seq[q - 1], seq[q]))
 					q++;
-				if (q - p >= 2 && graph_occurrence(m, seq + p, q - p, w) < 0) {
-					free(seq);
-					return -ENOMEM;
-				}
+				if (q - p >= 2 && graph_occurrence(m, seq + p, q - p, w) < 0)
+					goto out;
 				p = q;
 			}
-			free(seq);
 			continue;
 		}
 		for (p = 0; p + g->length <= n;) {
@@ -520,18 +531,19 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 					break;
 			}
 			if (k == g->length) {
-				if (graph_occurrence(m, seq + p, g->length, w) < 0) {
-					free(seq);
-					return -ENOMEM;
-				}
+				if (graph_occurrence(m, seq + p, g->length, w) < 0)
+					goto out;
 				p += g->length;
 			} else {
 				p++;
 			}
 		}
-		free(seq);
 	}
-	return fix_runs(m, w);
+	rc = fix_runs(m, &bs, w);
+out:
+	free(bs.sq);
+	free(bs.first);
+	return rc;
 }
 
 /* host_code: the host's own time between CUDA calls on the launching
@@ -559,19 +571,22 @@ static int fix_host_code(struct wm *m, const struct gs_whatif_opts *o, struct gs
 			continue;
 		for (i = m->tfirst[t]; i < m->tfirst[t + 1]; i++) {
 			uint32_t a = m->order[i];
-			if (!(m->af[a] & AF_TOP) || (m->af[a] & AF_FIRST) || m->gap[a] <= 0 ||
-			    m->gap[a] >= GS_HOST_STALL_NS)
+			int64_t gap;
+			if (!(m->af[a] & AF_TOP))
+				continue;
+			gap = wm_gap(m, a);
+			if ((m->af[a] & AF_FIRST) || gap <= 0 || gap >= GS_HOST_STALL_NS)
 				continue;
 			/* host_code (the launching: fusion, graphs) removes the
 			 * gaps shorter than the program's own work; host_own_work
 			 * (moved off the step) those of own work; both: all */
-			if (!(o->fixes & (1u << GS_RULE_HOST_OWN)) && m->gap[a] >= m->own_ns)
+			if (!(o->fixes & (1u << GS_RULE_HOST_OWN)) && gap >= m->own_ns)
 				continue;
-			if (!(o->fixes & (1u << GS_RULE_HOST_CODE)) && m->gap[a] < m->own_ns)
+			if (!(o->fixes & (1u << GS_RULE_HOST_CODE)) && gap < m->own_ns)
 				continue;
 			if (u && range_at(u, nu, m->in->apis[a].start) == GS_NONE)
 				continue;
-			m->gap[a] = 0;
+			m->af[a] |= AF_NOGAP;
 			w->host_gaps++;
 		}
 	}
@@ -623,6 +638,30 @@ static void fix_comm(struct wm *m, struct gs_whatif *w)
 		m->of[i] &= (uint8_t)~OF_PRED_START;
 		w->ops_changed++;
 	}
+}
+
+uint32_t wm_fix_writes(uint32_t fixes)
+{
+	static const struct {
+		uint32_t fixes, writes;
+	} w[] = {
+	    {1u << GS_RULE_SYNC_STEP, WW_AF},			/* fix_sync_step */
+	    {1u << GS_RULE_ALLOC, WW_AF},			/* fix_alloc */
+	    {1u << GS_RULE_SYNC_COPY, WW_AF | WW_DUR},		/* fix_sync_copy */
+	    {1u << GS_RULE_PAGEABLE, WW_AF | WW_DUR | WW_OLAT}, /* fix_pageable (and odur) */
+	    {(1u << GS_RULE_LAUNCH) | (1u << GS_RULE_SHORT_KERNELS), /* fix_graphs */
+	     WW_AF | WW_DUR | WW_OF | WW_OLAT | WW_OPG},
+	    {(1u << GS_RULE_HOST_CODE) | (1u << GS_RULE_HOST_OWN), WW_AF}, /* fix_host_code */
+	    {1u << GS_RULE_LEGACY, WW_DN},				   /* fix_legacy */
+	    {1u << GS_WHATIF_COMMUNICATION, WW_OF | WW_OPG | WW_PRED | WW_POOL | WW_DN}, /* fix_comm */
+	};
+	uint32_t r = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (fixes & w[i].fixes)
+			r |= w[i].writes;
+	return r;
 }
 
 int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whatif *w)

@@ -18,6 +18,7 @@
 #define AF_NOWAIT 0x08 /* a fix made it asynchronous: it waits for nothing */
 #define AF_LAUNCH 0x10 /* it launched ops (its own or a nested call's) */
 #define AF_GRAPH 0x20  /* a fix made it a graph launch */
+#define AF_NOGAP 0x40  /* a fix removed the host time before it (wm_gap) */
 
 /* per op flags (wm.of) */
 #define OF_NOLAUNCH 0x01   /* its launch call no longer bounds it (a graph node) */
@@ -43,7 +44,9 @@ struct wm {
 	const struct gs_input *in;
 	const struct gs_result *res;
 	size_t no, na;
-	uint32_t *call_of; /* per op: its launch call (gs_launch_call), GS_NONE */
+	const uint32_t *call_of; /* per op: its launch call (gs_launch_call), GS_NONE:
+				    the analysis' own array where it has one */
+	uint32_t *call_of_own;	 /* call_of where this model made it, else NULL */
 	uint32_t *osid;	   /* per op: its stream's index in streams */
 	/* host threads */
 	uint32_t n_thr;
@@ -51,8 +54,7 @@ struct wm {
 	uint32_t *tfirst;    /* per thread: its calls are order[tfirst[t], tfirst[t+1]) */
 	uint32_t *order;     /* API calls by (thread, start, longer first) */
 	uint32_t *top;	     /* per call: the top-level call it runs in (itself if top) */
-	uint32_t *athr;	     /* per call: its thread */
-	int64_t *gap;	     /* per top call: host time since its thread's previous top call */
+	uint32_t *apos;	     /* per call: its position in order (its thread: wm_thr) */
 	int64_t *dur;	     /* per top call: its duration where it waits for nothing */
 	uint32_t *ablk;	     /* per top call: its wait in blks, GS_NONE */
 	uint8_t *af;	     /* per call: AF_* */
@@ -62,7 +64,8 @@ struct wm {
 	uint32_t *pred;	 /* per op: the op before it on its stream, GS_NONE */
 	int64_t *olat;	 /* per op: ns after its launch call's start */
 	int64_t *opg;	 /* per op: ns after its predecessor's end (or start) */
-	int64_t *odur;	 /* per op: its duration */
+	int64_t *odur;	 /* per op: its duration as a fix changed it (wm_odur); NULL
+			    until a fix changes one */
 	uint32_t *odep;	 /* per op: its dependencies in dblks, GS_NONE */
 	uint8_t *of;	 /* per op: OF_* */
 	uint32_t *ocorr; /* per op: the correlation id a fix gave it, 0 none;
@@ -89,8 +92,39 @@ struct wm {
 			   captures), NULL none (wm_call_cost) */
 	/* the replay's times */
 	int64_t *s, *e;	  /* per op */
-	int64_t *as, *ae; /* per call */
+	int64_t *as, *ae; /* per call (ae may be NULL: not kept) */
 };
+
+/* the thread (index) of call a */
+static inline uint32_t wm_thr(const struct wm *m, uint32_t a)
+{
+	uint32_t lo = 0, hi = m->n_thr, p = m->apos[a];
+
+	while (hi - lo > 1) { /* tfirst[lo] <= p < tfirst[hi] */
+		uint32_t mid = (lo + hi) / 2;
+		if (m->tfirst[mid] <= p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* host time between top call a and its thread's previous top call (0 for
+ * the thread's first, or where a fix removed it): the call just before a
+ * in its thread's order is that call or one nested in it */
+static inline int64_t wm_gap(const struct wm *m, uint32_t a)
+{
+	if (m->af[a] & (AF_FIRST | AF_NOGAP))
+		return 0;
+	return m->in->apis[a].start - m->in->apis[m->top[m->order[m->apos[a] - 1]]].end;
+}
+
+/* duration of op x in the replay */
+static inline int64_t wm_odur(const struct wm *m, uint32_t x)
+{
+	return m->odur ? m->odur[x] : m->in->ops[x].end - m->in->ops[x].start;
+}
 
 /* whatif.c: the model from res (its analysis done), its replay into
  * m->s/e/as/ae (allocated by the caller), and freeing it */
@@ -108,6 +142,22 @@ int wm_sync_blocks(const struct gs_input *in, const struct gs_sync *s);
 /* whatif_fix.c: apply o's fixes to m (after the unchanged replay: m->s,
  * m->e and the calls' times hold the trace's), counting in w. 0 or -ENOMEM. */
 int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whatif *w);
+
+/* The model's arrays a fix may write (wm_fix_writes): what the verdict's
+ * replays (whatif_api.c) save once and put back between two findings'
+ * fixes. m->ocorr and m->odur are not among them: a fix makes them (NULL
+ * before) and they are dropped between fixes. */
+#define WW_AF 0x001   /* af */
+#define WW_DUR 0x002  /* dur */
+#define WW_OF 0x004   /* of */
+#define WW_OLAT 0x008 /* olat */
+#define WW_OPG 0x010  /* opg */
+#define WW_PRED 0x020 /* pred */
+#define WW_POOL 0x040 /* pool */
+#define WW_DN 0x080   /* dblks[].n */
+/* WW_* of every array wm_apply_fixes may write for fixes (a gs_whatif_opts
+ * fixes mask): keep it beside the fixes, one line each */
+uint32_t wm_fix_writes(uint32_t fixes);
 /* The step ranges: the NVTX text with the most wall among texts of 4
  * ranges or more (not marks), 0 none */
 uint32_t wm_step_text(const struct gs_input *in);
