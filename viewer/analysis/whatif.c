@@ -459,6 +459,52 @@ static int cmp_sync_ref(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* The syncs row of each call, found when the sweep meets it (an array
+ * per call was 40 MB at 10M calls, and most calls have no row): sr by
+ * correlation id, and a hashed bitmap of the ids so that a call without
+ * a row is told in one look */
+struct sync_find {
+	const struct sync_ref *sr;
+	size_t n;
+	uint64_t *bits;
+	uint32_t mask; /* bits in the map less 1 */
+};
+
+static uint32_t corr_bit(uint32_t corr, uint32_t mask)
+{
+	return (uint32_t)(((uint64_t)corr * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* the syncs row of call a, GS_NONE: of those with its correlation id
+ * (and thread), a blocking row first, then a wait, then the legacy row */
+static uint32_t sync_find(const struct gs_input *in, const struct sync_find *f, uint32_t a)
+{
+	uint32_t c = in->apis[a].corr, best = GS_NONE, h;
+	size_t lo = 0, hi = f->n;
+
+	if (!c || !f->n)
+		return GS_NONE;
+	h = corr_bit(c, f->mask);
+	if (!(f->bits[h / 64] & (1ull << (h % 64))))
+		return GS_NONE;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->sr[mid].corr < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < f->n && f->sr[lo].corr == c; lo++) {
+		const struct gs_sync *s = &in->syncs[f->sr[lo].idx];
+		if (s->tid && s->tid != in->apis[a].tid)
+			continue;
+		if (best == GS_NONE ||
+		    (wm_sync_blocks(in, s) && !wm_sync_blocks(in, &in->syncs[best])))
+			best = f->sr[lo].idx;
+	}
+	return best;
+}
+
 void wm_free(struct wm *m)
 {
 	free(m->call_of_own);
@@ -474,8 +520,6 @@ void wm_free(struct wm *m)
 	free(m->ops_first);
 	free(m->lops);
 	free(m->pred);
-	free(m->olat);
-	free(m->opg);
 	free(m->odur);
 	free(m->odep);
 	free(m->of);
@@ -591,7 +635,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 {
 	const struct gs_input *in = res->in;
 	size_t no = in->n_ops, na = in->n_apis, i, k;
-	uint32_t *byst = NULL, *sync_of = NULL, *evord = NULL;
+	uint32_t *byst = NULL, *evord = NULL;
+	struct sync_find sf = {0};
 	struct sync_ref *sr = NULL;
 	struct u64map tids = {0}, strm = {0}, evs = {0};
 	struct wstream *st = NULL;
@@ -620,8 +665,6 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	}
 	m->osid = xmalloc(no, sizeof(uint32_t));
 	m->pred = xmalloc(no, sizeof(uint32_t));
-	m->olat = xcalloc(no, sizeof(int64_t));
-	m->opg = xcalloc(no, sizeof(int64_t));
 	m->odep = xmalloc(no, sizeof(uint32_t));
 	m->of = xcalloc(no, 1);
 	m->order = xmalloc(na, sizeof(uint32_t));
@@ -633,7 +676,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	m->ops_first = xcalloc(na + 1, sizeof(uint32_t));
 	m->lops = xmalloc(no, sizeof(uint32_t));
 	byst = xmalloc(na, sizeof(uint32_t));
-	if (!m->osid || !m->pred || !m->olat || !m->opg || !m->odep || !m->of || !m->order ||
+	if (!m->osid || !m->pred || !m->odep || !m->of || !m->order ||
 	    !m->top || !m->apos || !m->dur || !m->ablk || !m->af || !m->ops_first || !m->lops ||
 	    !byst)
 		goto out;
@@ -729,41 +772,25 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	if (na)
 		m->ops_first[0] = 0;
 
-	/* ---- syncs by call (sync_of, only where the trace has syncs) */
+	/* ---- the syncs by correlation id (sync_find: each call's row) */
 	if (in->n_syncs) {
+		size_t nb = 64;
 		sr = malloc(in->n_syncs * sizeof(*sr));
-		sync_of = xmalloc(na, sizeof(uint32_t));
-		if (!sr || !sync_of)
+		while (nb < 16 * in->n_syncs && nb < ((size_t)1 << 32))
+			nb *= 2;
+		sf.bits = calloc(nb / 64, sizeof(uint64_t));
+		if (!sr || !sf.bits)
 			goto out;
-		memset(sync_of, 0xff, (na ? na : 1) * sizeof(uint32_t));
+		sf.mask = (uint32_t)(nb - 1);
 		for (i = 0; i < in->n_syncs; i++) {
 			sr[i].corr = in->syncs[i].corr;
 			sr[i].idx = (uint32_t)i;
+			sf.bits[corr_bit(sr[i].corr, sf.mask) / 64] |=
+			    1ull << (corr_bit(sr[i].corr, sf.mask) % 64);
 		}
 		qsort(sr, in->n_syncs, sizeof(*sr), cmp_sync_ref);
-		for (i = 0; i < na; i++) {
-			size_t lo = 0, hi = in->n_syncs;
-			uint32_t c = in->apis[i].corr;
-			if (!c)
-				continue;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (sr[mid].corr < c)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			/* a blocking row first, then a wait, then the legacy row */
-			for (; lo < in->n_syncs && sr[lo].corr == c; lo++) {
-				const struct gs_sync *s = &in->syncs[sr[lo].idx];
-				if (s->tid && s->tid != in->apis[i].tid)
-					continue;
-				if (sync_of[i] == GS_NONE ||
-				    (wm_sync_blocks(in, s) &&
-				     !wm_sync_blocks(in, &in->syncs[sync_of[i]])))
-					sync_of[i] = sr[lo].idx;
-			}
-		}
+		sf.sr = sr;
+		sf.n = in->n_syncs;
 	}
 	/* events by start */
 	if (in->n_events) {
@@ -802,7 +829,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	{
 		size_t ev = 0;
 		for (i = 0; i < na; i++) {
-			uint32_t a = byst[i], t = m->top[a], si = sync_of ? sync_of[a] : GS_NONE;
+			uint32_t a = byst[i], t = m->top[a], si = sync_find(in, &sf, a);
 			const struct gs_api *x = &in->apis[a], *tx = &in->apis[t];
 			size_t j;
 			int legacy = 0;
@@ -976,7 +1003,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	for (i = 0; i < no; i++) {
 		const struct gs_op *o = &in->ops[i];
 		uint32_t c = m->call_of[i], p = m->pred[i];
-		int64_t bl = INT64_MIN, bp = INT64_MIN, bd = INT64_MIN;
+		int64_t bp = INT64_MIN, bd = INT64_MIN;
 		int which = 0; /* 1 launch, 2 pred, 3 dep */
 		if (p != GS_NONE) {
 			if (in->ops[p].end <= o->start) {
@@ -987,8 +1014,6 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				m->of[i] |= OF_PRED_START;
 			}
 		}
-		if (c != GS_NONE)
-			bl = in->apis[c].start;
 		if (m->odep[i] != GS_NONE) {
 			struct wblk *b = &m->dblks[m->odep[i]];
 			uint32_t q;
@@ -1002,10 +1027,11 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			which = 1;
 		else if (p != GS_NONE)
 			which = 2;
-		if (c != GS_NONE)
-			m->olat[i] = which == 1 ? o->start - bl : min64(o->start - bl, m->lat_typ);
-		if (p != GS_NONE)
-			m->opg[i] = which == 2 ? o->start - bp : min64(o->start - bp, m->pg_typ);
+		/* the offsets (wm_olat, wm_opg): the binding one measured */
+		if (which == 1)
+			m->of[i] |= OF_LAT_EXACT;
+		else if (which == 2)
+			m->of[i] |= OF_PG_EXACT;
 		if (bd != INT64_MIN)
 			m->dblks[m->odep[i]].own =
 			    which == 3 ? o->start - bd : min64(o->start - bd, m->pg_typ);
@@ -1017,7 +1043,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	rc = 0;
 out:
 	free(byst);
-	free(sync_of);
+	free(sf.bits);
 	free(sr);
 	free(evord);
 	free(st);
@@ -1102,9 +1128,9 @@ static void replay_op(struct wm *m, uint32_t x)
 	int64_t b = INT64_MIN;
 
 	if (c != GS_NONE && !(m->of[x] & OF_NOLAUNCH))
-		b = (m->as[c] != WI_UNSET ? m->as[c] : m->in->apis[c].start) + m->olat[x];
+		b = (m->as[c] != WI_UNSET ? m->as[c] : m->in->apis[c].start) + wm_olat(m, x);
 	if (p != GS_NONE)
-		b = max64(b, ((m->of[x] & OF_PRED_START) ? m->s[p] : m->e[p]) + m->opg[x]);
+		b = max64(b, ((m->of[x] & OF_PRED_START) ? m->s[p] : m->e[p]) + wm_opg(m, x));
 	if (m->odep[x] != GS_NONE && m->dblks[m->odep[x]].n)
 		b = max64(b, blk_latest(m, &m->dblks[m->odep[x]]) + m->dblks[m->odep[x]].own);
 	if (b == INT64_MIN)
@@ -1162,6 +1188,31 @@ static void replay_call_end(struct wm *m, struct cur *k)
 	call_done(m, k, a, max64(m->as[a], blk_latest(m, b)) + b->own);
 }
 
+/* the next step of cursor x (index k): a call's start or end, or an op */
+static void replay_step(struct wm *m, uint32_t k, struct cur *x)
+{
+	if (k < m->n_thr) {
+		if (x->type == 0)
+			replay_call_start(m, x);
+		else
+			replay_call_end(m, x);
+	} else {
+		replay_op(m, x->pos);
+		if (++x->pos < x->lim)
+			x->t = m->in->ops[x->pos].start;
+		else
+			x->t = INT64_MAX;
+	}
+}
+
+/* cursor k's order (cur_less) as one number: (t, type, k), t's sign bit
+ * flipped so that unsigned order is signed order */
+static unsigned __int128 cur_key(const struct cur *x, uint32_t k)
+{
+	return ((unsigned __int128)((uint64_t)x->t ^ (1ull << 63)) << 64) |
+	       ((uint64_t)x->type << 32) | k;
+}
+
 int wm_replay(struct wm *m)
 {
 	size_t nc = m->n_thr + m->n_dev, i, n = 0;
@@ -1196,23 +1247,35 @@ int wm_replay(struct wm *m)
 			h[n++] = (uint32_t)(m->n_thr + i);
 		}
 	}
+	/* few cursors (threads and devices: the usual case): the next one
+	 * by a scan without branches to mispredict (cur_key orders as
+	 * cur_less); many: the heap */
+	if (n <= 8) {
+		unsigned __int128 key[8];
+		for (i = 0; i < n; i++)
+			key[i] = cur_key(&c[h[i]], h[i]);
+		while (n) {
+			size_t j = 0;
+			struct cur *x;
+			for (i = 1; i < n; i++)
+				j = key[i] < key[j] ? i : j;
+			x = &c[h[j]];
+			replay_step(m, h[j], x);
+			if (x->t == INT64_MAX) {
+				n--;
+				h[j] = h[n];
+				key[j] = key[n];
+			} else {
+				key[j] = cur_key(x, h[j]);
+			}
+		}
+	}
 	for (i = n; i-- > 0;)
 		heap_down(h, n, i, c);
 	while (n) {
 		uint32_t k = h[0];
 		struct cur *x = &c[k];
-		if (k < m->n_thr) {
-			if (x->type == 0)
-				replay_call_start(m, x);
-			else
-				replay_call_end(m, x);
-		} else {
-			replay_op(m, x->pos);
-			if (++x->pos < x->lim)
-				x->t = m->in->ops[x->pos].start;
-			else
-				x->t = INT64_MAX;
-		}
+		replay_step(m, k, x);
 		if (x->t == INT64_MAX)
 			h[0] = h[--n];
 		heap_down(h, n, 0, c);

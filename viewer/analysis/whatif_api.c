@@ -444,7 +444,7 @@ static void saving_of(const struct gs_whatif_figs *before, const struct gs_whati
 struct wm_saved {
 	uint32_t what; /* WW_* held */
 	uint8_t *af, *of;
-	int64_t *dur, *olat, *opg;
+	int64_t *dur;
 	uint32_t *pred, *pool, *dn;
 };
 
@@ -453,8 +453,6 @@ static void saved_free(struct wm_saved *v)
 	free(v->af);
 	free(v->of);
 	free(v->dur);
-	free(v->olat);
-	free(v->opg);
 	free(v->pred);
 	free(v->pool);
 	free(v->dn);
@@ -486,8 +484,6 @@ static int saved_take(const struct wm *m, uint32_t what, struct wm_saved *v)
 	if (dup_if(what & WW_AF, &v->af, m->af, m->na) < 0 ||
 	    dup_if(what & WW_OF, &v->of, m->of, m->no) < 0 ||
 	    dup_if(what & WW_DUR, &v->dur, m->dur, m->na * sizeof(int64_t)) < 0 ||
-	    dup_if(what & WW_OLAT, &v->olat, m->olat, m->no * sizeof(int64_t)) < 0 ||
-	    dup_if(what & WW_OPG, &v->opg, m->opg, m->no * sizeof(int64_t)) < 0 ||
 	    dup_if(what & WW_PRED, &v->pred, m->pred, m->no * sizeof(uint32_t)) < 0 ||
 	    dup_if(what & WW_POOL, &v->pool, m->pool, m->np * sizeof(uint32_t)) < 0)
 		goto nomem;
@@ -522,8 +518,6 @@ static void saved_restore(struct wm *m, const struct wm_saved *v, uint32_t what)
 	copy_if(what & WW_AF, m->af, v->af, m->na);
 	copy_if(what & WW_OF, m->of, v->of, m->no);
 	copy_if(what & WW_DUR, m->dur, v->dur, m->na * sizeof(int64_t));
-	copy_if(what & WW_OLAT, m->olat, v->olat, m->no * sizeof(int64_t));
-	copy_if(what & WW_OPG, m->opg, v->opg, m->no * sizeof(int64_t));
 	copy_if(what & WW_PRED, m->pred, v->pred, m->no * sizeof(uint32_t));
 	copy_if(what & WW_POOL, m->pool, v->pool, m->np * sizeof(uint32_t));
 	if (what & WW_DN)
@@ -543,8 +537,6 @@ static size_t writes_bytes(const struct wm *m, uint32_t what)
 	b += (what & WW_AF) ? m->na : 0;
 	b += (what & WW_OF) ? m->no : 0;
 	b += (what & WW_DUR) ? m->na * 8 : 0;
-	b += (what & WW_OLAT) ? m->no * 8 : 0;
-	b += (what & WW_OPG) ? m->no * 8 : 0;
 	b += (what & WW_PRED) ? m->no * 4 : 0;
 	b += (what & WW_POOL) ? m->np * 4 : 0;
 	b += (what & WW_DN) ? m->nd * 4 : 0;
@@ -743,6 +735,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 	rc = wm_build(&m, res);
 	if (rc < 0)
 		return rc;
+	m.want_corr = 1; /* handed over as w->op_corr */
 	rc = -ENOMEM;
 	m.s = xmalloc(m.no, sizeof(int64_t));
 	m.e = xmalloc(m.no, sizeof(int64_t));

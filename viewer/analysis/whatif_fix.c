@@ -254,7 +254,7 @@ static int fix_pageable(struct wm *m, const struct gs_whatif_opts *o, struct gs_
 				m->odur[i] = d;
 			}
 		}
-		m->olat[i] = min64(m->olat[i], m->lat_typ);
+		m->of[i] |= OF_LAT_TYP; /* its delay: min(measured, lat_typ) */
 		w->ops_changed++;
 	}
 	for (i = 0; i < m->na; i++)
@@ -279,7 +279,6 @@ static int passable(const struct wm *m, uint32_t a);
 static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struct gs_whatif *w)
 {
 	const struct gs_input *in = m->in;
-	const struct gs_result *res = m->res;
 	uint32_t c1, cl, t;
 	size_t k, p0, p1;
 
@@ -303,15 +302,16 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 		m->dur[c1] = m->graph_call_per_op * (int64_t)len;
 	else if (in->cal.have && in->cal.plain_graph_ns >= 0 && in->cal.plain_graph_node_ns >= 0)
 		m->dur[c1] = in->cal.plain_graph_ns + (int64_t)len * in->cal.plain_graph_node_ns;
-	if (m->graph_lat >= 0)
-		m->olat[seq[0]] = m->graph_lat;
-	if (!m->ocorr) {
+	/* seq[0] waits graph_lat where the trace has graph launches
+	 * (wm_olat: OF_FOLDED without OF_NOLAUNCH) */
+	if (m->want_corr && !m->ocorr) {
 		m->ocorr = calloc(m->no ? m->no : 1, sizeof(uint32_t));
 		if (!m->ocorr)
 			return -ENOMEM;
 	}
 	m->af[c1] |= AF_GRAPH;
-	m->ocorr[seq[0]] = in->apis[c1].corr;
+	if (m->ocorr)
+		m->ocorr[seq[0]] = in->apis[c1].corr;
 	m->of[seq[0]] |= OF_FOLDED;
 	p0 = m->apos[c1];
 	p1 = m->apos[cl];
@@ -337,10 +337,11 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 			m->af[c] |= AF_DROP;
 			w->calls_dropped++;
 		}
+		/* follows the node before by the graph node overhead (wm_opg) */
 		m->of[x] |= OF_NOLAUNCH;
-		m->of[x] &= (uint8_t)~OF_PRED_START;
-		m->opg[x] = res->graph_node_overhead_ns;
-		m->ocorr[x] = in->apis[c1].corr;
+		m->of[x] &= (uint8_t) ~(OF_PRED_START | OF_PG_TYP);
+		if (m->ocorr)
+			m->ocorr[x] = in->apis[c1].corr;
 		m->of[x] |= OF_FOLDED;
 		w->ops_changed++;
 	}
@@ -634,7 +635,7 @@ static void fix_comm(struct wm *m, struct gs_whatif *w)
 		while (p != GS_NONE && (m->of[p] & OF_COLL))
 			p = m->pred[p];
 		m->pred[i] = p;
-		m->opg[i] = m->pg_typ;
+		m->of[i] |= OF_PG_TYP; /* its hole: pg_typ (wm_opg) */
 		m->of[i] &= (uint8_t)~OF_PRED_START;
 		w->ops_changed++;
 	}
@@ -648,12 +649,12 @@ uint32_t wm_fix_writes(uint32_t fixes)
 	    {1u << GS_RULE_SYNC_STEP, WW_AF},			/* fix_sync_step */
 	    {1u << GS_RULE_ALLOC, WW_AF},			/* fix_alloc */
 	    {1u << GS_RULE_SYNC_COPY, WW_AF | WW_DUR},		/* fix_sync_copy */
-	    {1u << GS_RULE_PAGEABLE, WW_AF | WW_DUR | WW_OLAT}, /* fix_pageable (and odur) */
+	    {1u << GS_RULE_PAGEABLE, WW_AF | WW_DUR | WW_OF}, /* fix_pageable (and odur) */
 	    {(1u << GS_RULE_LAUNCH) | (1u << GS_RULE_SHORT_KERNELS), /* fix_graphs */
-	     WW_AF | WW_DUR | WW_OF | WW_OLAT | WW_OPG},
+	     WW_AF | WW_DUR | WW_OF},
 	    {(1u << GS_RULE_HOST_CODE) | (1u << GS_RULE_HOST_OWN), WW_AF}, /* fix_host_code */
 	    {1u << GS_RULE_LEGACY, WW_DN},				   /* fix_legacy */
-	    {1u << GS_WHATIF_COMMUNICATION, WW_OF | WW_OPG | WW_PRED | WW_POOL | WW_DN}, /* fix_comm */
+	    {1u << GS_WHATIF_COMMUNICATION, WW_OF | WW_PRED | WW_POOL | WW_DN}, /* fix_comm */
 	};
 	uint32_t r = 0;
 	size_t i;

@@ -20,11 +20,15 @@
 #define AF_GRAPH 0x20  /* a fix made it a graph launch */
 #define AF_NOGAP 0x40  /* a fix removed the host time before it (wm_gap) */
 
-/* per op flags (wm.of) */
+/* per op flags (wm.of); its offsets (wm_olat, wm_opg) follow from them */
 #define OF_NOLAUNCH 0x01   /* its launch call no longer bounds it (a graph node) */
 #define OF_PRED_START 0x02 /* it overlapped its predecessor: bound by its start */
 #define OF_COLL 0x04	   /* a collective (NCCL kernel) */
 #define OF_FOLDED 0x08	   /* a fix made it a node of a graph launch */
+#define OF_LAT_EXACT 0x10  /* its launch call bound it: its measured delay */
+#define OF_PG_EXACT 0x20   /* its predecessor bound it: its measured hole */
+#define OF_LAT_TYP 0x40	   /* a fix: its delay no longer than lat_typ */
+#define OF_PG_TYP 0x80	   /* a fix: its hole is pg_typ */
 
 /* blk.kind of an op's dependencies */
 #define DEP_WAIT 1   /* a stream wait on an event */
@@ -62,12 +66,11 @@ struct wm {
 	uint32_t *lops;	     /* ops by launch call */
 	/* GPU ops */
 	uint32_t *pred;	 /* per op: the op before it on its stream, GS_NONE */
-	int64_t *olat;	 /* per op: ns after its launch call's start */
-	int64_t *opg;	 /* per op: ns after its predecessor's end (or start) */
 	int64_t *odur;	 /* per op: its duration as a fix changed it (wm_odur); NULL
 			    until a fix changes one */
 	uint32_t *odep;	 /* per op: its dependencies in dblks, GS_NONE */
 	uint8_t *of;	 /* per op: OF_* */
+	int want_corr;	 /* 1: the fixes fill ocorr (gs_whatif_run hands it over) */
 	uint32_t *ocorr; /* per op: the correlation id a fix gave it, 0 none;
 			    NULL until a fix gives one */
 	struct wblk *blks, *dblks;
@@ -120,6 +123,45 @@ static inline int64_t wm_gap(const struct wm *m, uint32_t a)
 	return m->in->apis[a].start - m->in->apis[m->top[m->order[m->apos[a] - 1]]].end;
 }
 
+/* Op x starts no earlier than wm_olat after its launch call's start and
+ * wm_opg after its predecessor's end (or start: OF_PRED_START). Each is
+ * the measured one where it bound the op in the trace, else no larger
+ * than the typical one; computed from the trace (which the replay reads
+ * anyway) rather than kept: two arrays of 80 MB at 10M ops. A fix sets
+ * them through flags: a graph's first node waits graph_lat, its other
+ * nodes follow by the graph node overhead (OF_NOLAUNCH), pinned copies
+ * wait no more than lat_typ (OF_LAT_TYP), an op after collectives pg_typ
+ * (OF_PG_TYP). */
+static inline int64_t wm_olat(const struct wm *m, uint32_t x)
+{
+	uint8_t f = m->of[x];
+	int64_t v;
+
+	if ((f & (OF_FOLDED | OF_NOLAUNCH)) == OF_FOLDED && m->graph_lat >= 0)
+		return m->graph_lat;
+	v = m->in->ops[x].start - m->in->apis[m->call_of[x]].start;
+	if (!(f & OF_LAT_EXACT) || (f & OF_LAT_TYP))
+		v = v < m->lat_typ ? v : m->lat_typ;
+	return v;
+}
+
+static inline int64_t wm_opg(const struct wm *m, uint32_t x)
+{
+	uint8_t f = m->of[x];
+	const struct gs_op *p;
+	int64_t v;
+
+	if (f & OF_PG_TYP)
+		return m->pg_typ;
+	if (f & OF_NOLAUNCH)
+		return m->res->graph_node_overhead_ns;
+	p = &m->in->ops[m->pred[x]]; /* the trace's: no fix changed it */
+	v = m->in->ops[x].start - ((f & OF_PRED_START) ? p->start : p->end);
+	if (!(f & OF_PG_EXACT))
+		v = v < m->pg_typ ? v : m->pg_typ;
+	return v;
+}
+
 /* duration of op x in the replay */
 static inline int64_t wm_odur(const struct wm *m, uint32_t x)
 {
@@ -147,14 +189,12 @@ int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whati
  * replays (whatif_api.c) save once and put back between two findings'
  * fixes. m->ocorr and m->odur are not among them: a fix makes them (NULL
  * before) and they are dropped between fixes. */
-#define WW_AF 0x001   /* af */
-#define WW_DUR 0x002  /* dur */
-#define WW_OF 0x004   /* of */
-#define WW_OLAT 0x008 /* olat */
-#define WW_OPG 0x010  /* opg */
-#define WW_PRED 0x020 /* pred */
-#define WW_POOL 0x040 /* pool */
-#define WW_DN 0x080   /* dblks[].n */
+#define WW_AF 0x01   /* af */
+#define WW_DUR 0x02  /* dur */
+#define WW_OF 0x04   /* of */
+#define WW_PRED 0x08 /* pred */
+#define WW_POOL 0x10 /* pool */
+#define WW_DN 0x20   /* dblks[].n */
 /* WW_* of every array wm_apply_fixes may write for fixes (a gs_whatif_opts
  * fixes mask): keep it beside the fixes, one line each */
 uint32_t wm_fix_writes(uint32_t fixes);
