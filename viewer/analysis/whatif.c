@@ -515,13 +515,12 @@ void wm_free(struct wm *m)
 	free(m->top);
 	free(m->apos);
 	free(m->dur);
-	free(m->ablk);
 	free(m->af);
 	free(m->ops_first);
 	free(m->lops);
 	free(m->pred);
 	free(m->odur);
-	free(m->odep);
+	free(m->coll_name);
 	free(m->of);
 	free(m->blks);
 	free(m->dblks);
@@ -564,6 +563,24 @@ static int snapshot(struct wm *m, const struct wstream *st, int dev, int64_t bef
 	return 0;
 }
 
+static int cmp_blk_who(const void *a, const void *b)
+{
+	uint32_t x = ((const struct wblk *)a)->who, y = ((const struct wblk *)b)->who;
+
+	return x < y ? -1 : x > y;
+}
+
+/* v[0..n) by who (one entry each), unless in that order already */
+static void sort_blks(struct wblk *v, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n && v[i - 1].who < v[i].who; i++)
+		;
+	if (i < n)
+		qsort(v, n, sizeof(*v), cmp_blk_who);
+}
+
 /* per kernel name id: 1 a collective (the name holds nccl / NCCL), 0
  * not, 2 not looked at yet (names repeat: one look per name) */
 static int is_collective(const struct gs_input *in, uint8_t *seen, const struct gs_op *o)
@@ -578,6 +595,11 @@ static int is_collective(const struct gs_input *in, uint8_t *seen, const struct 
 	if (seen && o->name_id < in->strings.n)
 		seen[o->name_id] = n && (strstr(n, "nccl") || strstr(n, "NCCL"));
 	return n && (strstr(n, "nccl") || strstr(n, "NCCL"));
+}
+
+int wm_is_coll(struct wm *m, uint32_t x)
+{
+	return is_collective(m->in, m->coll_name, &m->in->ops[x]);
 }
 
 /* The structure: threads and their calls, launches, streams and
@@ -643,7 +665,6 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	int64_t *samp = NULL;
 	int rc = -ENOMEM;
 	uint32_t *dev_last_legacy = NULL;
-	uint8_t *coll_seen = NULL;
 
 	memset(m, 0, sizeof(*m));
 	m->in = in;
@@ -665,31 +686,27 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	}
 	m->osid = xmalloc(no, sizeof(uint32_t));
 	m->pred = xmalloc(no, sizeof(uint32_t));
-	m->odep = xmalloc(no, sizeof(uint32_t));
 	m->of = xcalloc(no, 1);
 	m->order = xmalloc(na, sizeof(uint32_t));
 	m->top = xmalloc(na, sizeof(uint32_t));
 	m->apos = xmalloc(na, sizeof(uint32_t));
 	m->dur = xcalloc(na, sizeof(int64_t));
-	m->ablk = xmalloc(na, sizeof(uint32_t));
 	m->af = xcalloc(na, 1);
 	m->ops_first = xcalloc(na + 1, sizeof(uint32_t));
 	m->lops = xmalloc(no, sizeof(uint32_t));
 	byst = xmalloc(na, sizeof(uint32_t));
-	if (!m->osid || !m->pred || !m->odep || !m->of || !m->order ||
-	    !m->top || !m->apos || !m->dur || !m->ablk || !m->af || !m->ops_first || !m->lops ||
+	if (!m->osid || !m->pred || !m->of || !m->order ||
+	    !m->top || !m->apos || !m->dur || !m->af || !m->ops_first || !m->lops ||
 	    !byst)
 		goto out;
-	memset(m->odep, 0xff, (no ? no : 1) * sizeof(uint32_t));
-	memset(m->ablk, 0xff, (na ? na : 1) * sizeof(uint32_t));
 
 	/* ---- devices, streams, predecessors */
 	if (u64map_init(&strm, 64) < 0)
 		goto out;
-	coll_seen = malloc(in->strings.n + 1);
-	if (!coll_seen)
+	m->coll_name = malloc(in->strings.n + 1);
+	if (!m->coll_name)
 		goto out;
-	memset(coll_seen, 2, in->strings.n + 1);
+	memset(m->coll_name, 2, in->strings.n + 1);
 	{
 		uint32_t cap_dev = 8;
 		m->dfirst = malloc((cap_dev + 1) * sizeof(uint32_t));
@@ -709,8 +726,6 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				}
 				m->dfirst[m->n_dev++] = (uint32_t)i;
 			}
-			if (is_collective(in, coll_seen, o))
-				m->of[i] |= OF_COLL;
 			sid = u64map_put(&strm, o->stream, m->n_streams);
 			if (sid == GS_NONE)
 				goto out;
@@ -854,7 +869,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 						st[sid].wait = tg;
 				} else if (s->kind == GS_SYNC_IMPLICIT_LEGACY_STREAM) {
 					legacy = 1;
-				} else if (wm_sync_blocks(in, s) && m->ablk[t] == GS_NONE) {
+				} else if (wm_sync_blocks(in, s) && !(m->af[t] & AF_BLK)) {
 					struct wblk b = {
 					    .first = (uint32_t)m->np, .n = 0, .kind = s->kind};
 					int64_t tmax = INT64_MIN;
@@ -894,7 +909,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 						tmax =
 						    max64(tmax, in->ops[m->pool[b.first + q]].end);
 					b.own = tx->end - (n ? max64(tx->start, tmax) : tx->start);
-					m->ablk[t] = (uint32_t)m->nb;
+					b.who = t;
+					m->af[t] |= AF_BLK;
 					if (blk_push(&m->blks, &m->nb, &m->cb, &b) < 0)
 						goto out;
 				}
@@ -935,7 +951,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				}
 				if (n) {
 					b.n = n;
-					m->odep[xo] = (uint32_t)m->nd;
+					b.who = xo;
+					m->of[xo] |= OF_DEP;
 					if (blk_push(&m->dblks, &m->nd, &m->cd, &b) < 0)
 						goto out;
 				}
@@ -945,6 +962,11 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			}
 		}
 	}
+
+	/* what each call and op waits for, by call and by op (wm_ablk,
+	 * wm_odep); the sweep met them by start */
+	sort_blks(m->blks, m->nb);
+	sort_blks(m->dblks, m->nd);
 
 	/* ---- offsets: the binding constraint keeps its measured one */
 	{
@@ -969,7 +991,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			else if (p != GS_NONE && pe <= o->start && np2 < ms)
 				sp[np2++] = o->start - pe;
 			if (c != GS_NONE && nap < ms &&
-			    m->ops_first[c + 1] - m->ops_first[c] == 1 && m->ablk[c] == GS_NONE)
+			    m->ops_first[c + 1] - m->ops_first[c] == 1 && !(m->af[c] & AF_BLK))
 				sa[nap++] = in->apis[c].end - in->apis[c].start;
 		}
 		m->lat_typ = max64(0, median(sl, nl));
@@ -1000,7 +1022,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 		}
 	}
 	m->own_ns = gs_trace_is_pytorch(res) ? GS_HOST_DISPATCH_NS : GS_HOST_LOOP_NS;
-	for (i = 0; i < no; i++) {
+	for (i = 0, k = 0; i < no; i++) { /* k: dblks, in op order */
 		const struct gs_op *o = &in->ops[i];
 		uint32_t c = m->call_of[i], p = m->pred[i];
 		int64_t bp = INT64_MIN, bd = INT64_MIN;
@@ -1014,9 +1036,13 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				m->of[i] |= OF_PRED_START;
 			}
 		}
-		if (m->odep[i] != GS_NONE) {
-			struct wblk *b = &m->dblks[m->odep[i]];
+		struct wblk *dep = NULL;
+		if (m->of[i] & OF_DEP) {
+			struct wblk *b;
 			uint32_t q;
+			while (m->dblks[k].who < i)
+				k++;
+			b = dep = &m->dblks[k];
 			for (q = 0; q < b->n; q++)
 				bd = max64(bd, in->ops[m->pool[b->first + q]].end);
 		}
@@ -1033,7 +1059,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 		else if (which == 2)
 			m->of[i] |= OF_PG_EXACT;
 		if (bd != INT64_MIN)
-			m->dblks[m->odep[i]].own =
+			dep->own =
 			    which == 3 ? o->start - bd : min64(o->start - bd, m->pg_typ);
 	}
 	/* tracing's own work inside each top call: the collector's call-site
@@ -1049,7 +1075,6 @@ out:
 	free(st);
 	free(samp);
 	free(dev_last_legacy);
-	free(coll_seen);
 	u64map_free(&tids);
 	u64map_free(&strm);
 	u64map_free(&evs);
@@ -1068,6 +1093,7 @@ struct cur {
 	uint32_t lim;	  /* end of its range */
 	int64_t prev_end; /* threads: replayed end of its last top call */
 	int64_t rec_end;  /* threads: recorded end of its last top call */
+	uint32_t dk;	  /* devices: position in dblks (wm_odep) */
 };
 
 static int cur_less(const struct cur *c, uint32_t a, uint32_t b)
@@ -1121,7 +1147,8 @@ static int64_t blk_latest(const struct wm *m, const struct wblk *b)
 	return t;
 }
 
-static void replay_op(struct wm *m, uint32_t x)
+/* op x; *dk: the device's position in dblks (its ops come in order) */
+static void replay_op(struct wm *m, uint32_t x, uint32_t *dk)
 {
 	const struct gs_op *o = &m->in->ops[x];
 	uint32_t c = m->call_of[x], p = m->pred[x];
@@ -1131,8 +1158,14 @@ static void replay_op(struct wm *m, uint32_t x)
 		b = (m->as[c] != WI_UNSET ? m->as[c] : m->in->apis[c].start) + wm_olat(m, x);
 	if (p != GS_NONE)
 		b = max64(b, ((m->of[x] & OF_PRED_START) ? m->s[p] : m->e[p]) + wm_opg(m, x));
-	if (m->odep[x] != GS_NONE && m->dblks[m->odep[x]].n)
-		b = max64(b, blk_latest(m, &m->dblks[m->odep[x]]) + m->dblks[m->odep[x]].own);
+	if (m->of[x] & OF_DEP) {
+		const struct wblk *d;
+		while (m->dblks[*dk].who < x) /* the device's ops come in order */
+			(*dk)++;
+		d = &m->dblks[*dk];
+		if (d->n)
+			b = max64(b, blk_latest(m, d) + d->own);
+	}
 	if (b == INT64_MIN)
 		b = o->start;
 	m->s[x] = b;
@@ -1171,7 +1204,7 @@ static void replay_call_start(struct wm *m, struct cur *k)
 	}
 	if (m->af[a] & AF_DROP) {
 		call_done(m, k, a, s + wm_call_cost(m, a)); /* tracing's part stays */
-	} else if (m->ablk[a] != GS_NONE && !(m->af[a] & AF_NOWAIT) && m->blks[m->ablk[a]].n) {
+	} else if ((m->af[a] & AF_BLK) && !(m->af[a] & AF_NOWAIT) && m->blks[wm_ablk(m, a)].n) {
 		k->t = x->end;
 		k->type = 2;
 	} else {
@@ -1182,7 +1215,7 @@ static void replay_call_start(struct wm *m, struct cur *k)
 static void replay_call_end(struct wm *m, struct cur *k)
 {
 	uint32_t a = m->order[k->pos];
-	const struct wblk *b = &m->blks[m->ablk[a]];
+	const struct wblk *b = &m->blks[wm_ablk(m, a)];
 
 	/* nested calls end by their recorded end at the latest */
 	call_done(m, k, a, max64(m->as[a], blk_latest(m, b)) + b->own);
@@ -1197,7 +1230,7 @@ static void replay_step(struct wm *m, uint32_t k, struct cur *x)
 		else
 			replay_call_end(m, x);
 	} else {
-		replay_op(m, x->pos);
+		replay_op(m, x->pos, &x->dk);
 		if (++x->pos < x->lim)
 			x->t = m->in->ops[x->pos].start;
 		else
@@ -1242,6 +1275,8 @@ int wm_replay(struct wm *m)
 		d->pos = m->dfirst[i];
 		d->lim = m->dfirst[i + 1];
 		d->type = 1;
+		for (d->dk = 0; d->dk < m->nd && m->dblks[d->dk].who < d->pos; d->dk++)
+			;
 		if (d->pos < d->lim) {
 			d->t = m->in->ops[d->pos].start;
 			h[n++] = (uint32_t)(m->n_thr + i);

@@ -27,11 +27,12 @@ static int64_t min64(int64_t a, int64_t b)
 static int64_t async_dur(const struct wm *m, uint32_t a)
 {
 	int64_t d = m->dur[a];
+	uint32_t b = wm_ablk(m, a);
 
 	if (m->api_typ >= 0)
 		d = min64(m->dur[a], m->api_typ);
-	else if (m->ablk[a] != GS_NONE)
-		d = min64(m->dur[a], m->blks[m->ablk[a]].own > 0 ? m->blks[m->ablk[a]].own : 0);
+	else if (b != GS_NONE)
+		d = min64(m->dur[a], m->blks[b].own > 0 ? m->blks[b].own : 0);
 	/* tracing's part of the call stays (wm_call_cost) */
 	return min64(m->dur[a], d + wm_call_cost(m, a));
 }
@@ -40,9 +41,9 @@ static int blk_kind_is(const struct wm *m, uint32_t a, int k1, int k2, int k3)
 {
 	uint8_t k;
 
-	if (m->ablk[a] == GS_NONE)
+	if (!(m->af[a] & AF_BLK))
 		return 0;
-	k = m->blks[m->ablk[a]].kind;
+	k = m->blks[wm_ablk(m, a)].kind;
 	return k == k1 || k == k2 || k == k3;
 }
 
@@ -285,7 +286,7 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	for (k = 0; k < len; k++) {
 		uint32_t c = m->call_of[seq[k]];
 		if (c == GS_NONE || in->ops[seq[k]].graph_id || (m->of[seq[k]] & OF_FOLDED) ||
-		    m->ablk[m->top[c]] != GS_NONE || (m->af[m->top[c]] & AF_DROP) ||
+		    (m->af[m->top[c]] & (AF_BLK | AF_DROP)) ||
 		    (k && m->pred[seq[k]] != seq[k - 1]))
 			return 0;
 		if (m->ops_first[m->top[c] + 1] - m->ops_first[m->top[c]] != 1)
@@ -364,7 +365,7 @@ static int passable(const struct wm *m, uint32_t a)
 {
 	const char *name;
 
-	if (m->ablk[a] != GS_NONE || m->ops_first[a + 1] != m->ops_first[a])
+	if ((m->af[a] & AF_BLK) || m->ops_first[a + 1] != m->ops_first[a])
 		return 0;
 	name = gs_str(&m->in->strings, m->in->apis[a].name_id, NULL);
 	return name &&
@@ -403,7 +404,7 @@ static int run_eligible(const struct wm *m, uint32_t x)
 	if (c == GS_NONE || m->in->ops[x].graph_id || (m->of[x] & OF_FOLDED))
 		return 0;
 	c = m->top[c];
-	return m->ablk[c] == GS_NONE && !(m->af[c] & AF_DROP) &&
+	return !(m->af[c] & (AF_BLK | AF_DROP)) &&
 	       m->ops_first[c + 1] - m->ops_first[c] == 1;
 }
 
@@ -601,10 +602,9 @@ static void fix_legacy(struct wm *m, struct gs_whatif *w)
 {
 	size_t i;
 
-	for (i = 0; i < m->no; i++)
-		if (m->odep[i] != GS_NONE && m->dblks[m->odep[i]].kind == DEP_LEGACY &&
-		    m->dblks[m->odep[i]].n) {
-			m->dblks[m->odep[i]].n = 0;
+	for (i = 0; i < m->nd; i++) /* one entry per op that has any */
+		if (m->dblks[i].kind == DEP_LEGACY && m->dblks[i].n) {
+			m->dblks[i].n = 0;
 			w->ops_changed++;
 		}
 }
@@ -617,22 +617,22 @@ static void fix_comm(struct wm *m, struct gs_whatif *w)
 {
 	size_t i;
 
+	for (i = 0; i < m->nd; i++) { /* the ops' waits: one entry per op */
+		struct wblk *b = &m->dblks[i];
+		uint32_t q, k = 0;
+		for (q = 0; q < b->n; q++)
+			if (!wm_is_coll(m, m->pool[b->first + q]))
+				m->pool[b->first + k++] = m->pool[b->first + q];
+		if (k != b->n) {
+			b->n = k;
+			w->ops_changed++;
+		}
+	}
 	for (i = 0; i < m->no; i++) {
 		uint32_t p = m->pred[i];
-		if (m->odep[i] != GS_NONE) {
-			struct wblk *b = &m->dblks[m->odep[i]];
-			uint32_t q, k = 0;
-			for (q = 0; q < b->n; q++)
-				if (!(m->of[m->pool[b->first + q]] & OF_COLL))
-					m->pool[b->first + k++] = m->pool[b->first + q];
-			if (k != b->n) {
-				b->n = k;
-				w->ops_changed++;
-			}
-		}
-		if (m->of[i] & OF_COLL || p == GS_NONE || !(m->of[p] & OF_COLL))
+		if (p == GS_NONE || !wm_is_coll(m, p) || wm_is_coll(m, (uint32_t)i))
 			continue;
-		while (p != GS_NONE && (m->of[p] & OF_COLL))
+		while (p != GS_NONE && wm_is_coll(m, p))
 			p = m->pred[p];
 		m->pred[i] = p;
 		m->of[i] |= OF_PG_TYP; /* its hole: pg_typ (wm_opg) */

@@ -19,11 +19,12 @@
 #define AF_LAUNCH 0x10 /* it launched ops (its own or a nested call's) */
 #define AF_GRAPH 0x20  /* a fix made it a graph launch */
 #define AF_NOGAP 0x40  /* a fix removed the host time before it (wm_gap) */
+#define AF_BLK 0x80    /* it waits for something (its blks entry: wm_ablk) */
 
 /* per op flags (wm.of); its offsets (wm_olat, wm_opg) follow from them */
 #define OF_NOLAUNCH 0x01   /* its launch call no longer bounds it (a graph node) */
 #define OF_PRED_START 0x02 /* it overlapped its predecessor: bound by its start */
-#define OF_COLL 0x04	   /* a collective (NCCL kernel) */
+#define OF_DEP 0x04	   /* it has dependencies (its dblks entry: wm_odep) */
 #define OF_FOLDED 0x08	   /* a fix made it a node of a graph launch */
 #define OF_LAT_EXACT 0x10  /* its launch call bound it: its measured delay */
 #define OF_PG_EXACT 0x20   /* its predecessor bound it: its measured hole */
@@ -42,6 +43,8 @@ struct wblk {
 	uint32_t first, n; /* in wm.pool */
 	int64_t own;	   /* ns */
 	uint8_t kind;	   /* a call's: enum gs_sync_kind; an op's: DEP_* */
+	uint32_t who;	   /* the call (blks) or op (dblks) it is of: both
+			      lists sorted by it */
 };
 
 struct wm {
@@ -60,7 +63,6 @@ struct wm {
 	uint32_t *top;	     /* per call: the top-level call it runs in (itself if top) */
 	uint32_t *apos;	     /* per call: its position in order (its thread: wm_thr) */
 	int64_t *dur;	     /* per top call: its duration where it waits for nothing */
-	uint32_t *ablk;	     /* per top call: its wait in blks, GS_NONE */
 	uint8_t *af;	     /* per call: AF_* */
 	uint32_t *ops_first; /* per call: its ops are lops[ops_first[a], ops_first[a+1]) */
 	uint32_t *lops;	     /* ops by launch call */
@@ -68,7 +70,6 @@ struct wm {
 	uint32_t *pred;	 /* per op: the op before it on its stream, GS_NONE */
 	int64_t *odur;	 /* per op: its duration as a fix changed it (wm_odur); NULL
 			    until a fix changes one */
-	uint32_t *odep;	 /* per op: its dependencies in dblks, GS_NONE */
 	uint8_t *of;	 /* per op: OF_* */
 	int want_corr;	 /* 1: the fixes fill ocorr (gs_whatif_run hands it over) */
 	uint32_t *ocorr; /* per op: the correlation id a fix gave it, 0 none;
@@ -91,12 +92,42 @@ struct wm {
 	int64_t own_ns; /* a host gap this long or longer is the program's own work
 			   (GS_HOST_DISPATCH_NS in PyTorch, else GS_HOST_LOOP_NS, as the
 			   verdict splits host code): graphs and fusion keep it */
+	uint8_t *coll_name; /* per strings id: 1 a collective's kernel name, 0 not,
+			       2 not looked at yet (wm_is_coll) */
 	int64_t *tcost; /* per top call: ns of tracing's own work in it (call-site
 			   captures), NULL none (wm_call_cost) */
 	/* the replay's times */
 	int64_t *s, *e;	  /* per op */
 	int64_t *as, *ae; /* per call (ae may be NULL: not kept) */
 };
+
+/* the entry of sorted list v[0..n) of `who`, GS_NONE */
+static inline uint32_t wm_blk_find(const struct wblk *v, size_t n, uint32_t who)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].who < who)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].who == who ? (uint32_t)lo : GS_NONE;
+}
+
+/* what top call a waits for (its blks entry), GS_NONE: most calls wait
+ * for nothing, so a flag and a search instead of an index per call */
+static inline uint32_t wm_ablk(const struct wm *m, uint32_t a)
+{
+	return (m->af[a] & AF_BLK) ? wm_blk_find(m->blks, m->nb, a) : GS_NONE;
+}
+
+/* op x's dependencies (its dblks entry), GS_NONE */
+static inline uint32_t wm_odep(const struct wm *m, uint32_t x)
+{
+	return (m->of[x] & OF_DEP) ? wm_blk_find(m->dblks, m->nd, x) : GS_NONE;
+}
 
 /* the thread (index) of call a */
 static inline uint32_t wm_thr(const struct wm *m, uint32_t a)
@@ -198,6 +229,8 @@ int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whati
 /* WW_* of every array wm_apply_fixes may write for fixes (a gs_whatif_opts
  * fixes mask): keep it beside the fixes, one line each */
 uint32_t wm_fix_writes(uint32_t fixes);
+/* 1 when op x is a collective (an NCCL kernel), looked up by its name */
+int wm_is_coll(struct wm *m, uint32_t x);
 /* The step ranges: the NVTX text with the most wall among texts of 4
  * ranges or more (not marks), 0 none */
 uint32_t wm_step_text(const struct gs_input *in);
