@@ -695,9 +695,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	m->ops_first = xcalloc(na + 1, sizeof(uint32_t));
 	m->lops = xmalloc(no, sizeof(uint32_t));
 	byst = xmalloc(na, sizeof(uint32_t));
-	if (!m->osid || !m->pred || !m->of || !m->order ||
-	    !m->top || !m->apos || !m->dur || !m->af || !m->ops_first || !m->lops ||
-	    !byst)
+	if (!m->osid || !m->pred || !m->of || !m->order || !m->top || !m->apos || !m->dur ||
+	    !m->af || !m->ops_first || !m->lops || !byst)
 		goto out;
 
 	/* ---- devices, streams, predecessors */
@@ -1059,8 +1058,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 		else if (which == 2)
 			m->of[i] |= OF_PG_EXACT;
 		if (bd != INT64_MIN)
-			dep->own =
-			    which == 3 ? o->start - bd : min64(o->start - bd, m->pg_typ);
+			dep->own = which == 3 ? o->start - bd : min64(o->start - bd, m->pg_typ);
 	}
 	/* tracing's own work inside each top call: the collector's call-site
 	 * captures (at a blocking call's entry, inside its recorded span) */

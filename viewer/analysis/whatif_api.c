@@ -183,9 +183,9 @@ static int64_t busy_scanned(const struct wm *m, const int64_t *s, const int64_t 
 	while (n) {
 		size_t j = 0, i;
 		uint32_t x;
-		for (i = 1; i < n; i++)
-			j = s[cur[i]] < s[cur[j]] || (s[cur[i]] == s[cur[j]] && cur[i] < cur[j]) ? i
-												   : j;
+		for (i = 1; i < n; i++) /* the least (start, index) */
+			if (s[cur[i]] < s[cur[j]] || (s[cur[i]] == s[cur[j]] && cur[i] < cur[j]))
+				j = i;
 		x = cur[j];
 		busy_add(&u, s[x], e[x]);
 		for (x++; x < b && (m->osid[x] != sid[j] || (mask && !mask[x])); x++)
@@ -686,21 +686,29 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 		struct gs_whatif w; /* the fixes' counts only */
 		int64_t bound;
 		double sh;
+		int chg;
 		i = run[k];
 		finding_opts(&f[i], bytes, &o);
 		memset(&w, 0, sizeof(w));
 		if (k)
 			saved_restore(&m, &sv, dirty);
 		dirty = wm_fix_writes(o.fixes);
-		if ((rc = wm_apply_fixes(&m, &o, &w)) < 0 || (rc = wm_replay(&m)) < 0 ||
-		    (rc = figs_ops(&m, m.s, m.e, mask, &fb, &after)) < 0)
+		if ((rc = wm_apply_fixes(&m, &o, &w)) < 0)
+			goto out;
+		chg = w.calls_dropped || w.calls_unblocked || w.ops_changed || w.graph_replays ||
+		      w.host_gaps;
+		/* a fix that changed nothing (its counts say every change)
+		 * leaves the unchanged replay: no need to replay it again */
+		if (!chg)
+			after = before;
+		else if ((rc = wm_replay(&m)) < 0 ||
+			 (rc = figs_ops(&m, m.s, m.e, mask, &fb, &after)) < 0)
 			goto out;
 		saving_of(&before, &after, &bound, &saving_ns[i], &sh);
 		if (share)
 			share[i] = sh;
 		if (changed)
-			changed[i] = w.calls_dropped || w.calls_unblocked || w.ops_changed ||
-				     w.graph_replays || w.host_gaps;
+			changed[i] = (uint8_t)chg;
 	}
 	rc = 0;
 out:

@@ -6,7 +6,10 @@
  * shortens copies, turns a repeated launch sequence into graph replays,
  * removes host time or GPU-side waits. The replay (whatif.c) then says
  * what the timeline becomes. What each fix assumes is in docs/metrics.md,
- * "The what-if model".
+ * "The what-if model". A fix writes only the model's arrays that
+ * wm_fix_writes lists for it (the verdict's replays keep and put back
+ * just those between two findings): a fix that writes another one adds it
+ * there.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -286,8 +289,7 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	for (k = 0; k < len; k++) {
 		uint32_t c = m->call_of[seq[k]];
 		if (c == GS_NONE || in->ops[seq[k]].graph_id || (m->of[seq[k]] & OF_FOLDED) ||
-		    (m->af[m->top[c]] & (AF_BLK | AF_DROP)) ||
-		    (k && m->pred[seq[k]] != seq[k - 1]))
+		    (m->af[m->top[c]] & (AF_BLK | AF_DROP)) || (k && m->pred[seq[k]] != seq[k - 1]))
 			return 0;
 		if (m->ops_first[m->top[c] + 1] - m->ops_first[m->top[c]] != 1)
 			return 0;
@@ -404,8 +406,7 @@ static int run_eligible(const struct wm *m, uint32_t x)
 	if (c == GS_NONE || m->in->ops[x].graph_id || (m->of[x] & OF_FOLDED))
 		return 0;
 	c = m->top[c];
-	return !(m->af[c] & (AF_BLK | AF_DROP)) &&
-	       m->ops_first[c + 1] - m->ops_first[c] == 1;
+	return !(m->af[c] & (AF_BLK | AF_DROP)) && m->ops_first[c + 1] - m->ops_first[c] == 1;
 }
 
 /* the ops by stream, each stream's in index order: sq[first[sid] ..
@@ -646,14 +647,14 @@ uint32_t wm_fix_writes(uint32_t fixes)
 	static const struct {
 		uint32_t fixes, writes;
 	} w[] = {
-	    {1u << GS_RULE_SYNC_STEP, WW_AF},			/* fix_sync_step */
-	    {1u << GS_RULE_ALLOC, WW_AF},			/* fix_alloc */
-	    {1u << GS_RULE_SYNC_COPY, WW_AF | WW_DUR},		/* fix_sync_copy */
-	    {1u << GS_RULE_PAGEABLE, WW_AF | WW_DUR | WW_OF}, /* fix_pageable (and odur) */
+	    {1u << GS_RULE_SYNC_STEP, WW_AF},			     /* fix_sync_step */
+	    {1u << GS_RULE_ALLOC, WW_AF},			     /* fix_alloc */
+	    {1u << GS_RULE_SYNC_COPY, WW_AF | WW_DUR},		     /* fix_sync_copy */
+	    {1u << GS_RULE_PAGEABLE, WW_AF | WW_DUR | WW_OF},	     /* fix_pageable (and odur) */
 	    {(1u << GS_RULE_LAUNCH) | (1u << GS_RULE_SHORT_KERNELS), /* fix_graphs */
 	     WW_AF | WW_DUR | WW_OF},
-	    {(1u << GS_RULE_HOST_CODE) | (1u << GS_RULE_HOST_OWN), WW_AF}, /* fix_host_code */
-	    {1u << GS_RULE_LEGACY, WW_DN},				   /* fix_legacy */
+	    {(1u << GS_RULE_HOST_CODE) | (1u << GS_RULE_HOST_OWN), WW_AF},	/* fix_host_code */
+	    {1u << GS_RULE_LEGACY, WW_DN},					/* fix_legacy */
 	    {1u << GS_WHATIF_COMMUNICATION, WW_OF | WW_PRED | WW_POOL | WW_DN}, /* fix_comm */
 	};
 	uint32_t r = 0;

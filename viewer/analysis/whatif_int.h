@@ -54,7 +54,7 @@ struct wm {
 	const uint32_t *call_of; /* per op: its launch call (gs_launch_call), GS_NONE:
 				    the analysis' own array where it has one */
 	uint32_t *call_of_own;	 /* call_of where this model made it, else NULL */
-	uint32_t *osid;	   /* per op: its stream's index in streams */
+	uint32_t *osid;		 /* per op: its stream's index in streams */
 	/* host threads */
 	uint32_t n_thr;
 	uint32_t *thr_tid;   /* per thread: tid */
@@ -89,13 +89,13 @@ struct wm {
 	 * launch call's duration per op, and its first op's delay after the
 	 * call's start; -1 where the trace has none */
 	int64_t graph_call_per_op, graph_lat;
-	int64_t own_ns; /* a host gap this long or longer is the program's own work
-			   (GS_HOST_DISPATCH_NS in PyTorch, else GS_HOST_LOOP_NS, as the
-			   verdict splits host code): graphs and fusion keep it */
+	int64_t own_ns;	    /* a host gap this long or longer is the program's own work
+			       (GS_HOST_DISPATCH_NS in PyTorch, else GS_HOST_LOOP_NS, as the
+			       verdict splits host code): graphs and fusion keep it */
 	uint8_t *coll_name; /* per strings id: 1 a collective's kernel name, 0 not,
 			       2 not looked at yet (wm_is_coll) */
-	int64_t *tcost; /* per top call: ns of tracing's own work in it (call-site
-			   captures), NULL none (wm_call_cost) */
+	int64_t *tcost;	    /* per top call: ns of tracing's own work in it (call-site
+			       captures), NULL none (wm_call_cost) */
 	/* the replay's times */
 	int64_t *s, *e;	  /* per op */
 	int64_t *as, *ae; /* per call (ae may be NULL: not kept) */
