@@ -1140,7 +1140,7 @@ static int64_t blk_latest(const struct wm *m, const struct wblk *b)
 
 	for (q = 0; q < b->n; q++) {
 		uint32_t x = m->pool[b->first + q];
-		t = max64(t, m->e[x] != WI_UNSET ? m->e[x] : m->in->ops[x].end);
+		t = max64(t, m->s[x] != WI_UNSET ? wm_end(m, x) : m->in->ops[x].end);
 	}
 	return t;
 }
@@ -1155,7 +1155,7 @@ static void replay_op(struct wm *m, uint32_t x, uint32_t *dk)
 	if (c != GS_NONE && !(m->of[x] & OF_NOLAUNCH))
 		b = (m->as[c] != WI_UNSET ? m->as[c] : m->in->apis[c].start) + wm_olat(m, x);
 	if (p != GS_NONE)
-		b = max64(b, ((m->of[x] & OF_PRED_START) ? m->s[p] : m->e[p]) + wm_opg(m, x));
+		b = max64(b, ((m->of[x] & OF_PRED_START) ? m->s[p] : wm_end(m, p)) + wm_opg(m, x));
 	if (m->of[x] & OF_DEP) {
 		const struct wblk *d;
 		while (m->dblks[*dk].who < x) /* the device's ops come in order */
@@ -1167,7 +1167,8 @@ static void replay_op(struct wm *m, uint32_t x, uint32_t *dk)
 	if (b == INT64_MIN)
 		b = o->start;
 	m->s[x] = b;
-	m->e[x] = b + wm_odur(m, x);
+	if (m->e)
+		m->e[x] = b + wm_odur(m, x);
 }
 
 /* top call a of thread cursor k ends at `end` */
@@ -1256,7 +1257,10 @@ int wm_replay(struct wm *m)
 		return -ENOMEM;
 	}
 	for (i = 0; i < m->no; i++)
-		m->s[i] = m->e[i] = WI_UNSET;
+		m->s[i] = WI_UNSET;
+	if (m->e)
+		for (i = 0; i < m->no; i++)
+			m->e[i] = WI_UNSET;
 	for (i = 0; i < m->na; i++)
 		m->as[i] = WI_UNSET;
 	if (m->ae)

@@ -163,11 +163,23 @@ static int figs_next(const struct wm *m, struct figs_buf *fb)
 	return 0;
 }
 
+/* end of op i: e[i], or where the replay kept no ends (e NULL) its start
+ * and duration */
+static inline int64_t end_of(const struct wm *m, const int64_t *s, const int64_t *e, size_t i)
+{
+	return e ? e[i] : s[i] + wm_odur(m, (uint32_t)i);
+}
+
 /* the busy time of device range [a, b) whose few streams (up to 4, their
  * first ops in fb->head) are each in start order: one cursor per stream
  * walks the range for its own ops, and the least (start, index) is taken
  * next, with no per-op array (fb->next: 40 MB at 10M ops) */
 #define FIGS_SCAN_STREAMS 4
+static inline unsigned __int128 scan_key(const int64_t *s, uint32_t x)
+{
+	return ((unsigned __int128)((uint64_t)s[x] ^ (1ull << 63)) << 64) | x;
+}
+
 static int64_t busy_scanned(const struct wm *m, const int64_t *s, const int64_t *e,
 			    const uint8_t *mask, size_t b, const struct figs_buf *fb)
 {
@@ -183,11 +195,16 @@ static int64_t busy_scanned(const struct wm *m, const int64_t *s, const int64_t 
 	while (n) {
 		size_t j = 0, i;
 		uint32_t x;
-		for (i = 1; i < n; i++) /* the least (start, index) */
-			if (s[cur[i]] < s[cur[j]] || (s[cur[i]] == s[cur[j]] && cur[i] < cur[j]))
-				j = i;
+		/* the least (start, index), without branches to mispredict:
+		 * the start's sign bit flipped orders it unsigned */
+		unsigned __int128 kj = scan_key(s, cur[0]);
+		for (i = 1; i < n; i++) {
+			unsigned __int128 ki = scan_key(s, cur[i]);
+			j = ki < kj ? i : j;
+			kj = ki < kj ? ki : kj;
+		}
 		x = cur[j];
-		busy_add(&u, s[x], e[x]);
+		busy_add(&u, s[x], end_of(m, s, e, x));
 		for (x++; x < b && (m->osid[x] != sid[j] || (mask && !mask[x])); x++)
 			;
 		if (x < b) {
@@ -244,7 +261,7 @@ static int64_t busy_merged(const struct wm *m, const int64_t *s, const int64_t *
 		head_down(fb, s, n, i);
 	while (n) {
 		uint32_t k0 = fb->heap[0], x = fb->head[k0];
-		busy_add(&u, s[x], e[x]);
+		busy_add(&u, s[x], end_of(m, s, e, x));
 		x = fb->next[x];
 		while (mask && x != GS_NONE && !mask[x])
 			x = fb->next[x];
@@ -256,7 +273,8 @@ static int64_t busy_merged(const struct wm *m, const int64_t *s, const int64_t *
 	return u.busy + (u.cs != INT64_MIN ? u.ce - u.cs : 0);
 }
 
-/* window and busy of replayed (or recorded) times s/e, per device summed */
+/* window and busy of replayed (or recorded) times s/e (e NULL: the
+ * model's starts and durations), per device summed */
 static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, const uint8_t *mask,
 		    struct figs_buf *fb, struct gs_whatif_figs *f)
 {
@@ -279,12 +297,14 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 			for (k = 0; k < m->n_streams; k++)
 				fb->head[k] = GS_NONE;
 		for (i = a; i < b; i++) {
+			int64_t ei;
 			if (mask && !mask[i])
 				continue;
 			n++;
-			f->work += e[i] - s[i];
+			ei = end_of(m, s, e, i);
+			f->work += ei - s[i];
 			lo = min64(lo, s[i]);
-			hi = max64(hi, e[i]);
+			hi = max64(hi, ei);
 			smax = max64(smax, s[i]);
 			if (prev != SIZE_MAX && s[i] < s[prev])
 				sorted = 0;
@@ -306,7 +326,7 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 			/* in start order already (the masked ops among them) */
 			for (i = a; i < b; i++)
 				if (!mask || mask[i])
-					busy_add(&u, s[i], e[i]);
+					busy_add(&u, s[i], end_of(m, s, e, i));
 			f->busy += u.busy + u.ce - u.cs;
 		} else if (stream_sorted && nstr <= FIGS_SCAN_STREAMS) {
 			f->busy += busy_scanned(m, s, e, mask, b, fb);
@@ -334,7 +354,7 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 				if (mask && !mask[i])
 					continue;
 				pr[2 * n] = s[i];
-				pr[2 * n + 1] = e[i];
+				pr[2 * n + 1] = end_of(m, s, e, i);
 				n++;
 			}
 			radix_pairs(pr, fb->tmp, n, lo, smax - lo);
@@ -673,10 +693,9 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 		keep |= wm_fix_writes(1u << f[run[i]].rule);
 	rc = -ENOMEM;
 	m.s = xmalloc(m.no, sizeof(int64_t));
-	m.e = xmalloc(m.no, sizeof(int64_t));
 	m.as = xmalloc(m.na, sizeof(int64_t));
-	m.ae = NULL; /* the calls' replayed ends: not needed here */
-	if (!m.s || !m.e || !m.as)
+	m.e = m.ae = NULL; /* the replayed ends: not needed here (80 MB each) */
+	if (!m.s || !m.as)
 		goto out;
 	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, mask, &fb, &before)) < 0 ||
 	    (rc = saved_take(&m, keep, &sv)) < 0)

@@ -97,7 +97,7 @@ struct wm {
 	int64_t *tcost;	    /* per top call: ns of tracing's own work in it (call-site
 			       captures), NULL none (wm_call_cost) */
 	/* the replay's times */
-	int64_t *s, *e;	  /* per op */
+	int64_t *s, *e;	  /* per op (e may be NULL: not kept, wm_end) */
 	int64_t *as, *ae; /* per call (ae may be NULL: not kept) */
 };
 
@@ -128,6 +128,9 @@ static inline uint32_t wm_odep(const struct wm *m, uint32_t x)
 {
 	return (m->of[x] & OF_DEP) ? wm_blk_find(m->dblks, m->nd, x) : GS_NONE;
 }
+
+/* replayed end of op x (replayed already) */
+static inline int64_t wm_end(const struct wm *m, uint32_t x);
 
 /* the thread (index) of call a */
 static inline uint32_t wm_thr(const struct wm *m, uint32_t a)
@@ -197,6 +200,11 @@ static inline int64_t wm_opg(const struct wm *m, uint32_t x)
 static inline int64_t wm_odur(const struct wm *m, uint32_t x)
 {
 	return m->odur ? m->odur[x] : m->in->ops[x].end - m->in->ops[x].start;
+}
+
+static inline int64_t wm_end(const struct wm *m, uint32_t x)
+{
+	return m->e ? m->e[x] : m->s[x] + wm_odur(m, x);
 }
 
 /* whatif.c: the model from res (its analysis done), its replay into
