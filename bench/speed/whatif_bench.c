@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 		gs_verdict_compute(&res, &v);
 		ca = cpu();
 		a = now();
-		if (gs_whatif_verdict(&res, &v) < 0)
+		if (gs_whatif_verdict(&res, NULL, &v) < 0)
 			return 1;
 		b = now();
 		cb = cpu();

@@ -89,6 +89,19 @@ case $out in *"corrected for"*) echo "FAIL: --no-overhead-correction still corre
 case $out in *"corrected: the wall less"*) echo "FAIL: --no-overhead-correction still explains the corrected walls"; fail=1 ;; *) echo "ok: no corrected walls, no line on them" ;; esac
 expect "$out" "Verdict: GPU busy 14.3% of 21.000 us; idle:"
 
+# whatif takes the same per-call and per-kernel figures off its model first
+# (docs/whatif.md, "Traced or untraced"); --traced keeps them
+out=$("$gs" whatif "$db" --fix all) || { echo "FAIL: whatif exit $?"; exit 1; }
+expect "$out" "tracing's cost taken off first (the report's overhead correction): 50 ns per launch call, 100 ns per kernel, 0 ns per graph node"
+expect "$out" "  GPU busy              2.70 us"
+out=$("$gs" whatif "$db" --fix all --traced) || { echo "FAIL: whatif --traced exit $?"; exit 1; }
+expect "$out" "replayed as recorded (--traced): the figures keep tracing's cost"
+expect "$out" "  GPU busy              3.00 us"
+out=$("$gs" report --json "$db" | tr -d ' \n') || { echo "FAIL: report --json exit $?"; exit 1; }
+expect "$out" '"saves_basis":"untraced"'
+out=$("$gs" report --json --no-overhead-correction "$db" | tr -d ' \n') || { echo "FAIL: report --json exit $?"; exit 1; }
+expect "$out" '"saves_basis":"traced"'
+
 "$mk" "$db.old.db" calibrated_old || { echo "FAIL: callsite_mkdb calibrated_old"; exit 1; }
 out=$("$gs" report "$db.old.db" | tr -s ' \n' '  ') || { echo "FAIL: report (old) exit $?"; exit 1; }
 expect "$out" "corrected for the collector's overhead (calibrated: 400 ns per launch call, 100 ns per kernel): window 19.900 us, utilisation 13.6%, idle 17.200 us, launch overhead share 3.5% (idle gaps -800 ns, kernels -300 ns;"

@@ -74,10 +74,15 @@ rc, o, e = run("whatif", db, "--check")
 check(rc == 0 and "20 ops, start error max 0 ns, p99 0 ns, 0 ops off" in o and
       "replayed +0 ns" in o, "--check: exact replay\n" + o + e)
 
+rc, o, e = run("whatif", db, "--fix", "sync_every_step", "--traced")
+check(rc == 0 and "replayed as recorded (--traced): the figures keep tracing's cost" in o,
+      "--traced says so\n" + o + e)
+
 rc, o, e = run("whatif", db, "--fix", "sync_every_step")
 lines = o.splitlines()
 check(rc == 0, "--fix sync_every_step: rc %d %s" % (rc, e))
-check("fixes: sync_every_step\n  changed: 18 calls removed" in o, "18 syncs removed\n" + o)
+check("fixes: sync_every_step\nreplayed as recorded: no calibration in the trace, the figures keep"
+      " tracing's cost\n  changed: 18 calls removed" in o, "18 syncs removed, as recorded\n" + o)
 check(any(l.split()[:2] == ["GPU", "window"] and "651.00 us" in l and "489.00 us" in l and
           "-162.00 us (-24.9%)" in l for l in lines), "window 651 -> 489 us\n" + o)
 check("saves ~ 162.00 us (24.9% of the GPU window)" in o, "saves 162 us\n" + o)

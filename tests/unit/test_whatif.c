@@ -229,6 +229,43 @@ static void test_sync_every_ten_saves_nine_us_per_dropped_sync(void **state)
 	tb_free(t);
 }
 
+/* The same loop with tracing's cost taken off first: 2 us per launch call
+ * (off its 5 us: 3 us left, the host gap before it untouched), 1 us per
+ * kernel (kA 4 us). Untraced a step is launch 3 + sync 10 (kA ends 12 us
+ * after the launch's start: delay 8 + 4; the sync returns 1 us after, its
+ * own time) + host 20 = 33 us: before = 19 x 33 + 12 - 8 = 631 us. One sync
+ * of 10 kept: a step without its sync is 3 + 20 = 23 us, each of the 18
+ * dropped saves 10 us: 180 us; after = 451 us (launches at T0 + 23 i to
+ * i = 9, step 10 at T0 + 207 + 33 = T0 + 240, the last at T0 + 447, its
+ * kA ends at +459; 459 - 8). */
+static void test_untraced_sync_loop(void **state)
+{
+	struct tb *t = sync_loop();
+	struct gs_whatif_untrace u = {.call_ns = 2 * US, .kernel_ns = 1 * US};
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	(void)state;
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_SYNC_STEP;
+	o.sync_every = 10;
+	o.untrace = &u;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.untraced, 1);
+	assert_int_equal(w.before.window, 631 * US);
+	assert_int_equal(w.before.busy, 20 * 4 * US);
+	assert_int_equal(w.after.window, 451 * US);
+	assert_int_equal(w.saving_ns, 180 * US);
+	gs_whatif_free(&w);
+	/* the unchanged replay with the cost off is the corrected timeline */
+	gs_whatif_opts_init(&o);
+	o.untrace = &u;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.before.window, 631 * US);
+	assert_int_equal(w.after.window, 631 * US);
+	gs_whatif_free(&w);
+	tb_free(t);
+}
+
 /* Fewer than 20 calls of the sync API: no per-step sync to thin out. */
 static void test_sync_every_needs_twenty_calls(void **state)
 {
@@ -606,6 +643,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_unchanged_replay_is_exact),
 	    cmocka_unit_test(test_sync_every_ten_saves_nine_us_per_dropped_sync),
+	    cmocka_unit_test(test_untraced_sync_loop),
 	    cmocka_unit_test(test_sync_every_needs_twenty_calls),
 	    cmocka_unit_test(test_alloc_in_loop_dropped),
 	    cmocka_unit_test(test_alloc_dropped_keeps_tracing_capture),

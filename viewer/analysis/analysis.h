@@ -1076,6 +1076,9 @@ struct gs_verdict {
 	int corrected; /* 1: a correction was given */
 	double corrected_utilisation;
 	int64_t tracing_idle_ns; /* ns */
+	int saves_untraced;	 /* 1: the savings were replayed with tracing's
+				    cost taken off first (the correction's:
+				    gs_whatif_verdict), of the untraced program */
 };
 #define GS_VERDICT_PHASE_SHARE 0.05
 /* The report's verdict: the findings, each with what its fix saves

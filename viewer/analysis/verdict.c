@@ -1093,11 +1093,12 @@ static int saves_before(const struct gs_finding *a, const struct gs_finding *b)
  * the most, not what costs the most (a loop whose host is the bottleneck
  * either way gains little from dropping its sync). Out of memory: no
  * savings, the order by cost. */
-static void verdict_saves(const struct gs_result *res, struct gs_verdict *v)
+static void verdict_saves(const struct gs_result *res, const struct gs_corrected *corr,
+			  struct gs_verdict *v)
 {
 	size_t i, j;
 
-	if (gs_whatif_verdict(res, v) < 0)
+	if (gs_whatif_verdict(res, corr, v) < 0)
 		return;
 	for (i = 1; i < v->n_findings; i++) /* stable: ties keep the cost order */
 		for (j = i; j > 0 && saves_before(&v->findings[j], &v->findings[j - 1]); j--) {
@@ -1155,7 +1156,7 @@ static void verdict_compute(const struct gs_result *res, const struct gs_correct
 						      ? v->steady_window
 						      : v->window);
 	if (saves)
-		verdict_saves(res, v);
+		verdict_saves(res, corr, v);
 }
 
 void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_corrected *corr,

@@ -521,6 +521,8 @@ void wm_free(struct wm *m)
 	free(m->pred);
 	free(m->odur);
 	free(m->coll_name);
+	free(m->gap_cut);
+	free(m->opg_cut);
 	free(m->of);
 	free(m->blks);
 	free(m->dblks);
@@ -998,7 +1000,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 		m->api_typ = nap ? max64(0, median(sa, nap)) : -1;
 		/* the graph launches: per-op call cost and first-op delay */
 		{
-			size_t ng = 0, a2;
+			size_t ng = 0, ngl = 0, a2;
 			int64_t *gc = sl, *gl = sp; /* reused: the medians above are taken */
 			for (a2 = 0; a2 < na && ng < ms; a2++) {
 				uint32_t k0 = m->ops_first[a2], k1 = m->ops_first[a2 + 1];
@@ -1010,17 +1012,27 @@ int wm_build(struct wm *m, const struct gs_result *res)
 					continue;
 				gc[ng] =
 				    (in->apis[a2].end - in->apis[a2].start) / (int64_t)(k1 - k0);
-				gl[ng] = in->ops[m->lops[k0]].start - in->apis[a2].start;
-				for (k = k0 + 1; k < k1; k++)
-					gl[ng] = min64(gl[ng], in->ops[m->lops[k]].start -
-								   in->apis[a2].start);
+				/* the first op's delay, where the launch bound it (as
+				 * lat_typ): a graph launched ahead of the GPU waits
+				 * in its stream's queue, which is no launch delay
+				 * (graph_check.py's replays: 12.5 ms, H100) */
+				{
+					uint32_t f = m->lops[k0];
+					for (k = k0 + 1; k < k1; k++)
+						if (in->ops[m->lops[k]].start < in->ops[f].start)
+							f = m->lops[k];
+					if (m->pred[f] == GS_NONE ||
+					    in->ops[m->pred[f]].end < in->apis[a2].end)
+						gl[ngl++] = in->ops[f].start - in->apis[a2].start;
+				}
 				ng++;
 			}
 			m->graph_call_per_op = ng ? max64(0, median(gc, ng)) : -1;
-			m->graph_lat = ng ? max64(0, median(gl, ng)) : -1;
+			m->graph_lat = ngl ? max64(0, median(gl, ngl)) : -1;
 		}
 	}
 	m->own_ns = gs_trace_is_pytorch(res) ? GS_HOST_DISPATCH_NS : GS_HOST_LOOP_NS;
+	m->node_gap = res->graph_node_overhead_ns;
 	for (i = 0, k = 0; i < no; i++) { /* k: dblks, in op order */
 		const struct gs_op *o = &in->ops[i];
 		uint32_t c = m->call_of[i], p = m->pred[i];
@@ -1079,6 +1091,77 @@ out:
 	if (rc < 0)
 		wm_free(m);
 	return rc;
+}
+
+/* ------------------------------------------------- tracing's cost taken off */
+
+/* 1 when top call a launched its ops as a graph launch */
+static int graph_call(const struct wm *m, uint32_t a)
+{
+	const char *nm = gs_str(&m->in->strings, m->in->apis[a].name_id, NULL);
+
+	return nm && gs_api_is_graph_launch(nm);
+}
+
+void wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
+{
+	const struct gs_input *in = m->in;
+	size_t i;
+	int rc = 0;
+
+	/* the model computes host gaps, holes and op durations from the
+	 * trace (wm_gap, wm_opg, wm_odur): what is taken off them is kept
+	 * beside it (gap_cut, opg_cut; odur made here) */
+	m->gap_cut = big_calloc(m->na ? m->na : 1, sizeof(int64_t));
+	m->opg_cut = big_calloc(m->no ? m->no : 1, sizeof(int64_t));
+	m->odur = big_malloc((m->no ? m->no : 1) * sizeof(int64_t));
+	if (!m->gap_cut || !m->opg_cut || !m->odur)
+		rc = -ENOMEM;
+	for (i = 0; !rc && i < m->no; i++)
+		m->odur[i] = in->ops[i].end - in->ops[i].start;
+	for (i = 0; !rc && i < m->na; i++) {
+		int64_t t;
+		if (!(m->af[i] & AF_TOP) || m->ops_first[i + 1] == m->ops_first[i])
+			continue;
+		if (graph_call(m, (uint32_t)i)) {
+			m->dur[i] -= min64(m->dur[i], max64(u->graph_call_ns, 0));
+			continue;
+		}
+		/* CUPTI's work for a launch lies in the call and in the host
+		 * time before it (the correction takes it off the gap that
+		 * holds both) */
+		t = min64(m->dur[i], max64(u->call_ns, 0));
+		m->dur[i] -= t;
+		if (!(m->af[i] & AF_FIRST))
+			m->gap_cut[i] = min64(wm_gap(m, (uint32_t)i), max64(u->call_ns, 0) - t);
+	}
+	for (i = 0; !rc && i < m->no; i++) {
+		uint32_t c = m->call_of[i];
+		if (in->ops[i].kind != GS_OP_KERNEL)
+			continue;
+		if (c != GS_NONE && graph_call(m, m->top[c])) {
+			int64_t t = max64(u->node_ns, 0), h;
+			h = m->pred[i] != GS_NONE ? min64(wm_opg(m, (uint32_t)i), t) : 0;
+			m->opg_cut[i] = h;
+			m->odur[i] -= min64(m->odur[i], t - h);
+			continue;
+		}
+		m->odur[i] = max64(0, m->odur[i] - u->kernel_ns);
+	}
+	if (rc) {
+		/* out of memory: the model as traced (gs_whatif_untrace
+		 * says what is taken off; nothing is, rather than part) */
+		free(m->gap_cut);
+		free(m->opg_cut);
+		free(m->odur);
+		m->gap_cut = m->opg_cut = m->odur = NULL;
+		return;
+	}
+	m->odur_base = 1;
+	if (m->api_typ >= 0)
+		m->api_typ -= min64(m->api_typ, max64(u->call_ns, 0));
+	m->node_gap -= min64(m->node_gap, max64(u->node_ns, 0));
+	m->graph_call_ns = max64(u->graph_call_ns, 0);
 }
 
 /* ------------------------------------------------------------ the replay */
@@ -1189,9 +1272,10 @@ static void replay_call_start(struct wm *m, struct cur *k)
 	uint32_t a = m->order[k->pos], q;
 	const struct gs_api *x = &m->in->apis[a];
 	/* after the host time since the previous top call (wm_gap) */
-	int64_t s = (m->af[a] & AF_FIRST)   ? x->start
-		    : (m->af[a] & AF_NOGAP) ? k->prev_end
-					    : k->prev_end + (x->start - k->rec_end);
+	int64_t s = (m->af[a] & AF_FIRST) ? x->start
+		    : (m->af[a] & AF_NOGAP)
+			? k->prev_end
+			: k->prev_end + (x->start - k->rec_end) - (m->gap_cut ? m->gap_cut[a] : 0);
 
 	m->as[a] = s;
 	/* nested calls move with it */

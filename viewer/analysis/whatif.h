@@ -41,6 +41,27 @@
 /* sync_every_step: one sync kept of this many */
 #define GS_WHATIF_SYNC_EVERY 10
 
+/* What tracing cost the traced program, taken off the model before it is
+ * replayed, so that "before" and "after" are both the untraced program's
+ * estimated timeline and a saving is a share of what the program takes
+ * untraced (gs_whatif_untrace_from: the report's overhead correction,
+ * correct.h). The unchanged replay is then the corrected timeline, not the
+ * trace's (gs_whatif_check replays the trace as recorded). */
+struct gs_whatif_untrace {
+	int64_t call_ns;       /* per launch call (one that launched ops, not a graph
+				  launch): off its duration, the rest off the host
+				  time before it */
+	int64_t kernel_ns;     /* per launched kernel: off its duration, to 0 at
+				  least (negative: added) */
+	int64_t node_ns;       /* per kernel of a graph launch: off the hole after
+				  its predecessor, the rest off its duration */
+	int64_t graph_call_ns; /* per graph launch call: off its duration */
+};
+struct gs_corrected;
+/* u from the report's correction c (correct.h); 0, or -1 (u zeroed) when c
+ * took nothing off (no calibration) */
+int gs_whatif_untrace_from(const struct gs_corrected *c, struct gs_whatif_untrace *u);
+
 struct gs_whatif_opts {
 	uint32_t fixes;		  /* bit (1u << rule) per fix; 0: the unchanged replay */
 	int sync_every;		  /* sync_every_step: keep one of N (GS_WHATIF_SYNC_EVERY) */
@@ -56,6 +77,9 @@ struct gs_whatif_opts {
 	const char *range_name;	  /* NULL: the figures of every op; else only of the
 				     ops launched inside NVTX ranges of this name
 				     (gs_name_matches; the fixes apply everywhere) */
+	const struct gs_whatif_untrace *untrace; /* NULL: replay the trace as
+						    recorded; else tracing's cost
+						    taken off the model first */
 };
 void gs_whatif_opts_init(struct gs_whatif_opts *o);
 
@@ -80,6 +104,9 @@ struct gs_whatif {
 					 the trace's overlap (before.work -
 					 before.busy), which it is held to */
 	double saving_share;	      /* saving_ns / before.window */
+	int untraced;		      /* 1: tracing's cost was taken off first
+					 (gs_whatif_opts.untrace): before is the
+					 corrected timeline */
 	uint32_t step_text_id;	      /* strings id of the step ranges, 0 none */
 	uint64_t range_ops;	      /* with range_name: the ops counted */
 	/* what the fixes changed */
@@ -144,9 +171,12 @@ int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, 
  * its rule's fix replayed, over the ops the findings read (those the
  * selection of res meets, started in the steady state where v->steady),
  * in->op_bytes the copies' bytes: gs_finding.saves, saves_ns, saves_share
- * (of those ops' replayed window). 0 or -ENOMEM (then every saves is
- * GS_SAVES_NONE). */
-int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v);
+ * (of those ops' replayed window). With the report's correction corr (NULL:
+ * none) tracing's cost is taken off the model first (gs_whatif_untrace_from),
+ * so the savings are of the untraced program. 0 or -ENOMEM (then every saves
+ * is GS_SAVES_NONE). */
+int gs_whatif_verdict(const struct gs_result *res, const struct gs_corrected *corr,
+		      struct gs_verdict *v);
 
 /* How exactly the unchanged replay gives the trace back: per op, the
  * replayed start less the recorded one. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis_int.h" /* big_malloc, big_calloc */
+#include "correct.h"
 #include "whatif_int.h"
 
 static void *xcalloc(size_t n, size_t sz)
@@ -524,7 +525,7 @@ static void saving_of(const struct gs_whatif_figs *before, const struct gs_whati
 struct wm_saved {
 	uint32_t what; /* WW_* held */
 	uint8_t *af, *of;
-	int64_t *dur;
+	int64_t *dur, *odur;
 	uint32_t *pred, *pool, *dn;
 };
 
@@ -533,6 +534,7 @@ static void saved_free(struct wm_saved *v)
 	free(v->af);
 	free(v->of);
 	free(v->dur);
+	free(v->odur);
 	free(v->pred);
 	free(v->pool);
 	free(v->dn);
@@ -565,7 +567,9 @@ static int saved_take(const struct wm *m, uint32_t what, struct wm_saved *v)
 	    dup_if(what & WW_OF, &v->of, m->of, m->no) < 0 ||
 	    dup_if(what & WW_DUR, &v->dur, m->dur, m->na * sizeof(int64_t)) < 0 ||
 	    dup_if(what & WW_PRED, &v->pred, m->pred, m->no * sizeof(uint32_t)) < 0 ||
-	    dup_if(what & WW_POOL, &v->pool, m->pool, m->np * sizeof(uint32_t)) < 0)
+	    dup_if(what & WW_POOL, &v->pool, m->pool, m->np * sizeof(uint32_t)) < 0 ||
+	    dup_if((what & WW_ODUR) && m->odur_base, &v->odur, m->odur, m->no * sizeof(int64_t)) <
+		0)
 		goto nomem;
 	if (what & WW_DN) {
 		v->dn = malloc((m->nd ? m->nd : 1) * sizeof(uint32_t));
@@ -600,13 +604,17 @@ static void saved_restore(struct wm *m, const struct wm_saved *v, uint32_t what)
 	copy_if(what & WW_DUR, m->dur, v->dur, m->na * sizeof(int64_t));
 	copy_if(what & WW_PRED, m->pred, v->pred, m->no * sizeof(uint32_t));
 	copy_if(what & WW_POOL, m->pool, v->pool, m->np * sizeof(uint32_t));
+	if (m->odur_base)
+		copy_if((what & WW_ODUR) && v->odur, m->odur, v->odur, m->no * sizeof(int64_t));
 	if (what & WW_DN)
 		for (i = 0; i < m->nd; i++)
 			m->dblks[i].n = v->dn[i];
 	free(m->ocorr);
 	m->ocorr = NULL;
-	free(m->odur);
-	m->odur = NULL;
+	if (!m->odur_base) { /* else the untraced model's: put back above */
+		free(m->odur);
+		m->odur = NULL;
+	}
 }
 
 /* bytes of the model's arrays in `what` (WW_*): what saving them costs */
@@ -620,6 +628,7 @@ static size_t writes_bytes(const struct wm *m, uint32_t what)
 	b += (what & WW_PRED) ? m->no * 4 : 0;
 	b += (what & WW_POOL) ? m->np * 4 : 0;
 	b += (what & WW_DN) ? m->nd * 4 : 0;
+	b += (what & WW_ODUR) && m->odur_base ? m->no * 8 : 0;
 	return b;
 }
 
@@ -642,8 +651,9 @@ static void finding_opts(const struct gs_finding *f, const uint64_t *bytes,
  * change their figures: they run from the fix that writes the least to
  * the one that writes the most, which needs no putting back after it. */
 static int findings_run(const struct gs_result *res, const struct gs_finding *f, size_t n,
-			const uint64_t *bytes, const uint8_t *mask, int64_t *saving_ns,
-			double *share, uint8_t *changed)
+			const uint64_t *bytes, const uint8_t *mask,
+			const struct gs_whatif_untrace *u, int64_t *saving_ns, double *share,
+			uint8_t *changed)
 {
 	const struct gs_input *in = res->in;
 	struct gs_whatif_figs before, after;
@@ -674,6 +684,8 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 		free(wb);
 		return -ENOMEM;
 	}
+	if (u)
+		wm_untrace(&m, u);
 	for (i = 0, k = 0; i < n; i++)
 		if (gs_whatif_rule_modelled(f[i].rule))
 			run[k++] = i;
@@ -742,11 +754,28 @@ out:
 int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, size_t n,
 		       const uint64_t *bytes, int64_t *saving_ns, double *share)
 {
-	return findings_run(res, f, n, bytes, NULL, saving_ns, share, NULL);
+	return findings_run(res, f, n, bytes, NULL, NULL, saving_ns, share, NULL);
 }
 
-int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v)
+int gs_whatif_untrace_from(const struct gs_corrected *c, struct gs_whatif_untrace *u)
 {
+	memset(u, 0, sizeof(*u));
+	if (!c || (c->per_call_ns <= 0 && c->kernel_busy_ns == 0 && c->graph_node_shrink_ns <= 0))
+		return -1;
+	u->call_ns = max64(c->per_call_ns, 0);
+	u->kernel_ns = max64(
+	    c->kernel_busy_ns,
+	    0); /* a gain is the switch to the next kernel, which the hole after it already holds */
+	u->node_ns = max64(c->graph_node_shrink_ns, 0);
+	u->graph_call_ns = max64(c->graph_launch_shrink_ns, 0);
+	return 0;
+}
+
+int gs_whatif_verdict(const struct gs_result *res, const struct gs_corrected *corr,
+		      struct gs_verdict *v)
+{
+	struct gs_whatif_untrace u;
+	int have_u = gs_whatif_untrace_from(corr, &u) == 0;
 	const struct gs_input *in = res->in;
 	int64_t saving[GS_VERDICT_FINDINGS];
 	double sh[GS_VERDICT_FINDINGS];
@@ -754,6 +783,7 @@ int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v)
 	size_t i;
 	int rc;
 
+	v->saves_untraced = have_u;
 	for (i = 0; i < v->n_findings; i++) {
 		v->findings[i].saves = GS_SAVES_NONE;
 		v->findings[i].saves_ns = 0;
@@ -783,7 +813,8 @@ int gs_whatif_verdict(const struct gs_result *res, struct gs_verdict *v)
 			return 0;
 		}
 	}
-	rc = findings_run(res, v->findings, v->n_findings, in->op_bytes, mask, saving, sh, changed);
+	rc = findings_run(res, v->findings, v->n_findings, in->op_bytes, mask, have_u ? &u : NULL,
+			  saving, sh, changed);
 	free(mask);
 	if (rc < 0)
 		return rc;
@@ -823,6 +854,10 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 	if (rc < 0)
 		return rc;
 	m.want_corr = 1; /* handed over as w->op_corr */
+	if (o && o->untrace) {
+		wm_untrace(&m, o->untrace);
+		w->untraced = 1;
+	}
 	rc = -ENOMEM;
 	m.s = xmalloc(m.no, sizeof(int64_t));
 	m.e = xmalloc(m.no, sizeof(int64_t));

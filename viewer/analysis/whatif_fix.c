@@ -25,6 +25,11 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
 /* what blocking call a takes made asynchronous: a launch call's typical
  * duration, else (none in the trace) its own time after what it waited for */
 static int64_t async_dur(const struct wm *m, uint32_t a)
@@ -302,7 +307,7 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	/* the graph launch call: as the trace's own graph launches took (per
 	 * op), else the calibration's untraced one, else the first call's */
 	if (m->graph_call_per_op >= 0)
-		m->dur[c1] = m->graph_call_per_op * (int64_t)len;
+		m->dur[c1] = max64(0, m->graph_call_per_op * (int64_t)len - m->graph_call_ns);
 	else if (in->cal.have && in->cal.plain_graph_ns >= 0 && in->cal.plain_graph_node_ns >= 0)
 		m->dur[c1] = in->cal.plain_graph_ns + (int64_t)len * in->cal.plain_graph_node_ns;
 	/* seq[0] waits graph_lat where the trace has graph launches
@@ -647,10 +652,11 @@ uint32_t wm_fix_writes(uint32_t fixes)
 	static const struct {
 		uint32_t fixes, writes;
 	} w[] = {
-	    {1u << GS_RULE_SYNC_STEP, WW_AF},			     /* fix_sync_step */
-	    {1u << GS_RULE_ALLOC, WW_AF},			     /* fix_alloc */
-	    {1u << GS_RULE_SYNC_COPY, WW_AF | WW_DUR},		     /* fix_sync_copy */
-	    {1u << GS_RULE_PAGEABLE, WW_AF | WW_DUR | WW_OF},	     /* fix_pageable (and odur) */
+	    {1u << GS_RULE_SYNC_STEP, WW_AF},	       /* fix_sync_step */
+	    {1u << GS_RULE_ALLOC, WW_AF},	       /* fix_alloc */
+	    {1u << GS_RULE_SYNC_COPY, WW_AF | WW_DUR}, /* fix_sync_copy */
+	    {1u << GS_RULE_PAGEABLE,
+	     WW_AF | WW_DUR | WW_OF | WW_ODUR},			     /* fix_pageable (and odur) */
 	    {(1u << GS_RULE_LAUNCH) | (1u << GS_RULE_SHORT_KERNELS), /* fix_graphs */
 	     WW_AF | WW_DUR | WW_OF},
 	    {(1u << GS_RULE_HOST_CODE) | (1u << GS_RULE_HOST_OWN), WW_AF},	/* fix_host_code */

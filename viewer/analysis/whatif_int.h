@@ -89,13 +89,22 @@ struct wm {
 	 * launch call's duration per op, and its first op's delay after the
 	 * call's start; -1 where the trace has none */
 	int64_t graph_call_per_op, graph_lat;
-	int64_t own_ns;	    /* a host gap this long or longer is the program's own work
-			       (GS_HOST_DISPATCH_NS in PyTorch, else GS_HOST_LOOP_NS, as the
-			       verdict splits host code): graphs and fusion keep it */
-	uint8_t *coll_name; /* per strings id: 1 a collective's kernel name, 0 not,
-			       2 not looked at yet (wm_is_coll) */
-	int64_t *tcost;	    /* per top call: ns of tracing's own work in it (call-site
-			       captures), NULL none (wm_call_cost) */
+	int64_t own_ns;	       /* a host gap this long or longer is the program's own work
+				  (GS_HOST_DISPATCH_NS in PyTorch, else GS_HOST_LOOP_NS, as the
+				  verdict splits host code): graphs and fusion keep it */
+	uint8_t *coll_name;    /* per strings id: 1 a collective's kernel name, 0 not,
+				  2 not looked at yet (wm_is_coll) */
+	int64_t *tcost;	       /* per top call: ns of tracing's own work in it (call-site
+				  captures), NULL none (wm_call_cost) */
+	int64_t node_gap;      /* ns between two nodes of a graph the fixes make: the
+				  analysis's graph_node_overhead_ns, less the
+				  untraced model's node_ns */
+	int64_t graph_call_ns; /* the untraced model's cost off a graph launch call
+				  the fixes make from the trace's own (0: traced) */
+	/* tracing's cost taken off (wm_untrace; NULL, 0 where not) */
+	int64_t *gap_cut; /* per top call: ns off the host time before it (wm_gap) */
+	int64_t *opg_cut; /* per op: ns off its measured hole (wm_opg) */
+	int odur_base;	  /* 1: odur is the untraced model's (kept between fixes) */
 	/* the replay's times */
 	int64_t *s, *e;	  /* per op (e may be NULL: not kept, wm_end) */
 	int64_t *as, *ae; /* per call (ae may be NULL: not kept) */
@@ -154,7 +163,8 @@ static inline int64_t wm_gap(const struct wm *m, uint32_t a)
 {
 	if (m->af[a] & (AF_FIRST | AF_NOGAP))
 		return 0;
-	return m->in->apis[a].start - m->in->apis[m->top[m->order[m->apos[a] - 1]]].end;
+	return m->in->apis[a].start - m->in->apis[m->top[m->order[m->apos[a] - 1]]].end -
+	       (m->gap_cut ? m->gap_cut[a] : 0);
 }
 
 /* Op x starts no earlier than wm_olat after its launch call's start and
@@ -163,7 +173,7 @@ static inline int64_t wm_gap(const struct wm *m, uint32_t a)
  * than the typical one; computed from the trace (which the replay reads
  * anyway) rather than kept: two arrays of 80 MB at 10M ops. A fix sets
  * them through flags: a graph's first node waits graph_lat, its other
- * nodes follow by the graph node overhead (OF_NOLAUNCH), pinned copies
+ * nodes follow by node_gap (OF_NOLAUNCH), pinned copies
  * wait no more than lat_typ (OF_LAT_TYP), an op after collectives pg_typ
  * (OF_PG_TYP). */
 static inline int64_t wm_olat(const struct wm *m, uint32_t x)
@@ -188,12 +198,12 @@ static inline int64_t wm_opg(const struct wm *m, uint32_t x)
 	if (f & OF_PG_TYP)
 		return m->pg_typ;
 	if (f & OF_NOLAUNCH)
-		return m->res->graph_node_overhead_ns;
+		return m->node_gap;
 	p = &m->in->ops[m->pred[x]]; /* the trace's: no fix changed it */
 	v = m->in->ops[x].start - ((f & OF_PRED_START) ? p->start : p->end);
 	if (!(f & OF_PG_EXACT))
 		v = v < m->pg_typ ? v : m->pg_typ;
-	return v;
+	return m->opg_cut ? v - m->opg_cut[x] : v;
 }
 
 /* duration of op x in the replay */
@@ -210,6 +220,9 @@ static inline int64_t wm_end(const struct wm *m, uint32_t x)
 /* whatif.c: the model from res (its analysis done), its replay into
  * m->s/e/as/ae (allocated by the caller), and freeing it */
 int wm_build(struct wm *m, const struct gs_result *res);
+/* take tracing's cost u off the model m (after wm_build, before the first
+ * replay): whatif.h, struct gs_whatif_untrace */
+void wm_untrace(struct wm *m, const struct gs_whatif_untrace *u);
 int wm_replay(struct wm *m);
 void wm_free(struct wm *m);
 int wm_pool_push(struct wm *m, uint32_t v);
@@ -234,6 +247,7 @@ int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whati
 #define WW_PRED 0x08 /* pred */
 #define WW_POOL 0x10 /* pool */
 #define WW_DN 0x20   /* dblks[].n */
+#define WW_ODUR 0x40 /* odur, where it is the untraced model's (odur_base) */
 /* WW_* of every array wm_apply_fixes may write for fixes (a gs_whatif_opts
  * fixes mask): keep it beside the fixes, one line each */
 uint32_t wm_fix_writes(uint32_t fixes);

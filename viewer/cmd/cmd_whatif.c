@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "correct.h"
 #include "trace_load.h"
 #include "trace_whatif.h"
 #include "whatif.h"
@@ -46,6 +47,10 @@ static void usage(FILE *f)
 	      "      --pinned-gbps X\n"
 	      "                     pageable_copies: pinned bandwidth in GB/s (default: the\n"
 	      "                     trace's pinned copies of 1 MiB or more, else 50)\n"
+	      "      --traced       replay the trace as recorded; by default, where the trace\n"
+	      "                     has a calibration, tracing's cost is taken off the model\n"
+	      "                     first (the report's overhead correction), so before and\n"
+	      "                     after are the untraced program's\n"
 	      "      --range NAME   the figures of the ops launched inside NVTX ranges named\n"
 	      "                     NAME only (Stem#* names numbered ranges); the fixes apply\n"
 	      "                     to the whole trace\n"
@@ -59,7 +64,7 @@ static void usage(FILE *f)
 	      f);
 }
 
-enum { OPT_FIX = 1000, OPT_EVERY, OPT_PINNED, OPT_CHECK, OPT_RANGE };
+enum { OPT_FIX = 1000, OPT_EVERY, OPT_PINNED, OPT_CHECK, OPT_RANGE, OPT_TRACED };
 
 /* --fix list into bits; 0 and one line on error */
 static int parse_fixes(const char *arg, uint32_t *bits)
@@ -107,6 +112,7 @@ int cmd_whatif(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"check", no_argument, NULL, OPT_CHECK},
 	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"traced", no_argument, NULL, OPT_TRACED},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -120,7 +126,9 @@ int cmd_whatif(int argc, char **argv)
 	struct trace t;
 	const char *out = NULL, *fixes = NULL, *path;
 	char err[512] = "", *end;
-	int c, rc, check = 0, have_w = 0;
+	struct gs_corrected corr;
+	struct gs_whatif_untrace u;
+	int c, rc, check = 0, have_w = 0, traced = 0, have_corr = 0;
 
 	gs_whatif_opts_init(&wo);
 	optind = 0;
@@ -156,6 +164,7 @@ int cmd_whatif(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case OPT_CHECK: check = 1; break;
+		case OPT_TRACED: traced = 1; break;
 		case OPT_RANGE:
 			if (!*optarg) {
 				gs_error("whatif", "--range needs a non-empty NVTX range name");
@@ -197,13 +206,21 @@ int cmd_whatif(int argc, char **argv)
 	/* the copies' bytes: trace_load read them (in.op_bytes, freed with in) */
 	wo.op_bytes = in.op_bytes;
 	gs_options_init(&opt);
-	opt.all_gaps = 0; /* the replay reads the launch calls and the graph advice only */
+	/* the replay reads the launch calls and the graph advice only; the
+	 * overhead correction (tracing's cost off the model) every gap */
+	opt.all_gaps = fixes && !traced && in.cal.have;
 	rc = gs_analyze(&in, &opt, &res);
 	if (rc < 0) {
 		gs_error(path, "analysis failed: %s", strerror(-rc));
 		trace_input_free(&in);
 		trace_close(&t);
 		return GS_EXIT_INTERNAL;
+	}
+	memset(&corr, 0, sizeof(corr));
+	if (opt.all_gaps && gs_correct(&in, &res, &in.cal, &corr) == 0) {
+		have_corr = 1;
+		if (gs_whatif_untrace_from(&corr, &u) == 0)
+			wo.untrace = &u;
 	}
 	if (check)
 		rc = gs_whatif_check(&res, &chk);
@@ -232,6 +249,8 @@ int cmd_whatif(int argc, char **argv)
 	v.check = check ? &chk : NULL;
 	v.have_bytes = in.op_bytes != NULL;
 	v.pageable = (wo.fixes & (1u << GS_RULE_PAGEABLE)) != 0;
+	v.untrace = wo.untrace;
+	v.traced_why = wo.untrace ? 0 : traced ? 1 : 2;
 	whatif_text(stdout, &v);
 	rc = GS_EXIT_OK;
 	if (out) {
@@ -252,6 +271,8 @@ int cmd_whatif(int argc, char **argv)
 		}
 	}
 out:
+	if (have_corr)
+		gs_corrected_free(&corr);
 	if (have_w)
 		gs_whatif_free(&w);
 	gs_result_free(&res);

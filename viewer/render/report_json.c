@@ -385,6 +385,8 @@ static int j_begin(struct report_ctx *r)
 		}
 		json_object_set_new(vo, "idle_by_cause", causes);
 		json_object_set_new(vo, "findings", finds);
+		json_object_set_new(vo, "saves_basis",
+				    json_string(v->saves_untraced ? "untraced" : "traced"));
 		json_object_set_new(s->root, "verdict", vo);
 	}
 	json_object_set_new(s->root, "trace", render_json_str(r->path));

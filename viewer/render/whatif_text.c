@@ -58,6 +58,21 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 	fputs("fixes: ", f);
 	term_put_max(f, v->fixes, 140);
 	fputc('\n', f);
+	if (v->untrace) {
+		char z[32];
+		fprintf(f,
+			"tracing's cost taken off first (the report's overhead correction): %s per"
+			" launch call, %s per kernel, %s per graph node\n",
+			fmt_ns(x, sizeof(x), v->untrace->call_ns),
+			fmt_ns(y, sizeof(y), v->untrace->kernel_ns),
+			fmt_ns(z, sizeof(z), v->untrace->node_ns));
+	} else if (v->traced_why) {
+		fputs(v->traced_why == 1 ? "replayed as recorded (--traced): the figures keep"
+					   " tracing's cost\n"
+					 : "replayed as recorded: no calibration in the trace, the"
+					   " figures keep tracing's cost\n",
+		      f);
+	}
 	if (w->calls_dropped || w->calls_unblocked || w->ops_changed || w->graph_replays ||
 	    w->host_gaps)
 		fprintf(

@@ -24,6 +24,10 @@ struct whatif_view {
 	const struct gs_whatif_check *check; /* NULL unless --check */
 	int have_bytes;			     /* copy bytes were read */
 	int pageable;			     /* pageable_copies is among the fixes */
+	const struct gs_whatif_untrace *untrace; /* tracing's cost taken off first,
+						    NULL: replayed as recorded */
+	int traced_why;			     /* with untrace NULL: 1 --traced, 2 no
+						calibration in the trace */
 };
 
 /* 0, or -1 on a write error (ferror) */
