@@ -217,8 +217,8 @@ static inline int64_t wm_end(const struct wm *m, uint32_t x)
 	return m->e ? m->e[x] : m->s[x] + wm_odur(m, x);
 }
 
-/* whatif.c: the model from res (its analysis done), its replay into
- * m->s/e/as/ae (allocated by the caller), and freeing it */
+/* whatif.c: the model from res (its analysis done), and freeing it;
+ * whatif_replay.c: its replay into m->s/e/as/ae (allocated by the caller) */
 int wm_build(struct wm *m, const struct gs_result *res);
 /* take tracing's cost u off the model m (after wm_build, before the first
  * replay): whatif.h, struct gs_whatif_untrace */
