@@ -824,6 +824,8 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain, CUpti
 
 static void callback_body(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API)
+		gs_sampler_watch_self(); /* sampled from its first such call, not a flush later */
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
 		const struct sync_call *sc = find_sync_call(domain, cbid);
 		if (sc)

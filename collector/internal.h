@@ -623,6 +623,9 @@ int gs_sampler_active(void);
 /* The decode thread saw a CUDA call of thread tid: sample it from now on
  * (once per thread; cheap when tid is the last one seen). */
 void gs_sampler_watch(int64_t tid);
+/* The calling thread makes a CUDA call (from a CUPTI callback): sample it
+ * from now on (a thread-local flag after the first call). */
+void gs_sampler_watch_self(void);
 /* Stop every timer and hand over what the rings hold (before the writer
  * stops accepting events). */
 void gs_sampler_stop(void);

@@ -3,8 +3,13 @@
  * where their host time goes between launches (the report names the code
  * behind each host-code segment of a gap from them).
  *
- * A thread is sampled from when the writer first sees one of its CUDA API
- * records (gs_sampler_watch, on the decode thread): a POSIX timer on that
+ * A thread is sampled from its first CUDA call the collector has a
+ * callback on (gs_sampler_watch_self: a blocking call, cudaMalloc, a sync,
+ * an event record, a graph launch), or else from when the writer first sees
+ * one of its CUDA API records (gs_sampler_watch, on the decode thread; up
+ * to a flush period late: on an H100, 2026-12-07, programs shorter than the
+ * 1 s flush period were sampled only after their last CUDA call): a POSIX
+ * timer on that
  * thread's own CPU-time clock (its clockid made from its tid, as glibc's
  * pthread_getcpuclockid does) signals it (SIGEV_THREAD_ID) every 1/hz s of
  * CPU time it uses. A CPU-time clock, not a wall clock: a thread asleep in
@@ -67,7 +72,8 @@ static struct {
 	void (*push)(const struct gs_event *ev);
 	struct ring *rings[SAMPLER_THREADS]; /* kept until the process ends */
 	_Atomic int n_rings;
-	int64_t last_tid;
+	_Atomic int64_t last_tid; /* a hint for the decode thread's calls */
+	int closing;		  /* under watch_lock: stopping, no new timer */
 	uint64_t timer_errors, threads_over;
 	int warned;
 	pthread_t drain;
@@ -78,6 +84,10 @@ static struct {
 	struct gs_event ev; /* the drain thread's (large: not on its stack) */
 	struct sigaction old;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+/* registration (gs_sampler_watch from the decode thread and from the
+ * program's threads, once each) against itself and gs_sampler_stop */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread int watched_self;
 
 static uint64_t mono_ns(void)
 {
@@ -222,7 +232,8 @@ int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const stru
 	S.hz = hz;
 	S.push = push;
 	S.stop = 0;
-	S.last_tid = 0;
+	atomic_store_explicit(&S.last_tid, 0, memory_order_relaxed);
+	S.closing = 0;
 	if (pthread_create(&S.drain, NULL, drain_main, NULL) != 0) {
 		sigaction(S.sig, &S.old, NULL);
 		gs_warn("sampling.thread", "cannot start the sampler's thread: the threads are not "
@@ -247,21 +258,25 @@ void gs_sampler_watch(int64_t tid)
 	clockid_t clk;
 	int i, n;
 
-	if (!S.on || tid <= 0 || tid == S.last_tid || tid > INT32_MAX)
+	if (!S.on || tid <= 0 || tid > INT32_MAX ||
+	    tid == atomic_load_explicit(&S.last_tid, memory_order_relaxed))
 		return;
-	S.last_tid = tid;
+	pthread_mutex_lock(&watch_lock);
+	if (!S.on || S.closing)
+		goto out;
+	atomic_store_explicit(&S.last_tid, tid, memory_order_relaxed);
 	n = atomic_load_explicit(&S.n_rings, memory_order_relaxed);
 	for (i = 0; i < n; i++)
 		if (S.rings[i]->tid == tid)
-			return;
+			goto out;
 	if (n >= SAMPLER_THREADS) {
 		S.threads_over++;
-		return;
+		goto out;
 	}
 	if ((long)syscall(SYS_tgkill, getpid(), (pid_t)tid, 0) != 0)
-		return; /* the thread has ended */
+		goto out; /* the thread has ended */
 	if (!(r = calloc(1, sizeof(*r))))
-		return;
+		goto out;
 	r->magic = SAMPLER_MAGIC;
 	r->tid = tid;
 	/* the thread's CPU-time clock: MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)
@@ -284,7 +299,7 @@ void gs_sampler_watch(int64_t tid)
 				"sampled",
 				(long long)tid, strerror(errno));
 		}
-		return;
+		goto out;
 	}
 	its.it_interval.tv_sec = 0;
 	its.it_interval.tv_nsec = (long)(1000000000u / S.hz);
@@ -296,9 +311,19 @@ void gs_sampler_watch(int64_t tid)
 	if (timer_settime(r->timer, 0, &its, NULL) != 0) {
 		timer_delete(r->timer);
 		S.timer_errors++;
-		return;
+		goto out;
 	}
 	r->armed = 1;
+out:
+	pthread_mutex_unlock(&watch_lock);
+}
+
+void gs_sampler_watch_self(void)
+{
+	if (!S.on || watched_self)
+		return;
+	watched_self = 1;
+	gs_sampler_watch((int64_t)syscall(SYS_gettid));
 }
 
 void gs_sampler_stop(void)
@@ -307,12 +332,15 @@ void gs_sampler_stop(void)
 
 	if (!S.on)
 		return;
+	pthread_mutex_lock(&watch_lock);
+	S.closing = 1;
 	n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
 	for (i = 0; i < n; i++)
 		if (S.rings[i]->armed) {
 			timer_delete(S.rings[i]->timer);
 			S.rings[i]->armed = 0;
 		}
+	pthread_mutex_unlock(&watch_lock);
 	if (S.drain_running) {
 		pthread_mutex_lock(&S.lock);
 		S.stop = 1;

@@ -43,6 +43,12 @@ out=$("$gs" report --by-site "$db.sampled.db") || { echo "FAIL: report --by-site
 expect "$out" "Host code by what ran (5 samples of the launching threads in it, 100% with a frame; 20% the framework's dispatch):"
 expect "$out" '     80.0%              4  u/train.py:prepare line 35'
 expect "$out" '     20.0%              1  torch/_tensor.py:item line 41  [framework]'
+# samples only outside host code (the sync wait's at 5000, thread 12's): said, not silent
+cp "$db.sampled.db" "$db.outside.db" &&
+	sqlite3 "$db.outside.db" "DELETE FROM samples WHERE t IN (10100, 10200, 10300, 10400, 20100)" ||
+	{ echo "FAIL: sqlite3 on $db.outside.db"; exit 1; }
+out=$("$gs" report --by-site "$db.outside.db") || { echo "FAIL: report --by-site (outside) exit $?"; exit 1; }
+expect "$out" "Host code by what ran: none of the trace's 2 samples lies in the host code of the selection's gaps"
 out=$("$gs" report --by-site "$db") || { echo "FAIL: report --by-site exit $?"; exit 1; }
 expect "$out" 'Host code by what ran: no samples in the trace (recorded without --sampling, or before sampling)'
 "$gs" html -o "$db.sampled.html" "$db.sampled.db" >/dev/null 2>&1 ||

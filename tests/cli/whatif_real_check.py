@@ -128,5 +128,45 @@ for label, db, (n, w, calls) in traces:
           (label, m.group(1), m.group(7), m.group(2), m.group(3), m.group(4), m.group(8),
            m.group(6), m.group(5)))
 
+
+# A prediction against a measured fix in the same recording: the sample
+# decodes the same tokens eagerly (38 launches a token, "decode_eager") and
+# as bucketed CUDA Graphs ("decode_bucketed_graphs"). The phases' GPU
+# windows are computed here from the rows (the ops whose launch call, on the
+# ranges' thread, started inside the range); the measured saving of graphs
+# is eager less graphs, the predicted one what `whatif --fix launch_overhead
+# --range decode_eager` says. Issue 53's tolerance: within 15% of the
+# measured saving.
+def phase_window(db, name):
+    c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    s, e, tid = c.execute("SELECT n.start, n.end, n.tid FROM nvtx n JOIN strings t ON "
+                          "t.id = n.text_id WHERE t.value = ?", (name,)).fetchone()
+    rows = []
+    for t in ("kernels", "memcpys", "memsets"):
+        rows += c.execute("SELECT coalesce(o.device, 0), o.start, o.end FROM %s o JOIN api_calls a"
+                          " ON a.correlation_id = o.correlation_id WHERE a.tid = ? AND"
+                          " a.start >= ? AND a.start <= ?" % t, (tid, s, e)).fetchall()
+    c.close()
+    return windows(rows)
+
+
+eager, graphs = phase_window(SAMPLE, "decode_eager"), phase_window(SAMPLE, "decode_bucketed_graphs")
+p = gs("whatif", SAMPLE, "--fix", "launch_overhead", "--range", "decode_eager")
+m = re.search(r"GPU window\s+(\S+ \S+)\s+(\S+ \S+)", p.stdout)
+sv = re.search(r"saves ~ (\S+) ms", p.stdout)
+expect("sample: whatif --fix launch_overhead --range decode_eager", p.returncode == 0 and m and sv,
+       p.stdout + p.stderr[:300])
+if m and sv:
+    expect("sample: the replay's before is decode_eager's window", m.group(1) == dur(eager),
+           "%s vs %s" % (m.group(1), dur(eager)))
+    measured = (eager - graphs) / 1e6
+    predicted = float(sv.group(1))
+    expect("sample: predicted saving of graphs within 15%% of the measured one (%.3f ms)" % measured,
+           abs(predicted - measured) <= 0.15 * measured, "predicted %.3f ms" % predicted)
+    print("sample: decode_eager as graphs: predicted saving %.3f ms (window %s), measured %.3f ms "
+          "(decode_bucketed_graphs' window %s): %+.1f%%" % (predicted, m.group(2), measured,
+                                                            dur(graphs),
+                                                            100 * (predicted - measured) / measured))
+
 print("%d failed" % len(failures) if failures else "ok")
 sys.exit(1 if failures else 0)

@@ -86,7 +86,8 @@ graph_conversion|launch_sync_each|--fix sync_every_step --every 1000|launch + sy
 graph_conversion|back_to_back|--fix launch_overhead|back to back, one stream|one CUDA Graph of 1000
 PAIRS
 echo "(measured: (before - after) / before of the untraced us, medians of $RUNS runs;"
-echo " predicted: gapscope whatif's saving of the before phase's GPU window, traced;"
+echo " predicted: gapscope whatif's saving of the before phase's GPU window, from the traced run"
+echo "   (tracing's cost taken off first where the trace is calibrated: docs/whatif.md);"
 echo " PASS when within $TOL% of the measured share)"
 echo "$pass passed, $failed failed"
 [ "$failed" = 0 ]

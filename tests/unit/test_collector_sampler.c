@@ -7,6 +7,7 @@
  * samples rows (stack_id NULL for none) with the stack rows written once.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,6 +110,58 @@ static void test_watched_thread_sampled_in_its_spin(void **state)
 	assert_true(in_spin * 10 >= n_got * 9);
 }
 
+/* Two threads that register themselves (as the collector's CUDA callbacks
+ * do, gs_sampler_watch_self) at the same moment, twice each, then spin:
+ * two threads sampled, each sample of its own thread inside its spin. */
+static pthread_barrier_t both;
+static int64_t self_tid[2];
+
+static void *self_watcher(void *arg)
+{
+	int k = (int)(intptr_t)arg;
+
+	self_tid[k] = (int64_t)syscall(SYS_gettid);
+	pthread_barrier_wait(&both);
+	gs_sampler_watch_self();
+	gs_sampler_watch_self(); /* once per thread */
+	gs_test_spin(100000000);
+	return NULL;
+}
+
+static void test_threads_watch_themselves(void **state)
+{
+	uint64_t taken, dropped, threads, taken0, dropped0, threads0;
+	pthread_t th[2];
+	size_t i, mine[2] = {0, 0};
+	int k;
+	(void)state;
+
+	n_got = 0;
+	gs_callsite_set_pyapi(NULL);
+	gs_callsite_set_native(GS_NATIVE_AUTO);
+	/* the counts are the process's (rings stay): what this test adds */
+	gs_sampler_counts(&taken0, &dropped0, &threads0);
+	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
+	assert_int_equal(pthread_barrier_init(&both, NULL, 2), 0);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, self_watcher, (void *)(intptr_t)k), 0);
+	for (k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
+	pthread_barrier_destroy(&both);
+	gs_sampler_stop();
+	gs_sampler_counts(&taken, &dropped, &threads);
+	assert_int_equal(threads - threads0, 2);
+	assert_int_equal(dropped - dropped0, 0);
+	assert_int_equal(taken - taken0, n_got);
+	for (i = 0; i < n_got; i++) {
+		assert_true(got[i].tid == self_tid[0] || got[i].tid == self_tid[1]);
+		mine[got[i].tid == self_tid[1]]++;
+	}
+	/* 100 ms of CPU each at 1 kHz (fewer at a coarse tick) */
+	print_message("samples: thread 1 %zu, thread 2 %zu\n", mine[0], mine[1]);
+	assert_true(mine[0] >= 10 && mine[1] >= 10);
+}
+
 static void test_unwatched_thread_not_sampled(void **state)
 {
 	uint64_t taken, dropped, threads;
@@ -178,6 +231,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_watched_thread_sampled_in_its_spin),
+	    cmocka_unit_test(test_threads_watch_themselves),
 	    cmocka_unit_test(test_unwatched_thread_not_sampled),
 	    cmocka_unit_test(test_samples_rows_and_stacks),
 	};

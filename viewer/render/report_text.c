@@ -563,6 +563,11 @@ static void t_host_code_by_code(struct report_ctx *r)
 		if (r->in && !r->in->n_samples && !r->in->n_hranges)
 			fprintf(f, "\nHost code by what ran: no samples in the trace (recorded "
 				   "without --sampling, or before sampling)\n");
+		else if (r->in && r->in->n_samples)
+			fprintf(f,
+				"\nHost code by what ran: none of the trace's %zu samples lies in "
+				"the host code of the selection's gaps\n",
+				r->in->n_samples);
 		return;
 	}
 	if (a.source == GS_HOST_SRC_SAMPLES)
