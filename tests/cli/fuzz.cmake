@@ -30,7 +30,8 @@ if(GS_FUZZ_OK)
       ${_src}/trace/trace_info.c ${_src}/trace/graph_model.c ${_src}/trace/names.c
       ${_src}/trace/export_walk.c ${_src}/trace/export_csv.c ${_src}/trace/trace_callsite.c
       ${_src}/trace/trace_whatif.c ${_src}/trace/import_out.c
-      ${_src}/analysis/whatif.c ${_src}/analysis/whatif_api.c ${_src}/analysis/whatif_fix.c
+      ${_src}/analysis/whatif.c ${_src}/analysis/whatif_replay.c ${_src}/analysis/whatif_api.c
+      ${_src}/analysis/whatif_fix.c
       ${_src}/trace/trace_samples.c
       ${_src}/analysis/analysis.c ${_src}/analysis/analysis_run.c ${_src}/analysis/analysis_stats.c
       ${_src}/analysis/analysis_select.c ${_src}/analysis/analysis_index.c ${_src}/analysis/analysis_graph.c

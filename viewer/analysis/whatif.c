@@ -4,10 +4,12 @@
  * whatif.c - the replay model of a trace (whatif.h; docs/metrics.md, "The
  * what-if model"): its construction from the trace's arrays (the
  * structure: who launched what, what each blocking call and each op waited
- * for, and the offsets measured on the trace) and the replay (one sweep in
- * the trace's time order, which every dependency follows);
- * the replayed timeline's figures and the API are in whatif_api.c, the
- * fixes in whatif_fix.c.
+ * for, and the offsets measured on the trace), and tracing's cost taken
+ * off it (wm_untrace). The replay is in whatif_replay.c, the replayed
+ * timeline's figures and the API in whatif_api.c, the fixes in
+ * whatif_fix.c. Every array here is per op or per call (10M of each in
+ * the benchmark): what the trace or the analysis holds already is read
+ * from there rather than copied.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -179,16 +181,24 @@ int wm_sync_blocks(const struct gs_input *in, const struct gs_sync *s)
 	       !(name && (!strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8)));
 }
 
-static const struct gs_api *api_cmp_base;
-static int cmp_api_start(const void *a, const void *b)
+/* call a before call b in the model's order: by start, the enclosing
+ * (longer) call first, then by index */
+static int api_before(const struct gs_api *apis, uint32_t a, uint32_t b)
 {
-	const struct gs_api *x = &api_cmp_base[*(const uint32_t *)a],
-			    *y = &api_cmp_base[*(const uint32_t *)b];
+	const struct gs_api *x = &apis[a], *y = &apis[b];
+
 	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
+		return x->start < y->start;
 	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1; /* the enclosing call first */
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+		return x->end > y->end;
+	return a < b;
+}
+
+static int cmp_api_start(const void *a, const void *b, void *apis)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return api_before(apis, x, y) ? -1 : api_before(apis, y, x);
 }
 
 /* byst = the calls by (start, longer first): a radix sort of (start,
@@ -243,16 +253,201 @@ static int sort_calls(const struct gs_input *in, uint32_t *byst)
 		size_t j = i;
 		while (j + 1 < na && a[j + 1].key == a[i].key)
 			j++;
-		if (j > i) {
-			api_cmp_base = in->apis;
-			qsort(byst + i, j - i + 1, sizeof(*byst), cmp_api_start);
-		}
+		if (j > i)
+			qsort_r(byst + i, j - i + 1, sizeof(*byst), cmp_api_start,
+				(void *)in->apis);
 		i = j + 1;
 	}
 	free(a);
 	free(b);
 	free(cnt);
 	return 0;
+}
+
+/* heap of thread cursors (calls_merge): the least head call on top */
+static void thr_heap_down(const struct gs_api *apis, const uint32_t *head, uint32_t *h, size_t n,
+			  size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		uint32_t t;
+		if (l < n && api_before(apis, head[h[l]], head[h[m]]))
+			m = l;
+		if (r < n && api_before(apis, head[h[r]], head[h[m]]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* The calls by thread from the analysis' host index (res->host: each
+ * thread's calls sorted by start there, ties by index; here the enclosing
+ * call first), the threads in the order of their first calls, and byst
+ * the threads' lists merged. On a 10M-call trace whose calls are not
+ * stored in start order, sorting them all again (sort_calls) took two
+ * 160 MB buffers and a third of the build. 1 done, 0 no index (or one
+ * that does not hold every call), -ENOMEM. */
+static int calls_from_host(struct wm *m, uint32_t *byst)
+{
+	const struct host_index *h = m->res->host;
+	const struct gs_api *apis = m->in->apis;
+	size_t na = m->na, i, k, n = 0, nt = 0;
+	uint32_t *th = NULL, *head = NULL, *heap = NULL;
+	int rc = -ENOMEM;
+
+	if (!h || !h->t)
+		return 0;
+	for (k = 0; k < h->n; k++)
+		n += h->t[k].calls.n;
+	if (n != na)
+		return 0;
+	th = malloc((h->n + 1) * sizeof(uint32_t));
+	head = malloc((h->n + 1) * sizeof(uint32_t));
+	heap = malloc((h->n + 1) * sizeof(uint32_t));
+	m->thr_tid = malloc((h->n + 1) * sizeof(uint32_t));
+	m->tfirst = xcalloc(h->n + 2, sizeof(uint32_t));
+	if (!th || !head || !heap || !m->thr_tid || !m->tfirst)
+		goto out;
+	/* the threads with calls, by their first call (insertion: few) */
+	for (k = 0; k < h->n; k++) {
+		const struct host_list *l = &h->t[k].calls;
+		size_t j;
+		uint32_t f;
+		if (!l->n)
+			continue;
+		/* this thread's first call in the model's order: among the
+		 * calls of the least start, the longest */
+		f = l->idx[0];
+		for (j = 1; j < l->n && apis[l->idx[j]].start == apis[f].start; j++)
+			if (api_before(apis, l->idx[j], f))
+				f = l->idx[j];
+		head[k] = f;
+		for (j = nt; j > 0 && api_before(apis, f, head[th[j - 1]]); j--)
+			th[j] = th[j - 1];
+		th[j] = (uint32_t)k;
+		nt++;
+	}
+	/* order: each thread's list, its runs of equal starts put in order */
+	for (k = 0, n = 0; k < nt; k++) {
+		const struct host_list *l = &h->t[th[k]].calls;
+		size_t j, r;
+		m->thr_tid[k] = h->t[th[k]].tid;
+		m->tfirst[k] = (uint32_t)n;
+		memcpy(m->order + n, l->idx, l->n * sizeof(uint32_t));
+		for (j = 0; j < l->n; j = r) {
+			for (r = j + 1; r < l->n && apis[l->idx[r]].start == apis[l->idx[j]].start;
+			     r++)
+				;
+			if (r - j > 1)
+				qsort_r(m->order + n + j, r - j, sizeof(uint32_t), cmp_api_start,
+					(void *)apis);
+		}
+		for (j = 0; j < l->n; j++)
+			m->apos[m->order[n + j]] = (uint32_t)(n + j);
+		n += l->n;
+	}
+	m->n_thr = (uint32_t)nt;
+	m->tfirst[nt] = (uint32_t)n;
+	/* byst: the threads' lists merged (head: each one's next position) */
+	for (k = 0; k < nt; k++) {
+		head[k] = m->tfirst[k];
+		heap[k] = (uint32_t)k;
+	}
+	{
+		/* the heap compares calls: its keys are head[] mapped through order */
+		uint32_t *hc = th; /* reused: per thread, its next call */
+		size_t hn = nt;
+		for (k = 0; k < nt; k++)
+			hc[k] = m->order[head[k]];
+		for (k = hn; k-- > 0;)
+			thr_heap_down(apis, hc, heap, hn, k);
+		for (i = 0; i < na; i++) {
+			uint32_t t = heap[0];
+			byst[i] = hc[t];
+			if (++head[t] < m->tfirst[t + 1])
+				hc[t] = m->order[head[t]];
+			else
+				heap[0] = heap[--hn];
+			thr_heap_down(apis, hc, heap, hn, 0);
+		}
+	}
+	rc = 1;
+out:
+	free(th);
+	free(head);
+	free(heap);
+	return rc;
+}
+
+/* m->n_thr, thr_tid, tfirst, order, apos and byst (the calls by start):
+ * from the analysis' host index where it has one, else sorted here */
+static int calls_order(struct wm *m, uint32_t *byst)
+{
+	const struct gs_input *in = m->in;
+	size_t na = m->na, i, k;
+	struct u64map tids = {0};
+	uint32_t *cnt = NULL;
+	int rc;
+
+	if (!na) {
+		m->tfirst = xcalloc(2, sizeof(uint32_t));
+		return m->tfirst ? 0 : -ENOMEM;
+	}
+	for (i = 1; i < na; i++) {
+		const struct gs_api *x = &in->apis[i - 1], *y = &in->apis[i];
+		if (x->start > y->start || (x->start == y->start && x->end < y->end))
+			break;
+	}
+	if (i < na) {
+		rc = calls_from_host(m, byst);
+		if (rc)
+			return rc < 0 ? rc : 0;
+		if (sort_calls(in, byst) < 0)
+			return -ENOMEM;
+	} else {
+		for (i = 0; i < na; i++)
+			byst[i] = (uint32_t)i;
+	}
+	/* the threads as their first calls come; apos holds each call's
+	 * thread until it is placed */
+	rc = -ENOMEM;
+	if (u64map_init(&tids, 16) < 0)
+		goto out;
+	for (i = 0; i < na; i++) {
+		uint32_t t = u64map_put(&tids, in->apis[byst[i]].tid, m->n_thr);
+		if (t == GS_NONE)
+			goto out;
+		if (t == m->n_thr) {
+			uint32_t *p = realloc(m->thr_tid, (m->n_thr + 1) * sizeof(*p));
+			if (!p)
+				goto out;
+			m->thr_tid = p;
+			p[m->n_thr++] = in->apis[byst[i]].tid;
+		}
+		m->apos[byst[i]] = t;
+	}
+	m->tfirst = xcalloc(m->n_thr + 2, sizeof(uint32_t));
+	cnt = xcalloc(m->n_thr + 1, sizeof(uint32_t));
+	if (!m->tfirst || !cnt)
+		goto out;
+	for (i = 0; i < na; i++)
+		m->tfirst[m->apos[i] + 1]++;
+	for (k = 0; k < m->n_thr; k++)
+		m->tfirst[k + 1] += m->tfirst[k];
+	for (i = 0; i < na; i++) {
+		uint32_t a = byst[i], t = m->apos[a], p = m->tfirst[t] + cnt[t]++;
+		m->order[p] = a;
+		m->apos[a] = p;
+	}
+	rc = 0;
+out:
+	free(cnt);
+	u64map_free(&tids);
+	return rc;
 }
 
 struct sync_ref {
@@ -266,26 +461,70 @@ static int cmp_sync_ref(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* The syncs row of each call, found when the sweep meets it (an array
+ * per call was 40 MB at 10M calls, and most calls have no row): sr by
+ * correlation id, and a hashed bitmap of the ids so that a call without
+ * a row is told in one look */
+struct sync_find {
+	const struct sync_ref *sr;
+	size_t n;
+	uint64_t *bits;
+	uint32_t mask; /* bits in the map less 1 */
+};
+
+static uint32_t corr_bit(uint32_t corr, uint32_t mask)
+{
+	return (uint32_t)(((uint64_t)corr * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* the syncs row of call a, GS_NONE: of those with its correlation id
+ * (and thread), a blocking row first, then a wait, then the legacy row */
+static uint32_t sync_find(const struct gs_input *in, const struct sync_find *f, uint32_t a)
+{
+	uint32_t c = in->apis[a].corr, best = GS_NONE, h;
+	size_t lo = 0, hi = f->n;
+
+	if (!c || !f->n)
+		return GS_NONE;
+	h = corr_bit(c, f->mask);
+	if (!(f->bits[h / 64] & (1ull << (h % 64))))
+		return GS_NONE;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->sr[mid].corr < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < f->n && f->sr[lo].corr == c; lo++) {
+		const struct gs_sync *s = &in->syncs[f->sr[lo].idx];
+		if (s->tid && s->tid != in->apis[a].tid)
+			continue;
+		if (best == GS_NONE ||
+		    (wm_sync_blocks(in, s) && !wm_sync_blocks(in, &in->syncs[best])))
+			best = f->sr[lo].idx;
+	}
+	return best;
+}
+
 void wm_free(struct wm *m)
 {
-	free(m->call_of);
+	free(m->call_of_own);
 	free(m->osid);
 	free(m->thr_tid);
 	free(m->tfirst);
 	free(m->order);
 	free(m->top);
-	free(m->athr);
-	free(m->gap);
+	free(m->apos);
 	free(m->dur);
-	free(m->ablk);
 	free(m->af);
 	free(m->ops_first);
 	free(m->lops);
 	free(m->pred);
-	free(m->olat);
-	free(m->opg);
 	free(m->odur);
-	free(m->odep);
+	free(m->coll_name);
+	free(m->gap_cut);
+	free(m->opg_cut);
 	free(m->of);
 	free(m->blks);
 	free(m->dblks);
@@ -328,6 +567,24 @@ static int snapshot(struct wm *m, const struct wstream *st, int dev, int64_t bef
 	return 0;
 }
 
+static int cmp_blk_who(const void *a, const void *b)
+{
+	uint32_t x = ((const struct wblk *)a)->who, y = ((const struct wblk *)b)->who;
+
+	return x < y ? -1 : x > y;
+}
+
+/* v[0..n) by who (one entry each), unless in that order already */
+static void sort_blks(struct wblk *v, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n && v[i - 1].who < v[i].who; i++)
+		;
+	if (i < n)
+		qsort(v, n, sizeof(*v), cmp_blk_who);
+}
+
 /* per kernel name id: 1 a collective (the name holds nccl / NCCL), 0
  * not, 2 not looked at yet (names repeat: one look per name) */
 static int is_collective(const struct gs_input *in, uint8_t *seen, const struct gs_op *o)
@@ -342,6 +599,11 @@ static int is_collective(const struct gs_input *in, uint8_t *seen, const struct 
 	if (seen && o->name_id < in->strings.n)
 		seen[o->name_id] = n && (strstr(n, "nccl") || strstr(n, "NCCL"));
 	return n && (strstr(n, "nccl") || strstr(n, "NCCL"));
+}
+
+int wm_is_coll(struct wm *m, uint32_t x)
+{
+	return is_collective(m->in, m->coll_name, &m->in->ops[x]);
 }
 
 /* The structure: threads and their calls, launches, streams and
@@ -399,54 +661,55 @@ int wm_build(struct wm *m, const struct gs_result *res)
 {
 	const struct gs_input *in = res->in;
 	size_t no = in->n_ops, na = in->n_apis, i, k;
-	uint32_t *byst = NULL, *cnt = NULL, *sync_of = NULL, *evord = NULL;
+	uint32_t *byst = NULL, *evord = NULL;
+	struct sync_find sf = {0};
 	struct sync_ref *sr = NULL;
 	struct u64map tids = {0}, strm = {0}, evs = {0};
 	struct wstream *st = NULL;
 	int64_t *samp = NULL;
 	int rc = -ENOMEM;
 	uint32_t *dev_last_legacy = NULL;
-	uint8_t *coll_seen = NULL;
 
 	memset(m, 0, sizeof(*m));
 	m->in = in;
 	m->res = res;
 	m->no = no;
 	m->na = na;
-	m->call_of = xmalloc(no, sizeof(uint32_t));
+	/* every array here is per op or per call: fresh memory, ~1.6 s per GB
+	 * on a virtual machine, is most of the build on a 10M-op trace, so
+	 * what the trace or the analysis holds already is read from there
+	 * (call_of, op durations, the calls by thread) */
+	if (res->call_of) {
+		m->call_of = res->call_of;
+	} else {
+		m->call_of = m->call_of_own = xmalloc(no, sizeof(uint32_t));
+		if (!m->call_of_own)
+			goto out;
+		for (i = 0; i < no; i++)
+			m->call_of_own[i] = gs_launch_call(res, (uint32_t)i);
+	}
 	m->osid = xmalloc(no, sizeof(uint32_t));
 	m->pred = xmalloc(no, sizeof(uint32_t));
-	m->olat = xcalloc(no, sizeof(int64_t));
-	m->opg = xcalloc(no, sizeof(int64_t));
-	m->odur = xmalloc(no, sizeof(int64_t));
-	m->odep = xmalloc(no, sizeof(uint32_t));
 	m->of = xcalloc(no, 1);
 	m->order = xmalloc(na, sizeof(uint32_t));
 	m->top = xmalloc(na, sizeof(uint32_t));
-	m->athr = xmalloc(na, sizeof(uint32_t));
-	m->gap = xcalloc(na, sizeof(int64_t));
+	m->apos = xmalloc(na, sizeof(uint32_t));
 	m->dur = xcalloc(na, sizeof(int64_t));
-	m->ablk = xmalloc(na, sizeof(uint32_t));
 	m->af = xcalloc(na, 1);
 	m->ops_first = xcalloc(na + 1, sizeof(uint32_t));
 	m->lops = xmalloc(no, sizeof(uint32_t));
 	byst = xmalloc(na, sizeof(uint32_t));
-	sync_of = xmalloc(na, sizeof(uint32_t));
-	if (!m->call_of || !m->osid || !m->pred || !m->olat || !m->opg || !m->odur || !m->odep ||
-	    !m->of || !m->order || !m->top || !m->athr || !m->gap || !m->dur || !m->ablk ||
-	    !m->af || !m->ops_first || !m->lops || !byst || !sync_of)
+	if (!m->osid || !m->pred || !m->of || !m->order || !m->top || !m->apos || !m->dur ||
+	    !m->af || !m->ops_first || !m->lops || !byst)
 		goto out;
-	memset(m->odep, 0xff, (no ? no : 1) * sizeof(uint32_t));
-	memset(m->ablk, 0xff, (na ? na : 1) * sizeof(uint32_t));
-	memset(sync_of, 0xff, (na ? na : 1) * sizeof(uint32_t));
 
 	/* ---- devices, streams, predecessors */
 	if (u64map_init(&strm, 64) < 0)
 		goto out;
-	coll_seen = malloc(in->strings.n + 1);
-	if (!coll_seen)
+	m->coll_name = malloc(in->strings.n + 1);
+	if (!m->coll_name)
 		goto out;
-	memset(coll_seen, 2, in->strings.n + 1);
+	memset(m->coll_name, 2, in->strings.n + 1);
 	{
 		uint32_t cap_dev = 8;
 		m->dfirst = malloc((cap_dev + 1) * sizeof(uint32_t));
@@ -466,10 +729,6 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				}
 				m->dfirst[m->n_dev++] = (uint32_t)i;
 			}
-			m->call_of[i] = gs_launch_call(res, (uint32_t)i);
-			m->odur[i] = o->end - o->start;
-			if (is_collective(in, coll_seen, o))
-				m->of[i] |= OF_COLL;
 			sid = u64map_put(&strm, o->stream, m->n_streams);
 			if (sid == GS_NONE)
 				goto out;
@@ -490,46 +749,10 @@ int wm_build(struct wm *m, const struct gs_result *res)
 		m->dfirst[m->n_dev] = (uint32_t)no;
 	}
 
-	/* ---- calls: by start, then by thread */
-	if (na) {
-		for (i = 0; i < na; i++)
-			byst[i] = (uint32_t)i;
-		for (i = 1; i < na; i++) {
-			const struct gs_api *x = &in->apis[i - 1], *y = &in->apis[i];
-			if (x->start > y->start || (x->start == y->start && x->end < y->end))
-				break;
-		}
-		if (i < na && sort_calls(in, byst) < 0)
-			goto out;
-	}
-	if (u64map_init(&tids, 16) < 0)
+	/* ---- calls: by thread (order), and all of them by start (byst) */
+	if (calls_order(m, byst) < 0)
 		goto out;
-	for (i = 0; i < na; i++) {
-		uint32_t t = u64map_put(&tids, in->apis[byst[i]].tid, m->n_thr);
-		if (t == GS_NONE)
-			goto out;
-		if (t == m->n_thr) {
-			uint32_t *p = realloc(m->thr_tid, (m->n_thr + 1) * sizeof(*p));
-			if (!p)
-				goto out;
-			m->thr_tid = p;
-			p[m->n_thr++] = in->apis[byst[i]].tid;
-		}
-		m->athr[byst[i]] = t;
-	}
-	m->tfirst = xcalloc(m->n_thr + 2, sizeof(uint32_t));
-	cnt = xcalloc(m->n_thr + 1, sizeof(uint32_t));
-	if (!m->tfirst || !cnt)
-		goto out;
-	for (i = 0; i < na; i++)
-		m->tfirst[m->athr[i] + 1]++;
-	for (k = 0; k < m->n_thr; k++)
-		m->tfirst[k + 1] += m->tfirst[k];
-	for (i = 0; i < na; i++) {
-		uint32_t a = byst[i], t = m->athr[a];
-		m->order[m->tfirst[t] + cnt[t]++] = a;
-	}
-	/* top-level calls, host gaps, durations */
+	/* top-level calls, durations */
 	for (k = 0; k < m->n_thr; k++) {
 		uint32_t cur = GS_NONE;
 		for (i = m->tfirst[k]; i < m->tfirst[k + 1]; i++) {
@@ -544,65 +767,48 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			m->af[a] |= AF_TOP;
 			if (cur == GS_NONE)
 				m->af[a] |= AF_FIRST;
-			else
-				m->gap[a] = x->start - in->apis[cur].end;
 			m->dur[a] = x->end - x->start;
 			cur = a;
 		}
 	}
-	/* the ops of each call (by top-level call) */
+	/* the ops of each call (by top-level call): counted into
+	 * ops_first[a + 1], placed at ops_first[a] (which moves up to the next
+	 * call's start), then ops_first moved back down one */
 	for (i = 0; i < no; i++)
 		if (m->call_of[i] != GS_NONE)
 			m->ops_first[m->top[m->call_of[i]] + 1]++;
 	for (i = 0; i < na; i++)
 		m->ops_first[i + 1] += m->ops_first[i];
-	memset(cnt, 0, (m->n_thr + 1) * sizeof(uint32_t));
-	{
-		uint32_t *fill = xcalloc(na, sizeof(uint32_t));
-		if (!fill)
-			goto out;
-		for (i = 0; i < no; i++)
-			if (m->call_of[i] != GS_NONE) {
-				uint32_t a = m->top[m->call_of[i]];
-				m->lops[m->ops_first[a] + fill[a]++] = (uint32_t)i;
-				m->af[a] |= AF_LAUNCH;
-			}
-		free(fill);
-	}
+	for (i = 0; i < no; i++)
+		if (m->call_of[i] != GS_NONE) {
+			uint32_t a = m->top[m->call_of[i]];
+			m->lops[m->ops_first[a]++] = (uint32_t)i;
+			m->af[a] |= AF_LAUNCH;
+		}
+	for (i = na; i > 0; i--)
+		m->ops_first[i] = m->ops_first[i - 1];
+	if (na)
+		m->ops_first[0] = 0;
 
-	/* ---- syncs by call */
+	/* ---- the syncs by correlation id (sync_find: each call's row) */
 	if (in->n_syncs) {
+		size_t nb = 64;
 		sr = malloc(in->n_syncs * sizeof(*sr));
-		if (!sr)
+		while (nb < 16 * in->n_syncs && nb < ((size_t)1 << 32))
+			nb *= 2;
+		sf.bits = calloc(nb / 64, sizeof(uint64_t));
+		if (!sr || !sf.bits)
 			goto out;
+		sf.mask = (uint32_t)(nb - 1);
 		for (i = 0; i < in->n_syncs; i++) {
 			sr[i].corr = in->syncs[i].corr;
 			sr[i].idx = (uint32_t)i;
+			sf.bits[corr_bit(sr[i].corr, sf.mask) / 64] |=
+			    1ull << (corr_bit(sr[i].corr, sf.mask) % 64);
 		}
 		qsort(sr, in->n_syncs, sizeof(*sr), cmp_sync_ref);
-		for (i = 0; i < na; i++) {
-			size_t lo = 0, hi = in->n_syncs;
-			uint32_t c = in->apis[i].corr;
-			if (!c)
-				continue;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (sr[mid].corr < c)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			/* a blocking row first, then a wait, then the legacy row */
-			for (; lo < in->n_syncs && sr[lo].corr == c; lo++) {
-				const struct gs_sync *s = &in->syncs[sr[lo].idx];
-				if (s->tid && s->tid != in->apis[i].tid)
-					continue;
-				if (sync_of[i] == GS_NONE ||
-				    (wm_sync_blocks(in, s) &&
-				     !wm_sync_blocks(in, &in->syncs[sync_of[i]])))
-					sync_of[i] = sr[lo].idx;
-			}
-		}
+		sf.sr = sr;
+		sf.n = in->n_syncs;
 	}
 	/* events by start */
 	if (in->n_events) {
@@ -641,7 +847,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	{
 		size_t ev = 0;
 		for (i = 0; i < na; i++) {
-			uint32_t a = byst[i], t = m->top[a], si = sync_of[a];
+			uint32_t a = byst[i], t = m->top[a], si = sync_find(in, &sf, a);
 			const struct gs_api *x = &in->apis[a], *tx = &in->apis[t];
 			size_t j;
 			int legacy = 0;
@@ -666,7 +872,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 						st[sid].wait = tg;
 				} else if (s->kind == GS_SYNC_IMPLICIT_LEGACY_STREAM) {
 					legacy = 1;
-				} else if (wm_sync_blocks(in, s) && m->ablk[t] == GS_NONE) {
+				} else if (wm_sync_blocks(in, s) && !(m->af[t] & AF_BLK)) {
 					struct wblk b = {
 					    .first = (uint32_t)m->np, .n = 0, .kind = s->kind};
 					int64_t tmax = INT64_MIN;
@@ -706,7 +912,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 						tmax =
 						    max64(tmax, in->ops[m->pool[b.first + q]].end);
 					b.own = tx->end - (n ? max64(tx->start, tmax) : tx->start);
-					m->ablk[t] = (uint32_t)m->nb;
+					b.who = t;
+					m->af[t] |= AF_BLK;
 					if (blk_push(&m->blks, &m->nb, &m->cb, &b) < 0)
 						goto out;
 				}
@@ -747,7 +954,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				}
 				if (n) {
 					b.n = n;
-					m->odep[xo] = (uint32_t)m->nd;
+					b.who = xo;
+					m->of[xo] |= OF_DEP;
 					if (blk_push(&m->dblks, &m->nd, &m->cd, &b) < 0)
 						goto out;
 				}
@@ -757,6 +965,11 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			}
 		}
 	}
+
+	/* what each call and op waits for, by call and by op (wm_ablk,
+	 * wm_odep); the sweep met them by start */
+	sort_blks(m->blks, m->nb);
+	sort_blks(m->dblks, m->nd);
 
 	/* ---- offsets: the binding constraint keeps its measured one */
 	{
@@ -781,7 +994,7 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			else if (p != GS_NONE && pe <= o->start && np2 < ms)
 				sp[np2++] = o->start - pe;
 			if (c != GS_NONE && nap < ms &&
-			    m->ops_first[c + 1] - m->ops_first[c] == 1 && m->ablk[c] == GS_NONE)
+			    m->ops_first[c + 1] - m->ops_first[c] == 1 && !(m->af[c] & AF_BLK))
 				sa[nap++] = in->apis[c].end - in->apis[c].start;
 		}
 		m->lat_typ = max64(0, median(sl, nl));
@@ -822,10 +1035,10 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	}
 	m->own_ns = gs_trace_is_pytorch(res) ? GS_HOST_DISPATCH_NS : GS_HOST_LOOP_NS;
 	m->node_gap = res->graph_node_overhead_ns;
-	for (i = 0; i < no; i++) {
+	for (i = 0, k = 0; i < no; i++) { /* k: dblks, in op order */
 		const struct gs_op *o = &in->ops[i];
 		uint32_t c = m->call_of[i], p = m->pred[i];
-		int64_t bl = INT64_MIN, bp = INT64_MIN, bd = INT64_MIN;
+		int64_t bp = INT64_MIN, bd = INT64_MIN;
 		int which = 0; /* 1 launch, 2 pred, 3 dep */
 		if (p != GS_NONE) {
 			if (in->ops[p].end <= o->start) {
@@ -836,11 +1049,13 @@ int wm_build(struct wm *m, const struct gs_result *res)
 				m->of[i] |= OF_PRED_START;
 			}
 		}
-		if (c != GS_NONE)
-			bl = in->apis[c].start;
-		if (m->odep[i] != GS_NONE) {
-			struct wblk *b = &m->dblks[m->odep[i]];
+		struct wblk *dep = NULL;
+		if (m->of[i] & OF_DEP) {
+			struct wblk *b;
 			uint32_t q;
+			while (m->dblks[k].who < i)
+				k++;
+			b = dep = &m->dblks[k];
 			for (q = 0; q < b->n; q++)
 				bd = max64(bd, in->ops[m->pool[b->first + q]].end);
 		}
@@ -851,13 +1066,13 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			which = 1;
 		else if (p != GS_NONE)
 			which = 2;
-		if (c != GS_NONE)
-			m->olat[i] = which == 1 ? o->start - bl : min64(o->start - bl, m->lat_typ);
-		if (p != GS_NONE)
-			m->opg[i] = which == 2 ? o->start - bp : min64(o->start - bp, m->pg_typ);
+		/* the offsets (wm_olat, wm_opg): the binding one measured */
+		if (which == 1)
+			m->of[i] |= OF_LAT_EXACT;
+		else if (which == 2)
+			m->of[i] |= OF_PG_EXACT;
 		if (bd != INT64_MIN)
-			m->dblks[m->odep[i]].own =
-			    which == 3 ? o->start - bd : min64(o->start - bd, m->pg_typ);
+			dep->own = which == 3 ? o->start - bd : min64(o->start - bd, m->pg_typ);
 	}
 	/* tracing's own work inside each top call: the collector's call-site
 	 * captures (at a blocking call's entry, inside its recorded span) */
@@ -866,14 +1081,12 @@ int wm_build(struct wm *m, const struct gs_result *res)
 	rc = 0;
 out:
 	free(byst);
-	free(cnt);
-	free(sync_of);
+	free(sf.bits);
 	free(sr);
 	free(evord);
 	free(st);
 	free(samp);
 	free(dev_last_legacy);
-	free(coll_seen);
 	u64map_free(&tids);
 	u64map_free(&strm);
 	u64map_free(&evs);
@@ -896,8 +1109,19 @@ void wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 {
 	const struct gs_input *in = m->in;
 	size_t i;
+	int rc = 0;
 
-	for (i = 0; i < m->na; i++) {
+	/* the model computes host gaps, holes and op durations from the
+	 * trace (wm_gap, wm_opg, wm_odur): what is taken off them is kept
+	 * beside it (gap_cut, opg_cut; odur made here) */
+	m->gap_cut = big_calloc(m->na ? m->na : 1, sizeof(int64_t));
+	m->opg_cut = big_calloc(m->no ? m->no : 1, sizeof(int64_t));
+	m->odur = big_malloc((m->no ? m->no : 1) * sizeof(int64_t));
+	if (!m->gap_cut || !m->opg_cut || !m->odur)
+		rc = -ENOMEM;
+	for (i = 0; !rc && i < m->no; i++)
+		m->odur[i] = in->ops[i].end - in->ops[i].start;
+	for (i = 0; !rc && i < m->na; i++) {
 		int64_t t;
 		if (!(m->af[i] & AF_TOP) || m->ops_first[i + 1] == m->ops_first[i])
 			continue;
@@ -911,230 +1135,33 @@ void wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 		t = min64(m->dur[i], max64(u->call_ns, 0));
 		m->dur[i] -= t;
 		if (!(m->af[i] & AF_FIRST))
-			m->gap[i] -= min64(m->gap[i], max64(u->call_ns, 0) - t);
+			m->gap_cut[i] = min64(wm_gap(m, (uint32_t)i), max64(u->call_ns, 0) - t);
 	}
-	for (i = 0; i < m->no; i++) {
+	for (i = 0; !rc && i < m->no; i++) {
 		uint32_t c = m->call_of[i];
 		if (in->ops[i].kind != GS_OP_KERNEL)
 			continue;
 		if (c != GS_NONE && graph_call(m, m->top[c])) {
-			int64_t t = max64(u->node_ns, 0), h = min64(m->opg[i], t);
-			m->opg[i] -= h;
+			int64_t t = max64(u->node_ns, 0), h;
+			h = m->pred[i] != GS_NONE ? min64(wm_opg(m, (uint32_t)i), t) : 0;
+			m->opg_cut[i] = h;
 			m->odur[i] -= min64(m->odur[i], t - h);
 			continue;
 		}
 		m->odur[i] = max64(0, m->odur[i] - u->kernel_ns);
 	}
+	if (rc) {
+		/* out of memory: the model as traced (gs_whatif_untrace
+		 * says what is taken off; nothing is, rather than part) */
+		free(m->gap_cut);
+		free(m->opg_cut);
+		free(m->odur);
+		m->gap_cut = m->opg_cut = m->odur = NULL;
+		return;
+	}
+	m->odur_base = 1;
 	if (m->api_typ >= 0)
 		m->api_typ -= min64(m->api_typ, max64(u->call_ns, 0));
 	m->node_gap -= min64(m->node_gap, max64(u->node_ns, 0));
 	m->graph_call_ns = max64(u->graph_call_ns, 0);
-}
-
-/* ------------------------------------------------------------ the replay */
-
-/* cursors: host threads (0 .. n_thr-1), then devices */
-struct cur {
-	int64_t t;	  /* the recorded time of its next step */
-	uint8_t type;	  /* 0 call start, 1 op start, 2 blocking call end */
-	uint32_t pos;	  /* threads: position in order; devices: op index */
-	uint32_t lim;	  /* end of its range */
-	int64_t prev_end; /* threads: replayed end of its last top call */
-};
-
-static int cur_less(const struct cur *c, uint32_t a, uint32_t b)
-{
-	if (c[a].t != c[b].t)
-		return c[a].t < c[b].t;
-	if (c[a].type != c[b].type)
-		return c[a].type < c[b].type;
-	return a < b;
-}
-
-static void heap_down(uint32_t *h, size_t n, size_t i, const struct cur *c)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		uint32_t tmp;
-		if (l < n && cur_less(c, h[l], h[m]))
-			m = l;
-		if (r < n && cur_less(c, h[r], h[m]))
-			m = r;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
-}
-
-/* next top-level call of thread cursor k from its pos; 0 when none */
-static int thr_next(const struct wm *m, struct cur *c)
-{
-	while (c->pos < c->lim && !(m->af[m->order[c->pos]] & AF_TOP))
-		c->pos++;
-	if (c->pos >= c->lim)
-		return 0;
-	c->t = m->in->apis[m->order[c->pos]].start;
-	c->type = 0;
-	return 1;
-}
-
-static int64_t blk_latest(const struct wm *m, const struct wblk *b)
-{
-	int64_t t = INT64_MIN;
-	uint32_t q;
-
-	for (q = 0; q < b->n; q++) {
-		uint32_t x = m->pool[b->first + q];
-		t = max64(t, m->e[x] != WI_UNSET ? m->e[x] : m->in->ops[x].end);
-	}
-	return t;
-}
-
-static void replay_op(struct wm *m, uint32_t x)
-{
-	const struct gs_op *o = &m->in->ops[x];
-	uint32_t c = m->call_of[x], p = m->pred[x];
-	int64_t b = INT64_MIN;
-
-	if (c != GS_NONE && !(m->of[x] & OF_NOLAUNCH))
-		b = (m->as[c] != WI_UNSET ? m->as[c] : m->in->apis[c].start) + m->olat[x];
-	if (p != GS_NONE)
-		b = max64(b, ((m->of[x] & OF_PRED_START) ? m->s[p] : m->e[p]) + m->opg[x]);
-	if (m->odep[x] != GS_NONE && m->dblks[m->odep[x]].n)
-		b = max64(b, blk_latest(m, &m->dblks[m->odep[x]]) + m->dblks[m->odep[x]].own);
-	if (b == INT64_MIN)
-		b = o->start;
-	m->s[x] = b;
-	m->e[x] = b + m->odur[x];
-}
-
-/* start of top call a at position pos of its thread cursor k */
-static void replay_call_start(struct wm *m, struct cur *k)
-{
-	uint32_t a = m->order[k->pos], q;
-	const struct gs_api *x = &m->in->apis[a];
-	int64_t s = (m->af[a] & AF_FIRST) ? x->start : k->prev_end + m->gap[a];
-
-	m->as[a] = s;
-	/* nested calls move with it */
-	for (q = k->pos + 1; q < k->lim && m->top[m->order[q]] == a; q++) {
-		uint32_t n = m->order[q];
-		m->as[n] = s + (m->in->apis[n].start - x->start);
-		m->ae[n] = s + (m->in->apis[n].end - x->start);
-	}
-	if (m->af[a] & AF_DROP) {
-		m->ae[a] = s + wm_call_cost(m, a); /* tracing's part stays */
-	} else if (m->ablk[a] != GS_NONE && !(m->af[a] & AF_NOWAIT) && m->blks[m->ablk[a]].n) {
-		k->t = x->end;
-		k->type = 2;
-		return;
-	} else {
-		m->ae[a] = s + m->dur[a];
-	}
-	k->prev_end = m->ae[a];
-	k->pos++;
-	if (!thr_next(m, k))
-		k->t = INT64_MAX;
-}
-
-static void replay_call_end(struct wm *m, struct cur *k)
-{
-	uint32_t a = m->order[k->pos];
-	const struct wblk *b = &m->blks[m->ablk[a]];
-
-	m->ae[a] = max64(m->as[a], blk_latest(m, b)) + b->own;
-	/* nested calls end by their recorded end at the latest */
-	k->prev_end = m->ae[a];
-	k->pos++;
-	if (!thr_next(m, k))
-		k->t = INT64_MAX;
-}
-
-int wm_replay(struct wm *m)
-{
-	size_t nc = m->n_thr + m->n_dev, i, n = 0;
-	struct cur *c = xcalloc(nc, sizeof(*c));
-	uint32_t *h = malloc((nc ? nc : 1) * sizeof(uint32_t));
-
-	if (!c || !h) {
-		free(c);
-		free(h);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->no; i++)
-		m->s[i] = m->e[i] = WI_UNSET;
-	for (i = 0; i < m->na; i++)
-		m->as[i] = m->ae[i] = WI_UNSET;
-	for (i = 0; i < m->n_thr; i++) {
-		c[i].pos = m->tfirst[i];
-		c[i].lim = m->tfirst[i + 1];
-		if (thr_next(m, &c[i]))
-			h[n++] = (uint32_t)i;
-	}
-	for (i = 0; i < m->n_dev; i++) {
-		struct cur *d = &c[m->n_thr + i];
-		d->pos = m->dfirst[i];
-		d->lim = m->dfirst[i + 1];
-		d->type = 1;
-		if (d->pos < d->lim) {
-			d->t = m->in->ops[d->pos].start;
-			h[n++] = (uint32_t)(m->n_thr + i);
-		}
-	}
-	for (i = n; i-- > 0;)
-		heap_down(h, n, i, c);
-	while (n) {
-		uint32_t k = h[0];
-		struct cur *x = &c[k];
-		if (k < m->n_thr) {
-			if (x->type == 0)
-				replay_call_start(m, x);
-			else
-				replay_call_end(m, x);
-		} else {
-			replay_op(m, x->pos);
-			if (++x->pos < x->lim)
-				x->t = m->in->ops[x->pos].start;
-			else
-				x->t = INT64_MAX;
-		}
-		if (x->t == INT64_MAX)
-			h[0] = h[--n];
-		heap_down(h, n, 0, c);
-	}
-	free(c);
-	free(h);
-	return 0;
-}
-
-/* the step text of the model (whatif_api.c, whatif_fix.c): the NVTX text
- * with the most wall among those with at least 4 ranges, 0 for none */
-uint32_t wm_step_text(const struct gs_input *in)
-{
-	/* texts are strings ids, small and dense: wall and count per id */
-	size_t n = in->strings.n + 1, i;
-	int64_t *wall = calloc(n, sizeof(int64_t)), best_w = 0;
-	uint32_t *count = calloc(n, sizeof(uint32_t)), best = 0;
-
-	if (!wall || !count)
-		goto out;
-	for (i = 0; i < in->n_nvtx; i++) {
-		const struct gs_nvtx *r = &in->nvtx[i];
-		if (r->kind != 0 || !r->text_id || r->text_id >= n)
-			continue;
-		wall[r->text_id] += r->end - r->start;
-		count[r->text_id]++;
-	}
-	for (i = 1; i < n; i++)
-		if (count[i] >= 4 && wall[i] > best_w) {
-			best_w = wall[i];
-			best = (uint32_t)i;
-		}
-out:
-	free(wall);
-	free(count);
-	return best;
 }

@@ -43,19 +43,31 @@ static int64_t median(int64_t *v, size_t n)
 
 /* ------------------------------------------------------------ figures */
 
-/* the pair arrays figs_ops sorts in, kept between its calls: on a 10M-op
- * trace each is 160 MB, and fresh memory costs more than the sorting
- * (page faults: a quarter of the report's time with the verdict's
- * replays, before they were kept) */
+/* What figs_ops keeps between its calls on one model. The union of the
+ * replayed ops needs them by start: on each stream the replay keeps them
+ * in order (an op starts no earlier than the one before it, unless a fix
+ * changed its predecessor), so the streams' sequences are merged (a few
+ * streams: a cursor each; more: next, the op after each on its stream,
+ * kept for the model's later calls); where a stream is out of order the
+ * (start, end) pairs are sorted (pr, tmp: on a 10M-op trace each is
+ * 160 MB, fresh memory that cost more than the sorting itself). */
 struct figs_buf {
 	int64_t *pr, *tmp;
-	size_t cap; /* pairs */
+	size_t cap;	/* pairs */
+	uint32_t *next; /* per op: the next op of its stream and device, GS_NONE */
+	uint32_t *head; /* per stream: its first op (of the mask) on the device */
+	int64_t *last;	/* per stream: the start of its last op seen */
+	uint32_t *heap; /* streams by their next op's (start, index) */
 };
 
 static void figs_buf_free(struct figs_buf *b)
 {
 	free(b->pr);
 	free(b->tmp);
+	free(b->next);
+	free(b->head);
+	free(b->last);
+	free(b->heap);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -91,38 +103,241 @@ static void radix_pairs(int64_t *a, int64_t *tmp, size_t n, int64_t lo, int64_t 
 		memcpy(a, src, n * 2 * sizeof(int64_t));
 }
 
-/* window and busy of replayed (or recorded) times s/e, per device summed */
+/* the union of intervals taken by start (ties in any order but the same
+ * for every path: by index): busy time so far and the piece open */
+struct busy_run {
+	int64_t busy, cs, ce; /* ns; cs INT64_MIN: none open */
+};
+
+static void busy_add(struct busy_run *u, int64_t s, int64_t e)
+{
+	if (u->cs == INT64_MIN) {
+		u->cs = s;
+		u->ce = e;
+	} else if (s > u->ce) {
+		u->busy += u->ce - u->cs;
+		u->cs = s;
+		u->ce = e;
+	} else if (e > u->ce) {
+		u->ce = e;
+	}
+}
+
+/* the per-stream buffers: head, last, heap (small: per stream) */
+static int figs_streams(const struct wm *m, struct figs_buf *fb)
+{
+	if (fb->head)
+		return 0;
+	fb->head = malloc((m->n_streams + 1) * sizeof(uint32_t));
+	fb->last = malloc((m->n_streams + 1) * sizeof(int64_t));
+	fb->heap = malloc((m->n_streams + 1) * sizeof(uint32_t));
+	return fb->head && fb->last && fb->heap ? 0 : -ENOMEM;
+}
+
+/* fb->next (once per model): per op, the next op of its stream on its
+ * device */
+static int figs_next(const struct wm *m, struct figs_buf *fb)
+{
+	uint32_t d, k, *last;
+
+	if (fb->next)
+		return 0;
+	fb->next = big_malloc((m->no ? m->no : 1) * sizeof(uint32_t));
+	last = malloc((m->n_streams + 1) * sizeof(uint32_t));
+	if (!fb->next || !last) {
+		free(last);
+		return -ENOMEM;
+	}
+	for (d = 0; d < m->n_dev; d++) {
+		size_t i;
+		for (k = 0; k < m->n_streams; k++)
+			last[k] = GS_NONE;
+		for (i = m->dfirst[d]; i < m->dfirst[d + 1]; i++) {
+			uint32_t sid = m->osid[i];
+			if (last[sid] != GS_NONE)
+				fb->next[last[sid]] = (uint32_t)i;
+			last[sid] = (uint32_t)i;
+			fb->next[i] = GS_NONE;
+		}
+	}
+	free(last);
+	return 0;
+}
+
+/* end of op i: e[i], or where the replay kept no ends (e NULL) its start
+ * and duration */
+static inline int64_t end_of(const struct wm *m, const int64_t *s, const int64_t *e, size_t i)
+{
+	return e ? e[i] : s[i] + wm_odur(m, (uint32_t)i);
+}
+
+/* the busy time of device range [a, b) whose few streams (up to 4, their
+ * first ops in fb->head) are each in start order: one cursor per stream
+ * walks the range for its own ops, and the least (start, index) is taken
+ * next, with no per-op array (fb->next: 40 MB at 10M ops) */
+#define FIGS_SCAN_STREAMS 4
+static inline unsigned __int128 scan_key(const int64_t *s, uint32_t x)
+{
+	return ((unsigned __int128)((uint64_t)s[x] ^ (1ull << 63)) << 64) | x;
+}
+
+static int64_t busy_scanned(const struct wm *m, const int64_t *s, const int64_t *e,
+			    const uint8_t *mask, size_t b, const struct figs_buf *fb)
+{
+	struct busy_run u = {0, INT64_MIN, INT64_MIN};
+	uint32_t cur[FIGS_SCAN_STREAMS], sid[FIGS_SCAN_STREAMS], k;
+	size_t n = 0;
+
+	for (k = 0; k < m->n_streams; k++)
+		if (fb->head[k] != GS_NONE) {
+			sid[n] = k;
+			cur[n++] = fb->head[k];
+		}
+	while (n) {
+		size_t j = 0, i;
+		uint32_t x;
+		/* the least (start, index), without branches to mispredict:
+		 * the start's sign bit flipped orders it unsigned */
+		unsigned __int128 kj = scan_key(s, cur[0]);
+		for (i = 1; i < n; i++) {
+			unsigned __int128 ki = scan_key(s, cur[i]);
+			j = ki < kj ? i : j;
+			kj = ki < kj ? ki : kj;
+		}
+		x = cur[j];
+		busy_add(&u, s[x], end_of(m, s, e, x));
+		for (x++; x < b && (m->osid[x] != sid[j] || (mask && !mask[x])); x++)
+			;
+		if (x < b) {
+			cur[j] = x;
+		} else {
+			n--;
+			cur[j] = cur[n];
+			sid[j] = sid[n];
+		}
+	}
+	return u.busy + (u.cs != INT64_MIN ? u.ce - u.cs : 0);
+}
+
+/* heap of stream heads, least (start, op index) on top */
+static int head_less(const int64_t *s, uint32_t a, uint32_t b)
+{
+	return s[a] != s[b] ? s[a] < s[b] : a < b;
+}
+
+static void head_down(const struct figs_buf *fb, const int64_t *s, size_t n, size_t i)
+{
+	uint32_t *h = fb->heap, *op = fb->head;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		uint32_t t;
+		if (l < n && head_less(s, op[h[l]], op[h[m]]))
+			m = l;
+		if (r < n && head_less(s, op[h[r]], op[h[m]]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* busy time of device range [a, b) whose streams are each in start order
+ * (fb->head: each stream's first op of the mask there): their sequences
+ * merged */
+static int64_t busy_merged(const struct wm *m, const int64_t *s, const int64_t *e,
+			   const uint8_t *mask, struct figs_buf *fb)
+{
+	struct busy_run u = {0, INT64_MIN, INT64_MIN};
+	size_t n = 0, i;
+	uint32_t k;
+
+	for (k = 0; k < m->n_streams; k++)
+		if (fb->head[k] != GS_NONE)
+			fb->heap[n++] = k;
+	for (i = n; i-- > 0;)
+		head_down(fb, s, n, i);
+	while (n) {
+		uint32_t k0 = fb->heap[0], x = fb->head[k0];
+		busy_add(&u, s[x], end_of(m, s, e, x));
+		x = fb->next[x];
+		while (mask && x != GS_NONE && !mask[x])
+			x = fb->next[x];
+		fb->head[k0] = x;
+		if (x == GS_NONE)
+			fb->heap[0] = fb->heap[--n];
+		head_down(fb, s, n, 0);
+	}
+	return u.busy + (u.cs != INT64_MIN ? u.ce - u.cs : 0);
+}
+
+/* window and busy of replayed (or recorded) times s/e (e NULL: the
+ * model's starts and durations), per device summed */
 static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, const uint8_t *mask,
 		    struct figs_buf *fb, struct gs_whatif_figs *f)
 {
-	uint32_t d;
+	uint32_t d, k;
+	/* per stream: its sequence's order is looked at (m->osid: a model's) */
+	int by_stream = m->osid && m->n_streams > 1;
 
+	if (by_stream && figs_streams(m, fb) < 0) {
+		figs_buf_free(fb);
+		return -ENOMEM;
+	}
 	f->window = f->busy = f->work = 0;
 	for (d = 0; d < m->n_dev; d++) {
-		size_t a = m->dfirst[d], b = m->dfirst[d + 1], i, n = b - a, prev = SIZE_MAX;
-		int sorted = 1;
-		int64_t lo = INT64_MAX, hi = INT64_MIN, smax = INT64_MIN, cs, ce;
+		size_t a = m->dfirst[d], b = m->dfirst[d + 1], i, n = 0, prev = SIZE_MAX;
+		int sorted = 1, stream_sorted = by_stream;
+		uint32_t nstr = 0; /* streams with ops here */
+		int64_t lo = INT64_MAX, hi = INT64_MIN, smax = INT64_MIN;
+		struct busy_run u = {0, INT64_MIN, INT64_MIN};
+		if (by_stream)
+			for (k = 0; k < m->n_streams; k++)
+				fb->head[k] = GS_NONE;
 		for (i = a; i < b; i++) {
+			int64_t ei;
 			if (mask && !mask[i])
 				continue;
-			f->work += e[i] - s[i];
+			n++;
+			ei = end_of(m, s, e, i);
+			f->work += ei - s[i];
 			lo = min64(lo, s[i]);
-			hi = max64(hi, e[i]);
+			hi = max64(hi, ei);
 			smax = max64(smax, s[i]);
 			if (prev != SIZE_MAX && s[i] < s[prev])
 				sorted = 0;
 			prev = i;
+			if (by_stream) {
+				uint32_t sid = m->osid[i];
+				if (fb->head[sid] == GS_NONE) {
+					fb->head[sid] = (uint32_t)i;
+					nstr++;
+				} else if (s[i] < fb->last[sid])
+					stream_sorted = 0;
+				fb->last[sid] = s[i];
+			}
 		}
 		if (lo == INT64_MAX)
 			continue;
 		f->window += hi - lo;
-		if (mask) {
-			size_t k = 0;
+		if (sorted) {
+			/* in start order already (the masked ops among them) */
 			for (i = a; i < b; i++)
-				k += mask[i] != 0;
-			n = k;
-		}
-		if (!sorted) {
+				if (!mask || mask[i])
+					busy_add(&u, s[i], end_of(m, s, e, i));
+			f->busy += u.busy + u.ce - u.cs;
+		} else if (stream_sorted && nstr <= FIGS_SCAN_STREAMS) {
+			f->busy += busy_scanned(m, s, e, mask, b, fb);
+		} else if (stream_sorted) {
+			if (figs_next(m, fb) < 0) {
+				figs_buf_free(fb);
+				return -ENOMEM;
+			}
+			f->busy += busy_merged(m, s, e, mask, fb);
+		} else {
 			int64_t *pr;
 			if (n > fb->cap) {
 				free(fb->pr);
@@ -140,43 +355,14 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
 				if (mask && !mask[i])
 					continue;
 				pr[2 * n] = s[i];
-				pr[2 * n + 1] = e[i];
+				pr[2 * n + 1] = end_of(m, s, e, i);
 				n++;
 			}
 			radix_pairs(pr, fb->tmp, n, lo, smax - lo);
-			cs = pr[0];
-			ce = pr[1];
-			for (i = 1; i < n; i++) {
-				int64_t xs = pr[2 * i], xe = pr[2 * i + 1];
-				if (xs > ce) {
-					f->busy += ce - cs;
-					cs = xs;
-					ce = xe;
-				} else if (xe > ce) {
-					ce = xe;
-				}
-			}
-		} else {
-			/* in start order already (the masked ops among them):
-			 * merged in place */
-			cs = INT64_MIN;
-			ce = INT64_MIN;
-			for (i = a; i < b; i++) {
-				if (mask && !mask[i])
-					continue;
-				if (cs == INT64_MIN) {
-					cs = s[i];
-					ce = e[i];
-				} else if (s[i] > ce) {
-					f->busy += ce - cs;
-					cs = s[i];
-					ce = e[i];
-				} else if (e[i] > ce) {
-					ce = e[i];
-				}
-			}
+			for (i = 0; i < n; i++)
+				busy_add(&u, pr[2 * i], pr[2 * i + 1]);
+			f->busy += u.busy + u.ce - u.cs;
 		}
-		f->busy += ce - cs;
 	}
 	f->utilisation = f->window > 0 ? (double)f->busy / (double)f->window : 0.0;
 	return 0;
@@ -330,10 +516,16 @@ static void saving_of(const struct gs_whatif_figs *before, const struct gs_whati
 	*share = before->window > 0 ? (double)*saving / (double)before->window : 0.0;
 }
 
-/* what the fixes change in the model, kept to restore it between fixes */
+/* What the fixes change in the model, kept to put it back between two
+ * findings' fixes: only the arrays (WW_*, wm_fix_writes) that a fix run
+ * before another one writes. On a 10M-op trace all of them are ~460 MB,
+ * fresh memory written twice (a tenth of the report's time); the verdict's
+ * usual pair (host code, launch overhead) needs the calls' flags only
+ * (10 MB). */
 struct wm_saved {
+	uint32_t what; /* WW_* held */
 	uint8_t *af, *of;
-	int64_t *dur, *gap, *olat, *opg, *odur;
+	int64_t *dur, *odur;
 	uint32_t *pred, *pool, *dn;
 };
 
@@ -342,9 +534,6 @@ static void saved_free(struct wm_saved *v)
 	free(v->af);
 	free(v->of);
 	free(v->dur);
-	free(v->gap);
-	free(v->olat);
-	free(v->opg);
 	free(v->odur);
 	free(v->pred);
 	free(v->pool);
@@ -352,68 +541,115 @@ static void saved_free(struct wm_saved *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static void *dup_mem(const void *p, size_t bytes)
+/* a copy of p's bytes into *q when `want`, else none; 0 or -ENOMEM */
+static int dup_if(int want, void *qp, const void *p, size_t bytes)
 {
-	void *q = big_malloc(bytes ? bytes : 1);
+	void **q = qp;
 
-	if (q && bytes)
-		memcpy(q, p, bytes);
-	return q;
+	if (!want)
+		return 0;
+	*q = big_malloc(bytes ? bytes : 1);
+	if (!*q)
+		return -ENOMEM;
+	if (bytes)
+		memcpy(*q, p, bytes);
+	return 0;
 }
 
-static int saved_take(const struct wm *m, struct wm_saved *v)
+/* the arrays of `what` (WW_*) */
+static int saved_take(const struct wm *m, uint32_t what, struct wm_saved *v)
 {
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
-	v->af = dup_mem(m->af, m->na);
-	v->of = dup_mem(m->of, m->no);
-	v->dur = dup_mem(m->dur, m->na * sizeof(int64_t));
-	v->gap = dup_mem(m->gap, m->na * sizeof(int64_t));
-	v->olat = dup_mem(m->olat, m->no * sizeof(int64_t));
-	v->opg = dup_mem(m->opg, m->no * sizeof(int64_t));
-	v->odur = dup_mem(m->odur, m->no * sizeof(int64_t));
-	v->pred = dup_mem(m->pred, m->no * sizeof(uint32_t));
-	v->pool = dup_mem(m->pool, m->np * sizeof(uint32_t));
-	v->dn = malloc((m->nd ? m->nd : 1) * sizeof(uint32_t));
-	if (!v->af || !v->of || !v->dur || !v->gap || !v->olat || !v->opg || !v->odur || !v->pred ||
-	    !v->pool || !v->dn) {
-		saved_free(v);
-		return -ENOMEM;
+	v->what = what;
+	if (dup_if(what & WW_AF, &v->af, m->af, m->na) < 0 ||
+	    dup_if(what & WW_OF, &v->of, m->of, m->no) < 0 ||
+	    dup_if(what & WW_DUR, &v->dur, m->dur, m->na * sizeof(int64_t)) < 0 ||
+	    dup_if(what & WW_PRED, &v->pred, m->pred, m->no * sizeof(uint32_t)) < 0 ||
+	    dup_if(what & WW_POOL, &v->pool, m->pool, m->np * sizeof(uint32_t)) < 0 ||
+	    dup_if((what & WW_ODUR) && m->odur_base, &v->odur, m->odur, m->no * sizeof(int64_t)) <
+		0)
+		goto nomem;
+	if (what & WW_DN) {
+		v->dn = malloc((m->nd ? m->nd : 1) * sizeof(uint32_t));
+		if (!v->dn)
+			goto nomem;
+		for (i = 0; i < m->nd; i++)
+			v->dn[i] = m->dblks[i].n;
 	}
-	for (i = 0; i < m->nd; i++)
-		v->dn[i] = m->dblks[i].n;
 	return 0;
+nomem:
+	saved_free(v);
+	return -ENOMEM;
 }
 
-/* memcpy of n bytes, none when n is 0 (an empty array may be NULL) */
-static void copy_n(void *dst, const void *src, size_t n)
+/* memcpy of n bytes when `want`, none when n is 0 (an empty array may be
+ * NULL) */
+static void copy_if(int want, void *dst, const void *src, size_t n)
 {
-	if (n)
+	if (want && n)
 		memcpy(dst, src, n);
 }
 
-static void saved_restore(struct wm *m, const struct wm_saved *v)
+/* put back the arrays of `what` (held in v) and drop what fixes made
+ * (ocorr, odur) */
+static void saved_restore(struct wm *m, const struct wm_saved *v, uint32_t what)
 {
 	size_t i;
 
-	copy_n(m->af, v->af, m->na);
-	copy_n(m->of, v->of, m->no);
-	copy_n(m->dur, v->dur, m->na * sizeof(int64_t));
-	copy_n(m->gap, v->gap, m->na * sizeof(int64_t));
-	copy_n(m->olat, v->olat, m->no * sizeof(int64_t));
-	copy_n(m->opg, v->opg, m->no * sizeof(int64_t));
-	copy_n(m->odur, v->odur, m->no * sizeof(int64_t));
-	copy_n(m->pred, v->pred, m->no * sizeof(uint32_t));
-	copy_n(m->pool, v->pool, m->np * sizeof(uint32_t));
-	for (i = 0; i < m->nd; i++)
-		m->dblks[i].n = v->dn[i];
+	what &= v->what;
+	copy_if(what & WW_AF, m->af, v->af, m->na);
+	copy_if(what & WW_OF, m->of, v->of, m->no);
+	copy_if(what & WW_DUR, m->dur, v->dur, m->na * sizeof(int64_t));
+	copy_if(what & WW_PRED, m->pred, v->pred, m->no * sizeof(uint32_t));
+	copy_if(what & WW_POOL, m->pool, v->pool, m->np * sizeof(uint32_t));
+	if (m->odur_base)
+		copy_if((what & WW_ODUR) && v->odur, m->odur, v->odur, m->no * sizeof(int64_t));
+	if (what & WW_DN)
+		for (i = 0; i < m->nd; i++)
+			m->dblks[i].n = v->dn[i];
 	free(m->ocorr);
 	m->ocorr = NULL;
+	if (!m->odur_base) { /* else the untraced model's: put back above */
+		free(m->odur);
+		m->odur = NULL;
+	}
+}
+
+/* bytes of the model's arrays in `what` (WW_*): what saving them costs */
+static size_t writes_bytes(const struct wm *m, uint32_t what)
+{
+	size_t b = 0;
+
+	b += (what & WW_AF) ? m->na : 0;
+	b += (what & WW_OF) ? m->no : 0;
+	b += (what & WW_DUR) ? m->na * 8 : 0;
+	b += (what & WW_PRED) ? m->no * 4 : 0;
+	b += (what & WW_POOL) ? m->np * 4 : 0;
+	b += (what & WW_DN) ? m->nd * 4 : 0;
+	b += (what & WW_ODUR) && m->odur_base ? m->no * 8 : 0;
+	return b;
+}
+
+/* the fixes (gs_whatif_opts) of finding f */
+static void finding_opts(const struct gs_finding *f, const uint64_t *bytes,
+			 struct gs_whatif_opts *o)
+{
+	gs_whatif_opts_init(o);
+	o->fixes = 1u << f->rule;
+	o->op_bytes = bytes;
+	if (f->rule == GS_RULE_HOST_CODE || f->rule == GS_RULE_HOST_OWN) {
+		o->host_tid = f->tid;
+		o->host_nvtx_id = f->nvtx_id;
+	}
 }
 
 /* gs_whatif_findings over the ops of mask (NULL: all); changed[i] (may be
- * NULL): 1 where finding i's fix changed something in the model */
+ * NULL): 1 where finding i's fix changed something in the model. Each
+ * fix is applied to the unchanged model, so the findings' order does not
+ * change their figures: they run from the fix that writes the least to
+ * the one that writes the most, which needs no putting back after it. */
 static int findings_run(const struct gs_result *res, const struct gs_finding *f, size_t n,
 			const uint64_t *bytes, const uint8_t *mask,
 			const struct gs_whatif_untrace *u, int64_t *saving_ns, double *share,
@@ -424,7 +660,8 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 	struct wm_saved sv = {0};
 	struct figs_buf fb = {0};
 	struct wm m;
-	size_t i, todo = 0;
+	size_t i, k, todo = 0, *run = NULL, *wb = NULL;
+	uint32_t keep = 0, dirty = 0;
 	int rc;
 
 	for (i = 0; i < n; i++) {
@@ -433,53 +670,81 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 			share[i] = 0.0;
 		if (changed)
 			changed[i] = 0;
-		todo += gs_whatif_rule_modelled(f[i].rule) != 0;
 	}
-	if (!todo || !in || !in->n_ops)
+	if (!in || !in->n_ops)
 		return 0;
-	rc = wm_build(&m, res);
-	if (rc < 0)
-		return rc;
+	for (i = 0; i < n; i++)
+		todo += gs_whatif_rule_modelled(f[i].rule) != 0;
+	if (!todo)
+		return 0;
+	run = malloc(todo * sizeof(*run));
+	wb = malloc(todo * sizeof(*wb));
+	if (!run || !wb || (rc = wm_build(&m, res)) < 0) {
+		free(run);
+		free(wb);
+		return -ENOMEM;
+	}
 	if (u)
 		wm_untrace(&m, u);
+	for (i = 0, k = 0; i < n; i++)
+		if (gs_whatif_rule_modelled(f[i].rule))
+			run[k++] = i;
+	/* the run order: by the bytes the fix writes, stable */
+	for (i = 0; i < todo; i++)
+		wb[i] = writes_bytes(&m, wm_fix_writes(1u << f[run[i]].rule));
+	for (i = 1; i < todo; i++)
+		for (k = i; k > 0 && wb[k - 1] > wb[k]; k--) {
+			size_t t = wb[k];
+			wb[k] = wb[k - 1];
+			wb[k - 1] = t;
+			t = run[k];
+			run[k] = run[k - 1];
+			run[k - 1] = t;
+		}
+	for (i = 0; i + 1 < todo; i++)
+		keep |= wm_fix_writes(1u << f[run[i]].rule);
 	rc = -ENOMEM;
 	m.s = xmalloc(m.no, sizeof(int64_t));
-	m.e = xmalloc(m.no, sizeof(int64_t));
 	m.as = xmalloc(m.na, sizeof(int64_t));
-	m.ae = xmalloc(m.na, sizeof(int64_t));
-	if (!m.s || !m.e || !m.as || !m.ae)
+	m.e = m.ae = NULL; /* the replayed ends: not needed here (80 MB each) */
+	if (!m.s || !m.as)
 		goto out;
 	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, mask, &fb, &before)) < 0 ||
-	    (rc = saved_take(&m, &sv)) < 0)
+	    (rc = saved_take(&m, keep, &sv)) < 0)
 		goto out;
-	for (i = 0; i < n; i++) {
+	for (k = 0; k < todo; k++) {
 		struct gs_whatif_opts o;
 		struct gs_whatif w; /* the fixes' counts only */
 		int64_t bound;
 		double sh;
-		if (!gs_whatif_rule_modelled(f[i].rule))
-			continue;
-		gs_whatif_opts_init(&o);
-		o.fixes = 1u << f[i].rule;
-		o.op_bytes = bytes;
-		if (f[i].rule == GS_RULE_HOST_CODE || f[i].rule == GS_RULE_HOST_OWN) {
-			o.host_tid = f[i].tid;
-			o.host_nvtx_id = f[i].nvtx_id;
-		}
+		int chg;
+		i = run[k];
+		finding_opts(&f[i], bytes, &o);
 		memset(&w, 0, sizeof(w));
-		saved_restore(&m, &sv);
-		if ((rc = wm_apply_fixes(&m, &o, &w)) < 0 || (rc = wm_replay(&m)) < 0 ||
-		    (rc = figs_ops(&m, m.s, m.e, mask, &fb, &after)) < 0)
+		if (k)
+			saved_restore(&m, &sv, dirty);
+		dirty = wm_fix_writes(o.fixes);
+		if ((rc = wm_apply_fixes(&m, &o, &w)) < 0)
+			goto out;
+		chg = w.calls_dropped || w.calls_unblocked || w.ops_changed || w.graph_replays ||
+		      w.host_gaps;
+		/* a fix that changed nothing (its counts say every change)
+		 * leaves the unchanged replay: no need to replay it again */
+		if (!chg)
+			after = before;
+		else if ((rc = wm_replay(&m)) < 0 ||
+			 (rc = figs_ops(&m, m.s, m.e, mask, &fb, &after)) < 0)
 			goto out;
 		saving_of(&before, &after, &bound, &saving_ns[i], &sh);
 		if (share)
 			share[i] = sh;
 		if (changed)
-			changed[i] = w.calls_dropped || w.calls_unblocked || w.ops_changed ||
-				     w.graph_replays || w.host_gaps;
+			changed[i] = (uint8_t)chg;
 	}
 	rc = 0;
 out:
+	free(run);
+	free(wb);
 	saved_free(&sv);
 	figs_buf_free(&fb);
 	wm_free(&m);
@@ -498,7 +763,9 @@ int gs_whatif_untrace_from(const struct gs_corrected *c, struct gs_whatif_untrac
 	if (!c || (c->per_call_ns <= 0 && c->kernel_busy_ns == 0 && c->graph_node_shrink_ns <= 0))
 		return -1;
 	u->call_ns = max64(c->per_call_ns, 0);
-	u->kernel_ns = max64(c->kernel_busy_ns, 0); /* a gain is the switch to the next kernel, which the hole after it already holds */
+	u->kernel_ns = max64(
+	    c->kernel_busy_ns,
+	    0); /* a gain is the switch to the next kernel, which the hole after it already holds */
 	u->node_ns = max64(c->graph_node_shrink_ns, 0);
 	u->graph_call_ns = max64(c->graph_launch_shrink_ns, 0);
 	return 0;
@@ -586,6 +853,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 	rc = wm_build(&m, res);
 	if (rc < 0)
 		return rc;
+	m.want_corr = 1; /* handed over as w->op_corr */
 	if (o && o->untrace) {
 		wm_untrace(&m, o->untrace);
 		w->untraced = 1;
@@ -732,13 +1000,7 @@ int gs_whatif_finding(const struct gs_result *res, const struct gs_finding *f,
 
 	if (!gs_whatif_rule_modelled(f->rule))
 		return -ENOENT;
-	gs_whatif_opts_init(&o);
-	o.fixes = 1u << f->rule;
-	o.op_bytes = bytes;
-	if (f->rule == GS_RULE_HOST_CODE || f->rule == GS_RULE_HOST_OWN) {
-		o.host_tid = f->tid;
-		o.host_nvtx_id = f->nvtx_id;
-	}
+	finding_opts(f, bytes, &o);
 	rc = gs_whatif_run(res, &o, &w);
 	if (rc < 0)
 		return rc;

@@ -6,12 +6,16 @@
  * shortens copies, turns a repeated launch sequence into graph replays,
  * removes host time or GPU-side waits. The replay (whatif.c) then says
  * what the timeline becomes. What each fix assumes is in docs/metrics.md,
- * "The what-if model".
+ * "The what-if model". A fix writes only the model's arrays that
+ * wm_fix_writes lists for it (the verdict's replays keep and put back
+ * just those between two findings): a fix that writes another one adds it
+ * there.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h" /* big_malloc */
 #include "whatif_int.h"
 
 #include "gapscope/trace_format.h"
@@ -31,11 +35,12 @@ static int64_t max64(int64_t a, int64_t b)
 static int64_t async_dur(const struct wm *m, uint32_t a)
 {
 	int64_t d = m->dur[a];
+	uint32_t b = wm_ablk(m, a);
 
 	if (m->api_typ >= 0)
 		d = min64(m->dur[a], m->api_typ);
-	else if (m->ablk[a] != GS_NONE)
-		d = min64(m->dur[a], m->blks[m->ablk[a]].own > 0 ? m->blks[m->ablk[a]].own : 0);
+	else if (b != GS_NONE)
+		d = min64(m->dur[a], m->blks[b].own > 0 ? m->blks[b].own : 0);
 	/* tracing's part of the call stays (wm_call_cost) */
 	return min64(m->dur[a], d + wm_call_cost(m, a));
 }
@@ -44,9 +49,9 @@ static int blk_kind_is(const struct wm *m, uint32_t a, int k1, int k2, int k3)
 {
 	uint8_t k;
 
-	if (m->ablk[a] == GS_NONE)
+	if (!(m->af[a] & AF_BLK))
 		return 0;
-	k = m->blks[m->ablk[a]].kind;
+	k = m->blks[wm_ablk(m, a)].kind;
 	return k == k1 || k == k2 || k == k3;
 }
 
@@ -246,10 +251,19 @@ static int fix_pageable(struct wm *m, const struct gs_whatif_opts *o, struct gs_
 		if (o->op_bytes && o->op_bytes[i]) {
 			int64_t d =
 			    GS_WHATIF_COPY_SETUP_NS + (int64_t)((double)o->op_bytes[i] / bw);
-			if (d < m->odur[i])
+			if (d < wm_odur(m, (uint32_t)i)) {
+				if (!m->odur) { /* the first duration changed */
+					size_t j;
+					m->odur = big_malloc((m->no ? m->no : 1) * sizeof(int64_t));
+					if (!m->odur)
+						return -ENOMEM;
+					for (j = 0; j < m->no; j++)
+						m->odur[j] = in->ops[j].end - in->ops[j].start;
+				}
 				m->odur[i] = d;
+			}
 		}
-		m->olat[i] = min64(m->olat[i], m->lat_typ);
+		m->of[i] |= OF_LAT_TYP; /* its delay: min(measured, lat_typ) */
 		w->ops_changed++;
 	}
 	for (i = 0; i < m->na; i++)
@@ -260,25 +274,6 @@ static int fix_pageable(struct wm *m, const struct gs_whatif_opts *o, struct gs_
 			w->calls_unblocked++;
 		}
 	return 0;
-}
-
-/* position of call a in its thread's order */
-static size_t pos_of(const struct wm *m, uint32_t a)
-{
-	uint32_t t = m->athr[a];
-	size_t lo = m->tfirst[t], hi = m->tfirst[t + 1];
-	int64_t s = m->in->apis[a].start;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->in->apis[m->order[mid]].start < s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo < m->tfirst[t + 1] && m->order[lo] != a)
-		lo++;
-	return lo;
 }
 
 static int passable(const struct wm *m, uint32_t a);
@@ -299,35 +294,35 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 	for (k = 0; k < len; k++) {
 		uint32_t c = m->call_of[seq[k]];
 		if (c == GS_NONE || in->ops[seq[k]].graph_id || (m->of[seq[k]] & OF_FOLDED) ||
-		    m->ablk[m->top[c]] != GS_NONE || (m->af[m->top[c]] & AF_DROP) ||
-		    (k && m->pred[seq[k]] != seq[k - 1]))
+		    (m->af[m->top[c]] & (AF_BLK | AF_DROP)) || (k && m->pred[seq[k]] != seq[k - 1]))
 			return 0;
 		if (m->ops_first[m->top[c] + 1] - m->ops_first[m->top[c]] != 1)
 			return 0;
-		if (k && m->athr[m->top[c]] != m->athr[m->top[m->call_of[seq[0]]]])
+		if (k && wm_thr(m, m->top[c]) != wm_thr(m, m->top[m->call_of[seq[0]]]))
 			return 0;
 	}
 	c1 = m->top[m->call_of[seq[0]]];
 	cl = m->top[m->call_of[seq[len - 1]]];
-	t = m->athr[c1];
+	t = wm_thr(m, c1);
 	/* the graph launch call: as the trace's own graph launches took (per
 	 * op), else the calibration's untraced one, else the first call's */
 	if (m->graph_call_per_op >= 0)
 		m->dur[c1] = max64(0, m->graph_call_per_op * (int64_t)len - m->graph_call_ns);
 	else if (in->cal.have && in->cal.plain_graph_ns >= 0 && in->cal.plain_graph_node_ns >= 0)
 		m->dur[c1] = in->cal.plain_graph_ns + (int64_t)len * in->cal.plain_graph_node_ns;
-	if (m->graph_lat >= 0)
-		m->olat[seq[0]] = m->graph_lat;
-	if (!m->ocorr) {
+	/* seq[0] waits graph_lat where the trace has graph launches
+	 * (wm_olat: OF_FOLDED without OF_NOLAUNCH) */
+	if (m->want_corr && !m->ocorr) {
 		m->ocorr = calloc(m->no ? m->no : 1, sizeof(uint32_t));
 		if (!m->ocorr)
 			return -ENOMEM;
 	}
 	m->af[c1] |= AF_GRAPH;
-	m->ocorr[seq[0]] = in->apis[c1].corr;
+	if (m->ocorr)
+		m->ocorr[seq[0]] = in->apis[c1].corr;
 	m->of[seq[0]] |= OF_FOLDED;
-	p0 = pos_of(m, c1);
-	p1 = pos_of(m, cl);
+	p0 = m->apos[c1];
+	p1 = m->apos[cl];
 	for (k = p0 + 1; k <= p1 && k < m->tfirst[t + 1]; k++) {
 		uint32_t a = m->order[k];
 		if (!(m->af[a] & AF_TOP))
@@ -335,8 +330,8 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 		/* a graph removes the launching, not the program's own work
 		 * between launches (py_work_loop.py's numpy step, 0.7 ms a gap:
 		 * replayed away it gave 'saves 89%' in a loop 68% its own work) */
-		if (m->gap[a] < m->own_ns)
-			m->gap[a] = 0;
+		if (wm_gap(m, a) < m->own_ns)
+			m->af[a] |= AF_NOGAP;
 		/* the step's other calls that a capture passes over: the
 		 * replay does not make them either */
 		if (passable(m, a) && !(m->af[a] & AF_DROP)) {
@@ -350,10 +345,11 @@ static int graph_occurrence(struct wm *m, const uint32_t *seq, size_t len, struc
 			m->af[c] |= AF_DROP;
 			w->calls_dropped++;
 		}
+		/* follows the node before by the graph node overhead (wm_opg) */
 		m->of[x] |= OF_NOLAUNCH;
-		m->of[x] &= (uint8_t)~OF_PRED_START;
-		m->opg[x] = m->node_gap;
-		m->ocorr[x] = in->apis[c1].corr;
+		m->of[x] &= (uint8_t) ~(OF_PRED_START | OF_PG_TYP);
+		if (m->ocorr)
+			m->ocorr[x] = in->apis[c1].corr;
 		m->of[x] |= OF_FOLDED;
 		w->ops_changed++;
 	}
@@ -376,7 +372,7 @@ static int passable(const struct wm *m, uint32_t a)
 {
 	const char *name;
 
-	if (m->ablk[a] != GS_NONE || m->ops_first[a + 1] != m->ops_first[a])
+	if ((m->af[a] & AF_BLK) || m->ops_first[a + 1] != m->ops_first[a])
 		return 0;
 	name = gs_str(&m->in->strings, m->in->apis[a].name_id, NULL);
 	return name &&
@@ -388,13 +384,16 @@ static int passable(const struct wm *m, uint32_t a)
 static int next_launch(const struct wm *m, uint32_t x, uint32_t y)
 {
 	uint32_t cx = m->call_of[x], cy = m->call_of[y];
-	size_t k;
+	size_t k, lim;
 
-	if (cx == GS_NONE || cy == GS_NONE || m->athr[cx] != m->athr[cy])
+	if (cx == GS_NONE || cy == GS_NONE)
 		return 0;
 	cx = m->top[cx];
 	cy = m->top[cy];
-	for (k = pos_of(m, cx) + 1; k < m->tfirst[m->athr[cx] + 1]; k++) {
+	lim = m->tfirst[wm_thr(m, cx) + 1];
+	if (m->apos[cy] < m->apos[cx] || m->apos[cy] >= lim)
+		return 0; /* another thread's, or before x's */
+	for (k = m->apos[cx] + 1; k < lim; k++) {
 		uint32_t a = m->order[k];
 		if (!(m->af[a] & AF_TOP) || (a != cy && passable(m, a)))
 			continue;
@@ -412,33 +411,59 @@ static int run_eligible(const struct wm *m, uint32_t x)
 	if (c == GS_NONE || m->in->ops[x].graph_id || (m->of[x] & OF_FOLDED))
 		return 0;
 	c = m->top[c];
-	return m->ablk[c] == GS_NONE && !(m->af[c] & AF_DROP) &&
-	       m->ops_first[c + 1] - m->ops_first[c] == 1;
+	return !(m->af[c] & (AF_BLK | AF_DROP)) && m->ops_first[c + 1] - m->ops_first[c] == 1;
 }
 
-static int fix_runs(struct wm *m, struct gs_whatif *w)
-{
-	uint32_t *seq = malloc((m->no ? m->no : 1) * sizeof(uint32_t));
-	uint32_t *first = calloc((size_t)m->n_streams + 1, sizeof(uint32_t)), sid;
-	size_t i;
-	int rc = 0;
+/* the ops by stream, each stream's in index order: sq[first[sid] ..
+ * first[sid + 1]) (a counting sort) */
+struct by_stream {
+	uint32_t *sq, *first;
+};
 
-	if (!seq || !first) {
-		rc = -ENOMEM;
-		goto out;
+static int by_stream_make(const struct wm *m, struct by_stream *bs)
+{
+	uint32_t sid;
+	size_t i;
+
+	bs->sq = big_malloc((m->no ? m->no : 1) * sizeof(uint32_t));
+	bs->first = calloc((size_t)m->n_streams + 1, sizeof(uint32_t));
+	if (!bs->sq || !bs->first) {
+		free(bs->sq);
+		free(bs->first);
+		return -ENOMEM;
 	}
-	/* the ops by stream, in their order (a counting sort) */
 	for (i = 0; i < m->no; i++)
-		first[m->osid[i] + 1]++;
+		bs->first[m->osid[i] + 1]++;
 	for (sid = 0; sid < m->n_streams; sid++)
-		first[sid + 1] += first[sid];
+		bs->first[sid + 1] += bs->first[sid];
 	for (i = 0; i < m->no; i++)
-		seq[first[m->osid[i]]++] = (uint32_t)i;
+		bs->sq[bs->first[m->osid[i]]++] = (uint32_t)i;
 	for (sid = m->n_streams; sid > 0; sid--)
-		first[sid] = first[sid - 1];
-	first[0] = 0;
+		bs->first[sid] = bs->first[sid - 1];
+	bs->first[0] = 0;
+	return 0;
+}
+
+/* the first position of bs's list [lo, hi) whose op is x or after it */
+static size_t by_stream_at(const struct by_stream *bs, size_t lo, size_t hi, uint32_t x)
+{
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (bs->sq[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int fix_runs(struct wm *m, const struct by_stream *bs, struct gs_whatif *w)
+{
+	const uint32_t *seq = bs->sq;
+	uint32_t sid;
+
 	for (sid = 0; sid < m->n_streams; sid++) {
-		size_t p = first[sid], n = first[sid + 1];
+		size_t p = bs->first[sid], n = bs->first[sid + 1];
 		while (p < n) {
 			size_t q = p + 1;
 			if (!run_eligible(m, seq[p])) {
@@ -448,16 +473,12 @@ static int fix_runs(struct wm *m, struct gs_whatif *w)
 			while (q < n && run_eligible(m, seq[q]) && m->pred[seq[q]] == seq[q - 1] &&
 			       next_launch(m, seq[q - 1], seq[q]))
 				q++;
-			if (q - p >= 2 && (rc = graph_occurrence(m, seq + p, q - p, w)) < 0)
-				goto out;
-			rc = 0;
+			if (q - p >= 2 && graph_occurrence(m, seq + p, q - p, w) < 0)
+				return -ENOMEM;
 			p = q;
 		}
 	}
-out:
-	free(seq);
-	free(first);
-	return rc;
+	return 0;
 }
 
 /* launch_overhead / short_kernels: each repeated sequence the graph
@@ -468,33 +489,30 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 {
 	const struct gs_result *res = m->res;
 	const struct gs_input *in = m->in;
+	struct by_stream bs;
 	size_t a;
+	int rc = -ENOMEM;
 
+	if (by_stream_make(m, &bs) < 0)
+		return -ENOMEM;
 	for (a = 0; a < res->n_advice; a++) {
 		const struct gs_graph_advice *g = &res->advice[a];
-		uint32_t *seq = NULL, d;
-		size_t n = 0, cap = 0, p, i;
+		const uint32_t *seq;
+		uint32_t d, sid;
+		size_t n, p, lo;
 		if (g->saving <= 0 || g->length < 1 || g->first_op_idx >= m->no)
 			continue;
 		for (d = 0; d < m->n_dev; d++)
 			if (g->first_op_idx >= m->dfirst[d] && g->first_op_idx < m->dfirst[d + 1])
 				break;
-		if (d == m->n_dev)
-			continue;
-		for (i = g->first_op_idx; i < m->dfirst[d + 1]; i++) {
-			if (in->ops[i].stream != g->stream)
-				continue;
-			if (n == cap) {
-				uint32_t *q = realloc(seq, (cap ? cap * 2 : 1024) * sizeof(*q));
-				if (!q) {
-					free(seq);
-					return -ENOMEM;
-				}
-				seq = q;
-				cap = cap ? cap * 2 : 1024;
-			}
-			seq[n++] = (uint32_t)i;
-		}
+		if (d == m->n_dev || in->ops[g->first_op_idx].stream != g->stream)
+			continue; /* its first op is on its stream (gs_graph_advice) */
+		/* the ops of the stream from the first occurrence to the
+		 * device's last: a slice of the stream's list */
+		sid = m->osid[g->first_op_idx];
+		lo = by_stream_at(&bs, bs.first[sid], bs.first[sid + 1], (uint32_t)g->first_op_idx);
+		seq = bs.sq + lo;
+		n = by_stream_at(&bs, lo, bs.first[sid + 1], m->dfirst[d + 1]) - lo;
 		if (g->length == 1) {
 			/* a run of one kernel launched back to back (no other call
 			 * of the thread between two launches) is captured whole: a
@@ -505,13 +523,10 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 				       same_token(in, seq[p], g) &&
 				       next_launch(m, seq[q - 1], seq[q]))
 					q++;
-				if (q - p >= 2 && graph_occurrence(m, seq + p, q - p, w) < 0) {
-					free(seq);
-					return -ENOMEM;
-				}
+				if (q - p >= 2 && graph_occurrence(m, seq + p, q - p, w) < 0)
+					goto out;
 				p = q;
 			}
-			free(seq);
 			continue;
 		}
 		for (p = 0; p + g->length <= n;) {
@@ -524,18 +539,19 @@ static int fix_graphs(struct wm *m, struct gs_whatif *w)
 					break;
 			}
 			if (k == g->length) {
-				if (graph_occurrence(m, seq + p, g->length, w) < 0) {
-					free(seq);
-					return -ENOMEM;
-				}
+				if (graph_occurrence(m, seq + p, g->length, w) < 0)
+					goto out;
 				p += g->length;
 			} else {
 				p++;
 			}
 		}
-		free(seq);
 	}
-	return fix_runs(m, w);
+	rc = fix_runs(m, &bs, w);
+out:
+	free(bs.sq);
+	free(bs.first);
+	return rc;
 }
 
 /* host_code: the host's own time between CUDA calls on the launching
@@ -563,19 +579,22 @@ static int fix_host_code(struct wm *m, const struct gs_whatif_opts *o, struct gs
 			continue;
 		for (i = m->tfirst[t]; i < m->tfirst[t + 1]; i++) {
 			uint32_t a = m->order[i];
-			if (!(m->af[a] & AF_TOP) || (m->af[a] & AF_FIRST) || m->gap[a] <= 0 ||
-			    m->gap[a] >= GS_HOST_STALL_NS)
+			int64_t gap;
+			if (!(m->af[a] & AF_TOP))
+				continue;
+			gap = wm_gap(m, a);
+			if ((m->af[a] & AF_FIRST) || gap <= 0 || gap >= GS_HOST_STALL_NS)
 				continue;
 			/* host_code (the launching: fusion, graphs) removes the
 			 * gaps shorter than the program's own work; host_own_work
 			 * (moved off the step) those of own work; both: all */
-			if (!(o->fixes & (1u << GS_RULE_HOST_OWN)) && m->gap[a] >= m->own_ns)
+			if (!(o->fixes & (1u << GS_RULE_HOST_OWN)) && gap >= m->own_ns)
 				continue;
-			if (!(o->fixes & (1u << GS_RULE_HOST_CODE)) && m->gap[a] < m->own_ns)
+			if (!(o->fixes & (1u << GS_RULE_HOST_CODE)) && gap < m->own_ns)
 				continue;
 			if (u && range_at(u, nu, m->in->apis[a].start) == GS_NONE)
 				continue;
-			m->gap[a] = 0;
+			m->af[a] |= AF_NOGAP;
 			w->host_gaps++;
 		}
 	}
@@ -589,10 +608,9 @@ static void fix_legacy(struct wm *m, struct gs_whatif *w)
 {
 	size_t i;
 
-	for (i = 0; i < m->no; i++)
-		if (m->odep[i] != GS_NONE && m->dblks[m->odep[i]].kind == DEP_LEGACY &&
-		    m->dblks[m->odep[i]].n) {
-			m->dblks[m->odep[i]].n = 0;
+	for (i = 0; i < m->nd; i++) /* one entry per op that has any */
+		if (m->dblks[i].kind == DEP_LEGACY && m->dblks[i].n) {
+			m->dblks[i].n = 0;
 			w->ops_changed++;
 		}
 }
@@ -605,28 +623,53 @@ static void fix_comm(struct wm *m, struct gs_whatif *w)
 {
 	size_t i;
 
+	for (i = 0; i < m->nd; i++) { /* the ops' waits: one entry per op */
+		struct wblk *b = &m->dblks[i];
+		uint32_t q, k = 0;
+		for (q = 0; q < b->n; q++)
+			if (!wm_is_coll(m, m->pool[b->first + q]))
+				m->pool[b->first + k++] = m->pool[b->first + q];
+		if (k != b->n) {
+			b->n = k;
+			w->ops_changed++;
+		}
+	}
 	for (i = 0; i < m->no; i++) {
 		uint32_t p = m->pred[i];
-		if (m->odep[i] != GS_NONE) {
-			struct wblk *b = &m->dblks[m->odep[i]];
-			uint32_t q, k = 0;
-			for (q = 0; q < b->n; q++)
-				if (!(m->of[m->pool[b->first + q]] & OF_COLL))
-					m->pool[b->first + k++] = m->pool[b->first + q];
-			if (k != b->n) {
-				b->n = k;
-				w->ops_changed++;
-			}
-		}
-		if (m->of[i] & OF_COLL || p == GS_NONE || !(m->of[p] & OF_COLL))
+		if (p == GS_NONE || !wm_is_coll(m, p) || wm_is_coll(m, (uint32_t)i))
 			continue;
-		while (p != GS_NONE && (m->of[p] & OF_COLL))
+		while (p != GS_NONE && wm_is_coll(m, p))
 			p = m->pred[p];
 		m->pred[i] = p;
-		m->opg[i] = m->pg_typ;
+		m->of[i] |= OF_PG_TYP; /* its hole: pg_typ (wm_opg) */
 		m->of[i] &= (uint8_t)~OF_PRED_START;
 		w->ops_changed++;
 	}
+}
+
+uint32_t wm_fix_writes(uint32_t fixes)
+{
+	static const struct {
+		uint32_t fixes, writes;
+	} w[] = {
+	    {1u << GS_RULE_SYNC_STEP, WW_AF},	       /* fix_sync_step */
+	    {1u << GS_RULE_ALLOC, WW_AF},	       /* fix_alloc */
+	    {1u << GS_RULE_SYNC_COPY, WW_AF | WW_DUR}, /* fix_sync_copy */
+	    {1u << GS_RULE_PAGEABLE,
+	     WW_AF | WW_DUR | WW_OF | WW_ODUR},			     /* fix_pageable (and odur) */
+	    {(1u << GS_RULE_LAUNCH) | (1u << GS_RULE_SHORT_KERNELS), /* fix_graphs */
+	     WW_AF | WW_DUR | WW_OF},
+	    {(1u << GS_RULE_HOST_CODE) | (1u << GS_RULE_HOST_OWN), WW_AF},	/* fix_host_code */
+	    {1u << GS_RULE_LEGACY, WW_DN},					/* fix_legacy */
+	    {1u << GS_WHATIF_COMMUNICATION, WW_OF | WW_PRED | WW_POOL | WW_DN}, /* fix_comm */
+	};
+	uint32_t r = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (fixes & w[i].fixes)
+			r |= w[i].writes;
+	return r;
 }
 
 int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whatif *w)
