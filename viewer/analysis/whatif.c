@@ -1105,7 +1105,7 @@ static int graph_call(const struct wm *m, uint32_t a)
 	return nm && gs_api_is_graph_launch(nm);
 }
 
-void wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
+int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 {
 	const struct gs_input *in = m->in;
 	size_t i;
@@ -1151,17 +1151,17 @@ void wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 		m->odur[i] = max64(0, m->odur[i] - u->kernel_ns);
 	}
 	if (rc) {
-		/* out of memory: the model as traced (gs_whatif_untrace
-		 * says what is taken off; nothing is, rather than part) */
+		/* out of memory: nothing is taken off, rather than part */
 		free(m->gap_cut);
 		free(m->opg_cut);
 		free(m->odur);
 		m->gap_cut = m->opg_cut = m->odur = NULL;
-		return;
+		return rc;
 	}
 	m->odur_base = 1;
 	if (m->api_typ >= 0)
 		m->api_typ -= min64(m->api_typ, max64(u->call_ns, 0));
 	m->node_gap -= min64(m->node_gap, max64(u->node_ns, 0));
 	m->graph_call_ns = max64(u->graph_call_ns, 0);
+	return 0;
 }

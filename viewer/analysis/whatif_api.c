@@ -684,8 +684,12 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 		free(wb);
 		return -ENOMEM;
 	}
-	if (u)
-		wm_untrace(&m, u);
+	if (u && (rc = wm_untrace(&m, u)) < 0) {
+		free(run);
+		free(wb);
+		wm_free(&m);
+		return rc;
+	}
 	for (i = 0, k = 0; i < n; i++)
 		if (gs_whatif_rule_modelled(f[i].rule))
 			run[k++] = i;
@@ -855,7 +859,10 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 		return rc;
 	m.want_corr = 1; /* handed over as w->op_corr */
 	if (o && o->untrace) {
-		wm_untrace(&m, o->untrace);
+		if ((rc = wm_untrace(&m, o->untrace)) < 0) {
+			wm_free(&m);
+			return rc;
+		}
 		w->untraced = 1;
 	}
 	rc = -ENOMEM;

@@ -222,7 +222,7 @@ static inline int64_t wm_end(const struct wm *m, uint32_t x)
 int wm_build(struct wm *m, const struct gs_result *res);
 /* take tracing's cost u off the model m (after wm_build, before the first
  * replay): whatif.h, struct gs_whatif_untrace */
-void wm_untrace(struct wm *m, const struct gs_whatif_untrace *u);
+int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u); /* 0, -ENOMEM (m unchanged) */
 int wm_replay(struct wm *m);
 void wm_free(struct wm *m);
 int wm_pool_push(struct wm *m, uint32_t v);
