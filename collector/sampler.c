@@ -74,6 +74,7 @@ static struct {
 	_Atomic int n_rings;
 	_Atomic int64_t last_tid; /* a hint for the decode thread's calls */
 	int closing;		  /* under watch_lock: stopping, no new timer */
+	pid_t pid;		  /* the process sampled: a forked child is not */
 	uint64_t timer_errors, threads_over;
 	int warned;
 	pthread_t drain;
@@ -234,6 +235,7 @@ int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const stru
 	S.stop = 0;
 	atomic_store_explicit(&S.last_tid, 0, memory_order_relaxed);
 	S.closing = 0;
+	S.pid = getpid();
 	if (pthread_create(&S.drain, NULL, drain_main, NULL) != 0) {
 		sigaction(S.sig, &S.old, NULL);
 		gs_warn("sampling.thread", "cannot start the sampler's thread: the threads are not "
@@ -323,6 +325,10 @@ void gs_sampler_watch_self(void)
 	if (!S.on || watched_self)
 		return;
 	watched_self = 1;
+	/* a child forked without exec has none of the sampler's threads and
+	 * may hold watch_lock as the fork found it: it samples nothing */
+	if (getpid() != S.pid)
+		return;
 	gs_sampler_watch((int64_t)syscall(SYS_gettid));
 }
 
