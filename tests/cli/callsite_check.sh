@@ -216,6 +216,10 @@ out=$("$gs" report "$db.captn.db" | tr -s ' \n' '  ') || { echo "FAIL: report (s
 expect "$out" "note: the collector's call-site captures (the stacks of blocking calls) took 4.000 us in the program's threads: 20 captures, p50 200 ns, 2.1% of the window, with libgcc's unwinder; the corrected figures take them off where they delayed the GPU. libunwind (Debian: libunwind8) takes 10-18x less a capture; --no-callsites records none"
 expect "$("$gs" report --json "$db.captn.db" | tr -d ' \n')" '"callsite_captures":{"count":20,"total_ns":4000,"p50_ns":200,"unwinder":"libgcc","native_walks":20}'
 "$gs" html "$db.captn.db" -o "$db.captn.html" || { echo "FAIL: html (steps_captured_native) exit $?"; exit 1; }
+# a calibrated trace whose verdict replays a saving: the savings are of the untraced
+# program, and the text and the HTML page say so under the findings
+expect "$out" "(savings replayed with tracing's cost taken off, as the corrected figures: of the untraced program)"
+expect "$(cat "$db.captn.html")" '<p class="why">savings replayed with tracing&#39;s cost taken off, as the corrected figures: of the untraced program</p>'
 expect "$(cat "$db.captn.html")" "2.1% of the window, with libgcc's unwinder; the corrected figures take them off where they delayed the GPU. libunwind (Debian: libunwind8) takes 10-18× less a capture"
 expect "$("$gs" info "$db.capt.db")" "collector cost    5.000 µs in 40 callbacks, in the program's threads, 4.000 µs of it in 20 call-site captures; call sites: Python frames only (no native walk)"
 expect "$("$gs" info --json "$db.capt.db" | tr -d ' \n')" '"collector_cost":{"callback_ns":5000,"callbacks":40,"unwinder":"libgcc","captures":20,"capture_ns":4000,"native_walks":0}'

@@ -619,7 +619,16 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		fputs("</span>", f);
 		fputs("</li>\n", f);
 	}
-	fputs("</ol>\n</div>\n", f);
+	fputs("</ol>\n", f);
+	if (v->saves_untraced)
+		for (i = 0; i < v->n_findings; i++)
+			if (v->findings[i].saves == GS_SAVES_REPLAYED) {
+				fputs("<p class=\"why\">savings replayed with tracing&#39;s cost taken "
+				      "off, as the corrected figures: of the untraced program</p>\n",
+				      f);
+				break;
+			}
+	fputs("</div>\n", f);
 	free(sites);
 }
 
