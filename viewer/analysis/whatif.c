@@ -657,6 +657,14 @@ int64_t wm_call_cost(const struct wm *m, uint32_t a)
 	return m->tcost ? m->tcost[a] : 0;
 }
 
+/* 1 when top call a launched its ops as a graph launch */
+static int graph_call(const struct wm *m, uint32_t a)
+{
+	const char *nm = gs_str(&m->in->strings, m->in->apis[a].name_id, NULL);
+
+	return nm && gs_api_is_graph_launch(nm);
+}
+
 int wm_build(struct wm *m, const struct gs_result *res)
 {
 	const struct gs_input *in = res->in;
@@ -1006,11 +1014,8 @@ int wm_build(struct wm *m, const struct gs_result *res)
 			int64_t *gc = sl, *gl = sp; /* reused: the medians above are taken */
 			for (a2 = 0; a2 < na && ng < ms; a2++) {
 				uint32_t k0 = m->ops_first[a2], k1 = m->ops_first[a2 + 1];
-				const char *nm;
-				if (k1 - k0 < 2 || !(m->af[a2] & AF_TOP))
-					continue;
-				nm = gs_str(&in->strings, in->apis[a2].name_id, NULL);
-				if (!nm || !gs_api_is_graph_launch(nm))
+				if (k1 - k0 < 2 || !(m->af[a2] & AF_TOP) ||
+				    !graph_call(m, (uint32_t)a2))
 					continue;
 				gc[ng] =
 				    (in->apis[a2].end - in->apis[a2].start) / (int64_t)(k1 - k0);
@@ -1097,17 +1102,10 @@ out:
 
 /* ------------------------------------------------- tracing's cost taken off */
 
-/* 1 when top call a launched its ops as a graph launch */
-static int graph_call(const struct wm *m, uint32_t a)
-{
-	const char *nm = gs_str(&m->in->strings, m->in->apis[a].name_id, NULL);
-
-	return nm && gs_api_is_graph_launch(nm);
-}
-
 int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 {
 	const struct gs_input *in = m->in;
+	uint8_t *graph = big_calloc(m->na ? m->na : 1, 1); /* per top call: a graph launch */
 	size_t i;
 	int rc = 0;
 
@@ -1117,7 +1115,7 @@ int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 	m->gap_cut = big_calloc(m->na ? m->na : 1, sizeof(int64_t));
 	m->opg_cut = big_calloc(m->no ? m->no : 1, sizeof(int64_t));
 	m->odur = big_malloc((m->no ? m->no : 1) * sizeof(int64_t));
-	if (!m->gap_cut || !m->opg_cut || !m->odur)
+	if (!graph || !m->gap_cut || !m->opg_cut || !m->odur)
 		rc = -ENOMEM;
 	for (i = 0; !rc && i < m->no; i++)
 		m->odur[i] = in->ops[i].end - in->ops[i].start;
@@ -1125,7 +1123,7 @@ int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 		int64_t t;
 		if (!(m->af[i] & AF_TOP) || m->ops_first[i + 1] == m->ops_first[i])
 			continue;
-		if (graph_call(m, (uint32_t)i)) {
+		if ((graph[i] = (uint8_t)graph_call(m, (uint32_t)i))) {
 			m->dur[i] -= min64(m->dur[i], max64(u->graph_call_ns, 0));
 			continue;
 		}
@@ -1141,7 +1139,7 @@ int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 		uint32_t c = m->call_of[i];
 		if (in->ops[i].kind != GS_OP_KERNEL)
 			continue;
-		if (c != GS_NONE && graph_call(m, m->top[c])) {
+		if (c != GS_NONE && graph[m->top[c]]) {
 			int64_t t = max64(u->node_ns, 0), h;
 			h = m->pred[i] != GS_NONE ? min64(wm_opg(m, (uint32_t)i), t) : 0;
 			m->opg_cut[i] = h;
@@ -1150,6 +1148,7 @@ int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 		}
 		m->odur[i] = max64(0, m->odur[i] - u->kernel_ns);
 	}
+	free(graph);
 	if (rc) {
 		/* out of memory: nothing is taken off, rather than part */
 		free(m->gap_cut);
