@@ -1081,6 +1081,10 @@ struct gs_verdict {
 				    gs_whatif_verdict), of the untraced program */
 };
 #define GS_VERDICT_PHASE_SHARE 0.05
+/* 1 when the verdict's savings were replayed untraced (saves_untraced) and
+ * at least one finding has a replayed figure: the renderers then say so
+ * under the findings */
+int gs_verdict_untraced_note(const struct gs_verdict *v);
 /* The report's verdict: the findings, each with what its fix saves
  * replayed on the trace (gs_finding.saves; in->op_bytes gives the copies'
  * bytes), the ones replayed first by that saving, then the others by

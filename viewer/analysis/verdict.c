@@ -1159,6 +1159,16 @@ static void verdict_compute(const struct gs_result *res, const struct gs_correct
 		verdict_saves(res, corr, v);
 }
 
+int gs_verdict_untraced_note(const struct gs_verdict *v)
+{
+	size_t i;
+
+	for (i = 0; v->saves_untraced && i < v->n_findings; i++)
+		if (v->findings[i].saves == GS_SAVES_REPLAYED)
+			return 1;
+	return 0;
+}
+
 void gs_verdict_compute_corr(const struct gs_result *res, const struct gs_corrected *corr,
 			     struct gs_verdict *v)
 {

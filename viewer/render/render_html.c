@@ -620,14 +620,10 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		fputs("</li>\n", f);
 	}
 	fputs("</ol>\n", f);
-	if (v->saves_untraced)
-		for (i = 0; i < v->n_findings; i++)
-			if (v->findings[i].saves == GS_SAVES_REPLAYED) {
-				fputs("<p class=\"why\">savings replayed with tracing&#39;s cost taken "
-				      "off, as the corrected figures: of the untraced program</p>\n",
-				      f);
-				break;
-			}
+	if (gs_verdict_untraced_note(v))
+		fputs("<p class=\"why\">savings replayed with tracing&#39;s cost taken off, as the"
+		      " corrected figures: of the untraced program</p>\n",
+		      f);
 	fputs("</div>\n", f);
 	free(sites);
 }

@@ -540,13 +540,9 @@ static void verdict_lines(struct report_ctx *r)
 	}
 	if (!v->n_findings)
 		fprintf(r->out, "  no rule fired (thresholds: docs/report.md, \"Verdict\")\n");
-	else if (v->saves_untraced)
-		for (i = 0; i < v->n_findings; i++)
-			if (v->findings[i].saves == GS_SAVES_REPLAYED) {
-				fprintf(r->out, "  (savings replayed with tracing's cost taken off, as the"
-						" corrected figures: of the untraced program)\n");
-				break;
-			}
+	else if (gs_verdict_untraced_note(v))
+		fprintf(r->out, "  (savings replayed with tracing's cost taken off, as the corrected"
+				" figures: of the untraced program)\n");
 	free(sites);
 }
 
