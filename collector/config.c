@@ -31,6 +31,7 @@ void gs_config_defaults(struct gs_config *c)
 	/* off until a GPU run has checked it (issue 54: tests/gpu/sampling_gpu.sh) */
 	c->sampling = 0;
 	c->sample_hz = GS_DEFAULT_SAMPLE_HZ;
+	c->sample_clock = GS_SAMPLE_CLOCK_AUTO;
 	c->stack_cache = 1;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
 	c->clock = GS_CLOCK_CUPTI;
@@ -53,6 +54,25 @@ static int parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigne
 		return -1;
 	*out = (unsigned)v;
 	return 0;
+}
+
+static const char *const sample_clocks[] = {"auto", "timer", "perf"};
+
+int gs_sample_clock_parse(const char *s, int *mode)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(s, sample_clocks[i]) == 0) {
+			*mode = i; /* the order of enum gs_sample_clock */
+			return 0;
+		}
+	return -1;
+}
+
+const char *gs_sample_clock_str(int mode)
+{
+	return mode >= 0 && mode < 3 ? sample_clocks[mode] : "auto";
 }
 
 static int parse_log_level(const char *s)
@@ -163,8 +183,8 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
 			c->sampling = v[0] - '0';
 		} else {
-			gs_warn("config.sampling", "GAPSCOPE_SAMPLING=\"%.64s\" is not 0 or 1; using 0",
-				v);
+			gs_warn("config.sampling",
+				"GAPSCOPE_SAMPLING=\"%.64s\" is not 0 or 1; using 0", v);
 			bad++;
 		}
 	}
@@ -181,6 +201,17 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 			bad++;
 		} else {
 			c->sample_hz = (unsigned)hz;
+		}
+	}
+
+	v = get("GAPSCOPE_SAMPLE_CLOCK", ctx);
+	if (v && *v) {
+		if (gs_sample_clock_parse(v, &c->sample_clock) != 0) {
+			gs_warn("config.sample_clock",
+				"GAPSCOPE_SAMPLE_CLOCK=\"%.64s\" is not auto, timer or perf; using "
+				"auto",
+				v);
+			bad++;
 		}
 	}
 

@@ -77,6 +77,7 @@ struct gs_config {
 	int sampling;	      /* 0/1: sample the launching threads (GAPSCOPE_SAMPLING) */
 	unsigned sample_hz;   /* samples per second of a thread's CPU time
 				 (GAPSCOPE_SAMPLE_HZ) */
+	int sample_clock;     /* enum gs_sample_clock (GAPSCOPE_SAMPLE_CLOCK) */
 	int sync_source;      /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
 	int capture_range;    /* enum gs_capture_range (GAPSCOPE_CAPTURE_RANGE) */
 	int capture_driver;   /* 0: the driver's launch records on all run long,
@@ -86,6 +87,19 @@ struct gs_config {
 				 `gapscope record` run this process belongs to
 				 began (GAPSCOPE_RECORD_START_NS), 0 outside one */
 };
+
+/* What times the samples (GAPSCOPE_SAMPLE_CLOCK, sampler.c): a perf_event
+ * task-clock per thread where the kernel allows it, else a POSIX timer on
+ * the thread's CPU-time clock (checked at the kernel's tick only: 250 Hz on
+ * a HZ=250 kernel, whatever rate is asked); or one of them forced. */
+enum gs_sample_clock {
+	GS_SAMPLE_CLOCK_AUTO = 0,
+	GS_SAMPLE_CLOCK_TIMER = 1,
+	GS_SAMPLE_CLOCK_PERF = 2
+};
+/* "auto" / "timer" / "perf". Returns 0 and sets *mode, or -1. */
+int gs_sample_clock_parse(const char *s, int *mode);
+const char *gs_sample_clock_str(int mode);
 
 /* Where the `sync` and `event` rows come from. CUPTI's SYNCHRONIZATION and
  * CUDA_EVENT kinds make every cudaGetDevice dearer while they are on (0.4-0.5
@@ -618,8 +632,17 @@ int gs_synthetic_next(uint8_t *buf, size_t valid, CUpti_Activity **rec);
  * push: hands a GS_EV_SAMPLE event to the writer (from the drain thread).
  * 0, or -1 (warned once; the recording goes on unsampled). */
 int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const struct gs_event *ev));
+/* Which source to use (enum gs_sample_clock) for the threads watched from
+ * now on; call before gs_sampler_start. Default: auto. */
+void gs_sampler_set_clock(int mode);
 /* 1 while sampling. */
 int gs_sampler_active(void);
+/* What samples thread tid: GS_SAMPLE_CLOCK_PERF, GS_SAMPLE_CLOCK_TIMER, or 0
+ * (not watched, or neither source could be made). */
+int gs_sampler_thread_source(int64_t tid);
+/* meta samples.clock for n_perf threads sampled by perf_event and n_timer by
+ * the POSIX timer (mixed: both, with the counts). */
+void gs_sampler_clock_text(unsigned n_perf, unsigned n_timer, char *buf, size_t len);
 /* The decode thread saw a CUDA call of thread tid: sample it from now on
  * (once per thread; cheap when tid is the last one seen). */
 void gs_sampler_watch(int64_t tid);
@@ -631,7 +654,9 @@ void gs_sampler_watch_self(void);
 void gs_sampler_stop(void);
 /* Samples taken (handed to the writer), dropped (a ring full), threads sampled. */
 void gs_sampler_counts(uint64_t *taken, uint64_t *dropped, uint64_t *threads);
-/* meta config.sampling, config.sample_hz, samples.* */
+/* meta config.sampling, config.sample_hz, config.sample_clock, samples.*
+ * (samples.clock, samples.cpu_ns and samples.rate_hz: samples taken per
+ * second of the sampled threads' CPU time while watched) */
 void gs_sampler_finish(struct gs_writer *w, int configured, unsigned hz);
 
 #endif

@@ -8,14 +8,32 @@
  * an event record, a graph launch), or else from when the writer first sees
  * one of its CUDA API records (gs_sampler_watch, on the decode thread; up
  * to a flush period late: on an H100, 2026-12-07, programs shorter than the
- * 1 s flush period were sampled only after their last CUDA call): a POSIX
- * timer on that
- * thread's own CPU-time clock (its clockid made from its tid, as glibc's
- * pthread_getcpuclockid does) signals it (SIGEV_THREAD_ID) every 1/hz s of
- * CPU time it uses. A CPU-time clock, not a wall clock: a thread asleep in
- * a system call is never woken by a sample (no EINTR the program has to
- * handle), and a thread that waits costs nothing; the report says what
- * share of a segment the samples cover.
+ * 1 s flush period were sampled only after their last CUDA call).
+ *
+ * What signals it, every 1/hz s of the CPU time it uses, one of two sources
+ * (GAPSCOPE_SAMPLE_CLOCK; auto tries the first, per thread):
+ * - perf_event: a software TASK_CLOCK event on that thread (pid = its tid),
+ *   user time only (exclude_kernel: what perf_event_paranoid 2 allows), whose
+ *   overflow is sent to that very thread as our signal (O_ASYNC, F_SETSIG,
+ *   F_SETOWN_EX F_OWNER_TID; si_code POLL_HUP, si_fd the event's fd). It is
+ *   an hrtimer while the thread runs: the rate asked is the rate taken.
+ *   Each overflow disables the event (PERF_EVENT_IOC_REFRESH 1) until the
+ *   handler re-arms it, so at most one signal per thread is ever queued: a
+ *   thread that blocks the signal for a while is not sampled meanwhile, and
+ *   real-time signals never pile up to RLIMIT_SIGPENDING (past it, the
+ *   kernel's fasync falls back to SIGIO, whose default ends the program).
+ * - a POSIX timer on the thread's CPU-time clock (its clockid made from its
+ *   tid, as glibc's pthread_getcpuclockid does; SIGEV_THREAD_ID). Linux
+ *   checks such timers only at the scheduler tick: at most CONFIG_HZ a
+ *   second (250 on the H100 machine, 2026-12-07:
+ *   bench/results/2026-12-07-h100-sampling-tick.md), whatever is asked.
+ *   Where perf_event_open is refused (perf_event_paranoid 3, a container's
+ *   seccomp, no perf events), threads are sampled this way.
+ * Both count CPU time, not wall time: a thread asleep in a system call is
+ * never woken by a sample (no EINTR the program has to handle), and a
+ * thread that waits costs nothing; the report says what share of a segment
+ * the samples cover. Meta samples.clock says which source ran and
+ * samples.rate_hz what rate it gave (samples per CPU second, measured).
  *
  * The handler (async-signal-safe: no lock, no allocation, no TLS of ours)
  * takes the thread's Python frames, read from its frame chain
@@ -33,12 +51,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -52,11 +74,21 @@
 #define SAMPLER_DRAIN_MS 10	  /* the drain thread's period */
 #define SAMPLER_MAGIC 0x53414d50u /* "SAMP" */
 
+#define CLOCK_TEXT_PERF "thread task-clock (perf_event)"
+#define CLOCK_TEXT_TIMER "thread CPU time (timer, at the kernel tick)"
+
 struct ring {
 	uint32_t magic;
 	int64_t tid;
-	timer_t timer;
-	int armed;
+	int source;	       /* GS_SAMPLE_CLOCK_PERF or _TIMER once armed, else 0 */
+	timer_t timer;	       /* source timer */
+	int armed;	       /* the timer or the perf event is live */
+	_Atomic int perf_fd;   /* source perf: the event's fd (the handler's key),
+				  -1 once stopped */
+	int perf_fd_owned;     /* the fd to close at stop, -1 when none */
+	clockid_t cpu_clock;   /* the thread's CPU-time clock */
+	uint64_t cpu0;	       /* ns of CPU time the thread had when armed */
+	_Atomic uint64_t cpu1; /* ns: its CPU time at the last look (drain, stop) */
 	_Atomic uint64_t head; /* written by the handler on the thread */
 	_Atomic uint64_t tail; /* written by the drain thread */
 	_Atomic uint64_t dropped;
@@ -68,6 +100,7 @@ static struct {
 	int on;
 	int sig;
 	unsigned hz;
+	int clock_mode;	     /* enum gs_sample_clock asked */
 	int64_t mono_offset; /* ns: CLOCK_MONOTONIC - the collector's clock */
 	void (*push)(const struct gs_event *ev);
 	struct ring *rings[SAMPLER_THREADS]; /* kept until the process ends */
@@ -76,7 +109,10 @@ static struct {
 	int closing;		  /* under watch_lock: stopping, no new timer */
 	pid_t pid;		  /* the process sampled: a forked child is not */
 	uint64_t timer_errors, threads_over;
-	int warned;
+	uint64_t perf_errors; /* threads perf_event_open (or its set-up) failed for */
+	int perf_errno;	      /* the first such failure's errno */
+	int perf_refused;     /* the kernel refuses perf events: not tried again */
+	int warned, warned_perf;
 	pthread_t drain;
 	int drain_running;
 	pthread_mutex_t lock;
@@ -108,17 +144,48 @@ static int is_ring(const void *p)
 	return 0;
 }
 
+/* The ring whose perf event has this fd (lock-free, as is_ring), or NULL. */
+static struct ring *ring_by_fd(int fd)
+{
+	int i, n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
+
+	if (fd < 0)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (atomic_load_explicit(&S.rings[i]->perf_fd, memory_order_acquire) == fd)
+			return S.rings[i];
+	return NULL;
+}
+
 static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
-	int saved = errno;
-	struct ring *r = si ? (struct ring *)si->si_value.sival_ptr : NULL;
+	int saved = errno, rearm = -1;
+	struct ring *r = NULL;
 	const void *pc = NULL;
 	struct gs_callsite *cs;
 	uint64_t head, tail;
 
 	(void)sig;
-	/* only our timers' signals, for rings we made */
-	if (!si || si->si_code != SI_TIMER || !r || !is_ring(r) || r->magic != SAMPLER_MAGIC)
+	/* only our timers' and perf events' signals, for rings we made */
+	if (!si)
+		goto out;
+	if (si->si_code == SI_TIMER) {
+		r = (struct ring *)si->si_value.sival_ptr;
+		if (!r || !is_ring(r))
+			goto out;
+	} else if (si->si_code == POLL_IN || si->si_code == POLL_HUP) {
+		/* a perf event's overflow (fasync): its fd names the ring. The
+		 * thread's own, or it is a stale signal of an fd closed at a
+		 * stop and reused since: the ring has one writer, its thread */
+		r = ring_by_fd(si->si_fd);
+		if (!r || r->tid != (int64_t)syscall(SYS_gettid))
+			goto out;
+		if (si->si_code == POLL_HUP) /* the event stopped itself: re-arm */
+			rearm = si->si_fd;
+	} else {
+		goto out;
+	}
+	if (r->magic != SAMPLER_MAGIC)
 		goto out;
 	head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	tail = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -138,6 +205,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	gs_callsite_sample(cs, pc, &r->lines);
 	atomic_store_explicit(&r->head, head + 1, memory_order_release);
 out:
+	/* after the sample, so the event does not count the handler's own
+	 * time (an ioctl: async-signal-safe) */
+	if (rearm >= 0)
+		ioctl(rearm, PERF_EVENT_IOC_REFRESH, 1);
 	errno = saved;
 }
 
@@ -154,6 +225,29 @@ static int pick_signal(void)
 			return s;
 	}
 	return 0;
+}
+
+static int cpu_ns(clockid_t clk, uint64_t *out)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts) != 0)
+		return -1; /* the thread has ended */
+	*out = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+/* Each armed ring's CPU time now; a thread that ended keeps its last. */
+static void look_cpu(void)
+{
+	int i, n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
+
+	for (i = 0; i < n; i++) {
+		struct ring *r = S.rings[i];
+		uint64_t t;
+		if (r->armed && cpu_ns(r->cpu_clock, &t) == 0)
+			atomic_store_explicit(&r->cpu1, t, memory_order_relaxed);
+	}
 }
 
 static void drain_rings(void)
@@ -195,10 +289,21 @@ static void *drain_main(void *arg)
 			break;
 		pthread_mutex_unlock(&S.lock);
 		drain_rings();
+		/* a thread's CPU time is readable only while it lives: looked
+		 * at every period, for samples.rate_hz */
+		pthread_mutex_lock(&watch_lock);
+		look_cpu();
+		pthread_mutex_unlock(&watch_lock);
 		pthread_mutex_lock(&S.lock);
 	}
 	pthread_mutex_unlock(&S.lock);
 	return NULL;
+}
+
+void gs_sampler_set_clock(int mode)
+{
+	if (mode >= GS_SAMPLE_CLOCK_AUTO && mode <= GS_SAMPLE_CLOCK_PERF)
+		S.clock_mode = mode;
 }
 
 int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const struct gs_event *ev))
@@ -252,13 +357,89 @@ int gs_sampler_active(void)
 	return S.on;
 }
 
-void gs_sampler_watch(int64_t tid)
+/* A TASK_CLOCK event on thread tid that signals it every 1/hz s of its user
+ * CPU time, armed. 0, or -errno (nothing left open). Under watch_lock. */
+static int perf_arm(struct ring *r, pid_t tid)
+{
+	struct perf_event_attr attr;
+	struct f_owner_ex owner;
+	int fd, fl, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = 1000000000u / S.hz; /* ns of the thread's CPU */
+	/* kernel time is not ours to see at perf_event_paranoid 2; and a
+	 * thread is only signalled from user mode, never inside a call */
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1; /* armed below, once the signal goes to the thread */
+	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	owner.type = F_OWNER_TID;
+	owner.pid = tid;
+	if (fcntl(fd, F_SETOWN_EX, &owner) != 0 || fcntl(fd, F_SETSIG, S.sig) != 0 ||
+	    (fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) != 0)
+		goto fail;
+	r->perf_fd_owned = fd;
+	/* published before the first overflow: the handler looks it up */
+	atomic_store_explicit(&r->perf_fd, fd, memory_order_release);
+	/* one overflow, then the event disables itself (POLL_HUP) until the
+	 * handler refreshes it: one signal queued at most (top of file) */
+	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+		atomic_store_explicit(&r->perf_fd, -1, memory_order_release);
+		r->perf_fd_owned = -1;
+		goto fail;
+	}
+	return 0;
+fail:
+	err = errno;
+	close(fd);
+	return -err;
+}
+
+static int timer_arm(struct ring *r, pid_t tid)
 {
 	struct sigevent sev;
 	struct itimerspec its;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = S.sig;
+	sev.sigev_value.sival_ptr = r;
+	sev._sigev_un._tid = tid;
+	if (timer_create(r->cpu_clock, &sev, &r->timer) != 0)
+		return -errno;
+	its.it_interval.tv_sec = 0;
+	its.it_interval.tv_nsec = (long)(1000000000u / S.hz);
+	if (S.hz == 1) {
+		its.it_interval.tv_sec = 1;
+		its.it_interval.tv_nsec = 0;
+	}
+	its.it_value = its.it_interval;
+	if (timer_settime(r->timer, 0, &its, NULL) != 0) {
+		int err = errno;
+		timer_delete(r->timer);
+		return -err;
+	}
+	return 0;
+}
+
+/* errors of perf_event_open that say this kernel or sandbox refuses perf
+ * events (not this thread): EACCES/EPERM (perf_event_paranoid 3, seccomp),
+ * ENOSYS, ENOENT/EOPNOTSUPP (no such event), EINVAL (an older kernel) */
+static int perf_refused(int err)
+{
+	return err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT ||
+	       err == EOPNOTSUPP || err == EINVAL;
+}
+
+void gs_sampler_watch(int64_t tid)
+{
 	struct ring *r;
-	clockid_t clk;
-	int i, n;
+	int i, n, err = 0;
 
 	if (!S.on || tid <= 0 || tid > INT32_MAX ||
 	    tid == atomic_load_explicit(&S.last_tid, memory_order_relaxed))
@@ -281,40 +462,61 @@ void gs_sampler_watch(int64_t tid)
 		goto out;
 	r->magic = SAMPLER_MAGIC;
 	r->tid = tid;
+	atomic_init(&r->perf_fd, -1);
+	r->perf_fd_owned = -1;
 	/* the thread's CPU-time clock: MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)
 	 * of glibc's pthread_getcpuclockid (~tid << 3 | per-thread 4 | sched 2) */
-	clk = (clockid_t)((~(uint32_t)tid << 3) | 6u);
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = S.sig;
-	sev.sigev_value.sival_ptr = r;
-	sev._sigev_un._tid = (pid_t)tid;
-	/* published before the timer can fire: the handler checks the list */
+	r->cpu_clock = (clockid_t)((~(uint32_t)tid << 3) | 6u);
+	if (cpu_ns(r->cpu_clock, &r->cpu0) != 0)
+		r->cpu0 = 0;
+	atomic_store_explicit(&r->cpu1, r->cpu0, memory_order_relaxed);
+	/* published before a timer or event can fire: the handler checks
+	 * the list */
 	S.rings[n] = r;
 	atomic_store_explicit(&S.n_rings, n + 1, memory_order_release);
-	if (timer_create(clk, &sev, &r->timer) != 0) {
+	if (S.clock_mode != GS_SAMPLE_CLOCK_TIMER && !S.perf_refused) {
+		err = perf_arm(r, (pid_t)tid);
+		if (err == 0) {
+			r->source = GS_SAMPLE_CLOCK_PERF;
+			r->armed = 1;
+			goto out;
+		}
+		if (err == -ESRCH)
+			goto out; /* the thread has ended */
+		S.perf_errors++;
+		if (!S.perf_errno)
+			S.perf_errno = -err;
+		if (perf_refused(-err))
+			S.perf_refused = 1;
+	} else if (S.clock_mode == GS_SAMPLE_CLOCK_PERF) {
+		err = -S.perf_errno;
+		S.perf_errors++;
+	}
+	if (S.clock_mode == GS_SAMPLE_CLOCK_PERF) {
+		/* forced: no fallback to the tick-bound timer */
+		if (!S.warned_perf) {
+			S.warned_perf = 1;
+			gs_warn("sampling.perf",
+				"GAPSCOPE_SAMPLE_CLOCK=perf: perf_event_open for thread %lld "
+				"failed (%s): not sampled (auto falls back to a CPU-time "
+				"timer)",
+				(long long)tid, strerror(-err));
+		}
+		goto out;
+	}
+	err = timer_arm(r, (pid_t)tid);
+	if (err != 0) {
 		S.timer_errors++;
-		if (!S.warned && errno != EINVAL && errno != ESRCH) {
+		if (!S.warned && err != -EINVAL && err != -ESRCH) {
 			S.warned = 1;
 			gs_warn("sampling.timer",
 				"cannot make a CPU-time timer for thread %lld (%s): it is not "
 				"sampled",
-				(long long)tid, strerror(errno));
+				(long long)tid, strerror(-err));
 		}
 		goto out;
 	}
-	its.it_interval.tv_sec = 0;
-	its.it_interval.tv_nsec = (long)(1000000000u / S.hz);
-	if (S.hz == 1) {
-		its.it_interval.tv_sec = 1;
-		its.it_interval.tv_nsec = 0;
-	}
-	its.it_value = its.it_interval;
-	if (timer_settime(r->timer, 0, &its, NULL) != 0) {
-		timer_delete(r->timer);
-		S.timer_errors++;
-		goto out;
-	}
+	r->source = GS_SAMPLE_CLOCK_TIMER;
 	r->armed = 1;
 out:
 	pthread_mutex_unlock(&watch_lock);
@@ -340,12 +542,24 @@ void gs_sampler_stop(void)
 		return;
 	pthread_mutex_lock(&watch_lock);
 	S.closing = 1;
+	look_cpu();
 	n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
-	for (i = 0; i < n; i++)
-		if (S.rings[i]->armed) {
-			timer_delete(S.rings[i]->timer);
-			S.rings[i]->armed = 0;
+	for (i = 0; i < n; i++) {
+		struct ring *r = S.rings[i];
+		if (r->armed && r->source == GS_SAMPLE_CLOCK_TIMER)
+			timer_delete(r->timer);
+		if (r->perf_fd_owned >= 0) {
+			/* unpublished first: a signal still queued finds no ring
+			 * and does not re-arm. Disabled before the close: a child
+			 * forked meanwhile holds the fd too, and the event lives
+			 * while any copy of it is open */
+			atomic_store_explicit(&r->perf_fd, -1, memory_order_release);
+			ioctl(r->perf_fd_owned, PERF_EVENT_IOC_DISABLE, 0);
+			close(r->perf_fd_owned);
+			r->perf_fd_owned = -1;
 		}
+		r->armed = 0;
+	}
 	pthread_mutex_unlock(&watch_lock);
 	if (S.drain_running) {
 		pthread_mutex_lock(&S.lock);
@@ -375,19 +589,76 @@ void gs_sampler_counts(uint64_t *taken, uint64_t *dropped, uint64_t *threads)
 	}
 }
 
+int gs_sampler_thread_source(int64_t tid)
+{
+	int i, n = atomic_load_explicit(&S.n_rings, memory_order_acquire), src = 0;
+
+	pthread_mutex_lock(&watch_lock);
+	for (i = 0; i < n; i++)
+		if (S.rings[i]->tid == tid)
+			src = S.rings[i]->source;
+	pthread_mutex_unlock(&watch_lock);
+	return src;
+}
+
+void gs_sampler_clock_text(unsigned n_perf, unsigned n_timer, char *buf, size_t len)
+{
+	if (n_perf && n_timer)
+		snprintf(buf, len,
+			 "mixed: " CLOCK_TEXT_PERF " for %u threads, " CLOCK_TEXT_TIMER " for %u",
+			 n_perf, n_timer);
+	else if (n_timer)
+		snprintf(buf, len, CLOCK_TEXT_TIMER);
+	else if (n_perf)
+		snprintf(buf, len, CLOCK_TEXT_PERF);
+	else
+		snprintf(buf, len, "none (no thread sampled)");
+}
+
 void gs_sampler_finish(struct gs_writer *w, int configured, unsigned hz)
 {
-	uint64_t taken, dropped, threads;
+	uint64_t taken, dropped, threads, cpu = 0, taken_armed = 0;
+	unsigned n_perf = 0, n_timer = 0;
+	char text[160];
+	int i, n;
 
 	gs_writer_meta_int(w, "config.sampling", configured);
 	if (!configured)
 		return;
 	gs_writer_meta_int(w, "config.sample_hz", hz);
+	gs_writer_meta(w, "config.sample_clock", gs_sample_clock_str(S.clock_mode));
 	gs_sampler_counts(&taken, &dropped, &threads);
 	gs_writer_meta_int(w, "samples.taken", (int64_t)taken);
 	gs_writer_meta_int(w, "samples.dropped", (int64_t)dropped);
 	gs_writer_meta_int(w, "samples.threads", (int64_t)threads);
 	gs_writer_meta_int(w, "samples.signal", S.sig);
 	gs_writer_meta_int(w, "samples.timer_errors", (int64_t)S.timer_errors);
-	gs_writer_meta(w, "samples.clock", "thread CPU time");
+	pthread_mutex_lock(&watch_lock);
+	n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
+	for (i = 0; i < n; i++) {
+		struct ring *r = S.rings[i];
+		uint64_t c1 = atomic_load_explicit(&r->cpu1, memory_order_relaxed);
+		if (!r->source)
+			continue;
+		n_perf += r->source == GS_SAMPLE_CLOCK_PERF;
+		n_timer += r->source == GS_SAMPLE_CLOCK_TIMER;
+		cpu += c1 > r->cpu0 ? c1 - r->cpu0 : 0;
+		taken_armed += atomic_load(&r->head);
+	}
+	pthread_mutex_unlock(&watch_lock);
+	gs_sampler_clock_text(n_perf, n_timer, text, sizeof(text));
+	gs_writer_meta(w, "samples.clock", text);
+	if (S.perf_errors) {
+		snprintf(text, sizeof(text), "perf_event_open failed for %llu threads: %s%s",
+			 (unsigned long long)S.perf_errors, strerror(S.perf_errno),
+			 S.clock_mode == GS_SAMPLE_CLOCK_PERF ? " (not sampled)"
+							      : " (sampled by the timer)");
+		gs_writer_meta(w, "samples.source_errors", text);
+	}
+	/* the rate the samples stand for, measured: samples a second of the
+	 * sampled threads' CPU time (user and system) while watched */
+	gs_writer_meta_int(w, "samples.cpu_ns", (int64_t)cpu);
+	if (cpu > 0)
+		gs_writer_meta_int(w, "samples.rate_hz",
+				   (int64_t)(((double)taken_armed * 1e9) / (double)cpu + 0.5));
 }
