@@ -817,8 +817,8 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain, CUpti
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	callback_body(domain, cbid, data);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	atomic_fetch_add(
-	    &cb_ns, (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec)));
+	atomic_fetch_add(&cb_ns, (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000LL +
+					    (b.tv_nsec - a.tv_nsec)));
 	atomic_fetch_add(&cb_calls, 1);
 }
 
