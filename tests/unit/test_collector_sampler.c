@@ -5,8 +5,16 @@
  * with that function among their native frames, timed inside the spin; a
  * thread never watched gets none; samples with and without frames become
  * samples rows (stack_id NULL for none) with the stack rows written once.
+ * The two sources: where this machine allows perf_event_open, a thread gets
+ * the rate asked (more than a 250 Hz tick allows) and the meta says so;
+ * GAPSCOPE_SAMPLE_CLOCK=timer forces the timer; with either, a thread
+ * blocked in poll() and read() is never interrupted (no EINTR) and has no
+ * sample while asleep.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,7 +78,7 @@ __attribute__((noinline)) void gs_test_spin_end(void)
 
 static void test_watched_thread_sampled_in_its_spin(void **state)
 {
-	uint64_t t0, t1, taken, dropped, threads;
+	uint64_t t0, t1, taken, dropped, threads, taken0, dropped0, threads0;
 	int64_t tid = (int64_t)syscall(SYS_gettid);
 	size_t i, in_spin = 0;
 	(void)state;
@@ -78,6 +86,8 @@ static void test_watched_thread_sampled_in_its_spin(void **state)
 	n_got = 0;
 	gs_callsite_set_pyapi(NULL);
 	gs_callsite_set_native(GS_NATIVE_AUTO);
+	/* the counts are the process's (rings stay): what this test adds */
+	gs_sampler_counts(&taken0, &dropped0, &threads0);
 	/* no collector clock: samples keep CLOCK_MONOTONIC */
 	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
 	assert_int_equal(gs_sampler_active(), 1);
@@ -87,13 +97,15 @@ static void test_watched_thread_sampled_in_its_spin(void **state)
 	t1 = mono();
 	gs_sampler_stop();
 	gs_sampler_counts(&taken, &dropped, &threads);
-	/* a CPU-time timer of 1 ms over 300 ms of CPU: 300 expirations; the
-	 * kernel checks CPU timers at its tick, so some may merge (overrun) */
+	/* 1 ms of CPU a sample over 300 ms of CPU: 300 periods; a timer is
+	 * checked at the kernel's tick, so some merge (overrun); a perf event
+	 * counts user time only, and this spin reads its clock (a system
+	 * call) every ~1 us */
 	assert_true(n_got >= 30);
 	assert_true(n_got <= 301);
-	assert_int_equal(taken, n_got);
-	assert_int_equal(dropped, 0);
-	assert_int_equal(threads, 1);
+	assert_int_equal(taken - taken0, n_got);
+	assert_int_equal(dropped - dropped0, 0);
+	assert_int_equal(threads - threads0, 1);
 	for (i = 0; i < n_got; i++) {
 		int k, hit = 0;
 		assert_int_equal(got[i].tid, tid);
@@ -144,7 +156,8 @@ static void test_threads_watch_themselves(void **state)
 	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
 	assert_int_equal(pthread_barrier_init(&both, NULL, 2), 0);
 	for (k = 0; k < 2; k++)
-		assert_int_equal(pthread_create(&th[k], NULL, self_watcher, (void *)(intptr_t)k), 0);
+		assert_int_equal(pthread_create(&th[k], NULL, self_watcher, (void *)(intptr_t)k),
+				 0);
 	for (k = 0; k < 2; k++)
 		pthread_join(th[k], NULL);
 	pthread_barrier_destroy(&both);
@@ -227,9 +240,340 @@ static void test_samples_rows_and_stacks(void **state)
 	rmdir(dir);
 }
 
+/* spins for cpu_ns of this thread's CPU time, nearly all of it in user
+ * mode: the clock (a system call) is read once per ~1 ms of work, so a
+ * user-time source (perf_event, exclude_kernel) sees all of it */
+__attribute__((noinline)) static void spin_user(uint64_t cpu_ns)
+{
+	uint64_t end = thread_cpu() + cpu_ns, x = 1;
+
+	while (thread_cpu() < end) {
+		int i;
+		for (i = 0; i < 1000000; i++)
+			x = x * 6364136223846793005u + 1442695040888963407u;
+		sink = x;
+	}
+}
+
+/* Can this process sample a thread of its own with a task-clock event,
+ * as the sampler asks for it? 0, or the errno that refuses it. */
+static int perf_probe(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = 1000000;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static size_t samples_of(int64_t tid, uint64_t from, uint64_t to)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < n_got; i++)
+		n += got[i].tid == tid && got[i].t_begin >= from && got[i].t_begin <= to;
+	return n;
+}
+
+/* A thread that watches itself, spins spin_ns of CPU, then waits (no CPU)
+ * until the test has stopped the sampler, so the sampler's last look at
+ * its CPU time comes after all of it. */
+struct spinner {
+	uint64_t spin_ns;
+	int64_t tid;
+	uint64_t cpu0, cpu1; /* ns of its CPU time around the spin */
+	int hold[2];	     /* a pipe: the test writes when it may end */
+};
+
+static void *spinner_main(void *arg)
+{
+	struct spinner *sp = arg;
+	char c;
+
+	sp->tid = (int64_t)syscall(SYS_gettid);
+	gs_sampler_watch_self();
+	sp->cpu0 = thread_cpu();
+	spin_user(sp->spin_ns);
+	sp->cpu1 = thread_cpu();
+	while (read(sp->hold[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static void meta_of(const char *path, const char *key, char *out, size_t len)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	out[0] = '\0';
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL),
+	    SQLITE_OK);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* First of the file's tests: its thread is the only one the sampler has
+ * seen, so the meta's figures are its alone. */
+static void test_perf_source_gives_the_rate_asked(void **state)
+{
+	char dir[] = "/tmp/gs-sampler-XXXXXX", path[128], err[256], v[256];
+	struct spinner sp = {.spin_ns = 300000000};
+	struct gs_writer *w;
+	pthread_t th;
+	double cpu_s, expect;
+	size_t n;
+	int perr = perf_probe();
+	(void)state;
+
+	if (perr) {
+		print_message("perf_event_open refused here (%s, perf_event_paranoid or seccomp): "
+			      "the perf source cannot be checked\n",
+			      strerror(perr));
+		skip();
+	}
+	n_got = 0;
+	gs_callsite_set_pyapi(NULL);
+	gs_callsite_set_native(GS_NATIVE_AUTO);
+	gs_sampler_set_clock(GS_SAMPLE_CLOCK_AUTO);
+	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
+	assert_int_equal(pipe(sp.hold), 0);
+	assert_int_equal(pthread_create(&th, NULL, spinner_main, &sp), 0);
+	while (__atomic_load_n(&sp.cpu1, __ATOMIC_ACQUIRE) == 0)
+		usleep(10000);
+	gs_sampler_stop();
+	assert_int_equal(write(sp.hold[1], "x", 1), 1);
+	pthread_join(th, NULL);
+	close(sp.hold[0]);
+	close(sp.hold[1]);
+
+	assert_int_equal(gs_sampler_thread_source(sp.tid), GS_SAMPLE_CLOCK_PERF);
+	n = samples_of(sp.tid, 0, UINT64_MAX);
+	cpu_s = (double)(sp.cpu1 - sp.cpu0) / 1e9;
+	expect = cpu_s * 1000; /* one sample per ms of CPU */
+	print_message("perf source: %zu samples in %.3f s of CPU = %.0f a CPU second\n", n, cpu_s,
+		      (double)n / cpu_s);
+	/* a 250 Hz tick gives at most 75 + 1 here; a sample stands for a
+	 * whole period of CPU, so never more than the periods in the spin
+	 * (+2: the CPU between the watch and cpu0) */
+	assert_true(n >= 200);
+	assert_true((double)n >= 0.9 * expect);
+	assert_true((double)n <= expect + 2);
+
+	/* the meta: the source, and the rate measured from the sampler's own
+	 * look at the thread's CPU clock (watch to stop) */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	assert_int_equal(gs_writer_open(&w, path, 0, err, sizeof(err)), 0);
+	assert_int_equal(gs_writer_begin(w), 0);
+	gs_sampler_finish(w, 1, 1000);
+	assert_int_equal(gs_writer_commit(w), 0);
+	assert_int_equal(gs_writer_finalize(w, 100), 0);
+	meta_of(path, "samples.clock", v, sizeof(v));
+	assert_string_equal(v, "thread task-clock (perf_event)");
+	meta_of(path, "config.sample_clock", v, sizeof(v));
+	assert_string_equal(v, "auto");
+	meta_of(path, "samples.source_errors", v, sizeof(v));
+	assert_string_equal(v, "");
+	meta_of(path, "samples.rate_hz", v, sizeof(v));
+	print_message("meta samples.rate_hz %s (the test's own: %.1f)\n", v, (double)n / cpu_s);
+	assert_true(labs(atol(v) - (long)((double)n / cpu_s + 0.5)) <= 2);
+	meta_of(path, "samples.cpu_ns", v, sizeof(v));
+	assert_true(atoll(v) >= (long long)(sp.cpu1 - sp.cpu0));
+	assert_true(atoll(v) <= (long long)(sp.cpu1 - sp.cpu0) + 5000000);
+	unlink(path);
+	rmdir(dir);
+}
+
+static const char *env_of(const char *name, void *ctx)
+{
+	return strcmp(name, "GAPSCOPE_SAMPLE_CLOCK") == 0 ? (const char *)ctx : NULL;
+}
+
+static void test_sample_clock_from_env(void **state)
+{
+	struct gs_config c;
+	(void)state;
+
+	assert_int_equal(gs_config_from_env(&c, env_of, NULL), 0);
+	assert_int_equal(c.sample_clock, GS_SAMPLE_CLOCK_AUTO);
+	assert_int_equal(gs_config_from_env(&c, env_of, "timer"), 0);
+	assert_int_equal(c.sample_clock, GS_SAMPLE_CLOCK_TIMER);
+	assert_int_equal(gs_config_from_env(&c, env_of, "perf"), 0);
+	assert_int_equal(c.sample_clock, GS_SAMPLE_CLOCK_PERF);
+	/* one warning, the default */
+	assert_int_equal(gs_config_from_env(&c, env_of, "hrtimer"), 1);
+	assert_int_equal(c.sample_clock, GS_SAMPLE_CLOCK_AUTO);
+	assert_string_equal(gs_sample_clock_str(GS_SAMPLE_CLOCK_TIMER), "timer");
+}
+
+static void test_clock_text_names_each_source(void **state)
+{
+	char b[160];
+	(void)state;
+
+	gs_sampler_clock_text(0, 3, b, sizeof(b));
+	assert_string_equal(b, "thread CPU time (timer, at the kernel tick)");
+	gs_sampler_clock_text(3, 0, b, sizeof(b));
+	assert_string_equal(b, "thread task-clock (perf_event)");
+	gs_sampler_clock_text(2, 1, b, sizeof(b));
+	assert_string_equal(b, "mixed: thread task-clock (perf_event) for 2 threads, thread CPU "
+			       "time (timer, at the kernel tick) for 1");
+}
+
+/* GAPSCOPE_SAMPLE_CLOCK=timer, as the collector passes it: the thread is
+ * sampled by the timer even where perf_event_open works. */
+static void test_timer_forced(void **state)
+{
+	struct gs_config c;
+	struct spinner sp = {.spin_ns = 100000000};
+	pthread_t th;
+	size_t n;
+	(void)state;
+
+	n_got = 0;
+	assert_int_equal(gs_config_from_env(&c, env_of, "timer"), 0);
+	gs_sampler_set_clock(c.sample_clock);
+	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
+	assert_int_equal(pipe(sp.hold), 0);
+	assert_int_equal(pthread_create(&th, NULL, spinner_main, &sp), 0);
+	while (__atomic_load_n(&sp.cpu1, __ATOMIC_ACQUIRE) == 0)
+		usleep(10000);
+	gs_sampler_stop();
+	gs_sampler_set_clock(GS_SAMPLE_CLOCK_AUTO);
+	assert_int_equal(write(sp.hold[1], "x", 1), 1);
+	pthread_join(th, NULL);
+	close(sp.hold[0]);
+	close(sp.hold[1]);
+	assert_int_equal(gs_sampler_thread_source(sp.tid), GS_SAMPLE_CLOCK_TIMER);
+	n = samples_of(sp.tid, 0, UINT64_MAX);
+	print_message("timer source: %zu samples in %.3f s of CPU = %.0f a CPU second\n", n,
+		      (double)(sp.cpu1 - sp.cpu0) / 1e9,
+		      (double)n * 1e9 / (double)(sp.cpu1 - sp.cpu0));
+	/* at most one a period of CPU; at least half a 100 Hz tick gives */
+	assert_true(n >= 5);
+	assert_true((double)n <= (double)(sp.cpu1 - sp.cpu0) / 1e6 + 2);
+}
+
+/* A watched thread spins, blocks 200 ms in poll() (which SA_RESTART does
+ * not restart: a signal there is EINTR), spins, blocks 200 ms in read() on
+ * a pipe, and spins again: both calls return their data, and no sample
+ * falls while it slept, though samples come before, between and after. A
+ * wall-clock timer would fail this. */
+struct blocker {
+	int fd[2];
+	int64_t tid;
+	uint64_t t_in[2], t_out[2]; /* ns, CLOCK_MONOTONIC: around each call */
+	int poll_rc, poll_errno, read_rc, read_errno;
+};
+
+static void *blocker_main(void *arg)
+{
+	struct blocker *b = arg;
+	struct pollfd pfd = {.fd = b->fd[0], .events = POLLIN};
+	char c[2];
+
+	b->tid = (int64_t)syscall(SYS_gettid);
+	gs_sampler_watch_self();
+	spin_user(30000000);
+	__atomic_store_n(&b->t_in[0], mono(), __ATOMIC_RELEASE);
+	errno = 0;
+	b->poll_rc = poll(&pfd, 1, 5000);
+	b->poll_errno = errno;
+	b->t_out[0] = mono();
+	if (read(b->fd[0], c, 1) != 1) /* the byte that woke poll */
+		b->poll_rc = -2;
+	spin_user(30000000);
+	__atomic_store_n(&b->t_in[1], mono(), __ATOMIC_RELEASE);
+	errno = 0;
+	b->read_rc = (int)read(b->fd[0], c, 2);
+	b->read_errno = errno;
+	b->t_out[1] = mono();
+	spin_user(30000000);
+	return NULL;
+}
+
+static void blocked_thread_not_interrupted(int mode)
+{
+	struct blocker b;
+	pthread_t th;
+	size_t before, during = 0, between, after;
+	int k;
+
+	memset(&b, 0, sizeof(b));
+	n_got = 0;
+	gs_sampler_set_clock(mode);
+	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
+	assert_int_equal(pipe(b.fd), 0);
+	assert_int_equal(pthread_create(&th, NULL, blocker_main, &b), 0);
+	for (k = 0; k < 2; k++) {
+		while (__atomic_load_n(&b.t_in[k], __ATOMIC_ACQUIRE) == 0)
+			usleep(1000);
+		usleep(200000);
+		assert_int_equal(write(b.fd[1], "x", 1), 1);
+	}
+	pthread_join(th, NULL);
+	gs_sampler_stop();
+	gs_sampler_set_clock(GS_SAMPLE_CLOCK_AUTO);
+	close(b.fd[0]);
+	close(b.fd[1]);
+	/* a sample may fall in the few instructions between the clock read
+	 * and the call (or the call's return and the clock read): 2 ms off
+	 * each end; a wall-clock timer would give ~200 inside each */
+	for (k = 0; k < 2; k++)
+		during += samples_of(b.tid, b.t_in[k] + 2000000, b.t_out[k] - 2000000);
+	before = samples_of(b.tid, 0, b.t_in[0]);
+	between = samples_of(b.tid, b.t_out[0], b.t_in[1]);
+	after = samples_of(b.tid, b.t_out[1], UINT64_MAX);
+	print_message("source %d: samples before %zu, asleep %zu, between %zu, after %zu\n",
+		      gs_sampler_thread_source(b.tid), before, during, between, after);
+	assert_int_equal(b.poll_rc, 1);
+	assert_int_equal(b.poll_errno, 0);
+	assert_int_equal(b.read_rc, 1);
+	assert_int_equal(b.read_errno, 0);
+	for (k = 0; k < 2; k++)
+		assert_true(b.t_out[k] - b.t_in[k] >= 190000000u);
+	assert_int_equal(during, 0);
+	assert_true(before >= 1 && between >= 1 && after >= 1);
+}
+
+static void test_blocked_thread_not_interrupted(void **state)
+{
+	(void)state;
+	blocked_thread_not_interrupted(GS_SAMPLE_CLOCK_AUTO);
+}
+
+static void test_blocked_thread_not_interrupted_timer(void **state)
+{
+	(void)state;
+	blocked_thread_not_interrupted(GS_SAMPLE_CLOCK_TIMER);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    /* first: the meta it checks is its thread's alone */
+	    cmocka_unit_test(test_perf_source_gives_the_rate_asked),
+	    cmocka_unit_test(test_sample_clock_from_env),
+	    cmocka_unit_test(test_clock_text_names_each_source),
+	    cmocka_unit_test(test_timer_forced),
+	    cmocka_unit_test(test_blocked_thread_not_interrupted),
+	    cmocka_unit_test(test_blocked_thread_not_interrupted_timer),
 	    cmocka_unit_test(test_watched_thread_sampled_in_its_spin),
 	    cmocka_unit_test(test_threads_watch_themselves),
 	    cmocka_unit_test(test_unwatched_thread_not_sampled),
