@@ -69,9 +69,15 @@
 #include "callsite.h"
 #include "internal.h"
 
-#define SAMPLER_RING 128	  /* samples a thread holds until drained (power of 2) */
-#define SAMPLER_THREADS 512	  /* threads sampled at most */
-#define SAMPLER_DRAIN_MS 10	  /* the drain thread's period */
+#define SAMPLER_RING 128    /* samples a thread holds until drained (power of 2) */
+#define SAMPLER_THREADS 512 /* threads sampled at most */
+#define SAMPLER_DRAIN_MS 10 /* the drain thread's period */
+/* threads sampled by perf_event at most: each holds a file descriptor of
+ * the program's table (a program near its RLIMIT_NOFILE, or one that
+ * select()s on fds below FD_SETSIZE, must not be pushed over); the threads
+ * past it get the timer, which holds none */
+#define SAMPLER_PERF_MAX 64
+#define SAMPLER_FD_MIN 3	  /* our fds never take 0-2 from a program that closed them */
 #define SAMPLER_MAGIC 0x53414d50u /* "SAMP" */
 
 #define CLOCK_TEXT_PERF "thread task-clock (perf_event)"
@@ -110,6 +116,8 @@ static struct {
 	pid_t pid;		  /* the process sampled: a forked child is not */
 	uint64_t timer_errors, threads_over;
 	uint64_t perf_errors; /* threads perf_event_open (or its set-up) failed for */
+	int perf_fds;	      /* perf events open now (SAMPLER_PERF_MAX at most) */
+	uint64_t perf_capped; /* threads past SAMPLER_PERF_MAX */
 	int perf_errno;	      /* the first such failure's errno */
 	int perf_refused;     /* the kernel refuses perf events: not tried again */
 	int warned, warned_perf;
@@ -378,6 +386,14 @@ static int perf_arm(struct ring *r, pid_t tid)
 	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fd < SAMPLER_FD_MIN) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, SAMPLER_FD_MIN);
+		err = errno;
+		close(fd);
+		if (high < 0)
+			return -err;
+		fd = high;
+	}
 	owner.type = F_OWNER_TID;
 	owner.pid = tid;
 	if (fcntl(fd, F_SETOWN_EX, &owner) != 0 || fcntl(fd, F_SETSIG, S.sig) != 0 ||
@@ -474,33 +490,40 @@ void gs_sampler_watch(int64_t tid)
 	 * the list */
 	S.rings[n] = r;
 	atomic_store_explicit(&S.n_rings, n + 1, memory_order_release);
-	if (S.clock_mode != GS_SAMPLE_CLOCK_TIMER && !S.perf_refused) {
-		err = perf_arm(r, (pid_t)tid);
-		if (err == 0) {
-			r->source = GS_SAMPLE_CLOCK_PERF;
-			r->armed = 1;
-			goto out;
+	if (S.clock_mode != GS_SAMPLE_CLOCK_TIMER) {
+		if (S.perf_refused) {
+			err = -S.perf_errno; /* not asked again */
+			S.perf_errors++;
+		} else if (S.perf_fds >= SAMPLER_PERF_MAX) {
+			err = -EMFILE;
+			S.perf_capped++;
+		} else {
+			err = perf_arm(r, (pid_t)tid);
+			if (err == 0) {
+				r->source = GS_SAMPLE_CLOCK_PERF;
+				r->armed = 1;
+				S.perf_fds++;
+				goto out;
+			}
+			if (err == -ESRCH)
+				goto out; /* the thread has ended */
+			S.perf_errors++;
+			if (!S.perf_errno)
+				S.perf_errno = -err;
+			if (perf_refused(-err))
+				S.perf_refused = 1;
 		}
-		if (err == -ESRCH)
-			goto out; /* the thread has ended */
-		S.perf_errors++;
-		if (!S.perf_errno)
-			S.perf_errno = -err;
-		if (perf_refused(-err))
-			S.perf_refused = 1;
-	} else if (S.clock_mode == GS_SAMPLE_CLOCK_PERF) {
-		err = -S.perf_errno;
-		S.perf_errors++;
 	}
 	if (S.clock_mode == GS_SAMPLE_CLOCK_PERF) {
 		/* forced: no fallback to the tick-bound timer */
 		if (!S.warned_perf) {
 			S.warned_perf = 1;
 			gs_warn("sampling.perf",
-				"GAPSCOPE_SAMPLE_CLOCK=perf: perf_event_open for thread %lld "
-				"failed (%s): not sampled (auto falls back to a CPU-time "
-				"timer)",
-				(long long)tid, strerror(-err));
+				"GAPSCOPE_SAMPLE_CLOCK=perf: no perf event for thread %lld (%s): "
+				"not sampled (auto falls back to a CPU-time timer)",
+				(long long)tid,
+				err == -EMFILE && S.perf_capped ? "past the threads it is used for"
+								: strerror(-err));
 		}
 		goto out;
 	}
@@ -538,7 +561,9 @@ void gs_sampler_stop(void)
 {
 	int i, n;
 
-	if (!S.on)
+	/* a forked child's copies of the perf fds are the parent's events:
+	 * disabling them would stop the parent's sampling */
+	if (!S.on || getpid() != S.pid)
 		return;
 	pthread_mutex_lock(&watch_lock);
 	S.closing = 1;
@@ -557,6 +582,7 @@ void gs_sampler_stop(void)
 			ioctl(r->perf_fd_owned, PERF_EVENT_IOC_DISABLE, 0);
 			close(r->perf_fd_owned);
 			r->perf_fd_owned = -1;
+			S.perf_fds--;
 		}
 		r->armed = 0;
 	}
@@ -648,11 +674,20 @@ void gs_sampler_finish(struct gs_writer *w, int configured, unsigned hz)
 	pthread_mutex_unlock(&watch_lock);
 	gs_sampler_clock_text(n_perf, n_timer, text, sizeof(text));
 	gs_writer_meta(w, "samples.clock", text);
-	if (S.perf_errors) {
-		snprintf(text, sizeof(text), "perf_event_open failed for %llu threads: %s%s",
-			 (unsigned long long)S.perf_errors, strerror(S.perf_errno),
-			 S.clock_mode == GS_SAMPLE_CLOCK_PERF ? " (not sampled)"
-							      : " (sampled by the timer)");
+	if (S.perf_errors || S.perf_capped) {
+		size_t k = 0;
+		if (S.perf_errors)
+			k = (size_t)snprintf(
+			    text, sizeof(text), "perf_event_open failed for %llu threads: %s; ",
+			    (unsigned long long)S.perf_errors, strerror(S.perf_errno));
+		if (S.perf_capped && k < sizeof(text))
+			k += (size_t)snprintf(text + k, sizeof(text) - k,
+					      "%llu threads past the first %d; ",
+					      (unsigned long long)S.perf_capped, SAMPLER_PERF_MAX);
+		if (k < sizeof(text))
+			snprintf(text + k, sizeof(text) - k, "%s",
+				 S.clock_mode == GS_SAMPLE_CLOCK_PERF ? "not sampled"
+								      : "sampled by the timer");
 		gs_writer_meta(w, "samples.source_errors", text);
 	}
 	/* the rate the samples stand for, measured: samples a second of the

@@ -13,7 +13,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/perf_event.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -23,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -328,8 +332,8 @@ static void meta_of(const char *path, const char *key, char *out, size_t len)
 	sqlite3_close(db);
 }
 
-/* First of the file's tests: its thread is the only one the sampler has
- * seen, so the meta's figures are its alone. */
+/* Run before any other test makes a ring in this process: its thread is
+ * the only one the sampler has seen, so the meta's figures are its alone. */
 static void test_perf_source_gives_the_rate_asked(void **state)
 {
 	char dir[] = "/tmp/gs-sampler-XXXXXX", path[128], err[256], v[256];
@@ -564,10 +568,115 @@ static void test_blocked_thread_not_interrupted_timer(void **state)
 	blocked_thread_not_interrupted(GS_SAMPLE_CLOCK_TIMER);
 }
 
+/* perf_event_open refused, as a container's seccomp filter or
+ * perf_event_paranoid 3 refuse it: in a child process whose filter makes
+ * it fail with EACCES, auto samples the thread by the timer and the meta
+ * says so and why; forced perf samples nothing. The child reports through
+ * its exit status: 0, or the number of the check that failed. */
+static int refused_child(void)
+{
+	struct sock_filter insns[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(insns) / sizeof(insns[0]), .filter = insns};
+	char dir[] = "/tmp/gs-sampler-XXXXXX", path[128], err[256], v[256];
+	struct spinner sp = {.spin_ns = 50000000}, sp2 = {.spin_ns = 20000000};
+	struct gs_writer *w;
+	pthread_t th;
+	int rc = 0;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		return 100; /* no seccomp here */
+	if (perf_probe() != EACCES)
+		return 1;
+	n_got = 0;
+	gs_sampler_set_clock(GS_SAMPLE_CLOCK_AUTO);
+	if (gs_sampler_start(1000, NULL, push) != 0 || pipe(sp.hold) != 0 ||
+	    pthread_create(&th, NULL, spinner_main, &sp) != 0)
+		return 2;
+	while (__atomic_load_n(&sp.cpu1, __ATOMIC_ACQUIRE) == 0)
+		usleep(10000);
+	gs_sampler_stop();
+	if (write(sp.hold[1], "x", 1) != 1)
+		return 3;
+	pthread_join(th, NULL);
+	if (gs_sampler_thread_source(sp.tid) != GS_SAMPLE_CLOCK_TIMER)
+		return 4;
+	if (samples_of(sp.tid, 0, UINT64_MAX) < 3) /* 50 ms of CPU at 100 Hz or more */
+		return 5;
+	/* forced perf: the next thread is not sampled */
+	gs_sampler_set_clock(GS_SAMPLE_CLOCK_PERF);
+	if (gs_sampler_start(1000, NULL, push) != 0 || pipe(sp2.hold) != 0 ||
+	    pthread_create(&th, NULL, spinner_main, &sp2) != 0)
+		return 6;
+	while (__atomic_load_n(&sp2.cpu1, __ATOMIC_ACQUIRE) == 0)
+		usleep(10000);
+	gs_sampler_stop();
+	if (write(sp2.hold[1], "x", 1) != 1)
+		return 7;
+	pthread_join(th, NULL);
+	if (gs_sampler_thread_source(sp2.tid) != 0 || samples_of(sp2.tid, 0, UINT64_MAX) != 0)
+		return 8;
+	if (!mkdtemp(dir))
+		return 9;
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	if (gs_writer_open(&w, path, 0, err, sizeof(err)) != 0 || gs_writer_begin(w) != 0)
+		return 10;
+	gs_sampler_finish(w, 1, 1000);
+	if (gs_writer_commit(w) != 0 || gs_writer_finalize(w, 100) != 0)
+		return 11;
+	meta_of(path, "samples.clock", v, sizeof(v));
+	if (strcmp(v, "thread CPU time (timer, at the kernel tick)") != 0)
+		rc = 12;
+	meta_of(path, "samples.source_errors", v, sizeof(v));
+	/* the thread the timer sampled, the one forced perf left: the mode
+	 * at the end is perf */
+	if (!rc && strcmp(v, "perf_event_open failed for 2 threads: Permission denied; not "
+			     "sampled") != 0)
+		rc = 13;
+	meta_of(path, "config.sample_clock", v, sizeof(v));
+	if (!rc && strcmp(v, "perf") != 0)
+		rc = 14;
+	if (rc)
+		fprintf(stderr, "child: check %d, value \"%s\"\n", rc, v);
+	unlink(path);
+	rmdir(dir);
+	gs_sampler_set_clock(GS_SAMPLE_CLOCK_AUTO);
+	return rc;
+}
+
+static void test_perf_refused_falls_back_to_timer(void **state)
+{
+	pid_t pid;
+	int status;
+	(void)state;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(refused_child());
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 100) {
+		print_message("no seccomp filter can be installed here: the refusal cannot be "
+			      "simulated\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    /* first: the meta it checks is its thread's alone */
+	    /* first two: the sampler keeps its threads' rings for the
+	     * process's life, and the meta these check must be their own
+	     * threads' alone (the first forks before any ring is made) */
+	    cmocka_unit_test(test_perf_refused_falls_back_to_timer),
 	    cmocka_unit_test(test_perf_source_gives_the_rate_asked),
 	    cmocka_unit_test(test_sample_clock_from_env),
 	    cmocka_unit_test(test_clock_text_names_each_source),
