@@ -455,6 +455,8 @@ static void test_loader_native_under_python_and_imports(void **state)
 	    "/x/site-packages/torch/nn/functional.py",			/* 14 */
 	    "linear",							/* 15 */
 	    "/x/site-packages/gapscope/lib/libgapscope.so",		/* 16 */
+	    "/x/site-packages/torch/_compile.py",			/* 17 */
+	    "inner",							/* 18 */
 	};
 	struct gs_input in;
 	struct gs_host_attr a;
@@ -498,10 +500,26 @@ static void test_loader_native_under_python_and_imports(void **state)
 		    /* 7: importing, but no frame outside the machinery kept */
 		    "INSERT INTO stack_frames VALUES(7,0,2,NULL,NULL,NULL,8,5,9);"
 		    "INSERT INTO stack_frames VALUES(7,1,2,NULL,NULL,NULL,10,488,11);"
+		    /* 8: imported lazily by torch's code that the program's
+		     * main line 150 called: named by the program's line */
+		    "INSERT INTO stack_frames VALUES(8,0,2,NULL,NULL,NULL,8,5,9);"
+		    "INSERT INTO stack_frames VALUES(8,1,2,NULL,NULL,NULL,10,488,11);"
+		    "INSERT INTO stack_frames VALUES(8,2,2,NULL,NULL,NULL,17,27,18);"
+		    "INSERT INTO stack_frames VALUES(8,20,2,NULL,NULL,NULL,1,150,13);"
+		    /* 9: the same without a frame of the program: torch's */
+		    "INSERT INTO stack_frames VALUES(9,0,2,NULL,NULL,NULL,8,5,9);"
+		    "INSERT INTO stack_frames VALUES(9,1,2,NULL,NULL,NULL,10,488,11);"
+		    "INSERT INTO stack_frames VALUES(9,2,2,NULL,NULL,NULL,17,27,18);"
 		    "INSERT INTO samples VALUES(9,100,1),(9,110,1),(9,120,2),(9,130,5),(9,140,3),"
-		    "(9,150,4),(9,160,6),(9,170,7);");
+		    "(9,150,4),(9,160,6),(9,170,7),(9,180,8),(9,190,9);");
 	assert_int_equal(trace_load_samples(db, &in, err, sizeof(err)), 0);
-	assert_int_equal(in.n_hstacks, 8);
+	assert_int_equal(in.n_hstacks, 10);
+	assert_int_equal(in.hstacks[8].file_id, 1);
+	assert_int_equal(in.hstacks[8].line, 150);
+	assert_int_equal(in.hstacks[8].via, GS_HOST_VIA_IMPORT);
+	assert_int_equal(in.hstacks[9].file_id, 17);
+	assert_int_equal(in.hstacks[9].line, 27);
+	assert_int_equal(in.hstacks[9].via, GS_HOST_VIA_IMPORT);
 	/* 1: named by the program's line, the framework's, through it */
 	assert_int_equal(in.hstacks[1].file_id, 1);
 	assert_int_equal(in.hstacks[1].line, 60);

@@ -16,8 +16,10 @@
  * without Python frames: the innermost native frame outside the C and C++
  * runtimes, the unwinders and the CUDA tools, preferring one with a symbol.
  * A stack in the import machinery ("<frozen importlib._bootstrap...>") is
- * named instead by the frame just outside its outermost such frame, the
- * line that imported (GS_HOST_VIA_IMPORT; not the framework's dispatch).
+ * named instead by the line that imported (GS_HOST_VIA_IMPORT; not the
+ * framework's dispatch): out of its outermost such frame, the first frame
+ * of the program's own code (neither the standard library nor an
+ * installed package), else the frame just outside.
  * The framework's dispatch: the named Python frame is PyTorch's own code
  * (".../torch/" but torch/utils/data/, its data loading); or the innermost
  * native frame outside the runtimes lies in libtorch, libc10 or a CUDA
@@ -117,15 +119,30 @@ struct stack_scan {
 	int imported;	  /* a frame of the import machinery was met */
 	uint32_t imp_file, imp_func;
 	int32_t imp_line; /* the frame just outside the outermost one so far */
+	uint32_t prog_file, prog_func;
+	int32_t prog_line; /* the first of the program's own frames out of that */
 };
+
+/* the program's own code: neither the standard library nor an installed
+ * package */
+static int program_file(const char *f)
+{
+	return f && !stdlib_file(f) && !strstr(f, "/site-packages/") &&
+	       !strstr(f, "/dist-packages/");
+}
 
 static void stack_done(const struct gs_strings *str, struct gs_hstack *h, const struct stack_scan *c)
 {
 	if (c->best >= 5) { /* a Python frame names it */
 		if (c->imported && c->imp_file) {
-			h->file_id = c->imp_file;
-			h->func_id = c->imp_func;
-			h->line = c->imp_line;
+			/* the program's line that led to the import (torch's
+			 * lazy import of torch._dynamo from the optimizer's
+			 * constructor: the program's line that made the
+			 * optimizer), else the importing frame */
+			int prog = c->prog_file != 0;
+			h->file_id = prog ? c->prog_file : c->imp_file;
+			h->func_id = prog ? c->prog_func : c->imp_func;
+			h->line = prog ? c->prog_line : c->imp_line;
 			h->via = GS_HOST_VIA_IMPORT;
 			h->framework = 0;
 			return;
@@ -218,11 +235,18 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 				}
 			} else if (importlib_file(name)) {
 				scan.imported = scan.in_import = 1;
+				scan.prog_file = 0;
 			} else if (scan.in_import) {
 				scan.in_import = 0;
 				scan.imp_file = file;
 				scan.imp_func = func;
 				scan.imp_line = (int32_t)sqlite3_column_int(st, 4);
+			}
+			if (kind == 2 && scan.imported && !scan.in_import && !scan.prog_file &&
+			    program_file(gs_str(&in->strings, file, NULL))) {
+				scan.prog_file = file;
+				scan.prog_func = func;
+				scan.prog_line = (int32_t)sqlite3_column_int(st, 4);
 			}
 			q = quality(&in->strings, kind, file, func);
 			if (q > scan.best) {
