@@ -292,13 +292,32 @@ static int frame_incomplete(const struct py_layout *l, const char *f, const char
  * the code objects its frames hold and their strings stay as they are
  * while it is read. Nothing is written, nothing allocated; a frame, code
  * or string object of the wrong type ends the walk. */
+/* Whether frame f is one the walk keeps (1), passes (0: a C-stack shim, a
+ * 3.11 frame not yet started) or ends at (-1: not a frame, no code). */
+static int frame_kept(const struct gs_pyapi *a, const struct py_layout *l, const char *f,
+		      const char **codep)
+{
+	const char *code = ptr_at(f, l->frame_code);
+
+	if (l->minor <= 10 && ptr_at(f, PY_OB_TYPE) != a->frame_type)
+		return -1;
+	if (l->frame_owner >= 0 && f[l->frame_owner] == PY_FRAME_OWNED_BY_CSTACK)
+		return 0;
+	if (!code || ptr_at(code, PY_OB_TYPE) != a->code_type)
+		return -1;
+	*codep = code;
+	return frame_incomplete(l, f, code) ? 0 : 1;
+}
+
 static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int sig,
 			   struct gs_py_line_cache *cache)
 {
 	const struct py_layout *l = a->layout;
-	const char *ts, *f;
-	int n = 0, hops = 0;
+	const char *ts, *f, *first, *code = NULL;
+	int n = 0, hops = 0, total = 0, idx = 0, outer_from = GS_CS_PY_MAX, k;
 
+	cs->py_outer = 0;
+	cs->py_skipped = 0;
 	if (!a->minor || !l || !a->this_tstate || !(ts = a->this_tstate()))
 		return 0;
 	f = ptr_at(ts, l->tstate_frame);
@@ -317,28 +336,43 @@ static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int
 		if (mincore((void *)page, len, vec) != 0)
 			return 0;
 	}
-	for (; f && cs->n_py < GS_CS_PY_MAX && hops < PY_MAX_FRAMES_WALKED; hops++) {
-		const char *code = ptr_at(f, l->frame_code);
-		if (l->minor <= 10 && ptr_at(f, PY_OB_TYPE) != a->frame_type)
+	/* first the depth: past GS_CS_PY_MAX frames the walk keeps the
+	 * innermost and the outermost GS_CS_PY_OUTER (the chain is this
+	 * thread's and does not change while it is read) */
+	first = f;
+	for (; f && hops < PY_MAX_FRAMES_WALKED; hops++) {
+		if ((k = frame_kept(a, l, f, &code)) < 0)
 			break;
-		if (l->frame_owner < 0 || f[l->frame_owner] != PY_FRAME_OWNED_BY_CSTACK) {
-			int file, func;
-			if (!code || ptr_at(code, PY_OB_TYPE) != a->code_type)
-				break;
-			if (frame_incomplete(l, f, code))
-				goto next;
-			file = ascii_add(a, ptr_at(code, l->code_filename), cs, GS_CS_FILE_MAX);
-			func = file >= 0
-				   ? ascii_add(a, ptr_at(code, l->code_name), cs, GS_CS_FUNC_MAX)
-				   : -1;
-			if (file < 0 || func < 0)
-				break; /* text full */
-			cs->py_file[cs->n_py] = (uint16_t)file;
-			cs->py_func[cs->n_py] = (uint16_t)func;
-			cs->py_line[cs->n_py] = frame_line(a, f, code, cache);
-			cs->n_py++;
-			n++;
+		total += k;
+		f = ptr_at(f, l->frame_back);
+	}
+	if (total > GS_CS_PY_MAX)
+		outer_from = total - GS_CS_PY_OUTER;
+	for (f = first, hops = 0; f && cs->n_py < GS_CS_PY_MAX && hops < PY_MAX_FRAMES_WALKED;
+	     hops++) {
+		int file, func;
+		if ((k = frame_kept(a, l, f, &code)) < 0)
+			break;
+		if (!k)
+			goto next;
+		if (idx >= GS_CS_PY_MAX - GS_CS_PY_OUTER && idx < outer_from) {
+			idx++;
+			goto next;
 		}
+		file = ascii_add(a, ptr_at(code, l->code_filename), cs, GS_CS_FILE_MAX);
+		func = file >= 0 ? ascii_add(a, ptr_at(code, l->code_name), cs, GS_CS_FUNC_MAX) : -1;
+		if (file < 0 || func < 0)
+			break; /* text full */
+		cs->py_file[cs->n_py] = (uint16_t)file;
+		cs->py_func[cs->n_py] = (uint16_t)func;
+		cs->py_line[cs->n_py] = frame_line(a, f, code, cache);
+		if (idx >= outer_from) {
+			cs->py_outer++;
+			cs->py_skipped = (uint16_t)(outer_from - (GS_CS_PY_MAX - GS_CS_PY_OUTER));
+		}
+		cs->n_py++;
+		n++;
+		idx++;
 	next:
 		f = ptr_at(f, l->frame_back);
 	}

@@ -1,34 +1,71 @@
 #!/usr/bin/env bash
-# tools/gpu-call.sh - one GPU call: sampling_gpu.sh (SAMPLING s, default 165), the GPU tests (GPUTESTS s, default 100),
-# whatif_gpu.sh (unless NO_WHATIF), one --ab 5 process per workload read by corrected_accuracy.py ab, each capped to
-# what is left of BUDGET seconds (default 280) and packed into $OUT as it ends.
+# tools/gpu-call.sh - one GPU call made of parts, each capped to what is left of BUDGET seconds
+# (default 280) and packed into $OUT as it ends, so a call cut off still brings back what finished.
+# PARTS (default "sampling gputests whatif abacc"), in the order given:
+#   sampling  tests/gpu/sampling_gpu.sh with its 5 interleaved cost pairs (up to SAMPLING s, default 165)
+#   gputests  tests/gpu/run_gpu_tests.sh (up to GPUTESTS s, default 100)
+#   whatif    tests/gpu/whatif_gpu.sh (up to 65 s)
+#   abacc     one --ab 5 process per workload read by corrected_accuracy.py ab (issue 52 item 3)
+#   peers     overhead_pairs.py: untraced / gapscope default / GAPSCOPE_SAMPLING=1 / torch.profiler
+#             CUDA-only, 5 interleaved rounds of the three workloads (issue 52 item 1; up to PEERS s, default 420)
+#   windows   torch_nosync.py --ab 3 under --capture-range with the driver's launch records always on
+#             and with GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows (issue 52 item 2)
 # On the GPU machine, from the repository root, with a build carried by tools/gpu-carry.sh build-gpu .devrun/b:
-#   BUDGET=280 OUT=out GS_BUILD=.devrun/b tools/gpu-call.sh
+#   PARTS="sampling gputests" BUDGET=500 OUT=out GS_BUILD=.devrun/b tools/gpu-call.sh
 cd "$(dirname "$0")/.." || exit 1
 R=${OUT:-out}; export GS_BUILD=${GS_BUILD:-.devrun/b}; T=/tmp/gs1; mkdir -p "$R" $T
 gs=$GS_BUILD/bin/gapscope; P="taskset -c 4-11"; S0=$SECONDS; BUDGET=${BUDGET:-280}
 left() { echo $((BUDGET - (SECONDS - S0))); }
 cap() { local l=$(left); [ $1 -lt $l ] && echo $1 || echo $((l > 5 ? l - 3 : 1)); }
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 -c 'import torch,sys;print(torch.__version__, sys.version.split()[0])'; } > "$R/sampling.txt" 2>&1
-# 1. sampling (issue 54): checks (a)-(c) and 5 interleaved pairs
-OUT=$T timeout $(cap ${SAMPLING:-165}) bash tests/gpu/sampling_gpu.sh >> "$R/sampling.txt" 2>&1; echo "sampling exit $? at $((SECONDS-S0)) s" >> "$R/sampling.txt"
-(cd $T && tar cJf "$R/sampling.tar.xz" sampling-gpu 2>/dev/null); rm -rf $T/sampling-gpu
-grep -E 'PASS|FAIL|exit|median|ratio|sampling' "$R/sampling.txt" | tail -30
-# 2. the GPU tests (the collector changed since they last ran), up to GPUTESTS seconds
-[ $(left) -gt 30 ] && { OUT=$T/t timeout $(cap ${GPUTESTS:-100}) tests/gpu/run_gpu_tests.sh > "$R/gputests.txt" 2>&1; echo "gputests exit $? at $((SECONDS-S0)) s" >> "$R/gputests.txt"; grep -E '^FAIL|passed|failed' "$R/gputests.txt" | tail -12; }
-# 3. what-if against measured fixes (issue 53 item 4)
-[ $(left) -gt 40 ] && [ -z "${NO_WHATIF:-}" ] && { OUT=$T/w timeout $(cap 65) bash tests/gpu/whatif_gpu.sh > "$R/whatif.txt" 2>&1; echo "whatif exit $? at $((SECONDS-S0)) s" >> "$R/whatif.txt"
-(cd $T/w && tar cJf "$R/whatif.tar.xz" . 2>/dev/null); tail -14 "$R/whatif.txt"; }
-# 4. corrected figures against the same process's untraced phases (issue 52 item 3); one --ab 5 process = 5 pairs
-A=$T/abacc; mkdir -p $A
-for w in "torch_nosync bench/overhead/torch_nosync.py --ab 5 steps" "hf_generate bench/real/hf_generate.py --ab 5 generate" "train_loop bench/real/train_loop.py --ab 5 step"; do
-  [ $(left) -gt 30 ] || break
-  set -- $w; name=$1 prog=$2 opt="$3 $4" range=$5
-  $P timeout $(cap 60) "$gs" record -o "$A/$name.1.db" --capture-range cudaProfilerApi -- python3 $prog $opt > "$A/$name.1.txt" 2>&1
-  "$gs" report --json "$A/$name.1.db" > "$A/$name.1.json" 2>/dev/null
-  echo "== $name at $((SECONDS-S0)) s" >> "$R/abacc.txt"
-  python3 bench/accuracy/corrected_accuracy.py ab "$A/$name".1.txt --range $range --gapscope "$gs" >> "$R/abacc.txt" 2>&1
-  rm -f $A/*.db; (cd $T && tar cJf "$R/abacc.tar.xz" abacc)
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 -c 'import torch,sys;print(torch.__version__, sys.version.split()[0])'; } > "$R/info.txt" 2>&1
+
+part_sampling() { # issue 54: checks (a)-(c) and 5 interleaved pairs
+	OUT=$T timeout $(cap ${SAMPLING:-165}) bash tests/gpu/sampling_gpu.sh > "$R/sampling.txt" 2>&1
+	echo "sampling exit $? at $((SECONDS-S0)) s" >> "$R/sampling.txt"
+	(cd $T && tar cJf "$R/sampling.tar.xz" sampling-gpu 2>/dev/null); rm -rf $T/sampling-gpu
+	grep -E 'PASS|FAIL|INFO|exit|median|ratio|sampling' "$R/sampling.txt" | cut -c1-300 | tail -30
+}
+part_gputests() {
+	OUT=$T/t timeout $(cap ${GPUTESTS:-100}) tests/gpu/run_gpu_tests.sh > "$R/gputests.txt" 2>&1
+	echo "gputests exit $? at $((SECONDS-S0)) s" >> "$R/gputests.txt"
+	grep -E '^FAIL|passed|failed' "$R/gputests.txt" | tail -12
+}
+part_whatif() { # issue 53 item 4: what-if against measured fixes
+	OUT=$T/w timeout $(cap 65) bash tests/gpu/whatif_gpu.sh > "$R/whatif.txt" 2>&1
+	echo "whatif exit $? at $((SECONDS-S0)) s" >> "$R/whatif.txt"
+	(cd $T/w && tar cJf "$R/whatif.tar.xz" . 2>/dev/null); tail -14 "$R/whatif.txt"
+}
+part_abacc() { # issue 52 item 3: corrected figures against the same process's untraced phases
+	local A=$T/abacc w name prog opt range; mkdir -p $A
+	for w in "torch_nosync bench/overhead/torch_nosync.py --ab 5 steps" "hf_generate bench/real/hf_generate.py --ab 5 generate" "train_loop bench/real/train_loop.py --ab 5 step"; do
+		[ $(left) -gt 30 ] || break
+		set -- $w; name=$1 prog=$2 opt="$3 $4" range=$5
+		$P timeout $(cap 60) "$gs" record -o "$A/$name.1.db" --capture-range cudaProfilerApi -- python3 $prog $opt > "$A/$name.1.txt" 2>&1
+		"$gs" report --json "$A/$name.1.db" > "$A/$name.1.json" 2>/dev/null
+		echo "== $name at $((SECONDS-S0)) s" >> "$R/abacc.txt"
+		python3 bench/accuracy/corrected_accuracy.py ab "$A/$name".1.txt --range $range --gapscope "$gs" >> "$R/abacc.txt" 2>&1
+		rm -f $A/*.db; (cd $T && tar cJf "$R/abacc.tar.xz" abacc)
+	done
+	cat "$R/abacc.txt" 2>/dev/null
+}
+part_peers() { # issue 52 item 1
+	timeout $(cap ${PEERS:-420}) python3 bench/overhead/overhead_pairs.py --build $GS_BUILD --rounds 5 \
+		--workloads torch_nosync,train_loop,hf_generate --values --out $T/peers \
+		--config default= --config sampling=GAPSCOPE_SAMPLING=1 --config torchprof=@torchprof > "$R/peers.txt" 2>&1
+	echo "peers exit $? at $((SECONDS-S0)) s" >> "$R/peers.txt"; tail -20 "$R/peers.txt"
+}
+part_windows() { # issue 52 item 2: do the windows' kernels keep their launch calls?
+	local m
+	for m in always windows; do
+		[ $(left) -gt 20 ] || break
+		$P timeout $(cap 60) env GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=$m "$gs" record -o $T/win.$m.db --capture-range cudaProfilerApi \
+			-- python3 bench/overhead/torch_nosync.py --ab 3 > "$R/win.$m.txt" 2>&1
+		"$gs" report $T/win.$m.db >> "$R/win.$m.txt" 2>&1
+		grep -E 'ab median|no launch call|^ *kernels|launch calls' "$R/win.$m.txt" | head -8; rm -f $T/win.$m.db
+	done
+}
+for p in ${PARTS:-sampling gputests whatif abacc}; do
+	[ $(left) -gt 30 ] || { echo "part $p not run: $(left) s left"; continue; }
+	echo "== part $p at $((SECONDS-S0)) s"; part_$p
 done
-cat "$R/abacc.txt" 2>/dev/null
 echo "end at $((SECONDS-S0)) s"

@@ -62,9 +62,9 @@ import json, sys
 h = json.load(open(sys.argv[1]))["host_code_by_code"]
 want = {"source": "samples", "total": 5, "named": 5, "framework": 1}
 got = {k: h[k] for k in want}
-top = [(t["name"], t["weight"], t["framework"], t["line"]) for t in h["top"]]
-ok = got == want and top == [("u/train.py:prepare line 35", 4, False, 35),
-                             ("torch/_tensor.py:item line 41", 1, True, 41)]
+top = [(t["name"], t["weight"], t["framework"], t["line"], t["via"]) for t in h["top"]]
+ok = got == want and top == [("u/train.py:prepare line 35", 4, False, 35, "frame"),
+                             ("torch/_tensor.py:item line 41", 1, True, 41, "frame")]
 print(("ok" if ok else "FAIL") + ": --json host_code_by_code %s %s" % (got, top))
 sys.exit(0 if ok else 1)
 PY

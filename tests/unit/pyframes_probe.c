@@ -20,6 +20,16 @@ EXPORT int gs_probe_minor(void)
 	return gs_pyapi_resolve(&a) ? a.minor : -1;
 }
 
+/* the last capture's cut: frames left out between the inner and the outer
+ * ones, times 256, plus the outer frames kept (callsite.h py_skipped,
+ * py_outer) */
+static int last_cut;
+
+EXPORT int gs_probe_last_cut(void)
+{
+	return last_cut;
+}
+
 /* The calling thread's Python frames as "file:line:function" joined by
  * '|', innermost first, into out; returns how many (-1: no CPython). */
 EXPORT int gs_probe_frames(char *out, int len)
@@ -32,6 +42,7 @@ EXPORT int gs_probe_frames(char *out, int len)
 		return -1;
 	memset(&cs, 0, sizeof(cs));
 	n = gs_py_frames(&a, &cs);
+	last_cut = cs.py_skipped * 256 + cs.py_outer;
 	out[0] = '\0';
 	for (i = 0; i < cs.n_py && used < len; i++) {
 		int w = snprintf(out + used, (size_t)(len - used), "%s%s:%d:%s", i ? "|" : "",
@@ -102,6 +113,7 @@ EXPORT int gs_probe_frames_async(char *out, int len)
 		return -1;
 	sig_n = -1;
 	raise(SIGUSR2);
+	last_cut = sig_cs.py_skipped * 256 + sig_cs.py_outer;
 	out[0] = '\0';
 	for (i = 0; i < sig_cs.n_py && used < len; i++) {
 		int w = snprintf(out + used, (size_t)(len - used), "%s%s:%d:%s", i ? "|" : "",

@@ -75,9 +75,9 @@ static struct tb *tb_new(void)
 	t->in.kernel_overhead_ns = -1;
 	/* stack 1: train.py step line 41 (own); 2: torch's linear line 125
 	 * (framework); 3: train.py step line 42 (own) */
-	t->hstacks[1] = (struct gs_hstack){S_TRAIN, S_STEPFN, 41, 0};
-	t->hstacks[2] = (struct gs_hstack){S_TORCHF, S_LINEAR, 125, 1};
-	t->hstacks[3] = (struct gs_hstack){S_TRAIN, S_STEPFN, 42, 0};
+	t->hstacks[1] = (struct gs_hstack){S_TRAIN, S_STEPFN, 41, 0, 0};
+	t->hstacks[2] = (struct gs_hstack){S_TORCHF, S_LINEAR, 125, 1, 0};
+	t->hstacks[3] = (struct gs_hstack){S_TRAIN, S_STEPFN, 42, 0, 0};
 	t->in.hstacks = t->hstacks;
 	t->in.n_hstacks = 4;
 	t->in.samples = t->samples;
@@ -432,6 +432,143 @@ static void test_loader_picks_frames_and_framework(void **state)
 	sqlite3_close(db);
 }
 
+/* Native frames under the program's Python line tell the framework's C++
+ * (and the CUDA libraries) it called from the interpreter and numpy; a
+ * stack in the import machinery is named by the line that imported. */
+static void test_loader_native_under_python_and_imports(void **state)
+{
+	static const char *str[] = {
+	    NULL,
+	    "/home/u/train.py",						/* 1 */
+	    "step",							/* 2 */
+	    "/lib/x86_64-linux-gnu/libc.so.6",				/* 3 */
+	    "/x/site-packages/torch/lib/libtorch_cpu.so",		/* 4 */
+	    "/usr/lib/libpython3.12.so.1.0",				/* 5 */
+	    "/x/site-packages/numpy/_core/_multiarray_umath.cpython-312.so", /* 6 */
+	    "/usr/lib/x86_64-linux-gnu/libcuda.so.1",			/* 7 */
+	    "/x/site-packages/sympy/core/__init__.py",			/* 8 */
+	    "<module>",							/* 9 */
+	    "<frozen importlib._bootstrap>",				/* 10 */
+	    "_call_with_frames_removed",				/* 11 */
+	    "/x/site-packages/torch/_dynamo/__init__.py",		/* 12 */
+	    "main",							/* 13 */
+	    "/x/site-packages/torch/nn/functional.py",			/* 14 */
+	    "linear",							/* 15 */
+	    "/x/site-packages/gapscope/lib/libgapscope.so",		/* 16 */
+	    "/x/site-packages/torch/_compile.py",			/* 17 */
+	    "inner",							/* 18 */
+	};
+	struct gs_input in;
+	struct gs_host_attr a;
+	sqlite3 *db;
+	char err[256], name[200];
+	(void)state;
+
+	memset(&in, 0, sizeof(in));
+	in.strings.v = str;
+	in.strings.n = sizeof(str) / sizeof(str[0]);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	exec_ok(db, "CREATE TABLE stack_frames(stack_id, depth, kind, module_id, offset, "
+		    "symbol_id, file_id, line, function_id);"
+		    "CREATE TABLE samples(tid, t, stack_id);"
+		    /* 1: train.py:60 into libtorch, through a libc memcpy */
+		    "INSERT INTO stack_frames VALUES(1,0,2,NULL,NULL,NULL,1,60,2);"
+		    "INSERT INTO stack_frames VALUES(1,0,1,3,16,NULL,NULL,NULL,NULL);"
+		    "INSERT INTO stack_frames VALUES(1,1,1,4,32,NULL,NULL,NULL,NULL);"
+		    /* 2: the same line in the interpreter */
+		    "INSERT INTO stack_frames VALUES(2,0,2,NULL,NULL,NULL,1,60,2);"
+		    "INSERT INTO stack_frames VALUES(2,0,1,5,48,NULL,NULL,NULL,NULL);"
+		    "INSERT INTO stack_frames VALUES(2,1,1,4,64,NULL,NULL,NULL,NULL);"
+		    /* 3: in numpy: the program's own */
+		    "INSERT INTO stack_frames VALUES(3,0,2,NULL,NULL,NULL,1,60,2);"
+		    "INSERT INTO stack_frames VALUES(3,0,1,6,80,NULL,NULL,NULL,NULL);"
+		    /* 4: in the driver under the collector's frame */
+		    "INSERT INTO stack_frames VALUES(4,0,2,NULL,NULL,NULL,1,60,2);"
+		    "INSERT INTO stack_frames VALUES(4,0,1,16,96,NULL,NULL,NULL,NULL);"
+		    "INSERT INTO stack_frames VALUES(4,1,1,7,112,NULL,NULL,NULL,NULL);"
+		    /* 5: sympy imported by torch._dynamo imported by main line
+		     * 141, its middle frames left out (depths 4..29) */
+		    "INSERT INTO stack_frames VALUES(5,0,2,NULL,NULL,NULL,8,5,9);"
+		    "INSERT INTO stack_frames VALUES(5,1,2,NULL,NULL,NULL,10,488,11);"
+		    "INSERT INTO stack_frames VALUES(5,2,2,NULL,NULL,NULL,12,3,9);"
+		    "INSERT INTO stack_frames VALUES(5,3,2,NULL,NULL,NULL,10,488,11);"
+		    "INSERT INTO stack_frames VALUES(5,30,2,NULL,NULL,NULL,1,141,13);"
+		    "INSERT INTO stack_frames VALUES(5,31,2,NULL,NULL,NULL,1,165,9);"
+		    /* 6: torch's own Python in the interpreter: the framework's */
+		    "INSERT INTO stack_frames VALUES(6,0,2,NULL,NULL,NULL,14,125,15);"
+		    "INSERT INTO stack_frames VALUES(6,0,1,5,48,NULL,NULL,NULL,NULL);"
+		    /* 7: importing, but no frame outside the machinery kept */
+		    "INSERT INTO stack_frames VALUES(7,0,2,NULL,NULL,NULL,8,5,9);"
+		    "INSERT INTO stack_frames VALUES(7,1,2,NULL,NULL,NULL,10,488,11);"
+		    /* 8: imported lazily by torch's code that the program's
+		     * main line 150 called: named by the program's line */
+		    "INSERT INTO stack_frames VALUES(8,0,2,NULL,NULL,NULL,8,5,9);"
+		    "INSERT INTO stack_frames VALUES(8,1,2,NULL,NULL,NULL,10,488,11);"
+		    "INSERT INTO stack_frames VALUES(8,2,2,NULL,NULL,NULL,17,27,18);"
+		    "INSERT INTO stack_frames VALUES(8,20,2,NULL,NULL,NULL,1,150,13);"
+		    /* 9: the same without a frame of the program: torch's */
+		    "INSERT INTO stack_frames VALUES(9,0,2,NULL,NULL,NULL,8,5,9);"
+		    "INSERT INTO stack_frames VALUES(9,1,2,NULL,NULL,NULL,10,488,11);"
+		    "INSERT INTO stack_frames VALUES(9,2,2,NULL,NULL,NULL,17,27,18);"
+		    "INSERT INTO samples VALUES(9,100,1),(9,110,1),(9,120,2),(9,130,5),(9,140,3),"
+		    "(9,150,4),(9,160,6),(9,170,7),(9,180,8),(9,190,9);");
+	assert_int_equal(trace_load_samples(db, &in, err, sizeof(err)), 0);
+	assert_int_equal(in.n_hstacks, 10);
+	assert_int_equal(in.hstacks[8].file_id, 1);
+	assert_int_equal(in.hstacks[8].line, 150);
+	assert_int_equal(in.hstacks[8].via, GS_HOST_VIA_IMPORT);
+	assert_int_equal(in.hstacks[9].file_id, 17);
+	assert_int_equal(in.hstacks[9].line, 27);
+	assert_int_equal(in.hstacks[9].via, GS_HOST_VIA_IMPORT);
+	/* 1: named by the program's line, the framework's, through it */
+	assert_int_equal(in.hstacks[1].file_id, 1);
+	assert_int_equal(in.hstacks[1].line, 60);
+	assert_int_equal(in.hstacks[1].framework, 1);
+	assert_int_equal(in.hstacks[1].via, GS_HOST_VIA_FRAMEWORK);
+	/* 2: the interpreter is innermost (libtorch further out is not): own */
+	assert_int_equal(in.hstacks[2].framework, 0);
+	assert_int_equal(in.hstacks[2].via, GS_HOST_VIA_FRAME);
+	/* 3: numpy: own */
+	assert_int_equal(in.hstacks[3].framework, 0);
+	/* 4: libgapscope is skipped as a runtime; libcuda innermost then */
+	assert_int_equal(in.hstacks[4].framework, 1);
+	assert_int_equal(in.hstacks[4].via, GS_HOST_VIA_FRAMEWORK);
+	/* 5: the frame outside the outermost importlib frame: main line 141 */
+	assert_int_equal(in.hstacks[5].file_id, 1);
+	assert_int_equal(in.hstacks[5].func_id, 13);
+	assert_int_equal(in.hstacks[5].line, 141);
+	assert_int_equal(in.hstacks[5].via, GS_HOST_VIA_IMPORT);
+	assert_int_equal(in.hstacks[5].framework, 0);
+	/* 6: torch's file names it: the framework's, its own code */
+	assert_int_equal(in.hstacks[6].framework, 1);
+	assert_int_equal(in.hstacks[6].via, GS_HOST_VIA_FRAME);
+	/* 7: the innermost frame outside the standard library, as before */
+	assert_int_equal(in.hstacks[7].file_id, 8);
+	assert_int_equal(in.hstacks[7].via, GS_HOST_VIA_FRAME);
+
+	/* thread 9's host code [100, 145): samples 100, 110 (stack 1), 120
+	 * (2), 130 (5), 140 (3): line 60 in the framework 2 of 5 (40%), line
+	 * 60's own 2 (stacks 2 and 3, 40%), imports 1 (20%); the framework's
+	 * 2 of 5 */
+	gs_host_attribute(&in, 9, 100, 145, &a);
+	assert_int_equal(a.total, 5);
+	assert_int_equal(a.framework, 2);
+	assert_int_equal(a.n_top, 3);
+	assert_int_equal(a.top[0].weight, 2);
+	assert_int_equal(a.top[1].weight, 2);
+	assert_int_equal(a.top[2].weight, 1);
+	/* equal weights: by file, function, then own code before the
+	 * framework's */
+	gs_host_item_name(name, sizeof(name), &in, &a.top[0]);
+	assert_string_equal(name, "u/train.py:step line 60");
+	gs_host_item_name(name, sizeof(name), &in, &a.top[1]);
+	assert_string_equal(name, "u/train.py:step line 60 (in the framework)");
+	gs_host_item_name(name, sizeof(name), &in, &a.top[2]);
+	assert_string_equal(name, "imports from u/train.py:main line 141");
+	trace_samples_free(&in);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +579,7 @@ int main(void)
 	    cmocka_unit_test(test_verdict_few_samples_keep_the_size_rule),
 	    cmocka_unit_test(test_host_spans_by_own_time),
 	    cmocka_unit_test(test_loader_picks_frames_and_framework),
+	    cmocka_unit_test(test_loader_native_under_python_and_imports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

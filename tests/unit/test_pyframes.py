@@ -60,6 +60,41 @@ def caller_sig(lib):
     return n, got, line
 
 
+def deep(lib, k, fn):
+    """fn's capture k calls deep; returns (n, frames, cut, the Python chain
+    from this frame out as file:line:function)"""
+    if k:
+        return deep(lib, k - 1, fn)
+    n, got = fn(lib)
+    cut = lib.gs_probe_last_cut()
+    chain, f = [], sys._getframe()
+    while f:
+        chain.append("%s:%d:%s" % (os.path.basename(f.f_code.co_filename), f.f_lineno,
+                                   f.f_code.co_name))
+        f = f.f_back
+    return n, got, cut, chain
+
+
+def check_deep(lib, fn, label):
+    """a stack deeper than the capture keeps (GS_CS_PY_MAX = 16): the
+    innermost 10 and the outermost 6, those at the interpreter's own lines,
+    and how many were left out between them"""
+    n, got, cut, chain = deep(lib, 40, fn)
+    total = len(chain) + 1  # fn's own frame, innermost at the capture
+    base = ["%s:%s:%s" % ((os.path.basename(g.rsplit(":", 2)[0]),) + tuple(g.rsplit(":", 2)[1:]))
+            for g in got]
+    inner_ok = n == 16 and got[0].rsplit(":", 1)[1] == fn.__name__ and \
+        all(g.rsplit(":", 1)[1] == "deep" for g in got[1:10])
+    check(inner_ok, "%s, 42 frames deep: 16 kept, the innermost %s() then deep() x9 "
+          "(got %d: %s)" % (label, fn.__name__, n, got[:3]))
+    check(base[10:] == chain[-6:],
+          "%s: the outermost 6 are the interpreter's outermost 6 (got %s, want %s)"
+          % (label, base[10:], chain[-6:]))
+    check(cut == (total - 16) * 256 + 6,
+          "%s: %d frames left out between them, 6 outer (got %d, %d)"
+          % (label, total - 16, cut // 256, cut % 256))
+
+
 def inner(x):
     return (x * 3 + 1) % 1000003
 
@@ -212,6 +247,8 @@ def main():
         else:
             check(n == 0, "%s, version not read: no Python frames (got %d)" % (label, n))
     if minor > 0:
+        check_deep(nogil, frames, "GIL released")
+        check_deep(gil, frames_sig, "signal handler, GIL held")
         r = sampled(gil)
         if r is None:
             print("INFO: no CPU-time timer here: the sampling check is not run")

@@ -328,6 +328,16 @@ struct gs_hstack {
 	int32_t line;	   /* Python line; -1 native */
 	uint8_t framework; /* 1: the framework's dispatch (PyTorch's code but its data
 			      loading, libtorch/libc10, the CUDA libraries) */
+	uint8_t via;	   /* GS_HOST_VIA_*: how the named frame holds the sample */
+};
+/* How a sample's named frame holds it (gs_hstack.via, gs_host_item.via). */
+enum gs_host_via {
+	GS_HOST_VIA_FRAME = 0,	   /* the sample is in that frame's own code */
+	GS_HOST_VIA_FRAMEWORK = 1, /* in the framework's native code (libtorch,
+				      the CUDA libraries) called from that line
+				      of the program */
+	GS_HOST_VIA_IMPORT = 2,	   /* importing modules, for that line (the frame
+				      just outside the import machinery) */
 };
 /* One sample of a thread. */
 struct gs_hsample {
@@ -992,6 +1002,7 @@ struct gs_host_item {
 	int32_t line;	   /* the line most of its samples were at; -1 none */
 	uint8_t span;	   /* 1: a host operator span (imported trace) */
 	uint8_t framework; /* 1: the framework's dispatch */
+	uint8_t via;	   /* enum gs_host_via */
 	int64_t weight;	   /* samples, or ns of the span's own time */
 };
 struct gs_host_attr {

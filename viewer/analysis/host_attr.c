@@ -21,7 +21,7 @@
 struct acc_item {
 	uint32_t file_id, func_id;
 	uint8_t kind; /* 1 sampled frame, 2 host span, 0 empty slot */
-	uint8_t framework;
+	uint8_t framework, via; /* with file, func and kind: the key */
 	int32_t line, line_votes; /* majority vote over the samples' lines */
 	int64_t weight;
 };
@@ -46,10 +46,12 @@ void gs_host_acc_free(struct gs_host_acc *a)
 	free(a);
 }
 
-static size_t slot_of(uint32_t file, uint32_t func, uint8_t kind, size_t cap)
+static size_t slot_of(uint32_t file, uint32_t func, uint8_t kind, uint8_t fw, uint8_t via,
+		      size_t cap)
 {
-	uint64_t h =
-	    ((uint64_t)file * 0x9E3779B97F4A7C15u) ^ ((uint64_t)func * 0xC2B2AE3D27D4EB4Fu) ^ kind;
+	uint64_t h = ((uint64_t)file * 0x9E3779B97F4A7C15u) ^
+		     ((uint64_t)func * 0xC2B2AE3D27D4EB4Fu) ^ kind ^ ((uint64_t)fw << 3) ^
+		     ((uint64_t)via << 5);
 	h ^= h >> 29;
 	return (size_t)h & (cap - 1);
 }
@@ -65,7 +67,8 @@ static int grow(struct gs_host_acc *a)
 		size_t s;
 		if (!a->v[i].kind)
 			continue;
-		s = slot_of(a->v[i].file_id, a->v[i].func_id, a->v[i].kind, nc);
+		s = slot_of(a->v[i].file_id, a->v[i].func_id, a->v[i].kind, a->v[i].framework,
+			    a->v[i].via, nc);
 		while (nv[s].kind)
 			s = (s + 1) & (nc - 1);
 		nv[s] = a->v[i];
@@ -76,8 +79,11 @@ static int grow(struct gs_host_acc *a)
 	return 0;
 }
 
+/* one item per (file, function, kind, framework, via): a line of the
+ * program is one item for its own code and another for the framework's
+ * code it called */
 static void add_item(struct gs_host_acc *a, uint32_t file, uint32_t func, uint8_t kind,
-		     uint8_t framework, int32_t line, int64_t w)
+		     uint8_t framework, uint8_t via, int32_t line, int64_t w)
 {
 	size_t s;
 
@@ -85,12 +91,13 @@ static void add_item(struct gs_host_acc *a, uint32_t file, uint32_t func, uint8_
 		a->oom = 1;
 		return;
 	}
-	s = slot_of(file, func, kind, a->cap);
+	s = slot_of(file, func, kind, framework, via, a->cap);
 	while (a->v[s].kind &&
-	       !(a->v[s].file_id == file && a->v[s].func_id == func && a->v[s].kind == kind))
+	       !(a->v[s].file_id == file && a->v[s].func_id == func && a->v[s].kind == kind &&
+		 a->v[s].framework == framework && a->v[s].via == via))
 		s = (s + 1) & (a->cap - 1);
 	if (!a->v[s].kind) {
-		a->v[s] = (struct acc_item){file, func, kind, framework, line, 0, 0};
+		a->v[s] = (struct acc_item){file, func, kind, framework, via, line, 0, 0};
 		a->n++;
 	}
 	a->v[s].weight += w;
@@ -205,7 +212,7 @@ static void add_spans(struct gs_host_acc *acc, const struct gs_input *in, uint32
 		if (self[k] <= 0)
 			continue;
 		fw = gs_host_span_framework(gs_str(&in->strings, h->name_id, NULL));
-		add_item(acc, 0, h->name_id, 2, (uint8_t)fw, -1, self[k]);
+		add_item(acc, 0, h->name_id, 2, (uint8_t)fw, GS_HOST_VIA_FRAME, -1, self[k]);
 		if (fw)
 			acc->framework += self[k];
 	}
@@ -235,7 +242,7 @@ void gs_host_acc_add(struct gs_host_acc *acc, const struct gs_input *in, uint32_
 				continue;
 			acc->named++;
 			acc->framework += h->framework;
-			add_item(acc, h->file_id, h->func_id, 1, h->framework, h->line, 1);
+			add_item(acc, h->file_id, h->func_id, 1, h->framework, h->via, h->line, 1);
 		}
 	} else if (in->n_hranges) {
 		acc->source = GS_HOST_SRC_SPANS;
@@ -249,7 +256,9 @@ static int heavier(const struct acc_item *x, const struct gs_host_item *y)
 		return x->weight > y->weight;
 	if (x->file_id != y->file_id)
 		return x->file_id < y->file_id;
-	return x->func_id < y->func_id;
+	if (x->func_id != y->func_id)
+		return x->func_id < y->func_id;
+	return x->via < y->via;
 }
 
 /* the result, its top limited to the framework's items (cls 1), the
@@ -281,6 +290,7 @@ static void acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out, 
 		out->top[k].line = x->line;
 		out->top[k].span = x->kind == 2;
 		out->top[k].framework = x->framework;
+		out->top[k].via = x->via;
 		out->top[k].weight = x->weight;
 		if (out->n_top < GS_HOST_TOP)
 			out->n_top++;
@@ -375,18 +385,21 @@ const char *gs_host_short_path(const char *p)
 void gs_host_item_name(char *buf, size_t n, const struct gs_input *in,
 		       const struct gs_host_item *it)
 {
+	const char *pre = it->via == GS_HOST_VIA_IMPORT ? "imports from " : "";
+	const char *post = it->via == GS_HOST_VIA_FRAMEWORK ? " (in the framework)" : "";
+
 	if (!n)
 		return;
 	if (it->span)
 		snprintf(buf, n, "%s", gs_str(&in->strings, it->func_id, "?"));
 	else if (it->line >= 0)
-		snprintf(buf, n, "%s:%s line %d",
+		snprintf(buf, n, "%s%s:%s line %d%s", pre,
 			 gs_host_short_path(gs_str(&in->strings, it->file_id, "?")),
-			 gs_str(&in->strings, it->func_id, "?"), it->line);
+			 gs_str(&in->strings, it->func_id, "?"), it->line, post);
 	else
-		snprintf(buf, n, "%s:%s",
+		snprintf(buf, n, "%s%s:%s%s", pre,
 			 gs_host_short_path(gs_str(&in->strings, it->file_id, "?")),
-			 gs_str(&in->strings, it->func_id, "?"));
+			 gs_str(&in->strings, it->func_id, "?"), post);
 }
 
 void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in, const struct gs_host_attr *a,

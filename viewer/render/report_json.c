@@ -760,6 +760,10 @@ static json_t *host_by_code(const struct report_ctx *r)
 		json_object_set_new(t, "line", a.top[i].line >= 0 ? jint(a.top[i].line) : json_null());
 		json_object_set_new(t, "weight", jint(a.top[i].weight));
 		json_object_set_new(t, "framework", json_boolean(a.top[i].framework));
+		json_object_set_new(t, "via",
+				    json_string(a.top[i].via == GS_HOST_VIA_IMPORT	? "import"
+						: a.top[i].via == GS_HOST_VIA_FRAMEWORK ? "framework"
+											: "frame"));
 		json_array_append_new(top, t);
 	}
 	json_object_set_new(o, "top", top);

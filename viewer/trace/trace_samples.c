@@ -15,10 +15,19 @@
  * DataLoader code that started it; else the innermost Python frame; a stack
  * without Python frames: the innermost native frame outside the C and C++
  * runtimes, the unwinders and the CUDA tools, preferring one with a symbol.
+ * A stack in the import machinery ("<frozen importlib._bootstrap...>") is
+ * named instead by the line that imported (GS_HOST_VIA_IMPORT; not the
+ * framework's dispatch): out of its outermost such frame, the first frame
+ * of the program's own code (neither the standard library nor an
+ * installed package), else the frame just outside.
  * The framework's dispatch: the named Python frame is PyTorch's own code
- * (".../torch/" but torch/utils/data/, its data loading), or a native
- * frame lies in libtorch or libc10, or the innermost native one in a CUDA
- * library (libcudart, libcuda, libcublas, libcudnn).
+ * (".../torch/" but torch/utils/data/, its data loading); or the innermost
+ * native frame outside the runtimes lies in libtorch, libc10 or a CUDA
+ * library (libcudart, libcuda, libcublas, libcudnn, libnccl): with a
+ * Python frame of the program named, that line called into the framework
+ * (GS_HOST_VIA_FRAMEWORK); without Python frames, any native frame in
+ * libtorch or libc10 makes it so. A sample in libpython or numpy under the
+ * program's line is the program's own.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -88,10 +97,64 @@ static int runtime_module(const char *m)
 static int framework_module(const char *m, int innermost)
 {
 	static const char *const fw[] = {"libtorch", "libc10"};
-	static const char *const cuda[] = {"libcudart", "libcuda.so", "libcublas", "libcudnn"};
+	static const char *const cuda[] = {"libcudart", "libcuda.so", "libcublas", "libcudnn",
+					   "libnccl"};
 	const char *b = base_name(m);
 
-	return prefixed(b, fw, 2) || (innermost && prefixed(b, cuda, 4));
+	return prefixed(b, fw, 2) || (innermost && prefixed(b, cuda, 5));
+}
+
+static int importlib_file(const char *f)
+{
+	return f && strncmp(f, "<frozen importlib._bootstrap", 28) == 0;
+}
+
+/* what one stack's rows showed, as they are read (innermost first per kind) */
+struct stack_scan {
+	int best;	  /* quality of the frame that names it so far */
+	int native_seen;  /* the innermost native frame outside the runtimes was met */
+	int native_fw;	  /* ... and lies in the framework */
+	int any_fw;	  /* a native frame lies in libtorch or libc10 */
+	int in_import;	  /* the last Python frame read was the import machinery's */
+	int imported;	  /* a frame of the import machinery was met */
+	uint32_t imp_file, imp_func;
+	int32_t imp_line; /* the frame just outside the outermost one so far */
+	uint32_t prog_file, prog_func;
+	int32_t prog_line; /* the first of the program's own frames out of that */
+};
+
+/* the program's own code: neither the standard library nor an installed
+ * package */
+static int program_file(const char *f)
+{
+	return f && !stdlib_file(f) && !strstr(f, "/site-packages/") &&
+	       !strstr(f, "/dist-packages/");
+}
+
+static void stack_done(const struct gs_strings *str, struct gs_hstack *h, const struct stack_scan *c)
+{
+	if (c->best >= 5) { /* a Python frame names it */
+		if (c->imported && c->imp_file) {
+			/* the program's line that led to the import (torch's
+			 * lazy import of torch._dynamo from the optimizer's
+			 * constructor: the program's line that made the
+			 * optimizer), else the importing frame */
+			int prog = c->prog_file != 0;
+			h->file_id = prog ? c->prog_file : c->imp_file;
+			h->func_id = prog ? c->prog_func : c->imp_func;
+			h->line = prog ? c->prog_line : c->imp_line;
+			h->via = GS_HOST_VIA_IMPORT;
+			h->framework = 0;
+			return;
+		}
+		h->framework = (uint8_t)torch_file(gs_str(str, h->file_id, NULL));
+		if (!h->framework && c->native_fw) {
+			h->framework = 1;
+			h->via = GS_HOST_VIA_FRAMEWORK;
+		}
+		return;
+	}
+	h->framework = (uint8_t)(c->any_fw || c->native_fw);
 }
 
 /* Candidate quality of a frame (higher wins; the innermost of the best). */
@@ -109,8 +172,8 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 	sqlite3_stmt *st = NULL;
 	struct gs_hstack *hs = NULL;
 	struct gs_hsample *v = NULL;
-	int *best = NULL;
-	int64_t max_id = 0;
+	struct stack_scan scan;
+	int64_t max_id = 0, cur = 0;
 	size_t n = 0, cap = 0, n_stacks = 1;
 	int rc;
 
@@ -132,9 +195,9 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 	}
 	n_stacks = (size_t)max_id + 1;
 	hs = calloc(n_stacks, sizeof(*hs));
-	best = calloc(n_stacks, sizeof(*best));
-	if (!hs || !best)
+	if (!hs)
 		goto oom;
+	memset(&scan, 0, sizeof(scan));
 	if (max_id > 0) {
 		/* kind 1 native before kind 2 Python is no matter: quality
 		 * decides; within a kind rows go innermost first */
@@ -149,18 +212,45 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			int64_t id = sqlite3_column_int64(st, 0), fid = sqlite3_column_int64(st, 2),
 				nid = sqlite3_column_int64(st, 3);
-			int kind = sqlite3_column_int(st, 1), q, depth = sqlite3_column_int(st, 5);
+			int kind = sqlite3_column_int(st, 1), q;
 			uint32_t file, func;
+			const char *name;
 			if (id <= 0 || id > max_id || (kind != 1 && kind != 2))
 				continue;
+			if (id != cur) {
+				if (cur > 0)
+					stack_done(&in->strings, &hs[cur], &scan);
+				memset(&scan, 0, sizeof(scan));
+				cur = id;
+			}
 			file = fid > 0 && fid < in->strings.n ? (uint32_t)fid : 0;
 			func = nid > 0 && nid < in->strings.n ? (uint32_t)nid : 0;
-			if (kind == 1 &&
-			    framework_module(gs_str(&in->strings, file, ""), depth == 0))
-				hs[id].framework = 1;
+			name = gs_str(&in->strings, file, "");
+			if (kind == 1) {
+				if (framework_module(name, 0))
+					scan.any_fw = 1;
+				if (!scan.native_seen && file && !runtime_module(name)) {
+					scan.native_seen = 1;
+					scan.native_fw = framework_module(name, 1);
+				}
+			} else if (importlib_file(name)) {
+				scan.imported = scan.in_import = 1;
+				scan.prog_file = 0;
+			} else if (scan.in_import) {
+				scan.in_import = 0;
+				scan.imp_file = file;
+				scan.imp_func = func;
+				scan.imp_line = (int32_t)sqlite3_column_int(st, 4);
+			}
+			if (kind == 2 && scan.imported && !scan.in_import && !scan.prog_file &&
+			    program_file(gs_str(&in->strings, file, NULL))) {
+				scan.prog_file = file;
+				scan.prog_func = func;
+				scan.prog_line = (int32_t)sqlite3_column_int(st, 4);
+			}
 			q = quality(&in->strings, kind, file, func);
-			if (q > best[id]) {
-				best[id] = q;
+			if (q > scan.best) {
+				scan.best = q;
 				hs[id].file_id = file;
 				hs[id].func_id = func;
 				hs[id].line = kind == 2 ? (int32_t)sqlite3_column_int(st, 4) : -1;
@@ -168,12 +258,10 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 		}
 		if (rc != SQLITE_DONE)
 			goto sqlerr;
+		if (cur > 0)
+			stack_done(&in->strings, &hs[cur], &scan);
 		sqlite3_finalize(st);
 		st = NULL;
-		for (max_id = 1; (size_t)max_id < n_stacks; max_id++)
-			if (best[max_id] >= 5) /* a Python frame names it */
-				hs[max_id].framework = (uint8_t)torch_file(
-				    gs_str(&in->strings, hs[max_id].file_id, NULL));
 	}
 	if (sqlite3_prepare_v2(db,
 			       "SELECT tid, t, coalesce(stack_id, 0) FROM samples "
@@ -198,7 +286,6 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 	if (rc != SQLITE_DONE)
 		goto sqlerr;
 	sqlite3_finalize(st);
-	free(best);
 	in->hstacks = hs;
 	in->n_hstacks = n_stacks;
 	in->samples = v;
@@ -212,7 +299,6 @@ oom:
 fail:
 	sqlite3_finalize(st);
 	free(hs);
-	free(best);
 	free(v);
 	return -1;
 }
