@@ -15,13 +15,17 @@
  * - perf_event: a software TASK_CLOCK event on that thread (pid = its tid),
  *   user time only (exclude_kernel: what perf_event_paranoid 2 allows), whose
  *   overflow is sent to that very thread as our signal (O_ASYNC, F_SETSIG,
- *   F_SETOWN_EX F_OWNER_TID; si_code POLL_HUP, si_fd the event's fd). It is
- *   an hrtimer while the thread runs: the rate asked is the rate taken.
- *   Each overflow disables the event (PERF_EVENT_IOC_REFRESH 1) until the
- *   handler re-arms it, so at most one signal per thread is ever queued: a
- *   thread that blocks the signal for a while is not sampled meanwhile, and
- *   real-time signals never pile up to RLIMIT_SIGPENDING (past it, the
- *   kernel's fasync falls back to SIGIO, whose default ends the program).
+ *   F_SETOWN_EX F_OWNER_TID; si_code POLL_IN or POLL_HUP, si_fd the event's
+ *   fd). It is an hrtimer while the thread runs: the rate asked is the rate
+ *   taken. The event is armed for SAMPLER_PERF_BURST overflows at a time
+ *   (PERF_EVENT_IOC_REFRESH); the last one (POLL_HUP) disables it until the
+ *   handler re-arms it, so at most that many signals per thread are ever
+ *   queued: a thread that blocks the signal for a while is not sampled
+ *   meanwhile, and real-time signals never pile up to RLIMIT_SIGPENDING
+ *   (past it, the kernel's fasync falls back to SIGIO, whose default ends
+ *   the program). Not 1: the ioctl costs ~7 us a sample where a sample
+ *   costs ~30 (a Firecracker VM, 2026-12-07: 37 us a sample at a refresh of
+ *   1, 30 at 16; a plain wall-clock timer's signal 26).
  * - a POSIX timer on the thread's CPU-time clock (its clockid made from its
  *   tid, as glibc's pthread_getcpuclockid does; SIGEV_THREAD_ID). Linux
  *   checks such timers only at the scheduler tick: at most CONFIG_HZ a
@@ -77,6 +81,9 @@
  * select()s on fds below FD_SETSIZE, must not be pushed over); the threads
  * past it get the timer, which holds none */
 #define SAMPLER_PERF_MAX 64
+/* overflows a perf event is armed for at a time: signals queued per thread
+ * at most (top of file); 64 threads x 16 stay far below RLIMIT_SIGPENDING */
+#define SAMPLER_PERF_BURST 16
 #define SAMPLER_FD_MIN 3	  /* our fds never take 0-2 from a program that closed them */
 #define SAMPLER_MAGIC 0x53414d50u /* "SAMP" */
 
@@ -188,7 +195,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 		r = ring_by_fd(si->si_fd);
 		if (!r || r->tid != (int64_t)syscall(SYS_gettid))
 			goto out;
-		if (si->si_code == POLL_HUP) /* the event stopped itself: re-arm */
+		if (si->si_code == POLL_HUP) /* the burst's last: re-arm */
 			rearm = si->si_fd;
 	} else {
 		goto out;
@@ -213,18 +220,26 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	gs_callsite_sample(cs, pc, &r->lines);
 	atomic_store_explicit(&r->head, head + 1, memory_order_release);
 out:
-	/* after the sample, so the event does not count the handler's own
-	 * time (an ioctl: async-signal-safe) */
+	/* an ioctl: async-signal-safe */
 	if (rearm >= 0)
-		ioctl(rearm, PERF_EVENT_IOC_REFRESH, 1);
+		ioctl(rearm, PERF_EVENT_IOC_REFRESH, SAMPLER_PERF_BURST);
 	errno = saved;
 }
 
 /* The highest real-time signal below SIGRTMAX whose action is the default
- * one (no handler of the program's), 0 when none. */
+ * one (no handler of the program's), or the one of an earlier start; 0 when
+ * none. */
 static int pick_signal(void)
 {
 	int s;
+
+	/* a start after a stop: ours is still installed (gs_sampler_stop) */
+	if (S.sig) {
+		struct sigaction cur;
+		if (sigaction(S.sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_sigaction == on_sample)
+			return S.sig;
+	}
 
 	for (s = SIGRTMAX - 1; s >= SIGRTMIN + 2 && s > SIGRTMAX - 8; s--) {
 		struct sigaction cur;
@@ -402,9 +417,10 @@ static int perf_arm(struct ring *r, pid_t tid)
 	r->perf_fd_owned = fd;
 	/* published before the first overflow: the handler looks it up */
 	atomic_store_explicit(&r->perf_fd, fd, memory_order_release);
-	/* one overflow, then the event disables itself (POLL_HUP) until the
-	 * handler refreshes it: one signal queued at most (top of file) */
-	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+	/* SAMPLER_PERF_BURST overflows, then the event disables itself
+	 * (POLL_HUP) until the handler refreshes it: that many signals queued
+	 * at most (top of file) */
+	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, SAMPLER_PERF_BURST) != 0) {
 		atomic_store_explicit(&r->perf_fd, -1, memory_order_release);
 		r->perf_fd_owned = -1;
 		goto fail;

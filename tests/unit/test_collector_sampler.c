@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -670,6 +671,66 @@ static void test_perf_refused_falls_back_to_timer(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* A thread that blocks the sampler's signal while it runs: the perf event
+ * stops after its burst of overflows (SAMPLER_PERF_BURST, 16), so at most
+ * that many signals wait (real-time signals past RLIMIT_SIGPENDING would
+ * become a SIGIO that ends the program); once unblocked they are taken,
+ * the event is re-armed and the thread sampled as before. */
+struct masked {
+	int64_t tid;
+	uint64_t t_block, t_unblock, t_end; /* ns, CLOCK_MONOTONIC */
+};
+
+static void *masked_main(void *arg)
+{
+	struct masked *m = arg;
+	sigset_t rt;
+	int s;
+
+	m->tid = (int64_t)syscall(SYS_gettid);
+	sigemptyset(&rt);
+	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaddset(&rt, s);
+	gs_sampler_watch_self();
+	pthread_sigmask(SIG_BLOCK, &rt, NULL);
+	m->t_block = mono();
+	spin_user(200000000);			 /* 200 periods of 1 ms */
+	pthread_sigmask(SIG_UNBLOCK, &rt, NULL); /* the waiting ones run here */
+	m->t_unblock = mono();
+	spin_user(50000000);
+	m->t_end = mono();
+	return NULL;
+}
+
+static void test_perf_signals_wait_bounded_while_blocked(void **state)
+{
+	struct masked m;
+	pthread_t th;
+	size_t waited, later;
+	int perr = perf_probe();
+	(void)state;
+
+	if (perr) {
+		print_message("perf_event_open refused here (%s): nothing to bound\n",
+			      strerror(perr));
+		skip();
+	}
+	memset(&m, 0, sizeof(m));
+	n_got = 0;
+	gs_sampler_set_clock(GS_SAMPLE_CLOCK_AUTO);
+	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
+	assert_int_equal(pthread_create(&th, NULL, masked_main, &m), 0);
+	pthread_join(th, NULL);
+	gs_sampler_stop();
+	assert_int_equal(gs_sampler_thread_source(m.tid), GS_SAMPLE_CLOCK_PERF);
+	waited = samples_of(m.tid, m.t_block, m.t_unblock);
+	later = samples_of(m.tid, m.t_unblock, m.t_end);
+	print_message("200 ms blocked: %zu signals waited; 50 ms after: %zu samples\n", waited,
+		      later);
+	assert_true(waited >= 1 && waited <= 16);
+	assert_true(later >= 40 && later <= 52);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -682,6 +743,7 @@ int main(void)
 	    cmocka_unit_test(test_clock_text_names_each_source),
 	    cmocka_unit_test(test_timer_forced),
 	    cmocka_unit_test(test_blocked_thread_not_interrupted),
+	    cmocka_unit_test(test_perf_signals_wait_bounded_while_blocked),
 	    cmocka_unit_test(test_blocked_thread_not_interrupted_timer),
 	    cmocka_unit_test(test_watched_thread_sampled_in_its_spin),
 	    cmocka_unit_test(test_threads_watch_themselves),
