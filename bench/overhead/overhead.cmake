@@ -23,4 +23,8 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   target_compile_options(gs_sampler PRIVATE -Wno-missing-prototypes)
   target_link_libraries(gs_sampler PRIVATE ${CMAKE_DL_LIBS} rt)
   set_target_properties(gs_sampler PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+  # what the kernel's side of one sample of the collector's sampler costs,
+  # by source (perf_event, CPU-time timer): bench/overhead/sample_signal_cost.c
+  add_executable(gs_bench_sample_signal_cost ${CMAKE_CURRENT_LIST_DIR}/sample_signal_cost.c)
+  target_link_libraries(gs_bench_sample_signal_cost PRIVATE rt)
 endif()
