@@ -774,6 +774,81 @@ static void test_perf_signals_wait_bounded_while_blocked(void **state)
 	assert_true(later >= 40);
 }
 
+/* A child forked while a thread is sampled holds copies of the perf fds,
+ * which are the parent's events: its collector stopping at exit must not
+ * disable them (gs_sampler_stop's pid check), and it samples nothing. */
+struct forkee {
+	int armed[2], go[2];
+	int64_t tid;
+	uint64_t t_mark, t_end; /* ns, CLOCK_MONOTONIC */
+};
+
+static void *forkee_main(void *arg)
+{
+	struct forkee *f = arg;
+	char c = 'x';
+
+	f->tid = (int64_t)syscall(SYS_gettid);
+	gs_sampler_watch_self();
+	spin_user(30000000);
+	if (write(f->armed[1], &c, 1) != 1)
+		return NULL;
+	while (read(f->go[0], &c, 1) < 0 && errno == EINTR)
+		;
+	f->t_mark = mono();
+	spin_user(100000000);
+	f->t_end = mono();
+	return NULL;
+}
+
+static void test_forked_child_stop_leaves_parent_sampled(void **state)
+{
+	struct forkee f;
+	pthread_t th;
+	pid_t pid;
+	int status, perr = perf_probe();
+	size_t after;
+	char c;
+	(void)state;
+
+	if (perr) {
+		print_message("perf_event_open refused here (%s): no shared event to check\n",
+			      strerror(perr));
+		skip();
+	}
+	memset(&f, 0, sizeof(f));
+	n_got = 0;
+	gs_sampler_set_clock(GS_SAMPLE_CLOCK_AUTO);
+	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
+	assert_int_equal(pipe(f.armed), 0);
+	assert_int_equal(pipe(f.go), 0);
+	assert_int_equal(pthread_create(&th, NULL, forkee_main, &f), 0);
+	assert_int_equal(read(f.armed[0], &c, 1), 1);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* what the child's exit would do; its own thread is not watched */
+		gs_sampler_watch_self();
+		gs_sampler_stop();
+		_exit(gs_sampler_thread_source((int64_t)syscall(SYS_gettid)));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(write(f.go[1], "x", 1), 1);
+	pthread_join(th, NULL);
+	gs_sampler_stop();
+	close(f.armed[0]);
+	close(f.armed[1]);
+	close(f.go[0]);
+	close(f.go[1]);
+	assert_int_equal(gs_sampler_thread_source(f.tid), GS_SAMPLE_CLOCK_PERF);
+	after = samples_of(f.tid, f.t_mark, f.t_end);
+	print_message("after the child's stop: %zu samples in 100 ms of CPU\n", after);
+	assert_true(after >= 80);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -787,6 +862,7 @@ int main(void)
 	    cmocka_unit_test(test_timer_forced),
 	    cmocka_unit_test(test_blocked_thread_not_interrupted),
 	    cmocka_unit_test(test_perf_signals_wait_bounded_while_blocked),
+	    cmocka_unit_test(test_forked_child_stop_leaves_parent_sampled),
 	    cmocka_unit_test(test_blocked_thread_not_interrupted_timer),
 	    cmocka_unit_test(test_watched_thread_sampled_in_its_spin),
 	    cmocka_unit_test(test_threads_watch_themselves),
