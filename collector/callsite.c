@@ -688,16 +688,22 @@ int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line
 	cs->text_len = 0;
 	if (have_py)
 		gs_py_frames_async(&pyapi, cs, cache);
-	/* native frames always: the innermost tells the framework's C++
+	/* the interrupted pc always: its module tells the framework's C++
 	 * dispatch (libtorch, the CUDA libraries) called from a line of the
 	 * program from the program's own Python or numpy (H100 eager loop,
 	 * 2026-12-07: 89% of its samples named its own line 60, all of them
-	 * Python frames only). Under Python frames the walk stops a few frames
-	 * out: the interpreter's frames below are many and say nothing. */
-	if (pc)
-		native_frames_at(cs, pc,
-				 cs->n_py && native_when != GS_NATIVE_ALWAYS ? GS_CS_SAMPLE_RAW
-									    : RAW_FRAMES);
+	 * Python frames only). Under Python frames, that pc alone: no walk
+	 * (GAPSCOPE_NATIVE_FRAMES=always walks) */
+	if (pc && cs->n_py && native_when != GS_NATIVE_ALWAYS) {
+		int i;
+		for (i = 0; i < n_nowalk; i++)
+			if ((uintptr_t)pc >= nowalk_ranges[i].lo && (uintptr_t)pc < nowalk_ranges[i].hi)
+				return cs->n_py;
+		cs->native[0] = (void *)pc;
+		cs->n_native = 1;
+	} else if (pc) {
+		native_frames_at(cs, pc, cs->n_py ? GS_CS_SAMPLE_RAW : RAW_FRAMES);
+	}
 	return cs->n_py + cs->n_native;
 }
 

@@ -8,6 +8,8 @@
 #   abacc     one --ab 5 process per workload read by corrected_accuracy.py ab (issue 52 item 3)
 #   peers     overhead_pairs.py: untraced / gapscope default / GAPSCOPE_SAMPLING=1 / torch.profiler
 #             CUDA-only, 5 interleaved rounds of the three workloads (issue 52 item 1; up to PEERS s, default 420)
+#   crashhunt GPT-2 generate recorded with sampling CRASHRUNS times (default 5) under python3 -X faulthandler:
+#             the exit status of each, the log's tail of any that failed (a sampled run exited 139 once, 09:35 UTC)
 #   windows   torch_nosync.py --ab 3 under --capture-range with the driver's launch records always on
 #             and with GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows (issue 52 item 2)
 # On the GPU machine, from the repository root, with a build carried by tools/gpu-carry.sh build-gpu .devrun/b:
@@ -53,6 +55,16 @@ part_peers() { # issue 52 item 1
 		--workloads torch_nosync,train_loop,hf_generate --values --out $T/peers \
 		--config default= --config sampling=GAPSCOPE_SAMPLING=1 --config torchprof=@torchprof > "$R/peers.txt" 2>&1
 	echo "peers exit $? at $((SECONDS-S0)) s" >> "$R/peers.txt"; tail -20 "$R/peers.txt"
+}
+part_crashhunt() {
+	local i rc
+	for i in $(seq ${CRASHRUNS:-5}); do
+		[ $(left) -gt 25 ] || break
+		timeout $(cap 60) env GAPSCOPE_SAMPLING=1 "$gs" record -o $T/hunt.db -- python3 -X faulthandler bench/real/hf_generate.py > $T/hunt.log 2>&1
+		rc=$?; echo "crashhunt run $i: exit $rc at $((SECONDS-S0)) s" | tee -a "$R/crashhunt.txt"
+		[ $rc -eq 0 ] || tail -40 $T/hunt.log >> "$R/crashhunt.txt"
+		rm -f $T/hunt.db
+	done
 }
 part_windows() { # issue 52 item 2: do the windows' kernels keep their launch calls?
 	local m
