@@ -14,7 +14,8 @@
 #     mostly the framework's dispatch (>= 50% of its samples), and the top
 #     function is PyTorch's;
 # (d) the sampling's cost: 5 interleaved rounds of torch_nosync untraced,
-#     --no-sampling (GAPSCOPE_SAMPLING=0) and default (bench/overhead/overhead_pairs.py);
+#     --no-sampling (GAPSCOPE_SAMPLING=0), sampling at the default rate and at 250 Hz
+#     (bench/overhead/overhead_pairs.py);
 #     printed, not asserted (--no-pairs skips it).
 # Prints the reports' parts that matter, the samples meta, PASS/FAIL/INFO
 # lines; exits 1 on a failure, 77 without a GPU or PyTorch.
@@ -98,7 +99,8 @@ result $r "(c) its top function is the framework's: $(top_row "$W/nosync.bysite.
 # (d) what sampling costs, side by side
 if [ "${1:-}" != "--no-pairs" ]; then
 	python3 bench/overhead/overhead_pairs.py --build "$B" --rounds 5 --workloads torch_nosync --values \
-		--out "$W/pairs" --config nosampling=GAPSCOPE_SAMPLING=0 --config sampling=GAPSCOPE_SAMPLING=1
+		--out "$W/pairs" --config nosampling=GAPSCOPE_SAMPLING=0 --config sampling=GAPSCOPE_SAMPLING=1 \
+		--config "sampling250=GAPSCOPE_SAMPLING=1;GAPSCOPE_SAMPLE_HZ=250"
 	result $? "(d) 5 interleaved rounds: untraced, --no-sampling, --sampling"
 	rm -f "$W"/pairs/*.db
 fi
