@@ -10,6 +10,8 @@
 #             CUDA-only, 5 interleaved rounds of the three workloads (issue 52 item 1; up to PEERS s, default 420)
 #   crashhunt GPT-2 generate recorded with sampling CRASHRUNS times (default 5) under python3 -X faulthandler:
 #             the exit status of each, the log's tail of any that failed (a sampled run exited 139 once, 09:35 UTC)
+#   signalcost  bench/overhead/sample_signal_cost.c (bin/gs_bench_sample_signal_cost): the kernel's CPU cost of one
+#             sample by source, at 10 kHz and 1 kHz asked, 3 rounds each
 #   windows   torch_nosync.py --ab 3 under --capture-range with the driver's launch records always on
 #             and with GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows (issue 52 item 2)
 # On the GPU machine, from the repository root, with a build carried by tools/gpu-carry.sh build-gpu .devrun/b:
@@ -65,6 +67,12 @@ part_crashhunt() {
 		[ $rc -eq 0 ] || tail -40 $T/hunt.log >> "$R/crashhunt.txt"
 		rm -f $T/hunt.db
 	done
+}
+part_signalcost() {
+	local b=$GS_BUILD/bin/gs_bench_sample_signal_cost
+	[ -x $b ] || { echo "no $b" | tee "$R/signalcost.txt"; return; }
+	{ timeout $(cap 40) $b 10000 3; timeout $(cap 40) $b 1000 3; } > "$R/signalcost.txt" 2>&1
+	echo "signalcost exit $? at $((SECONDS-S0)) s" >> "$R/signalcost.txt"; tail -20 "$R/signalcost.txt"
 }
 part_windows() { # issue 52 item 2: do the windows' kernels keep their launch calls?
 	local m
