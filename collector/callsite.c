@@ -692,9 +692,11 @@ int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line
 	 * dispatch (libtorch, the CUDA libraries) called from a line of the
 	 * program from the program's own Python or numpy (H100 eager loop,
 	 * 2026-12-07: 89% of its samples named its own line 60, all of them
-	 * Python frames only). Under Python frames, that pc alone: no walk
-	 * (GAPSCOPE_NATIVE_FRAMES=always walks) */
-	if (pc && cs->n_py && native_when != GS_NATIVE_ALWAYS) {
+	 * Python frames only). That pc alone: no unwinder walk from a signal
+	 * handler through code whose unwind tables may not cover the
+	 * instruction it stopped at (a sampled GPT-2 generate exited 139 on
+	 * an H100 with the walk); GAPSCOPE_NATIVE_FRAMES=always walks */
+	if (pc && native_when != GS_NATIVE_ALWAYS) {
 		int i;
 		for (i = 0; i < n_nowalk; i++)
 			if ((uintptr_t)pc >= nowalk_ranges[i].lo && (uintptr_t)pc < nowalk_ranges[i].hi)

@@ -109,56 +109,105 @@ __attribute__((noinline)) void gs_test_spin_end(void)
 	sink++;
 }
 
-static void test_watched_thread_sampled_in_its_spin(void **state)
-{
-	uint64_t t0, t1, taken, dropped, threads, taken0, dropped0, threads0, tc0, tc1;
-	int64_t tid = (int64_t)syscall(SYS_gettid);
-	int tc;
-	size_t i, in_spin = 0;
-	(void)state;
+/* One sampled spin (spin_sampled's), run on the thread that calls it. */
+struct spin_run {
+	int native, start_rc, active;
+	int64_t tid;
+	uint64_t t0, t1, tc0, tc1, taken, dropped, threads, taken0, dropped0, threads0;
+};
 
-	n_got = 0;
+static void *spin_body(void *arg)
+{
+	struct spin_run *r = arg;
+	int tc;
+
+	r->tid = (int64_t)syscall(SYS_gettid);
 	gs_callsite_set_pyapi(NULL);
-	gs_callsite_set_native(GS_NATIVE_AUTO);
-	/* the counts are the process's (rings stay): what this test adds */
-	gs_sampler_counts(&taken0, &dropped0, &threads0);
+	gs_callsite_set_native(r->native);
+	/* the counts are the process's (rings stay): what this run adds */
+	gs_sampler_counts(&r->taken0, &r->dropped0, &r->threads0);
 	/* no collector clock: samples keep CLOCK_MONOTONIC */
-	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
-	assert_int_equal(gs_sampler_active(), 1);
-	gs_sampler_watch(tid);
+	r->start_rc = gs_sampler_start(1000, NULL, push);
+	r->active = gs_sampler_active();
+	gs_sampler_watch(r->tid);
 	tc = task_clock_open();
-	tc0 = task_clock_ns(tc);
-	t0 = mono();
+	r->tc0 = task_clock_ns(tc);
+	r->t0 = mono();
 	gs_test_spin(300000000); /* 300 ms of CPU: 300 samples at 1 kHz */
-	t1 = mono();
-	tc1 = task_clock_ns(tc);
+	r->t1 = mono();
+	r->tc1 = task_clock_ns(tc);
 	if (tc >= 0)
 		close(tc);
 	gs_sampler_stop();
-	gs_sampler_counts(&taken, &dropped, &threads);
+	gs_callsite_set_native(GS_NATIVE_AUTO);
+	gs_sampler_counts(&r->taken, &r->dropped, &r->threads);
+	return NULL;
+}
+
+/* 300 ms of CPU of a new thread (a thread sampled once keeps its ring, and
+ * a ring is armed once), sampled at 1 kHz with native frames taken as
+ * `native` says: the samples' checks common to both ways; how many samples
+ * have the spin among their native frames (*in_spin) and how many have
+ * exactly one native frame (*one) */
+static void spin_sampled(int native, size_t *in_spin, size_t *one)
+{
+	struct spin_run r = {.native = native};
+	pthread_t th;
+	size_t i;
+
+	n_got = 0;
+	*in_spin = *one = 0;
+	assert_int_equal(pthread_create(&th, NULL, spin_body, &r), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(r.start_rc, 0);
+	assert_int_equal(r.active, 1);
 	/* 1 ms of CPU a sample over 300 ms of CPU: 300 periods; a timer is
 	 * checked at the kernel's tick, so some merge (overrun); a perf event
 	 * counts user time only, and this spin reads its clock (a system
 	 * call) every ~1 us */
 	assert_true(n_got >= 30);
-	assert_true((double)n_got <= (double)(tc1 - tc0) / 1e6 + 1);
-	assert_int_equal(taken - taken0, n_got);
-	assert_int_equal(dropped - dropped0, 0);
-	assert_int_equal(threads - threads0, 1);
+	assert_true((double)n_got <= (double)(r.tc1 - r.tc0) / 1e6 + 1);
+	assert_int_equal(r.taken - r.taken0, n_got);
+	assert_int_equal(r.dropped - r.dropped0, 0);
+	assert_int_equal(r.threads - r.threads0, 1);
 	for (i = 0; i < n_got; i++) {
 		int k, hit = 0;
-		assert_int_equal(got[i].tid, tid);
-		assert_true(got[i].t_begin >= t0 && got[i].t_begin <= t1);
+		assert_int_equal(got[i].tid, r.tid);
+		assert_true(got[i].t_begin >= r.t0 && got[i].t_begin <= r.t1);
 		assert_int_equal(got[i].n_py, 0);
 		for (k = 0; k < got[i].n_native; k++)
 			hit |= (uintptr_t)got[i].native[k] >= (uintptr_t)gs_test_spin &&
 			       (uintptr_t)got[i].native[k] < (uintptr_t)gs_test_spin_end;
-		in_spin += hit;
+		*in_spin += hit;
+		*one += got[i].n_native == 1;
 	}
+}
+
+/* GAPSCOPE_NATIVE_FRAMES=always: the native frames walked from the
+ * handler have the spin on (nearly) every stack */
+static void test_watched_thread_sampled_in_its_spin(void **state)
+{
+	size_t in_spin, one;
+	(void)state;
+
+	spin_sampled(GS_NATIVE_ALWAYS, &in_spin, &one);
 	/* the spin (or thread_cpu's vDSO call inside it) is on every stack
 	 * walked; allow a few interrupted in code the walk does not cross */
 	print_message("samples %zu, with the spin on the stack %zu\n", n_got, in_spin);
 	assert_true(in_spin * 10 >= n_got * 9);
+}
+
+/* The default: no walk from the handler, the interrupted pc alone; the
+ * spin's own code (between its clock reads) holds some of them */
+static void test_sample_takes_the_pc_alone(void **state)
+{
+	size_t in_spin, one;
+	(void)state;
+
+	spin_sampled(GS_NATIVE_AUTO, &in_spin, &one);
+	print_message("samples %zu, one frame %zu, the pc in the spin %zu\n", n_got, one, in_spin);
+	assert_int_equal(one, n_got);
+	assert_true(in_spin >= 1);
 }
 
 /* Two threads that register themselves (as the collector's CUDA callbacks
@@ -865,6 +914,7 @@ int main(void)
 	    cmocka_unit_test(test_forked_child_stop_leaves_parent_sampled),
 	    cmocka_unit_test(test_blocked_thread_not_interrupted_timer),
 	    cmocka_unit_test(test_watched_thread_sampled_in_its_spin),
+	    cmocka_unit_test(test_sample_takes_the_pc_alone),
 	    cmocka_unit_test(test_threads_watch_themselves),
 	    cmocka_unit_test(test_unwatched_thread_not_sampled),
 	    cmocka_unit_test(test_samples_rows_and_stacks),
