@@ -75,9 +75,9 @@ static struct tb *tb_new(void)
 	t->in.kernel_overhead_ns = -1;
 	/* stack 1: train.py step line 41 (own); 2: torch's linear line 125
 	 * (framework); 3: train.py step line 42 (own) */
-	t->hstacks[1] = (struct gs_hstack){S_TRAIN, S_STEPFN, 41, 0, 0};
-	t->hstacks[2] = (struct gs_hstack){S_TORCHF, S_LINEAR, 125, 1, 0};
-	t->hstacks[3] = (struct gs_hstack){S_TRAIN, S_STEPFN, 42, 0, 0};
+	t->hstacks[1] = (struct gs_hstack){S_TRAIN, S_STEPFN, 41, 0, 0, 0};
+	t->hstacks[2] = (struct gs_hstack){S_TORCHF, S_LINEAR, 125, 1, 0, 0};
+	t->hstacks[3] = (struct gs_hstack){S_TRAIN, S_STEPFN, 42, 0, 0, 0};
 	t->in.hstacks = t->hstacks;
 	t->in.n_hstacks = 4;
 	t->in.samples = t->samples;
@@ -94,12 +94,12 @@ static void tb_free(struct tb *t)
 /* thread 1, device 0, stream 7, n kernels K_i = [1000 + 1000 i, +100]
  * (corr i + 1), K_i's launch call (i >= 1) [K_i.start - 100, +1]: gap i =
  * [1100 + 1000 i, +900) is host code for 800, then launch latency 100. */
-static void steps(struct tb *t, size_t n)
+static void steps_every(struct tb *t, size_t n, int64_t pitch)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		int64_t s = 1000 + 1000 * (int64_t)i;
+		int64_t s = 1000 + pitch * (int64_t)i;
 		struct gs_api *a = &t->apis[t->in.n_apis++];
 		struct gs_op *o = &t->ops[t->in.n_ops++];
 		a->start = i ? s - 100 : 0;
@@ -114,6 +114,11 @@ static void steps(struct tb *t, size_t n)
 		o->name_id = S_KA;
 		o->kind = GS_OP_KERNEL;
 	}
+}
+
+static void steps(struct tb *t, size_t n)
+{
+	steps_every(t, n, 1000);
 }
 
 /* samples must come in (tid, t) order */
@@ -290,6 +295,51 @@ static void test_verdict_few_samples_keep_the_size_rule(void **state)
 	tb_free(t);
 }
 
+/* Gaps of 2 ms of host code are stalls (GS_HOST_STALL_NS): the host
+ * stalls finding names what their samples show; a sample whose frames
+ * show the multi-process DataLoader tells the advice its workers are on. */
+static void test_verdict_names_the_stalls_samples(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f = NULL;
+	struct gs_host_attr sa[3];
+	size_t i;
+	(void)state;
+
+	/* 11 kernels 2 ms apart: 10 gaps [1100 + 2e6 i, +1999900), host code
+	 * 1999800 then launch latency 100; no NVTX range (no start-up), no
+	 * upload: all 10 are "other" stalls. 3 samples each: step (stack 1)
+	 * twice, linear (2) once: 30, step 20 (67%) at line 41, linear 10
+	 * (33%). Stack 3 carries the multi-process DataLoader's frames: one
+	 * sample of it in the last gap's host code makes 31, step 21 (68%),
+	 * linear 10 (32%). */
+	t->hstacks[3].loader = GS_LOADER_WORKERS;
+	steps_every(t, 11, 2000000);
+	for (i = 0; i < 10; i++) {
+		int64_t g0 = 1100 + 2000000 * (int64_t)i;
+		sample(t, 1, g0 + 100, 1);
+		sample(t, 1, g0 + 200, 1);
+		sample(t, 1, g0 + 300, 2);
+	}
+	sample(t, 1, 1100 + 2000000 * 9 + 400, 3);
+	run(t);
+	assert_int_equal(gs_host_stall_attr(&t->res, sa), 0);
+	assert_int_equal(sa[0].total, 0);
+	assert_int_equal(sa[1].total, 0);
+	assert_int_equal(sa[2].total, 31);
+	assert_int_equal(sa[2].framework, 10);
+	for (i = 0; i < t->v.n_findings; i++)
+		if (t->v.findings[i].rule == GS_RULE_HOST_STALL)
+			f = &t->v.findings[i];
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 10 * 1999800);
+	assert_string_equal(f->why, "samples: 68% u/train.py:step line 41, "
+				    "32% torch/nn/functional.py:linear line 125");
+	assert_int_equal(t->v.facts.loader, GS_LOADER_WORKERS);
+	assert_int_equal(t->v.facts.loader_sampled, 1);
+	tb_free(t);
+}
+
 static void test_host_spans_by_own_time(void **state)
 {
 	struct tb *t = tb_new();
@@ -457,6 +507,12 @@ static void test_loader_native_under_python_and_imports(void **state)
 	    "/x/site-packages/gapscope/lib/libgapscope.so",		/* 16 */
 	    "/x/site-packages/torch/_compile.py",			/* 17 */
 	    "inner",							/* 18 */
+	    "/x/site-packages/torch/utils/data/dataloader.py",		/* 19 */
+	    "_try_get_data",						/* 20 */
+	    "/x/site-packages/torch/multiprocessing/reductions.py",	/* 21 */
+	    "rebuild_storage_fd",					/* 22 */
+	    "/x/site-packages/torch/utils/data/_utils/fetch.py",	/* 23 */
+	    "fetch",							/* 24 */
 	};
 	struct gs_input in;
 	struct gs_host_attr a;
@@ -510,10 +566,28 @@ static void test_loader_native_under_python_and_imports(void **state)
 		    "INSERT INTO stack_frames VALUES(9,0,2,NULL,NULL,NULL,8,5,9);"
 		    "INSERT INTO stack_frames VALUES(9,1,2,NULL,NULL,NULL,10,488,11);"
 		    "INSERT INTO stack_frames VALUES(9,2,2,NULL,NULL,NULL,17,27,18);"
+		    /* 10: the multi-process DataLoader waiting for a batch; 11:
+		     * rebuilding a worker's shared tensor under it (data loading,
+		     * not the framework's dispatch); 12: the main thread
+		     * fetching a batch itself */
+		    "INSERT INTO stack_frames VALUES(10,0,2,NULL,NULL,NULL,19,1310,20);"
+		    "INSERT INTO stack_frames VALUES(10,1,2,NULL,NULL,NULL,1,159,13);"
+		    "INSERT INTO stack_frames VALUES(11,0,2,NULL,NULL,NULL,21,540,22);"
+		    "INSERT INTO stack_frames VALUES(11,1,2,NULL,NULL,NULL,19,1310,20);"
+		    "INSERT INTO stack_frames VALUES(12,0,2,NULL,NULL,NULL,23,52,24);"
+		    "INSERT INTO stack_frames VALUES(12,1,2,NULL,NULL,NULL,1,159,13);"
 		    "INSERT INTO samples VALUES(9,100,1),(9,110,1),(9,120,2),(9,130,5),(9,140,3),"
-		    "(9,150,4),(9,160,6),(9,170,7),(9,180,8),(9,190,9);");
+		    "(9,150,4),(9,160,6),(9,170,7),(9,180,8),(9,190,9),(9,200,10),(9,210,11),"
+		    "(9,220,12);");
 	assert_int_equal(trace_load_samples(db, &in, err, sizeof(err)), 0);
-	assert_int_equal(in.n_hstacks, 10);
+	assert_int_equal(in.n_hstacks, 13);
+	assert_int_equal(in.hstacks[10].loader, GS_LOADER_WORKERS);
+	assert_int_equal(in.hstacks[10].file_id, 19);
+	assert_int_equal(in.hstacks[11].loader, GS_LOADER_WORKERS);
+	assert_int_equal(in.hstacks[11].file_id, 21);
+	assert_int_equal(in.hstacks[11].framework, 0);
+	assert_int_equal(in.hstacks[12].loader, GS_LOADER_SINGLE);
+	assert_int_equal(in.hstacks[1].loader, GS_LOADER_UNKNOWN);
 	assert_int_equal(in.hstacks[8].file_id, 1);
 	assert_int_equal(in.hstacks[8].line, 150);
 	assert_int_equal(in.hstacks[8].via, GS_HOST_VIA_IMPORT);
@@ -577,6 +651,7 @@ int main(void)
 	    cmocka_unit_test(test_sum_over_host_code_split_framework_and_own),
 	    cmocka_unit_test(test_verdict_splits_host_code_by_samples),
 	    cmocka_unit_test(test_verdict_few_samples_keep_the_size_rule),
+	    cmocka_unit_test(test_verdict_names_the_stalls_samples),
 	    cmocka_unit_test(test_host_spans_by_own_time),
 	    cmocka_unit_test(test_loader_picks_frames_and_framework),
 	    cmocka_unit_test(test_loader_native_under_python_and_imports),

@@ -518,6 +518,20 @@ int gs_advice_facts_compute(const struct gs_result *res, const struct gs_phases 
 		}
 		free(seen);
 	}
+	/* else what the samples' frames show (trace_samples.c loader_frame):
+	 * a training loop recorded by gapscope names no iterator, but its
+	 * samples wait in _try_get_data and rebuild the workers' shared
+	 * tensors (H100, 2026-12-07: "the trace does not show whether
+	 * DataLoader workers are on" for a loop with 2 workers) */
+	if (f->loader == GS_LOADER_UNKNOWN && in->n_samples) {
+		for (i = 0; i < in->n_samples; i++) {
+			uint32_t st = in->samples[i].stack;
+			int l = st && st < in->n_hstacks ? in->hstacks[st].loader : 0;
+			if (l > f->loader)
+				f->loader = l;
+		}
+		f->loader_sampled = f->loader != GS_LOADER_UNKNOWN;
+	}
 	/* torch's optimizer steps: allocations before the first one ends
 	 * are iteration 0's (cuDNN's workspaces, the caching allocator
 	 * filling), not the steady state's */

@@ -329,6 +329,9 @@ struct gs_hstack {
 	uint8_t framework; /* 1: the framework's dispatch (PyTorch's code but its data
 			      loading, libtorch/libc10, the CUDA libraries) */
 	uint8_t via;	   /* GS_HOST_VIA_*: how the named frame holds the sample */
+	uint8_t loader;	   /* enum gs_loader: the DataLoader iterator its frames show
+			      (a multi-process one's receive path, or the
+			      single-process one fetching itself) */
 };
 /* How a sample's named frame holds it (gs_hstack.via, gs_host_item.via). */
 enum gs_host_via {
@@ -743,6 +746,9 @@ struct gs_graph_advice {
 struct gs_result {
 	struct gs_options opt; /* the options it was analysed with (a copy;
 				  range_name borrowed) */
+	int64_t first_range;   /* ns: the start of the trace's first NVTX range of the
+				  default domain (what a start-up gap lies before),
+				  INT64_MAX none */
 	int span_applied;      /* 1: options.span_* limited the analysed time */
 	/* selection */
 	int range_applied;	/* 1 if options.range_name was given */
@@ -879,6 +885,7 @@ enum gs_loader { GS_LOADER_UNKNOWN = 0, GS_LOADER_SINGLE = 1, GS_LOADER_WORKERS 
 /* What the analysed time shows that a fix depends on. */
 struct gs_advice_facts {
 	int loader;		   /* enum gs_loader: the DataLoader iterator the trace names */
+	int loader_sampled;	   /* 1: known from the samples' frames, not from a name */
 	uint64_t uploads;	   /* copies from host memory */
 	uint64_t pageable_uploads; /* of those, from pageable memory */
 	uint64_t syncs;		   /* blocking syncs: explicit, sync copies, pageable copies */
@@ -1023,6 +1030,11 @@ int gs_host_code_attr(const struct gs_result *res, struct gs_host_attr *out);
 /* The same, three ways: [0] all, [1] its top limited to the framework's
  * dispatch, [2] to the program's own work (totals as [0]'s). */
 int gs_host_code_attr_split(const struct gs_result *res, struct gs_host_attr out[3]);
+/* The same over the host code of the stalls (gaps with GS_HOST_STALL_NS of
+ * host code or more), by the verdict's finding for them: [0] start-up (the
+ * gap lies mostly before the first NVTX range), [1] input (before an
+ * upload), [2] the others. 0, -1 when out of memory. */
+int gs_host_stall_attr(const struct gs_result *res, struct gs_host_attr out[3]);
 /* Fewest samples of host code for them to decide, in the verdict, how much
  * of it is the framework's dispatch (below: the gaps' sizes decide). */
 #define GS_HOST_MIN_SAMPLES 20

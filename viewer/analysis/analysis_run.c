@@ -204,6 +204,7 @@ int gs_analyze(const struct gs_input *in, const struct gs_options *opt, struct g
 		rc = build_selection(&c);
 		if (!rc)
 			rc = build_indexes(&c);
+		res->first_range = c.first_range;
 		if (!rc)
 			rc = resolve_wait_records(&c);
 		if (threaded)

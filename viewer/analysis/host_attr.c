@@ -352,6 +352,56 @@ int gs_host_code_attr_split(const struct gs_result *res, struct gs_host_attr out
 	return k ? -1 : 0;
 }
 
+int gs_host_stall_attr(const struct gs_result *res, struct gs_host_attr out[3])
+{
+	struct gs_host_acc *acc[3] = {NULL, NULL, NULL};
+	struct gs_segment buf[32], *segs;
+	int64_t fr = res->first_range;
+	size_t d, g, k;
+	int oom = 0;
+
+	memset(out, 0, 3 * sizeof(*out));
+	if (!res->in || (!res->in->n_samples && !res->in->n_hranges))
+		return 0;
+	for (k = 0; k < 3; k++)
+		if (!(acc[k] = gs_host_acc_new()))
+			oom = 1;
+	for (d = 0; !oom && d < res->n_devices; d++)
+		for (g = 0; g < res->devices[d].n_gaps; g++) {
+			const struct gs_gap *gp = &res->devices[d].gaps[g];
+			size_t n = gs_gap_segments_all(res, gp, buf, sizeof(buf) / sizeof(buf[0]),
+						       &segs);
+			int64_t host = 0;
+			int cls;
+			if (n == (size_t)-1) {
+				oom = 1;
+				break;
+			}
+			for (k = 0; k < n; k++)
+				if (segs[k].cause == GS_CAUSE_HOST_CODE)
+					host += segs[k].end - segs[k].start;
+			/* as analysis.c tl_stall classes a gap: start-up first,
+			 * then input, then the rest */
+			cls = fr != INT64_MAX && gp->start < fr && fr - gp->start >= gp->end - fr ? 0
+			      : gp->op_idx < res->in->n_ops &&
+				      (res->in->ops[gp->op_idx].flags & GS_OPF_HOST_SRC)
+				  ? 1
+				  : 2;
+			for (k = 0; host >= GS_HOST_STALL_NS && k < n; k++)
+				if (segs[k].cause == GS_CAUSE_HOST_CODE && segs[k].tid)
+					gs_host_acc_add(acc[cls], res->in, segs[k].tid,
+							segs[k].start, segs[k].end);
+			if (segs != buf)
+				free(segs);
+		}
+	for (k = 0; k < 3; k++) {
+		oom |= acc[k] && acc[k]->oom;
+		acc_result(acc[k], &out[k], -1);
+		gs_host_acc_free(acc[k]);
+	}
+	return oom ? -1 : 0;
+}
+
 int gs_host_code_attr(const struct gs_result *res, struct gs_host_attr *out)
 {
 	struct gs_host_attr three[3];

@@ -83,7 +83,34 @@ static int torch_file(const char *f)
 	} else {
 		return 0;
 	}
-	return strncmp(t, "torch/utils/data/", 17) != 0;
+	/* data loading: the DataLoader, and the shared-memory tensors its
+	 * worker processes send (torch/multiprocessing/reductions.py) */
+	return strncmp(t, "torch/utils/data/", 17) != 0 && strncmp(t, "torch/multiprocessing/", 22) != 0;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(tail);
+	return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+/* The DataLoader iterator a Python frame shows (enum gs_loader): the
+ * multi-process one waiting for or rebuilding a batch from its workers
+ * (_MultiProcessingDataLoaderIter's _try_get_data and _get_data, torch.
+ * multiprocessing's rebuild of a shared tensor), or the main thread
+ * fetching samples itself (_utils/fetch.py: in the single-process one; a
+ * worker process fetches too, but the collector samples no forked child). */
+static int loader_frame(const char *file, const char *func)
+{
+	if (!file)
+		return GS_LOADER_UNKNOWN;
+	if ((ends_with(file, "torch/utils/data/dataloader.py") && func &&
+	     (!strcmp(func, "_try_get_data") || !strcmp(func, "_get_data"))) ||
+	    ends_with(file, "torch/multiprocessing/reductions.py"))
+		return GS_LOADER_WORKERS;
+	if (ends_with(file, "torch/utils/data/_utils/fetch.py"))
+		return GS_LOADER_SINGLE;
+	return GS_LOADER_UNKNOWN;
 }
 
 static int runtime_module(const char *m)
@@ -121,6 +148,7 @@ struct stack_scan {
 	int32_t imp_line; /* the frame just outside the outermost one so far */
 	uint32_t prog_file, prog_func;
 	int32_t prog_line; /* the first of the program's own frames out of that */
+	int loader;	   /* enum gs_loader of its frames (workers win) */
 };
 
 /* the program's own code: neither the standard library nor an installed
@@ -133,6 +161,7 @@ static int program_file(const char *f)
 
 static void stack_done(const struct gs_strings *str, struct gs_hstack *h, const struct stack_scan *c)
 {
+	h->loader = (uint8_t)c->loader;
 	if (c->best >= 5) { /* a Python frame names it */
 		if (c->imported && c->imp_file) {
 			/* the program's line that led to the import (torch's
@@ -242,6 +271,10 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 				scan.imp_func = func;
 				scan.imp_line = (int32_t)sqlite3_column_int(st, 4);
 			}
+			/* enum gs_loader: the multi-process iterator (2) wins */
+			if (kind == 2 &&
+			    (q = loader_frame(name, gs_str(&in->strings, func, NULL))) > scan.loader)
+				scan.loader = q;
 			if (kind == 2 && scan.imported && !scan.in_import && !scan.prog_file &&
 			    program_file(gs_str(&in->strings, file, NULL))) {
 				scan.prog_file = file;
