@@ -329,19 +329,12 @@ struct gs_hstack {
 	uint8_t framework; /* 1: the framework's dispatch (PyTorch's code but its data
 			      loading, libtorch/libc10, the CUDA libraries) */
 	uint8_t via;	   /* GS_HOST_VIA_*: how the named frame holds the sample */
-	uint8_t loader;	   /* enum gs_loader: the DataLoader iterator its frames show
-			      (a multi-process one's receive path, or the
-			      single-process one fetching itself) */
+	uint8_t loader;	   /* enum gs_loader: the DataLoader iterator its frames show */
 };
-/* How a sample's named frame holds it (gs_hstack.via, gs_host_item.via). */
-enum gs_host_via {
-	GS_HOST_VIA_FRAME = 0,	   /* the sample is in that frame's own code */
-	GS_HOST_VIA_FRAMEWORK = 1, /* in the framework's native code (libtorch,
-				      the CUDA libraries) called from that line
-				      of the program */
-	GS_HOST_VIA_IMPORT = 2,	   /* importing modules, for that line (the frame
-				      just outside the import machinery) */
-};
+/* How a sample's named frame holds it (gs_hstack.via, gs_host_item.via): in its own code;
+ * in the framework's native code (libtorch, CUDA libraries) called from that line; importing
+ * modules for that line. */
+enum gs_host_via { GS_HOST_VIA_FRAME = 0, GS_HOST_VIA_FRAMEWORK = 1, GS_HOST_VIA_IMPORT = 2 };
 /* One sample of a thread. */
 struct gs_hsample {
 	int64_t t;	/* ns */
@@ -746,9 +739,8 @@ struct gs_graph_advice {
 struct gs_result {
 	struct gs_options opt; /* the options it was analysed with (a copy;
 				  range_name borrowed) */
-	int64_t first_range;   /* ns: the start of the trace's first NVTX range of the
-				  default domain (what a start-up gap lies before),
-				  INT64_MAX none */
+	int64_t first_range;   /* ns: the trace's first NVTX range's start (default
+				  domain; start-up gaps lie before it), INT64_MAX none */
 	int span_applied;      /* 1: options.span_* limited the analysed time */
 	/* selection */
 	int range_applied;	/* 1 if options.range_name was given */
@@ -1030,10 +1022,8 @@ int gs_host_code_attr(const struct gs_result *res, struct gs_host_attr *out);
 /* The same, three ways: [0] all, [1] its top limited to the framework's
  * dispatch, [2] to the program's own work (totals as [0]'s). */
 int gs_host_code_attr_split(const struct gs_result *res, struct gs_host_attr out[3]);
-/* The same over the host code of the stalls (gaps with GS_HOST_STALL_NS of
- * host code or more), by the verdict's finding for them: [0] start-up (the
- * gap lies mostly before the first NVTX range), [1] input (before an
- * upload), [2] the others. 0, -1 when out of memory. */
+/* The same over the host code of the stalls (GS_HOST_STALL_NS or more in a gap) by
+ * their finding: [0] start-up, [1] input, [2] the others. 0, -1 when out of memory. */
 int gs_host_stall_attr(const struct gs_result *res, struct gs_host_attr out[3]);
 /* Fewest samples of host code for them to decide, in the verdict, how much
  * of it is the framework's dispatch (below: the gaps' sizes decide). */
