@@ -43,6 +43,34 @@ out=$("$gs" report --by-site "$db.sampled.db") || { echo "FAIL: report --by-site
 expect "$out" "Host code by what ran (5 samples of the launching threads in it, 100% with a frame; 20% the framework's dispatch):"
 expect "$out" '     80.0%              4  u/train.py:prepare line 35'
 expect "$out" '     20.0%              1  torch/_tensor.py:item line 41  [framework]'
+# "sampled_via" (callsite_mkdb.c): a line calling into the framework's native code, an
+# import named by the program's line that led to it; text, --by-site, HTML, JSON
+"$mk" "$db.via.db" sampled_via || { echo "FAIL: callsite_mkdb sampled_via"; exit 1; }
+out=$("$gs" report --full-names "$db.via.db") || { echo "FAIL: report (via) exit $?"; exit 1; }
+expect "$out" '1.000 us host code on thread 11: 50% u/train.py:prepare line 35 (in the framework), 25% torch/_tensor.py:item line 41, then 1.000 us launch latency'
+out=$("$gs" report --by-site "$db.via.db") || { echo "FAIL: report --by-site (via) exit $?"; exit 1; }
+expect "$out" "Host code by what ran (5 samples of the launching threads in it, 100% with a frame; 60% the framework's dispatch):"
+expect "$out" '     40.0%              2  u/train.py:prepare line 35 (in the framework)  [framework]'
+expect "$out" '     20.0%              1  u/train.py:prepare line 35'
+expect "$out" '     20.0%              1  imports from u/train.py:prepare line 12'
+"$gs" html -o "$db.via.html" "$db.via.db" >/dev/null 2>&1 || { echo "FAIL: html (via) exit $?"; exit 1; }
+expect "$(cat "$db.via.html")" '50% u/train.py:prepare line 35 (in the framework), 25% torch/_tensor.py:item line 41'
+if [ -n "$py" ]; then
+	"$gs" report --json --by-site "$db.via.db" >"$db.via.json" ||
+		{ echo "FAIL: report --json --by-site (via) exit $?"; exit 1; }
+	"$py" - "$db.via.json" <<'PY' || fail=1
+import json, sys
+h = json.load(open(sys.argv[1]))["host_code_by_code"]
+top = [(t["name"], t["weight"], t["framework"], t["line"], t["via"]) for t in h["top"]]
+ok = h["framework"] == 3 and top == [
+    ("u/train.py:prepare line 35 (in the framework)", 2, True, 35, "framework"),
+    ("torch/_tensor.py:item line 41", 1, True, 41, "frame"),
+    ("u/train.py:prepare line 35", 1, False, 35, "frame"),
+    ("imports from u/train.py:prepare line 12", 1, False, 12, "import")]
+print(("ok" if ok else "FAIL") + ": --json host_code_by_code (via) %s" % top)
+sys.exit(0 if ok else 1)
+PY
+fi
 # samples only outside host code (the sync wait's at 5000, thread 12's): said, not silent
 cp "$db.sampled.db" "$db.outside.db" &&
 	sqlite3 "$db.outside.db" "DELETE FROM samples WHERE t IN (10100, 10200, 10300, 10400, 20100)" ||

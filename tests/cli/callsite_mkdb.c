@@ -36,6 +36,18 @@
  * 12's 10500 are in no host code. Over all the host code: 5 samples, all
  * with a frame, 1 the framework's (20%): prepare 4 (80%), item 1 (20%).
  *
+ * "sampled_via" is "sampled" whose samples at 10100 and 10200 are stack
+ * 5: train.py:35 `prepare` over libcudart (its innermost native frame: the
+ * framework's, called from that line), and at 10300 stack 6: torch/
+ * _tensor.py's `<module>` being imported (`<frozen importlib._bootstrap>`)
+ * for train.py:12 `prepare`, 19 frames left out between. The first gap's
+ * host code [10000,11000): 10100, 10200 (5), 10300 (6), 10400 (1): 50%
+ * prepare line 35 in the framework, 25% item, 25% imports from prepare
+ * line 12 (equal shares by file id: torch/_tensor.py's 6 first). Over all 5
+ * (20100 is stack 4): prepare line 35 in the framework 2 (40%), item 1,
+ * prepare line 35 1, imports 1 (20% each, by file and function, then own
+ * code, the framework's, imports); the framework's 3 (60%).
+ *
  * With "aten", stack 2's program frame is PyTorch's instead: module
  * /opt/torch/lib/libtorch_cuda.so, symbol
  * _ZN2at6native24_local_scalar_dense_cudaERKNS_6TensorE (what `.item()`
@@ -209,6 +221,7 @@ int main(int argc, char **argv)
 		   : argc == 3 && !strcmp(argv[2], "calibrated_slow_ref_launch_slow") ? 16
 		   : argc == 3 && !strcmp(argv[2], "many_calls")		      ? 17
 		   : argc == 3 && !strcmp(argv[2], "sampled")			      ? 18
+		   : argc == 3 && !strcmp(argv[2], "sampled_via")		      ? 19
 										      : 0;
 
 	if (argc != 2 && !mode) {
@@ -218,7 +231,7 @@ int main(int argc, char **argv)
 			"calibrated_graph|calibrated_graph_launch|calibrated_graph_store|"
 			"calibrated_gap|calibrated_slow|calibrated_slow_ref|"
 			"calibrated_slow_ref_launch|calibrated_slow_ref_launch_slow|steps_captured|"
-			"steps_captured_native|many_calls|sampled]\n");
+			"steps_captured_native|many_calls|sampled|sampled_via]\n");
 		return 2;
 	}
 	unlink(argv[1]);
@@ -288,7 +301,7 @@ int main(int argc, char **argv)
 			      "WHERE k < 39) INSERT INTO api_calls(api,name_id,start,end,tid,"
 			      "correlation_id) SELECT 1, 14, 10000 + 20 * k, 10010 + 20 * k, 11, "
 			      "100 + k FROM n;");
-	if (rc == 0 && mode == 18) /* samples of thread 11: see "sampled" above */
+	if (rc == 0 && (mode == 18 || mode == 19)) /* samples of thread 11: see "sampled" above */
 		rc = exec_sql(db, "INSERT INTO strings VALUES(14,'prepare');"
 				  "INSERT INTO stack_frames(stack_id,depth,kind,module_id,offset,"
 				  "symbol_id,file_id,line,function_id) VALUES"
@@ -296,6 +309,16 @@ int main(int argc, char **argv)
 				  "INSERT INTO samples(tid,t,stack_id) VALUES(11,10100,4),"
 				  "(11,10200,4),(11,10300,4),(11,10400,1),(11,20100,4),"
 				  "(11,5000,4),(12,10500,4);");
+	if (rc == 0 && mode == 19) /* "sampled_via" above */
+		rc = exec_sql(db, "INSERT INTO strings VALUES(15,'<frozen importlib._bootstrap>'),"
+				  "(16,'<module>'),(17,'_find_and_load');"
+				  "INSERT INTO stack_frames(stack_id,depth,kind,module_id,offset,"
+				  "symbol_id,file_id,line,function_id) VALUES"
+				  "(5,0,2,NULL,NULL,NULL,8,35,14),(5,0,1,10,512,NULL,NULL,NULL,NULL),"
+				  "(6,0,2,NULL,NULL,NULL,6,1,16),(6,1,2,NULL,NULL,NULL,15,1360,17),"
+				  "(6,20,2,NULL,NULL,NULL,8,12,14);"
+				  "UPDATE samples SET stack_id = 5 WHERE t IN (10100, 10200);"
+				  "UPDATE samples SET stack_id = 6 WHERE t = 10300;");
 	if (rc == 0 && mode == 6) /* the stacks of steps 5..19 not captured */
 		rc = exec_sql(db, "DELETE FROM api_stacks WHERE correlation_id > 10");
 	if (rc == 0 && mode == 1)
