@@ -340,6 +340,38 @@ static void test_verdict_names_the_stalls_samples(void **state)
 	tb_free(t);
 }
 
+/* The host code outside [a, b] (a steady state's warm-up and tail): gaps
+ * inside it left out, a gap across b counted from b on. */
+static void test_host_code_outside_a_window(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_host_attr a;
+	(void)state;
+
+	/* 11 kernels 1000 apart: gap i's host code [1100 + 1000 i, +800).
+	 * Outside [3000, 6500]: gap 1's [2100, 2900) whole (sample 2200,
+	 * stack 1), gap 3's not at all (4200, stack 2), gap 5's [6100, 6900)
+	 * from 6500 on (6200, stack 1, not; 6600, stack 3, counted), gap 7's
+	 * whole (8200, stack 2). So 3 samples: step (stacks 1, 3) 2 = 67%,
+	 * linear 1 = 33%, the framework's 1. */
+	steps(t, 11);
+	sample(t, 1, 2200, 1);
+	sample(t, 1, 4200, 2);
+	sample(t, 1, 6200, 1);
+	sample(t, 1, 6600, 3);
+	sample(t, 1, 8200, 2);
+	run(t);
+	assert_int_equal(gs_host_code_attr_outside(&t->res, 3000, 6500, &a), 0);
+	assert_int_equal(a.total, 3);
+	assert_int_equal(a.framework, 1);
+	assert_int_equal(a.n_top, 2);
+	assert_int_equal(a.top[0].func_id, S_STEPFN);
+	assert_int_equal(a.top[0].weight, 2);
+	assert_int_equal(a.top[1].func_id, S_LINEAR);
+	assert_int_equal(a.top[1].weight, 1);
+	tb_free(t);
+}
+
 static void test_host_spans_by_own_time(void **state)
 {
 	struct tb *t = tb_new();
@@ -652,6 +684,7 @@ int main(void)
 	    cmocka_unit_test(test_verdict_splits_host_code_by_samples),
 	    cmocka_unit_test(test_verdict_few_samples_keep_the_size_rule),
 	    cmocka_unit_test(test_verdict_names_the_stalls_samples),
+	    cmocka_unit_test(test_host_code_outside_a_window),
 	    cmocka_unit_test(test_host_spans_by_own_time),
 	    cmocka_unit_test(test_loader_picks_frames_and_framework),
 	    cmocka_unit_test(test_loader_native_under_python_and_imports),

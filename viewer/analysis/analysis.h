@@ -331,9 +331,8 @@ struct gs_hstack {
 	uint8_t via;	   /* GS_HOST_VIA_*: how the named frame holds the sample */
 	uint8_t loader;	   /* enum gs_loader: the DataLoader iterator its frames show */
 };
-/* How a sample's named frame holds it (gs_hstack.via, gs_host_item.via): in its own code;
- * in the framework's native code (libtorch, CUDA libraries) called from that line; importing
- * modules for that line. */
+/* How a sample's named frame holds it: its own code, the framework's native code called
+ * from that line, importing for that line (gs_hstack.via, gs_host_item.via). */
 enum gs_host_via { GS_HOST_VIA_FRAME = 0, GS_HOST_VIA_FRAMEWORK = 1, GS_HOST_VIA_IMPORT = 2 };
 /* One sample of a thread. */
 struct gs_hsample {
@@ -739,8 +738,7 @@ struct gs_graph_advice {
 struct gs_result {
 	struct gs_options opt; /* the options it was analysed with (a copy;
 				  range_name borrowed) */
-	int64_t first_range;   /* ns: the trace's first NVTX range's start (default
-				  domain; start-up gaps lie before it), INT64_MAX none */
+	int64_t first_range;   /* ns: the first NVTX range's start (default domain), INT64_MAX none */
 	int span_applied;      /* 1: options.span_* limited the analysed time */
 	/* selection */
 	int range_applied;	/* 1 if options.range_name was given */
@@ -968,7 +966,7 @@ struct gs_finding {
 				 not idle */
 	const char *fix;      /* the fix that fits what the rule checked (static text),
 				 NULL: the rule's own (gs_finding_fix) */
-	char why[150];	      /* what the rule checked on the trace and found, "" none
+	char why[200];	      /* what the rule checked on the trace and found, "" none
 				 (printed on a line of its own, at most 150) */
 	/* what the fix buys, replayed (gs_verdict_compute_corr; whatif.h):
 	 * GS_SAVES_REPLAYED: saves_ns and saves_share are the window the
@@ -1016,15 +1014,18 @@ struct gs_host_attr {
  * its host spans' own time there. */
 void gs_host_attribute(const struct gs_input *in, uint32_t tid, int64_t a, int64_t b,
 		       struct gs_host_attr *out);
-/* The same over every host-code segment of res's gaps. 0, -1 when out of
- * memory (out then holds what was summed). */
+/* The same over every host-code segment of res's gaps (0, -1: no memory; out holds what
+ * was summed); split: [0] all, [1] top of the framework's, [2] of the program's own. */
 int gs_host_code_attr(const struct gs_result *res, struct gs_host_attr *out);
-/* The same, three ways: [0] all, [1] its top limited to the framework's
- * dispatch, [2] to the program's own work (totals as [0]'s). */
 int gs_host_code_attr_split(const struct gs_result *res, struct gs_host_attr out[3]);
-/* The same over the host code of the stalls (GS_HOST_STALL_NS or more in a gap) by
- * their finding: [0] start-up, [1] input, [2] the others. 0, -1 when out of memory. */
+/* The same over the stalls' host code (GS_HOST_STALL_NS or more in a gap): [0] start-up,
+ * [1] input, [2] the others; and over the host code outside [a, b]. 0, -1: no memory. */
 int gs_host_stall_attr(const struct gs_result *res, struct gs_host_attr out[3]);
+int gs_host_code_attr_outside(const struct gs_result *res, int64_t a, int64_t b,
+			      struct gs_host_attr *out);
+/* Append "[; ]samples: 71% a.py:f line 3, ..." to buf at k where a has GS_HOST_MIN_SAMPLES. */
+size_t gs_host_why_append(char *buf, size_t n, size_t k, const struct gs_input *in,
+			  const struct gs_host_attr *a, int64_t total);
 /* Fewest samples of host code for them to decide, in the verdict, how much
  * of it is the framework's dispatch (below: the gaps' sizes decide). */
 #define GS_HOST_MIN_SAMPLES 20

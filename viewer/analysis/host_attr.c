@@ -402,6 +402,67 @@ int gs_host_stall_attr(const struct gs_result *res, struct gs_host_attr out[3])
 	return oom ? -1 : 0;
 }
 
+int gs_host_code_attr_outside(const struct gs_result *res, int64_t a, int64_t b,
+			      struct gs_host_attr *out)
+{
+	struct gs_host_acc *acc;
+	struct gs_segment buf[32], *segs;
+	size_t d, g, k;
+	int oom = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!res->in || (!res->in->n_samples && !res->in->n_hranges))
+		return 0;
+	if (!(acc = gs_host_acc_new()))
+		return -1;
+	for (d = 0; !oom && d < res->n_devices; d++)
+		for (g = 0; g < res->devices[d].n_gaps; g++) {
+			const struct gs_gap *gp = &res->devices[d].gaps[g];
+			size_t n;
+			if (gp->start >= a && gp->end <= b)
+				continue;
+			n = gs_gap_segments_all(res, gp, buf, sizeof(buf) / sizeof(buf[0]), &segs);
+			if (n == (size_t)-1) {
+				oom = 1;
+				break;
+			}
+			for (k = 0; k < n; k++) {
+				const struct gs_segment *sg = &segs[k];
+				if (sg->cause != GS_CAUSE_HOST_CODE || !sg->tid)
+					continue;
+				/* the parts before a and after b */
+				if (sg->start < a)
+					gs_host_acc_add(acc, res->in, sg->tid, sg->start,
+							sg->end < a ? sg->end : a);
+				if (sg->end > b)
+					gs_host_acc_add(acc, res->in, sg->tid,
+							sg->start > b ? sg->start : b, sg->end);
+			}
+			if (segs != buf)
+				free(segs);
+		}
+	oom |= acc->oom;
+	acc_result(acc, out, -1);
+	gs_host_acc_free(acc);
+	return oom ? -1 : 0;
+}
+
+size_t gs_host_why_append(char *buf, size_t n, size_t k, const struct gs_input *in,
+			  const struct gs_host_attr *a, int64_t total)
+{
+	const char *lead = k ? "; samples: " : "samples: ";
+	size_t m = k + strlen(lead);
+	char items[256];
+
+	if (a->source != GS_HOST_SRC_SAMPLES || a->total < GS_HOST_MIN_SAMPLES || m + 8 > n)
+		return k;
+	/* whole items only, and buf as it was where none fits */
+	gs_host_attr_text(items, n - m < sizeof(items) ? n - m : sizeof(items), in, a, total);
+	if (!items[0])
+		return k;
+	return k + (size_t)snprintf(buf + k, n - k, "%s%s", lead, items);
+}
+
 int gs_host_code_attr(const struct gs_result *res, struct gs_host_attr *out)
 {
 	struct gs_host_attr three[3];

@@ -159,20 +159,6 @@ static void add_finding(struct gs_verdict *v, const struct gs_finding *fin)
 	v->findings[pos] = *f;
 }
 
-/* where the largest top gap whose largest segment is `cause` happened */
-/* what the samples name in a host-code finding: "samples: 71% torch/nn/
- * functional.py:linear line 125, 9% ..." (shares of all the host code's
- * samples) */
-static void host_samples_why(const struct gs_input *in, const struct gs_host_attr *a,
-			     int64_t total, struct gs_finding *f)
-{
-	char items[sizeof(f->why) - 10];
-
-	gs_host_attr_text(items, sizeof(items), in, a, total);
-	if (items[0])
-		snprintf(f->why, sizeof(f->why), "samples: %s", items);
-}
-
 /* Where cause's idle happened: the NVTX range holding the most of it over
  * the devices (gs_device_result.nvtx_idle; none when most lie in no range),
  * and the launching thread of the gap with the most of that cause in that
@@ -539,9 +525,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 				       .nvtx_id = uw.nvtx_id,
 				       .op_id = uw.op_id,
 				       .tid = uw.tid};
-		if (stall_sampled && sa[0].source == GS_HOST_SRC_SAMPLES &&
-		    sa[0].total >= GS_HOST_MIN_SAMPLES)
-			host_samples_why(res->in, &sa[0], sa[0].total, &f);
+		if (stall_sampled)
+			gs_host_why_append(f.why, sizeof(f.why), 0, res->in, &sa[0], sa[0].total);
 		add_finding(v, &f);
 	}
 	if (share(input - start_in, v->window) >= RULE_STALL_SHARE) {
@@ -551,9 +536,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 				       .nvtx_id = iw.nvtx_id,
 				       .op_id = iw.op_id,
 				       .tid = iw.tid};
-		if (stall_sampled && sa[1].source == GS_HOST_SRC_SAMPLES &&
-		    sa[1].total >= GS_HOST_MIN_SAMPLES)
-			host_samples_why(res->in, &sa[1], sa[1].total, &f);
+		if (stall_sampled)
+			gs_host_why_append(f.why, sizeof(f.why), 0, res->in, &sa[1], sa[1].total);
 		add_finding(v, &f);
 	}
 	if (share(stall - input - (start - start_in), v->window) >= RULE_STALL_SHARE) {
@@ -563,9 +547,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 				       .nvtx_id = sw.nvtx_id,
 				       .op_id = sw.op_id,
 				       .tid = sw.tid};
-		if (stall_sampled && sa[2].source == GS_HOST_SRC_SAMPLES &&
-		    sa[2].total >= GS_HOST_MIN_SAMPLES)
-			host_samples_why(res->in, &sa[2], sa[2].total, &f);
+		if (stall_sampled)
+			gs_host_why_append(f.why, sizeof(f.why), 0, res->in, &sa[2], sa[2].total);
 		add_finding(v, &f);
 	}
 	/* Host code below the stalls: the launching itself (a launch loop's
@@ -615,7 +598,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 						       .cost_ns = dispatch};
 				where_of(res, GS_CAUSE_HOST_CODE, &f);
 				if (sampled)
-					host_samples_why(res->in, &ha[1], ha[0].total, &f);
+					gs_host_why_append(f.why, sizeof(f.why), 0, res->in,
+							   &ha[1], ha[0].total);
 				add_finding(v, &f);
 			}
 			if (share(own, v->window) >= RULE_HOST_CODE_SHARE / 2) {
@@ -633,7 +617,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 						 v->pytorch ? "one operator's dispatch"
 							    : "a launch loop's own code between launches");
 				if (sampled)
-					host_samples_why(res->in, &ha[2], ha[0].total, &f);
+					gs_host_why_append(f.why, sizeof(f.why), 0, res->in,
+							   &ha[2], ha[0].total);
 				add_finding(v, &f);
 			}
 		}
@@ -1087,6 +1072,14 @@ static void warmup_finding(const struct gs_result *res, const struct gs_result *
 		k += (size_t)snprintf(f.why + k, sizeof(f.why) - k,
 				      "; %llu launch call%s over 1 ms (module loading)",
 				      (unsigned long long)slow, slow == 1 ? "" : "s");
+	/* what the host ran there (the training loop's 7.4 s: "imports from
+	 * real/train_loop.py:main line 141", its optimizer's first
+	 * construction; H100, 2026-12-07) */
+	if (in->n_samples) {
+		struct gs_host_attr a;
+		if (gs_host_code_attr_outside(res, ph->steady_start, ph->steady_end, &a) == 0)
+			k = gs_host_why_append(f.why, sizeof(f.why), k, in, &a, a.total);
+	}
 	if (slow)
 		f.fix = "one-time: leave it out (--range, --capture-range); "
 			"CUDA_MODULE_LOADING=EAGER loads up front";
