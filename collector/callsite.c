@@ -650,6 +650,17 @@ static _Unwind_Reason_Code raw_frame(struct _Unwind_Context *ctx, void *arg)
  * first: the walk goes through the handler and the signal frame and keeps
  * what follows pc's own frame (none when pc is not found in the first
  * RAW_FRAMES, or lies in an unwinder or the collector). */
+/* pc lies in an unwinder or the collector: no frame of it is taken */
+static int in_nowalk(const void *pc)
+{
+	int i;
+
+	for (i = 0; i < n_nowalk; i++)
+		if ((uintptr_t)pc >= nowalk_ranges[i].lo && (uintptr_t)pc < nowalk_ranges[i].hi)
+			return 1;
+	return 0;
+}
+
 static int native_frames_at(struct gs_callsite *cs, const void *pc, int max_raw)
 {
 	void *raw[RAW_FRAMES];
@@ -657,17 +668,12 @@ static int native_frames_at(struct gs_callsite *cs, const void *pc, int max_raw)
 	int i, from = -1;
 
 	cs->n_native = 0;
-	for (i = 0; i < n_nowalk; i++)
-		if ((uintptr_t)pc >= nowalk_ranges[i].lo && (uintptr_t)pc < nowalk_ranges[i].hi)
-			return 0;
-	if (max_raw > RAW_FRAMES)
-		max_raw = RAW_FRAMES;
+	if (in_nowalk(pc))
+		return 0;
 	if (unw_bt)
-		r.n = unw_bt(raw, max_raw);
+		r.n = unw_bt(raw, r.max);
 	else
 		_Unwind_Backtrace(raw_frame, &r);
-	if (r.n > max_raw)
-		r.n = max_raw;
 	for (i = 0; i < r.n && from < 0; i++)
 		if (raw[i] == pc)
 			from = i;
@@ -697,12 +703,10 @@ int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line
 	 * instruction it stopped at (a sampled GPT-2 generate exited 139 on
 	 * an H100 with the walk); GAPSCOPE_NATIVE_FRAMES=always walks */
 	if (pc && native_when != GS_NATIVE_ALWAYS) {
-		int i;
-		for (i = 0; i < n_nowalk; i++)
-			if ((uintptr_t)pc >= nowalk_ranges[i].lo && (uintptr_t)pc < nowalk_ranges[i].hi)
-				return cs->n_py;
-		cs->native[0] = (void *)pc;
-		cs->n_native = 1;
+		if (!in_nowalk(pc)) {
+			cs->native[0] = (void *)pc;
+			cs->n_native = 1;
+		}
 	} else if (pc) {
 		native_frames_at(cs, pc, cs->n_py ? GS_CS_SAMPLE_RAW : RAW_FRAMES);
 	}

@@ -470,18 +470,6 @@ static void tl_slow(const struct actx *c, struct gs_timeline *tl, const struct g
 	}
 }
 
-/* 1 when gap g lies half or more before the trace's first NVTX range: the
- * program's start-up where its ranges mark the loop (a training loop's
- * DataLoader starting its workers: one 6.58 s stall before the first
- * "step", 94% of the trace's stalls, H100 2026-12-05; GPT-2's warm-up
- * generate before "generate"). The gap that ends at the first range's
- * first op starts long before it. */
-static int startup_gap(const struct actx *c, const struct gs_gap *g)
-{
-	return c->first_range != INT64_MAX && g->start < c->first_range &&
-	       c->first_range - g->start >= g->end - c->first_range;
-}
-
 /* 1 when the host span over most of gap g on its launching thread (an
  * imported trace's host_ranges), or one it runs inside, is the
  * framework's or the model's: a PyTorch operator (aten::), autograd, an
@@ -520,7 +508,7 @@ static void tl_stall(const struct actx *c, struct gs_timeline *tl, const struct 
 {
 	int64_t h = pc->amt[GS_CAUSE_HOST_CODE];
 	int input = !!(c->ops[g->op_idx].flags & GS_OPF_HOST_SRC);
-	int startup = startup_gap(c, g);
+	int startup = gs_startup_gap(c->first_range, g);
 	struct gs_stall_where *w = startup ? &tl->startup_where
 				   : input ? &tl->input_where
 					   : &tl->stall_where;

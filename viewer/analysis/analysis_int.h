@@ -10,6 +10,18 @@
 
 #include "analysis.h"
 
+/* 1 when gap g lies half or more before first_range, the trace's first NVTX range of
+ * the default domain (INT64_MAX none): the program's start-up where its ranges mark
+ * the loop (a training loop's 6.58 s stall before the first "step", H100 2026-12-05,
+ * which its samples later showed to be imports; GPT-2's warm-up generate before
+ * "generate"). The gap that ends at the first range's first op starts long before
+ * it. analysis.c's stall classes and host_attr.c's samples of them. */
+static inline int gs_startup_gap(int64_t first_range, const struct gs_gap *g)
+{
+	return first_range != INT64_MAX && g->start < first_range &&
+	       first_range - g->start >= g->end - first_range;
+}
+
 /* Interval stabbing index: intervals grouped by key (thread id, or 0 for
  * "any thread") and sorted by start; parent[] links each entry to the entry
  * on top of the open-interval stack when it was pushed, so the innermost

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis_int.h"
 
 struct acc_item {
 	uint32_t file_id, func_id;
@@ -317,134 +317,113 @@ void gs_host_attribute(const struct gs_input *in, uint32_t tid, int64_t a, int64
 	gs_host_acc_free(acc);
 }
 
-int gs_host_code_attr_split(const struct gs_result *res, struct gs_host_attr out[3])
+/* Which host code host_walk sums. */
+enum walk_how {
+	WALK_ALL,     /* every host-code segment, into acc[0] */
+	WALK_STALLS,  /* those of the stalls, into acc[class]: 0 start-up, 1 input, 2 other */
+	WALK_OUTSIDE, /* their parts outside [a, b], into acc[0] */
+};
+
+/* The host-code segments of res's gaps into acc as `how` says. 0, -1 when
+ * a gap's segments could not be had (its first 32 are summed then). */
+static int host_walk(const struct gs_result *res, enum walk_how how, int64_t a, int64_t b,
+		     struct gs_host_acc *const acc[3])
 {
-	struct gs_host_acc *acc;
 	struct gs_segment buf[32], *segs;
 	size_t d, g, k;
+	int oom = 0;
 
-	memset(out, 0, 3 * sizeof(*out));
-	if (!res->in || (!res->in->n_samples && !res->in->n_hranges))
-		return 0;
-	if (!(acc = gs_host_acc_new()))
-		return -1;
 	for (d = 0; d < res->n_devices; d++)
 		for (g = 0; g < res->devices[d].n_gaps; g++) {
-			size_t n = gs_gap_segments_all(res, &res->devices[d].gaps[g], buf,
-						       sizeof(buf) / sizeof(buf[0]), &segs);
-			if (n == (size_t)-1) {
-				acc->oom = 1;
-				n = sizeof(buf) / sizeof(buf[0]);
-				segs = buf;
-			}
-			for (k = 0; k < n; k++)
-				if (segs[k].cause == GS_CAUSE_HOST_CODE && segs[k].tid)
-					gs_host_acc_add(acc, res->in, segs[k].tid, segs[k].start,
-							segs[k].end);
-			if (segs != buf)
-				free(segs);
-		}
-	acc_result(acc, &out[0], -1);
-	acc_result(acc, &out[1], 1);
-	acc_result(acc, &out[2], 0);
-	k = (size_t)acc->oom;
-	gs_host_acc_free(acc);
-	return k ? -1 : 0;
-}
-
-int gs_host_stall_attr(const struct gs_result *res, struct gs_host_attr out[3])
-{
-	struct gs_host_acc *acc[3] = {NULL, NULL, NULL};
-	struct gs_segment buf[32], *segs;
-	int64_t fr = res->first_range;
-	size_t d, g, k;
-	int oom = 0;
-
-	memset(out, 0, 3 * sizeof(*out));
-	if (!res->in || (!res->in->n_samples && !res->in->n_hranges))
-		return 0;
-	for (k = 0; k < 3; k++)
-		if (!(acc[k] = gs_host_acc_new()))
-			oom = 1;
-	for (d = 0; !oom && d < res->n_devices; d++)
-		for (g = 0; g < res->devices[d].n_gaps; g++) {
 			const struct gs_gap *gp = &res->devices[d].gaps[g];
-			size_t n = gs_gap_segments_all(res, gp, buf, sizeof(buf) / sizeof(buf[0]),
-						       &segs);
 			int64_t host = 0;
-			int cls;
-			if (n == (size_t)-1) {
-				oom = 1;
-				break;
-			}
-			for (k = 0; k < n; k++)
-				if (segs[k].cause == GS_CAUSE_HOST_CODE)
-					host += segs[k].end - segs[k].start;
-			/* as analysis.c tl_stall classes a gap: start-up first,
-			 * then input, then the rest */
-			cls = fr != INT64_MAX && gp->start < fr && fr - gp->start >= gp->end - fr ? 0
-			      : gp->op_idx < res->in->n_ops &&
-				      (res->in->ops[gp->op_idx].flags & GS_OPF_HOST_SRC)
-				  ? 1
-				  : 2;
-			for (k = 0; host >= GS_HOST_STALL_NS && k < n; k++)
-				if (segs[k].cause == GS_CAUSE_HOST_CODE && segs[k].tid)
-					gs_host_acc_add(acc[cls], res->in, segs[k].tid,
-							segs[k].start, segs[k].end);
-			if (segs != buf)
-				free(segs);
-		}
-	for (k = 0; k < 3; k++) {
-		oom |= acc[k] && acc[k]->oom;
-		acc_result(acc[k], &out[k], -1);
-		gs_host_acc_free(acc[k]);
-	}
-	return oom ? -1 : 0;
-}
-
-int gs_host_code_attr_outside(const struct gs_result *res, int64_t a, int64_t b,
-			      struct gs_host_attr *out)
-{
-	struct gs_host_acc *acc;
-	struct gs_segment buf[32], *segs;
-	size_t d, g, k;
-	int oom = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (!res->in || (!res->in->n_samples && !res->in->n_hranges))
-		return 0;
-	if (!(acc = gs_host_acc_new()))
-		return -1;
-	for (d = 0; !oom && d < res->n_devices; d++)
-		for (g = 0; g < res->devices[d].n_gaps; g++) {
-			const struct gs_gap *gp = &res->devices[d].gaps[g];
+			int cls = 0;
 			size_t n;
-			if (gp->start >= a && gp->end <= b)
+			if (how == WALK_OUTSIDE && gp->start >= a && gp->end <= b)
 				continue;
 			n = gs_gap_segments_all(res, gp, buf, sizeof(buf) / sizeof(buf[0]), &segs);
 			if (n == (size_t)-1) {
 				oom = 1;
-				break;
+				n = sizeof(buf) / sizeof(buf[0]);
+				segs = buf;
 			}
-			for (k = 0; k < n; k++) {
+			if (how == WALK_STALLS) {
+				for (k = 0; k < n; k++)
+					if (segs[k].cause == GS_CAUSE_HOST_CODE)
+						host += segs[k].end - segs[k].start;
+				/* as analysis.c tl_stall classes a gap: start-up
+				 * first, then input, then the rest */
+				cls = gs_startup_gap(res->first_range, gp) ? 0
+				      : gp->op_idx < res->in->n_ops &&
+					      (res->in->ops[gp->op_idx].flags & GS_OPF_HOST_SRC)
+					  ? 1
+					  : 2;
+			}
+			for (k = 0; k < n && (how != WALK_STALLS || host >= GS_HOST_STALL_NS); k++) {
 				const struct gs_segment *sg = &segs[k];
 				if (sg->cause != GS_CAUSE_HOST_CODE || !sg->tid)
 					continue;
+				if (how != WALK_OUTSIDE) {
+					gs_host_acc_add(acc[cls], res->in, sg->tid, sg->start, sg->end);
+					continue;
+				}
 				/* the parts before a and after b */
 				if (sg->start < a)
-					gs_host_acc_add(acc, res->in, sg->tid, sg->start,
+					gs_host_acc_add(acc[0], res->in, sg->tid, sg->start,
 							sg->end < a ? sg->end : a);
 				if (sg->end > b)
-					gs_host_acc_add(acc, res->in, sg->tid,
+					gs_host_acc_add(acc[0], res->in, sg->tid,
 							sg->start > b ? sg->start : b, sg->end);
 			}
 			if (segs != buf)
 				free(segs);
 		}
-	oom |= acc->oom;
-	acc_result(acc, out, -1);
-	gs_host_acc_free(acc);
 	return oom ? -1 : 0;
+}
+
+/* host_walk into n_acc accumulators, then out[i] from acc[i] (classes[i]:
+ * acc_result's cls) for n_out results */
+static int host_sum(const struct gs_result *res, enum walk_how how, int64_t a, int64_t b,
+		    size_t n_acc, const int *classes, size_t n_out, struct gs_host_attr *out)
+{
+	struct gs_host_acc *acc[3] = {NULL, NULL, NULL};
+	size_t i;
+	int rc = 0;
+
+	memset(out, 0, n_out * sizeof(*out));
+	if (!res->in || (!res->in->n_samples && !res->in->n_hranges))
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (!(acc[i] = i < n_acc ? gs_host_acc_new() : acc[0]))
+			rc = -1;
+	if (!rc)
+		rc = host_walk(res, how, a, b, acc);
+	for (i = 0; i < n_out; i++) {
+		struct gs_host_acc *x = acc[n_acc > 1 ? i : 0];
+		rc |= x && x->oom ? -1 : 0;
+		acc_result(x, &out[i], classes ? classes[i] : -1);
+	}
+	for (i = 0; i < n_acc; i++)
+		gs_host_acc_free(acc[i]);
+	return rc ? -1 : 0;
+}
+
+int gs_host_code_attr_split(const struct gs_result *res, struct gs_host_attr out[3])
+{
+	static const int classes[3] = {-1, 1, 0};
+
+	return host_sum(res, WALK_ALL, 0, 0, 1, classes, 3, out);
+}
+
+int gs_host_stall_attr(const struct gs_result *res, struct gs_host_attr out[3])
+{
+	return host_sum(res, WALK_STALLS, 0, 0, 3, NULL, 3, out);
+}
+
+int gs_host_code_attr_outside(const struct gs_result *res, int64_t a, int64_t b,
+			      struct gs_host_attr *out)
+{
+	return host_sum(res, WALK_OUTSIDE, a, b, 1, NULL, 1, out);
 }
 
 size_t gs_host_why_append(char *buf, size_t n, size_t k, const struct gs_input *in,
