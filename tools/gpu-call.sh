@@ -3,11 +3,12 @@
 # (default 280) and packed into $OUT as it ends, so a call cut off still brings back what finished.
 # PARTS (default "sampling gputests whatif abacc"), in the order given:
 #   sampling  tests/gpu/sampling_gpu.sh with its 5 interleaved cost pairs (up to SAMPLING s, default 165)
-#   gputests  tests/gpu/run_gpu_tests.sh (up to GPUTESTS s, default 100)
+#   gputests  tests/gpu/run_gpu_tests.sh (up to GPUTESTS s, default 100), under env GPUTESTS_ENV (e.g. GAPSCOPE_SAMPLING=1)
 #   whatif    tests/gpu/whatif_gpu.sh (up to 65 s)
 #   abacc     one --ab 5 process per workload read by corrected_accuracy.py ab (issue 52 item 3)
 #   peers     overhead_pairs.py: untraced / gapscope default / GAPSCOPE_SAMPLING=1 / torch.profiler
-#             CUDA-only, 5 interleaved rounds of the three workloads (issue 52 item 1; up to PEERS s, default 420)
+#             CUDA-only, 5 interleaved rounds of the three workloads (issue 52 item 1; up to PEERS s, default 420;
+#             PEERS_CONFIGS: other --config arguments); the table is printed after every round
 #   crashhunt GPT-2 generate recorded with sampling CRASHRUNS times (default 5) under python3 -X faulthandler:
 #             the exit status of each, the log's tail of any that failed (a sampled run exited 139 once, 09:35 UTC)
 #   signalcost  bench/overhead/sample_signal_cost.c (bin/gs_bench_sample_signal_cost): the kernel's CPU cost of one
@@ -30,7 +31,7 @@ part_sampling() { # issue 54: checks (a)-(c) and 5 interleaved pairs
 	grep -E 'PASS|FAIL|INFO|exit|median|ratio|sampling' "$R/sampling.txt" | cut -c1-300 | tail -30
 }
 part_gputests() {
-	OUT=$T/t timeout $(cap ${GPUTESTS:-100}) tests/gpu/run_gpu_tests.sh > "$R/gputests.txt" 2>&1
+	OUT=$T/t timeout $(cap ${GPUTESTS:-100}) env $GPUTESTS_ENV tests/gpu/run_gpu_tests.sh > "$R/gputests.txt" 2>&1
 	echo "gputests exit $? at $((SECONDS-S0)) s" >> "$R/gputests.txt"
 	grep -E '^FAIL|passed|failed' "$R/gputests.txt" | tail -12
 }
@@ -55,7 +56,7 @@ part_abacc() { # issue 52 item 3: corrected figures against the same process's u
 part_peers() { # issue 52 item 1
 	timeout $(cap ${PEERS:-420}) python3 bench/overhead/overhead_pairs.py --build $GS_BUILD --rounds 5 \
 		--workloads torch_nosync,train_loop,hf_generate --values --out $T/peers \
-		--config default= --config sampling=GAPSCOPE_SAMPLING=1 --config torchprof=@torchprof > "$R/peers.txt" 2>&1
+		${PEERS_CONFIGS:---config default= --config sampling=GAPSCOPE_SAMPLING=1 --config torchprof=@torchprof} > "$R/peers.txt" 2>&1
 	echo "peers exit $? at $((SECONDS-S0)) s" >> "$R/peers.txt"; tail -20 "$R/peers.txt"
 }
 part_crashhunt() {

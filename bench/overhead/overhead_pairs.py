@@ -131,6 +131,36 @@ def run_once(cmd, env, log):
     return p.stdout
 
 
+def table(fig, configs, done, values):
+    """the medians of the rounds done so far (printed after each round, so that
+    a run cut off by its time limit still shows what it measured)"""
+    print(f"\nMedians of {done} interleaved rounds; ratio = median over rounds of "
+          "traced/untraced in the same round")
+    hdr = f"{'workload':<14} {'figure':<13} {'untraced':>9}"
+    for cname, extra in configs[1:]:
+        hdr += f" {cname[:14]:>14} {'ratio':>6}"
+    print(hdr)
+    for (w, f, unit), per in fig.items():
+        u = [v for v in per.get("untraced", []) if v is not None]
+        line = f"{w:<14} {f:<13} {statistics.median(u) if u else float('nan'):>9.3f}"
+        for cname, _ in configs[1:]:
+            t = per.get(cname, [])
+            pairs = [tv / uv for tv, uv in zip(t, per.get("untraced", []))
+                     if tv is not None and uv]
+            tv = [v for v in t if v is not None]
+            line += (f" {statistics.median(tv):>14.3f} {statistics.median(pairs):>6.2f}"
+                     if tv and pairs else f" {'-':>14} {'-':>6}")
+        print(line + f"  ({unit})")
+        if values:
+            for cname, _ in configs:
+                print(f"    {cname}: " + " ".join(
+                    "-" if v is None else f"{v:g}" for v in per.get(cname, [])))
+    print("configurations: " + "; ".join(
+        f"{n}: " + (e if isinstance(e, str) else
+                    ' '.join(f'{k}={v}' for k, v in e.items()) or 'defaults')
+        for n, e in configs[1:]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
@@ -197,32 +227,8 @@ def main():
                     fig.setdefault((w, m.group(1), unit), {}).setdefault(
                         cname, [None] * a.rounds)[rnd] = float(m.group(2))
         print(f"round {rnd + 1}/{a.rounds} done", flush=True)
+        table(fig, configs, rnd + 1, a.values)
 
-    print(f"\nMedians of {a.rounds} interleaved rounds; ratio = median over rounds of "
-          "traced/untraced in the same round")
-    hdr = f"{'workload':<14} {'figure':<13} {'untraced':>9}"
-    for cname, extra in configs[1:]:
-        hdr += f" {cname[:14]:>14} {'ratio':>6}"
-    print(hdr)
-    for (w, f, unit), per in fig.items():
-        u = [v for v in per.get("untraced", []) if v is not None]
-        line = f"{w:<14} {f:<13} {statistics.median(u) if u else float('nan'):>9.3f}"
-        for cname, _ in configs[1:]:
-            t = per.get(cname, [])
-            pairs = [tv / uv for tv, uv in zip(t, per.get("untraced", []))
-                     if tv is not None and uv]
-            tv = [v for v in t if v is not None]
-            line += (f" {statistics.median(tv):>14.3f} {statistics.median(pairs):>6.2f}"
-                     if tv and pairs else f" {'-':>14} {'-':>6}")
-        print(line + f"  ({unit})")
-        if a.values:
-            for cname, _ in configs:
-                print(f"    {cname}: " + " ".join(
-                    "-" if v is None else f"{v:g}" for v in per.get(cname, [])))
-    print("configurations: " + "; ".join(
-        f"{n}: " + (e if isinstance(e, str) else
-                    ' '.join(f'{k}={v}' for k, v in e.items()) or 'defaults')
-        for n, e in configs[1:]))
     return 0
 
 
