@@ -78,7 +78,7 @@ cp "$db.sampled.db" "$db.outside.db" &&
 out=$("$gs" report --by-site "$db.outside.db") || { echo "FAIL: report --by-site (outside) exit $?"; exit 1; }
 expect "$out" "Host code by what ran: none of the trace's 2 samples lies in the host code of the selection's gaps"
 out=$("$gs" report --by-site "$db") || { echo "FAIL: report --by-site exit $?"; exit 1; }
-expect "$out" 'Host code by what ran: no samples in the trace (recorded without --sampling, or before sampling)'
+expect "$out" 'Host code by what ran: no samples in the trace (recorded with --no-sampling, or before sampling)'
 "$gs" html -o "$db.sampled.html" "$db.sampled.db" >/dev/null 2>&1 ||
 	{ echo "FAIL: html (sampled) exit $?"; exit 1; }
 expect "$(cat "$db.sampled.html")" '75% u/train.py:prepare line 35, 25% torch/_tensor.py:item line 41'

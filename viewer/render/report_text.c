@@ -558,7 +558,7 @@ static void t_host_code_by_code(struct report_ctx *r)
 	if (gs_host_code_attr(r->res, &a) != 0 || a.source == GS_HOST_SRC_NONE) {
 		if (r->in && !r->in->n_samples && !r->in->n_hranges)
 			fprintf(f, "\nHost code by what ran: no samples in the trace (recorded "
-				   "without --sampling, or before sampling)\n");
+				   "with --no-sampling, or before sampling)\n");
 		else if (r->in && r->in->n_samples)
 			fprintf(f,
 				"\nHost code by what ran: none of the trace's %zu samples lies in "
