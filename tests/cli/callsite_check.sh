@@ -43,6 +43,21 @@ out=$("$gs" report --by-site "$db.sampled.db") || { echo "FAIL: report --by-site
 expect "$out" "Host code by what ran (5 samples of the launching threads in it, 100% with a frame; 20% the framework's dispatch):"
 expect "$out" '     80.0%              4  u/train.py:prepare line 35'
 expect "$out" '     20.0%              1  torch/_tensor.py:item line 41  [framework]'
+# how much of a segment its thread ran: its samples there times the CPU time each stands
+# for. The timer source: the sampled threads' CPU time over the samples taken, 125 ns / 5
+# = 25 ns; 4 samples in the 1 us segment are 10% of it, 1 in the 500 ns one 5%
+cp "$db.sampled.db" "$db.running.db" && sqlite3 "$db.running.db" "INSERT OR REPLACE INTO meta
+	VALUES('samples.clock','thread CPU-time timer'),('samples.cpu_ns','125'),('samples.taken','5')" ||
+	{ echo "FAIL: sqlite3 on $db.running.db"; exit 1; }
+out=$("$gs" report --full-names "$db.running.db") || { echo "FAIL: report (running) exit $?"; exit 1; }
+expect "$out" '1.000 us host code on thread 11 (running 10% of it): 75% u/train.py:prepare line 35, 25% torch/_tensor.py:item line 41, then'
+expect "$out" '500 ns host code on thread 11 (running 5% of it): 100% u/train.py:prepare line 35, then'
+# perf_event: a sample every 1/HZ s of user time, here 1 MHz asked, 1 us: under 20 of them
+# in either segment, too coarse to tell, so nothing is said (not 25 ns from the CPU time)
+sqlite3 "$db.running.db" "INSERT OR REPLACE INTO meta VALUES('samples.clock','thread task-clock (perf_event)'),
+	('config.sample_hz','1000000')" || { echo "FAIL: sqlite3 on $db.running.db"; exit 1; }
+out=$("$gs" report --full-names "$db.running.db") || { echo "FAIL: report (running, perf) exit $?"; exit 1; }
+expect "$out" '1.000 us host code on thread 11: 75% u/train.py:prepare line 35'
 # "sampled_via" (callsite_mkdb.c): a line calling into the framework's native code, an
 # import named by the program's line that led to it; text, --by-site, HTML, JSON
 "$mk" "$db.via.db" sampled_via || { echo "FAIL: callsite_mkdb sampled_via"; exit 1; }

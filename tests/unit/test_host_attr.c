@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,64 @@ static void test_gap_sentence_names_top_functions(void **state)
 	assert_string_equal(buf, "800 ns host code on thread 1, then 100 ns launch latency "
 				 "(cudaLaunchKernel)");
 	tb_free(t);
+}
+
+/* cmocka before 1.1.6 has no assert_double_equal */
+#define assert_near(x, y) assert_true(fabs((double)(x) - (double)(y)) < 1e-9)
+
+/* How much of a segment the thread ran: its samples there times the CPU
+ * time each stands for, over the segment's length. Gap 0's host code
+ * [1100, 1900) on thread 1 holds 5 samples (gap0_samples); at 40 ns each
+ * that is 200 of 800 ns, 25%. */
+static void test_running_share_of_a_segment(void **state)
+{
+	struct tb *t = tb_new();
+	char buf[512];
+	int i;
+	(void)state;
+
+	steps(t, 3);
+	sample(t, 1, 500, 1); /* thread 1 sampled before the gap */
+	gap0_samples(t);
+	sample(t, 2, 1500, 2); /* thread 2's first sample: not before 1100 */
+	sample(t, 3, 0, 1);    /* thread 3: 21 samples in [1100, 1900) */
+	for (i = 0; i < 21; i++)
+		sample(t, 3, 1100 + i, 1);
+	t->in.sample_cpu_ns = 40;
+	run(t);
+	assert_near(gs_host_on_cpu(&t->in, 1, 1100, 1900), 0.25);
+	/* not sampled yet at the segment's start: unknown */
+	assert_near(gs_host_on_cpu(&t->in, 2, 1100, 1900), -1.0);
+	/* 21 x 40 = 840 ns in 800: at most all of it */
+	assert_near(gs_host_on_cpu(&t->in, 3, 1100, 1900), 1.0);
+	gap_segments_text(buf, sizeof(buf), &t->in, &t->res, &t->res.devices[0].gaps[0]);
+	assert_string_equal(buf, "800 ns host code on thread 1 (running 25% of it): 60% u/train.py:step "
+				 "line 41, 20% torch/nn/functional.py:linear line 125, then 100 ns "
+				 "launch latency (cudaLaunchKernel)");
+	/* 50 ns a sample: 800 ns is under 20 of them, too short to tell */
+	t->in.sample_cpu_ns = 50;
+	assert_near(gs_host_on_cpu(&t->in, 1, 1100, 1900), -1.0);
+	/* 20 ns a sample: 5 x 20 = 100 of 800 ns, 12.5% */
+	t->in.sample_cpu_ns = 20;
+	assert_near(gs_host_on_cpu(&t->in, 1, 1100, 1900), 0.125);
+	/* the trace has no such figure (before 2026-12-07): nothing said */
+	t->in.sample_cpu_ns = 0;
+	assert_near(gs_host_on_cpu(&t->in, 1, 1100, 1900), -1.0);
+	gap_segments_text(buf, sizeof(buf), &t->in, &t->res, &t->res.devices[0].gaps[0]);
+	assert_string_equal(buf, "800 ns host code on thread 1: 60% u/train.py:step line 41, 20% "
+				 "torch/nn/functional.py:linear line 125, then 100 ns launch "
+				 "latency (cudaLaunchKernel)");
+	tb_free(t);
+}
+
+/* A share below all of it never prints as 100% */
+static void test_share_below_all_is_not_100(void **state)
+{
+	(void)state;
+	assert_near(gs_host_pct(995, 1000), 99.0);
+	assert_near(gs_host_pct(1000, 1000), 100.0);
+	assert_near(gs_host_pct(994, 1000), 99.4);
+	assert_near(gs_host_pct(1, 4), 25.0);
 }
 
 static void test_sum_over_host_code_split_framework_and_own(void **state)
@@ -680,6 +739,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_segment_samples_by_function_with_shares),
 	    cmocka_unit_test(test_gap_sentence_names_top_functions),
+	    cmocka_unit_test(test_running_share_of_a_segment),
+	    cmocka_unit_test(test_share_below_all_is_not_100),
 	    cmocka_unit_test(test_sum_over_host_code_split_framework_and_own),
 	    cmocka_unit_test(test_verdict_splits_host_code_by_samples),
 	    cmocka_unit_test(test_verdict_few_samples_keep_the_size_rule),

@@ -264,6 +264,8 @@ struct gs_input {
 	size_t n_hstacks;
 	const struct gs_hsample *samples; /* sorted by (tid, t) */
 	size_t n_samples;
+	int64_t sample_cpu_ns; /* the CPU time a sample stands for (meta samples.cpu_ns /
+				  samples.taken), 0 unknown (traces before 2026-12-07) */
 	struct gs_strings strings;
 	/* meta facts the report repeats */
 	int64_t kernel_overhead_ns;    /* ns measured CUPTI instrumentation per kernel
@@ -988,69 +990,8 @@ struct gs_finding {
  * fixes save (gs_verdict_compute_corr) */
 #define GS_VERDICT_FINDINGS 4
 
-/* ------------------------------------------------------------------ */
-/* What the host ran in host code (host_attr.c)                       */
-
-#define GS_HOST_TOP 5 /* functions (or host operators) named, largest first */
-enum { GS_HOST_SRC_NONE = 0, GS_HOST_SRC_SAMPLES = 1, GS_HOST_SRC_SPANS = 2 };
-struct gs_host_item {
-	uint32_t file_id;  /* strings id of the file or module, 0 none (a span) */
-	uint32_t func_id;  /* strings id of the function, symbol or span name */
-	int32_t line;	   /* the line most of its samples were at; -1 none */
-	uint8_t span;	   /* 1: a host operator span (imported trace) */
-	uint8_t framework; /* 1: the framework's dispatch */
-	uint8_t via;	   /* enum gs_host_via */
-	int64_t weight;	   /* samples, or ns of the span's own time */
-};
-struct gs_host_attr {
-	uint8_t source;	   /* GS_HOST_SRC_*: what the weights count; NONE: nothing known */
-	int64_t total;	   /* samples in the host code, or its ns (spans) */
-	int64_t named;	   /* of total: samples with a frame, or ns inside a span */
-	int64_t framework; /* of total: the framework's dispatch */
-	size_t n_top;
-	struct gs_host_item top[GS_HOST_TOP];
-};
-/* [a, b) of thread tid: its samples there, else (no samples in the trace)
- * its host spans' own time there. */
-void gs_host_attribute(const struct gs_input *in, uint32_t tid, int64_t a, int64_t b,
-		       struct gs_host_attr *out);
-/* The same over every host-code segment of res's gaps (0, -1: no memory; out holds what
- * was summed); split: [0] all, [1] top of the framework's, [2] of the program's own. */
-int gs_host_code_attr(const struct gs_result *res, struct gs_host_attr *out);
-int gs_host_code_attr_split(const struct gs_result *res, struct gs_host_attr out[3]);
-/* The same over the stalls' host code (GS_HOST_STALL_NS or more in a gap): [0] start-up,
- * [1] input, [2] the others; and over the host code outside [a, b]. 0, -1: no memory. */
-int gs_host_stall_attr(const struct gs_result *res, struct gs_host_attr out[3]);
-int gs_host_code_attr_outside(const struct gs_result *res, int64_t a, int64_t b,
-			      struct gs_host_attr *out);
-/* Append "[; ]samples: 71% a.py:f line 3, ..." to buf at k where a has GS_HOST_MIN_SAMPLES. */
-size_t gs_host_why_append(char *buf, size_t n, size_t k, const struct gs_input *in,
-			  const struct gs_host_attr *a, int64_t total);
-/* Fewest samples of host code for them to decide, in the verdict, how much
- * of it is the framework's dispatch (below: the gaps' sizes decide). */
-#define GS_HOST_MIN_SAMPLES 20
-/* The path as the report shows it: from the package on (after
- * site-packages/, dist-packages/, the standard library's python3.X/), else
- * its last two parts. Points into p. */
-const char *gs_host_short_path(const char *p);
-/* An item's name, not escaped: "torch/nn/functional.py:gelu line 1610",
- * "libtorch_cpu.so:symbol", or a host span's name. */
-void gs_host_item_name(char *buf, size_t n, const struct gs_input *in,
-		       const struct gs_host_item *it);
-/* "88% a.py:f line 3, 6% ..." for a's top, shares of total (whole items
- * only; not escaped). */
-void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in,
-		       const struct gs_host_attr *a, int64_t total);
-/* An accumulator of such spans (gs_host_code_attr's, for other sums). */
-struct gs_host_acc;
-struct gs_host_acc *gs_host_acc_new(void);
-void gs_host_acc_add(struct gs_host_acc *acc, const struct gs_input *in, uint32_t tid, int64_t a,
-		     int64_t b);
-void gs_host_acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out);
-void gs_host_acc_free(struct gs_host_acc *acc);
-/* 1: a host span of this name is the framework's or the model's
- * (aten::, autograd, Optimizer., module forward/backward) */
-int gs_host_span_framework(const char *name);
+/* What the host ran in host code */
+#include "host_attr.h"
 
 struct gs_verdict {
 	int64_t window;			       /* ns, summed over devices */

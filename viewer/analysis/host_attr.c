@@ -492,6 +492,50 @@ void gs_host_item_name(char *buf, size_t n, const struct gs_input *in,
 			 gs_str(&in->strings, it->func_id, "?"), post);
 }
 
+/* the first sample of in at or after (tid, t) */
+static size_t sample_at(const struct gs_input *in, uint32_t tid, int64_t t)
+{
+	size_t lo = 0, hi = in->n_samples;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gs_hsample *s = &in->samples[mid];
+		if (s->tid < tid || (s->tid == tid && s->t < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+double gs_host_on_cpu(const struct gs_input *in, uint32_t tid, int64_t a, int64_t b)
+{
+	size_t i, j;
+	double r;
+
+	/* a sample comes every sample_cpu_ns of the thread's CPU time, so
+	 * the count is within one of the truth: too coarse for less */
+	if (in->sample_cpu_ns <= 0 || b - a < GS_HOST_ON_CPU_SAMPLES * in->sample_cpu_ns ||
+	    !in->n_samples)
+		return -1.0;
+	i = sample_at(in, tid, a);
+	/* sampled since before a: else the sampler may not have run yet (a
+	 * thread is sampled from its first CUDA call) */
+	if (!i || in->samples[i - 1].tid != tid)
+		return -1.0;
+	j = sample_at(in, tid, b);
+	r = (double)(j - i) * (double)in->sample_cpu_ns / (double)(b - a);
+	return r > 1.0 ? 1.0 : r;
+}
+
+double gs_host_pct(int64_t w, int64_t total)
+{
+	double p = total > 0 ? 100.0 * (double)w / (double)total : 0.0;
+
+	/* "100%" beside a second item would say the first was all of it */
+	return w < total && p >= 99.5 ? 99.0 : p;
+}
+
 void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in, const struct gs_host_attr *a,
 		       int64_t total)
 {
@@ -505,7 +549,7 @@ void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in, const str
 		int w;
 		gs_host_item_name(item, sizeof(item), in, &a->top[i]);
 		w = snprintf(buf + k, n - k, "%s%.0f%% %s", i ? ", " : "",
-			     100.0 * (double)a->top[i].weight / (double)total, item);
+			     gs_host_pct(a->top[i].weight, total), item);
 		if (w < 0 || (size_t)w >= n - k) {
 			/* no half item: end at the last whole one */
 			buf[k] = '\0';

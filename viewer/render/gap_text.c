@@ -99,13 +99,22 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 		if (in->n_samples) {
 			struct gs_host_attr at;
 			size_t j;
+			/* a thread that ran under half of it waited (a worker
+			 * process, I/O, a lock) or was in the kernel (page faults,
+			 * fork): the samples name what it ran, not the rest */
+			double run = gs_host_on_cpu(in, s->tid, s->start, s->end);
+			if (run >= 0.0 && run < 0.5) {
+				snprintf(d, sizeof(d), " (running %.0f%% of it)", 100.0 * run);
+				put(buf, n, k, d);
+			}
 			gs_host_attribute(in, s->tid, s->start, s->end, &at);
 			for (j = 0; j < at.n_top && j < 2 && at.total > 0; j++) {
 				char item[320];
 				double sh = (double)at.top[j].weight / (double)at.total;
 				if (j && sh < 0.2)
 					break;
-				snprintf(d, sizeof(d), "%s%.0f%% ", j ? ", " : ": ", 100.0 * sh);
+				snprintf(d, sizeof(d), "%s%.0f%% ", j ? ", " : ": ",
+					 gs_host_pct(at.top[j].weight, at.total));
 				put(buf, n, k, d);
 				gap_host_item(item, sizeof(item), in, &at.top[j]);
 				put(buf, n, k, item);

@@ -980,6 +980,40 @@ static int64_t meta_ns(struct trace *t, const char *key)
 	return x;
 }
 
+/* meta key's count (0 up to INT64_MAX), -1 absent or not one */
+static int64_t meta_count(struct trace *t, const char *key)
+{
+	char *v = trace_meta(t, key), *end = NULL;
+	long long x = -1;
+
+	if (v) {
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (end == v || *end != '\0' || x < 0 || errno == ERANGE)
+			x = -1;
+		free(v);
+	}
+	return x;
+}
+
+/* The CPU time one sample stands for (gs_input.sample_cpu_ns): perf_event
+ * signals every 1/HZ s of the thread's user time (config.sample_hz); the
+ * timer, at most at the kernel's tick, so the sampled threads' CPU time over
+ * the samples taken; 0 without samples or these facts */
+static int64_t sample_cpu_ns(struct trace *t)
+{
+	char *clk = trace_meta(t, "samples.clock");
+	int64_t hz = meta_count(t, "config.sample_hz"), cpu = meta_count(t, "samples.cpu_ns"),
+		n = meta_count(t, "samples.taken"), r = 0;
+
+	if (clk && strstr(clk, "perf_event") && hz > 0 && hz <= 1000000)
+		r = 1000000000LL / hz;
+	else if (clk && cpu > 0 && n > 0)
+		r = cpu / n;
+	free(clk);
+	return r;
+}
+
 /* meta calibration.* (gapscope-calibrate, schema v2 collectors): the five
  * figures the correction needs, or none (graph_node_ns and the collector's
  * callback time are informative) */
@@ -1041,6 +1075,7 @@ static void load_meta_facts(struct trace *t, struct gs_input *in)
 
 	load_calibration(t, &in->cal);
 	in->kernel_overhead_ns = meta_ns(t, "cupti_kernel_overhead_ns");
+	in->sample_cpu_ns = sample_cpu_ns(t);
 	in->torch_options = trace_meta(t, "import.torch_profiler_options");
 	in->unwinder = trace_meta(t, "collector.unwinder");
 	in->graph_launches_unseen = meta_ns(t, "import.graph_launches_unseen");
