@@ -54,7 +54,7 @@ part_abacc() { # issue 52 item 3: corrected figures against the same process's u
 	cat "$R/abacc.txt" 2>/dev/null
 }
 part_peers() { # issue 52 item 1
-	timeout $(cap ${PEERS:-420}) python3 bench/overhead/overhead_pairs.py --build $GS_BUILD --rounds 5 \
+	timeout $(cap ${PEERS:-420}) python3 -u bench/overhead/overhead_pairs.py --build $GS_BUILD --rounds 5 \
 		--workloads torch_nosync,train_loop,hf_generate --values --out $T/peers \
 		${PEERS_CONFIGS:---config default= --config sampling=GAPSCOPE_SAMPLING=1 --config torchprof=@torchprof} > "$R/peers.txt" 2>&1
 	echo "peers exit $? at $((SECONDS-S0)) s" >> "$R/peers.txt"; tail -20 "$R/peers.txt"

@@ -158,7 +158,7 @@ def table(fig, configs, done, values):
     print("configurations: " + "; ".join(
         f"{n}: " + (e if isinstance(e, str) else
                     ' '.join(f'{k}={v}' for k, v in e.items()) or 'defaults')
-        for n, e in configs[1:]))
+        for n, e in configs[1:]), flush=True)
 
 
 def main():
