@@ -209,6 +209,15 @@ static void test_gap_sentence_names_top_functions(void **state)
 /* cmocka before 1.1.6 has no assert_double_equal */
 #define assert_near(x, y) assert_true(fabs((double)(x) - (double)(y)) < 1e-9)
 
+/* gs_host_running of thread tid's [1100, 1900) */
+static double running(struct tb *t, uint32_t tid)
+{
+	struct gs_host_attr a;
+
+	gs_host_attribute(&t->in, tid, 1100, 1900, &a);
+	return gs_host_running(&t->in, &a);
+}
+
 /* How much of a segment the thread ran: its samples there times the CPU
  * time each stands for, over the segment's length. Gap 0's host code
  * [1100, 1900) on thread 1 holds 5 samples (gap0_samples); at 40 ns each
@@ -229,24 +238,24 @@ static void test_running_share_of_a_segment(void **state)
 		sample(t, 3, 1100 + i, 1);
 	t->in.sample_cpu_ns = 40;
 	run(t);
-	assert_near(gs_host_on_cpu(&t->in, 1, 1100, 1900), 0.25);
+	assert_near(running(t, 1), 0.25);
 	/* not sampled yet at the segment's start: unknown */
-	assert_near(gs_host_on_cpu(&t->in, 2, 1100, 1900), -1.0);
+	assert_near(running(t, 2), -1.0);
 	/* 21 x 40 = 840 ns in 800: at most all of it */
-	assert_near(gs_host_on_cpu(&t->in, 3, 1100, 1900), 1.0);
+	assert_near(running(t, 3), 1.0);
 	gap_segments_text(buf, sizeof(buf), &t->in, &t->res, &t->res.devices[0].gaps[0]);
 	assert_string_equal(buf, "800 ns host code on thread 1 (running 25% of it): 60% u/train.py:step "
 				 "line 41, 20% torch/nn/functional.py:linear line 125, then 100 ns "
 				 "launch latency (cudaLaunchKernel)");
 	/* 50 ns a sample: 800 ns is under 20 of them, too short to tell */
 	t->in.sample_cpu_ns = 50;
-	assert_near(gs_host_on_cpu(&t->in, 1, 1100, 1900), -1.0);
+	assert_near(running(t, 1), -1.0);
 	/* 20 ns a sample: 5 x 20 = 100 of 800 ns, 12.5% */
 	t->in.sample_cpu_ns = 20;
-	assert_near(gs_host_on_cpu(&t->in, 1, 1100, 1900), 0.125);
+	assert_near(running(t, 1), 0.125);
 	/* the trace has no such figure (before 2026-12-07): nothing said */
 	t->in.sample_cpu_ns = 0;
-	assert_near(gs_host_on_cpu(&t->in, 1, 1100, 1900), -1.0);
+	assert_near(running(t, 1), -1.0);
 	gap_segments_text(buf, sizeof(buf), &t->in, &t->res, &t->res.devices[0].gaps[0]);
 	assert_string_equal(buf, "800 ns host code on thread 1: 60% u/train.py:step line 41, 20% "
 				 "torch/nn/functional.py:linear line 125, then 100 ns launch "
@@ -396,6 +405,20 @@ static void test_verdict_names_the_stalls_samples(void **state)
 				    "32% torch/nn/functional.py:linear line 125");
 	assert_int_equal(t->v.facts.loader, GS_LOADER_WORKERS);
 	assert_int_equal(t->v.facts.loader_sampled, 1);
+	/* 0.1 ms of CPU a sample: thread 1's first sample (1200) is inside gap
+	 * 0, so gap 0 is not counted; gaps 1-9 are 9 x 1999800 ns, their
+	 * samples 8 x 3 + 4 = 28, 2.8 ms: the thread ran 15.6% of it */
+	t->in.sample_cpu_ns = 100000;
+	assert_int_equal(gs_host_stall_attr(&t->res, sa), 0);
+	assert_int_equal(sa[2].wall_ns, 9 * 1999800);
+	assert_int_equal(sa[2].run_ns, 2800000);
+	gs_verdict_compute(&t->res, &t->v);
+	for (i = 0, f = NULL; i < t->v.n_findings; i++)
+		if (t->v.findings[i].rule == GS_RULE_HOST_STALL)
+			f = &t->v.findings[i];
+	assert_non_null(f);
+	assert_string_equal(f->why, "samples (running 16% of it): 68% u/train.py:step line 41, "
+				    "32% torch/nn/functional.py:linear line 125");
 	tb_free(t);
 }
 

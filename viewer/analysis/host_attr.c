@@ -30,6 +30,7 @@ struct gs_host_acc {
 	struct acc_item *v; /* open addressing, cap a power of 2 */
 	size_t cap, n;
 	int64_t total, named, framework;
+	int64_t wall_ns, run_ns; /* gs_host_attr's */
 	uint8_t source;
 	int oom;
 };
@@ -231,9 +232,15 @@ void gs_host_acc_add(struct gs_host_acc *acc, const struct gs_input *in, uint32_
 	if (!acc || b <= a)
 		return;
 	if (in->n_samples) {
+		size_t i0 = sample_lb(in, tid, a);
 		acc->source = GS_HOST_SRC_SAMPLES;
-		for (i = sample_lb(in, tid, a);
-		     i < in->n_samples && in->samples[i].tid == tid && in->samples[i].t < b; i++) {
+		/* sampled since before a: else the sampler may not have run yet */
+		if (in->sample_cpu_ns > 0 && i0 && in->samples[i0 - 1].tid == tid) {
+			acc->wall_ns += b - a;
+			acc->run_ns += (int64_t)(sample_lb(in, tid, b) - i0) * in->sample_cpu_ns;
+		}
+		for (i = i0; i < in->n_samples && in->samples[i].tid == tid && in->samples[i].t < b;
+		     i++) {
 			uint32_t st = in->samples[i].stack;
 			const struct gs_hstack *h =
 			    st && st < in->n_hstacks ? &in->hstacks[st] : NULL;
@@ -274,6 +281,8 @@ static void acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out, 
 	out->total = acc->total;
 	out->named = acc->named;
 	out->framework = acc->framework;
+	out->wall_ns = acc->wall_ns;
+	out->run_ns = acc->run_ns;
 	for (i = 0; i < acc->cap; i++) {
 		const struct acc_item *x = &acc->v[i];
 		if (!x->kind || (cls >= 0 && x->framework != cls))
@@ -429,9 +438,18 @@ int gs_host_code_attr_outside(const struct gs_result *res, int64_t a, int64_t b,
 size_t gs_host_why_append(char *buf, size_t n, size_t k, const struct gs_input *in,
 			  const struct gs_host_attr *a, int64_t total)
 {
-	const char *lead = k ? "; samples: " : "samples: ";
-	size_t m = k + strlen(lead);
+	double run = gs_host_running(in, a);
+	char lead[48];
+	size_t m;
 	char items[256];
+
+	/* where its threads ran under half of it, the samples name only that part */
+	if (run >= 0.0 && run < 0.5)
+		snprintf(lead, sizeof(lead), "%ssamples (running %.0f%% of it): ", k ? "; " : "",
+			 100.0 * run);
+	else
+		snprintf(lead, sizeof(lead), "%ssamples: ", k ? "; " : "");
+	m = k + strlen(lead);
 
 	if (a->source != GS_HOST_SRC_SAMPLES || a->total < GS_HOST_MIN_SAMPLES || m + 8 > n)
 		return k;
@@ -492,39 +510,15 @@ void gs_host_item_name(char *buf, size_t n, const struct gs_input *in,
 			 gs_str(&in->strings, it->func_id, "?"), post);
 }
 
-/* the first sample of in at or after (tid, t) */
-static size_t sample_at(const struct gs_input *in, uint32_t tid, int64_t t)
+double gs_host_running(const struct gs_input *in, const struct gs_host_attr *a)
 {
-	size_t lo = 0, hi = in->n_samples;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct gs_hsample *s = &in->samples[mid];
-		if (s->tid < tid || (s->tid == tid && s->t < t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-double gs_host_on_cpu(const struct gs_input *in, uint32_t tid, int64_t a, int64_t b)
-{
-	size_t i, j;
 	double r;
 
-	/* a sample comes every sample_cpu_ns of the thread's CPU time, so
-	 * the count is within one of the truth: too coarse for less */
-	if (in->sample_cpu_ns <= 0 || b - a < GS_HOST_ON_CPU_SAMPLES * in->sample_cpu_ns ||
-	    !in->n_samples)
+	/* a sample comes every sample_cpu_ns of the thread's CPU time, so a
+	 * segment's count is within one of the truth: too coarse for less */
+	if (in->sample_cpu_ns <= 0 || a->wall_ns < GS_HOST_ON_CPU_SAMPLES * in->sample_cpu_ns)
 		return -1.0;
-	i = sample_at(in, tid, a);
-	/* sampled since before a: else the sampler may not have run yet (a
-	 * thread is sampled from its first CUDA call) */
-	if (!i || in->samples[i - 1].tid != tid)
-		return -1.0;
-	j = sample_at(in, tid, b);
-	r = (double)(j - i) * (double)in->sample_cpu_ns / (double)(b - a);
+	r = (double)a->run_ns / (double)a->wall_ns;
 	return r > 1.0 ? 1.0 : r;
 }
 

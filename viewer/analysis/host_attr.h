@@ -19,6 +19,9 @@ struct gs_host_attr {
 	int64_t total;	   /* samples in the host code, or its ns (spans) */
 	int64_t named;	   /* of total: samples with a frame, or ns inside a span */
 	int64_t framework; /* of total: the framework's dispatch */
+	int64_t wall_ns;   /* ns of the host code summed whose thread was sampled before it
+			      (and the trace says what a sample stands for, gs_input.sample_cpu_ns) */
+	int64_t run_ns;	   /* of it, the time its thread ran: its samples x sample_cpu_ns */
 	size_t n_top;
 	struct gs_host_item top[GS_HOST_TOP];
 };
@@ -53,11 +56,12 @@ double gs_host_pct(int64_t w, int64_t total);
 /* "88% a.py:f line 3, 6% ..." for a's top, shares of total (whole items only; not escaped). */
 void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in,
 		       const struct gs_host_attr *a, int64_t total);
-/* The share of [a, b) that thread tid ran on a CPU, from its samples there (each stands for
- * in->sample_cpu_ns), at most 1; -1 unknown: no such figure, [a, b) shorter than
- * GS_HOST_ON_CPU_SAMPLES of them, or tid not yet sampled at a. */
+/* The share of a's host code that its threads ran (on a CPU), from their samples there
+ * (each stands for in->sample_cpu_ns): run_ns / wall_ns, at most 1; -1 unknown: no such
+ * figure, or wall_ns under GS_HOST_ON_CPU_SAMPLES of them (a thread is not counted where
+ * it was not yet sampled at a segment's start: it is sampled from its first CUDA call). */
+double gs_host_running(const struct gs_input *in, const struct gs_host_attr *a);
 #define GS_HOST_ON_CPU_SAMPLES 20
-double gs_host_on_cpu(const struct gs_input *in, uint32_t tid, int64_t a, int64_t b);
 /* An accumulator of such spans (gs_host_code_attr's, for other sums). */
 struct gs_host_acc;
 struct gs_host_acc *gs_host_acc_new(void);

@@ -102,12 +102,13 @@ static void put_segment(char *buf, size_t n, size_t *k, const struct gs_input *i
 			/* a thread that ran under half of it waited (a worker
 			 * process, I/O, a lock) or was in the kernel (page faults,
 			 * fork): the samples name what it ran, not the rest */
-			double run = gs_host_on_cpu(in, s->tid, s->start, s->end);
+			double run;
+			gs_host_attribute(in, s->tid, s->start, s->end, &at);
+			run = gs_host_running(in, &at);
 			if (run >= 0.0 && run < 0.5) {
 				snprintf(d, sizeof(d), " (running %.0f%% of it)", 100.0 * run);
 				put(buf, n, k, d);
 			}
-			gs_host_attribute(in, s->tid, s->start, s->end, &at);
 			for (j = 0; j < at.n_top && j < 2 && at.total > 0; j++) {
 				char item[320];
 				double sh = (double)at.top[j].weight / (double)at.total;
