@@ -1160,6 +1160,12 @@ int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 	m->odur_base = 1;
 	if (m->api_typ >= 0)
 		m->api_typ -= min64(m->api_typ, max64(u->call_ns, 0));
+	/* a node of a graph a fix makes: as the trace's own nodes, tracing's
+	 * cost comes off the hole before it, the rest off its duration
+	 * (graph_conversion's back to back made a graph, H100: the hole is 65
+	 * ns traced, 214 ns a node to take off; the 149 left on each kernel
+	 * predicted 44% saved where 53% was measured) */
+	m->node_rest = max64(u->node_ns, 0) - min64(m->node_gap, max64(u->node_ns, 0));
 	m->node_gap -= min64(m->node_gap, max64(u->node_ns, 0));
 	m->graph_call_ns = max64(u->graph_call_ns, 0);
 	return 0;

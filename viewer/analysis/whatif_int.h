@@ -99,6 +99,8 @@ struct wm {
 	int64_t node_gap;      /* ns between two nodes of a graph the fixes make: the
 				  analysis's graph_node_overhead_ns, less the
 				  untraced model's node_ns */
+	int64_t node_rest;     /* ns off the duration of each such node (OF_NOLAUNCH): the
+				  untraced model's node_ns that node_gap could not hold */
 	int64_t graph_call_ns; /* the untraced model's cost off a graph launch call
 				  the fixes make from the trace's own (0: traced) */
 	/* tracing's cost taken off (wm_untrace; NULL, 0 where not) */
@@ -209,7 +211,11 @@ static inline int64_t wm_opg(const struct wm *m, uint32_t x)
 /* duration of op x in the replay */
 static inline int64_t wm_odur(const struct wm *m, uint32_t x)
 {
-	return m->odur ? m->odur[x] : m->in->ops[x].end - m->in->ops[x].start;
+	int64_t d = m->odur ? m->odur[x] : m->in->ops[x].end - m->in->ops[x].start;
+
+	if ((m->of[x] & OF_NOLAUNCH) && m->node_rest > 0)
+		d -= d < m->node_rest ? d : m->node_rest;
+	return d;
 }
 
 static inline int64_t wm_end(const struct wm *m, uint32_t x)
