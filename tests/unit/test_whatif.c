@@ -440,6 +440,42 @@ static void test_launch_overhead_as_graph_replays(void **state)
 	tb_free(t);
 }
 
+/* The same as graph replays in the untraced model, tracing's cost a graph
+ * node 1.5 us (u.node_ns): the nodes the fix makes lose it as the trace's
+ * own would, off the hole before them first (the 1 us per-node cost: 0
+ * left), the other 0.5 us off their duration. kA stays 2 us (the graph's
+ * first node follows its launch); kB and kC follow the node before at once,
+ * 1.5 us each: kC ends 8 + 2 + 1.5 + 1.5 = 13 us after the step's start,
+ * the last at T0 + 245 + 13: window 258 - 8 = 250 us, saving 347 - 250 =
+ * 97 us; busy 8 x 3 x 2 = 48 us before, 8 x 5 = 40 us after. */
+static void test_launch_overhead_untraced_nodes(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_whatif_untrace u = {.node_ns = 1500};
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	int i, k;
+	(void)state;
+	for (i = 0; i < 8; i++)
+		for (k = 0; k < 3; k++) {
+			int64_t ti = T0 + (int64_t)i * 45 * US + k * 15 * US;
+			uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
+			op(t, GS_OP_KERNEL, (uint32_t)(S_KA + k), c, ti + 8 * US, ti + 10 * US, 0);
+		}
+	tb_analyse(t);
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_LAUNCH;
+	o.untrace = &u;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.before.window, 347 * US);
+	assert_int_equal(w.before.busy, 48 * US);
+	assert_int_equal(w.after.window, 250 * US);
+	assert_int_equal(w.after.busy, 40 * US);
+	assert_int_equal(w.saving_ns, 97 * US);
+	gs_whatif_free(&w);
+	tb_free(t);
+}
+
 /* Two streams, 5 steps of 100 us from T: kA on stream 13 [+8, +18)
  * (launch [T, +5)); an NCCL all-reduce on stream 14 [+13, +63) (launch
  * [+5, +10)); cudaEventRecord on 14 [+10, +12) (the event row); stream 13
@@ -650,6 +686,7 @@ int main(void)
 	    cmocka_unit_test(test_pageable_to_pinned),
 	    cmocka_unit_test(test_host_code_removed),
 	    cmocka_unit_test(test_launch_overhead_as_graph_replays),
+	    cmocka_unit_test(test_launch_overhead_untraced_nodes),
 	    cmocka_unit_test(test_communication_overlapped),
 	    cmocka_unit_test(test_saving_bounded_by_overlap),
 	    cmocka_unit_test(test_rules_without_fix),
