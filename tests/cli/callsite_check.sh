@@ -52,6 +52,23 @@ cp "$db.sampled.db" "$db.running.db" && sqlite3 "$db.running.db" "INSERT OR REPL
 out=$("$gs" report --full-names "$db.running.db") || { echo "FAIL: report (running) exit $?"; exit 1; }
 expect "$out" '1.000 us host code on thread 11 (running 10% of it): 75% u/train.py:prepare line 35, 25% torch/_tensor.py:item line 41, then'
 expect "$out" '500 ns host code on thread 11 (running 5% of it): 100% u/train.py:prepare line 35, then'
+if [ -n "$py" ]; then # the same in JSON: the segments' running_share, and over both
+	"$gs" report --json --by-site "$db.running.db" >"$db.running.json" ||
+		{ echo "FAIL: report --json (running) exit $?"; exit 1; }
+	"$py" - "$db.running.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = sorted(s["running_share"] for g in d["devices"][0]["top_gaps"] for s in g["segments"]
+              if "running_share" in s)
+# 4 x 25 of 1000 ns, 1 x 25 of 500. Over all the host code: those and the 100 ns at 13000
+# (no sample; thread 11 sampled since 5000), not the 100 ns at 2000 (before its first
+# sample): 125 of 1600 ns
+both = d["host_code_by_code"]["running_share"]
+ok = runs == [0.05, 0.1] and abs(both - 125 / 1600) < 1e-9
+print(("ok" if ok else "FAIL") + ": --json running_share %s, over both %s" % (runs, both))
+sys.exit(0 if ok else 1)
+PY
+fi
 # perf_event: a sample every 1/HZ s of user time, here 1 MHz asked, 1 us: under 20 of them
 # in either segment, too coarse to tell, so nothing is said (not 25 ns from the CPU time)
 sqlite3 "$db.running.db" "INSERT OR REPLACE INTO meta VALUES('samples.clock','thread task-clock (perf_event)'),

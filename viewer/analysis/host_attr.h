@@ -1,5 +1,9 @@
-/* host_attr.h - what the host ran in host code (host_attr.c): included by
- * analysis.h, where it stands (it uses gs_input and gs_result), not on its own. */
+/*
+ * Room viewer/analysis/: the analysis library, arrays in and results out, no I/O.
+ *
+ * host_attr.h - what the host ran in host code (host_attr.c): included by
+ * analysis.h, where it stands (it uses gs_input and gs_result), not on its own.
+ */
 #ifndef GS_HOST_ATTR_H
 #define GS_HOST_ATTR_H
 

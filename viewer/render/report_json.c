@@ -616,6 +616,15 @@ static json_t *segments(const struct report_ctx *r, const struct gs_gap *g)
 			if (h != GS_NONE)
 				json_object_set_new(o, "host_op",
 						    jstrid(r, in->hranges[h].name_id));
+			if (in->n_samples && in->sample_cpu_ns > 0) {
+				/* how much of it the thread ran (gs_host_running) */
+				struct gs_host_attr at;
+				double run;
+				gs_host_attribute(in, v[i].tid, v[i].start, v[i].end, &at);
+				run = gs_host_running(in, &at);
+				if (run >= 0.0)
+					json_object_set_new(o, "running_share", json_real(run));
+			}
 		}
 		if ((v[i].ref_kind == GS_EXPLAIN_SYNC || v[i].ref_kind == GS_EXPLAIN_WAIT) &&
 		    v[i].ref_idx < in->n_syncs)
@@ -749,6 +758,9 @@ static json_t *host_by_code(const struct report_ctx *r)
 	json_object_set_new(o, "total", jint(a.total));
 	json_object_set_new(o, "named", jint(a.named));
 	json_object_set_new(o, "framework", jint(a.framework));
+	json_object_set_new(o, "running_share", gs_host_running(r->in, &a) >= 0.0
+						     ? json_real(gs_host_running(r->in, &a))
+						     : json_null());
 	for (i = 0; i < a.n_top; i++) {
 		json_t *t = json_object();
 		char name[320];
