@@ -36,6 +36,8 @@ enum {
 	S_ATEN_LIN, /* aten::linear */
 	S_MYFUNC,   /* my_func */
 	S_OTHER,    /* other_thread_op */
+	S_TORCHK,   /* a PyTorch kernel */
+	S_MEMCPY,   /* cudaMemcpyAsync */
 	S_N
 };
 
@@ -51,6 +53,8 @@ static const char *strtab[S_N] = {
     "aten::linear",
     "my_func",
     "other_thread_op",
+    "void at::native::vectorized_elementwise_kernel<4>(int)",
+    "cudaMemcpyAsync",
 };
 
 struct tb {
@@ -422,6 +426,53 @@ static void test_verdict_names_the_stalls_samples(void **state)
 	tb_free(t);
 }
 
+/* An input stall of a PyTorch program whose DataLoader workers are on
+ * (stack 3 carries their frames): K0 [10 000, 11 000] (call [9000, 9100]),
+ * an upload from pageable memory [2 011 000, 2 012 000] (call [2 010 000,
+ * 2 010 100]), K1 [2 012 000, 2 013 000] (call [2 010 200, 2 010 300]). The
+ * host code [11 000, 2 010 000) is 1 999 000 ns; thread 1 is sampled at 5000
+ * (before it) and 30 times in it. At 20 us of CPU a sample it ran 600 000
+ * of 1 999 000 ns, 30%: the finding says so beside the workers. */
+static void test_input_stall_running_share(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f = NULL;
+	static const int64_t at[3][3] = {
+	    {9000, 9100, 10000}, {2010000, 2010100, 2011000}, {2010200, 2010300, 2012000}};
+	size_t i;
+	(void)state;
+
+	t->hstacks[3].loader = GS_LOADER_WORKERS;
+	for (i = 0; i < 3; i++) {
+		struct gs_api *a = &t->apis[t->in.n_apis++];
+		struct gs_op *o = &t->ops[t->in.n_ops++];
+		*a = (struct gs_api){.start = at[i][0], .end = at[i][1], .corr = (uint32_t)i + 1,
+				     .name_id = i == 1 ? S_MEMCPY : S_LAUNCH, .tid = 1};
+		o->start = at[i][2];
+		o->end = at[i][2] + 1000;
+		o->stream = 7;
+		o->corr = (uint32_t)i + 1;
+		o->name_id = i == 1 ? 0 : S_TORCHK;
+		o->kind = i == 1 ? GS_OP_MEMCPY : GS_OP_KERNEL;
+		o->flags = i == 1 ? GS_OPF_HOST_SRC | GS_OPF_PAGEABLE_SRC : 0;
+	}
+	sample(t, 1, 5000, 1);
+	for (i = 0; i < 30; i++)
+		sample(t, 1, 20000 + 50000 * (int64_t)i, 3);
+	t->in.sample_cpu_ns = 20000;
+	run(t);
+	for (i = 0; i < t->v.n_findings; i++)
+		if (t->v.findings[i].rule == GS_RULE_INPUT_WAIT)
+			f = &t->v.findings[i];
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 1999000);
+	assert_int_equal(f->running_pct, 1 + 30);
+	assert_string_equal(f->why, "1 of 1 uploads pageable; DataLoader workers on (samples: "
+				    "batches received from its worker processes; the thread "
+				    "running 30% of the stalls)");
+	tb_free(t);
+}
+
 /* The host code outside [a, b] (a steady state's warm-up and tail): gaps
  * inside it left out, a gap across b counted from b on. */
 static void test_host_code_outside_a_window(void **state)
@@ -768,6 +819,7 @@ int main(void)
 	    cmocka_unit_test(test_verdict_splits_host_code_by_samples),
 	    cmocka_unit_test(test_verdict_few_samples_keep_the_size_rule),
 	    cmocka_unit_test(test_verdict_names_the_stalls_samples),
+	    cmocka_unit_test(test_input_stall_running_share),
 	    cmocka_unit_test(test_host_code_outside_a_window),
 	    cmocka_unit_test(test_host_spans_by_own_time),
 	    cmocka_unit_test(test_loader_picks_frames_and_framework),

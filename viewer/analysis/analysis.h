@@ -966,6 +966,8 @@ struct gs_finding {
 	uint8_t pytorch;      /* 1: found in a PyTorch program (gs_finding_fix) */
 	uint8_t busy;	      /* 1: cost_ns is GPU busy time (exposed communication),
 				 not idle */
+	int8_t running_pct;   /* input stalls: 1 + how much of their host code the thread
+				 ran, in percent (gs_host_running); 0 unknown */
 	const char *fix;      /* the fix that fits what the rule checked (static text),
 				 NULL: the rule's own (gs_finding_fix) */
 	char why[200];	      /* what the rule checked on the trace and found, "" none

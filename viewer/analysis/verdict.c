@@ -512,10 +512,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 		if (tl->startup_where.host_ns > uw.host_ns)
 			uw = tl->startup_where;
 	}
-	/* what the samples show in each kind of stall: the finding's second
-	 * line names it (a loop's own numpy work of 1.2 ms a step, a
-	 * training loop's 7.4 s of imports before its first step; H100,
-	 * 2026-12-07) */
+	/* what the samples show in each kind of stall: the finding's second line names it (a
+	 * loop's own numpy work of 1.2 ms a step, a training loop's 7.4 s of imports; H100) */
 	struct gs_host_attr sa[3];
 	int stall_sampled = res->in && res->in->n_samples && gs_host_stall_attr(res, sa) == 0;
 	if (share(start, v->window) >= RULE_STALL_SHARE) {
@@ -536,6 +534,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 				       .nvtx_id = iw.nvtx_id,
 				       .op_id = iw.op_id,
 				       .tid = iw.tid};
+		double run = stall_sampled ? gs_host_running(res->in, &sa[1]) : -1.0;
+		f.running_pct = (int8_t)(run >= 0.0 ? 1.5 + 100.0 * run : 0);
 		if (stall_sampled)
 			gs_host_why_append(f.why, sizeof(f.why), 0, res->in, &sa[1], sa[1].total);
 		add_finding(v, &f);
@@ -837,9 +837,17 @@ static void input_fix(const struct gs_verdict *v, struct gs_finding *fd)
 				     "persistent_workers, cheaper transforms; pin_memory=True"
 				   : "workers can't keep up: more num_workers, prefetch_factor, "
 				     "persistent_workers, cheaper transforms";
-		snprintf(fd->why + k, sizeof(fd->why) - k, "DataLoader workers on (%s)",
-			 f->loader_sampled ? "samples: batches received from its worker processes"
-					   : "_MultiProcessingDataLoaderIter");
+		/* the thread waiting most of the stalls: its batches came late */
+		k += (size_t)snprintf(fd->why + k, sizeof(fd->why) - k, "DataLoader workers on (%s",
+				      f->loader_sampled ? "samples: batches received from its worker "
+							  "processes"
+							: "_MultiProcessingDataLoaderIter");
+		if (fd->running_pct > 0 && k < sizeof(fd->why))
+			k += (size_t)snprintf(fd->why + k, sizeof(fd->why) - k,
+					      "; the thread running %d%% of the stalls",
+					      fd->running_pct - 1);
+		if (k < sizeof(fd->why))
+			snprintf(fd->why + k, sizeof(fd->why) - k, ")");
 		break;
 	case GS_LOADER_SINGLE:
 		fd->fix = "load inputs ahead: DataLoader(num_workers>0, pin_memory=True)";
