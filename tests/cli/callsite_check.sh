@@ -47,7 +47,7 @@ expect "$out" '     20.0%              1  torch/_tensor.py:item line 41  [framew
 # for. The timer source: the sampled threads' CPU time over the samples taken, 125 ns / 5
 # = 25 ns; 4 samples in the 1 us segment are 10% of it, 1 in the 500 ns one 5%
 cp "$db.sampled.db" "$db.running.db" && sqlite3 "$db.running.db" "INSERT OR REPLACE INTO meta
-	VALUES('samples.clock','thread CPU-time timer'),('samples.cpu_ns','125'),('samples.taken','5')" ||
+	VALUES('samples.clock','thread CPU time (timer, at the kernel tick)'),('samples.cpu_ns','125'),('samples.taken','5')" ||
 	{ echo "FAIL: sqlite3 on $db.running.db"; exit 1; }
 out=$("$gs" report --full-names "$db.running.db") || { echo "FAIL: report (running) exit $?"; exit 1; }
 expect "$out" '1.000 us host code on thread 11 (running 10% of it): 75% u/train.py:prepare line 35, 25% torch/_tensor.py:item line 41, then'
@@ -74,6 +74,13 @@ fi
 sqlite3 "$db.running.db" "INSERT OR REPLACE INTO meta VALUES('samples.clock','thread task-clock (perf_event)'),
 	('config.sample_hz','1000000')" || { echo "FAIL: sqlite3 on $db.running.db"; exit 1; }
 out=$("$gs" report --full-names "$db.running.db") || { echo "FAIL: report (running, perf) exit $?"; exit 1; }
+expect "$out" '1.000 us host code on thread 11: 75% u/train.py:prepare line 35'
+# both sources in one run (past 64 threads the timer takes over): which thread had which
+# is not kept, so nothing is said either
+sqlite3 "$db.running.db" "INSERT OR REPLACE INTO meta VALUES('samples.clock',
+	'mixed: thread task-clock (perf_event) for 64 threads, thread CPU-time timer for 2'),
+	('config.sample_hz','1000')" || { echo "FAIL: sqlite3 on $db.running.db"; exit 1; }
+out=$("$gs" report --full-names "$db.running.db") || { echo "FAIL: report (running, mixed) exit $?"; exit 1; }
 expect "$out" '1.000 us host code on thread 11: 75% u/train.py:prepare line 35'
 # "sampled_via" (callsite_mkdb.c): a line calling into the framework's native code, an
 # import named by the program's line that led to it; text, --by-site, HTML, JSON

@@ -999,16 +999,19 @@ static int64_t meta_count(struct trace *t, const char *key)
 /* The CPU time one sample stands for (gs_input.sample_cpu_ns): perf_event
  * signals every 1/HZ s of the thread's user time (config.sample_hz); the
  * timer, at most at the kernel's tick, so the sampled threads' CPU time over
- * the samples taken; 0 without samples or these facts */
+ * the samples taken; 0 without samples or these facts, or where the threads
+ * had both ("mixed": past 64 threads the timer takes over) */
 static int64_t sample_cpu_ns(struct trace *t)
 {
 	char *clk = trace_meta(t, "samples.clock");
 	int64_t hz = meta_count(t, "config.sample_hz"), cpu = meta_count(t, "samples.cpu_ns"),
 		n = meta_count(t, "samples.taken"), r = 0;
 
-	if (clk && strstr(clk, "perf_event") && hz > 0 && hz <= 1000000)
+	if (!clk || strncmp(clk, "mixed", 5) == 0)
+		r = 0; /* which thread had which source is not kept: unknown */
+	else if (strstr(clk, "perf_event") && hz > 0 && hz <= 1000000)
 		r = 1000000000LL / hz;
-	else if (clk && cpu > 0 && n > 0)
+	else if (cpu > 0 && n > 0)
 		r = cpu / n;
 	free(clk);
 	return r;
