@@ -82,6 +82,11 @@ sqlite3 "$db.running.db" "INSERT OR REPLACE INTO meta VALUES('samples.clock',
 	('config.sample_hz','1000')" || { echo "FAIL: sqlite3 on $db.running.db"; exit 1; }
 out=$("$gs" report --full-names "$db.running.db") || { echo "FAIL: report (running, mixed) exit $?"; exit 1; }
 expect "$out" '1.000 us host code on thread 11: 75% u/train.py:prepare line 35'
+# info: the samples table's rows (7: 6 of thread 11, 1 of 12) and the sampler's meta
+out=$("$gs" info "$db.running.db") || { echo "FAIL: info (running) exit $?"; exit 1; }
+expect "$out" '  samples         7'
+expect "$out" '  clock                    mixed: thread task-clock (perf_event) for 64 threads, thread CPU-time timer for 2'
+expect "$out" '  taken                    5'
 # "sampled_via" (callsite_mkdb.c): a line calling into the framework's native code, an
 # import named by the program's line that led to it; text, --by-site, HTML, JSON
 "$mk" "$db.via.db" sampled_via || { echo "FAIL: callsite_mkdb sampled_via"; exit 1; }

@@ -364,6 +364,9 @@ static void info_print_text(const struct info *in, const char *path_clean)
 	/* what tracing cost on this GPU before the program ran, in ns: the
 	 * report's corrected figures come from it (docs/collector.md) */
 	info_print_kv("calibration (ns)", in->calibration, in->ncalibration);
+	/* the sampler: its source, the rate it got, what it took and dropped
+	 * (docs/record.md, "Sampling") */
+	info_print_kv("sampling", in->sampling, in->nsampling);
 	/* an untraced reference run: the program's own launch calls, timed
 	 * from outside (record --reference); report --reference reads them */
 	info_print_kv("reference run's launch calls, timed from outside", in->reference,
@@ -504,6 +507,7 @@ static int info_print_json(const struct info *in, const char *path_clean)
 	info_json_kv(o, "config", in->config, in->nconfig, 1);
 	info_json_kv(o, "import", in->imported, in->nimported, 0);
 	info_json_kv(o, "calibration", in->calibration, in->ncalibration, 0);
+	info_json_kv(o, "sampling", in->sampling, in->nsampling, 0);
 	info_json_kv(o, "reference", in->reference, in->nreference, 0);
 
 	if (in->process_cpu_ns || in->nthread_cpu) {
@@ -547,9 +551,11 @@ static void info_usage(FILE *f)
 		   "row counts per table and the collector's configuration; for a trace\n"
 		   "from `gapscope import`, what the import counted; for one recorded\n"
 		   "by `gapscope record`, its calibration (what tracing cost on that\n"
-		   "GPU, in ns: the report's corrected figures come from it); for an\n"
-		   "untraced reference run (record --reference), the program's launch\n"
-		   "calls timed from outside (reference.*, ns).\n"
+		   "GPU, in ns: the report's corrected figures come from it) and what\n"
+		   "its sampler did (samples.*: the source, the rate it got, samples\n"
+		   "taken and dropped); for an untraced reference run (record\n"
+		   "--reference), the program's launch calls timed from outside\n"
+		   "(reference.*, ns).\n"
 		   "\n"
 		   "options:\n"
 		   "  --json      print the same as one JSON object\n"

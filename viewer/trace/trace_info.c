@@ -18,7 +18,7 @@
 #include "trace_callsite.h"
 #include "trace_info.h"
 
-/* Tables of schema v1, in the order the docs list them. */
+/* Tables of schema v1 (and samples, v2), in the order the docs list them. */
 const char *const info_tables[INFO_NTABLES] = {
     "strings",
     "devices",
@@ -40,6 +40,7 @@ const char *const info_tables[INFO_NTABLES] = {
     "graph_node_updates",
     "graph_runs",
     "overhead",
+    "samples",
 };
 
 /* Tables older traces lack, which is not damage (gs_schema_table_optional). */
@@ -463,6 +464,7 @@ void info_free(struct info *in)
 	info_free_kv(in->warnings, in->nwarnings);
 	info_free_kv(in->imported, in->nimported);
 	info_free_kv(in->calibration, in->ncalibration);
+	info_free_kv(in->sampling, in->nsampling);
 	info_free_kv(in->reference, in->nreference);
 	free(in->capture_range);
 	free(in->capture);
@@ -494,6 +496,7 @@ int info_load(struct info *in)
 	info_load_kv(in, "warning.", &in->warnings, &in->nwarnings);
 	info_load_kv(in, "import.", &in->imported, &in->nimported);
 	info_load_kv(in, "calibration.", &in->calibration, &in->ncalibration);
+	info_load_kv(in, "samples.", &in->sampling, &in->nsampling);
 	info_load_kv(in, "reference.", &in->reference, &in->nreference);
 	in->process_cpu_ns = info_meta(in, "process.cpu_ns");
 	info_load_kv(in, "thread_cpu_ns.", &in->thread_cpu, &in->nthread_cpu);

@@ -13,7 +13,7 @@
 #include "trace.h"
 
 /* Tables of schema v1, in the order the docs list them. */
-#define INFO_NTABLES 20
+#define INFO_NTABLES 21
 extern const char *const info_tables[INFO_NTABLES];
 
 /* Tables added to schema v1 later (additively): older traces lack them,
@@ -82,6 +82,8 @@ struct info {
 	size_t nimported;
 	struct info_kv *calibration; /* meta calibration.* (gapscope-calibrate, ns) */
 	size_t ncalibration;
+	struct info_kv *sampling; /* meta samples.* (record's sampler: source, rate, counts) */
+	size_t nsampling;
 	struct info_kv *reference; /* meta reference.* of an untraced reference run:
 				      its launch calls timed from outside (record
 				      --reference; traces since 2026-12-05) */
