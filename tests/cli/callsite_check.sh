@@ -52,6 +52,8 @@ cp "$db.sampled.db" "$db.running.db" && sqlite3 "$db.running.db" "INSERT OR REPL
 out=$("$gs" report --full-names "$db.running.db") || { echo "FAIL: report (running) exit $?"; exit 1; }
 expect "$out" '1.000 us host code on thread 11 (running 10% of it): 75% u/train.py:prepare line 35, 25% torch/_tensor.py:item line 41, then'
 expect "$out" '500 ns host code on thread 11 (running 5% of it): 100% u/train.py:prepare line 35, then'
+out=$("$gs" report --by-site "$db.running.db") || { echo "FAIL: report --by-site (running) exit $?"; exit 1; }
+expect "$out" "Host code by what ran (5 samples of the launching threads in it, 100% with a frame; 20% the framework's dispatch; the threads ran 8% of it):"
 if [ -n "$py" ]; then # the same in JSON: the segments' running_share, and over both
 	"$gs" report --json --by-site "$db.running.db" >"$db.running.json" ||
 		{ echo "FAIL: report --json (running) exit $?"; exit 1; }

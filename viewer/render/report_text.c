@@ -566,12 +566,17 @@ static void t_host_code_by_code(struct report_ctx *r)
 				r->in->n_samples);
 		return;
 	}
-	if (a.source == GS_HOST_SRC_SAMPLES)
+	if (a.source == GS_HOST_SRC_SAMPLES) {
+		/* how much of it the threads ran, where the trace tells */
+		double run = gs_host_running(r->in, &a);
 		fprintf(f,
 			"\nHost code by what ran (%lld samples of the launching threads in it, "
-			"%.0f%% with a frame; %.0f%% the framework's dispatch):\n",
+			"%.0f%% with a frame; %.0f%% the framework's dispatch",
 			(long long)a.total, pct(a.named, a.total), pct(a.framework, a.total));
-	else
+		if (run >= 0.0)
+			fprintf(f, "; the threads ran %.0f%% of it", 100.0 * run);
+		fputs("):\n", f);
+	} else
 		fprintf(f,
 			"\nHost code by what ran (host operator spans, their own time; %.0f%% of "
 			"it inside one, %.0f%% the framework's):\n",
