@@ -418,12 +418,11 @@ static void test_host_code_removed(void **state)
  * has no graph launches) after the node before: kC ends 16 us after the
  * step's start. The last kC ends at T0 + 7 x 35 + 16 = T0 + 261 us: window
  * 261 - 8 = 253 us, saving 347 - 253 = 94 us. */
-static void test_launch_overhead_as_graph_replays(void **state)
+static struct tb *three_kernel_steps(void)
 {
 	struct tb *t = tb_new();
-	int64_t after;
 	int i, k;
-	(void)state;
+
 	for (i = 0; i < 8; i++)
 		for (k = 0; k < 3; k++) {
 			int64_t ti = T0 + (int64_t)i * 45 * US + k * 15 * US;
@@ -431,6 +430,14 @@ static void test_launch_overhead_as_graph_replays(void **state)
 			op(t, GS_OP_KERNEL, (uint32_t)(S_KA + k), c, ti + 8 * US, ti + 10 * US, 0);
 		}
 	tb_analyse(t);
+	return t;
+}
+
+static void test_launch_overhead_as_graph_replays(void **state)
+{
+	struct tb *t = three_kernel_steps();
+	int64_t after;
+	(void)state;
 	assert_exact(t, 347 * US);
 	assert_true(t->res.n_advice >= 1);
 	assert_int_equal(t->res.advice[0].length, 3);
@@ -450,19 +457,11 @@ static void test_launch_overhead_as_graph_replays(void **state)
  * 97 us; busy 8 x 3 x 2 = 48 us before, 8 x 5 = 40 us after. */
 static void test_launch_overhead_untraced_nodes(void **state)
 {
-	struct tb *t = tb_new();
+	struct tb *t = three_kernel_steps();
 	struct gs_whatif_untrace u = {.node_ns = 1500};
 	struct gs_whatif_opts o;
 	struct gs_whatif w;
-	int i, k;
 	(void)state;
-	for (i = 0; i < 8; i++)
-		for (k = 0; k < 3; k++) {
-			int64_t ti = T0 + (int64_t)i * 45 * US + k * 15 * US;
-			uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
-			op(t, GS_OP_KERNEL, (uint32_t)(S_KA + k), c, ti + 8 * US, ti + 10 * US, 0);
-		}
-	tb_analyse(t);
 	gs_whatif_opts_init(&o);
 	o.fixes = 1u << GS_RULE_LAUNCH;
 	o.untrace = &u;
