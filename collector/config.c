@@ -163,7 +163,7 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 			c->latency = v[0] == '1';
 		} else {
 			gs_warn("config.latency",
-				"GAPSCOPE_LATENCY=\"%.64s\" is not 0 or 1; using 1", v);
+				"GAPSCOPE_LATENCY=\"%.64s\" is not 0 or 1; using 0", v);
 			bad++;
 		}
 	}
@@ -184,7 +184,7 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
 			c->sampling = v[0] - '0';
 		} else {
-			gs_warn("config.sampling", "GAPSCOPE_SAMPLING=\"%.64s\" is not 0 or 1; using 0",
+			gs_warn("config.sampling", "GAPSCOPE_SAMPLING=\"%.64s\" is not 0 or 1; using 1",
 				v);
 			bad++;
 		}

@@ -220,7 +220,8 @@ static void check_one_bad(const char *var, const char *value, const char *key)
 		fail_msg("warning for %s=%s is \"%s\"", var, value, last_line);
 	assert_int_equal(gs_warning_count(), 1);
 	assert_int_equal(gs_warning_get(0, &k, &m), 0);
-	assert_string_equal(k, key);
+	if (key)
+		assert_string_equal(k, key);
 	/* the defaults are in effect */
 	assert_string_equal(c.output, d.output);
 	assert_int_equal(c.activities, d.activities);
@@ -233,6 +234,19 @@ static void check_one_bad(const char *var, const char *value, const char *key)
 	assert_int_equal(c.native_frames, d.native_frames);
 	assert_int_equal(c.stack_cache, d.stack_cache);
 	assert_int_equal(c.capture_driver, d.capture_driver);
+	assert_int_equal(c.sampling, d.sampling);
+}
+
+/* A 0-or-1 setting given something else: the warning names the value in
+ * effect, the default (GAPSCOPE_LATENCY's once said "using 1" and used 0) */
+static void check_bool_bad(const char *var, int dflt)
+{
+	char want[64];
+
+	check_one_bad(var, "yes", NULL);
+	snprintf(want, sizeof(want), "is not 0 or 1; using %d", dflt);
+	if (!strstr(last_line, want))
+		fail_msg("warning for %s=yes is \"%s\", not \"... %s\"", var, last_line, want);
 }
 
 static void test_env_invalid_values(void **state)
@@ -260,6 +274,15 @@ static void test_env_invalid_values(void **state)
 	check_one_bad("GAPSCOPE_CAPTURE_DRIVER_LAUNCHES", "window",
 		      "config.capture_driver_launches");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "-5", "config.flush_ms");
+	check_one_bad("GAPSCOPE_SAMPLING", "on", "config.sampling");
+	{
+		struct gs_config d;
+		gs_config_defaults(&d);
+		check_bool_bad("GAPSCOPE_LATENCY", d.latency);
+		check_bool_bad("GAPSCOPE_SAMPLING", d.sampling);
+		check_bool_bad("GAPSCOPE_STACK_CACHE", d.stack_cache);
+		check_bool_bad("GAPSCOPE_GRAPH_LEVEL", d.graph_level);
+	}
 	check_one_bad("GAPSCOPE_FLUSH_MS", "10ms", "config.flush_ms");
 	check_one_bad("GAPSCOPE_FLUSH_MS", "3600001", "config.flush_ms");
 	check_one_bad("GAPSCOPE_BUFFER_KB", "8", "config.buffer_kb");
