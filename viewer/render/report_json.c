@@ -747,6 +747,7 @@ static json_t *host_by_code(const struct report_ctx *r)
 {
 	struct gs_host_attr a;
 	json_t *o, *top;
+	double run;
 	size_t i;
 
 	if (gs_host_code_attr(r->res, &a) != 0 || a.source == GS_HOST_SRC_NONE)
@@ -758,9 +759,8 @@ static json_t *host_by_code(const struct report_ctx *r)
 	json_object_set_new(o, "total", jint(a.total));
 	json_object_set_new(o, "named", jint(a.named));
 	json_object_set_new(o, "framework", jint(a.framework));
-	json_object_set_new(o, "running_share", gs_host_running(r->in, &a) >= 0.0
-						     ? json_real(gs_host_running(r->in, &a))
-						     : json_null());
+	run = gs_host_running(r->in, &a);
+	json_object_set_new(o, "running_share", run >= 0.0 ? json_real(run) : json_null());
 	for (i = 0; i < a.n_top; i++) {
 		json_t *t = json_object();
 		char name[320];

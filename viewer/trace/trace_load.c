@@ -964,22 +964,6 @@ fail:
 	return -1;
 }
 
-/* meta key as a non-negative integer of at most 1 s, -1 when absent or
- * not one */
-static int64_t meta_ns(struct trace *t, const char *key)
-{
-	char *v = trace_meta(t, key), *end = NULL;
-	long long x = -1;
-
-	if (v) {
-		x = strtoll(v, &end, 10);
-		if (end == v || *end != '\0' || x < 0 || x > 1000000000LL)
-			x = -1;
-		free(v);
-	}
-	return x;
-}
-
 /* meta key's count (0 up to INT64_MAX), -1 absent or not one */
 static int64_t meta_count(struct trace *t, const char *key)
 {
@@ -994,6 +978,14 @@ static int64_t meta_count(struct trace *t, const char *key)
 		free(v);
 	}
 	return x;
+}
+
+/* meta key's ns figure (0 to 1 s), -1 absent or not one */
+static int64_t meta_ns(struct trace *t, const char *key)
+{
+	int64_t x = meta_count(t, key);
+
+	return x > 1000000000LL ? -1 : x;
 }
 
 /* The CPU time one sample stands for (gs_input.sample_cpu_ns): perf_event
