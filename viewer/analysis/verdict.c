@@ -534,10 +534,10 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 				       .nvtx_id = iw.nvtx_id,
 				       .op_id = iw.op_id,
 				       .tid = iw.tid};
+		/* its reason is input_fix's (the loader, uploads): the samples
+		 * give it how much of the stalls the thread ran */
 		double run = stall_sampled ? gs_host_running(res->in, &sa[1]) : -1.0;
 		f.running_pct = (int8_t)(run >= 0.0 ? 1.5 + 100.0 * run : 0);
-		if (stall_sampled)
-			gs_host_why_append(f.why, sizeof(f.why), 0, res->in, &sa[1], sa[1].total);
 		add_finding(v, &f);
 	}
 	if (share(stall - input - (start - start_in), v->window) >= RULE_STALL_SHARE) {
