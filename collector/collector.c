@@ -1323,6 +1323,7 @@ static void capture_switch_ex(int on, int wait)
 			break;
 		pthread_mutex_unlock(&G.cap_lock);
 		if (act > 0) {
+			gs_sampler_pause(0); /* sampled in the windows only */
 			set_tracing(1);
 			if (G.cfg.capture_driver)
 				enable_driver_launches(1);
@@ -1332,6 +1333,7 @@ static void capture_switch_ex(int on, int wait)
 			pthread_mutex_unlock(&G.win_lock);
 		} else {
 			set_tracing(0);
+			gs_sampler_pause(1);
 			/* GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows: off between
 			 * windows too (on from the start, see start()) */
 			if (G.cfg.capture_driver)
@@ -1972,6 +1974,9 @@ static int start(void)
 		}
 		gs_sampler_set_clock(G.cfg.sample_clock);
 		gs_sampler_start(G.cfg.sample_hz, cupti_now, push_sample);
+		/* under a capture range, paused until its first window opens */
+		if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API)
+			gs_sampler_pause(1);
 	}
 	if (atexit(at_exit) != 0)
 		gs_warn("atexit", "cannot register the exit handler; the trace may stay "

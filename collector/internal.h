@@ -652,6 +652,11 @@ void gs_sampler_watch_self(void);
 /* Stop every timer and hand over what the rings hold (before the writer
  * stops accepting events). */
 void gs_sampler_stop(void);
+/* Pause (1) or resume (0) sampling: the threads' perf events disabled or
+ * their timers stopped, and re-armed at the resume; samples.cpu_ns leaves
+ * the paused CPU time out. Under --capture-range, paused outside its
+ * windows. */
+void gs_sampler_pause(int pause);
 /* Samples taken (handed to the writer), dropped (a ring full), threads sampled. */
 void gs_sampler_counts(uint64_t *taken, uint64_t *dropped, uint64_t *threads);
 /* meta config.sampling, config.sample_hz, config.sample_clock, samples.*

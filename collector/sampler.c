@@ -102,6 +102,8 @@ struct ring {
 	clockid_t cpu_clock;   /* the thread's CPU-time clock */
 	uint64_t cpu0;	       /* ns of CPU time the thread had when armed */
 	_Atomic uint64_t cpu1; /* ns: its CPU time at the last look (drain, stop) */
+	uint64_t cpu_paused;   /* ns of CPU time it had while sampling was paused */
+	uint64_t cpu_pause0;   /* its CPU time at the pause now on (gs_sampler_pause) */
 	_Atomic uint64_t head; /* written by the handler on the thread */
 	_Atomic uint64_t tail; /* written by the drain thread */
 	_Atomic uint64_t dropped;
@@ -133,6 +135,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stop;
+	_Atomic int paused; /* gs_sampler_pause: outside --capture-range's windows */
 	struct gs_event ev; /* the drain thread's (large: not on its stack) */
 	struct sigaction old;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
@@ -202,6 +205,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	}
 	if (r->magic != SAMPLER_MAGIC)
 		goto out;
+	if (atomic_load_explicit(&S.paused, memory_order_relaxed)) {
+		rearm = -1; /* gs_sampler_pause re-arms it at the resume */
+		goto out;
+	}
 	head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	tail = atomic_load_explicit(&r->tail, memory_order_acquire);
 	if (head - tail >= SAMPLER_RING) {
@@ -420,7 +427,7 @@ static int perf_arm(struct ring *r, pid_t tid)
 	/* SAMPLER_PERF_BURST overflows, then the event disables itself
 	 * (POLL_HUP) until the handler refreshes it: that many signals queued
 	 * at most (top of file) */
-	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, SAMPLER_PERF_BURST) != 0) {
+	if (!atomic_load(&S.paused) && ioctl(fd, PERF_EVENT_IOC_REFRESH, SAMPLER_PERF_BURST) != 0) {
 		atomic_store_explicit(&r->perf_fd, -1, memory_order_release);
 		r->perf_fd_owned = -1;
 		goto fail;
@@ -432,10 +439,21 @@ fail:
 	return -err;
 }
 
+/* the timer's period: 1/hz s */
+static struct itimerspec timer_period(void)
+{
+	struct itimerspec its;
+
+	its.it_interval.tv_sec = S.hz == 1 ? 1 : 0;
+	its.it_interval.tv_nsec = S.hz == 1 ? 0 : (long)(1000000000u / S.hz);
+	its.it_value = its.it_interval;
+	return its;
+}
+
 static int timer_arm(struct ring *r, pid_t tid)
 {
 	struct sigevent sev;
-	struct itimerspec its;
+	struct itimerspec its = timer_period();
 
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -444,13 +462,8 @@ static int timer_arm(struct ring *r, pid_t tid)
 	sev._sigev_un._tid = tid;
 	if (timer_create(r->cpu_clock, &sev, &r->timer) != 0)
 		return -errno;
-	its.it_interval.tv_sec = 0;
-	its.it_interval.tv_nsec = (long)(1000000000u / S.hz);
-	if (S.hz == 1) {
-		its.it_interval.tv_sec = 1;
-		its.it_interval.tv_nsec = 0;
-	}
-	its.it_value = its.it_interval;
+	if (atomic_load(&S.paused)) /* made during a pause: starts at the resume */
+		memset(&its, 0, sizeof(its));
 	if (timer_settime(r->timer, 0, &its, NULL) != 0) {
 		int err = errno;
 		timer_delete(r->timer);
@@ -502,6 +515,7 @@ void gs_sampler_watch(int64_t tid)
 	if (cpu_ns(r->cpu_clock, &r->cpu0) != 0)
 		r->cpu0 = 0;
 	atomic_store_explicit(&r->cpu1, r->cpu0, memory_order_relaxed);
+	r->cpu_pause0 = r->cpu0; /* counted as paused from here if a pause is on */
 	/* published before a timer or event can fire: the handler checks
 	 * the list */
 	S.rings[n] = r;
@@ -557,6 +571,44 @@ void gs_sampler_watch(int64_t tid)
 	}
 	r->source = GS_SAMPLE_CLOCK_TIMER;
 	r->armed = 1;
+out:
+	pthread_mutex_unlock(&watch_lock);
+}
+
+void gs_sampler_pause(int pause)
+{
+	struct itimerspec its = timer_period(), none;
+	int i, n;
+
+	pause = !!pause;
+	if (!S.on || getpid() != S.pid)
+		return;
+	memset(&none, 0, sizeof(none));
+	pthread_mutex_lock(&watch_lock);
+	if (S.closing || atomic_load(&S.paused) == pause)
+		goto out;
+	atomic_store(&S.paused, pause);
+	n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
+	for (i = 0; i < n; i++) {
+		struct ring *r = S.rings[i];
+		int fd = atomic_load_explicit(&r->perf_fd, memory_order_acquire);
+		uint64_t t;
+		if (!r->armed)
+			continue;
+		if (cpu_ns(r->cpu_clock, &t) == 0) { /* else the thread has ended */
+			if (pause)
+				r->cpu_pause0 = t;
+			else if (t > r->cpu_pause0)
+				r->cpu_paused += t - r->cpu_pause0;
+		}
+		/* an overflow's signal already queued is dropped by the
+		 * handler while paused, and does not re-arm */
+		if (r->source == GS_SAMPLE_CLOCK_PERF && fd >= 0)
+			ioctl(fd, pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_REFRESH,
+			      pause ? 0 : SAMPLER_PERF_BURST);
+		else if (r->source == GS_SAMPLE_CLOCK_TIMER)
+			timer_settime(r->timer, 0, pause ? &none : &its, NULL);
+	}
 out:
 	pthread_mutex_unlock(&watch_lock);
 }
@@ -684,6 +736,10 @@ void gs_sampler_finish(struct gs_writer *w, int configured, unsigned hz)
 			continue;
 		n_perf += r->source == GS_SAMPLE_CLOCK_PERF;
 		n_timer += r->source == GS_SAMPLE_CLOCK_TIMER;
+		/* the pauses left out, the one still on at the end too */
+		if (atomic_load(&S.paused) && c1 > r->cpu_pause0)
+			c1 = r->cpu_pause0;
+		c1 = c1 > r->cpu_paused ? c1 - r->cpu_paused : 0;
 		cpu += c1 > r->cpu0 ? c1 - r->cpu0 : 0;
 		taken_armed += atomic_load(&r->head);
 	}

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -495,6 +496,118 @@ static void test_perf_source_gives_the_rate_asked(void **state)
 	rmdir(dir);
 }
 
+/* gs_sampler_pause: a thread spins 100 ms of CPU sampled, 200 ms paused,
+ * 100 ms resumed; the test pauses and resumes between its steps. */
+struct pauser {
+	int64_t tid;
+	_Atomic int step; /* the thread's: 1 first spin done, 2 paused spin done, 3 end */
+	_Atomic int ack;  /* the test's: 1 paused, 2 resumed, 3 stopped */
+	uint64_t t[6];	  /* mono around each spin */
+	uint64_t c[6];	  /* its CPU time there */
+};
+
+static void *pauser_main(void *arg)
+{
+	struct pauser *p = arg;
+	int k;
+
+	p->tid = (int64_t)syscall(SYS_gettid);
+	gs_sampler_watch(p->tid);
+	for (k = 0; k < 3; k++) {
+		p->t[2 * k] = mono();
+		p->c[2 * k] = thread_cpu();
+		gs_test_spin(k == 1 ? 200000000 : 100000000);
+		p->t[2 * k + 1] = mono();
+		p->c[2 * k + 1] = thread_cpu();
+		atomic_store(&p->step, k + 1);
+		/* after the last spin too: alive until the sampler has stopped,
+		 * so that its last look at the thread's CPU time sees all of it */
+		while (atomic_load(&p->ack) < k + 1)
+			usleep(1000);
+	}
+	return NULL;
+}
+
+/* meta samples.cpu_ns as the sampler would write it now */
+static long long cpu_meta(void)
+{
+	char dir[] = "/tmp/gs-sampler-XXXXXX", path[128], err[256], v[64];
+	struct gs_writer *w;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	assert_int_equal(gs_writer_open(&w, path, 0, err, sizeof(err)), 0);
+	assert_int_equal(gs_writer_begin(w), 0);
+	gs_sampler_finish(w, 1, 1000);
+	assert_int_equal(gs_writer_commit(w), 0);
+	assert_int_equal(gs_writer_finalize(w, 100), 0);
+	meta_of(path, "samples.cpu_ns", v, sizeof(v));
+	unlink(path);
+	rmdir(dir);
+	return atoll(v);
+}
+
+/* Paused, a spinning thread gets no sample and its CPU time is not counted
+ * as sampled; resumed, it is sampled again: with the source `clock` (auto:
+ * perf where this machine allows it) */
+static void pause_and_resume(int clock)
+{
+	struct pauser p = {0};
+	pthread_t th;
+	long long before, after, active;
+	size_t s0, s1, s2;
+
+	n_got = 0;
+	gs_callsite_set_pyapi(NULL);
+	gs_callsite_set_native(GS_NATIVE_AUTO);
+	gs_sampler_set_clock(clock);
+	assert_int_equal(gs_sampler_start(1000, NULL, push), 0);
+	before = cpu_meta();
+	assert_int_equal(pthread_create(&th, NULL, pauser_main, &p), 0);
+	while (atomic_load(&p.step) < 1)
+		usleep(1000);
+	gs_sampler_pause(1);
+	atomic_store(&p.ack, 1);
+	while (atomic_load(&p.step) < 2)
+		usleep(1000);
+	gs_sampler_pause(0);
+	atomic_store(&p.ack, 2);
+	while (atomic_load(&p.step) < 3)
+		usleep(1000);
+	gs_sampler_stop();
+	atomic_store(&p.ack, 3);
+	pthread_join(th, NULL);
+	after = cpu_meta();
+	s0 = samples_of(p.tid, p.t[0], p.t[1]);
+	s1 = samples_of(p.tid, p.t[2], p.t[3]);
+	s2 = samples_of(p.tid, p.t[4], p.t[5]);
+	active = (long long)(p.c[1] - p.c[0] + p.c[5] - p.c[4]);
+	print_message("source %d: samples before the pause %zu, paused %zu, resumed %zu; cpu_ns "
+		      "counted %lld, the sampled spins' %lld, the paused one's %llu\n",
+		      gs_sampler_thread_source(p.tid), s0, s1, s2, after - before, active,
+		      (unsigned long long)(p.c[3] - p.c[2]));
+	/* 100 ms of CPU at 1 kHz (25 at a 250 Hz tick); none while paused */
+	assert_true(s0 >= 20 && s2 >= 20);
+	assert_int_equal(s1, 0);
+	/* the paused 200 ms left out: the two spins, and the little the
+	 * thread used around them (its waits, the watch) */
+	assert_true(after - before >= active);
+	assert_true(after - before <= active + 20000000);
+	gs_sampler_set_clock(GS_SAMPLE_CLOCK_AUTO);
+}
+
+static void test_pause_and_resume(void **state)
+{
+	(void)state;
+	pause_and_resume(GS_SAMPLE_CLOCK_AUTO);
+}
+
+static void test_pause_and_resume_timer(void **state)
+{
+	(void)state;
+	pause_and_resume(GS_SAMPLE_CLOCK_TIMER);
+}
+
 static const char *env_of(const char *name, void *ctx)
 {
 	return strcmp(name, "GAPSCOPE_SAMPLE_CLOCK") == 0 ? (const char *)ctx : NULL;
@@ -918,6 +1031,8 @@ int main(void)
 	    cmocka_unit_test(test_threads_watch_themselves),
 	    cmocka_unit_test(test_unwatched_thread_not_sampled),
 	    cmocka_unit_test(test_samples_rows_and_stacks),
+	    cmocka_unit_test(test_pause_and_resume),
+	    cmocka_unit_test(test_pause_and_resume_timer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
