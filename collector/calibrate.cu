@@ -294,6 +294,7 @@ struct phase {
 	int64_t launch_gap;		/* ns, launch_gap(); -1 none */
 	int64_t spaced;			/* ns, median spaced launch call (spaced_call_time) */
 	int64_t spaced_rec;		/* ns, median record of those calls; -1 none */
+	int64_t alloc;			/* ns, median cudaMalloc + cudaFree pair (alloc_time) */
 };
 
 /* ns per launch: each round's back-to-back launches timed as a whole, the
@@ -316,6 +317,33 @@ static int64_t call_time(cudaStream_t s, CUfunction f)
 		}
 		v[r] = (now_ns() - t0) / CALLS;
 		CK(cudaStreamSynchronize(s));
+	}
+	return median(v, ROUNDS);
+}
+
+/* ns per cudaMalloc + cudaFree pair of ALLOC_BYTES, the device idle (a
+ * training loop's allocation in each step, gs_demo_implicit_sync's
+ * "cudaMalloc/cudaFree each step": traced 13.7 us a step dearer, untraced
+ * 2.4-3.7 on an H100, which the what-if's alloc_in_loop read as the fix's
+ * saving): each round's pairs timed as a whole, the median over the rounds
+ * of their mean; -1 where an allocation failed (none then) */
+#define ALLOC_BYTES (1 << 20)
+#define ALLOCS 16
+static int64_t alloc_time(void)
+{
+	int64_t v[ROUNDS];
+	int r, i;
+
+	if (cudaDeviceSynchronize() != cudaSuccess)
+		return -1;
+	for (r = 0; r < ROUNDS; r++) {
+		int64_t t0 = now_ns();
+		for (i = 0; i < ALLOCS; i++) {
+			void *p = NULL;
+			if (cudaMalloc(&p, ALLOC_BYTES) != cudaSuccess || cudaFree(p) != cudaSuccess)
+				return -1;
+		}
+		v[r] = (now_ns() - t0) / ALLOCS;
 	}
 	return median(v, ROUNDS);
 }
@@ -422,6 +450,7 @@ static void measure_host(struct phase *p, const struct setup *u)
 	p->driver = call_time(u->s, (CUfunction)u->rf);
 	p->graph_small = graph_call_time(u->s, u->exec_small);
 	p->graph_big = graph_call_time(u->s, u->exec);
+	p->alloc = alloc_time();
 }
 
 /* ns per node of 10 replays of exec (NODES nodes) behind a block */
@@ -564,19 +593,20 @@ static int plain_main(void)
 	measure_kpitch(&p, &u);
 	p.spaced = spaced_call_time();
 	printf("plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-	       "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld\n",
+	       "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld alloc=%lld\n",
 	       (long long)p.launch, (long long)p.legacy, (long long)p.driver,
 	       (long long)p.graph_small, (long long)p.graph_big, (long long)p.pitch,
-	       (long long)p.kpitch, (long long)p.spitch, (long long)p.skpitch, (long long)p.spaced);
+	       (long long)p.kpitch, (long long)p.spitch, (long long)p.skpitch, (long long)p.spaced,
+	       (long long)p.alloc);
 	return 0;
 }
 
 /* Run `self --plain` and read its figures into *p; 0 on success. */
 static int plain_child(const char *self, struct phase *p)
 {
-	char line[256], *argv[] = {(char *)self, (char *)"--plain", NULL};
+	char line[384], *argv[] = {(char *)self, (char *)"--plain", NULL};
 	posix_spawn_file_actions_t fa;
-	long long l, g, d, gs, gb, pi, kp, sp, skp, spc;
+	long long l, g, d, gs, gb, pi, kp, sp, skp, spc, al;
 	size_t used = 0;
 	int fd[2], status = 0, rc;
 	pid_t pid;
@@ -609,8 +639,8 @@ static int plain_child(const char *self, struct phase *p)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
 	    sscanf(line,
 		   "plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-		   "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld",
-		   &l, &g, &d, &gs, &gb, &pi, &kp, &sp, &skp, &spc) != 10)
+		   "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld alloc=%lld",
+		   &l, &g, &d, &gs, &gb, &pi, &kp, &sp, &skp, &spc, &al) != 11)
 		return -1;
 	p->launch = l;
 	p->legacy = g;
@@ -622,6 +652,7 @@ static int plain_child(const char *self, struct phase *p)
 	p->spitch = sp;
 	p->skpitch = skp;
 	p->spaced = spc;
+	p->alloc = al;
 	return 0;
 }
 
@@ -815,6 +846,22 @@ int main(int argc, char **argv)
 		       (long long)median(b, PHASES), (long long)(d < 0 ? 0 : d));
 		if (n)
 			printf(",spaced_record_ns=%lld", (long long)median(r, (size_t)n));
+	}
+	{
+		/* a cudaMalloc + cudaFree pair: untraced (children) and what
+		 * tracing added; left out where an allocation failed */
+		int64_t a[PHASES], b[PHASES], d;
+		int n = 0;
+		for (i = 0; i < PHASES; i++)
+			if (t[i].alloc >= 0 && u[i].alloc >= 0) {
+				a[n] = t[i].alloc;
+				b[n++] = u[i].alloc;
+			}
+		if (n) {
+			d = median(a, (size_t)n) - median(b, (size_t)n);
+			printf(",plain_alloc_pair_ns=%lld,alloc_pair_ns=%lld",
+			       (long long)median(b, (size_t)n), (long long)(d < 0 ? 0 : d));
+		}
 	}
 	printf("\n");
 	cudaGraphExecDestroy(su.exec);

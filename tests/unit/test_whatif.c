@@ -344,6 +344,39 @@ static void test_alloc_dropped_keeps_tracing_capture(void **state)
 	tb_free(t);
 }
 
+/* The same loop untraced first, tracing's cost 1 us per cudaMalloc or
+ * cudaFree (u.alloc_ns, the calibration's alloc_pair_ns / 2): each malloc
+ * returns 1 us after kA (its own time 2 us less 1), so a step is 5 + 9 +
+ * 20 = 34 us and the window 9 x 34 + 5 = 311 us; dropping the mallocs
+ * gives the same 230 us as before: saving 81 us, not 90 (10 x 1 us of it
+ * were tracing's). */
+static void test_alloc_dropped_untraced(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_whatif_untrace u = {.alloc_ns = 1 * US};
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	int i;
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 35 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), m;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+		m = call(t, S_MALLOC, ti + 5 * US, ti + 15 * US);
+		sync_row(t, m, S_MALLOC, GS_SYNC_IMPLICIT_ALLOC, 1, ti + 5 * US, ti + 15 * US);
+	}
+	tb_analyse(t);
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_ALLOC;
+	o.untrace = &u;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.before.window, 311 * US);
+	assert_int_equal(w.after.window, 230 * US);
+	assert_int_equal(w.saving_ns, 81 * US);
+	gs_whatif_free(&w);
+	tb_free(t);
+}
+
 /* 10 steps of 80 us: cudaMemcpyAsync from pageable memory [T, +60) that
  * blocks while it stages (implicit sync of kind 17), its copy [+10, +58)
  * (48 us, 1 MB), 20 us of host code. Window 9 x 80 + 48 = 768 us.
@@ -682,6 +715,7 @@ int main(void)
 	    cmocka_unit_test(test_sync_every_needs_twenty_calls),
 	    cmocka_unit_test(test_alloc_in_loop_dropped),
 	    cmocka_unit_test(test_alloc_dropped_keeps_tracing_capture),
+	    cmocka_unit_test(test_alloc_dropped_untraced),
 	    cmocka_unit_test(test_pageable_to_pinned),
 	    cmocka_unit_test(test_host_code_removed),
 	    cmocka_unit_test(test_launch_overhead_as_graph_replays),

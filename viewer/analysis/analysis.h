@@ -194,6 +194,9 @@ struct gs_calibration {
 	 * plain_graph_ns + n x plain_graph_node_ns; -1 in traces calibrated
 	 * before 2026-12-05 */
 	int64_t plain_graph_ns, plain_graph_node_ns;
+	/* what tracing adds to a cudaMalloc + cudaFree pair of 1 MiB (the
+	 * device idle); -1 in traces calibrated before 2026-12-07 */
+	int64_t alloc_pair_ns;
 	/* what a tiny kernel occupies the GPU from a full queue, its switch
 	 * to the next included: launched one by one traced (kernel_pitch_ns)
 	 * and untraced (plain_kernel_pitch_ns), and the duration CUPTI

@@ -50,6 +50,9 @@ struct gs_corrected {
 				gaps' launch calls, or the calibration's) */
 	int from_trace;	     /* 1: launch calls' own traced durations were used */
 	int64_t graph_nodes; /* kernels of graph replays that were shrunk */
+	int64_t alloc_call_ns; /* what tracing adds to a cudaMalloc or a cudaFree: half
+				  the calibration's pair (alloc_pair_ns), 0 none; the
+				  what-if takes it off (the corrected figures do not) */
 	int64_t graph_node_shrink_ns; /* what each of them lost (before the overlap
 					 factor): graph_node_ns - gpu_gap_ns */
 	int64_t graph_launch_shrink_ns; /* graph_launches 0: the most a

@@ -1135,6 +1135,20 @@ int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 		if (!(m->af[i] & AF_FIRST))
 			m->gap_cut[i] = min64(wm_gap(m, (uint32_t)i), max64(u->call_ns, 0) - t);
 	}
+	/* an allocation's call (gs_demo_implicit_sync, H100: cudaMalloc and
+	 * cudaFree 11.7 us a step traced, 2.4-3.7 untraced; kept, the
+	 * alloc_in_loop fix read tracing's part as its saving: 21.4% predicted,
+	 * 5.4% measured) */
+	for (i = 0; !rc && u->alloc_ns > 0 && i < m->na; i++) {
+		struct wblk *b;
+		if (!(m->af[i] & AF_TOP) || !(m->af[i] & AF_BLK))
+			continue;
+		b = &m->blks[wm_ablk(m, (uint32_t)i)];
+		if (b->kind != GS_SYNC_IMPLICIT_ALLOC)
+			continue;
+		m->dur[i] -= min64(m->dur[i], u->alloc_ns);
+		b->own -= min64(max64(b->own, 0), u->alloc_ns);
+	}
 	for (i = 0; !rc && i < m->no; i++) {
 		uint32_t c = m->call_of[i];
 		if (in->ops[i].kind != GS_OP_KERNEL)

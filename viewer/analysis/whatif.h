@@ -56,6 +56,9 @@ struct gs_whatif_untrace {
 	int64_t node_ns;       /* per kernel of a graph launch: off the hole after
 				  its predecessor, the rest off its duration */
 	int64_t graph_call_ns; /* per graph launch call: off its duration */
+	int64_t alloc_ns;      /* per cudaMalloc or cudaFree (a call that blocks as an
+				  allocation, GS_SYNC_IMPLICIT_ALLOC): off its duration
+				  and its own time after what it waited for */
 };
 struct gs_corrected;
 /* u from the report's correction c (correct.h); 0, or -1 (u zeroed) when c

@@ -764,7 +764,8 @@ int gs_whatif_findings(const struct gs_result *res, const struct gs_finding *f, 
 int gs_whatif_untrace_from(const struct gs_corrected *c, struct gs_whatif_untrace *u)
 {
 	memset(u, 0, sizeof(*u));
-	if (!c || (c->per_call_ns <= 0 && c->kernel_busy_ns == 0 && c->graph_node_shrink_ns <= 0))
+	if (!c || (c->per_call_ns <= 0 && c->kernel_busy_ns == 0 && c->graph_node_shrink_ns <= 0 &&
+		   c->alloc_call_ns <= 0))
 		return -1;
 	u->call_ns = max64(c->per_call_ns, 0);
 	u->kernel_ns = max64(
@@ -772,6 +773,7 @@ int gs_whatif_untrace_from(const struct gs_corrected *c, struct gs_whatif_untrac
 	    0); /* a gain is the switch to the next kernel, which the hole after it already holds */
 	u->node_ns = max64(c->graph_node_shrink_ns, 0);
 	u->graph_call_ns = max64(c->graph_launch_shrink_ns, 0);
+	u->alloc_ns = max64(c->alloc_call_ns, 0);
 	return 0;
 }
 

@@ -66,6 +66,9 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 			fmt_ns(x, sizeof(x), v->untrace->call_ns),
 			fmt_ns(y, sizeof(y), v->untrace->kernel_ns),
 			fmt_ns(z, sizeof(z), v->untrace->node_ns));
+		if (v->untrace->alloc_ns > 0)
+			fprintf(f, "  and %s per cudaMalloc or cudaFree\n",
+				fmt_ns(x, sizeof(x), v->untrace->alloc_ns));
 	} else if (v->traced_why) {
 		fputs(v->traced_why == 1 ? "replayed as recorded (--traced): the figures keep"
 					   " tracing's cost\n"

@@ -1021,6 +1021,7 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 	c->kernel_ns = meta_ns(t, "calibration.kernel_ns");
 	c->gpu_gap_ns = meta_ns(t, "calibration.gpu_gap_ns");
 	c->graph_node_ns = meta_ns(t, "calibration.graph_node_ns");
+	c->alloc_pair_ns = meta_ns(t, "calibration.alloc_pair_ns");
 	c->callback_ns = meta_ns(t, "collector.callback_ns");
 	{
 		int64_t a = meta_ns(t, "calibration.plain_launch_ns"),
