@@ -13,6 +13,13 @@
 #             the exit status of each, the log's tail of any that failed (a sampled run exited 139 once, 09:35 UTC)
 #   signalcost  bench/overhead/sample_signal_cost.c (bin/gs_bench_sample_signal_cost): the kernel's CPU cost of one
 #             sample by source, at 10 kHz and 1 kHz asked, 3 rounds each
+#   abpair    sampling's cost inside one process: each workload's --ab 5 process under --capture-range with
+#             GAPSCOPE_SAMPLING=0 then =1, ABPAIRS times (default 1); the per-round ratios, the medians and
+#             corrected_accuracy.py's figures of each (issue 54's cost, issue 52 item 3)
+#   s0diag    GAPSCOPE_SAMPLING=0 under --capture-range (every such process of abpair at 14:05 UTC on
+#             2026-12-07 ended without its output, its trace unfinalized): torch_nosync.py --ab 2 under
+#             python3 -u -X faulthandler with the exit status, with and without the capture range, with call
+#             sites off, and sampling on for comparison; then one run under gdb where the image has it
 #   windows   torch_nosync.py --ab 3 under --capture-range with the driver's launch records always on
 #             and with GAPSCOPE_CAPTURE_DRIVER_LAUNCHES=windows (issue 52 item 2)
 # On the GPU machine, from the repository root, with a build carried by tools/gpu-carry.sh build-gpu .devrun/b:
@@ -52,6 +59,43 @@ part_abacc() { # issue 52 item 3: corrected figures against the same process's u
 		rm -f $A/*.db; (cd $T && tar cJf "$R/abacc.tar.xz" abacc)
 	done
 	cat "$R/abacc.txt" 2>/dev/null
+}
+part_abpair() {
+	local A=$T/abpair w name prog opt range i s; mkdir -p $A
+	for i in $(seq ${ABPAIRS:-1}); do
+	for w in "torch_nosync bench/overhead/torch_nosync.py --ab 5 steps" "train_loop bench/real/train_loop.py --ab 5 step" "hf_generate bench/real/hf_generate.py --ab 5 generate"; do
+		set -- $w; name=$1 prog=$2 opt="$3 $4" range=$5
+		for s in 0 1; do
+			[ $(left) -gt 30 ] || break 3
+			$P timeout $(cap 60) env GAPSCOPE_SAMPLING=$s "$gs" record -o "$A/$name.s$s.$i.db" --capture-range cudaProfilerApi -- python3 $prog $opt > "$A/$name.s$s.$i.txt" 2>&1
+			echo "== $name sampling=$s run $i at $((SECONDS-S0)) s" >> "$R/abpair.txt"
+			grep -E '^ab (round|median)' "$A/$name.s$s.$i.txt" >> "$R/abpair.txt"
+			python3 bench/accuracy/corrected_accuracy.py ab "$A/$name.s$s.$i.txt" --range $range --gapscope "$gs" 2>&1 | sed -n 3p >> "$R/abpair.txt"
+			"$gs" info "$A/$name.s$s.$i.db" 2>&1 | grep -iE 'sampl' >> "$R/abpair.txt"
+			rm -f $A/*.db; (cd $T && tar cJf "$R/abpair.tar.xz" abpair)
+		done
+	done; done
+	grep -E '^==|median|^[a-z_]+\.s' "$R/abpair.txt"
+}
+part_s0diag() {
+	local tag
+	s0run() { tag=$1; shift
+		timeout $(cap 40) env "$@" "$gs" record -o $T/$tag.db ${CR:+--capture-range cudaProfilerApi} -- \
+			python3 -u -X faulthandler bench/overhead/torch_nosync.py --ab 2 > "$R/s0diag.$tag.txt" 2>&1
+		echo "$tag: exit $? at $((SECONDS-S0)) s" | tee -a "$R/s0diag.txt"
+		tail -25 "$R/s0diag.$tag.txt" | cut -c1-300
+		"$gs" info $T/$tag.db 2>&1 | grep -iE 'sampl|finali|windows' | head -8; rm -f $T/$tag.db*
+	}
+	CR=1 s0run cr_s0 GAPSCOPE_SAMPLING=0
+	CR= s0run nocr_s0 GAPSCOPE_SAMPLING=0
+	CR=1 s0run cr_s0_nocs GAPSCOPE_SAMPLING=0 GAPSCOPE_CALLSITES=0
+	CR=1 s0run cr_s1 GAPSCOPE_SAMPLING=1
+	if command -v gdb >/dev/null && [ $(left) -gt 70 ]; then
+		timeout 60 env GAPSCOPE_SAMPLING=0 GAPSCOPE_CAPTURE_RANGE=cudaProfilerApi GAPSCOPE_OUTPUT=$T/gdb.db \
+			CUDA_INJECTION64_PATH=$PWD/$GS_BUILD/lib/libgapscope.so gdb -batch -ex run -ex bt \
+			--args python3 bench/overhead/torch_nosync.py --ab 2 > "$R/s0diag.gdb.txt" 2>&1
+		grep -vE '^\[(New )?Thread' "$R/s0diag.gdb.txt" | tail -30 | cut -c1-250
+	fi
 }
 part_peers() { # issue 52 item 1
 	timeout $(cap ${PEERS:-420}) python3 -u bench/overhead/overhead_pairs.py --build $GS_BUILD --rounds 5 \

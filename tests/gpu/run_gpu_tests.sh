@@ -382,6 +382,7 @@ capture_run() { # capture_run <name> [program args...]: records $W/<name>.db
 	result $? "$name: the program's own results are right"
 }
 if [ -x "$caprange" ]; then
+	GAPSCOPE_SAMPLING=0 capture_run capture-nosampling
 	capture_run capture
 	db="$W/capture.db"
 	v=$(sql "$db" "SELECT group_concat(n, ' ') FROM (SELECT s.value || '=' || COUNT(*) AS n
@@ -486,6 +487,20 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	"$gs" report "$db" >"$W/torch-capture.report" 2>&1
 	result $? "torch capture: report exits 0"
 	head -12 "$W/torch-capture.report"
+	# --no-sampling under a capture range: on the H100 at 14:05 UTC on 2026-12-07, nine --ab
+	# processes recorded with GAPSCOPE_SAMPLING=0 left no program output and an unfinalized
+	# trace with no rows (bench/results/2026-12-07-h100-afternoon.md), the =1 ones were whole
+	db="$W/torch-capture-nosampling.db"
+	timeout 180 "$gs" record -o "$db" --no-sampling --capture-range cudaProfilerApi -- python3 \
+		tests/gpu/torch_capture.py >"$W/torch-capture-ns.out" 2>"$W/torch-capture-ns.err"
+	rc=$?
+	cat "$W/torch-capture-ns.out" "$W/torch-capture-ns.err"
+	result $rc "torch capture --no-sampling: exit status 0 (got $rc)"
+	grep -qx 'result: PASS' "$W/torch-capture-ns.out"
+	result $? "torch capture --no-sampling: the program's own output and results"
+	v=$(sql "$db" "SELECT value FROM meta WHERE key = 'finalized'")/$(sql "$db" "SELECT COUNT(*) FROM capture_windows")
+	[ "$v" = 1/1 ]
+	result $? "torch capture --no-sampling: the trace is finalized with its window (finalized/windows: $v)"
 fi
 
 if [ $skip -gt 0 ]; then
