@@ -439,11 +439,15 @@ fail:
 	return -err;
 }
 
-/* the timer's period: 1/hz s */
+/* the timer's period: 1/hz s; none (disarmed) before a start set hz */
 static struct itimerspec timer_period(void)
 {
 	struct itimerspec its;
 
+	if (!S.hz) {
+		memset(&its, 0, sizeof(its));
+		return its;
+	}
 	its.it_interval.tv_sec = S.hz == 1 ? 1 : 0;
 	its.it_interval.tv_nsec = S.hz == 1 ? 0 : (long)(1000000000u / S.hz);
 	its.it_value = its.it_interval;
@@ -577,12 +581,17 @@ out:
 
 void gs_sampler_pause(int pause)
 {
-	struct itimerspec its = timer_period(), none;
+	struct itimerspec its, none;
 	int i, n;
 
 	pause = !!pause;
+	/* never started (GAPSCOPE_SAMPLING=0, or a start that failed): nothing
+	 * to pause, and no period (hz 0: 1e9 / hz was a SIGFPE that killed
+	 * every program recorded with --no-sampling under --capture-range at
+	 * its first window, H100, 2026-12-07) */
 	if (!S.on || getpid() != S.pid)
 		return;
+	its = timer_period();
 	memset(&none, 0, sizeof(none));
 	pthread_mutex_lock(&watch_lock);
 	if (S.closing || atomic_load(&S.paused) == pause)

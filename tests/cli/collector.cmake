@@ -111,7 +111,8 @@ gs_cli_collector_test(record_passes_exit_code
   --stderr-exact "gapscope: no trace written to rec-none.db (the program did not initialise CUDA, or the collector could not write%3B see any warning above)"
   -- ${GS_BIN} record -o rec-none.db -- /bin/sh -c "exit 7")
 gs_cli_collector_test(record_signal_exit_code
-  --rc 143 --env ${GS_STANDIN} --stderr-lines 1
+  --rc 143 --env ${GS_STANDIN} --stderr-lines 2
+  --stderr-line "gapscope: the program was killed by signal 15 (Terminated)%3B a trace it was writing may be unfinished (`gapscope info` says whether it was finalized)"
   -- ${GS_BIN} record -o rec-none.db -- /bin/sh -c "kill -TERM $$")
 gs_cli_collector_test(record_sets_environment
   --rc 0 --env ${GS_STANDIN} --stderr-lines 1

@@ -1157,6 +1157,15 @@ int cmd_record(int argc, char **argv)
 	if (rc)
 		return rc;
 	record_report_outputs(tmpl, pid, &t0, NULL, NULL);
+	if (WIFSIGNALED(status) && n_ref <= 0)
+		/* (with reference runs, the line below says it) its trace was not finalized; without this line "trace
+		 * written" read as a whole run (a SIGFPE in the collector at
+		 * the first capture window went unseen, 2026-12-07) */
+		fprintf(stderr,
+			"gapscope: the program was killed by signal %d (%s); a trace it was "
+			"writing may be unfinished (`gapscope info` says whether it was "
+			"finalized)\n",
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
 	if (n_ref > 0) {
 		/* a reference for a run that failed would compare nothing */
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
