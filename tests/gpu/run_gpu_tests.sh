@@ -489,7 +489,8 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	head -12 "$W/torch-capture.report"
 	# --no-sampling under a capture range: on the H100 at 14:05 UTC on 2026-12-07, nine --ab
 	# processes recorded with GAPSCOPE_SAMPLING=0 left no program output and an unfinalized
-	# trace with no rows (bench/results/2026-12-07-h100-afternoon.md), the =1 ones were whole
+	# trace with no rows (bench/results/2026-12-07-h100-afternoon.md), the =1 ones were whole:
+	# gs_sampler_pause divided by the sampler's hz, 0 when it never started (SIGFPE; c08fdc2)
 	db="$W/torch-capture-nosampling.db"
 	timeout 180 "$gs" record -o "$db" --no-sampling --capture-range cudaProfilerApi -- python3 \
 		tests/gpu/torch_capture.py >"$W/torch-capture-ns.out" 2>"$W/torch-capture-ns.err"
