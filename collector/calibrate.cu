@@ -67,6 +67,9 @@
  *   spaced_launch_ns  what tracing adds to that call, timed from outside it
  *   spaced_record_ns  the traced CUPTI record's duration of such a call
  *                     (where the recording has runtime records)
+ *   plain_alloc_pair_ns, alloc_pair_ns
+ *                     a cudaMalloc + cudaFree pair of 1 MiB on an idle device:
+ *                     the children's time, and what tracing adds to it
  * Differences of the medians over the phases; negative ones are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
