@@ -16,6 +16,11 @@
 #   abpair    sampling's cost inside one process: each workload's --ab 5 process under --capture-range with
 #             GAPSCOPE_SAMPLING=0 then =1, ABPAIRS times (default 1); the per-round ratios, the medians and
 #             corrected_accuracy.py's figures of each (issue 54's cost, issue 52 item 3)
+#   abpeer    the peers in one process each (issue 52 item 1, the precise side): each workload's --ab 5
+#             process under `record --capture-range cudaProfilerApi` (defaults) and under
+#             peer_torchprof.py --windows (torch.profiler, CUDA activities, between the same start/stop),
+#             alternating, ABPEERS times (default 2); each process's per-round traced/untraced ratios
+#             and their median, then the medians per workload and tool
 #   s0diag    GAPSCOPE_SAMPLING=0 under --capture-range (every such process of abpair at 14:05 UTC on
 #             2026-12-07 ended without its output, its trace unfinalized): torch_nosync.py --ab 2 under
 #             python3 -u -X faulthandler with the exit status, with and without the capture range, with call
@@ -76,6 +81,35 @@ part_abpair() {
 		done
 	done; done
 	grep -E '^==|median|^[a-z_]+\.s' "$R/abpair.txt"
+}
+part_abpeer() {
+	local A=$T/abpeer w name prog opt i tool m; mkdir -p $A
+	for i in $(seq ${ABPEERS:-2}); do
+	for w in "torch_nosync bench/overhead/torch_nosync.py --ab 5" "train_loop bench/real/train_loop.py --ab 5" "hf_generate bench/real/hf_generate.py --ab 5"; do
+		set -- $w; name=$1 prog=$2 opt="$3 $4"
+		for tool in gapscope torchprof; do
+			[ $(left) -gt 30 ] || break 3
+			if [ $tool = gapscope ]; then
+				$P timeout $(cap 60) "$gs" record -o "$A/$name.db" --capture-range cudaProfilerApi -- python3 $prog $opt > "$A/$name.$tool.$i.txt" 2>&1
+			else
+				$P timeout $(cap 60) python3 bench/overhead/peer_torchprof.py --windows $prog $opt > "$A/$name.$tool.$i.txt" 2>&1
+			fi
+			echo "exit $?" >> "$A/$name.$tool.$i.txt"; rm -f $A/*.db*
+			m=$(grep -o 'median_ratio=[0-9.]*' "$A/$name.$tool.$i.txt" | cut -d= -f2)
+			echo "$name $tool run $i: median ${m:-none} ($(grep -o 'ratio=[0-9.]*$' "$A/$name.$tool.$i.txt" | cut -d= -f2 | tr '\n' ' '))" | tee -a "$R/abpeer.txt"
+			(cd $T && tar cJf "$R/abpeer.tar.xz" abpeer)
+		done
+	done; done
+	python3 - "$R/abpeer.txt" <<'PY'
+import re, statistics, sys
+got = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"(\S+) (\S+) run \d+: median ([\d.]+)", l)
+    if m:
+        got.setdefault((m[1], m[2]), []).append(float(m[3]))
+for (w, t), v in sorted(got.items()):
+    print(f"{w:14s} {t:10s} processes {len(v)}  median of medians {statistics.median(v):.3f}  ({' '.join(map(str, v))})")
+PY
 }
 part_s0diag() {
 	local tag
