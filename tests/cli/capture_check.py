@@ -195,6 +195,21 @@ def check_nowindows():
                {"range": "cudaProfilerApi", "windows": [], "captured_ns": 0,
                 "starts_skipped": None, "damaged_rows_skipped": 0},
                f"info --json: {p.stdout[:300]!r}")
+    # a recording that did not finish (start_ns, no stop_ns: the program died
+    # inside its first cudaProfilerStart, as --no-sampling made it do on an
+    # H100 on 2026-12-07) cannot tell whether a window was opened: it does not
+    # say the program never called cudaProfilerStart
+    db = mkdb("nowin_cut", "nowindows", "INSERT INTO meta VALUES('start_ns','1000');")
+    p = run("report", db)
+    cut = (f"gapscope: {db}: no capture window recorded: the recording did not finish (the "
+           "program died or was killed before the collector wrote its windows; a window it "
+           "opened is lost): nothing to analyse\n")
+    expect(p.returncode == 2 and p.stdout == "" and p.stderr.endswith(cut) and
+           "never called" not in p.stderr, f"unfinished: {p.returncode} {p.stderr!r}")
+    p = run("info", db)
+    expect(p.returncode == 0 and "capture range     cudaProfilerApi: no window recorded: the "
+           "recording did not finish (a window the program opened before it died is lost)\n"
+           in p.stdout, f"unfinished info: {p.stdout!r}")
     # GPU work outside every window (a damaged or odd trace): named too
     db = mkdb("nowin_ops", "nowindows", "INSERT INTO capture_windows VALUES(10,20);")
     p = run("report", db)

@@ -259,9 +259,21 @@ const char *gs_cli_nothing_text(struct trace *t, const struct gs_input *in, char
 	size_t i;
 
 	if (in->capture_range && !in->n_capture_windows) {
+		/* a recording that did not finish (a start time, no stop
+		 * time: the program died before the collector wrote its
+		 * windows) cannot tell whether a window was opened */
+		char *start = trace_meta(t, "start_ns"), *stop = trace_meta(t, "stop_ns");
+		int unfinished = start && !stop;
+		free(start);
+		free(stop);
+		if (unfinished)
+			snprintf(buf, n,
+				 "no capture window recorded: the recording did not finish (the "
+				 "program died or was killed before the collector wrote its windows; "
+				 "a window it opened is lost): nothing to analyse");
 		/* the mode is the trace's bytes: named only when it is the
 		 * one gapscope records */
-		if (!strcmp(in->capture_range, "cudaProfilerApi"))
+		else if (!strcmp(in->capture_range, "cudaProfilerApi"))
 			snprintf(buf, n,
 				 "the program never called cudaProfilerStart: nothing was recorded "
 				 "(recorded with --capture-range cudaProfilerApi)");

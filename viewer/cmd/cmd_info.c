@@ -178,7 +178,11 @@ static void info_print_capture(const struct info *in)
 
 	total = info_captured(in, 0, INT64_MAX); /* rows that overlap count once */
 	info_fmt_duration(total, d, sizeof(d));
-	if (!in->ncapture)
+	if (!in->ncapture && in->start_ns && !in->stop_ns)
+		printf("%-17s %s: no window recorded: the recording did not finish (a window "
+		       "the program opened before it died is lost)\n",
+		       "capture range", in->capture_range);
+	else if (!in->ncapture)
 		printf("%-17s %s: no window: %s\n", "capture range", in->capture_range,
 		       !strcmp(in->capture_range, "cudaProfilerApi")
 			   ? "the program never called cudaProfilerStart, nothing was recorded"
