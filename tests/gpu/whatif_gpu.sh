@@ -14,23 +14,27 @@
 # Run from the repository root on a machine with an NVIDIA GPU:
 #   GS_BUILD=build OUT=out tests/gpu/whatif_gpu.sh
 # Exits 77 (skipped) where `nvidia-smi -L` finds no GPU, 0 when every pair
-# is within TOL, 1 otherwise.
+# is within TOL, 1 otherwise. With REUSE=DIR it records and runs nothing and
+# reads DIR's traces and logs instead (a whatif/ folder an earlier run left,
+# e.g. one brought back from a GPU machine): no GPU needed, so the predictions
+# of the build at hand can be checked against recordings already measured.
 set -u
 cd "$(dirname "$0")/../.."
 B=${GS_BUILD:-build}
-W=${OUT:-out}/whatif
+W=${REUSE:-${OUT:-out}/whatif}
 RUNS=${RUNS:-3}
 TOL=${TOL:-15}
 . tools/gpu-env.sh
 gs_clean_env
-gs_need_gpu
+[ -n "${REUSE:-}" ] || gs_need_gpu
 mkdir -p "$W" || exit 1
 G="$B/bin/gapscope"
 fail() { echo "whatif_gpu: $*"; echo "0 passed, 1 failed"; exit 1; }
 [ -x "$G" ] || fail "no $G: build first (GS_BUILD)"
 
 demos=(implicit_sync graph_conversion)
-for d in "${demos[@]}"; do
+[ -n "${REUSE:-}" ] && demos=()
+for d in ${demos[@]+"${demos[@]}"}; do
 	[ -x "$B/bin/gs_demo_$d" ] || fail "no $B/bin/gs_demo_$d (a build with CUDA)"
 	rm -f "$W/$d.db"*
 	"$G" record -o "$W/$d.db" -- "$B/bin/gs_demo_$d" >"$W/$d.traced.log" 2>&1 ||
@@ -38,7 +42,7 @@ for d in "${demos[@]}"; do
 done
 # untraced runs, interleaved so that a drift of the machine hits both demos
 for r in $(seq "$RUNS"); do
-	for d in "${demos[@]}"; do
+	for d in ${demos[@]+"${demos[@]}"}; do
 		"$B/bin/gs_demo_$d" >"$W/$d.untraced.$r.log" 2>&1 ||
 			{ cat "$W/$d.untraced.$r.log"; fail "$d: untraced run $r failed"; }
 	done
@@ -75,8 +79,13 @@ while IFS='|' read -r d phase opts lb la; do
 	meas=${verdict% *}
 	v=${verdict#* }
 	fix=$(awk '{ print $2 }' <<<"$opts")
-	printf '%-18s %-22s %-16s %9s %9s %8s%% %8s%%  %s\n' "$d" "$phase" "$fix" "$ub" "$ua" \
-		"$meas" "$pred" "$v"
+	runs=$(for r in $(seq "$RUNS"); do
+		awk -v b="$(us_of "$W/$d.untraced.$r.log" "$lb")" \
+			-v a="$(us_of "$W/$d.untraced.$r.log" "$la")" \
+			'BEGIN { if (b > 0) printf "%.1f ", 100 * (b - a) / b }'
+	done)
+	printf '%-18s %-22s %-16s %9s %9s %8s%% %8s%%  %s  (runs: %s)\n' "$d" "$phase" "$fix" "$ub" \
+		"$ua" "$meas" "$pred" "$v" "${runs% }"
 	if [ "$v" = PASS ]; then pass=$((pass + 1)); else failed=$((failed + 1)); fi
 done <<'PAIRS'
 implicit_sync|loss_every_step|--fix sync_every_step --every 50|loss read back every step|loss read back every 50 steps
