@@ -229,6 +229,32 @@ static void test_sync_every_ten_saves_nine_us_per_dropped_sync(void **state)
 	tb_free(t);
 }
 
+/* The same loop, tracing's work between two calls 1 us (u.gap_ns, the
+ * correction's launch_gap_ns): a dropped sync takes one boundary with it,
+ * so the host time after it loses 1 us: a step without its sync is 5 + 20 -
+ * 1 = 24 us. Launches at T0 + 24 i to i = 9, whose kept sync returns at
+ * +14; step 10 at T0 + 216 + 34 = T0 + 250, step 19 at T0 + 466, its kA
+ * ends at +479: after = 479 - 8 = 471 us (489 without), saving 180 us.
+ * Before, nothing dropped: the 651 us as recorded. */
+static void test_dropped_sync_takes_its_boundary(void **state)
+{
+	struct tb *t = sync_loop();
+	struct gs_whatif_untrace u = {.gap_ns = 1 * US};
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	(void)state;
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_SYNC_STEP;
+	o.sync_every = 10;
+	o.untrace = &u;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.before.window, 651 * US);
+	assert_int_equal(w.after.window, 471 * US);
+	assert_int_equal(w.saving_ns, 180 * US);
+	gs_whatif_free(&w);
+	tb_free(t);
+}
+
 /* The same loop with tracing's cost taken off first: 2 us per launch call
  * (off its 5 us: 3 us left, the host gap before it untouched), 1 us per
  * kernel (kA 4 us). Untraced a step is launch 3 + sync 10 (kA ends 12 us
@@ -712,6 +738,7 @@ int main(void)
 	    cmocka_unit_test(test_unchanged_replay_is_exact),
 	    cmocka_unit_test(test_sync_every_ten_saves_nine_us_per_dropped_sync),
 	    cmocka_unit_test(test_untraced_sync_loop),
+	    cmocka_unit_test(test_dropped_sync_takes_its_boundary),
 	    cmocka_unit_test(test_sync_every_needs_twenty_calls),
 	    cmocka_unit_test(test_alloc_in_loop_dropped),
 	    cmocka_unit_test(test_alloc_dropped_keeps_tracing_capture),

@@ -1182,5 +1182,6 @@ int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 	m->node_rest = max64(u->node_ns, 0) - min64(m->node_gap, max64(u->node_ns, 0));
 	m->node_gap -= min64(m->node_gap, max64(u->node_ns, 0));
 	m->graph_call_ns = max64(u->graph_call_ns, 0);
+	m->drop_gap_ns = max64(u->gap_ns, 0);
 	return 0;
 }

@@ -774,6 +774,7 @@ int gs_whatif_untrace_from(const struct gs_corrected *c, struct gs_whatif_untrac
 	u->node_ns = max64(c->graph_node_shrink_ns, 0);
 	u->graph_call_ns = max64(c->graph_launch_shrink_ns, 0);
 	u->alloc_ns = max64(c->alloc_call_ns, 0);
+	u->gap_ns = max64(c->launch_gap_ns, 0);
 	return 0;
 }
 

@@ -101,6 +101,9 @@ struct wm {
 				  untraced model's node_ns */
 	int64_t node_rest;     /* ns off the duration of each such node (OF_NOLAUNCH): the
 				  untraced model's node_ns that node_gap could not hold */
+	int64_t drop_gap_ns;   /* ns off the host time after a call a fix removed: the
+				  untraced model's gap_ns, tracing's work at the boundary
+				  between two calls, one fewer without it (0: traced) */
 	int64_t graph_call_ns; /* the untraced model's cost off a graph launch call
 				  the fixes make from the trace's own (0: traced) */
 	/* tracing's cost taken off (wm_untrace; NULL, 0 where not) */

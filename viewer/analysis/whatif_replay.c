@@ -35,6 +35,7 @@ struct cur {
 	uint32_t lim;	  /* end of its range */
 	int64_t prev_end; /* threads: replayed end of its last top call */
 	int64_t rec_end;  /* threads: recorded end of its last top call */
+	uint8_t dropped;  /* threads: a fix removed its last top call */
 	uint32_t dk;	  /* devices: position in dblks (wm_odep) */
 };
 
@@ -122,6 +123,7 @@ static void call_done(struct wm *m, struct cur *k, uint32_t a, int64_t end)
 		m->ae[a] = end;
 	k->prev_end = end;
 	k->rec_end = m->in->apis[a].end;
+	k->dropped = (m->af[a] & AF_DROP) != 0;
 	k->pos++;
 	if (!thr_next(m, k))
 		k->t = INT64_MAX;
@@ -137,6 +139,11 @@ static void replay_call_start(struct wm *m, struct cur *k)
 		    : (m->af[a] & AF_NOGAP)
 			? k->prev_end
 			: k->prev_end + (x->start - k->rec_end) - (m->gap_cut ? m->gap_cut[a] : 0);
+	/* the call before it removed: one boundary between two calls fewer,
+	 * and tracing's work at it (CUPTI's between two records) with it */
+	if (k->dropped && m->drop_gap_ns > 0 && !(m->af[a] & (AF_FIRST | AF_NOGAP)))
+		s -= max64(s - k->prev_end, 0) < m->drop_gap_ns ? max64(s - k->prev_end, 0)
+								 : m->drop_gap_ns;
 
 	m->as[a] = s;
 	/* nested calls move with it */
