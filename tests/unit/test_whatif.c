@@ -163,6 +163,20 @@ static void assert_exact(struct tb *t, int64_t window)
 	assert_int_equal(c.window_err, 0);
 }
 
+/* the replay with tracing's cost u taken off first, fixes applied: into w */
+static void run_untraced(struct tb *t, uint32_t fixes, int every,
+			 const struct gs_whatif_untrace *u, struct gs_whatif *w)
+{
+	struct gs_whatif_opts o;
+
+	gs_whatif_opts_init(&o);
+	o.fixes = fixes;
+	if (every > 0)
+		o.sync_every = every;
+	o.untrace = u;
+	assert_int_equal(gs_whatif_run(&t->res, &o, w), 0);
+}
+
 static int64_t saving(struct tb *t, uint32_t fixes, int every, const uint64_t *bytes, double gbps,
 		      int64_t *after_window)
 {
@@ -240,14 +254,9 @@ static void test_dropped_sync_takes_its_boundary(void **state)
 {
 	struct tb *t = sync_loop();
 	struct gs_whatif_untrace u = {.gap_ns = 1 * US};
-	struct gs_whatif_opts o;
 	struct gs_whatif w;
 	(void)state;
-	gs_whatif_opts_init(&o);
-	o.fixes = 1u << GS_RULE_SYNC_STEP;
-	o.sync_every = 10;
-	o.untrace = &u;
-	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	run_untraced(t, 1u << GS_RULE_SYNC_STEP, 10, &u, &w);
 	assert_int_equal(w.before.window, 651 * US);
 	assert_int_equal(w.after.window, 471 * US);
 	assert_int_equal(w.saving_ns, 180 * US);
@@ -268,14 +277,9 @@ static void test_untraced_sync_loop(void **state)
 {
 	struct tb *t = sync_loop();
 	struct gs_whatif_untrace u = {.call_ns = 2 * US, .kernel_ns = 1 * US};
-	struct gs_whatif_opts o;
 	struct gs_whatif w;
 	(void)state;
-	gs_whatif_opts_init(&o);
-	o.fixes = 1u << GS_RULE_SYNC_STEP;
-	o.sync_every = 10;
-	o.untrace = &u;
-	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	run_untraced(t, 1u << GS_RULE_SYNC_STEP, 10, &u, &w);
 	assert_int_equal(w.untraced, 1);
 	assert_int_equal(w.before.window, 631 * US);
 	assert_int_equal(w.before.busy, 20 * 4 * US);
@@ -283,9 +287,7 @@ static void test_untraced_sync_loop(void **state)
 	assert_int_equal(w.saving_ns, 180 * US);
 	gs_whatif_free(&w);
 	/* the unchanged replay with the cost off is the corrected timeline */
-	gs_whatif_opts_init(&o);
-	o.untrace = &u;
-	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	run_untraced(t, 0, 0, &u, &w);
 	assert_int_equal(w.before.window, 631 * US);
 	assert_int_equal(w.after.window, 631 * US);
 	gs_whatif_free(&w);
@@ -380,7 +382,6 @@ static void test_alloc_dropped_untraced(void **state)
 {
 	struct tb *t = tb_new();
 	struct gs_whatif_untrace u = {.alloc_ns = 1 * US};
-	struct gs_whatif_opts o;
 	struct gs_whatif w;
 	int i;
 	(void)state;
@@ -392,10 +393,7 @@ static void test_alloc_dropped_untraced(void **state)
 		sync_row(t, m, S_MALLOC, GS_SYNC_IMPLICIT_ALLOC, 1, ti + 5 * US, ti + 15 * US);
 	}
 	tb_analyse(t);
-	gs_whatif_opts_init(&o);
-	o.fixes = 1u << GS_RULE_ALLOC;
-	o.untrace = &u;
-	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	run_untraced(t, 1u << GS_RULE_ALLOC, 0, &u, &w);
 	assert_int_equal(w.before.window, 311 * US);
 	assert_int_equal(w.after.window, 230 * US);
 	assert_int_equal(w.saving_ns, 81 * US);

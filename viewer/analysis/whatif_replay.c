@@ -141,9 +141,10 @@ static void replay_call_start(struct wm *m, struct cur *k)
 			: k->prev_end + (x->start - k->rec_end) - (m->gap_cut ? m->gap_cut[a] : 0);
 	/* the call before it removed: one boundary between two calls fewer,
 	 * and tracing's work at it (CUPTI's between two records) with it */
-	if (k->dropped && m->drop_gap_ns > 0 && !(m->af[a] & (AF_FIRST | AF_NOGAP)))
-		s -= max64(s - k->prev_end, 0) < m->drop_gap_ns ? max64(s - k->prev_end, 0)
-								 : m->drop_gap_ns;
+	if (k->dropped && m->drop_gap_ns > 0 && !(m->af[a] & (AF_FIRST | AF_NOGAP))) {
+		int64_t g = max64(s - k->prev_end, 0);
+		s -= g < m->drop_gap_ns ? g : m->drop_gap_ns;
+	}
 
 	m->as[a] = s;
 	/* nested calls move with it */
