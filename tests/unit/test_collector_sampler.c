@@ -1049,9 +1049,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pause_without_start),
-	    /* (its child starts nothing here) then these two: the sampler keeps its threads' rings for the
-	     * process's life, and the meta these check must be their own
-	     * threads' alone (the first forks before any ring is made) */
+	    /* (its child starts nothing here) then these two: the sampler keeps its threads' rings
+	     * for the process's life, and the meta these check must be their own threads' alone
+	     * (the first forks before any ring is made) */
 	    cmocka_unit_test(test_perf_refused_falls_back_to_timer),
 	    cmocka_unit_test(test_perf_source_gives_the_rate_asked),
 	    cmocka_unit_test(test_sample_clock_from_env),

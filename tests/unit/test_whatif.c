@@ -164,8 +164,8 @@ static void assert_exact(struct tb *t, int64_t window)
 }
 
 /* the replay with tracing's cost u taken off first, fixes applied: into w */
-static void run_untraced(struct tb *t, uint32_t fixes, int every,
-			 const struct gs_whatif_untrace *u, struct gs_whatif *w)
+static void run_untraced(struct tb *t, uint32_t fixes, int every, const struct gs_whatif_untrace *u,
+			 struct gs_whatif *w)
 {
 	struct gs_whatif_opts o;
 

@@ -56,7 +56,7 @@ struct gs_whatif_untrace {
 	int64_t node_ns;       /* per kernel of a graph launch: off the hole after
 				  its predecessor, the rest off its duration */
 	int64_t graph_call_ns; /* per graph launch call: off its duration */
-	int64_t gap_ns;        /* tracing's work between two calls (CUPTI's, between
+	int64_t gap_ns;	       /* tracing's work between two calls (CUPTI's, between
 				  their records): off the host time after a call a fix
 				  removes, one boundary fewer */
 	int64_t alloc_ns;      /* per cudaMalloc or cudaFree (a call that blocks as an

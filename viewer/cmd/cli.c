@@ -267,10 +267,11 @@ const char *gs_cli_nothing_text(struct trace *t, const struct gs_input *in, char
 		free(start);
 		free(stop);
 		if (unfinished)
-			snprintf(buf, n,
-				 "no capture window recorded: the recording did not finish (the "
-				 "program died or was killed before the collector wrote its windows; "
-				 "a window it opened is lost): nothing to analyse");
+			snprintf(
+			    buf, n,
+			    "no capture window recorded: the recording did not finish (the "
+			    "program died or was killed before the collector wrote its windows; "
+			    "a window it opened is lost): nothing to analyse");
 		/* the mode is the trace's bytes: named only when it is the
 		 * one gapscope records */
 		else if (!strcmp(in->capture_range, "cudaProfilerApi"))

@@ -1158,9 +1158,9 @@ int cmd_record(int argc, char **argv)
 		return rc;
 	record_report_outputs(tmpl, pid, &t0, NULL, NULL);
 	if (WIFSIGNALED(status) && n_ref <= 0)
-		/* (with reference runs, the line below says it) its trace was not finalized; without this line "trace
-		 * written" read as a whole run (a SIGFPE in the collector at
-		 * the first capture window went unseen, 2026-12-07) */
+		/* (with reference runs, the line below says it) its trace was not finalized;
+		 * without this line "trace written" read as a whole run (a SIGFPE in the collector
+		 * at the first capture window went unseen, 2026-12-07) */
 		fprintf(stderr,
 			"gapscope: the program was killed by signal %d (%s); a trace it was "
 			"writing may be unfinished (`gapscope info` says whether it was "
