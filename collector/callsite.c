@@ -35,6 +35,7 @@
 
 #include "callsite.h"
 #include "internal.h"
+#include "sigguard.h"
 
 /* At most this many frames are walked: the leading CUDA-side ones (CUPTI's
  * dispatch, the driver and the runtime take about ten), then the kept ones. */
@@ -682,7 +683,8 @@ static int native_frames_at(struct gs_callsite *cs, const void *pc, int max_raw)
 	return cs->n_native;
 }
 
-int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache)
+int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache,
+		       struct gs_sigguard *guard)
 {
 	cs->correlation_id = 0;
 	cs->reason = 0;
@@ -692,8 +694,13 @@ int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line
 	cs->py_skipped = 0;
 	cs->n_native = 0;
 	cs->text_len = 0;
-	if (have_py)
+	if (have_py && guard) {
+		guard->active = 1;
+		if (sigsetjmp(guard->jb, 0) != 0)
+			return -1; /* the walk faulted: the handler cleared active */
 		gs_py_frames_async(&pyapi, cs, cache);
+		guard->active = 0;
+	}
 	/* the interrupted pc always: its module tells the framework's C++
 	 * dispatch (libtorch, the CUDA libraries) called from a line of the
 	 * program from the program's own Python or numpy (H100 eager loop,

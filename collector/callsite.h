@@ -247,8 +247,13 @@ void gs_callsite_prepare(void);
  * (from pc outward, per gs_callsite_set_native's policy; none where pc is
  * in an unwinder or the collector). Async-signal-safe given the unwinder
  * is (libunwind's, libgcc's with _dl_find_object). Sets frames and text
- * only (tid, t_begin are the caller's). Returns the frames taken. */
-int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache);
+ * only (tid, t_begin are the caller's). The Python frames are read under
+ * guard (sigguard.h: a fault of the walk jumps back), and not at all
+ * without one. Returns the frames taken, or -1 when the Python walk
+ * faulted (the sample is then to be dropped). */
+struct gs_sigguard;
+int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache,
+		       struct gs_sigguard *guard);
 
 /* ---- on the writer side ---- */
 

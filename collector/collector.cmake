@@ -21,6 +21,7 @@ add_library(gs_collector_core STATIC
             ${CMAKE_CURRENT_SOURCE_DIR}/threadcpu.c
             ${CMAKE_CURRENT_SOURCE_DIR}/callsite.c
             ${CMAKE_CURRENT_SOURCE_DIR}/pyframes.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/sigguard.c
             ${CMAKE_CURRENT_SOURCE_DIR}/sampler.c)
 target_include_directories(gs_collector_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                            ${CUDAToolkit_INCLUDE_DIRS})

@@ -56,7 +56,7 @@ enum gs_activity {
 #define GS_MIN_BUFFER_KB 64u
 #define GS_MAX_BUFFER_KB 1048576u
 #define GS_MAX_FLUSH_MS 3600000u
-#define GS_DEFAULT_SAMPLE_HZ 1000u
+#define GS_DEFAULT_SAMPLE_HZ 250u
 #define GS_MAX_SAMPLE_HZ 10000u
 
 struct gs_config {
@@ -659,6 +659,8 @@ void gs_sampler_stop(void);
 void gs_sampler_pause(int pause);
 /* Samples taken (handed to the writer), dropped (a ring full), threads sampled. */
 void gs_sampler_counts(uint64_t *taken, uint64_t *dropped, uint64_t *threads);
+/* Python walks of samples that faulted (a frame chain caught half made), dropped. */
+uint64_t gs_sampler_faults(void);
 /* meta config.sampling, config.sample_hz, config.sample_clock, samples.*
  * (samples.clock, samples.cpu_ns and samples.rate_hz: samples taken per
  * second of the sampled threads' CPU time while watched) */

@@ -13,7 +13,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <sys/mman.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -35,6 +34,30 @@
 #define PY_STR_COMPACT 0x20	   /*   compact */
 #define PY_STR_ASCII 0x40	   /*   ascii */
 #define PY_MAX_FRAMES_WALKED 256
+
+/* The functions that read the interpreter's memory without the GIL: not
+ * instrumented in a sanitizer build. What they read is CPython's (never
+ * ASan's to check), and in a signal handler the chain may be caught half
+ * made: a wild read must fault plainly, for the sampler's guard to catch
+ * (sigguard.h), not inside the sanitizer's own shadow check. Copies are
+ * byte loops (no memcpy: a sanitizer intercepts it). */
+#if defined(__has_attribute)
+#if __has_attribute(no_sanitize)
+#define GS_FOREIGN __attribute__((no_sanitize("address")))
+#endif
+#endif
+#ifndef GS_FOREIGN
+#define GS_FOREIGN
+#endif
+
+GS_FOREIGN static void copy_foreign(void *dst, const void *src, size_t n)
+{
+	const volatile unsigned char *s = src;
+	unsigned char *d = dst;
+
+	while (n--)
+		*d++ = *s++;
+}
 
 struct py_layout {
 	int minor;
@@ -131,7 +154,7 @@ int gs_pyapi_resolve(struct gs_pyapi *a)
 
 /* Copy the n bytes at s into cs->text (at most max; a longer text keeps its tail,
  * where a path's file name is). Returns its offset, or -1 when full. */
-static int text_addn(struct gs_callsite *cs, const char *s, size_t n, size_t max)
+GS_FOREIGN static int text_addn(struct gs_callsite *cs, const char *s, size_t n, size_t max)
 {
 	size_t off = cs->text_len;
 
@@ -141,7 +164,7 @@ static int text_addn(struct gs_callsite *cs, const char *s, size_t n, size_t max
 	}
 	if (off + n + 1 > GS_CS_TEXT)
 		return -1;
-	memcpy(cs->text + off, s, n);
+	copy_foreign(cs->text + off, s, n);
 	cs->text[off + n] = '\0';
 	cs->text_len = (uint16_t)(off + n + 1);
 	return (int)off;
@@ -173,25 +196,25 @@ static int code_attr(const struct gs_pyapi *a, void *code, const char *attr, str
 	return off;
 }
 
-static const char *ptr_at(const char *base, size_t off)
+GS_FOREIGN static const char *ptr_at(const char *base, size_t off)
 {
 	const char *p;
 
-	memcpy(&p, base + off, sizeof(p));
+	copy_foreign(&p, base + off, sizeof(p));
 	return p;
 }
 
 /* Copy the text of str (a compact ASCII str object, checked) into cs;
  * anything else gives "?". Returns its offset, or -1 when full. */
-static int ascii_add(const struct gs_pyapi *a, const char *str, struct gs_callsite *cs, size_t max)
+GS_FOREIGN static int ascii_add(const struct gs_pyapi *a, const char *str, struct gs_callsite *cs, size_t max)
 {
 	uint32_t state;
 	int64_t len;
 
 	if (!str || ptr_at(str, PY_OB_TYPE) != a->unicode_type)
 		return text_add(cs, "?", max);
-	memcpy(&state, str + PY_STR_STATE, sizeof(state));
-	memcpy(&len, str + PY_STR_LENGTH, sizeof(len));
+	copy_foreign(&state, str + PY_STR_STATE, sizeof(state));
+	copy_foreign(&len, str + PY_STR_LENGTH, sizeof(len));
 	if (!(state & PY_STR_COMPACT) || !(state & PY_STR_ASCII) || len < 0)
 		return text_add(cs, "?", max);
 	return text_addn(cs, str + a->layout->str_data, (size_t)len, max);
@@ -216,11 +239,11 @@ void gs_py_set_line_cache(int on)
 	line_cache_on = on;
 }
 
-static int32_t int_at(const char *base, int off)
+GS_FOREIGN static int32_t int_at(const char *base, int off)
 {
 	int32_t v;
 
-	memcpy(&v, base + off, sizeof(v));
+	copy_foreign(&v, base + off, sizeof(v));
 	return v;
 }
 
@@ -279,7 +302,7 @@ static int frame_line(const struct gs_pyapi *a, const char *f, const char *code,
 
 /* 3.11: a frame not yet past its first traceable instruction (one being
  * set up) is skipped, as PyFrame_GetBack skips it. */
-static int frame_incomplete(const struct py_layout *l, const char *f, const char *code)
+GS_FOREIGN static int frame_incomplete(const struct py_layout *l, const char *f, const char *code)
 {
 	if (l->minor != 11 || f[l->frame_owner] == PY_FRAME_OWNED_BY_GENERATOR)
 		return 0;
@@ -294,7 +317,7 @@ static int frame_incomplete(const struct py_layout *l, const char *f, const char
  * or string object of the wrong type ends the walk. */
 /* Whether frame f is one the walk keeps (1), passes (0: a C-stack shim, a
  * 3.11 frame not yet started) or ends at (-1: not a frame, no code). */
-static int frame_kept(const struct gs_pyapi *a, const struct py_layout *l, const char *f,
+GS_FOREIGN static int frame_kept(const struct gs_pyapi *a, const struct py_layout *l, const char *f,
 		      const char **codep)
 {
 	const char *code = ptr_at(f, l->frame_code);
@@ -309,7 +332,7 @@ static int frame_kept(const struct gs_pyapi *a, const struct py_layout *l, const
 	return frame_incomplete(l, f, code) ? 0 : 1;
 }
 
-static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int sig,
+static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs,
 			   struct gs_py_line_cache *cache)
 {
 	const struct py_layout *l = a->layout;
@@ -323,19 +346,11 @@ static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs, int
 	f = ptr_at(ts, l->tstate_frame);
 	if (l->cframe_current >= 0)
 		f = f ? ptr_at(f, l->cframe_current) : NULL;
-	/* 3.11 pops a frame (freeing its data-stack chunk when it was the
-	 * chunk's first) before it sets the C frame's current_frame to the
-	 * caller (ceval.c pop_frame): a signal in between finds current_frame
-	 * in memory already unmapped. In a signal handler the page is checked
-	 * first (mincore fails on an unmapped one; 3.12 and 3.13 set it
-	 * before the pop). */
-	if (sig && f && l->minor == 11) {
-		unsigned char vec[2];
-		uintptr_t page = (uintptr_t)f & ~(uintptr_t)4095;
-		size_t len = ((uintptr_t)f + 80 > page + 4096) ? 8192 : 4096;
-		if (mincore((void *)page, len, vec) != 0)
-			return 0;
-	}
+	/* In a signal handler the chain may be caught half made (3.11 pops a
+	 * frame, freeing its data-stack chunk, before it sets current_frame to
+	 * the caller; 3.12 sets tstate->cframe a few instructions before that C
+	 * frame's current_frame): the sampler walks under a fault guard
+	 * (sigguard.h), and every object's type is checked before it is used. */
 	/* first the depth: past GS_CS_PY_MAX frames the walk keeps the
 	 * innermost and the outermost GS_CS_PY_OUTER (the chain is this
 	 * thread's and does not change while it is read) */
@@ -391,7 +406,7 @@ int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
 	 * touch. A thread that released it (PyTorch does around every
 	 * blocking call it makes) is read without touching anything. */
 	if (a->gil_check() != 1)
-		return py_frames_nogil(a, cs, 0, &line_cache);
+		return py_frames_nogil(a, cs, &line_cache);
 	frame = a->tstate_get_frame(a->tstate_get());
 	while (frame && cs->n_py < GS_CS_PY_MAX) {
 		void *code = a->frame_get_code(frame), *back;
@@ -424,5 +439,5 @@ int gs_py_frames_async(const struct gs_pyapi *a, struct gs_callsite *cs,
 	 * thread states may be freed */
 	if (!a || !a->is_initialized || !a->minor || !a->is_initialized())
 		return 0;
-	return py_frames_nogil(a, cs, 1, cache);
+	return py_frames_nogil(a, cs, cache);
 }

@@ -72,6 +72,7 @@
 
 #include "callsite.h"
 #include "internal.h"
+#include "sigguard.h"
 
 #define SAMPLER_RING 128    /* samples a thread holds until drained (power of 2) */
 #define SAMPLER_THREADS 512 /* threads sampled at most */
@@ -108,6 +109,8 @@ struct ring {
 	_Atomic uint64_t tail; /* written by the drain thread */
 	_Atomic uint64_t dropped;
 	struct gs_py_line_cache lines; /* the handler's only */
+	struct gs_sigguard guard;      /* its Python walks' (sigguard.h) */
+	int guarded;		       /* the guard is registered */
 	struct gs_callsite slot[SAMPLER_RING];
 };
 
@@ -136,6 +139,11 @@ static struct {
 	pthread_cond_t cond;
 	int stop;
 	_Atomic int paused; /* gs_sampler_pause: outside --capture-range's windows */
+	/* the fault guard is installed and still the program's SIGSEGV and
+	 * SIGBUS handler (looked at by the drain thread every period): else
+	 * no Python walk, a sample keeps its pc only */
+	_Atomic int guard_ok;
+	int warned_guard;
 	struct gs_event ev; /* the drain thread's (large: not on its stack) */
 	struct sigaction old;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
@@ -224,7 +232,13 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 #else
 	(void)ucv;
 #endif
-	gs_callsite_sample(cs, pc, &r->lines);
+	/* a walk that faulted (a frame chain caught half made) is dropped:
+	 * its ring's guard counts it */
+	if (gs_callsite_sample(cs, pc, &r->lines,
+			       r->guarded && atomic_load_explicit(&S.guard_ok, memory_order_relaxed)
+				   ? &r->guard
+				   : NULL) < 0)
+		goto out;
 	atomic_store_explicit(&r->head, head + 1, memory_order_release);
 out:
 	/* an ioctl: async-signal-safe */
@@ -301,6 +315,22 @@ static void drain_rings(void)
 	}
 }
 
+/* The program may install its own SIGSEGV or SIGBUS handler after ours:
+ * its faults are then its own, and the walks stop (said once). */
+static void check_guard(void)
+{
+	if (!atomic_load_explicit(&S.guard_ok, memory_order_relaxed) || gs_sigguard_intact())
+		return;
+	atomic_store_explicit(&S.guard_ok, 0, memory_order_relaxed);
+	if (!S.warned_guard) {
+		S.warned_guard = 1;
+		gs_warn("sampling.guard",
+			"the program installed its own SIGSEGV or SIGBUS handler: samples from now "
+			"on keep the interrupted instruction only, without Python frames (the "
+			"sampler reads them only where a fault of its own is caught)");
+	}
+}
+
 static void *drain_main(void *arg)
 {
 	(void)arg;
@@ -319,6 +349,7 @@ static void *drain_main(void *arg)
 			break;
 		pthread_mutex_unlock(&S.lock);
 		drain_rings();
+		check_guard();
 		/* a thread's CPU time is readable only while it lives: looked
 		 * at every period, for samples.rate_hz */
 		pthread_mutex_lock(&watch_lock);
@@ -354,6 +385,12 @@ int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const stru
 	sa.sa_sigaction = on_sample;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
+	/* a fault blocked while it is raised ends the program: the guard's
+	 * must reach its handler */
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	/* the Python walks' guard; without it, no walk */
+	atomic_store(&S.guard_ok, gs_sigguard_install() == 0);
 	if (sigaction(S.sig, &sa, &S.old) != 0) {
 		gs_warn("sampling.signal",
 			"cannot install the sampler's signal handler (%s): the "
@@ -520,6 +557,8 @@ void gs_sampler_watch(int64_t tid)
 		r->cpu0 = 0;
 	atomic_store_explicit(&r->cpu1, r->cpu0, memory_order_relaxed);
 	r->cpu_pause0 = r->cpu0; /* counted as paused from here if a pause is on */
+	r->guard.tid = tid;
+	r->guarded = gs_sigguard_add(&r->guard) == 0; /* under watch_lock */
 	/* published before a timer or event can fire: the handler checks
 	 * the list */
 	S.rings[n] = r;
@@ -679,6 +718,16 @@ void gs_sampler_stop(void)
 	S.on = 0;
 }
 
+uint64_t gs_sampler_faults(void)
+{
+	int i, n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
+	uint64_t f = 0;
+
+	for (i = 0; i < n; i++)
+		f += S.rings[i]->guard.faults;
+	return f;
+}
+
 void gs_sampler_counts(uint64_t *taken, uint64_t *dropped, uint64_t *threads)
 {
 	int i, n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
@@ -736,6 +785,7 @@ void gs_sampler_finish(struct gs_writer *w, int configured, unsigned hz)
 	gs_writer_meta_int(w, "samples.threads", (int64_t)threads);
 	gs_writer_meta_int(w, "samples.signal", S.sig);
 	gs_writer_meta_int(w, "samples.timer_errors", (int64_t)S.timer_errors);
+	gs_writer_meta_int(w, "samples.faults", (int64_t)gs_sampler_faults());
 	pthread_mutex_lock(&watch_lock);
 	n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
 	for (i = 0; i < n; i++) {

@@ -77,6 +77,8 @@ part_abpair() {
 			grep -E '^ab (round|median)' "$A/$name.s$s.$i.txt" >> "$R/abpair.txt"
 			python3 bench/accuracy/corrected_accuracy.py ab "$A/$name.s$s.$i.txt" --range $range --gapscope "$gs" 2>&1 | sed -n 3p >> "$R/abpair.txt"
 			"$gs" info "$A/$name.s$s.$i.db" 2>&1 | grep -iE 'sampl' >> "$R/abpair.txt"
+			python3 -c 'import sqlite3,sys; print(" ".join("%s=%s" % r for r in sqlite3.connect(sys.argv[1]).execute("select key,value from meta where key in (\x27samples.faults\x27,\x27samples.dropped\x27)")))' "$A/$name.s$s.$i.db" >> "$R/abpair.txt" 2>&1
+			grep -q 'killed by signal' "$A/$name.s$s.$i.txt" && tail -5 "$A/$name.s$s.$i.txt" >> "$R/abpair.txt"
 			rm -f $A/*.db; (cd $T && tar cJf "$R/abpair.tar.xz" abpair)
 		done
 	done; done
@@ -144,6 +146,7 @@ part_crashhunt() {
 		timeout $(cap 60) env GAPSCOPE_SAMPLING=1 "$gs" record -o $T/hunt.db -- python3 -X faulthandler bench/real/hf_generate.py > $T/hunt.log 2>&1
 		rc=$?; echo "crashhunt run $i: exit $rc at $((SECONDS-S0)) s" | tee -a "$R/crashhunt.txt"
 		[ $rc -eq 0 ] || tail -40 $T/hunt.log >> "$R/crashhunt.txt"
+		python3 -c 'import sqlite3,sys; print(" ".join("%s=%s" % r for r in sqlite3.connect(sys.argv[1]).execute("select key,value from meta where key in (\x27samples.taken\x27,\x27samples.faults\x27,\x27samples.dropped\x27)")))' $T/hunt.db >> "$R/crashhunt.txt" 2>&1
 		rm -f $T/hunt.db
 	done
 }

@@ -5,6 +5,8 @@
 #
 #   GS_BUILD=.devrun/b OUT=out tests/gpu/sampling_gpu.sh [--no-pairs]
 #
+# SAMPLING_RATE=HZ records (a)-(c) at that rate (--sample-rate) instead of the default.
+#
 # (a) bench/real/train_loop.py (a DataLoader with 2 workers): the largest
 #     host-code gap's top function is the DataLoader's (torch/utils/data/);
 # (b) bench/real/py_work_loop.py (the program's own work in prepare_next()
@@ -39,7 +41,7 @@ meta() {
 record() { # record <name> <program...>
 	local name=$1
 	shift
-	"$gs" record --sampling -o "$W/$name.db" -- "$@" > "$W/$name.log" 2>&1
+	"$gs" record --sampling ${SAMPLING_RATE:+--sample-rate "$SAMPLING_RATE"} -o "$W/$name.db" -- "$@" > "$W/$name.log" 2>&1
 	result $? "record $name (log: $W/$name.log)"
 	echo "--- $name: meta"
 	meta "$W/$name.db"

@@ -17,7 +17,8 @@ if(TARGET gs_collector_core)
   find_package(Python3 COMPONENTS Interpreter)
   # the reader alone (collector/pyframes.c): no writer, no SQLite
   add_library(gs_pyframes_probe MODULE ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_probe.c
-                                       ${PROJECT_SOURCE_DIR}/collector/pyframes.c)
+                                       ${PROJECT_SOURCE_DIR}/collector/pyframes.c
+                                       ${PROJECT_SOURCE_DIR}/collector/sigguard.c)
   target_include_directories(gs_pyframes_probe PRIVATE ${PROJECT_SOURCE_DIR}/collector
                              ${PROJECT_SOURCE_DIR}/collector/include
                              ${CUDAToolkit_INCLUDE_DIRS})
@@ -29,8 +30,11 @@ if(TARGET gs_collector_core)
     if(GAPSCOPE_SANITIZE)
       execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
                       OUTPUT_VARIABLE gs_libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
+      # the stress check at 1 ms here (unit_pyframes_stress runs it at 20 us
+      # on a plain probe: see below)
       set(gs_probe_env "LD_PRELOAD=${gs_libasan}"
-                       "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0")
+                       "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+                       "GS_STRESS_US=1000")
     endif()
     add_test(NAME unit_pyframes
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pyframes.py
@@ -38,6 +42,29 @@ if(TARGET gs_collector_core)
     set_tests_properties(unit_pyframes PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                                                   ENVIRONMENT "${gs_probe_env}")
   endif()
+  # the sampler's fault guard (collector/sigguard.c) under a 20 us timer,
+  # on every CPython (GS_STRESS_ONLY: that check alone): a probe built
+  # without sanitizers whatever the build, as the collector runs. Under
+  # ASan each caught fault costs a read of /proc/self/maps (its siglongjmp
+  # interceptor unpoisons the stack, pthread_getattr_np): at 20 us a signal
+  # storm that never lets the program run.
+  add_library(gs_pyframes_probe_plain MODULE ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_probe.c
+                                             ${PROJECT_SOURCE_DIR}/collector/pyframes.c
+                                             ${PROJECT_SOURCE_DIR}/collector/sigguard.c)
+  target_include_directories(gs_pyframes_probe_plain PRIVATE ${PROJECT_SOURCE_DIR}/collector
+                             ${PROJECT_SOURCE_DIR}/collector/include
+                             ${CUDAToolkit_INCLUDE_DIRS})
+  target_compile_options(gs_pyframes_probe_plain PRIVATE -fno-sanitize=all)
+  target_link_options(gs_pyframes_probe_plain PRIVATE -fno-sanitize=all)
+  target_link_libraries(gs_pyframes_probe_plain PRIVATE ${CMAKE_DL_LIBS})
+  set_target_properties(gs_pyframes_probe_plain PROPERTIES LIBRARY_OUTPUT_DIRECTORY
+                                                           ${CMAKE_BINARY_DIR}/tests)
+  add_test(NAME unit_pyframes_stress
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_versions.sh
+                   $<TARGET_FILE:gs_pyframes_probe_plain> ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pyframes.py)
+  set_tests_properties(unit_pyframes_stress PROPERTIES LABELS "unit;pyversions"
+                                                       SKIP_RETURN_CODE 77
+                                                       ENVIRONMENT "GS_STRESS_ONLY=1")
   # the same test on every CPython the reader supports (3.9-3.13), each
   # found under pyenv or as python3.X on PATH; a missing one is named
   add_test(NAME unit_pyframes_versions

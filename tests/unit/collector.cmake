@@ -34,6 +34,12 @@ if(TARGET gs_collector_core)
 endif()
 # The sampler of launching threads (collector/sampler.c): real timers and
 # signals on this machine, native frames, samples rows.
+# The sampler's fault guard (collector/sigguard.c): guarded faults come
+# back, every other one is the program's.
+if(TARGET gs_collector_core)
+  gs_add_unit_test(test_sigguard SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sigguard.c
+                   LIBS gs_collector_core)
+endif()
 if(TARGET gs_collector_core)
   gs_add_unit_test(test_collector_sampler
                    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_sampler.c

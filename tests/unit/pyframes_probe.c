@@ -4,10 +4,15 @@
  * (tests/unit/test_pyframes.py): ctypes.CDLL releases the GIL around the
  * call (the case of PyTorch's blocking calls), ctypes.PyDLL keeps it.
  */
+#define _GNU_SOURCE
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "callsite.h"
+#include "sigguard.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -162,4 +167,92 @@ EXPORT int gs_probe_sampling_stop(char *out, int len)
 		used += w;
 	}
 	return n_samples;
+}
+
+/* ---- the sampler's fault guard (collector/sigguard.c) under stress ---- */
+
+static struct gs_sigguard stress_guard;
+static struct gs_callsite stress_cs;
+static struct gs_py_line_cache stress_lines;
+static volatile long stress_n, stress_framed, stress_here;
+static int stress_use_guard;
+static timer_t stress_timer;
+static char stress_file[256];
+
+/* As the sampler's handler (collector/sampler.c on_sample through
+ * gs_callsite_sample): the frames read under the guard; a walk that
+ * faulted is dropped. Without the guard (use 0) the walk is bare: a check
+ * that the stress finds the fault at all. */
+static void on_stress(int sig, siginfo_t *si, void *uc)
+{
+	int n;
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	memset(&stress_cs, 0, offsetof(struct gs_callsite, text));
+	stress_cs.text_len = 0;
+	if (stress_use_guard) {
+		stress_guard.active = 1;
+		if (sigsetjmp(stress_guard.jb, 0) != 0)
+			return; /* faulted: counted by the guard */
+	}
+	n = gs_py_frames_async(&probe_api, &stress_cs, &stress_lines);
+	stress_guard.active = 0;
+	stress_n++;
+	if (n > 0) {
+		stress_framed++;
+		stress_here += strcmp(stress_cs.text + stress_cs.py_file[0], stress_file) == 0;
+	}
+}
+
+/* A wall-clock timer that signals the calling thread every us
+ * microseconds, whose handler reads its Python frames (with the guard
+ * when guard is 1); file: the test's own file name, which the innermost
+ * frame of a sample is counted against. 0, or -1. */
+EXPORT int gs_probe_stress_start(int us, int guard, const char *file)
+{
+	struct sigaction sa;
+	struct sigevent sev;
+	struct itimerspec its;
+
+	if (!gs_pyapi_resolve(&probe_api))
+		return -1;
+	snprintf(stress_file, sizeof(stress_file), "%s", file);
+	stress_use_guard = guard;
+	stress_n = stress_framed = stress_here = 0;
+	stress_guard.tid = (int64_t)syscall(SYS_gettid);
+	stress_guard.faults = 0;
+	if (guard && (gs_sigguard_install() != 0 || gs_sigguard_add(&stress_guard) != 0))
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_stress;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	if (sigaction(SIGUSR2, &sa, NULL) != 0)
+		return -1;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGUSR2;
+	sev._sigev_un._tid = (pid_t)stress_guard.tid;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &stress_timer) != 0)
+		return -1;
+	its.it_interval.tv_sec = 0;
+	its.it_interval.tv_nsec = us * 1000L;
+	its.it_value = its.it_interval;
+	return timer_settime(stress_timer, 0, &its, NULL);
+}
+
+/* Stop; out[0..3]: walks done, walks with Python frames, of them those
+ * whose innermost frame is in the test's file, walks that faulted. */
+EXPORT int gs_probe_stress_stop(long *out)
+{
+	timer_delete(stress_timer);
+	out[0] = stress_n;
+	out[1] = stress_framed;
+	out[2] = stress_here;
+	out[3] = (long)stress_guard.faults;
+	return 0;
 }

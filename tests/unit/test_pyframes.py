@@ -21,6 +21,16 @@ tests/unit/pyframes_probe.c:
   loop that calls a function all the time (frames pushed and popped under
   the signal): each sample's innermost frame is busy() or inner(), at one
   of their lines.
+- the sampler's fault guard (collector/sigguard.c): a wall-clock timer
+  every 20 us reads the frames of a loop that enters and leaves Python
+  frames from C all the time (sorts with a Python __lt__, map, generators,
+  exceptions, class creation, exec, gc) for 2 s. CPython 3.12 sets
+  tstate->cframe before that C frame's current_frame: without the guard a
+  signal in between reads stack garbage and the program dies of SIGSEGV
+  (3.12.1: within 0.1 s; GS_STRESS_GUARD=0 runs it bare, to see that). With
+  it the process lives, and the samples name this file's frames.
+  GS_STRESS_US sets the timer's period, GS_STRESS_ONLY=1 runs this check
+  alone (ctest unit_pyframes_stress).
 
 The expected lines come from the interpreter itself (f_lineno of the frame
 that makes the call, read on the same line). Prints PASS/FAIL lines; exits
@@ -131,6 +141,75 @@ def sampled(lib):
     return n, outside, wrong
 
 
+class Churn:
+    def __init__(self, x):
+        self.x = x
+
+    def __lt__(self, other):
+        return self.x < other.x
+
+    def __hash__(self):
+        return hash(self.x)
+
+    def __eq__(self, other):
+        return self.x == other.x
+
+
+def churn_gen(k):
+    for i in range(k):
+        yield i * 2
+
+
+def churn(seconds):
+    end = time.monotonic() + seconds
+    it = 0
+    while time.monotonic() < end:
+        ordered = sorted([Churn(i * 7 % 101) for i in range(200)])
+        sum(map(lambda c: c.x, ordered))
+        {Churn(i): i for i in range(50)}
+        list(churn_gen(100))
+        try:
+            raise ValueError(it)
+        except ValueError:
+            pass
+        type("C%d" % (it % 10), (object,), {"f": lambda self: 1})().f()
+        exec("def q(z):\n    return z + 1\nq(3)")
+        if it % 50 == 0:
+            import gc
+            gc.collect()
+        it += 1
+    return it
+
+
+def stressed(lib):
+    """(walks, with frames, innermost in this file, faulted), or None"""
+    guard = int(os.environ.get("GS_STRESS_GUARD", "1"))
+    us = int(os.environ.get("GS_STRESS_US", "20"))
+    if lib.gs_probe_stress_start(us, guard, __file__.encode()) != 0:
+        return None
+    churn(2.0)
+    out = (ctypes.c_long * 4)()
+    lib.gs_probe_stress_stop(out)
+    return tuple(out)
+
+
+def stress_check(lib):
+    r = stressed(lib)
+    us = os.environ.get("GS_STRESS_US", "20")
+    if r is None:
+        check(False, "the fault guard's stress could not start its timer")
+    else:
+        n, framed, here, faulted = r
+        print("INFO: stress: %d walks, %d with frames, %d in this file, %d faulted "
+              "and dropped" % (n, framed, here, faulted))
+        check(n >= 1000 and framed >= 0.95 * n and here >= 0.95 * framed,
+              "a %s us timer's walks of a loop entering and leaving Python frames from "
+              "C, under the fault guard: the process lives, >= 1000 walks, >= 95%% with "
+              "frames, >= 95%% of those innermost in this file (walks %d, with frames %d, "
+              "in this file %d)" % (us, n, framed, here))
+    return 1 if failures else 0
+
+
 def caller(lib):
     (n, got), line = frames(lib), sys._getframe().f_lineno
     return n, got, line
@@ -195,6 +274,12 @@ def main():
         print("cannot load the probe: %s: skipped" % e)
         return 77
     minor = gil.gs_probe_minor()
+    if os.environ.get("GS_STRESS_ONLY") == "1":
+        if minor <= 0:
+            print("CPython %d.%d: frames without the GIL not read: no stress" %
+                  sys.version_info[:2])
+            return 0
+        return stress_check(nogil)
     print("CPython %d.%d: frames without the GIL %s" %
           (sys.version_info[0], sys.version_info[1],
            "read (layout of 3.%d)" % minor if minor > 0 else "not read"))
@@ -258,6 +343,7 @@ def main():
                   "CPU-time samples of a busy loop (GIL held): >= 10 samples, each in busy() "
                   "or inner() at one of their lines (samples %d, elsewhere %d, "
                   "wrong line %d)" % (n, outside, wrong))
+        stress_check(nogil)
     print("%d failed" % failures)
     return 1 if failures else 0
 

@@ -87,7 +87,7 @@ static void record_usage(FILE *f)
 		"      --sample-rate HZ   samples per second of each such thread's CPU time,\n"
 		"                         1..10000; without perf_event_open the kernel's tick\n"
 		"                         caps it (250 Hz on a HZ=250 kernel; meta\n"
-		"                         samples.rate_hz) [GAPSCOPE_SAMPLE_HZ] (default 1000)\n"
+		"                         samples.rate_hz) [GAPSCOPE_SAMPLE_HZ] (default 250)\n"
 		"      --graph-level      time each CUDA graph launch as a whole, without a\n"
 		"                         record per node: far less overhead on graph replays,\n"
 		"                         but no kernel names, durations or gaps inside them\n"
