@@ -389,8 +389,17 @@ int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const stru
 	 * must reach its handler */
 	sigdelset(&sa.sa_mask, SIGSEGV);
 	sigdelset(&sa.sa_mask, SIGBUS);
-	/* the Python walks' guard; without it, no walk */
-	atomic_store(&S.guard_ok, gs_sigguard_install() == 0);
+	/* the Python walks' guard; without it, no walk (said once) */
+	if (gs_sigguard_install() == 0) {
+		atomic_store(&S.guard_ok, 1);
+		check_guard(); /* a start after a stop: the program's since? */
+	} else {
+		atomic_store(&S.guard_ok, 0);
+		gs_warn("sampling.guard",
+			"cannot install the sampler's fault guard (%s): samples keep the "
+			"interrupted instruction only, without Python frames",
+			strerror(errno));
+	}
 	if (sigaction(S.sig, &sa, &S.old) != 0) {
 		gs_warn("sampling.signal",
 			"cannot install the sampler's signal handler (%s): the "
