@@ -369,7 +369,6 @@ void gs_sampler_set_clock(int mode)
 
 int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const struct gs_event *ev))
 {
-	struct sigaction sa;
 	uint64_t t0, t1, m;
 
 	if (S.on || !hz)
@@ -381,14 +380,6 @@ int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const stru
 		return -1;
 	}
 	gs_callsite_prepare();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sample;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&sa.sa_mask);
-	/* a fault blocked while it is raised ends the program: the guard's
-	 * must reach its handler */
-	sigdelset(&sa.sa_mask, SIGSEGV);
-	sigdelset(&sa.sa_mask, SIGBUS);
 	/* the Python walks' guard; without it, no walk (said once) */
 	if (gs_sigguard_install() == 0) {
 		atomic_store(&S.guard_ok, 1);
@@ -400,7 +391,7 @@ int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const stru
 			"interrupted instruction only, without Python frames",
 			strerror(errno));
 	}
-	if (sigaction(S.sig, &sa, &S.old) != 0) {
+	if (gs_sigguard_handler(S.sig, on_sample, &S.old) != 0) {
 		gs_warn("sampling.signal",
 			"cannot install the sampler's signal handler (%s): the "
 			"threads are not sampled",

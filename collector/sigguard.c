@@ -109,3 +109,16 @@ int gs_sigguard_intact(void)
 {
 	return atomic_load(&installed) && ours(SIGSEGV) && ours(SIGBUS);
 }
+
+int gs_sigguard_handler(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	return sigaction(sig, &sa, old);
+}

@@ -46,4 +46,11 @@ int gs_sigguard_add(struct gs_sigguard *g);
  * its own, and a walk must then not fault). A sigaction call each. */
 int gs_sigguard_intact(void);
 
+/* Installs fn as sig's handler (SA_SIGINFO, SA_RESTART) for a handler whose
+ * walks are guarded: every other signal blocked while it runs, but not
+ * SIGSEGV and SIGBUS (a fault blocked while it is raised ends the program:
+ * the guard's must reach its handler). Returns sigaction's result; old:
+ * the action before, or NULL. */
+int gs_sigguard_handler(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *old);
+
 #endif

@@ -15,16 +15,19 @@ endif()
 # allocations are not checked, and leak checking is off for it).
 if(TARGET gs_collector_core)
   find_package(Python3 COMPONENTS Interpreter)
-  # the reader alone (collector/pyframes.c): no writer, no SQLite
-  add_library(gs_pyframes_probe MODULE ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_probe.c
-                                       ${PROJECT_SOURCE_DIR}/collector/pyframes.c
-                                       ${PROJECT_SOURCE_DIR}/collector/sigguard.c)
-  target_include_directories(gs_pyframes_probe PRIVATE ${PROJECT_SOURCE_DIR}/collector
-                             ${PROJECT_SOURCE_DIR}/collector/include
-                             ${CUDAToolkit_INCLUDE_DIRS})
-  target_link_libraries(gs_pyframes_probe PRIVATE ${CMAKE_DL_LIBS})
-  set_target_properties(gs_pyframes_probe PROPERTIES LIBRARY_OUTPUT_DIRECTORY
-                                                     ${CMAKE_BINARY_DIR}/tests)
+  # the reader alone (collector/pyframes.c, and the sampler's fault guard):
+  # no writer, no SQLite
+  function(gs_pyframes_probe name)
+    add_library(${name} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_probe.c
+                               ${PROJECT_SOURCE_DIR}/collector/pyframes.c
+                               ${PROJECT_SOURCE_DIR}/collector/sigguard.c)
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/collector
+                               ${PROJECT_SOURCE_DIR}/collector/include
+                               ${CUDAToolkit_INCLUDE_DIRS})
+    target_link_libraries(${name} PRIVATE ${CMAKE_DL_LIBS})
+    set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  endfunction()
+  gs_pyframes_probe(gs_pyframes_probe)
   if(Python3_Interpreter_FOUND)
     set(gs_probe_env "")
     if(GAPSCOPE_SANITIZE)
@@ -48,17 +51,9 @@ if(TARGET gs_collector_core)
   # ASan each caught fault costs a read of /proc/self/maps (its siglongjmp
   # interceptor unpoisons the stack, pthread_getattr_np): at 20 us a signal
   # storm that never lets the program run.
-  add_library(gs_pyframes_probe_plain MODULE ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_probe.c
-                                             ${PROJECT_SOURCE_DIR}/collector/pyframes.c
-                                             ${PROJECT_SOURCE_DIR}/collector/sigguard.c)
-  target_include_directories(gs_pyframes_probe_plain PRIVATE ${PROJECT_SOURCE_DIR}/collector
-                             ${PROJECT_SOURCE_DIR}/collector/include
-                             ${CUDAToolkit_INCLUDE_DIRS})
+  gs_pyframes_probe(gs_pyframes_probe_plain)
   target_compile_options(gs_pyframes_probe_plain PRIVATE -fno-sanitize=all)
   target_link_options(gs_pyframes_probe_plain PRIVATE -fno-sanitize=all)
-  target_link_libraries(gs_pyframes_probe_plain PRIVATE ${CMAKE_DL_LIBS})
-  set_target_properties(gs_pyframes_probe_plain PROPERTIES LIBRARY_OUTPUT_DIRECTORY
-                                                           ${CMAKE_BINARY_DIR}/tests)
   add_test(NAME unit_pyframes_stress
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_versions.sh
                    $<TARGET_FILE:gs_pyframes_probe_plain> ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pyframes.py)

@@ -212,7 +212,6 @@ static void on_stress(int sig, siginfo_t *si, void *uc)
  * frame of a sample is counted against. 0, or -1. */
 EXPORT int gs_probe_stress_start(int us, int guard, const char *file)
 {
-	struct sigaction sa;
 	struct sigevent sev;
 	struct itimerspec its;
 
@@ -225,13 +224,7 @@ EXPORT int gs_probe_stress_start(int us, int guard, const char *file)
 	stress_guard.faults = 0;
 	if (guard && (gs_sigguard_install() != 0 || gs_sigguard_add(&stress_guard) != 0))
 		return -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_stress;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&sa.sa_mask);
-	sigdelset(&sa.sa_mask, SIGSEGV);
-	sigdelset(&sa.sa_mask, SIGBUS);
-	if (sigaction(SIGUSR2, &sa, NULL) != 0)
+	if (gs_sigguard_handler(SIGUSR2, on_stress, NULL) != 0)
 		return -1;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
