@@ -30,7 +30,8 @@ tests/unit/pyframes_probe.c:
   (3.12.1: within 0.1 s; GS_STRESS_GUARD=0 runs it bare, to see that). With
   it the process lives, and the samples name this file's frames.
   GS_STRESS_US sets the timer's period, GS_STRESS_ONLY=1 runs this check
-  alone (ctest unit_pyframes_stress).
+  alone (ctest unit_pyframes_stress), with Python's faulthandler enabled
+  first (a handler of the program's, on an alternate signal stack).
 
 The expected lines come from the interpreter itself (f_lineno of the frame
 that makes the call, read on the same line). Prints PASS/FAIL lines; exits
@@ -275,6 +276,11 @@ def main():
         return 77
     minor = gil.gs_probe_minor()
     if os.environ.get("GS_STRESS_ONLY") == "1":
+        # as under pytest or python -X faulthandler: a SIGSEGV handler of the
+        # program's, installed first, on an alternate signal stack; the guard
+        # chains to it and its jumps leave that stack
+        import faulthandler
+        faulthandler.enable()
         if minor <= 0:
             print("CPython %d.%d: frames without the GIL not read: no stress" %
                   sys.version_info[:2])
