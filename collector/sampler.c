@@ -41,8 +41,9 @@
  *
  * The handler (async-signal-safe: no lock, no allocation, no TLS of ours)
  * takes the thread's Python frames, read from its frame chain
- * (gs_callsite_sample, pyframes.c), and its native frames where it has no
- * Python frame, into a ring of its own (one writer: the handler on that
+ * (gs_callsite_sample, pyframes.c) under its ring's fault guard (sigguard.h:
+ * a chain caught half made faults, the sample is dropped and counted), and
+ * its native frames where it has no Python frame, into a ring of its own (one writer: the handler on that
  * thread; one reader: the drain thread). The drain thread moves them to the
  * writer every SAMPLER_DRAIN_MS as GS_EV_SAMPLE events; symbols and
  * interning happen there (callsite.c gs_sample_apply), off the signal path.
