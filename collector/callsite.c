@@ -617,6 +617,11 @@ void gs_callsite_prepare(void)
 	dl_iterate_phdr(add_nowalk, NULL);
 }
 
+int gs_callsite_python(void)
+{
+	return have_py && pyapi.minor > 0;
+}
+
 void gs_callsite_init(int mode)
 {
 	size_t i;

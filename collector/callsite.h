@@ -242,6 +242,9 @@ void gs_callsite_counts(uint64_t *captured, uint64_t *with_python);
  * lead a callback's walk or must not be interrupted), once; before any
  * capture or sample. gs_callsite_init calls it when call sites are on. */
 void gs_callsite_prepare(void);
+/* 1 when samples read Python frames: the process has CPython's API and a
+ * frame layout this reader knows (after gs_callsite_prepare). */
+int gs_callsite_python(void);
 /* A sample of the calling thread, in a signal handler that interrupted it
  * at pc: Python frames as gs_py_frames_async reads them, native frames
  * (from pc outward, per gs_callsite_set_native's policy; none where pc is

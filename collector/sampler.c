@@ -381,8 +381,12 @@ int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const stru
 		return -1;
 	}
 	gs_callsite_prepare();
-	/* the Python walks' guard; without it, no walk (said once) */
-	if (gs_sigguard_install() == 0) {
+	/* the Python walks' guard; without it, no walk (said once). A
+	 * process without CPython has no walk to guard: its SIGSEGV and
+	 * SIGBUS stay as they are */
+	if (!gs_callsite_python()) {
+		atomic_store(&S.guard_ok, 0);
+	} else if (gs_sigguard_install() == 0) {
 		atomic_store(&S.guard_ok, 1);
 		check_guard(); /* a start after a stop: the program's since? */
 	} else {

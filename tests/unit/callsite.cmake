@@ -54,18 +54,15 @@ if(TARGET gs_collector_core)
   gs_pyframes_probe(gs_pyframes_probe_plain)
   target_compile_options(gs_pyframes_probe_plain PRIVATE -fno-sanitize=all)
   target_link_options(gs_pyframes_probe_plain PRIVATE -fno-sanitize=all)
-  add_test(NAME unit_pyframes_stress
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_versions.sh
-                   $<TARGET_FILE:gs_pyframes_probe_plain> ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pyframes.py)
-  set_tests_properties(unit_pyframes_stress PROPERTIES LABELS "unit;pyversions"
-                                                       SKIP_RETURN_CODE 77
-                                                       ENVIRONMENT "GS_STRESS_ONLY=1")
-  # the same test on every CPython the reader supports (3.9-3.13), each
+  # test_pyframes.py on every CPython the reader supports (3.9-3.13), each
   # found under pyenv or as python3.X on PATH; a missing one is named
-  add_test(NAME unit_pyframes_versions
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_versions.sh
-                   $<TARGET_FILE:gs_pyframes_probe> ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pyframes.py)
-  set_tests_properties(unit_pyframes_versions PROPERTIES LABELS "unit;pyversions"
-                                                         SKIP_RETURN_CODE 77
-                                                         ENVIRONMENT "${gs_probe_env}")
+  function(gs_pyframes_versions_test name probe)
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_versions.sh
+                     $<TARGET_FILE:${probe}> ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pyframes.py)
+    set_tests_properties(${name} PROPERTIES LABELS "unit;pyversions" SKIP_RETURN_CODE 77
+                                            ENVIRONMENT "${ARGN}")
+  endfunction()
+  gs_pyframes_versions_test(unit_pyframes_stress gs_pyframes_probe_plain GS_STRESS_ONLY=1)
+  gs_pyframes_versions_test(unit_pyframes_versions gs_pyframes_probe ${gs_probe_env})
 endif()

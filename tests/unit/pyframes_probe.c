@@ -131,25 +131,34 @@ EXPORT int gs_probe_frames_async(char *out, int len)
 	return sig_n;
 }
 
-/* A CPU-time timer on the calling thread (every us of its CPU time) whose
- * signal reads its innermost frame wherever the interpreter is. */
-EXPORT int gs_probe_sampling_start(int us)
+/* A timer on clock clk that sends SIGUSR2 every us microseconds: to thread
+ * tid, or (tid 0) to the process. 0, or -1. */
+static int start_timer(clockid_t clk, pid_t tid, int us, timer_t *t)
 {
 	struct sigevent sev;
 	struct itimerspec its;
 
-	if (probe_handler() != 0)
-		return -1;
-	n_samples = 0;
 	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_notify = tid ? SIGEV_THREAD_ID : SIGEV_SIGNAL;
 	sev.sigev_signo = SIGUSR2;
-	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &probe_timer) != 0)
+	if (tid)
+		sev._sigev_un._tid = tid;
+	if (timer_create(clk, &sev, t) != 0)
 		return -1;
 	its.it_interval.tv_sec = 0;
 	its.it_interval.tv_nsec = us * 1000L;
 	its.it_value = its.it_interval;
-	return timer_settime(probe_timer, 0, &its, NULL);
+	return timer_settime(*t, 0, &its, NULL);
+}
+
+/* A CPU-time timer on the calling thread (every us of its CPU time) whose
+ * signal reads its innermost frame wherever the interpreter is. */
+EXPORT int gs_probe_sampling_start(int us)
+{
+	if (probe_handler() != 0)
+		return -1;
+	n_samples = 0;
+	return start_timer(CLOCK_THREAD_CPUTIME_ID, 0, us, &probe_timer);
 }
 
 /* Stop; the samples' innermost frames as "function:line" joined by '|'. */
@@ -212,9 +221,6 @@ static void on_stress(int sig, siginfo_t *si, void *uc)
  * frame of a sample is counted against. 0, or -1. */
 EXPORT int gs_probe_stress_start(int us, int guard, const char *file)
 {
-	struct sigevent sev;
-	struct itimerspec its;
-
 	if (!gs_pyapi_resolve(&probe_api))
 		return -1;
 	snprintf(stress_file, sizeof(stress_file), "%s", file);
@@ -226,16 +232,7 @@ EXPORT int gs_probe_stress_start(int us, int guard, const char *file)
 		return -1;
 	if (gs_sigguard_handler(SIGUSR2, on_stress, NULL) != 0)
 		return -1;
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGUSR2;
-	sev._sigev_un._tid = (pid_t)stress_guard.tid;
-	if (timer_create(CLOCK_MONOTONIC, &sev, &stress_timer) != 0)
-		return -1;
-	its.it_interval.tv_sec = 0;
-	its.it_interval.tv_nsec = us * 1000L;
-	its.it_value = its.it_interval;
-	return timer_settime(stress_timer, 0, &its, NULL);
+	return start_timer(CLOCK_MONOTONIC, (pid_t)stress_guard.tid, us, &stress_timer);
 }
 
 /* Stop; out[0..3]: walks done, walks with Python frames, of them those
