@@ -725,6 +725,32 @@ int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line
 	return cs->n_py + cs->n_native;
 }
 
+void *gs_callsite_tstate(void)
+{
+	return have_py ? gs_py_tstate(&pyapi) : NULL;
+}
+
+int gs_callsite_sample_of(struct gs_callsite *cs, const void *tstate,
+			  struct gs_py_line_cache *cache, struct gs_sigguard *guard)
+{
+	cs->correlation_id = 0;
+	cs->reason = 0;
+	cs->t_end = 0;
+	cs->n_py = 0;
+	cs->py_outer = 0;
+	cs->py_skipped = 0;
+	cs->n_native = 0;
+	cs->text_len = 0;
+	if (!have_py || !guard || !tstate)
+		return 0;
+	guard->active = 1;
+	if (sigsetjmp(guard->jb, 0) != 0)
+		return -1; /* the walk faulted: the handler cleared active */
+	gs_py_frames_of(&pyapi, cs, cache, tstate);
+	guard->active = 0;
+	return cs->n_py;
+}
+
 static const char *const native_names[] = {"auto", "always"};
 
 const char *gs_native_frames_str(int v)
@@ -1071,6 +1097,10 @@ int gs_sample_apply(struct gs_writer *w, struct gs_stack_table *t, const struct 
 
 	if (id < 0)
 		return -1;
+	/* an off-CPU sample (sampler.c): off CPU over [t_begin, t_end] */
+	if (cs->reason == GS_CS_WHY_OFF_CPU)
+		return gs_writer_wait_sample(w, cs->tid, cs->t_end,
+					     (int64_t)(cs->t_end - cs->t_begin), id);
 	return gs_writer_sample(w, cs->tid, cs->t_begin, id);
 }
 

@@ -166,6 +166,17 @@ int gs_py_frames(const struct gs_pyapi *api, struct gs_callsite *cs);
 struct gs_py_line_cache;
 int gs_py_frames_async(const struct gs_pyapi *api, struct gs_callsite *cs,
 		       struct gs_py_line_cache *cache);
+/* The calling thread's Python thread state (PyGILState_GetThisThreadState:
+ * a thread-local read, safe in a signal handler), NULL where it has none or
+ * this reader has no layout for the interpreter. */
+void *gs_py_tstate(const struct gs_pyapi *api);
+/* The frames of another thread, by its thread state (gs_py_tstate on that
+ * thread), read as gs_py_frames_async reads them. Sound only while that
+ * thread does not run (the sampler's off-CPU samples check its CPU time
+ * around the read); the caller guards the read (sigguard.h) against a
+ * thread state freed meanwhile. Returns the number of frames added. */
+int gs_py_frames_of(const struct gs_pyapi *api, struct gs_callsite *cs,
+		    struct gs_py_line_cache *cache, const void *tstate);
 
 /* Without the GIL, a frame's line is remembered per thread by code object
  * and instruction (pyframes.c): on (1, the default) or off (0: CPython's
@@ -257,6 +268,15 @@ int gs_callsite_python(void);
 struct gs_sigguard;
 int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache,
 		       struct gs_sigguard *guard);
+/* The calling thread's Python thread state, for gs_callsite_sample_of
+ * (NULL: none, or samples read no Python frames). Signal-safe. */
+void *gs_callsite_tstate(void);
+/* A sample of another thread, off CPU, by its thread state: its Python
+ * frames (gs_py_frames_of) under guard (the caller's: the thread that
+ * reads), no native frame. Sets frames and text only. Returns the frames
+ * taken, or -1 when the walk faulted. */
+int gs_callsite_sample_of(struct gs_callsite *cs, const void *tstate,
+			  struct gs_py_line_cache *cache, struct gs_sigguard *guard);
 
 /* ---- on the writer side ---- */
 
@@ -292,6 +312,10 @@ int gs_callsite_apply(struct gs_writer *w, struct gs_stack_table *t, const struc
 int gs_sample_apply(struct gs_writer *w, struct gs_stack_table *t, const struct gs_callsite *cs);
 /* One samples row (writer.c); stack_id 0: no frames. */
 int gs_writer_sample(struct gs_writer *w, int64_t tid, uint64_t t, int64_t stack_id);
+/* An off-CPU sample: thread tid was off CPU for ns of the time up to t
+ * (table wait_samples) */
+int gs_writer_wait_sample(struct gs_writer *w, int64_t tid, uint64_t t, int64_t ns,
+			  int64_t stack_id);
 /* At finalize: meta config.callsites and callsites.* counts, then free
  * the process's stack table. */
 void gs_callsite_finish(struct gs_writer *w);

@@ -1973,6 +1973,7 @@ static int start(void)
 			gs_callsite_set_native(G.cfg.native_frames);
 		}
 		gs_sampler_set_clock(G.cfg.sample_clock);
+		gs_sampler_set_waits(G.cfg.sample_waits);
 		gs_sampler_start(G.cfg.sample_hz, cupti_now, push_sample);
 		/* under a capture range, paused until its first window opens */
 		if (G.cfg.capture_range == GS_CAPTURE_PROFILER_API)

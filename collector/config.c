@@ -33,6 +33,7 @@ void gs_config_defaults(struct gs_config *c)
 	c->sampling = 1;
 	c->sample_hz = GS_DEFAULT_SAMPLE_HZ;
 	c->sample_clock = GS_SAMPLE_CLOCK_AUTO;
+	c->sample_waits = 1;
 	c->stack_cache = 1;
 	c->sync_source = GS_SYNC_FROM_CALLBACKS;
 	c->clock = GS_CLOCK_CUPTI;
@@ -202,6 +203,17 @@ int gs_config_from_env(struct gs_config *c, gs_getenv_fn get, void *ctx)
 			bad++;
 		} else {
 			c->sample_hz = (unsigned)hz;
+		}
+	}
+
+	v = get("GAPSCOPE_SAMPLE_WAITS", ctx);
+	if (v && *v) {
+		if ((v[0] == '0' || v[0] == '1') && !v[1]) {
+			c->sample_waits = v[0] - '0';
+		} else {
+			gs_warn("config.sample_waits",
+				"GAPSCOPE_SAMPLE_WAITS=\"%.64s\" is not 0 or 1; using 1", v);
+			bad++;
 		}
 	}
 

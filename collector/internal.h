@@ -78,6 +78,8 @@ struct gs_config {
 	unsigned sample_hz;   /* samples per second of a thread's CPU time
 				 (GAPSCOPE_SAMPLE_HZ) */
 	int sample_clock;     /* enum gs_sample_clock (GAPSCOPE_SAMPLE_CLOCK) */
+	int sample_waits;     /* 0/1: off-CPU samples of the sampled Python threads
+				 (GAPSCOPE_SAMPLE_WAITS, default 1) */
 	int sync_source;      /* enum gs_sync_source (GAPSCOPE_SYNC_SOURCE) */
 	int capture_range;    /* enum gs_capture_range (GAPSCOPE_CAPTURE_RANGE) */
 	int capture_driver;   /* 0: the driver's launch records on all run long,
@@ -635,6 +637,9 @@ int gs_sampler_start(unsigned hz, uint64_t (*now)(void), void (*push)(const stru
 /* Which source to use (enum gs_sample_clock) for the threads watched from
  * now on; call before gs_sampler_start. Default: auto. */
 void gs_sampler_set_clock(int mode);
+/* Off-CPU samples of the sampled Python threads (1, GAPSCOPE_SAMPLE_WAITS)
+ * or none (0); call before gs_sampler_start. Default: none. */
+void gs_sampler_set_waits(int on);
 /* 1 while sampling. */
 int gs_sampler_active(void);
 /* What samples thread tid: GS_SAMPLE_CLOCK_PERF, GS_SAMPLE_CLOCK_TIMER, or 0

@@ -332,16 +332,18 @@ GS_FOREIGN static int frame_kept(const struct gs_pyapi *a, const struct py_layou
 	return frame_incomplete(l, f, code) ? 0 : 1;
 }
 
-static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs,
-			   struct gs_py_line_cache *cache)
+/* The frames of thread state ts (the calling thread's, or a thread's that
+ * does not run while they are read: pyframes_of) */
+static int py_frames_ts(const struct gs_pyapi *a, struct gs_callsite *cs,
+			struct gs_py_line_cache *cache, const char *ts)
 {
 	const struct py_layout *l = a->layout;
-	const char *ts, *f, *first, *code = NULL;
+	const char *f, *first, *code = NULL;
 	int n = 0, hops = 0, total = 0, idx = 0, outer_from = GS_CS_PY_MAX, k;
 
 	cs->py_outer = 0;
 	cs->py_skipped = 0;
-	if (!a->minor || !l || !a->this_tstate || !(ts = a->this_tstate()))
+	if (!a->minor || !l || !ts)
 		return 0;
 	f = ptr_at(ts, l->tstate_frame);
 	if (l->cframe_current >= 0)
@@ -394,6 +396,14 @@ static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs,
 	return n;
 }
 
+static int py_frames_nogil(const struct gs_pyapi *a, struct gs_callsite *cs,
+			   struct gs_py_line_cache *cache)
+{
+	if (!a->minor || !a->layout || !a->this_tstate)
+		return 0;
+	return py_frames_ts(a, cs, cache, a->this_tstate());
+}
+
 int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
 {
 	void *frame;
@@ -440,4 +450,20 @@ int gs_py_frames_async(const struct gs_pyapi *a, struct gs_callsite *cs,
 	if (!a || !a->is_initialized || !a->minor || !a->is_initialized())
 		return 0;
 	return py_frames_nogil(a, cs, cache);
+}
+
+void *gs_py_tstate(const struct gs_pyapi *a)
+{
+	if (!a || !a->is_initialized || !a->minor || !a->layout || !a->this_tstate ||
+	    !a->is_initialized())
+		return NULL;
+	return a->this_tstate();
+}
+
+int gs_py_frames_of(const struct gs_pyapi *a, struct gs_callsite *cs,
+		    struct gs_py_line_cache *cache, const void *tstate)
+{
+	if (!a || !a->is_initialized || !a->minor || !tstate || !a->is_initialized())
+		return 0;
+	return py_frames_ts(a, cs, cache, tstate);
 }

@@ -112,6 +112,11 @@ struct ring {
 	struct gs_py_line_cache lines; /* the handler's only */
 	struct gs_sigguard guard;      /* its Python walks' (sigguard.h) */
 	int guarded;		       /* the guard is registered */
+	/* off-CPU samples (look_waits): the thread's Python thread state, as
+	 * its handler last read it (NULL: none seen yet), and the wall and CPU
+	 * time at the drain thread's previous look (wait_wall 0: none) */
+	_Atomic(void *) tstate;
+	uint64_t wait_wall, wait_cpu;
 	struct gs_callsite slot[SAMPLER_RING];
 };
 
@@ -145,6 +150,13 @@ static struct {
 	 * no Python walk, a sample keeps its pc only */
 	_Atomic int guard_ok;
 	int warned_guard;
+	/* off-CPU samples (look_waits, on the drain thread): on, that thread's
+	 * own fault guard and line cache, and counts */
+	int waits;
+	struct gs_sigguard dguard;
+	int dguarded;
+	struct gs_py_line_cache wait_lines;
+	uint64_t waits_taken, waits_torn, waits_faults, wait_ns;
 	struct gs_event ev; /* the drain thread's (large: not on its stack) */
 	struct sigaction old;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
@@ -240,6 +252,9 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 				   ? &r->guard
 				   : NULL) < 0)
 		goto out;
+	/* for the drain thread's off-CPU samples: where its frames are */
+	if (cs->n_py && S.waits)
+		atomic_store_explicit(&r->tstate, gs_callsite_tstate(), memory_order_relaxed);
 	atomic_store_explicit(&r->head, head + 1, memory_order_release);
 out:
 	/* an ioctl: async-signal-safe */
@@ -316,6 +331,59 @@ static void drain_rings(void)
 	}
 }
 
+/* Off-CPU samples, on the drain thread every period (under watch_lock):
+ * a sampled thread with Python frames that is not running now (its CPU
+ * time does not move across two reads and the walk between) has its frame
+ * chain read by this thread, under this thread's own fault guard; the
+ * sample stands for the wall time the thread spent off CPU since the
+ * previous look (wall less CPU time), and is timed at this look. The CPU
+ * samples cannot see that time: a thread asleep is never signalled. A
+ * thread that ran during the walk gives no sample (its chain may have
+ * changed under the read: counted in samples.waits_torn). */
+static void look_waits(void)
+{
+	int i, n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
+	int paused = atomic_load_explicit(&S.paused, memory_order_relaxed);
+	int ok = S.waits && S.dguarded && atomic_load_explicit(&S.guard_ok, memory_order_relaxed);
+
+	for (i = 0; i < n; i++) {
+		struct ring *r = S.rings[i];
+		void *ts = atomic_load_explicit(&r->tstate, memory_order_relaxed);
+		uint64_t c0, c0b, c1, w, pw = r->wait_wall, pc = r->wait_cpu, off;
+		struct gs_callsite *cs = &S.ev.u.callsite;
+		if (!ok || paused || !r->armed || !ts || cpu_ns(r->cpu_clock, &c0) != 0) {
+			r->wait_wall = 0;
+			continue;
+		}
+		w = mono_ns();
+		r->wait_wall = w;
+		r->wait_cpu = c0;
+		if (!pw || c0 < pc || w <= pw || w - pw <= c0 - pc)
+			continue; /* the first look, or it ran all of the period */
+		off = (w - pw) - (c0 - pc);
+		/* running now: its CPU time moves between two reads */
+		if (cpu_ns(r->cpu_clock, &c0b) != 0 || c0b != c0)
+			continue;
+		if (gs_callsite_sample_of(cs, ts, &S.wait_lines, &S.dguard) < 0) {
+			S.waits_faults++;
+			continue;
+		}
+		if (cpu_ns(r->cpu_clock, &c1) != 0 || c1 != c0) {
+			S.waits_torn++;
+			continue;
+		}
+		cs->tid = r->tid;
+		cs->reason = GS_CS_WHY_OFF_CPU;
+		cs->t_end = (uint64_t)((int64_t)w - S.mono_offset);
+		cs->t_begin = cs->t_end - off;
+		S.ev.kind = GS_EV_SAMPLE;
+		S.waits_taken++;
+		S.wait_ns += off;
+		if (S.push)
+			S.push(&S.ev);
+	}
+}
+
 /* The program may install its own SIGSEGV or SIGBUS handler after ours:
  * its faults are then its own, and the walks stop (said once). */
 static void check_guard(void)
@@ -336,6 +404,16 @@ static void *drain_main(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "gs-sampler");
+	/* this thread's own guard, for the off-CPU samples' walks */
+	if (S.waits && atomic_load(&S.guard_ok)) {
+		pthread_mutex_lock(&watch_lock);
+		/* a start after a stop: the guard is registered, for the
+		 * thread of the earlier start; no walk is on */
+		S.dguard.tid = (int64_t)syscall(SYS_gettid);
+		if (!S.dguarded)
+			S.dguarded = gs_sigguard_add(&S.dguard) == 0;
+		pthread_mutex_unlock(&watch_lock);
+	}
 	pthread_mutex_lock(&S.lock);
 	while (!S.stop) {
 		struct timespec until;
@@ -355,11 +433,17 @@ static void *drain_main(void *arg)
 		 * at every period, for samples.rate_hz */
 		pthread_mutex_lock(&watch_lock);
 		look_cpu();
+		look_waits();
 		pthread_mutex_unlock(&watch_lock);
 		pthread_mutex_lock(&S.lock);
 	}
 	pthread_mutex_unlock(&S.lock);
 	return NULL;
+}
+
+void gs_sampler_set_waits(int on)
+{
+	S.waits = !!on;
 }
 
 void gs_sampler_set_clock(int mode)
@@ -791,6 +875,13 @@ void gs_sampler_finish(struct gs_writer *w, int configured, unsigned hz)
 	gs_writer_meta_int(w, "samples.signal", S.sig);
 	gs_writer_meta_int(w, "samples.timer_errors", (int64_t)S.timer_errors);
 	gs_writer_meta_int(w, "samples.faults", (int64_t)gs_sampler_faults());
+	gs_writer_meta_int(w, "config.sample_waits", S.waits);
+	if (S.waits) {
+		gs_writer_meta_int(w, "samples.waits", (int64_t)S.waits_taken);
+		gs_writer_meta_int(w, "samples.wait_ns", (int64_t)S.wait_ns);
+		gs_writer_meta_int(w, "samples.waits_torn", (int64_t)S.waits_torn);
+		gs_writer_meta_int(w, "samples.waits_faults", (int64_t)S.waits_faults);
+	}
 	pthread_mutex_lock(&watch_lock);
 	n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
 	for (i = 0; i < n; i++) {

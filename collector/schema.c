@@ -177,6 +177,16 @@ const char gs_schema_sql[] =
     "  tid INTEGER NOT NULL,                   -- sampled thread (api_calls.tid)\n"
     "  t INTEGER NOT NULL,                     -- ns: when the sample was taken\n"
     "  stack_id INTEGER);                      -- stack_frames.stack_id, NULL: no frame read\n"
+    /* added to v2 on 2026-12-07 (an older viewer ignores it): the
+     * sampler's off-CPU samples: every drain period (10 ms) a sampled
+     * Python thread that is not running has its frames read by the
+     * sampler's thread; the row stands for the wall time the thread spent
+     * off CPU since the previous look */
+    "CREATE TABLE IF NOT EXISTS wait_samples (\n"
+    "  tid INTEGER NOT NULL,                   -- sampled thread (api_calls.tid)\n"
+    "  t INTEGER NOT NULL,                     -- ns: when the thread was seen off CPU\n"
+    "  ns INTEGER NOT NULL,                    -- ns it was off CPU in the period up to t\n"
+    "  stack_id INTEGER);                      -- stack_frames.stack_id, NULL: no frame read\n"
     "CREATE TABLE IF NOT EXISTS graph_node_updates (\n"
     "  time INTEGER NOT NULL,                  -- ns, when the call changed the node\n"
     "  kind INTEGER NOT NULL,                  -- 1 node updated, 2 parameters set in an exec\n"
@@ -210,6 +220,7 @@ const char gs_schema_index_sql[] =
     "CREATE INDEX IF NOT EXISTS graph_runs_start ON graph_runs(device, start);\n"
     "CREATE INDEX IF NOT EXISTS api_stacks_corr ON api_stacks(correlation_id);\n"
     "CREATE INDEX IF NOT EXISTS samples_tid ON samples(tid, t);\n"
+    "CREATE INDEX IF NOT EXISTS wait_samples_tid ON wait_samples(tid, t);\n"
     "CREATE INDEX IF NOT EXISTS graph_nodes_graph ON graph_nodes(graph_id);\n"
     "CREATE INDEX IF NOT EXISTS graph_edges_graph ON graph_edges(graph_id);\n";
 
@@ -430,7 +441,7 @@ int gs_schema_table_optional(const char *name)
 	static const char *const optional[] = {
 	    "events",	       "graph_node_updates",		   /* added to v1 */
 	    "graph_runs",      "stack_frames",	     "api_stacks", /* v2 */
-	    "host_ranges",	"samples",			   /* added to v2 */
+	    "host_ranges",	"samples",	     "wait_samples", /* added to v2 */
 	    "capture_windows",					   /* v3 */
 	};
 	size_t i;

@@ -74,6 +74,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_OVERHEAD] = "INSERT INTO overhead(kind, start, end, object_kind, object_id) "
 		    "VALUES(?,?,?,?,?)",
     [ST_SAMPLE] = "INSERT INTO samples(tid, t, stack_id) VALUES(?,?,?)",
+    [ST_WAIT_SAMPLE] = "INSERT INTO wait_samples(tid, t, ns, stack_id) VALUES(?,?,?,?)",
     [ST_CAPTURE_WINDOW] = "INSERT INTO capture_windows(start, end) VALUES(?,?)",
     [ST_DEVICE] = "INSERT OR REPLACE INTO devices(id, name, uuid, cc_major, cc_minor, sm_count, "
 		  "core_clock_khz, memory_clock_khz, global_memory_bytes, l2_cache_bytes, "
@@ -133,6 +134,7 @@ static const char *const stmt_what[ST_COUNT] = {
     [ST_STACK_FRAME] = "writing a call-site frame",
     [ST_API_STACK] = "writing a call site",
     [ST_SAMPLE] = "writing a sample",
+    [ST_WAIT_SAMPLE] = "writing an off-CPU sample",
     [ST_CAPTURE_WINDOW] = "writing a capture window",
 };
 

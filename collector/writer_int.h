@@ -41,6 +41,7 @@ enum {
 	ST_STACK_FRAME, /* call sites (callsite.c) */
 	ST_API_STACK,
 	ST_SAMPLE, /* samples of launching threads (sampler.c) */
+	ST_WAIT_SAMPLE, /* their off-CPU samples (sampler.c) */
 	ST_CAPTURE_WINDOW,
 	ST_COUNT
 };

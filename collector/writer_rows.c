@@ -678,3 +678,17 @@ int gs_writer_sample(struct gs_writer *w, int64_t tid, uint64_t t, int64_t stack
 	bind_opt(st, 3, stack_id > 0 ? stack_id : -1);
 	return step(w, ST_SAMPLE, "writing a sample");
 }
+
+int gs_writer_wait_sample(struct gs_writer *w, int64_t tid, uint64_t t, int64_t ns,
+			  int64_t stack_id)
+{
+	struct bcache *st = params(w, ST_WAIT_SAMPLE);
+
+	if (w->failed)
+		return -1;
+	bind_i64(st, 1, tid);
+	bind_i64(st, 2, (int64_t)t);
+	bind_i64(st, 3, ns);
+	bind_opt(st, 4, stack_id > 0 ? stack_id : -1);
+	return step(w, ST_WAIT_SAMPLE, "writing an off-CPU sample");
+}

@@ -125,6 +125,44 @@ out=$("$gs" report --by-site "$db.outside.db") || { echo "FAIL: report --by-site
 expect "$out" "Host code by what ran: none of the trace's 2 samples lies in the host code of the selection's gaps"
 out=$("$gs" report --by-site "$db") || { echo "FAIL: report --by-site exit $?"; exit 1; }
 expect "$out" 'Host code by what ran: no samples in the trace (recorded with --no-sampling, or before sampling)'
+# off-CPU samples (table wait_samples): thread 11 seen off CPU at stack 4 (prepare line
+# 35) for [10100, 10900] (800 ns, inside the 1 us segment [10000, 11000)) and for
+# [29900, 30000] (in no host code). Samples weigh time then: the segment holds 4 CPU
+# samples x 25 ns = 100 and 800 waited, 900: 89% waiting in prepare (800), prepare's own
+# 75 (8%, under the 20% a second item needs). Over all the host code: 6 samples, 5 x 25
+# + 800 = 925 ns, waiting 800 (86.5%), prepare 100 (10.8%), item 25 (2.7%, the
+# framework's: 3%). In JSON every host-code segment of the top gaps says how much of it
+# was seen off CPU: 0.8 of that 1 us, 0 of the other three
+cp "$db.sampled.db" "$db.waits.db" && sqlite3 "$db.waits.db" "INSERT OR REPLACE INTO meta
+	VALUES('samples.clock','thread CPU time (timer, at the kernel tick)'),('samples.cpu_ns','125'),('samples.taken','5');
+	INSERT INTO wait_samples(tid,t,ns,stack_id) VALUES(11,10900,800,4),(11,30000,100,4)" ||
+	{ echo "FAIL: sqlite3 on $db.waits.db"; exit 1; }
+out=$("$gs" report --full-names "$db.waits.db") || { echo "FAIL: report (waits) exit $?"; exit 1; }
+expect "$out" '1.000 us host code on thread 11 (running 10% of it): 89% waiting in u/train.py:prepare line 35, then 1.000 us launch latency'
+out=$("$gs" report --by-site --full-names "$db.waits.db") || { echo "FAIL: report --by-site (waits) exit $?"; exit 1; }
+expect "$out" "Host code by what ran (6 samples of the launching threads in it, 100% with a frame; 3% the framework's dispatch; the threads ran 8% of it; off CPU 800 ns (86%)):"
+expect "$out" '     86.5%         800 ns  waiting in u/train.py:prepare line 35'
+expect "$out" '     10.8%         100 ns  u/train.py:prepare line 35'
+if [ -n "$py" ]; then
+	"$gs" report --json --by-site "$db.waits.db" >"$db.waits.json" ||
+		{ echo "FAIL: report --json (waits) exit $?"; exit 1; }
+	"$py" - "$db.waits.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = d["host_code_by_code"]
+got = {k: h[k] for k in ("unit", "samples", "off_cpu_ns", "total", "framework")}
+top = [(t["name"], t["weight"], t["off_cpu"]) for t in h["top"]]
+offs = [s["off_cpu_share"] for g in d["devices"][0]["top_gaps"] for s in g["segments"]
+        if "off_cpu_share" in s]
+ok = (got == {"unit": "ns", "samples": 6, "off_cpu_ns": 800, "total": 925, "framework": 25}
+      and top == [("waiting in u/train.py:prepare line 35", 800, True),
+                  ("u/train.py:prepare line 35", 100, False),
+                  ("torch/_tensor.py:item line 41", 25, False)]
+      and sorted(offs) == [0.0, 0.0, 0.0, 0.8])
+print(("ok" if ok else "FAIL") + ": --json off-CPU samples %s %s %s" % (got, top, offs))
+sys.exit(0 if ok else 1)
+PY
+fi
 "$gs" html -o "$db.sampled.html" "$db.sampled.db" >/dev/null 2>&1 ||
 	{ echo "FAIL: html (sampled) exit $?"; exit 1; }
 expect "$(cat "$db.sampled.html")" '75% u/train.py:prepare line 35, 25% torch/_tensor.py:item line 41'

@@ -9,6 +9,8 @@
 #
 # (a) bench/real/train_loop.py (a DataLoader with 2 workers): the largest
 #     host-code gap's top function is the DataLoader's (torch/utils/data/);
+# (a2) the same program: a gap's host code names the main thread's wait for the
+#     workers' batch, "NN% waiting in torch/utils/data/..." (off-CPU samples);
 # (b) bench/real/py_work_loop.py (the program's own work in prepare_next()
 #     between steps): the verdict's host_own_work names prepare_next and a
 #     line of it, and so does --by-site's top function;
@@ -62,6 +64,13 @@ record train python3 bench/real/train_loop.py --steps 60
 first=$(grep -m 1 "host code on thread" "$W/train.report.txt")
 case $first in *"host code on thread "*": "*"% torch/utils/data/"*) r=0 ;; *) r=1 ;; esac
 result $r "(a) the largest gap with host code names the DataLoader's code first: $first"
+# (a2) off-CPU samples: the main thread waits for the workers' first batch off CPU,
+# where CPU-time samples never see it; a gap's host code names that wait
+dl=$(grep -m 1 "host code on thread [0-9]*[^,]*: [0-9]*% waiting in torch/utils/data/" "$W/train.report.txt")
+[ -n "$dl" ]
+result $? "(a2) a gap's host code names the wait in the DataLoader (off-CPU samples): $dl"
+grep -n "host code on thread" "$W/train.report.txt" | head -8 | cut -c1-400 | sed 's/^/INFO: (a) gap line /'
+python3 -c 'import sqlite3,sys; print("INFO: (a) off-CPU samples: %s rows, %s ns" % sqlite3.connect(sys.argv[1]).execute("select count(*), sum(ns) from wait_samples").fetchone())' "$W/train.db"
 # what the samples of that gap show, stack by stack (not asserted): on an H100 on
 # 2026-12-07 every one of its 813 samples was an import chain
 python3 - "$W/train.db" <<'PY'

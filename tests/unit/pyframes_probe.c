@@ -246,3 +246,66 @@ EXPORT int gs_probe_stress_stop(long *out)
 	out[3] = (long)stress_guard.faults;
 	return 0;
 }
+
+/* ---- the sampler's off-CPU samples: another thread's frames ---- */
+
+/* The calling thread's Python thread state (gs_py_tstate), as an integer. */
+EXPORT unsigned long gs_probe_tstate(void)
+{
+	if (!gs_pyapi_resolve(&probe_api))
+		return 0;
+	return (unsigned long)gs_py_tstate(&probe_api);
+}
+
+static struct gs_sigguard of_guard;
+static int of_guarded;
+
+/* The frames of the thread whose thread state is ts, read from this thread
+ * under its fault guard, as the sampler's thread reads a thread off CPU
+ * (collector/sampler.c look_waits): "file:line:function" joined by '|',
+ * innermost first; returns how many, -1 when the walk faulted, -2 when the
+ * guard could not be set up. */
+static struct gs_callsite of_cs;
+static struct gs_py_line_cache of_lines;
+
+/* the walk alone, in a frame of its own for the jump (nothing the jump
+ * could clobber lives in it) */
+static int frames_of_guarded(unsigned long ts)
+{
+	memset(&of_cs, 0, offsetof(struct gs_callsite, text));
+	of_cs.text_len = 0;
+	of_guard.active = 1;
+	if (sigsetjmp(of_guard.jb, 0) != 0)
+		return -1;
+	gs_py_frames_of(&probe_api, &of_cs, &of_lines, (const void *)ts);
+	of_guard.active = 0;
+	return of_cs.n_py;
+}
+
+EXPORT int gs_probe_frames_of(unsigned long ts, char *out, int len)
+{
+	int i, n, used = 0;
+
+	if (!gs_pyapi_resolve(&probe_api))
+		return -2;
+	if (!of_guarded) {
+		of_guard.tid = (int64_t)syscall(SYS_gettid);
+		if (gs_sigguard_install() != 0 || gs_sigguard_add(&of_guard) != 0)
+			return -2;
+		of_guarded = 1;
+	}
+	if (of_guard.tid != (int64_t)syscall(SYS_gettid))
+		return -2; /* the guard is the first caller's thread's */
+	out[0] = '\0';
+	if ((n = frames_of_guarded(ts)) < 0)
+		return n;
+	for (i = 0; i < of_cs.n_py && used < len; i++) {
+		int w = snprintf(out + used, (size_t)(len - used), "%s%s:%d:%s", i ? "|" : "",
+				 of_cs.text + of_cs.py_file[i], of_cs.py_line[i],
+				 of_cs.text + of_cs.py_func[i]);
+		if (w < 0)
+			break;
+		used += w;
+	}
+	return n;
+}

@@ -38,6 +38,8 @@ enum {
 	S_OTHER,    /* other_thread_op */
 	S_TORCHK,   /* a PyTorch kernel */
 	S_MEMCPY,   /* cudaMemcpyAsync */
+	S_LOADER,   /* .../site-packages/torch/utils/data/dataloader.py */
+	S_TRYGET,   /* _try_get_data */
 	S_N
 };
 
@@ -55,13 +57,16 @@ static const char *strtab[S_N] = {
     "other_thread_op",
     "void at::native::vectorized_elementwise_kernel<4>(int)",
     "cudaMemcpyAsync",
+    "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py",
+    "_try_get_data",
 };
 
 struct tb {
 	struct gs_op ops[32];
 	struct gs_api apis[32];
-	struct gs_hstack hstacks[4];
+	struct gs_hstack hstacks[5];
 	struct gs_hsample samples[64];
+	struct gs_hwait waits[16];
 	struct gs_hrange hranges[8];
 	struct gs_input in;
 	struct gs_options opt;
@@ -83,9 +88,12 @@ static struct tb *tb_new(void)
 	t->hstacks[1] = (struct gs_hstack){S_TRAIN, S_STEPFN, 41, 0, 0, 0};
 	t->hstacks[2] = (struct gs_hstack){S_TORCHF, S_LINEAR, 125, 1, 0, 0};
 	t->hstacks[3] = (struct gs_hstack){S_TRAIN, S_STEPFN, 42, 0, 0, 0};
+	/* 4: the DataLoader waiting for its workers' batch (not the framework) */
+	t->hstacks[4] = (struct gs_hstack){S_LOADER, S_TRYGET, 1133, 0, 0, 0};
 	t->in.hstacks = t->hstacks;
-	t->in.n_hstacks = 4;
+	t->in.n_hstacks = 5;
 	t->in.samples = t->samples;
+	t->in.waits = t->waits;
 	gs_options_init(&t->opt);
 	return t;
 }
@@ -264,6 +272,69 @@ static void test_running_share_of_a_segment(void **state)
 	assert_string_equal(buf, "800 ns host code on thread 1: 60% u/train.py:step line 41, 20% "
 				 "torch/nn/functional.py:linear line 125, then 100 ns launch "
 				 "latency (cudaLaunchKernel)");
+	tb_free(t);
+}
+
+/* waits must come in (tid, t) order */
+static void wait_at(struct tb *t, uint32_t tid, int64_t at, int64_t ns, uint32_t stack)
+{
+	t->waits[t->in.n_waits++] = (struct gs_hwait){at, ns, tid, stack};
+}
+
+/* Off-CPU samples weigh the time they stand for, CPU samples the CPU time
+ * each stands for (40 ns here). Gap 0's host code [1100, 1900) on thread 1:
+ * CPU samples at 1100 and 1150 (stack 1, step line 41): 2 x 40 = 80 ns;
+ * off-CPU samples of stack 4 (the DataLoader's _try_get_data) standing for
+ * [950, 1050] (before it: none), [1100, 1400] (300), [1400, 1800] (400),
+ * [1850, 2000] (its part up to 1900: 50); thread 2's is not thread 1's.
+ * Total 80 + 750 = 830 ns; waiting 750 = 90.4%, step 80 = 9.6%. 5 samples. */
+static void test_off_cpu_samples_weigh_their_time(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_host_attr a;
+	char buf[512];
+	(void)state;
+
+	steps(t, 3);
+	sample(t, 1, 500, 1); /* sampled before the gap */
+	sample(t, 1, 1100, 1);
+	sample(t, 1, 1150, 1);
+	wait_at(t, 1, 1050, 100, 4);
+	wait_at(t, 1, 1400, 300, 4);
+	wait_at(t, 1, 1800, 400, 4);
+	wait_at(t, 1, 2000, 150, 4);
+	wait_at(t, 2, 1500, 400, 4);
+	t->in.sample_cpu_ns = 40;
+	gs_host_attribute(&t->in, 1, 1100, 1900, &a);
+	assert_int_equal(a.source, GS_HOST_SRC_SAMPLES);
+	assert_int_equal(a.unit_ns, 1);
+	assert_int_equal(a.samples, 5);
+	assert_int_equal(a.total, 830);
+	assert_int_equal(a.named, 830);
+	assert_int_equal(a.wait_ns, 750);
+	assert_int_equal(a.n_top, 2);
+	assert_int_equal(a.top[0].func_id, S_TRYGET);
+	assert_int_equal(a.top[0].wait, 1);
+	assert_int_equal(a.top[0].weight, 750);
+	assert_int_equal(a.top[0].line, 1133);
+	assert_int_equal(a.top[1].func_id, S_STEPFN);
+	assert_int_equal(a.top[1].wait, 0);
+	assert_int_equal(a.top[1].weight, 80);
+	/* the thread ran 80 of its 800 ns: 10% */
+	assert_near(gs_host_running(&t->in, &a), 0.1);
+	run(t);
+	gap_segments_text(buf, sizeof(buf), &t->in, &t->res, &t->res.devices[0].gaps[0]);
+	assert_string_equal(buf, "800 ns host code on thread 1 (running 10% of it): 90% waiting in "
+				 "torch/utils/data/dataloader.py:_try_get_data line 1133, then 100 "
+				 "ns launch latency (cudaLaunchKernel)");
+	/* without the CPU time a sample stands for (it cannot be weighed
+	 * against the waits): the samples alone, counted as before */
+	t->in.sample_cpu_ns = 0;
+	gs_host_attribute(&t->in, 1, 1100, 1900, &a);
+	assert_int_equal(a.unit_ns, 0);
+	assert_int_equal(a.total, 2);
+	assert_int_equal(a.samples, 2);
+	assert_int_equal(a.top[0].func_id, S_STEPFN);
 	tb_free(t);
 }
 
@@ -647,6 +718,62 @@ static void test_loader_picks_frames_and_framework(void **state)
 	sqlite3_close(db);
 }
 
+/* The off-CPU samples (table wait_samples, since 2026-12-07): read sorted
+ * by thread and time, their stacks named as the CPU samples' are (a stack
+ * only they use too), a NULL stack 0, a row of no time left out. */
+static void test_loader_reads_off_cpu_samples(void **state)
+{
+	static const char *str[] = {
+	    NULL,
+	    "/usr/lib/python3.11/multiprocessing/connection.py", /* 1 */
+	    "poll",						 /* 2 */
+	    "/x/site-packages/torch/utils/data/dataloader.py",	 /* 3 */
+	    "_try_get_data",					 /* 4 */
+	    "/home/u/train.py",					 /* 5 */
+	    "main",						 /* 6 */
+	};
+	struct gs_input in;
+	sqlite3 *db;
+	char err[256];
+	(void)state;
+
+	memset(&in, 0, sizeof(in));
+	in.strings.v = str;
+	in.strings.n = sizeof(str) / sizeof(str[0]);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	exec_ok(db, "CREATE TABLE stack_frames(stack_id, depth, kind, module_id, offset, "
+		    "symbol_id, file_id, line, function_id);"
+		    "CREATE TABLE samples(tid, t, stack_id);"
+		    "CREATE TABLE wait_samples(tid, t, ns, stack_id);"
+		    /* 1: the program's main */
+		    "INSERT INTO stack_frames VALUES(1,0,2,NULL,NULL,NULL,5,9,6);"
+		    /* 2 (off-CPU samples only): poll in the standard library under
+		     * the DataLoader's _try_get_data under main */
+		    "INSERT INTO stack_frames VALUES(2,0,2,NULL,NULL,NULL,1,440,2);"
+		    "INSERT INTO stack_frames VALUES(2,1,2,NULL,NULL,NULL,3,1133,4);"
+		    "INSERT INTO stack_frames VALUES(2,2,2,NULL,NULL,NULL,5,12,6);"
+		    "INSERT INTO samples VALUES(5,10,1);"
+		    "INSERT INTO wait_samples VALUES(5,300,100,2),(5,200,90,2),(4,250,50,NULL),"
+		    "(5,400,0,2);");
+	assert_int_equal(trace_load_samples(db, &in, err, sizeof(err)), 0);
+	assert_int_equal(in.n_hstacks, 3);
+	assert_int_equal(in.hstacks[2].file_id, 3);
+	assert_int_equal(in.hstacks[2].func_id, 4);
+	assert_int_equal(in.hstacks[2].line, 1133);
+	assert_int_equal(in.hstacks[2].framework, 0);
+	assert_int_equal(in.n_samples, 1);
+	assert_int_equal(in.n_waits, 3);
+	assert_int_equal(in.waits[0].tid, 4);
+	assert_int_equal(in.waits[0].stack, 0);
+	assert_int_equal(in.waits[1].t, 200);
+	assert_int_equal(in.waits[1].ns, 90);
+	assert_int_equal(in.waits[1].stack, 2);
+	assert_int_equal(in.waits[2].t, 300);
+	trace_samples_free(&in);
+	assert_int_equal(in.n_waits, 0);
+	sqlite3_close(db);
+}
+
 /* Native frames under the program's Python line tell the framework's C++
  * (and the CUDA libraries) it called from the interpreter and numpy; a
  * stack in the import machinery is named by the line that imported. */
@@ -824,6 +951,8 @@ int main(void)
 	    cmocka_unit_test(test_host_spans_by_own_time),
 	    cmocka_unit_test(test_loader_picks_frames_and_framework),
 	    cmocka_unit_test(test_loader_native_under_python_and_imports),
+	    cmocka_unit_test(test_off_cpu_samples_weigh_their_time),
+	    cmocka_unit_test(test_loader_reads_off_cpu_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

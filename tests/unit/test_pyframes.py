@@ -211,6 +211,41 @@ def stress_check(lib):
     return 1 if failures else 0
 
 
+def waiting_here(lib, ev, ready, out):
+    """a thread that makes itself known, then waits (off CPU, the GIL
+    released) on the line after the marker"""
+    out["ts"] = lib.gs_probe_tstate()
+    out["line"] = sys._getframe().f_lineno + 2
+    ready.set()
+    ev.wait(10)  # the line read off CPU
+
+
+def off_cpu_check(lib):
+    """another thread's frames, read by this one while it waits (the
+    sampler's off-CPU samples, collector/sampler.c look_waits)"""
+    lib.gs_probe_tstate.restype = ctypes.c_ulong
+    lib.gs_probe_frames_of.argtypes = [ctypes.c_ulong, ctypes.c_char_p, ctypes.c_int]
+    ev, ready, out = threading.Event(), threading.Event(), {}
+    t = threading.Thread(target=waiting_here, args=(lib, ev, ready, out))
+    t.start()
+    ready.wait(10)
+    time.sleep(0.2)  # in ev.wait: blocked on its lock
+    buf = ctypes.create_string_buffer(4096)
+    n = lib.gs_probe_frames_of(out.get("ts", 0), buf, 4096)
+    ev.set()
+    t.join()
+    got = buf.value.decode("ascii", "replace").split("|") if n > 0 else []
+    me = os.path.abspath(__file__)
+    mine = [g.rsplit(":", 2) for g in got]
+    mine = [f for f in mine if os.path.abspath(f[0]) == me]
+    check(out.get("ts", 0) != 0 and n >= 3 and mine and mine[0][2] == "waiting_here"
+          and int(mine[0][1]) == out["line"],
+          "a waiting thread's frames read from another thread: the innermost of this "
+          "file's is waiting_here() at line %s (frames %d: %s)" % (out.get("line"), n, got[:4]))
+    check(n >= 3 and got[0].rsplit(":", 2)[2] == "wait",
+          "... under threading's wait() (got %s)" % (got[:1],))
+
+
 def caller(lib):
     (n, got), line = frames(lib), sys._getframe().f_lineno
     return n, got, line
@@ -349,6 +384,7 @@ def main():
                   "CPU-time samples of a busy loop (GIL held): >= 10 samples, each in busy() "
                   "or inner() at one of their lines (samples %d, elsewhere %d, "
                   "wrong line %d)" % (n, outside, wrong))
+        off_cpu_check(nogil)
         stress_check(nogil)
     print("%d failed" % failures)
     return 1 if failures else 0

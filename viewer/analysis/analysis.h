@@ -267,6 +267,9 @@ struct gs_input {
 	size_t n_hstacks;
 	const struct gs_hsample *samples; /* sorted by (tid, t) */
 	size_t n_samples;
+	const struct gs_hwait *waits; /* off-CPU samples, sorted by (tid, t); none in
+					 traces before 2026-12-07 */
+	size_t n_waits;
 	int64_t sample_cpu_ns; /* the CPU time a sample stands for (meta samples.cpu_ns /
 				  samples.taken), 0 unknown (traces before 2026-12-07) */
 	struct gs_strings strings;
@@ -343,6 +346,15 @@ enum gs_host_via { GS_HOST_VIA_FRAME = 0, GS_HOST_VIA_FRAMEWORK = 1, GS_HOST_VIA
 struct gs_hsample {
 	int64_t t;	/* ns */
 	uint32_t tid;	/* sampled thread */
+	uint32_t stack; /* index in gs_input.hstacks; 0: no frame was read */
+};
+/* An off-CPU sample (record's sampler, table wait_samples): thread tid was
+ * off CPU (asleep, waiting) for ns of the time up to t, at the frames of
+ * stack; the sample stands for [t - ns, t]. */
+struct gs_hwait {
+	int64_t t;	/* ns */
+	int64_t ns;	/* > 0 */
+	uint32_t tid;
 	uint32_t stack; /* index in gs_input.hstacks; 0: no frame was read */
 };
 

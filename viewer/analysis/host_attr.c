@@ -20,7 +20,7 @@
 
 struct acc_item {
 	uint32_t file_id, func_id;
-	uint8_t kind; /* 1 sampled frame, 2 host span, 0 empty slot */
+	uint8_t kind; /* 1 sampled frame, 2 host span, 3 off-CPU sample's frame, 0 empty slot */
 	uint8_t framework, via; /* with file, func and kind: the key */
 	int32_t line, line_votes; /* majority vote over the samples' lines */
 	int64_t weight;
@@ -30,8 +30,9 @@ struct gs_host_acc {
 	struct acc_item *v; /* open addressing, cap a power of 2 */
 	size_t cap, n;
 	int64_t total, named, framework;
+	int64_t samples, wait_ns; /* gs_host_attr's */
 	int64_t wall_ns, run_ns; /* gs_host_attr's */
-	uint8_t source;
+	uint8_t source, unit_ns;
 	int oom;
 };
 
@@ -126,6 +127,60 @@ static size_t sample_lb(const struct gs_input *in, uint32_t tid, int64_t t)
 	return lo;
 }
 
+/* one sample of stack st (kind 1 on CPU, 3 off CPU) weighing w */
+static void add_sample(struct gs_host_acc *acc, const struct gs_input *in, uint32_t st,
+		       uint8_t kind, int64_t w)
+{
+	const struct gs_hstack *h = st && st < in->n_hstacks ? &in->hstacks[st] : NULL;
+
+	acc->total += w;
+	acc->samples++;
+	if (kind == 3)
+		acc->wait_ns += w;
+	if (!h || (!h->file_id && !h->func_id))
+		return;
+	acc->named += w;
+	acc->framework += h->framework ? w : 0;
+	add_item(acc, h->file_id, h->func_id, kind, h->framework, h->via, h->line, w);
+}
+
+/* first off-CPU sample of thread tid at or after t (waits sorted by tid, t) */
+static size_t wait_lb(const struct gs_input *in, uint32_t tid, int64_t t)
+{
+	size_t lo = 0, hi = in->n_waits;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gs_hwait *s = &in->waits[mid];
+		if (s->tid < tid || (s->tid == tid && s->t < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* the off-CPU samples of tid over [a, b): each by its span [t - ns, t]'s
+ * overlap with it. A span ends at its t: those from the first t past a on,
+ * while their span may still reach below b (each under GS_HOST_WAIT_MAX_NS:
+ * the sampler looks every 10 ms; a longer one was a stall of the sampler's
+ * thread, clipped). */
+static void add_waits(struct gs_host_acc *acc, const struct gs_input *in, uint32_t tid, int64_t a,
+		      int64_t b)
+{
+	size_t i;
+
+	for (i = wait_lb(in, tid, a + 1); i < in->n_waits && in->waits[i].tid == tid; i++) {
+		const struct gs_hwait *x = &in->waits[i];
+		int64_t ns = x->ns < GS_HOST_WAIT_MAX_NS ? x->ns : GS_HOST_WAIT_MAX_NS;
+		int64_t lo = x->t - ns > a ? x->t - ns : a, hi = x->t < b ? x->t : b;
+		if (x->t - GS_HOST_WAIT_MAX_NS >= b)
+			break;
+		if (hi > lo)
+			add_sample(acc, in, x->stack, 3, hi - lo);
+	}
+}
+
 int gs_host_span_framework(const char *t)
 {
 	/* the same names as the gap-level test (analysis.c framework_gap) */
@@ -218,6 +273,7 @@ static void add_spans(struct gs_host_acc *acc, const struct gs_input *in, uint32
 			acc->framework += self[k];
 	}
 	acc->total += b - a;
+	acc->samples += b - a;
 	acc->named += covered < b - a ? covered : b - a;
 out:
 	free(idx);
@@ -233,24 +289,22 @@ void gs_host_acc_add(struct gs_host_acc *acc, const struct gs_input *in, uint32_
 		return;
 	if (in->n_samples) {
 		size_t i0 = sample_lb(in, tid, a);
+		/* with off-CPU samples the weights are time: a CPU sample the CPU
+		 * time it stands for, an off-CPU one its time inside [a, b) */
+		int unit_ns = in->n_waits && in->sample_cpu_ns > 0;
+		int64_t w_cpu = unit_ns ? in->sample_cpu_ns : 1;
 		acc->source = GS_HOST_SRC_SAMPLES;
+		acc->unit_ns = (uint8_t)unit_ns;
 		/* sampled since before a: else the sampler may not have run yet */
 		if (in->sample_cpu_ns > 0 && i0 && in->samples[i0 - 1].tid == tid) {
 			acc->wall_ns += b - a;
 			acc->run_ns += (int64_t)(sample_lb(in, tid, b) - i0) * in->sample_cpu_ns;
 		}
 		for (i = i0; i < in->n_samples && in->samples[i].tid == tid && in->samples[i].t < b;
-		     i++) {
-			uint32_t st = in->samples[i].stack;
-			const struct gs_hstack *h =
-			    st && st < in->n_hstacks ? &in->hstacks[st] : NULL;
-			acc->total++;
-			if (!h || (!h->file_id && !h->func_id))
-				continue;
-			acc->named++;
-			acc->framework += h->framework;
-			add_item(acc, h->file_id, h->func_id, 1, h->framework, h->via, h->line, 1);
-		}
+		     i++)
+			add_sample(acc, in, in->samples[i].stack, 1, w_cpu);
+		if (unit_ns)
+			add_waits(acc, in, tid, a, b);
 	} else if (in->n_hranges) {
 		acc->source = GS_HOST_SRC_SPANS;
 		add_spans(acc, in, tid, a, b);
@@ -278,6 +332,9 @@ static void acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out, 
 	if (!acc)
 		return;
 	out->source = acc->total ? acc->source : 0;
+	out->unit_ns = acc->unit_ns;
+	out->samples = acc->samples;
+	out->wait_ns = acc->wait_ns;
 	out->total = acc->total;
 	out->named = acc->named;
 	out->framework = acc->framework;
@@ -298,6 +355,7 @@ static void acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out, 
 		out->top[k].func_id = x->func_id;
 		out->top[k].line = x->line;
 		out->top[k].span = x->kind == 2;
+		out->top[k].wait = x->kind == 3;
 		out->top[k].framework = x->framework;
 		out->top[k].via = x->via;
 		out->top[k].weight = x->weight;
@@ -451,7 +509,7 @@ size_t gs_host_why_append(char *buf, size_t n, size_t k, const struct gs_input *
 		snprintf(lead, sizeof(lead), "%ssamples: ", k ? "; " : "");
 	m = k + strlen(lead);
 
-	if (a->source != GS_HOST_SRC_SAMPLES || a->total < GS_HOST_MIN_SAMPLES || m + 8 > n)
+	if (a->source != GS_HOST_SRC_SAMPLES || a->samples < GS_HOST_MIN_SAMPLES || m + 8 > n)
 		return k;
 	/* whole items only, and buf as it was where none fits */
 	gs_host_attr_text(items, n - m < sizeof(items) ? n - m : sizeof(items), in, a, total);
@@ -493,7 +551,10 @@ const char *gs_host_short_path(const char *p)
 void gs_host_item_name(char *buf, size_t n, const struct gs_input *in,
 		       const struct gs_host_item *it)
 {
-	const char *pre = it->via == GS_HOST_VIA_IMPORT ? "imports from " : "";
+	const char *pre = it->via == GS_HOST_VIA_IMPORT ? (it->wait ? "waiting in imports from "
+								      : "imports from ")
+			  : it->wait			? "waiting in "
+							: "";
 	const char *post = it->via == GS_HOST_VIA_FRAMEWORK ? " (in the framework)" : "";
 
 	if (!n)

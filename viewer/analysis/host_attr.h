@@ -16,11 +16,19 @@ struct gs_host_item {
 	uint8_t span;	   /* 1: a host operator span (imported trace) */
 	uint8_t framework; /* 1: the framework's dispatch */
 	uint8_t via;	   /* enum gs_host_via */
-	int64_t weight;	   /* samples, or ns of the span's own time */
+	uint8_t wait;	   /* 1: off-CPU samples (the thread waited at these frames) */
+	int64_t weight;	   /* samples, or ns (of the span's own time; of the samples' time
+			      where the trace has off-CPU samples: gs_host_attr.unit_ns) */
 };
 struct gs_host_attr {
 	uint8_t source;	   /* GS_HOST_SRC_*: what the weights count; NONE: nothing known */
-	int64_t total;	   /* samples in the host code, or its ns (spans) */
+	uint8_t unit_ns;   /* samples weighed as time (ns): the trace has off-CPU samples, so
+			      a CPU sample weighs the CPU time it stands for
+			      (gs_input.sample_cpu_ns) and an off-CPU one its time in the
+			      host code; 0: a sample weighs 1 */
+	int64_t samples;   /* samples in the host code (on and off CPU; spans: = total) */
+	int64_t wait_ns;   /* of total, the off-CPU samples' (unit_ns) */
+	int64_t total;	   /* samples in the host code, or its ns (spans, unit_ns) */
 	int64_t named;	   /* of total: samples with a frame, or ns inside a span */
 	int64_t framework; /* of total: the framework's dispatch */
 	int64_t wall_ns;   /* ns of the host code summed whose thread was sampled before it
@@ -48,6 +56,9 @@ size_t gs_host_why_append(char *buf, size_t n, size_t k, const struct gs_input *
 /* Fewest samples of host code for them to decide, in the verdict, how much
  * of it is the framework's dispatch (below: the gaps' sizes decide). */
 #define GS_HOST_MIN_SAMPLES 20
+/* The longest span an off-CPU sample is taken to stand for: the sampler
+ * looks every 10 ms (a longer one: its thread was held up; clipped). */
+#define GS_HOST_WAIT_MAX_NS 50000000
 /* The path as the report shows it: from the package on (after
  * site-packages/, dist-packages/, the standard library's python3.X/), else
  * its last two parts. Points into p. */

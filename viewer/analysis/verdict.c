@@ -585,7 +585,7 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 		int sampled = res->in && res->in->n_samples &&
 			      gs_host_code_attr_split(res, ha) == 0 &&
 			      ha[0].source == GS_HOST_SRC_SAMPLES &&
-			      ha[0].total >= GS_HOST_MIN_SAMPLES;
+			      ha[0].samples >= GS_HOST_MIN_SAMPLES;
 		if (sampled) {
 			int64_t all = gs_sat_add(dispatch, own);
 			dispatch = (int64_t)((double)all * (double)ha[0].framework /

@@ -624,6 +624,12 @@ static json_t *segments(const struct report_ctx *r, const struct gs_gap *g)
 				run = gs_host_running(in, &at);
 				if (run >= 0.0)
 					json_object_set_new(o, "running_share", json_real(run));
+				/* off-CPU samples: the share of it the thread waited */
+				if (at.unit_ns && v[i].end > v[i].start)
+					json_object_set_new(
+					    o, "off_cpu_share",
+					    json_real((double)at.wait_ns /
+						      (double)(v[i].end - v[i].start)));
 			}
 		}
 		if ((v[i].ref_kind == GS_EXPLAIN_SYNC || v[i].ref_kind == GS_EXPLAIN_WAIT) &&
@@ -756,6 +762,13 @@ static json_t *host_by_code(const struct report_ctx *r)
 	top = json_array();
 	json_object_set_new(o, "source",
 			    json_string(a.source == GS_HOST_SRC_SAMPLES ? "samples" : "host_spans"));
+	/* "samples": weights count samples; "ns": time (a trace with
+	 * off-CPU samples: each weighs the time it stands for) */
+	json_object_set_new(o, "unit", json_string(a.source == GS_HOST_SRC_SAMPLES && !a.unit_ns
+							   ? "samples"
+							   : "ns"));
+	json_object_set_new(o, "samples", jint(a.samples));
+	json_object_set_new(o, "off_cpu_ns", a.unit_ns ? jint(a.wait_ns) : json_null());
 	json_object_set_new(o, "total", jint(a.total));
 	json_object_set_new(o, "named", jint(a.named));
 	json_object_set_new(o, "framework", jint(a.framework));
@@ -772,6 +785,7 @@ static json_t *host_by_code(const struct report_ctx *r)
 		json_object_set_new(t, "line", a.top[i].line >= 0 ? jint(a.top[i].line) : json_null());
 		json_object_set_new(t, "weight", jint(a.top[i].weight));
 		json_object_set_new(t, "framework", json_boolean(a.top[i].framework));
+		json_object_set_new(t, "off_cpu", json_boolean(a.top[i].wait));
 		json_object_set_new(t, "via",
 				    json_string(a.top[i].via == GS_HOST_VIA_IMPORT	? "import"
 						: a.top[i].via == GS_HOST_VIA_FRAMEWORK ? "framework"

@@ -572,20 +572,24 @@ static void t_host_code_by_code(struct report_ctx *r)
 		fprintf(f,
 			"\nHost code by what ran (%lld samples of the launching threads in it, "
 			"%.0f%% with a frame; %.0f%% the framework's dispatch",
-			(long long)a.total, pct(a.named, a.total), pct(a.framework, a.total));
+			(long long)a.samples, pct(a.named, a.total), pct(a.framework, a.total));
 		if (run >= 0.0)
 			fprintf(f, "; the threads ran %.0f%% of it", 100.0 * run);
+		/* off-CPU samples: the weights are time, and the waits are named */
+		if (a.unit_ns)
+			fprintf(f, "; off CPU %s (%.0f%%)", D(a.wait_ns), pct(a.wait_ns, a.total));
 		fputs("):\n", f);
 	} else
 		fprintf(f,
 			"\nHost code by what ran (host operator spans, their own time; %.0f%% of "
 			"it inside one, %.0f%% the framework's):\n",
 			pct(a.named, a.total), pct(a.framework, a.total));
-	fprintf(f, "    %6s %14s  %s\n", "share", a.source == GS_HOST_SRC_SAMPLES ? "samples" : "time",
+	fprintf(f, "    %6s %14s  %s\n", "share",
+		a.source == GS_HOST_SRC_SAMPLES && !a.unit_ns ? "samples" : "time",
 		"function / operator");
 	for (i = 0; i < a.n_top; i++) {
 		fprintf(f, "    %5.1f%% %14s  ", pct(a.top[i].weight, a.total),
-			a.source == GS_HOST_SRC_SAMPLES
+			a.source == GS_HOST_SRC_SAMPLES && !a.unit_ns
 			    ? (snprintf(item, sizeof(item), "%lld", (long long)a.top[i].weight), item)
 			    : D(a.top[i].weight));
 		gap_host_item(item, sizeof(item), r->in, &a.top[i]);

@@ -201,6 +201,9 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 	sqlite3_stmt *st = NULL;
 	struct gs_hstack *hs = NULL;
 	struct gs_hsample *v = NULL;
+	struct gs_hwait *wv = NULL;
+	size_t n_w = 0, cap_w = 0;
+	int waits;
 	struct stack_scan scan;
 	int64_t max_id = 0, cur = 0;
 	size_t n = 0, cap = 0, n_stacks = 1;
@@ -208,9 +211,16 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 
 	if (!trace_db_has_table(db, "samples"))
 		return 0;
+	/* off-CPU samples: recorded since 2026-12-07 (older traces have none) */
+	waits = trace_db_has_table(db, "wait_samples");
 	if (trace_db_has_table(db, "stack_frames")) {
-		if (sqlite3_prepare_v2(db, "SELECT max(stack_id) FROM samples", -1, &st, NULL) !=
-		    SQLITE_OK)
+		if (sqlite3_prepare_v2(db,
+				       /* max(a, b) of SQL is NULL where either is */
+				       waits ? "SELECT max(coalesce((SELECT max(stack_id) FROM "
+					       "samples), 0), coalesce((SELECT max(stack_id) FROM "
+					       "wait_samples), 0))"
+					     : "SELECT max(stack_id) FROM samples",
+				       -1, &st, NULL) != SQLITE_OK)
 			goto sqlerr;
 		if (sqlite3_step(st) == SQLITE_ROW)
 			max_id = sqlite3_column_int64(st, 0);
@@ -232,10 +242,15 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 		 * decides; within a kind rows go innermost first */
 		if (sqlite3_prepare_v2(
 			db,
-			"SELECT stack_id, kind, coalesce(module_id, file_id, 0), "
-			"coalesce(symbol_id, function_id, 0), coalesce(line, -1), depth "
-			"FROM stack_frames WHERE stack_id IN (SELECT DISTINCT stack_id "
-			"FROM samples) ORDER BY stack_id, kind, depth",
+			waits ? "SELECT stack_id, kind, coalesce(module_id, file_id, 0), "
+				"coalesce(symbol_id, function_id, 0), coalesce(line, -1), depth "
+				"FROM stack_frames WHERE stack_id IN (SELECT stack_id FROM "
+				"samples UNION SELECT stack_id FROM wait_samples) "
+				"ORDER BY stack_id, kind, depth"
+			      : "SELECT stack_id, kind, coalesce(module_id, file_id, 0), "
+				"coalesce(symbol_id, function_id, 0), coalesce(line, -1), depth "
+				"FROM stack_frames WHERE stack_id IN (SELECT DISTINCT stack_id "
+				"FROM samples) ORDER BY stack_id, kind, depth",
 			-1, &st, NULL) != SQLITE_OK)
 			goto sqlerr;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -319,10 +334,40 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 	if (rc != SQLITE_DONE)
 		goto sqlerr;
 	sqlite3_finalize(st);
+	st = NULL;
+	if (waits) {
+		if (sqlite3_prepare_v2(db,
+				       "SELECT tid, t, ns, coalesce(stack_id, 0) FROM wait_samples "
+				       "WHERE tid > 0 AND tid <= 4294967295 AND ns > 0 "
+				       "ORDER BY tid, t",
+				       -1, &st, NULL) != SQLITE_OK)
+			goto sqlerr;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 3);
+			if (n_w == cap_w) {
+				size_t nc = cap_w ? cap_w * 2 : 256;
+				struct gs_hwait *nv = realloc(wv, nc * sizeof(*nv));
+				if (!nv)
+					goto oom;
+				wv = nv;
+				cap_w = nc;
+			}
+			wv[n_w].tid = (uint32_t)sqlite3_column_int64(st, 0);
+			wv[n_w].t = sqlite3_column_int64(st, 1);
+			wv[n_w].ns = sqlite3_column_int64(st, 2);
+			wv[n_w].stack = id > 0 && (size_t)id < n_stacks ? (uint32_t)id : 0;
+			n_w++;
+		}
+		if (rc != SQLITE_DONE)
+			goto sqlerr;
+		sqlite3_finalize(st);
+	}
 	in->hstacks = hs;
 	in->n_hstacks = n_stacks;
 	in->samples = v;
 	in->n_samples = n;
+	in->waits = wv;
+	in->n_waits = n_w;
 	return 0;
 sqlerr:
 	snprintf(err, errlen, "cannot read samples: %s", sqlite3_errmsg(db));
@@ -333,6 +378,7 @@ fail:
 	sqlite3_finalize(st);
 	free(hs);
 	free(v);
+	free(wv);
 	return -1;
 }
 
@@ -340,7 +386,9 @@ void trace_samples_free(struct gs_input *in)
 {
 	free((void *)in->hstacks);
 	free((void *)in->samples);
+	free((void *)in->waits);
 	in->hstacks = NULL;
 	in->samples = NULL;
-	in->n_hstacks = in->n_samples = 0;
+	in->waits = NULL;
+	in->n_hstacks = in->n_samples = in->n_waits = 0;
 }

@@ -103,6 +103,8 @@ enum gs_callsite_reason {
 	GS_CS_WHY_BLOCKING = 1,    /* explicit or implicit sync, at API entry */
 	GS_CS_WHY_SLOW_COPY = 2,   /* an async host copy that blocked (at API exit) */
 	GS_CS_WHY_LATE_LAUNCH = 3, /* a launch after a host pause (GAPSCOPE_CALLSITES=2) */
+	GS_CS_WHY_OFF_CPU = 4,	   /* not an api_stacks reason: the sampler's off-CPU
+				      sample of a thread (table wait_samples) */
 };
 
 /* nvtx.kind */
