@@ -338,6 +338,29 @@ static void test_off_cpu_samples_weigh_their_time(void **state)
 	tb_free(t);
 }
 
+/* The advice learns that DataLoader workers are on from an off-CPU sample
+ * alone (the main thread waiting in _try_get_data, stack 4, loader frame):
+ * without it, from these CPU samples (step, no loader frame), it cannot. */
+static void test_loader_known_from_off_cpu_samples(void **state)
+{
+	struct tb *t = tb_new();
+	(void)state;
+
+	t->hstacks[4].loader = GS_LOADER_WORKERS;
+	steps(t, 3);
+	sample(t, 1, 1100, 1);
+	sample(t, 1, 1150, 1);
+	t->in.sample_cpu_ns = 40;
+	run(t);
+	assert_int_equal(t->v.facts.loader, GS_LOADER_UNKNOWN);
+	gs_result_free(&t->res);
+	wait_at(t, 1, 1800, 400, 4);
+	run(t);
+	assert_int_equal(t->v.facts.loader, GS_LOADER_WORKERS);
+	assert_int_equal(t->v.facts.loader_sampled, 1);
+	tb_free(t);
+}
+
 /* A share below all of it never prints as 100% */
 static void test_share_below_all_is_not_100(void **state)
 {
@@ -953,6 +976,7 @@ int main(void)
 	    cmocka_unit_test(test_loader_native_under_python_and_imports),
 	    cmocka_unit_test(test_off_cpu_samples_weigh_their_time),
 	    cmocka_unit_test(test_loader_reads_off_cpu_samples),
+	    cmocka_unit_test(test_loader_known_from_off_cpu_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -523,9 +523,17 @@ int gs_advice_facts_compute(const struct gs_result *res, const struct gs_phases 
 	 * samples wait in _try_get_data and rebuild the workers' shared
 	 * tensors (H100, 2026-12-07: "the trace does not show whether
 	 * DataLoader workers are on" for a loop with 2 workers) */
-	if (f->loader == GS_LOADER_UNKNOWN && in->n_samples) {
+	if (f->loader == GS_LOADER_UNKNOWN && (in->n_samples || in->n_waits)) {
 		for (i = 0; i < in->n_samples; i++) {
 			uint32_t st = in->samples[i].stack;
+			int l = st && st < in->n_hstacks ? in->hstacks[st].loader : 0;
+			if (l > f->loader)
+				f->loader = l;
+		}
+		/* and the off-CPU samples: the main thread waiting in
+		 * _try_get_data for its workers' batch */
+		for (i = 0; i < in->n_waits; i++) {
+			uint32_t st = in->waits[i].stack;
 			int l = st && st < in->n_hstacks ? in->hstacks[st].loader : 0;
 			if (l > f->loader)
 				f->loader = l;
