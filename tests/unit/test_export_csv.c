@@ -47,6 +47,7 @@ static const char *const tables[] = {"meta",
 				     "stack_frames",
 				     "api_stacks",
 				     "samples",
+				     "wait_samples",
 				     "capture_windows"};
 
 static void check_field(const char *in, size_t len, const char *want)
