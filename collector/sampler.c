@@ -351,7 +351,15 @@ static void look_waits(void)
 		void *ts = atomic_load_explicit(&r->tstate, memory_order_relaxed);
 		uint64_t c0, c0b, c1, w, pw = r->wait_wall, pc = r->wait_cpu, off;
 		struct gs_callsite *cs = &S.ev.u.callsite;
-		if (!ok || paused || !r->armed || !ts || cpu_ns(r->cpu_clock, &c0) != 0) {
+		if (!ok || paused || !r->armed || !ts) {
+			r->wait_wall = 0;
+			continue;
+		}
+		if (cpu_ns(r->cpu_clock, &c0) != 0) {
+			/* the thread has ended: its thread state is gone (a
+			 * thread given its tid later sets its own at its first
+			 * sample) */
+			atomic_store_explicit(&r->tstate, NULL, memory_order_relaxed);
 			r->wait_wall = 0;
 			continue;
 		}
