@@ -156,7 +156,7 @@ static struct {
 	struct gs_sigguard dguard;
 	int dguarded;
 	struct gs_py_line_cache wait_lines;
-	uint64_t waits_taken, waits_torn, waits_faults, wait_ns;
+	uint64_t waits_taken, waits_torn, waits_faults, waits_runnable, wait_ns;
 	struct gs_event ev; /* the drain thread's (large: not on its stack) */
 	struct sigaction old;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
@@ -331,6 +331,32 @@ static void drain_rings(void)
 	}
 }
 
+/* 1 when thread tid is runnable (its state 'R' in /proc: preempted, not
+ * waiting), 0 when not or unknown. A thread whose CPU time stands still is
+ * asleep or waiting, or is runnable and not given a CPU: only the first is
+ * a wait of the program's (a loaded machine preempts a thread mid-frame:
+ * its chain may be half made, and its time is no wait). */
+static int runnable(int64_t tid)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%lld/stat", (long long)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "tid (comm) S ...": comm may hold spaces and parentheses */
+	if (!(p = strrchr(buf, ')')) || p[1] != ' ')
+		return 0;
+	return p[2] == 'R';
+}
+
 /* Off-CPU samples, on the drain thread every period (under watch_lock):
  * a sampled thread with Python frames that is not running now (its CPU
  * time does not move across two reads and the walk between) has its frame
@@ -339,7 +365,8 @@ static void drain_rings(void)
  * previous look (wall less CPU time), and is timed at this look. The CPU
  * samples cannot see that time: a thread asleep is never signalled. A
  * thread that ran during the walk gives no sample (its chain may have
- * changed under the read: counted in samples.waits_torn). */
+ * changed under the read: counted in samples.waits_torn), nor one that is
+ * runnable (preempted: samples.waits_runnable). */
 static void look_waits(void)
 {
 	int i, n = atomic_load_explicit(&S.n_rings, memory_order_acquire);
@@ -369,9 +396,14 @@ static void look_waits(void)
 		if (!pw || c0 < pc || w <= pw || w - pw <= c0 - pc)
 			continue; /* the first look, or it ran all of the period */
 		off = (w - pw) - (c0 - pc);
-		/* running now: its CPU time moves between two reads */
+		/* running now: its CPU time moves between two reads; or
+		 * runnable, waiting for a CPU (no wait of its own) */
 		if (cpu_ns(r->cpu_clock, &c0b) != 0 || c0b != c0)
 			continue;
+		if (runnable(r->tid)) {
+			S.waits_runnable++;
+			continue;
+		}
 		if (gs_callsite_sample_of(cs, ts, &S.wait_lines, &S.dguard) < 0) {
 			S.waits_faults++;
 			continue;
@@ -889,6 +921,7 @@ void gs_sampler_finish(struct gs_writer *w, int configured, unsigned hz)
 		gs_writer_meta_int(w, "samples.wait_ns", (int64_t)S.wait_ns);
 		gs_writer_meta_int(w, "samples.waits_torn", (int64_t)S.waits_torn);
 		gs_writer_meta_int(w, "samples.waits_faults", (int64_t)S.waits_faults);
+		gs_writer_meta_int(w, "samples.waits_runnable", (int64_t)S.waits_runnable);
 	}
 	pthread_mutex_lock(&watch_lock);
 	n = atomic_load_explicit(&S.n_rings, memory_order_acquire);

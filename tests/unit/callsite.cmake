@@ -64,5 +64,17 @@ if(TARGET gs_collector_core)
                                             ENVIRONMENT "${ARGN}")
   endfunction()
   gs_pyframes_versions_test(unit_pyframes_stress gs_pyframes_probe_plain GS_STRESS_ONLY=1)
+  # the sampler itself (collector/sampler.c) in a real interpreter: its
+  # off-CPU samples of a thread waiting in Python, on every CPython
+  add_library(gs_sampler_probe MODULE ${CMAKE_CURRENT_SOURCE_DIR}/unit/sampler_probe.c)
+  target_link_libraries(gs_sampler_probe PRIVATE gs_collector_core)
+  # as libgapscope.so: the archives' symbols (SQLite's) stay inside
+  target_link_options(gs_sampler_probe PRIVATE -Wl,--exclude-libs,ALL)
+  set_target_properties(gs_sampler_probe PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  add_test(NAME unit_sampler_waits
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/unit/pyframes_versions.sh
+                   $<TARGET_FILE:gs_sampler_probe> ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sampler_waits.py)
+  set_tests_properties(unit_sampler_waits PROPERTIES LABELS "unit;pyversions" SKIP_RETURN_CODE 77
+                                          ENVIRONMENT "${gs_probe_env}")
   gs_pyframes_versions_test(unit_pyframes_versions gs_pyframes_probe ${gs_probe_env})
 endif()
