@@ -18,7 +18,8 @@
 #     mostly the framework's dispatch (>= 50% of its samples), and the top
 #     function is PyTorch's;
 # (d) the sampling's cost: 5 interleaved rounds of torch_nosync untraced,
-#     --no-sampling (GAPSCOPE_SAMPLING=0), sampling at the default rate and at 250 Hz
+#     --no-sampling (GAPSCOPE_SAMPLING=0), sampling at the default rate (250 Hz since
+#     2026-12-07) with and without off-CPU samples (GAPSCOPE_SAMPLE_WAITS=0)
 #     (bench/overhead/overhead_pairs.py);
 #     printed, not asserted (--no-pairs skips it).
 # Prints the reports' parts that matter, the samples meta, PASS/FAIL/INFO
@@ -116,7 +117,7 @@ result $r "(c) its top function is the framework's: $(top_row "$W/nosync.bysite.
 if [ "${1:-}" != "--no-pairs" ]; then
 	python3 bench/overhead/overhead_pairs.py --build "$B" --rounds 5 --workloads torch_nosync --values \
 		--out "$W/pairs" --config nosampling=GAPSCOPE_SAMPLING=0 --config sampling=GAPSCOPE_SAMPLING=1 \
-		--config "sampling250=GAPSCOPE_SAMPLING=1;GAPSCOPE_SAMPLE_HZ=250"
+		--config "sampling_nowaits=GAPSCOPE_SAMPLING=1;GAPSCOPE_SAMPLE_WAITS=0"
 	result $? "(d) 5 interleaved rounds: untraced, --no-sampling, --sampling"
 	rm -f "$W"/pairs/*.db
 fi
