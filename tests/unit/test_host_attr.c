@@ -361,6 +361,53 @@ static void test_loader_known_from_off_cpu_samples(void **state)
 	tb_free(t);
 }
 
+/* The own-work finding of a loop whose own host code is mostly the main
+ * thread waiting for its DataLoader's workers (off-CPU samples of stack 4,
+ * _try_get_data) gives the input stall's fix, not "overlap it or move it off
+ * the step". 11 kernels 20 us apart: 10 gaps of 19 800 ns host code (own
+ * work in a program without a framework: over 5 us a gap). Each gap: CPU
+ * samples of step (stack 1) at +100 and +200, and an off-CPU sample of
+ * stack 4 for [+1000, +16000] (15 000 ns). At 1000 ns a CPU sample: own
+ * 10 x (2000 + 15 000) = 170 000, of it waiting in the loader 150 000:
+ * more than half. Without the off-CPU samples, the rule's own fix. */
+static void test_own_work_waiting_for_the_loader_gets_the_loader_fix(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f = NULL;
+	size_t i;
+	(void)state;
+
+	t->hstacks[4].loader = GS_LOADER_WORKERS;
+	steps_every(t, 11, 20000);
+	for (i = 0; i < 10; i++) {
+		int64_t g0 = 1100 + 20000 * (int64_t)i;
+		sample(t, 1, g0 + 100, 1);
+		sample(t, 1, g0 + 200, 1);
+	}
+	t->in.sample_cpu_ns = 1000;
+	run(t);
+	for (i = 0; i < t->v.n_findings; i++)
+		if (t->v.findings[i].rule == GS_RULE_HOST_OWN)
+			f = &t->v.findings[i];
+	assert_non_null(f);
+	assert_string_equal(gs_finding_fix(f), gs_rule_fix(GS_RULE_HOST_OWN));
+	gs_result_free(&t->res);
+	for (i = 0; i < 10; i++)
+		wait_at(t, 1, 1100 + 20000 * (int64_t)i + 16000, 15000, 4);
+	run(t);
+	for (i = 0, f = NULL; i < t->v.n_findings; i++)
+		if (t->v.findings[i].rule == GS_RULE_HOST_OWN)
+			f = &t->v.findings[i];
+	assert_non_null(f);
+	assert_string_equal(gs_finding_fix(f),
+			    "the DataLoader's workers can't keep up: more num_workers, "
+			    "prefetch_factor, persistent_workers, cheaper transforms");
+	/* its samples line names the wait: 150 000 of 170 000, 88% */
+	assert_non_null(strstr(f->why, "88% waiting in torch/utils/data/dataloader.py:_try_get_data "
+					"line 1133"));
+	tb_free(t);
+}
+
 /* A share below all of it never prints as 100% */
 static void test_share_below_all_is_not_100(void **state)
 {
@@ -977,6 +1024,7 @@ int main(void)
 	    cmocka_unit_test(test_off_cpu_samples_weigh_their_time),
 	    cmocka_unit_test(test_loader_reads_off_cpu_samples),
 	    cmocka_unit_test(test_loader_known_from_off_cpu_samples),
+	    cmocka_unit_test(test_own_work_waiting_for_the_loader_gets_the_loader_fix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@ struct gs_host_acc {
 	size_t cap, n;
 	int64_t total, named, framework;
 	int64_t samples, wait_ns; /* gs_host_attr's */
+	int64_t loader_wait, loader_fetch; /* gs_host_attr's */
 	int64_t wall_ns, run_ns; /* gs_host_attr's */
 	uint8_t source, unit_ns;
 	int oom;
@@ -137,6 +138,10 @@ static void add_sample(struct gs_host_acc *acc, const struct gs_input *in, uint3
 	acc->samples++;
 	if (kind == 3)
 		acc->wait_ns += w;
+	if (h && kind == 3 && h->loader == GS_LOADER_WORKERS)
+		acc->loader_wait += w;
+	if (h && h->loader == GS_LOADER_SINGLE)
+		acc->loader_fetch += w;
 	if (!h || (!h->file_id && !h->func_id))
 		return;
 	acc->named += w;
@@ -335,6 +340,8 @@ static void acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out, 
 	out->unit_ns = acc->unit_ns;
 	out->samples = acc->samples;
 	out->wait_ns = acc->wait_ns;
+	out->loader_wait = acc->loader_wait;
+	out->loader_fetch = acc->loader_fetch;
 	out->total = acc->total;
 	out->named = acc->named;
 	out->framework = acc->framework;

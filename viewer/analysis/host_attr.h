@@ -28,6 +28,10 @@ struct gs_host_attr {
 			      host code; 0: a sample weighs 1 */
 	int64_t samples;   /* samples in the host code (on and off CPU; spans: = total) */
 	int64_t wait_ns;   /* of total, the off-CPU samples' (unit_ns) */
+	/* of total (all items, whatever the top's class): off-CPU samples waiting
+	 * in the multi-process DataLoader for its workers' batch, and samples in
+	 * the single-process one's fetch (gs_hstack.loader) */
+	int64_t loader_wait, loader_fetch;
 	int64_t total;	   /* samples in the host code, or its ns (spans, unit_ns) */
 	int64_t named;	   /* of total: samples with a frame, or ns inside a span */
 	int64_t framework; /* of total: the framework's dispatch */
