@@ -688,8 +688,8 @@ static int native_frames_at(struct gs_callsite *cs, const void *pc, int max_raw)
 	return cs->n_native;
 }
 
-int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache,
-		       struct gs_sigguard *guard)
+/* a sample's frames and text emptied (tid and t_begin are the caller's) */
+static void sample_reset(struct gs_callsite *cs)
 {
 	cs->correlation_id = 0;
 	cs->reason = 0;
@@ -699,6 +699,12 @@ int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line
 	cs->py_skipped = 0;
 	cs->n_native = 0;
 	cs->text_len = 0;
+}
+
+int gs_callsite_sample(struct gs_callsite *cs, const void *pc, struct gs_py_line_cache *cache,
+		       struct gs_sigguard *guard)
+{
+	sample_reset(cs);
 	if (have_py && guard) {
 		guard->active = 1;
 		if (sigsetjmp(guard->jb, 0) != 0)
@@ -733,14 +739,7 @@ void *gs_callsite_tstate(void)
 int gs_callsite_sample_of(struct gs_callsite *cs, const void *tstate,
 			  struct gs_py_line_cache *cache, struct gs_sigguard *guard)
 {
-	cs->correlation_id = 0;
-	cs->reason = 0;
-	cs->t_end = 0;
-	cs->n_py = 0;
-	cs->py_outer = 0;
-	cs->py_skipped = 0;
-	cs->n_native = 0;
-	cs->text_len = 0;
+	sample_reset(cs);
 	if (!have_py || !guard || !tstate)
 		return 0;
 	guard->active = 1;
