@@ -620,3 +620,24 @@ void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in, const str
 		k += (size_t)w;
 	}
 }
+
+/* The program's own host code that its samples show is mostly the
+ * DataLoader's (h: over every host-code segment): the main thread waiting
+ * off CPU for the workers' batches (off-CPU samples in _try_get_data), or
+ * fetching them itself (the single-process loader's fetch). The input
+ * stall's fixes, not "overlap it or move it off the step": that is what a
+ * loader already does (issue 54: an H100 training loop with 2 workers
+ * was told to overlap its own work). NULL: the rule's own fix (verdict.c). */
+const char *gs_host_loader_fix(const struct gs_host_attr *h)
+{
+	int64_t own = h->total - h->framework;
+
+	if (own <= 0)
+		return NULL;
+	if (2 * h->loader_wait >= own)
+		return "the DataLoader's workers can't keep up: more num_workers, prefetch_factor, "
+		       "persistent_workers, cheaper transforms";
+	if (2 * h->loader_fetch >= own)
+		return "load inputs ahead: DataLoader(num_workers>0, pin_memory=True)";
+	return NULL;
+}

@@ -81,6 +81,10 @@ void gs_host_attr_text(char *buf, size_t n, const struct gs_input *in,
  * it was not yet sampled at a segment's start: it is sampled from its first CUDA call). */
 double gs_host_running(const struct gs_input *in, const struct gs_host_attr *a);
 #define GS_HOST_ON_CPU_SAMPLES 20
+/* The fix of the program's own host code whose samples (h, over all of it) are
+ * mostly its DataLoader's: waiting for the workers' batches (off CPU), or the
+ * single-process loader's fetch; NULL: neither. */
+const char *gs_host_loader_fix(const struct gs_host_attr *h);
 /* An accumulator of such spans (gs_host_code_attr's, for other sums). */
 struct gs_host_acc;
 struct gs_host_acc *gs_host_acc_new(void);

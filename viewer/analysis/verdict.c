@@ -436,27 +436,6 @@ out:
 	free(mine);
 }
 
-/* The program's own host code that its samples show is mostly the
- * DataLoader's (h: over every host-code segment): the main thread waiting
- * off CPU for the workers' batches (off-CPU samples in _try_get_data), or
- * fetching them itself (the single-process loader's fetch). The input
- * stall's fixes, not "overlap it or move it off the step": that is what a
- * loader already does (issue 54: an H100 training loop with 2 workers
- * was told to overlap its own work). NULL: the rule's own fix. */
-static const char *loader_own_fix(const struct gs_host_attr *h)
-{
-	int64_t own = h->total - h->framework;
-
-	if (own <= 0)
-		return NULL;
-	if (2 * h->loader_wait >= own)
-		return "the DataLoader's workers can't keep up: more num_workers, prefetch_factor, "
-		       "persistent_workers, cheaper transforms";
-	if (2 * h->loader_fetch >= own)
-		return "load inputs ahead: DataLoader(num_workers>0, pin_memory=True)";
-	return NULL;
-}
-
 /* 1 when the trace's host spans include operators (an imported
  * torch.profiler trace's aten:: cpu_ops), which say what the host ran; a
  * recorded trace's host spans are its NVTX ranges, which do not */
@@ -583,14 +562,13 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 	 * as a whole passes the rule's threshold and the part holds half of
 	 * it. */
 	{
-		int64_t hs[3] = {0, 0, 0}, dispatch, own;
+		int64_t hs[3] = {0, 0, 0}, dispatch, own, fw = 0;
 		int64_t host = v->idle_by_cause[GS_CAUSE_HOST_CODE] - stall;
-		for (d = 0; d < res->n_devices; d++)
+		for (d = 0; d < res->n_devices; d++) {
+			fw = gs_sat_add(fw, res->devices[d].tl.host_framework);
 			for (k = 0; k < 3; k++)
 				hs[k] = gs_sat_add(hs[k], res->devices[d].tl.host_by_size[k]);
-		int64_t fw = 0;
-		for (d = 0; d < res->n_devices; d++)
-			fw = gs_sat_add(fw, res->devices[d].tl.host_framework);
+		}
 		dispatch = v->pytorch ? gs_sat_add(hs[0], hs[1]) : hs[0];
 		own = v->pytorch ? hs[2] : gs_sat_add(hs[1], hs[2]);
 		/* host spans name what ran: the framework's and the model's
@@ -637,11 +615,11 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 						 v->pytorch ? "150 us" : "5 us",
 						 v->pytorch ? "one operator's dispatch"
 							    : "a launch loop's own code between launches");
-				if (sampled)
+				if (sampled) {
 					gs_host_why_append(f.why, sizeof(f.why), 0, res->in,
 							   &ha[2], ha[0].total);
-				if (sampled)
-					f.fix = loader_own_fix(&ha[0]);
+					f.fix = gs_host_loader_fix(&ha[0]);
+				}
 				add_finding(v, &f);
 			}
 		}
