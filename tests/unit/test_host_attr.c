@@ -146,6 +146,18 @@ static void run(struct tb *t)
 	gs_verdict_compute(&t->res, &t->v);
 }
 
+/* the verdict's (last) finding of rule, or NULL */
+static const struct gs_finding *finding_of(const struct tb *t, int rule)
+{
+	const struct gs_finding *f = NULL;
+	size_t i;
+
+	for (i = 0; i < t->v.n_findings; i++)
+		if (t->v.findings[i].rule == rule)
+			f = &t->v.findings[i];
+	return f;
+}
+
 /* Gap 0's host code [1100, 1900) on thread 1 holds the samples at 1100
  * (stack 1), 1150 (1), 1160 (no frame), 1350 (3), 1450 (2); those at 1900
  * (launch latency) and on thread 2 are not in it. So 5 samples, 4 with a
@@ -386,18 +398,14 @@ static void test_own_work_waiting_for_the_loader_gets_the_loader_fix(void **stat
 	}
 	t->in.sample_cpu_ns = 1000;
 	run(t);
-	for (i = 0; i < t->v.n_findings; i++)
-		if (t->v.findings[i].rule == GS_RULE_HOST_OWN)
-			f = &t->v.findings[i];
+	f = finding_of(t, GS_RULE_HOST_OWN);
 	assert_non_null(f);
 	assert_string_equal(gs_finding_fix(f), gs_rule_fix(GS_RULE_HOST_OWN));
 	gs_result_free(&t->res);
 	for (i = 0; i < 10; i++)
 		wait_at(t, 1, 1100 + 20000 * (int64_t)i + 16000, 15000, 4);
 	run(t);
-	for (i = 0, f = NULL; i < t->v.n_findings; i++)
-		if (t->v.findings[i].rule == GS_RULE_HOST_OWN)
-			f = &t->v.findings[i];
+	f = finding_of(t, GS_RULE_HOST_OWN);
 	assert_non_null(f);
 	assert_string_equal(gs_finding_fix(f),
 			    "the DataLoader's workers can't keep up: more num_workers, "
@@ -472,12 +480,8 @@ static void test_verdict_splits_host_code_by_samples(void **state)
 	}
 	run(t);
 	assert_int_equal(t->v.idle_by_cause[GS_CAUSE_HOST_CODE], 8000);
-	for (i = 0; i < t->v.n_findings; i++) {
-		if (t->v.findings[i].rule == GS_RULE_HOST_CODE)
-			fw = &t->v.findings[i];
-		if (t->v.findings[i].rule == GS_RULE_HOST_OWN)
-			own = &t->v.findings[i];
-	}
+	fw = finding_of(t, GS_RULE_HOST_CODE);
+	own = finding_of(t, GS_RULE_HOST_OWN);
 	assert_non_null(fw);
 	assert_non_null(own);
 	assert_int_equal(fw->cost_ns, 2666);
@@ -541,9 +545,7 @@ static void test_verdict_names_the_stalls_samples(void **state)
 	assert_int_equal(sa[1].total, 0);
 	assert_int_equal(sa[2].total, 31);
 	assert_int_equal(sa[2].framework, 10);
-	for (i = 0; i < t->v.n_findings; i++)
-		if (t->v.findings[i].rule == GS_RULE_HOST_STALL)
-			f = &t->v.findings[i];
+	f = finding_of(t, GS_RULE_HOST_STALL);
 	assert_non_null(f);
 	assert_int_equal(f->cost_ns, 10 * 1999800);
 	assert_string_equal(f->why, "samples: 68% u/train.py:step line 41, "
@@ -558,9 +560,7 @@ static void test_verdict_names_the_stalls_samples(void **state)
 	assert_int_equal(sa[2].wall_ns, 9 * 1999800);
 	assert_int_equal(sa[2].run_ns, 2800000);
 	gs_verdict_compute(&t->res, &t->v);
-	for (i = 0, f = NULL; i < t->v.n_findings; i++)
-		if (t->v.findings[i].rule == GS_RULE_HOST_STALL)
-			f = &t->v.findings[i];
+	f = finding_of(t, GS_RULE_HOST_STALL);
 	assert_non_null(f);
 	assert_string_equal(f->why, "samples (running 16% of it): 68% u/train.py:step line 41, "
 				    "32% torch/nn/functional.py:linear line 125");
@@ -602,9 +602,7 @@ static void test_input_stall_running_share(void **state)
 		sample(t, 1, 20000 + 50000 * (int64_t)i, 3);
 	t->in.sample_cpu_ns = 20000;
 	run(t);
-	for (i = 0; i < t->v.n_findings; i++)
-		if (t->v.findings[i].rule == GS_RULE_INPUT_WAIT)
-			f = &t->v.findings[i];
+	f = finding_of(t, GS_RULE_INPUT_WAIT);
 	assert_non_null(f);
 	assert_int_equal(f->cost_ns, 1999000);
 	assert_int_equal(f->running_pct, 1 + 30);
