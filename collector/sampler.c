@@ -252,8 +252,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 				   ? &r->guard
 				   : NULL) < 0)
 		goto out;
-	/* for the drain thread's off-CPU samples: where its frames are */
-	if (cs->n_py && S.waits)
+	/* for the drain thread's off-CPU samples: where its frames are
+	 * (a thread's state is its own for its life: read once; cleared
+	 * when the thread ends) */
+	if (cs->n_py && S.waits && !atomic_load_explicit(&r->tstate, memory_order_relaxed))
 		atomic_store_explicit(&r->tstate, gs_callsite_tstate(), memory_order_relaxed);
 	atomic_store_explicit(&r->head, head + 1, memory_order_release);
 out:
@@ -358,8 +360,9 @@ static int runnable(int64_t tid)
 }
 
 /* Off-CPU samples, on the drain thread every period (under watch_lock):
- * a sampled thread with Python frames that is not running now (its CPU
- * time does not move across two reads and the walk between) has its frame
+ * after look_cpu: a sampled thread with Python frames that is not
+ * running now (its CPU time does not move from look_cpu's read to this
+ * one and across the walk after it) has its frame
  * chain read by this thread, under this thread's own fault guard; the
  * sample stands for the wall time the thread spent off CPU since the
  * previous look (wall less CPU time), and is timed at this look. The CPU
@@ -376,7 +379,7 @@ static void look_waits(void)
 	for (i = 0; i < n; i++) {
 		struct ring *r = S.rings[i];
 		void *ts = atomic_load_explicit(&r->tstate, memory_order_relaxed);
-		uint64_t c0, c0b, c1, w, pw = r->wait_wall, pc = r->wait_cpu, off;
+		uint64_t c0, c1, w, pw = r->wait_wall, pc = r->wait_cpu, off;
 		struct gs_callsite *cs = &S.ev.u.callsite;
 		if (!ok || paused || !r->armed || !ts) {
 			r->wait_wall = 0;
@@ -396,9 +399,9 @@ static void look_waits(void)
 		if (!pw || c0 < pc || w <= pw || w - pw <= c0 - pc)
 			continue; /* the first look, or it ran all of the period */
 		off = (w - pw) - (c0 - pc);
-		/* running now: its CPU time moves between two reads; or
-		 * runnable, waiting for a CPU (no wait of its own) */
-		if (cpu_ns(r->cpu_clock, &c0b) != 0 || c0b != c0)
+		/* running now: its CPU time moved since look_cpu read it, just
+		 * before; or runnable, waiting for a CPU (no wait of its own) */
+		if (c0 != atomic_load_explicit(&r->cpu1, memory_order_relaxed))
 			continue;
 		if (runnable(r->tid)) {
 			S.waits_runnable++;
