@@ -58,7 +58,8 @@ record() { # record <name> <program...>
 	grep -m 3 "host code on thread" "$W/$name.report.txt"
 }
 # the top function of the host code (--by-site's first row)
-top_row() { sed -n '/^Host code by what ran/,/^$/p' "$1" | sed -n 3p; }
+# (the row after the column header: the title above it may wrap)
+top_row() { sed -n '/^Host code by what ran/,/^$/p' "$1" | sed -n '/^ *share /{n;p;q}'; }
 
 # (a) DataLoader start-up
 record train python3 bench/real/train_loop.py --steps 60

@@ -68,6 +68,7 @@ struct tb {
 	struct gs_hsample samples[64];
 	struct gs_hwait waits[16];
 	struct gs_hrange hranges[8];
+	struct gs_nvtx nvtx[16];
 	struct gs_input in;
 	struct gs_options opt;
 	struct gs_result res;
@@ -509,6 +510,54 @@ static void test_verdict_few_samples_keep_the_size_rule(void **state)
 	assert_string_equal(t->v.findings[0].why, "");
 	for (i = 0; i < t->v.n_findings; i++)
 		assert_int_not_equal(t->v.findings[i].rule, GS_RULE_HOST_OWN);
+	tb_free(t);
+}
+
+/* The steady state's findings come from its own analysis, which keeps only
+ * the top gaps (top_n) where it needn't walk them all; the samples of the
+ * host code are in every gap. Steps "step" (thread 1): step 0 = [0, 20 000]
+ * (warm-up: 20x the median), steps j = 1..11 = [R_j, R_j + 1000], R_j =
+ * 20 000 + 1000 (j - 1); K_0 = [1000, 1100], K_j = [R_j + 900, R_j + 1000],
+ * each launched at its start - 100. The steady state [20 000, 31 000]
+ * holds 11 gaps of host code [R_j, R_j + 800): 8800 ns (80%). Gaps j =
+ * 2..11 hold 2 samples each of stack 1 (train.py step line 41): 20 samples
+ * (GS_HOST_MIN_SAMPLES), none the framework's, so all 8800 are the
+ * program's own work and its finding names them. With top_n 3, the top 3
+ * gaps alone held 6 samples (the samples line then went missing on
+ * py_work_loop.py, H100, 250 Hz). */
+static void test_steady_state_samples_of_every_gap(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f;
+	int64_t j;
+	(void)state;
+
+	for (j = 0; j <= 11; j++) {
+		int64_t r = 20000 + 1000 * (j - 1), s = j ? r + 900 : 1000;
+		struct gs_api *a = &t->apis[t->in.n_apis++];
+		struct gs_op *o = &t->ops[t->in.n_ops++];
+		*a = (struct gs_api){.start = s - 100, .end = s - 99, .corr = (uint32_t)j + 1,
+				     .name_id = S_LAUNCH, .tid = 1};
+		*o = (struct gs_op){.start = s, .end = s + 100, .stream = 7,
+				    .corr = (uint32_t)j + 1, .name_id = S_KA, .kind = GS_OP_KERNEL};
+		t->nvtx[j] = (struct gs_nvtx){.start = j ? r : 0, .end = j ? r + 1000 : 20000,
+					      .text_id = S_STEPFN, .tid = 1};
+	}
+	t->in.nvtx = t->nvtx;
+	t->in.n_nvtx = 12;
+	for (j = 2; j <= 11; j++) {
+		sample(t, 1, 20000 + 1000 * (j - 1) + 100, 1);
+		sample(t, 1, 20000 + 1000 * (j - 1) + 200, 1);
+	}
+	t->opt.top_n = 3;
+	run(t);
+	assert_int_equal(t->v.steady, 1);
+	assert_int_equal(t->v.steady_window, 11000);
+	f = finding_of(t, GS_RULE_HOST_OWN);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 8800);
+	assert_string_equal(f->why, "samples: 100% u/train.py:step line 41");
+	assert_null(finding_of(t, GS_RULE_HOST_CODE));
 	tb_free(t);
 }
 
@@ -1013,6 +1062,7 @@ int main(void)
 	    cmocka_unit_test(test_sum_over_host_code_split_framework_and_own),
 	    cmocka_unit_test(test_verdict_splits_host_code_by_samples),
 	    cmocka_unit_test(test_verdict_few_samples_keep_the_size_rule),
+	    cmocka_unit_test(test_steady_state_samples_of_every_gap),
 	    cmocka_unit_test(test_verdict_names_the_stalls_samples),
 	    cmocka_unit_test(test_input_stall_running_share),
 	    cmocka_unit_test(test_host_code_outside_a_window),

@@ -581,10 +581,8 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 		 * (host_attr.c): the framework's dispatch against the program's
 		 * own work by what ran, not by the gaps' sizes */
 		struct gs_host_attr ha[3];
-		int sampled = res->in && res->in->n_samples &&
-			      gs_host_code_attr_split(res, ha) == 0 &&
-			      ha[0].source == GS_HOST_SRC_SAMPLES &&
-			      ha[0].samples >= GS_HOST_MIN_SAMPLES;
+		int sampled = res->in && res->in->n_samples && gs_host_code_attr_split(res, ha) == 0 &&
+			      ha[0].source == GS_HOST_SRC_SAMPLES && ha[0].samples >= GS_HOST_MIN_SAMPLES;
 		if (sampled) {
 			int64_t all = gs_sat_add(dispatch, own);
 			dispatch = (int64_t)((double)all * (double)ha[0].framework /
@@ -1144,7 +1142,8 @@ static void verdict_compute(const struct gs_result *res, const struct gs_correct
 		struct gs_options o = res->opt;
 		o.span_start = ph.steady_start;
 		o.span_end = ph.steady_end;
-		o.all_gaps = 0;
+		/* the top gaps, or all where host_attr.c attributes host code */
+		o.all_gaps = res->opt.all_gaps && (res->in->n_samples || res->in->n_hranges);
 		if (gs_analyze(res->in, &o, &st) == 0) {
 			struct gs_verdict *sv = malloc(sizeof(*sv)),
 					  *whole = malloc(sizeof(*whole));
