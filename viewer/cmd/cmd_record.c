@@ -89,7 +89,7 @@ static void record_usage(FILE *f)
 		"                         caps it (250 Hz on a HZ=250 kernel; meta\n"
 		"                         samples.rate_hz) [GAPSCOPE_SAMPLE_HZ] (default 250);\n"
 		"                         a Python thread found waiting (off CPU) has its\n"
-		"                         frames read every 10 ms too [GAPSCOPE_SAMPLE_WAITS]\n"
+		"                         frames read every 2 ms too [GAPSCOPE_SAMPLE_WAITS]\n"
 		"      --graph-level      time each CUDA graph launch as a whole, without a\n"
 		"                         record per node: far less overhead on graph replays,\n"
 		"                         but no kernel names, durations or gaps inside them\n"
