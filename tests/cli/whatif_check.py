@@ -17,6 +17,7 @@ was.
 """
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -117,6 +118,45 @@ if rc == 0:
     j = json.loads(o)
     check(j["devices"][0]["window_ns"] == 489000, "replayed window 489 us: %s" %
           j["devices"][0].get("window_ns"))
+
+# calls that the loader widens over their call-site capture (trace_callsite.h:
+# a capture within 1 ms of the call): each sync's capture ends 2 us after the
+# sync's record (the model reads an 11 us sync). The replayed trace still drops
+# 18 syncs and their rows (it kept them all: their keys held the stored times),
+# and a call that moves keeps its stored span: the last sync (kept) moves
+# earlier, 9 us long as stored, not the 11 the model read
+wide = os.path.join(WORK, "wide.db")
+wout = os.path.join(WORK, "wide_replayed.db")
+for p in (wide, wout):
+    if os.path.exists(p):
+        os.unlink(p)
+shutil.copyfile(db, wide)
+cw = sqlite3.connect(wide)
+cw.execute("CREATE TABLE IF NOT EXISTS api_stacks (correlation_id INTEGER NOT NULL, stack_id "
+           "INTEGER NOT NULL, tid INTEGER, reason INTEGER, capture_start INTEGER, capture_end "
+           "INTEGER)")
+syncs = cw.execute("SELECT a.correlation_id, a.start, a.tid FROM api_calls a JOIN strings s "
+                   "ON s.id = a.name_id WHERE s.value = 'cudaStreamSynchronize' "
+                   "ORDER BY a.start").fetchall()
+cw.executemany("INSERT INTO api_stacks VALUES (?, 0, ?, 1, ?, ?)",
+               [(c, tid, st + 9000 + 100, st + 9000 + 2000) for c, st, tid in syncs])
+cw.commit()
+cw.close()
+rc, o, e = run("whatif", wide, "--fix", "sync_every_step", "-o", wout)
+check(rc == 0 and "saves ~ " in o, "-o of widened calls: rc %d %s" % (rc, e))
+c0 = sqlite3.connect(wide)
+c1 = sqlite3.connect(wout)
+n0, n1 = (c.execute("SELECT count(*) FROM api_calls").fetchone()[0] for c in (c0, c1))
+s0, s1 = (c.execute("SELECT count(*) FROM syncs").fetchone()[0] for c in (c0, c1))
+check(n0 - n1 == 18 and s0 - s1 == 18,
+      "widened calls: 18 calls and 18 syncs fewer (%d -> %d, %d -> %d)" % (n0, n1, s0, s1))
+last = syncs[-1][0]
+r0, r1 = (c.execute("SELECT start, end FROM api_calls WHERE correlation_id = ?",
+                    (last,)).fetchone() for c in (c0, c1))
+check(r1 is not None and r1[0] < r0[0] and r1[1] - r1[0] == 9000 == r0[1] - r0[0],
+      "the kept sync moved earlier with its own 9 us span: %s -> %s" % (r0, r1))
+c0.close()
+c1.close()
 
 # the report's verdict: each finding with its fix replayed (saves), ordered
 # by it. The program's own work (20 us a step, 19 gaps: 380 us) removed: a

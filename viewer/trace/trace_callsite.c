@@ -338,6 +338,14 @@ static void widen(int64_t *s, int64_t *e, const struct gs_capture *x)
 		*e = x->end;
 }
 
+void trace_widen_span(const struct gs_capture *c, size_t n, uint32_t corr, int64_t *s, int64_t *e)
+{
+	const struct gs_capture *x = n ? capture_of(c, n, corr) : NULL;
+
+	if (x)
+		widen(s, e, x);
+}
+
 void trace_widen_by_captures(const struct gs_capture *c, size_t n, struct gs_api *apis,
 			     size_t n_apis, struct gs_sync *syncs, size_t n_syncs)
 {
@@ -346,22 +354,14 @@ void trace_widen_by_captures(const struct gs_capture *c, size_t n, struct gs_api
 	if (!n)
 		return;
 	for (i = 0; i < n_apis; i++) {
-		const struct gs_capture *x = capture_of(c, n, apis[i].corr);
-		int64_t s, e;
-		if (!x)
-			continue;
-		s = apis[i].start; /* packed struct: no field addresses */
-		e = apis[i].end;
-		widen(&s, &e, x);
+		int64_t s = apis[i].start, e = apis[i].end; /* packed struct: no field addresses */
+		trace_widen_span(c, n, apis[i].corr, &s, &e);
 		apis[i].start = s;
 		apis[i].end = e;
 	}
 	/* an implicit sync is the call itself; an explicit one is CUPTI's
 	 * blocked time inside the call, which the capture is not */
-	for (i = 0; i < n_syncs; i++) {
-		const struct gs_capture *x =
-		    syncs[i].implicit ? capture_of(c, n, syncs[i].corr) : NULL;
-		if (x)
-			widen(&syncs[i].start, &syncs[i].end, x);
-	}
+	for (i = 0; i < n_syncs; i++)
+		if (syncs[i].implicit)
+			trace_widen_span(c, n, syncs[i].corr, &syncs[i].start, &syncs[i].end);
 }

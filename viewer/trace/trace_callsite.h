@@ -40,6 +40,9 @@ int trace_load_stalls(sqlite3 *db, struct gs_input *in, char *err, size_t errlen
  * to cover the capture when it lies next to the call (within
  * GS_CAPTURE_SLACK_NS of its start or end): the program was in the call. */
 #define GS_CAPTURE_SLACK_NS 1000000
+/* [*s, *e] widened as trace_widen_by_captures widens a call of
+ * correlation id corr (c sorted by corr) */
+void trace_widen_span(const struct gs_capture *c, size_t n, uint32_t corr, int64_t *s, int64_t *e);
 void trace_widen_by_captures(const struct gs_capture *c, size_t n, struct gs_api *apis,
 			     size_t n_apis, struct gs_sync *syncs, size_t n_syncs);
 

@@ -8,6 +8,7 @@
  * for calls and ranges their thread too): the arrays carry no row ids.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,17 @@
 
 #include "gapscope/trace_format.h"
 #include "import_out.h"
+#include "trace_callsite.h"
 #include "trace_whatif.h"
 #include "whatif.h"
 
 /* one row or one array element: a key of four values and what goes with
- * it (the row id, or the array index) */
+ * it (the row id, or the array index); s, e: a row's own start and end as
+ * stored (its key may hold them widened, as the loader widens them) */
 struct krow {
 	int64_t k[4];
 	int64_t v;
+	int64_t s, e;
 };
 
 static int cmp_krow(const void *a, const void *b)
@@ -63,6 +67,8 @@ static int read_keys(sqlite3 *db, const char *sql, struct krow **out, size_t *n)
 		for (i = 0; i < 4; i++)
 			v[*n].k[i] = sqlite3_column_int64(st, i);
 		v[*n].v = sqlite3_column_int64(st, 4);
+		v[*n].s = v[*n].k[1];
+		v[*n].e = v[*n].k[2];
 		(*n)++;
 	}
 	sqlite3_finalize(st);
@@ -95,7 +101,7 @@ static void pair_keys(const struct krow *r, size_t nr, const struct krow *a, siz
 		} else if (c > 0) {
 			match[j++] = -1;
 		} else {
-			match[j++] = r[i++].v;
+			match[j++] = (int64_t)i++;
 		}
 	}
 }
@@ -148,8 +154,8 @@ int trace_load_copy_bytes(struct trace *t, const struct gs_input *in, uint64_t *
 			r[i].k[2] = r[i].k[1];
 	pair_keys(r, nr, a, na, match);
 	for (i = 0; i < na; i++)
-		if (match[i] > 0)
-			b[a[i].v] = (uint64_t)match[i];
+		if (match[i] >= 0 && r[match[i]].v > 0)
+			b[a[i].v] = (uint64_t)r[match[i]].v;
 	*bytes = b;
 	b = NULL;
 	rc = 0;
@@ -170,6 +176,9 @@ struct wctx {
 	sqlite3 *db;
 	char *err;
 	size_t errlen;
+	const struct gs_input *in; /* its captures widen rows as the loader did */
+	int widen;		   /* move_rows: 1 each row by its corr (k[3]); 2 rows whose
+				      k[3] is odd (corr * 2 + implicit: implicit syncs) */
 };
 
 static int wfail(struct wctx *c, const char *what)
@@ -200,6 +209,18 @@ static int move_rows(struct wctx *c, const char *table, const char *keysql, stru
 		free(match);
 		return wfail(c, table);
 	}
+	/* keys as the loader made the rows: end no earlier than start, and a
+	 * call with a call-site capture widened over it (trace_callsite.h; its
+	 * keys held the stored times, so no widened call or implicit sync was
+	 * found: whatif -o kept the allocations alloc_in_loop removed) */
+	for (i = 0; c->widen && i < nr; i++) {
+		int64_t corr = c->widen == 1 ? r[i].k[3] : (r[i].k[3] & 1) ? r[i].k[3] >> 1 : 0;
+		if (r[i].k[2] < r[i].k[1])
+			r[i].k[2] = r[i].k[1];
+		if (corr > 0 && corr <= UINT32_MAX)
+			trace_widen_span(c->in->captures, c->in->n_captures, (uint32_t)corr,
+					 &r[i].k[1], &r[i].k[2]);
+	}
 	qsort(r, nr, sizeof(*r), cmp_krow);
 	qsort(a, na, sizeof(*a), cmp_krow);
 	pair_keys(r, nr, a, na, match);
@@ -220,11 +241,14 @@ static int move_rows(struct wctx *c, const char *table, const char *keysql, stru
 	if ((ncorr || graph) && sqlite3_prepare_v2(c->db, sql, -1, &co, NULL) != SQLITE_OK)
 		goto fail;
 	for (i = 0; i < na; i++) {
-		int64_t x = a[i].v;
+		int64_t x = a[i].v, row;
+		const struct krow *y;
 		if (match[i] < 0)
 			continue;
+		y = &r[match[i]];
+		row = y->v;
 		if (gone && gone[x]) {
-			sqlite3_bind_int64(del, 1, match[i]);
+			sqlite3_bind_int64(del, 1, row);
 			if (sqlite3_step(del) != SQLITE_DONE)
 				goto fail;
 			sqlite3_reset(del);
@@ -233,16 +257,20 @@ static int move_rows(struct wctx *c, const char *table, const char *keysql, stru
 		if ((ncorr && ncorr[x]) ||
 		    (graph && graph[x] == GS_WHATIF_GRAPH && graph_name > 0)) {
 			sqlite3_bind_int64(co, 1, ncorr ? (int64_t)ncorr[x] : graph_name);
-			sqlite3_bind_int64(co, 2, match[i]);
+			sqlite3_bind_int64(co, 2, row);
 			if (sqlite3_step(co) != SQLITE_DONE)
 				goto fail;
 			sqlite3_reset(co);
 		}
 		if (ns[x] == a[i].k[1] && ne[x] == a[i].k[2])
 			continue; /* unmoved (keys hold start, end in 1, 2) */
-		sqlite3_bind_int64(up, 1, ns[x]);
-		sqlite3_bind_int64(up, 2, ne[x] > ns[x] ? ne[x] : ns[x]);
-		sqlite3_bind_int64(up, 3, match[i]);
+		/* the row keeps its own offsets from the times the model read */
+		sqlite3_bind_int64(up, 1, ns[x] + (y->s - y->k[1]));
+		sqlite3_bind_int64(up, 2,
+				   ne[x] + (y->e - y->k[2]) > ns[x] + (y->s - y->k[1])
+				       ? ne[x] + (y->e - y->k[2])
+				       : ns[x] + (y->s - y->k[1]));
+		sqlite3_bind_int64(up, 3, row);
 		if (sqlite3_step(up) != SQLITE_DONE)
 			goto fail;
 		sqlite3_reset(up);
@@ -338,12 +366,14 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 		for (i = 0; i < in->n_apis && !gname; i++)
 			if (rt->api_fix && rt->api_fix[i] == GS_WHATIF_GRAPH)
 				gname = import_out_intern(c->db, "cudaGraphLaunch");
+		c->widen = 1;
 		rc = move_rows(
 		    c, "api_calls",
 		    "SELECT coalesce(tid,0), start, end, coalesce(correlation_id,0), rowid"
 		    " FROM api_calls",
 		    a, in->n_apis, rt->api_start, rt->api_end, gone, NULL, rt->api_fix, gname);
 		free(gone);
+		c->widen = 0;
 		if (rc < 0)
 			goto out;
 		rc = -1;
@@ -391,15 +421,20 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 			a[i].k[0] = s->tid;
 			a[i].k[1] = s->start;
 			a[i].k[2] = s->end;
-			a[i].k[3] = s->corr;
+			a[i].k[3] = (int64_t)s->corr * 2 + (s->implicit != 0);
 			a[i].v = (int64_t)i;
 		}
-		if (move_rows(
-			c, "syncs",
-			"SELECT coalesce(tid,0), start, end, coalesce(correlation_id,0), rowid"
-			" FROM syncs",
-			a, in->n_syncs, ss, se, sgone, NULL, NULL, 0) < 0)
+		c->widen = 2;
+		rc =
+		    move_rows(c, "syncs",
+			      "SELECT coalesce(tid,0), start, end,"
+			      " coalesce(correlation_id,0) * 2 + (coalesce(implicit,0) != 0), rowid"
+			      " FROM syncs",
+			      a, in->n_syncs, ss, se, sgone, NULL, NULL, 0);
+		c->widen = 0;
+		if (rc < 0)
 			goto out;
+		rc = -1;
 	}
 	for (i = 0; i < in->n_nvtx; i++) {
 		const struct gs_nvtx *r = &in->nvtx[i];
@@ -440,6 +475,8 @@ int trace_write_retimed(struct trace *t, const struct gs_input *in, const struct
 	c.db = o.db;
 	c.err = err;
 	c.errlen = errlen;
+	c.in = in;
+	c.widen = 0;
 	/* the source as it is (every table: graphs, devices, meta ...), then
 	 * the moved rows; the backup replaces the empty schema */
 	bk = sqlite3_backup_init(o.db, "main", t->db, "main");
