@@ -14,3 +14,4 @@ gs_add_unit_test(test_html SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_html.c
                  LIBS gs_viewer gs_render_fixture PkgConfig::JANSSON)
 gs_add_unit_test(test_diff SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_diff.c
                  LIBS gs_viewer gs_render_fixture PkgConfig::JANSSON m)
+gs_add_unit_test(test_wrap SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_wrap.c LIBS gs_viewer)

@@ -39,6 +39,8 @@ struct report_ctx {
 /* The text report's longest line without --full-names (names shortened,
  * long lines wrapped at a space). */
 #define REPORT_LINE_MAX 160
+/* line of s (n bytes, no newline) to f, wrapped at REPORT_LINE_MAX (report_common.c) */
+void report_put_wrapped(FILE *f, const char *s, size_t n);
 /* characters of a short kernel name (gs_short_name's max_chars) */
 #define REPORT_NAME_CHARS 80
 

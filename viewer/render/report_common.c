@@ -4,12 +4,13 @@
  * report_common.c - what both back ends of `gapscope report` share
  * (report.h): the order report_render() calls their ops in, and the
  * wording both formats use (explanation and op-kind names, kernel names for
- * people, the graph advice sentence). It formats only: every figure comes
- * from the results the verb computed.
+ * people, the graph advice sentence), and the text's line wrapping. It
+ * formats only: every figure comes from the results the verb computed.
  */
 #define _GNU_SOURCE /* asprintf */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "names.h"
 #include "report.h"
@@ -159,4 +160,68 @@ int report_render(const struct report_ops *ops, struct report_ctx *r)
 			rc = rc2;
 	}
 	return rc;
+}
+
+/* report_put_wrapped: the text back end writes into memory and, at the
+ * end, copies it out with every line longer than REPORT_LINE_MAX wrapped:
+ * at the last space that fits (else hard, between UTF-8 characters), the
+ * rest indented like the line plus four spaces. Without --full-names no
+ * line is longer. */
+
+/* 1 where s (n bytes) begins with a unit of time and then ends, a space
+ * or punctuation: "401.962 ms" is not broken at its space */
+static int unit_at(const char *s, size_t n)
+{
+	static const char *const units[] = {"ns", "us", "\xc2\xb5s", "ms", "s", "min"};
+	size_t k, m;
+
+	for (k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
+		m = strlen(units[k]);
+		if (n >= m && memcmp(s, units[k], m) == 0 &&
+		    (n == m || s[m] == ' ' || s[m] == ',' || s[m] == ';' || s[m] == ')' ||
+		     s[m] == ':' || s[m] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+void report_put_wrapped(FILE *f, const char *s, size_t n)
+{
+	size_t indent = 0, width = REPORT_LINE_MAX, chars, i, cut, space;
+	int first = 1;
+
+	while (indent < n && s[indent] == ' ')
+		indent++;
+	if (indent > 40)
+		indent = 40;
+	while (n) {
+		size_t lead = first ? 0 : indent + 4;
+		/* how many bytes make width - lead characters */
+		for (i = 0, chars = 0, space = 0; i < n && chars < width - lead; chars++) {
+			if (s[i] == ' ' && i > 0 &&
+			    !(s[i - 1] >= '0' && s[i - 1] <= '9' && unit_at(s + i + 1, n - i - 1)))
+				space = i;
+			i++;
+			while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+				i++;
+		}
+		if (i >= n) {
+			cut = n;
+		} else if (space > (first ? indent : 0) + 8) {
+			cut = space;
+		} else {
+			cut = i;
+		}
+		if (!first)
+			fprintf(f, "%*s", (int)lead, "");
+		fwrite(s, 1, cut, f);
+		fputc('\n', f);
+		s += cut;
+		n -= cut;
+		while (n && *s == ' ') { /* the space the line broke at */
+			s++;
+			n--;
+		}
+		first = 0;
+	}
 }

@@ -1113,51 +1113,6 @@ static int t_advice(struct report_ctx *r)
 	return 0;
 }
 
-/* The text back end writes into memory and, at the end, copies it out
- * with every line longer than REPORT_LINE_MAX wrapped: at the last space
- * that fits (else hard, between UTF-8 characters), the rest indented like
- * the line plus four spaces. Without --full-names no line is longer. */
-
-static void put_wrapped(FILE *f, const char *s, size_t n)
-{
-	size_t indent = 0, width = REPORT_LINE_MAX, chars, i, cut, space;
-	int first = 1;
-
-	while (indent < n && s[indent] == ' ')
-		indent++;
-	if (indent > 40)
-		indent = 40;
-	while (n) {
-		size_t lead = first ? 0 : indent + 4;
-		/* how many bytes make width - lead characters */
-		for (i = 0, chars = 0, space = 0; i < n && chars < width - lead; chars++) {
-			if (s[i] == ' ' && i > 0)
-				space = i;
-			i++;
-			while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
-				i++;
-		}
-		if (i >= n) {
-			cut = n;
-		} else if (space > (first ? indent : 0) + 8) {
-			cut = space;
-		} else {
-			cut = i;
-		}
-		if (!first)
-			fprintf(f, "%*s", (int)lead, "");
-		fwrite(s, 1, cut, f);
-		fputc('\n', f);
-		s += cut;
-		n -= cut;
-		while (n && *s == ' ') { /* the space the line broke at */
-			s++;
-			n--;
-		}
-		first = 0;
-	}
-}
-
 static int t_end(struct report_ctx *r)
 {
 	struct tstate *t = r->priv;
@@ -1174,7 +1129,7 @@ static int t_end(struct report_ctx *r)
 		if (!nl)
 			nl = e;
 		if (nl > p)
-			put_wrapped(r->out, p, (size_t)(nl - p));
+			report_put_wrapped(r->out, p, (size_t)(nl - p));
 		else
 			fputc('\n', r->out);
 	}
