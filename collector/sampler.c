@@ -79,10 +79,10 @@
 #define SAMPLER_RING 128    /* samples a thread holds until drained (power of 2) */
 #define SAMPLER_THREADS 512 /* threads sampled at most */
 #define SAMPLER_DRAIN_MS 10 /* the drain thread's period */
-/* its period with off-CPU samples on: a look every 10 ms saw the main thread of
- * train_loop.py (H100) off CPU 30 times in a 307 ms steady state, once in the
- * DataLoader's wait of 1.5 ms a step (29% of it); every 2 ms, 5 times as many
- * looks, and an off-CPU span placed within 2 ms of where it was */
+/* its period with off-CPU samples on: a look every 10 ms (30 in train_loop.py's
+ * 307 ms steady state, H100) found its main thread in the DataLoader's wait of
+ * 1.5 ms a step 4 times in the whole run; every 2 ms 27 times (46 ms, the
+ * off-CPU half of its input stalls), each span placed within 2 ms of where it was */
 #define SAMPLER_LOOK_MS 2
 /* threads sampled by perf_event at most: each holds a file descriptor of
  * the program's table (a program near its RLIMIT_NOFILE, or one that
