@@ -100,6 +100,19 @@ n, imp, dl = db.execute("""
   FROM s""").fetchone()
 print("INFO: (a) the main thread's samples: %d, %d in an import, %d in torch/utils/data/" % (n, imp or 0, dl or 0))
 PY
+# the DataLoader's start-up inside the largest gap (not asserted): its samples
+# on CPU and its time off CPU there (H100, 22:50 UTC: 3 samples and 29.5 ms of
+# a 5.379 s gap that Adam's import of torch._dynamo filled)
+"$gs" report --json "$W/train.db" 2>/dev/null | python3 -c '
+import json, sqlite3, sys
+g = json.load(sys.stdin)["devices"][0]["top_gaps"][0]
+a, b = g["start_ns"], g["start_ns"] + g["duration_ns"]
+db = sqlite3.connect(sys.argv[1])
+dl = "EXISTS (SELECT 1 FROM stack_frames f JOIN strings x ON x.id = f.file_id WHERE f.stack_id = %s.stack_id AND x.value LIKE \"%%torch/utils/data/%%\")"
+n = db.execute("SELECT count(*) FROM samples s WHERE t BETWEEN ? AND ? AND " + dl % "s", (a, b)).fetchone()[0]
+w = db.execute("SELECT count(*), coalesce(sum(ns), 0) FROM wait_samples w WHERE t BETWEEN ? AND ? AND " + dl % "w", (a, b)).fetchone()
+print("INFO: (a) the DataLoader in the largest gap (%.3f s): %d CPU samples, %d off-CPU samples, %.1f ms off CPU" % (g["duration_ns"] / 1e9, n, w[0], w[1] / 1e6))
+' "$W/train.db" 2>&1
 
 # (b) the program's own work between steps
 # 400 steps: the program's work (0.6 ms a step) outweighs the first cuBLAS call's
