@@ -185,7 +185,7 @@ const char gs_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS wait_samples (\n"
     "  tid INTEGER NOT NULL,                   -- sampled thread (api_calls.tid)\n"
     "  t INTEGER NOT NULL,                     -- ns: when the thread was seen off CPU\n"
-    "  ns INTEGER NOT NULL,                    -- ns it was off CPU in the period up to t\n"
+    "  ns INTEGER NOT NULL,                    -- ns the sample stands for: the period up to t\n"
     "  stack_id INTEGER);                      -- stack_frames.stack_id, NULL: no frame read\n"
     "CREATE TABLE IF NOT EXISTS graph_node_updates (\n"
     "  time INTEGER NOT NULL,                  -- ns, when the call changed the node\n"

@@ -13,6 +13,13 @@ a threading.Event (asleep, the GIL released), then spins again. Checked:
   the look before and after), and sum to most of it: 0.45-0.65 s of 0.6 s;
 - none names spin(): while it ran, the thread was never seen off CPU.
 - CPU samples name spin() (the sampler runs at all).
+Then, for 1 s, it sleeps 0.3 ms and spins 0.7 ms in turn (short_waits_here()):
+waits far shorter than the sampler's 2 ms look. The off-CPU samples naming that
+sleep must sum to 0.6-1.6 of the time it slept (wall less CPU and runnable
+time, from /proc/self/task/TID/schedstat; each sample stands for
+the period since the look before; weighed by that period's off-CPU time alone,
+they summed to 0.30-0.34 of it on the development machine; weighed by the
+period, 0.72-0.97, and 0.87-1.37 beside the other tests on its two cores).
 Prints PASS/FAIL lines; exits 0, 1 on a failure, 77 (skipped) where the
 probe cannot be loaded or this CPython has no frame layout the reader knows.
 """
@@ -46,6 +53,35 @@ def waiting_here(ev, seconds, span):
     span.append(LIB.probe_now())
 
 
+def schedstat():
+    """this thread's ns on CPU and ns runnable waiting for one (None where the
+    kernel keeps no schedstat)"""
+    try:
+        with open("/proc/self/task/%d/schedstat" % threading.get_native_id()) as f:
+            run, queued = f.read().split()[:2]
+        return int(run), int(queued)
+    except (OSError, ValueError):
+        return None
+
+
+def short_waits_here(seconds):
+    """the seconds it slept: wall less its CPU and runnable time (schedstat; a
+    loaded machine leaves a thread woken from its sleep runnable, which is no
+    wait), else the sleep calls' own wall time"""
+    asleep = 0.0
+    s0, w0 = schedstat(), time.perf_counter()
+    end = w0 + seconds
+    while time.perf_counter() < end:
+        t0 = time.perf_counter()
+        time.sleep(0.0003)  # the short waits' line
+        asleep += time.perf_counter() - t0
+        spin(0.0007)
+    s1, w1 = schedstat(), time.perf_counter()
+    if s0 and s1:
+        return (w1 - w0) - (s1[0] - s0[0] + s1[1] - s0[1]) / 1e9
+    return asleep
+
+
 def worker(out):
     LIB.probe_watch_self()
     out["tid"] = threading.get_native_id()
@@ -54,6 +90,10 @@ def worker(out):
     waiting_here(threading.Event(), 0.6, span)
     out["span"] = span
     spin(0.1)
+    out["short"] = [LIB.probe_now()]
+    out["asleep"] = short_waits_here(1.0)
+    out["short"].append(LIB.probe_now())
+    spin(0.05)
 
 
 def main():
@@ -97,6 +137,9 @@ def main():
     check(len(cpu) >= 20 and sum("spin:" in e[4] for e in cpu) >= 0.9 * len(cpu),
           "CPU samples: >= 20, >= 90%% in spin() (got %d, %d in spin)" %
           (len(cpu), sum("spin:" in e[4] for e in cpu)))
+    sa, sb = out["short"]
+    short = [e for e in off if e[3] > sa]
+    off = [e for e in off if e[3] <= sa]
     named = [e for e in off if ("waiting_here:%d" % line) in e[4]]
     check(len(off) >= 20 and len(named) == len(off),
           "off-CPU samples: >= 20, each naming waiting_here() at line %d (got %d, %d naming it)"
@@ -110,6 +153,13 @@ def main():
           "off-CPU samples sum to 0.45-0.65 s of the 0.6 s wait (got %.3f s)" % total)
     check(not any("spin:" in e[4] for e in off),
           "no off-CPU sample names spin()")
+    sline = next(i + 1 for i, l in enumerate(src) if "time.sleep(0.0003)  # the short" in l)
+    sleeping = sum(e[3] - e[2] for e in short if ("short_waits_here:%d" % sline) in e[4]) / 1e9
+    print("INFO: short waits: %d off-CPU samples after %.3f s, %.3f s naming the sleep; "
+          "%.3f s measured asleep" % (len(short), (sb - sa) / 1e9, sleeping, out["asleep"]))
+    check(0.6 * out["asleep"] <= sleeping <= 1.6 * out["asleep"],
+          "short waits: the samples naming the sleep sum to 0.6-1.6 of the %.3f s asleep "
+          "(got %.3f s)" % (out["asleep"], sleeping))
     print("%d failed" % failures)
     return 1 if failures else 0
 
