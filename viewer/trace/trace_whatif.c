@@ -177,9 +177,11 @@ struct wctx {
 	char *err;
 	size_t errlen;
 	const struct gs_input *in; /* its captures widen rows as the loader did */
-	int widen;		   /* move_rows: 1 each row by its corr (k[3]); 2 rows whose
-				      k[3] is odd (corr * 2 + implicit: implicit syncs) */
 };
+
+/* move_rows' widen: none, each row by its corr (k[3]: calls), or the rows
+ * whose k[3] is odd (corr * 2 + implicit: implicit syncs) */
+enum { WIDEN_NONE, WIDEN_CALLS, WIDEN_IMPLICIT };
 
 static int wfail(struct wctx *c, const char *what)
 {
@@ -193,7 +195,7 @@ static int wfail(struct wctx *c, const char *what)
  * (may be NULL): delete that row instead. */
 static int move_rows(struct wctx *c, const char *table, const char *keysql, struct krow *a,
 		     size_t na, const int64_t *ns, const int64_t *ne, const uint8_t *gone,
-		     const uint32_t *ncorr, const uint8_t *graph, int64_t graph_name)
+		     const uint32_t *ncorr, const uint8_t *graph, int64_t graph_name, int widen)
 {
 	sqlite3_stmt *co = NULL;
 	struct krow *r = NULL;
@@ -213,8 +215,10 @@ static int move_rows(struct wctx *c, const char *table, const char *keysql, stru
 	 * call with a call-site capture widened over it (trace_callsite.h; its
 	 * keys held the stored times, so no widened call or implicit sync was
 	 * found: whatif -o kept the allocations alloc_in_loop removed) */
-	for (i = 0; c->widen && i < nr; i++) {
-		int64_t corr = c->widen == 1 ? r[i].k[3] : (r[i].k[3] & 1) ? r[i].k[3] >> 1 : 0;
+	for (i = 0; widen != WIDEN_NONE && i < nr; i++) {
+		int64_t corr = widen == WIDEN_CALLS ? r[i].k[3]
+			       : (r[i].k[3] & 1)    ? r[i].k[3] >> 1
+						    : 0;
 		if (r[i].k[2] < r[i].k[1])
 			r[i].k[2] = r[i].k[1];
 		if (corr > 0 && corr <= UINT32_MAX)
@@ -345,7 +349,7 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 		/* keys: (device, start, end, corr): start and end at 1, 2 as
 		 * move_rows reads them */
 		if (m && move_rows(c, optab[k].table, optab[k].sql, a, m, rt->op_start, rt->op_end,
-				   NULL, rt->op_corr, NULL, 0) < 0)
+				   NULL, rt->op_corr, NULL, 0, WIDEN_NONE) < 0)
 			goto out;
 	}
 	/* calls move; a call a fix removed goes */
@@ -366,14 +370,13 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 		for (i = 0; i < in->n_apis && !gname; i++)
 			if (rt->api_fix && rt->api_fix[i] == GS_WHATIF_GRAPH)
 				gname = import_out_intern(c->db, "cudaGraphLaunch");
-		c->widen = 1;
 		rc = move_rows(
 		    c, "api_calls",
 		    "SELECT coalesce(tid,0), start, end, coalesce(correlation_id,0), rowid"
 		    " FROM api_calls",
-		    a, in->n_apis, rt->api_start, rt->api_end, gone, NULL, rt->api_fix, gname);
+		    a, in->n_apis, rt->api_start, rt->api_end, gone, NULL, rt->api_fix, gname,
+		    WIDEN_CALLS);
 		free(gone);
-		c->widen = 0;
 		if (rc < 0)
 			goto out;
 		rc = -1;
@@ -424,17 +427,12 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 			a[i].k[3] = (int64_t)s->corr * 2 + (s->implicit != 0);
 			a[i].v = (int64_t)i;
 		}
-		c->widen = 2;
-		rc =
-		    move_rows(c, "syncs",
+		if (move_rows(c, "syncs",
 			      "SELECT coalesce(tid,0), start, end,"
 			      " coalesce(correlation_id,0) * 2 + (coalesce(implicit,0) != 0), rowid"
 			      " FROM syncs",
-			      a, in->n_syncs, ss, se, sgone, NULL, NULL, 0);
-		c->widen = 0;
-		if (rc < 0)
+			      a, in->n_syncs, ss, se, sgone, NULL, NULL, 0, WIDEN_IMPLICIT) < 0)
 			goto out;
-		rc = -1;
 	}
 	for (i = 0; i < in->n_nvtx; i++) {
 		const struct gs_nvtx *r = &in->nvtx[i];
@@ -444,11 +442,11 @@ static int write_rows(struct wctx *c, const struct gs_input *in, const struct tr
 		a[i].k[3] = r->text_id;
 		a[i].v = (int64_t)i;
 	}
-	if (in->n_nvtx &&
-	    move_rows(c, "nvtx",
-		      "SELECT coalesce(tid,0), start, end, coalesce(text_id,0), rowid"
-		      " FROM nvtx",
-		      a, in->n_nvtx, rt->nvtx_start, rt->nvtx_end, NULL, NULL, NULL, 0) < 0)
+	if (in->n_nvtx && move_rows(c, "nvtx",
+				    "SELECT coalesce(tid,0), start, end, coalesce(text_id,0), rowid"
+				    " FROM nvtx",
+				    a, in->n_nvtx, rt->nvtx_start, rt->nvtx_end, NULL, NULL, NULL,
+				    0, WIDEN_NONE) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -476,7 +474,6 @@ int trace_write_retimed(struct trace *t, const struct gs_input *in, const struct
 	c.err = err;
 	c.errlen = errlen;
 	c.in = in;
-	c.widen = 0;
 	/* the source as it is (every table: graphs, devices, meta ...), then
 	 * the moved rows; the backup replaces the empty schema */
 	bk = sqlite3_backup_init(o.db, "main", t->db, "main");
