@@ -294,55 +294,6 @@ static void test_untraced_sync_loop(void **state)
 	tb_free(t);
 }
 
-/* The same loop with tracing's part of a drain's round trip, 0.5 us a
- * sync (u.drain_ns, what is left of the calibration's drain_sync_ns after
- * the launch call's and the kernel's part): each sync returns 0.5 us after
- * kA, not 1, so a step is 32.5 us: before = 19 x 32.5 + 4 = 621.5 us. After
- * thinning, the one kept sync between launches (step 9's) loses the same
- * 0.5 us: 451 - 0.5 = 450.5 us, saving 171 us (180 less 18 x 0.5: the
- * dropped syncs' traced drains were not the program's). A drain of 5 us is
- * taken to the sync's own 1 us at most: steps of 32 us, 19 x 32 + 4 = 612
- * us. A sync that began after kA had ended waited for nothing: its own time
- * stays (below: the same loop with each sync at +14, 1 us after kA). */
-static void test_untraced_drain(void **state)
-{
-	struct tb *t = sync_loop();
-	struct gs_whatif_untrace u = {.call_ns = 2 * US, .kernel_ns = 1 * US};
-	struct gs_whatif w;
-	int i;
-	(void)state;
-	u.drain_ns[GS_DRAIN_SYNC] = US / 2;
-	u.drain_ns[GS_DRAIN_COPY] = u.drain_ns[GS_DRAIN_FREE] = 7 * US; /* not a sync's */
-	run_untraced(t, 1u << GS_RULE_SYNC_STEP, 10, &u, &w);
-	assert_int_equal(w.before.window, 621500);
-	assert_int_equal(w.after.window, 450500);
-	assert_int_equal(w.saving_ns, 171 * US);
-	gs_whatif_free(&w);
-	u.drain_ns[GS_DRAIN_SYNC] = 5 * US;
-	run_untraced(t, 0, 0, &u, &w);
-	assert_int_equal(w.before.window, 612 * US);
-	gs_whatif_free(&w);
-	tb_free(t);
-
-	/* launch [T, +5), kA [+8, +13), sync [+14, +15), host 19 us: steps of
-	 * 34 us less the launch's 2 us and nothing off the sync; kA 8 us after
-	 * its launch's start and 4 long: 19 x 32 + 12 - 8 = 612 us, where 5 us
-	 * taken off each sync's own 1 us would give 19 x 31 + 4 = 593 */
-	t = tb_new();
-	for (i = 0; i < 20; i++) {
-		int64_t ti = T0 + (int64_t)i * 34 * US;
-		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), s;
-		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
-		s = call(t, S_SYNC, ti + 14 * US, ti + 15 * US);
-		sync_row(t, s, S_SYNC, GS_SYNC_STREAM, 0, ti + 14 * US, ti + 15 * US);
-	}
-	tb_analyse(t);
-	run_untraced(t, 0, 0, &u, &w);
-	assert_int_equal(w.before.window, 612 * US);
-	gs_whatif_free(&w);
-	tb_free(t);
-}
-
 /* Fewer than 20 calls of the sync API: no per-step sync to thin out. */
 static void test_sync_every_needs_twenty_calls(void **state)
 {
@@ -785,7 +736,6 @@ int main(void)
 	    cmocka_unit_test(test_unchanged_replay_is_exact),
 	    cmocka_unit_test(test_sync_every_ten_saves_nine_us_per_dropped_sync),
 	    cmocka_unit_test(test_untraced_sync_loop),
-	    cmocka_unit_test(test_untraced_drain),
 	    cmocka_unit_test(test_dropped_sync_takes_its_boundary),
 	    cmocka_unit_test(test_sync_every_needs_twenty_calls),
 	    cmocka_unit_test(test_alloc_in_loop_dropped),

@@ -176,8 +176,6 @@ struct gs_capture {
 	uint32_t tid;	    /* calling thread, 0 unknown */
 };
 
-/* the calls that wait for a device drain, as the calibration times them */
-enum { GS_DRAIN_SYNC, GS_DRAIN_COPY, GS_DRAIN_FREE };
 /* what tracing cost per event, measured before the program (ns), from meta
  * calibration.* (gapscope-calibrate, run by `gapscope record`) */
 struct gs_calibration {
@@ -199,11 +197,6 @@ struct gs_calibration {
 	/* what tracing adds to a cudaMalloc + cudaFree pair of 1 MiB (the
 	 * device idle); -1 in traces calibrated before 2026-12-07 */
 	int64_t alloc_pair_ns;
-	/* what tracing adds to a round trip through a device drain (a kernel
-	 * launched into an idle queue, then a call that waits for it), by the
-	 * waiting call: cudaStreamSynchronize, a cudaMemcpy to the host,
-	 * cudaFree (GS_DRAIN_*); -1 in traces calibrated before 2026-12-08 */
-	int64_t drain_ns[3];
 	/* what a tiny kernel occupies the GPU from a full queue, its switch
 	 * to the next included: launched one by one traced (kernel_pitch_ns)
 	 * and untraced (plain_kernel_pitch_ns), and the duration CUPTI

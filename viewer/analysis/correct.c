@@ -1016,8 +1016,6 @@ int gs_correct(const struct gs_input *in, const struct gs_result *res,
 	out->per_call_ns = (cal->launch_ns + cal->legacy_launch_ns) / 2;
 	out->graph_launch_shrink_ns = out->per_call_ns; /* call_cost() of cudaGraphLaunch */
 	out->alloc_call_ns = cal->alloc_pair_ns > 0 ? cal->alloc_pair_ns / 2 : 0;
-	for (i = 0; i < 3; i++)
-		out->drain_ns[i] = cal->drain_ns[i] > 0 ? cal->drain_ns[i] : 0;
 	out->devices = calloc(res->n_devices ? res->n_devices : 1, sizeof(*out->devices));
 	out->ranges = calloc(res->n_nvtx ? res->n_nvtx : 1, sizeof(*out->ranges));
 	gap_sum = calloc(res->n_devices ? res->n_devices : 1, sizeof(*gap_sum));

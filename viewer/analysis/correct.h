@@ -53,10 +53,6 @@ struct gs_corrected {
 	int64_t alloc_call_ns; /* what tracing adds to a cudaMalloc or a cudaFree: half
 				  the calibration's pair (alloc_pair_ns), 0 none; the
 				  what-if takes it off (the corrected figures do not) */
-	int64_t drain_ns[3];   /* the calibration's drain_ns (GS_DRAIN_*), 0 none:
-				  the what-if takes what is left of it after the
-				  launch call's and the kernel's part off each call
-				  that waited for the device */
 	int64_t graph_node_shrink_ns; /* what each of them lost (before the overlap
 					 factor): graph_node_ns - gpu_gap_ns */
 	int64_t graph_launch_shrink_ns; /* graph_launches 0: the most a

@@ -1102,17 +1102,6 @@ out:
 
 /* ------------------------------------------------- tracing's cost taken off */
 
-/* the recorded end of the latest op a blocking call waited for */
-static int64_t blk_recorded_latest(const struct wm *m, const struct wblk *b)
-{
-	int64_t t = INT64_MIN;
-	uint32_t q;
-
-	for (q = 0; q < b->n; q++)
-		t = max64(t, m->in->ops[m->pool[b->first + q]].end);
-	return t;
-}
-
 int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 {
 	const struct gs_input *in = m->in;
@@ -1159,28 +1148,6 @@ int wm_untrace(struct wm *m, const struct gs_whatif_untrace *u)
 			continue;
 		m->dur[i] -= min64(m->dur[i], u->alloc_ns);
 		b->own -= min64(max64(b->own, 0), u->alloc_ns);
-	}
-	/* a call that waited for the device: tracing's part of the round trip
-	 * through the drain (the queue's start after it, the wait's return)
-	 * off its own time after what it waited for (gs_demo_implicit_sync,
-	 * H100: the allocating step's drain replayed at about 11 us a step,
-	 * 4.4 untraced, and alloc_in_loop predicted 14.7% where 5.8% was
-	 * measured) */
-	for (i = 0; !rc && i < m->na; i++) {
-		struct wblk *b;
-		int64_t d;
-		if (!(m->af[i] & AF_TOP) || !(m->af[i] & AF_BLK) || (m->af[i] & AF_NOWAIT))
-			continue;
-		b = &m->blks[wm_ablk(m, (uint32_t)i)];
-		if (!b->n || blk_recorded_latest(m, b) <= in->apis[i].start)
-			continue; /* the device was done when the call began */
-		d = u->drain_ns[b->kind == GS_SYNC_IMPLICIT_ALLOC ? GS_DRAIN_FREE
-				: b->kind == GS_SYNC_IMPLICIT_MEMCPY ||
-					b->kind == GS_SYNC_IMPLICIT_PAGEABLE ||
-					b->kind == GS_SYNC_IMPLICIT_MEMSET
-				    ? GS_DRAIN_COPY
-				    : GS_DRAIN_SYNC];
-		b->own -= min64(max64(b->own, 0), d);
 	}
 	for (i = 0; !rc && i < m->no; i++) {
 		uint32_t c = m->call_of[i];

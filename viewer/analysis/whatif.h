@@ -62,11 +62,6 @@ struct gs_whatif_untrace {
 	int64_t alloc_ns;      /* per cudaMalloc or cudaFree (a call that blocks as an
 				  allocation, GS_SYNC_IMPLICIT_ALLOC): off its duration
 				  and its own time after what it waited for */
-	int64_t drain_ns[3];   /* per call that waited for the device (GS_DRAIN_* by
-				  its kind): off its own time after what it waited
-				  for, what tracing adds to a round trip through a
-				  drain less the launch call's and the kernel's part
-				  (and the allocation's, for cudaFree) */
 };
 struct gs_corrected;
 /* u from the report's correction c (correct.h); 0, or -1 (u zeroed) when c

@@ -775,10 +775,6 @@ int gs_whatif_untrace_from(const struct gs_corrected *c, struct gs_whatif_untrac
 	u->graph_call_ns = max64(c->graph_launch_shrink_ns, 0);
 	u->alloc_ns = max64(c->alloc_call_ns, 0);
 	u->gap_ns = max64(c->launch_gap_ns, 0);
-	for (int k = 0; k < 3; k++)
-		u->drain_ns[k] = max64(c->drain_ns[k] - u->call_ns - u->kernel_ns -
-					   (k == GS_DRAIN_FREE ? u->alloc_ns : 0),
-				       0);
 	return 0;
 }
 

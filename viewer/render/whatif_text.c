@@ -69,14 +69,6 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 		if (v->untrace->alloc_ns > 0)
 			fprintf(f, "  and %s per cudaMalloc or cudaFree\n",
 				fmt_ns(x, sizeof(x), v->untrace->alloc_ns));
-		if (v->untrace->drain_ns[0] > 0 || v->untrace->drain_ns[1] > 0 ||
-		    v->untrace->drain_ns[2] > 0)
-			fprintf(f,
-				"  and per wait for the device's work, after it: %s a sync, %s a"
-				" copy to the host, %s a cudaFree\n",
-				fmt_ns(x, sizeof(x), v->untrace->drain_ns[GS_DRAIN_SYNC]),
-				fmt_ns(y, sizeof(y), v->untrace->drain_ns[GS_DRAIN_COPY]),
-				fmt_ns(z, sizeof(z), v->untrace->drain_ns[GS_DRAIN_FREE]));
 	} else if (v->traced_why) {
 		fputs(v->traced_why == 1 ? "replayed as recorded (--traced): the figures keep"
 					   " tracing's cost\n"

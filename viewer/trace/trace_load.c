@@ -1022,9 +1022,6 @@ static void load_calibration(struct trace *t, struct gs_calibration *c)
 	c->gpu_gap_ns = meta_ns(t, "calibration.gpu_gap_ns");
 	c->graph_node_ns = meta_ns(t, "calibration.graph_node_ns");
 	c->alloc_pair_ns = meta_ns(t, "calibration.alloc_pair_ns");
-	c->drain_ns[GS_DRAIN_SYNC] = meta_ns(t, "calibration.drain_sync_ns");
-	c->drain_ns[GS_DRAIN_COPY] = meta_ns(t, "calibration.drain_copy_ns");
-	c->drain_ns[GS_DRAIN_FREE] = meta_ns(t, "calibration.drain_free_ns");
 	c->callback_ns = meta_ns(t, "collector.callback_ns");
 	{
 		int64_t a = meta_ns(t, "calibration.plain_launch_ns"),
