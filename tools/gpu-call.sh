@@ -13,6 +13,9 @@
 #             the exit status of each, the log's tail of any that failed (a sampled run exited 139 once, 09:35 UTC)
 #   signalcost  bench/overhead/sample_signal_cost.c (bin/gs_bench_sample_signal_cost): the kernel's CPU cost of one
 #             sample by source, at 10 kHz and 1 kHz asked, 3 rounds each
+#   sharing   bench/real/train_loop.py recorded with torch.multiprocessing's sharing strategy
+#             file_descriptor (Linux's default) and file_system, then 4 interleaved untraced rounds of
+#             each: the input-stall finding's saving against the measured fix (loop_us)
 #   abpair    sampling's cost inside one process: each workload's --ab 5 process under --capture-range with
 #             GAPSCOPE_SAMPLING=0 then =1, ABPAIRS times (default 1); the per-round ratios, the medians and
 #             corrected_accuracy.py's figures of each (issue 54's cost, issue 52 item 3)
@@ -64,6 +67,23 @@ part_abacc() { # issue 52 item 3: corrected figures against the same process's u
 		rm -f $A/*.db; (cd $T && tar cJf "$R/abacc.tar.xz" abacc)
 	done
 	cat "$R/abacc.txt" 2>/dev/null
+}
+part_sharing() { # the input-stall finding's saving against its fix measured (issue 53)
+	local A=$T/sharing i s; mkdir -p $A
+	for s in file_descriptor file_system; do
+		$P timeout $(cap 90) "$gs" record -o $A/train.$s.db -- python3 bench/real/train_loop.py \
+			--steps 150 --sharing $s > $A/train.$s.traced.log 2>&1
+		"$gs" report $A/train.$s.db > $A/train.$s.report.txt 2>&1
+		echo "== traced $s at $((SECONDS-S0)) s: $(grep -E 'loop_us|step_us' $A/train.$s.traced.log | tr '\n' ' ')" >> "$R/sharing.txt"
+		grep -A3 "input stalls" $A/train.$s.report.txt | head -4 >> "$R/sharing.txt"
+		(cd $T && tar cJf "$R/sharing.tar.xz" sharing)
+	done
+	for i in 1 2 3 4; do for s in file_descriptor file_system; do
+		[ $(left) -gt 25 ] || break 2
+		$P timeout $(cap 60) python3 bench/real/train_loop.py --steps 150 --sharing $s > $A/u.$s.$i.log 2>&1
+		echo "untraced $s $i: $(grep -E 'loop_us|step_us' $A/u.$s.$i.log | tr '\n' ' ')" >> "$R/sharing.txt"
+	done; done
+	(cd $T && tar cJf "$R/sharing.tar.xz" sharing); cat "$R/sharing.txt"
 }
 part_abpair() {
 	local A=$T/abpair w name prog opt range i s; mkdir -p $A

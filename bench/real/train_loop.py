@@ -10,12 +10,17 @@ every step: the usual sources of GPU idle time (host-side Python and data
 loading, the per-step implicit sync of .item(), pageable uploads) with
 nothing tuned away. Each step is one NVTX range "step".
 
-  train_loop.py [--steps N] [--warmup N] [--ab R]
+  train_loop.py [--steps N] [--warmup N] [--ab R] [--sharing STRATEGY]
 
 Runs N steps (default 150; the loader is iterated again, epoch after epoch,
 until then) and prints the mean time per step, the first --warmup steps
 (default 5: worker start, cuDNN's first calls) left out, as
-"train step_us <x>". It prints figures; it asserts nothing but a finite loss.
+"train step_us <x>", and the mean wall of a whole loop iteration (taking
+the next batch from the loader included) as "train loop_us <x>". It prints
+figures; it asserts nothing but a finite loss. --sharing sets
+torch.multiprocessing's sharing strategy (file_descriptor, Linux's default,
+or file_system) before the loader starts: how the workers hand their batches'
+tensors to this process (the what-if's input_wait check, tests/gpu/whatif_gpu.sh).
 With --ab R (under `gapscope record --capture-range cudaProfilerApi`) it
 instead runs the --warmup steps, then R rounds of two phases of 20 steps,
 one untraced (ranges "ab_untraced") and one traced (between
@@ -131,7 +136,10 @@ def main():
     ap.add_argument("--steps", type=int, default=150)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--ab", type=int, default=0, metavar="R")
+    ap.add_argument("--sharing", choices=("file_descriptor", "file_system"))
     a = ap.parse_args()
+    if a.sharing:
+        torch.multiprocessing.set_sharing_strategy(a.sharing)
 
     torch.manual_seed(0)
     dev = torch.device("cuda")
@@ -148,6 +156,7 @@ def main():
         return
 
     times = []
+    loops = []  # each iteration's start, the batch's wait included
     total_loss = 0.0
     step = 0
     epoch = 0
@@ -156,6 +165,7 @@ def main():
             if step >= a.steps:
                 break
             t0 = time.perf_counter()
+            loops.append(t0)
             total_loss += train_step("step", model, opt, x, y, dev)
             times.append(time.perf_counter() - t0)
             step += 1
@@ -167,6 +177,11 @@ def main():
         print("FAIL (loss not finite)")
         raise SystemExit(1)
     print(f"train step_us {sum(timed) / len(timed) * 1e6:.1f}")
+    # from the first timed step's start to the last one's: whole iterations,
+    # the epochs' restarts (the workers' first batches) included
+    if len(loops) > a.warmup + 1:
+        w = loops[a.warmup:]
+        print(f"train loop_us {(w[-1] - w[0]) / (len(w) - 1) * 1e6:.1f}")
 
 
 if __name__ == "__main__":  # DataLoader workers may be started by spawn/forkserver

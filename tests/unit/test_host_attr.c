@@ -86,11 +86,11 @@ static struct tb *tb_new(void)
 	t->in.kernel_overhead_ns = -1;
 	/* stack 1: train.py step line 41 (own); 2: torch's linear line 125
 	 * (framework); 3: train.py step line 42 (own) */
-	t->hstacks[1] = (struct gs_hstack){S_TRAIN, S_STEPFN, 41, 0, 0, 0};
-	t->hstacks[2] = (struct gs_hstack){S_TORCHF, S_LINEAR, 125, 1, 0, 0};
-	t->hstacks[3] = (struct gs_hstack){S_TRAIN, S_STEPFN, 42, 0, 0, 0};
+	t->hstacks[1] = (struct gs_hstack){S_TRAIN, S_STEPFN, 41, 0, 0, 0, 0};
+	t->hstacks[2] = (struct gs_hstack){S_TORCHF, S_LINEAR, 125, 1, 0, 0, 0};
+	t->hstacks[3] = (struct gs_hstack){S_TRAIN, S_STEPFN, 42, 0, 0, 0, 0};
 	/* 4: the DataLoader waiting for its workers' batch (not the framework) */
-	t->hstacks[4] = (struct gs_hstack){S_LOADER, S_TRYGET, 1133, 0, 0, 0};
+	t->hstacks[4] = (struct gs_hstack){S_LOADER, S_TRYGET, 1133, 0, 0, 0, 0};
 	t->in.hstacks = t->hstacks;
 	t->in.n_hstacks = 5;
 	t->in.samples = t->samples;
@@ -623,16 +623,13 @@ static void test_verdict_names_the_stalls_samples(void **state)
  * host code [11 000, 2 010 000) is 1 999 000 ns; thread 1 is sampled at 5000
  * (before it) and 30 times in it. At 20 us of CPU a sample it ran 600 000
  * of 1 999 000 ns, 30%: the finding says so beside the workers. */
-static void test_input_stall_running_share(void **state)
+/* the input stall's timeline of test_input_stall_running_share */
+static void input_stall(struct tb *t)
 {
-	struct tb *t = tb_new();
-	const struct gs_finding *f = NULL;
 	static const int64_t at[3][3] = {
 	    {9000, 9100, 10000}, {2010000, 2010100, 2011000}, {2010200, 2010300, 2012000}};
 	size_t i;
-	(void)state;
 
-	t->hstacks[3].loader = GS_LOADER_WORKERS;
 	for (i = 0; i < 3; i++) {
 		struct gs_api *a = &t->apis[t->in.n_apis++];
 		struct gs_op *o = &t->ops[t->in.n_ops++];
@@ -646,6 +643,17 @@ static void test_input_stall_running_share(void **state)
 		o->kind = i == 1 ? GS_OP_MEMCPY : GS_OP_KERNEL;
 		o->flags = i == 1 ? GS_OPF_HOST_SRC | GS_OPF_PAGEABLE_SRC : 0;
 	}
+}
+
+static void test_input_stall_running_share(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f = NULL;
+	size_t i;
+	(void)state;
+
+	t->hstacks[3].loader = GS_LOADER_WORKERS;
+	input_stall(t);
 	sample(t, 1, 5000, 1);
 	for (i = 0; i < 30; i++)
 		sample(t, 1, 20000 + 50000 * (int64_t)i, 3);
@@ -658,6 +666,66 @@ static void test_input_stall_running_share(void **state)
 	assert_string_equal(f->why, "1 of 1 uploads pageable; DataLoader workers on (samples: "
 				    "batches received from its worker processes; the thread "
 				    "running 30% of the stalls)");
+	tb_free(t);
+}
+
+/* The same stall with off-CPU samples too (the samples then weigh time):
+ * stack 3 is torch.multiprocessing's rebuild of a tensor a worker shared
+ * (receive), stack 4 the iterator's wait for a batch (both the workers'
+ * loader frames). The 30 CPU samples of stack 3 weigh 30 x 20 000 = 600 000
+ * ns; off CPU: stack 4 for [800 000, 1 000 000] (200 000 ns), stack 3 for
+ * [1 400 000, 1 500 000] (100 000). Taking in: 700 000 of 1 999 000 ns =
+ * 35.0%; waiting for a batch: 200 000 = 10.0%. More than 20% and more than
+ * the wait: the fix is the thread's own taking in, and the what-if keeps
+ * 65% of the stall (keep_pct 1 + 65). */
+static void test_input_stall_taken_in_by_the_thread(void **state)
+{
+	struct tb *t = tb_new();
+	const struct gs_finding *f = NULL;
+	size_t i;
+	(void)state;
+
+	t->hstacks[3].loader = GS_LOADER_WORKERS;
+	t->hstacks[3].receive = 1;
+	t->hstacks[4].loader = GS_LOADER_WORKERS;
+	input_stall(t);
+	sample(t, 1, 5000, 1);
+	for (i = 0; i < 30; i++)
+		sample(t, 1, 20000 + 50000 * (int64_t)i, 3);
+	wait_at(t, 1, 1000000, 200000, 4);
+	wait_at(t, 1, 1500000, 100000, 3);
+	t->in.sample_cpu_ns = 20000;
+	run(t);
+	f = finding_of(t, GS_RULE_INPUT_WAIT);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 1999000);
+	assert_int_equal(f->receive_pct, 1 + 35);
+	assert_int_equal(f->wait_pct, 1 + 10);
+	assert_int_equal(f->keep_pct, 1 + 65);
+	assert_string_equal(gs_finding_fix(f),
+			    "the main thread takes in each shared tensor itself: fewer tensors a "
+			    "batch, or torch.multiprocessing.set_sharing_strategy('file_system')");
+	assert_string_equal(f->why, "1 of 1 uploads pageable; DataLoader workers on; samples: 35% "
+				    "of the stalls taking in the tensors they shared "
+				    "(torch/multiprocessing/reductions.py), 10% waiting for a batch");
+	gs_result_free(&t->res);
+	/* the wait longer than the taking in: 1 200 000 ns more of stack 4
+	 * ([200 000, 900 000] and [1 500 000, 2 000 000]): waiting 1 400 000
+	 * = 70.0%; the workers can't keep up, and the what-if keeps 30% (the
+	 * samples in time order, as the loader gives them) */
+	t->in.n_waits = 0;
+	wait_at(t, 1, 900000, 700000, 4);
+	wait_at(t, 1, 1000000, 200000, 4);
+	wait_at(t, 1, 1500000, 100000, 3);
+	wait_at(t, 1, 2000000, 500000, 4);
+	run(t);
+	f = finding_of(t, GS_RULE_INPUT_WAIT);
+	assert_non_null(f);
+	assert_int_equal(f->wait_pct, 1 + 70);
+	assert_int_equal(f->keep_pct, 1 + 30);
+	assert_string_equal(gs_finding_fix(f),
+			    "workers can't keep up: more num_workers, prefetch_factor, "
+			    "persistent_workers, cheaper transforms; pin_memory=True");
 	tb_free(t);
 }
 
@@ -1065,6 +1133,7 @@ int main(void)
 	    cmocka_unit_test(test_steady_state_samples_of_every_gap),
 	    cmocka_unit_test(test_verdict_names_the_stalls_samples),
 	    cmocka_unit_test(test_input_stall_running_share),
+	    cmocka_unit_test(test_input_stall_taken_in_by_the_thread),
 	    cmocka_unit_test(test_host_code_outside_a_window),
 	    cmocka_unit_test(test_host_spans_by_own_time),
 	    cmocka_unit_test(test_loader_picks_frames_and_framework),

@@ -294,6 +294,57 @@ static void test_untraced_sync_loop(void **state)
 	tb_free(t);
 }
 
+/* Input stalls. 10 steps 2010 us apart, at T_i: thread 7's
+ * cudaMemcpyAsync [T_i, +5) uploads [+8, +18) (from host memory: an
+ * upload), its cudaLaunchKernel [+5, +10) launches kA [+18, +28); thread
+ * 8's cudaLaunchKernel [+11, +14) launches kB [+16, +18) on stream 14; then
+ * both threads wait for the next batch. The device idles from kA's end
+ * (+28) to the next upload (+2018): thread 7's host time in it is the gap
+ * before its next cudaMemcpyAsync from +28 on, 1982 us (a stall: 1 ms or
+ * more), thread 8's the gap before its next launch (+14 to +2021) inside
+ * [+28, +2018], 1990 us. Window 9 x 2010 + 28 - 8 = 18 110 us. The fix
+ * takes both out: thread 7's steps are 28 us, thread 8's 20 (kB runs
+ * earlier, never last): 9 x 28 + 28 - 8 = 272 us, saving 17 838 = 9 x 1982.
+ * Keeping half of each stall (input_keep 0.5): steps of 2010 - 991 = 1019
+ * us (thread 8's 1015): 9 x 1019 + 20 = 9191 us. Without thread 8's part
+ * its last kB would end 9 x 2010 + 18 us in: the window would not shrink. */
+static void test_input_wait(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	int i;
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 2010 * US;
+		uint32_t c = call(t, S_MEMCPYASYNC, ti, ti + 5 * US);
+		op(t, GS_OP_MEMCPY, 0, c, ti + 8 * US, ti + 18 * US, GS_OPF_HOST_SRC);
+		c = call(t, S_LAUNCH, ti + 5 * US, ti + 10 * US);
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 18 * US, ti + 28 * US, 0);
+		c = call(t, S_LAUNCH, ti + 11 * US, ti + 14 * US);
+		t->apis[t->na - 1].tid = 8;
+		op(t, GS_OP_KERNEL, S_KB, c, ti + 16 * US, ti + 18 * US, 0);
+		t->ops[t->no - 1].stream = 14;
+	}
+	sort_ops(t);
+	tb_analyse(t);
+	assert_exact(t, 18110 * US);
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_INPUT_WAIT;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.host_gaps, 9);
+	assert_int_equal(w.before.window, 18110 * US);
+	assert_int_equal(w.after.window, 272 * US);
+	assert_int_equal(w.saving_ns, 17838 * US);
+	gs_whatif_free(&w);
+	o.input_keep = 0.5;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.after.window, 9191 * US);
+	gs_whatif_free(&w);
+	assert_int_equal(gs_whatif_fix_bit("input_wait"), 1u << GS_RULE_INPUT_WAIT);
+	tb_free(t);
+}
+
 /* Fewer than 20 calls of the sync API: no per-step sync to thin out. */
 static void test_sync_every_needs_twenty_calls(void **state)
 {
@@ -736,6 +787,7 @@ int main(void)
 	    cmocka_unit_test(test_unchanged_replay_is_exact),
 	    cmocka_unit_test(test_sync_every_ten_saves_nine_us_per_dropped_sync),
 	    cmocka_unit_test(test_untraced_sync_loop),
+	    cmocka_unit_test(test_input_wait),
 	    cmocka_unit_test(test_dropped_sync_takes_its_boundary),
 	    cmocka_unit_test(test_sync_every_needs_twenty_calls),
 	    cmocka_unit_test(test_alloc_in_loop_dropped),

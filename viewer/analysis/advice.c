@@ -8,9 +8,12 @@
  * whether DataLoader workers are on, whether uploads are pageable, what in
  * a step blocks its capture into a CUDA Graph (syncs, allocations,
  * collectives, a kernel sequence that varies), and how much of the GPU's
- * busy time is communication and how much of that overlaps no compute.
- * It reads a finished struct gs_result; the verdict (verdict.c) decides.
+ * busy time is communication and how much of that overlaps no compute;
+ * and the input stalls' fix, which those facts and the stalls' samples
+ * decide (gs_input_fix). It reads a finished struct gs_result; the verdict
+ * (verdict.c) decides the rest.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -610,4 +613,88 @@ int gs_advice_facts_compute(const struct gs_result *res, const struct gs_phases 
 		if (res->advice[i].count > f->seq_steps)
 			f->seq_steps = res->advice[i].count;
 	return 0;
+}
+
+/* 1 + 20%: an input stall taken in mostly by the thread itself */
+#define GS_RECEIVE_MIN_PCT 21
+
+void gs_input_fix(const struct gs_verdict *v, struct gs_finding *fd)
+{
+	const struct gs_advice_facts *f = &v->facts;
+	int pageable = f->pageable_uploads > 0;
+	size_t k;
+
+	k = (size_t)snprintf(fd->why, sizeof(fd->why), "%llu of %llu uploads pageable; ",
+			     (unsigned long long)f->pageable_uploads,
+			     (unsigned long long)f->uploads);
+	if (!v->pytorch) {
+		fd->fix = pageable ? "load inputs ahead (a loader thread) into pinned buffers"
+				   : "load inputs ahead (a loader thread, double buffering)";
+		snprintf(fd->why + k, sizeof(fd->why) - k, "the host prepared them in the gap");
+		return;
+	}
+	switch (f->loader) {
+	case GS_LOADER_WORKERS:
+		if (fd->receive_pct > GS_RECEIVE_MIN_PCT && fd->receive_pct >= fd->wait_pct) {
+			/* the thread itself takes the batches in: a connection to
+			 * the worker's resource sharer for each tensor it shared
+			 * (the file_descriptor strategy); more workers do not
+			 * shorten it (bench/real/train_loop.py, H100: most of its
+			 * stalls in rebuild_storage_fd, 2-7% waiting for a batch) */
+			fd->fix = "the main thread takes in each shared tensor itself: fewer tensors "
+				  "a batch, or torch.multiprocessing.set_sharing_strategy('file_system')";
+			snprintf(fd->why + k, sizeof(fd->why) - k,
+				 "DataLoader workers on; samples: %d%% of the stalls taking in the "
+				 "tensors they shared (torch/multiprocessing/reductions.py), %d%% "
+				 "waiting for a batch",
+				 fd->receive_pct - 1, fd->wait_pct > 0 ? fd->wait_pct - 1 : 0);
+			fd->keep_pct = (int8_t)(101 - (fd->receive_pct - 1));
+			break;
+		}
+		/* the workers are on: they cannot keep up (issue 51: a ResNet
+		 * run inside _MultiProcessingDataLoaderIter.__next__ was told
+		 * to turn them on) */
+		fd->fix = pageable ? "workers can't keep up: more num_workers, prefetch_factor, "
+				     "persistent_workers, cheaper transforms; pin_memory=True"
+				   : "workers can't keep up: more num_workers, prefetch_factor, "
+				     "persistent_workers, cheaper transforms";
+		/* the thread waiting most of the stalls: its batches came late */
+		k += (size_t)snprintf(fd->why + k, sizeof(fd->why) - k, "DataLoader workers on (%s",
+				      f->loader_sampled ? "samples: batches received from its worker "
+							  "processes"
+							: "_MultiProcessingDataLoaderIter");
+		if (fd->running_pct > 0 && k < sizeof(fd->why))
+			k += (size_t)snprintf(fd->why + k, sizeof(fd->why) - k,
+					      "; the thread running %d%% of the stalls",
+					      fd->running_pct - 1);
+		/* what more workers buy is the wait, not the thread's own
+		 * part of taking the batches in (the what-if keeps it): its
+		 * off-CPU samples' wait for the workers, else the share it
+		 * ran; neither known, all of it (the most they could buy) */
+		if (fd->wait_pct > 0 && k < sizeof(fd->why))
+			k += (size_t)snprintf(fd->why + k, sizeof(fd->why) - k,
+					      "; waiting for a batch %d%% of the stalls",
+					      fd->wait_pct - 1);
+		fd->keep_pct = fd->wait_pct > 0 ? (int8_t)(101 - (fd->wait_pct - 1))
+						: fd->running_pct;
+		if (k < sizeof(fd->why))
+			snprintf(fd->why + k, sizeof(fd->why) - k, ")");
+		break;
+	case GS_LOADER_SINGLE:
+		fd->keep_pct = 0; /* the loading moves to the workers: all of it goes */
+		fd->fix = "load inputs ahead: DataLoader(num_workers>0, pin_memory=True)";
+		snprintf(fd->why + k, sizeof(fd->why) - k, "single-process DataLoader (%s)",
+			 f->loader_sampled ? "samples: the main thread fetches its batches"
+					   : "_SingleProcessDataLoaderIter");
+		break;
+	default:
+		fd->fix = pageable
+			      ? "load inputs ahead: DataLoader workers (num_workers>0) if off; "
+				"pin_memory=True"
+			      : "load inputs ahead: DataLoader workers (num_workers>0) if off";
+		snprintf(fd->why + k, sizeof(fd->why) - k,
+			 "the trace does not show whether DataLoader workers are on");
+		fd->keep_pct = 0; /* inputs loaded ahead: all of it goes */
+		break;
+	}
 }

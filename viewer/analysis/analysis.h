@@ -338,6 +338,10 @@ struct gs_hstack {
 			      loading, libtorch/libc10, the CUDA libraries) */
 	uint8_t via;	   /* GS_HOST_VIA_*: how the named frame holds the sample */
 	uint8_t loader;	   /* enum gs_loader: the DataLoader iterator its frames show */
+	uint8_t receive;   /* 1: taking in a tensor a DataLoader worker shared
+			      (torch/multiprocessing/reductions.py: with the
+			      file_descriptor strategy, a connection to the
+			      worker's resource sharer per tensor) */
 };
 /* How a sample's named frame holds it: its own code, the framework's native code called
  * from that line, importing for that line (gs_hstack.via, gs_host_item.via). */
@@ -983,6 +987,17 @@ struct gs_finding {
 				 not idle */
 	int8_t running_pct;   /* input stalls: 1 + how much of their host code the thread
 				 ran, in percent (gs_host_running); 0 unknown */
+	int8_t keep_pct;      /* input stalls: 1 + the share of their host time, in
+				 percent, that their fix keeps (what it does not
+				 remove); 0 none kept (whatif.h input_keep) */
+	int8_t wait_pct;      /* input stalls: 1 + the share of their host code, in
+				 percent, that the thread waited off CPU for the
+				 DataLoader workers' batches (its off-CPU samples);
+				 0 unknown */
+	int8_t receive_pct;   /* input stalls: 1 + the share, in percent, that it took
+				 in the tensors the workers shared (its samples in
+				 torch.multiprocessing's rebuild, on and off CPU);
+				 0 unknown */
 	const char *fix;      /* the fix that fits what the rule checked (static text),
 				 NULL: the rule's own (gs_finding_fix) */
 	char why[200];	      /* what the rule checked on the trace and found, "" none

@@ -85,6 +85,9 @@ struct host_hints {
 	size_t all, sync; /* calls, syncs */
 };
 
+/* the input-stall finding fd's fix and reason, from v's facts and the
+ * stalls' samples (advice.c) */
+void gs_input_fix(const struct gs_verdict *v, struct gs_finding *fd);
 int host_index_build(struct actx *c, struct host_index *h);
 void host_index_free(struct host_index *h);
 /* 1 when syncs row i blocks its host thread (host_cover.c says which do) */

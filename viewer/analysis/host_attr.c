@@ -31,7 +31,7 @@ struct gs_host_acc {
 	size_t cap, n;
 	int64_t total, named, framework;
 	int64_t samples, wait_ns; /* gs_host_attr's */
-	int64_t loader_wait, loader_fetch; /* gs_host_attr's */
+	int64_t loader_wait, loader_fetch, loader_receive, loader_receive_wait; /* gs_host_attr's */
 	int64_t wall_ns, run_ns; /* gs_host_attr's */
 	uint8_t source, unit_ns;
 	int oom;
@@ -142,6 +142,10 @@ static void add_sample(struct gs_host_acc *acc, const struct gs_input *in, uint3
 		acc->loader_wait += w;
 	if (h && h->loader == GS_LOADER_SINGLE)
 		acc->loader_fetch += w;
+	if (h && h->receive) {
+		acc->loader_receive += w;
+		acc->loader_receive_wait += kind == 3 ? w : 0;
+	}
 	if (!h || (!h->file_id && !h->func_id))
 		return;
 	acc->named += w;
@@ -342,6 +346,8 @@ static void acc_result(const struct gs_host_acc *acc, struct gs_host_attr *out, 
 	out->wait_ns = acc->wait_ns;
 	out->loader_wait = acc->loader_wait;
 	out->loader_fetch = acc->loader_fetch;
+	out->loader_receive = acc->loader_receive;
+	out->loader_receive_wait = acc->loader_receive_wait;
 	out->total = acc->total;
 	out->named = acc->named;
 	out->framework = acc->framework;

@@ -32,6 +32,9 @@ struct gs_host_attr {
 	 * in the multi-process DataLoader for its workers' batch, and samples in
 	 * the single-process one's fetch (gs_hstack.loader) */
 	int64_t loader_wait, loader_fetch;
+	/* of total: samples (on and off CPU) taking in the tensors a worker
+	 * shared (gs_hstack.receive) */
+	int64_t loader_receive, loader_receive_wait; /* the latter: off CPU */
 	int64_t total;	   /* samples in the host code, or its ns (spans, unit_ns) */
 	int64_t named;	   /* of total: samples with a frame, or ns inside a span */
 	int64_t framework; /* of total: the framework's dispatch */

@@ -538,6 +538,16 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 		 * give it how much of the stalls the thread ran */
 		double run = stall_sampled ? gs_host_running(res->in, &sa[1]) : -1.0;
 		f.running_pct = (int8_t)(run >= 0.0 ? 1.5 + 100.0 * run : 0);
+		/* where the samples weigh time (off-CPU samples on): how much
+		 * of the stalls the thread waited for the workers' batches, and
+		 * how much it took in the tensors they shared (input_fix) */
+		if (stall_sampled && sa[1].unit_ns && f.cost_ns > 0) {
+			double wt = (double)(sa[1].loader_wait - sa[1].loader_receive_wait) /
+				    (double)f.cost_ns,
+			       rc = (double)sa[1].loader_receive / (double)f.cost_ns;
+			f.wait_pct = (int8_t)(1.5 + 100.0 * (wt < 1.0 ? (wt > 0.0 ? wt : 0.0) : 1.0));
+			f.receive_pct = (int8_t)(1.5 + 100.0 * (rc < 1.0 ? rc : 1.0));
+		}
 		add_finding(v, &f);
 	}
 	if (share(stall - input - (start - start_in), v->window) >= RULE_STALL_SHARE) {
@@ -812,59 +822,6 @@ static int capture_blockers(const struct gs_verdict *v, const struct gs_input *i
 	return b;
 }
 
-static void input_fix(const struct gs_verdict *v, struct gs_finding *fd)
-{
-	const struct gs_advice_facts *f = &v->facts;
-	int pageable = f->pageable_uploads > 0;
-	size_t k;
-
-	k = (size_t)snprintf(fd->why, sizeof(fd->why), "%llu of %llu uploads pageable; ",
-			     (unsigned long long)f->pageable_uploads,
-			     (unsigned long long)f->uploads);
-	if (!v->pytorch) {
-		fd->fix = pageable ? "load inputs ahead (a loader thread) into pinned buffers"
-				   : "load inputs ahead (a loader thread, double buffering)";
-		snprintf(fd->why + k, sizeof(fd->why) - k, "the host prepared them in the gap");
-		return;
-	}
-	switch (f->loader) {
-	case GS_LOADER_WORKERS:
-		/* the workers are on: they cannot keep up (issue 51: a ResNet
-		 * run inside _MultiProcessingDataLoaderIter.__next__ was told
-		 * to turn them on) */
-		fd->fix = pageable ? "workers can't keep up: more num_workers, prefetch_factor, "
-				     "persistent_workers, cheaper transforms; pin_memory=True"
-				   : "workers can't keep up: more num_workers, prefetch_factor, "
-				     "persistent_workers, cheaper transforms";
-		/* the thread waiting most of the stalls: its batches came late */
-		k += (size_t)snprintf(fd->why + k, sizeof(fd->why) - k, "DataLoader workers on (%s",
-				      f->loader_sampled ? "samples: batches received from its worker "
-							  "processes"
-							: "_MultiProcessingDataLoaderIter");
-		if (fd->running_pct > 0 && k < sizeof(fd->why))
-			k += (size_t)snprintf(fd->why + k, sizeof(fd->why) - k,
-					      "; the thread running %d%% of the stalls",
-					      fd->running_pct - 1);
-		if (k < sizeof(fd->why))
-			snprintf(fd->why + k, sizeof(fd->why) - k, ")");
-		break;
-	case GS_LOADER_SINGLE:
-		fd->fix = "load inputs ahead: DataLoader(num_workers>0, pin_memory=True)";
-		snprintf(fd->why + k, sizeof(fd->why) - k, "single-process DataLoader (%s)",
-			 f->loader_sampled ? "samples: the main thread fetches its batches"
-					   : "_SingleProcessDataLoaderIter");
-		break;
-	default:
-		fd->fix = pageable
-			      ? "load inputs ahead: DataLoader workers (num_workers>0) if off; "
-				"pin_memory=True"
-			      : "load inputs ahead: DataLoader workers (num_workers>0) if off";
-		snprintf(fd->why + k, sizeof(fd->why) - k,
-			 "the trace does not show whether DataLoader workers are on");
-		break;
-	}
-}
-
 /* 1 when NVTX text `id` says warm-up ("warmup", "warm_up", "warm-up", any case) */
 static int warmup_text(const struct gs_input *in, uint32_t id)
 {
@@ -907,7 +864,7 @@ static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 	for (i = 0; i < v->n_findings; i++) {
 		struct gs_finding *fd = &v->findings[i];
 		if (fd->rule == GS_RULE_INPUT_WAIT) {
-			input_fix(v, fd);
+			gs_input_fix(v, fd);
 		} else if (capture_rule(fd->rule) && comm >= GS_COMM_BOUND_SHARE) {
 			/* graphs shorten launches, not collectives */
 			fd->fix = v->pytorch

@@ -535,6 +535,7 @@ void wm_free(struct wm *m)
 	free(m->as);
 	free(m->ae);
 	free(m->ocorr);
+	free(m->gap_fix);
 	free(m->tcost);
 	memset(m, 0, sizeof(*m));
 }

@@ -80,6 +80,12 @@ struct gs_whatif_opts {
 	uint32_t host_tid;	  /* host_code: the thread (0: every launching thread) */
 	uint32_t host_nvtx_id;	  /* host_code: only inside NVTX ranges of this text
 				     (strings id), 0 everywhere */
+	double input_keep;	  /* input_wait: the share of each input stall's host
+				     time the fix keeps (0: all of it goes, each
+				     batch ready when asked; the verdict keeps what
+				     the thread ran of the stalls where DataLoader
+				     workers are on: its own share of receiving the
+				     batches, which more workers do not remove) */
 	const char *range_name;	  /* NULL: the figures of every op; else only of the
 				     ops launched inside NVTX ranges of this name
 				     (gs_name_matches; the fixes apply everywhere) */

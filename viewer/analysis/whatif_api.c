@@ -611,6 +611,8 @@ static void saved_restore(struct wm *m, const struct wm_saved *v, uint32_t what)
 			m->dblks[i].n = v->dn[i];
 	free(m->ocorr);
 	m->ocorr = NULL;
+	free(m->gap_fix);
+	m->gap_fix = NULL;
 	if (!m->odur_base) { /* else the untraced model's: put back above */
 		free(m->odur);
 		m->odur = NULL;
@@ -643,6 +645,8 @@ static void finding_opts(const struct gs_finding *f, const uint64_t *bytes,
 		o->host_tid = f->tid;
 		o->host_nvtx_id = f->nvtx_id;
 	}
+	if (f->rule == GS_RULE_INPUT_WAIT && f->keep_pct > 0)
+		o->input_keep = (f->keep_pct - 1) / 100.0;
 }
 
 /* gs_whatif_findings over the ops of mask (NULL: all); changed[i] (may be
@@ -951,6 +955,7 @@ static const struct {
     {GS_RULE_SYNC_COPY, "sync_copies"},	    {GS_RULE_ALLOC, "alloc_in_loop"},
     {GS_RULE_LEGACY, "legacy_stream"},	    {GS_RULE_SHORT_KERNELS, "short_kernels"},
     {GS_RULE_HOST_OWN, "host_own_work"},    {GS_RULE_COMM, "exposed_communication"},
+    {GS_RULE_INPUT_WAIT, "input_wait"},
     {GS_RULE_COMM, "communication"}, /* the key before the verdict had the rule */
 };
 

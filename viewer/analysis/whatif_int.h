@@ -108,6 +108,9 @@ struct wm {
 				  the fixes make from the trace's own (0: traced) */
 	/* tracing's cost taken off (wm_untrace; NULL, 0 where not) */
 	int64_t *gap_cut; /* per top call: ns off the host time before it (wm_gap) */
+	int64_t *gap_fix; /* per top call: ns a fix took off the host time before it
+			     (input_wait; NULL none: made by the fix, dropped at
+			     saved_restore like ocorr) */
 	int64_t *opg_cut; /* per op: ns off its measured hole (wm_opg) */
 	int odur_base;	  /* 1: odur is the untraced model's (kept between fixes) */
 	/* the replay's times */
@@ -169,7 +172,7 @@ static inline int64_t wm_gap(const struct wm *m, uint32_t a)
 	if (m->af[a] & (AF_FIRST | AF_NOGAP))
 		return 0;
 	return m->in->apis[a].start - m->in->apis[m->top[m->order[m->apos[a] - 1]]].end -
-	       (m->gap_cut ? m->gap_cut[a] : 0);
+	       (m->gap_cut ? m->gap_cut[a] : 0) - (m->gap_fix ? m->gap_fix[a] : 0);
 }
 
 /* Op x starts no earlier than wm_olat after its launch call's start and

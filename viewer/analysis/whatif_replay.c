@@ -138,7 +138,8 @@ static void replay_call_start(struct wm *m, struct cur *k)
 	int64_t s = (m->af[a] & AF_FIRST) ? x->start
 		    : (m->af[a] & AF_NOGAP)
 			? k->prev_end
-			: k->prev_end + (x->start - k->rec_end) - (m->gap_cut ? m->gap_cut[a] : 0);
+			: k->prev_end + (x->start - k->rec_end) - (m->gap_cut ? m->gap_cut[a] : 0) -
+			      (m->gap_fix ? m->gap_fix[a] : 0);
 	/* the call before it removed: one boundary between two calls fewer,
 	 * and tracing's work at it (CUPTI's between two records) with it */
 	if (k->dropped && m->drop_gap_ns > 0 && !(m->af[a] & (AF_FIRST | AF_NOGAP))) {

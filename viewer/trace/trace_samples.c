@@ -149,6 +149,7 @@ struct stack_scan {
 	uint32_t prog_file, prog_func;
 	int32_t prog_line; /* the first of the program's own frames out of that */
 	int loader;	   /* enum gs_loader of its frames (workers win) */
+	int receive;	   /* a frame of torch.multiprocessing's rebuild of a shared tensor */
 };
 
 /* the program's own code: neither the standard library nor an installed
@@ -162,6 +163,7 @@ static int program_file(const char *f)
 static void stack_done(const struct gs_strings *str, struct gs_hstack *h, const struct stack_scan *c)
 {
 	h->loader = (uint8_t)c->loader;
+	h->receive = (uint8_t)c->receive;
 	if (c->best >= 5) { /* a Python frame names it */
 		if (c->imported && c->imp_file) {
 			/* the program's line that led to the import (torch's
@@ -290,6 +292,8 @@ int trace_load_samples(sqlite3 *db, struct gs_input *in, char *err, size_t errle
 			if (kind == 2 &&
 			    (q = loader_frame(name, gs_str(&in->strings, func, NULL))) > scan.loader)
 				scan.loader = q;
+			if (kind == 2 && ends_with(name, "torch/multiprocessing/reductions.py"))
+				scan.receive = 1;
 			if (kind == 2 && scan.imported && !scan.in_import && !scan.prog_file &&
 			    program_file(gs_str(&in->strings, file, NULL))) {
 				scan.prog_file = file;
