@@ -93,8 +93,17 @@ static uint64_t task_clock_ns(int fd)
 
 static volatile uint64_t sink;
 
+/* gs_test_spin's code lies between its address and gs_test_spin_end's: GCC
+ * at -O2 put gs_test_spin_end first (20 bytes before it), and every
+ * sample then missed the spin; no_reorder keeps them in source order */
+#if defined(__GNUC__) && !defined(__clang__)
+#define GS_IN_ORDER __attribute__((noinline, no_reorder))
+#else
+#define GS_IN_ORDER __attribute__((noinline))
+#endif
+
 /* spins until this thread has used cpu_ns of CPU time */
-__attribute__((noinline)) void gs_test_spin(uint64_t cpu_ns)
+GS_IN_ORDER void gs_test_spin(uint64_t cpu_ns)
 {
 	uint64_t end = thread_cpu() + cpu_ns, x = 1;
 
@@ -105,7 +114,7 @@ __attribute__((noinline)) void gs_test_spin(uint64_t cpu_ns)
 		sink = x;
 	}
 }
-__attribute__((noinline)) void gs_test_spin_end(void)
+GS_IN_ORDER void gs_test_spin_end(void)
 {
 	sink++;
 }
