@@ -39,6 +39,7 @@ that makes the call, read on the same line). Prints PASS/FAIL lines; exits
 """
 import ctypes
 import inspect
+import gc
 import os
 import time
 import sys
@@ -174,9 +175,13 @@ def churn(seconds):
         except ValueError:
             pass
         type("C%d" % (it % 10), (object,), {"f": lambda self: 1})().f()
-        exec("def q(z):\n    return z + 1\nq(3)")
+        # compiled as this file's code, and gc imported once (above): the
+        # check counts walks whose innermost frame is this file's, and a
+        # loop that ran "<string>" and the import machinery spent 1-20% of
+        # its walks there, by the machine (pyenv's _distutils_hack among
+        # them), failing a correct reader (2026-12-08)
+        exec(compile("def q(z):\n    return z + 1\nq(3)", __file__, "exec"))
         if it % 50 == 0:
-            import gc
             gc.collect()
         it += 1
     return it
@@ -186,11 +191,15 @@ def stressed(lib):
     """(walks, with frames, innermost in this file, faulted), or None"""
     guard = int(os.environ.get("GS_STRESS_GUARD", "1"))
     us = int(os.environ.get("GS_STRESS_US", "20"))
+    # the stop's function and its array made before the timer starts:
+    # looked up after, ctypes' own Python code held up to 6% of the walks
+    # (CPython 3.11, 2026-12-08)
+    stop = lib.gs_probe_stress_stop
+    out = (ctypes.c_long * 4)()
     if lib.gs_probe_stress_start(us, guard, __file__.encode()) != 0:
         return None
     churn(2.0)
-    out = (ctypes.c_long * 4)()
-    lib.gs_probe_stress_stop(out)
+    stop(out)
     return tuple(out)
 
 
