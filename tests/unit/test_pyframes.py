@@ -220,6 +220,28 @@ def stress_check(lib):
     return 1 if failures else 0
 
 
+class Made:
+    """an object whose __init__ reads the frames: called often enough, 3.13
+    specialises the call (CALL_ALLOC_AND_ENTER_INIT) and runs __init__ over
+    CPython's _Py_InitCleanup shim frame (file and function "__init__")"""
+
+    def __init__(self, lib, out, sig):
+        out.append(frames_sig(lib) if sig else frames(lib))
+
+
+def init_shim_check(lib):
+    for sig in (0, 1):
+        out = []
+        for _ in range(64):
+            Made(lib, out, sig)
+        n, got = out[-1]
+        files = [g.rsplit(":", 2)[0] for g in got]
+        check(n >= 3 and got[1].endswith(":__init__") and "__init__" not in files and
+              got[2].endswith(":init_shim_check"),
+              "%s: an __init__ called 64 times: __init__, then its caller, no shim "
+              "frame (got %s)" % ("signal-safe walk" if sig else "walk with the GIL", got[:4]))
+
+
 def waiting_here(lib, ev, ready, out):
     """a thread that makes itself known, then waits (off CPU, the GIL
     released) on the line after the marker"""
@@ -384,6 +406,7 @@ def main():
     if minor > 0:
         check_deep(nogil, frames, "GIL released")
         check_deep(gil, frames_sig, "signal handler, GIL held")
+        init_shim_check(gil)
         r = sampled(gil)
         if r is None:
             print("INFO: no CPU-time timer here: the sampling check is not run")
