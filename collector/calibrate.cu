@@ -70,12 +70,6 @@
  *   plain_alloc_pair_ns, alloc_pair_ns
  *                     a cudaMalloc + cudaFree pair of 1 MiB on an idle device:
  *                     the children's time, and what tracing adds to it
- *   plain_drain_{sync,copy,free}_ns, drain_{sync,copy,free}_ns
- *                     a 10 us kernel launched into an idle queue and waited
- *                     for by cudaStreamSynchronize, a 4-byte cudaMemcpy to the
- *                     host or cudaFree (drain_time): the children's round trip,
- *                     and what tracing adds to it (launch call, kernel and the
- *                     queue's start and the wait's return together)
  * Differences of the medians over the phases; negative ones are printed as 0.
  * It does not know the program's kernels: figures are for tiny kernels and
  * plain launches, the common case of launch-bound work.
@@ -304,7 +298,6 @@ struct phase {
 	int64_t spaced;			/* ns, median spaced launch call (spaced_call_time) */
 	int64_t spaced_rec;		/* ns, median record of those calls; -1 none */
 	int64_t alloc;			/* ns, median cudaMalloc + cudaFree pair (alloc_time) */
-	int64_t drain[3];		/* ns, median round trip through a drain (drain_time) */
 };
 
 /* ns per launch: each round's back-to-back launches timed as a whole, the
@@ -356,47 +349,6 @@ static int64_t alloc_time(void)
 		v[r] = (now_ns() - t0) / ALLOCS;
 	}
 	return median(v, ROUNDS);
-}
-
-/* ns per round trip through a device drain: a DRAIN_NS kernel launched on
- * the legacy default stream into an idle queue, then a call that waits for
- * it: cudaStreamSynchronize (how 0), a 4-byte cudaMemcpy to pageable host
- * memory (how 1: a loss read) or cudaFree of a 1 MiB buffer (how 2: an
- * allocation each step), from the launch call's start to the waiting call's
- * return; the median over the trips; -1 where a call failed. Traced, the
- * trip is dearer by the launch call's cost, the kernel's instrumentation
- * and CUPTI's work where the queue starts and where the wait returns: on an
- * H100 gs_demo_implicit_sync's cudaFree returned 4.7 us after its step's
- * last op and the next upload started 5.5 us after its call, traced, about
- * 11 us a step against about 4.4 untraced (docs/whatif.md) */
-#define DRAIN_NS 10000
-#define DRAINS 32
-static int64_t drain_time(int how, const int *word)
-{
-	int64_t v[DRAINS];
-	int i, h = 0;
-
-	if (cudaDeviceSynchronize() != cudaSuccess)
-		return -1;
-	for (i = 0; i < DRAINS; i++) {
-		void *p = NULL;
-		cudaError_t e;
-		int64_t t0;
-		if (how == 2 && cudaMalloc(&p, ALLOC_BYTES) != cudaSuccess)
-			return -1;
-		t0 = now_ns();
-		gs_cal_block<<<1, 1>>>(DRAIN_NS);
-		if (how == 0)
-			e = cudaStreamSynchronize(0);
-		else if (how == 1)
-			e = cudaMemcpy(&h, word, sizeof(h), cudaMemcpyDeviceToHost);
-		else
-			e = cudaFree(p);
-		v[i] = now_ns() - t0;
-		if (e != cudaSuccess)
-			return -1;
-	}
-	return median(v, DRAINS);
 }
 
 /* ns per cudaGraphLaunch call: each call timed alone, the stream drained
@@ -502,8 +454,6 @@ static void measure_host(struct phase *p, const struct setup *u)
 	p->graph_small = graph_call_time(u->s, u->exec_small);
 	p->graph_big = graph_call_time(u->s, u->exec);
 	p->alloc = alloc_time();
-	for (int k = 0; k < 3; k++)
-		p->drain[k] = drain_time(k, u->d_word);
 }
 
 /* ns per node of 10 replays of exec (NODES nodes) behind a block */
@@ -646,22 +596,20 @@ static int plain_main(void)
 	measure_kpitch(&p, &u);
 	p.spaced = spaced_call_time();
 	printf("plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-	       "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld alloc=%lld "
-	       "drain=%lld,%lld,%lld\n",
+	       "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld alloc=%lld\n",
 	       (long long)p.launch, (long long)p.legacy, (long long)p.driver,
 	       (long long)p.graph_small, (long long)p.graph_big, (long long)p.pitch,
 	       (long long)p.kpitch, (long long)p.spitch, (long long)p.skpitch, (long long)p.spaced,
-	       (long long)p.alloc, (long long)p.drain[0], (long long)p.drain[1],
-	       (long long)p.drain[2]);
+	       (long long)p.alloc);
 	return 0;
 }
 
 /* Run `self --plain` and read its figures into *p; 0 on success. */
 static int plain_child(const char *self, struct phase *p)
 {
-	char line[512], *argv[] = {(char *)self, (char *)"--plain", NULL};
+	char line[384], *argv[] = {(char *)self, (char *)"--plain", NULL};
 	posix_spawn_file_actions_t fa;
-	long long l, g, d, gs, gb, pi, kp, sp, skp, spc, al, dr[3];
+	long long l, g, d, gs, gb, pi, kp, sp, skp, spc, al;
 	size_t used = 0;
 	int fd[2], status = 0, rc;
 	pid_t pid;
@@ -694,10 +642,8 @@ static int plain_child(const char *self, struct phase *p)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
 	    sscanf(line,
 		   "plain launch=%lld legacy=%lld driver=%lld graph_small=%lld graph_big=%lld "
-		   "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld alloc=%lld "
-		   "drain=%lld,%lld,%lld",
-		   &l, &g, &d, &gs, &gb, &pi, &kp, &sp, &skp, &spc, &al, &dr[0], &dr[1],
-		   &dr[2]) != 14)
+		   "pitch=%lld kpitch=%lld spitch=%lld skpitch=%lld spaced=%lld alloc=%lld",
+		   &l, &g, &d, &gs, &gb, &pi, &kp, &sp, &skp, &spc, &al) != 11)
 		return -1;
 	p->launch = l;
 	p->legacy = g;
@@ -710,8 +656,6 @@ static int plain_child(const char *self, struct phase *p)
 	p->skpitch = skp;
 	p->spaced = spc;
 	p->alloc = al;
-	for (int k = 0; k < 3; k++)
-		p->drain[k] = dr[k];
 	return 0;
 }
 
@@ -920,26 +864,6 @@ int main(int argc, char **argv)
 			d = median(a, (size_t)n) - median(b, (size_t)n);
 			printf(",plain_alloc_pair_ns=%lld,alloc_pair_ns=%lld",
 			       (long long)median(b, (size_t)n), (long long)(d < 0 ? 0 : d));
-		}
-	}
-	{
-		/* the round trips through a drain: untraced (children) and what
-		 * tracing added, whole (the launch call's and the kernel's part
-		 * included); each left out where a call failed */
-		static const char *const name[3] = {"sync", "copy", "free"};
-		for (k = 0; k < 3; k++) {
-			int64_t a[PHASES], b[PHASES], d;
-			int n = 0;
-			for (i = 0; i < PHASES; i++)
-				if (t[i].drain[k] >= 0 && u[i].drain[k] >= 0) {
-					a[n] = t[i].drain[k];
-					b[n++] = u[i].drain[k];
-				}
-			if (!n)
-				continue;
-			d = median(a, (size_t)n) - median(b, (size_t)n);
-			printf(",plain_drain_%s_ns=%lld,drain_%s_ns=%lld", name[k],
-			       (long long)median(b, (size_t)n), name[k], (long long)(d < 0 ? 0 : d));
 		}
 	}
 	printf("\n");

@@ -181,9 +181,10 @@ static int text_add(struct gs_callsite *cs, const char *s, size_t max)
  * co_name are both "__init__", no Python source. The walks drop it and
  * its text (test_pyframes.py's stress: 0.6-0.7% of the walks on 3.13
  * named "__init__" the innermost file). */
-static int init_shim(struct gs_callsite *cs, int file, int func)
+static int init_shim(const struct gs_pyapi *a, struct gs_callsite *cs, int file, int func)
 {
-	if (strcmp(cs->text + file, "__init__") != 0 || strcmp(cs->text + func, "__init__") != 0)
+	if (a->minor < 12 || strcmp(cs->text + file, "__init__") != 0 ||
+	    strcmp(cs->text + func, "__init__") != 0)
 		return 0;
 	cs->text_len = (uint16_t)file;
 	return 1;
@@ -394,7 +395,7 @@ static int py_frames_ts(const struct gs_pyapi *a, struct gs_callsite *cs,
 		func = file >= 0 ? ascii_add(a, ptr_at(code, l->code_name), cs, GS_CS_FUNC_MAX) : -1;
 		if (file < 0 || func < 0)
 			break; /* text full */
-		if (init_shim(cs, file, func))
+		if (init_shim(a, cs, file, func))
 			goto next;
 		cs->py_file[cs->n_py] = (uint16_t)file;
 		cs->py_func[cs->n_py] = (uint16_t)func;
@@ -443,7 +444,7 @@ int gs_py_frames(const struct gs_pyapi *a, struct gs_callsite *cs)
 			a->decref(code);
 			if (file < 0 || func < 0)
 				break; /* text full */
-			if (init_shim(cs, file, func))
+			if (init_shim(a, cs, file, func))
 				goto next_frame;
 			cs->py_file[cs->n_py] = (uint16_t)file;
 			cs->py_func[cs->n_py] = (uint16_t)func;

@@ -372,18 +372,11 @@ static int figs_ops(const struct wm *m, const int64_t *s, const int64_t *e, cons
  * last started at or before it */
 static int64_t host_map(const struct wm *m, uint32_t thr, int64_t t)
 {
-	size_t lo = m->tfirst[thr], hi = m->tfirst[thr + 1], f = lo;
+	size_t f = m->tfirst[thr], lo = wm_thr_after(m, thr, t);
 	uint32_t a, nx = GS_NONE;
 	const struct gs_api *x;
 	int64_t r;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->in->apis[m->order[mid]].start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == f)
 		return t; /* before the thread's first call */
 	a = m->top[m->order[lo - 1]];

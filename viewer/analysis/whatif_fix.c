@@ -602,21 +602,6 @@ static int fix_host_code(struct wm *m, const struct gs_whatif_opts *o, struct gs
 	return 0;
 }
 
-/* the first position in thread t's order whose call starts after time */
-static uint32_t thr_after(const struct wm *m, uint32_t t, int64_t time)
-{
-	uint32_t lo = m->tfirst[t], hi = m->tfirst[t + 1];
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->in->apis[m->order[mid]].start <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* ns of the host time before top call a (wm_gap) inside [from, to] */
 static int64_t gap_inside(const struct wm *m, uint32_t a, int64_t from, int64_t to)
 {
@@ -654,11 +639,11 @@ static int fix_input(struct wm *m, const struct gs_whatif_opts *o, struct gs_wha
 			if (!(op->flags & GS_OPF_HOST_SRC) || c == GS_NONE || busy == INT64_MIN ||
 			    op->start <= busy)
 				continue;
-			if (first != INT64_MAX && busy < first && first - busy >= op->start - first)
-				continue; /* start-up (gs_startup_gap) */
+			if (gs_startup_gap(first, &(struct gs_gap){.start = busy, .end = op->start}))
+				continue; /* start-up */
 			/* the uploading thread's host time in the gap */
 			t = wm_thr(m, c);
-			for (p = thr_after(m, t, busy); p < m->tfirst[t + 1]; p++) {
+			for (p = wm_thr_after(m, t, busy); p < m->tfirst[t + 1]; p++) {
 				uint32_t a = m->order[p];
 				if (in->apis[a].start > op->start)
 					break;
@@ -672,7 +657,7 @@ static int fix_input(struct wm *m, const struct gs_whatif_opts *o, struct gs_wha
 			for (t = 0; t < m->n_thr; t++) {
 				/* its calls from the first after the gap's start to the
 				 * first after its end: their host time in it */
-				for (p = thr_after(m, t, busy); p < m->tfirst[t + 1]; p++) {
+				for (p = wm_thr_after(m, t, busy); p < m->tfirst[t + 1]; p++) {
 					uint32_t a = m->order[p];
 					if (m->af[a] & AF_TOP)
 						m->gap_fix[a] += (int64_t)((double)gap_inside(m, a, busy,

@@ -164,6 +164,22 @@ static inline uint32_t wm_thr(const struct wm *m, uint32_t a)
 	return lo;
 }
 
+/* the first position in thread t's order whose call starts after time
+ * (tfirst[t + 1]: none) */
+static inline uint32_t wm_thr_after(const struct wm *m, uint32_t t, int64_t time)
+{
+	uint32_t lo = m->tfirst[t], hi = m->tfirst[t + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->in->apis[m->order[mid]].start <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* host time between top call a and its thread's previous top call (0 for
  * the thread's first, or where a fix removed it): the call just before a
  * in its thread's order is that call or one nested in it */
