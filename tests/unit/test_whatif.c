@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -29,6 +30,7 @@ enum {
 	S_RECORD,
 	S_WAIT,
 	S_NCCL,
+	S_BACKWARD,
 	S_N
 };
 static const char *strtab[S_N] = {
@@ -43,6 +45,7 @@ static const char *strtab[S_N] = {
     "cudaEventRecord",
     "cudaStreamWaitEvent",
     "ncclDevKernel_AllReduce_Sum_f32",
+    "## backward ##",
 };
 
 #define US 1000
@@ -55,7 +58,8 @@ struct tb {
 	struct gs_api apis[256];
 	struct gs_sync syncs[64];
 	struct gs_event events[16];
-	size_t no, na, ns, nev;
+	struct gs_nvtx nvtx[48];
+	size_t no, na, ns, nev, nn;
 	uint32_t corr;
 	struct gs_input in;
 	struct gs_result res;
@@ -113,6 +117,18 @@ static void sync_row(struct tb *t, uint32_t corr, uint32_t api, uint8_t kind, in
 	y->device = 0;
 }
 
+/* an NVTX range [s, e) of text on thread tid (add them by start) */
+static void range(struct tb *t, uint32_t text, uint32_t tid, int64_t s, int64_t e)
+{
+	struct gs_nvtx *r = &t->nvtx[t->nn++];
+	assert_true(t->nn <= sizeof(t->nvtx) / sizeof(t->nvtx[0]));
+	r->start = s;
+	r->end = e;
+	r->text_id = text;
+	r->tid = tid;
+	r->kind = 0;
+}
+
 /* ops sorted by (device, start), as the loader gives them */
 static void sort_ops(struct tb *t)
 {
@@ -138,6 +154,8 @@ static void tb_analyse(struct tb *t)
 	t->in.n_syncs = t->ns;
 	t->in.events = t->events;
 	t->in.n_events = t->nev;
+	t->in.nvtx = t->nvtx;
+	t->in.n_nvtx = t->nn;
 	gs_options_init(&opt);
 	assert_int_equal(gs_analyze(&t->in, &opt, &t->res), 0);
 	t->analysed = 1;
@@ -781,6 +799,170 @@ static void test_verdict_ordered_by_saving(void **state)
 	tb_free(t);
 }
 
+/* A host-code finding names its thread and the NVTX range its gaps lie
+ * in, which may be another thread's: PyTorch's backward thread opens no
+ * range, the main thread's "## backward ##" holds its host code (PARAM's
+ * DLRM trace). test_host_code_removed's loop on thread 7 (launches 25 us
+ * apart, 20 us of own work before each), "## backward ##" on thread 1
+ * over calls 0-4: the fix for thread 7 in that range removes the gaps
+ * before calls 1-4 (call 0 has none): 4 x 20 = 80 us, window 230 -> 150
+ * us. The range on thread 7 only (none there) found nothing. */
+static void test_host_code_range_of_another_thread(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	int i;
+	(void)state;
+	range(t, S_BACKWARD, 1, T0 - 1 * US, T0 + 101 * US);
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 25 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+	}
+	tb_analyse(t);
+	assert_exact(t, 230 * US);
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_HOST_OWN;
+	o.host_tid = TID;
+	o.host_nvtx_id = S_BACKWARD;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.host_gaps, 4);
+	assert_int_equal(w.saving_ns, 80 * US);
+	assert_int_equal(w.after.window, 150 * US);
+	gs_whatif_free(&w);
+	tb_free(t);
+}
+
+/* The what-if's step is the program's step, as the phases read it:
+ * torch.profiler's ProfilerStep#N ranges, each a text of its own (it took
+ * the repeated range with the most wall instead: "nccl:all_to_all" on
+ * PARAM's DLRM, the DataLoader's __next__ on a ResNet). sync_loop's 20
+ * steps of 34 us in "ProfilerStep#0".."#19" on thread 7: median 34 us;
+ * one sync of 10 kept, 18 steps lose 9 us: median 25 us. A collective's
+ * range, repeated 20 times, is no step: with only those, no step figure. */
+static const char *step_strtab[S_N + 21];
+
+static void test_whatif_steps_are_the_programs(void **state)
+{
+	static char names[20][24];
+	struct tb *t = sync_loop(), *u;
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	int i;
+	(void)state;
+	gs_result_free(&t->res);
+	t->analysed = 0;
+	memcpy(step_strtab, strtab, sizeof(strtab));
+	for (i = 0; i < 20; i++) {
+		int64_t ti = T0 + (int64_t)i * 34 * US;
+		snprintf(names[i], sizeof(names[i]), "ProfilerStep#%d", i);
+		step_strtab[S_N + i] = names[i];
+		range(t, (uint32_t)(S_N + i), TID, ti, ti + 34 * US);
+	}
+	step_strtab[S_N + 20] = "nccl:all_to_all";
+	t->in.strings.v = step_strtab;
+	t->in.strings.n = S_N + 21;
+	tb_analyse(t);
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_SYNC_STEP;
+	o.sync_every = 10;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.step_source, GS_STEPS_PROFILER);
+	assert_int_equal(w.step_stem_len, strlen("ProfilerStep#"));
+	assert_int_equal(w.before.steps, 20);
+	assert_int_equal(w.before.step_ns, 34 * US);
+	assert_int_equal(w.after.step_ns, 25 * US);
+	gs_whatif_free(&w);
+	tb_free(t);
+
+	u = sync_loop();
+	gs_result_free(&u->res);
+	u->analysed = 0;
+	for (i = 0; i < 20; i++) {
+		int64_t ti = T0 + (int64_t)i * 34 * US;
+		range(u, S_N + 20, TID, ti + 4 * US, ti + 15 * US);
+	}
+	u->in.strings.v = step_strtab;
+	u->in.strings.n = S_N + 21;
+	tb_analyse(u);
+	assert_int_equal(gs_whatif_run(&u->res, &o, &w), 0);
+	assert_int_equal(w.before.steps, 0);
+	assert_int_equal(w.after.steps, 0);
+	gs_whatif_free(&w);
+	tb_free(u);
+}
+
+/* Exposed communication that no GPU op waits for. 5 steps of 100 us:
+ * kA [8, 18) launched at 0, the collective on stream 14 [13, 63) launched
+ * at 5, a cudaStreamWaitEvent call [12, 14), kB [78, 88) launched at 70:
+ * 45 us a step of the collective overlap no compute. Nothing is ordered
+ * after the collective on the GPU, so its fix changes nothing.
+ * - The wait calls have no stream-wait record (a Kineto trace before
+ *   PyTorch 2.1): what waits for the collective is unknown: no saving,
+ *   and the finding says so (5 stream waits).
+ * - Recorded (on an event no record names): nothing waits for it, and
+ *   the fix says so instead of "overlap it". */
+static struct tb *comm_nothing_waits(int recorded)
+{
+	struct tb *t = tb_new();
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		int64_t ti = T0 + (int64_t)i * 100 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US), w;
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 18 * US, 0);
+		c = call(t, S_LAUNCH, ti + 5 * US, ti + 10 * US);
+		op(t, GS_OP_KERNEL, S_NCCL, c, ti + 13 * US, ti + 63 * US, 0);
+		t->ops[t->no - 1].stream = STREAM + 1;
+		w = call(t, S_WAIT, ti + 12 * US, ti + 14 * US);
+		if (recorded) {
+			sync_row(t, w, S_WAIT, GS_SYNC_STREAM_WAIT_EVENT, 0, ti + 12 * US,
+				 ti + 14 * US);
+			t->syncs[t->ns - 1].event = 900 + (uint64_t)i;
+		}
+		c = call(t, S_LAUNCH, ti + 70 * US, ti + 75 * US);
+		op(t, GS_OP_KERNEL, S_KB, c, ti + 78 * US, ti + 88 * US, 0);
+	}
+	sort_ops(t);
+	tb_analyse(t);
+	return t;
+}
+
+static const struct gs_finding *finding_of(const struct gs_verdict *v, int rule)
+{
+	size_t i;
+	for (i = 0; i < v->n_findings; i++)
+		if (v->findings[i].rule == rule)
+			return &v->findings[i];
+	return NULL;
+}
+
+static void test_comm_nothing_waits_for(void **state)
+{
+	struct tb *t = comm_nothing_waits(0);
+	struct gs_verdict v;
+	const struct gs_finding *f;
+	(void)state;
+	gs_verdict_compute_corr(&t->res, NULL, &v);
+	f = finding_of(&v, GS_RULE_COMM);
+	assert_non_null(f);
+	assert_int_equal(f->cost_ns, 5 * 45 * US);
+	assert_int_equal(f->saves, GS_SAVES_NONE);
+	assert_non_null(strstr(f->why, "; 5 stream waits called, none recorded"));
+	assert_string_equal(gs_finding_fix(f), gs_rule_fix(GS_RULE_COMM));
+	tb_free(t);
+
+	t = comm_nothing_waits(1);
+	gs_verdict_compute_corr(&t->res, NULL, &v);
+	f = finding_of(&v, GS_RULE_COMM);
+	assert_non_null(f);
+	assert_int_equal(f->saves, GS_SAVES_UNCHANGED);
+	assert_null(strstr(f->why, "stream waits"));
+	assert_int_equal(strncmp(gs_finding_fix(f), "no GPU op waits for it", 22), 0);
+	tb_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -802,6 +984,9 @@ int main(void)
 	    cmocka_unit_test(test_rules_without_fix),
 	    cmocka_unit_test(test_verdict_saves_and_unchanged_fix),
 	    cmocka_unit_test(test_verdict_ordered_by_saving),
+	    cmocka_unit_test(test_host_code_range_of_another_thread),
+	    cmocka_unit_test(test_whatif_steps_are_the_programs),
+	    cmocka_unit_test(test_comm_nothing_waits_for),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

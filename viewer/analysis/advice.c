@@ -10,7 +10,9 @@
  * collectives, a kernel sequence that varies), and how much of the GPU's
  * busy time is communication and how much of that overlaps no compute;
  * and the input stalls' fix, which those facts and the stalls' samples
- * decide (gs_input_fix). It reads a finished struct gs_result; the verdict
+ * decide (gs_input_fix); and, after the replay, the fix of exposed
+ * communication that nothing waits for (gs_comm_unchanged). It reads a
+ * finished struct gs_result; the verdict
  * (verdict.c) decides the rest.
  */
 #include <stdio.h>
@@ -37,6 +39,7 @@ size_t gs_family_len(const char *t)
 struct step {
 	int64_t s, e; /* ns */
 	long long num; /* ProfilerStep#N's N, -1 */
+	uint32_t tid;  /* the thread of its range */
 };
 
 static int cmp_step(const void *a, const void *b)
@@ -77,6 +80,7 @@ static size_t collect_steps(const struct gs_input *in, const char *stem, size_t 
 		if (out) {
 			out[n].s = r->start;
 			out[n].e = r->end;
+			out[n].tid = r->tid;
 		}
 		n++;
 	}
@@ -90,7 +94,7 @@ static size_t collect_steps(const struct gs_input *in, const char *stem, size_t 
 static int not_a_step(const char *t)
 {
 	return !strncmp(t, "enumerate(DataLoader)", 21) || !strncmp(t, "Optimizer.", 10) ||
-	       !strncmp(t, "aten::", 6) || !strncmp(t, "autograd::", 10);
+	       !strncmp(t, "aten::", 6) || !strncmp(t, "autograd::", 10) || !strncmp(t, "nccl:", 5);
 }
 
 /* The text (or numbered family) of the program's steps: torch.profiler's
@@ -155,7 +159,7 @@ static size_t optimizer_steps(const struct gs_input *in, struct step *out)
 		    strncmp(gs_str(&in->strings, r->text_id, ""), "Optimizer.step#", 15))
 			continue;
 		if (out)
-			out[n] = (struct step){r->start, r->end, -1};
+			out[n] = (struct step){r->start, r->end, -1, r->tid};
 		n++;
 	}
 	return n;
@@ -236,21 +240,25 @@ static int interleaved(const struct gs_result *res, const struct step *v, size_t
 	return found;
 }
 
-int gs_phases_compute(const struct gs_result *res, struct gs_phases *ph)
+/* The program's steps (step_text, else torch's optimizer steps) by
+ * start, with their text, family and source, and the median step wall:
+ * 0 with *v NULL where there are fewer than GS_PHASE_MIN_STEPS or they
+ * are no steps (interleaved); -1 out of memory. The phases and the
+ * what-if's step figures (gs_steps_find) read the same steps. */
+static int steps_of(const struct gs_result *res, struct step **out, size_t *out_n, uint32_t *out_id,
+		    const char **out_stem, size_t *out_len, int *out_src, int64_t *p50)
 {
 	const struct gs_input *in = res->in;
 	const char *stem = NULL;
-	size_t len = 0, n, i, k = 0;
+	size_t len = 0, n, i;
 	struct step *v;
-	int64_t *w, first, last;
+	int64_t *w;
 	uint32_t id;
 	int src = GS_STEPS_NONE;
 
-	memset(ph, 0, sizeof(*ph));
-	ph->first_number = -1;
-	/* a --range selection is the user's own choice of what to read */
-	if (res->range_applied || res->span_applied)
-		return 0;
+	*out = NULL;
+	*out_n = 0;
+	*p50 = 0;
 	id = step_text(res, &stem, &len, &src);
 	if (!id) {
 		/* no step ranges: torch's optimizer steps end the iterations */
@@ -287,13 +295,70 @@ int gs_phases_compute(const struct gs_result *res, struct gs_phases *ph)
 	for (i = 0; i < n; i++)
 		w[i] = v[i].e - v[i].s;
 	qsort(w, n, sizeof(*w), cmp_i64v);
-	ph->step_p50_ns = w[(n - 1) / 2];
+	*p50 = w[(n - 1) / 2];
 	free(w);
-	if (src == GS_STEPS_RANGES && interleaved(res, v, n, id, stem, len, ph->step_p50_ns)) {
+	if (src == GS_STEPS_RANGES && interleaved(res, v, n, id, stem, len, *p50)) {
 		free(v);
-		ph->step_p50_ns = 0;
+		*p50 = 0;
 		return 0;
 	}
+	*out = v;
+	*out_n = n;
+	*out_id = id;
+	*out_stem = stem;
+	*out_len = len;
+	*out_src = src;
+	return 0;
+}
+
+int gs_steps_find(const struct gs_result *res, struct gs_steps *st)
+{
+	struct step *v;
+	size_t n, i;
+	int64_t p50;
+
+	memset(st, 0, sizeof(*st));
+	if (steps_of(res, &v, &n, &st->text_id, &st->stem, &st->stem_len, &st->source, &p50) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	st->v = malloc(n * sizeof(*st->v));
+	if (!st->v) {
+		free(v);
+		memset(st, 0, sizeof(*st));
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		st->v[i] = (struct gs_step_span){v[i].s, v[i].e, v[i].tid};
+	st->n = n;
+	free(v);
+	return 0;
+}
+
+void gs_steps_free(struct gs_steps *st)
+{
+	free(st->v);
+	memset(st, 0, sizeof(*st));
+}
+
+int gs_phases_compute(const struct gs_result *res, struct gs_phases *ph)
+{
+	const char *stem = NULL;
+	size_t len = 0, n, i, k = 0;
+	struct step *v;
+	int64_t first, last;
+	uint32_t id = 0;
+	int src = GS_STEPS_NONE;
+
+	memset(ph, 0, sizeof(*ph));
+	ph->first_number = -1;
+	/* a --range selection is the user's own choice of what to read */
+	if (res->range_applied || res->span_applied)
+		return 0;
+	if (steps_of(res, &v, &n, &id, &stem, &len, &src, &ph->step_p50_ns) < 0)
+		return -1;
+	if (!v)
+		return 0;
 	/* warm-up steps: iteration 0 where torch.profiler numbers it so (the
 	 * caches and cuDNN/cuBLAS fill there), and the leading steps that
 	 * each took GS_PHASE_WARM_FACTOR times the median or more; at most
@@ -696,5 +761,75 @@ void gs_input_fix(const struct gs_verdict *v, struct gs_finding *fd)
 			 "the trace does not show whether DataLoader workers are on");
 		fd->keep_pct = 0; /* inputs loaded ahead: all of it goes */
 		break;
+	}
+}
+
+/* ---- exposed communication, after the replay ------------------------- */
+
+/* stream-wait calls (cudaStreamWaitEvent, cuStreamWaitEvent) where the
+ * trace holds no stream-wait record: which stream waited for what is not
+ * known (torch.profiler before PyTorch 2.1 writes no cuda_sync events;
+ * import counts them too, meta import.stream_waits_unrecorded) */
+static uint64_t waits_unrecorded(const struct gs_input *in)
+{
+	uint8_t *is = NULL; /* per name id: 0 not looked at, 1 a stream wait, 2 not */
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < in->n_syncs; i++)
+		if (in->syncs[i].kind == GS_SYNC_STREAM_WAIT_EVENT)
+			return 0;
+	is = calloc(in->strings.n + 1, 1);
+	if (!is)
+		return 0;
+	for (i = 0; i < in->n_apis; i++) {
+		uint32_t id = in->apis[i].name_id;
+		if (id > in->strings.n)
+			continue;
+		if (!is[id]) {
+			const char *t = gs_str(&in->strings, id, "");
+			is[id] = !strncmp(t, "cudaStreamWaitEvent", 19) ||
+					 !strncmp(t, "cuStreamWaitEvent", 17)
+				     ? 1
+				     : 2;
+		}
+		n += is[id] == 1;
+	}
+	free(is);
+	return n;
+}
+
+/* Exposed communication whose fix the replay found nothing to change in:
+ * no GPU op waits for a collective, on its stream or through an event.
+ * Where the trace records its stream waits that is what the trace shows,
+ * and overlapping buys nothing that the replay can see: the GPU had
+ * nothing else queued, so the fix is to queue some, or to look at the
+ * other ranks (a collective's kernel runs until the slowest rank joins).
+ * Where it holds stream-wait calls but no record of them, what waits is
+ * unknown: no saving, and the finding says why (PARAM's DLRM and HTA's
+ * NCCL traces: "the replay finds nothing to fix" under "overlap it"). */
+void gs_comm_unchanged(const struct gs_input *in, struct gs_verdict *v)
+{
+	uint64_t unrec = UINT64_MAX;
+	size_t i, k;
+
+	for (i = 0; i < v->n_findings; i++) {
+		struct gs_finding *f = &v->findings[i];
+		if (f->rule != GS_RULE_COMM || f->saves != GS_SAVES_UNCHANGED)
+			continue;
+		if (unrec == UINT64_MAX)
+			unrec = waits_unrecorded(in);
+		if (!unrec) {
+			f->fix =
+			    "no GPU op waits for it, nothing else was queued while it ran: queue "
+			    "independent work before waiting on it, or compare the ranks (it "
+			    "waits for the slowest)";
+			continue;
+		}
+		f->saves = GS_SAVES_NONE;
+		k = strlen(f->why);
+		snprintf(f->why + k, sizeof(f->why) - k,
+			 "%s%llu stream waits called, none recorded: what waits for it is unknown",
+			 k ? "; " : "", (unsigned long long)unrec);
 	}
 }

@@ -88,6 +88,10 @@ struct host_hints {
 /* the input-stall finding fd's fix and reason, from v's facts and the
  * stalls' samples (advice.c) */
 void gs_input_fix(const struct gs_verdict *v, struct gs_finding *fd);
+/* after the replay: the exposed-communication findings whose fix changed
+ * nothing get the fix that fits, or no saving where the trace does not
+ * record its stream waits (advice.c) */
+void gs_comm_unchanged(const struct gs_input *in, struct gs_verdict *v);
 int host_index_build(struct actx *c, struct host_index *h);
 void host_index_free(struct host_index *h);
 /* 1 when syncs row i blocks its host thread (host_cover.c says which do) */

@@ -101,8 +101,8 @@ struct gs_whatif_figs {
 	int64_t busy;	    /* ns, union of op intervals, summed */
 	int64_t work;	    /* ns, op durations summed (busy + their overlap) */
 	double utilisation; /* busy / window */
-	uint64_t steps;	    /* NVTX step ranges (the text with the most wall among
-			       texts of 4 ranges or more), 0 none */
+	uint64_t steps;	    /* the program's steps (gs_steps_find: the phases'
+			       steps), 0 none */
 	int64_t step_ns;    /* ns, their median wall, 0 none */
 };
 
@@ -119,7 +119,10 @@ struct gs_whatif {
 	int untraced;		      /* 1: tracing's cost was taken off first
 					 (gs_whatif_opts.untrace): before is the
 					 corrected timeline */
-	uint32_t step_text_id;	      /* strings id of the step ranges, 0 none */
+	int step_source;	      /* enum gs_steps_source of the steps (gs_steps_find) */
+	uint32_t step_text_id;	      /* strings id of their text (a family's first), 0 none */
+	const char *step_stem;	      /* their family's stem ("ProfilerStep#"), or text */
+	size_t step_stem_len;	      /* its length; 0: a plain text (step_text_id) */
 	uint64_t range_ops;	      /* with range_name: the ops counted */
 	/* what the fixes changed */
 	uint64_t calls_dropped;	  /* syncs, allocations, launches folded into graphs */

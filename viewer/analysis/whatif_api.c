@@ -406,31 +406,37 @@ static uint32_t thr_of(const struct wm *m, uint32_t tid)
 	return GS_NONE;
 }
 
-/* the step ranges' median wall, recorded (after 0) or replayed (after 1,
- * filling w->nvtx_*) */
-static int figs_steps(const struct wm *m, uint32_t text, int after, struct gs_whatif *w,
-		      struct gs_whatif_figs *f)
+/* the steps' median wall (st: the phases' steps), recorded (after 0) or
+ * replayed (after 1: a step's ends moved with its thread's host time,
+ * filling w->nvtx_* for every range) */
+static int figs_steps(const struct wm *m, const struct gs_steps *st, int after,
+		      struct gs_whatif *w, struct gs_whatif_figs *f)
 {
 	const struct gs_input *in = m->in;
 	size_t i, n = 0;
-	int64_t *v = malloc((in->n_nvtx ? in->n_nvtx : 1) * sizeof(int64_t));
+	int64_t *v = malloc((st->n ? st->n : 1) * sizeof(int64_t));
 
 	if (!v)
 		return -ENOMEM;
-	for (i = 0; i < in->n_nvtx; i++) {
+	for (i = 0; after && i < in->n_nvtx; i++) {
 		const struct gs_nvtx *r = &in->nvtx[i];
 		int64_t s = r->start, e = r->end;
-		if (after) {
-			uint32_t thr = thr_of(m, r->tid);
-			if (thr != GS_NONE) {
-				s = host_map(m, thr, r->start);
-				e = max64(s, host_map(m, thr, r->end));
-			}
-			w->nvtx_start[i] = s;
-			w->nvtx_end[i] = e;
+		uint32_t thr = thr_of(m, r->tid);
+		if (thr != GS_NONE) {
+			s = host_map(m, thr, r->start);
+			e = max64(s, host_map(m, thr, r->end));
 		}
-		if (text && r->kind == 0 && r->text_id == text)
-			v[n++] = e - s;
+		w->nvtx_start[i] = s;
+		w->nvtx_end[i] = e;
+	}
+	for (i = 0; i < st->n; i++) {
+		int64_t s = st->v[i].start, e = st->v[i].end;
+		uint32_t thr = after ? thr_of(m, st->v[i].tid) : GS_NONE;
+		if (thr != GS_NONE) {
+			s = host_map(m, thr, s);
+			e = max64(s, host_map(m, thr, e));
+		}
+		v[n++] = e - s;
 	}
 	f->steps = n;
 	f->step_ns = n ? median(v, n) : 0;
@@ -848,6 +854,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 	struct wm m;
 	const struct gs_input *in = res->in;
 	struct figs_buf fb = {0};
+	struct gs_steps steps = {0};
 	uint8_t *mask = NULL;
 	int rc;
 
@@ -874,20 +881,25 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 	w->nvtx_end = malloc((in->n_nvtx ? in->n_nvtx : 1) * sizeof(int64_t));
 	if (!m.s || !m.e || !m.as || !m.ae || !w->nvtx_start || !w->nvtx_end)
 		goto out;
-	w->step_text_id = wm_step_text(in);
+	if (gs_steps_find(res, &steps) < 0)
+		goto out;
+	w->step_source = steps.source;
+	w->step_text_id = steps.text_id;
+	w->step_stem = steps.stem;
+	w->step_stem_len = steps.stem_len;
 	if (o && o->range_name && (rc = range_mask(&m, o->range_name, &mask, &w->range_ops)) < 0)
 		goto out;
 	/* before: the unchanged replay (the trace's own times where it is
 	 * exact: gs_whatif_check) */
 	if ((rc = wm_replay(&m)) < 0 || (rc = figs_ops(&m, m.s, m.e, mask, &fb, &w->before)) < 0 ||
-	    (rc = figs_steps(&m, w->step_text_id, 0, w, &w->before)) < 0)
+	    (rc = figs_steps(&m, &steps, 0, w, &w->before)) < 0)
 		goto out;
 	if (o && o->fixes && (rc = wm_apply_fixes(&m, o, w)) < 0)
 		goto out;
 	if (o && o->fixes && (rc = wm_replay(&m)) < 0)
 		goto out;
 	if ((rc = figs_ops(&m, m.s, m.e, mask, &fb, &w->after)) < 0 ||
-	    (rc = figs_steps(&m, w->step_text_id, 1, w, &w->after)) < 0)
+	    (rc = figs_steps(&m, &steps, 1, w, &w->after)) < 0)
 		goto out;
 	/* the model keeps each op's duration: ops that overlap more after a
 	 * fix than they did would share the GPU and run longer. Where the
@@ -918,6 +930,7 @@ int gs_whatif_run(const struct gs_result *res, const struct gs_whatif_opts *o, s
 	m.ocorr = NULL;
 	rc = 0;
 out:
+	gs_steps_free(&steps);
 	free(mask);
 	figs_buf_free(&fb);
 	wm_free(&m);

@@ -151,6 +151,39 @@ static int64_t *range_union(const struct gs_input *in, uint32_t text, uint32_t t
 	return v;
 }
 
+int64_t *wm_steps_union(const struct wm *m, size_t *n)
+{
+	struct gs_steps st;
+	int64_t *u;
+	size_t i, k = 0;
+
+	*n = 0;
+	if (!m->res || gs_steps_find(m->res, &st) < 0) {
+		*n = m->res != NULL;
+		return NULL;
+	}
+	if (!st.n)
+		return NULL;
+	u = malloc(st.n * 2 * sizeof(int64_t));
+	if (!u) {
+		gs_steps_free(&st);
+		*n = 1;
+		return NULL;
+	}
+	for (i = 0; i < st.n; i++) { /* by start: merge into the last pair */
+		if (k && st.v[i].start <= u[2 * k - 1]) {
+			u[2 * k - 1] = max64(u[2 * k - 1], st.v[i].end);
+			continue;
+		}
+		u[2 * k] = st.v[i].start;
+		u[2 * k + 1] = st.v[i].end;
+		k++;
+	}
+	gs_steps_free(&st);
+	*n = k;
+	return u;
+}
+
 /* the index of the range of u[0..n) holding t, GS_NONE */
 static uint32_t range_at(const int64_t *u, size_t n, int64_t t)
 {
@@ -171,11 +204,11 @@ static uint32_t range_at(const int64_t *u, size_t n, int64_t t)
  * trace has step ranges) still waits */
 static int fix_sync_copy(struct wm *m, struct gs_whatif *w)
 {
-	uint32_t text = wm_step_text(m->in), t;
 	size_t nu = 0, i;
-	int64_t *u = text ? range_union(m->in, text, 0, &nu) : NULL;
+	int64_t *u = wm_steps_union(m, &nu);
+	uint32_t t;
 
-	if (text && !u)
+	if (!u && nu)
 		return -ENOMEM;
 	for (t = 0; t < m->n_thr; t++) {
 		uint32_t cand = GS_NONE, cand_r = GS_NONE;
@@ -565,7 +598,16 @@ static int fix_host_code(struct wm *m, const struct gs_whatif_opts *o, struct gs
 	uint32_t t;
 
 	if (o->host_nvtx_id) {
+		/* the finding's range on its thread, else on any thread, as
+		 * the gap model names a gap's range (analysis.c, classify_gap):
+		 * PyTorch's backward thread opens no range of its own, and its
+		 * host code lies in the main thread's "## backward ##" (PARAM's
+		 * DLRM: the finding's 2.5 ms replayed as nothing to fix) */
 		u = range_union(m->in, o->host_nvtx_id, o->host_tid, &nu);
+		if (u && !nu && o->host_tid) {
+			free(u);
+			u = range_union(m->in, o->host_nvtx_id, 0, &nu);
+		}
 		if (!u)
 			return -ENOMEM;
 	}

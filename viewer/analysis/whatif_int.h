@@ -281,8 +281,9 @@ int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whati
 uint32_t wm_fix_writes(uint32_t fixes);
 /* 1 when op x is a collective (an NCCL kernel), looked up by its name */
 int wm_is_coll(struct wm *m, uint32_t x);
-/* The step ranges: the NVTX text with the most wall among texts of 4
- * ranges or more (not marks), 0 none */
-uint32_t wm_step_text(const struct gs_input *in);
+/* The union of the program's steps (gs_steps_find, the phases' steps)
+ * as start-sorted pairs, 2 * *n values; NULL with *n 0 where it has
+ * none, NULL with *n 1 out of memory */
+int64_t *wm_steps_union(const struct wm *m, size_t *n);
 
 #endif

@@ -5,8 +5,8 @@
  * whatif.c, transformed in whatif_fix.c): one sweep in the trace's time
  * order, which every dependency follows, over cursors of the host threads
  * (their top-level calls' starts and blocking ends) and of the devices
- * (their ops), writing each op's and call's replayed times. It also names
- * the step ranges the figures use (wm_step_text). It reads no files.
+ * (their ops), writing each op's and call's replayed times. It reads no
+ * files.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -274,33 +274,4 @@ int wm_replay(struct wm *m)
 	free(c);
 	free(h);
 	return 0;
-}
-
-/* the step text of the model (whatif_api.c, whatif_fix.c): the NVTX text
- * with the most wall among those with at least 4 ranges, 0 for none */
-uint32_t wm_step_text(const struct gs_input *in)
-{
-	/* texts are strings ids, small and dense: wall and count per id */
-	size_t n = in->strings.n + 1, i;
-	int64_t *wall = calloc(n, sizeof(int64_t)), best_w = 0;
-	uint32_t *count = calloc(n, sizeof(uint32_t)), best = 0;
-
-	if (!wall || !count)
-		goto out;
-	for (i = 0; i < in->n_nvtx; i++) {
-		const struct gs_nvtx *r = &in->nvtx[i];
-		if (r->kind != 0 || !r->text_id || r->text_id >= n)
-			continue;
-		wall[r->text_id] += r->end - r->start;
-		count[r->text_id]++;
-	}
-	for (i = 1; i < n; i++)
-		if (count[i] >= 4 && wall[i] > best_w) {
-			best_w = wall[i];
-			best = (uint32_t)i;
-		}
-out:
-	free(wall);
-	free(count);
-	return best;
 }

@@ -503,6 +503,10 @@ static void verdict_lines(struct report_ctx *r)
 				;
 			if (sp > cut / 2)
 				cut = sp;
+			/* a cut that keeps less than ", thread 1" names nothing
+			 * (it read "thr \xe2\x80\xa6"): left out whole */
+			if (cut < 10)
+				cut = 0;
 			snprintf(where + cut, sizeof(where) - cut, "%s",
 				 cut ? " \xe2\x80\xa6" : "");
 		}

@@ -104,10 +104,25 @@ int whatif_text(FILE *f, const struct whatif_view *v)
 	fprintf(f, "  %-14s %13.1f%% %13.1f%%\n", "utilisation", 100.0 * w->before.utilisation,
 		100.0 * w->after.utilisation);
 	if (w->before.steps) {
-		fprintf(f, "  step: the median of %llu NVTX ranges \"",
-			(unsigned long long)w->before.steps);
-		term_put_max(f, gs_str(&v->in->strings, w->step_text_id, "?"), 60);
-		fputs("\"\n", f);
+		if (w->step_source == GS_STEPS_OPTIMIZER) {
+			fprintf(
+			    f,
+			    "  step: the median of %llu iterations, each ending with an NVTX range"
+			    " \"Optimizer.step#*\"\n",
+			    (unsigned long long)w->before.steps);
+		} else {
+			fprintf(f, "  step: the median of %llu NVTX ranges \"",
+				(unsigned long long)w->before.steps);
+			if (w->step_stem_len && w->step_stem) {
+				char stem[256];
+				snprintf(stem, sizeof(stem), "%.*s*",
+					 (int)(w->step_stem_len < 200 ? w->step_stem_len : 200),
+					 w->step_stem);
+				term_put_max(f, stem, 60);
+			} else
+				term_put_max(f, gs_str(&v->in->strings, w->step_text_id, "?"), 60);
+			fputs("\"\n", f);
+		}
 		row(f, "step", w->before.step_ns, w->after.step_ns);
 	}
 	if (w->bound_ns > 0)
