@@ -1040,6 +1040,9 @@ struct gs_finding {
 /* findings the verdict keeps: the costliest, then ordered by what their
  * fixes save (gs_verdict_compute_corr) */
 #define GS_VERDICT_FINDINGS 4
+/* a replayed saving below this share of the window ranks with the
+ * findings whose replay saves nothing (after those with no figure) */
+#define GS_VERDICT_SAVES_MIN 0.01
 
 /* What the host ran in host code */
 #include "host_attr.h"
