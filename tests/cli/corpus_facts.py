@@ -160,6 +160,11 @@ def facts(path):
     f["uploads_pageable"] = up.get("Pageable", 0)
     f["uploads_pinned"] = up.get("Pinned", 0)
     f["has_loader"] = bool(loaders)
+    # DDP's buffer broadcast: CPU unflattens inside its forward's range
+    ddp = ranges("DistributedDataParallel.forward")
+    unfl = [span(e) for e in X if e.get("name") == "aten::unflatten_dense_tensors"]
+    f["ddp_forward_unflattens"] = sum(1 for a, b in unfl
+                                      if any(s <= a and b <= e for s, e in ddp))
 
     # syncs per step
     scall = sorted(span(e)[0] for e in calls if e.get("name") in SYNC_CALLS)

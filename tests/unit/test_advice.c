@@ -37,6 +37,8 @@ enum {
 	S_NCCL,
 	S_MEASURE,
 	S_OTHER,
+	S_DDP,
+	S_UNFLAT,
 	S_N
 };
 
@@ -57,6 +59,8 @@ static const char *strtab[S_N] = {
     "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
     "measure",
     "other_phase",
+    "DistributedDataParallel.forward",
+    "aten::unflatten_dense_tensors",
 };
 
 struct tb {
@@ -64,6 +68,7 @@ struct tb {
 	struct gs_api apis[64];
 	struct gs_sync syncs[32];
 	struct gs_nvtx nvtx[16];
+	struct gs_hrange hr[16];
 	struct gs_input in;
 	struct gs_options opt;
 	struct gs_result res;
@@ -78,6 +83,7 @@ static struct tb *tb_new(void)
 	t->in.apis = t->apis;
 	t->in.syncs = t->syncs;
 	t->in.nvtx = t->nvtx;
+	t->in.hranges = t->hr;
 	t->in.strings.v = strtab;
 	t->in.strings.n = S_N;
 	t->in.kernel_overhead_ns = -1;
@@ -522,6 +528,58 @@ static void test_corrected_launch_idle_gives_way_to_tracing_cost(void **state)
 	tb_free(t);
 }
 
+/* ---- host stalls -------------------------------------------------------- */
+
+/* host_loop's 10 launches 3 ms apart: 9 host stalls of 2.998 ms, each
+ * holding a 2 ms span of `op` (the host span the finding names covers
+ * half its gap or more) (a Kineto CPU operator) inside an NVTX range
+ * `text` on the launching thread. DDP's buffer broadcast (HTA's 2-rank NCCL
+ * trace): its unflatten inside DistributedDataParallel.forward gets the
+ * fix that removes it, with the operator's time (9 spans, 18.0 ms); the
+ * same operator in another range keeps the rule's own fix. */
+static struct tb *stall_loop(uint32_t text, uint32_t op_name)
+{
+	struct tb *t = tb_new();
+	const int64_t P = 3000000;
+	int64_t i;
+
+	for (i = 0; i < 10; i++)
+		api(t, S_LAUNCH, i * P + 1000, i * P + 1100, (uint32_t)i + 1);
+	for (i = 0; i < 10; i++)
+		kern(t, S_KA, i * P + 2000, i * P + 3000, (uint32_t)i + 1);
+	for (i = 0; i < 9; i++) {
+		struct gs_hrange *h = &t->hr[t->in.n_hranges++];
+		range(t, text, i * P + 3200, (i + 1) * P + 900);
+		h->start = i * P + 3500;
+		h->end = i * P + 2003500;
+		h->parent = GS_NONE;
+		h->tid = 1;
+		h->name_id = op_name;
+	}
+	run(t);
+	return t;
+}
+
+static void test_host_stall_in_ddp_buffer_broadcast(void **state)
+{
+	struct tb *t = stall_loop(S_DDP, S_UNFLAT);
+	const struct gs_finding *f = finding(t, GS_RULE_HOST_STALL);
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(f->count, 9);
+	assert_int_equal(f->op_id, S_UNFLAT);
+	assert_non_null(strstr(gs_finding_fix(f), "broadcast_buffers=False"));
+	assert_non_null(strstr(f->why, "(9 spans, 18.0 ms)"));
+	tb_free(t);
+
+	t = stall_loop(S_OTHER, S_UNFLAT);
+	f = finding(t, GS_RULE_HOST_STALL);
+	assert_non_null(f);
+	assert_string_equal(gs_finding_fix(f), gs_rule_fix(GS_RULE_HOST_STALL));
+	assert_null(strstr(f->why, "broadcast"));
+	tb_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +594,7 @@ int main(void)
 	    cmocka_unit_test(test_syncs_in_the_step_block_capture),
 	    cmocka_unit_test(test_one_profiler_step_still_shows_its_blockers),
 	    cmocka_unit_test(test_exposed_communication),
+	    cmocka_unit_test(test_host_stall_in_ddp_buffer_broadcast),
 	    cmocka_unit_test(test_corrected_launch_idle_gives_way_to_tracing_cost),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

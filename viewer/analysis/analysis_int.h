@@ -88,6 +88,9 @@ struct host_hints {
 /* the input-stall finding fd's fix and reason, from v's facts and the
  * stalls' samples (advice.c) */
 void gs_input_fix(const struct gs_verdict *v, struct gs_finding *fd);
+/* the host-stall finding fd's fix where its host operator says what the
+ * stalls are (advice.c) */
+void gs_host_stall_fix(const struct gs_input *in, struct gs_finding *fd);
 /* after the replay: the exposed-communication findings whose fix changed
  * nothing get the fix that fits, or no saving where the trace does not
  * record its stream waits (advice.c) */

@@ -871,6 +871,8 @@ static void preconditions(struct gs_verdict *v, const struct gs_input *in)
 		struct gs_finding *fd = &v->findings[i];
 		if (fd->rule == GS_RULE_INPUT_WAIT) {
 			gs_input_fix(v, fd);
+		} else if (fd->rule == GS_RULE_HOST_STALL) {
+			gs_host_stall_fix(in, fd);
 		} else if (capture_rule(fd->rule) && comm >= GS_COMM_BOUND_SHARE) {
 			/* graphs shorten launches, not collectives */
 			fd->fix = v->pytorch
