@@ -191,7 +191,11 @@ for args, what in ((["--fix", "nope"], "unknown rule"), (["--fix", ""], "empty l
                    (["--every", "0", "--fix", "sync_every_step"], "bad --every"),
                    (["--fix", "host_code", "--range", "nosuch"], "range matching nothing"),
                    (["--pinned-gbps", "x", "--fix", "pageable_copies"], "bad bandwidth"),
-                   ([], "no --fix"), (["-o", out], "-o without --fix")):
+                   ([], "no --fix"), (["-o", out], "-o without --fix"),
+                   (["--fix", "host_stalls"], "host_stalls without --op"),
+                   (["--fix", "host_code", "--op", "aten::mm"], "--op without host_stalls"),
+                   (["--fix", "host_stalls", "--op", "aten::mm"], "--op naming no span"),
+                   (["--fix", "host_stalls", "--op", ""], "empty --op")):
     rc, o, e = run("whatif", db, *args)
     check(rc == 2 and len(e.splitlines()) == 1 and e.startswith("gapscope: "),
           "%s: rc %d, stderr %r" % (what, rc, e))

@@ -570,6 +570,15 @@ static void test_host_stall_in_ddp_buffer_broadcast(void **state)
 	assert_int_equal(f->op_id, S_UNFLAT);
 	assert_non_null(strstr(gs_finding_fix(f), "broadcast_buffers=False"));
 	assert_non_null(strstr(f->why, "(9 spans, 18.0 ms)"));
+	assert_int_equal(f->remove_op_id, S_UNFLAT);
+	/* replayed: each gap's call comes 2 ms sooner (P - 100 ns of host
+	 * time less the 2 ms span), so kernel i + 1 starts as kernel i ends:
+	 * window 9 x 1 ms + 1000 ns, 18 ms saved */
+	gs_verdict_compute_corr(&t->res, NULL, &t->v);
+	f = finding(t, GS_RULE_HOST_STALL);
+	assert_non_null(f);
+	assert_int_equal(f->saves, GS_SAVES_REPLAYED);
+	assert_int_equal(f->saves_ns, 18000000);
 	tb_free(t);
 
 	t = stall_loop(S_OTHER, S_UNFLAT);

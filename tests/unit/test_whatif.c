@@ -31,6 +31,7 @@ enum {
 	S_WAIT,
 	S_NCCL,
 	S_BACKWARD,
+	S_UNFLAT,
 	S_N
 };
 static const char *strtab[S_N] = {
@@ -46,6 +47,7 @@ static const char *strtab[S_N] = {
     "cudaStreamWaitEvent",
     "ncclDevKernel_AllReduce_Sum_f32",
     "## backward ##",
+    "aten::unflatten_dense_tensors",
 };
 
 #define US 1000
@@ -59,7 +61,8 @@ struct tb {
 	struct gs_sync syncs[64];
 	struct gs_event events[16];
 	struct gs_nvtx nvtx[48];
-	size_t no, na, ns, nev, nn;
+	struct gs_hrange hr[16];
+	size_t no, na, ns, nev, nn, nh;
 	uint32_t corr;
 	struct gs_input in;
 	struct gs_result res;
@@ -156,6 +159,8 @@ static void tb_analyse(struct tb *t)
 	t->in.n_events = t->nev;
 	t->in.nvtx = t->nvtx;
 	t->in.n_nvtx = t->nn;
+	t->in.hranges = t->hr;
+	t->in.n_hranges = t->nh;
 	gs_options_init(&opt);
 	assert_int_equal(gs_analyze(&t->in, &opt, &t->res), 0);
 	t->analysed = 1;
@@ -963,6 +968,49 @@ static void test_comm_nothing_waits_for(void **state)
 	tb_free(t);
 }
 
+/* host_stalls with the operator its fix removes (DDP's buffer broadcast):
+ * test_host_code_removed's loop (launches 25 us apart, 20 us of host
+ * code before each, window 230 us) with a 10 us span of
+ * aten::unflatten_dense_tensors in the host time before calls 3 and 6
+ * ([T_3 - 15, T_3 - 5) us): 2 x 10 = 20 us go, window 210 us. Without
+ * the operator named the fix changes nothing. */
+static void test_host_op_removed(void **state)
+{
+	struct tb *t = tb_new();
+	struct gs_whatif_opts o;
+	struct gs_whatif w;
+	int i;
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 25 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+	}
+	for (i = 3; i <= 6; i += 3) {
+		struct gs_hrange *h = &t->hr[t->nh++];
+		h->start = T0 + (int64_t)i * 25 * US - 15 * US;
+		h->end = h->start + 10 * US;
+		h->parent = GS_NONE;
+		h->tid = TID;
+		h->name_id = S_UNFLAT;
+	}
+	tb_analyse(t);
+	assert_exact(t, 230 * US);
+	gs_whatif_opts_init(&o);
+	o.fixes = 1u << GS_RULE_HOST_STALL;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.host_gaps, 0);
+	assert_int_equal(w.saving_ns, 0);
+	gs_whatif_free(&w);
+	o.host_op_id = S_UNFLAT;
+	assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+	assert_int_equal(w.host_gaps, 2);
+	assert_int_equal(w.saving_ns, 20 * US);
+	assert_int_equal(w.after.window, 210 * US);
+	gs_whatif_free(&w);
+	tb_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -987,6 +1035,7 @@ int main(void)
 	    cmocka_unit_test(test_host_code_range_of_another_thread),
 	    cmocka_unit_test(test_whatif_steps_are_the_programs),
 	    cmocka_unit_test(test_comm_nothing_waits_for),
+	    cmocka_unit_test(test_host_op_removed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -793,6 +793,7 @@ void gs_host_stall_fix(const struct gs_input *in, struct gs_finding *fd)
 			t = gs_sat_add(t, in->hranges[i].end - in->hranges[i].start);
 			n++;
 		}
+	fd->remove_op_id = fd->op_id;
 	fd->fix = "DDP broadcasts its buffers before each forward: "
 		  "DistributedDataParallel(broadcast_buffers=False) where they need no sync";
 	snprintf(fd->why, sizeof(fd->why),

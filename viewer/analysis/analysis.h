@@ -1017,6 +1017,9 @@ struct gs_finding {
 				 in the tensors the workers shared (its samples in
 				 torch.multiprocessing's rebuild, on and off CPU);
 				 0 unknown */
+	uint32_t remove_op_id; /* host stalls: the host operator (strings id) the fix
+				  removes (gs_host_stall_fix), whose host time the
+				  replay takes out; 0 none (no model) */
 	const char *fix;      /* the fix that fits what the rule checked (static text),
 				 NULL: the rule's own (gs_finding_fix) */
 	char why[200];	      /* what the rule checked on the trace and found, "" none

@@ -86,6 +86,10 @@ struct gs_whatif_opts {
 				     the thread ran of the stalls where DataLoader
 				     workers are on: its own share of receiving the
 				     batches, which more workers do not remove) */
+	uint32_t host_op_id;	  /* host_stalls: the host operator (strings id of an
+				     imported trace's CPU operator spans) whose host
+				     time goes (DDP's buffer broadcast:
+				     gs_finding.remove_op_id); 0 none */
 	const char *range_name;	  /* NULL: the figures of every op; else only of the
 				     ops launched inside NVTX ranges of this name
 				     (gs_name_matches; the fixes apply everywhere) */

@@ -646,6 +646,18 @@ static void finding_opts(const struct gs_finding *f, const uint64_t *bytes,
 	}
 	if (f->rule == GS_RULE_INPUT_WAIT && f->keep_pct > 0)
 		o->input_keep = (f->keep_pct - 1) / 100.0;
+	if (f->rule == GS_RULE_HOST_STALL)
+		o->host_op_id = f->remove_op_id;
+}
+
+/* a finding whose fix the replay models: its rule's, and for host stalls
+ * only where the fix removes a named operator (otherwise "overlap it",
+ * which no replay can say the cost of) */
+static int finding_modelled(const struct gs_finding *f)
+{
+	if (f->rule == GS_RULE_HOST_STALL && !f->remove_op_id)
+		return 0;
+	return gs_whatif_rule_modelled(f->rule);
 }
 
 /* gs_whatif_findings over the ops of mask (NULL: all); changed[i] (may be
@@ -677,7 +689,7 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 	if (!in || !in->n_ops)
 		return 0;
 	for (i = 0; i < n; i++)
-		todo += gs_whatif_rule_modelled(f[i].rule) != 0;
+		todo += finding_modelled(&f[i]) != 0;
 	if (!todo)
 		return 0;
 	run = malloc(todo * sizeof(*run));
@@ -694,7 +706,7 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 		return rc;
 	}
 	for (i = 0, k = 0; i < n; i++)
-		if (gs_whatif_rule_modelled(f[i].rule))
+		if (finding_modelled(&f[i]))
 			run[k++] = i;
 	/* the run order: by the bytes the fix writes, stable */
 	for (i = 0; i < todo; i++)
@@ -962,6 +974,7 @@ static const struct {
     {GS_RULE_LEGACY, "legacy_stream"},	    {GS_RULE_SHORT_KERNELS, "short_kernels"},
     {GS_RULE_HOST_OWN, "host_own_work"},    {GS_RULE_COMM, "exposed_communication"},
     {GS_RULE_INPUT_WAIT, "input_wait"},
+    {GS_RULE_HOST_STALL, "host_stalls"}, /* with an operator: o->host_op_id */
     {GS_RULE_COMM, "communication"}, /* the key before the verdict had the rule */
 };
 

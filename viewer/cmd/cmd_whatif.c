@@ -42,14 +42,19 @@ static void usage(FILE *f)
 	      "                     input_wait        no input stalls: each batch ready when asked\n"
 	      "                                       (every thread's host time in a device gap\n"
 	      "                                       before an upload with 1 ms of it or more)\n"
+	      "                     host_stalls       no host time in the spans of one host\n"
+	      "                                       operator (--op; imported traces' CPU\n"
+	      "                                       operators)\n"
 	      "                     legacy_stream     created streams, no legacy serialisation\n"
 	      "                     exposed_communication\n"
 	      "                                       collectives overlapped with compute\n"
-	      "                     all               every one of them\n"
+	      "                     all               every one of them (host_stalls with --op)\n"
 	      "      --every N      sync_every_step: keep one sync of N (default 10)\n"
 	      "      --pinned-gbps X\n"
 	      "                     pageable_copies: pinned bandwidth in GB/s (default: the\n"
 	      "                     trace's pinned copies of 1 MiB or more, else 50)\n"
+	      "      --op NAME      host_stalls: the host operator whose spans' host time\n"
+	      "                     goes (as the report names it: aten::unflatten_dense_tensors)\n"
 	      "      --traced       replay the trace as recorded; by default, where the trace\n"
 	      "                     has a calibration, tracing's cost is taken off the model\n"
 	      "                     first (the report's overhead correction), so before and\n"
@@ -67,7 +72,7 @@ static void usage(FILE *f)
 	      f);
 }
 
-enum { OPT_FIX = 1000, OPT_EVERY, OPT_PINNED, OPT_CHECK, OPT_RANGE, OPT_TRACED };
+enum { OPT_FIX = 1000, OPT_EVERY, OPT_PINNED, OPT_CHECK, OPT_RANGE, OPT_TRACED, OPT_OP };
 
 /* --fix list into bits; 0 and one line on error */
 static int parse_fixes(const char *arg, uint32_t *bits)
@@ -116,6 +121,7 @@ int cmd_whatif(int argc, char **argv)
 	    {"check", no_argument, NULL, OPT_CHECK},
 	    {"range", required_argument, NULL, OPT_RANGE},
 	    {"traced", no_argument, NULL, OPT_TRACED},
+	    {"op", required_argument, NULL, OPT_OP},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -127,7 +133,7 @@ int cmd_whatif(int argc, char **argv)
 	struct gs_whatif_check chk;
 	struct whatif_view v;
 	struct trace t;
-	const char *out = NULL, *fixes = NULL, *path;
+	const char *out = NULL, *fixes = NULL, *path, *op = NULL;
 	char err[512] = "", *end;
 	struct gs_corrected corr;
 	struct gs_whatif_untrace u;
@@ -175,6 +181,13 @@ int cmd_whatif(int argc, char **argv)
 			}
 			wo.range_name = optarg;
 			break;
+		case OPT_OP:
+			if (!*optarg) {
+				gs_error("whatif", "--op needs a host operator's name");
+				return GS_EXIT_BAD_INPUT;
+			}
+			op = optarg;
+			break;
 		case 'h': usage(stdout); return GS_EXIT_OK;
 		case ':':
 			gs_error("whatif",
@@ -197,6 +210,16 @@ int cmd_whatif(int argc, char **argv)
 		gs_error("whatif", "--fix RULE[,RULE] or --check; see 'gapscope whatif --help'");
 		return GS_EXIT_BAD_INPUT;
 	}
+	if (op && !(wo.fixes & (1u << GS_RULE_HOST_STALL))) {
+		gs_error("whatif", "--op names the operator of --fix host_stalls: add that fix");
+		return GS_EXIT_BAD_INPUT;
+	}
+	if (!op && fixes && (wo.fixes & (1u << GS_RULE_HOST_STALL)) &&
+	    gs_whatif_fix_bit(fixes) == (1u << GS_RULE_HOST_STALL)) {
+		gs_error("whatif", "--fix host_stalls needs --op NAME: the host operator whose time"
+				   " goes");
+		return GS_EXIT_BAD_INPUT;
+	}
 	if (out && !fixes) {
 		gs_error("whatif", "-o writes the trace replayed with --fix: name the fixes");
 		return GS_EXIT_BAD_INPUT;
@@ -208,6 +231,24 @@ int cmd_whatif(int argc, char **argv)
 		return rc;
 	/* the copies' bytes: trace_load read them (in.op_bytes, freed with in) */
 	wo.op_bytes = in.op_bytes;
+	if (op) {
+		/* the operator's strings id, where a host span has it */
+		size_t i;
+		uint32_t id = 0;
+		for (i = 0; i < in.n_hranges && !id; i++)
+			if (!strcmp(gs_str(&in.strings, in.hranges[i].name_id, ""), op))
+				id = in.hranges[i].name_id;
+		if (!id) {
+			gs_error(path,
+				 "--op: no host operator span named \"%s\" in the trace (its CPU"
+				 " operators: an imported torch.profiler trace)",
+				 op);
+			trace_input_free(&in);
+			trace_close(&t);
+			return GS_EXIT_BAD_INPUT;
+		}
+		wo.host_op_id = id;
+	}
 	gs_options_init(&opt);
 	/* the replay reads the launch calls and the graph advice only; the
 	 * overhead correction (tracing's cost off the model) every gap */
