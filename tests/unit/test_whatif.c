@@ -410,6 +410,24 @@ static void test_alloc_in_loop_dropped(void **state)
 	assert_exact(t, 320 * US);
 	assert_int_equal(saving(t, 1u << GS_RULE_ALLOC, 0, NULL, 0, &after), 90 * US);
 	assert_int_equal(after, 230 * US);
+	/* an API the verdict calls warm-up stays (alloc_skip): another API
+	 * skipped drops the mallocs all the same; cudaMalloc skipped, none */
+	{
+		struct gs_whatif_opts o;
+		struct gs_whatif w;
+		gs_whatif_opts_init(&o);
+		o.fixes = 1u << GS_RULE_ALLOC;
+		o.alloc_skip[0] = S_SYNC;
+		assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+		assert_int_equal(w.calls_dropped, 10);
+		assert_int_equal(w.saving_ns, 90 * US);
+		gs_whatif_free(&w);
+		o.alloc_skip[1] = S_MALLOC;
+		assert_int_equal(gs_whatif_run(&t->res, &o, &w), 0);
+		assert_int_equal(w.calls_dropped, 0);
+		assert_int_equal(w.saving_ns, 0);
+		gs_whatif_free(&w);
+	}
 	tb_free(t);
 }
 
@@ -907,7 +925,10 @@ static void test_whatif_steps_are_the_programs(void **state)
  *   PyTorch 2.1): what waits for the collective is unknown: no saving,
  *   and the finding says so (5 stream waits).
  * - Recorded (on an event no record names): nothing waits for it, and
- *   the fix says so instead of "overlap it". */
+ *   the fix says so instead of "overlap it".
+ * - No stream wait at all, neither call nor record (HTA's sampled ranks
+ *   keep launches and copies only): unknown too.
+ * recorded: 0 calls only, 1 calls and records, 2 neither. */
 static struct tb *comm_nothing_waits(int recorded)
 {
 	struct tb *t = tb_new();
@@ -920,8 +941,8 @@ static struct tb *comm_nothing_waits(int recorded)
 		c = call(t, S_LAUNCH, ti + 5 * US, ti + 10 * US);
 		op(t, GS_OP_KERNEL, S_NCCL, c, ti + 13 * US, ti + 63 * US, 0);
 		t->ops[t->no - 1].stream = STREAM + 1;
-		w = call(t, S_WAIT, ti + 12 * US, ti + 14 * US);
-		if (recorded) {
+		w = recorded == 2 ? 0 : call(t, S_WAIT, ti + 12 * US, ti + 14 * US);
+		if (recorded == 1) {
 			sync_row(t, w, S_WAIT, GS_SYNC_STREAM_WAIT_EVENT, 0, ti + 12 * US,
 				 ti + 14 * US);
 			t->syncs[t->ns - 1].event = 900 + (uint64_t)i;
@@ -965,6 +986,14 @@ static void test_comm_nothing_waits_for(void **state)
 	assert_int_equal(f->saves, GS_SAVES_UNCHANGED);
 	assert_null(strstr(f->why, "stream waits"));
 	assert_int_equal(strncmp(gs_finding_fix(f), "no GPU op waits for it", 22), 0);
+	tb_free(t);
+
+	t = comm_nothing_waits(2);
+	gs_verdict_compute_corr(&t->res, NULL, &v);
+	f = finding_of(&v, GS_RULE_COMM);
+	assert_non_null(f);
+	assert_int_equal(f->saves, GS_SAVES_NONE);
+	assert_non_null(strstr(f->why, "; no stream wait in the trace, called or recorded"));
 	tb_free(t);
 }
 

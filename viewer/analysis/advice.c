@@ -803,19 +803,20 @@ void gs_host_stall_fix(const struct gs_input *in, struct gs_finding *fd)
 
 /* ---- exposed communication, after the replay ------------------------- */
 
-/* stream-wait calls (cudaStreamWaitEvent, cuStreamWaitEvent) where the
- * trace holds no stream-wait record: which stream waited for what is not
- * known (torch.profiler before PyTorch 2.1 writes no cuda_sync events;
- * import counts them too, meta import.stream_waits_unrecorded) */
-static uint64_t waits_unrecorded(const struct gs_input *in)
+/* stream-wait calls (cudaStreamWaitEvent, cuStreamWaitEvent) in the
+ * trace; *recorded 1 where it holds a stream-wait record (a sync row of
+ * that kind), which says which stream waited for what (torch.profiler
+ * before PyTorch 2.1 writes no cuda_sync events; import counts the calls
+ * too, meta import.stream_waits_unrecorded) */
+static uint64_t stream_wait_calls(const struct gs_input *in, int *recorded)
 {
 	uint8_t *is = NULL; /* per name id: 0 not looked at, 1 a stream wait, 2 not */
 	uint64_t n = 0;
 	size_t i;
 
-	for (i = 0; i < in->n_syncs; i++)
-		if (in->syncs[i].kind == GS_SYNC_STREAM_WAIT_EVENT)
-			return 0;
+	*recorded = 0;
+	for (i = 0; i < in->n_syncs && !*recorded; i++)
+		*recorded = in->syncs[i].kind == GS_SYNC_STREAM_WAIT_EVENT;
 	is = calloc(in->strings.n + 1, 1);
 	if (!is)
 		return 0;
@@ -842,31 +843,41 @@ static uint64_t waits_unrecorded(const struct gs_input *in)
  * and overlapping buys nothing that the replay can see: the GPU had
  * nothing else queued, so the fix is to queue some, or to look at the
  * other ranks (a collective's kernel runs until the slowest rank joins).
- * Where it holds stream-wait calls but no record of them, what waits is
- * unknown: no saving, and the finding says why (PARAM's DLRM and HTA's
- * NCCL traces: "the replay finds nothing to fix" under "overlap it"). */
+ * Where it records none, what waits is unknown: no saving, and the
+ * finding says why: stream-wait calls with no record of them (PARAM's
+ * DLRM and HTA's NCCL traces: "the replay finds nothing to fix" under
+ * "overlap it"), or no stream wait at all, neither call nor record (HTA's
+ * sampled ranks keep launches and copies only, yet NCCL on a stream of
+ * its own needs c10d's waits). */
 void gs_comm_unchanged(const struct gs_input *in, struct gs_verdict *v)
 {
-	uint64_t unrec = UINT64_MAX;
+	uint64_t calls = 0;
+	int recorded = -1;
 	size_t i, k;
 
 	for (i = 0; i < v->n_findings; i++) {
 		struct gs_finding *f = &v->findings[i];
 		if (f->rule != GS_RULE_COMM || f->saves != GS_SAVES_UNCHANGED)
 			continue;
-		if (unrec == UINT64_MAX)
-			unrec = waits_unrecorded(in);
-		if (!unrec) {
-			f->fix =
-			    "no GPU op waits for it, nothing else was queued while it ran: queue "
-			    "independent work before waiting on it, or compare the ranks (it "
-			    "waits for the slowest)";
+		if (recorded < 0)
+			calls = stream_wait_calls(in, &recorded);
+		if (recorded) {
+			f->fix = "no GPU op waits for it, nothing else was queued while it ran: queue "
+				 "independent work before waiting on it, or compare the ranks (it "
+				 "waits for the slowest)";
 			continue;
 		}
 		f->saves = GS_SAVES_NONE;
 		k = strlen(f->why);
-		snprintf(f->why + k, sizeof(f->why) - k,
-			 "%s%llu stream waits called, none recorded: what waits for it is unknown",
-			 k ? "; " : "", (unsigned long long)unrec);
+		if (calls)
+			snprintf(f->why + k, sizeof(f->why) - k,
+				 "%s%llu stream waits called, none recorded: what waits for it is "
+				 "unknown",
+				 k ? "; " : "", (unsigned long long)calls);
+		else
+			snprintf(f->why + k, sizeof(f->why) - k,
+				 "%sno stream wait in the trace, called or recorded: what waits for "
+				 "it is unknown",
+				 k ? "; " : "");
 	}
 }

@@ -86,6 +86,9 @@ struct gs_whatif_opts {
 				     the thread ran of the stalls where DataLoader
 				     workers are on: its own share of receiving the
 				     batches, which more workers do not remove) */
+	uint32_t alloc_skip[2];	  /* alloc_in_loop: the calls of these APIs (strings
+				     ids, 0 none) stay: the verdict calls them
+				     warm-up (its warmup finding of that API) */
 	uint32_t host_op_id;	  /* host_stalls: the host operator (strings id of an
 				     imported trace's CPU operator spans) whose host
 				     time goes (DDP's buffer broadcast:

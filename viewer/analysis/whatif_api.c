@@ -634,9 +634,11 @@ static size_t writes_bytes(const struct wm *m, uint32_t what)
 }
 
 /* the fixes (gs_whatif_opts) of finding f */
-static void finding_opts(const struct gs_finding *f, const uint64_t *bytes,
-			 struct gs_whatif_opts *o)
+static void finding_opts(const struct gs_finding *f, const struct gs_finding *all, size_t n,
+			 const uint64_t *bytes, struct gs_whatif_opts *o)
 {
+	size_t i, k = 0;
+
 	gs_whatif_opts_init(o);
 	o->fixes = 1u << f->rule;
 	o->op_bytes = bytes;
@@ -648,6 +650,11 @@ static void finding_opts(const struct gs_finding *f, const uint64_t *bytes,
 		o->input_keep = (f->keep_pct - 1) / 100.0;
 	if (f->rule == GS_RULE_HOST_STALL)
 		o->host_op_id = f->remove_op_id;
+	/* an allocation API the verdict calls warm-up stays */
+	for (i = 0; f->rule == GS_RULE_ALLOC && i < n && k < 2; i++)
+		if (all[i].rule == GS_RULE_WARMUP && all[i].api_name_id &&
+		    all[i].api_name_id != f->api_name_id)
+			o->alloc_skip[k++] = all[i].api_name_id;
 }
 
 /* a finding whose fix the replay models: its rule's, and for host stalls
@@ -738,7 +745,7 @@ static int findings_run(const struct gs_result *res, const struct gs_finding *f,
 		double sh;
 		int chg;
 		i = run[k];
-		finding_opts(&f[i], bytes, &o);
+		finding_opts(&f[i], f, n, bytes, &o);
 		memset(&w, 0, sizeof(w));
 		if (k)
 			saved_restore(&m, &sv, dirty);
@@ -1032,9 +1039,9 @@ int gs_whatif_finding(const struct gs_result *res, const struct gs_finding *f,
 	struct gs_whatif w;
 	int rc;
 
-	if (!gs_whatif_rule_modelled(f->rule))
+	if (!finding_modelled(f))
 		return -ENOENT;
-	finding_opts(f, bytes, &o);
+	finding_opts(f, f, 1, bytes, &o);
 	rc = gs_whatif_run(res, &o, &w);
 	if (rc < 0)
 		return rc;
