@@ -47,6 +47,7 @@ Definitions (each fact's name as it appears in the output):
 import bisect
 import gzip
 import json
+import re
 import sys
 from decimal import Decimal
 
@@ -160,6 +161,15 @@ def facts(path):
     f["uploads_pageable"] = up.get("Pageable", 0)
     f["uploads_pinned"] = up.get("Pinned", 0)
     f["has_loader"] = bool(loaders)
+    # stream waits: the calls, and the records (cuda_sync) that say what waited
+    f["stream_wait_calls"] = sum(1 for e in calls if e.get("name") == "cudaStreamWaitEvent")
+    f["cuda_sync_events"] = sum(1 for e in X if e.get("cat") == "cuda_sync")
+    # allocation calls outside the ranges the program names warm-up
+    warm = [span(e) for e in X if e.get("cat") in RANGE_CATS
+            and re.search(r"warm[-_ ]?up", str(e.get("name", "")), re.I)]
+    f["alloc_ns_outside_warmup"] = sum(
+        b - a for a, b in (span(e) for e in calls if e.get("name") in ("cudaMalloc", "cudaFree"))
+        if not any(s <= a and b <= e for s, e in warm))
     # DDP's buffer broadcast: CPU unflattens inside its forward's range
     ddp = ranges("DistributedDataParallel.forward")
     unfl = [span(e) for e in X if e.get("name") == "aten::unflatten_dense_tensors"]
