@@ -481,21 +481,11 @@ static void tl_slow(const struct actx *c, struct gs_timeline *tl, const struct g
  * which the gap size alone called the program's own. */
 static int framework_gap(const struct actx *c, const struct gs_gap *g)
 {
-	const struct gs_input *in = c->in;
-	uint32_t k = c->call_of[g->op_idx], r;
-	int depth = 0;
+	uint32_t k = c->call_of[g->op_idx];
 
 	if (k == GS_NONE)
 		return 0;
-	r = gs_host_range_at(in, in->apis[k].tid, g->start, g->end);
-	for (; r != GS_NONE && r < in->n_hranges && depth < 64; r = in->hranges[r].parent, depth++) {
-		const char *t = gs_str(&in->strings, in->hranges[r].name_id, "");
-		if (!strncmp(t, "aten::", 6) || !strncmp(t, "autograd::", 10) ||
-		    !strncmp(t, "torch::autograd", 15) || !strncmp(t, "Optimizer.", 10) ||
-		    strstr(t, ": forward") || strstr(t, ": backward") || strstr(t, "nn.Module"))
-			return 1;
-	}
-	return 0;
+	return gs_host_framework_at(c->in, c->in->apis[k].tid, g->start, g->end);
 }
 
 /* tl's host_stall_* for a piece of gap g with cut pc, whose whole cut is

@@ -878,25 +878,6 @@ struct gs_phases {
 /* Phases of res (analysed whole: none under --range). 0, or -1 out of
  * memory. */
 int gs_phases_compute(const struct gs_result *res, struct gs_phases *ph);
-/* The program's steps, as the phases read them (whole trace, any
- * selection aside): torch.profiler's ProfilerStep#N, else the repeated
- * range (or numbered family) with the most wall that is no framework
- * range, else the iterations between torch's optimizer steps. */
-struct gs_step_span {
-	int64_t start, end; /* ns */
-	uint32_t tid;	    /* the thread of its range (an optimizer step's) */
-};
-struct gs_steps {
-	struct gs_step_span *v; /* by start; NULL when n is 0 */
-	size_t n;		/* 0: no steps (fewer than GS_PHASE_MIN_STEPS) */
-	int source;		/* enum gs_steps_source */
-	uint32_t text_id;	/* strings id of their text (a family's first) */
-	const char *stem;	/* the family's stem, or the text */
-	size_t stem_len;	/* its length; 0: a plain text (text_id) */
-};
-/* 0 (st->n may be 0), or -1 out of memory; gs_steps_free after */
-int gs_steps_find(const struct gs_result *res, struct gs_steps *st);
-void gs_steps_free(struct gs_steps *st);
 /* Bytes of t that name its numbered family ("ProfilerStep#12":
  * "ProfilerStep#"), 0 for a text of no family. */
 size_t gs_family_len(const char *t);

@@ -85,6 +85,35 @@ struct host_hints {
 	size_t all, sync; /* calls, syncs */
 };
 
+/* 1 when the host span over most of [s, e) on thread tid (gs_host_range_at),
+ * or one it runs inside, is the framework's or the model's: a PyTorch
+ * operator (aten::), autograd, an optimizer step, or a module's
+ * forward/backward. A CUDA Graph replay or torch.compile removes that host
+ * time; time outside them is the program's own (docs/metrics.md, "Host
+ * code: dispatch or the program's own work"). */
+int gs_host_framework_at(const struct gs_input *in, uint32_t tid, int64_t s, int64_t e);
+/* 1 when the trace's host spans hold PyTorch operators (aten::): they,
+ * not the gaps' sizes, tell dispatch from the program's own work */
+int gs_has_op_spans(const struct gs_input *in);
+/* The program's steps, as the phases read them (whole trace, any
+ * selection aside): torch.profiler's ProfilerStep#N, else the repeated
+ * range (or numbered family) with the most wall that is no framework
+ * range, else the iterations between torch's optimizer steps. */
+struct gs_step_span {
+	int64_t start, end; /* ns */
+	uint32_t tid;	    /* the thread of its range (an optimizer step's) */
+};
+struct gs_steps {
+	struct gs_step_span *v; /* by start; NULL when n is 0 */
+	size_t n;		/* 0: no steps (fewer than GS_PHASE_MIN_STEPS) */
+	int source;		/* enum gs_steps_source */
+	uint32_t text_id;	/* strings id of their text (a family's first) */
+	const char *stem;	/* the family's stem, or the text */
+	size_t stem_len;	/* its length; 0: a plain text (text_id) */
+};
+/* 0 (st->n may be 0), or -1 out of memory; gs_steps_free after */
+int gs_steps_find(const struct gs_result *res, struct gs_steps *st);
+void gs_steps_free(struct gs_steps *st);
 /* the input-stall finding fd's fix and reason, from v's facts and the
  * stalls' samples (advice.c) */
 void gs_input_fix(const struct gs_verdict *v, struct gs_finding *fd);

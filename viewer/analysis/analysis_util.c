@@ -98,6 +98,31 @@ uint32_t gs_host_range_at(const struct gs_input *in, uint32_t tid, int64_t s, in
 	return GS_NONE;
 }
 
+int gs_host_framework_at(const struct gs_input *in, uint32_t tid, int64_t s, int64_t e)
+{
+	uint32_t r = gs_host_range_at(in, tid, s, e);
+	int depth = 0;
+
+	for (; r != GS_NONE && r < in->n_hranges && depth < 64; r = in->hranges[r].parent, depth++) {
+		const char *t = gs_str(&in->strings, in->hranges[r].name_id, "");
+		if (!strncmp(t, "aten::", 6) || !strncmp(t, "autograd::", 10) ||
+		    !strncmp(t, "torch::autograd", 15) || !strncmp(t, "Optimizer.", 10) ||
+		    strstr(t, ": forward") || strstr(t, ": backward") || strstr(t, "nn.Module"))
+			return 1;
+	}
+	return 0;
+}
+
+int gs_has_op_spans(const struct gs_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->n_hranges; i++)
+		if (!strncmp(gs_str(&in->strings, in->hranges[i].name_id, ""), "aten::", 6))
+			return 1;
+	return 0;
+}
+
 const char *gs_cause_name(int cause)
 {
 	static const char *const names[GS_CAUSE_COUNT] = {

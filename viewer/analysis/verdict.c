@@ -439,16 +439,6 @@ out:
 /* 1 when the trace's host spans include operators (an imported
  * torch.profiler trace's aten:: cpu_ops), which say what the host ran; a
  * recorded trace's host spans are its NVTX ranges, which do not */
-static int op_spans(const struct gs_input *in)
-{
-	size_t i;
-
-	for (i = 0; i < in->n_hranges; i++)
-		if (!strncmp(gs_str(&in->strings, in->hranges[i].name_id, ""), "aten::", 6))
-			return 1;
-	return 0;
-}
-
 static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 		       struct gs_verdict *v)
 {
@@ -589,7 +579,7 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 		own = v->pytorch ? hs[2] : gs_sat_add(hs[1], hs[2]);
 		/* host spans name what ran: the framework's and the model's
 		 * (aten::, forward) is what capture removes, whatever its size */
-		if (op_spans(res->in)) {
+		if (gs_has_op_spans(res->in)) {
 			dispatch = fw;
 			own = gs_sat_add(gs_sat_add(hs[0], hs[1]), hs[2]) - fw;
 		}
@@ -618,7 +608,7 @@ static void verdict_of(const struct gs_result *res, const struct gs_phases *ph,
 			if (share(own, v->window) >= RULE_HOST_CODE_SHARE / 2) {
 				struct gs_finding f = {.rule = GS_RULE_HOST_OWN, .cost_ns = own};
 				where_of(res, GS_CAUSE_HOST_CODE, &f);
-				if (op_spans(res->in))
+				if (gs_has_op_spans(res->in))
 					snprintf(f.why, sizeof(f.why),
 						 "the host spans over its gaps are no operator, "
 						 "autograd or module forward");
