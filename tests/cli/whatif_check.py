@@ -193,6 +193,7 @@ for args, what in ((["--fix", "nope"], "unknown rule"), (["--fix", ""], "empty l
                    (["--pinned-gbps", "x", "--fix", "pageable_copies"], "bad bandwidth"),
                    ([], "no --fix"), (["-o", out], "-o without --fix"),
                    (["--fix", "host_stalls"], "host_stalls without --op"),
+                   (["--fix", "sync_copies,host_stalls"], "host_stalls in a list without --op"),
                    (["--fix", "host_code", "--op", "aten::mm"], "--op without host_stalls"),
                    (["--fix", "host_stalls", "--op", "aten::mm"], "--op naming no span"),
                    (["--fix", "host_stalls", "--op", ""], "empty --op")):

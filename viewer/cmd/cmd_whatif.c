@@ -111,6 +111,20 @@ static int parse_fixes(const char *arg, uint32_t *bits)
 	return 0;
 }
 
+/* 1 when the --fix list names key itself (not through "all") */
+static int named(const char *list, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p = list;
+
+	while ((p = strstr(p, key)) != NULL) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
 int cmd_whatif(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -214,8 +228,7 @@ int cmd_whatif(int argc, char **argv)
 		gs_error("whatif", "--op names the operator of --fix host_stalls: add that fix");
 		return GS_EXIT_BAD_INPUT;
 	}
-	if (!op && fixes && (wo.fixes & (1u << GS_RULE_HOST_STALL)) &&
-	    gs_whatif_fix_bit(fixes) == (1u << GS_RULE_HOST_STALL)) {
+	if (!op && fixes && named(fixes, "host_stalls")) {
 		gs_error("whatif", "--fix host_stalls needs --op NAME: the host operator whose time"
 				   " goes");
 		return GS_EXIT_BAD_INPUT;
