@@ -214,4 +214,12 @@ struct gs_whatif_check {
 };
 int gs_whatif_check(const struct gs_result *res, struct gs_whatif_check *c);
 
+/* The whatif keys of v's findings whose replayed fix saves time, comma-
+ * separated into buf (one key a rule; host_stalls with " --op 'NAME'",
+ * NAME from str), for `gapscope whatif --fix` to replay them together: each
+ * finding's saving is its fix alone, and they overlap. Returns how many. */
+struct gs_verdict;
+size_t gs_verdict_fix_list(const struct gs_verdict *v, const struct gs_strings *str, char *buf,
+			   size_t n);
+
 #endif

@@ -8,6 +8,7 @@
  * gs_whatif_check, how exactly the unchanged replay gives the trace back.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1003,6 +1004,36 @@ const char *gs_whatif_fix_key(int bit)
 		if (fix_keys[i].bit == bit)
 			return fix_keys[i].key;
 	return NULL;
+}
+
+size_t gs_verdict_fix_list(const struct gs_verdict *v, const struct gs_strings *str, char *buf,
+			   size_t n)
+{
+	size_t i, j, k = 0, w = 0;
+	const char *op = NULL;
+
+	if (n)
+		buf[0] = 0;
+	for (i = 0; i < v->n_findings; i++) {
+		const struct gs_finding *f = &v->findings[i];
+		const char *key = gs_whatif_fix_key(f->rule);
+		int dup = 0;
+		if (f->saves != GS_SAVES_REPLAYED || f->saves_ns <= 0 || !key)
+			continue;
+		for (j = 0; j < i; j++) /* host_code and host_own_work: one key each */
+			dup |= v->findings[j].saves == GS_SAVES_REPLAYED &&
+			       v->findings[j].saves_ns > 0 && v->findings[j].rule == f->rule;
+		if (dup)
+			continue;
+		if (f->rule == GS_RULE_HOST_STALL && f->remove_op_id && str)
+			op = gs_str(str, f->remove_op_id, NULL);
+		if (w < n)
+			w += (size_t)snprintf(buf + w, n - w, "%s%s", k ? "," : "", key);
+		k++;
+	}
+	if (op && w < n)
+		snprintf(buf + w, n - w, " --op '%s'", op);
+	return k;
 }
 
 int gs_whatif_rule_modelled(int rule)

@@ -15,6 +15,7 @@
 
 #include "report.h"
 #include "term.h"
+#include "whatif.h"
 
 /* "850 ns", "12.345 us", "1.234 ms", "2.500 s" (gap_dur, shared with the
  * gap sentences) */
@@ -541,6 +542,17 @@ static void verdict_lines(struct report_ctx *r)
 			put_escaped(r->out, f->why);
 		}
 		fputs(")\n", r->out);
+	}
+	{
+		/* the savings above are each fix alone: they overlap */
+		char keys[512];
+		if (gs_verdict_fix_list(v, r->in ? &r->in->strings : NULL, keys, sizeof(keys)) >= 2) {
+			fputs("  (each saving is its fix replayed alone, and they overlap: gapscope whatif"
+			      " TRACE --fix ",
+			      r->out);
+			put_escaped(r->out, keys);
+			fputs(" replays them together)\n", r->out);
+		}
 	}
 	if (!v->n_findings)
 		fprintf(r->out, "  no rule fired (thresholds: docs/report.md, \"Verdict\")\n");
