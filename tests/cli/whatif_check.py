@@ -183,6 +183,11 @@ for title, saves in (("the program's own CPU work between launches:", "(saves \u
     # the finding's line (wrapped where longer than 160), then the saving's
     nxt = [l.strip() for l in lines[at[0] + 1:at[0] + 3]] if at else []
     check(any(l.startswith(saves) for l in nxt), "text verdict: %s %s\n%s" % (title, saves, o))
+# two findings with a replayed saving: each is its fix alone, and the
+# line after the findings names the whatif list that replays both
+check("  (each saving is its fix replayed alone, and together they need not add up: gapscope"
+      " whatif TRACE --fix host_own_work,sync_every_step replays them at once)" in lines,
+      "the line of the fixes together\n" + o)
 check(max(len(l) for l in lines) <= 160, "text lines <= 160")
 
 # bad input: one line, exit 2, the output left as it was

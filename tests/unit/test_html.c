@@ -441,7 +441,11 @@ static void test_page_verdict_findings_escape_trace_strings(void **state)
 		 "<br><span class=\"why\"><span class=\"saves\">saves \xe2\x89\x88 1.75 "
 		 "\xc2\xb5s (34.3%)</span>; the trace marks no steps: warm-up and steady "
 		 "state are not told apart</span></li>\n"
-		 "</ol>\n</div>\n"));
+		 "</ol>\n"
+		 /* two replayed savings: each is its fix alone */
+		 "<p class=\"why\">each saving is its fix replayed alone, and together they "
+		 "need not add up: <code>gapscope whatif TRACE --fix host_code,alloc_in_loop"
+		 "</code> replays them at once</p>\n</div>\n"));
 	/* the raw strings reach only the JSON data block, escaped there */
 	assert_null(strstr(buf, "<img>"));
 	assert_null(strstr(buf, "<script>alert"));

@@ -25,6 +25,7 @@
 #include "render_html.h"
 #include "report.h" /* gap_segments_text */
 #include "utf8.h"
+#include "whatif.h"
 
 /* One colour per enum gs_cause (gap model v2), distinct from each other and
  * from the op/API/sync/NVTX colours of the timeline; page.js holds the same
@@ -620,6 +621,17 @@ static void write_verdict(FILE *f, const struct html_run *r)
 		fputs("</li>\n", f);
 	}
 	fputs("</ol>\n", f);
+	{
+		/* as the text verdict: each saving is its fix alone */
+		char keys[512];
+		if (gs_verdict_fix_list(v, in ? &in->strings : NULL, keys, sizeof(keys)) >= 2) {
+			fputs("<p class=\"why\">each saving is its fix replayed alone, and together they"
+			      " need not add up: <code>gapscope whatif TRACE --fix ",
+			      f);
+			html_escape(f, keys);
+			fputs("</code> replays them at once</p>\n", f);
+		}
+	}
 	if (gs_verdict_untraced_note(v))
 		fputs("<p class=\"why\">savings replayed with tracing&#39;s cost taken off, as the"
 		      " corrected figures: of the untraced program</p>\n",
