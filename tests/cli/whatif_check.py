@@ -173,6 +173,8 @@ if rc == 0:
     check(got == [("host_own_work", "replayed", 380000, 58.4),
                   ("sync_every_step", "replayed", 162000, 24.9),
                   ("launch_overhead", "unchanged", None, None)], "verdict saves: %s" % got)
+    wf = json.loads(o)["verdict"]["whatif_fixes"]
+    check(wf == "host_own_work,sync_every_step", "verdict whatif_fixes: %r" % wf)
 rc, o, e = run("report", db)
 check(rc == 0, "report: rc %d %s" % (rc, e))
 lines = o.splitlines()

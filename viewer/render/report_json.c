@@ -20,6 +20,7 @@
 #include "names.h"
 #include "json_str.h"
 #include "report.h"
+#include "whatif.h"
 
 struct jstate {
 	json_t *root;
@@ -387,6 +388,15 @@ static int j_begin(struct report_ctx *r)
 		json_object_set_new(vo, "findings", finds);
 		json_object_set_new(vo, "saves_basis",
 				    json_string(v->saves_untraced ? "untraced" : "traced"));
+		{
+			/* the whatif --fix list of the replayed savings: each is
+			 * its fix alone, and they need not add up */
+			char keys[512];
+			size_t nk = gs_verdict_fix_list(v, r->in ? &r->in->strings : NULL, keys,
+							sizeof(keys));
+			json_object_set_new(vo, "whatif_fixes",
+					    nk >= 2 ? render_json_str(keys) : json_null());
+		}
 		json_object_set_new(s->root, "verdict", vo);
 	}
 	json_object_set_new(s->root, "trace", render_json_str(r->path));
