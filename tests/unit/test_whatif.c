@@ -530,6 +530,19 @@ static void test_pageable_to_pinned(void **state)
 	tb_free(t);
 }
 
+/* 10 steps of 25 us on thread TID: launch [T, +5), kA [+8, +13), 20 us
+ * of host code before the next. Window 9 x 25 + 5 = 230 us. */
+static void launch_loop_25us(struct tb *t)
+{
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		int64_t ti = T0 + (int64_t)i * 25 * US;
+		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
+		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
+	}
+}
+
 /* 10 steps of 25 us: launch [T, +5), kA [+8, +13), 20 us of host code.
  * Window 9 x 25 + 5 = 230 us. host_code: the 20 us go, launches every
  * 5 us, kA 8 us after each: back to back, 10 x 5 = 50 us; saving 180. */
@@ -537,13 +550,8 @@ static void test_host_code_removed(void **state)
 {
 	struct tb *t = tb_new();
 	int64_t after;
-	int i;
 	(void)state;
-	for (i = 0; i < 10; i++) {
-		int64_t ti = T0 + (int64_t)i * 25 * US;
-		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
-		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
-	}
+	launch_loop_25us(t);
 	tb_analyse(t);
 	assert_exact(t, 230 * US);
 	/* host code of 20 us a gap in a C program is its own work (5 us or
@@ -837,14 +845,9 @@ static void test_host_code_range_of_another_thread(void **state)
 	struct tb *t = tb_new();
 	struct gs_whatif_opts o;
 	struct gs_whatif w;
-	int i;
 	(void)state;
 	range(t, S_BACKWARD, 1, T0 - 1 * US, T0 + 101 * US);
-	for (i = 0; i < 10; i++) {
-		int64_t ti = T0 + (int64_t)i * 25 * US;
-		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
-		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
-	}
+	launch_loop_25us(t);
 	tb_analyse(t);
 	assert_exact(t, 230 * US);
 	gs_whatif_opts_init(&o);
@@ -1012,11 +1015,7 @@ static void test_host_op_removed(void **state)
 	struct gs_whatif w;
 	int i;
 	(void)state;
-	for (i = 0; i < 10; i++) {
-		int64_t ti = T0 + (int64_t)i * 25 * US;
-		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
-		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
-	}
+	launch_loop_25us(t);
 	for (i = 3; i <= 6; i += 3) {
 		struct gs_hrange *h = &t->hr[t->nh++];
 		h->start = T0 + (int64_t)i * 25 * US - 15 * US;
@@ -1057,18 +1056,14 @@ static void test_host_code_split_by_operator_spans(void **state)
 	int64_t after;
 	int i;
 	(void)state;
-	for (i = 0; i < 10; i++) {
-		int64_t ti = T0 + (int64_t)i * 25 * US;
-		uint32_t c = call(t, S_LAUNCH, ti, ti + 5 * US);
-		op(t, GS_OP_KERNEL, S_KA, c, ti + 8 * US, ti + 13 * US, 0);
-		if (i >= 1 && i <= 4) {
-			struct gs_hrange *h = &t->hr[t->nh++];
-			h->start = ti - 20 * US;
-			h->end = ti;
-			h->parent = GS_NONE;
-			h->tid = TID;
-			h->name_id = S_ATEN_ADD;
-		}
+	launch_loop_25us(t);
+	for (i = 1; i <= 4; i++) {
+		struct gs_hrange *h = &t->hr[t->nh++];
+		h->start = T0 + (int64_t)i * 25 * US - 20 * US;
+		h->end = h->start + 20 * US;
+		h->parent = GS_NONE;
+		h->tid = TID;
+		h->name_id = S_ATEN_ADD;
 	}
 	tb_analyse(t);
 	assert_exact(t, 230 * US);
