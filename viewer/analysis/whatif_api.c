@@ -445,11 +445,6 @@ static int figs_steps(const struct wm *m, const struct gs_steps *st, int after,
 	return 0;
 }
 
-static int cmp_i64_pair(const void *a, const void *b)
-{
-	return gs_cmp_i64(a, b);
-}
-
 /* mask of the ops launched (their call's recorded start, else their own)
  * inside NVTX ranges named `name`: *mask NULL-free, *n the ops */
 static int range_mask(const struct wm *m, const char *name, uint8_t **mask, uint64_t *n)
@@ -472,28 +467,11 @@ static int range_mask(const struct wm *m, const char *name, uint8_t **mask, uint
 			k++;
 		}
 	}
-	qsort(u, k, 2 * sizeof(int64_t), cmp_i64_pair);
-	for (i = 0; i < k; i++) {
-		if (nu && u[2 * i] <= u[2 * (nu - 1) + 1]) {
-			u[2 * (nu - 1) + 1] = max64(u[2 * (nu - 1) + 1], u[2 * i + 1]);
-			continue;
-		}
-		u[2 * nu] = u[2 * i];
-		u[2 * nu + 1] = u[2 * i + 1];
-		nu++;
-	}
+	nu = wm_pairs_union(u, k);
 	for (i = 0; i < m->no; i++) {
 		uint32_t c = m->call_of[i];
 		int64_t t = c != GS_NONE ? in->apis[c].start : in->ops[i].start;
-		size_t lo = 0, hi = nu;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (u[2 * mid] <= t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo && t <= u[2 * (lo - 1) + 1]) {
+		if (wm_range_at(u, nu, t) != GS_NONE) {
 			(*mask)[i] = 1;
 			(*n)++;
 		}

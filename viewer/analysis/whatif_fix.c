@@ -125,12 +125,43 @@ static void fix_alloc(struct wm *m, const uint32_t skip[2], struct gs_whatif *w)
 		}
 }
 
+size_t wm_pairs_union(int64_t *v, size_t k)
+{
+	size_t i, u = 0;
+
+	qsort(v, k, 2 * sizeof(int64_t), gs_cmp_i64); /* by start (pairs move whole) */
+	for (i = 0; i < k; i++) {
+		if (u && v[2 * i] <= v[2 * (u - 1) + 1]) {
+			v[2 * (u - 1) + 1] = max64(v[2 * (u - 1) + 1], v[2 * i + 1]);
+			continue;
+		}
+		v[2 * u] = v[2 * i];
+		v[2 * u + 1] = v[2 * i + 1];
+		u++;
+	}
+	return u;
+}
+
+uint32_t wm_range_at(const int64_t *u, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (u[2 * mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && t <= u[2 * (lo - 1) + 1] ? (uint32_t)(lo - 1) : GS_NONE;
+}
+
 /* start-sorted union of the NVTX ranges of text `text` (thread tid, 0:
  * any): 2n values; *n pairs */
 static int64_t *range_union(const struct gs_input *in, uint32_t text, uint32_t tid, size_t *n)
 {
 	int64_t *v = malloc((in->n_nvtx ? in->n_nvtx : 1) * 2 * sizeof(int64_t));
-	size_t i, k = 0, u = 0;
+	size_t i, k = 0;
 
 	*n = 0;
 	if (!v)
@@ -143,18 +174,7 @@ static int64_t *range_union(const struct gs_input *in, uint32_t text, uint32_t t
 		v[2 * k + 1] = r->end;
 		k++;
 	}
-	qsort(v, k, 2 * sizeof(int64_t), gs_cmp_i64); /* by start (pairs move whole) */
-	for (i = 0; i < k; i++) {
-		if (u && v[2 * i] <= v[2 * (u - 1) + 1]) {
-			if (v[2 * i + 1] > v[2 * (u - 1) + 1])
-				v[2 * (u - 1) + 1] = v[2 * i + 1];
-			continue;
-		}
-		v[2 * u] = v[2 * i];
-		v[2 * u + 1] = v[2 * i + 1];
-		u++;
-	}
-	*n = u;
+	*n = wm_pairs_union(v, k);
 	return v;
 }
 
@@ -162,7 +182,7 @@ int64_t *wm_steps_union(const struct wm *m, size_t *n)
 {
 	struct gs_steps st;
 	int64_t *u;
-	size_t i, k = 0;
+	size_t i;
 
 	*n = 0;
 	if (!m->res || gs_steps_find(m->res, &st) < 0) {
@@ -177,33 +197,13 @@ int64_t *wm_steps_union(const struct wm *m, size_t *n)
 		*n = 1;
 		return NULL;
 	}
-	for (i = 0; i < st.n; i++) { /* by start: merge into the last pair */
-		if (k && st.v[i].start <= u[2 * k - 1]) {
-			u[2 * k - 1] = max64(u[2 * k - 1], st.v[i].end);
-			continue;
-		}
-		u[2 * k] = st.v[i].start;
-		u[2 * k + 1] = st.v[i].end;
-		k++;
+	for (i = 0; i < st.n; i++) {
+		u[2 * i] = st.v[i].start;
+		u[2 * i + 1] = st.v[i].end;
 	}
+	*n = wm_pairs_union(u, st.n);
 	gs_steps_free(&st);
-	*n = k;
 	return u;
-}
-
-/* the index of the range of u[0..n) holding t, GS_NONE */
-static uint32_t range_at(const int64_t *u, size_t n, int64_t t)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (u[2 * mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && t <= u[2 * (lo - 1) + 1] ? (uint32_t)(lo - 1) : GS_NONE;
 }
 
 /* sync_copies: synchronous copies and sets become async on a stream,
@@ -226,7 +226,7 @@ static int fix_sync_copy(struct wm *m, struct gs_whatif *w)
 							  GS_SYNC_IMPLICIT_MEMSET, -1)))
 				continue;
 			if (a != GS_NONE)
-				r = range_at(u, nu, m->in->apis[a].start);
+				r = wm_range_at(u, nu, m->in->apis[a].start);
 			if (cand != GS_NONE && (a == GS_NONE || r != cand_r) && cand_r != GS_NONE) {
 				/* the step's last: it still waits */
 				m->af[cand] &= (uint8_t)~AF_NOWAIT;
@@ -654,7 +654,7 @@ static int fix_host_code(struct wm *m, const struct gs_whatif_opts *o, struct gs
 				continue;
 			if (!(o->fixes & (1u << GS_RULE_HOST_CODE)) && !own)
 				continue;
-			if (u && range_at(u, nu, m->in->apis[a].start) == GS_NONE)
+			if (u && wm_range_at(u, nu, m->in->apis[a].start) == GS_NONE)
 				continue;
 			m->af[a] |= AF_NOGAP;
 			w->host_gaps++;
@@ -673,6 +673,27 @@ static int64_t gap_inside(const struct wm *m, uint32_t a, int64_t from, int64_t 
 		return 0;
 	e = s - g; /* where the host time before it began (as recorded, less cuts) */
 	return max64(min64(s, to) - max64(e, from), 0);
+}
+
+/* share go of every thread's host time inside [from, to] goes (gap_fix):
+ * each thread's calls from the first after from to the first after to.
+ * input_wait's stalls and host_stalls' operator spans: the other launching
+ * threads wait through them too. 0 or -ENOMEM. */
+static int take_host(struct wm *m, int64_t from, int64_t to, double go)
+{
+	uint32_t t, p;
+
+	if (!m->gap_fix && !(m->gap_fix = big_calloc(m->na ? m->na : 1, sizeof(int64_t))))
+		return -ENOMEM;
+	for (t = 0; t < m->n_thr; t++)
+		for (p = wm_thr_after(m, t, from); p < m->tfirst[t + 1]; p++) {
+			uint32_t a = m->order[p];
+			if (m->af[a] & AF_TOP)
+				m->gap_fix[a] += (int64_t)((double)gap_inside(m, a, from, to) * go);
+			if (m->in->apis[a].start > to)
+				break;
+		}
+	return 0;
 }
 
 /* input_wait: each input stall (a device gap that ends at an upload, with
@@ -714,21 +735,8 @@ static int fix_input(struct wm *m, const struct gs_whatif_opts *o, struct gs_wha
 			}
 			if (host < GS_HOST_STALL_NS)
 				continue;
-			if (!m->gap_fix && !(m->gap_fix = big_calloc(m->na ? m->na : 1, sizeof(int64_t))))
+			if (take_host(m, busy, op->start, go) < 0)
 				return -ENOMEM;
-			for (t = 0; t < m->n_thr; t++) {
-				/* its calls from the first after the gap's start to the
-				 * first after its end: their host time in it */
-				for (p = wm_thr_after(m, t, busy); p < m->tfirst[t + 1]; p++) {
-					uint32_t a = m->order[p];
-					if (m->af[a] & AF_TOP)
-						m->gap_fix[a] += (int64_t)((double)gap_inside(m, a, busy,
-											    op->start) *
-									   go);
-					if (in->apis[a].start > op->start)
-						break;
-				}
-			}
 			w->host_gaps++;
 		}
 	}
@@ -750,23 +758,12 @@ static int fix_host_op(struct wm *m, const struct gs_whatif_opts *o, struct gs_w
 
 	for (i = 0; o->host_op_id && i < in->n_hranges; i++) {
 		const struct gs_hrange *h = &in->hranges[i];
-		uint32_t t, p;
 		if (h->name_id != o->host_op_id || h->end <= h->start)
 			continue;
 		if (h->parent < in->n_hranges && in->hranges[h->parent].name_id == h->name_id)
 			continue; /* inside one of its own: counted there */
-		if (!m->gap_fix && !(m->gap_fix = big_calloc(m->na ? m->na : 1, sizeof(int64_t))))
+		if (take_host(m, h->start, h->end, 1.0) < 0)
 			return -ENOMEM;
-		/* each thread's calls from the first after its start to the
-		 * first after its end: their host time inside it */
-		for (t = 0; t < m->n_thr; t++)
-			for (p = wm_thr_after(m, t, h->start); p < m->tfirst[t + 1]; p++) {
-				uint32_t a = m->order[p];
-				if (m->af[a] & AF_TOP)
-					m->gap_fix[a] += gap_inside(m, a, h->start, h->end);
-				if (in->apis[a].start > h->end)
-					break;
-			}
 		w->host_gaps++;
 	}
 	return 0;

@@ -281,6 +281,11 @@ int wm_apply_fixes(struct wm *m, const struct gs_whatif_opts *o, struct gs_whati
 uint32_t wm_fix_writes(uint32_t fixes);
 /* 1 when op x is a collective (an NCCL kernel), looked up by its name */
 int wm_is_coll(struct wm *m, uint32_t x);
+/* sort v's k (start, end) pairs by start and merge those that overlap, in
+ * place: the pairs left */
+size_t wm_pairs_union(int64_t *v, size_t k);
+/* the index of the pair of the union u[0..n) holding t, GS_NONE */
+uint32_t wm_range_at(const int64_t *u, size_t n, int64_t t);
 /* The union of the program's steps (gs_steps_find, the phases' steps)
  * as start-sorted pairs, 2 * *n values; NULL with *n 0 where it has
  * none, NULL with *n 1 out of memory */
